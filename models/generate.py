@@ -1,0 +1,1353 @@
+#!/usr/bin/python3
+"""Regenerate tconv's regression model suite (models/<name>/...).
+
+Run:  /usr/bin/python3 models/generate.py [--out DIR] [--shared DIR] [--only NAME...]
+
+Needs Debian's python3-onnx (1.12), python3-torch (1.13) and python3-numpy
+(apt-get install python3-onnx python3-torch); Python is used only to produce these
+files, never by tconv itself or its tests.
+
+For every model this writes an ONNX test directory (the layout of ONNX's conformance
+tests):  <name>/model.onnx  and  <name>/test_data_set_K/{input,output}_N.pb.
+It also writes models.tsv (read by the test harness) and README.md (the table).
+
+Golden data:
+  * torch-exported models: torch's own float32 forward output;
+  * onnx.helper-built models: an independent float64 computation: torch's VALID
+    transposed conv followed by the crop/extension/bias of DESIGN.md section 1,
+    written out by hand per model (conv_transpose_ref below).  conv_transpose_ref
+    is first validated against all ONNX conformance tests test_convtranspose*, against
+    hand-computed cases from the operator text, and against PyTorch's padding /
+    output_padding on a seeded sweep; any mismatch aborts the run.
+Every model is then cross-checked: a small float64 ONNX interpreter in this file
+(ConvTranspose via conv_transpose_ref, everything else op by op from the ONNX spec)
+runs model.onnx on every data set and must reproduce the golden outputs.  For the
+torch models that checks the exporter's attributes (pads, output_padding, group...)
+against the ONNX semantics; for the helper models it checks the graph wiring.
+
+The run is deterministic: fixed seeds, one torch thread, fixed file contents.
+"""
+
+import argparse
+import glob
+import io
+import os
+import shutil
+import sys
+import warnings
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZE_LIMIT = 3 * 1024 * 1024
+
+torch.set_num_threads(1)
+torch.use_deterministic_algorithms(True)
+
+
+def die(msg):
+    sys.stderr.write("generate.py: error: %s\n" % msg)
+    sys.exit(1)
+
+
+# --------------------------------------------------------------------------------------
+# ConvTranspose reference (DESIGN.md section 1)
+# --------------------------------------------------------------------------------------
+
+def _s(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def resolve_convtranspose(x_shape, w_shape, attrs, where="ConvTranspose"):
+    """Pads and output size per spatial axis, exactly as DESIGN.md section 1.
+
+    Returns dict(nd, k, s, d, op, group, pb, pe, full, out)."""
+    nd = len(x_shape) - 2
+    if nd < 1 or len(w_shape) != nd + 2:
+        raise ValueError("%s: rank mismatch X%s W%s" % (where, x_shape, w_shape))
+    k = list(attrs.get("kernel_shape") or w_shape[2:])
+    if k != list(w_shape[2:]):
+        raise ValueError("%s: kernel_shape %s != W spatial %s" % (where, k, w_shape[2:]))
+    s = list(attrs.get("strides") or [1] * nd)
+    d = list(attrs.get("dilations") or [1] * nd)
+    op = list(attrs.get("output_padding") or [0] * nd)
+    pads = list(attrs.get("pads") or [0] * (2 * nd))
+    group = int(attrs.get("group", 1))
+    auto_pad = _s(attrs.get("auto_pad", "NOTSET")) or "NOTSET"
+    oshape = attrs.get("output_shape")
+    if oshape is not None and len(oshape) == 0:
+        oshape = None
+    if len(s) != nd or len(d) != nd or len(op) != nd or len(pads) != 2 * nd:
+        raise ValueError("%s: attribute ranks disagree with %d spatial axes" % (where, nd))
+    if x_shape[1] % group or w_shape[0] != x_shape[1]:
+        raise ValueError("%s: group %d vs C_in %d / W %s" % (where, group, x_shape[1], w_shape))
+    if oshape is not None:
+        if len(oshape) == nd + 2:
+            oshape = list(oshape)[2:]           # N,C in front: accepted
+        elif len(oshape) != nd:
+            raise ValueError("%s: output_shape %s" % (where, oshape))
+    pb, pe, full, out = [], [], [], []
+    for i in range(nd):
+        if not (0 <= op[i] < max(s[i], d[i])):
+            raise ValueError("%s: output_padding %s must be < max(stride, dilation)" % (where, op))
+        ke = (k[i] - 1) * d[i] + 1
+        Fi = s[i] * (x_shape[i + 2] - 1) + ke
+        if oshape is not None:
+            o = int(oshape[i])
+            total = Fi + op[i] - o
+            b = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+            e = total - b
+        elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = x_shape[i + 2] * s[i]
+            total = op[i] + ke - s[i]
+            if auto_pad == "SAME_UPPER":
+                b = total // 2
+                e = total - b
+            else:
+                e = total // 2
+                b = total - e
+        elif auto_pad == "VALID":
+            b = e = 0
+            o = Fi + op[i]
+        elif auto_pad == "NOTSET":
+            b, e = pads[i], pads[i + nd]
+            o = Fi - b - e + op[i]
+        else:
+            raise ValueError("%s: auto_pad %r" % (where, auto_pad))
+        if o <= 0:
+            raise ValueError("%s: output size %d on axis %d" % (where, o, i))
+        pb.append(b)
+        pe.append(e)
+        full.append(Fi)
+        out.append(o)
+    return dict(nd=nd, k=k, s=s, d=d, op=op, group=group, pb=pb, pe=pe, full=full, out=out)
+
+
+_CONVT = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+
+
+def conv_transpose_ref(x, w, b, attrs, where="ConvTranspose"):
+    """ONNX ConvTranspose in float64: VALID transposed conv (torch), then
+    out[o] = full[o + pb] where 0 <= o + pb < F else 0, then + bias everywhere."""
+    r = resolve_convtranspose(list(x.shape), list(w.shape), attrs, where)
+    nd = r["nd"]
+    full = _CONVT[nd](torch.from_numpy(np.asarray(x, np.float64)),
+                      torch.from_numpy(np.asarray(w, np.float64)), None,
+                      stride=r["s"], padding=0, output_padding=0,
+                      groups=r["group"], dilation=r["d"]).numpy()
+    assert list(full.shape[2:]) == r["full"], (full.shape, r)
+    out = np.zeros(full.shape[:2] + tuple(r["out"]), np.float64)
+    dst, src = [slice(None), slice(None)], [slice(None), slice(None)]
+    for i in range(nd):
+        lo = max(0, -r["pb"][i])
+        hi = min(r["out"][i], r["full"][i] - r["pb"][i])
+        hi = max(hi, lo)
+        dst.append(slice(lo, hi))
+        src.append(slice(lo + r["pb"][i], hi + r["pb"][i]))
+    out[tuple(dst)] = full[tuple(src)]
+    if b is not None:
+        out += np.asarray(b, np.float64).reshape((1, -1) + (1,) * nd)
+    return out
+
+
+def node_attrs(node):
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def load_dataset(ds_dir):
+    ins, outs = [], []
+    for kind, lst in (("input", ins), ("output", outs)):
+        n = 0
+        while os.path.exists(os.path.join(ds_dir, "%s_%d.pb" % (kind, n))):
+            t = onnx.load_tensor(os.path.join(ds_dir, "%s_%d.pb" % (kind, n)))
+            lst.append((t.name, numpy_helper.to_array(t)))
+            n += 1
+    return ins, outs
+
+
+# Hand-computed from the ONNX operator text ("in case the padding is an odd number, the
+# extra padding is added at the end for SAME_UPPER and at the beginning for SAME_LOWER";
+# output_shape: pads = total - total/2 at the begin unless SAME_UPPER): anchors for the pad
+# split rules that no conformance test covers (SAME_LOWER, negative totals, bias past F,
+# SAME + output_padding: out = x*s as DESIGN.md section 1 fixes it).
+# 1-D, x = [1, 2], W = ones(k), stride 2, so the VALID result is easy to write down:
+#   k3:      full = [1, 1, 3, 2, 2]            (F = 5)
+#   k5:      full = [1, 1, 3, 3, 3, 2, 2]      (F = 7)
+#   k3 d2:   full = [1, 0, 3, 0, 3, 0, 2]      (F = 7)
+HAND_CASES = [
+    (3, {"auto_pad": "SAME_UPPER"}, None, [1, 1, 3, 2]),
+    (3, {"auto_pad": "SAME_LOWER"}, None, [1, 3, 2, 2]),
+    (5, {"auto_pad": "SAME_UPPER"}, None, [1, 3, 3, 3]),
+    (5, {"auto_pad": "SAME_LOWER"}, None, [3, 3, 3, 2]),
+    (3, {"auto_pad": "SAME_LOWER", "dilations": [2]}, None, [3, 0, 3, 0]),
+    (3, {"output_shape": [6]}, None, [1, 1, 3, 2, 2, 0]),
+    (3, {"output_shape": [6], "auto_pad": "SAME_UPPER"}, None, [0, 1, 1, 3, 2, 2]),
+    (3, {"output_shape": [6]}, 10.0, [11, 11, 13, 12, 12, 10]),
+    (3, {"output_shape": [4]}, None, [1, 3, 2, 2]),
+    (3, {"output_shape": [1, 1, 4], "auto_pad": "SAME_UPPER"}, None, [1, 1, 3, 2]),
+    (3, {"pads": [1, 0], "output_padding": [1]}, 10.0, [11, 13, 12, 12, 10]),
+    (3, {"pads": [0, 1], "output_padding": [1]}, None, [1, 1, 3, 2, 2]),
+    (3, {"auto_pad": "VALID", "output_padding": [1]}, None, [1, 1, 3, 2, 2, 0]),
+    (3, {"auto_pad": "SAME_UPPER", "output_padding": [1]}, None, [1, 3, 2, 2]),  # out = x*s
+]
+
+
+def validate_hand_cases():
+    for k, a, bias, want in HAND_CASES:
+        attrs = dict(a, strides=[2])
+        x = np.array([[[1.0, 2.0]]])
+        w = np.ones((1, 1, k))
+        b = None if bias is None else np.array([bias])
+        got = conv_transpose_ref(x, w, b, attrs).reshape(-1)
+        if got.tolist() != [float(v) for v in want]:
+            die("hand case k%d %s bias %s: got %s, expected %s" % (k, a, bias, got.tolist(), want))
+    return len(HAND_CASES)
+
+
+def validate_against_conformance(shared):
+    tests = sorted(glob.glob(os.path.join(shared, "onnx", "node-tests", "test_convtranspose*")))
+    if len(tests) != 11:
+        die("expected 11 ONNX conformance tests test_convtranspose* under %s/onnx/node-tests, "
+            "found %d (use --shared)" % (shared, len(tests)))
+    lines = []
+    for t in tests:
+        m = onnx.load(os.path.join(t, "model.onnx"))
+        (node,) = m.graph.node
+        assert node.op_type == "ConvTranspose"
+        for ds in sorted(glob.glob(os.path.join(t, "test_data_set_*"))):
+            ins, outs = load_dataset(ds)
+            feeds = {gi.name: arr for gi, (_, arr) in zip(m.graph.input, ins)}
+            x = feeds[node.input[0]]
+            w = feeds[node.input[1]]
+            b = feeds[node.input[2]] if len(node.input) > 2 and node.input[2] else None
+            got = conv_transpose_ref(x, w, b, node_attrs(node), os.path.basename(t))
+            want = outs[0][1]
+            if got.shape != want.shape:
+                die("conformance %s: shape %s, expected %s" % (t, got.shape, want.shape))
+            err = float(np.max(np.abs(got - want))) if want.size else 0.0
+            if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+                die("conformance %s: max abs error %g" % (t, err))
+            lines.append("  %-40s %-18s max_abs_err %.1e  ok" % (os.path.basename(t),
+                                                                str(tuple(want.shape)), err))
+    return lines
+
+
+def conv_transpose_torch_padded(x, w, b, attrs):
+    """Second, independent opinion for conv_transpose_ref, straight from PyTorch's own
+    padding semantics: torch crops `padding` at both ends and extends by `output_padding`
+    at the end, i.e. ONNX (pb, pe, op) on an axis == torch (p = pb, opt = pb - pe + op).
+    Two identities widen what that can express: flipping an axis (of x and W, then of the
+    result) swaps the sides, (p = pe - op, opt = pe - pb - op); and m zero input samples
+    appended (prepended) on an axis add m*s zeros to the full output's end (begin), i.e.
+    pe += m*s (pb += m*s).  Returns None when no combination fits torch's constraints
+    (p >= 0, 0 <= opt < max(s, d))."""
+    r = resolve_convtranspose(list(x.shape), list(w.shape), attrs)
+    nd = r["nd"]
+    p, opt, flip, xpad = [], [], [], []
+    for i in range(nd):
+        lim, st = max(r["s"][i], r["d"][i]), r["s"][i]
+        o = r["out"][i] - (r["full"][i] - r["pb"][i] - r["pe"][i])   # op reproducing `out`
+        found = None
+        for mb in range(3):
+            for me in range(3):
+                pb, pe = r["pb"][i] + mb * st, r["pe"][i] + me * st
+                if pb >= 0 and 0 <= pb - pe + o < lim:
+                    found = (pb, pb - pe + o, False, mb, me)
+                elif pe - o >= 0 and 0 <= pe - pb - o < lim:
+                    found = (pe - o, pe - pb - o, True, mb, me)
+                if found:
+                    break
+            if found:
+                break
+        if not found:
+            return None
+        p.append(found[0])
+        opt.append(found[1])
+        if found[2]:
+            flip.append(i + 2)
+        xpad.append((found[3], found[4]))
+    xp = np.pad(np.asarray(x, np.float64), [(0, 0), (0, 0)] + xpad)
+    xt, wt = _tt(xp), _tt(w)
+    if flip:
+        xt, wt = torch.flip(xt, flip), torch.flip(wt, flip)
+    y = _CONVT[nd](xt, wt, None if b is None else _tt(b), stride=r["s"], padding=p,
+                   output_padding=opt, groups=r["group"], dilation=r["d"])
+    if flip:
+        y = torch.flip(y, flip)
+    return y.numpy()
+
+
+def validate_against_torch_padding(extra_nodes):
+    """conv_transpose_ref vs conv_transpose_torch_padded on a deterministic sweep of
+    attribute sets (every auto_pad, pads, output_padding, output_shape, dilation, group,
+    1-3-D, with bias) plus every ConvTranspose node of the helper-built models."""
+    rng = np.random.default_rng(2024)
+    cases = []
+    for _ in range(400):
+        nd = int(rng.integers(1, 4))
+        g = int(rng.choice([1, 2]))
+        cin, cout = g * int(rng.integers(1, 3)), g * int(rng.integers(1, 3))
+        k = [int(v) for v in rng.integers(1, 6, nd)]
+        s = [int(v) for v in rng.integers(1, 4, nd)]
+        d = [int(v) for v in rng.integers(1, 3, nd)]
+        xs = [int(v) for v in rng.integers(1, 6, nd)]
+        op = [int(rng.integers(0, max(si, di))) for si, di in zip(s, d)]
+        a = dict(kernel_shape=k, strides=s, dilations=d, group=g, output_padding=op)
+        mode = rng.choice(["NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", "os_upper", "os_notset"])
+        if mode == "NOTSET":
+            a["pads"] = [int(v) for v in rng.integers(0, 3, 2 * nd)]
+        elif mode in ("os_upper", "os_notset"):
+            full = [si * (xi - 1) + (ki - 1) * di + 1 for si, xi, ki, di in zip(s, xs, k, d)]
+            a["output_shape"] = [max(1, f + int(rng.integers(-2, 2))) for f in full]
+            if mode == "os_upper":
+                a["auto_pad"] = "SAME_UPPER"
+        else:
+            a["auto_pad"] = mode
+        n = int(rng.integers(1, 3))
+        x = rng.standard_normal([n, cin] + xs)
+        w = rng.standard_normal([cin, cout // g] + k)
+        b = rng.standard_normal([cout]) if rng.random() < 0.7 else None
+        cases.append(("sweep", x, w, b, a))
+    for label, node, xshape, w, b in extra_nodes:
+        x = rng.standard_normal(xshape)
+        cases.append((label, x, w, b, node_attrs(node)))
+    checked = skipped = 0
+    for label, x, w, b, a in cases:
+        try:
+            want = conv_transpose_ref(x, w, b, a)
+        except ValueError:
+            skipped += 1            # e.g. output size <= 0
+            continue
+        got = conv_transpose_torch_padded(x, w, b, a)
+        if got is None:
+            if label != "sweep":
+                die("%s: not expressible in torch padding terms" % label)
+            skipped += 1
+            continue
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-10, atol=1e-10):
+            die("torch cross-check %s %s: ref %s vs torch %s" % (label, a, want.shape, got.shape))
+        checked += 1
+    return checked, skipped
+
+
+# --------------------------------------------------------------------------------------
+# A small float64 ONNX interpreter for the cross-check (ops used by this suite only)
+# --------------------------------------------------------------------------------------
+
+def _tt(a):
+    return torch.from_numpy(np.ascontiguousarray(a, np.float64))
+
+
+def _conv(x, w, b, a, where):
+    nd = x.ndim - 2
+    k = list(a.get("kernel_shape") or w.shape[2:])
+    assert k == list(w.shape[2:]), where
+    if _s(a.get("auto_pad", "NOTSET")) not in ("NOTSET", "VALID", ""):
+        raise NotImplementedError("%s: Conv auto_pad" % where)
+    pads = list(a.get("pads") or [0] * 2 * nd)
+    if _s(a.get("auto_pad", "NOTSET")) == "VALID":
+        pads = [0] * 2 * nd
+    tp = []
+    for i in reversed(range(nd)):
+        tp += [pads[i], pads[i + nd]]
+    xt = F.pad(_tt(x), tp) if any(tp) else _tt(x)
+    y = _CONV[nd](xt, _tt(w), None if b is None else _tt(b),
+                  stride=list(a.get("strides") or [1] * nd),
+                  dilation=list(a.get("dilations") or [1] * nd),
+                  groups=int(a.get("group", 1)))
+    return y.numpy()
+
+
+def _maxpool(x, a, where):
+    nd = x.ndim - 2
+    k = list(a["kernel_shape"])
+    pads = list(a.get("pads") or [0] * 2 * nd)
+    if pads[:nd] != pads[nd:] or a.get("ceil_mode", 0) or any(v != 1 for v in a.get("dilations") or []):
+        raise NotImplementedError("%s: MaxPool variant" % where)
+    fn = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}[nd]
+    return fn(_tt(x), k, stride=list(a.get("strides") or [1] * nd), padding=pads[:nd]).numpy()
+
+
+def _pad(x, pads, mode, value):
+    nd = x.ndim
+    width = [(int(pads[i]), int(pads[i + nd])) for i in range(nd)]
+    if any(p < 0 for pr in width for p in pr):
+        raise NotImplementedError("negative Pad")
+    if mode == "constant":
+        return np.pad(x, width, mode="constant", constant_values=value)
+    return np.pad(x, width, mode={"reflect": "reflect", "edge": "edge"}[mode])
+
+
+def _slice(x, starts, ends, axes, steps):
+    if axes is None:
+        axes = list(range(len(starts)))
+    if steps is None:
+        steps = [1] * len(starts)
+    idx = [slice(None)] * x.ndim
+    for st, en, ax, sp in zip(starts, ends, axes, steps):
+        ax = int(ax) % x.ndim
+        dim = x.shape[ax]
+        st, en, sp = int(st), int(en), int(sp)
+        assert sp == 1, "Slice steps"
+        st = st + dim if st < 0 else st
+        en = en + dim if en < 0 else en
+        st = min(max(st, 0), dim)
+        en = min(max(en, 0), dim)
+        idx[ax] = slice(st, en)
+    return x[tuple(idx)]
+
+
+def run_graph(graph, feeds, opset, outer=None, trace=None):
+    env = dict(outer or {})
+    for t in graph.initializer:
+        env[t.name] = numpy_helper.to_array(t).astype(np.float64) \
+            if t.data_type == TensorProto.FLOAT else numpy_helper.to_array(t)
+    env.update(feeds)
+    for node in graph.node:
+        where = "%s(%s)" % (node.op_type, node.name)
+        a = node_attrs(node)
+        ins = [env[n] if n else None for n in node.input]
+        op = node.op_type
+        if node.domain not in ("", "ai.onnx"):
+            raise NotImplementedError(where)
+        if op == "ConvTranspose":
+            if trace is not None:
+                trace.setdefault(node.name, []).append(tuple(ins[0].shape))
+            outs = [conv_transpose_ref(ins[0], ins[1], ins[2] if len(ins) > 2 else None, a, where)]
+        elif op == "Conv":
+            outs = [_conv(ins[0], ins[1], ins[2] if len(ins) > 2 else None, a, where)]
+        elif op == "BatchNormalization":
+            x, sc, bi, mu, var = ins[:5]
+            sh = (1, -1) + (1,) * (x.ndim - 2)
+            eps = a.get("epsilon", 1e-5)
+            outs = [(x - mu.reshape(sh)) / np.sqrt(var.reshape(sh) + eps) * sc.reshape(sh) + bi.reshape(sh)]
+        elif op == "Relu":
+            outs = [np.maximum(ins[0], 0)]
+        elif op == "LeakyRelu":
+            al = a.get("alpha", 0.01)
+            outs = [np.where(ins[0] >= 0, ins[0], al * ins[0])]
+        elif op == "Tanh":
+            outs = [np.tanh(ins[0])]
+        elif op == "Sigmoid":
+            outs = [1.0 / (1.0 + np.exp(-ins[0]))]
+        elif op == "Add":
+            outs = [ins[0] + ins[1]]
+        elif op == "Mul":
+            outs = [ins[0] * ins[1]]
+        elif op == "Identity":
+            outs = [ins[0]]
+        elif op == "MaxPool":
+            outs = [_maxpool(ins[0], a, where)]
+        elif op == "Concat":
+            outs = [np.concatenate(ins, axis=a["axis"])]
+        elif op == "Constant":
+            outs = [numpy_helper.to_array(a["value"])]
+        elif op == "Slice":
+            if opset < 10:
+                outs = [_slice(ins[0], a["starts"], a["ends"], a.get("axes"), None)]
+            else:
+                outs = [_slice(ins[0], ins[1], ins[2], ins[3] if len(ins) > 3 else None,
+                               ins[4] if len(ins) > 4 else None)]
+        elif op == "Pad":
+            mode = _s(a.get("mode", "constant"))
+            if opset < 11:
+                outs = [_pad(ins[0], a["pads"], mode, a.get("value", 0.0))]
+            else:
+                val = ins[2] if len(ins) > 2 and ins[2] is not None else 0.0
+                outs = [_pad(ins[0], ins[1], mode, float(np.asarray(val).reshape(-1)[0])
+                             if np.size(val) else 0.0)]
+        elif op == "If":
+            cond = bool(np.asarray(ins[0]).reshape(-1)[0])
+            branch = a["then_branch"] if cond else a["else_branch"]
+            sub = run_graph(branch, {}, opset, env, trace)
+            outs = [sub[o.name] for o in branch.output]
+        else:
+            raise NotImplementedError("interpreter: op %s" % where)
+        for name, val in zip(node.output, outs):
+            if name:
+                env[name] = val
+    return env
+
+
+def run_model(model, feeds, trace=None):
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    feeds = {k: (v.astype(np.float64) if v.dtype == np.float32 else v) for k, v in feeds.items()}
+    env = run_graph(model.graph, feeds, opset, trace=trace)
+    return [env[o.name] for o in model.graph.output]
+
+
+# --------------------------------------------------------------------------------------
+# Writing test directories
+# --------------------------------------------------------------------------------------
+
+def graph_inputs(model):
+    inits = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def write_case(out_dir, name, model, datasets):
+    """datasets: list of (list of input arrays, list of output arrays), in graph order."""
+    onnx.checker.check_model(model)
+    d = os.path.join(out_dir, name)
+    tmp = d + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    data = model.SerializeToString()
+    with open(os.path.join(tmp, "model.onnx"), "wb") as f:
+        f.write(data)
+    gin = graph_inputs(model)
+    gout = list(model.graph.output)
+    for k, (ins, outs) in enumerate(datasets):
+        assert len(ins) == len(gin) and len(outs) == len(gout), name
+        ds = os.path.join(tmp, "test_data_set_%d" % k)
+        os.makedirs(ds)
+        for kind, vals, decl in (("input", ins, gin), ("output", outs, gout)):
+            for n, (arr, vi) in enumerate(zip(vals, decl)):
+                t = numpy_helper.from_array(np.asarray(arr), vi.name)
+                with open(os.path.join(ds, "%s_%d.pb" % (kind, n)), "wb") as f:
+                    f.write(t.SerializeToString())
+    shutil.rmtree(d, ignore_errors=True)
+    os.rename(tmp, d)
+    return len(data)
+
+
+def dims_of(vi):
+    out = []
+    for dim in vi.type.tensor_type.shape.dim:
+        out.append(dim.dim_value if dim.HasField("dim_value") else (dim.dim_param or "?"))
+    return out
+
+
+def check_declared_shapes(name, model, datasets):
+    """Declared static dims of inputs/outputs must match the data; symbolic dims consistent."""
+    for ins, outs in datasets:
+        binding = {}
+        for vals, decl in ((ins, graph_inputs(model)), (outs, model.graph.output)):
+            for arr, vi in zip(vals, decl):
+                dd = dims_of(vi)
+                if len(dd) != np.ndim(arr):
+                    die("%s: %s declared rank %d, data rank %d" % (name, vi.name, len(dd), np.ndim(arr)))
+                for dv, av in zip(dd, np.shape(arr)):
+                    if isinstance(dv, int) and dv != av:
+                        die("%s: %s declared %s, data %s" % (name, vi.name, dd, np.shape(arr)))
+                    if isinstance(dv, str) and dv != "?":
+                        if binding.setdefault(dv, av) != av:
+                            die("%s: dim_param %s bound to %d and %d" % (name, dv, binding[dv], av))
+
+
+# --------------------------------------------------------------------------------------
+# Torch models
+# --------------------------------------------------------------------------------------
+
+def he_init(module, gen):
+    """Variance-preserving (He) random weights for every conv, so signals neither vanish
+    nor explode through the depth (PyTorch's default init shrinks them ~2x a layer, which
+    would leave outputs that are nearly constant and make comparisons weak).  For a
+    transposed conv each output sees (C_in/group) * prod(k/s) taps."""
+    convs = (nn.Conv1d, nn.Conv2d, nn.Conv3d)
+    convts = (nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+    for m in module.modules():
+        if isinstance(m, convs + convts):
+            taps = float(np.prod(m.kernel_size))
+            if isinstance(m, convts):
+                taps /= float(np.prod(m.stride))
+            fan_in = m.in_channels // m.groups * taps
+            with torch.no_grad():
+                m.weight.copy_(torch.randn(m.weight.shape, generator=gen) * np.sqrt(2.0 / fan_in))
+                if m.bias is not None:
+                    m.bias.copy_(0.1 * torch.randn(m.bias.shape, generator=gen))
+
+
+def lsuv(module, x):
+    """Layer-sequential unit variance (Mishkin & Matas): in forward order, rescale each
+    conv's weight and bias so its output has unit standard deviation on a calibration
+    batch.  Keeps every model's signals O(1) through skips and residual sums, so the
+    golden outputs are informative (neither saturated nor constant)."""
+    convs = (nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+    order = []
+
+    def record(mod, inp, out):          # forward hooks must return None
+        if all(mod is not m for m in order):
+            order.append(mod)
+
+    hooks = [m.register_forward_hook(record) for m in module.modules() if isinstance(m, convs)]
+    with torch.no_grad():
+        module(*x)
+    for h in hooks:
+        h.remove()
+    for m in order:
+        box = {}
+
+        def grab(mod, inp, out):
+            box.setdefault("y", out)
+
+        h = m.register_forward_hook(grab)
+        with torch.no_grad():
+            module(*x)
+            h.remove()
+            sd = float(box["y"].std())
+            m.weight /= sd
+            if m.bias is not None:
+                m.bias /= sd
+
+
+def randomize_bn(module, gen):
+    """Give eval-mode BatchNorm layers trained-looking statistics (deterministic)."""
+    for m in module.modules():
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            c = m.num_features
+            with torch.no_grad():
+                m.weight.copy_(1.0 + 0.1 * torch.randn(c, generator=gen))
+                m.bias.copy_(0.1 * torch.randn(c, generator=gen))
+                m.running_mean.copy_(0.1 * torch.randn(c, generator=gen))
+                m.running_var.copy_(0.5 + torch.rand(c, generator=gen))
+
+
+class DCGANGenerator(nn.Module):
+    """The DCGAN generator (Radford et al.; the PyTorch example), ngf reduced 64 -> 16."""
+
+    def __init__(self, nz=100, ngf=16, nc=3):
+        super().__init__()
+        self.main = nn.Sequential(
+            nn.ConvTranspose2d(nz, ngf * 8, 4, 1, 0, bias=False), nn.BatchNorm2d(ngf * 8), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 8, ngf * 4, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 4), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 4, ngf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 2), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf, nc, 4, 2, 1, bias=False), nn.Tanh())
+
+    def forward(self, z):
+        return self.main(z)
+
+
+class DoubleConv(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class UNet(nn.Module):
+    """U-Net (Ronneberger et al.), transposed-conv variant, base width 8 (64 in the paper)."""
+
+    def __init__(self, cin=3, ncls=2, base=8):
+        super().__init__()
+        c = [base * 2 ** i for i in range(5)]
+        self.inc = DoubleConv(cin, c[0])
+        self.downs = nn.ModuleList([DoubleConv(c[i], c[i + 1]) for i in range(4)])
+        self.ups = nn.ModuleList([nn.ConvTranspose2d(c[i + 1], c[i], 2, stride=2) for i in reversed(range(4))])
+        self.upconvs = nn.ModuleList([DoubleConv(c[i + 1], c[i]) for i in reversed(range(4))])
+        self.outc = nn.Conv2d(c[0], ncls, 1)
+
+    def forward(self, x):
+        skips = [self.inc(x)]
+        for down in self.downs:
+            skips.append(down(F.max_pool2d(skips[-1], 2)))
+        h = skips.pop()
+        for up, conv in zip(self.ups, self.upconvs):
+            h = conv(torch.cat([skips.pop(), up(h)], dim=1))
+        return self.outc(h)
+
+
+class FCN8s(nn.Module):
+    """FCN-8s (Long et al.): a slim VGG-style backbone and the FCN head: score layers,
+    ConvTranspose k4 s2 / k4 s2 / k16 s8 upsampling, each followed by a centre crop
+    (k = 2s, padding 0: size s*(x+1), crop s/2 per side -> s*x)."""
+
+    def __init__(self, ncls=21):
+        super().__init__()
+        ch = [3, 16, 32, 64, 128, 128]
+        self.stages = nn.ModuleList([
+            nn.Sequential(nn.Conv2d(ch[i], ch[i + 1], 3, padding=1), nn.ReLU(inplace=True), nn.MaxPool2d(2, 2))
+            for i in range(5)])
+        self.fc6 = nn.Conv2d(128, 192, 3, padding=1)
+        self.fc7 = nn.Conv2d(192, 192, 1)
+        self.score_fr = nn.Conv2d(192, ncls, 1)
+        self.score_pool4 = nn.Conv2d(128, ncls, 1)
+        self.score_pool3 = nn.Conv2d(64, ncls, 1)
+        self.upscore2 = nn.ConvTranspose2d(ncls, ncls, 4, stride=2, bias=False)
+        self.upscore_pool4 = nn.ConvTranspose2d(ncls, ncls, 4, stride=2, bias=False)
+        self.upscore8 = nn.ConvTranspose2d(ncls, ncls, 16, stride=8, bias=False)
+
+    def forward(self, x):
+        feats = []
+        h = x
+        for st in self.stages:
+            h = st(h)
+            feats.append(h)
+        pool3, pool4 = feats[2], feats[3]
+        h = F.relu(self.fc6(h))
+        h = F.relu(self.fc7(h))
+        h = self.score_fr(h)
+        h = self.upscore2(h)[:, :, 1:-1, 1:-1] + self.score_pool4(pool4)
+        h = self.upscore_pool4(h)[:, :, 1:-1, 1:-1] + self.score_pool3(pool3)
+        return self.upscore8(h)[:, :, 4:-4, 4:-4]
+
+
+class ResStack(nn.Module):
+    """MelGAN residual stack: 3 blocks, dilations 1, 3, 9, 1x1 shortcut convs.  Zero
+    padding inside the convs (as HiFi-GAN): torch 1.13 exports ReflectionPad1d as an
+    unfolded ConstantOfShape/Reshape/Slice/Transpose/Cast chain per pad, which is noise here."""
+
+    def __init__(self, ch):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Sequential(
+            nn.LeakyReLU(0.2), nn.Conv1d(ch, ch, 3, dilation=3 ** j, padding=3 ** j),
+            nn.LeakyReLU(0.2), nn.Conv1d(ch, ch, 1)) for j in range(3)])
+        self.shortcuts = nn.ModuleList([nn.Conv1d(ch, ch, 1) for _ in range(3)])
+
+    def forward(self, x):
+        for blk, sc in zip(self.blocks, self.shortcuts):
+            x = sc(x) + blk(x)
+        return x
+
+
+class MelGANGenerator(nn.Module):
+    """MelGAN generator (Kumar et al.): mel (80 bands) -> waveform, hop 256 = 8*8*2*2.
+    Upsampling: ConvTranspose1d(k=2r, stride r, padding r//2 + r%2, output_padding r%2).
+    Width 128 (512 in the paper)."""
+
+    def __init__(self, n_mels=80, ch=128, ratios=(8, 8, 2, 2)):
+        super().__init__()
+        layers = [nn.Conv1d(n_mels, ch, 7, padding=3)]
+        for r in ratios:
+            layers += [nn.LeakyReLU(0.2),
+                       nn.ConvTranspose1d(ch, ch // 2, 2 * r, stride=r, padding=r // 2 + r % 2,
+                                          output_padding=r % 2),
+                       ResStack(ch // 2)]
+            ch //= 2
+        layers += [nn.LeakyReLU(0.2), nn.Conv1d(ch, 1, 7, padding=3), nn.Tanh()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, mel):
+        return self.net(mel)
+
+
+class Decoder3D(nn.Module):
+    """3-D conv decoder (3-D U-Net / V-Net decoder style, no skips): k3 s2 p1 op1,
+    k2 s2, k3 s1 p1 transposed convs with BatchNorm3d + ReLU, 1x1x1 head."""
+
+    def __init__(self, cin=128, ncls=2):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.ConvTranspose3d(cin, 64, 3, stride=2, padding=1, output_padding=1), nn.BatchNorm3d(64), nn.ReLU(True),
+            nn.ConvTranspose3d(64, 32, 2, stride=2), nn.BatchNorm3d(32), nn.ReLU(True),
+            nn.ConvTranspose3d(32, 32, 3, stride=1, padding=1), nn.BatchNorm3d(32), nn.ReLU(True),
+            nn.Conv3d(32, ncls, 1))
+
+    def forward(self, z):
+        return self.net(z)
+
+
+class GroupedUpsampler(nn.Module):
+    """Light-weight (MobileNet/LinkNet-style) decoder: depthwise transposed convs
+    (groups = channels; the second with channel multiplier 2) and a groups=4
+    k3 s2 p1 output_padding=1 transposed conv, 1x1 convs in between."""
+
+    def __init__(self, cin=128):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.ConvTranspose2d(cin, cin, 4, stride=2, padding=1, groups=cin, bias=False),
+            nn.BatchNorm2d(cin), nn.ReLU(True),
+            nn.Conv2d(cin, 64, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU(True),
+            nn.ConvTranspose2d(64, 64, 3, stride=2, padding=1, output_padding=1, groups=4),
+            nn.ReLU(True),
+            nn.ConvTranspose2d(64, 128, 4, stride=2, padding=1, groups=64),
+            nn.ReLU(True),
+            nn.Conv2d(128, 3, 1))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def export_torch(module, example_inputs, input_names, output_names, opset):
+    module.eval()
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, tuple(example_inputs), buf, opset_version=opset,
+                          do_constant_folding=True, export_params=True,
+                          keep_initializers_as_inputs=False,
+                          input_names=input_names, output_names=output_names)
+    model = onnx.load_from_string(buf.getvalue())
+    with torch.no_grad():
+        out = module(*example_inputs)
+    outs = [out] if isinstance(out, torch.Tensor) else list(out)
+    return model, [[t.numpy().astype(np.float32) for t in example_inputs],
+                   [o.numpy().astype(np.float32) for o in outs]]
+
+
+def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
+    torch.manual_seed(seed)
+    module = ctor()
+    he_init(module, torch.Generator().manual_seed(seed + 3))
+    randomize_bn(module, torch.Generator().manual_seed(seed + 1))
+    module.eval()
+    gen = torch.Generator().manual_seed(seed + 2)
+    calib = [torch.randn(*s, generator=gen) for s in input_shapes]
+    lsuv(module, calib)
+    xs = [torch.randn(*s, generator=gen) for s in input_shapes]
+    model, ds = export_torch(module, xs, input_names, output_names, opset)
+    return model, [ds]
+
+
+# --------------------------------------------------------------------------------------
+# onnx.helper models
+# --------------------------------------------------------------------------------------
+
+class Params:
+    """Deterministic float32 weights, variance-preserving (He) scale as in he_init;
+    biases N(0, 0.1^2)."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def he(self, shape, fan_in):
+        return (self.rng.standard_normal(size=shape) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+
+    def bias(self, n):
+        return (0.1 * self.rng.standard_normal(size=[n])).astype(np.float32)
+
+    def convt(self, cin, cout, k, stride, group=1):
+        k = list(k)
+        fan_in = (cin // group) * float(np.prod(k)) / float(np.prod(stride))
+        return self.he([cin, cout // group] + k, fan_in), self.bias(cout)
+
+    def conv(self, cin, cout, k, group=1):
+        k = list(k)
+        fan_in = (cin // group) * int(np.prod(k))
+        return self.he([cout, cin // group] + k, fan_in), self.bias(cout)
+
+    def normal(self, shape):
+        return self.rng.standard_normal(size=shape).astype(np.float32)
+
+
+def init(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def vinfo(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def conv_ref(x, w, b, pads):
+    nd = x.ndim - 2
+    return _CONV[nd](_tt(x), _tt(w), _tt(b), padding=pads).numpy()
+
+
+def f32(a):
+    return np.asarray(a, np.float64).astype(np.float32)
+
+
+def make_model(graph, opset):
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="tconv-models-generate")
+    m.ir_version = 7 if opset <= 13 else 8
+    return m
+
+
+def keras_decoder(seed, opset):
+    """Keras Conv2DTranspose(padding="same") decoder, as converters emit it."""
+    P = Params(seed)
+    N, H, W = 2, 7, 5
+    layers = [  # name, cin, cout, k, auto_pad, keep kernel_shape attr
+        ("deconv1", 128, 64, 3, "SAME_UPPER", True),
+        ("deconv2", 64, 32, 5, "SAME_UPPER", True),
+        ("deconv3", 32, 16, 3, "SAME_LOWER", False),   # kernel_shape absent: from W
+        ("deconv4", 16, 1, 3, "SAME_UPPER", True),     # stride 1
+    ]
+    nodes, inits, weights = [], [], []
+    cur = "z"
+    h, w_ = H, W
+    for i, (nm, cin, cout, k, ap, ks) in enumerate(layers):
+        s = 1 if nm == "deconv4" else 2
+        wt, bt = P.convt(cin, cout, (k, k), (1, 1) if nm == "deconv4" else (2, 2))
+        inits += [init(nm + ".weight", wt), init(nm + ".bias", bt)]
+        weights.append((wt, bt, s, ap, k, ks))
+        attrs = dict(auto_pad=ap, strides=[s, s])
+        if ks:
+            attrs["kernel_shape"] = [k, k]
+        out = nm + "_out"
+        nodes.append(helper.make_node("ConvTranspose", [cur, nm + ".weight", nm + ".bias"], [out],
+                                      name=nm, **attrs))
+        act = "Sigmoid" if nm == "deconv4" else "Relu"
+        cur = "image" if nm == "deconv4" else nm + "_act"
+        nodes.append(helper.make_node(act, [out], [cur], name=nm + "_" + act.lower()))
+        h, w_ = h * s, w_ * s
+    graph = helper.make_graph(nodes, "keras_decoder", [vinfo("z", [N, 128, H, W])],
+                              [vinfo("image", [N, 1, h, w_])], inits)
+    model = make_model(graph, opset)
+
+    z = P.normal([N, 128, H, W])
+    y = z.astype(np.float64)
+    for i, (wt, bt, s, ap, k, ks) in enumerate(weights):
+        r = resolve_convtranspose(list(y.shape), list(wt.shape), dict(auto_pad=ap, strides=[s, s]))
+        assert r["out"] == [y.shape[2] * s, y.shape[3] * s]
+        y = conv_transpose_ref(y, wt, bt, dict(auto_pad=ap, strides=[s, s]))
+        y = 1.0 / (1.0 + np.exp(-y)) if i == len(weights) - 1 else relu(y)
+    return model, [[[z], [f32(y)]]]
+
+
+def tf2onnx_style(seed, opset):
+    """Converter-style ConvTransposes: output_shape (spatial only, odd total), output_shape
+    with N,C in front (with SAME_UPPER; one axis has a negative total), explicit
+    asymmetric pads with output_padding reaching past the full output."""
+    P = Params(seed)
+    N, C, H, W = 1, 32, 5, 6
+    w1, b1 = P.convt(32, 32, (3, 3), (2, 2))
+    w2, b2 = P.convt(32, 16, (4, 4), (2, 2))
+    w3, b3 = P.convt(16, 8, (3, 3), (2, 2))
+    a1 = dict(kernel_shape=[3, 3], strides=[2, 2], output_shape=[10, 12])
+    a2 = dict(kernel_shape=[4, 4], strides=[2, 2], auto_pad="SAME_UPPER", output_shape=[1, 16, 21, 27])
+    a3 = dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 2, 0, 1], output_padding=[1, 1])
+    x = P.normal([N, C, H, W])
+
+    y1 = conv_transpose_ref(x, w1, b1, a1)
+    y2 = conv_transpose_ref(relu(y1), w2, b2, a2)
+    y3 = conv_transpose_ref(relu(y2), w3, b3, a3)
+    assert y1.shape == (1, 32, 10, 12) and y2.shape == (1, 16, 21, 27), (y1.shape, y2.shape)
+
+    nodes = [
+        helper.make_node("ConvTranspose", ["input", "w1", "b1"], ["t1"], name="deconv_output_shape", **a1),
+        helper.make_node("Relu", ["t1"], ["r1"], name="relu1"),
+        helper.make_node("ConvTranspose", ["r1", "w2", "b2"], ["t2"], name="deconv_output_shape_nc", **a2),
+        helper.make_node("Relu", ["t2"], ["r2"], name="relu2"),
+        helper.make_node("ConvTranspose", ["r2", "w3", "b3"], ["output"], name="deconv_asym_pads", **a3),
+    ]
+    inits = [init("w1", w1), init("b1", b1), init("w2", w2), init("b2", b2), init("w3", w3), init("b3", b3)]
+    graph = helper.make_graph(nodes, "tf2onnx_style", [vinfo("input", [N, C, H, W])],
+                              [vinfo("output", list(y3.shape))], inits,
+                              value_info=[vinfo("t1", list(y1.shape)), vinfo("t2", list(y2.shape))])
+    return make_model(graph, opset), [[[x], [f32(y3)]]]
+
+
+def dynamic_same(seed, opset):
+    """Dynamic batch and spatial dims; SAME_UPPER stride-2 ConvTransposes (the second
+    dilated: odd total 3), Conv + Relu around them.  Two data sets of different sizes."""
+    P = Params(seed)
+    wc, bc = P.conv(8, 16, (3, 3))
+    w1, b1 = P.convt(16, 16, (3, 3), (2, 2))
+    w2, b2 = P.convt(16, 8, (3, 3), (2, 2))
+    wh, bh = P.conv(8, 3, (1, 1))
+    a1 = dict(auto_pad="SAME_UPPER", strides=[2, 2], kernel_shape=[3, 3])
+    a2 = dict(auto_pad="SAME_UPPER", strides=[2, 2], dilations=[2, 2], kernel_shape=[3, 3])
+    nodes = [
+        helper.make_node("Conv", ["x", "conv.weight", "conv.bias"], ["c"], name="conv",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["c_relu"], name="relu0"),
+        helper.make_node("ConvTranspose", ["c_relu", "up1.weight", "up1.bias"], ["u1"], name="up1", **a1),
+        helper.make_node("Relu", ["u1"], ["u1_relu"], name="relu1"),
+        helper.make_node("ConvTranspose", ["u1_relu", "up2.weight", "up2.bias"], ["u2"], name="up2", **a2),
+        helper.make_node("Relu", ["u2"], ["u2_relu"], name="relu2"),
+        helper.make_node("Conv", ["u2_relu", "head.weight", "head.bias"], ["y"], name="head",
+                         kernel_shape=[1, 1]),
+    ]
+    inits = [init("conv.weight", wc), init("conv.bias", bc), init("up1.weight", w1), init("up1.bias", b1),
+             init("up2.weight", w2), init("up2.bias", b2), init("head.weight", wh), init("head.bias", bh)]
+    graph = helper.make_graph(nodes, "dynamic_same", [vinfo("x", ["N", 8, "H", "W"])],
+                              [vinfo("y", ["N", 3, "H_out", "W_out"])], inits)
+    datasets = []
+    for (n, h, w) in ((1, 7, 9), (3, 12, 5)):
+        x = P.normal([n, 8, h, w])
+        y = relu(conv_ref(x, wc, bc, 1))
+        y = relu(conv_transpose_ref(y, w1, b1, a1))
+        y = relu(conv_transpose_ref(y, w2, b2, a2))
+        y = conv_ref(y, wh, bh, 0)
+        assert y.shape == (n, 3, 4 * h, 4 * w)
+        datasets.append([[x], [f32(y)]])
+    return make_model(graph, opset), datasets
+
+
+def if_branch(seed, opset):
+    """1-D ConvTransposes inside the branches of an If: then = explicit pads + output_padding
+    (weights in the subgraph's own initializers), else = SAME_LOWER k5 (weights from the
+    outer scope).  Both give length 2x."""
+    P = Params(seed)
+    N, C, L = 2, 32, 10
+    wc, bc = P.conv(C, C, (3,))
+    wt, bt = P.convt(C, 16, (3,), (2,))
+    we, be = P.convt(C, 16, (5,), (2,))
+    at = dict(kernel_shape=[3], strides=[2], pads=[1, 1], output_padding=[1])
+    ae = dict(kernel_shape=[5], strides=[2], auto_pad="SAME_LOWER")
+    then_g = helper.make_graph(
+        [helper.make_node("ConvTranspose", ["h", "then.weight", "then.bias"], ["then_out"],
+                          name="then_deconv", **at)],
+        "then_branch", [], [vinfo("then_out", [N, 16, 2 * L])],
+        [init("then.weight", wt), init("then.bias", bt)])
+    else_g = helper.make_graph(
+        [helper.make_node("ConvTranspose", ["h", "else.weight", "else.bias"], ["else_out"],
+                          name="else_deconv", **ae)],
+        "else_branch", [], [vinfo("else_out", [N, 16, 2 * L])])
+    nodes = [
+        helper.make_node("Conv", ["x", "pre.weight", "pre.bias"], ["pre"], name="pre",
+                         kernel_shape=[3], pads=[1, 1]),
+        helper.make_node("Relu", ["pre"], ["h"], name="pre_relu"),
+        helper.make_node("If", ["cond"], ["up"], name="branch", then_branch=then_g, else_branch=else_g),
+        helper.make_node("Relu", ["up"], ["y"], name="post_relu"),
+    ]
+    graph = helper.make_graph(nodes, "if_branch", [vinfo("x", [N, C, L]), vinfo("cond", [], TensorProto.BOOL)],
+                              [vinfo("y", [N, 16, 2 * L])],
+                              [init("pre.weight", wc), init("pre.bias", bc),
+                               init("else.weight", we), init("else.bias", be)],
+                              value_info=[vinfo("up", [N, 16, 2 * L])])
+    x = P.normal([N, C, L])
+    datasets = []
+    for cond in (True, False):
+        h = relu(conv_ref(x, wc, bc, 1))
+        y = conv_transpose_ref(h, wt, bt, at) if cond else conv_transpose_ref(h, we, be, ae)
+        y = relu(y)
+        assert y.shape == (N, 16, 2 * L)
+        datasets.append([[x, np.array(cond)], [f32(y)]])
+    return make_model(graph, opset), datasets
+
+
+# --------------------------------------------------------------------------------------
+# The suite
+# --------------------------------------------------------------------------------------
+
+# name, opset, source, builder, what it exercises
+SUITE = [
+    ("dcgan_generator", 13, "torch export",
+     lambda op: torch_case(101, DCGANGenerator, [(2, 100, 1, 1)], ["z"], ["image"], op),
+     "DCGAN generator (ngf 16): k4 s1 p0 from a 1x1 latent, then k4 s2 p1 x4 with BatchNorm/ReLU, "
+     "Tanh; symmetric pads, batch 2"),
+    ("unet", 11, "torch export",
+     lambda op: torch_case(102, UNet, [(1, 3, 64, 96)], ["image"], ["logits"], op),
+     "U-Net (base 8): Conv/BN(folded)/ReLU, MaxPool, ConvTranspose k2 s2 x4 (VALID-equivalent), "
+     "Concat skips"),
+    ("fcn_head", 9, "torch export",
+     lambda op: torch_case(103, FCN8s, [(1, 3, 96, 128)], ["image"], ["scores"], op),
+     "FCN-8s: ConvTranspose k4 s2, k4 s2, k16 s8 (pads 0, no bias) each followed by a centre crop; "
+     "opset 9: the crops are attribute-form Slice-1"),
+    ("audio_upsampler", 17, "torch export",
+     lambda op: torch_case(104, MelGANGenerator, [(1, 80, 24)], ["mel"], ["audio"], op),
+     "MelGAN generator (width 128): 1-D ConvTranspose stride 8/8/2/2, kernel 2s, padding s/2 "
+     "(output_padding s%2 = 0 for these even strides), LeakyRelu, dilated Conv1d res-stacks, Tanh"),
+    ("decoder3d", 12, "torch export",
+     lambda op: torch_case(105, Decoder3D, [(1, 128, 3, 4, 5)], ["latent"], ["volume"], op),
+     "3-D decoder: ConvTranspose3d k3 s2 p1 output_padding 1, k2 s2, k3 s1 p1, BatchNorm3d, "
+     "anisotropic 3x4x5 input"),
+    ("grouped_upsampler", 14, "torch export",
+     lambda op: torch_case(106, GroupedUpsampler, [(2, 128, 8, 10)], ["features"], ["image"], op),
+     "depthwise ConvTranspose (group 128, k4 s2 p1), group 4 k3 s2 p1 output_padding 1, depthwise "
+     "with channel multiplier 2 (group 64, 64->128), batch 2"),
+    ("keras_decoder", 9, "onnx.helper",
+     lambda op: keras_decoder(107, op),
+     "Keras-style: auto_pad SAME_UPPER k3 s2 and k5 s2 (odd totals 1, 3), SAME_LOWER k3 s2 "
+     "(kernel_shape attribute absent), SAME_UPPER k3 s1, bias, Relu, Sigmoid, batch 2; opset 9 "
+     "(keras2onnx era): the legalizer must emit attribute-form Slice-1"),
+    ("tf2onnx_style", 10, "onnx.helper",
+     lambda op: tf2onnx_style(108, op),
+     "output_shape spatial-only (odd total: extra at begin), output_shape with N,C in front + "
+     "SAME_UPPER (one axis total -1: output extends past F at the begin), asymmetric pads + "
+     "output_padding reaching past F (bias-only row); opset 10: Slice-10 + Pad-2"),
+    ("dynamic_same", 17, "onnx.helper",
+     lambda op: dynamic_same(109, op),
+     "dynamic dims N, H, W; SAME_UPPER k3 s2 and k3 s2 dilation 2 (odd totals 1, 3), Conv/Relu; "
+     "two data sets (1x8x7x9, 3x8x12x5)"),
+    ("if_branch", 11, "onnx.helper",
+     lambda op: if_branch(110, op),
+     "1-D ConvTranspose inside If: then = pads [1,1] + output_padding 1 (subgraph initializers), "
+     "else = SAME_LOWER k5 s2 (outer-scope weights); data sets cond=True and cond=False"),
+]
+
+
+def walk_nodes(graph):
+    for n in graph.node:
+        yield n
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from walk_nodes(a.g)
+            elif a.type == onnx.AttributeProto.GRAPHS:
+                for g in a.graphs:
+                    yield from walk_nodes(g)
+
+
+def legalize_reasons(node):
+    """Why the default policy rewrites this ConvTranspose ([] if it does not), and whether
+    the strict policy (every non-VALID-equivalent ConvTranspose) does."""
+    a = node_attrs(node)
+    reasons = []
+    ap = _s(a.get("auto_pad", "NOTSET")) or "NOTSET"
+    if ap in ("SAME_UPPER", "SAME_LOWER"):
+        reasons.append(ap)
+    if a.get("output_shape"):
+        reasons.append("output_shape")
+    if any(a.get("output_padding") or []):
+        reasons.append("output_padding")
+    pads = list(a.get("pads") or [])
+    if ap == "NOTSET" and pads and pads[:len(pads) // 2] != pads[len(pads) // 2:]:
+        reasons.append("asym_pads")
+    strict = bool(reasons) or (ap == "NOTSET" and any(pads))
+    return reasons, strict
+
+
+def fmt_attrs(node):
+    a = node_attrs(node)
+    parts = []
+    for key in ("kernel_shape", "strides", "pads", "dilations", "group", "auto_pad",
+                "output_padding", "output_shape"):
+        if key in a:
+            v = a[key]
+            v = _s(v) if isinstance(v, (bytes, str)) else v
+            parts.append("%s=%s" % (key, v if not isinstance(v, list) else "[%s]" % ",".join(map(str, v))))
+    return " ".join(parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=HERE, help="output directory (default: this script's directory)")
+    ap.add_argument("--shared", default=os.environ.get("TCONV_SHARED",
+                                                        os.path.join(HERE, "..", "..", "shared")),
+                    help="the shared/ directory holding onnx/node-tests (default ../../shared, $TCONV_SHARED)")
+    ap.add_argument("--only", nargs="*", help="regenerate only these models (README/TSV not rewritten)")
+    args = ap.parse_args()
+
+    print("ConvTranspose reference vs ONNX conformance tests (%s):" % os.path.abspath(args.shared))
+    for line in validate_against_conformance(args.shared):
+        print(line)
+    print("  all 11 conformance tests match")
+    print("ConvTranspose reference vs %d hand-computed cases from the ONNX operator text: ok"
+          % validate_hand_cases())
+
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    helper_nodes = []
+    for name, opset, source, build, what in SUITE:
+        if args.only and name not in args.only:
+            continue
+        model, datasets = build(opset)
+        size = write_case(args.out, name, model, datasets)
+        if size >= SIZE_LIMIT:
+            die("%s: model.onnx is %d bytes (limit %d)" % (name, size, SIZE_LIMIT))
+        model = onnx.load(os.path.join(args.out, name, "model.onnx"))
+        onnx.checker.check_model(model)
+        try:
+            onnx.checker.check_model(model, full_check=True)
+            full = "ok"
+        except Exception as e:  # onnx 1.12 shape inference rejects some valid forms
+            full = "shape inference: " + str(e).strip().splitlines()[-1][:160]
+        check_declared_shapes(name, model, datasets)
+        # cross-check: interpreter on model.onnx vs golden
+        errs = []
+        trace = {}
+        for k, (ins, outs) in enumerate(datasets):
+            feeds = {vi.name: v for vi, v in zip(graph_inputs(model), ins)}
+            got = run_model(model, feeds, trace)
+            for g, want in zip(got, outs):
+                if g.shape != want.shape:
+                    die("%s set %d: interpreter shape %s vs golden %s" % (name, k, g.shape, want.shape))
+                scale = max(1.0, float(np.max(np.abs(want))))
+                err = float(np.max(np.abs(g - want)))
+                if err > 1e-4 * scale:
+                    die("%s set %d: interpreter vs golden max abs error %g" % (name, k, err))
+                errs.append(err)
+        if source == "onnx.helper":
+            inits = {}
+            for g in [model.graph] + [a.g for n in walk_nodes(model.graph) for a in n.attribute
+                                      if a.type == onnx.AttributeProto.GRAPH]:
+                inits.update({t.name: numpy_helper.to_array(t) for t in g.initializer})
+            for n in walk_nodes(model.graph):
+                if n.op_type == "ConvTranspose":
+                    w = inits[n.input[1]]
+                    b = inits[n.input[2]] if len(n.input) > 2 else None
+                    for xshape in trace[n.name]:
+                        helper_nodes.append(("%s/%s" % (name, n.name), n, xshape, w, b))
+        nodes_top = len(model.graph.node)
+        all_nodes = list(walk_nodes(model.graph))
+        cts = [n for n in all_nodes if n.op_type == "ConvTranspose"]
+        leg = [(n, legalize_reasons(n)) for n in cts]
+        ops = sorted({n.op_type for n in all_nodes})
+        rows.append(dict(name=name, opset=opset, source=source, what=what, size=size,
+                         nodes=nodes_top, nodes_all=len(all_nodes), cts=cts, leg=leg,
+                         nsets=len(datasets), full=full, err=max(errs), ops=ops,
+                         shapes=[tuple(np.shape(a)) for a in datasets[0][0]],
+                         oshapes=[tuple(np.shape(a)) for a in datasets[0][1]]))
+        print("\n%s: opset %d, %s, %d bytes, %d nodes (%d incl. subgraphs), %d data set(s), "
+              "interpreter max abs err %.2e, full_check: %s" % (name, opset, source, size, nodes_top,
+                                                                 len(all_nodes), len(datasets), max(errs), full))
+        print("  ops: %s" % " ".join(ops))
+        for n, (reasons, strict) in leg:
+            print("  ConvTranspose %-34s %s  -> %s" % (n.name, fmt_attrs(n),
+                                                       ",".join(reasons) if reasons else
+                                                       ("strict-only" if strict else "unchanged")))
+
+    checked, skipped = validate_against_torch_padding(helper_nodes)
+    print("\nConvTranspose reference vs torch's padding/output_padding (flipping axes where needed): "
+          "%d cases match (%d helper-model nodes among them), %d not expressible/invalid skipped"
+          % (checked, len(helper_nodes), skipped))
+    if args.only:
+        return
+    write_tsv(os.path.join(args.out, "models.tsv"), rows)
+    write_readme(os.path.join(args.out, "README.md"), rows)
+    print("\nwrote %d models, models.tsv, README.md under %s" % (len(rows), os.path.abspath(args.out)))
+
+
+def write_tsv(path, rows):
+    cols = ["name", "opset", "n_nodes", "n_convtranspose", "n_legalize", "n_legalize_strict",
+            "n_datasets", "source", "legalize"]
+    with open(path + ".tmp", "w") as f:
+        f.write("\t".join(cols) + "\n")
+        for r in rows:
+            leg = [(n.name, reasons) for n, (reasons, strict) in r["leg"] if reasons]
+            f.write("\t".join(map(str, [
+                r["name"], r["opset"], r["nodes_all"], len(r["cts"]), len(leg),
+                sum(1 for _, (_, strict) in r["leg"] if strict), r["nsets"],
+                "torch" if r["source"].startswith("torch") else "helper",
+                ";".join("%s=%s" % (n, "+".join(rs)) for n, rs in leg) or "-"])) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+README_HEAD = """# tconv regression models
+
+Real architectures with random weights (fixed seeds, eval mode), each an ONNX test
+directory in the layout of ONNX's conformance tests:
+
+    <name>/model.onnx
+    <name>/test_data_set_K/input_N.pb, output_N.pb   (serialized TensorProto, named after
+                                                       the graph inputs/outputs; inputs are
+                                                       the graph inputs that are not initializers)
+
+Run one with `tconv-run models/<name>`; `tconv-import --check` on any `model.onnx`
+compares the legalized graph with the original.
+
+**Do not edit by hand.** Everything here (models, data, `models.tsv`, this file) is written by
+`generate.py`:
+
+    /usr/bin/python3 models/generate.py          # Debian python3-onnx 1.12, python3-torch 1.13, numpy
+    /usr/bin/python3 models/generate.py --only if_branch   # one model; README/TSV untouched
+    /usr/bin/python3 models/generate.py --out /tmp/m       # elsewhere, e.g. to diff
+
+The ONNX conformance tests are looked up in `../../shared` relative to the script
+(`--shared DIR` or `$TCONV_SHARED` to override). Python is needed only to regenerate;
+tconv and its tests never run it.
+
+It is deterministic (fixed seeds, one torch thread): re-running it on the same machine
+reproduces the files byte for byte (torch's float32 results may differ in the last bits on
+another CPU; compare with a tolerance).
+
+## Golden data
+
+- **torch export** models: torch's own float32 forward output (eval mode); exported with
+  `torch.onnx.export(..., do_constant_folding=True)`, named inputs/outputs, weights as
+  initializers. Weights: He-normal, then rescaled per layer to unit output variance on a
+  calibration batch (LSUV); BatchNorm running statistics randomized so eval-mode BN is not
+  the identity (torch folds BN into a preceding Conv, not into a ConvTranspose).
+- **onnx.helper** models: an independent float64 computation: torch's VALID transposed
+  convolution (`F.conv_transpose{1,2,3}d`, padding 0, no bias), then the crop / extension /
+  bias of DESIGN.md section 1 in numpy (`out[o] = full[o + pb]` where `0 <= o + pb < F`,
+  else 0; then bias everywhere; floor division for the pad split), then the rest of the
+  graph written out by hand.
+- That reference (`conv_transpose_ref`) is validated on every run, and any mismatch aborts:
+  1. against all 11 ONNX conformance tests `shared/onnx/node-tests/test_convtranspose*`;
+  2. against 14 cases hand-computed from the ONNX operator text, for the rules no
+     conformance test covers (SAME_LOWER, `output_shape` with SAME_UPPER or N,C in front,
+     negative totals, bias past F, SAME + output_padding);
+  3. against PyTorch's own `padding`/`output_padding` (with axis flips and zero-extended
+     inputs where needed) on ~400 seeded attribute sets (1-3-D, every auto_pad, pads,
+     output_padding, output_shape, dilation, group, bias) and on every ConvTranspose node
+     of the helper-built models at its real input shape.
+- Every model is cross-checked on every data set by a small float64 ONNX interpreter in
+  `generate.py` (ConvTranspose via the reference, other ops from the ONNX spec), so the torch
+  exporter's attributes are checked against ONNX semantics and the helper graphs' wiring
+  against the hand-written computation. `onnx.checker.check_model` passes on every model.
+
+Outputs are O(1) (weights are rescaled layer by layer to unit output variance), and golden
+data is float32: compare with a tolerance; rtol 1e-3, atol 1e-4 is suggested. The "max err"
+column is the largest absolute difference between `generate.py`'s float64 evaluation of
+`model.onnx` and the golden outputs.
+
+## Models
+
+"""
+
+README_TAIL = """
+Legend for the ConvTranspose column, per node: `k` kernel, `s` stride, `p` pads
+(begin..., end...), `d` dilation, `g` group, `op` output_padding, `os` output_shape; **bold**
+marks nodes the default policy must rewrite (auto_pad SAME_*, asymmetric pads,
+`output_shape`, nonzero `output_padding`), *(strict)* nodes only the strict policy rewrites.
+
+## models.tsv
+
+Tab-separated, one header row, one row per model, for the test harness:
+
+| column | meaning |
+|---|---|
+| `name` | directory name |
+| `opset` | default-domain opset |
+| `n_nodes` | nodes, subgraphs included |
+| `n_convtranspose` | ConvTranspose nodes, subgraphs included |
+| `n_legalize` | ConvTranspose nodes the default policy rewrites (auto_pad SAME_*, asymmetric pads, output_shape, nonzero output_padding) |
+| `n_legalize_strict` | ConvTranspose nodes the strict policy rewrites (also symmetric nonzero pads) |
+| `n_datasets` | number of `test_data_set_K` directories |
+| `source` | `torch` (torch.onnx.export) or `helper` (onnx.helper) |
+| `legalize` | `node=reason[+reason]` for each node the default policy rewrites, `;`-separated, or `-` |
+"""
+
+
+def short_attrs(node):
+    a = node_attrs(node)
+    parts = []
+    if "kernel_shape" in a:
+        parts.append("k%s" % "x".join(map(str, a["kernel_shape"])))
+    else:
+        parts.append("k(from W)")
+    if a.get("strides"):
+        parts.append("s%s" % "x".join(map(str, a["strides"])))
+    if any(a.get("pads") or []):
+        parts.append("p[%s]" % ",".join(map(str, a["pads"])))
+    if any(v != 1 for v in a.get("dilations") or []):
+        parts.append("d%s" % "x".join(map(str, a["dilations"])))
+    if a.get("group", 1) != 1:
+        parts.append("g%d" % a["group"])
+    if _s(a.get("auto_pad", "NOTSET")) not in ("NOTSET", ""):
+        parts.append(_s(a["auto_pad"]))
+    if any(a.get("output_padding") or []):
+        parts.append("op%s" % "x".join(map(str, a["output_padding"])))
+    if a.get("output_shape"):
+        parts.append("os[%s]" % ",".join(map(str, a["output_shape"])))
+    return " ".join(parts)
+
+
+def write_readme(path, rows):
+    lines = [README_HEAD,
+             "| model | exercises | opset | model.onnx | nodes | ConvTranspose nodes | legalize (default) | source | data sets | max err |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cts = []
+        for n, (reasons, strict) in r["leg"]:
+            s = short_attrs(n)
+            cts.append("**%s**" % s if reasons else ("%s *(strict)*" % s if strict else s))
+        nodes = "%d" % r["nodes"] if r["nodes"] == r["nodes_all"] else \
+            "%d (%d incl. subgraphs)" % (r["nodes"], r["nodes_all"])
+        nleg = sum(1 for _, (rs, _) in r["leg"] if rs)
+        lines.append("| `%s` | %s | %d | %.0f KiB | %s | %s | %d of %d | %s | %d | %.1e |" % (
+            r["name"], r["what"], r["opset"], r["size"] / 1024.0, nodes, "<br>".join(cts),
+            nleg, len(r["cts"]), r["source"], r["nsets"], r["err"]))
+    lines.append("")
+    lines.append("Inputs -> outputs (data set 0); ops used:")
+    lines.append("")
+    for r in rows:
+        lines.append("- `%s`: %s -> %s; %s" % (
+            r["name"], ", ".join("x".join(map(str, s)) if s else "scalar" for s in r["shapes"]),
+            ", ".join("x".join(map(str, s)) for s in r["oshapes"]), ", ".join(r["ops"])))
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(lines) + "\n" + README_TAIL)
+    os.replace(path + ".tmp", path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+/* Node attributes: typed getters that report a wrong type with the node and attribute name, and
+ * setters that keep the attribute list free of duplicates. */
+#include "ir/ir.h"
+
+#include <string.h>
+
+static const char *const ATTR_TYPE_NAMES[] = {
+    "UNDEFINED",      "FLOAT",      "INT",        "STRING",  "TENSOR", "GRAPH",
+    "FLOATS",         "INTS",       "STRINGS",    "TENSORS", "GRAPHS", "SPARSE_TENSOR",
+    "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
+
+const char *tconv_attr_type_name(int type) {
+    if (type < 0 || type > TCONV_ATTR_TYPE_PROTOS)
+        return "UNKNOWN";
+    return ATTR_TYPE_NAMES[type];
+}
+
+const tconv_attr *tconv_node_attr(const tconv_node *node, const char *name) {
+    for (size_t i = 0; i < node->n_attrs; i++) {
+        if (node->attrs[i].name && strcmp(node->attrs[i].name, name) == 0)
+            return &node->attrs[i];
+    }
+    return NULL;
+}
+
+static tconv_status wrong_type(const tconv_node *node, const tconv_attr *attr, tconv_attr_type want,
+                               tconv_error *err) {
+    char where[256];
+    return tconv_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': expected %s, got %s",
+                           tconv_node_describe(node, where, sizeof where), attr->name,
+                           tconv_attr_type_name(want), tconv_attr_type_name(attr->type));
+}
+
+tconv_status tconv_node_attr_int(const tconv_node *node, const char *name, int64_t fallback,
+                                 int64_t *out, tconv_error *err) {
+    const tconv_attr *a = tconv_node_attr(node, name);
+    if (!a) {
+        *out = fallback;
+        return TCONV_OK;
+    }
+    if (a->type != TCONV_ATTR_INT)
+        return wrong_type(node, a, TCONV_ATTR_INT, err);
+    *out = a->i;
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_attr_float(const tconv_node *node, const char *name, float fallback,
+                                   float *out, tconv_error *err) {
+    const tconv_attr *a = tconv_node_attr(node, name);
+    if (!a) {
+        *out = fallback;
+        return TCONV_OK;
+    }
+    if (a->type != TCONV_ATTR_FLOAT)
+        return wrong_type(node, a, TCONV_ATTR_FLOAT, err);
+    *out = a->f;
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
+                                    const char **out, tconv_error *err) {
+    const tconv_attr *a = tconv_node_attr(node, name);
+    if (!a) {
+        *out = fallback;
+        return TCONV_OK;
+    }
+    if (a->type != TCONV_ATTR_STRING)
+        return wrong_type(node, a, TCONV_ATTR_STRING, err);
+    char *s = tconv_arena_alloc(node->graph->model->arena, a->s.len + 1);
+    if (!s)
+        return tconv_error_nomem(err, "a string attribute");
+    if (a->s.len)
+        memcpy(s, a->s.data, a->s.len);
+    *out = s;
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_attr_ints(const tconv_node *node, const char *name, bool *present,
+                                  const int64_t **values, size_t *count, tconv_error *err) {
+    const tconv_attr *a = tconv_node_attr(node, name);
+    *present = false;
+    *values = NULL;
+    *count = 0;
+    if (!a)
+        return TCONV_OK;
+    if (a->type != TCONV_ATTR_INTS)
+        return wrong_type(node, a, TCONV_ATTR_INTS, err);
+    *present = true;
+    *values = a->ints;
+    *count = a->n;
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_attr_floats(const tconv_node *node, const char *name, bool *present,
+                                    const float **values, size_t *count, tconv_error *err) {
+    const tconv_attr *a = tconv_node_attr(node, name);
+    *present = false;
+    *values = NULL;
+    *count = 0;
+    if (!a)
+        return TCONV_OK;
+    if (a->type != TCONV_ATTR_FLOATS)
+        return wrong_type(node, a, TCONV_ATTR_FLOATS, err);
+    *present = true;
+    *values = a->floats;
+    *count = a->n;
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_add_attr(tconv_node *node, const tconv_attr *attr, tconv_error *err) {
+    tconv_arena *arena = node->graph->model->arena;
+    if (!tconv_arena_grow_array(arena, (void **)&node->attrs, &node->cap_attrs, sizeof(tconv_attr),
+                                node->n_attrs + 1))
+        return tconv_error_nomem(err, "an attribute");
+    node->attrs[node->n_attrs++] = *attr;
+    return TCONV_OK;
+}
+
+void tconv_node_remove_attr(tconv_node *node, const char *name) {
+    size_t k = 0;
+    for (size_t i = 0; i < node->n_attrs; i++) {
+        if (!node->attrs[i].name || strcmp(node->attrs[i].name, name) != 0)
+            node->attrs[k++] = node->attrs[i];
+    }
+    node->n_attrs = k;
+}
+
+/* Replaces an attribute of the same name in place (keeping attribute order) or appends. */
+static tconv_status put_attr(tconv_node *node, tconv_attr *attr, tconv_error *err) {
+    attr->name = tconv_arena_strdup(node->graph->model->arena, attr->name);
+    if (!attr->name)
+        return tconv_error_nomem(err, "an attribute name");
+    for (size_t i = 0; i < node->n_attrs; i++) {
+        if (node->attrs[i].name && strcmp(node->attrs[i].name, attr->name) == 0) {
+            node->attrs[i] = *attr;
+            return TCONV_OK;
+        }
+    }
+    return tconv_node_add_attr(node, attr, err);
+}
+
+tconv_status tconv_node_set_attr_int(tconv_node *node, const char *name, int64_t value,
+                                     tconv_error *err) {
+    tconv_attr a = {.name = name, .type = TCONV_ATTR_INT, .i = value};
+    return put_attr(node, &a, err);
+}
+
+tconv_status tconv_node_set_attr_float(tconv_node *node, const char *name, float value,
+                                       tconv_error *err) {
+    tconv_attr a = {.name = name, .type = TCONV_ATTR_FLOAT, .f = value};
+    return put_attr(node, &a, err);
+}
+
+tconv_status tconv_node_set_attr_string(tconv_node *node, const char *name, const char *value,
+                                        tconv_error *err) {
+    size_t len = strlen(value);
+    const uint8_t *copy = tconv_arena_memdup(node->graph->model->arena, value, len + 1);
+    if (!copy)
+        return tconv_error_nomem(err, "a string attribute");
+    tconv_attr a = {.name = name, .type = TCONV_ATTR_STRING, .s = {copy, len}};
+    return put_attr(node, &a, err);
+}
+
+tconv_status tconv_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
+                                      size_t count, tconv_error *err) {
+    int64_t *copy =
+        tconv_arena_calloc(node->graph->model->arena, count ? count : 1, sizeof(int64_t));
+    if (!copy)
+        return tconv_error_nomem(err, "an INTS attribute");
+    if (count)
+        memcpy(copy, values, count * sizeof(int64_t));
+    tconv_attr a = {.name = name, .type = TCONV_ATTR_INTS, .ints = copy, .n = count};
+    return put_attr(node, &a, err);
+}
+
+tconv_status tconv_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
+                                        tconv_error *err) {
+    tconv_attr a = {.name = name, .type = TCONV_ATTR_TENSOR, .t = tensor};
+    return put_attr(node, &a, err);
+}

@@ -1,0 +1,35 @@
+/* Error records: a status plus a formatted message with the context (file, node, field) that a
+ * user needs to fix their input. Deep code fills one in and returns the status; callers add
+ * context with tconv_error_prefix as the error travels up. The library never prints. */
+#ifndef TCONV_IR_ERROR_H
+#define TCONV_IR_ERROR_H
+
+#include "tconv/status.h"
+
+#define TCONV_ERROR_MESSAGE_MAX 1024
+
+typedef struct tconv_error {
+    tconv_status status;
+    char message[TCONV_ERROR_MESSAGE_MAX];
+} tconv_error;
+
+#if defined(__GNUC__)
+#define TCONV_PRINTF(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
+#else
+#define TCONV_PRINTF(fmt_index, args_index)
+#endif
+
+void tconv_error_clear(tconv_error *err);
+
+/* Records status and message in err (which may be NULL) and returns status, so that deep code can
+ * write `return tconv_error_set(err, TCONV_ERR_INVALID, "node '%s': ...", name);`. */
+tconv_status tconv_error_set(tconv_error *err, tconv_status status, const char *fmt, ...)
+    TCONV_PRINTF(3, 4);
+
+/* Prepends context ("model.onnx: ") to the message already in err; returns err->status. */
+tconv_status tconv_error_prefix(tconv_error *err, const char *fmt, ...) TCONV_PRINTF(2, 3);
+
+/* Shorthand for an allocation failure; `what` says what was being allocated. */
+tconv_status tconv_error_nomem(tconv_error *err, const char *what);
+
+#endif

@@ -1,0 +1,511 @@
+/* Model, graph, node and value bookkeeping: the invariants of ir.h (SSA producers, use lists,
+ * unique names) are kept here and only here. */
+#include "ir/ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- model */
+
+tconv_status tconv_model_create(tconv_model **out, tconv_error *err) {
+    *out = NULL;
+    tconv_arena *arena = tconv_arena_create();
+    tconv_model *model = arena ? tconv_arena_alloc(arena, sizeof *model) : NULL;
+    if (!model) {
+        tconv_arena_destroy(arena);
+        return tconv_error_nomem(err, "a model");
+    }
+    model->arena = arena;
+    model->dir = ".";
+    tconv_name_map_init(&model->names);
+    tconv_name_map_init(&model->name_suffixes);
+    tconv_status st = tconv_graph_create(model, NULL, &model->graph, err);
+    if (st != TCONV_OK) {
+        tconv_model_free(model);
+        return st;
+    }
+    *out = model;
+    return TCONV_OK;
+}
+
+void tconv_model_free(tconv_model *model) {
+    if (!model)
+        return;
+    for (size_t i = 0; i < model->n_all_graphs; i++)
+        tconv_name_map_free(&model->all_graphs[i]->values);
+    tconv_name_map_free(&model->names);
+    tconv_name_map_free(&model->name_suffixes);
+    if (model->release)
+        model->release(model->release_owner);
+    tconv_arena_destroy(model->arena);
+}
+
+static bool is_default_domain(const char *domain) {
+    return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
+}
+
+int64_t tconv_model_opset(const tconv_model *model, const char *domain) {
+    bool want_default = is_default_domain(domain);
+    for (size_t i = 0; i < model->n_opsets; i++) {
+        const char *d = model->opsets[i].domain;
+        if (want_default ? is_default_domain(d) : (d && strcmp(d, domain) == 0))
+            return model->opsets[i].version;
+    }
+    return 0;
+}
+
+tconv_status tconv_model_set_opset(tconv_model *model, const char *domain, int64_t version,
+                                   tconv_error *err) {
+    bool want_default = is_default_domain(domain);
+    for (size_t i = 0; i < model->n_opsets; i++) {
+        const char *d = model->opsets[i].domain;
+        if (want_default ? is_default_domain(d) : (d && strcmp(d, domain) == 0)) {
+            model->opsets[i].version = version;
+            return TCONV_OK;
+        }
+    }
+    if (!tconv_arena_grow_array(model->arena, (void **)&model->opsets, &model->cap_opsets,
+                                sizeof(tconv_opset), model->n_opsets + 1))
+        return tconv_error_nomem(err, "an opset import");
+    tconv_opset *op = &model->opsets[model->n_opsets++];
+    op->domain = tconv_arena_strdup(model->arena, domain ? domain : "");
+    op->version = version;
+    op->origin = NULL;
+    return op->domain ? TCONV_OK : tconv_error_nomem(err, "an opset domain");
+}
+
+/* ---------------------------------------------------------------- graphs and values */
+
+tconv_status tconv_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
+                                tconv_error *err) {
+    tconv_graph *graph = tconv_arena_alloc(model->arena, sizeof *graph);
+    if (!graph ||
+        !tconv_arena_grow_array(model->arena, (void **)&model->all_graphs, &model->cap_all_graphs,
+                                sizeof(tconv_graph *), model->n_all_graphs + 1))
+        return tconv_error_nomem(err, "a graph");
+    graph->model = model;
+    graph->parent = parent;
+    tconv_name_map_init(&graph->values);
+    model->all_graphs[model->n_all_graphs++] = graph;
+    *out = graph;
+    return TCONV_OK;
+}
+
+tconv_value *tconv_graph_find_value(const tconv_graph *graph, const char *name) {
+    for (const tconv_graph *g = graph; g; g = g->parent) {
+        tconv_value *v = tconv_name_map_get(&g->values, name);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+static tconv_status graph_new_value(tconv_graph *graph, const char *name, tconv_value **out,
+                                    tconv_error *err) {
+    tconv_model *model = graph->model;
+    tconv_value *v = tconv_arena_alloc(model->arena, sizeof *v);
+    const char *owned = v ? tconv_arena_strdup(model->arena, name) : NULL;
+    if (!owned || !tconv_name_map_put(&graph->values, owned, v) ||
+        !tconv_name_map_put(&model->names, owned, v))
+        return tconv_error_nomem(err, "a value");
+    v->name = owned;
+    v->graph = graph;
+    v->type.rank = -1;
+    *out = v;
+    return TCONV_OK;
+}
+
+tconv_status tconv_graph_get_or_add_value(tconv_graph *graph, const char *name, tconv_value **out,
+                                          tconv_error *err) {
+    tconv_value *v = tconv_name_map_get(&graph->values, name);
+    if (v) {
+        *out = v;
+        return TCONV_OK;
+    }
+    return graph_new_value(graph, name, out, err);
+}
+
+/* base if unused, else base_1, base_2, ...: readable names that never collide. The next
+ * suffix to try is remembered per base, so naming many values after one base stays linear. */
+static char *unique_name(tconv_model *model, const char *base) {
+    if (!tconv_name_map_contains(&model->names, base))
+        return tconv_arena_strdup(model->arena, base);
+    uintptr_t k = (uintptr_t)tconv_name_map_get(&model->name_suffixes, base);
+    size_t len = strlen(base) + 24;
+    char *buf = malloc(len);
+    if (!buf)
+        return NULL;
+    char *result = NULL;
+    for (k = k ? k : 1;; k++) {
+        snprintf(buf, len, "%s_%lu", base, (unsigned long)k);
+        if (!tconv_name_map_contains(&model->names, buf)) {
+            result = tconv_arena_strdup(model->arena, buf);
+            break;
+        }
+    }
+    free(buf);
+    const char *key = tconv_name_map_contains(&model->name_suffixes, base)
+                          ? base
+                          : tconv_arena_strdup(model->arena, base);
+    if (!result || !key || !tconv_name_map_put(&model->name_suffixes, key, (void *)(k + 1)))
+        return NULL;
+    return result;
+}
+
+tconv_status tconv_graph_add_unique_value(tconv_graph *graph, const char *base, tconv_value **out,
+                                          tconv_error *err) {
+    char *name = unique_name(graph->model, base);
+    if (!name)
+        return tconv_error_nomem(err, "a value name");
+    return graph_new_value(graph, name, out, err);
+}
+
+const char *tconv_model_unique_node_name(tconv_model *model, const char *base) {
+    char *name = unique_name(model, base);
+    if (name && !tconv_name_map_put(&model->names, name, NULL))
+        return NULL;
+    return name;
+}
+
+static tconv_status append_value_info(tconv_graph *graph, tconv_value_info **array, size_t *n,
+                                      size_t *cap, tconv_value *value, const void *origin,
+                                      tconv_error *err) {
+    if (!tconv_arena_grow_array(graph->model->arena, (void **)array, cap, sizeof(tconv_value_info),
+                                *n + 1))
+        return tconv_error_nomem(err, "a graph value list");
+    (*array)[*n].value = value;
+    (*array)[*n].origin = origin;
+    (*n)++;
+    return TCONV_OK;
+}
+
+tconv_status tconv_graph_add_input(tconv_graph *graph, tconv_value *value, const void *origin,
+                                   tconv_error *err) {
+    value->is_graph_input = true;
+    return append_value_info(graph, &graph->inputs, &graph->n_inputs, &graph->cap_inputs, value,
+                             origin, err);
+}
+
+tconv_status tconv_graph_add_output(tconv_graph *graph, tconv_value *value, const void *origin,
+                                    tconv_error *err) {
+    return append_value_info(graph, &graph->outputs, &graph->n_outputs, &graph->cap_outputs, value,
+                             origin, err);
+}
+
+tconv_status tconv_graph_add_value_info(tconv_graph *graph, tconv_value *value, const void *origin,
+                                        tconv_error *err) {
+    return append_value_info(graph, &graph->value_info, &graph->n_value_info,
+                             &graph->cap_value_info, value, origin, err);
+}
+
+tconv_status tconv_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor,
+                                         tconv_error *err) {
+    if (!tensor->name)
+        return tconv_error_set(err, TCONV_ERR_INVALID, "initializer #%zu has no name",
+                               graph->n_initializers);
+    tconv_value *value;
+    tconv_status st = tconv_graph_get_or_add_value(graph, tensor->name, &value, err);
+    if (st != TCONV_OK)
+        return st;
+    if (!tconv_arena_grow_array(graph->model->arena, (void **)&graph->initializers,
+                                &graph->cap_initializers, sizeof(tconv_tensor *),
+                                graph->n_initializers + 1))
+        return tconv_error_nomem(err, "the initializer list");
+    graph->initializers[graph->n_initializers++] = tensor;
+    value->initializer = tensor;
+    tensor->value = value;
+    if (value->type.kind == TCONV_TYPE_NONE) {
+        value->type.kind = TCONV_TYPE_TENSOR;
+        value->type.dtype = tensor->dtype;
+        value->type.rank = tensor->rank;
+        value->type.dims =
+            tconv_arena_calloc(graph->model->arena, (size_t)tensor->rank + 1, sizeof(tconv_dim));
+        if (!value->type.dims)
+            return tconv_error_nomem(err, "an initializer type");
+        for (int i = 0; i < tensor->rank; i++) {
+            value->type.dims[i].kind = TCONV_DIM_STATIC;
+            value->type.dims[i].value = tensor->dims[i];
+        }
+    }
+    return TCONV_OK;
+}
+
+void tconv_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor) {
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n_initializers; i++) {
+        if (graph->initializers[i] != tensor)
+            graph->initializers[k++] = graph->initializers[i];
+    }
+    graph->n_initializers = k;
+    if (tensor->value && tensor->value->initializer == tensor)
+        tensor->value->initializer = NULL;
+    tensor->value = NULL;
+}
+
+size_t tconv_graph_retain_initializers(tconv_graph *graph,
+                                       bool (*keep)(const tconv_tensor *tensor, void *ctx),
+                                       void *ctx) {
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n_initializers; i++) {
+        tconv_tensor *tensor = graph->initializers[i];
+        if (keep(tensor, ctx)) {
+            graph->initializers[k++] = tensor;
+            continue;
+        }
+        if (tensor->value && tensor->value->initializer == tensor)
+            tensor->value->initializer = NULL;
+        tensor->value = NULL;
+    }
+    size_t removed = graph->n_initializers - k;
+    graph->n_initializers = k;
+    return removed;
+}
+
+size_t tconv_graph_retain_value_info(tconv_graph *graph,
+                                     bool (*keep)(const tconv_value *value, void *ctx), void *ctx) {
+    size_t k = 0;
+    for (size_t i = 0; i < graph->n_value_info; i++) {
+        if (keep(graph->value_info[i].value, ctx))
+            graph->value_info[k++] = graph->value_info[i];
+    }
+    size_t removed = graph->n_value_info - k;
+    graph->n_value_info = k;
+    return removed;
+}
+
+static bool value_info_contains(const tconv_value_info *list, size_t n, const tconv_value *v) {
+    for (size_t i = 0; i < n; i++) {
+        if (list[i].value == v)
+            return true;
+    }
+    return false;
+}
+
+bool tconv_graph_has_value_info(const tconv_graph *graph, const tconv_value *value) {
+    return value_info_contains(graph->value_info, graph->n_value_info, value);
+}
+
+bool tconv_graph_is_output(const tconv_graph *graph, const tconv_value *value) {
+    return value_info_contains(graph->outputs, graph->n_outputs, value);
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+tconv_status tconv_node_create(tconv_graph *graph, const char *op_type, const char *domain,
+                               const char *name, tconv_node **out, tconv_error *err) {
+    tconv_arena *arena = graph->model->arena;
+    tconv_node *node = tconv_arena_alloc(arena, sizeof *node);
+    if (!node)
+        return tconv_error_nomem(err, "a node");
+    node->graph = graph;
+    node->op_type = tconv_arena_strdup(arena, op_type ? op_type : "");
+    node->domain = tconv_arena_strdup(arena, domain);
+    node->name = tconv_arena_strdup(arena, name);
+    if (!node->op_type || (domain && !node->domain) || (name && !node->name))
+        return tconv_error_nomem(err, "a node");
+    if (node->name && !tconv_name_map_contains(&graph->model->names, node->name) &&
+        !tconv_name_map_put(&graph->model->names, node->name, NULL))
+        return tconv_error_nomem(err, "a node name");
+    node->id = graph->model->next_id++;
+    *out = node;
+    return TCONV_OK;
+}
+
+static void link_between(tconv_graph *graph, tconv_node *prev, tconv_node *next, tconv_node *node) {
+    node->graph = graph;
+    node->prev = prev;
+    node->next = next;
+    if (prev)
+        prev->next = node;
+    else
+        graph->first = node;
+    if (next)
+        next->prev = node;
+    else
+        graph->last = node;
+    graph->n_nodes++;
+}
+
+void tconv_graph_append_node(tconv_graph *graph, tconv_node *node) {
+    link_between(graph, graph->last, NULL, node);
+}
+
+void tconv_graph_insert_before(tconv_graph *graph, tconv_node *pos, tconv_node *node) {
+    link_between(graph, pos ? pos->prev : graph->last, pos, node);
+}
+
+void tconv_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node) {
+    link_between(graph, pos, pos ? pos->next : graph->first, node);
+}
+
+static void value_remove_use(tconv_value *value, const tconv_node *node, size_t index) {
+    for (size_t i = 0; i < value->n_uses; i++) {
+        if (value->uses[i].node == node && value->uses[i].input_index == index) {
+            value->uses[i] = value->uses[--value->n_uses];
+            return;
+        }
+    }
+}
+
+static bool value_add_use(tconv_model *model, tconv_value *value, tconv_node *node, size_t index) {
+    if (!tconv_arena_grow_array(model->arena, (void **)&value->uses, &value->cap_uses,
+                                sizeof(tconv_use), value->n_uses + 1))
+        return false;
+    value->uses[value->n_uses].node = node;
+    value->uses[value->n_uses].input_index = index;
+    value->n_uses++;
+    return true;
+}
+
+void tconv_graph_remove_node(tconv_graph *graph, tconv_node *node) {
+    for (size_t i = 0; i < node->n_inputs; i++) {
+        if (node->inputs[i])
+            value_remove_use(node->inputs[i], node, i);
+    }
+    for (size_t i = 0; i < node->n_outputs; i++) {
+        if (node->outputs[i] && node->outputs[i]->producer == node)
+            node->outputs[i]->producer = NULL;
+    }
+    if (node->prev)
+        node->prev->next = node->next;
+    else
+        graph->first = node->next;
+    if (node->next)
+        node->next->prev = node->prev;
+    else
+        graph->last = node->prev;
+    node->prev = node->next = NULL;
+    graph->n_nodes--;
+}
+
+tconv_status tconv_node_add_input(tconv_node *node, tconv_value *value, tconv_error *err) {
+    tconv_model *model = node->graph->model;
+    if (!tconv_arena_grow_array(model->arena, (void **)&node->inputs, &node->cap_inputs,
+                                sizeof(tconv_value *), node->n_inputs + 1))
+        return tconv_error_nomem(err, "node inputs");
+    size_t index = node->n_inputs++;
+    node->inputs[index] = value;
+    if (value && !value_add_use(model, value, node, index))
+        return tconv_error_nomem(err, "a value use");
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_set_input(tconv_node *node, size_t index, tconv_value *value,
+                                  tconv_error *err) {
+    if (index >= node->n_inputs)
+        return tconv_error_set(err, TCONV_ERR_USAGE, "input index %zu out of range (%zu inputs)",
+                               index, node->n_inputs);
+    if (node->inputs[index])
+        value_remove_use(node->inputs[index], node, index);
+    node->inputs[index] = value;
+    if (value && !value_add_use(node->graph->model, value, node, index))
+        return tconv_error_nomem(err, "a value use");
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_add_output(tconv_node *node, tconv_value *value, tconv_error *err) {
+    if (!tconv_arena_grow_array(node->graph->model->arena, (void **)&node->outputs,
+                                &node->cap_outputs, sizeof(tconv_value *), node->n_outputs + 1))
+        return tconv_error_nomem(err, "node outputs");
+    size_t index = node->n_outputs++;
+    node->outputs[index] = value;
+    if (value) {
+        value->producer = node;
+        value->producer_index = index;
+    }
+    return TCONV_OK;
+}
+
+tconv_status tconv_node_set_output(tconv_node *node, size_t index, tconv_value *value,
+                                   tconv_error *err) {
+    if (index >= node->n_outputs)
+        return tconv_error_set(err, TCONV_ERR_USAGE, "output index %zu out of range (%zu outputs)",
+                               index, node->n_outputs);
+    tconv_value *old = node->outputs[index];
+    if (old && old->producer == node)
+        old->producer = NULL;
+    node->outputs[index] = value;
+    if (value) {
+        value->producer = node;
+        value->producer_index = index;
+    }
+    return TCONV_OK;
+}
+
+tconv_status tconv_value_replace_uses(tconv_value *from, tconv_value *to, tconv_error *err) {
+    while (from->n_uses > 0) {
+        tconv_use use = from->uses[from->n_uses - 1];
+        tconv_status st = tconv_node_set_input(use.node, use.input_index, to, err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+tconv_status tconv_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, int rank,
+                                         const tconv_dim *dims, tconv_error *err) {
+    tconv_dim *copy = NULL;
+    if (rank > 0) {
+        copy = tconv_arena_calloc(value->graph->model->arena, (size_t)rank, sizeof(tconv_dim));
+        if (!copy)
+            return tconv_error_nomem(err, "a value type");
+        memcpy(copy, dims, (size_t)rank * sizeof(tconv_dim));
+    }
+    value->type.kind = TCONV_TYPE_TENSOR;
+    value->type.dtype = dtype;
+    value->type.rank = rank;
+    value->type.dims = copy;
+    value->type_dirty = true;
+    return TCONV_OK;
+}
+
+bool tconv_value_static_shape(const tconv_value *value, int64_t *dims, int *rank) {
+    const tconv_type *t = &value->type;
+    if (t->kind != TCONV_TYPE_TENSOR || t->rank < 0 || t->rank > TCONV_MAX_RANK)
+        return false;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->dims[i].kind != TCONV_DIM_STATIC)
+            return false;
+        dims[i] = t->dims[i].value;
+    }
+    *rank = t->rank;
+    return true;
+}
+
+size_t tconv_node_index(const tconv_node *node) {
+    size_t index = 0;
+    for (const tconv_node *n = node->prev; n; n = n->prev)
+        index++;
+    return index;
+}
+
+bool tconv_node_is_onnx_domain(const tconv_node *node) {
+    return is_default_domain(node->domain);
+}
+
+const char *tconv_node_describe(const tconv_node *node, char *buf, size_t size) {
+    snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "",
+             tconv_node_index(node), node->op_type);
+    return buf;
+}
+
+tconv_status tconv_node_for_each_subgraph(tconv_node *node,
+                                          tconv_status (*fn)(tconv_graph *sub, void *ctx),
+                                          void *ctx) {
+    for (size_t i = 0; i < node->n_attrs; i++) {
+        const tconv_attr *a = &node->attrs[i];
+        if (a->type == TCONV_ATTR_GRAPH && a->g) {
+            tconv_status st = fn(a->g, ctx);
+            if (st != TCONV_OK)
+                return st;
+        } else if (a->type == TCONV_ATTR_GRAPHS) {
+            for (size_t k = 0; k < a->n; k++) {
+                tconv_status st = a->graphs[k] ? fn(a->graphs[k], ctx) : TCONV_OK;
+                if (st != TCONV_OK)
+                    return st;
+            }
+        }
+    }
+    return TCONV_OK;
+}

@@ -1,0 +1,81 @@
+#include "ir/name_map.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t name_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void tconv_name_map_init(tconv_name_map *map) {
+    map->slots = NULL;
+    map->capacity = 0;
+    map->count = 0;
+}
+
+void tconv_name_map_free(tconv_name_map *map) {
+    free(map->slots);
+    tconv_name_map_init(map);
+}
+
+static tconv_name_map_slot *map_find_slot(const tconv_name_map *map, const char *key) {
+    size_t mask = map->capacity - 1;
+    size_t i = (size_t)name_hash(key) & mask;
+    for (;;) {
+        tconv_name_map_slot *slot = &map->slots[i];
+        if (!slot->key || strcmp(slot->key, key) == 0)
+            return slot;
+        i = (i + 1) & mask;
+    }
+}
+
+void *tconv_name_map_get(const tconv_name_map *map, const char *key) {
+    if (!map->capacity || !key)
+        return NULL;
+    tconv_name_map_slot *slot = map_find_slot(map, key);
+    return slot->key ? slot->value : NULL;
+}
+
+bool tconv_name_map_contains(const tconv_name_map *map, const char *key) {
+    if (!map->capacity || !key)
+        return false;
+    return map_find_slot(map, key)->key != NULL;
+}
+
+static bool map_grow(tconv_name_map *map) {
+    size_t capacity = map->capacity ? map->capacity * 2 : 64;
+    if (capacity > SIZE_MAX / sizeof(tconv_name_map_slot))
+        return false;
+    tconv_name_map grown = {calloc(capacity, sizeof(tconv_name_map_slot)), capacity, 0};
+    if (!grown.slots)
+        return false;
+    for (size_t i = 0; i < map->capacity; i++) {
+        if (map->slots[i].key) {
+            *map_find_slot(&grown, map->slots[i].key) = map->slots[i];
+            grown.count++;
+        }
+    }
+    free(map->slots);
+    *map = grown;
+    return true;
+}
+
+bool tconv_name_map_put(tconv_name_map *map, const char *key, void *value) {
+    if (!key)
+        return false;
+    if ((map->count + 1) * 4 > map->capacity * 3 && !map_grow(map))
+        return false;
+    tconv_name_map_slot *slot = map_find_slot(map, key);
+    if (!slot->key) {
+        slot->key = key;
+        map->count++;
+    }
+    slot->value = value;
+    return true;
+}

@@ -1,0 +1,86 @@
+#include "ir/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tconv_strbuf_init(tconv_strbuf *sb) {
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+    sb->failed = false;
+}
+
+void tconv_strbuf_free(tconv_strbuf *sb) {
+    free(sb->data);
+    tconv_strbuf_init(sb);
+}
+
+static bool strbuf_reserve(tconv_strbuf *sb, size_t extra) {
+    if (sb->failed)
+        return false;
+    if (sb->len + extra + 1 <= sb->cap)
+        return true;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < sb->len + extra + 1)
+        cap *= 2;
+    char *grown = realloc(sb->data, cap);
+    if (!grown) {
+        sb->failed = true;
+        return false;
+    }
+    sb->data = grown;
+    sb->cap = cap;
+    return true;
+}
+
+static void strbuf_append_bytes(tconv_strbuf *sb, const char *s, size_t n) {
+    if (!strbuf_reserve(sb, n))
+        return;
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void tconv_strbuf_append(tconv_strbuf *sb, const char *s) {
+    strbuf_append_bytes(sb, s, strlen(s));
+}
+
+void tconv_strbuf_appendf(tconv_strbuf *sb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !strbuf_reserve(sb, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}
+
+void tconv_strbuf_append_json_string(tconv_strbuf *sb, const char *s, size_t len) {
+    strbuf_append_bytes(sb, "\"", 1);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            strbuf_append_bytes(sb, esc, 2);
+        } else if (c < 0x20) {
+            tconv_strbuf_appendf(sb, "\\u%04x", c);
+        } else {
+            strbuf_append_bytes(sb, (const char *)&c, 1);
+        }
+    }
+    strbuf_append_bytes(sb, "\"", 1);
+}
+
+const char *tconv_strbuf_str(const tconv_strbuf *sb) {
+    return sb->data ? sb->data : "";
+}
+
+char *tconv_strbuf_take(tconv_strbuf *sb) {
+    char *data = sb->data;
+    tconv_strbuf_init(sb);
+    return data;
+}

@@ -1,0 +1,808 @@
+/* IR verification (SSA, scoping, order, use lists, attribute types of known ops) and stable
+ * topological sorting. Both walk node lists iteratively; they recurse only into subgraphs,
+ * which the loader bounds (max_graph_depth) and VERIFY_MAX_DEPTH bounds here.
+ *
+ * A node that holds subgraphs depends on every outer value its subgraphs capture: an If whose
+ * branch reads %a must come after the producer of %a, exactly as if %a were an input. */
+#include "ir/ir.h"
+#include "ir/verify.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VERIFY_MAX_DEPTH 1024
+
+/* ---------------------------------------------------------------- pointer -> index map */
+
+typedef struct ptr_map {
+    const void **keys;
+    size_t *values;
+    size_t cap; /* power of two or 0 */
+    size_t count;
+} ptr_map;
+
+static size_t ptr_hash(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static void ptr_map_free(ptr_map *m) {
+    free(m->keys);
+    free(m->values);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t ptr_map_slot(const ptr_map *m, const void *key) {
+    size_t i = ptr_hash(key) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static bool ptr_map_grow(ptr_map *m) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    ptr_map grown = {calloc(cap, sizeof(void *)), calloc(cap, sizeof(size_t)), cap, 0};
+    if (!grown.keys || !grown.values) {
+        ptr_map_free(&grown);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->keys[i]) {
+            size_t slot = ptr_map_slot(&grown, m->keys[i]);
+            grown.keys[slot] = m->keys[i];
+            grown.values[slot] = m->values[i];
+            grown.count++;
+        }
+    }
+    ptr_map_free(m);
+    *m = grown;
+    return true;
+}
+
+/* Inserts or replaces; false when out of memory. */
+static bool ptr_map_put(ptr_map *m, const void *key, size_t value) {
+    if ((m->count + 1) * 4 > m->cap * 3 && !ptr_map_grow(m))
+        return false;
+    size_t slot = ptr_map_slot(m, key);
+    if (!m->keys[slot]) {
+        m->keys[slot] = key;
+        m->count++;
+    }
+    m->values[slot] = value;
+    return true;
+}
+
+static bool ptr_map_get(const ptr_map *m, const void *key, size_t *value) {
+    if (!m->cap || !key)
+        return false;
+    size_t slot = ptr_map_slot(m, key);
+    if (!m->keys[slot])
+        return false;
+    if (value)
+        *value = m->values[slot];
+    return true;
+}
+
+/* ---------------------------------------------------------------- shared helpers */
+
+static tconv_status prefix_graph(tconv_error *err, const tconv_graph *graph) {
+    if (graph->function)
+        return tconv_error_prefix(
+            err, "function '%s': ", graph->function->name ? graph->function->name : "");
+    return tconv_error_prefix(err, "graph '%s': ", graph->name ? graph->name : "");
+}
+
+static tconv_status prefix_node(tconv_error *err, const tconv_node *node) {
+    char where[256];
+    return tconv_error_prefix(err, "%s: ", tconv_node_describe(node, where, sizeof where));
+}
+
+static const char *value_name(const tconv_value *v) {
+    return v->name ? v->name : "";
+}
+
+/* ---------------------------------------------------------------- attribute rules */
+
+typedef struct attr_rule {
+    const char *op;
+    const char *attr;
+    tconv_attr_type type;
+} attr_rule;
+
+/* The attributes of ops tconv reads or rewrites (default domain), by the types the ONNX
+ * schemas give them. An op's older forms are included (Slice-1, Pad-2, Clip-6, ...). */
+static const attr_rule ATTR_RULES[] = {
+    {"ConvTranspose", "kernel_shape", TCONV_ATTR_INTS},
+    {"ConvTranspose", "strides", TCONV_ATTR_INTS},
+    {"ConvTranspose", "dilations", TCONV_ATTR_INTS},
+    {"ConvTranspose", "pads", TCONV_ATTR_INTS},
+    {"ConvTranspose", "output_padding", TCONV_ATTR_INTS},
+    {"ConvTranspose", "output_shape", TCONV_ATTR_INTS},
+    {"ConvTranspose", "group", TCONV_ATTR_INT},
+    {"ConvTranspose", "auto_pad", TCONV_ATTR_STRING},
+    {"Conv", "kernel_shape", TCONV_ATTR_INTS},
+    {"Conv", "strides", TCONV_ATTR_INTS},
+    {"Conv", "dilations", TCONV_ATTR_INTS},
+    {"Conv", "pads", TCONV_ATTR_INTS},
+    {"Conv", "output_padding", TCONV_ATTR_INTS},
+    {"Conv", "output_shape", TCONV_ATTR_INTS},
+    {"Conv", "group", TCONV_ATTR_INT},
+    {"Conv", "auto_pad", TCONV_ATTR_STRING},
+    {"Slice", "starts", TCONV_ATTR_INTS},
+    {"Slice", "ends", TCONV_ATTR_INTS},
+    {"Slice", "axes", TCONV_ATTR_INTS},
+    {"Pad", "pads", TCONV_ATTR_INTS},
+    {"Pad", "paddings", TCONV_ATTR_INTS},
+    {"Pad", "mode", TCONV_ATTR_STRING},
+    {"Pad", "value", TCONV_ATTR_FLOAT},
+    {"Add", "broadcast", TCONV_ATTR_INT},
+    {"Add", "axis", TCONV_ATTR_INT},
+    {"Reshape", "shape", TCONV_ATTR_INTS},
+    {"Reshape", "allowzero", TCONV_ATTR_INT},
+    {"Transpose", "perm", TCONV_ATTR_INTS},
+    {"Squeeze", "axes", TCONV_ATTR_INTS},
+    {"Unsqueeze", "axes", TCONV_ATTR_INTS},
+    {"Concat", "axis", TCONV_ATTR_INT},
+    {"Gather", "axis", TCONV_ATTR_INT},
+    {"Flatten", "axis", TCONV_ATTR_INT},
+    {"Softmax", "axis", TCONV_ATTR_INT},
+    {"LeakyRelu", "alpha", TCONV_ATTR_FLOAT},
+    {"Clip", "min", TCONV_ATTR_FLOAT},
+    {"Clip", "max", TCONV_ATTR_FLOAT},
+    {"Gemm", "alpha", TCONV_ATTR_FLOAT},
+    {"Gemm", "beta", TCONV_ATTR_FLOAT},
+    {"Gemm", "transA", TCONV_ATTR_INT},
+    {"Gemm", "transB", TCONV_ATTR_INT},
+    {"BatchNormalization", "epsilon", TCONV_ATTR_FLOAT},
+    {"BatchNormalization", "momentum", TCONV_ATTR_FLOAT},
+    {"BatchNormalization", "training_mode", TCONV_ATTR_INT},
+    {"MaxPool", "kernel_shape", TCONV_ATTR_INTS},
+    {"MaxPool", "strides", TCONV_ATTR_INTS},
+    {"MaxPool", "dilations", TCONV_ATTR_INTS},
+    {"MaxPool", "pads", TCONV_ATTR_INTS},
+    {"MaxPool", "auto_pad", TCONV_ATTR_STRING},
+    {"MaxPool", "ceil_mode", TCONV_ATTR_INT},
+    {"MaxPool", "storage_order", TCONV_ATTR_INT},
+    {"AveragePool", "kernel_shape", TCONV_ATTR_INTS},
+    {"AveragePool", "strides", TCONV_ATTR_INTS},
+    {"AveragePool", "dilations", TCONV_ATTR_INTS},
+    {"AveragePool", "pads", TCONV_ATTR_INTS},
+    {"AveragePool", "auto_pad", TCONV_ATTR_STRING},
+    {"AveragePool", "ceil_mode", TCONV_ATTR_INT},
+    {"AveragePool", "count_include_pad", TCONV_ATTR_INT},
+    {"Shape", "start", TCONV_ATTR_INT},
+    {"Shape", "end", TCONV_ATTR_INT},
+    {"Cast", "to", TCONV_ATTR_INT},
+    {"Constant", "value", TCONV_ATTR_TENSOR},
+    {"Constant", "value_float", TCONV_ATTR_FLOAT},
+    {"Constant", "value_floats", TCONV_ATTR_FLOATS},
+    {"Constant", "value_int", TCONV_ATTR_INT},
+    {"Constant", "value_ints", TCONV_ATTR_INTS},
+    {"Constant", "value_string", TCONV_ATTR_STRING},
+    {"Constant", "value_strings", TCONV_ATTR_STRINGS},
+    {"Upsample", "mode", TCONV_ATTR_STRING},
+    {"Upsample", "scales", TCONV_ATTR_FLOATS},
+    {"Resize", "mode", TCONV_ATTR_STRING},
+    {"Resize", "coordinate_transformation_mode", TCONV_ATTR_STRING},
+    {"Resize", "nearest_mode", TCONV_ATTR_STRING},
+    {"Resize", "cubic_coeff_a", TCONV_ATTR_FLOAT},
+    {"Resize", "exclude_outside", TCONV_ATTR_INT},
+    {"Resize", "extrapolation_value", TCONV_ATTR_FLOAT},
+    {"Resize", "antialias", TCONV_ATTR_INT},
+    {"Resize", "axes", TCONV_ATTR_INTS},
+    {"Resize", "keep_aspect_ratio_policy", TCONV_ATTR_STRING},
+    {"If", "then_branch", TCONV_ATTR_GRAPH},
+    {"If", "else_branch", TCONV_ATTR_GRAPH},
+    {"Loop", "body", TCONV_ATTR_GRAPH},
+    {"Scan", "body", TCONV_ATTR_GRAPH},
+    {"Scan", "num_scan_inputs", TCONV_ATTR_INT},
+};
+
+static tconv_status check_attr_rule(const tconv_node *node, const tconv_attr *attr,
+                                    tconv_error *err) {
+    if (!tconv_node_is_onnx_domain(node) || !attr->name)
+        return TCONV_OK;
+    for (size_t i = 0; i < sizeof ATTR_RULES / sizeof ATTR_RULES[0]; i++) {
+        const attr_rule *r = &ATTR_RULES[i];
+        if (strcmp(r->attr, attr->name) != 0 || strcmp(r->op, node->op_type) != 0)
+            continue;
+        if (r->type == attr->type)
+            return TCONV_OK;
+        return tconv_error_set(err, TCONV_ERR_INVALID, "attribute '%s': expected %s, got %s",
+                               attr->name, tconv_attr_type_name(r->type),
+                               tconv_attr_type_name(attr->type));
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- verification */
+
+/* The values visible at a point of a graph: its own definitions so far plus its parents'.
+ * `open` scopes stand for enclosing graphs that are not being walked (a subgraph verified on
+ * its own): there any defined value of the graph counts, since the order is not known. */
+typedef struct scope {
+    const tconv_graph *graph;
+    const struct scope *parent;
+    ptr_map defined;
+    bool open;
+} scope;
+
+typedef struct verify_ctx {
+    tconv_error *err;
+    size_t n_inputs; /* node inputs whose value belongs to a walked graph */
+    size_t n_uses;   /* use-list entries of values of walked graphs */
+} verify_ctx;
+
+static bool value_has_definition(const tconv_value *v) {
+    return v->producer || v->is_graph_input || v->initializer;
+}
+
+static const scope *scope_lookup(const scope *s, const tconv_value *v) {
+    for (; s; s = s->parent) {
+        if (s->open ? v->graph == s->graph && value_has_definition(v)
+                    : ptr_map_get(&s->defined, v, NULL))
+            return s;
+    }
+    return NULL;
+}
+
+static tconv_status verify_graph(verify_ctx *ctx, const tconv_graph *graph, const scope *parent,
+                                 int depth);
+
+static tconv_status undefined_input(verify_ctx *ctx, const tconv_node *node, size_t index,
+                                    const tconv_value *v) {
+    char where[256];
+    const tconv_node *p = v->producer;
+    if (p && p->graph == node->graph)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "input %zu '%s' is used before %s produces it: the nodes are not "
+                               "in topological order",
+                               index, value_name(v), tconv_node_describe(p, where, sizeof where));
+    if (p)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "input %zu '%s' is produced by %s of graph '%s', which is not "
+                               "visible here (or comes later)",
+                               index, value_name(v), tconv_node_describe(p, where, sizeof where),
+                               p->graph && p->graph->name ? p->graph->name : "");
+    return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                           "input %zu '%s' is not defined (no node output, graph input or "
+                           "initializer of this or an enclosing graph has that name)",
+                           index, value_name(v));
+}
+
+static tconv_status verify_inputs(verify_ctx *ctx, const tconv_node *node, const scope *s) {
+    for (size_t i = 0; i < node->n_inputs; i++) {
+        const tconv_value *v = node->inputs[i];
+        if (!v)
+            continue;
+        const scope *found = scope_lookup(s, v);
+        if (!found)
+            return undefined_input(ctx, node, i, v);
+        if (!found->open)
+            ctx->n_inputs++;
+    }
+    return TCONV_OK;
+}
+
+static tconv_status verify_subgraph(verify_ctx *ctx, const tconv_node *node, const tconv_attr *attr,
+                                    const tconv_graph *sub, const scope *s, int depth) {
+    if (!sub)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' has no graph",
+                               attr->name);
+    if (sub->parent != node->graph || sub->owner != node)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "attribute '%s': subgraph's parent/owner do not point back at "
+                               "this node",
+                               attr->name);
+    tconv_status st = verify_graph(ctx, sub, s, depth + 1);
+    if (st != TCONV_OK)
+        return tconv_error_prefix(ctx->err, "attribute '%s': ", attr->name);
+    return TCONV_OK;
+}
+
+static tconv_status verify_attrs(verify_ctx *ctx, const tconv_node *node, const scope *s,
+                                 int depth) {
+    for (size_t i = 0; i < node->n_attrs; i++) {
+        const tconv_attr *a = &node->attrs[i];
+        tconv_status st = check_attr_rule(node, a, ctx->err);
+        if (st == TCONV_OK && a->type == TCONV_ATTR_GRAPH)
+            st = verify_subgraph(ctx, node, a, a->g, s, depth);
+        for (size_t k = 0; st == TCONV_OK && a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
+            st = verify_subgraph(ctx, node, a, a->graphs[k], s, depth);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+static tconv_status verify_outputs(verify_ctx *ctx, const tconv_node *node, scope *s) {
+    for (size_t i = 0; i < node->n_outputs; i++) {
+        const tconv_value *v = node->outputs[i];
+        if (!v)
+            continue;
+        if (v->producer != node || v->producer_index != i)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "output %zu '%s' does not name this node as its producer", i,
+                                   value_name(v));
+        if (v->graph != node->graph)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "output %zu '%s' belongs to another graph's scope", i,
+                                   value_name(v));
+        if (ptr_map_get(&s->defined, v, NULL))
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "output %zu '%s' is already defined (SSA: one definition per "
+                                   "value)",
+                                   i, value_name(v));
+        if (!ptr_map_put(&s->defined, v, 0))
+            return tconv_error_nomem(ctx->err, "the verifier");
+    }
+    return TCONV_OK;
+}
+
+static tconv_status verify_node(verify_ctx *ctx, const tconv_node *node, scope *s, int depth) {
+    tconv_status st = TCONV_OK;
+    if (!node->op_type || !*node->op_type)
+        st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
+    if (st == TCONV_OK)
+        st = verify_inputs(ctx, node, s);
+    if (st == TCONV_OK)
+        st = verify_attrs(ctx, node, s, depth);
+    if (st == TCONV_OK)
+        st = verify_outputs(ctx, node, s);
+    return st == TCONV_OK ? TCONV_OK : prefix_node(ctx->err, node);
+}
+
+static tconv_status define(verify_ctx *ctx, scope *s, const tconv_value *v, const char *what,
+                           bool unique) {
+    if (!v || v->graph != s->graph)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s '%s' is not a value of this graph",
+                               what, v ? value_name(v) : "(null)");
+    if (unique && ptr_map_get(&s->defined, v, NULL))
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s '%s' is listed twice", what,
+                               value_name(v));
+    return ptr_map_put(&s->defined, v, 0) ? TCONV_OK : tconv_error_nomem(ctx->err, "the verifier");
+}
+
+static tconv_status define_graph_inputs(verify_ctx *ctx, scope *s) {
+    const tconv_graph *g = s->graph;
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        tconv_status st = define(ctx, s, g->inputs[i].value, "input", true);
+        if (st != TCONV_OK)
+            return st;
+    }
+    for (size_t i = 0; i < g->n_initializers; i++) {
+        const tconv_tensor *t = g->initializers[i];
+        if (!t->value || t->value->initializer != t)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "initializer '%s' is not bound to its value",
+                                   t->name ? t->name : "");
+        tconv_status st = define(ctx, s, t->value, "initializer", false);
+        if (st != TCONV_OK)
+            return st;
+    }
+    /* Values bound to data outside the initializer list (sparse initializers). */
+    for (size_t i = 0; i < g->values.capacity; i++) {
+        const tconv_value *v = g->values.slots[i].key ? g->values.slots[i].value : NULL;
+        if (v && v->initializer && !ptr_map_put(&s->defined, v, 0))
+            return tconv_error_nomem(ctx->err, "the verifier");
+    }
+    return TCONV_OK;
+}
+
+static tconv_status verify_node_list(verify_ctx *ctx, scope *s, int depth) {
+    const tconv_graph *g = s->graph;
+    size_t count = 0;
+    const tconv_node *prev = NULL;
+    for (const tconv_node *n = g->first; n; prev = n, n = n->next) {
+        if (++count > g->n_nodes || n->prev != prev || n->graph != g)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "node list is corrupt at #%zu (n_nodes %zu)", count - 1,
+                                   g->n_nodes);
+        tconv_status st = verify_node(ctx, n, s, depth);
+        if (st != TCONV_OK)
+            return st;
+    }
+    if (count != g->n_nodes || g->last != prev)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "node list has %zu nodes, n_nodes says %zu", count, g->n_nodes);
+    return TCONV_OK;
+}
+
+static tconv_status verify_graph_outputs(verify_ctx *ctx, const scope *s) {
+    const tconv_graph *g = s->graph;
+    for (size_t i = 0; i < g->n_outputs; i++) {
+        const tconv_value *v = g->outputs[i].value;
+        if (!v)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "output #%zu has no value", i);
+        if (!scope_lookup(s, v))
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "output '%s' is not defined (no node, input or initializer "
+                                   "produces it)",
+                                   value_name(v));
+    }
+    return TCONV_OK;
+}
+
+/* Every use must point back at a node input holding the value; the count check in
+ * verify_tree then proves there is no input without its use. */
+static tconv_status verify_use_lists(verify_ctx *ctx, const tconv_graph *g) {
+    for (size_t i = 0; i < g->values.capacity; i++) {
+        const tconv_value *v = g->values.slots[i].key ? g->values.slots[i].value : NULL;
+        if (!v)
+            continue;
+        for (size_t k = 0; k < v->n_uses; k++) {
+            const tconv_use *u = &v->uses[k];
+            if (!u->node || u->input_index >= u->node->n_inputs ||
+                u->node->inputs[u->input_index] != v)
+                return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                       "value '%s': use #%zu does not match a node input",
+                                       value_name(v), k);
+        }
+        ctx->n_uses += v->n_uses;
+    }
+    return TCONV_OK;
+}
+
+static tconv_status verify_graph(verify_ctx *ctx, const tconv_graph *graph, const scope *parent,
+                                 int depth) {
+    if (depth > VERIFY_MAX_DEPTH)
+        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
+                               VERIFY_MAX_DEPTH);
+    scope s = {graph, parent, {0}, false};
+    tconv_status st = define_graph_inputs(ctx, &s);
+    if (st == TCONV_OK)
+        st = verify_node_list(ctx, &s, depth);
+    if (st == TCONV_OK)
+        st = verify_graph_outputs(ctx, &s);
+    if (st == TCONV_OK)
+        st = verify_use_lists(ctx, graph);
+    ptr_map_free(&s.defined);
+    return st == TCONV_OK ? TCONV_OK : prefix_graph(ctx->err, graph);
+}
+
+/* A subgraph verified on its own sees its enclosing graphs as open scopes. */
+static tconv_status verify_tree(const tconv_graph *graph, tconv_error *err) {
+    tconv_error local;
+    verify_ctx ctx = {err ? err : &local, 0, 0};
+    size_t n_outer = 0;
+    for (const tconv_graph *g = graph->parent; g; g = g->parent)
+        if (++n_outer > VERIFY_MAX_DEPTH)
+            return tconv_error_set(ctx.err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
+                                   VERIFY_MAX_DEPTH);
+    scope *outer = calloc(n_outer + 1, sizeof(scope));
+    if (!outer)
+        return tconv_error_nomem(ctx.err, "the verifier");
+    /* outer[0] is the outermost graph; each scope's parent is the one before it. */
+    size_t k = n_outer;
+    for (const tconv_graph *g = graph->parent; g; g = g->parent)
+        outer[--k].graph = g;
+    for (size_t i = 0; i < n_outer; i++) {
+        outer[i].parent = i ? &outer[i - 1] : NULL;
+        outer[i].open = true;
+    }
+    tconv_status st = verify_graph(&ctx, graph, n_outer ? &outer[n_outer - 1] : NULL, (int)n_outer);
+    free(outer);
+    if (st == TCONV_OK && ctx.n_inputs != ctx.n_uses)
+        st = tconv_error_set(ctx.err, TCONV_ERR_INVALID,
+                             "graph '%s': use lists are out of sync with node inputs (%zu "
+                             "inputs, %zu uses)",
+                             graph->name ? graph->name : "", ctx.n_inputs, ctx.n_uses);
+    return st;
+}
+
+tconv_status tconv_graph_verify(const tconv_graph *graph, tconv_error *err) {
+    return verify_tree(graph, err);
+}
+
+tconv_status tconv_model_verify(const tconv_model *model, tconv_error *err) {
+    tconv_status st = verify_tree(model->graph, err);
+    for (size_t i = 0; st == TCONV_OK && i < model->n_functions; i++) {
+        const tconv_function *fn = model->functions[i];
+        if (!fn->body || fn->body->function != fn)
+            return tconv_error_set(err, TCONV_ERR_INVALID,
+                                   "function '%s': body does not point back at it",
+                                   fn->name ? fn->name : "");
+        st = verify_tree(fn->body, err);
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------------- topological sort */
+
+typedef struct edge {
+    size_t from, to;
+} edge;
+
+typedef struct sort_state {
+    const tconv_graph *graph;
+    size_t n;
+    tconv_node **nodes;
+    ptr_map index;
+    edge *edges;
+    size_t n_edges, cap_edges;
+    bool nomem;
+} sort_state;
+
+static void add_edge(sort_state *s, size_t from, size_t to) {
+    if (s->n_edges == s->cap_edges) {
+        size_t cap = s->cap_edges ? s->cap_edges * 2 : 256;
+        edge *grown = realloc(s->edges, cap * sizeof(edge));
+        if (!grown) {
+            s->nomem = true;
+            return;
+        }
+        s->edges = grown;
+        s->cap_edges = cap;
+    }
+    s->edges[s->n_edges++] = (edge){from, to};
+}
+
+static void add_dependency(sort_state *s, const tconv_value *v, size_t to) {
+    size_t from;
+    if (v && v->producer && v->producer->graph == s->graph &&
+        ptr_map_get(&s->index, v->producer, &from))
+        add_edge(s, from, to);
+}
+
+/* Outer values read anywhere inside `sub` (at any depth) make node `to` depend on them. */
+static void add_captures(sort_state *s, const tconv_graph *sub, size_t to, int depth) {
+    if (depth > VERIFY_MAX_DEPTH)
+        return;
+    for (const tconv_node *n = sub->first; n; n = n->next) {
+        for (size_t i = 0; i < n->n_inputs; i++)
+            add_dependency(s, n->inputs[i], to);
+        for (size_t a = 0; a < n->n_attrs; a++) {
+            const tconv_attr *attr = &n->attrs[a];
+            if (attr->type == TCONV_ATTR_GRAPH && attr->g)
+                add_captures(s, attr->g, to, depth + 1);
+            for (size_t k = 0; attr->type == TCONV_ATTR_GRAPHS && k < attr->n; k++) {
+                if (attr->graphs[k])
+                    add_captures(s, attr->graphs[k], to, depth + 1);
+            }
+        }
+    }
+    for (size_t i = 0; i < sub->n_outputs; i++)
+        add_dependency(s, sub->outputs[i].value, to);
+}
+
+static void collect_edges(sort_state *s) {
+    for (size_t i = 0; i < s->n; i++) {
+        const tconv_node *node = s->nodes[i];
+        for (size_t k = 0; k < node->n_inputs; k++)
+            add_dependency(s, node->inputs[k], i);
+        for (size_t a = 0; a < node->n_attrs; a++) {
+            const tconv_attr *attr = &node->attrs[a];
+            if (attr->type == TCONV_ATTR_GRAPH && attr->g)
+                add_captures(s, attr->g, i, 1);
+            for (size_t k = 0; attr->type == TCONV_ATTR_GRAPHS && k < attr->n; k++) {
+                if (attr->graphs[k])
+                    add_captures(s, attr->graphs[k], i, 1);
+            }
+        }
+    }
+}
+
+/* Min-heap of node indices: Kahn's algorithm that always emits the earliest ready node keeps
+ * an already sorted graph unchanged and moves as little as possible otherwise. */
+static void heap_push(size_t *heap, size_t *n, size_t value) {
+    size_t i = (*n)++;
+    while (i > 0 && heap[(i - 1) / 2] > value) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = value;
+}
+
+static size_t heap_pop(size_t *heap, size_t *n) {
+    size_t top = heap[0];
+    size_t last = heap[--(*n)];
+    size_t i = 0;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= *n)
+            break;
+        if (child + 1 < *n && heap[child + 1] < heap[child])
+            child++;
+        if (heap[child] >= last)
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (*n > 0)
+        heap[i] = last;
+    return top;
+}
+
+/* CSR adjacency: for node i, list[start[i] .. start[i+1]) holds the other end of its edges. */
+static bool build_adjacency(const sort_state *s, bool by_from, size_t **start_out,
+                            size_t **list_out) {
+    size_t *start = calloc(s->n + 1, sizeof(size_t));
+    size_t *list = malloc((s->n_edges + 1) * sizeof(size_t));
+    size_t *fill = calloc(s->n + 1, sizeof(size_t));
+    if (!start || !list || !fill) {
+        free(start);
+        free(list);
+        free(fill);
+        return false;
+    }
+    for (size_t e = 0; e < s->n_edges; e++)
+        start[(by_from ? s->edges[e].from : s->edges[e].to) + 1]++;
+    for (size_t i = 0; i < s->n; i++)
+        start[i + 1] += start[i];
+    for (size_t e = 0; e < s->n_edges; e++) {
+        size_t key = by_from ? s->edges[e].from : s->edges[e].to;
+        list[start[key] + fill[key]++] = by_from ? s->edges[e].to : s->edges[e].from;
+    }
+    free(fill);
+    *start_out = start;
+    *list_out = list;
+    return true;
+}
+
+/* Every node left after Kahn's algorithm has an unemitted predecessor; walking back through
+ * them must revisit a node, and that node is on a cycle. */
+static size_t find_cycle_node(const sort_state *s, const bool *emitted) {
+    size_t *pred_start, *preds;
+    size_t cur = 0;
+    while (cur < s->n && emitted[cur])
+        cur++;
+    if (!build_adjacency(s, false, &pred_start, &preds))
+        return cur;
+    bool *seen = calloc(s->n, sizeof(bool));
+    while (seen && !seen[cur]) {
+        seen[cur] = true;
+        size_t next = cur;
+        for (size_t k = pred_start[cur]; k < pred_start[cur + 1]; k++) {
+            if (!emitted[preds[k]]) {
+                next = preds[k];
+                break;
+            }
+        }
+        cur = next;
+    }
+    free(seen);
+    free(pred_start);
+    free(preds);
+    return cur;
+}
+
+static void relink(tconv_graph *graph, tconv_node **nodes, const size_t *order, size_t n) {
+    tconv_node *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        tconv_node *node = nodes[order[i]];
+        node->prev = prev;
+        node->next = NULL;
+        if (prev)
+            prev->next = node;
+        else
+            graph->first = node;
+        prev = node;
+    }
+    graph->last = prev;
+}
+
+static tconv_status kahn(sort_state *s, tconv_graph *graph, bool *reordered, tconv_error *err) {
+    size_t *succ_start = NULL, *succ = NULL;
+    size_t *indegree = calloc(s->n, sizeof(size_t));
+    size_t *heap = malloc(s->n * sizeof(size_t));
+    size_t *order = malloc(s->n * sizeof(size_t));
+    bool *emitted = calloc(s->n, sizeof(bool));
+    tconv_status st = TCONV_OK;
+    if (!indegree || !heap || !order || !emitted || !build_adjacency(s, true, &succ_start, &succ)) {
+        st = tconv_error_nomem(err, "the topological sort");
+        goto done;
+    }
+    for (size_t e = 0; e < s->n_edges; e++)
+        indegree[s->edges[e].to]++;
+    size_t n_heap = 0, n_order = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (indegree[i] == 0)
+            heap_push(heap, &n_heap, i);
+    }
+    while (n_heap > 0) {
+        size_t i = heap_pop(heap, &n_heap);
+        emitted[i] = true;
+        order[n_order++] = i;
+        for (size_t k = succ_start[i]; k < succ_start[i + 1]; k++) {
+            if (--indegree[succ[k]] == 0)
+                heap_push(heap, &n_heap, succ[k]);
+        }
+    }
+    if (n_order < s->n) {
+        char where[256];
+        st = tconv_error_set(
+            err, TCONV_ERR_INVALID, "cycle through %s",
+            tconv_node_describe(s->nodes[find_cycle_node(s, emitted)], where, sizeof where));
+        goto done;
+    }
+    for (size_t i = 0; i < s->n && !*reordered; i++)
+        *reordered = order[i] != i;
+    if (*reordered)
+        relink(graph, s->nodes, order, s->n);
+done:
+    free(indegree);
+    free(heap);
+    free(order);
+    free(emitted);
+    free(succ_start);
+    free(succ);
+    return st;
+}
+
+static tconv_status sort_one(tconv_graph *graph, bool *reordered, tconv_error *err) {
+    *reordered = false;
+    sort_state s = {.graph = graph};
+    s.nodes = malloc((graph->n_nodes + 1) * sizeof(tconv_node *));
+    if (!s.nodes)
+        return tconv_error_nomem(err, "the topological sort");
+    tconv_status st = TCONV_OK;
+    for (tconv_node *n = graph->first; n && st == TCONV_OK; n = n->next) {
+        if (s.n == graph->n_nodes)
+            st = tconv_error_set(err, TCONV_ERR_INVALID, "node list is longer than n_nodes");
+        else if (!ptr_map_put(&s.index, n, s.n))
+            st = tconv_error_nomem(err, "the topological sort");
+        else
+            s.nodes[s.n++] = n;
+    }
+    if (st == TCONV_OK) {
+        collect_edges(&s);
+        st = s.nomem ? tconv_error_nomem(err, "the topological sort")
+                     : kahn(&s, graph, reordered, err);
+    }
+    free(s.nodes);
+    free(s.edges);
+    ptr_map_free(&s.index);
+    return st;
+}
+
+static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth, tconv_error *err);
+
+static tconv_status sort_node_subgraphs(tconv_node *node, size_t *n_reordered, int depth,
+                                        tconv_error *err) {
+    for (size_t a = 0; a < node->n_attrs; a++) {
+        tconv_attr *attr = &node->attrs[a];
+        tconv_status st = TCONV_OK;
+        if (attr->type == TCONV_ATTR_GRAPH && attr->g)
+            st = sort_tree(attr->g, n_reordered, depth + 1, err);
+        for (size_t k = 0; st == TCONV_OK && attr->type == TCONV_ATTR_GRAPHS && k < attr->n; k++)
+            st = attr->graphs[k] ? sort_tree(attr->graphs[k], n_reordered, depth + 1, err)
+                                 : TCONV_OK;
+        if (st != TCONV_OK) {
+            tconv_error_prefix(err, "attribute '%s': ", attr->name ? attr->name : "");
+            return prefix_node(err, node);
+        }
+    }
+    return TCONV_OK;
+}
+
+static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth,
+                              tconv_error *err) {
+    if (depth > VERIFY_MAX_DEPTH)
+        return tconv_error_set(err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
+                               VERIFY_MAX_DEPTH);
+    bool reordered;
+    tconv_status st = sort_one(graph, &reordered, err);
+    if (st == TCONV_OK && reordered)
+        (*n_reordered)++;
+    for (tconv_node *n = graph->first; st == TCONV_OK && n; n = n->next)
+        st = sort_node_subgraphs(n, n_reordered, depth, err);
+    return st == TCONV_OK ? TCONV_OK : prefix_graph(err, graph);
+}
+
+tconv_status tconv_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered,
+                                    tconv_error *err) {
+    tconv_error local;
+    return sort_tree(graph, n_graphs_reordered, 0, err ? err : &local);
+}
+
+tconv_status tconv_graph_sort_topologically(tconv_graph *graph, bool *reordered, tconv_error *err) {
+    size_t count = 0;
+    tconv_status st = tconv_graph_sort_count(graph, &count, err);
+    if (reordered)
+        *reordered = count > 0;
+    return st;
+}

@@ -1,0 +1,14 @@
+/* Additions to the verification API of ir.h. */
+#ifndef TCONV_IR_VERIFY_H
+#define TCONV_IR_VERIFY_H
+
+#include <stddef.h>
+
+#include "ir/ir.h"
+
+/* tconv_graph_sort_topologically for `graph` and every subgraph nested in it, adding to
+ * *n_graphs_reordered the number of graphs whose node order changed (the loader reports it). */
+tconv_status tconv_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered,
+                                    tconv_error *err);
+
+#endif

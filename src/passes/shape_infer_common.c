@@ -1,0 +1,399 @@
+/* shape-infer helpers: side tables, dims, broadcasting, inputs, and the known contents of small
+ * integer tensors (the shape/axes/pads arguments that decide output shapes). */
+#include "passes/shape_infer.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- pointer map */
+
+static size_t pointer_hash(const void *key) {
+    uint64_t h = (uint64_t)(uintptr_t)key;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return (size_t)h;
+}
+
+static size_t map_slot(const tconv_si_map *map, const void *key) {
+    size_t mask = map->capacity - 1;
+    size_t i = pointer_hash(key) & mask;
+    while (map->keys[i] && map->keys[i] != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static bool map_grow(tconv_si_map *map) {
+    size_t capacity = map->capacity ? map->capacity * 2 : 64;
+    tconv_si_map bigger = {calloc(capacity, sizeof(void *)), calloc(capacity, sizeof(void *)),
+                           capacity, 0};
+    if (!bigger.keys || !bigger.values) {
+        free(bigger.keys);
+        free(bigger.values);
+        return false;
+    }
+    for (size_t i = 0; i < map->capacity; i++) {
+        if (map->keys[i]) {
+            size_t k = map_slot(&bigger, map->keys[i]);
+            bigger.keys[k] = map->keys[i];
+            bigger.values[k] = map->values[i];
+            bigger.count++;
+        }
+    }
+    free(map->keys);
+    free(map->values);
+    *map = bigger;
+    return true;
+}
+
+void tconv_si_map_free(tconv_si_map *map) {
+    free(map->keys);
+    free(map->values);
+    memset(map, 0, sizeof *map);
+}
+
+void *tconv_si_map_get(const tconv_si_map *map, const void *key) {
+    if (map->capacity == 0)
+        return NULL;
+    size_t i = map_slot(map, key);
+    return map->keys[i] ? map->values[i] : NULL;
+}
+
+bool tconv_si_map_put(tconv_si_map *map, const void *key, void *value) {
+    if (2 * (map->count + 1) > map->capacity && !map_grow(map))
+        return false;
+    size_t i = map_slot(map, key);
+    if (!map->keys[i]) {
+        map->keys[i] = key;
+        map->count++;
+    }
+    map->values[i] = value;
+    return true;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+tconv_status tconv_si_fail(tconv_si_ctx *ctx, const tconv_node *node, const char *fmt, ...) {
+    char what[TCONV_ERROR_MESSAGE_MAX];
+    char where[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s: %s",
+                           tconv_node_describe(node, where, sizeof where), what);
+}
+
+/* ---------------------------------------------------------------- dims and shapes */
+
+tconv_dim tconv_si_dim_static(int64_t value) {
+    tconv_dim d = {TCONV_DIM_STATIC, value, NULL, NULL};
+    return d;
+}
+
+tconv_dim tconv_si_dim_unknown(void) {
+    tconv_dim d = {TCONV_DIM_UNKNOWN, 0, NULL, NULL};
+    return d;
+}
+
+bool tconv_si_dim_is(const tconv_dim *dim, int64_t value) {
+    return dim->kind == TCONV_DIM_STATIC && dim->value == value;
+}
+
+bool tconv_si_dim_same(const tconv_dim *a, const tconv_dim *b) {
+    if (a->kind != b->kind)
+        return false;
+    if (a->kind == TCONV_DIM_STATIC)
+        return a->value == b->value;
+    if (a->kind == TCONV_DIM_SYMBOLIC)
+        return a->param && b->param && strcmp(a->param, b->param) == 0;
+    return false;
+}
+
+tconv_dim tconv_si_dim_agree(const tconv_dim *a, const tconv_dim *b) {
+    if (tconv_si_dim_same(a, b)) {
+        tconv_dim d = *a;
+        d.origin = NULL;
+        return d;
+    }
+    return tconv_si_dim_unknown();
+}
+
+void tconv_si_shape_unknown(tconv_si_shape *shape, int rank) {
+    shape->rank = rank;
+    for (int i = 0; i < rank; i++)
+        shape->dims[i] = tconv_si_dim_unknown();
+}
+
+bool tconv_si_shape_product(const tconv_si_shape *shape, int begin, int end, int64_t *out) {
+    int64_t product = 1;
+    for (int i = begin; i < end; i++) {
+        if (shape->dims[i].kind != TCONV_DIM_STATIC || shape->dims[i].value < 0 ||
+            !tconv_mul_i64(product, shape->dims[i].value, &product))
+            return false;
+    }
+    *out = product;
+    return true;
+}
+
+/* One axis of numpy broadcasting; false when both are static, differ and neither is 1. */
+static bool broadcast_dim(const tconv_dim *a, const tconv_dim *b, tconv_dim *out) {
+    if (tconv_si_dim_is(a, 1)) {
+        *out = *b;
+    } else if (tconv_si_dim_is(b, 1)) {
+        *out = *a;
+    } else if (a->kind == TCONV_DIM_STATIC && b->kind == TCONV_DIM_STATIC) {
+        if (a->value != b->value)
+            return false;
+        *out = *a;
+    } else if (a->kind == TCONV_DIM_STATIC) {
+        *out = *a; /* b must be 1 or equal to it: either way the result is a */
+    } else if (b->kind == TCONV_DIM_STATIC) {
+        *out = *b;
+    } else {
+        *out = tconv_si_dim_agree(a, b);
+    }
+    out->origin = NULL;
+    return true;
+}
+
+tconv_status tconv_si_broadcast(tconv_si_ctx *ctx, const tconv_node *node, const tconv_si_shape *a,
+                                const tconv_si_shape *b, tconv_si_shape *out) {
+    int rank = a->rank > b->rank ? a->rank : b->rank;
+    tconv_dim one = tconv_si_dim_static(1);
+    for (int i = 0; i < rank; i++) {
+        int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
+        const tconv_dim *da = ia >= 0 ? &a->dims[ia] : &one;
+        const tconv_dim *db = ib >= 0 ? &b->dims[ib] : &one;
+        if (!broadcast_dim(da, db, &out->dims[i]))
+            return tconv_si_fail(ctx, node,
+                                 "inputs cannot be broadcast: axis %d (from the right %d) is %lld "
+                                 "in one and %lld in the other",
+                                 i, rank - i, (long long)da->value, (long long)db->value);
+    }
+    out->rank = rank;
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+void tconv_si_value_tensor(const tconv_value *value, tconv_si_tensor *out) {
+    out->dtype = TCONV_DTYPE_UNDEFINED;
+    out->shape.rank = -1;
+    const tconv_type *t = &value->type;
+    if (t->kind != TCONV_TYPE_TENSOR)
+        return;
+    out->dtype = t->dtype;
+    if (t->rank < 0 || t->rank > TCONV_MAX_RANK)
+        return;
+    out->shape.rank = t->rank;
+    for (int i = 0; i < t->rank; i++) {
+        out->shape.dims[i] = t->dims[i];
+        out->shape.dims[i].origin = NULL;
+    }
+}
+
+bool tconv_si_input(const tconv_node *node, size_t index, tconv_si_tensor *out) {
+    out->dtype = TCONV_DTYPE_UNDEFINED;
+    out->shape.rank = -1;
+    if (index >= node->n_inputs || !node->inputs[index])
+        return false;
+    tconv_si_value_tensor(node->inputs[index], out);
+    return true;
+}
+
+void tconv_si_same_as_input(const tconv_node *node, size_t index, tconv_si_out *out) {
+    tconv_si_tensor in;
+    tconv_si_input(node, index, &in);
+    out->dtype = in.dtype;
+    out->shape = in.shape;
+}
+
+tconv_status tconv_si_normalize_axis(tconv_si_ctx *ctx, const tconv_node *node, const char *what,
+                                     int64_t axis, int rank, int *out) {
+    if (axis < -(int64_t)rank || axis >= rank)
+        return tconv_si_fail(ctx, node, "%s %lld is out of range for rank %d", what,
+                             (long long)axis, rank);
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return TCONV_OK;
+}
+
+int64_t tconv_si_input_elements(const tconv_node *node, size_t index) {
+    tconv_si_tensor in;
+    int64_t n;
+    if (!tconv_si_input(node, index, &in) || in.shape.rank < 0 ||
+        !tconv_si_shape_product(&in.shape, 0, in.shape.rank, &n))
+        return -1;
+    return n;
+}
+
+/* ---------------------------------------------------------------- known contents */
+
+tconv_si_data *tconv_si_data_new(tconv_si_ctx *ctx) {
+    tconv_si_data *data = calloc(1, sizeof *data);
+    if (!data)
+        tconv_error_nomem(ctx->err, "shape inference data");
+    return data;
+}
+
+static bool is_integer_dtype(tconv_dtype dtype) {
+    switch (dtype) {
+    case TCONV_DTYPE_INT8:
+    case TCONV_DTYPE_INT16:
+    case TCONV_DTYPE_INT32:
+    case TCONV_DTYPE_INT64:
+    case TCONV_DTYPE_UINT8:
+    case TCONV_DTYPE_UINT16:
+    case TCONV_DTYPE_UINT32:
+    case TCONV_DTYPE_UINT64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Unreadable data makes inference unable to tell; the runtime or saver reports it. */
+tconv_si_data *tconv_si_data_from_tensor(tconv_tensor *tensor) {
+    int64_t n;
+    if (!is_integer_dtype(tensor->dtype) || tensor->rank > 1 ||
+        !tconv_tensor_elements(tensor, &n) || n > TCONV_SI_MAX_DATA)
+        return NULL;
+    tconv_si_data *data = calloc(1, sizeof *data);
+    if (!data)
+        return NULL;
+    data->rank = tensor->rank;
+    data->count = (int)n;
+    for (int i = 0; i < data->count; i++) {
+        int64_t v;
+        tconv_error scratch;
+        if (tconv_tensor_get_i64(tensor, i, &v, &scratch) != TCONV_OK) {
+            free(data);
+            return NULL;
+        }
+        data->elems[i] = tconv_si_dim_static(v);
+    }
+    return data;
+}
+
+const tconv_si_data *tconv_si_value_data(tconv_si_ctx *ctx, tconv_value *value) {
+    if (!value)
+        return NULL;
+    tconv_si_data *data = tconv_si_map_get(&ctx->data, value);
+    if (data)
+        return data;
+    /* An initializer that is also a graph input is only a default: the caller may override it. */
+    if (!value->initializer || value->is_graph_input)
+        return NULL;
+    data = tconv_si_data_from_tensor(value->initializer);
+    if (data && !tconv_si_map_put(&ctx->data, value, data)) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+const tconv_si_data *tconv_si_input_data(tconv_si_ctx *ctx, const tconv_node *node, size_t index) {
+    return index < node->n_inputs ? tconv_si_value_data(ctx, node->inputs[index]) : NULL;
+}
+
+bool tconv_si_input_ints(tconv_si_ctx *ctx, const tconv_node *node, size_t index, int64_t *values,
+                         int *count) {
+    const tconv_si_data *data = tconv_si_input_data(ctx, node, index);
+    if (!data)
+        return false;
+    for (int i = 0; i < data->count; i++) {
+        if (data->elems[i].kind != TCONV_DIM_STATIC)
+            return false;
+        values[i] = data->elems[i].value;
+    }
+    *count = data->count;
+    return true;
+}
+
+static bool tensor_floats(tconv_tensor *tensor, float *values, int max, int *count) {
+    int64_t n;
+    const void *bytes;
+    size_t nbytes;
+    tconv_error scratch;
+    if (tensor->dtype != TCONV_DTYPE_FLOAT || !tconv_tensor_elements(tensor, &n) || n > max ||
+        tconv_tensor_data(tensor, &bytes, &nbytes, &scratch) != TCONV_OK)
+        return false;
+    if (n > 0)
+        memcpy(values, bytes, (size_t)n * sizeof(float));
+    *count = (int)n;
+    return true;
+}
+
+static bool constant_floats(const tconv_node *constant, float *values, int max, int *count) {
+    const tconv_attr *a = tconv_node_attr(constant, "value");
+    if (a && a->type == TCONV_ATTR_TENSOR && a->t)
+        return tensor_floats(a->t, values, max, count);
+    a = tconv_node_attr(constant, "value_floats");
+    if (a && a->type == TCONV_ATTR_FLOATS && a->n <= (size_t)max) {
+        if (a->n > 0)
+            memcpy(values, a->floats, a->n * sizeof(float));
+        *count = (int)a->n;
+        return true;
+    }
+    a = tconv_node_attr(constant, "value_float");
+    if (a && a->type == TCONV_ATTR_FLOAT && max >= 1) {
+        values[0] = a->f;
+        *count = 1;
+        return true;
+    }
+    return false;
+}
+
+bool tconv_si_input_floats(tconv_si_ctx *ctx, const tconv_node *node, size_t index, float *values,
+                           int max, int *count) {
+    (void)ctx;
+    if (index >= node->n_inputs || !node->inputs[index])
+        return false;
+    tconv_value *v = node->inputs[index];
+    if (v->initializer && !v->is_graph_input)
+        return tensor_floats(v->initializer, values, max, count);
+    if (v->producer && tconv_node_is_onnx_domain(v->producer) &&
+        strcmp(v->producer->op_type, "Constant") == 0)
+        return constant_floats(v->producer, values, max, count);
+    return false;
+}
+
+static tconv_status ints_from_attr(tconv_si_ctx *ctx, const tconv_node *node, const char *attr,
+                                   tconv_si_ints *out) {
+    bool present;
+    const int64_t *values;
+    size_t n;
+    tconv_status st = tconv_node_attr_ints(node, attr, &present, &values, &n, ctx->err);
+    if (st != TCONV_OK || !present)
+        return st;
+    if (n > TCONV_SI_MAX_DATA) {
+        out->state = TCONV_SI_ARG_UNKNOWN;
+        out->count = (int)(n > INT32_MAX ? -1 : (int64_t)n);
+        return TCONV_OK;
+    }
+    out->state = TCONV_SI_ARG_KNOWN;
+    out->count = (int)n;
+    if (n)
+        memcpy(out->values, values, n * sizeof(int64_t));
+    return TCONV_OK;
+}
+
+tconv_status tconv_si_ints_arg(tconv_si_ctx *ctx, const tconv_node *node, const char *attr,
+                               size_t input, tconv_si_ints *out) {
+    out->state = TCONV_SI_ARG_ABSENT;
+    out->count = -1;
+    if (attr)
+        return ints_from_attr(ctx, node, attr, out);
+    if (input >= node->n_inputs || !node->inputs[input])
+        return TCONV_OK;
+    if (tconv_si_input_ints(ctx, node, input, out->values, &out->count)) {
+        out->state = TCONV_SI_ARG_KNOWN;
+        return TCONV_OK;
+    }
+    out->state = TCONV_SI_ARG_UNKNOWN;
+    int64_t n = tconv_si_input_elements(node, input);
+    out->count = n >= 0 && n <= INT32_MAX ? (int)n : -1;
+    return TCONV_OK;
+}

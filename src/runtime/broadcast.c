@@ -1,0 +1,128 @@
+/* Numpy-style broadcasting: shape rule, strides and a merged-axes row iterator. */
+#include "runtime/broadcast.h"
+
+#include <string.h>
+
+tconv_status tconv_broadcast_shape(size_t n, const int *ranks, const int64_t *const *dims,
+                                   int *out_rank, int64_t *out_dims, tconv_error *err) {
+    int rank = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (ranks[k] < 0 || ranks[k] > TCONV_MAX_RANK)
+            return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "operand %zu has rank %d", k,
+                                   ranks[k]);
+        if (ranks[k] > rank)
+            rank = ranks[k];
+    }
+    for (int ax = 0; ax < rank; ax++) {
+        int64_t d = 1;
+        size_t from = 0;
+        for (size_t k = 0; k < n; k++) {
+            int kax = ax - (rank - ranks[k]);
+            if (kax < 0)
+                continue;
+            int64_t dk = dims[k][kax];
+            if (dk == 1)
+                continue;
+            if (d != 1 && dk != d)
+                return tconv_error_set(err, TCONV_ERR_INVALID,
+                                       "shapes do not broadcast: operand %zu has %lld and operand "
+                                       "%zu has %lld at output axis %d",
+                                       from, (long long)d, k, (long long)dk, ax);
+            d = dk;
+            from = k;
+        }
+        out_dims[ax] = d;
+    }
+    *out_rank = rank;
+    return TCONV_OK;
+}
+
+void tconv_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
+                             int64_t *strides) {
+    int64_t stride = 1;
+    for (int ax = out_rank - 1; ax >= 0; ax--) {
+        int kax = ax - (out_rank - rank);
+        if (kax < 0 || dims[kax] == 1 || out_dims[ax] == 1) {
+            strides[ax] = 0;
+        } else {
+            strides[ax] = stride;
+        }
+        if (kax >= 0)
+            stride *= dims[kax];
+    }
+}
+
+/* Drops size-1 axes and merges neighbours that every operand walks contiguously. */
+static void bcast_collapse(tconv_bcast *b, int64_t full_strides[][TCONV_MAX_RANK]) {
+    int r = 0;
+    for (int ax = 0; ax < b->out_rank; ax++) {
+        if (b->out_dims[ax] == 1)
+            continue;
+        bool merge = r > 0;
+        for (size_t k = 0; merge && k < b->n_operands; k++)
+            merge = b->strides[k][r - 1] == full_strides[k][ax] * b->out_dims[ax];
+        if (merge) {
+            b->dims[r - 1] *= b->out_dims[ax];
+            for (size_t k = 0; k < b->n_operands; k++)
+                b->strides[k][r - 1] = full_strides[k][ax];
+            continue;
+        }
+        b->dims[r] = b->out_dims[ax];
+        for (size_t k = 0; k < b->n_operands; k++)
+            b->strides[k][r] = full_strides[k][ax];
+        r++;
+    }
+    if (r == 0) {
+        b->dims[0] = 1;
+        for (size_t k = 0; k < b->n_operands; k++)
+            b->strides[k][0] = 0;
+        r = 1;
+    }
+    b->rank = r;
+}
+
+tconv_status tconv_bcast_init(tconv_bcast *b, size_t n, const tconv_rt_tensor *const *operands,
+                              tconv_error *err) {
+    if (n == 0 || n > TCONV_BCAST_MAX_OPERANDS)
+        return tconv_error_set(err, TCONV_ERR_USAGE, "broadcast of %zu operands", n);
+    memset(b, 0, sizeof *b);
+    b->n_operands = n;
+    int ranks[TCONV_BCAST_MAX_OPERANDS];
+    const int64_t *dims[TCONV_BCAST_MAX_OPERANDS];
+    for (size_t k = 0; k < n; k++) {
+        ranks[k] = operands[k]->rank;
+        dims[k] = operands[k]->dims;
+    }
+    tconv_status st = tconv_broadcast_shape(n, ranks, dims, &b->out_rank, b->out_dims, err);
+    if (st != TCONV_OK)
+        return st;
+    if (!tconv_shape_elements(b->out_dims, b->out_rank, &b->n_elements))
+        return tconv_error_set(err, TCONV_ERR_LIMIT, "broadcast shape has too many elements");
+    int64_t full[TCONV_BCAST_MAX_OPERANDS][TCONV_MAX_RANK];
+    for (size_t k = 0; k < n; k++)
+        tconv_broadcast_strides(ranks[k], dims[k], b->out_rank, b->out_dims, full[k]);
+    bcast_collapse(b, full);
+    b->row_length = b->dims[b->rank - 1];
+    for (size_t k = 0; k < n; k++)
+        b->inner_stride[k] = b->strides[k][b->rank - 1];
+    b->n_rows = b->row_length > 0 ? b->n_elements / b->row_length : 0;
+    return TCONV_OK;
+}
+
+void tconv_bcast_cursor_init(const tconv_bcast *b, tconv_bcast_cursor *c) {
+    (void)b;
+    memset(c, 0, sizeof *c);
+}
+
+void tconv_bcast_cursor_next(const tconv_bcast *b, tconv_bcast_cursor *c) {
+    for (int ax = b->rank - 2; ax >= 0; ax--) {
+        c->index[ax]++;
+        for (size_t k = 0; k < b->n_operands; k++)
+            c->offsets[k] += b->strides[k][ax];
+        if (c->index[ax] < b->dims[ax])
+            return;
+        for (size_t k = 0; k < b->n_operands; k++)
+            c->offsets[k] -= b->strides[k][ax] * b->dims[ax];
+        c->index[ax] = 0;
+    }
+}

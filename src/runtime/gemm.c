@@ -1,0 +1,500 @@
+#include "runtime/gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/parallel.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define TCONV_GEMM_X86 1
+#include <immintrin.h>
+#else
+#define TCONV_GEMM_X86 0
+#endif
+
+/* The largest micro-tile of any kernel (edge tiles go through a buffer this big). */
+#define MAX_MR 12
+#define MAX_NR 32
+/* Packed panels start on a cache line. */
+#define PACK_ALIGN_FLOATS 16
+
+typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
+                         float alpha, float beta);
+
+/* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
+ * kc x nc of B in L3. */
+typedef struct micro_kernel {
+    tconv_gemm_isa isa;
+    int mr, nr;
+    int64_t mc, kc, nc;
+    micro_fn fn;
+} micro_kernel;
+
+/* ---------------------------------------------------------------- micro-kernels */
+
+/* Every micro-kernel computes AB = sum_p pa[p*MR + r] * pb[p*NR + c] for a full MR x NR tile and
+ * stores C = alpha*AB + beta*C (C not read when beta == 0). */
+
+#if defined(__GNUC__)
+typedef float v4sf __attribute__((vector_size(16)));
+
+static inline v4sf load_v4(const float *p) {
+    v4sf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store_v4(float *p, v4sf v) {
+    memcpy(p, &v, sizeof v);
+}
+
+static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
+                               float alpha, float beta) {
+    v4sf acc[4][2] = {{{0}}};
+    for (int64_t p = 0; p < kc; p++) {
+        v4sf b0 = load_v4(pb), b1 = load_v4(pb + 4);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            acc[r][0] += pa[r] * b0;
+            acc[r][1] += pa[r] * b1;
+        }
+        pa += 4;
+        pb += 8;
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; r++) {
+        float *cr = c + r * ldc;
+        if (beta == 0.0f) {
+            store_v4(cr, alpha * acc[r][0]);
+            store_v4(cr + 4, alpha * acc[r][1]);
+        } else {
+            store_v4(cr, alpha * acc[r][0] + beta * load_v4(cr));
+            store_v4(cr + 4, alpha * acc[r][1] + beta * load_v4(cr + 4));
+        }
+    }
+}
+#else
+static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
+                               float alpha, float beta) {
+    float acc[4][8] = {{0}};
+    for (int64_t p = 0; p < kc; p++) {
+        for (int r = 0; r < 4; r++)
+            for (int j = 0; j < 8; j++)
+                acc[r][j] += pa[r] * pb[j];
+        pa += 4;
+        pb += 8;
+    }
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 8; j++)
+            c[r * ldc + j] = alpha * acc[r][j] + (beta == 0.0f ? 0.0f : beta * c[r * ldc + j]);
+}
+#endif
+
+#if TCONV_GEMM_X86
+__attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, const float *pa,
+                                                                const float *pb, float *c,
+                                                                int64_t ldc, float alpha,
+                                                                float beta) {
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; p++) {
+        __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
+#pragma GCC unroll 6
+        for (int r = 0; r < 6; r++) {
+            __m256 a = _mm256_broadcast_ss(pa + r);
+            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+        pa += 6;
+        pb += 16;
+    }
+    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++) {
+        float *cr = c + r * ldc;
+        if (beta == 0.0f) {
+            _mm256_storeu_ps(cr, _mm256_mul_ps(va, acc[r][0]));
+            _mm256_storeu_ps(cr + 8, _mm256_mul_ps(va, acc[r][1]));
+        } else {
+            _mm256_storeu_ps(
+                cr, _mm256_fmadd_ps(va, acc[r][0], _mm256_mul_ps(vb, _mm256_loadu_ps(cr))));
+            _mm256_storeu_ps(
+                cr + 8, _mm256_fmadd_ps(va, acc[r][1], _mm256_mul_ps(vb, _mm256_loadu_ps(cr + 8))));
+        }
+    }
+}
+
+__attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, const float *pa,
+                                                                  const float *pb, float *c,
+                                                                  int64_t ldc, float alpha,
+                                                                  float beta) {
+    __m512 acc[12][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++)
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < 12; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+        }
+        pa += 12;
+        pb += 32;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++) {
+        float *cr = c + r * ldc;
+        if (beta == 0.0f) {
+            _mm512_storeu_ps(cr, _mm512_mul_ps(va, acc[r][0]));
+            _mm512_storeu_ps(cr + 16, _mm512_mul_ps(va, acc[r][1]));
+        } else {
+            _mm512_storeu_ps(
+                cr, _mm512_fmadd_ps(va, acc[r][0], _mm512_mul_ps(vb, _mm512_loadu_ps(cr))));
+            _mm512_storeu_ps(cr + 16, _mm512_fmadd_ps(va, acc[r][1],
+                                                      _mm512_mul_ps(vb, _mm512_loadu_ps(cr + 16))));
+        }
+    }
+}
+#endif
+
+static const micro_kernel KERNELS[] = {
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8},
+#if TCONV_GEMM_X86
+    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16},
+    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32},
+#endif
+};
+
+/* ---------------------------------------------------------------- ISA selection */
+
+static bool cpu_supports(tconv_gemm_isa isa) {
+#if TCONV_GEMM_X86
+    __builtin_cpu_init();
+    switch (isa) {
+    case TCONV_GEMM_ISA_AVX2:
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case TCONV_GEMM_ISA_AVX512:
+        return __builtin_cpu_supports("avx512f");
+    default:
+        break;
+    }
+#endif
+    return isa == TCONV_GEMM_ISA_PORTABLE || isa == TCONV_GEMM_ISA_AUTO;
+}
+
+static const micro_kernel *kernel_for(tconv_gemm_isa isa) {
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++) {
+        if (KERNELS[i].isa == isa)
+            return &KERNELS[i];
+    }
+    return &KERNELS[0];
+}
+
+static tconv_gemm_isa best_isa(void) {
+    static const tconv_gemm_isa preference[] = {TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX2};
+    for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
+        if (tconv_gemm_isa_available(preference[i]))
+            return preference[i];
+    }
+    return TCONV_GEMM_ISA_PORTABLE;
+}
+
+bool tconv_gemm_isa_available(tconv_gemm_isa isa) {
+    if (isa == TCONV_GEMM_ISA_AUTO || isa == TCONV_GEMM_ISA_PORTABLE)
+        return true;
+    return kernel_for(isa)->isa == isa && cpu_supports(isa);
+}
+
+static tconv_gemm_isa resolve_isa(tconv_gemm_isa isa) {
+    return (isa == TCONV_GEMM_ISA_AUTO || !tconv_gemm_isa_available(isa)) ? best_isa() : isa;
+}
+
+const char *tconv_gemm_isa_name(tconv_gemm_isa isa) {
+    switch (isa) {
+    case TCONV_GEMM_ISA_AUTO:
+        return "auto";
+    case TCONV_GEMM_ISA_PORTABLE:
+        return "portable";
+    case TCONV_GEMM_ISA_AVX2:
+        return "avx2";
+    case TCONV_GEMM_ISA_AVX512:
+        return "avx512";
+    }
+    return "?";
+}
+
+/* ---------------------------------------------------------------- workspace */
+
+static int64_t min_i64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+static int64_t round_up(int64_t x, int64_t multiple) {
+    return (x + multiple - 1) / multiple * multiple;
+}
+
+static int64_t pack_a_floats(const micro_kernel *mk, int64_t m, int64_t k) {
+    return min_i64(mk->mc, round_up(m, mk->mr)) * min_i64(mk->kc, k);
+}
+
+static int64_t pack_b_floats(const micro_kernel *mk, int64_t n, int64_t k) {
+    return min_i64(mk->kc, k) * min_i64(mk->nc, round_up(n, mk->nr));
+}
+
+void tconv_gemm_workspace_init(tconv_gemm_workspace *ws, tconv_gemm_isa isa) {
+    ws->isa = resolve_isa(isa);
+    ws->buffer = NULL;
+    ws->capacity = 0;
+}
+
+tconv_status tconv_gemm_workspace_reserve(tconv_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
+                                          tconv_error *err) {
+    if (m <= 0 || n <= 0 || k <= 0)
+        return TCONV_OK;
+    const micro_kernel *mk = kernel_for(ws->isa);
+    size_t need =
+        (size_t)(pack_a_floats(mk, m, k) + pack_b_floats(mk, n, k)) + 2 * PACK_ALIGN_FLOATS;
+    if (need <= ws->capacity)
+        return TCONV_OK;
+    float *buffer = malloc(need * sizeof(float));
+    if (!buffer)
+        return tconv_error_nomem(err, "GEMM packing buffers");
+    free(ws->buffer);
+    ws->buffer = buffer;
+    ws->capacity = need;
+    return TCONV_OK;
+}
+
+void tconv_gemm_workspace_release(tconv_gemm_workspace *ws) {
+    free(ws->buffer);
+    ws->buffer = NULL;
+    ws->capacity = 0;
+}
+
+static float *align_floats(float *p) {
+    uintptr_t bytes = PACK_ALIGN_FLOATS * sizeof(float);
+    uintptr_t u = ((uintptr_t)p + bytes - 1) / bytes * bytes;
+    return p + (u - (uintptr_t)p) / sizeof(float);
+}
+
+/* ---------------------------------------------------------------- packing */
+
+/* op(A)[i0 .. i0+mc) x [p0 .. p0+kc) into mr-row panels: dst[panel][p][r], zero-padded. */
+static void pack_a(const tconv_sgemm_op *op, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
+                   float *dst) {
+    for (int64_t ir = 0; ir < mc; ir += mr) {
+        int rows = (int)min_i64(mr, mc - ir);
+        if (op->trans_a) {
+            for (int64_t p = 0; p < kc; p++) {
+                const float *src = op->a + (p0 + p) * op->lda + i0 + ir;
+                float *d = dst + p * mr;
+                for (int r = 0; r < rows; r++)
+                    d[r] = src[r];
+                for (int r = rows; r < mr; r++)
+                    d[r] = 0.0f;
+            }
+        } else {
+            for (int r = 0; r < rows; r++) {
+                const float *src = op->a + (i0 + ir + r) * op->lda + p0;
+                for (int64_t p = 0; p < kc; p++)
+                    dst[p * mr + r] = src[p];
+            }
+            for (int64_t p = 0; p < kc; p++)
+                for (int r = rows; r < mr; r++)
+                    dst[p * mr + r] = 0.0f;
+        }
+        dst += (int64_t)mr * kc;
+    }
+}
+
+/* op(B)[p0 .. p0+kc) x [j0 .. j0+nc) into nr-column panels: dst[panel][p][c], zero-padded. */
+static void pack_b(const tconv_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int nr,
+                   float *dst) {
+    for (int64_t jr = 0; jr < nc; jr += nr) {
+        int cols = (int)min_i64(nr, nc - jr);
+        if (!op->trans_b) {
+            for (int64_t p = 0; p < kc; p++) {
+                const float *src = op->b + (p0 + p) * op->ldb + j0 + jr;
+                float *d = dst + p * nr;
+                memcpy(d, src, (size_t)cols * sizeof(float));
+                for (int c = cols; c < nr; c++)
+                    d[c] = 0.0f;
+            }
+        } else {
+            for (int c = 0; c < cols; c++) {
+                const float *src = op->b + (j0 + jr + c) * op->ldb + p0;
+                for (int64_t p = 0; p < kc; p++)
+                    dst[p * nr + c] = src[p];
+            }
+            for (int64_t p = 0; p < kc; p++)
+                for (int c = cols; c < nr; c++)
+                    dst[p * nr + c] = 0.0f;
+        }
+        dst += (int64_t)nr * kc;
+    }
+}
+
+/* ---------------------------------------------------------------- driver */
+
+/* C = alpha*tile + beta*C for the valid rows x cols corner of an edge tile. */
+static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float *c, int64_t ldc,
+                       float alpha, float beta) {
+    for (int r = 0; r < rows; r++) {
+        float *cr = c + r * ldc;
+        const float *tr = tile + r * tile_ld;
+        for (int j = 0; j < cols; j++)
+            cr[j] = alpha * tr[j] + (beta == 0.0f ? 0.0f : beta * cr[j]);
+    }
+}
+
+/* One packed mc x kc block of A times one packed kc x nc block of B into C. */
+static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
+                         const float *pa, const float *pb, float *c, int64_t ldc, float alpha,
+                         float beta) {
+    _Alignas(64) float tile[MAX_MR * MAX_NR];
+    for (int64_t jr = 0; jr < nc; jr += mk->nr) {
+        int cols = (int)min_i64(mk->nr, nc - jr);
+        const float *b_panel = pb + jr * kc;
+        for (int64_t ir = 0; ir < mc; ir += mk->mr) {
+            int rows = (int)min_i64(mk->mr, mc - ir);
+            const float *a_panel = pa + ir * kc;
+            float *c_tile = c + ir * ldc + jr;
+            if (rows == mk->mr && cols == mk->nr) {
+                mk->fn(kc, a_panel, b_panel, c_tile, ldc, alpha, beta);
+            } else {
+                mk->fn(kc, a_panel, b_panel, tile, mk->nr, 1.0f, 0.0f);
+                merge_tile(tile, mk->nr, rows, cols, c_tile, ldc, alpha, beta);
+            }
+        }
+    }
+}
+
+/* C = beta*C, for k == 0 or alpha == 0 (C not read when beta == 0). */
+static void scale_c(const tconv_sgemm_op *op) {
+    for (int64_t i = 0; i < op->m; i++) {
+        float *cr = op->c + i * op->ldc;
+        for (int64_t j = 0; j < op->n; j++)
+            cr[j] = op->beta == 0.0f ? 0.0f : op->beta * cr[j];
+    }
+}
+
+/* The packed layout of a whole op(A): per kc-block of k, all of m in mr-row panels (rows padded
+ * to a multiple of mr), so the panel of rows [ic, ...) of k-block pc starts at
+ * pc * round_up(m, mr) + ic * kc. pack_a writes exactly that for one (pc, ic) block. */
+static const float *packed_block(const micro_kernel *mk, const float *packed, int64_t m, int64_t pc,
+                                 int64_t ic, int64_t kc) {
+    return packed + pc * round_up(m, mk->mr) + ic * kc;
+}
+
+static void sgemm_blocked(tconv_gemm_workspace *ws, const float *packed_a,
+                          const tconv_sgemm_op *op) {
+    if (op->m <= 0 || op->n <= 0)
+        return;
+    if (op->k <= 0 || op->alpha == 0.0f) {
+        scale_c(op);
+        return;
+    }
+    const micro_kernel *mk = kernel_for(ws->isa);
+    float *pa = align_floats(ws->buffer);
+    float *pb = align_floats(pa + pack_a_floats(mk, op->m, op->k));
+    for (int64_t jc = 0; jc < op->n; jc += mk->nc) {
+        int64_t nc = min_i64(mk->nc, op->n - jc);
+        for (int64_t pc = 0; pc < op->k; pc += mk->kc) {
+            int64_t kc = min_i64(mk->kc, op->k - pc);
+            float beta = pc == 0 ? op->beta : 1.0f;
+            pack_b(op, pc, kc, jc, nc, mk->nr, pb);
+            for (int64_t ic = 0; ic < op->m; ic += mk->mc) {
+                int64_t mc = min_i64(mk->mc, op->m - ic);
+                const float *a_block = pa;
+                if (packed_a)
+                    a_block = packed_block(mk, packed_a, op->m, pc, ic, kc);
+                else
+                    pack_a(op, ic, mc, pc, kc, mk->mr, pa);
+                macro_kernel(mk, mc, nc, kc, a_block, pb, op->c + ic * op->ldc + jc, op->ldc,
+                             op->alpha, beta);
+            }
+        }
+    }
+}
+
+void tconv_sgemm_run(tconv_gemm_workspace *ws, const tconv_sgemm_op *op) {
+    sgemm_blocked(ws, NULL, op);
+}
+
+void tconv_sgemm_run_packed(tconv_gemm_workspace *ws, const float *packed_a,
+                            const tconv_sgemm_op *op) {
+    sgemm_blocked(ws, packed_a, op);
+}
+
+size_t tconv_sgemm_packed_a_floats(tconv_gemm_isa isa, int64_t m, int64_t k) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    return m > 0 && k > 0 ? (size_t)(round_up(m, mk->mr) * k) : 1;
+}
+
+void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
+                        int64_t lda, float *packed) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    tconv_sgemm_op op = {.trans_a = trans_a, .m = m, .k = k, .a = a, .lda = lda};
+    for (int64_t pc = 0; pc < k; pc += mk->kc) {
+        int64_t kc = min_i64(mk->kc, k - pc);
+        pack_a(&op, 0, m, pc, kc, mk->mr, packed + pc * round_up(m, mk->mr));
+    }
+}
+
+/* ---------------------------------------------------------------- threaded convenience */
+
+typedef struct sgemm_split {
+    const tconv_sgemm_op *op;
+    tconv_gemm_workspace *workspaces;
+    bool by_columns;
+    int64_t chunk;
+} sgemm_split;
+
+static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
+    const sgemm_split *s = ctx;
+    tconv_sgemm_op sub = *s->op;
+    int64_t start = task * s->chunk;
+    if (s->by_columns) {
+        sub.n = min_i64(s->chunk, sub.n - start);
+        sub.b += sub.trans_b ? start * sub.ldb : start;
+        sub.c += start;
+    } else {
+        sub.m = min_i64(s->chunk, sub.m - start);
+        sub.a += sub.trans_a ? start : start * sub.lda;
+        sub.c += start * sub.ldc;
+    }
+    tconv_sgemm_run(&s->workspaces[worker], &sub);
+}
+
+tconv_status tconv_sgemm(const tconv_sgemm_op *op, int n_threads, tconv_error *err) {
+    double flops = 2.0 * (double)op->m * (double)op->n * (double)op->k;
+    int threads = tconv_parallel_threads_for_work(n_threads, flops);
+    sgemm_split split = {.op = op, .by_columns = op->n >= op->m};
+    int64_t extent = split.by_columns ? op->n : op->m;
+    int64_t granule = split.by_columns ? MAX_NR : MAX_MR;
+    split.chunk = round_up((extent + threads - 1) / (threads > 0 ? threads : 1), granule);
+    if (split.chunk < 1)
+        split.chunk = 1;
+    int64_t n_tasks = (extent + split.chunk - 1) / split.chunk;
+    int workers = tconv_parallel_workers(threads, n_tasks);
+    tconv_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
+    tconv_status st = TCONV_OK;
+    for (int i = 0; i < workers; i++)
+        tconv_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
+    for (int i = 0; i < workers && st == TCONV_OK; i++)
+        st = tconv_gemm_workspace_reserve(&workspaces[i], split.by_columns ? op->m : split.chunk,
+                                          split.by_columns ? split.chunk : op->n, op->k, err);
+    if (st == TCONV_OK) {
+        split.workspaces = workspaces;
+        tconv_parallel_for(workers, n_tasks, sgemm_chunk_task, &split);
+    }
+    for (int i = 0; i < workers; i++)
+        tconv_gemm_workspace_release(&workspaces[i]);
+    return st;
+}

@@ -1,0 +1,76 @@
+/* Single-precision GEMM for the kernels: C = alpha * op(A) * op(B) + beta * C, row-major.
+ *
+ * A packed, cache-blocked implementation in the style of BLIS/GotoBLAS: panels of op(B) (KC x NC)
+ * and op(A) (MC x KC) are copied into contiguous buffers, and a register-blocked micro-kernel
+ * computes MR x NR tiles of C. The micro-kernel is chosen at run time: AVX-512 (12x32), AVX2+FMA
+ * (6x16) or a portable one (4x8, GCC vector extensions where available). */
+#ifndef TCONV_RUNTIME_GEMM_H
+#define TCONV_RUNTIME_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/error.h"
+
+typedef enum tconv_gemm_isa {
+    TCONV_GEMM_ISA_AUTO = 0, /* the best one this CPU supports */
+    TCONV_GEMM_ISA_PORTABLE,
+    TCONV_GEMM_ISA_AVX2, /* AVX2 + FMA */
+    TCONV_GEMM_ISA_AVX512
+} tconv_gemm_isa;
+
+/* Whether this build and CPU can run the micro-kernel (AUTO is always available). */
+bool tconv_gemm_isa_available(tconv_gemm_isa isa);
+/* "auto", "portable", "avx2", "avx512". */
+const char *tconv_gemm_isa_name(tconv_gemm_isa isa);
+
+/* One GEMM: op(A) is m x k, op(B) is k x n, C is m x n. op(X) is X or its transpose. Leading
+ * dimensions are the row strides (in elements) of the matrices as stored. With beta == 0, C is
+ * not read (it may hold garbage). */
+typedef struct tconv_sgemm_op {
+    bool trans_a, trans_b;
+    int64_t m, n, k;
+    float alpha;
+    const float *a;
+    int64_t lda;
+    const float *b;
+    int64_t ldb;
+    float beta;
+    float *c;
+    int64_t ldc;
+} tconv_sgemm_op;
+
+/* Packing buffers, reusable across calls (one per thread). */
+typedef struct tconv_gemm_workspace {
+    tconv_gemm_isa isa; /* resolved at init: never AUTO */
+    float *buffer;
+    size_t capacity; /* floats */
+} tconv_gemm_workspace;
+
+/* isa must be available (AUTO picks the best). */
+void tconv_gemm_workspace_init(tconv_gemm_workspace *ws, tconv_gemm_isa isa);
+/* Makes the workspace large enough for problems up to m x n x k. */
+tconv_status tconv_gemm_workspace_reserve(tconv_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
+                                          tconv_error *err);
+void tconv_gemm_workspace_release(tconv_gemm_workspace *ws);
+
+/* Runs op in the calling thread with ws's buffers, which must have been reserved for at least
+ * op's sizes. Cannot fail. */
+void tconv_sgemm_run(tconv_gemm_workspace *ws, const tconv_sgemm_op *op);
+
+/* Pre-packed A, for many products with the same op(A) (a weight matrix against many column
+ * blocks): pack once with tconv_sgemm_pack_a (into tconv_sgemm_packed_a_floats floats, for the
+ * isa of the workspace that will run it), then call tconv_sgemm_run_packed, which ignores op->a,
+ * op->lda and op->trans_a. op->m and op->k must be the sizes it was packed with. */
+size_t tconv_sgemm_packed_a_floats(tconv_gemm_isa isa, int64_t m, int64_t k);
+void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
+                        int64_t lda, float *packed);
+void tconv_sgemm_run_packed(tconv_gemm_workspace *ws, const float *packed_a,
+                            const tconv_sgemm_op *op);
+
+/* Convenience: allocates its own buffers and splits the work over up to n_threads threads
+ * (1: the calling thread only). Fails only when memory runs out. */
+tconv_status tconv_sgemm(const tconv_sgemm_op *op, int n_threads, tconv_error *err);
+
+#endif

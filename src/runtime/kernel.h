@@ -1,0 +1,56 @@
+/* The kernel interface: kernels are pure functions of their inputs and the node's attributes.
+ * They never call a pass. Each kernel file exports a table of tconv_kernel_def; the registry
+ * (kernel_registry.c) looks kernels up by (domain, op_type, opset). */
+#ifndef TCONV_RUNTIME_KERNEL_H
+#define TCONV_RUNTIME_KERNEL_H
+
+#include "ir/ir.h"
+#include "runtime/rt_tensor.h"
+
+typedef struct tconv_session tconv_session;
+typedef struct tconv_kernel_ctx tconv_kernel_ctx;
+
+struct tconv_kernel_ctx {
+    const tconv_node *node;
+    int64_t opset;                        /* version of the node's domain imported by the model */
+    const tconv_rt_tensor *const *inputs; /* NULL entries: omitted optional inputs */
+    size_t n_inputs;
+    tconv_rt_tensor *outputs; /* n_outputs empty tensors: the kernel allocates them */
+    size_t n_outputs;
+    tconv_session *session; /* for control flow (If) and the thread count */
+    int n_threads;
+    tconv_error *err; /* messages need not name the node: the executor prefixes it */
+};
+
+typedef tconv_status (*tconv_kernel_fn)(tconv_kernel_ctx *ctx);
+
+typedef struct tconv_kernel_def {
+    const char *domain; /* "" for ai.onnx */
+    const char *op_type;
+    int since_version; /* first opset this implementation covers */
+    int until_version; /* last opset it covers (inclusive) */
+    tconv_kernel_fn run;
+} tconv_kernel_def;
+
+/* Allocates output `index` with the given dtype and shape, honouring the session's memory
+ * limit. The kernel writes into (*out)->data. */
+tconv_status tconv_kernel_alloc_output(tconv_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
+                                       int rank, const int64_t *dims, tconv_rt_tensor **out);
+
+/* The input at index, or NULL if absent/omitted. */
+const tconv_rt_tensor *tconv_kernel_input(const tconv_kernel_ctx *ctx, size_t index);
+
+/* Kernel tables, each ending with an entry whose op_type is NULL. */
+extern const tconv_kernel_def tconv_kernels_conv[];   /* ConvTranspose, Conv */
+extern const tconv_kernel_def tconv_kernels_pool[];   /* MaxPool, AveragePool, GlobalAveragePool */
+extern const tconv_kernel_def tconv_kernels_linalg[]; /* MatMul, Gemm */
+extern const tconv_kernel_def tconv_kernels_elementwise[]; /* Add..Div, Relu, LeakyRelu, ... */
+extern const tconv_kernel_def tconv_kernels_tensor[];      /* Slice, Pad, Concat, Reshape, ... */
+extern const tconv_kernel_def tconv_kernels_nn[]; /* BatchNormalization, Softmax, Resize, ... */
+extern const tconv_kernel_def tconv_kernels_control[]; /* If */
+
+/* The kernel for a node at the model's opset, or NULL (then the executor reports the op,
+ * domain and opset as unsupported). */
+const tconv_kernel_def *tconv_kernel_lookup(const char *domain, const char *op_type, int64_t opset);
+
+#endif

@@ -1,0 +1,957 @@
+/* ConvTranspose and Conv over float32, built on the packed GEMM.
+ *
+ * Both ops relate a "coarse" grid and a "fine" grid through kernel taps: fine = coarse * stride
+ * + tap * dilation - pad_begin. For ConvTranspose the coarse grid is X and the fine grid is Y;
+ * for Conv the coarse grid is Y and the fine grid is X. So one index mapping serves:
+ *
+ *   ConvTranspose: col = W_g^T x X_g (GEMM), then col2im adds each column into Y (skipping
+ *                  fine positions outside [0, out): pads crop directly, and positions past the
+ *                  full output F just keep the bias they were initialised with).
+ *   Conv:          im2col gathers X into col (zeros outside the input), then Y_g = W_g x col.
+ *
+ * The coarse positions are processed in column blocks so that col stays in cache, and the work
+ * is split over (batch, group, output-channel chunk) for ConvTranspose and (batch, group, column
+ * block) for Conv: tasks write disjoint parts of Y, so no locking is needed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/conv_transpose_geometry.h"
+#include "runtime/gemm.h"
+#include "runtime/kernel.h"
+#include "runtime/kernel_util.h"
+#include "runtime/parallel.h"
+#include "runtime/spatial_attrs.h"
+
+/* Floats of im2col/col2im scratch per column block (about 256 KiB: L2-resident). */
+#define COL_BLOCK_TARGET_FLOATS (64 * 1024)
+/* Column blocks are multiples of this (the widest GEMM micro-tile). */
+#define COL_BLOCK_GRANULE 32
+/* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
+ * to amortise that. */
+#define CONV_MIN_BLOCK_COLS 256
+
+/* ---------------------------------------------------------------- index mapping */
+
+typedef struct lattice {
+    int rank;
+    int64_t coarse[TCONV_MAX_SPATIAL];
+    int64_t fine[TCONV_MAX_SPATIAL];
+    int64_t kernel[TCONV_MAX_SPATIAL];
+    int64_t strides[TCONV_MAX_SPATIAL];
+    int64_t dilations[TCONV_MAX_SPATIAL];
+    int64_t pad_begin[TCONV_MAX_SPATIAL];
+    int64_t coarse_size, fine_size, kernel_size; /* products over the axes */
+} lattice;
+
+/* Floor and ceiling division by a positive b (inlined: they run per column run). */
+static inline int64_t floor_div_pos(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static inline int64_t ceil_div_i64(int64_t a, int64_t b) {
+    return -floor_div_pos(-a, b);
+}
+
+static int64_t max_i64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+static int64_t min_i64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+/* A run of coarse positions along the last axis: `length` columns starting at column `col` of
+ * the block, at last-axis index u0 of the line whose other coordinates are `outer`. */
+typedef struct coarse_run {
+    int64_t col;
+    int64_t length;
+    int64_t u0;
+    int64_t outer[TCONV_MAX_SPATIAL];
+} coarse_run;
+
+/* Splits the block [p0, p0 + n) of flattened coarse positions into runs along the last axis and
+ * calls fn for each. */
+typedef void (*run_fn)(void *ctx, const coarse_run *run);
+
+static void for_each_run(const lattice *lat, int64_t p0, int64_t n, run_fn fn, void *ctx) {
+    int last = lat->rank - 1;
+    int64_t line_len = lat->coarse[last];
+    coarse_run run;
+    for (int64_t p = p0; p < p0 + n; p += run.length) {
+        int64_t line = p / line_len;
+        run.u0 = p % line_len;
+        run.length = min_i64(line_len - run.u0, p0 + n - p);
+        run.col = p - p0;
+        for (int i = last - 1; i >= 0; i--) {
+            run.outer[i] = line % lat->coarse[i];
+            line /= lat->coarse[i];
+        }
+        fn(ctx, &run);
+    }
+}
+
+/* Maps a run through kernel tap `tap`: the run's columns [lo, hi) land on fine positions
+ * fine_start + (j - lo) * stride_last (within one fine plane). Returns false when none does. */
+static bool map_run(const lattice *lat, const coarse_run *run, const int64_t *tap, int64_t *lo,
+                    int64_t *hi, int64_t *fine_start) {
+    int last = lat->rank - 1;
+    int64_t offset = 0;
+    for (int i = 0; i < last; i++) {
+        int64_t v =
+            run->outer[i] * lat->strides[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
+        if (v < 0 || v >= lat->fine[i])
+            return false;
+        offset = offset * lat->fine[i] + v;
+    }
+    int64_t s = lat->strides[last];
+    int64_t base = tap[last] * lat->dilations[last] - lat->pad_begin[last];
+    /* u range with 0 <= u*s + base < fine (no division for the common stride 1) */
+    int64_t first = s == 1 ? -base : ceil_div_i64(-base, s);
+    int64_t end =
+        s == 1 ? lat->fine[last] - base : floor_div_pos(lat->fine[last] - 1 - base, s) + 1;
+    int64_t u_lo = max_i64(run->u0, first);
+    int64_t u_hi = min_i64(run->u0 + run->length, end);
+    if (u_lo >= u_hi)
+        return false;
+    *lo = u_lo - run->u0;
+    *hi = u_hi - run->u0;
+    *fine_start = offset * lat->fine[last] + u_lo * s + base;
+    return true;
+}
+
+/* Advances a kernel tap odometer (row-major, last axis fastest). */
+static void next_tap(const lattice *lat, int64_t *tap) {
+    for (int i = lat->rank - 1; i >= 0; i--) {
+        if (++tap[i] < lat->kernel[i])
+            return;
+        tap[i] = 0;
+    }
+}
+
+/* ---------------------------------------------------------------- col2im and im2col */
+
+/* col rows are (plane, tap) pairs, plane-major; `cols` columns per row. */
+typedef struct col_block {
+    const lattice *lat;
+    float *col;
+    int64_t cols;
+    int64_t planes;
+    float *fine; /* col2im: Y planes (written); im2col: X planes (read) */
+} col_block;
+
+/* ---- vector helpers (GCC/Clang vector extensions; plain loops elsewhere). At -O2 GCC only
+ * vectorizes loops whose trip count it knows, so the hot loops are written with vectors. */
+#if defined(__GNUC__)
+#define HAVE_VECTOR_EXT 1
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+
+static inline v4f load_v4(const float *p) {
+    v4f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store_v4(float *p, v4f v) {
+    memcpy(p, &v, sizeof v);
+}
+
+#if defined(__clang__)
+#define INTERLEAVE_LO(a, b) __builtin_shufflevector(a, b, 0, 4, 1, 5)
+#define INTERLEAVE_HI(a, b) __builtin_shufflevector(a, b, 2, 6, 3, 7)
+#define EVEN_LANES(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6)
+#define ODD_LANES(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7)
+#else
+#define INTERLEAVE_LO(a, b) __builtin_shuffle(a, b, (v4i){0, 4, 1, 5})
+#define INTERLEAVE_HI(a, b) __builtin_shuffle(a, b, (v4i){2, 6, 3, 7})
+#define EVEN_LANES(a, b) __builtin_shuffle(a, b, (v4i){0, 2, 4, 6})
+#define ODD_LANES(a, b) __builtin_shuffle(a, b, (v4i){1, 3, 5, 7})
+#endif
+#else
+#define HAVE_VECTOR_EXT 0
+#endif
+
+static void fill_floats(float *dst, int64_t count, float value) {
+    int64_t i = 0;
+    if (value == 0.0f) {
+        memset(dst, 0, (size_t)count * sizeof(float));
+        return;
+    }
+#if HAVE_VECTOR_EXT
+    v4f v = {value, value, value, value};
+    for (; i + 4 <= count; i += 4)
+        store_v4(dst + i, v);
+#endif
+    for (; i < count; i++)
+        dst[i] = value;
+}
+
+/* dst[i * stride] += src[i] */
+static void accumulate_strided(float *restrict dst, const float *restrict src, int64_t count,
+                               int64_t stride) {
+    int64_t i = 0;
+    if (stride != 1) {
+        for (; i < count; i++)
+            dst[i * stride] += src[i];
+        return;
+    }
+#if HAVE_VECTOR_EXT
+    for (; i + 4 <= count; i += 4)
+        store_v4(dst + i, load_v4(dst + i) + load_v4(src + i));
+#endif
+    for (; i < count; i++)
+        dst[i] += src[i];
+}
+
+/* dst[2j] += a[j], dst[2j + 1] += b[j] */
+static void accumulate_interleaved(float *restrict dst, const float *restrict a,
+                                   const float *restrict b, int64_t count) {
+    int64_t j = 0;
+#if HAVE_VECTOR_EXT
+    for (; j + 4 <= count; j += 4) {
+        v4f va = load_v4(a + j), vb = load_v4(b + j);
+        store_v4(dst + 2 * j, load_v4(dst + 2 * j) + INTERLEAVE_LO(va, vb));
+        store_v4(dst + 2 * j + 4, load_v4(dst + 2 * j + 4) + INTERLEAVE_HI(va, vb));
+    }
+#endif
+    for (; j < count; j++) {
+        dst[2 * j] += a[j];
+        dst[2 * j + 1] += b[j];
+    }
+}
+
+/* A run of col rows for one tap mapped onto the fine planes: columns [lo, hi) go to fine
+ * positions start, start + stride, ... of every plane. */
+typedef struct mapped_tap {
+    bool valid;
+    int64_t lo, hi, start;
+} mapped_tap;
+
+static void accumulate_row_part(float *plane, const float *row, const mapped_tap *m, int64_t from,
+                                int64_t to, int64_t stride) {
+    if (to > from)
+        accumulate_strided(plane + m->start + (from - m->lo) * stride, row + from, to - from,
+                           stride);
+}
+
+/* Stride 2, dilation 1: taps k and k+1 fill alternate positions of the same fine span, so
+ * their rows are interleaved and added with vectors where both are valid. */
+static void accumulate_tap_pair(float *plane, const float *row_a, const mapped_tap *a,
+                                const float *row_b, const mapped_tap *b) {
+    int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+    if (!a->valid || !b->valid || lo >= hi) {
+        if (a->valid)
+            accumulate_row_part(plane, row_a, a, a->lo, a->hi, 2);
+        if (b->valid)
+            accumulate_row_part(plane, row_b, b, b->lo, b->hi, 2);
+        return;
+    }
+    accumulate_interleaved(plane + a->start + (lo - a->lo) * 2, row_a + lo, row_b + lo, hi - lo);
+    accumulate_row_part(plane, row_a, a, a->lo, lo, 2);
+    accumulate_row_part(plane, row_a, a, hi, a->hi, 2);
+    accumulate_row_part(plane, row_b, b, b->lo, lo, 2);
+    accumulate_row_part(plane, row_b, b, hi, b->hi, 2);
+}
+
+static void map_tap(const lattice *lat, const coarse_run *run, const int64_t *tap, mapped_tap *m) {
+    m->valid = map_run(lat, run, tap, &m->lo, &m->hi, &m->start);
+}
+
+/* Adds the col rows of one tap (or a stride-2 pair of taps) into every plane. */
+static void col2im_taps(const col_block *b, const coarse_run *run, int64_t t,
+                        const mapped_tap *first, const mapped_tap *second) {
+    const lattice *lat = b->lat;
+    int64_t stride = lat->strides[lat->rank - 1];
+    if (!first->valid && (!second || !second->valid))
+        return;
+    for (int64_t c = 0; c < b->planes; c++) {
+        float *plane = b->fine + c * lat->fine_size;
+        const float *row = b->col + (c * lat->kernel_size + t) * b->cols + run->col;
+        if (second)
+            accumulate_tap_pair(plane, row, first, row + b->cols, second);
+        else
+            accumulate_row_part(plane, row, first, first->lo, first->hi, stride);
+    }
+}
+
+static void col2im_run(void *ctx, const coarse_run *run) {
+    const col_block *b = ctx;
+    const lattice *lat = b->lat;
+    int last = lat->rank - 1;
+    bool pairs = lat->strides[last] == 2 && lat->dilations[last] == 1;
+    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, next_tap(lat, tap)) {
+        mapped_tap first, second;
+        map_tap(lat, run, tap, &first);
+        if (pairs && tap[last] + 1 < lat->kernel[last]) {
+            next_tap(lat, tap);
+            map_tap(lat, run, tap, &second);
+            col2im_taps(b, run, t++, &first, &second);
+        } else {
+            col2im_taps(b, run, t, &first, NULL);
+        }
+    }
+}
+
+/* Adds every column of the block [p0, p0 + cols) into the fine planes. */
+static void col2im_block(const lattice *lat, const float *col, int64_t planes, int64_t p0,
+                         int64_t cols, float *fine) {
+    col_block b = {lat, (float *)col, cols, planes, fine};
+    for_each_run(lat, p0, cols, col2im_run, &b);
+}
+
+/* dst[i] = src[i * stride] */
+static void gather_strided(float *restrict dst, const float *restrict src, int64_t count,
+                           int64_t stride) {
+    if (stride == 1) {
+        memcpy(dst, src, (size_t)count * sizeof(float));
+    } else {
+        for (int64_t i = 0; i < count; i++)
+            dst[i] = src[i * stride];
+    }
+}
+
+/* a[j] = src[2j], b[j] = src[2j + 1] */
+static void gather_deinterleaved(float *restrict a, float *restrict b, const float *restrict src,
+                                 int64_t count) {
+    int64_t j = 0;
+#if HAVE_VECTOR_EXT
+    for (; j + 4 <= count; j += 4) {
+        v4f lo = load_v4(src + 2 * j), hi = load_v4(src + 2 * j + 4);
+        store_v4(a + j, EVEN_LANES(lo, hi));
+        store_v4(b + j, ODD_LANES(lo, hi));
+    }
+#endif
+    for (; j < count; j++) {
+        a[j] = src[2 * j];
+        b[j] = src[2 * j + 1];
+    }
+}
+
+static void zero_floats(float *dst, int64_t count) {
+    if (count > 0)
+        memset(dst, 0, (size_t)count * sizeof(float));
+}
+
+/* Columns [from, to) of one col row from a fine plane. */
+static void gather_row_part(float *row, const float *plane, const mapped_tap *m, int64_t from,
+                            int64_t to, int64_t stride) {
+    if (to > from)
+        gather_strided(row + from, plane + m->start + (from - m->lo) * stride, to - from, stride);
+}
+
+/* One col row of `length` columns: the mapped part gathered, the rest zero. */
+static void gather_row(float *row, const float *plane, const mapped_tap *m, int64_t length,
+                       int64_t stride) {
+    if (!m->valid) {
+        zero_floats(row, length);
+        return;
+    }
+    zero_floats(row, m->lo);
+    gather_row_part(row, plane, m, m->lo, m->hi, stride);
+    zero_floats(row + m->hi, length - m->hi);
+}
+
+/* Stride 2, dilation 1: taps k and k+1 read alternate positions of the same fine span. */
+static void gather_tap_pair(float *row_a, const mapped_tap *a, float *row_b, const mapped_tap *b,
+                            const float *plane, int64_t length) {
+    int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
+    if (!a->valid || !b->valid || lo >= hi) {
+        gather_row(row_a, plane, a, length, 2);
+        gather_row(row_b, plane, b, length, 2);
+        return;
+    }
+    gather_deinterleaved(row_a + lo, row_b + lo, plane + a->start + (lo - a->lo) * 2, hi - lo);
+    zero_floats(row_a, a->lo);
+    gather_row_part(row_a, plane, a, a->lo, lo, 2);
+    gather_row_part(row_a, plane, a, hi, a->hi, 2);
+    zero_floats(row_a + a->hi, length - a->hi);
+    zero_floats(row_b, b->lo);
+    gather_row_part(row_b, plane, b, b->lo, lo, 2);
+    gather_row_part(row_b, plane, b, hi, b->hi, 2);
+    zero_floats(row_b + b->hi, length - b->hi);
+}
+
+/* Fills the col rows of one tap (or a stride-2 pair of taps) from every plane. */
+static void im2col_taps(const col_block *b, const coarse_run *run, int64_t t,
+                        const mapped_tap *first, const mapped_tap *second) {
+    const lattice *lat = b->lat;
+    int64_t stride = lat->strides[lat->rank - 1];
+    for (int64_t c = 0; c < b->planes; c++) {
+        const float *plane = b->fine + c * lat->fine_size;
+        float *row = b->col + (c * lat->kernel_size + t) * b->cols + run->col;
+        if (second)
+            gather_tap_pair(row, first, row + b->cols, second, plane, run->length);
+        else
+            gather_row(row, plane, first, run->length, stride);
+    }
+}
+
+static void im2col_run(void *ctx, const coarse_run *run) {
+    const col_block *b = ctx;
+    const lattice *lat = b->lat;
+    int last = lat->rank - 1;
+    bool pairs = lat->strides[last] == 2 && lat->dilations[last] == 1;
+    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, next_tap(lat, tap)) {
+        mapped_tap first, second;
+        map_tap(lat, run, tap, &first);
+        if (pairs && tap[last] + 1 < lat->kernel[last]) {
+            next_tap(lat, tap);
+            map_tap(lat, run, tap, &second);
+            im2col_taps(b, run, t++, &first, &second);
+        } else {
+            im2col_taps(b, run, t, &first, NULL);
+        }
+    }
+}
+
+/* Fills col (planes * kernel_size rows of `cols`) from the fine planes for the coarse block
+ * [p0, p0 + cols). */
+static void im2col_block(const lattice *lat, const float *fine, int64_t planes, int64_t p0,
+                         int64_t cols, float *col) {
+    col_block b = {lat, col, cols, planes, (float *)fine};
+    for_each_run(lat, p0, cols, im2col_run, &b);
+}
+
+/* Whether fine == coarse position for position (1x1 kernel, stride 1, no pad, same size), so
+ * that the GEMM can read or write the fine grid directly. */
+static bool lattice_is_identity(const lattice *lat) {
+    for (int i = 0; i < lat->rank; i++) {
+        if (lat->kernel[i] != 1 || lat->strides[i] != 1 || lat->pad_begin[i] != 0 ||
+            lat->coarse[i] != lat->fine[i])
+            return false;
+    }
+    return true;
+}
+
+static bool lattice_finish(lattice *lat) {
+    return tconv_shape_elements(lat->coarse, lat->rank, &lat->coarse_size) &&
+           tconv_shape_elements(lat->fine, lat->rank, &lat->fine_size) &&
+           tconv_shape_elements(lat->kernel, lat->rank, &lat->kernel_size);
+}
+
+/* Columns per block for `rows` col rows: about COL_BLOCK_TARGET_FLOATS floats, a multiple of the
+ * GEMM tile, at least min_cols, at most all of them. */
+static int64_t block_columns(int64_t rows, int64_t total, int64_t min_cols) {
+    int64_t cols = COL_BLOCK_TARGET_FLOATS / max_i64(rows, 1);
+    cols = cols / COL_BLOCK_GRANULE * COL_BLOCK_GRANULE;
+    cols = max_i64(cols, max_i64(min_cols, COL_BLOCK_GRANULE));
+    return min_i64(cols, max_i64(total, 1));
+}
+
+/* ---------------------------------------------------------------- per-worker scratch */
+
+typedef struct worker_scratch {
+    float *col;      /* im2col / col2im block */
+    float *packed_a; /* ConvTranspose: this task's W_g^T chunk, packed once per task */
+    tconv_gemm_workspace gemm;
+} worker_scratch;
+
+typedef struct scratch_set {
+    worker_scratch workers[TCONV_PARALLEL_MAX_THREADS];
+    int n_workers;
+} scratch_set;
+
+static void scratch_release(scratch_set *s) {
+    for (int i = 0; i < s->n_workers; i++) {
+        free(s->workers[i].col);
+        free(s->workers[i].packed_a);
+        tconv_gemm_workspace_release(&s->workers[i].gemm);
+    }
+    s->n_workers = 0;
+}
+
+/* Per worker: col_floats of im2col/col2im scratch, packed_floats for a packed A, and GEMM
+ * buffers for m x n x k. */
+static tconv_status scratch_reserve(scratch_set *s, int n_workers, int64_t col_floats,
+                                    int64_t packed_floats, int64_t m, int64_t n, int64_t k,
+                                    tconv_error *err) {
+    s->n_workers = 0;
+    for (int i = 0; i < n_workers; i++) {
+        worker_scratch *w = &s->workers[i];
+        w->col = w->packed_a = NULL;
+        tconv_gemm_workspace_init(&w->gemm, TCONV_GEMM_ISA_AUTO);
+        s->n_workers = i + 1;
+        if ((col_floats > 0 && !(w->col = malloc((size_t)col_floats * sizeof(float)))) ||
+            (packed_floats > 0 && !(w->packed_a = malloc((size_t)packed_floats * sizeof(float))))) {
+            scratch_release(s);
+            return tconv_error_nomem(err, "convolution scratch buffers");
+        }
+        tconv_status st = tconv_gemm_workspace_reserve(&w->gemm, m, n, k, err);
+        if (st != TCONV_OK) {
+            scratch_release(s);
+            return st;
+        }
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- shared checks */
+
+typedef struct conv_operands {
+    const tconv_rt_tensor *x, *w, *b;
+    int spatial_rank;
+} conv_operands;
+
+static tconv_status read_conv_operands(tconv_kernel_ctx *ctx, const char *const *known_attrs,
+                                       conv_operands *ops) {
+    tconv_status st;
+    if ((st = tconv_kernel_check_attrs(ctx, known_attrs)) ||
+        (st = tconv_kernel_require_input(ctx, 0, &ops->x)) ||
+        (st = tconv_kernel_require_input(ctx, 1, &ops->w)) ||
+        (st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
+        (st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
+        (st = tconv_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)))
+        return st;
+    ops->b = tconv_kernel_input(ctx, 2);
+    if (ops->x->rank < 3 || ops->x->rank - 2 > TCONV_MAX_SPATIAL)
+        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                               "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                               "supported",
+                               ops->x->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+    if (ops->w->rank != ops->x->rank)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d",
+                               ops->w->rank, ops->x->rank);
+    ops->spatial_rank = ops->x->rank - 2;
+    return TCONV_OK;
+}
+
+static tconv_status check_bias(tconv_kernel_ctx *ctx, const tconv_rt_tensor *b, int64_t c_out) {
+    if (b && (b->rank != 1 || b->dims[0] != c_out))
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "B must be 1-D with %lld elements (the output channels), has "
+                               "rank %d and %lld elements",
+                               (long long)c_out, b->rank, (long long)b->n_elements);
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- ConvTranspose */
+
+typedef struct conv_transpose_job {
+    lattice lat; /* coarse: X spatial, fine: Y spatial */
+    int64_t batch, c_in, c_out, group, cin_g, cout_g;
+    int64_t chunk_channels, n_chunks, block_cols;
+    bool direct; /* 1x1 identity mapping: the GEMM writes Y */
+    const float *x, *w, *bias;
+    float *y;
+    scratch_set scratch;
+} conv_transpose_job;
+
+/* One (batch, group, output-channel chunk): Y planes = bias, then += col2im(W_g^T x X_g). */
+static void conv_transpose_task(void *vjob, int64_t task, int worker) {
+    conv_transpose_job *job = vjob;
+    const lattice *lat = &job->lat;
+    int64_t chunk = task % job->n_chunks;
+    int64_t g = (task / job->n_chunks) % job->group;
+    int64_t n = task / (job->n_chunks * job->group);
+    int64_t c0 = chunk * job->chunk_channels;
+    int64_t cc = min_i64(job->chunk_channels, job->cout_g - c0);
+    int64_t first_channel = g * job->cout_g + c0;
+    float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
+    for (int64_t c = 0; c < cc; c++)
+        fill_floats(y + c * lat->fine_size, lat->fine_size,
+                    job->bias ? job->bias[first_channel + c] : 0.0f);
+    worker_scratch *ws = &job->scratch.workers[worker];
+    tconv_sgemm_op op = {
+        .trans_a = true,
+        .m = cc * lat->kernel_size,
+        .k = job->cin_g,
+        .alpha = 1.0f,
+        .a = job->w + g * job->cin_g * job->cout_g * lat->kernel_size + c0 * lat->kernel_size,
+        .lda = job->cout_g * lat->kernel_size,
+        .ldb = lat->coarse_size,
+    };
+    tconv_sgemm_pack_a(ws->gemm.isa, op.trans_a, op.m, op.k, op.a, op.lda, ws->packed_a);
+    const float *x = job->x + (n * job->c_in + g * job->cin_g) * lat->coarse_size;
+    for (int64_t p0 = 0; p0 < lat->coarse_size; p0 += job->block_cols) {
+        op.n = min_i64(job->block_cols, lat->coarse_size - p0);
+        op.b = x + p0;
+        if (job->direct) {
+            op.beta = 1.0f;
+            op.c = y + p0;
+            op.ldc = lat->fine_size;
+            tconv_sgemm_run_packed(&ws->gemm, ws->packed_a, &op);
+        } else {
+            op.beta = 0.0f;
+            op.c = ws->col;
+            op.ldc = op.n;
+            tconv_sgemm_run_packed(&ws->gemm, ws->packed_a, &op);
+            col2im_block(lat, ws->col, cc, p0, op.n, y);
+        }
+    }
+}
+
+static void conv_transpose_lattice(const tconv_conv_transpose_geometry *g, lattice *lat) {
+    lat->rank = g->spatial_rank;
+    for (int i = 0; i < g->spatial_rank; i++) {
+        lat->coarse[i] = g->in[i];
+        lat->fine[i] = g->out[i];
+        lat->kernel[i] = g->kernel[i];
+        lat->strides[i] = g->strides[i];
+        lat->dilations[i] = g->dilations[i];
+        lat->pad_begin[i] = g->pad_begin[i];
+    }
+}
+
+/* Splits output channels into chunks when batch x group alone gives the threads too little. */
+static void conv_transpose_plan(conv_transpose_job *job, int threads) {
+    int64_t outer = job->batch * job->group;
+    job->n_chunks = 1;
+    if (threads > 1 && outer < 2 * threads)
+        job->n_chunks = min_i64(max_i64(job->cout_g, 1), (2 * threads + outer - 1) / outer);
+    job->chunk_channels = max_i64(1, (job->cout_g + job->n_chunks - 1) / job->n_chunks);
+    job->n_chunks = max_i64(1, (job->cout_g + job->chunk_channels - 1) / job->chunk_channels);
+    job->direct = lattice_is_identity(&job->lat);
+    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    job->block_cols = job->direct ? max_i64(job->lat.coarse_size, 1)
+                                  : block_columns(rows, job->lat.coarse_size, 0);
+}
+
+static tconv_status conv_transpose_resolve(tconv_kernel_ctx *ctx, const conv_operands *ops,
+                                           tconv_conv_transpose_geometry *g) {
+    tconv_conv_transpose_attrs attrs;
+    tconv_status st =
+        tconv_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
+    if (st == TCONV_OK)
+        st = tconv_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, TCONV_CONVENTION_ONNX,
+                                          g, ctx->err);
+    return st;
+}
+
+static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
+    static const char *const known[] = {"auto_pad",     "dilations",      "group",
+                                        "kernel_shape", "output_padding", "output_shape",
+                                        "pads",         "strides",        NULL};
+    conv_operands ops;
+    tconv_conv_transpose_geometry g;
+    tconv_status st = read_conv_operands(ctx, known, &ops);
+    if (st == TCONV_OK)
+        st = conv_transpose_resolve(ctx, &ops, &g);
+    if (st == TCONV_OK)
+        st = check_bias(ctx, ops.b, g.c_out);
+    if (st != TCONV_OK)
+        return st;
+    conv_transpose_job job = {.batch = ops.x->dims[0],
+                              .c_in = g.c_in,
+                              .c_out = g.c_out,
+                              .group = g.group,
+                              .cin_g = g.c_in / g.group,
+                              .cout_g = ops.w->dims[1]};
+    conv_transpose_lattice(&g, &job.lat);
+    if (!lattice_finish(&job.lat))
+        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "ConvTranspose sizes overflow");
+    int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
+    memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
+    tconv_rt_tensor *y;
+    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
+    if (st != TCONV_OK || y->n_elements == 0)
+        return st;
+    double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
+                   (double)job.lat.kernel_size * (double)job.lat.coarse_size;
+    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    conv_transpose_plan(&job, threads);
+    int64_t n_tasks = job.batch * job.group * job.n_chunks;
+    int workers = tconv_parallel_workers(threads, n_tasks);
+    int64_t rows = job.chunk_channels * job.lat.kernel_size;
+    st = scratch_reserve(&job.scratch, workers, job.direct ? 0 : rows * job.block_cols,
+                         (int64_t)tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, rows, job.cin_g),
+                         rows, job.block_cols, job.cin_g, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    job.x = ops.x->data;
+    job.w = ops.w->data;
+    job.bias = ops.b ? ops.b->data : NULL;
+    job.y = y->data;
+    tconv_parallel_for(workers, n_tasks, conv_transpose_task, &job);
+    scratch_release(&job.scratch);
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- Conv */
+
+typedef struct conv_attrs {
+    int rank;
+    int64_t group;
+    tconv_auto_pad auto_pad;
+    bool has_kernel_shape;
+    int64_t kernel_shape[TCONV_MAX_SPATIAL];
+    int64_t strides[TCONV_MAX_SPATIAL];
+    int64_t dilations[TCONV_MAX_SPATIAL];
+    int64_t pads[2 * TCONV_MAX_SPATIAL];
+} conv_attrs;
+
+static tconv_status read_conv_attrs(tconv_kernel_ctx *ctx, int rank, conv_attrs *a) {
+    memset(a, 0, sizeof *a);
+    a->rank = rank;
+    size_t r = (size_t)rank;
+    tconv_status st;
+    if ((st = tconv_node_attr_int(ctx->node, "group", 1, &a->group, ctx->err)) ||
+        (st = tconv_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "kernel_shape", r, 0, 1, a->kernel_shape,
+                                          &a->has_kernel_shape)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
+        return st;
+    if (a->group < 1)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'group' must be >= 1");
+    return TCONV_OK;
+}
+
+/* Output size and begin pad of one Conv axis (ONNX: SAME total = max(0, (ceil(x/s)-1)*s + ke - x),
+ * SAME_UPPER puts the odd extra at the end). */
+static tconv_status conv_axis(tconv_kernel_ctx *ctx, const conv_attrs *a, int i, int64_t x,
+                              int64_t k, lattice *lat) {
+    int64_t s = a->strides[i], d = a->dilations[i];
+    bool explicit_pads = a->auto_pad == TCONV_AUTO_PAD_NOTSET;
+    int64_t pb = explicit_pads ? a->pads[i] : 0, pe = explicit_pads ? a->pads[i + a->rank] : 0;
+    int64_t ke, span, out;
+    tconv_status st = tconv_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
+    if (st != TCONV_OK)
+        return st;
+    if (a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER) {
+        out = ceil_div_i64(x, s);
+        int64_t total = max_i64(0, (out - 1) * s + ke - x);
+        pb = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+    } else {
+        out = floor_div_pos(span, s) + 1; /* VALID: pads 0 */
+    }
+    if (out < 1)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "output size of spatial axis %d would be %lld (input %lld, "
+                               "dilated kernel %lld, stride %lld)",
+                               i, (long long)out, (long long)x, (long long)ke, (long long)s);
+    lat->coarse[i] = out;
+    lat->fine[i] = x;
+    lat->kernel[i] = k;
+    lat->strides[i] = s;
+    lat->dilations[i] = d;
+    lat->pad_begin[i] = pb;
+    return TCONV_OK;
+}
+
+static tconv_status conv_geometry(tconv_kernel_ctx *ctx, const conv_operands *ops,
+                                  const conv_attrs *a, lattice *lat) {
+    const int64_t *xd = ops->x->dims, *wd = ops->w->dims;
+    if (xd[1] % a->group != 0 || wd[1] * a->group != xd[1])
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "X has %lld channels but W.shape[1] * group is %lld * %lld",
+                               (long long)xd[1], (long long)wd[1], (long long)a->group);
+    if (wd[0] % a->group != 0)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "group %lld does not divide the %lld output channels (W.shape[0])",
+                               (long long)a->group, (long long)wd[0]);
+    lat->rank = a->rank;
+    for (int i = 0; i < a->rank; i++) {
+        int64_t k = wd[2 + i];
+        if (a->has_kernel_shape && a->kernel_shape[i] != k)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "kernel_shape[%d] = %lld but W has %lld on that axis", i,
+                                   (long long)a->kernel_shape[i], (long long)k);
+        if (k < 1 || xd[2 + i] < 1)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "spatial axis %d is empty (X %lld, W %lld)", i,
+                                   (long long)xd[2 + i], (long long)k);
+        tconv_status st = conv_axis(ctx, a, i, xd[2 + i], k, lat);
+        if (st != TCONV_OK)
+            return st;
+    }
+    if (!lattice_finish(lat))
+        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "Conv sizes overflow");
+    return TCONV_OK;
+}
+
+typedef struct conv_job {
+    lattice lat; /* coarse: Y spatial, fine: X spatial */
+    int64_t batch, c_in, c_out, group, cin_g, cout_g;
+    int64_t block_cols, n_blocks;
+    bool direct; /* 1x1 identity mapping: the GEMM reads X */
+    const float *x, *w, *bias;
+    float *y;
+    float *packed_w; /* every group's W_g, packed once for all column blocks */
+    size_t packed_group_floats;
+    scratch_set scratch;
+} conv_job;
+
+/* One (batch, group, column block): Y_g[:, block] = W_g x im2col(X_g)[:, block] + bias. */
+static void conv_task(void *vjob, int64_t task, int worker) {
+    conv_job *job = vjob;
+    const lattice *lat = &job->lat;
+    int64_t block = task % job->n_blocks;
+    int64_t g = (task / job->n_blocks) % job->group;
+    int64_t n = task / (job->n_blocks * job->group);
+    int64_t q0 = block * job->block_cols;
+    int64_t cols = min_i64(job->block_cols, lat->coarse_size - q0);
+    int64_t depth = job->cin_g * lat->kernel_size;
+    const float *x = job->x + (n * job->c_in + g * job->cin_g) * lat->fine_size;
+    float *y = job->y + (n * job->c_out + g * job->cout_g) * lat->coarse_size + q0;
+    worker_scratch *ws = &job->scratch.workers[worker];
+    tconv_sgemm_op op = {.m = job->cout_g,
+                         .n = cols,
+                         .k = depth,
+                         .alpha = 1.0f,
+                         .a = job->w + g * job->cout_g * depth,
+                         .lda = depth,
+                         .c = y,
+                         .ldc = lat->coarse_size};
+    if (job->direct) {
+        op.b = x + q0;
+        op.ldb = lat->fine_size;
+    } else {
+        im2col_block(lat, x, job->cin_g, q0, cols, ws->col);
+        op.b = ws->col;
+        op.ldb = cols;
+    }
+    tconv_sgemm_run_packed(&ws->gemm, job->packed_w + (size_t)g * job->packed_group_floats, &op);
+    if (!job->bias)
+        return;
+    for (int64_t c = 0; c < job->cout_g; c++) {
+        float b = job->bias[g * job->cout_g + c];
+        float *row = y + c * lat->coarse_size;
+        for (int64_t j = 0; j < cols; j++)
+            row[j] += b;
+    }
+}
+
+/* Packs W_g (cout_g x cin_g*K) of every group for the GEMM. */
+static tconv_status conv_pack_weights(conv_job *job, tconv_error *err) {
+    int64_t depth = job->cin_g * job->lat.kernel_size;
+    job->packed_group_floats = tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, job->cout_g, depth);
+    job->packed_w = malloc((size_t)job->group * job->packed_group_floats * sizeof(float));
+    if (!job->packed_w)
+        return tconv_error_nomem(err, "packed Conv weights");
+    for (int64_t g = 0; g < job->group; g++)
+        tconv_sgemm_pack_a(TCONV_GEMM_ISA_AUTO, false, job->cout_g, depth,
+                           job->w + g * job->cout_g * depth, depth,
+                           job->packed_w + (size_t)g * job->packed_group_floats);
+    return TCONV_OK;
+}
+
+/* im2col + GEMM over (batch, group, column block) tasks. */
+static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
+    int64_t depth = job->cin_g * job->lat.kernel_size;
+    job->direct = lattice_is_identity(&job->lat);
+    job->block_cols = block_columns(depth, job->lat.coarse_size, CONV_MIN_BLOCK_COLS);
+    job->n_blocks = (job->lat.coarse_size + job->block_cols - 1) / job->block_cols;
+    double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
+                   (double)job->lat.coarse_size;
+    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    int64_t n_tasks = job->batch * job->group * job->n_blocks;
+    int workers = tconv_parallel_workers(threads, n_tasks);
+    tconv_status st = conv_pack_weights(job, ctx->err);
+    if (st == TCONV_OK)
+        st = scratch_reserve(&job->scratch, workers, job->direct ? 0 : depth * job->block_cols, 0,
+                             job->cout_g, job->block_cols, depth, ctx->err);
+    if (st == TCONV_OK) {
+        tconv_parallel_for(workers, n_tasks, conv_task, job);
+        scratch_release(&job->scratch);
+    }
+    free(job->packed_w);
+    return st;
+}
+
+/* ---- depthwise (one input channel per group): direct, y += w_tap * shifted x per tap */
+
+/* y[j] += w * x[j * stride] */
+static void axpy_strided(float *restrict y, const float *restrict x, float w, int64_t count,
+                         int64_t stride) {
+    int64_t j = 0;
+    if (stride != 1) {
+        for (; j < count; j++)
+            y[j] += w * x[j * stride];
+        return;
+    }
+#if HAVE_VECTOR_EXT
+    v4f vw = {w, w, w, w};
+    for (; j + 4 <= count; j += 4)
+        store_v4(y + j, load_v4(y + j) + vw * load_v4(x + j));
+#endif
+    for (; j < count; j++)
+        y[j] += w * x[j];
+}
+
+typedef struct depthwise_plane {
+    const lattice *lat;
+    const float *x; /* the input plane */
+    const float *w; /* kernel_size taps */
+    float *y;       /* the output plane */
+} depthwise_plane;
+
+static void depthwise_run(void *ctx, const coarse_run *run) {
+    const depthwise_plane *p = ctx;
+    const lattice *lat = p->lat;
+    int64_t stride = lat->strides[lat->rank - 1];
+    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, next_tap(lat, tap)) {
+        mapped_tap m;
+        map_tap(lat, run, tap, &m);
+        if (m.valid)
+            axpy_strided(p->y + run->col + m.lo, p->x + m.start, p->w[t], m.hi - m.lo, stride);
+    }
+}
+
+/* One (batch, output channel) plane. */
+static void depthwise_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    const conv_job *job = vjob;
+    const lattice *lat = &job->lat;
+    int64_t co = task % job->c_out, n = task / job->c_out;
+    float *y = job->y + task * lat->coarse_size;
+    fill_floats(y, lat->coarse_size, job->bias ? job->bias[co] : 0.0f);
+    depthwise_plane plane = {lat, job->x + (n * job->c_in + co / job->cout_g) * lat->fine_size,
+                             job->w + co * lat->kernel_size, y};
+    for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
+}
+
+static tconv_status conv_run_depthwise(tconv_kernel_ctx *ctx, conv_job *job) {
+    double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)job->lat.kernel_size *
+                   (double)job->lat.coarse_size;
+    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    int64_t n_tasks = job->batch * job->c_out;
+    tconv_parallel_for(tconv_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
+    return TCONV_OK;
+}
+
+static tconv_status run_conv(tconv_kernel_ctx *ctx) {
+    static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape",
+                                        "pads",     "strides",   NULL};
+    conv_operands ops;
+    conv_attrs attrs;
+    conv_job job = {0};
+    tconv_status st = read_conv_operands(ctx, known, &ops);
+    if (st == TCONV_OK)
+        st = read_conv_attrs(ctx, ops.spatial_rank, &attrs);
+    if (st == TCONV_OK)
+        st = conv_geometry(ctx, &ops, &attrs, &job.lat);
+    if (st == TCONV_OK)
+        st = check_bias(ctx, ops.b, ops.w->dims[0]);
+    if (st != TCONV_OK)
+        return st;
+    job.batch = ops.x->dims[0];
+    job.c_in = ops.x->dims[1];
+    job.c_out = ops.w->dims[0];
+    job.group = attrs.group;
+    job.cin_g = job.c_in / job.group;
+    job.cout_g = job.c_out / job.group;
+    int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
+    memcpy(y_dims + 2, job.lat.coarse, (size_t)job.lat.rank * sizeof(int64_t));
+    tconv_rt_tensor *y;
+    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
+    if (st != TCONV_OK || y->n_elements == 0)
+        return st;
+    job.x = ops.x->data;
+    job.w = ops.w->data;
+    job.bias = ops.b ? ops.b->data : NULL;
+    job.y = y->data;
+    if (job.group > 1 && job.cin_g == 1)
+        return conv_run_depthwise(ctx, &job);
+    return conv_run_gemm(ctx, &job);
+}
+
+const tconv_kernel_def tconv_kernels_conv[] = {
+    {"", "ConvTranspose", 1, 22, run_conv_transpose},
+    {"", "Conv", 1, 22, run_conv},
+    {NULL, NULL, 0, 0, NULL},
+};

@@ -1,0 +1,329 @@
+/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Relu,
+ * LeakyRelu, Sigmoid, Tanh and Clip. Integer arithmetic wraps like numpy (no undefined
+ * behaviour); integer division truncates toward zero and a zero divisor is an error. */
+#include "runtime/broadcast.h"
+#include "runtime/kernel_util.h"
+
+#include <float.h>
+#include <math.h>
+
+static const char *const NO_ATTRS[] = {NULL};
+
+/* ---------------------------------------------------------------- binary arithmetic */
+
+typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binary_op;
+
+static void binary_f32(const tconv_bcast *b, binary_op op, const float *x, const float *y,
+                       float *out) {
+    tconv_bcast_cursor c;
+    tconv_bcast_cursor_init(b, &c);
+    const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];
+    for (int64_t r = 0; r < b->n_rows; r++) {
+        const float *px = x + c.offsets[0], *py = y + c.offsets[1];
+        float *po = out + r * n;
+        switch (op) {
+        case OP_ADD:
+            for (int64_t j = 0; j < n; j++)
+                po[j] = px[j * sx] + py[j * sy];
+            break;
+        case OP_SUB:
+            for (int64_t j = 0; j < n; j++)
+                po[j] = px[j * sx] - py[j * sy];
+            break;
+        case OP_MUL:
+            for (int64_t j = 0; j < n; j++)
+                po[j] = px[j * sx] * py[j * sy];
+            break;
+        case OP_DIV:
+            for (int64_t j = 0; j < n; j++)
+                po[j] = px[j * sx] / py[j * sy];
+            break;
+        }
+        tconv_bcast_cursor_next(b, &c);
+    }
+}
+
+/* Integer arithmetic in two's complement through the unsigned type (wraps, no UB). */
+#define DEFINE_BINARY_INT(name, T, UT, T_MIN)                                                      \
+    static bool name(const tconv_bcast *b, binary_op op, const T *x, const T *y, T *out) {         \
+        tconv_bcast_cursor c;                                                                      \
+        tconv_bcast_cursor_init(b, &c);                                                            \
+        const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];         \
+        for (int64_t r = 0; r < b->n_rows; r++) {                                                  \
+            const T *px = x + c.offsets[0], *py = y + c.offsets[1];                                \
+            T *po = out + r * n;                                                                   \
+            for (int64_t j = 0; j < n; j++) {                                                      \
+                UT a = (UT)px[j * sx], bb = (UT)py[j * sy];                                        \
+                switch (op) {                                                                      \
+                case OP_ADD:                                                                       \
+                    po[j] = (T)(UT)(a + bb);                                                       \
+                    break;                                                                         \
+                case OP_SUB:                                                                       \
+                    po[j] = (T)(UT)(a - bb);                                                       \
+                    break;                                                                         \
+                case OP_MUL:                                                                       \
+                    po[j] = (T)(UT)(a * bb);                                                       \
+                    break;                                                                         \
+                case OP_DIV:                                                                       \
+                    if (py[j * sy] == 0)                                                           \
+                        return false;                                                              \
+                    po[j] = (px[j * sx] == T_MIN && py[j * sy] == -1) ? T_MIN                      \
+                                                                      : px[j * sx] / py[j * sy];   \
+                    break;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
+            tconv_bcast_cursor_next(b, &c);                                                        \
+        }                                                                                          \
+        return true;                                                                               \
+    }
+
+DEFINE_BINARY_INT(binary_i32, int32_t, uint32_t, INT32_MIN)
+DEFINE_BINARY_INT(binary_i64, int64_t, uint64_t, INT64_MIN)
+
+static tconv_status check_same_dtype(tconv_kernel_ctx *ctx, const tconv_rt_tensor *a,
+                                     const tconv_rt_tensor *b) {
+    if (a->dtype == b->dtype)
+        return TCONV_OK;
+    return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                           "inputs have different dtypes: %s ('%s') and %s ('%s')",
+                           tconv_dtype_name(a->dtype), tconv_kernel_input_name(ctx, 0),
+                           tconv_dtype_name(b->dtype), tconv_kernel_input_name(ctx, 1));
+}
+
+static tconv_status run_binary(tconv_kernel_ctx *ctx, binary_op op) {
+    const tconv_rt_tensor *a, *b;
+    tconv_status st = tconv_kernel_check_attrs(ctx, NO_ATTRS);
+    if (st == TCONV_OK)
+        st = tconv_kernel_require_input(ctx, 0, &a);
+    if (st == TCONV_OK)
+        st = tconv_kernel_require_input(ctx, 1, &b);
+    if (st == TCONV_OK)
+        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_NUMERIC);
+    if (st == TCONV_OK)
+        st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_NUMERIC);
+    if (st == TCONV_OK)
+        st = check_same_dtype(ctx, a, b);
+    if (st != TCONV_OK)
+        return st;
+    tconv_bcast bc;
+    const tconv_rt_tensor *operands[2] = {a, b};
+    st = tconv_bcast_init(&bc, 2, operands, ctx->err);
+    tconv_rt_tensor *out;
+    if (st == TCONV_OK)
+        st = tconv_kernel_alloc_output(ctx, 0, a->dtype, bc.out_rank, bc.out_dims, &out);
+    if (st != TCONV_OK || bc.n_elements == 0)
+        return st;
+    bool ok = true;
+    if (a->dtype == TCONV_DTYPE_FLOAT)
+        binary_f32(&bc, op, a->data, b->data, out->data);
+    else if (a->dtype == TCONV_DTYPE_INT32)
+        ok = binary_i32(&bc, op, a->data, b->data, out->data);
+    else
+        ok = binary_i64(&bc, op, a->data, b->data, out->data);
+    if (!ok)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "integer division by zero");
+    return TCONV_OK;
+}
+
+static tconv_status run_add(tconv_kernel_ctx *ctx) {
+    return run_binary(ctx, OP_ADD);
+}
+static tconv_status run_sub(tconv_kernel_ctx *ctx) {
+    return run_binary(ctx, OP_SUB);
+}
+static tconv_status run_mul(tconv_kernel_ctx *ctx) {
+    return run_binary(ctx, OP_MUL);
+}
+static tconv_status run_div(tconv_kernel_ctx *ctx) {
+    return run_binary(ctx, OP_DIV);
+}
+
+/* ---------------------------------------------------------------- unary */
+
+/* Checks attributes and dtype, allocates an output shaped like input 0. */
+static tconv_status prepare_unary(tconv_kernel_ctx *ctx, const char *const *attrs, uint32_t dtypes,
+                                  const tconv_rt_tensor **x, tconv_rt_tensor **y) {
+    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+    if (st == TCONV_OK)
+        st = tconv_kernel_require_input(ctx, 0, x);
+    if (st == TCONV_OK)
+        st = tconv_kernel_check_dtype(ctx, 0, dtypes);
+    if (st == TCONV_OK)
+        st = tconv_kernel_alloc_output(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
+    return st;
+}
+
+static tconv_status run_relu(tconv_kernel_ctx *ctx) {
+    const tconv_rt_tensor *x;
+    tconv_rt_tensor *y;
+    uint32_t dtypes = ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
+    tconv_status st = prepare_unary(ctx, NO_ATTRS, dtypes, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n = x->n_elements;
+    if (x->dtype == TCONV_DTYPE_FLOAT) {
+        const float *in = x->data;
+        float *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+    } else if (x->dtype == TCONV_DTYPE_INT32) {
+        const int32_t *in = x->data;
+        int32_t *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0 ? 0 : in[i];
+    } else {
+        const int64_t *in = x->data;
+        int64_t *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0 ? 0 : in[i];
+    }
+    return TCONV_OK;
+}
+
+static tconv_status run_leaky_relu(tconv_kernel_ctx *ctx) {
+    static const char *const attrs[] = {"alpha", NULL};
+    const tconv_rt_tensor *x;
+    tconv_rt_tensor *y;
+    float alpha;
+    tconv_status st = tconv_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
+    if (st == TCONV_OK)
+        st = prepare_unary(ctx, attrs, TCONV_DTYPES_FLOAT, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    const float *in = x->data;
+    float *out = y->data;
+    for (int64_t i = 0; i < x->n_elements; i++)
+        out[i] = in[i] < 0.0f ? alpha * in[i] : in[i];
+    return TCONV_OK;
+}
+
+static float sigmoid(float v) {
+    if (v >= 0.0f)
+        return 1.0f / (1.0f + expf(-v));
+    float e = expf(v);
+    return e / (1.0f + e);
+}
+
+static tconv_status run_sigmoid(tconv_kernel_ctx *ctx) {
+    const tconv_rt_tensor *x;
+    tconv_rt_tensor *y;
+    tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    const float *in = x->data;
+    float *out = y->data;
+    for (int64_t i = 0; i < x->n_elements; i++)
+        out[i] = sigmoid(in[i]);
+    return TCONV_OK;
+}
+
+static tconv_status run_tanh(tconv_kernel_ctx *ctx) {
+    const tconv_rt_tensor *x;
+    tconv_rt_tensor *y;
+    tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    const float *in = x->data;
+    float *out = y->data;
+    for (int64_t i = 0; i < x->n_elements; i++)
+        out[i] = tanhf(in[i]);
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- Clip */
+
+/* min(max(x, lo), hi), as numpy: with lo > hi every element becomes hi; NaN stays NaN. */
+static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = in[i] < lo ? lo : in[i];
+        out[i] = v > hi ? hi : v;
+    }
+}
+
+#define DEFINE_CLIP_INT(name, T)                                                                   \
+    static void name(const T *in, T *out, int64_t n, T lo, T hi) {                                 \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T v = in[i] < lo ? lo : in[i];                                                         \
+            out[i] = v > hi ? hi : v;                                                              \
+        }                                                                                          \
+    }
+DEFINE_CLIP_INT(clip_i32, int32_t)
+DEFINE_CLIP_INT(clip_i64, int64_t)
+
+static tconv_status run_clip_6(tconv_kernel_ctx *ctx) {
+    static const char *const attrs[] = {"min", "max", NULL};
+    const tconv_rt_tensor *x;
+    tconv_rt_tensor *y;
+    float lo, hi;
+    tconv_status st = tconv_node_attr_float(ctx->node, "min", -FLT_MAX, &lo, ctx->err);
+    if (st == TCONV_OK)
+        st = tconv_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
+    if (st == TCONV_OK)
+        st = prepare_unary(ctx, attrs, TCONV_DTYPES_FLOAT, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    return TCONV_OK;
+}
+
+/* Optional scalar bound input (min or max) of Clip-11+; must have the data's dtype. */
+static tconv_status clip_bound(tconv_kernel_ctx *ctx, size_t index, const tconv_rt_tensor *x,
+                               bool *present, const tconv_rt_tensor **bound) {
+    const tconv_rt_tensor *b = tconv_kernel_input(ctx, index);
+    *present = b != NULL;
+    *bound = b;
+    if (!b)
+        return TCONV_OK;
+    if (b->dtype != x->dtype)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "input %zu ('%s') is %s, the data is %s", index,
+                               tconv_kernel_input_name(ctx, index), tconv_dtype_name(b->dtype),
+                               tconv_dtype_name(x->dtype));
+    if (b->n_elements != 1)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "input %zu ('%s') must be a scalar, has %lld elements", index,
+                               tconv_kernel_input_name(ctx, index), (long long)b->n_elements);
+    return TCONV_OK;
+}
+
+static tconv_status run_clip_11(tconv_kernel_ctx *ctx) {
+    const tconv_rt_tensor *x, *bmin, *bmax;
+    tconv_rt_tensor *y;
+    bool has_min, has_max;
+    uint32_t dtypes = ctx->opset >= 12 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
+    tconv_status st = prepare_unary(ctx, NO_ATTRS, dtypes, &x, &y);
+    if (st == TCONV_OK)
+        st = clip_bound(ctx, 1, x, &has_min, &bmin);
+    if (st == TCONV_OK)
+        st = clip_bound(ctx, 2, x, &has_max, &bmax);
+    if (st != TCONV_OK)
+        return st;
+    if (x->dtype == TCONV_DTYPE_FLOAT) {
+        float lo = has_min ? *(const float *)bmin->data : -INFINITY;
+        float hi = has_max ? *(const float *)bmax->data : INFINITY;
+        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    } else if (x->dtype == TCONV_DTYPE_INT32) {
+        int32_t lo = has_min ? *(const int32_t *)bmin->data : INT32_MIN;
+        int32_t hi = has_max ? *(const int32_t *)bmax->data : INT32_MAX;
+        clip_i32(x->data, y->data, x->n_elements, lo, hi);
+    } else {
+        int64_t lo = has_min ? *(const int64_t *)bmin->data : INT64_MIN;
+        int64_t hi = has_max ? *(const int64_t *)bmax->data : INT64_MAX;
+        clip_i64(x->data, y->data, x->n_elements, lo, hi);
+    }
+    return TCONV_OK;
+}
+
+const tconv_kernel_def tconv_kernels_elementwise[] = {
+    {"", "Add", 7, TCONV_OPSET_LATEST, run_add},
+    {"", "Sub", 7, TCONV_OPSET_LATEST, run_sub},
+    {"", "Mul", 7, TCONV_OPSET_LATEST, run_mul},
+    {"", "Div", 7, TCONV_OPSET_LATEST, run_div},
+    {"", "Relu", 6, TCONV_OPSET_LATEST, run_relu},
+    {"", "LeakyRelu", 6, TCONV_OPSET_LATEST, run_leaky_relu},
+    {"", "Sigmoid", 6, TCONV_OPSET_LATEST, run_sigmoid},
+    {"", "Tanh", 6, TCONV_OPSET_LATEST, run_tanh},
+    {"", "Clip", 6, 10, run_clip_6},
+    {"", "Clip", 11, TCONV_OPSET_LATEST, run_clip_11},
+    {NULL, NULL, 0, 0, NULL},
+};

@@ -1,0 +1,458 @@
+/* MaxPool, AveragePool and GlobalAveragePool (ONNX semantics).
+ *
+ * Output size per axis, with ke = (k-1)*d + 1:
+ *   NOTSET: (x + pb + pe - ke) / s + 1, rounded down, or up with ceil_mode; with ceil_mode the
+ *           last window must start inside the input or the left padding, else it is dropped.
+ *   VALID:  (x - ke) / s + 1 rounded down (ceil_mode gives the same size), no pads.
+ *   SAME_*: ceil(x / s); total pad max(0, (out-1)*s + ke - x), SAME_UPPER puts the odd extra at
+ *           the end, SAME_LOWER at the beginning.
+ * AveragePool with count_include_pad divides by the taps inside the padded input [-pb, x+pe)
+ * (taps in the extra ceil_mode region do not count); without it, by the taps inside the input.
+ * MaxPool's Indices are flat indices into X: plane * (spatial size) + the position in the plane,
+ * row-major (storage_order 0) or column-major (storage_order 1). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/kernel.h"
+#include "runtime/kernel_util.h"
+#include "runtime/parallel.h"
+#include "runtime/spatial_attrs.h"
+
+typedef struct pool_geom {
+    int rank;
+    int64_t in[TCONV_MAX_SPATIAL], out[TCONV_MAX_SPATIAL];
+    int64_t kernel[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
+    int64_t dilations[TCONV_MAX_SPATIAL];
+    int64_t pad_begin[TCONV_MAX_SPATIAL], pad_end[TCONV_MAX_SPATIAL];
+    int64_t in_size, out_size, kernel_size;
+    int64_t max_taps; /* taps of one window inside the input: min(kernel_size, in_size) */
+} pool_geom;
+
+typedef struct pool_attrs {
+    tconv_auto_pad auto_pad;
+    bool ceil_mode;
+    bool count_include_pad;
+    int64_t storage_order;
+    int64_t kernel[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
+    int64_t dilations[TCONV_MAX_SPATIAL], pads[2 * TCONV_MAX_SPATIAL];
+} pool_attrs;
+
+static int64_t max_i64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+static int64_t min_i64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+static int64_t ceil_div_i64(int64_t a, int64_t b) {
+    return -tconv_floor_div(-a, b);
+}
+
+/* ---------------------------------------------------------------- attributes and geometry */
+
+static tconv_status read_flag(tconv_kernel_ctx *ctx, const char *name, bool *out) {
+    int64_t v;
+    tconv_status st = tconv_node_attr_int(ctx->node, name, 0, &v, ctx->err);
+    if (st == TCONV_OK && v != 0 && v != 1)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' must be 0 or 1", name);
+    *out = v != 0;
+    return st;
+}
+
+static tconv_status read_pool_attrs(tconv_kernel_ctx *ctx, int rank, pool_attrs *a) {
+    memset(a, 0, sizeof *a);
+    size_t r = (size_t)rank;
+    bool has_kernel;
+    tconv_status st;
+    if ((st = tconv_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
+        (st = read_flag(ctx, "ceil_mode", &a->ceil_mode)) ||
+        (st = read_flag(ctx, "count_include_pad", &a->count_include_pad)) ||
+        (st = tconv_node_attr_int(ctx->node, "storage_order", 0, &a->storage_order, ctx->err)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "kernel_shape", r, 1, 1, a->kernel, &has_kernel)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
+        (st = tconv_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
+        return st;
+    if (!has_kernel)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
+    if (a->storage_order != 0 && a->storage_order != 1)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "attribute 'storage_order' must be 0 or 1, is %lld",
+                               (long long)a->storage_order);
+    return TCONV_OK;
+}
+
+static tconv_status pool_axis(tconv_kernel_ctx *ctx, const pool_attrs *a, int rank, int i,
+                              int64_t x, pool_geom *g) {
+    int64_t k = a->kernel[i], s = a->strides[i], d = a->dilations[i];
+    bool same =
+        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
+    bool explicit_pads = a->auto_pad == TCONV_AUTO_PAD_NOTSET;
+    int64_t pb = explicit_pads ? a->pads[i] : 0, pe = explicit_pads ? a->pads[i + rank] : 0;
+    int64_t ke, span, out, last_start;
+    tconv_status st = tconv_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
+    if (st != TCONV_OK)
+        return st;
+    if (same) {
+        out = ceil_div_i64(x, s);
+        int64_t total = max_i64(0, (out - 1) * s + ke - x);
+        pb = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        pe = total - pb;
+    } else if (!explicit_pads) { /* VALID */
+        out = tconv_floor_div(span, s) + 1;
+    } else {
+        out = (a->ceil_mode ? ceil_div_i64(span, s) : tconv_floor_div(span, s)) + 1;
+        /* ceil_mode: a last window that would start in the right padding is dropped */
+        if (a->ceil_mode && out > 1 &&
+            (!tconv_mul_i64(out - 1, s, &last_start) || last_start >= x + pb))
+            out--;
+    }
+    if (out < 1)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "output size of spatial axis %d would be %lld (input %lld, "
+                               "dilated kernel %lld, stride %lld, pads %lld+%lld)",
+                               i, (long long)out, (long long)x, (long long)ke, (long long)s,
+                               (long long)pb, (long long)pe);
+    g->in[i] = x;
+    g->out[i] = out;
+    g->kernel[i] = k;
+    g->strides[i] = s;
+    g->dilations[i] = d;
+    g->pad_begin[i] = pb;
+    g->pad_end[i] = pe;
+    return TCONV_OK;
+}
+
+static tconv_status pool_geometry(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
+                                  const pool_attrs *a, pool_geom *g) {
+    g->rank = x->rank - 2;
+    for (int i = 0; i < g->rank; i++) {
+        if (x->dims[2 + i] < 1)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "spatial axis %d of X is empty", i);
+        tconv_status st = pool_axis(ctx, a, g->rank, i, x->dims[2 + i], g);
+        if (st != TCONV_OK)
+            return st;
+    }
+    if (!tconv_shape_elements(g->in, g->rank, &g->in_size) ||
+        !tconv_shape_elements(g->out, g->rank, &g->out_size) ||
+        !tconv_shape_elements(g->kernel, g->rank, &g->kernel_size))
+        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "pooling sizes overflow");
+    /* distinct taps hit distinct input positions (dilation >= 1) */
+    g->max_taps = g->kernel_size < g->in_size ? g->kernel_size : g->in_size;
+    return TCONV_OK;
+}
+
+static tconv_status check_spatial_input(tconv_kernel_ctx *ctx, const tconv_rt_tensor **x,
+                                        uint32_t dtypes) {
+    tconv_status st;
+    if ((st = tconv_kernel_require_input(ctx, 0, x)) ||
+        (st = tconv_kernel_check_dtype(ctx, 0, dtypes)))
+        return st;
+    if ((*x)->rank < 3 || (*x)->rank - 2 > TCONV_MAX_SPATIAL)
+        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                               "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                               "supported",
+                               (*x)->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- windows */
+
+/* The window of one output position: per axis, the taps [lo, hi) that fall inside the input
+ * and how many fall inside the padded input. */
+typedef struct window {
+    int64_t start[TCONV_MAX_SPATIAL]; /* input index of tap 0 */
+    int64_t lo[TCONV_MAX_SPATIAL], hi[TCONV_MAX_SPATIAL];
+    int64_t valid;  /* taps inside the input */
+    int64_t padded; /* taps inside [-pb, x + pe) */
+} window;
+
+/* Taps t in [0, k) with lower <= start + t*d < upper. */
+static int64_t tap_range(int64_t start, int64_t d, int64_t k, int64_t lower, int64_t upper,
+                         int64_t *lo, int64_t *hi) {
+    *lo = max_i64(0, ceil_div_i64(lower - start, d));
+    *hi = min_i64(k, tconv_floor_div(upper - 1 - start, d) + 1);
+    return max_i64(0, *hi - *lo);
+}
+
+static void window_at(const pool_geom *g, const int64_t *o, window *w) {
+    w->valid = w->padded = 1;
+    for (int i = 0; i < g->rank; i++) {
+        int64_t s = o[i] * g->strides[i] - g->pad_begin[i], lo, hi;
+        w->start[i] = s;
+        w->valid *= tap_range(s, g->dilations[i], g->kernel[i], 0, g->in[i], &w->lo[i], &w->hi[i]);
+        w->padded *= tap_range(s, g->dilations[i], g->kernel[i], -g->pad_begin[i],
+                               g->in[i] + g->pad_end[i], &lo, &hi);
+    }
+}
+
+/* Row-major offsets (within a plane) of the window's taps inside the input; returns how many. */
+static int64_t window_offsets(const pool_geom *g, const window *w, int64_t *offsets) {
+    if (w->valid == 0)
+        return 0;
+    int64_t tap[TCONV_MAX_SPATIAL];
+    for (int i = 0; i < g->rank; i++)
+        tap[i] = w->lo[i];
+    int64_t n = 0;
+    for (;;) {
+        int64_t off = 0;
+        for (int i = 0; i < g->rank; i++)
+            off = off * g->in[i] + w->start[i] + tap[i] * g->dilations[i];
+        offsets[n++] = off;
+        int i = g->rank - 1;
+        for (; i >= 0; i--) {
+            if (++tap[i] < w->hi[i])
+                break;
+            tap[i] = w->lo[i];
+        }
+        if (i < 0)
+            return n;
+    }
+}
+
+static void next_position(const pool_geom *g, int64_t *o) {
+    for (int i = g->rank - 1; i >= 0; i--) {
+        if (++o[i] < g->out[i])
+            return;
+        o[i] = 0;
+    }
+}
+
+/* Column-major position in the plane of a row-major one. */
+static int64_t column_major(const pool_geom *g, int64_t offset) {
+    int64_t result = 0, scale = 1;
+    int64_t coord[TCONV_MAX_SPATIAL];
+    for (int i = g->rank - 1; i >= 0; i--) {
+        coord[i] = offset % g->in[i];
+        offset /= g->in[i];
+    }
+    for (int i = 0; i < g->rank; i++) {
+        result += coord[i] * scale;
+        scale *= g->in[i];
+    }
+    return result;
+}
+
+/* ---------------------------------------------------------------- plane jobs */
+
+typedef enum pool_kind { POOL_MAX, POOL_AVERAGE } pool_kind;
+
+typedef struct pool_job {
+    pool_geom g;
+    pool_kind kind;
+    bool count_include_pad;
+    bool column_major;
+    tconv_dtype dtype;
+    const void *x;
+    void *y;
+    int64_t *indices; /* MaxPool's optional second output */
+    int64_t *offsets; /* max_taps per worker */
+} pool_job;
+
+/* The tap (offset in offsets[]) holding the largest value: the first of equal ones; NaN is
+ * skipped unless everything is NaN. */
+#define DEFINE_ARGMAX(name, type, is_nan)                                                          \
+    static int64_t name(const type *plane, const int64_t *offsets, int64_t n) {                    \
+        int64_t best = 0;                                                                          \
+        for (int64_t t = 1; t < n; t++) {                                                          \
+            type v = plane[offsets[t]], b = plane[offsets[best]];                                  \
+            if (v > b || (is_nan(b) && !is_nan(v)))                                                \
+                best = t;                                                                          \
+        }                                                                                          \
+        return best;                                                                               \
+    }
+#define NEVER_NAN(v) ((void)(v), false)
+DEFINE_ARGMAX(argmax_float, float, isnan)
+DEFINE_ARGMAX(argmax_double, double, isnan)
+DEFINE_ARGMAX(argmax_int8, int8_t, NEVER_NAN)
+DEFINE_ARGMAX(argmax_uint8, uint8_t, NEVER_NAN)
+
+static size_t dtype_bytes(tconv_dtype dtype) {
+    switch (dtype) {
+    case TCONV_DTYPE_DOUBLE:
+        return sizeof(double);
+    case TCONV_DTYPE_INT8:
+    case TCONV_DTYPE_UINT8:
+        return 1;
+    default:
+        return sizeof(float);
+    }
+}
+
+/* Copies element `from` of src to element `to` of dst (same dtype). */
+static void copy_element(tconv_dtype dtype, const void *src, int64_t from, void *dst, int64_t to) {
+    size_t size = dtype_bytes(dtype);
+    memcpy((char *)dst + (size_t)to * size, (const char *)src + (size_t)from * size, size);
+}
+
+static int64_t argmax(tconv_dtype dtype, const void *plane, const int64_t *offsets, int64_t n) {
+    switch (dtype) {
+    case TCONV_DTYPE_DOUBLE:
+        return argmax_double(plane, offsets, n);
+    case TCONV_DTYPE_INT8:
+        return argmax_int8(plane, offsets, n);
+    case TCONV_DTYPE_UINT8:
+        return argmax_uint8(plane, offsets, n);
+    default:
+        return argmax_float(plane, offsets, n);
+    }
+}
+
+/* An all-padding window (possible with dilation): the lowest value of the type, index -1. */
+static void store_empty_max(tconv_dtype dtype, void *y, int64_t at) {
+    switch (dtype) {
+    case TCONV_DTYPE_DOUBLE:
+        ((double *)y)[at] = -INFINITY;
+        break;
+    case TCONV_DTYPE_INT8:
+        ((int8_t *)y)[at] = INT8_MIN;
+        break;
+    case TCONV_DTYPE_UINT8:
+        ((uint8_t *)y)[at] = 0;
+        break;
+    default:
+        ((float *)y)[at] = -INFINITY;
+        break;
+    }
+}
+
+static void max_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
+    const pool_geom *g = &job->g;
+    size_t size = dtype_bytes(job->dtype);
+    const char *x = (const char *)job->x + (size_t)(plane * g->in_size) * size;
+    int64_t o[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
+        window w;
+        window_at(g, o, &w);
+        int64_t n = window_offsets(g, &w, offsets), at = plane * g->out_size + q;
+        int64_t index = -1;
+        if (n == 0) {
+            store_empty_max(job->dtype, job->y, at);
+        } else {
+            int64_t off = offsets[argmax(job->dtype, x, offsets, n)];
+            copy_element(job->dtype, x, off, job->y, at);
+            index = plane * g->in_size + (job->column_major ? column_major(g, off) : off);
+        }
+        if (job->indices)
+            job->indices[at] = index;
+    }
+}
+
+static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
+    const pool_geom *g = &job->g;
+    const float *x = (const float *)job->x + plane * g->in_size;
+    float *y = (float *)job->y + plane * g->out_size;
+    int64_t o[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
+        window w;
+        window_at(g, o, &w);
+        int64_t n = window_offsets(g, &w, offsets);
+        double sum = 0.0;
+        for (int64_t t = 0; t < n; t++)
+            sum += x[offsets[t]];
+        int64_t divisor = job->count_include_pad ? w.padded : w.valid;
+        y[q] = divisor > 0 ? (float)(sum / (double)divisor) : 0.0f;
+    }
+}
+
+static void pool_task(void *vjob, int64_t plane, int worker) {
+    const pool_job *job = vjob;
+    int64_t *offsets = job->offsets + (int64_t)worker * job->g.max_taps;
+    if (job->kind == POOL_MAX)
+        max_pool_plane(job, plane, offsets);
+    else
+        average_pool_plane(job, plane, offsets);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static tconv_status run_pool(tconv_kernel_ctx *ctx, pool_kind kind, const char *const *known,
+                             uint32_t dtypes) {
+    const tconv_rt_tensor *x;
+    pool_attrs attrs;
+    pool_job job = {.kind = kind};
+    tconv_status st;
+    if ((st = tconv_kernel_check_attrs(ctx, known)) ||
+        (st = check_spatial_input(ctx, &x, dtypes)) ||
+        (st = read_pool_attrs(ctx, x->rank - 2, &attrs)) ||
+        (st = pool_geometry(ctx, x, &attrs, &job.g)))
+        return st;
+    int64_t dims[TCONV_MAX_RANK] = {x->dims[0], x->dims[1]};
+    memcpy(dims + 2, job.g.out, (size_t)job.g.rank * sizeof(int64_t));
+    tconv_rt_tensor *y, *indices = NULL;
+    st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    bool want_indices = kind == POOL_MAX && ctx->n_outputs > 1 &&
+                        (!ctx->node || ctx->node->n_outputs < 2 || ctx->node->outputs[1]);
+    if (st == TCONV_OK && want_indices)
+        st = tconv_kernel_alloc_output(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
+    if (st != TCONV_OK || y->n_elements == 0)
+        return st;
+    int64_t planes = x->dims[0] * x->dims[1];
+    double work = (double)y->n_elements * (double)job.g.kernel_size;
+    int workers =
+        tconv_parallel_workers(tconv_parallel_threads_for_work(ctx->n_threads, work), planes);
+    job.offsets = malloc((size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t));
+    if (!job.offsets)
+        return tconv_error_nomem(ctx->err, "pooling window offsets");
+    job.count_include_pad = attrs.count_include_pad;
+    job.column_major = attrs.storage_order == 1;
+    job.dtype = x->dtype;
+    job.x = x->data;
+    job.y = y->data;
+    job.indices = indices ? indices->data : NULL;
+    tconv_parallel_for(workers, planes, pool_task, &job);
+    free(job.offsets);
+    return TCONV_OK;
+}
+
+static tconv_status run_max_pool(tconv_kernel_ctx *ctx) {
+    static const char *const known[] = {"auto_pad", "ceil_mode", "dilations",     "kernel_shape",
+                                        "pads",     "strides",   "storage_order", NULL};
+    return run_pool(ctx, POOL_MAX, known,
+                    TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
+                        TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8));
+}
+
+static tconv_status run_average_pool(tconv_kernel_ctx *ctx) {
+    static const char *const known[] = {
+        "auto_pad",     "ceil_mode", "count_include_pad", "dilations",
+        "kernel_shape", "pads",      "strides",           NULL};
+    return run_pool(ctx, POOL_AVERAGE, known, TCONV_DTYPES_FLOAT);
+}
+
+static tconv_status run_global_average_pool(tconv_kernel_ctx *ctx) {
+    static const char *const known[] = {NULL};
+    const tconv_rt_tensor *x;
+    tconv_status st;
+    if ((st = tconv_kernel_check_attrs(ctx, known)) ||
+        (st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
+        return st;
+    int64_t dims[TCONV_MAX_RANK], spatial = 1;
+    for (int i = 0; i < x->rank; i++) {
+        dims[i] = i < 2 ? x->dims[i] : 1;
+        if (i >= 2)
+            spatial *= x->dims[i];
+    }
+    tconv_rt_tensor *y;
+    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, x->rank, dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    const float *src = x->data;
+    float *dst = y->data;
+    for (int64_t p = 0; p < y->n_elements; p++) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < spatial; i++)
+            sum += src[p * spatial + i];
+        dst[p] = spatial > 0 ? (float)(sum / (double)spatial) : NAN;
+    }
+    return TCONV_OK;
+}
+
+const tconv_kernel_def tconv_kernels_pool[] = {
+    {"", "MaxPool", 1, 22, run_max_pool},
+    {"", "AveragePool", 1, 22, run_average_pool},
+    {"", "GlobalAveragePool", 1, 22, run_global_average_pool},
+    {NULL, NULL, 0, 0, NULL},
+};

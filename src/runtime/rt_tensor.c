@@ -1,0 +1,119 @@
+/* Runtime tensors: dense row-major buffers in native (little-endian) byte order. */
+#include "runtime/rt_tensor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t tconv_rt_dtype_size(tconv_dtype dtype) {
+    switch (dtype) {
+    case TCONV_DTYPE_BOOL:
+    case TCONV_DTYPE_INT8:
+    case TCONV_DTYPE_UINT8:
+        return 1;
+    case TCONV_DTYPE_INT16:
+    case TCONV_DTYPE_UINT16:
+    case TCONV_DTYPE_FLOAT16:
+        return 2;
+    case TCONV_DTYPE_FLOAT:
+    case TCONV_DTYPE_INT32:
+    case TCONV_DTYPE_UINT32:
+        return 4;
+    case TCONV_DTYPE_DOUBLE:
+    case TCONV_DTYPE_INT64:
+    case TCONV_DTYPE_UINT64:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* Element count and byte size of a shape, overflow-checked. */
+static tconv_status shape_byte_size(tconv_dtype dtype, int rank, const int64_t *dims,
+                                    int64_t *n_elements, size_t *nbytes, tconv_error *err) {
+    size_t esize = tconv_rt_dtype_size(dtype);
+    if (esize == 0)
+        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
+                               "unsupported dtype %s: the runtime has no storage for it",
+                               tconv_dtype_name(dtype));
+    if (rank < 0 || rank > TCONV_MAX_RANK)
+        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "rank %d is outside 0..%d", rank,
+                               TCONV_MAX_RANK);
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0)
+            return tconv_error_set(err, TCONV_ERR_INVALID, "negative dimension %lld at axis %d",
+                                   (long long)dims[i], i);
+    }
+    int64_t n, bytes;
+    if (!tconv_shape_elements(dims, rank, &n) || !tconv_mul_i64(n, (int64_t)esize, &bytes) ||
+        (uint64_t)bytes > (uint64_t)(SIZE_MAX / 2))
+        return tconv_error_set(err, TCONV_ERR_LIMIT, "tensor size overflows (%s, rank %d)",
+                               tconv_dtype_name(dtype), rank);
+    *n_elements = n;
+    *nbytes = (size_t)bytes;
+    return TCONV_OK;
+}
+
+tconv_status tconv_rt_tensor_alloc(tconv_rt_tensor *t, tconv_dtype dtype, int rank,
+                                   const int64_t *dims, tconv_error *err) {
+    int64_t n = 0;
+    size_t nbytes = 0;
+    tconv_status st = shape_byte_size(dtype, rank, dims, &n, &nbytes, err);
+    if (st != TCONV_OK)
+        return st;
+    void *data = NULL;
+    if (nbytes > 0) {
+        data = calloc(1, nbytes);
+        if (!data)
+            return tconv_error_nomem(err, "tensor data");
+    }
+    memset(t, 0, sizeof *t);
+    t->dtype = dtype;
+    t->rank = rank;
+    if (rank > 0)
+        memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+    t->n_elements = n;
+    t->data = data;
+    t->nbytes = nbytes;
+    t->owns_data = data != NULL;
+    return TCONV_OK;
+}
+
+void tconv_rt_tensor_release(tconv_rt_tensor *t) {
+    if (!t)
+        return;
+    if (t->owns_data)
+        free(t->data);
+    memset(t, 0, sizeof *t);
+}
+
+tconv_status tconv_rt_tensor_from_ir(tconv_tensor *src, tconv_rt_tensor *dst, tconv_error *err) {
+    const char *name = src->name ? src->name : "";
+    if (tconv_rt_dtype_size(src->dtype) == 0)
+        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
+                               "tensor '%s': unsupported dtype %s for the runtime", name,
+                               tconv_dtype_name(src->dtype));
+    const void *data = NULL;
+    size_t nbytes = 0;
+    tconv_status st = tconv_tensor_data(src, &data, &nbytes, err);
+    if (st != TCONV_OK)
+        return st;
+    tconv_rt_tensor t;
+    st = tconv_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
+    if (st != TCONV_OK)
+        return tconv_error_prefix(err, "tensor '%s': ", name);
+    if (nbytes != t.nbytes) {
+        tconv_rt_tensor_release(&t);
+        return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",
+                               name, nbytes, t.nbytes);
+    }
+    if (nbytes)
+        memcpy(t.data, data, nbytes);
+    *dst = t;
+    return TCONV_OK;
+}
+
+tconv_status tconv_rt_tensor_to_ir(const tconv_rt_tensor *t, tconv_model *model, const char *name,
+                                   tconv_tensor **out, tconv_error *err) {
+    return tconv_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out,
+                               err);
+}

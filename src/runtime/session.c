@@ -1,0 +1,484 @@
+/* The executor: runs a planned graph step by step, keeps each value in a slot until its last
+ * use, and runs subgraphs (If branches) with the enclosing scopes visible. */
+#define _POSIX_C_SOURCE 200809L
+#include "runtime/session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void tconv_session_options_init(tconv_session_options *options) {
+    memset(options, 0, sizeof *options);
+}
+
+static int default_thread_count(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+tconv_status tconv_session_create(tconv_model *model, const tconv_session_options *options,
+                                  tconv_session **out, tconv_error *err) {
+    *out = NULL;
+    tconv_error local;
+    if (!err)
+        err = &local;
+    tconv_error_clear(err);
+    if (!model || !model->graph)
+        return tconv_error_set(err, TCONV_ERR_USAGE, "tconv_session_create: no model");
+    tconv_session *s = calloc(1, sizeof *s);
+    if (!s || !(s->arena = tconv_arena_create())) {
+        free(s);
+        return tconv_error_nomem(err, "a session");
+    }
+    s->model = model;
+    if (options)
+        s->options = *options;
+    else
+        tconv_session_options_init(&s->options);
+    s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
+    tconv_status st = tconv_plan_build(s, model->graph, NULL, &s->main, err);
+    if (st != TCONV_OK) {
+        tconv_session_free(s);
+        return st;
+    }
+    *out = s;
+    return TCONV_OK;
+}
+
+void tconv_session_free(tconv_session *session) {
+    if (!session)
+        return;
+    tconv_plan_free_all(session);
+    tconv_arena_destroy(session->arena);
+    free(session);
+}
+
+void tconv_session_get_stats(const tconv_session *session, tconv_session_stats *stats) {
+    *stats = session->stats;
+}
+
+size_t tconv_session_input_count(const tconv_session *session) {
+    return session->main->n_inputs;
+}
+
+const tconv_value *tconv_session_input(const tconv_session *session, size_t index) {
+    const tconv_graph_plan *p = session->main;
+    return index < p->n_inputs ? p->slot_values[p->inputs[index]] : NULL;
+}
+
+size_t tconv_session_output_count(const tconv_session *session) {
+    return session->main->n_outputs;
+}
+
+const tconv_value *tconv_session_output(const tconv_session *session, size_t index) {
+    const tconv_graph *g = session->main->graph;
+    return index < g->n_outputs ? g->outputs[index].value : NULL;
+}
+
+/* ---------------------------------------------------------------- accounting */
+
+tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
+                                 int rank, const int64_t *dims, tconv_error *err) {
+    tconv_rt_tensor tmp;
+    if (session && session->options.max_memory_bytes > 0) {
+        int64_t n, bytes;
+        size_t esize = tconv_rt_dtype_size(dtype);
+        if (rank >= 0 && rank <= TCONV_MAX_RANK && tconv_shape_elements(dims, rank, &n) &&
+            tconv_mul_i64(n, (int64_t)esize, &bytes) &&
+            (uint64_t)bytes > session->options.max_memory_bytes - session->stats.live_bytes)
+            return tconv_error_set(err, TCONV_ERR_LIMIT,
+                                   "a tensor of %lld bytes would exceed the memory limit of %zu "
+                                   "bytes (%zu bytes in use)",
+                                   (long long)bytes, session->options.max_memory_bytes,
+                                   session->stats.live_bytes);
+    }
+    tconv_status st = tconv_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
+    if (st != TCONV_OK)
+        return st;
+    *t = tmp;
+    if (session && t->owns_data) {
+        session->stats.live_bytes += t->nbytes;
+        if (session->stats.live_bytes > session->stats.peak_live_bytes)
+            session->stats.peak_live_bytes = session->stats.live_bytes;
+        session->stats.n_allocations++;
+    }
+    return TCONV_OK;
+}
+
+void tconv_session_release(tconv_session *session, tconv_rt_tensor *t) {
+    if (session && t->owns_data)
+        session->stats.live_bytes -= t->nbytes;
+    tconv_rt_tensor_release(t);
+}
+
+/* ---------------------------------------------------------------- kernel interface */
+
+tconv_status tconv_kernel_alloc_output(tconv_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
+                                       int rank, const int64_t *dims, tconv_rt_tensor **out) {
+    if (index >= ctx->n_outputs)
+        return tconv_error_set(ctx->err, TCONV_ERR_USAGE, "kernel allocates output %zu of %zu",
+                               index, ctx->n_outputs);
+    tconv_rt_tensor *t = &ctx->outputs[index];
+    tconv_session_release(ctx->session, t);
+    tconv_status st = tconv_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
+    if (st != TCONV_OK)
+        return tconv_error_prefix(ctx->err, "output %zu: ", index);
+    *out = t;
+    return TCONV_OK;
+}
+
+const tconv_rt_tensor *tconv_kernel_input(const tconv_kernel_ctx *ctx, size_t index) {
+    return index < ctx->n_inputs ? ctx->inputs[index] : NULL;
+}
+
+/* ---------------------------------------------------------------- environments */
+
+static tconv_status env_init(tconv_run_env *env, const tconv_graph_plan *plan,
+                             const tconv_run_env *parent, tconv_error *err) {
+    memset(env, 0, sizeof *env);
+    env->plan = plan;
+    env->parent = parent;
+    env->slots = calloc(plan->n_slots ? plan->n_slots : 1, sizeof *env->slots);
+    env->input_ptrs = calloc(plan->max_inputs ? plan->max_inputs : 1, sizeof *env->input_ptrs);
+    env->outputs = calloc(plan->max_outputs ? plan->max_outputs : 1, sizeof *env->outputs);
+    if (!env->slots || !env->input_ptrs || !env->outputs) {
+        free(env->slots);
+        free(env->input_ptrs);
+        free(env->outputs);
+        return tconv_error_nomem(err, "a graph environment");
+    }
+    for (size_t i = 0; i < plan->n_slots; i++) {
+        if (plan->constants[i].dtype != TCONV_DTYPE_UNDEFINED) {
+            env->slots[i] = plan->constants[i];
+            env->slots[i].owns_data = false; /* a view of the session's copy */
+        }
+    }
+    return TCONV_OK;
+}
+
+static void env_free(tconv_session *s, tconv_run_env *env) {
+    for (size_t i = 0; env->slots && i < env->plan->n_slots; i++)
+        tconv_session_release(s, &env->slots[i]);
+    free(env->slots);
+    free(env->input_ptrs);
+    free(env->outputs);
+    memset(env, 0, sizeof *env);
+}
+
+static tconv_rt_tensor *env_at(const tconv_run_env *env, tconv_slot_ref ref) {
+    for (uint32_t i = 0; i < ref.up && env; i++)
+        env = env->parent;
+    return env ? &env->slots[ref.slot] : NULL;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static tconv_status gather_inputs(const tconv_run_env *env, const tconv_step_plan *step,
+                                  tconv_error *err) {
+    for (size_t i = 0; i < step->n_inputs; i++) {
+        env->input_ptrs[i] = NULL;
+        if (step->inputs[i].slot == TCONV_NO_SLOT)
+            continue;
+        const tconv_rt_tensor *t = env_at(env, step->inputs[i]);
+        if (!t || t->dtype == TCONV_DTYPE_UNDEFINED)
+            return tconv_error_set(err, TCONV_ERR_INVALID, "input %zu ('%s') has no value", i,
+                                   step->node->inputs[i]->name);
+        env->input_ptrs[i] = t;
+    }
+    return TCONV_OK;
+}
+
+static tconv_status check_outputs_produced(const tconv_run_env *env, const tconv_step_plan *step,
+                                           tconv_error *err) {
+    for (size_t i = 0; i < step->n_outputs; i++) {
+        if (step->outputs[i] != TCONV_NO_SLOT && env->outputs[i].dtype == TCONV_DTYPE_UNDEFINED)
+            return tconv_error_set(err, TCONV_ERR_INVALID, "the kernel did not produce output %zu",
+                                   i);
+    }
+    return TCONV_OK;
+}
+
+static tconv_status prefix_node(const tconv_step_plan *step, tconv_status st, tconv_error *err) {
+    if (err->message[0] == '\0')
+        tconv_error_set(err, st, "kernel failed (%s)", tconv_status_name(st));
+    err->status = st;
+    char where[256];
+    const tconv_node *node = step->node;
+    const char *domain = node->domain && *node->domain ? node->domain : "ai.onnx";
+    tconv_node_describe(node, where, sizeof where);
+    size_t len = strlen(where);
+    if (strncmp(err->message, where, len) == 0 && strncmp(err->message + len, ": ", 2) == 0)
+        memmove(err->message, err->message + len + 2, strlen(err->message + len + 2) + 1);
+    tconv_error_prefix(err, "%s [%s %s-%lld]: ", where, domain, node->op_type,
+                       (long long)step->opset);
+    return st;
+}
+
+static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_step_plan *step,
+                             tconv_error *err) {
+    tconv_status st = gather_inputs(env, step, err);
+    if (st != TCONV_OK)
+        return prefix_node(step, st, err);
+    memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
+    tconv_kernel_ctx ctx = {
+        .node = step->node,
+        .opset = step->opset,
+        .inputs = env->input_ptrs,
+        .n_inputs = step->n_inputs,
+        .outputs = env->outputs,
+        .n_outputs = step->n_outputs,
+        .session = s,
+        .n_threads = s->n_threads,
+        .err = err,
+    };
+    const tconv_run_env *saved_env = s->current_env;
+    const tconv_step_plan *saved_step = s->current_step;
+    s->current_env = env;
+    s->current_step = step;
+    err->message[0] = '\0';
+    st = step->kernel->run(&ctx);
+    s->current_env = saved_env;
+    s->current_step = saved_step;
+    s->stats.n_kernel_calls++;
+    if (st == TCONV_OK)
+        st = check_outputs_produced(env, step, err);
+    if (st != TCONV_OK) {
+        for (size_t i = 0; i < step->n_outputs; i++)
+            tconv_session_release(s, &env->outputs[i]);
+        return prefix_node(step, st, err);
+    }
+    for (size_t i = 0; i < step->n_outputs; i++) {
+        if (step->outputs[i] == TCONV_NO_SLOT) {
+            tconv_session_release(s, &env->outputs[i]);
+            continue;
+        }
+        tconv_rt_tensor *slot = &env->slots[step->outputs[i]];
+        tconv_session_release(s, slot);
+        *slot = env->outputs[i];
+        memset(&env->outputs[i], 0, sizeof env->outputs[i]);
+    }
+    for (size_t i = 0; i < step->n_releases; i++)
+        tconv_session_release(s, &env->slots[step->releases[i]]);
+    return TCONV_OK;
+}
+
+static tconv_status run_steps(tconv_session *s, tconv_run_env *env, tconv_error *err) {
+    for (size_t i = 0; i < env->plan->n_steps; i++) {
+        tconv_status st = run_step(s, env, &env->plan->steps[i], err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- graph outputs */
+
+static bool slot_used_by_later_output(const tconv_graph_plan *plan, size_t index) {
+    for (size_t k = index + 1; k < plan->n_outputs; k++) {
+        if (plan->outputs[k].up == plan->outputs[index].up &&
+            plan->outputs[k].slot == plan->outputs[index].slot)
+            return true;
+    }
+    return false;
+}
+
+/* Output i: moved out of its slot when the graph owns it, else copied. `keep_accounted`: the
+ * tensor stays inside the session (a subgraph's result), else it leaves to the caller. */
+static tconv_status take_output(tconv_session *s, tconv_run_env *env, size_t index,
+                                bool keep_accounted, tconv_rt_tensor *dst, tconv_error *err) {
+    const tconv_graph_plan *plan = env->plan;
+    tconv_rt_tensor *src = env_at(env, plan->outputs[index]);
+    const char *name = plan->graph->outputs[index].value->name;
+    if (!src || src->dtype == TCONV_DTYPE_UNDEFINED)
+        return tconv_error_set(err, TCONV_ERR_INVALID, "graph output '%s' was not computed", name);
+    if (plan->outputs[index].up == 0 && src->owns_data && !slot_used_by_later_output(plan, index)) {
+        *dst = *src;
+        memset(src, 0, sizeof *src);
+        if (!keep_accounted)
+            s->stats.live_bytes -= dst->nbytes;
+        return TCONV_OK;
+    }
+    tconv_status st = keep_accounted
+                          ? tconv_session_alloc(s, dst, src->dtype, src->rank, src->dims, err)
+                          : tconv_rt_tensor_alloc(dst, src->dtype, src->rank, src->dims, err);
+    if (st != TCONV_OK)
+        return tconv_error_prefix(err, "graph output '%s': ", name);
+    if (src->nbytes)
+        memcpy(dst->data, src->data, src->nbytes);
+    return TCONV_OK;
+}
+
+static tconv_status take_outputs(tconv_session *s, tconv_run_env *env, bool keep_accounted,
+                                 tconv_rt_tensor *outputs, tconv_error *err) {
+    size_t n = env->plan->n_outputs;
+    for (size_t i = 0; i < n; i++)
+        memset(&outputs[i], 0, sizeof outputs[i]);
+    for (size_t i = 0; i < n; i++) {
+        tconv_status st = take_output(s, env, i, keep_accounted, &outputs[i], err);
+        if (st != TCONV_OK) {
+            for (size_t k = 0; k < i; k++) {
+                if (keep_accounted)
+                    tconv_session_release(s, &outputs[k]);
+                else
+                    tconv_rt_tensor_release(&outputs[k]);
+            }
+            return st;
+        }
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- checking caller inputs */
+
+typedef struct dim_binding_set {
+    const char *names[64];
+    int64_t values[64];
+    size_t n;
+} dim_binding_set;
+
+static tconv_status bind_symbolic_dim(dim_binding_set *set, const char *input, int axis,
+                                      const char *param, int64_t value, tconv_error *err) {
+    for (size_t i = 0; i < set->n; i++) {
+        if (strcmp(set->names[i], param) != 0)
+            continue;
+        if (set->values[i] != value)
+            return tconv_error_set(err, TCONV_ERR_INVALID,
+                                   "input '%s': dim %d ('%s') is %lld but another input gives "
+                                   "'%s' = %lld",
+                                   input, axis, param, (long long)value, param,
+                                   (long long)set->values[i]);
+        return TCONV_OK;
+    }
+    if (set->n < 64) {
+        set->names[set->n] = param;
+        set->values[set->n++] = value;
+    }
+    return TCONV_OK;
+}
+
+static tconv_status check_input(const tconv_value *v, const tconv_rt_tensor *t,
+                                dim_binding_set *bindings, tconv_error *err) {
+    const tconv_type *type = &v->type;
+    if (t->dtype == TCONV_DTYPE_UNDEFINED || (t->n_elements > 0 && !t->data))
+        return tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': no data given", v->name);
+    if (type->kind != TCONV_TYPE_TENSOR)
+        return TCONV_OK;
+    if (type->dtype != TCONV_DTYPE_UNDEFINED && type->dtype != t->dtype)
+        return tconv_error_set(err, TCONV_ERR_INVALID,
+                               "input '%s': dtype %s given, the graph declares %s", v->name,
+                               tconv_dtype_name(t->dtype), tconv_dtype_name(type->dtype));
+    if (type->rank < 0)
+        return TCONV_OK;
+    if (type->rank != t->rank)
+        return tconv_error_set(err, TCONV_ERR_INVALID,
+                               "input '%s': rank %d given, the graph declares rank %d", v->name,
+                               t->rank, type->rank);
+    for (int i = 0; i < t->rank; i++) {
+        const tconv_dim *d = &type->dims[i];
+        if (d->kind == TCONV_DIM_STATIC && d->value != t->dims[i])
+            return tconv_error_set(err, TCONV_ERR_INVALID,
+                                   "input '%s': dim %d is %lld, the graph declares %lld", v->name,
+                                   i, (long long)t->dims[i], (long long)d->value);
+        if (d->kind == TCONV_DIM_SYMBOLIC && d->param) {
+            tconv_status st = bind_symbolic_dim(bindings, v->name, i, d->param, t->dims[i], err);
+            if (st != TCONV_OK)
+                return st;
+        }
+    }
+    return TCONV_OK;
+}
+
+static tconv_status bind_inputs(tconv_run_env *env, const tconv_rt_tensor *inputs, size_t n_inputs,
+                                tconv_error *err) {
+    const tconv_graph_plan *plan = env->plan;
+    if (n_inputs != plan->n_inputs)
+        return tconv_error_set(err, TCONV_ERR_USAGE, "%zu inputs given, the graph needs %zu",
+                               n_inputs, plan->n_inputs);
+    dim_binding_set bindings = {0};
+    for (size_t i = 0; i < n_inputs; i++) {
+        uint32_t slot = plan->inputs[i];
+        tconv_status st = check_input(plan->slot_values[slot], &inputs[i], &bindings, err);
+        if (st != TCONV_OK)
+            return st;
+        env->slots[slot] = inputs[i];
+        env->slots[slot].owns_data = false; /* borrowed from the caller */
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- running */
+
+tconv_status tconv_session_run(tconv_session *session, const tconv_rt_tensor *inputs,
+                               size_t n_inputs, tconv_rt_tensor *outputs, tconv_error *err) {
+    tconv_error local;
+    if (!err)
+        err = &local;
+    tconv_error_clear(err);
+    tconv_run_env env;
+    tconv_status st = env_init(&env, session->main, NULL, err);
+    if (st != TCONV_OK)
+        return st;
+    session->stats.live_bytes = 0;
+    session->stats.peak_live_bytes = 0;
+    session->stats.n_allocations = 0;
+    session->stats.n_kernel_calls = 0;
+    session->depth = 0;
+    st = bind_inputs(&env, inputs, n_inputs, err);
+    if (st == TCONV_OK)
+        st = run_steps(session, &env, err);
+    if (st == TCONV_OK)
+        st = take_outputs(session, &env, false, outputs, err);
+    env_free(session, &env);
+    session->current_env = NULL;
+    session->current_step = NULL;
+    return st;
+}
+
+static const tconv_graph_plan *find_subplan(const tconv_session *s, const tconv_graph *graph) {
+    const tconv_step_plan *step = s->current_step;
+    for (size_t i = 0; step && i < step->n_subplans; i++) {
+        if (step->subplans[i]->graph == graph)
+            return step->subplans[i];
+    }
+    return NULL;
+}
+
+#define TCONV_MAX_SUBGRAPH_DEPTH 64
+
+tconv_status tconv_session_run_subgraph(tconv_kernel_ctx *ctx, const tconv_graph *graph,
+                                        tconv_rt_tensor *outputs, size_t n_outputs) {
+    tconv_session *s = ctx->session;
+    const tconv_graph_plan *plan = s ? find_subplan(s, graph) : NULL;
+    if (!plan)
+        return tconv_error_set(ctx->err, TCONV_ERR_USAGE, "subgraph '%s' has no execution plan",
+                               graph->name ? graph->name : "");
+    if (plan->n_inputs != 0)
+        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                               "subgraph '%s' declares %zu inputs; only input-less subgraphs "
+                               "(If branches) can run",
+                               graph->name ? graph->name : "", plan->n_inputs);
+    if (n_outputs != plan->n_outputs)
+        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                               "subgraph '%s' has %zu outputs, the node has %zu",
+                               graph->name ? graph->name : "", plan->n_outputs, n_outputs);
+    if (s->depth >= TCONV_MAX_SUBGRAPH_DEPTH)
+        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nest deeper than %d",
+                               TCONV_MAX_SUBGRAPH_DEPTH);
+    tconv_run_env env;
+    tconv_status st = env_init(&env, plan, s->current_env, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    const tconv_run_env *saved_env = s->current_env;
+    const tconv_step_plan *saved_step = s->current_step;
+    s->depth++;
+    st = run_steps(s, &env, ctx->err);
+    if (st == TCONV_OK)
+        st = take_outputs(s, &env, true, outputs, ctx->err);
+    s->depth--;
+    s->current_env = saved_env;
+    s->current_step = saved_step;
+    env_free(s, &env);
+    if (st != TCONV_OK)
+        tconv_error_prefix(ctx->err, "in subgraph '%s': ", graph->name ? graph->name : "");
+    return st;
+}

@@ -1,0 +1,100 @@
+/* Executor internals shared by session.c (running), session_plan.c (planning) and the control
+ * flow kernels (If runs a subgraph through tconv_session_run_subgraph). */
+#ifndef TCONV_RUNTIME_SESSION_INTERNAL_H
+#define TCONV_RUNTIME_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/name_map.h"
+#include "runtime/kernel.h"
+#include "runtime/session.h"
+
+#define TCONV_NO_SLOT UINT32_MAX
+
+/* Where a value lives while a graph runs: `up` scopes above the running graph (0: its own),
+ * slot index within that scope's environment. */
+typedef struct tconv_slot_ref {
+    uint32_t up;
+    uint32_t slot;
+} tconv_slot_ref;
+
+typedef struct tconv_graph_plan tconv_graph_plan;
+
+typedef struct tconv_step_plan {
+    const tconv_node *node;
+    const tconv_kernel_def *kernel;
+    int64_t opset;
+    tconv_slot_ref *inputs; /* slot TCONV_NO_SLOT: omitted optional input */
+    size_t n_inputs;
+    uint32_t *outputs; /* local slots; TCONV_NO_SLOT: omitted optional output */
+    size_t n_outputs;
+    uint32_t *releases; /* local slots whose last use is this step */
+    size_t n_releases, cap_releases;
+    uint32_t *captures; /* local slots read by this node's subgraphs */
+    size_t n_captures, cap_captures;
+    tconv_graph_plan **subplans; /* one per subgraph attribute, in attribute order */
+    size_t n_subplans, cap_subplans;
+} tconv_step_plan;
+
+struct tconv_graph_plan {
+    const tconv_graph *graph;
+    tconv_graph_plan *parent;
+    tconv_name_map slot_of; /* value name -> (void *)(slot + 1) */
+    size_t n_slots;
+    const tconv_value **slot_values;
+    tconv_rt_tensor *constants; /* per slot: initializer data, dtype UNDEFINED otherwise */
+    int32_t *producer_step;     /* per slot: producing step or -1 */
+    tconv_step_plan *steps;
+    size_t n_steps;
+    size_t max_inputs, max_outputs; /* over steps, for scratch arrays */
+    uint32_t *inputs;               /* graph inputs that need data, in graph order */
+    size_t n_inputs;
+    tconv_slot_ref *outputs;
+    size_t n_outputs;
+};
+
+/* The values of one running graph. */
+typedef struct tconv_run_env {
+    const tconv_graph_plan *plan;
+    const struct tconv_run_env *parent;
+    tconv_rt_tensor *slots;
+    const tconv_rt_tensor **input_ptrs; /* scratch: max_inputs */
+    tconv_rt_tensor *outputs;           /* scratch: max_outputs */
+} tconv_run_env;
+
+struct tconv_session {
+    tconv_model *model;
+    tconv_session_options options;
+    int n_threads;
+    tconv_arena *arena; /* plans live here */
+    tconv_graph_plan *main;
+    tconv_graph_plan **plans; /* every plan, for freeing name maps and constants */
+    size_t n_plans, cap_plans;
+    tconv_session_stats stats;
+    /* The graph environment and step running now (If looks its subgraph plan up here). */
+    const tconv_run_env *current_env;
+    const tconv_step_plan *current_step;
+    int depth;
+};
+
+/* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */
+tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
+                              tconv_graph_plan *parent, tconv_graph_plan **out, tconv_error *err);
+void tconv_plan_free_all(tconv_session *session);
+
+/* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
+tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
+                                 int rank, const int64_t *dims, tconv_error *err);
+void tconv_session_release(tconv_session *session, tconv_rt_tensor *t);
+
+/* Runs `graph`, a subgraph held by ctx->node, with the enclosing scopes' values visible, and
+ * fills outputs[0 .. n_outputs) (n_outputs must equal the subgraph's output count). The tensors
+ * stay accounted in the session; the caller moves them into its own outputs. */
+tconv_status tconv_session_run_subgraph(tconv_kernel_ctx *ctx, const tconv_graph *graph,
+                                        tconv_rt_tensor *outputs, size_t n_outputs);
+
+/* The opsets for which (domain, op_type) has kernels; false when it has none at all. */
+bool tconv_kernel_opset_span(const char *domain, const char *op_type, int *first, int *last);
+
+#endif

@@ -1,0 +1,524 @@
+/* Execution planning: value slots, kernels, a topological step order and buffer lifetimes
+ * (each intermediate value is released after its last use, counting uses by subgraphs that
+ * read it from the enclosing scope). */
+#include "runtime/session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- small helpers */
+
+static bool grow(tconv_session *s, void **array, size_t *cap, size_t elem, size_t need) {
+    return tconv_arena_grow_array(s->arena, array, cap, elem, need);
+}
+
+static void *alloc_array(tconv_session *s, size_t count, size_t elem) {
+    return tconv_arena_calloc(s->arena, count ? count : 1, elem);
+}
+
+static const char *describe(const tconv_node *node, char *buf, size_t size) {
+    return tconv_node_describe(node, buf, size);
+}
+
+static bool plan_slot(const tconv_graph_plan *plan, const char *name, uint32_t *slot) {
+    void *v = tconv_name_map_get(&plan->slot_of, name);
+    if (!v)
+        return false;
+    *slot = (uint32_t)((uintptr_t)v - 1);
+    return true;
+}
+
+/* ---------------------------------------------------------------- slots */
+
+static tconv_status add_slot(tconv_session *s, tconv_graph_plan *plan, size_t *cap,
+                             const tconv_value *value, tconv_error *err) {
+    if (!value || tconv_name_map_contains(&plan->slot_of, value->name))
+        return TCONV_OK;
+    if (plan->n_slots >= UINT32_MAX - 1)
+        return tconv_error_set(err, TCONV_ERR_LIMIT, "too many values in one graph");
+    if (!grow(s, (void **)&plan->slot_values, cap, sizeof *plan->slot_values, plan->n_slots + 1) ||
+        !tconv_name_map_put(&plan->slot_of, value->name, (void *)(uintptr_t)(plan->n_slots + 1)))
+        return tconv_error_nomem(err, "an execution plan");
+    plan->slot_values[plan->n_slots++] = value;
+    return TCONV_OK;
+}
+
+/* One slot for every value the graph defines: inputs, initializers, node outputs. */
+static tconv_status assign_slots(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+    const tconv_graph *g = plan->graph;
+    size_t cap = 0;
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < g->n_inputs; i++)
+        st = add_slot(s, plan, &cap, g->inputs[i].value, err);
+    for (size_t i = 0; st == TCONV_OK && i < g->n_initializers; i++)
+        st = add_slot(s, plan, &cap, g->initializers[i]->value, err);
+    for (const tconv_node *n = g->first; st == TCONV_OK && n; n = n->next) {
+        for (size_t k = 0; st == TCONV_OK && k < n->n_outputs; k++)
+            st = add_slot(s, plan, &cap, n->outputs[k], err);
+    }
+    if (st != TCONV_OK)
+        return st;
+    plan->constants = alloc_array(s, plan->n_slots, sizeof *plan->constants);
+    plan->producer_step = alloc_array(s, plan->n_slots, sizeof *plan->producer_step);
+    if (!plan->constants || !plan->producer_step)
+        return tconv_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < plan->n_slots; i++)
+        plan->producer_step[i] = -1;
+    return TCONV_OK;
+}
+
+static tconv_status load_constants(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+    const tconv_graph *g = plan->graph;
+    for (size_t i = 0; i < g->n_initializers; i++) {
+        tconv_tensor *t = g->initializers[i];
+        uint32_t slot;
+        if (!t->value || !plan_slot(plan, t->value->name, &slot))
+            continue;
+        tconv_rt_tensor_release(&plan->constants[slot]);
+        tconv_status st = tconv_rt_tensor_from_ir(t, &plan->constants[slot], err);
+        if (st != TCONV_OK)
+            return tconv_error_prefix(err, "initializer '%s': ", t->name ? t->name : "");
+        s->stats.constant_bytes += plan->constants[slot].nbytes;
+    }
+    return TCONV_OK;
+}
+
+static tconv_status collect_graph_inputs(tconv_session *s, tconv_graph_plan *plan,
+                                         tconv_error *err) {
+    const tconv_graph *g = plan->graph;
+    plan->inputs = alloc_array(s, g->n_inputs, sizeof *plan->inputs);
+    if (!plan->inputs)
+        return tconv_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const tconv_value *v = g->inputs[i].value;
+        uint32_t slot;
+        if (v && !v->initializer && plan_slot(plan, v->name, &slot))
+            plan->inputs[plan->n_inputs++] = slot;
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- resolving values */
+
+/* Finds the scope that defines value and its slot there. */
+static tconv_status resolve_value(const tconv_graph_plan *plan, const tconv_value *value,
+                                  const tconv_node *user, tconv_slot_ref *out, tconv_error *err) {
+    uint32_t up = 0;
+    for (const tconv_graph_plan *p = plan; p; p = p->parent, up++) {
+        if (value->graph != p->graph)
+            continue;
+        uint32_t slot;
+        if (plan_slot(p, value->name, &slot)) {
+            out->up = up;
+            out->slot = slot;
+            return TCONV_OK;
+        }
+        break;
+    }
+    char where[256];
+    if (user)
+        return tconv_error_set(err, TCONV_ERR_INVALID,
+                               "%s: input '%s' is not defined (no producer, graph input or "
+                               "initializer in this graph or an enclosing one)",
+                               describe(user, where, sizeof where), value->name);
+    return tconv_error_set(err, TCONV_ERR_INVALID,
+                           "graph output '%s' is not defined by a node, input or initializer",
+                           value->name);
+}
+
+/* ---------------------------------------------------------------- captures */
+
+typedef struct capture_ctx {
+    tconv_session *session;
+    const tconv_graph_plan *plan;
+    tconv_step_plan *step;
+    tconv_error *err;
+} capture_ctx;
+
+static tconv_status add_capture(capture_ctx *c, const tconv_value *v) {
+    uint32_t slot;
+    if (!v || v->graph != c->plan->graph || !plan_slot(c->plan, v->name, &slot))
+        return TCONV_OK;
+    tconv_step_plan *step = c->step;
+    if (!grow(c->session, (void **)&step->captures, &step->cap_captures, sizeof(uint32_t),
+              step->n_captures + 1))
+        return tconv_error_nomem(c->err, "an execution plan");
+    step->captures[step->n_captures++] = slot;
+    return TCONV_OK;
+}
+
+/* Values of the plan's graph read anywhere inside subgraph `sub` (nested ones included). */
+static tconv_status collect_captures(tconv_graph *sub, void *vctx) {
+    capture_ctx *c = vctx;
+    for (tconv_node *n = sub->first; n; n = n->next) {
+        for (size_t i = 0; i < n->n_inputs; i++) {
+            tconv_status st = add_capture(c, n->inputs[i]);
+            if (st != TCONV_OK)
+                return st;
+        }
+        tconv_status st = tconv_node_for_each_subgraph(n, collect_captures, c);
+        if (st != TCONV_OK)
+            return st;
+    }
+    for (size_t i = 0; i < sub->n_outputs; i++) {
+        tconv_status st = add_capture(c, sub->outputs[i].value);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- topological order */
+
+typedef struct order_state {
+    const tconv_node **nodes; /* graph order */
+    size_t n;
+    size_t *remaining; /* unmet dependencies per node */
+    size_t **succ;     /* successor node indices */
+    size_t *n_succ, *cap_succ;
+} order_state;
+
+static tconv_status add_edge(tconv_session *s, order_state *o, size_t from, size_t to,
+                             tconv_error *err) {
+    if (!grow(s, (void **)&o->succ[from], &o->cap_succ[from], sizeof(size_t), o->n_succ[from] + 1))
+        return tconv_error_nomem(err, "an execution plan");
+    o->succ[from][o->n_succ[from]++] = to;
+    o->remaining[to]++;
+    return TCONV_OK;
+}
+
+/* A binary min-heap of node indices: Kahn's algorithm always takes the ready node that comes
+ * first in the graph, so an already sorted graph keeps exactly its order. */
+static void heap_push(size_t *heap, size_t *n, size_t v) {
+    size_t i = (*n)++;
+    while (i > 0 && heap[(i - 1) / 2] > v) {
+        heap[i] = heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    heap[i] = v;
+}
+
+static size_t heap_pop(size_t *heap, size_t *n) {
+    size_t top = heap[0], last = heap[--*n], i = 0;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= *n)
+            break;
+        if (child + 1 < *n && heap[child + 1] < heap[child])
+            child++;
+        if (heap[child] >= last)
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (*n > 0)
+        heap[i] = last;
+    return top;
+}
+
+/* Kahn's algorithm over data dependencies (inputs and captured values). */
+static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
+                                const tconv_step_plan *unordered, order_state *o,
+                                tconv_error *err) {
+    size_t *node_of_slot = alloc_array(s, plan->n_slots, sizeof(size_t));
+    size_t *ready = alloc_array(s, o->n, sizeof(size_t));
+    if (!node_of_slot || !ready)
+        return tconv_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < plan->n_slots; i++)
+        node_of_slot[i] = SIZE_MAX;
+    for (size_t i = 0; i < o->n; i++) {
+        for (size_t k = 0; k < unordered[i].n_outputs; k++) {
+            if (unordered[i].outputs[k] != TCONV_NO_SLOT)
+                node_of_slot[unordered[i].outputs[k]] = i;
+        }
+    }
+    for (size_t i = 0; i < o->n; i++) {
+        const tconv_step_plan *st = &unordered[i];
+        for (size_t k = 0; k < st->n_inputs + st->n_captures; k++) {
+            uint32_t slot;
+            if (k < st->n_inputs) {
+                if (st->inputs[k].slot == TCONV_NO_SLOT || st->inputs[k].up != 0)
+                    continue;
+                slot = st->inputs[k].slot;
+            } else {
+                slot = st->captures[k - st->n_inputs];
+            }
+            size_t from = node_of_slot[slot];
+            if (from == SIZE_MAX)
+                continue;
+            tconv_status status = add_edge(s, o, from, i, err);
+            if (status != TCONV_OK)
+                return status;
+        }
+    }
+    size_t n_ready = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->remaining[i] == 0)
+            heap_push(ready, &n_ready, i);
+    }
+    size_t placed = 0;
+    while (n_ready > 0) {
+        size_t i = heap_pop(ready, &n_ready);
+        plan->steps[placed++] = unordered[i];
+        for (size_t k = 0; k < o->n_succ[i]; k++) {
+            size_t j = o->succ[i][k];
+            if (--o->remaining[j] == 0)
+                heap_push(ready, &n_ready, j);
+        }
+    }
+    if (placed != o->n) {
+        for (size_t i = 0; i < o->n; i++) {
+            if (o->remaining[i] != 0) {
+                char where[256];
+                return tconv_error_set(err, TCONV_ERR_INVALID,
+                                       "%s is on a dependency cycle (or depends on one)",
+                                       describe(o->nodes[i], where, sizeof where));
+            }
+        }
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static tconv_status plan_kernel(tconv_session *s, tconv_step_plan *step, tconv_error *err) {
+    const tconv_node *node = step->node;
+    const char *domain = node->domain && *node->domain ? node->domain : "ai.onnx";
+    step->opset = tconv_model_opset(s->model, node->domain);
+    char where[256];
+    if (step->opset <= 0)
+        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
+                               "%s: op %s of domain '%s' (opset not imported by the model): no "
+                               "kernel",
+                               describe(node, where, sizeof where), node->op_type, domain);
+    step->kernel = tconv_kernel_lookup(node->domain, node->op_type, step->opset);
+    if (step->kernel)
+        return TCONV_OK;
+    int first, last;
+    if (tconv_kernel_opset_span(node->domain, node->op_type, &first, &last))
+        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
+                               "%s: unsupported op %s (domain '%s', opset %lld): tconv has "
+                               "kernels for opsets %d to %d only",
+                               describe(node, where, sizeof where), node->op_type, domain,
+                               (long long)step->opset, first, last);
+    return tconv_error_set(
+        err, TCONV_ERR_UNSUPPORTED, "%s: unsupported op %s (domain '%s', opset %lld): no kernel",
+        describe(node, where, sizeof where), node->op_type, domain, (long long)step->opset);
+}
+
+static tconv_status plan_io(tconv_session *s, tconv_graph_plan *plan, tconv_step_plan *step,
+                            tconv_error *err) {
+    const tconv_node *node = step->node;
+    step->n_inputs = node->n_inputs;
+    step->n_outputs = node->n_outputs;
+    step->inputs = alloc_array(s, node->n_inputs, sizeof *step->inputs);
+    step->outputs = alloc_array(s, node->n_outputs, sizeof *step->outputs);
+    if (!step->inputs || !step->outputs)
+        return tconv_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < node->n_inputs; i++) {
+        step->inputs[i].up = 0;
+        step->inputs[i].slot = TCONV_NO_SLOT;
+        if (!node->inputs[i])
+            continue;
+        tconv_status st = resolve_value(plan, node->inputs[i], node, &step->inputs[i], err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    for (size_t i = 0; i < node->n_outputs; i++) {
+        step->outputs[i] = TCONV_NO_SLOT;
+        if (node->outputs[i] && !plan_slot(plan, node->outputs[i]->name, &step->outputs[i]))
+            return tconv_error_nomem(err, "an execution plan");
+    }
+    if (node->n_inputs > plan->max_inputs)
+        plan->max_inputs = node->n_inputs;
+    if (node->n_outputs > plan->max_outputs)
+        plan->max_outputs = node->n_outputs;
+    return TCONV_OK;
+}
+
+typedef struct subplan_ctx {
+    tconv_session *session;
+    tconv_graph_plan *plan;
+    tconv_step_plan *step;
+    tconv_error *err;
+} subplan_ctx;
+
+static tconv_status build_subplan(tconv_graph *sub, void *vctx) {
+    subplan_ctx *c = vctx;
+    tconv_graph_plan *subplan;
+    tconv_status st = tconv_plan_build(c->session, sub, c->plan, &subplan, c->err);
+    if (st != TCONV_OK)
+        return st;
+    tconv_step_plan *step = c->step;
+    if (!grow(c->session, (void **)&step->subplans, &step->cap_subplans, sizeof subplan,
+              step->n_subplans + 1))
+        return tconv_error_nomem(c->err, "an execution plan");
+    step->subplans[step->n_subplans++] = subplan;
+    return TCONV_OK;
+}
+
+static tconv_status plan_step(tconv_session *s, tconv_graph_plan *plan, tconv_step_plan *step,
+                              tconv_error *err) {
+    tconv_status st = plan_kernel(s, step, err);
+    if (st == TCONV_OK)
+        st = plan_io(s, plan, step, err);
+    if (st != TCONV_OK)
+        return st;
+    tconv_node *node = (tconv_node *)step->node;
+    subplan_ctx sc = {s, plan, step, err};
+    st = tconv_node_for_each_subgraph(node, build_subplan, &sc);
+    if (st != TCONV_OK) {
+        char where[256];
+        if (strncmp(err->message, "node ", 5) != 0)
+            tconv_error_prefix(err, "%s: subgraph: ", describe(node, where, sizeof where));
+        return st;
+    }
+    capture_ctx cc = {s, plan, step, err};
+    return tconv_node_for_each_subgraph(node, collect_captures, &cc);
+}
+
+static tconv_status plan_steps(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+    const tconv_graph *g = plan->graph;
+    size_t n = 0;
+    for (const tconv_node *node = g->first; node; node = node->next)
+        n++;
+    tconv_step_plan *unordered = alloc_array(s, n, sizeof *unordered);
+    plan->steps = alloc_array(s, n, sizeof *plan->steps);
+    order_state o = {0};
+    o.n = n;
+    o.nodes = alloc_array(s, n, sizeof *o.nodes);
+    o.remaining = alloc_array(s, n, sizeof *o.remaining);
+    o.succ = alloc_array(s, n, sizeof *o.succ);
+    o.n_succ = alloc_array(s, n, sizeof *o.n_succ);
+    o.cap_succ = alloc_array(s, n, sizeof *o.cap_succ);
+    if (!unordered || !plan->steps || !o.nodes || !o.remaining || !o.succ || !o.n_succ ||
+        !o.cap_succ)
+        return tconv_error_nomem(err, "an execution plan");
+    size_t i = 0;
+    for (const tconv_node *node = g->first; node; node = node->next, i++) {
+        o.nodes[i] = node;
+        unordered[i].node = node;
+        tconv_status st = plan_step(s, plan, &unordered[i], err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    plan->n_steps = n;
+    return order_steps(s, plan, unordered, &o, err);
+}
+
+/* ---------------------------------------------------------------- outputs and lifetimes */
+
+static tconv_status plan_outputs(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+    const tconv_graph *g = plan->graph;
+    plan->outputs = alloc_array(s, g->n_outputs, sizeof *plan->outputs);
+    if (!plan->outputs)
+        return tconv_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < g->n_outputs; i++) {
+        const tconv_value *v = g->outputs[i].value;
+        if (!v)
+            return tconv_error_set(err, TCONV_ERR_INVALID, "graph output %zu has no value", i);
+        tconv_status st = resolve_value(plan, v, NULL, &plan->outputs[i], err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    plan->n_outputs = g->n_outputs;
+    return TCONV_OK;
+}
+
+static tconv_status add_release(tconv_session *s, tconv_step_plan *step, uint32_t slot,
+                                tconv_error *err) {
+    if (!grow(s, (void **)&step->releases, &step->cap_releases, sizeof(uint32_t),
+              step->n_releases + 1))
+        return tconv_error_nomem(err, "an execution plan");
+    step->releases[step->n_releases++] = slot;
+    return TCONV_OK;
+}
+
+static void note_use(int32_t *last_use, uint32_t slot, int32_t step) {
+    if (last_use[slot] < step)
+        last_use[slot] = step;
+}
+
+/* A value produced by a step is released after the last step that reads it (directly or from
+ * a subgraph), or right after it is produced when nothing reads it. Graph outputs are kept. */
+static tconv_status plan_lifetimes(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+    int32_t *last_use = alloc_array(s, plan->n_slots, sizeof *last_use);
+    bool *keep = alloc_array(s, plan->n_slots, sizeof *keep);
+    if (!last_use || !keep)
+        return tconv_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < plan->n_slots; i++)
+        last_use[i] = -1;
+    for (size_t i = 0; i < plan->n_steps; i++) {
+        tconv_step_plan *step = &plan->steps[i];
+        for (size_t k = 0; k < step->n_inputs; k++) {
+            if (step->inputs[k].slot != TCONV_NO_SLOT && step->inputs[k].up == 0)
+                note_use(last_use, step->inputs[k].slot, (int32_t)i);
+        }
+        for (size_t k = 0; k < step->n_captures; k++)
+            note_use(last_use, step->captures[k], (int32_t)i);
+        for (size_t k = 0; k < step->n_outputs; k++) {
+            if (step->outputs[k] != TCONV_NO_SLOT)
+                plan->producer_step[step->outputs[k]] = (int32_t)i;
+        }
+    }
+    for (size_t i = 0; i < plan->n_outputs; i++) {
+        if (plan->outputs[i].up == 0)
+            keep[plan->outputs[i].slot] = true;
+    }
+    for (uint32_t slot = 0; slot < plan->n_slots; slot++) {
+        int32_t p = plan->producer_step[slot];
+        if (p < 0 || keep[slot])
+            continue;
+        int32_t at = last_use[slot] > p ? last_use[slot] : p;
+        tconv_status st = add_release(s, &plan->steps[at], slot, err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+static tconv_status register_plan(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+    if (!grow(s, (void **)&s->plans, &s->cap_plans, sizeof plan, s->n_plans + 1))
+        return tconv_error_nomem(err, "an execution plan");
+    s->plans[s->n_plans++] = plan;
+    return TCONV_OK;
+}
+
+tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
+                              tconv_graph_plan *parent, tconv_graph_plan **out, tconv_error *err) {
+    tconv_graph_plan *plan = tconv_arena_alloc(session->arena, sizeof *plan);
+    if (!plan)
+        return tconv_error_nomem(err, "an execution plan");
+    plan->graph = graph;
+    plan->parent = parent;
+    tconv_name_map_init(&plan->slot_of);
+    tconv_status st = register_plan(session, plan, err);
+    if (st == TCONV_OK)
+        st = assign_slots(session, plan, err);
+    if (st == TCONV_OK)
+        st = load_constants(session, plan, err);
+    if (st == TCONV_OK)
+        st = collect_graph_inputs(session, plan, err);
+    if (st == TCONV_OK)
+        st = plan_steps(session, plan, err);
+    if (st == TCONV_OK)
+        st = plan_outputs(session, plan, err);
+    if (st == TCONV_OK)
+        st = plan_lifetimes(session, plan, err);
+    if (st != TCONV_OK)
+        return st;
+    *out = plan;
+    return TCONV_OK;
+}
+
+void tconv_plan_free_all(tconv_session *session) {
+    for (size_t i = 0; i < session->n_plans; i++) {
+        tconv_graph_plan *plan = session->plans[i];
+        tconv_name_map_free(&plan->slot_of);
+        for (size_t k = 0; plan->constants && k < plan->n_slots; k++)
+            tconv_rt_tensor_release(&plan->constants[k]);
+    }
+    session->n_plans = 0;
+}

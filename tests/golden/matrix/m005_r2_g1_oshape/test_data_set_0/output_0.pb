@@ -1,0 +1,1 @@
+	BYJØX×¿X×¿X×¿X×¿X×¿X×¿X×¿X×¿X×¿g±¾ÁÚ¿BKw¿bƒµ>ö€¿Ä¸|¿Œd ¿§P¿X×¿X×¿X×¿X×¿X×¿X×¿X×¿X×¿X×¿X×¿hGè>hGè>hGè>hGè>hGè>hGè>hGè>hGè>hGè>Êô·=üb™¾ü¨ª?zƒr¼Gs>Ã€o?™Xf><^?hGè>hGè>hGè>hGè>hGè>hGè>hGè>hGè>hGè>hGè>

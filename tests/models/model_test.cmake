@@ -1,0 +1,28 @@
+# One regression model end to end (see tests.cmake). Run with cmake -P.
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${what}:\n${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (exit ${rc})")
+  endif()
+endfunction()
+
+set(tolerances --rtol 1e-3 --atol 1e-4)
+string(REPLACE "|" ";" CHECK_ARGS "${CHECK_ARGS}")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}/converted")
+run_step("original model against golden data" "${RUN}" "${MODEL_DIR}" ${tolerances})
+run_step("convert with --check 3"
+         "${IMPORT}" "${MODEL_DIR}/model.onnx" -o "${WORK_DIR}/converted/model.onnx"
+         --check 3 ${CHECK_ARGS} --report "${WORK_DIR}/report.json")
+file(READ "${WORK_DIR}/report.json" report)
+string(REGEX MATCHALL "\"node\": " rewritten "${report}")
+list(LENGTH rewritten n_rewritten)
+if(NOT n_rewritten EQUAL EXPECTED_REWRITES)
+  message(FATAL_ERROR "expected ${EXPECTED_REWRITES} rewritten nodes, the report lists ${n_rewritten}")
+endif()
+file(GLOB data_sets LIST_DIRECTORIES true "${MODEL_DIR}/test_data_set_*")
+foreach(data_set ${data_sets})
+  file(COPY "${data_set}" DESTINATION "${WORK_DIR}/converted")
+endforeach()
+run_step("converted model against the same golden data" "${RUN}" "${WORK_DIR}/converted" ${tolerances})

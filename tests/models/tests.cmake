@@ -1,0 +1,38 @@
+# models.*: every regression model in models/ (listed in models/models.tsv) is
+#   models.<name>            run against its golden data, converted with tconv-import --check 3
+#                            (report checked for the expected number of rewrites), and the
+#                            converted model run against the same golden data;
+#   models.<name>.onnx_checker  the converted model loads in python3-onnx and passes
+#                            onnx.checker.check_model (registered where python3-onnx exists).
+set(TCONV_MODELS_DIR "${PROJECT_SOURCE_DIR}/models")
+file(STRINGS "${TCONV_MODELS_DIR}/models.tsv" tconv_model_rows)
+list(POP_FRONT tconv_model_rows) # header
+execute_process(COMMAND /usr/bin/python3 -c "import onnx" RESULT_VARIABLE tconv_no_python_onnx
+                OUTPUT_QUIET ERROR_QUIET)
+if(NOT tconv_no_python_onnx EQUAL 0)
+  message(STATUS "python3-onnx not found: models.*.onnx_checker tests are not registered")
+endif()
+# Symbolic input dims need values for --check's random inputs.
+set(tconv_check_dims_dynamic_same "--dim|N=2|--dim|H=5|--dim|W=7") # "|" separates arguments
+foreach(row ${tconv_model_rows})
+  # The last column holds ';'-separated notes, which CMake splits into extra list items: match
+  # the first five columns of real rows only.
+  if(NOT row MATCHES "^([A-Za-z0-9_]+)\t[^\t]*\t[^\t]*\t[^\t]*\t([0-9]+)\t")
+    continue()
+  endif()
+  set(model_name "${CMAKE_MATCH_1}")
+  set(model_rewrites "${CMAKE_MATCH_2}")
+  set(work "${PROJECT_BINARY_DIR}/models/${model_name}")
+  add_test(NAME "models.${model_name}"
+           COMMAND "${CMAKE_COMMAND}" -DIMPORT=$<TARGET_FILE:tconv-import> -DRUN=$<TARGET_FILE:tconv-run>
+                   "-DMODEL_DIR=${TCONV_MODELS_DIR}/${model_name}" "-DWORK_DIR=${work}"
+                   "-DEXPECTED_REWRITES=${model_rewrites}"
+                   "-DCHECK_ARGS=${tconv_check_dims_${model_name}}"
+                   -P "${CMAKE_CURRENT_LIST_DIR}/model_test.cmake")
+  set_tests_properties("models.${model_name}" PROPERTIES TIMEOUT 900)
+  if(tconv_no_python_onnx EQUAL 0)
+    add_test(NAME "models.${model_name}.onnx_checker"
+             COMMAND /usr/bin/python3 "${CMAKE_CURRENT_LIST_DIR}/onnx_check.py" "${work}/converted/model.onnx")
+    set_tests_properties("models.${model_name}.onnx_checker" PROPERTIES DEPENDS "models.${model_name}")
+  endif()
+endforeach()

@@ -1,0 +1,170 @@
+/* legalize-conv-transpose over every ConvTranspose case we have golden data for: ONNX's
+ * conformance tests (test_convtranspose*), the named semantic cases and the generated matrix
+ * (tests/golden, PyTorch-computed). For each case and both policies: legalize, check that no
+ * ConvTranspose is left with padding the policy forbids, run the converted model against the
+ * golden outputs, compare it with the original on random inputs (the --check logic), and save +
+ * reload it to prove the emitted nodes serialize. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "importer/importer.h"
+#include "passes/conv_transpose_match.h"
+#include "passes/pass.h"
+#include "testutil.h"
+
+#define PASSES "shape-infer,legalize-conv-transpose,dce"
+
+typedef struct case_counts {
+    size_t cases, rewritten_nodes, failures;
+} case_counts;
+
+static bool attr_all_zero(const tconv_node *node, const char *name) {
+    const tconv_attr *a = tconv_node_attr(node, name);
+    for (size_t i = 0; a && i < a->n; i++) {
+        if (a->ints[i] != 0)
+            return false;
+    }
+    return true;
+}
+
+/* What the policy promises about every ConvTranspose left in the graph. */
+static const char *illegal_conv_transpose(const tconv_graph *graph, tconv_policy policy) {
+    for (tconv_node *n = graph->first; n; n = n->next) {
+        for (size_t i = 0; i < n->n_attrs; i++) {
+            if (n->attrs[i].type == TCONV_ATTR_GRAPH) {
+                const char *why = illegal_conv_transpose(n->attrs[i].g, policy);
+                if (why)
+                    return why;
+            }
+        }
+        if (!tconv_is_conv_transpose(n))
+            continue;
+        const tconv_attr *auto_pad = tconv_node_attr(n, "auto_pad");
+        if (auto_pad && auto_pad->s.len && strncmp((const char *)auto_pad->s.data, "NOTSET", 6) &&
+            strncmp((const char *)auto_pad->s.data, "VALID", 5))
+            return "auto_pad SAME left";
+        if (tconv_node_attr(n, "output_shape"))
+            return "output_shape left";
+        if (!attr_all_zero(n, "output_padding"))
+            return "output_padding left";
+        const tconv_attr *pads = tconv_node_attr(n, "pads");
+        if (pads && policy == TCONV_POLICY_VALID_ONLY && !attr_all_zero(n, "pads"))
+            return "pads left under valid-only";
+        for (size_t i = 0; pads && i < pads->n / 2; i++) {
+            if (pads->ints[i] != pads->ints[i + pads->n / 2])
+                return "asymmetric pads left";
+        }
+    }
+    return NULL;
+}
+
+static tconv_status legalize(tconv_model *model, tconv_policy policy, size_t *rewritten,
+                             tconv_error *err) {
+    tconv_pass_options options;
+    tconv_pass_options_init(&options);
+    options.policy = policy;
+    tconv_rewrite_report report;
+    tconv_rewrite_report_init(&report);
+    options.report = &report;
+    tconv_status st = tconv_run_passes(model, PASSES, &options, NULL, NULL, err);
+    *rewritten += report.count;
+    tconv_rewrite_report_free(&report);
+    return st;
+}
+
+static tconv_status reload(const tconv_model *model, tconv_model **out, tconv_error *err) {
+    void *bytes = NULL;
+    size_t size = 0;
+    tconv_status st = tconv_model_save_buffer(model, &bytes, &size, err);
+    if (st == TCONV_OK)
+        st = tconv_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
+    free(bytes);
+    return st;
+}
+
+/* One case under one policy; returns false (after printing why) on any failure. */
+static bool check_case(const char *dir, tconv_policy policy, case_counts *counts) {
+    char model_path[4200], data_set[4200];
+    snprintf(model_path, sizeof model_path, "%s/model.onnx", dir);
+    snprintf(data_set, sizeof data_set, "%s/test_data_set_0", dir);
+    tconv_model *original = NULL, *model = NULL, *reloaded = NULL;
+    tconv_error err;
+    tconv_error_clear(&err);
+    const char *why = NULL;
+    tconv_status st = tconv_model_load_file(model_path, NULL, &original, NULL, &err);
+    if (st == TCONV_OK)
+        st = tconv_model_load_file(model_path, NULL, &model, NULL, &err);
+    if (st == TCONV_OK)
+        st = legalize(model, policy, &counts->rewritten_nodes, &err);
+    if (st == TCONV_OK && (why = illegal_conv_transpose(model->graph, policy)) != NULL)
+        st = tconv_error_set(&err, TCONV_ERR_MISMATCH, "%s", why);
+    if (st == TCONV_OK)
+        st = tconv_test_run_data_set(model, data_set, 1e-4, 1e-5, NULL, &err);
+    if (st == TCONV_OK)
+        st = tconv_test_compare_models(original, model, 7, 1e-4, 1e-5, &err);
+    if (st == TCONV_OK)
+        st = reload(model, &reloaded, &err);
+    if (st == TCONV_OK)
+        st = tconv_test_run_data_set(reloaded, data_set, 1e-4, 1e-5, NULL, &err);
+    if (st != TCONV_OK)
+        fprintf(stderr, "FAIL %s [%s]: %s\n", dir, tconv_policy_name(policy), err.message);
+    tconv_model_free(original);
+    tconv_model_free(model);
+    tconv_model_free(reloaded);
+    counts->cases++;
+    return st == TCONV_OK;
+}
+
+static void check_all(const char *parent, const char *prefix, size_t min_cases) {
+    char **names;
+    size_t n;
+    assert_int_equal(tconv_test_list_dirs(parent, prefix, &names, &n), 0);
+    assert_true(n >= min_cases);
+    case_counts counts = {0};
+    static const tconv_policy policies[] = {TCONV_POLICY_SAME_OR_ASYMMETRIC,
+                                            TCONV_POLICY_VALID_ONLY};
+    for (size_t i = 0; i < n; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", parent, names[i]);
+        for (size_t p = 0; p < 2; p++) {
+            if (!check_case(dir, policies[p], &counts))
+                counts.failures++;
+        }
+    }
+    fprintf(stderr, "%s: %zu cases x 2 policies, %zu nodes rewritten, %zu failures\n", parent, n,
+            counts.rewritten_nodes, counts.failures);
+    tconv_test_free_names(names, n);
+    assert_int_equal(counts.failures, 0);
+    assert_true(counts.rewritten_nodes > 0);
+}
+
+static void test_onnx_conformance_cases(void **state) {
+    (void)state;
+    check_all(TCONV_SHARED_DIR "/onnx/node-tests", "test_convtranspose", 11);
+}
+
+static void test_named_semantic_cases(void **state) {
+    (void)state;
+    check_all(TCONV_SOURCE_DIR "/tests/golden/convtranspose", "", 40);
+}
+
+static void test_generated_matrix(void **state) {
+    (void)state;
+    check_all(TCONV_SOURCE_DIR "/tests/golden/matrix", "", 300);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_onnx_conformance_cases),
+        cmocka_unit_test(test_named_semantic_cases),
+        cmocka_unit_test(test_generated_matrix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,211 @@
+/* shape-infer against real files with known answers: the ONNX conformance node tests
+ * (shared/onnx/node-tests), the ConvTranspose golden cases (tests/golden) and the regression
+ * models (models/). For each model:
+ *   1. inference on the model as written must succeed: what the file declares is consistent
+ *      with what tconv computes (a disagreement is an error);
+ *   2. with the graph outputs' shapes erased, inference must give back every static dim of the
+ *      expected outputs (test_data_set_0/output_N.pb) wherever it gives a static dim at all.
+ *      For the node tests, small inputs (the shape arguments: starts, axes, scales, sizes...)
+ *      are first folded into Constant nodes holding their test data, so that the arithmetic of
+ *      Slice, Resize, Reshape, (Un)Squeeze, Pad... is checked against ONNX's own results.
+ * Set TCONV_TEST_VERBOSE=1 to list the outputs inference could not fully determine. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "importer/importer.h"
+#include "passes/pass.h"
+#include "testutil.h"
+
+typedef struct tally {
+    size_t models, skipped, outputs, fully_static, failures;
+} tally;
+
+static bool verbose(void) {
+    const char *v = getenv("TCONV_TEST_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static bool file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static tconv_status infer(tconv_model *m, tconv_error *err) {
+    tconv_pass_options options;
+    tconv_pass_options_init(&options);
+    tconv_error_clear(err);
+    return tconv_pass_shape_infer(m->graph, &options, err);
+}
+
+/* Forgets the graph outputs' shapes (dtype kept) so that inference has to find them. */
+static void erase_output_shapes(tconv_model *m) {
+    for (size_t i = 0; i < m->graph->n_outputs; i++) {
+        tconv_value *v = m->graph->outputs[i].value;
+        tconv_error err;
+        if (v->type.kind == TCONV_TYPE_TENSOR)
+            assert_int_equal(tconv_value_set_tensor_type(v, v->type.dtype, -1, NULL, &err),
+                             TCONV_OK);
+    }
+}
+
+/* Compares one inferred output type with the dims of the expected tensor. */
+static void compare_output(const char *dir, const tconv_value *v, const tconv_tensor *expected,
+                           tally *t) {
+    const tconv_type *type = &v->type;
+    if (type->kind != TCONV_TYPE_TENSOR)
+        return;
+    t->outputs++;
+    if (type->rank >= 0 && type->rank != expected->rank) {
+        print_message("MISMATCH %s: output '%s' inferred rank %d, expected %d\n", dir, v->name,
+                      type->rank, expected->rank);
+        t->failures++;
+        return;
+    }
+    bool all_static = type->rank >= 0;
+    for (int i = 0; i < type->rank; i++) {
+        const tconv_dim *d = &type->dims[i];
+        if (d->kind != TCONV_DIM_STATIC) {
+            all_static = false;
+            continue;
+        }
+        if (d->value != expected->dims[i]) {
+            print_message("MISMATCH %s: output '%s' axis %d inferred %lld, expected %lld\n", dir,
+                          v->name, i, (long long)d->value, (long long)expected->dims[i]);
+            t->failures++;
+        }
+    }
+    if (all_static)
+        t->fully_static++;
+    else if (verbose())
+        print_message("partial  %s: output '%s' (rank %d)\n", dir, v->name, type->rank);
+}
+
+/* Replaces the uses of graph input i by a Constant holding its test data (small inputs only:
+ * the shape arguments Slice, Resize, Reshape... take as inputs in the node tests). */
+static void fold_input(tconv_model *m, const char *dir, size_t i) {
+    char path[4200];
+    tconv_error err;
+    tconv_tensor *data;
+    int64_t n;
+    snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
+    if (!file_exists(path) || tconv_tensor_load_pb(m, path, &data, &err) != TCONV_OK ||
+        !tconv_tensor_elements(data, &n) || n > 64)
+        return;
+    tconv_graph *g = m->graph;
+    tconv_node *k;
+    tconv_value *out;
+    assert_int_equal(tconv_node_create(g, "Constant", NULL, NULL, &k, &err), TCONV_OK);
+    assert_int_equal(tconv_node_set_attr_tensor(k, "value", data, &err), TCONV_OK);
+    assert_int_equal(tconv_graph_add_unique_value(g, "folded", &out, &err), TCONV_OK);
+    assert_int_equal(tconv_node_add_output(k, out, &err), TCONV_OK);
+    tconv_graph_insert_before(g, g->first, k);
+    assert_int_equal(tconv_value_replace_uses(g->inputs[i].value, out, &err), TCONV_OK);
+}
+
+/* Infers and compares the outputs with the expected data; false if inference failed. */
+static bool infer_and_compare(tconv_model *m, const char *dir, const char *phase, tally *t) {
+    tconv_error err;
+    if (infer(m, &err) != TCONV_OK) {
+        print_message("FAIL     %s (%s): %s\n", dir, phase, err.message);
+        t->failures++;
+        return false;
+    }
+    for (size_t i = 0; i < m->graph->n_outputs; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/test_data_set_0/output_%zu.pb", dir, i);
+        tconv_tensor *expected;
+        if (!file_exists(path) || tconv_tensor_load_pb(m, path, &expected, &err) != TCONV_OK)
+            continue; /* sequences and optionals are not TensorProto files */
+        compare_output(dir, m->graph->outputs[i].value, expected, t);
+    }
+    return true;
+}
+
+static void check_model_dir(const char *dir, bool fold_inputs, tally *t) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    if (!file_exists(path))
+        return;
+    tconv_model *m;
+    tconv_error err;
+    if (tconv_model_load_file(path, NULL, &m, NULL, &err) != TCONV_OK) {
+        if (verbose())
+            print_message("skip     %s: %s\n", dir, err.message);
+        t->skipped++;
+        return;
+    }
+    t->models++;
+    tally as_declared = *t; /* phase 1 only checks consistency: its counts are not kept */
+    bool ok = infer_and_compare(m, dir, "as declared", &as_declared);
+    t->failures = as_declared.failures;
+    if (ok) {
+        erase_output_shapes(m);
+        for (size_t i = 0; fold_inputs && i < m->graph->n_inputs; i++)
+            fold_input(m, dir, i);
+        infer_and_compare(m, dir, fold_inputs ? "outputs erased, inputs folded" : "outputs erased",
+                          t);
+    }
+    tconv_model_free(m);
+}
+
+static tally check_tree(const char *root, bool fold_inputs) {
+    tally t = {0, 0, 0, 0, 0};
+    char **names;
+    size_t count;
+    if (tconv_test_list_dirs(root, "", &names, &count) != 0)
+        fail_msg("cannot list %s", root);
+    for (size_t i = 0; i < count; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
+        check_model_dir(dir, fold_inputs, &t);
+    }
+    tconv_test_free_names(names, count);
+    print_message("%s: %zu models (%zu not loadable), %zu outputs, %zu fully static, %zu "
+                  "failures\n",
+                  root, t.models, t.skipped, t.outputs, t.fully_static, t.failures);
+    return t;
+}
+
+static void test_onnx_node_tests(void **state) {
+    (void)state;
+    tally t = check_tree(TCONV_SHARED_DIR "/onnx/node-tests", true);
+    assert_int_equal(t.failures, 0);
+    assert_true(t.models > 250);
+    /* Static inputs and the shape arguments folded: every output must come out static. */
+    assert_int_equal(t.fully_static, t.outputs);
+}
+
+static void test_conv_transpose_golden(void **state) {
+    (void)state;
+    tally a = check_tree(TCONV_SOURCE_DIR "/tests/golden/convtranspose", false);
+    tally b = check_tree(TCONV_SOURCE_DIR "/tests/golden/matrix", false);
+    assert_int_equal(a.failures + b.failures, 0);
+    assert_int_equal(a.fully_static, a.outputs);
+    assert_int_equal(b.fully_static, b.outputs);
+    assert_true(a.models > 40 && b.models > 250);
+}
+
+static void test_regression_models(void **state) {
+    (void)state;
+    tally t = check_tree(TCONV_SOURCE_DIR "/models", false);
+    assert_int_equal(t.failures, 0);
+    assert_int_equal(t.skipped, 0);
+    assert_true(t.models >= 10);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_onnx_node_tests),
+        cmocka_unit_test(test_conv_transpose_golden),
+        cmocka_unit_test(test_regression_models),
+    };
+    return cmocka_run_group_tests_name("passes.shape_infer_models", tests, NULL, NULL);
+}

@@ -1,0 +1,747 @@
+/* ConvTranspose and Conv kernels called directly: hand-computed corner cases (negative totals,
+ * output_padding inside and past the full output with bias, Conv SAME with odd totals,
+ * depthwise), randomized comparisons with textbook loops (scatter for ConvTranspose, direct
+ * sums for Conv) over ranks, groups, dilations, pads and thread counts, error reporting, and
+ * the ONNX conformance node tests for both ops through a session. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "importer/importer.h"
+#include "ir/conv_transpose_geometry.h"
+#include "kernel_harness.h"
+#include "testutil.h"
+
+/* ---------------------------------------------------------------- hand-computed cases */
+
+/* X = [1, 2, 3] (1x1x3), W = ones(1x1xk); per-case attributes; expect y (1x1xn). */
+typedef struct ct_1d_case {
+    const char *name;
+    int64_t k, stride;
+    const char *auto_pad; /* NULL: absent */
+    int64_t output_shape; /* 0: absent */
+    int64_t pads[2];      /* used when has_pads */
+    bool has_pads;
+    int64_t output_padding; /* 0: absent */
+    float bias;             /* NAN: no bias input */
+    int64_t n_out;
+    float want[12];
+} ct_1d_case;
+
+static void run_ct_1d_case(const ct_1d_case *c) {
+    kernel_harness h;
+    kh_init(&h, "ConvTranspose", 1);
+    float x[3] = {1, 2, 3}, w[4] = {1, 1, 1, 1};
+    int64_t x_dims[3] = {1, 1, 3}, w_dims[3] = {1, 1, c->k}, b_dims[1] = {1};
+    kh_input(&h, 3, x_dims, x);
+    kh_input(&h, 3, w_dims, w);
+    if (!isnan(c->bias))
+        kh_input(&h, 1, b_dims, &c->bias);
+    kh_attr_ints(&h, "strides", 1, &c->stride);
+    if (c->auto_pad)
+        kh_attr_string(&h, "auto_pad", c->auto_pad);
+    if (c->output_shape)
+        kh_attr_ints(&h, "output_shape", 1, &c->output_shape);
+    if (c->has_pads)
+        kh_attr_ints(&h, "pads", 2, c->pads);
+    if (c->output_padding)
+        kh_attr_ints(&h, "output_padding", 1, &c->output_padding);
+    tconv_status st = kh_run(&h);
+    if (st != TCONV_OK)
+        print_error("%s: %s\n", c->name, h.err.message);
+    assert_int_equal(st, TCONV_OK);
+    int64_t y_dims[3] = {1, 1, c->n_out};
+    kh_expect_shape(&h.outputs[0], 3, y_dims);
+    kh_expect_close(h.outputs[0].data, c->want, c->n_out, 0, 1e-6);
+    kh_free(&h);
+}
+
+/* Full outputs: k=2 s=2 -> F = [1,1,2,2,3,3]; k=2 s=3 -> F = [1,1,0,2,2,0,3,3]. */
+static void test_conv_transpose_negative_totals(void **state) {
+    (void)state;
+    static const ct_1d_case cases[] = {
+        /* output_shape 8: total -2, pb = pe = -1: one zero each side, then bias */
+        {"oshape_even_negative",
+         2,
+         2,
+         NULL,
+         8,
+         {0},
+         false,
+         0,
+         0.5f,
+         8,
+         {0.5f, 1.5f, 1.5f, 2.5f, 2.5f, 3.5f, 3.5f, 0.5f}},
+        /* output_shape 7: total -1, pb = 0, pe = -1 (ONNX: the extra zero goes at the end) */
+        {"oshape_odd_negative", 2, 2, NULL, 7, {0}, false, 0, NAN, 7, {1, 1, 2, 2, 3, 3, 0}},
+        /* SAME_UPPER k=2 s=3: total = ke - s = -1, pb = floor(-1/2) = -1, pe = 0 */
+        {"same_upper_negative",
+         2,
+         3,
+         "SAME_UPPER",
+         0,
+         {0},
+         false,
+         0,
+         NAN,
+         9,
+         {0, 1, 1, 0, 2, 2, 0, 3, 3}},
+        /* SAME_LOWER: pe = -1, pb = 0 */
+        {"same_lower_negative",
+         2,
+         3,
+         "SAME_LOWER",
+         0,
+         {0},
+         false,
+         0,
+         1.0f,
+         9,
+         {2, 2, 1, 3, 3, 1, 4, 4, 1}},
+        /* output_shape with SAME_UPPER, total -1: pb = -1 (odd extra at the begin side) */
+        {"oshape_same_upper_negative",
+         2,
+         2,
+         "SAME_UPPER",
+         7,
+         {0},
+         false,
+         0,
+         NAN,
+         7,
+         {0, 1, 1, 2, 2, 3, 3}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_ct_1d_case(&cases[i]);
+}
+
+static void test_conv_transpose_output_padding(void **state) {
+    (void)state;
+    static const ct_1d_case cases[] = {
+        /* VALID + output_padding 1: out = F + 1; the extra position lies past F: bias only */
+        {"past_full_bias",
+         2,
+         2,
+         "VALID",
+         0,
+         {0},
+         false,
+         1,
+         0.5f,
+         7,
+         {1.5f, 1.5f, 2.5f, 2.5f, 3.5f, 3.5f, 0.5f}},
+        /* pads 1,1 + output_padding 1: out = 6 - 2 + 1 = 5 = F[1..5]: the op position holds
+         * the computed value F[5] = 3 */
+        {"inside_full", 2, 2, NULL, 0, {1, 1}, true, 1, NAN, 5, {1, 2, 2, 3, 3}},
+        /* pads 0,1 + op 1 with k=2 s=3: F has 8 entries, out = 8: F itself */
+        {"inside_full_s3", 2, 3, NULL, 0, {0, 1}, true, 1, 2.0f, 8, {3, 3, 2, 4, 4, 2, 5, 5}},
+        /* SAME_UPPER + output_padding: out = x*s = 6, total = op + ke - s = 1: pb 0, pe 1 */
+        {"same_upper_op", 2, 2, "SAME_UPPER", 0, {0}, false, 1, NAN, 6, {1, 1, 2, 2, 3, 3}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_ct_1d_case(&cases[i]);
+}
+
+/* 2-D, group 2, dilation 2, asymmetric pads, batch 2, computed by hand on small numbers. */
+static void test_conv_transpose_grouped_2d_hand(void **state) {
+    (void)state;
+    kernel_harness h;
+    kh_init(&h, "ConvTranspose", 1);
+    /* X: N=2, C=2, 1x2. W: (2, 1, 1, 2) -> group 2, 1 output channel per group. */
+    float x[8] = {1, 2, 3, 4, /* batch 1 */ 5, 6, 7, 8};
+    float w[4] = {1, 10, /* group 1 */ 100, 1000};
+    float b[2] = {0.25f, -0.25f};
+    int64_t x_dims[4] = {2, 2, 1, 2}, w_dims[4] = {2, 1, 1, 2}, b_dims[1] = {2};
+    kh_input(&h, 4, x_dims, x);
+    kh_input(&h, 4, w_dims, w);
+    kh_input(&h, 1, b_dims, b);
+    kh_attr_int(&h, "group", 2);
+    kh_attr_ints(&h, "dilations", 2, (const int64_t[]){1, 2});
+    kh_attr_ints(&h, "pads", 4, (const int64_t[]){0, 1, 0, 0});
+    /* F along W: positions i + 2k for i in {0,1}, k in {0,1}: F = [x0 w0, x1 w0, x0 w1, x1 w1],
+     * crop 1 at the begin: [x1 w0, x0 w1, x1 w1]. */
+    kh_run_ok(&h);
+    int64_t y_dims[4] = {2, 2, 1, 3};
+    kh_expect_shape(&h.outputs[0], 4, y_dims);
+    float want[12] = {2 + 0.25f, 10 + 0.25f, 20 + 0.25f, 400 - 0.25f, 3000 - 0.25f, 4000 - 0.25f,
+                      6 + 0.25f, 50 + 0.25f, 60 + 0.25f, 800 - 0.25f, 7000 - 0.25f, 8000 - 0.25f};
+    kh_expect_close(h.outputs[0].data, want, 12, 0, 1e-4);
+    kh_free(&h);
+}
+
+/* Conv 1-D, W = ones: x = [1..5]. */
+typedef struct conv_1d_case {
+    const char *name;
+    int64_t k, stride;
+    const char *auto_pad;
+    int64_t n_out;
+    float want[6];
+} conv_1d_case;
+
+static void test_conv_same_odd(void **state) {
+    (void)state;
+    static const conv_1d_case cases[] = {
+        /* k=2 s=1: total 1 -> UPPER pads (0,1), LOWER (1,0) */
+        {"upper_k2", 2, 1, "SAME_UPPER", 5, {3, 5, 7, 9, 5}},
+        {"lower_k2", 2, 1, "SAME_LOWER", 5, {1, 3, 5, 7, 9}},
+        /* k=4 s=2: out 3, total (3-1)*2 + 4 - 5 = 3 -> UPPER (1,2), LOWER (2,1) */
+        {"upper_k4_s2", 4, 2, "SAME_UPPER", 3, {6, 14, 9}},
+        {"lower_k4_s2", 4, 2, "SAME_LOWER", 3, {3, 10, 12}},
+        /* k=1 s=2: total max(0, 4 + 1 - 5) = 0 */
+        {"upper_k1_s2", 1, 2, "SAME_UPPER", 3, {1, 3, 5}},
+        {"valid_k2_s2", 2, 2, "VALID", 2, {3, 7}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const conv_1d_case *c = &cases[i];
+        kernel_harness h;
+        kh_init(&h, "Conv", 1);
+        float x[5] = {1, 2, 3, 4, 5}, w[4] = {1, 1, 1, 1};
+        int64_t x_dims[3] = {1, 1, 5}, w_dims[3] = {1, 1, c->k};
+        kh_input(&h, 3, x_dims, x);
+        kh_input(&h, 3, w_dims, w);
+        kh_attr_ints(&h, "strides", 1, &c->stride);
+        kh_attr_string(&h, "auto_pad", c->auto_pad);
+        kh_run_ok(&h);
+        int64_t y_dims[3] = {1, 1, c->n_out};
+        kh_expect_shape(&h.outputs[0], 3, y_dims);
+        kh_expect_close(h.outputs[0].data, c->want, c->n_out, 0, 1e-6);
+        kh_free(&h);
+    }
+}
+
+static void test_conv_depthwise_hand(void **state) {
+    (void)state;
+    kernel_harness h;
+    kh_init(&h, "Conv", 1);
+    float x[18], w[8] = {1, 1, 1, 1, /* channel 1 */ 1, 0, 0, -1}, b[2] = {1, 2};
+    for (int i = 0; i < 18; i++)
+        x[i] = (float)(i + 1);
+    int64_t x_dims[4] = {1, 2, 3, 3}, w_dims[4] = {2, 1, 2, 2}, b_dims[1] = {2};
+    kh_input(&h, 4, x_dims, x);
+    kh_input(&h, 4, w_dims, w);
+    kh_input(&h, 1, b_dims, b);
+    kh_attr_int(&h, "group", 2);
+    kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){2, 2});
+    kh_run_ok(&h);
+    int64_t y_dims[4] = {1, 2, 2, 2};
+    kh_expect_shape(&h.outputs[0], 4, y_dims);
+    float want[8] = {13, 17, 25, 29, -2, -2, -2, -2};
+    kh_expect_close(h.outputs[0].data, want, 8, 0, 1e-5);
+    kh_free(&h);
+}
+
+/* ---------------------------------------------------------------- references */
+
+static void decode(int64_t flat, const int64_t *dims, int rank, int64_t *coords) {
+    for (int i = rank - 1; i >= 0; i--) {
+        coords[i] = flat % dims[i];
+        flat /= dims[i];
+    }
+}
+
+/* Textbook scatter: y[n, co, i*s + k*d - pb] += x[n, ci, i] * w[ci, co_local, k], then bias. */
+static void conv_transpose_reference(const tconv_conv_transpose_geometry *g, int64_t batch,
+                                     const float *x, const float *w, const float *b, float *y) {
+    int r = g->spatial_rank;
+    int64_t in_size, out_size, k_size;
+    assert_true(tconv_shape_elements(g->in, r, &in_size));
+    assert_true(tconv_shape_elements(g->out, r, &out_size));
+    assert_true(tconv_shape_elements(g->kernel, r, &k_size));
+    int64_t cin_g = g->c_in / g->group, cout_g = g->c_out / g->group;
+    memset(y, 0, (size_t)(batch * g->c_out * out_size) * sizeof(float));
+    for (int64_t n = 0; n < batch; n++)
+        for (int64_t ci = 0; ci < g->c_in; ci++)
+            for (int64_t p = 0; p < in_size; p++)
+                for (int64_t t = 0; t < k_size; t++) {
+                    int64_t xi[TCONV_MAX_SPATIAL], kt[TCONV_MAX_SPATIAL], off = 0;
+                    decode(p, g->in, r, xi);
+                    decode(t, g->kernel, r, kt);
+                    bool inside = true;
+                    for (int a = 0; a < r; a++) {
+                        int64_t o =
+                            xi[a] * g->strides[a] + kt[a] * g->dilations[a] - g->pad_begin[a];
+                        inside = inside && o >= 0 && o < g->out[a];
+                        off = off * g->out[a] + o;
+                    }
+                    if (!inside)
+                        continue;
+                    int64_t grp = ci / cin_g;
+                    for (int64_t co = 0; co < cout_g; co++)
+                        y[(n * g->c_out + grp * cout_g + co) * out_size + off] +=
+                            x[(n * g->c_in + ci) * in_size + p] *
+                            w[(ci * cout_g + co) * k_size + t];
+                }
+    for (int64_t n = 0; b && n < batch; n++)
+        for (int64_t c = 0; c < g->c_out; c++)
+            for (int64_t q = 0; q < out_size; q++)
+                y[(n * g->c_out + c) * out_size + q] += b[c];
+}
+
+/* ---------------------------------------------------------------- random ConvTranspose */
+
+typedef struct ct_draw {
+    int rank;
+    int64_t group, cin_g, cout_g, batch;
+    int64_t k[3], s[3], d[3], x[3], op[3], pads[6], oshape[3];
+    int mode; /* 0 pads, 1 VALID, 2 SAME_UPPER, 3 SAME_LOWER, 4..6 output_shape
+                 (+NOTSET/UPPER/LOWER) */
+    bool bias, has_op;
+    int threads;
+} ct_draw;
+
+static void draw_conv_transpose(uint64_t *rng, ct_draw *c) {
+    memset(c, 0, sizeof *c);
+    c->rank = (int)kh_rand_range(rng, 1, 3);
+    c->group = kh_rand_range(rng, 1, 3);
+    c->cin_g = kh_rand_range(rng, 1, 3);
+    c->cout_g = kh_rand_range(rng, 1, 3);
+    c->batch = kh_rand_range(rng, 1, 2);
+    c->mode = (int)kh_rand_range(rng, 0, 6);
+    c->bias = kh_rand_range(rng, 0, 1);
+    c->has_op = kh_rand_range(rng, 0, 2) == 0;
+    c->threads = (int)kh_rand_range(rng, 1, 3);
+    for (int i = 0; i < c->rank; i++) {
+        c->k[i] = kh_rand_range(rng, 1, 4);
+        c->s[i] = kh_rand_range(rng, 1, 3);
+        c->d[i] = kh_rand_range(rng, 1, 2);
+        c->x[i] = kh_rand_range(rng, 1, c->rank == 3 ? 3 : 6);
+        int64_t ke = (c->k[i] - 1) * c->d[i] + 1, lim = c->s[i] > c->d[i] ? c->s[i] : c->d[i];
+        c->op[i] = c->has_op ? kh_rand_range(rng, 0, lim - 1) : 0;
+        c->pads[i] = kh_rand_range(rng, 0, ke - 1);
+        c->pads[i + c->rank] = kh_rand_range(rng, 0, ke - 1);
+        int64_t full = c->s[i] * (c->x[i] - 1) + ke;
+        c->oshape[i] = full + c->op[i] - kh_rand_range(rng, -3, ke);
+        if (c->oshape[i] < 1)
+            c->oshape[i] = 1;
+    }
+}
+
+static void set_conv_transpose_attrs(kernel_harness *h, const ct_draw *c) {
+    static const char *const modes[] = {NULL, "VALID",      "SAME_UPPER", "SAME_LOWER",
+                                        NULL, "SAME_UPPER", "SAME_LOWER"};
+    size_t r = (size_t)c->rank;
+    kh_attr_ints(h, "strides", r, c->s);
+    kh_attr_ints(h, "dilations", r, c->d);
+    kh_attr_ints(h, "kernel_shape", r, c->k);
+    kh_attr_int(h, "group", c->group);
+    if (c->has_op)
+        kh_attr_ints(h, "output_padding", r, c->op);
+    if (modes[c->mode])
+        kh_attr_string(h, "auto_pad", modes[c->mode]);
+    if (c->mode == 0)
+        kh_attr_ints(h, "pads", 2 * r, c->pads);
+    if (c->mode >= 4)
+        kh_attr_ints(h, "output_shape", r, c->oshape);
+}
+
+/* Builds and runs one drawn case; false when the draw is invalid (output size <= 0). */
+static bool run_random_conv_transpose(const ct_draw *c, uint64_t *rng) {
+    kernel_harness h;
+    kh_init(&h, "ConvTranspose", 1);
+    h.n_threads = c->threads;
+    int r = c->rank;
+    int64_t x_dims[5] = {c->batch, c->group * c->cin_g},
+            w_dims[5] = {c->group * c->cin_g, c->cout_g};
+    for (int i = 0; i < r; i++) {
+        x_dims[2 + i] = c->x[i];
+        w_dims[2 + i] = c->k[i];
+    }
+    set_conv_transpose_attrs(&h, c);
+    tconv_conv_transpose_attrs attrs;
+    tconv_conv_transpose_geometry g;
+    assert_int_equal(tconv_conv_transpose_read_attrs(h.node, r, &attrs, &h.err), TCONV_OK);
+    if (tconv_conv_transpose_resolve(&attrs, x_dims, w_dims, TCONV_CONVENTION_ONNX, &g, &h.err) !=
+        TCONV_OK) {
+        kh_free(&h);
+        return false;
+    }
+    tconv_rt_tensor *x = kh_input(&h, r + 2, x_dims, NULL);
+    tconv_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
+    kh_fill_random(x->data, x->n_elements, rng);
+    kh_fill_random(w->data, w->n_elements, rng);
+    const float *bias = NULL;
+    if (c->bias) {
+        int64_t b_dims[1] = {g.c_out};
+        tconv_rt_tensor *b = kh_input(&h, 1, b_dims, NULL);
+        kh_fill_random(b->data, b->n_elements, rng);
+        bias = b->data;
+    }
+    kh_run_ok(&h);
+    const tconv_rt_tensor *y = &h.outputs[0];
+    float *want = malloc((size_t)y->n_elements * sizeof(float));
+    assert_non_null(want);
+    conv_transpose_reference(&g, c->batch, x->data, w->data, bias, want);
+    assert_int_equal(y->dims[1], g.c_out);
+    for (int i = 0; i < r; i++)
+        assert_int_equal(y->dims[2 + i], g.out[i]);
+    kh_expect_close(y->data, want, y->n_elements, 1e-4, 1e-5);
+    free(want);
+    kh_free(&h);
+    return true;
+}
+
+static void test_conv_transpose_random_vs_scatter(void **state) {
+    (void)state;
+    uint64_t rng = 11;
+    int ran = 0;
+    for (int trial = 0; trial < 600; trial++) {
+        ct_draw c;
+        draw_conv_transpose(&rng, &c);
+        ran += run_random_conv_transpose(&c, &rng);
+    }
+    assert_true(ran > 300);
+}
+
+/* Large enough for several column blocks and output-channel chunks per thread. */
+static void test_conv_transpose_large_blocks(void **state) {
+    (void)state;
+    uint64_t rng = 12;
+    ct_draw c = {.rank = 2,
+                 .group = 1,
+                 .cin_g = 5,
+                 .cout_g = 17,
+                 .batch = 2,
+                 .mode = 0,
+                 .bias = true,
+                 .has_op = true};
+    int64_t k[2] = {4, 3}, s[2] = {2, 3}, d[2] = {1, 2}, x[2] = {37, 29}, op[2] = {1, 2};
+    int64_t pads[4] = {1, 3, 2, 0};
+    memcpy(c.k, k, sizeof k);
+    memcpy(c.s, s, sizeof s);
+    memcpy(c.d, d, sizeof d);
+    memcpy(c.x, x, sizeof x);
+    memcpy(c.op, op, sizeof op);
+    memcpy(c.pads, pads, sizeof pads);
+    for (int threads = 1; threads <= 3; threads++) {
+        c.threads = threads;
+        assert_true(run_random_conv_transpose(&c, &rng));
+    }
+    /* 1x1, stride 1, no pads: the direct GEMM path (group 2). */
+    ct_draw d1 = {.rank = 2,
+                  .group = 2,
+                  .cin_g = 3,
+                  .cout_g = 5,
+                  .batch = 2,
+                  .mode = 0,
+                  .bias = true,
+                  .threads = 2};
+    int64_t ones[2] = {1, 1}, xs[2] = {9, 13};
+    memcpy(d1.k, ones, sizeof ones);
+    memcpy(d1.s, ones, sizeof ones);
+    memcpy(d1.d, ones, sizeof ones);
+    memcpy(d1.x, xs, sizeof xs);
+    assert_true(run_random_conv_transpose(&d1, &rng));
+}
+
+/* ---------------------------------------------------------------- random Conv */
+
+typedef struct conv_draw {
+    int rank;
+    int64_t group, cin_g, cout_g, batch;
+    int64_t k[3], s[3], d[3], x[3], pads[6];
+    int mode; /* 0 pads, 1 VALID, 2 SAME_UPPER, 3 SAME_LOWER, 4 no pads at all */
+    bool bias;
+    int threads;
+} conv_draw;
+
+/* Output size and begin pad per axis, computed independently of the kernel. */
+static int64_t conv_reference_axis(const conv_draw *c, int i, int64_t *pb) {
+    int64_t ke = (c->k[i] - 1) * c->d[i] + 1, x = c->x[i], s = c->s[i];
+    if (c->mode == 2 || c->mode == 3) {
+        int64_t out = (x + s - 1) / s;
+        int64_t total = (out - 1) * s + ke - x;
+        total = total < 0 ? 0 : total;
+        *pb = c->mode == 2 ? total / 2 : (total + 1) / 2;
+        return out;
+    }
+    int64_t pbeg = c->mode == 0 ? c->pads[i] : 0, pend = c->mode == 0 ? c->pads[i + c->rank] : 0;
+    *pb = pbeg;
+    int64_t span = x + pbeg + pend - ke;
+    return span < 0 ? 0 : span / s + 1;
+}
+
+static void conv_reference(const conv_draw *c, const int64_t *out, const int64_t *pb,
+                           const float *x, const float *w, const float *b, float *y) {
+    int r = c->rank;
+    int64_t in_size = 1, out_size = 1, k_size = 1;
+    for (int i = 0; i < r; i++) {
+        in_size *= c->x[i];
+        out_size *= out[i];
+        k_size *= c->k[i];
+    }
+    int64_t c_in = c->group * c->cin_g, c_out = c->group * c->cout_g;
+    for (int64_t n = 0; n < c->batch; n++)
+        for (int64_t co = 0; co < c_out; co++)
+            for (int64_t q = 0; q < out_size; q++) {
+                int64_t oi[TCONV_MAX_SPATIAL], kt[TCONV_MAX_SPATIAL];
+                decode(q, out, r, oi);
+                double sum = b ? b[co] : 0.0;
+                int64_t grp = co / c->cout_g;
+                for (int64_t ci = 0; ci < c->cin_g; ci++)
+                    for (int64_t t = 0; t < k_size; t++) {
+                        decode(t, c->k, r, kt);
+                        int64_t off = 0;
+                        bool inside = true;
+                        for (int a = 0; a < r; a++) {
+                            int64_t v = oi[a] * c->s[a] + kt[a] * c->d[a] - pb[a];
+                            inside = inside && v >= 0 && v < c->x[a];
+                            off = off * c->x[a] + v;
+                        }
+                        if (inside)
+                            sum += (double)x[(n * c_in + grp * c->cin_g + ci) * in_size + off] *
+                                   w[(co * c->cin_g + ci) * k_size + t];
+                    }
+                y[(n * c_out + co) * out_size + q] = (float)sum;
+            }
+}
+
+static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
+    int r = c->rank;
+    int64_t out[TCONV_MAX_SPATIAL], pb[TCONV_MAX_SPATIAL];
+    for (int i = 0; i < r; i++) {
+        out[i] = conv_reference_axis(c, i, &pb[i]);
+        if (out[i] < 1)
+            return false;
+    }
+    static const char *const modes[] = {NULL, "VALID", "SAME_UPPER", "SAME_LOWER", NULL};
+    kernel_harness h;
+    kh_init(&h, "Conv", 1);
+    h.n_threads = c->threads;
+    int64_t x_dims[5] = {c->batch, c->group * c->cin_g};
+    int64_t w_dims[5] = {c->group * c->cout_g, c->cin_g};
+    for (int i = 0; i < r; i++) {
+        x_dims[2 + i] = c->x[i];
+        w_dims[2 + i] = c->k[i];
+    }
+    kh_attr_ints(&h, "strides", (size_t)r, c->s);
+    kh_attr_ints(&h, "dilations", (size_t)r, c->d);
+    kh_attr_int(&h, "group", c->group);
+    if (modes[c->mode])
+        kh_attr_string(&h, "auto_pad", modes[c->mode]);
+    if (c->mode == 0)
+        kh_attr_ints(&h, "pads", 2 * (size_t)r, c->pads);
+    tconv_rt_tensor *x = kh_input(&h, r + 2, x_dims, NULL);
+    tconv_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
+    kh_fill_random(x->data, x->n_elements, rng);
+    kh_fill_random(w->data, w->n_elements, rng);
+    const float *bias = NULL;
+    if (c->bias) {
+        int64_t b_dims[1] = {w_dims[0]};
+        tconv_rt_tensor *b = kh_input(&h, 1, b_dims, NULL);
+        kh_fill_random(b->data, b->n_elements, rng);
+        bias = b->data;
+    }
+    kh_run_ok(&h);
+    const tconv_rt_tensor *y = &h.outputs[0];
+    for (int i = 0; i < r; i++)
+        assert_int_equal(y->dims[2 + i], out[i]);
+    float *want = malloc((size_t)y->n_elements * sizeof(float));
+    assert_non_null(want);
+    conv_reference(c, out, pb, x->data, w->data, bias, want);
+    kh_expect_close(y->data, want, y->n_elements, 1e-4, 1e-5);
+    free(want);
+    kh_free(&h);
+    return true;
+}
+
+static void test_conv_random_vs_direct(void **state) {
+    (void)state;
+    uint64_t rng = 21;
+    int ran = 0;
+    for (int trial = 0; trial < 500; trial++) {
+        conv_draw c = {.rank = (int)kh_rand_range(&rng, 1, 3)};
+        c.group = kh_rand_range(&rng, 1, 3);
+        c.cin_g = kh_rand_range(&rng, 1, 3);
+        c.cout_g = kh_rand_range(&rng, 1, 3);
+        c.batch = kh_rand_range(&rng, 1, 2);
+        c.mode = (int)kh_rand_range(&rng, 0, 4);
+        c.bias = kh_rand_range(&rng, 0, 1);
+        c.threads = (int)kh_rand_range(&rng, 1, 3);
+        for (int i = 0; i < c.rank; i++) {
+            c.k[i] = kh_rand_range(&rng, 1, 4);
+            c.s[i] = kh_rand_range(&rng, 1, 3);
+            c.d[i] = kh_rand_range(&rng, 1, 2);
+            c.x[i] = kh_rand_range(&rng, 1, c.rank == 3 ? 5 : 9);
+            c.pads[i] = kh_rand_range(&rng, 0, c.k[i]);
+            c.pads[i + c.rank] = kh_rand_range(&rng, 0, c.k[i]);
+        }
+        ran += run_random_conv(&c, &rng);
+    }
+    assert_true(ran > 250);
+}
+
+static void test_conv_large_and_depthwise(void **state) {
+    (void)state;
+    uint64_t rng = 22;
+    /* Many column blocks, several threads. */
+    conv_draw big = {.rank = 2,
+                     .group = 1,
+                     .cin_g = 7,
+                     .cout_g = 9,
+                     .batch = 2,
+                     .mode = 0,
+                     .bias = true,
+                     .k = {3, 2},
+                     .s = {1, 2},
+                     .d = {2, 1},
+                     .x = {45, 61},
+                     .pads = {2, 1, 1, 0}};
+    for (int threads = 1; threads <= 3; threads++) {
+        big.threads = threads;
+        assert_true(run_random_conv(&big, &rng));
+    }
+    /* Depthwise with channel multiplier 2, SAME_UPPER. */
+    conv_draw dw = {.rank = 2,
+                    .group = 6,
+                    .cin_g = 1,
+                    .cout_g = 2,
+                    .batch = 1,
+                    .mode = 2,
+                    .bias = true,
+                    .k = {3, 3},
+                    .s = {2, 1},
+                    .d = {1, 1},
+                    .x = {11, 8},
+                    .threads = 2};
+    assert_true(run_random_conv(&dw, &rng));
+    /* 1x1 stride 1: the direct GEMM path. */
+    conv_draw pw = {.rank = 2,
+                    .group = 2,
+                    .cin_g = 4,
+                    .cout_g = 3,
+                    .batch = 2,
+                    .mode = 4,
+                    .bias = true,
+                    .k = {1, 1},
+                    .s = {1, 1},
+                    .d = {1, 1},
+                    .x = {17, 19},
+                    .threads = 2};
+    assert_true(run_random_conv(&pw, &rng));
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static void test_errors(void **state) {
+    (void)state;
+    kernel_harness h;
+    int64_t x_dims[4] = {1, 2, 3, 3}, w_dims[4] = {2, 3, 2, 2}, bad_b[1] = {5};
+    /* double input: unsupported, naming the dtype */
+    kh_init(&h, "ConvTranspose", 1);
+    kh_input_typed(&h, TCONV_DTYPE_DOUBLE, 4, x_dims, NULL);
+    kh_input(&h, 4, w_dims, NULL);
+    assert_int_equal(kh_run(&h), TCONV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(h.err.message, "double"));
+    kh_free(&h);
+    /* bias length != C_out */
+    kh_init(&h, "ConvTranspose", 1);
+    kh_input(&h, 4, x_dims, NULL);
+    kh_input(&h, 4, w_dims, NULL);
+    kh_input(&h, 1, bad_b, NULL);
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    assert_non_null(strstr(h.err.message, "B"));
+    kh_free(&h);
+    /* output_padding >= max(stride, dilation) */
+    kh_init(&h, "ConvTranspose", 1);
+    kh_input(&h, 4, x_dims, NULL);
+    kh_input(&h, 4, w_dims, NULL);
+    kh_attr_ints(&h, "output_padding", 2, (const int64_t[]){1, 0});
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    assert_non_null(strstr(h.err.message, "output_padding"));
+    kh_free(&h);
+    /* W rank differs from X */
+    kh_init(&h, "Conv", 1);
+    kh_input(&h, 4, x_dims, NULL);
+    kh_input(&h, 3, w_dims, NULL);
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    kh_free(&h);
+    /* Conv channels do not match group */
+    kh_init(&h, "Conv", 1);
+    kh_input(&h, 4, x_dims, NULL);
+    kh_input(&h, 4, (const int64_t[]){4, 2, 2, 2}, NULL);
+    kh_attr_int(&h, "group", 2);
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    kh_free(&h);
+    /* an attribute the kernel does not know */
+    kh_init(&h, "Conv", 1);
+    kh_input(&h, 4, x_dims, NULL);
+    kh_input(&h, 4, (const int64_t[]){4, 2, 2, 2}, NULL);
+    kh_attr_int(&h, "bogus", 1);
+    assert_int_equal(kh_run(&h), TCONV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(h.err.message, "bogus"));
+    kh_free(&h);
+    /* pads that overflow int64 */
+    kh_init(&h, "Conv", 1);
+    kh_input(&h, 4, x_dims, NULL);
+    kh_input(&h, 4, (const int64_t[]){4, 2, 2, 2}, NULL);
+    kh_attr_ints(&h, "pads", 4, (const int64_t[]){INT64_MAX, 0, INT64_MAX, 0});
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    assert_non_null(strstr(h.err.message, "overflow"));
+    kh_free(&h);
+}
+
+/* ---------------------------------------------------------------- ONNX conformance */
+
+/* Runs every ONNX node test whose name starts with prefix, with the tolerances of ONNX's own
+ * backend test runner (rtol 1e-3, atol 1e-7: some expected values are written rounded). */
+static void run_node_tests(const char *prefix) {
+    char **names;
+    size_t count;
+    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
+    assert_int_equal(tconv_test_list_dirs(dir, prefix, &names, &count), 0);
+    assert_true(count > 0);
+    int failed = 0;
+    for (size_t i = 0; i < count; i++) {
+        char path[4096];
+        tconv_error err;
+        tconv_model *model = NULL;
+        snprintf(path, sizeof path, "%s/%s/model.onnx", dir, names[i]);
+        tconv_status st = tconv_model_load_file(path, NULL, &model, NULL, &err);
+        if (st == TCONV_OK) {
+            snprintf(path, sizeof path, "%s/%s/test_data_set_0", dir, names[i]);
+            st = tconv_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
+        }
+        if (st != TCONV_OK) {
+            print_error("%s: %s\n", names[i], err.message);
+            failed++;
+        }
+        tconv_model_free(model);
+    }
+    tconv_test_free_names(names, count);
+    assert_int_equal(failed, 0);
+}
+
+static void test_onnx_conformance_conv_transpose(void **state) {
+    (void)state;
+    run_node_tests("test_convtranspose");
+}
+
+static void test_onnx_conformance_conv(void **state) {
+    (void)state;
+    run_node_tests("test_basic_conv");
+    run_node_tests("test_conv_with");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_transpose_negative_totals),
+        cmocka_unit_test(test_conv_transpose_output_padding),
+        cmocka_unit_test(test_conv_transpose_grouped_2d_hand),
+        cmocka_unit_test(test_conv_same_odd),
+        cmocka_unit_test(test_conv_depthwise_hand),
+        cmocka_unit_test(test_conv_transpose_random_vs_scatter),
+        cmocka_unit_test(test_conv_transpose_large_blocks),
+        cmocka_unit_test(test_conv_random_vs_direct),
+        cmocka_unit_test(test_conv_large_and_depthwise),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_onnx_conformance_conv_transpose),
+        cmocka_unit_test(test_onnx_conformance_conv),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,294 @@
+/* The packed sgemm against a naive triple loop: every micro-kernel this CPU has, every
+ * transpose combination, odd sizes, 1xN and Nx1, sizes that are not multiples of the blocks,
+ * padded leading dimensions, alpha/beta, and the threaded entry point. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/gemm.h"
+#include "kernel_harness.h"
+
+typedef struct matrices {
+    float *a, *b, *c, *want;
+    int64_t lda, ldb, ldc;
+} matrices;
+
+static void naive_sgemm(const tconv_sgemm_op *op, float *c) {
+    for (int64_t i = 0; i < op->m; i++) {
+        for (int64_t j = 0; j < op->n; j++) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < op->k; p++) {
+                float a = op->trans_a ? op->a[p * op->lda + i] : op->a[i * op->lda + p];
+                float b = op->trans_b ? op->b[j * op->ldb + p] : op->b[p * op->ldb + j];
+                sum += (double)a * (double)b;
+            }
+            float *cij = &c[i * op->ldc + j];
+            *cij = (float)(op->alpha * sum + (op->beta == 0.0f ? 0.0 : op->beta * *cij));
+        }
+    }
+}
+
+/* Allocates A, B, C for op's sizes with `pad` extra elements per row, fills them, and points op
+ * at them. C is filled with NaN when beta == 0 (it must not be read). */
+static matrices make_matrices(tconv_sgemm_op *op, int64_t pad, uint64_t *rng) {
+    matrices mx;
+    int64_t a_rows = op->trans_a ? op->k : op->m, a_cols = op->trans_a ? op->m : op->k;
+    int64_t b_rows = op->trans_b ? op->n : op->k, b_cols = op->trans_b ? op->k : op->n;
+    mx.lda = a_cols + pad;
+    mx.ldb = b_cols + pad;
+    mx.ldc = op->n + pad;
+    size_t a_n = (size_t)(a_rows * mx.lda) + 1, b_n = (size_t)(b_rows * mx.ldb) + 1;
+    size_t c_n = (size_t)(op->m * mx.ldc) + 1;
+    mx.a = malloc(a_n * sizeof(float));
+    mx.b = malloc(b_n * sizeof(float));
+    mx.c = malloc(c_n * sizeof(float));
+    mx.want = malloc(c_n * sizeof(float));
+    assert_non_null(mx.a);
+    assert_non_null(mx.b);
+    assert_non_null(mx.c);
+    assert_non_null(mx.want);
+    kh_fill_random(mx.a, (int64_t)a_n, rng);
+    kh_fill_random(mx.b, (int64_t)b_n, rng);
+    kh_fill_random(mx.c, (int64_t)c_n, rng);
+    if (op->beta == 0.0f)
+        for (size_t i = 0; i < c_n; i++)
+            mx.c[i] = NAN;
+    memcpy(mx.want, mx.c, c_n * sizeof(float));
+    op->a = mx.a;
+    op->lda = mx.lda;
+    op->b = mx.b;
+    op->ldb = mx.ldb;
+    op->c = mx.c;
+    op->ldc = mx.ldc;
+    return mx;
+}
+
+static void free_matrices(matrices *mx) {
+    free(mx->a);
+    free(mx->b);
+    free(mx->c);
+    free(mx->want);
+}
+
+/* C within tolerance of the reference; the padding columns of C untouched. */
+static void expect_result(const tconv_sgemm_op *op, const matrices *mx, const char *what) {
+    for (int64_t i = 0; i < op->m; i++) {
+        for (int64_t j = 0; j < mx->ldc; j++) {
+            float got = mx->c[i * mx->ldc + j], want = mx->want[i * mx->ldc + j];
+            bool ok = j >= op->n ? (memcmp(&got, &want, sizeof got) == 0)
+                                 : fabsf(got - want) <=
+                                       1e-4f * (1.0f + fabsf(want)) + 1e-5f * (float)op->k;
+            if (!ok) {
+                print_error("%s: m=%lld n=%lld k=%lld ta=%d tb=%d alpha=%g beta=%g: C[%lld,%lld] "
+                            "= %.7g, want %.7g\n",
+                            what, (long long)op->m, (long long)op->n, (long long)op->k, op->trans_a,
+                            op->trans_b, op->alpha, op->beta, (long long)i, (long long)j, got,
+                            want);
+                fail();
+            }
+        }
+    }
+}
+
+static void check_one(tconv_gemm_isa isa, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+                      float alpha, float beta, int64_t pad, uint64_t *rng) {
+    tconv_sgemm_op op = {
+        .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = alpha, .beta = beta};
+    matrices mx = make_matrices(&op, pad, rng);
+    naive_sgemm(&op, mx.want);
+    tconv_gemm_workspace ws;
+    tconv_gemm_workspace_init(&ws, isa);
+    assert_int_equal(ws.isa, isa);
+    tconv_error err;
+    assert_int_equal(tconv_gemm_workspace_reserve(&ws, m, n, k, &err), TCONV_OK);
+    tconv_sgemm_run(&ws, &op);
+    tconv_gemm_workspace_release(&ws);
+    expect_result(&op, &mx, tconv_gemm_isa_name(isa));
+    free_matrices(&mx);
+}
+
+static const tconv_gemm_isa ALL_ISAS[] = {TCONV_GEMM_ISA_PORTABLE, TCONV_GEMM_ISA_AVX2,
+                                          TCONV_GEMM_ISA_AVX512};
+
+static void test_edge_shapes_all_isas(void **state) {
+    (void)state;
+    static const int64_t sizes[] = {1, 2, 3, 5, 7, 11, 13, 16, 17, 31, 33, 47, 64, 65};
+    size_t n_sizes = sizeof sizes / sizeof sizes[0];
+    uint64_t rng = 1;
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        for (size_t im = 0; im < n_sizes; im += 2)
+            for (size_t in = 1; in < n_sizes; in += 2)
+                for (int t = 0; t < 4; t++)
+                    check_one(ALL_ISAS[isa], sizes[im], sizes[in], sizes[(im + in + t) % n_sizes],
+                              t & 1, t & 2, 1.0f, 0.0f, t, &rng);
+    }
+}
+
+static void test_vectors_all_isas(void **state) {
+    (void)state;
+    uint64_t rng = 2;
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        for (int t = 0; t < 4; t++) {
+            check_one(ALL_ISAS[isa], 1, 301, 77, t & 1, t & 2, 1.0f, 0.0f, 0, &rng); /* 1xN */
+            check_one(ALL_ISAS[isa], 301, 1, 77, t & 1, t & 2, 1.0f, 0.0f, 1, &rng); /* Nx1 */
+            check_one(ALL_ISAS[isa], 1, 1, 500, t & 1, t & 2, 1.0f, 0.5f, 0, &rng);
+            check_one(ALL_ISAS[isa], 37, 41, 1, t & 1, t & 2, 1.0f, 1.0f, 2, &rng);
+        }
+    }
+}
+
+/* Larger than every block size (mc 144, kc 256, nc 2048) in some dimension, with alpha/beta. */
+static void test_beyond_blocks_all_isas(void **state) {
+    (void)state;
+    uint64_t rng = 3;
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        check_one(ALL_ISAS[isa], 151, 67, 521, false, false, 0.5f, 0.25f, 3, &rng);
+        check_one(ALL_ISAS[isa], 29, 2083, 19, true, false, -1.5f, 1.0f, 0, &rng);
+        check_one(ALL_ISAS[isa], 293, 45, 260, true, true, 1.0f, 0.0f, 1, &rng);
+        check_one(ALL_ISAS[isa], 13, 301, 300, false, true, 2.0f, -1.0f, 0, &rng);
+    }
+}
+
+static void test_random_shapes(void **state) {
+    (void)state;
+    uint64_t rng = 4;
+    static const float alphas[] = {1.0f, 0.5f, -2.0f};
+    static const float betas[] = {0.0f, 1.0f, 0.75f};
+    for (int trial = 0; trial < 150; trial++) {
+        int64_t m = kh_rand_range(&rng, 1, 90), n = kh_rand_range(&rng, 1, 130);
+        int64_t k = kh_rand_range(&rng, 1, 300);
+        tconv_gemm_isa isa = ALL_ISAS[kh_rand_range(&rng, 0, 2)];
+        if (!tconv_gemm_isa_available(isa))
+            isa = TCONV_GEMM_ISA_PORTABLE;
+        check_one(isa, m, n, k, kh_rand_range(&rng, 0, 1), kh_rand_range(&rng, 0, 1),
+                  alphas[trial % 3], betas[(trial / 3) % 3], kh_rand_range(&rng, 0, 3), &rng);
+    }
+}
+
+/* k == 0 and alpha == 0 scale C by beta (and never read it when beta == 0). */
+static void test_degenerate(void **state) {
+    (void)state;
+    float c[6] = {1, 2, 3, 4, 5, 6}, a[1] = {0}, b[1] = {0};
+    tconv_sgemm_op op = {.m = 2,
+                         .n = 3,
+                         .k = 0,
+                         .alpha = 1.0f,
+                         .a = a,
+                         .lda = 1,
+                         .b = b,
+                         .ldb = 3,
+                         .beta = 2.0f,
+                         .c = c,
+                         .ldc = 3};
+    tconv_error err;
+    assert_int_equal(tconv_sgemm(&op, 1, &err), TCONV_OK);
+    for (int i = 0; i < 6; i++)
+        assert_true(c[i] == 2.0f * (float)(i + 1));
+    for (int i = 0; i < 6; i++)
+        c[i] = NAN;
+    op.beta = 0.0f;
+    assert_int_equal(tconv_sgemm(&op, 1, &err), TCONV_OK);
+    for (int i = 0; i < 6; i++)
+        assert_true(c[i] == 0.0f);
+    op.m = 0;
+    assert_int_equal(tconv_sgemm(&op, 1, &err), TCONV_OK);
+}
+
+/* The threaded entry point splits rows or columns; results equal the reference. */
+static void test_threaded(void **state) {
+    (void)state;
+    uint64_t rng = 5;
+    static const int64_t shapes[][3] = {{300, 40, 70}, {40, 700, 90}, {257, 259, 129}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int threads = 1; threads <= 4; threads++) {
+            tconv_sgemm_op op = {.trans_a = s == 1,
+                                 .trans_b = s == 2,
+                                 .m = shapes[s][0],
+                                 .n = shapes[s][1],
+                                 .k = shapes[s][2],
+                                 .alpha = 1.0f,
+                                 .beta = 0.5f};
+            matrices mx = make_matrices(&op, 1, &rng);
+            naive_sgemm(&op, mx.want);
+            tconv_error err;
+            assert_int_equal(tconv_sgemm(&op, threads, &err), TCONV_OK);
+            expect_result(&op, &mx, "threaded");
+            free_matrices(&mx);
+        }
+    }
+}
+
+/* A packed once and reused: several k blocks (kc 256) and m blocks (mc 144), both layouts. */
+static void test_prepacked_a(void **state) {
+    (void)state;
+    uint64_t rng = 6;
+    static const int64_t shapes[][3] = {{7, 45, 13}, {150, 37, 300}, {301, 70, 520}};
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            for (int ta = 0; ta < 2; ta++) {
+                tconv_sgemm_op op = {.trans_a = ta,
+                                     .m = shapes[s][0],
+                                     .n = shapes[s][1],
+                                     .k = shapes[s][2],
+                                     .alpha = 1.0f,
+                                     .beta = 0.5f};
+                matrices mx = make_matrices(&op, 1, &rng);
+                naive_sgemm(&op, mx.want);
+                tconv_gemm_workspace ws;
+                tconv_gemm_workspace_init(&ws, ALL_ISAS[isa]);
+                tconv_error err;
+                assert_int_equal(tconv_gemm_workspace_reserve(&ws, op.m, op.n, op.k, &err),
+                                 TCONV_OK);
+                size_t n_packed = tconv_sgemm_packed_a_floats(ws.isa, op.m, op.k);
+                float *packed = malloc(n_packed * sizeof(float));
+                assert_non_null(packed);
+                tconv_sgemm_pack_a(ws.isa, op.trans_a, op.m, op.k, op.a, op.lda, packed);
+                tconv_sgemm_op no_a = op;
+                no_a.a = NULL; /* must not be read */
+                tconv_sgemm_run_packed(&ws, packed, &no_a);
+                expect_result(&op, &mx, "prepacked");
+                free(packed);
+                tconv_gemm_workspace_release(&ws);
+                free_matrices(&mx);
+            }
+        }
+    }
+}
+
+static void test_isa_names(void **state) {
+    (void)state;
+    assert_string_equal(tconv_gemm_isa_name(TCONV_GEMM_ISA_AVX2), "avx2");
+    assert_true(tconv_gemm_isa_available(TCONV_GEMM_ISA_PORTABLE));
+    tconv_gemm_workspace ws;
+    tconv_gemm_workspace_init(&ws, TCONV_GEMM_ISA_AUTO);
+    assert_int_not_equal(ws.isa, TCONV_GEMM_ISA_AUTO);
+    tconv_gemm_workspace_release(&ws);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_edge_shapes_all_isas),
+        cmocka_unit_test(test_vectors_all_isas),
+        cmocka_unit_test(test_beyond_blocks_all_isas),
+        cmocka_unit_test(test_random_shapes),
+        cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_threaded),
+        cmocka_unit_test(test_prepacked_a),
+        cmocka_unit_test(test_isa_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

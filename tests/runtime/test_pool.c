@@ -1,0 +1,357 @@
+/* MaxPool, AveragePool and GlobalAveragePool: hand-computed corners (ceil_mode output size and
+ * the window that starts in the right padding, count_include_pad next to the extra ceil region,
+ * auto_pad SAME with ceil_mode, Indices in both storage orders, int8), thread-count
+ * independence, errors, and the ONNX conformance node tests through a session. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "importer/importer.h"
+#include "kernel_harness.h"
+#include "testutil.h"
+
+/* A 1-D pool over x (1x1xn). */
+typedef struct pool_1d_case {
+    const char *name;
+    const char *op;
+    int64_t n_in;
+    float x[8];
+    int64_t k, s, d;
+    int64_t pads[2];
+    const char *auto_pad;
+    int64_t ceil_mode, count_include_pad;
+    int64_t n_out;
+    float want[8];
+} pool_1d_case;
+
+static void run_pool_1d(const pool_1d_case *c) {
+    kernel_harness h;
+    kh_init(&h, c->op, 1);
+    int64_t x_dims[3] = {1, 1, c->n_in};
+    kh_input(&h, 3, x_dims, c->x);
+    kh_attr_ints(&h, "kernel_shape", 1, &c->k);
+    kh_attr_ints(&h, "strides", 1, &c->s);
+    if (c->d > 1)
+        kh_attr_ints(&h, "dilations", 1, &c->d);
+    if (c->auto_pad)
+        kh_attr_string(&h, "auto_pad", c->auto_pad);
+    else
+        kh_attr_ints(&h, "pads", 2, c->pads);
+    kh_attr_int(&h, "ceil_mode", c->ceil_mode);
+    if (strcmp(c->op, "AveragePool") == 0)
+        kh_attr_int(&h, "count_include_pad", c->count_include_pad);
+    tconv_status st = kh_run(&h);
+    if (st != TCONV_OK)
+        print_error("%s: %s\n", c->name, h.err.message);
+    assert_int_equal(st, TCONV_OK);
+    int64_t y_dims[3] = {1, 1, c->n_out};
+    kh_expect_shape(&h.outputs[0], 3, y_dims);
+    kh_expect_close(h.outputs[0].data, c->want, c->n_out, 1e-6, 1e-6);
+    kh_free(&h);
+}
+
+static void test_ceil_mode_and_padding(void **state) {
+    (void)state;
+    static const pool_1d_case cases[] = {
+        /* x=4 k=1 s=2 ceil: ceil(3/2)+1 = 3, but window 2 would start at 4 (past the input and
+         * the left pad): dropped -> 2 outputs */
+        {"ceil_drop_last", "MaxPool", 4, {1, 2, 3, 4}, 1, 2, 1, {0, 0}, NULL, 1, 0, 2, {1, 3}},
+        /* x=6 k=3 s=2 pads 1,1 ceil: 4 windows starting -1,1,3,5; the last covers 5 (input),
+         * 6 (right pad) and 7 (the extra ceil region, not counted) */
+        {"avg_ceil_include_pad",
+         "AveragePool",
+         6,
+         {1, 2, 3, 4, 5, 6},
+         3,
+         2,
+         1,
+         {1, 1},
+         NULL,
+         1,
+         1,
+         4,
+         {1, 3, 5, 3}},
+        {"avg_ceil_exclude_pad",
+         "AveragePool",
+         6,
+         {1, 2, 3, 4, 5, 6},
+         3,
+         2,
+         1,
+         {1, 1},
+         NULL,
+         1,
+         0,
+         4,
+         {1.5f, 3, 5, 6}},
+        {"avg_floor_include_pad",
+         "AveragePool",
+         6,
+         {1, 2, 3, 4, 5, 6},
+         3,
+         2,
+         1,
+         {1, 1},
+         NULL,
+         0,
+         1,
+         3,
+         {1, 3, 5}},
+        /* SAME with ceil_mode: out = ceil(x/s) = 3, total 1 */
+        {"max_same_upper_ceil",
+         "MaxPool",
+         5,
+         {1, 2, 3, 4, 5},
+         2,
+         2,
+         1,
+         {0},
+         "SAME_UPPER",
+         1,
+         0,
+         3,
+         {2, 4, 5}},
+        {"max_same_lower_ceil",
+         "MaxPool",
+         5,
+         {1, 2, 3, 4, 5},
+         2,
+         2,
+         1,
+         {0},
+         "SAME_LOWER",
+         1,
+         0,
+         3,
+         {1, 3, 5}},
+        {"avg_same_upper_ceil",
+         "AveragePool",
+         5,
+         {1, 2, 3, 4, 5},
+         2,
+         2,
+         1,
+         {0},
+         "SAME_UPPER",
+         1,
+         0,
+         3,
+         {1.5f, 3.5f, 5}},
+        {"avg_same_upper_include_pad",
+         "AveragePool",
+         5,
+         {1, 2, 3, 4, 5},
+         2,
+         2,
+         1,
+         {0},
+         "SAME_UPPER",
+         0,
+         1,
+         3,
+         {1.5f, 3.5f, 2.5f}},
+        {"max_valid", "MaxPool", 5, {1, 5, 3, 4, 2}, 2, 2, 1, {0}, "VALID", 0, 0, 2, {5, 4}},
+        /* dilation 2: taps i, i+2 */
+        {"max_dilated", "MaxPool", 5, {1, 5, 3, 4, 2}, 2, 1, 2, {0, 0}, NULL, 0, 0, 3, {3, 5, 3}},
+        {"avg_dilated_ceil",
+         "AveragePool",
+         5,
+         {1, 5, 3, 4, 2},
+         2,
+         2,
+         2,
+         {0, 0},
+         NULL,
+         1,
+         0,
+         2,
+         {2, 2.5f}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_pool_1d(&cases[i]);
+}
+
+static void run_indices_case(int64_t storage_order, const int64_t *want_indices) {
+    kernel_harness h;
+    kh_init(&h, "MaxPool", 2);
+    float x[12] = {1, 2, 8, 4, 7, 6, /* channel 1 */ -1, -2, -8, -4, -7, -6};
+    int64_t x_dims[4] = {1, 2, 2, 3};
+    kh_input(&h, 4, x_dims, x);
+    kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){2, 2});
+    kh_attr_int(&h, "storage_order", storage_order);
+    kh_run_ok(&h);
+    int64_t y_dims[4] = {1, 2, 1, 2};
+    kh_expect_shape(&h.outputs[0], 4, y_dims);
+    kh_expect_shape(&h.outputs[1], 4, y_dims);
+    assert_int_equal(h.outputs[1].dtype, TCONV_DTYPE_INT64);
+    float want[4] = {7, 8, -1, -2};
+    kh_expect_close(h.outputs[0].data, want, 4, 0, 0);
+    const int64_t *got = h.outputs[1].data;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(got[i], want_indices[i]);
+    kh_free(&h);
+}
+
+/* Indices: plane * H*W + position, row-major (h*W + w) or column-major (h + w*H). */
+static void test_max_pool_indices(void **state) {
+    (void)state;
+    run_indices_case(0, (const int64_t[]){4, 2, 6, 7});
+    run_indices_case(1, (const int64_t[]){3, 4, 6, 8});
+}
+
+static void test_max_pool_int8(void **state) {
+    (void)state;
+    kernel_harness h;
+    kh_init(&h, "MaxPool", 1);
+    int8_t x[6] = {-128, -5, -7, 100, -100, 3};
+    int64_t x_dims[3] = {1, 1, 6};
+    kh_input_typed(&h, TCONV_DTYPE_INT8, 3, x_dims, x);
+    kh_attr_ints(&h, "kernel_shape", 1, (const int64_t[]){2});
+    kh_attr_ints(&h, "strides", 1, (const int64_t[]){2});
+    kh_run_ok(&h);
+    assert_int_equal(h.outputs[0].dtype, TCONV_DTYPE_INT8);
+    const int8_t *y = h.outputs[0].data;
+    assert_int_equal(y[0], -5);
+    assert_int_equal(y[1], 100);
+    assert_int_equal(y[2], 3);
+    kh_free(&h);
+}
+
+static void test_global_average_pool(void **state) {
+    (void)state;
+    kernel_harness h;
+    kh_init(&h, "GlobalAveragePool", 1);
+    float x[8] = {1, 2, 3, 4, -1, -1, -1, 7};
+    int64_t x_dims[4] = {1, 2, 2, 2};
+    kh_input(&h, 4, x_dims, x);
+    kh_run_ok(&h);
+    int64_t y_dims[4] = {1, 2, 1, 1};
+    kh_expect_shape(&h.outputs[0], 4, y_dims);
+    float want[2] = {2.5f, 1.0f};
+    kh_expect_close(h.outputs[0].data, want, 2, 0, 1e-6);
+    kh_free(&h);
+}
+
+/* The same pooling on 1 and 3 threads gives identical results (planes are independent). */
+static void test_threads_agree(void **state) {
+    (void)state;
+    static const char *const ops[] = {"MaxPool", "AveragePool"};
+    uint64_t rng = 7;
+    for (size_t o = 0; o < 2; o++) {
+        float *first = NULL;
+        int64_t n = 0;
+        for (int threads = 1; threads <= 3; threads += 2) {
+            kernel_harness h;
+            kh_init(&h, ops[o], 1);
+            h.n_threads = threads;
+            int64_t x_dims[4] = {3, 5, 40, 33};
+            tconv_rt_tensor *x = kh_input(&h, 4, x_dims, NULL);
+            uint64_t seed = rng;
+            kh_fill_random(x->data, x->n_elements, &seed);
+            kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){3, 4});
+            kh_attr_ints(&h, "strides", 2, (const int64_t[]){2, 3});
+            kh_attr_ints(&h, "pads", 4, (const int64_t[]){1, 2, 1, 0});
+            kh_attr_int(&h, "ceil_mode", 1);
+            kh_run_ok(&h);
+            if (!first) {
+                n = h.outputs[0].n_elements;
+                first = malloc((size_t)n * sizeof(float));
+                assert_non_null(first);
+                memcpy(first, h.outputs[0].data, (size_t)n * sizeof(float));
+            } else {
+                assert_int_equal(h.outputs[0].n_elements, n);
+                assert_memory_equal(first, h.outputs[0].data, (size_t)n * sizeof(float));
+            }
+            kh_free(&h);
+        }
+        free(first);
+    }
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    kernel_harness h;
+    int64_t x_dims[4] = {1, 1, 4, 4};
+    kh_init(&h, "MaxPool", 1); /* kernel_shape is required */
+    kh_input(&h, 4, x_dims, NULL);
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    assert_non_null(strstr(h.err.message, "kernel_shape"));
+    kh_free(&h);
+    kh_init(&h, "AveragePool", 1); /* integer input */
+    kh_input_typed(&h, TCONV_DTYPE_INT32, 4, x_dims, NULL);
+    kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){2, 2});
+    assert_int_equal(kh_run(&h), TCONV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(h.err.message, "int32"));
+    kh_free(&h);
+    kh_init(&h, "MaxPool", 1); /* window larger than the input */
+    kh_input(&h, 4, x_dims, NULL);
+    kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){5, 2});
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    kh_free(&h);
+    kh_init(&h, "AveragePool", 1); /* untrusted attributes that overflow int64 */
+    kh_input(&h, 4, x_dims, NULL);
+    kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){3, 2});
+    kh_attr_ints(&h, "dilations", 2, (const int64_t[]){INT64_MAX / 2, 1});
+    assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
+    assert_non_null(strstr(h.err.message, "overflow"));
+    kh_free(&h);
+}
+
+/* Runs every ONNX node test whose name starts with prefix, with the tolerances of ONNX's own
+ * backend test runner (rtol 1e-3, atol 1e-7: some expected values are written rounded). */
+static void run_node_tests(const char *prefix) {
+    char **names;
+    size_t count;
+    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
+    assert_int_equal(tconv_test_list_dirs(dir, prefix, &names, &count), 0);
+    assert_true(count > 0);
+    int failed = 0;
+    for (size_t i = 0; i < count; i++) {
+        char path[4096];
+        tconv_error err;
+        tconv_model *model = NULL;
+        snprintf(path, sizeof path, "%s/%s/model.onnx", dir, names[i]);
+        tconv_status st = tconv_model_load_file(path, NULL, &model, NULL, &err);
+        if (st == TCONV_OK) {
+            snprintf(path, sizeof path, "%s/%s/test_data_set_0", dir, names[i]);
+            st = tconv_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
+        }
+        if (st != TCONV_OK) {
+            print_error("%s: %s\n", names[i], err.message);
+            failed++;
+        }
+        tconv_model_free(model);
+    }
+    tconv_test_free_names(names, count);
+    assert_int_equal(failed, 0);
+}
+
+static void test_onnx_conformance_max_pool(void **state) {
+    (void)state;
+    run_node_tests("test_maxpool");
+}
+
+static void test_onnx_conformance_average_pool(void **state) {
+    (void)state;
+    run_node_tests("test_averagepool");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ceil_mode_and_padding),
+        cmocka_unit_test(test_max_pool_indices),
+        cmocka_unit_test(test_max_pool_int8),
+        cmocka_unit_test(test_global_average_pool),
+        cmocka_unit_test(test_threads_agree),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_onnx_conformance_max_pool),
+        cmocka_unit_test(test_onnx_conformance_average_pool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,24 @@
+# Runtime conformance over the ONNX node tests in ${TCONV_SHARED_DIR}/onnx/node-tests.
+# conformance.tsv lists every test directory (columns: test, status run|skip, reason). Each `run`
+# test becomes the ctest runtime.conformance.<test>, which runs tconv-run on its directory (a
+# missing directory makes tconv-run, and so the test, fail). runtime.conformance_list checks that
+# the list names all 291 directories, each once, and gives every skip a reason.
+set(TCONV_CONFORMANCE_TSV "${CMAKE_CURRENT_LIST_DIR}/conformance.tsv")
+set(TCONV_NODE_TESTS_DIR "${TCONV_SHARED_DIR}/onnx/node-tests")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${TCONV_CONFORMANCE_TSV}")
+
+file(STRINGS "${TCONV_CONFORMANCE_TSV}" tconv_conformance_lines)
+foreach(line IN LISTS tconv_conformance_lines)
+  if(line MATCHES "^([^\t]+)\trun\t")
+    set(test "${CMAKE_MATCH_1}")
+    add_test(NAME "runtime.conformance.${test}"
+             COMMAND tconv-run "${TCONV_NODE_TESTS_DIR}/${test}")
+    set_tests_properties("runtime.conformance.${test}" PROPERTIES TIMEOUT 300
+                         LABELS conformance)
+  endif()
+endforeach()
+
+add_test(NAME runtime.conformance_list
+         COMMAND "${CMAKE_COMMAND}" "-DTSV=${TCONV_CONFORMANCE_TSV}"
+                 "-DNODE_TESTS=${TCONV_NODE_TESTS_DIR}" -DEXPECTED=291
+                 -P "${CMAKE_CURRENT_LIST_DIR}/check_conformance_list.cmake")
