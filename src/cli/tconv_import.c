@@ -1,11 +1,14 @@
 /* tconv-import: load an ONNX model, legalize its ConvTranspose nodes, check the rewrite on real
  * numbers and save it. A thin front-end: everything it does goes through the library. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_limits.h"
 #include "importer/importer.h"
 #include "ir/print.h"
 #include "passes/conv_transpose_match.h"
@@ -30,6 +33,7 @@ typedef struct import_args {
     double rtol, atol;
     tconv_dim_binding dims[MAX_DIMS];
     size_t n_dims;
+    tconv_cli_limits limits;
 } import_args;
 
 static void print_usage(FILE *out) {
@@ -55,8 +59,15 @@ static void print_usage(FILE *out) {
           "  --print-ir-after PASS   print the IR after PASS (or 'all')\n"
           "  --quiet                 no summary or warnings on stderr\n"
           "  --version, --help\n"
+          "\n",
+          out);
+    tconv_cli_limits_usage(out);
+    fputs("\n"
+          "The output is written to a temp file in its folder and renamed over OUT only once\n"
+          "complete: on any failure an existing OUT is left as it was. -o may name the input\n"
+          "file itself: it is replaced (by the rename) only by a complete converted model.\n"
           "\n"
-          "Exit codes: 0 ok, 1 check failed, 2 bad input or usage.\n",
+          "Exit codes: 0 ok, 1 check failed, 2 bad input (including a limit reached) or usage.\n",
           out);
 }
 
@@ -175,7 +186,13 @@ static int parse_args(int argc, char **argv, import_args *a) {
     a->rtol = 1e-4;
     a->atol = 1e-5;
     tconv_pass_options_init(&a->pass_options);
+    tconv_cli_limits_init(&a->limits);
     for (int i = 1; i < argc; i++) {
+        int limit = tconv_cli_limits_parse(&a->limits, "tconv-import", argc, argv, &i);
+        if (limit < 0)
+            return EXIT_BAD_INPUT;
+        if (limit > 0)
+            continue;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             print_usage(stdout);
             return EXIT_OK;
@@ -343,6 +360,7 @@ static void print_check_result(const tconv_session *s, const check_stats *stats,
 static int run_check(tconv_model *original, tconv_model *converted, const import_args *a) {
     tconv_session_options so;
     tconv_session_options_init(&so);
+    so.max_memory_bytes = a->limits.max_memory_bytes;
     tconv_session *orig = NULL, *conv = NULL;
     tconv_error err;
     tconv_error_clear(&err);
@@ -360,6 +378,7 @@ static int run_check(tconv_model *original, tconv_model *converted, const import
     int rc = EXIT_OK;
     if (st != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input, err.message);
+        tconv_cli_limits_hint(stderr, "tconv-import", st);
         rc = EXIT_BAD_INPUT;
     } else {
         for (size_t i = 0; i < n_out; i++)
@@ -379,8 +398,10 @@ static int load_model(const char *path, tconv_model **out, const import_args *a)
     tconv_error err;
     tconv_error_clear(&err);
     tconv_load_info info = {0};
-    if (tconv_model_load_file(path, NULL, out, &info, &err) != TCONV_OK) {
+    tconv_status st = tconv_model_load_file(path, &a->limits.load, out, &info, &err);
+    if (st != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s\n", err.message);
+        tconv_cli_limits_hint(stderr, "tconv-import", st);
         return EXIT_BAD_INPUT;
     }
     if (info.n_graphs_reordered && !a->quiet)
@@ -409,29 +430,30 @@ static void print_rewrite_summary(const tconv_rewrite_report *report, const tcon
     fputs(report->count ? "\n" : " unchanged\n", stderr);
 }
 
+/* The JSON goes to memory first, then to the file atomically (like the model). */
 static int write_report(const import_args *a, const tconv_rewrite_report *report,
                         const tconv_op_counts *before, const tconv_op_counts *after,
                         const tconv_diagnostics *diags) {
-    char *tmp = malloc(strlen(a->report_path) + 8);
-    if (!tmp)
-        return EXIT_BAD_INPUT;
-    sprintf(tmp, "%s.tmp", a->report_path);
-    FILE *f = fopen(tmp, "w");
+    char *json = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&json, &size);
+    tconv_error err;
+    tconv_error_clear(&err);
     tconv_status st = f ? tconv_rewrite_report_write_json(
                               report, a->input, tconv_policy_name(a->pass_options.policy),
                               tconv_convention_name(a->pass_options.convention), before, after,
                               diags->messages, diags->count, f)
-                        : TCONV_ERR_IO;
-    if (f && fclose(f) != 0)
-        st = TCONV_ERR_IO;
-    if (st == TCONV_OK && rename(tmp, a->report_path) != 0)
-        st = TCONV_ERR_IO;
-    if (st != TCONV_OK) {
-        remove(tmp);
-        fprintf(stderr, "tconv-import: %s: cannot write the report: %s\n", a->report_path,
-                strerror(errno));
-    }
-    free(tmp);
+                        : TCONV_ERR_NOMEM;
+    if (f && fclose(f) != 0 && st == TCONV_OK)
+        st = TCONV_ERR_NOMEM;
+    if (st == TCONV_OK)
+        st = tconv_write_file_atomic(a->report_path, json, size, &err);
+    else
+        tconv_error_set(&err, st, "%s: cannot write the report (%s)", a->report_path,
+                        tconv_status_name(st));
+    if (st != TCONV_OK)
+        fprintf(stderr, "tconv-import: %s\n", err.message);
+    free(json);
     return st == TCONV_OK ? EXIT_OK : EXIT_BAD_INPUT;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cli_limits.h"
 #include "importer/importer.h"
 #include "runtime/kernel_util.h"
 #include "runtime/session.h"
@@ -39,6 +40,7 @@ typedef struct run_options {
     const char *paths[MAX_NAMED];
     size_t n_paths;
     bool seed_given;
+    tconv_cli_limits limits;
 } run_options;
 
 static void print_usage(FILE *out) {
@@ -54,8 +56,11 @@ static void print_usage(FILE *out) {
           "With MODEL.onnx, inputs come from --input files or seeded random data (float in\n"
           "[-1, 1]); --dim gives dynamic (symbolic) dims a value. Each output's name, shape and\n"
           "checksum (sum, sum of |x|) is printed; --save-outputs writes them as output_N.pb.\n"
-          "\n"
-          "Exit status: 0 ok, 1 mismatch or failed data set, 2 bad input or usage.\n",
+          "\n",
+          out);
+    tconv_cli_limits_usage(out);
+    fputs("\nExit status: 0 ok, 1 mismatch or failed data set, 2 bad input (including a limit\n"
+          "reached) or usage.\n",
           out);
 }
 
@@ -172,7 +177,13 @@ static int parse_args(run_options *o, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->rtol = 1e-4;
     o->atol = 1e-5;
+    tconv_cli_limits_init(&o->limits);
     for (int i = 1; i < argc; i++) {
+        int limit = tconv_cli_limits_parse(&o->limits, "tconv-run", argc, argv, &i);
+        if (limit < 0)
+            return EXIT_BAD_INPUT;
+        if (limit > 0)
+            continue;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             print_usage(stdout);
             return EXIT_OK;
@@ -234,19 +245,21 @@ static tconv_status load_pb(tconv_model *scratch, const char *path, tconv_rt_ten
     return st;
 }
 
-/* Loads the model (*bad_input when that fails) and prepares a session for it. */
+/* Loads the model and prepares a session for it. *bad_input when the model cannot be loaded or
+ * exceeds a limit (exit 2), not when it merely cannot run (an unsupported op: exit 1). */
 static tconv_status open_session(const char *model_path, const run_options *o, tconv_model **model,
                                  tconv_session **session, bool *bad_input, tconv_error *err) {
     *session = NULL;
     *bad_input = true;
-    tconv_status st = tconv_model_load_file(model_path, NULL, model, NULL, err);
+    tconv_status st = tconv_model_load_file(model_path, &o->limits.load, model, NULL, err);
     if (st != TCONV_OK)
         return st;
-    *bad_input = false;
     tconv_session_options so;
     tconv_session_options_init(&so);
     so.n_threads = o->n_threads;
+    so.max_memory_bytes = o->limits.max_memory_bytes;
     st = tconv_session_create(*model, &so, session, err);
+    *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)
         tconv_error_prefix(err, "%s: ", model_path);
     return st;
@@ -408,7 +421,7 @@ static void run_data_set(tconv_session *session, const char *label, const char *
     } else {
         printf("FAIL %s %s\n", label, err.message[0] ? err.message : tconv_status_name(st));
         t->failed++;
-        raise_exit(t, bad_input ? EXIT_BAD_INPUT : EXIT_MISMATCH);
+        raise_exit(t, bad_input || st == TCONV_ERR_LIMIT ? EXIT_BAD_INPUT : EXIT_MISMATCH);
     }
     if (outputs)
         release_tensors(outputs, n_out);
@@ -445,8 +458,11 @@ static void run_test_dir(const char *path, const run_options *o, tally *t) {
     bool bad_input = true;
     if (st == TCONV_OK)
         st = open_session(model_path, o, &model, &session, &bad_input, &err);
-    if (st != TCONV_OK && n_sets == 0) {
+    if (st != TCONV_OK) {
         fprintf(stderr, "tconv-run: %s\n", err.message);
+        tconv_cli_limits_hint(stderr, "tconv-run", st);
+    }
+    if (st != TCONV_OK && n_sets == 0) {
         printf("FAIL %s %s\n", dir ? dir : path, err.message);
         t->failed++;
         raise_exit(t, EXIT_BAD_INPUT);
@@ -597,8 +613,10 @@ static int run_model(const run_options *o) {
         print_output(tconv_session_output(session, i)->name, &outputs[i]);
     if (st == TCONV_OK && o->save_dir)
         st = save_outputs(session, outputs, scratch, o->save_dir, &err);
-    if (st != TCONV_OK)
+    if (st != TCONV_OK) {
         fprintf(stderr, "tconv-run: %s\n", err.message[0] ? err.message : tconv_status_name(st));
+        tconv_cli_limits_hint(stderr, "tconv-run", st);
+    }
     release_tensors(inputs, n_in);
     release_tensors(outputs, n_out);
     free(inputs);

@@ -243,35 +243,59 @@ static tconv_status read_range(int fd, const char *path, int64_t offset, uint8_t
     return TCONV_OK;
 }
 
+/* offset/length of t's external data against a file of `size` bytes and the nbytes dims x
+ * dtype need. */
+static tconv_status check_external_range(const tconv_tensor *t, int64_t size, size_t nbytes,
+                                         tconv_error *err) {
+    const tconv_external_ref *ref = &t->external;
+    int64_t length = ref->length >= 0 ? ref->length : size - ref->offset;
+    int64_t end;
+    if (ref->offset > size || length < 0 || !tconv_add_i64(ref->offset, length, &end) ||
+        end > size)
+        return tconv_error_set(err, TCONV_ERR_INVALID,
+                               "range [%" PRId64 ", +%" PRId64 ") is past the end of '%s' "
+                               "(%" PRId64 " bytes)",
+                               ref->offset, length, ref->location, size);
+    if ((uint64_t)length != (uint64_t)nbytes)
+        return tconv_error_set(err, TCONV_ERR_INVALID,
+                               "external data has %" PRId64 " bytes, dims x %s need %zu", length,
+                               tconv_dtype_name(t->dtype), nbytes);
+    return TCONV_OK;
+}
+
 static tconv_status read_external_file(const tconv_tensor *t, const char *path, uint8_t *dst,
                                        size_t dst_bytes, tconv_error *err) {
-    const tconv_external_ref *ref = &t->external;
     int fd = open(path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0)
         return tconv_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;
     tconv_status status = TCONV_OK;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         status = tconv_error_set(err, TCONV_ERR_IO, "'%s' is not a regular file", path);
-    } else {
-        int64_t size = (int64_t)st.st_size;
-        int64_t length = ref->length >= 0 ? ref->length : size - ref->offset;
-        int64_t end;
-        if (ref->offset > size || length < 0 || !tconv_add_i64(ref->offset, length, &end) ||
-            end > size)
-            status = tconv_error_set(err, TCONV_ERR_INVALID,
-                                     "range [%" PRId64 ", +%" PRId64 ") is past the end of '%s' "
-                                     "(%" PRId64 " bytes)",
-                                     ref->offset, length, ref->location, size);
-        else if ((uint64_t)length != (uint64_t)dst_bytes)
-            status = tconv_error_set(err, TCONV_ERR_INVALID,
-                                     "external data has %" PRId64 " bytes, dims x %s need %zu",
-                                     length, tconv_dtype_name(t->dtype), dst_bytes);
-        else
-            status = read_range(fd, path, ref->offset, dst, dst_bytes, err);
-    }
+    else
+        status = check_external_range(t, (int64_t)st.st_size, dst_bytes, err);
+    if (status == TCONV_OK)
+        status = read_range(fd, path, t->external.offset, dst, dst_bytes, err);
     close(fd);
     return status;
+}
+
+/* At load time: the file exists inside the model's folder (symlinks resolved), is a regular
+ * file and holds the range. Decoding checks again: the file may change in between. */
+static tconv_status check_external_file(const tconv_tensor *t, size_t nbytes, tconv_error *err) {
+    const char *dir = t->model && t->model->dir ? t->model->dir : ".";
+    char *path;
+    tconv_status st = tconv_onnx_resolve_external(dir, t->external.location, &path, err);
+    if (st != TCONV_OK)
+        return st;
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        st = tconv_error_set(err, TCONV_ERR_IO, "external data file '%s' is not a regular file",
+                             t->external.location);
+    else
+        st = check_external_range(t, (int64_t)sb.st_size, nbytes, err);
+    free(path);
+    return st;
 }
 
 static tconv_status decode_external(const tconv_tensor *t, uint8_t *dst, size_t dst_bytes,
@@ -375,7 +399,7 @@ static tconv_status load_external_ref(const Onnx__TensorProto *p, tconv_tensor *
                                "external_data 'length' is %" PRId64 ", dims x %s need %zu",
                                t->external.length, tconv_dtype_name(t->dtype), nbytes);
     t->storage = TCONV_STORAGE_EXTERNAL;
-    return TCONV_OK;
+    return check_external_file(t, nbytes, err);
 }
 
 static tconv_status check_no_typed_fields(const Onnx__TensorProto *p, typed_field allowed,

@@ -18,13 +18,7 @@ typedef enum tconv_auto_pad {
     TCONV_AUTO_PAD_SAME_LOWER
 } tconv_auto_pad;
 
-/* Whose pad split to reproduce (DESIGN.md section 1, table of disagreements). */
-typedef enum tconv_convention {
-    TCONV_CONVENTION_ONNX = 0,  /* the ONNX spec (default) */
-    TCONV_CONVENTION_ORT,       /* onnxruntime >= 1.14: negative totals clamped, extend at end */
-    TCONV_CONVENTION_ORT_LEGACY /* onnxruntime <= 1.12: SAME_UPPER odd extra at the beginning,
-                                   output_shape/SAME_LOWER odd extra at the end, clamped */
-} tconv_convention;
+/* tconv_convention (whose pad split to reproduce, DESIGN.md section 1) is public: tconv/types.h. */
 
 const char *tconv_auto_pad_name(tconv_auto_pad auto_pad);
 const char *tconv_convention_name(tconv_convention convention);

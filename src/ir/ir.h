@@ -23,37 +23,9 @@
 #include "ir/arena.h"
 #include "ir/error.h"
 #include "ir/name_map.h"
+#include "tconv/types.h"
 
-/* ONNX TensorProto.DataType, same numbers. */
-typedef enum tconv_dtype {
-    TCONV_DTYPE_UNDEFINED = 0,
-    TCONV_DTYPE_FLOAT = 1,
-    TCONV_DTYPE_UINT8 = 2,
-    TCONV_DTYPE_INT8 = 3,
-    TCONV_DTYPE_UINT16 = 4,
-    TCONV_DTYPE_INT16 = 5,
-    TCONV_DTYPE_INT32 = 6,
-    TCONV_DTYPE_INT64 = 7,
-    TCONV_DTYPE_STRING = 8,
-    TCONV_DTYPE_BOOL = 9,
-    TCONV_DTYPE_FLOAT16 = 10,
-    TCONV_DTYPE_DOUBLE = 11,
-    TCONV_DTYPE_UINT32 = 12,
-    TCONV_DTYPE_UINT64 = 13,
-    TCONV_DTYPE_COMPLEX64 = 14,
-    TCONV_DTYPE_COMPLEX128 = 15,
-    TCONV_DTYPE_BFLOAT16 = 16,
-    TCONV_DTYPE_FLOAT8E4M3FN = 17,
-    TCONV_DTYPE_FLOAT8E4M3FNUZ = 18,
-    TCONV_DTYPE_FLOAT8E5M2 = 19,
-    TCONV_DTYPE_FLOAT8E5M2FNUZ = 20,
-    TCONV_DTYPE_UINT4 = 21,
-    TCONV_DTYPE_INT4 = 22,
-    TCONV_DTYPE_FLOAT4E2M1 = 23,
-    TCONV_DTYPE_FLOAT8E8M0 = 24,
-    TCONV_DTYPE_UINT2 = 25,
-    TCONV_DTYPE_INT2 = 26
-} tconv_dtype;
+/* tconv_dtype (ONNX TensorProto.DataType, same numbers) is public: tconv/types.h. */
 #define TCONV_DTYPE_MAX 26
 
 /* "float", "int64", ...; "undefined" for unknown numbers. */
@@ -180,24 +152,7 @@ tconv_status tconv_tensor_strings(tconv_tensor *tensor, const tconv_bytes **stri
 
 /* ---------------------------------------------------------------- attributes */
 
-/* ONNX AttributeProto.AttributeType, same numbers. */
-typedef enum tconv_attr_type {
-    TCONV_ATTR_UNDEFINED = 0,
-    TCONV_ATTR_FLOAT = 1,
-    TCONV_ATTR_INT = 2,
-    TCONV_ATTR_STRING = 3,
-    TCONV_ATTR_TENSOR = 4,
-    TCONV_ATTR_GRAPH = 5,
-    TCONV_ATTR_FLOATS = 6,
-    TCONV_ATTR_INTS = 7,
-    TCONV_ATTR_STRINGS = 8,
-    TCONV_ATTR_TENSORS = 9,
-    TCONV_ATTR_GRAPHS = 10,
-    TCONV_ATTR_SPARSE_TENSOR = 11,
-    TCONV_ATTR_SPARSE_TENSORS = 12,
-    TCONV_ATTR_TYPE_PROTO = 13,
-    TCONV_ATTR_TYPE_PROTOS = 14
-} tconv_attr_type;
+/* tconv_attr_type (ONNX AttributeProto.AttributeType, same numbers) is public: tconv/types.h. */
 
 const char *tconv_attr_type_name(int type);
 
@@ -351,6 +306,11 @@ struct tconv_model {
     uint64_t next_id;
     tconv_graph **all_graphs; /* every graph created for this model (they own name maps) */
     size_t n_all_graphs, cap_all_graphs;
+
+    /* Public API state (src/api): the error of the last failed public call on this model or on
+     * an object of it (tconv_model_last_error), and how many graphs the loader had to sort. */
+    tconv_error last_error;
+    size_t n_graphs_sorted_on_load;
 };
 
 /* ---------------------------------------------------------------- model and graph API */

@@ -219,6 +219,86 @@ static tconv_status check_attr_rule(const tconv_node *node, const tconv_attr *at
     return TCONV_OK;
 }
 
+/* ---------------------------------------------------------------- input and output counts */
+
+typedef struct arity_rule {
+    const char *op;
+    unsigned char min_in, max_in, min_out, max_out; /* ARITY_MANY: no upper bound */
+} arity_rule;
+
+#define ARITY_MANY 255
+
+/* The ops tconv reads, rewrites or emits (default domain), over every version of their schema:
+ * Reshape-1 and Slice-1 take their parameters as attributes, Pad-18 adds `axes`, ... An input
+ * below min_in is required and must not be empty. */
+static const arity_rule ARITY_RULES[] = {
+    {"ConvTranspose", 2, 3, 1, 1},
+    {"Conv", 2, 3, 1, 1},
+    {"Slice", 1, 5, 1, 1},
+    {"Pad", 1, 4, 1, 1},
+    {"Add", 2, 2, 1, 1},
+    {"Sub", 2, 2, 1, 1},
+    {"Mul", 2, 2, 1, 1},
+    {"Div", 2, 2, 1, 1},
+    {"Relu", 1, 1, 1, 1},
+    {"Identity", 1, 1, 1, 1},
+    {"Reshape", 1, 2, 1, 1},
+    {"Transpose", 1, 1, 1, 1},
+    {"Squeeze", 1, 2, 1, 1},
+    {"Unsqueeze", 1, 2, 1, 1},
+    {"Concat", 1, ARITY_MANY, 1, 1},
+    {"Gather", 2, 2, 1, 1},
+    {"Flatten", 1, 1, 1, 1},
+    {"Gemm", 2, 3, 1, 1},
+    {"MatMul", 2, 2, 1, 1},
+    {"BatchNormalization", 5, 5, 1, 5},
+    {"MaxPool", 1, 1, 1, 2},
+    {"AveragePool", 1, 1, 1, 1},
+    {"Shape", 1, 1, 1, 1},
+    {"Cast", 1, 1, 1, 1},
+    {"Constant", 0, 0, 1, 1},
+    {"Resize", 1, 4, 1, 1},
+    {"Upsample", 1, 2, 1, 1},
+    {"If", 1, 1, 1, ARITY_MANY},
+};
+
+static tconv_status count_error(tconv_error *err, const char *what, size_t n, const arity_rule *r,
+                                unsigned min, unsigned max) {
+    if (max == ARITY_MANY)
+        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes at least %u", what,
+                               n, r->op, min);
+    if (min == max)
+        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n,
+                               r->op, min);
+    return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u to %u", what, n,
+                           r->op, min, max);
+}
+
+static tconv_status check_arity(const tconv_node *node, tconv_error *err) {
+    if (!tconv_node_is_onnx_domain(node) || !node->op_type)
+        return TCONV_OK;
+    for (size_t i = 0; i < sizeof ARITY_RULES / sizeof ARITY_RULES[0]; i++) {
+        const arity_rule *r = &ARITY_RULES[i];
+        if (strcmp(r->op, node->op_type) != 0)
+            continue;
+        if (node->n_inputs < r->min_in || (r->max_in != ARITY_MANY && node->n_inputs > r->max_in))
+            return count_error(err, "inputs", node->n_inputs, r, r->min_in, r->max_in);
+        if (node->n_outputs < r->min_out ||
+            (r->max_out != ARITY_MANY && node->n_outputs > r->max_out))
+            return count_error(err, "outputs", node->n_outputs, r, r->min_out, r->max_out);
+        for (size_t k = 0; k < r->min_in; k++) {
+            if (!node->inputs[k])
+                return tconv_error_set(err, TCONV_ERR_INVALID,
+                                       "input %zu is empty, but %s requires it", k, r->op);
+        }
+        if (!node->outputs[0])
+            return tconv_error_set(err, TCONV_ERR_INVALID, "output 0 is empty, but %s requires it",
+                                   r->op);
+        return TCONV_OK;
+    }
+    return TCONV_OK;
+}
+
 /* ---------------------------------------------------------------- verification */
 
 /* The values visible at a point of a graph: its own definitions so far plus its parents'.
@@ -347,6 +427,8 @@ static tconv_status verify_node(verify_ctx *ctx, const tconv_node *node, scope *
     tconv_status st = TCONV_OK;
     if (!node->op_type || !*node->op_type)
         st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
+    if (st == TCONV_OK)
+        st = check_arity(node, ctx->err);
     if (st == TCONV_OK)
         st = verify_inputs(ctx, node, s);
     if (st == TCONV_OK)

@@ -11,11 +11,7 @@
 #include "passes/diagnostics.h"
 #include "passes/rewrite_report.h"
 
-/* Which ConvTranspose nodes the legalization rewrites. */
-typedef enum tconv_policy {
-    TCONV_POLICY_SAME_OR_ASYMMETRIC = 0, /* SAME_*, asymmetric pads, output_shape, output_padding */
-    TCONV_POLICY_VALID_ONLY              /* every ConvTranspose that is not plain VALID */
-} tconv_policy;
+/* tconv_policy (which ConvTranspose nodes the legalization rewrites) is public: tconv/types.h. */
 
 const char *tconv_policy_name(tconv_policy policy);
 bool tconv_policy_parse(const char *text, tconv_policy *out);

@@ -7,8 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Tensor bytes a session may hold at once unless told otherwise (session.h). */
+#define TCONV_DEFAULT_MAX_MEMORY_BYTES ((uint64_t)16 << 30)
+
 void tconv_session_options_init(tconv_session_options *options) {
     memset(options, 0, sizeof *options);
+    uint64_t limit = TCONV_DEFAULT_MAX_MEMORY_BYTES;
+    options->max_memory_bytes = limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
 }
 
 static int default_thread_count(void) {
@@ -37,6 +42,8 @@ tconv_status tconv_session_create(tconv_model *model, const tconv_session_option
         tconv_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
     tconv_status st = tconv_plan_build(s, model->graph, NULL, &s->main, err);
+    if (st == TCONV_OK)
+        st = tconv_plan_check_memory(s, s->main, NULL, err);
     if (st != TCONV_OK) {
         tconv_session_free(s);
         return st;
@@ -83,14 +90,15 @@ tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tco
     if (session && session->options.max_memory_bytes > 0) {
         int64_t n, bytes;
         size_t esize = tconv_rt_dtype_size(dtype);
+        size_t limit = session->options.max_memory_bytes;
+        size_t held = session->stats.live_bytes + session->stats.constant_bytes;
         if (rank >= 0 && rank <= TCONV_MAX_RANK && tconv_shape_elements(dims, rank, &n) &&
             tconv_mul_i64(n, (int64_t)esize, &bytes) &&
-            (uint64_t)bytes > session->options.max_memory_bytes - session->stats.live_bytes)
+            (held > limit || (uint64_t)bytes > limit - held))
             return tconv_error_set(err, TCONV_ERR_LIMIT,
                                    "a tensor of %lld bytes would exceed the memory limit of %zu "
                                    "bytes (%zu bytes in use)",
-                                   (long long)bytes, session->options.max_memory_bytes,
-                                   session->stats.live_bytes);
+                                   (long long)bytes, limit, held);
     }
     tconv_status st = tconv_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
     if (st != TCONV_OK)
@@ -388,8 +396,8 @@ static tconv_status check_input(const tconv_value *v, const tconv_rt_tensor *t,
     return TCONV_OK;
 }
 
-static tconv_status bind_inputs(tconv_run_env *env, const tconv_rt_tensor *inputs, size_t n_inputs,
-                                tconv_error *err) {
+static tconv_status bind_inputs(const tconv_session *s, tconv_run_env *env,
+                                const tconv_rt_tensor *inputs, size_t n_inputs, tconv_error *err) {
     const tconv_graph_plan *plan = env->plan;
     if (n_inputs != plan->n_inputs)
         return tconv_error_set(err, TCONV_ERR_USAGE, "%zu inputs given, the graph needs %zu",
@@ -403,7 +411,9 @@ static tconv_status bind_inputs(tconv_run_env *env, const tconv_rt_tensor *input
         env->slots[slot] = inputs[i];
         env->slots[slot].owns_data = false; /* borrowed from the caller */
     }
-    return TCONV_OK;
+    /* Now that the inputs fix the symbolic dims, refuse before the first allocation. */
+    tconv_plan_dim_values bound = {bindings.names, bindings.values, bindings.n};
+    return bindings.n ? tconv_plan_check_memory(s, plan, &bound, err) : TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- running */
@@ -423,7 +433,7 @@ tconv_status tconv_session_run(tconv_session *session, const tconv_rt_tensor *in
     session->stats.n_allocations = 0;
     session->stats.n_kernel_calls = 0;
     session->depth = 0;
-    st = bind_inputs(&env, inputs, n_inputs, err);
+    st = bind_inputs(session, &env, inputs, n_inputs, err);
     if (st == TCONV_OK)
         st = run_steps(session, &env, err);
     if (st == TCONV_OK)

@@ -14,7 +14,11 @@ typedef struct tconv_dim_binding {
 
 typedef struct tconv_session_options {
     int n_threads;           /* 0: one per core (at most 2 used by default builds' kernels) */
-    size_t max_memory_bytes; /* live tensor bytes at once; 0: no limit */
+    /* Tensor bytes held at once: initializer copies + live intermediate values; default
+     * 16 GiB, 0: no limit. A graph whose planned memory (declared shapes replayed over the
+     * buffer lifetimes) exceeds it is refused before anything is allocated; values of unknown
+     * shape are held to it as they are allocated. */
+    size_t max_memory_bytes;
 } tconv_session_options;
 
 void tconv_session_options_init(tconv_session_options *options);

@@ -83,6 +83,23 @@ tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
                               tconv_graph_plan *parent, tconv_graph_plan **out, tconv_error *err);
 void tconv_plan_free_all(tconv_session *session);
 
+/* Values of symbolic dims (dim_param) that the caller's inputs fixed. */
+typedef struct tconv_plan_dim_values {
+    const char *const *names;
+    const int64_t *values;
+    size_t n;
+} tconv_plan_dim_values;
+
+/* Replays plan's buffer lifetimes over the values' declared shapes (static dims, symbolic dims
+ * from `bound`, which may be NULL) plus the initializer copies the session holds, and refuses
+ * with TCONV_ERR_LIMIT, naming the node where the peak falls, when that exceeds
+ * options.max_memory_bytes (session_memory.c). */
+tconv_status tconv_plan_check_memory(const tconv_session *session, const tconv_graph_plan *plan,
+                                     const tconv_plan_dim_values *bound, tconv_error *err);
+/* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */
+tconv_status tconv_plan_check_constant(const tconv_session *session, const tconv_tensor *t,
+                                       tconv_error *err);
+
 /* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
 tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
                                  int rank, const int64_t *dims, tconv_error *err);

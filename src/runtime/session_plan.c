@@ -75,7 +75,9 @@ static tconv_status load_constants(tconv_session *s, tconv_graph_plan *plan, tco
         if (!t->value || !plan_slot(plan, t->value->name, &slot))
             continue;
         tconv_rt_tensor_release(&plan->constants[slot]);
-        tconv_status st = tconv_rt_tensor_from_ir(t, &plan->constants[slot], err);
+        tconv_status st = tconv_plan_check_constant(s, t, err);
+        if (st == TCONV_OK)
+            st = tconv_rt_tensor_from_ir(t, &plan->constants[slot], err);
         if (st != TCONV_OK)
             return tconv_error_prefix(err, "initializer '%s': ", t->name ? t->name : "");
         s->stats.constant_bytes += plan->constants[slot].nbytes;

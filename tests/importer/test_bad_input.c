@@ -347,6 +347,34 @@ static void test_undefined_input(void **state) {
     tconv_arena_destroy(b.arena);
 }
 
+static void test_wrong_input_arity(void **state) {
+    (void)state;
+    pbb b = {tconv_arena_create()};
+    Onnx__NodeProto *conv;
+    Onnx__ModelProto *m = conv_transpose_model(&b, &conv);
+    conv->n_input = 1; /* X only: W is required */
+    tconv_error err;
+    assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
+    assert_contains(err.message, "graph 'main': node 'conv1' (#1, ConvTranspose): inputs: 1 "
+                                 "given, ConvTranspose takes 2 to 3");
+    conv->n_input = 2;
+    conv->input[1] = pbb_str(&b, ""); /* present but empty */
+    assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
+    assert_contains(err.message, "node 'conv1' (#1, ConvTranspose): input 1 is empty, but "
+                                 "ConvTranspose requires it");
+    tconv_arena_destroy(b.arena);
+
+    b.arena = tconv_arena_create();
+    m = pbb_model(&b, 17);
+    pbb_input(&b, m->graph, "x", 2, DIMS_2x3);
+    pbb_output(&b, m->graph, "y", 2, DIMS_2x3);
+    pbb_node(&b, m->graph, "Add", "add", (const char *[]){"x", "x", "x", NULL},
+             (const char *[]){"y", NULL});
+    assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
+    assert_contains(err.message, "node 'add' (#0, Add): inputs: 3 given, Add takes 2");
+    tconv_arena_destroy(b.arena);
+}
+
 static void test_node_and_depth_limits(void **state) {
     (void)state;
     pbb b = {tconv_arena_create()};
@@ -422,21 +450,34 @@ static void test_external_paths_escaping_the_folder(void **state) {
                      TCONV_ERR_INVALID);
     assert_contains(err.message, "'/etc/passwd' is an absolute path");
 
-    /* A symlink inside the folder that points out of it passes the name check at load time and
-     * is caught when the data is read. */
+    /* A symlink inside the folder that points out of it is caught at load time (the file is
+     * resolved then, not read), and again if it appears only when the data is read. */
     assert_int_equal(tmpdir_write(outside, "secret.bin", SIX, sizeof SIX), 0);
     char target[4096], link[4096];
     snprintf(target, sizeof target, "%s/secret.bin", outside);
     snprintf(link, sizeof link, "%s/w.bin", dir);
     assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(load_in_dir(dir, external_model(&b, "w.bin"), &model, &err),
+                     TCONV_ERR_INVALID);
+    assert_contains(err.message, "initializer #0: tensor 'w': external data file 'w.bin' "
+                                 "resolves to");
+    assert_contains(err.message, "outside the model's folder");
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(tmpdir_write(dir, "w.bin", SIX, sizeof SIX), 0);
     assert_int_equal(load_in_dir(dir, external_model(&b, "w.bin"), &model, &err), TCONV_OK);
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(symlink(target, link), 0);
     const void *data;
     size_t nbytes;
     assert_int_equal(tconv_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
                      TCONV_ERR_INVALID);
     assert_contains(err.message, "tensor 'w': external data file 'w.bin' resolves to");
-    assert_contains(err.message, "outside the model's folder");
     tconv_model_free(model);
+
+    /* A missing file is an error at load time too. */
+    assert_int_equal(load_in_dir(dir, external_model(&b, "missing.bin"), &model, &err),
+                     TCONV_ERR_IO);
+    assert_contains(err.message, "tensor 'w': external data file 'missing.bin'");
 
     /* External data from memory without a folder is refused. */
     assert_int_equal(load_message(external_model(&b, "w.bin"), NULL, &err), TCONV_ERR_UNSUPPORTED);
@@ -453,22 +494,28 @@ static void test_external_range_past_the_end(void **state) {
     assert_int_equal(tmpdir_write(dir, "w.bin", SIX, 4 * sizeof(float)), 0); /* 16 of 24 bytes */
     tconv_model *model;
     tconv_error err;
-    assert_int_equal(load_in_dir(dir, external_model(&b, "w.bin"), &model, &err), TCONV_OK);
-    const void *data;
-    size_t nbytes;
-    assert_int_equal(tconv_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
+    /* Checked at load time, naming the initializer... */
+    assert_int_equal(load_in_dir(dir, external_model(&b, "w.bin"), &model, &err),
                      TCONV_ERR_INVALID);
-    assert_contains(err.message, "tensor 'w': external data has 16 bytes, dims x float need 24");
-    tconv_model_free(model);
+    assert_contains(err.message, "initializer #0: tensor 'w': external data has 16 bytes, dims x "
+                                 "float need 24");
 
     Onnx__ModelProto *m = external_model(&b, "w.bin");
     Onnx__TensorProto *w = m->graph->initializer[0];
     pbb_push(&b, &w->external_data, &w->n_external_data, pbb_entry(&b, "offset", "8"));
     pbb_push(&b, &w->external_data, &w->n_external_data, pbb_entry(&b, "length", "24"));
-    assert_int_equal(load_in_dir(dir, m, &model, &err), TCONV_OK);
+    assert_int_equal(load_in_dir(dir, m, &model, &err), TCONV_ERR_INVALID);
+    assert_contains(err.message, "range [8, +24) is past the end of 'w.bin' (16 bytes)");
+
+    /* ...and again when the data is read: the file may have shrunk since. */
+    assert_int_equal(tmpdir_write(dir, "w.bin", SIX, sizeof SIX), 0);
+    assert_int_equal(load_in_dir(dir, external_model(&b, "w.bin"), &model, &err), TCONV_OK);
+    assert_int_equal(tmpdir_write(dir, "w.bin", SIX, 4 * sizeof(float)), 0);
+    const void *data;
+    size_t nbytes;
     assert_int_equal(tconv_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
                      TCONV_ERR_INVALID);
-    assert_contains(err.message, "range [8, +24) is past the end of 'w.bin' (16 bytes)");
+    assert_contains(err.message, "tensor 'w': external data has 16 bytes, dims x float need 24");
     tconv_model_free(model);
     tconv_arena_destroy(b.arena);
     tmpdir_free(dir);
@@ -491,6 +538,7 @@ int main(void) {
         cmocka_unit_test(test_duplicate_producer),
         cmocka_unit_test(test_cycle),
         cmocka_unit_test(test_undefined_input),
+        cmocka_unit_test(test_wrong_input_arity),
         cmocka_unit_test(test_node_and_depth_limits),
         cmocka_unit_test(test_external_paths_escaping_the_folder),
         cmocka_unit_test(test_external_range_past_the_end),

@@ -7,12 +7,20 @@ set(TCONV_CONFORMANCE_TSV "${CMAKE_CURRENT_LIST_DIR}/conformance.tsv")
 set(TCONV_NODE_TESTS_DIR "${TCONV_SHARED_DIR}/onnx/node-tests")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${TCONV_CONFORMANCE_TSV}")
 
+# Tests run at tconv-run's default tolerances (rtol 1e-4, atol 1e-5), except where ONNX's own
+# expected data is too coarse for them: test_averagepool_2d_ceil_last_window_starts_on_pad stores
+# outputs rounded to 4 decimals (0.1511 for sum/9 = 0.151056), so it gets the tolerances ONNX's
+# backend test runner itself uses (rtol 1e-3, atol 1e-7).
+set(tconv_conformance_tolerance_test_averagepool_2d_ceil_last_window_starts_on_pad
+    --rtol 1e-3 --atol 1e-7)
+
 file(STRINGS "${TCONV_CONFORMANCE_TSV}" tconv_conformance_lines)
 foreach(line IN LISTS tconv_conformance_lines)
   if(line MATCHES "^([^\t]+)\trun\t")
     set(test "${CMAKE_MATCH_1}")
     add_test(NAME "runtime.conformance.${test}"
-             COMMAND tconv-run "${TCONV_NODE_TESTS_DIR}/${test}")
+             COMMAND tconv-run "${TCONV_NODE_TESTS_DIR}/${test}"
+                     ${tconv_conformance_tolerance_${test}})
     set_tests_properties("runtime.conformance.${test}" PROPERTIES TIMEOUT 300
                          LABELS conformance)
   endif()

@@ -1,0 +1,151 @@
+/* Running a model in tconv's own runtime, and comparing two models on the same inputs.
+ *
+ * A runner prepares a model's main graph once (every node needs a kernel) and runs it as often
+ * as wanted. Tensors cross the API as dtype + dims + little-endian row-major bytes; the runner
+ * copies inputs in and keeps outputs until the next run.
+ *
+ *   tconv_runner *r;
+ *   if (tconv_runner_new(model, 0, &r) != TCONV_OK) { ... tconv_model_last_error(model) ... }
+ *   tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, dims, pixels, sizeof pixels);
+ *   if (tconv_runner_run(r) == TCONV_OK) {
+ *       size_t nbytes;
+ *       const float *y = tconv_runner_output_data(r, 0, &nbytes);
+ *   }
+ *   tconv_runner_free(r);
+ *
+ * A comparison runs two models (an original and its rewrite) on seeded random inputs and checks
+ * every output with |candidate - reference| <= atol + rtol * |reference|: what
+ * `tconv-import --check` does. */
+#ifndef TCONV_RUNTIME_H
+#define TCONV_RUNTIME_H
+
+#include "tconv/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tconv_runner tconv_runner;
+typedef struct tconv_comparison tconv_comparison;
+
+/* ---------------------------------------------------------------- runners */
+
+/* Prepares `model` for running with up to n_threads threads (0: one per core). The model must
+ * outlive the runner and must not be edited while it exists. On success *out is the runner
+ * (free it with tconv_runner_free). A failure's message is tconv_model_last_error(model).
+ * Errors: TCONV_ERR_USAGE, TCONV_ERR_UNSUPPORTED (an op, dtype or opset the runtime lacks; the
+ * node is named), TCONV_ERR_INVALID, TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_new(tconv_model *model, int n_threads, tconv_runner **out);
+/* Frees the runner with its inputs and outputs. NULL is ignored. */
+void tconv_runner_free(tconv_runner *runner);
+
+/* The message of the runner's last failed call; "" after a success. Owned by the runner. */
+const char *tconv_runner_last_error(const tconv_runner *runner);
+
+/* The graph inputs that need data (inputs that are not initializers), in graph order: name,
+ * dtype, rank, and dim `axis` (-1 for a symbolic or unknown dim). NULL / UNDEFINED / -1 when an
+ * index is out of range. */
+size_t tconv_runner_input_count(const tconv_runner *runner);
+const char *tconv_runner_input_name(const tconv_runner *runner, size_t index);
+tconv_dtype tconv_runner_input_dtype(const tconv_runner *runner, size_t index);
+int tconv_runner_input_rank(const tconv_runner *runner, size_t index);
+int64_t tconv_runner_input_dim(const tconv_runner *runner, size_t index, int axis);
+/* The index of the input called `name`. Errors: TCONV_ERR_USAGE (no such input). */
+tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, size_t *index);
+
+/* Sets input `index` to a copy of `nbytes` bytes at `data` with the given dtype and dims.
+ * Errors: TCONV_ERR_USAGE (bad index, rank or dims, nbytes that does not match, a dtype the
+ * runtime does not compute with), TCONV_ERR_NOMEM. Dtype and static dims are checked against
+ * the graph when it runs. */
+tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype,
+                                    int rank, const int64_t *dims, const void *data,
+                                    size_t nbytes);
+/* Gives symbolic dim `name` (a dim_param of an input) a value for the random inputs below. */
+tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value);
+/* Fills input `index` with seeded random data of its declared type: floats in [-1, 1], small
+ * non-negative integers, random bools. Errors: TCONV_ERR_USAGE (a symbolic dim without a
+ * binding, an unknown dim; the input and dim are named), TCONV_ERR_UNSUPPORTED, NOMEM. */
+tconv_status tconv_runner_set_random_input(tconv_runner *runner, size_t index, uint64_t seed);
+/* Every input at once, input i with seed + i (what `tconv-run model.onnx --seed S` feeds). */
+tconv_status tconv_runner_set_random_inputs(tconv_runner *runner, uint64_t seed);
+/* Sets input `index` from a serialized ONNX TensorProto file (input_0.pb of ONNX test data).
+ * Errors: TCONV_ERR_IO, TCONV_ERR_PARSE, TCONV_ERR_INVALID, TCONV_ERR_UNSUPPORTED, NOMEM. */
+tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const char *pb_path);
+
+/* Runs the graph on the inputs set. Errors: TCONV_ERR_USAGE (an input was never set; it is
+ * named), TCONV_ERR_INVALID (inputs that do not fit the graph, bad data met by a kernel),
+ * TCONV_ERR_UNSUPPORTED, TCONV_ERR_LIMIT, TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_run(tconv_runner *runner);
+
+/* The graph outputs, in graph order. Name is known before a run; dtype, rank, dims and data
+ * after a successful run (UNDEFINED / -1 / NULL before). Data is owned by the runner and valid
+ * until the next run or tconv_runner_free; *nbytes (may be NULL) gets its size. */
+size_t tconv_runner_output_count(const tconv_runner *runner);
+const char *tconv_runner_output_name(const tconv_runner *runner, size_t index);
+tconv_dtype tconv_runner_output_dtype(const tconv_runner *runner, size_t index);
+int tconv_runner_output_rank(const tconv_runner *runner, size_t index);
+int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis);
+const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes);
+
+/* Writes output `index` of the last run as a serialized TensorProto file, atomically.
+ * Errors: TCONV_ERR_USAGE (no such output, no run yet), TCONV_ERR_IO, TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const char *pb_path);
+
+/* Compares output `index` of the last run with the TensorProto in expected_pb_path (same dtype
+ * and shape, |got - expected| <= atol + rtol * |expected|, NaN equal to NaN), what `tconv-run
+ * DIR` does per output. *max_abs_err and *max_rel_err (either may be NULL) get the largest
+ * errors. Errors: TCONV_ERR_MISMATCH (the message says where), TCONV_ERR_USAGE, TCONV_ERR_IO,
+ * TCONV_ERR_PARSE. */
+tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
+                                       const char *expected_pb_path, double rtol, double atol,
+                                       double *max_abs_err, double *max_rel_err);
+
+/* ---------------------------------------------------------------- comparing two models */
+
+/* A comparison with tconv-import's --check defaults: 1 run, seed 1, rtol 1e-4, atol 1e-5.
+ * On success *out is the comparison; free it with tconv_comparison_free. Errors:
+ * TCONV_ERR_USAGE (out is NULL), TCONV_ERR_NOMEM. */
+tconv_status tconv_comparison_new(tconv_comparison **out);
+/* NULL is ignored. */
+void tconv_comparison_free(tconv_comparison *comparison);
+
+/* The message of the comparison's last failed call; "" after a success. Owned by the
+ * comparison. */
+const char *tconv_comparison_last_error(const tconv_comparison *comparison);
+
+/* Number of seeded runs (1 .. 1000000); run r uses seed + r. Errors: TCONV_ERR_USAGE. */
+tconv_status tconv_comparison_set_runs(tconv_comparison *comparison, size_t runs);
+tconv_status tconv_comparison_set_seed(tconv_comparison *comparison, uint64_t seed);
+/* Tolerances (>= 0). Errors: TCONV_ERR_USAGE. */
+tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double rtol,
+                                            double atol);
+/* A value for symbolic input dim `name` (copied), as tconv_runner_bind_dim. */
+tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char *name,
+                                       int64_t value);
+
+/* Runs `reference` and `candidate` on the same random inputs (generated from the reference's
+ * inputs; the candidate must have the same number of inputs and outputs) and compares every
+ * output. TCONV_OK: every output of every run is within tolerance. TCONV_ERR_MISMATCH: some is
+ * not (see the per-output results below; the message names the first). Any other status: the
+ * comparison could not run (a model that does not load into the runtime, bad dims, ...); the
+ * message says which model. Messages are tconv_comparison_last_error. The models are not
+ * changed. */
+tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *reference,
+                                  tconv_model *candidate);
+
+/* Per-output results of the last run (in the reference's output order): name (owned by the
+ * comparison), the largest absolute and relative errors over all runs, whether every run was
+ * within tolerance, and the first failure ("seed S: output 'y': ..."; NULL when it matched).
+ * 0 / NULL / false when index is out of range or nothing ran. */
+size_t tconv_comparison_output_count(const tconv_comparison *comparison);
+const char *tconv_comparison_output_name(const tconv_comparison *comparison, size_t index);
+double tconv_comparison_max_abs_error(const tconv_comparison *comparison, size_t index);
+double tconv_comparison_max_rel_error(const tconv_comparison *comparison, size_t index);
+bool tconv_comparison_output_matches(const tconv_comparison *comparison, size_t index);
+const char *tconv_comparison_output_failure(const tconv_comparison *comparison, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

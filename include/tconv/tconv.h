@@ -1,0 +1,22 @@
+/* tconv: load ONNX models, legalize their ConvTranspose nodes, run them to prove a rewrite right.
+ * The one header a program includes; docs/api.md has an overview and an example.
+ *
+ *   tconv/types.h    handles, dtypes, attribute types, policy and convention, tconv_free
+ *   tconv/status.h   status codes
+ *   tconv/version.h  library version
+ *   tconv/model.h    read / write / clone / validate models, error messages, opsets
+ *   tconv/graph.h    walk and edit graphs: nodes, values, attributes, initializers
+ *   tconv/passes.h   pass pipelines (built-in and own passes) and the rewrite report
+ *   tconv/runtime.h  run a model on inputs, compare two models */
+#ifndef TCONV_TCONV_H
+#define TCONV_TCONV_H
+
+#include "tconv/status.h"
+#include "tconv/types.h"
+#include "tconv/version.h"
+#include "tconv/model.h"
+#include "tconv/graph.h"
+#include "tconv/passes.h"
+#include "tconv/runtime.h"
+
+#endif

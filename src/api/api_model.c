@@ -1,0 +1,347 @@
+/* Public API: models (life cycle, reading and writing, errors, metadata, opsets), the version,
+ * and the helpers every src/api file uses to record errors. */
+#include "api/api_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "importer/importer.h"
+#include "ir/print.h"
+
+/* A new model's IR version when the caller builds one: ONNX 1.13's, read by every current
+ * runtime. */
+#define NEW_MODEL_IR_VERSION 8
+
+/* ---------------------------------------------------------------- error helpers */
+
+tconv_error *tconv_api_begin(tconv_model *model) {
+    tconv_error_clear(&model->last_error);
+    return &model->last_error;
+}
+
+tconv_status tconv_api_end(tconv_model *model, tconv_status status) {
+    if (status == TCONV_OK) {
+        tconv_error_clear(&model->last_error);
+    } else {
+        model->last_error.status = status;
+        if (!model->last_error.message[0])
+            tconv_error_set(&model->last_error, status, "failed: %s", tconv_status_name(status));
+    }
+    return status;
+}
+
+tconv_status tconv_api_usage(tconv_model *model, const char *fmt, ...) {
+    if (model) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(model->last_error.message, sizeof model->last_error.message, fmt, ap);
+        va_end(ap);
+        model->last_error.status = TCONV_ERR_USAGE;
+    }
+    return TCONV_ERR_USAGE;
+}
+
+tconv_status tconv_api_fail(tconv_error *err, tconv_status status, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        err->status = status;
+    }
+    return status;
+}
+
+void tconv_api_copy_message(char *buf, size_t size, const char *message) {
+    if (!buf || size == 0)
+        return;
+    snprintf(buf, size, "%s", message ? message : "");
+}
+
+tconv_model *tconv_api_node_model(const tconv_node *node) {
+    return node && node->graph ? node->graph->model : NULL;
+}
+
+tconv_model *tconv_api_value_model(const tconv_value *value) {
+    return value && value->graph ? value->graph->model : NULL;
+}
+
+tconv_status tconv_api_check_dims(tconv_model *model, const char *what, int rank,
+                                  const int64_t *dims, bool allow_unknown_rank,
+                                  bool allow_unknown_dims) {
+    if (rank == -1 && allow_unknown_rank)
+        return TCONV_OK;
+    if (rank < 0 || rank > TCONV_MAX_DIMS)
+        return tconv_api_usage(model, "%s: rank %d is outside 0..%d", what, rank, TCONV_MAX_DIMS);
+    if (rank > 0 && !dims)
+        return tconv_api_usage(model, "%s: rank %d but dims is NULL", what, rank);
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < (allow_unknown_dims ? -1 : 0))
+            return tconv_api_usage(model, "%s: dim %d is %lld", what, i, (long long)dims[i]);
+    }
+    return TCONV_OK;
+}
+
+tconv_status tconv_api_capture_text(tconv_status (*write)(const void *ctx, FILE *out),
+                                    const void *ctx, char **text) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *stream = open_memstream(&buf, &len);
+    if (!stream)
+        return TCONV_ERR_NOMEM;
+    tconv_status st = write(ctx, stream);
+    if (fclose(stream) != 0 && st == TCONV_OK)
+        st = TCONV_ERR_NOMEM;
+    if (st != TCONV_OK || !buf) {
+        free(buf);
+        return st == TCONV_OK ? TCONV_ERR_NOMEM : st;
+    }
+    *text = buf;
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- version and memory */
+
+const char *tconv_version(void) {
+    return TCONV_VERSION_STRING;
+}
+
+int tconv_version_number(void) {
+    return TCONV_VERSION_NUMBER;
+}
+
+void tconv_free(void *memory) {
+    free(memory);
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+tconv_status tconv_model_new(tconv_model **out) {
+    if (!out)
+        return TCONV_ERR_USAGE;
+    tconv_error err;
+    tconv_status st = tconv_model_create(out, &err);
+    if (st != TCONV_OK)
+        return st;
+    (*out)->has_ir_version = true;
+    (*out)->ir_version = NEW_MODEL_IR_VERSION;
+    return TCONV_OK;
+}
+
+/* Hands a load's result to the caller: the model on success, the message on failure. */
+static tconv_status finish_read(tconv_status st, tconv_model **out, const tconv_load_info *info,
+                                const tconv_error *err, char *message, size_t message_size) {
+    if (st != TCONV_OK) {
+        tconv_model_free(*out);
+        *out = NULL;
+        tconv_api_copy_message(message, message_size,
+                               err->message[0] ? err->message : tconv_status_name(st));
+        return st;
+    }
+    (*out)->n_graphs_sorted_on_load = info->n_graphs_reordered;
+    tconv_error_clear(&(*out)->last_error);
+    return TCONV_OK;
+}
+
+tconv_status tconv_model_read_file(const char *path, tconv_model **out, char *message,
+                                   size_t message_size) {
+    tconv_api_copy_message(message, message_size, "");
+    if (!out || !path) {
+        tconv_api_copy_message(message, message_size,
+                               "tconv_model_read_file: path and out must not be NULL");
+        if (out)
+            *out = NULL;
+        return TCONV_ERR_USAGE;
+    }
+    *out = NULL;
+    tconv_error err;
+    tconv_error_clear(&err);
+    tconv_load_info info = {0};
+    tconv_status st = tconv_model_load_file(path, NULL, out, &info, &err);
+    return finish_read(st, out, &info, &err, message, message_size);
+}
+
+tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *external_data_dir,
+                                     tconv_model **out, char *message, size_t message_size) {
+    tconv_api_copy_message(message, message_size, "");
+    if (!out || (!data && size > 0)) {
+        tconv_api_copy_message(message, message_size,
+                               "tconv_model_read_buffer: out (and data when size > 0) must not "
+                               "be NULL");
+        if (out)
+            *out = NULL;
+        return TCONV_ERR_USAGE;
+    }
+    *out = NULL;
+    static const unsigned char empty = 0;
+    tconv_error err;
+    tconv_error_clear(&err);
+    tconv_load_info info = {0};
+    tconv_status st = tconv_model_load_buffer(data ? data : &empty, size, external_data_dir, NULL,
+                                              out, &info, &err);
+    return finish_read(st, out, &info, &err, message, message_size);
+}
+
+tconv_status tconv_model_write_file(tconv_model *model, const char *path) {
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!path)
+        return tconv_api_usage(model, "tconv_model_write_file: path is NULL");
+    return tconv_api_end(model, tconv_model_save_file(model, path, tconv_api_begin(model)));
+}
+
+tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *size) {
+    if (data)
+        *data = NULL;
+    if (size)
+        *size = 0;
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!data || !size)
+        return tconv_api_usage(model, "tconv_model_write_buffer: data and size must not be NULL");
+    tconv_status st = tconv_model_save_buffer(model, data, size, tconv_api_begin(model));
+    if (st != TCONV_OK) {
+        free(*data);
+        *data = NULL;
+        *size = 0;
+    }
+    return tconv_api_end(model, st);
+}
+
+tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
+    if (out)
+        *out = NULL;
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!out)
+        return tconv_api_usage(model, "tconv_model_clone: out is NULL");
+    void *bytes = NULL;
+    size_t size = 0;
+    tconv_error *err = tconv_api_begin(model);
+    tconv_status st = tconv_model_save_buffer(model, &bytes, &size, err);
+    if (st == TCONV_OK &&
+        (st = tconv_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err)) != TCONV_OK)
+        tconv_error_prefix(err, "reading the copy back: ");
+    free(bytes);
+    if (st == TCONV_OK && model->path &&
+        !((*out)->path = tconv_arena_strdup((*out)->arena, model->path)))
+        st = tconv_error_nomem(err, "a model path");
+    if (st != TCONV_OK) {
+        tconv_model_free(*out);
+        *out = NULL;
+    }
+    return tconv_api_end(model, st);
+}
+
+/* tconv_model_free is the IR's own (ir/graph.c): it ignores NULL. */
+
+/* ---------------------------------------------------------------- errors */
+
+const char *tconv_model_last_error(const tconv_model *model) {
+    return model ? model->last_error.message : "";
+}
+
+tconv_status tconv_model_last_status(const tconv_model *model) {
+    return model ? model->last_error.status : TCONV_ERR_USAGE;
+}
+
+tconv_status tconv_model_set_error(tconv_model *model, tconv_status status, const char *message) {
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (status == TCONV_OK)
+        tconv_error_clear(&model->last_error);
+    else
+        tconv_error_set(&model->last_error, status, "%s", message ? message : "");
+    return status;
+}
+
+/* ---------------------------------------------------------------- checks and text */
+
+tconv_status tconv_model_validate(tconv_model *model) {
+    if (!model)
+        return TCONV_ERR_USAGE;
+    return tconv_api_end(model, tconv_model_verify(model, tconv_api_begin(model)));
+}
+
+static tconv_status print_model(const void *model, FILE *out) {
+    return tconv_model_print(model, out);
+}
+
+tconv_status tconv_model_format_ir(tconv_model *model, char **text) {
+    if (text)
+        *text = NULL;
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!text)
+        return tconv_api_usage(model, "tconv_model_format_ir: text is NULL");
+    tconv_error *err = tconv_api_begin(model);
+    tconv_status st = tconv_api_capture_text(print_model, model, text);
+    if (st != TCONV_OK)
+        tconv_error_set(err, st, "formatting the IR: %s", tconv_status_name(st));
+    return tconv_api_end(model, st);
+}
+
+/* ---------------------------------------------------------------- metadata and opsets */
+
+int64_t tconv_model_ir_version(const tconv_model *model) {
+    return model && model->has_ir_version ? model->ir_version : 0;
+}
+
+tconv_status tconv_model_set_ir_version(tconv_model *model, int64_t version) {
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (version < 1)
+        return tconv_api_usage(model, "tconv_model_set_ir_version: version %lld < 1",
+                               (long long)version);
+    tconv_api_begin(model);
+    model->has_ir_version = true;
+    model->ir_version = version;
+    return TCONV_OK;
+}
+
+const char *tconv_model_producer_name(const tconv_model *model) {
+    return model ? model->producer_name : NULL;
+}
+
+const char *tconv_model_producer_version(const tconv_model *model) {
+    return model ? model->producer_version : NULL;
+}
+
+const char *tconv_model_path(const tconv_model *model) {
+    return model ? model->path : NULL;
+}
+
+size_t tconv_model_sorted_graph_count(const tconv_model *model) {
+    return model ? model->n_graphs_sorted_on_load : 0;
+}
+
+size_t tconv_model_opset_count(const tconv_model *model) {
+    return model ? model->n_opsets : 0;
+}
+
+bool tconv_model_opset_at(const tconv_model *model, size_t index, const char **domain,
+                          int64_t *version) {
+    if (!model || index >= model->n_opsets)
+        return false;
+    if (domain)
+        *domain = model->opsets[index].domain ? model->opsets[index].domain : "";
+    if (version)
+        *version = model->opsets[index].version;
+    return true;
+}
+
+int64_t tconv_model_opset_version(const tconv_model *model, const char *domain) {
+    return model ? tconv_model_opset(model, domain) : 0;
+}
+
+tconv_status tconv_model_set_opset_version(tconv_model *model, const char *domain,
+                                           int64_t version) {
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (version < 1)
+        return tconv_api_usage(model, "tconv_model_set_opset_version: version %lld < 1",
+                               (long long)version);
+    return tconv_api_end(model,
+                         tconv_model_set_opset(model, domain, version, tconv_api_begin(model)));
+}

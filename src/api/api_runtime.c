@@ -1,0 +1,384 @@
+/* Public API: runners, a session of the runtime plus the inputs and outputs of its last run. */
+#include "api/api_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "importer/importer.h"
+
+struct tconv_runner {
+    tconv_model *model;
+    tconv_session *session;
+    size_t n_inputs, n_outputs;
+    tconv_rt_tensor *inputs; /* n_inputs; an input is set when it has a dtype */
+    tconv_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
+    bool has_run;
+    tconv_api_dims dims;
+    tconv_error last_error;
+};
+
+/* ---------------------------------------------------------------- dim bindings */
+
+tconv_status tconv_api_dims_bind(tconv_api_dims *dims, const char *name, int64_t value,
+                                 tconv_error *err) {
+    if (!name || !*name || value < 0)
+        return tconv_api_fail(err, TCONV_ERR_USAGE,
+                              "a dim binding needs a name and a value >= 0 (got %lld)",
+                              (long long)value);
+    for (size_t i = 0; i < dims->count; i++) {
+        if (strcmp(dims->items[i].name, name) == 0) {
+            dims->items[i].value = value;
+            return TCONV_OK;
+        }
+    }
+    if (dims->count == dims->cap) {
+        size_t cap = dims->cap ? 2 * dims->cap : 4;
+        tconv_dim_binding *grown = realloc(dims->items, cap * sizeof *grown);
+        if (!grown)
+            return tconv_error_nomem(err, "a dim binding");
+        dims->items = grown;
+        dims->cap = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return tconv_error_nomem(err, "a dim binding");
+    dims->items[dims->count].name = copy;
+    dims->items[dims->count++].value = value;
+    return TCONV_OK;
+}
+
+void tconv_api_dims_free(tconv_api_dims *dims) {
+    for (size_t i = 0; i < dims->count; i++)
+        free((char *)dims->items[i].name);
+    free(dims->items);
+    memset(dims, 0, sizeof *dims);
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+static void release_all(tconv_rt_tensor *tensors, size_t n) {
+    for (size_t i = 0; tensors && i < n; i++)
+        tconv_rt_tensor_release(&tensors[i]);
+}
+
+void tconv_runner_free(tconv_runner *runner) {
+    if (!runner)
+        return;
+    release_all(runner->inputs, runner->n_inputs);
+    release_all(runner->outputs, runner->n_outputs);
+    free(runner->inputs);
+    free(runner->outputs);
+    tconv_api_dims_free(&runner->dims);
+    tconv_session_free(runner->session);
+    free(runner);
+}
+
+tconv_status tconv_runner_new(tconv_model *model, int n_threads, tconv_runner **out) {
+    if (out)
+        *out = NULL;
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!out || n_threads < 0)
+        return tconv_api_usage(model, "tconv_runner_new: out is NULL or n_threads < 0");
+    tconv_error *err = tconv_api_begin(model);
+    tconv_runner *r = calloc(1, sizeof *r);
+    if (!r)
+        return tconv_api_end(model, tconv_error_nomem(err, "a runner"));
+    r->model = model;
+    tconv_session_options options;
+    tconv_session_options_init(&options);
+    options.n_threads = n_threads;
+    tconv_status st = tconv_session_create(model, &options, &r->session, err);
+    if (st == TCONV_OK) {
+        r->n_inputs = tconv_session_input_count(r->session);
+        r->n_outputs = tconv_session_output_count(r->session);
+        r->inputs = calloc(r->n_inputs + 1, sizeof *r->inputs);
+        r->outputs = calloc(r->n_outputs + 1, sizeof *r->outputs);
+        if (!r->inputs || !r->outputs)
+            st = tconv_error_nomem(err, "runner buffers");
+    }
+    if (st != TCONV_OK) {
+        tconv_runner_free(r);
+        return tconv_api_end(model, st);
+    }
+    *out = r;
+    return tconv_api_end(model, TCONV_OK);
+}
+
+const char *tconv_runner_last_error(const tconv_runner *runner) {
+    return runner ? runner->last_error.message : "";
+}
+
+/* Starts a fallible call on a runner: resets its error; checks the input index when asked. */
+static tconv_status begin_call(tconv_runner *runner, size_t index, size_t limit,
+                               const char *what) {
+    if (!runner)
+        return TCONV_ERR_USAGE;
+    tconv_error_clear(&runner->last_error);
+    if (index >= limit)
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                              "%s: index %zu is out of range (%zu)", what, index, limit);
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+static const tconv_value *input_value(const tconv_runner *runner, size_t index) {
+    return runner && index < runner->n_inputs ? tconv_session_input(runner->session, index) : NULL;
+}
+
+size_t tconv_runner_input_count(const tconv_runner *runner) {
+    return runner ? runner->n_inputs : 0;
+}
+
+const char *tconv_runner_input_name(const tconv_runner *runner, size_t index) {
+    return tconv_value_name(input_value(runner, index));
+}
+
+tconv_dtype tconv_runner_input_dtype(const tconv_runner *runner, size_t index) {
+    return tconv_value_dtype(input_value(runner, index));
+}
+
+int tconv_runner_input_rank(const tconv_runner *runner, size_t index) {
+    return tconv_value_rank(input_value(runner, index));
+}
+
+int64_t tconv_runner_input_dim(const tconv_runner *runner, size_t index, int axis) {
+    return tconv_value_dim(input_value(runner, index), axis);
+}
+
+tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, size_t *index) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_find_input");
+    if (st != TCONV_OK)
+        return st;
+    if (!name || !index)
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                              "tconv_runner_find_input: name and index must not be NULL");
+    for (size_t i = 0; i < runner->n_inputs; i++) {
+        if (strcmp(tconv_runner_input_name(runner, i), name) == 0) {
+            *index = i;
+            return TCONV_OK;
+        }
+    }
+    return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                          "the model has no input '%s' that takes data (initializers cannot be "
+                          "fed)",
+                          name);
+}
+
+tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype,
+                                    int rank, const int64_t *dims, const void *data,
+                                    size_t nbytes) {
+    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0,
+                                 "tconv_runner_set_input");
+    if (st != TCONV_OK)
+        return st;
+    tconv_error *err = &runner->last_error;
+    if (tconv_api_check_dims(NULL, "", rank, dims, false, false) != TCONV_OK)
+        return tconv_api_fail(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
+                              tconv_runner_input_name(runner, index), rank);
+    if (tconv_rt_dtype_size(dtype) == 0)
+        return tconv_api_fail(err, TCONV_ERR_USAGE,
+                              "input '%s': the runtime does not compute with %s",
+                              tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
+    tconv_rt_tensor t = {0};
+    st = tconv_rt_tensor_alloc(&t, dtype, rank, dims, err);
+    if (st == TCONV_OK && (t.nbytes != nbytes || (nbytes > 0 && !data)))
+        st = tconv_api_fail(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
+                            tconv_runner_input_name(runner, index), nbytes,
+                            tconv_dtype_name(dtype), (long long)t.n_elements, t.nbytes);
+    if (st != TCONV_OK) {
+        tconv_rt_tensor_release(&t);
+        return st;
+    }
+    if (nbytes)
+        memcpy(t.data, data, nbytes);
+    tconv_rt_tensor_release(&runner->inputs[index]);
+    runner->inputs[index] = t;
+    return TCONV_OK;
+}
+
+tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_bind_dim");
+    if (st != TCONV_OK)
+        return st;
+    return tconv_api_dims_bind(&runner->dims, name, value, &runner->last_error);
+}
+
+static tconv_status random_input(tconv_runner *runner, size_t index, uint64_t seed) {
+    tconv_rt_tensor t = {0};
+    tconv_status st =
+        tconv_session_random_input(input_value(runner, index), seed, runner->dims.items,
+                                   runner->dims.count, &t, &runner->last_error);
+    if (st != TCONV_OK) {
+        tconv_rt_tensor_release(&t);
+        return st;
+    }
+    tconv_rt_tensor_release(&runner->inputs[index]);
+    runner->inputs[index] = t;
+    return TCONV_OK;
+}
+
+tconv_status tconv_runner_set_random_input(tconv_runner *runner, size_t index, uint64_t seed) {
+    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0,
+                                 "tconv_runner_set_random_input");
+    return st == TCONV_OK ? random_input(runner, index, seed) : st;
+}
+
+tconv_status tconv_runner_set_random_inputs(tconv_runner *runner, uint64_t seed) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_set_random_inputs");
+    for (size_t i = 0; st == TCONV_OK && runner && i < runner->n_inputs; i++)
+        st = random_input(runner, i, seed + i);
+    return st;
+}
+
+/* Reads a TensorProto file into a runtime tensor, through a scratch model freed right after. */
+static tconv_status read_pb(const char *path, tconv_rt_tensor *out, tconv_error *err) {
+    tconv_model *scratch = NULL;
+    tconv_tensor *t = NULL;
+    tconv_status st = tconv_model_create(&scratch, err);
+    if (st == TCONV_OK)
+        st = tconv_tensor_load_pb(scratch, path, &t, err);
+    if (st == TCONV_OK && (st = tconv_rt_tensor_from_ir(t, out, err)) != TCONV_OK)
+        tconv_error_prefix(err, "%s: ", path);
+    tconv_model_free(scratch);
+    return st;
+}
+
+tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const char *pb_path) {
+    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0,
+                                 "tconv_runner_load_input");
+    if (st != TCONV_OK)
+        return st;
+    if (!pb_path)
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                              "tconv_runner_load_input: the path is NULL");
+    tconv_rt_tensor t = {0};
+    st = read_pb(pb_path, &t, &runner->last_error);
+    if (st != TCONV_OK) {
+        tconv_rt_tensor_release(&t);
+        return st;
+    }
+    tconv_rt_tensor_release(&runner->inputs[index]);
+    runner->inputs[index] = t;
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- running */
+
+tconv_status tconv_runner_run(tconv_runner *runner) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_run");
+    if (st != TCONV_OK)
+        return st;
+    for (size_t i = 0; i < runner->n_inputs; i++) {
+        if (runner->inputs[i].dtype == TCONV_DTYPE_UNDEFINED)
+            return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                                  "input '%s' was not set", tconv_runner_input_name(runner, i));
+    }
+    release_all(runner->outputs, runner->n_outputs);
+    runner->has_run = false;
+    st = tconv_session_run(runner->session, runner->inputs, runner->n_inputs, runner->outputs,
+                           &runner->last_error);
+    if (st != TCONV_OK) {
+        release_all(runner->outputs, runner->n_outputs);
+        return st;
+    }
+    runner->has_run = true;
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static const tconv_rt_tensor *output_at(const tconv_runner *runner, size_t index) {
+    return runner && runner->has_run && index < runner->n_outputs ? &runner->outputs[index]
+                                                                   : NULL;
+}
+
+size_t tconv_runner_output_count(const tconv_runner *runner) {
+    return runner ? runner->n_outputs : 0;
+}
+
+const char *tconv_runner_output_name(const tconv_runner *runner, size_t index) {
+    return runner && index < runner->n_outputs
+               ? tconv_value_name(tconv_session_output(runner->session, index))
+               : NULL;
+}
+
+tconv_dtype tconv_runner_output_dtype(const tconv_runner *runner, size_t index) {
+    const tconv_rt_tensor *t = output_at(runner, index);
+    return t ? t->dtype : TCONV_DTYPE_UNDEFINED;
+}
+
+int tconv_runner_output_rank(const tconv_runner *runner, size_t index) {
+    const tconv_rt_tensor *t = output_at(runner, index);
+    return t ? t->rank : -1;
+}
+
+int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis) {
+    const tconv_rt_tensor *t = output_at(runner, index);
+    return t && axis >= 0 && axis < t->rank ? t->dims[axis] : -1;
+}
+
+const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes) {
+    const tconv_rt_tensor *t = output_at(runner, index);
+    if (nbytes)
+        *nbytes = t ? t->nbytes : 0;
+    return t ? t->data : NULL;
+}
+
+/* Starts a call about output `index` of the last run. */
+static tconv_status begin_output_call(tconv_runner *runner, size_t index, const char *path,
+                                      const char *what) {
+    tconv_status st = begin_call(runner, index, runner ? runner->n_outputs : 0, what);
+    if (st != TCONV_OK)
+        return st;
+    if (!runner->has_run)
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                              "%s: no successful run yet", what);
+    if (!path)
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL",
+                              what);
+    return TCONV_OK;
+}
+
+tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const char *pb_path) {
+    tconv_status st = begin_output_call(runner, index, pb_path, "tconv_runner_save_output");
+    if (st != TCONV_OK)
+        return st;
+    tconv_error *err = &runner->last_error;
+    tconv_model *scratch = NULL;
+    tconv_tensor *t = NULL;
+    st = tconv_model_create(&scratch, err);
+    if (st == TCONV_OK)
+        st = tconv_rt_tensor_to_ir(&runner->outputs[index], scratch,
+                                   tconv_runner_output_name(runner, index), &t, err);
+    if (st == TCONV_OK)
+        st = tconv_tensor_save_pb(t, pb_path, err);
+    tconv_model_free(scratch);
+    return st;
+}
+
+tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
+                                       const char *expected_pb_path, double rtol, double atol,
+                                       double *max_abs_err, double *max_rel_err) {
+    double abs_err = 0, rel_err = 0;
+    tconv_status st =
+        begin_output_call(runner, index, expected_pb_path, "tconv_runner_check_output");
+    if (st == TCONV_OK && !(rtol >= 0 && atol >= 0))
+        st = tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
+                            "tconv_runner_check_output: tolerances must be >= 0");
+    tconv_rt_tensor expected = {0};
+    if (st == TCONV_OK)
+        st = read_pb(expected_pb_path, &expected, &runner->last_error);
+    if (st == TCONV_OK &&
+        (st = tconv_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
+                                      &rel_err, &runner->last_error)) != TCONV_OK)
+        tconv_error_prefix(&runner->last_error, "output '%s': ",
+                           tconv_runner_output_name(runner, index));
+    tconv_rt_tensor_release(&expected);
+    if (max_abs_err)
+        *max_abs_err = abs_err;
+    if (max_rel_err)
+        *max_rel_err = rel_err;
+    return st;
+}

@@ -1,0 +1,119 @@
+/* Memory planning: the session refuses a graph whose planned memory exceeds
+ * tconv_session_options.max_memory_bytes before it allocates anything for it. The plan is the
+ * lifetime plan of session_plan.c replayed over the values' declared shapes: initializer copies,
+ * plus every intermediate value from the step that produces it to the step that releases it.
+ * Values whose shape is not known in advance count as 0 bytes here; the per-allocation check in
+ * tconv_session_alloc still holds them to the same limit while the graph runs. */
+#include "runtime/session_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static bool bound_dim(const tconv_plan_dim_values *bound, const char *param, int64_t *out) {
+    for (size_t i = 0; bound && param && i < bound->n; i++) {
+        if (bound->names[i] && strcmp(bound->names[i], param) == 0) {
+            *out = bound->values[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The bytes a value's tensor takes when its dtype and every dim are known (static, or symbolic
+ * and bound); UINT64_MAX when that size overflows. false when unknown. */
+static bool value_bytes(const tconv_value *v, const tconv_plan_dim_values *bound, uint64_t *out) {
+    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0)
+        return false;
+    size_t esize = tconv_rt_dtype_size(v->type.dtype);
+    if (esize == 0)
+        return false;
+    int64_t n = 1;
+    bool overflow = false;
+    for (int i = 0; i < v->type.rank; i++) {
+        const tconv_dim *d = &v->type.dims[i];
+        int64_t value;
+        if (d->kind == TCONV_DIM_STATIC)
+            value = d->value;
+        else if (d->kind != TCONV_DIM_SYMBOLIC || !bound_dim(bound, d->param, &value))
+            return false;
+        if (value < 0)
+            return false;
+        if (!overflow && !tconv_mul_i64(n, value, &n))
+            overflow = true;
+        if (value == 0) {
+            *out = 0; /* an empty tensor, whatever the other dims say */
+            return true;
+        }
+    }
+    int64_t bytes;
+    *out = overflow || !tconv_mul_i64(n, (int64_t)esize, &bytes) ? UINT64_MAX : (uint64_t)bytes;
+    return true;
+}
+
+static uint64_t slot_bytes(const tconv_graph_plan *plan, uint32_t slot,
+                           const tconv_plan_dim_values *bound) {
+    uint64_t bytes = 0;
+    if (slot != TCONV_NO_SLOT && slot < plan->n_slots &&
+        !value_bytes(plan->slot_values[slot], bound, &bytes))
+        bytes = 0;
+    return bytes;
+}
+
+tconv_status tconv_plan_check_memory(const tconv_session *session, const tconv_graph_plan *plan,
+                                     const tconv_plan_dim_values *bound, tconv_error *err) {
+    size_t limit = session->options.max_memory_bytes;
+    if (limit == 0)
+        return TCONV_OK;
+    uint64_t constants = session->stats.constant_bytes;
+    uint64_t live = constants, peak = constants;
+    const tconv_step_plan *peak_step = NULL;
+    for (size_t i = 0; i < plan->n_steps; i++) {
+        const tconv_step_plan *step = &plan->steps[i];
+        for (size_t k = 0; k < step->n_outputs; k++)
+            live = add_sat(live, slot_bytes(plan, step->outputs[k], bound));
+        if (live > peak) {
+            peak = live;
+            peak_step = step;
+        }
+        for (size_t k = 0; k < step->n_releases; k++) {
+            uint64_t b = slot_bytes(plan, step->releases[k], bound);
+            live = live > b ? live - b : 0;
+        }
+    }
+    if (peak <= (uint64_t)limit)
+        return TCONV_OK;
+    char where[256] = "the initializers";
+    if (peak_step)
+        tconv_node_describe(peak_step->node, where, sizeof where);
+    if (peak == UINT64_MAX)
+        return tconv_error_set(err, TCONV_ERR_LIMIT,
+                               "planned memory overflows (a declared shape is too large, at %s); "
+                               "the memory limit is %zu bytes",
+                               where, limit);
+    return tconv_error_set(err, TCONV_ERR_LIMIT,
+                           "planned memory of %" PRIu64 " bytes (%" PRIu64 " of initializers, "
+                           "peak at %s) exceeds the memory limit of %zu bytes",
+                           peak, constants, where, limit);
+}
+
+tconv_status tconv_plan_check_constant(const tconv_session *session, const tconv_tensor *t,
+                                       tconv_error *err) {
+    size_t limit = session->options.max_memory_bytes;
+    int64_t n;
+    size_t esize = tconv_rt_dtype_size(t->dtype);
+    if (limit == 0 || esize == 0 || !tconv_tensor_elements(t, &n))
+        return TCONV_OK; /* the copy itself reports what it cannot handle */
+    int64_t bytes;
+    uint64_t held = session->stats.constant_bytes;
+    if (tconv_mul_i64(n, (int64_t)esize, &bytes) && held <= limit &&
+        (uint64_t)bytes <= (uint64_t)limit - held)
+        return TCONV_OK;
+    return tconv_error_set(err, TCONV_ERR_LIMIT,
+                           "initializer '%s' needs %" PRId64 " x %zu bytes, over the memory limit "
+                           "of %zu bytes (%" PRIu64 " bytes of initializers already held)",
+                           t->name ? t->name : "", n, esize, limit, held);
+}

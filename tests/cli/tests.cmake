@@ -1,0 +1,69 @@
+# cli.*: the command-line contract (exit codes, messages, no partial output files).
+set(cli_work "${PROJECT_BINARY_DIR}/cli")
+file(MAKE_DIRECTORY "${cli_work}")
+set(keras "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx")
+set(ct_pads "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_pads")
+
+function(tconv_cli_test name)
+  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;NOT_EXIST;EXIST" "CMD" ${ARGN})
+  string(REPLACE ";" "|" cmd "${T_CMD}")
+  set(args "-DCMD=${cmd}" "-DEXPECT_EXIT=${T_EXIT}")
+  foreach(opt STDERR STDOUT)
+    if(DEFINED T_${opt})
+      list(APPEND args "-DEXPECT_${opt}=${T_${opt}}")
+    endif()
+  endforeach()
+  if(DEFINED T_NOT_EXIST)
+    list(APPEND args "-DMUST_NOT_EXIST=${T_NOT_EXIST}")
+  endif()
+  if(DEFINED T_EXIST)
+    list(APPEND args "-DMUST_EXIST=${T_EXIST}")
+  endif()
+  add_test(NAME "cli.${name}" COMMAND "${CMAKE_COMMAND}" ${args} -P "${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake")
+endfunction()
+
+tconv_cli_test(import_help CMD $<TARGET_FILE:tconv-import> --help EXIT 0 STDOUT "usage: tconv-import")
+tconv_cli_test(import_version CMD $<TARGET_FILE:tconv-import> --version EXIT 0 STDOUT "tconv-import [0-9]+\\.[0-9]+")
+tconv_cli_test(import_list_passes CMD $<TARGET_FILE:tconv-import> --list-passes EXIT 0
+               STDOUT "shape-infer.*lint-conv-transpose.*legalize-conv-transpose.*dce")
+tconv_cli_test(import_no_input CMD $<TARGET_FILE:tconv-import> EXIT 2 STDERR "no input model")
+tconv_cli_test(import_unknown_option CMD $<TARGET_FILE:tconv-import> ${keras} --frobnicate EXIT 2
+               STDERR "unknown option '--frobnicate'")
+tconv_cli_test(import_unknown_pass CMD $<TARGET_FILE:tconv-import> ${keras} --passes shape-infer,nope
+               -o ${cli_work}/unknown_pass.onnx EXIT 2 STDERR "unknown pass 'nope'" NOT_EXIST ${cli_work}/unknown_pass.onnx)
+tconv_cli_test(import_missing_file CMD $<TARGET_FILE:tconv-import> ${cli_work}/does-not-exist.onnx
+               -o ${cli_work}/missing.onnx EXIT 2 STDERR "does-not-exist.onnx" NOT_EXIST ${cli_work}/missing.onnx)
+tconv_cli_test(import_not_a_model CMD $<TARGET_FILE:tconv-import> ${PROJECT_SOURCE_DIR}/README.md
+               -o ${cli_work}/garbage.onnx EXIT 2 STDERR "README.md" NOT_EXIST ${cli_work}/garbage.onnx)
+tconv_cli_test(import_summary CMD $<TARGET_FILE:tconv-import> ${keras} EXIT 0
+               STDOUT "ConvTranspose nodes.*deconv1.*SAME_UPPER.*-> rewrite")
+tconv_cli_test(import_print_ir CMD $<TARGET_FILE:tconv-import> ${keras} --print-ir EXIT 0 STDOUT "ConvTranspose")
+tconv_cli_test(import_passes_none CMD $<TARGET_FILE:tconv-import> ${keras} --passes none
+               -o ${cli_work}/none.onnx EXIT 0 EXIST ${cli_work}/none.onnx)
+tconv_cli_test(import_dry_run CMD $<TARGET_FILE:tconv-import> ${keras} --dry-run EXIT 0
+               STDERR "rewrote 4 ConvTranspose node\\(s\\)")
+tconv_cli_test(import_report CMD $<TARGET_FILE:tconv-import> ${ct_pads}/model.onnx --policy valid-only
+               --report ${cli_work}/report.json -o ${cli_work}/pads.onnx EXIT 0 EXIST ${cli_work}/report.json)
+tconv_cli_test(import_check_passes CMD $<TARGET_FILE:tconv-import> ${keras} --check 3 --seed 5
+               -o ${cli_work}/checked.onnx EXIT 0 STDERR "check: output 'image': .*ok" EXIST ${cli_work}/checked.onnx)
+# Rewriting with onnxruntime<=1.12's pad split changes the meaning of SAME_UPPER with odd totals;
+# the check (which runs ONNX semantics) must catch it and write nothing.
+tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-import> ${keras}
+               --convention ort-legacy --check 2 -o ${cli_work}/mismatch.onnx EXIT 1
+               STDERR "MISMATCH.*was not written" NOT_EXIST ${cli_work}/mismatch.onnx)
+tconv_cli_test(import_check_needs_dims CMD $<TARGET_FILE:tconv-import>
+               ${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx --check 1 -o ${cli_work}/dyn.onnx
+               EXIT 2 STDERR "input 'x'.*N" NOT_EXIST ${cli_work}/dyn.onnx)
+tconv_cli_test(run_test_dir CMD $<TARGET_FILE:tconv-run> ${ct_pads} EXIT 0
+               STDOUT "PASS .*test_data_set_0 max_abs_err=.*1 passed, 0 failed")
+tconv_cli_test(run_random_inputs CMD $<TARGET_FILE:tconv-run> ${keras} --seed 3 EXIT 0 STDOUT "image")
+# A test directory whose golden output belongs to another model must fail with exit 1.
+set(wrong "${cli_work}/wrong_golden")
+file(MAKE_DIRECTORY "${wrong}/test_data_set_0")
+file(COPY "${ct_pads}/model.onnx" DESTINATION "${wrong}")
+file(COPY "${ct_pads}/test_data_set_0/input_0.pb" "${ct_pads}/test_data_set_0/input_1.pb"
+     DESTINATION "${wrong}/test_data_set_0")
+file(COPY "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose/test_data_set_0/output_0.pb"
+     DESTINATION "${wrong}/test_data_set_0")
+tconv_cli_test(run_wrong_golden CMD $<TARGET_FILE:tconv-run> ${wrong} ${ct_pads} EXIT 1
+               STDOUT "FAIL .*wrong_golden.*PASS .*1 passed, 1 failed")
