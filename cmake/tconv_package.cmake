@@ -31,8 +31,10 @@ list(JOIN TCONV_PUBLIC_FUNCTIONS ";\n    " tconv_map_globals)
 set(TCONV_VERSION_SCRIPT "${PROJECT_BINARY_DIR}/tconv.map")
 file(CONFIGURE OUTPUT "${TCONV_VERSION_SCRIPT}" CONTENT
      "/* Generated from include/tconv/*.h by cmake/tconv_package.cmake. */\n{\n  global:\n    ${tconv_map_globals};\n  local:\n    *;\n};\n")
+# --no-undefined: an internal symbol missing from the library is a link error here, not a crash
+# in a program that loads it.
 target_link_options(tconv_shared PRIVATE "LINKER:--version-script=${TCONV_VERSION_SCRIPT}"
-                    "LINKER:--no-undefined-version")
+                    "LINKER:--no-undefined-version" "LINKER:--no-undefined")
 set_property(TARGET tconv_shared APPEND PROPERTY LINK_DEPENDS "${TCONV_VERSION_SCRIPT}")
 
 # --- usage requirements of the installed targets: public headers only
@@ -63,6 +65,7 @@ install(FILES "${PROJECT_BINARY_DIR}/tconvConfig.cmake" "${PROJECT_BINARY_DIR}/t
 # pkg-config: the prefix is found relative to the .pc file, so `cmake --install --prefix DIR`
 # (and moving the tree) keeps it right.
 file(RELATIVE_PATH TCONV_PC_PREFIX_FROM_PCDIR "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" TCONV_PC_PREFIX_FROM_PCDIR "${TCONV_PC_PREFIX_FROM_PCDIR}")
 configure_file("${CMAKE_CURRENT_LIST_DIR}/tconv.pc.in" "${PROJECT_BINARY_DIR}/tconv.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/tconv.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 install(FILES "${PROJECT_SOURCE_DIR}/docs/api.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")

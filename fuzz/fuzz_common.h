@@ -18,17 +18,21 @@ int tconv_fuzz_legalize_check(const uint8_t *data, size_t size);
 int tconv_fuzz_tensor_decode(const uint8_t *data, size_t size);
 
 /* A broken property is a finding: print why and abort so libFuzzer keeps the input. */
+static inline void fuzz_fail(const char *file, int line, const char *cond, const tconv_error *err) {
+    fprintf(stderr, "fuzz: %s:%d: property failed: %s\n  error: %s\n", file, line, cond,
+            err ? err->message : "-");
+    abort();
+}
+
 #define FUZZ_REQUIRE(cond, err)                                                                    \
     do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz: %s:%d: property failed: %s\n  error: %s\n", __FILE__, __LINE__, \
-                    #cond, (err) ? ((const tconv_error *)(err))->message : "-");                   \
-            abort();                                                                               \
-        }                                                                                          \
+        if (!(cond))                                                                               \
+            fuzz_fail(__FILE__, __LINE__, #cond, (err));                                           \
     } while (0)
 
 /* A failing call must say what went wrong, prefixed with where (`label`). */
-static inline void fuzz_require_message(tconv_status st, const tconv_error *err, const char *label) {
+static inline void fuzz_require_message(tconv_status st, const tconv_error *err,
+                                        const char *label) {
     FUZZ_REQUIRE(st != TCONV_OK && err->status == st, err);
     size_t n = strlen(label);
     FUZZ_REQUIRE(strncmp(err->message, label, n) == 0 && err->message[n] != '\0', err);

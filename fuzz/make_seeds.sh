@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Builds the seed corpus from ONNX conformance test folders (model.onnx + test_data_set_*/*.pb):
+# Builds the seed corpus from ONNX conformance test folders (model.onnx + test_data_set_*/*.pb)
+# and from the repository's own test models (tests/golden: ConvTranspose in every padding form;
+# tests/broken: one defect each):
 #   fuzz/make_seeds.sh NODE_TESTS_DIR OUT_DIR
-# OUT/load_save and OUT/legalize_check get every model.onnx, OUT/tensor_decode every .pb file
-# (named after their test folder). Nothing here is committed: it is rebuilt on each run.
+# OUT/load_save and OUT/legalize_check get the models, OUT/tensor_decode the .pb files (named
+# after their folders). Nothing here is committed: it is rebuilt on each run.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 src=$1
 out=$2
 mkdir -p "$out/load_save" "$out/legalize_check" "$out/tensor_decode"
-[ -d "$src" ] || { echo "fuzz/make_seeds.sh: no conformance data at $src (only curated seeds used)" >&2; exit 0; }
+while IFS= read -r -d '' file; do
+    name=$(echo "${file#"$root"/tests/}" | tr '/' '-')
+    case "$file" in
+    *.onnx) cp -f "$file" "$out/load_save/$name"; cp -f "$file" "$out/legalize_check/$name" ;;
+    *.pb) cp -f "$file" "$out/tensor_decode/$name" ;;
+    esac
+done < <(find "$root/tests/golden" "$root/tests/broken" -type f \( -name '*.onnx' -o -name '*.pb' \) -size -256k -print0)
+[ -d "$src" ] || { echo "fuzz/make_seeds.sh: no conformance data at $src" >&2; exit 0; }
 for dir in "$src"/*/; do
     name=$(basename "$dir")
     [ -f "$dir/model.onnx" ] || continue

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages tconv builds with, only those that are missing.
 # Needs root (or sudo) when something is missing; does nothing otherwise.
 set -euo pipefail
-packages=(gcc libc6-dev make cmake protobuf-c-compiler libprotobuf-c-dev libcmocka-dev)
+packages=(gcc libc6-dev make cmake protobuf-c-compiler libprotobuf-c-dev libcmocka-dev g++ pkg-config)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

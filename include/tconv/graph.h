@@ -65,7 +65,8 @@ tconv_status tconv_graph_new_value(tconv_graph *graph, const char *base_name, tc
 
 /* A new graph input of the given type, appended to the inputs. Named as tconv_graph_new_value.
  * dims has `rank` entries; -1 marks an unknown dim; rank -1 means the shape is unknown (dims
- * unused). Errors also: TCONV_ERR_USAGE for rank > TCONV_MAX_DIMS or dims < -1. */
+ * unused). Errors also: TCONV_ERR_USAGE for an unknown dtype, rank > TCONV_MAX_DIMS or
+ * dims < -1. */
 tconv_status tconv_graph_new_input(tconv_graph *graph, const char *base_name, tconv_dtype dtype,
                                    int rank, const int64_t *dims, tconv_value **out);
 
@@ -223,6 +224,9 @@ tconv_value *tconv_tensor_value(const tconv_tensor *tensor);
 
 /* The tensor's data as little-endian row-major bytes (typed fields decoded and external data
  * read on first use, then cached). *data is owned by the model and valid until it is freed.
+ * No alignment is guaranteed: large raw_data is borrowed from the memory-mapped model file at
+ * whatever offset it has there, so copy it (memcpy) rather than casting it to float*. The model
+ * file must not be modified in place while the model is loaded.
  * Errors: TCONV_ERR_USAGE (STRING tensors have no byte form), TCONV_ERR_INVALID (data size
  * does not match the dims), TCONV_ERR_IO (external data), TCONV_ERR_NOMEM. */
 tconv_status tconv_tensor_get_data(tconv_tensor *tensor, const void **data, size_t *nbytes);

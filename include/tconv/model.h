@@ -7,6 +7,7 @@
 #ifndef TCONV_MODEL_H
 #define TCONV_MODEL_H
 
+#include "tconv/limits.h"
 #include "tconv/types.h"
 
 #ifdef __cplusplus
@@ -20,22 +21,24 @@ extern "C" {
  * tconv_model_free. Errors: TCONV_ERR_USAGE (out is NULL), TCONV_ERR_NOMEM. */
 tconv_status tconv_model_new(tconv_model **out);
 
-/* Reads and verifies an ONNX model file (external data is read relative to its folder). Nodes
- * that are not in topological order are sorted (see tconv_model_sorted_graph_count).
+/* Reads and verifies an ONNX model file (external data is read relative to its folder, and must
+ * stay inside it), within `limits` (NULL: the defaults of tconv/limits.h). Nodes that are not in
+ * topological order are sorted (see tconv_model_sorted_graph_count).
  * On success *out is the model (caller frees with tconv_model_free). On failure *out is NULL
  * and, when `message` is not NULL, the NUL-terminated reason (naming the file and, where it
  * applies, the node and field) is written into message[0 .. message_size-1], truncated to fit.
  * Errors: TCONV_ERR_USAGE (NULL path or out), TCONV_ERR_IO, TCONV_ERR_PARSE, TCONV_ERR_INVALID,
  * TCONV_ERR_UNSUPPORTED, TCONV_ERR_LIMIT (size or depth limits), TCONV_ERR_NOMEM. */
-tconv_status tconv_model_read_file(const char *path, tconv_model **out, char *message,
-                                   size_t message_size);
+tconv_status tconv_model_read_file(const char *path, const tconv_limits *limits, tconv_model **out,
+                                   char *message, size_t message_size);
 
 /* The same from `size` bytes at `data`. The bytes are copied where the model needs them, so the
  * caller may free `data` when the call returns. external_data_dir is the folder that external
  * tensor data is relative to; NULL refuses models with external data. Ownership and errors as
  * tconv_model_read_file. */
 tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *external_data_dir,
-                                     tconv_model **out, char *message, size_t message_size);
+                                     const tconv_limits *limits, tconv_model **out, char *message,
+                                     size_t message_size);
 
 /* Writes the model as an ONNX file, atomically. External data files the model references are
  * made available next to `path`. The message of a failure is tconv_model_last_error(model).
@@ -47,9 +50,9 @@ tconv_status tconv_model_write_file(tconv_model *model, const char *path);
  * bytes. On failure *data is NULL and *size 0. Errors as tconv_model_write_file. */
 tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *size);
 
-/* A deep copy of the model (serialized and read back, so it is exactly what writing the model
- * would give). On success *out is the copy (caller frees with tconv_model_free). The message of
- * a failure is tconv_model_last_error(model). Errors: as writing and reading. */
+/* A deep copy of the model (serialized and read back without limits, so it is exactly what
+ * writing the model would give). On success *out is the copy (caller frees with tconv_model_free).
+ * The message of a failure is tconv_model_last_error(model). Errors: as writing and reading. */
 tconv_status tconv_model_clone(tconv_model *model, tconv_model **out);
 
 /* Frees the model and everything it owns (graphs, nodes, values, tensors, strings). Objects
@@ -120,8 +123,7 @@ int64_t tconv_model_opset_version(const tconv_model *model, const char *domain);
 
 /* Imports `domain` at `version`, or changes the version it is imported at. Changing the version
  * does not convert nodes. Errors: TCONV_ERR_USAGE (NULL model, version < 1), TCONV_ERR_NOMEM. */
-tconv_status tconv_model_set_opset_version(tconv_model *model, const char *domain,
-                                           int64_t version);
+tconv_status tconv_model_set_opset_version(tconv_model *model, const char *domain, int64_t version);
 
 #ifdef __cplusplus
 }

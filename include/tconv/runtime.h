@@ -5,7 +5,7 @@
  * copies inputs in and keeps outputs until the next run.
  *
  *   tconv_runner *r;
- *   if (tconv_runner_new(model, 0, &r) != TCONV_OK) { ... tconv_model_last_error(model) ... }
+ *   if (tconv_runner_new(model, NULL, &r) != TCONV_OK) { ... tconv_model_last_error(model) ... }
  *   tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, dims, pixels, sizeof pixels);
  *   if (tconv_runner_run(r) == TCONV_OK) {
  *       size_t nbytes;
@@ -19,6 +19,7 @@
 #ifndef TCONV_RUNTIME_H
 #define TCONV_RUNTIME_H
 
+#include "tconv/limits.h"
 #include "tconv/types.h"
 
 #ifdef __cplusplus
@@ -30,12 +31,14 @@ typedef struct tconv_comparison tconv_comparison;
 
 /* ---------------------------------------------------------------- runners */
 
-/* Prepares `model` for running with up to n_threads threads (0: one per core). The model must
- * outlive the runner and must not be edited while it exists. On success *out is the runner
- * (free it with tconv_runner_free). A failure's message is tconv_model_last_error(model).
- * Errors: TCONV_ERR_USAGE, TCONV_ERR_UNSUPPORTED (an op, dtype or opset the runtime lacks; the
- * node is named), TCONV_ERR_INVALID, TCONV_ERR_NOMEM. */
-tconv_status tconv_runner_new(tconv_model *model, int n_threads, tconv_runner **out);
+/* Prepares `model` for running within `limits` (TCONV_LIMIT_THREADS, TCONV_LIMIT_MEMORY_BYTES;
+ * NULL: the defaults, one thread per core and 16 GiB). The model must outlive the runner and must
+ * not be edited while it exists. On success *out is the runner (free it with
+ * tconv_runner_free). A failure's message is tconv_model_last_error(model). Errors:
+ * TCONV_ERR_USAGE, TCONV_ERR_UNSUPPORTED (an op, dtype or opset the runtime lacks; the node is
+ * named), TCONV_ERR_LIMIT (the planned memory exceeds the limit), TCONV_ERR_INVALID,
+ * TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tconv_runner **out);
 /* Frees the runner with its inputs and outputs. NULL is ignored. */
 void tconv_runner_free(tconv_runner *runner);
 
@@ -57,9 +60,8 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
  * Errors: TCONV_ERR_USAGE (bad index, rank or dims, nbytes that does not match, a dtype the
  * runtime does not compute with), TCONV_ERR_NOMEM. Dtype and static dims are checked against
  * the graph when it runs. */
-tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype,
-                                    int rank, const int64_t *dims, const void *data,
-                                    size_t nbytes);
+tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, const void *data, size_t nbytes);
 /* Gives symbolic dim `name` (a dim_param of an input) a value for the random inputs below. */
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value);
 /* Fills input `index` with seeded random data of its declared type: floats in [-1, 1], small
@@ -117,8 +119,9 @@ const char *tconv_comparison_last_error(const tconv_comparison *comparison);
 tconv_status tconv_comparison_set_runs(tconv_comparison *comparison, size_t runs);
 tconv_status tconv_comparison_set_seed(tconv_comparison *comparison, uint64_t seed);
 /* Tolerances (>= 0). Errors: TCONV_ERR_USAGE. */
-tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double rtol,
-                                            double atol);
+tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double rtol, double atol);
+/* The runtime limits (threads, memory) for the models' runs; copied, NULL: the defaults. */
+tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tconv_limits *limits);
 /* A value for symbolic input dim `name` (copied), as tconv_runner_bind_dim. */
 tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char *name,
                                        int64_t value);

@@ -4,6 +4,7 @@
  *   tconv/types.h    handles, dtypes, attribute types, policy and convention, tconv_free
  *   tconv/status.h   status codes
  *   tconv/version.h  library version
+ *   tconv/limits.h   limits for untrusted models (sizes, depth, nodes, memory, threads)
  *   tconv/model.h    read / write / clone / validate models, error messages, opsets
  *   tconv/graph.h    walk and edit graphs: nodes, values, attributes, initializers
  *   tconv/passes.h   pass pipelines (built-in and own passes) and the rewrite report
@@ -14,6 +15,7 @@
 #include "tconv/status.h"
 #include "tconv/types.h"
 #include "tconv/version.h"
+#include "tconv/limits.h"
 #include "tconv/model.h"
 #include "tconv/graph.h"
 #include "tconv/passes.h"

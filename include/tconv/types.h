@@ -88,7 +88,7 @@ typedef enum tconv_attr_type {
 /* Which ConvTranspose nodes legalize-conv-transpose rewrites. */
 typedef enum tconv_policy {
     TCONV_POLICY_SAME_OR_ASYMMETRIC = 0, /* SAME_*, asymmetric pads, output_shape, output_padding */
-    TCONV_POLICY_VALID_ONLY               /* every ConvTranspose that is not plain VALID */
+    TCONV_POLICY_VALID_ONLY              /* every ConvTranspose that is not plain VALID */
 } tconv_policy;
 
 /* Whose ConvTranspose pad split to reproduce where runtimes disagree (DESIGN.md section 1). */

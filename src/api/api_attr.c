@@ -67,15 +67,14 @@ tconv_status tconv_attr_get_string(tconv_node *node, const char *name, const cha
     if (!a)
         return st;
     tconv_model *model = node->graph->model;
-    return tconv_api_end(model,
-                         tconv_node_attr_string(node, name, NULL, out, &model->last_error));
+    return tconv_api_end(model, tconv_node_attr_string(node, name, NULL, out, &model->last_error));
 }
 
 tconv_status tconv_attr_get_ints(tconv_node *node, const char *name, const int64_t **values,
                                  size_t *count) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, values && count ? values : NULL,
-                                     TCONV_ATTR_INTS, &st);
+    const tconv_attr *a =
+        find_typed(node, name, values && count ? values : NULL, TCONV_ATTR_INTS, &st);
     if (a) {
         *values = a->ints;
         *count = a->n;
@@ -86,8 +85,8 @@ tconv_status tconv_attr_get_ints(tconv_node *node, const char *name, const int64
 tconv_status tconv_attr_get_floats(tconv_node *node, const char *name, const float **values,
                                    size_t *count) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, values && count ? values : NULL,
-                                     TCONV_ATTR_FLOATS, &st);
+    const tconv_attr *a =
+        find_typed(node, name, values && count ? values : NULL, TCONV_ATTR_FLOATS, &st);
     if (a) {
         *values = a->floats;
         *count = a->n;
@@ -114,8 +113,8 @@ tconv_status tconv_attr_get_graph(tconv_node *node, const char *name, tconv_grap
 /* ---------------------------------------------------------------- setters */
 
 /* The checks every setter shares; on success *model is the node's model with its error reset. */
-static tconv_status begin_set(tconv_node *node, const char *name, const void *values,
-                              size_t count, tconv_model **model) {
+static tconv_status begin_set(tconv_node *node, const char *name, const void *values, size_t count,
+                              tconv_model **model) {
     *model = tconv_api_node_model(node);
     if (!*model)
         return TCONV_ERR_USAGE;
@@ -149,8 +148,7 @@ tconv_status tconv_attr_set_string(tconv_node *node, const char *name, const cha
     tconv_status st = begin_set(node, name, value, 1, &model);
     if (st != TCONV_OK)
         return st;
-    return tconv_api_end(model,
-                         tconv_node_set_attr_string(node, name, value, &model->last_error));
+    return tconv_api_end(model, tconv_node_set_attr_string(node, name, value, &model->last_error));
 }
 
 tconv_status tconv_attr_set_ints(tconv_node *node, const char *name, const int64_t *values,

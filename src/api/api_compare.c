@@ -19,6 +19,7 @@ struct tconv_comparison {
     size_t runs;
     uint64_t seed;
     double rtol, atol;
+    tconv_session_options session; /* limits of the runs */
     tconv_api_dims dims;
     output_result *results;
     size_t n_results;
@@ -44,6 +45,7 @@ tconv_status tconv_comparison_new(tconv_comparison **out) {
     (*out)->seed = 1;
     (*out)->rtol = 1e-4;
     (*out)->atol = 1e-5;
+    tconv_api_session_options(NULL, &(*out)->session);
     return TCONV_OK;
 }
 
@@ -101,6 +103,14 @@ tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double
     return TCONV_OK;
 }
 
+tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tconv_limits *limits) {
+    if (!comparison)
+        return TCONV_ERR_USAGE;
+    tconv_error_clear(&comparison->last_error);
+    tconv_api_session_options(limits, &comparison->session);
+    return TCONV_OK;
+}
+
 tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char *name,
                                        int64_t value) {
     if (!comparison)
@@ -130,12 +140,10 @@ static void close_run(compare_run *run) {
 /* Sessions for both models with matching interfaces, buffers, and one result per output. */
 static tconv_status open_run(tconv_comparison *c, tconv_model *reference, tconv_model *candidate,
                              compare_run *run, tconv_error *err) {
-    tconv_session_options options;
-    tconv_session_options_init(&options);
-    tconv_status st = tconv_session_create(reference, &options, &run->reference, err);
+    tconv_status st = tconv_session_create(reference, &c->session, &run->reference, err);
     if (st != TCONV_OK)
         return tconv_error_prefix(err, "reference model: ");
-    if ((st = tconv_session_create(candidate, &options, &run->candidate, err)) != TCONV_OK)
+    if ((st = tconv_session_create(candidate, &c->session, &run->candidate, err)) != TCONV_OK)
         return tconv_error_prefix(err, "candidate model: ");
     run->n_in = tconv_session_input_count(run->reference);
     run->n_out = tconv_session_output_count(run->reference);
@@ -197,13 +205,11 @@ static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t see
     }
     release_all(run->want, run->n_out);
     release_all(run->got, run->n_out);
-    if (st == TCONV_OK &&
-        (st = tconv_session_run(run->reference, run->inputs, run->n_in, run->want, err)) !=
-            TCONV_OK)
+    if (st == TCONV_OK && (st = tconv_session_run(run->reference, run->inputs, run->n_in, run->want,
+                                                  err)) != TCONV_OK)
         tconv_error_prefix(err, "reference model: ");
     if (st == TCONV_OK &&
-        (st = tconv_session_run(run->candidate, run->inputs, run->n_in, run->got, err)) !=
-            TCONV_OK)
+        (st = tconv_session_run(run->candidate, run->inputs, run->n_in, run->got, err)) != TCONV_OK)
         tconv_error_prefix(err, "candidate model: ");
     for (size_t i = 0; st == TCONV_OK && i < run->n_out; i++)
         st = record(&c->results[i], &run->got[i], &run->want[i], c, seed, err);

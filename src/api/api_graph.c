@@ -106,11 +106,19 @@ static tconv_status set_value_type(tconv_value *value, tconv_dtype dtype, int ra
     return tconv_value_set_tensor_type(value, dtype, rank, ir_dims, err);
 }
 
+/* A tensor type a caller gives: a known dtype and sane dims. */
+static tconv_status check_type(tconv_model *model, const char *what, tconv_dtype dtype, int rank,
+                               const int64_t *dims) {
+    if (!tconv_dtype_is_known((int)dtype) || dtype == TCONV_DTYPE_UNDEFINED)
+        return tconv_api_usage(model, "%s: %d is not an element type", what, (int)dtype);
+    return tconv_api_check_dims(model, what, rank, dims, true, true);
+}
+
 tconv_status tconv_graph_new_input(tconv_graph *graph, const char *base_name, tconv_dtype dtype,
                                    int rank, const int64_t *dims, tconv_value **out) {
     tconv_status st = check_new_named(graph, "tconv_graph_new_input", base_name, out);
     if (st == TCONV_OK)
-        st = tconv_api_check_dims(graph->model, "tconv_graph_new_input", rank, dims, true, true);
+        st = check_type(graph->model, "tconv_graph_new_input", dtype, rank, dims);
     if (st != TCONV_OK)
         return st;
     *out = NULL;
@@ -177,9 +185,9 @@ tconv_status tconv_graph_new_node(tconv_graph *graph, const char *op_type, const
                                "tconv_graph_new_node: the node to insert before is not in this "
                                "graph");
     tconv_node *node = NULL;
-    tconv_status st = tconv_node_create(graph, op_type, domain && *domain ? domain : NULL,
-                                        name && *name ? name : NULL, &node,
-                                        tconv_api_begin(graph->model));
+    tconv_status st =
+        tconv_node_create(graph, op_type, domain && *domain ? domain : NULL,
+                          name && *name ? name : NULL, &node, tconv_api_begin(graph->model));
     if (st == TCONV_OK) {
         if (before)
             tconv_graph_insert_before(graph, before, node);
@@ -402,7 +410,7 @@ tconv_status tconv_value_set_type(tconv_value *value, tconv_dtype dtype, int ran
     tconv_model *model = tconv_api_value_model(value);
     if (!model)
         return TCONV_ERR_USAGE;
-    tconv_status st = tconv_api_check_dims(model, "tconv_value_set_type", rank, dims, true, true);
+    tconv_status st = check_type(model, "tconv_value_set_type", dtype, rank, dims);
     if (st != TCONV_OK)
         return st;
     return tconv_api_end(model, set_value_type(value, dtype, rank, dims, tconv_api_begin(model)));

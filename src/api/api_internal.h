@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "importer/importer.h"
 #include "ir/ir.h"
 #include "passes/diagnostics.h"
 #include "passes/rewrite_report.h"
@@ -17,6 +18,10 @@ typedef struct tconv_api_dims {
     tconv_dim_binding *items;
     size_t count, cap;
 } tconv_api_dims;
+
+/* The importer's and the runtime's options a tconv_limits stands for (defaults when NULL). */
+void tconv_api_load_options(const tconv_limits *limits, tconv_load_options *out);
+void tconv_api_session_options(const tconv_limits *limits, tconv_session_options *out);
 
 /* Binds (or rebinds) `name` to value >= 0. Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
 tconv_status tconv_api_dims_bind(tconv_api_dims *dims, const char *name, int64_t value,
@@ -35,6 +40,8 @@ struct tconv_report {
 
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
 tconv_report *tconv_api_report_new(void);
+
+_Static_assert(TCONV_MAX_DIMS == TCONV_MAX_RANK, "public and IR rank limits differ");
 
 /* Starts a fallible public call on `model`: clears its last error and returns the record the
  * internal calls fill in. */

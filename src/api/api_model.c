@@ -2,11 +2,11 @@
  * and the helpers every src/api file uses to record errors. */
 #include "api/api_internal.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "importer/importer.h"
 #include "ir/print.h"
 
 /* A new model's IR version when the caller builds one: ONNX 1.13's, read by every current
@@ -144,8 +144,8 @@ static tconv_status finish_read(tconv_status st, tconv_model **out, const tconv_
     return TCONV_OK;
 }
 
-tconv_status tconv_model_read_file(const char *path, tconv_model **out, char *message,
-                                   size_t message_size) {
+tconv_status tconv_model_read_file(const char *path, const tconv_limits *limits, tconv_model **out,
+                                   char *message, size_t message_size) {
     tconv_api_copy_message(message, message_size, "");
     if (!out || !path) {
         tconv_api_copy_message(message, message_size,
@@ -158,12 +158,15 @@ tconv_status tconv_model_read_file(const char *path, tconv_model **out, char *me
     tconv_error err;
     tconv_error_clear(&err);
     tconv_load_info info = {0};
-    tconv_status st = tconv_model_load_file(path, NULL, out, &info, &err);
+    tconv_load_options options;
+    tconv_api_load_options(limits, &options);
+    tconv_status st = tconv_model_load_file(path, &options, out, &info, &err);
     return finish_read(st, out, &info, &err, message, message_size);
 }
 
 tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *external_data_dir,
-                                     tconv_model **out, char *message, size_t message_size) {
+                                     const tconv_limits *limits, tconv_model **out, char *message,
+                                     size_t message_size) {
     tconv_api_copy_message(message, message_size, "");
     if (!out || (!data && size > 0)) {
         tconv_api_copy_message(message, message_size,
@@ -178,8 +181,10 @@ tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *
     tconv_error err;
     tconv_error_clear(&err);
     tconv_load_info info = {0};
-    tconv_status st = tconv_model_load_buffer(data ? data : &empty, size, external_data_dir, NULL,
-                                              out, &info, &err);
+    tconv_load_options options;
+    tconv_api_load_options(limits, &options);
+    tconv_status st = tconv_model_load_buffer(data ? data : &empty, size, external_data_dir,
+                                              &options, out, &info, &err);
     return finish_read(st, out, &info, &err, message, message_size);
 }
 
@@ -218,10 +223,15 @@ tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
         return tconv_api_usage(model, "tconv_model_clone: out is NULL");
     void *bytes = NULL;
     size_t size = 0;
+    /* The model is in memory already: whatever limits it was read with, the copy fits. */
+    tconv_load_options unlimited;
+    tconv_load_options_init(&unlimited);
+    unlimited.max_file_bytes = unlimited.max_tensor_bytes = unlimited.max_nodes = 0;
+    unlimited.max_graph_depth = INT_MAX;
     tconv_error *err = tconv_api_begin(model);
     tconv_status st = tconv_model_save_buffer(model, &bytes, &size, err);
-    if (st == TCONV_OK &&
-        (st = tconv_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err)) != TCONV_OK)
+    if (st == TCONV_OK && (st = tconv_model_load_buffer(bytes, size, model->dir, &unlimited, out,
+                                                        NULL, err)) != TCONV_OK)
         tconv_error_prefix(err, "reading the copy back: ");
     free(bytes);
     if (st == TCONV_OK && model->path &&

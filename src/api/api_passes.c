@@ -205,8 +205,8 @@ static tconv_status resolve_one(const tconv_pipeline *pipeline, const char *name
 
 /* Resolves every name of the list before anything runs, so a typo never leaves a half-done
  * model. *steps is malloc'd (count entries). */
-static tconv_status resolve_steps(const tconv_pipeline *pipeline, pass_step **steps,
-                                  size_t *count, tconv_error *err) {
+static tconv_status resolve_steps(const tconv_pipeline *pipeline, pass_step **steps, size_t *count,
+                                  tconv_error *err) {
     const char *list = pipeline->passes;
     *steps = NULL;
     *count = 0;
@@ -253,9 +253,8 @@ static tconv_status run_custom(const custom_pass *pass, tconv_model *model, tcon
     return st;
 }
 
-static tconv_status run_steps(const tconv_pipeline *pipeline, const pass_step *steps,
-                              size_t count, tconv_model *model, tconv_report *report,
-                              tconv_error *err) {
+static tconv_status run_steps(const tconv_pipeline *pipeline, const pass_step *steps, size_t count,
+                              tconv_model *model, tconv_report *report, tconv_error *err) {
     tconv_pass_options options;
     tconv_pass_options_init(&options);
     options.policy = pipeline->policy;
@@ -263,10 +262,9 @@ static tconv_status run_steps(const tconv_pipeline *pipeline, const pass_step *s
     options.diagnostics = &report->warnings;
     options.report = &report->rewrites;
     for (size_t i = 0; i < count; i++) {
-        tconv_status st = steps[i].custom
-                              ? run_custom(steps[i].custom, model, err)
-                              : tconv_run_passes(model, steps[i].builtin->name, &options, NULL,
-                                                 NULL, err);
+        tconv_status st = steps[i].custom ? run_custom(steps[i].custom, model, err)
+                                          : tconv_run_passes(model, steps[i].builtin->name,
+                                                             &options, NULL, NULL, err);
         if (st != TCONV_OK)
             return st;
         if (pipeline->after_pass)

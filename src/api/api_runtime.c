@@ -4,13 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "importer/importer.h"
-
 struct tconv_runner {
     tconv_model *model;
     tconv_session *session;
     size_t n_inputs, n_outputs;
-    tconv_rt_tensor *inputs; /* n_inputs; an input is set when it has a dtype */
+    tconv_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
     tconv_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
     bool has_run;
     tconv_api_dims dims;
@@ -73,21 +71,20 @@ void tconv_runner_free(tconv_runner *runner) {
     free(runner);
 }
 
-tconv_status tconv_runner_new(tconv_model *model, int n_threads, tconv_runner **out) {
+tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tconv_runner **out) {
     if (out)
         *out = NULL;
     if (!model)
         return TCONV_ERR_USAGE;
-    if (!out || n_threads < 0)
-        return tconv_api_usage(model, "tconv_runner_new: out is NULL or n_threads < 0");
+    if (!out)
+        return tconv_api_usage(model, "tconv_runner_new: out is NULL");
     tconv_error *err = tconv_api_begin(model);
     tconv_runner *r = calloc(1, sizeof *r);
     if (!r)
         return tconv_api_end(model, tconv_error_nomem(err, "a runner"));
     r->model = model;
     tconv_session_options options;
-    tconv_session_options_init(&options);
-    options.n_threads = n_threads;
+    tconv_api_session_options(limits, &options);
     tconv_status st = tconv_session_create(model, &options, &r->session, err);
     if (st == TCONV_OK) {
         r->n_inputs = tconv_session_input_count(r->session);
@@ -110,8 +107,7 @@ const char *tconv_runner_last_error(const tconv_runner *runner) {
 }
 
 /* Starts a fallible call on a runner: resets its error; checks the input index when asked. */
-static tconv_status begin_call(tconv_runner *runner, size_t index, size_t limit,
-                               const char *what) {
+static tconv_status begin_call(tconv_runner *runner, size_t index, size_t limit, const char *what) {
     if (!runner)
         return TCONV_ERR_USAGE;
     tconv_error_clear(&runner->last_error);
@@ -166,11 +162,10 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
                           name);
 }
 
-tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype,
-                                    int rank, const int64_t *dims, const void *data,
-                                    size_t nbytes) {
-    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0,
-                                 "tconv_runner_set_input");
+tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, const void *data, size_t nbytes) {
+    tconv_status st =
+        begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_input");
     if (st != TCONV_OK)
         return st;
     tconv_error *err = &runner->last_error;
@@ -185,8 +180,8 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
     st = tconv_rt_tensor_alloc(&t, dtype, rank, dims, err);
     if (st == TCONV_OK && (t.nbytes != nbytes || (nbytes > 0 && !data)))
         st = tconv_api_fail(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
-                            tconv_runner_input_name(runner, index), nbytes,
-                            tconv_dtype_name(dtype), (long long)t.n_elements, t.nbytes);
+                            tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
+                            (long long)t.n_elements, t.nbytes);
     if (st != TCONV_OK) {
         tconv_rt_tensor_release(&t);
         return st;
@@ -220,8 +215,8 @@ static tconv_status random_input(tconv_runner *runner, size_t index, uint64_t se
 }
 
 tconv_status tconv_runner_set_random_input(tconv_runner *runner, size_t index, uint64_t seed) {
-    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0,
-                                 "tconv_runner_set_random_input");
+    tconv_status st =
+        begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_random_input");
     return st == TCONV_OK ? random_input(runner, index, seed) : st;
 }
 
@@ -246,8 +241,8 @@ static tconv_status read_pb(const char *path, tconv_rt_tensor *out, tconv_error 
 }
 
 tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const char *pb_path) {
-    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0,
-                                 "tconv_runner_load_input");
+    tconv_status st =
+        begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_load_input");
     if (st != TCONV_OK)
         return st;
     if (!pb_path)
@@ -272,8 +267,8 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
         return st;
     for (size_t i = 0; i < runner->n_inputs; i++) {
         if (runner->inputs[i].dtype == TCONV_DTYPE_UNDEFINED)
-            return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                                  "input '%s' was not set", tconv_runner_input_name(runner, i));
+            return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "input '%s' was not set",
+                                  tconv_runner_input_name(runner, i));
     }
     release_all(runner->outputs, runner->n_outputs);
     runner->has_run = false;
@@ -290,8 +285,7 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
 /* ---------------------------------------------------------------- outputs */
 
 static const tconv_rt_tensor *output_at(const tconv_runner *runner, size_t index) {
-    return runner && runner->has_run && index < runner->n_outputs ? &runner->outputs[index]
-                                                                   : NULL;
+    return runner && runner->has_run && index < runner->n_outputs ? &runner->outputs[index] : NULL;
 }
 
 size_t tconv_runner_output_count(const tconv_runner *runner) {
@@ -333,11 +327,10 @@ static tconv_status begin_output_call(tconv_runner *runner, size_t index, const 
     if (st != TCONV_OK)
         return st;
     if (!runner->has_run)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                              "%s: no successful run yet", what);
-    if (!path)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL",
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "%s: no successful run yet",
                               what);
+    if (!path)
+        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL", what);
     return TCONV_OK;
 }
 
@@ -373,8 +366,8 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
     if (st == TCONV_OK &&
         (st = tconv_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
                                       &rel_err, &runner->last_error)) != TCONV_OK)
-        tconv_error_prefix(&runner->last_error, "output '%s': ",
-                           tconv_runner_output_name(runner, index));
+        tconv_error_prefix(&runner->last_error,
+                           "output '%s': ", tconv_runner_output_name(runner, index));
     tconv_rt_tensor_release(&expected);
     if (max_abs_err)
         *max_abs_err = abs_err;

@@ -126,8 +126,7 @@ void tconv_cli_limits_usage(FILE *out) {
     print_size(out, d.max_memory_bytes);
     fprintf(out, ")\n  %-22s %s (default %d)\n", OPTIONS[3].name, OPTIONS[3].help,
             d.load.max_graph_depth);
-    fprintf(out, "  %-22s %s (default %zu)\n", OPTIONS[4].name, OPTIONS[4].help,
-            d.load.max_nodes);
+    fprintf(out, "  %-22s %s (default %zu)\n", OPTIONS[4].name, OPTIONS[4].help, d.load.max_nodes);
 }
 
 void tconv_cli_limits_hint(FILE *out, const char *prog, tconv_status st) {

@@ -98,7 +98,7 @@ static bool parse_dim(const char *text, tconv_dim_binding *out) {
     if (!eq || eq == text || !parse_long(eq + 1, &value) || value < 0)
         return false;
     size_t len = (size_t)(eq - text);
-    char *name = malloc(len + 1); /* lives until exit */
+    char *name = malloc(len + 1); /* freed by free_args */
     if (!name)
         return false;
     memcpy(name, text, len);
@@ -533,14 +533,21 @@ static int run_import(const import_args *a) {
     return rc;
 }
 
+static void free_args(import_args *a) {
+    for (size_t i = 0; i < a->n_dims; i++)
+        free((char *)a->dims[i].name);
+    a->n_dims = 0;
+}
+
 int main(int argc, char **argv) {
     import_args args;
     int rc = parse_args(argc, argv, &args);
-    if (rc >= 0)
-        return rc;
-    if (args.list_passes) {
+    if (rc < 0 && args.list_passes) {
         list_passes();
-        return EXIT_OK;
+        rc = EXIT_OK;
+    } else if (rc < 0) {
+        rc = run_import(&args);
     }
-    return run_import(&args);
+    free_args(&args);
+    return rc;
 }

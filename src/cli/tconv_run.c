@@ -421,7 +421,13 @@ static void run_data_set(tconv_session *session, const char *label, const char *
     } else {
         printf("FAIL %s %s\n", label, err.message[0] ? err.message : tconv_status_name(st));
         t->failed++;
-        raise_exit(t, bad_input || st == TCONV_ERR_LIMIT ? EXIT_BAD_INPUT : EXIT_MISMATCH);
+        bad_input = bad_input || st == TCONV_ERR_LIMIT;
+        raise_exit(t, bad_input ? EXIT_BAD_INPUT : EXIT_MISMATCH);
+        if (bad_input) { /* broken data, not a wrong result: say so where errors go */
+            fprintf(stderr, "tconv-run: %s\n",
+                    err.message[0] ? err.message : tconv_status_name(st));
+            tconv_cli_limits_hint(stderr, "tconv-run", st);
+        }
     }
     if (outputs)
         release_tensors(outputs, n_out);

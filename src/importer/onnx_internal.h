@@ -36,6 +36,12 @@ Onnx__TensorProto *tconv_onnx_tensor_to_proto(tconv_arena *tmp, tconv_tensor *te
 tconv_status tconv_onnx_check_wire(const void *data, size_t size,
                                    const ProtobufCMessageDescriptor *descriptor, int max_depth,
                                    tconv_error *err);
+/* Same, and refuses (TCONV_ERR_LIMIT) data whose unpacking would allocate more than
+ * max_overhead bytes (0: no limit) beyond the file's own bytes: message structs, arrays and
+ * unknown-field records, which a file of many tiny sub-messages multiplies ~100-fold. */
+tconv_status tconv_onnx_check_wire_bounded(const void *data, size_t size,
+                                           const ProtobufCMessageDescriptor *descriptor,
+                                           int max_depth, size_t max_overhead, tconv_error *err);
 
 /* `dir`/`location` after checking that location is relative, has no ".." component and, once
  * symlinks are resolved, stays inside dir. malloc'd, caller frees. */

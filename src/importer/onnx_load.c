@@ -9,11 +9,13 @@
 
 #include "importer/importer.h"
 #include "importer/onnx_internal.h"
+#include "importer/model_map.h"
 #include "ir/verify.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,10 @@
  * plus room for the deepest non-graph chains (TypeProto sequences of maps of ...). */
 #define WIRE_LEVELS_PER_GRAPH 3
 #define WIRE_EXTRA_LEVELS 64
+/* Errors inside subgraphs name the enclosing graphs, nodes and attributes down to this depth;
+ * deeper ones are elided ("...") so a deeply nested error keeps its own text within the
+ * message size. */
+#define CONTEXT_LEVELS 6
 
 static size_t clamp_to_size(uint64_t v) {
     return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
@@ -58,7 +64,15 @@ static tconv_status nomem(load_ctx *ctx, const char *what) {
     return tconv_error_nomem(ctx->err, what);
 }
 
-static tconv_status prefix_node(tconv_error *err, size_t index, const Onnx__NodeProto *np) {
+/* Whether errors at subgraph depth `depth` get their location prefixed (see CONTEXT_LEVELS). */
+static bool shows_context(int depth) {
+    return depth < CONTEXT_LEVELS;
+}
+
+static tconv_status prefix_node(tconv_error *err, size_t index, const Onnx__NodeProto *np,
+                                int depth) {
+    if (!shows_context(depth))
+        return err->status;
     if (np->name && *np->name)
         return tconv_error_prefix(err, "node '%s' (#%zu, %s): ", np->name, index,
                                   str_or_empty(np->op_type));
@@ -318,10 +332,16 @@ static tconv_status load_attr_tensor(load_ctx *ctx, const Onnx__TensorProto *tp,
 
 static tconv_status load_subgraph(load_ctx *ctx, tconv_node *node, const Onnx__GraphProto *gp,
                                   int depth, tconv_graph **out) {
-    if (depth > ctx->options.max_graph_depth)
+    if (depth > ctx->options.max_graph_depth) {
+        char where[256] = "", node_where[240];
+        if (!shows_context(depth - 1)) /* else the prefixes already say where */
+            snprintf(where, sizeof where,
+                     "%s: ", tconv_node_describe(node, node_where, sizeof node_where));
         return tconv_error_set(ctx->err, TCONV_ERR_LIMIT,
-                               "subgraphs are nested deeper than the limit of %d",
-                               ctx->options.max_graph_depth);
+                               "%ssubgraph '%s' is nested %d deep: subgraphs are nested deeper "
+                               "than the limit of %d",
+                               where, str_or_empty(gp->name), depth, ctx->options.max_graph_depth);
+    }
     tconv_status st = tconv_graph_create(ctx->model, node->graph, out, ctx->err);
     if (st != TCONV_OK)
         return st;
@@ -368,7 +388,7 @@ static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx_
         for (size_t k = 0; k < a->n_graphs; k++) {
             tconv_status st = load_subgraph(ctx, node, a->graphs[k], depth + 1, &attr->graphs[k]);
             if (st != TCONV_OK)
-                return tconv_error_prefix(ctx->err, "graphs[%zu]: ", k);
+                return shows_context(depth) ? tconv_error_prefix(ctx->err, "graphs[%zu]: ", k) : st;
         }
         return TCONV_OK;
     default:
@@ -413,7 +433,8 @@ static tconv_status load_attr(load_ctx *ctx, tconv_node *node, size_t index,
     if (st == TCONV_OK)
         st = tconv_node_add_attr(node, &attr, ctx->err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "attribute '%s': ", a->name);
+        return shows_context(depth) ? tconv_error_prefix(ctx->err, "attribute '%s': ", a->name)
+                                    : st;
     return TCONV_OK;
 }
 
@@ -506,7 +527,7 @@ static tconv_status load_nodes(load_ctx *ctx, tconv_graph *graph, Onnx__NodeProt
     for (size_t i = 0; i < n; i++) {
         tconv_status st = declare_node(ctx, graph, nodes[i]);
         if (st != TCONV_OK)
-            return prefix_node(ctx->err, i, nodes[i]);
+            return prefix_node(ctx->err, i, nodes[i], depth);
         if (i == 0)
             first_new = graph->last;
     }
@@ -514,7 +535,7 @@ static tconv_status load_nodes(load_ctx *ctx, tconv_graph *graph, Onnx__NodeProt
     for (size_t i = 0; i < n; i++, node = node->next) {
         tconv_status st = complete_node(ctx, node, nodes[i], depth);
         if (st != TCONV_OK)
-            return prefix_node(ctx->err, i, nodes[i]);
+            return prefix_node(ctx->err, i, nodes[i], depth);
     }
     return TCONV_OK;
 }
@@ -546,9 +567,11 @@ static tconv_status load_graph(load_ctx *ctx, tconv_graph *graph, const Onnx__Gr
     if (!ok)
         return nomem(ctx, "a graph");
     tconv_status st = load_graph_body(ctx, graph, gp, depth);
-    if (st != TCONV_OK)
+    if (st != TCONV_OK && depth == CONTEXT_LEVELS)
+        return tconv_error_prefix(ctx->err, "graph '%s': ...: ", str_or_empty(gp->name));
+    if (st != TCONV_OK && shows_context(depth))
         return tconv_error_prefix(ctx->err, "graph '%s': ", str_or_empty(gp->name));
-    return TCONV_OK;
+    return st;
 }
 
 static tconv_status load_function_body(load_ctx *ctx, tconv_graph *body,
@@ -686,10 +709,6 @@ static tconv_status sort_all(tconv_model *model, bool sort, tconv_load_info *inf
     return st;
 }
 
-static void release_message(void *owner) {
-    protobuf_c_message_free_unpacked(owner, NULL);
-}
-
 static int wire_depth_limit(const tconv_load_options *options) {
     int depth = options->max_graph_depth > 0 ? options->max_graph_depth : 0;
     if (depth > (INT_MAX - WIRE_EXTRA_LEVELS) / WIRE_LEVELS_PER_GRAPH - 1)
@@ -697,33 +716,35 @@ static int wire_depth_limit(const tconv_load_options *options) {
     return (depth + 1) * WIRE_LEVELS_PER_GRAPH + WIRE_EXTRA_LEVELS;
 }
 
-static tconv_status unpack_model(const void *data, size_t size, const tconv_load_options *options,
+static tconv_status unpack_model(tconv_onnx_loaded *loaded, const tconv_load_options *options,
                                  Onnx__ModelProto **out, tconv_error *err) {
     *out = NULL;
+    size_t size;
+    const uint8_t *data = tconv_onnx_loaded_bytes(loaded, &size);
     if (size == 0)
         return tconv_error_set(err, TCONV_ERR_PARSE, "the file is empty, not an ONNX model");
-    tconv_status st = tconv_onnx_check_wire(data, size, &onnx__model_proto__descriptor,
-                                            wire_depth_limit(options), err);
+    /* The file-size limit also bounds what decoding allocates beyond the file's bytes. */
+    tconv_status st =
+        tconv_onnx_check_wire_bounded(data, size, &onnx__model_proto__descriptor,
+                                      wire_depth_limit(options), options->max_file_bytes, err);
     if (st != TCONV_OK)
         return st;
-    *out = onnx__model_proto__unpack(NULL, size, data);
-    if (!*out)
-        return tconv_error_set(err, TCONV_ERR_PARSE,
-                               "not a valid ONNX ModelProto (protobuf decoding failed)");
-    return TCONV_OK;
+    return tconv_onnx_loaded_unpack(loaded, out, err); /* borrows large raw_data in place */
 }
 
-static tconv_status new_model(Onnx__ModelProto *message, const char *path, const char *dir,
-                              tconv_model **out, tconv_error *err) {
+/* The model takes `loaded` (the message and the bytes it borrows from), also on failure. */
+static tconv_status new_model(tconv_onnx_loaded *loaded, Onnx__ModelProto *message,
+                              const char *path, const char *dir, tconv_model **out,
+                              tconv_error *err) {
     tconv_status st = tconv_model_create(out, err);
     if (st != TCONV_OK) {
-        protobuf_c_message_free_unpacked(&message->base, NULL);
+        tconv_onnx_loaded_free(loaded);
         return st;
     }
     tconv_model *model = *out;
     model->origin = message;
-    model->release = release_message;
-    model->release_owner = message;
+    model->release = tconv_onnx_loaded_free;
+    model->release_owner = loaded;
     model->path = tconv_arena_strdup(model->arena, path);
     model->dir = tconv_arena_strdup(model->arena, dir ? dir : ".");
     if ((path && !model->path) || !model->dir)
@@ -743,9 +764,9 @@ static tconv_status build_model(load_ctx *ctx, const Onnx__ModelProto *message,
     return st;
 }
 
-/* protobuf-c copies every bytes/string field while unpacking, so the file bytes are not needed
- * once the message exists: the model owns only the message. */
-static tconv_status load_bytes(const void *data, size_t size, const char *label, const char *path,
+/* The model owns `loaded`: the message and the mapped or copied bytes its large raw_data
+ * fields point into (model_map.h). */
+static tconv_status load_bytes(tconv_onnx_loaded *loaded, const char *label, const char *path,
                                const char *dir, const tconv_load_options *options,
                                tconv_model **out, tconv_load_info *info, tconv_error *err) {
     load_ctx ctx;
@@ -760,9 +781,11 @@ static tconv_status load_bytes(const void *data, size_t size, const char *label,
     ctx.tensor_options.no_external_reason =
         "needs a folder to be relative to, and the model was loaded from memory without one";
     Onnx__ModelProto *message;
-    tconv_status st = unpack_model(data, size, &ctx.options, &message, err);
+    tconv_status st = unpack_model(loaded, &ctx.options, &message, err);
+    if (st != TCONV_OK)
+        tconv_onnx_loaded_free(loaded);
     if (st == TCONV_OK)
-        st = new_model(message, path, dir, &ctx.model, err);
+        st = new_model(loaded, message, path, dir, &ctx.model, err);
     if (st == TCONV_OK)
         st = build_model(&ctx, message, info);
     if (st != TCONV_OK) {
@@ -781,7 +804,11 @@ tconv_status tconv_model_load_buffer(const void *data, size_t size, const char *
         memset(info, 0, sizeof *info);
     if (!data && size)
         return tconv_error_set(err, TCONV_ERR_USAGE, "model buffer is NULL");
-    return load_bytes(data, size, "<memory>", NULL, dir, options, out, info, err);
+    tconv_onnx_loaded *loaded;
+    tconv_status st = tconv_onnx_loaded_copy(data, size, &loaded, err);
+    if (st != TCONV_OK)
+        return tconv_error_prefix(err, "<memory>: ");
+    return load_bytes(loaded, "<memory>", NULL, dir, options, out, info, err);
 }
 
 tconv_status tconv_model_load_file(const char *path, const tconv_load_options *options,
@@ -794,18 +821,16 @@ tconv_status tconv_model_load_file(const char *path, const tconv_load_options *o
         tconv_load_options_init(&defaults);
         options = &defaults;
     }
-    void *data;
-    size_t size;
-    tconv_status st = tconv_read_file(path, options->max_file_bytes, &data, &size, err);
+    tconv_onnx_loaded *loaded;
+    tconv_status st = tconv_onnx_loaded_map_file(path, options->max_file_bytes, &loaded, err);
     if (st != TCONV_OK)
         return st;
     char *dir = tconv_path_dirname(path);
     if (!dir) {
-        free(data);
+        tconv_onnx_loaded_free(loaded);
         return tconv_error_nomem(err, "a folder name");
     }
-    st = load_bytes(data, size, path, path, dir, options, out, info, err);
+    st = load_bytes(loaded, path, path, dir, options, out, info, err);
     free(dir);
-    free(data);
     return st;
 }

@@ -7,6 +7,7 @@
 
 #include "importer/importer.h"
 #include "importer/onnx_internal.h"
+#include "importer/model_map.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -447,6 +448,15 @@ static Onnx__ModelProto *save_model(save_ctx *ctx, const tconv_model *model) {
     return ctx->failed ? NULL : m;
 }
 
+tconv_status tconv_onnx_model_to_proto(const tconv_model *model, tconv_arena *tmp,
+                                       Onnx__ModelProto **out, tconv_error *err) {
+    save_ctx ctx = {tmp, err, false};
+    *out = save_model(&ctx, model);
+    if (*out)
+        return TCONV_OK;
+    return err->status != TCONV_OK ? err->status : tconv_error_nomem(err, "the saved model");
+}
+
 tconv_status tconv_model_save_buffer(const tconv_model *model, void **data, size_t *size,
                                      tconv_error *err) {
     tconv_error local;
@@ -455,12 +465,9 @@ tconv_status tconv_model_save_buffer(const tconv_model *model, void **data, size
     *size = 0;
     if (!ctx.tmp)
         return tconv_error_nomem(ctx.err, "the saver");
-    Onnx__ModelProto *m = save_model(&ctx, model);
-    tconv_status st = TCONV_OK;
-    if (!m) {
-        st = ctx.err->status != TCONV_OK ? ctx.err->status
-                                         : tconv_error_nomem(ctx.err, "the saved model");
-    } else {
+    Onnx__ModelProto *m = NULL;
+    tconv_status st = tconv_onnx_model_to_proto(model, ctx.tmp, &m, ctx.err);
+    if (st == TCONV_OK) {
         size_t n = protobuf_c_message_get_packed_size(&m->base);
         uint8_t *buf = malloc(n ? n : 1);
         if (!buf) {
@@ -699,15 +706,9 @@ tconv_status tconv_model_save_file(const tconv_model *model, const char *path, t
     tconv_error local;
     if (!err)
         err = &local;
-    void *data;
-    size_t size;
     /* Data files first: the model must never exist without what it references. */
     tconv_status st = place_external_files(model, path, err);
-    if (st == TCONV_OK)
-        st = tconv_model_save_buffer(model, &data, &size, err);
     if (st != TCONV_OK)
         return tconv_error_prefix(err, "%s: ", path);
-    st = tconv_write_file_atomic(path, data, size, err); /* its errors name the path */
-    free(data);
-    return st;
+    return tconv_onnx_save_streamed(model, path, err); /* packs into the file, no full copy */
 }

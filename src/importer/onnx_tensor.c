@@ -250,8 +250,7 @@ static tconv_status check_external_range(const tconv_tensor *t, int64_t size, si
     const tconv_external_ref *ref = &t->external;
     int64_t length = ref->length >= 0 ? ref->length : size - ref->offset;
     int64_t end;
-    if (ref->offset > size || length < 0 || !tconv_add_i64(ref->offset, length, &end) ||
-        end > size)
+    if (ref->offset > size || length < 0 || !tconv_add_i64(ref->offset, length, &end) || end > size)
         return tconv_error_set(err, TCONV_ERR_INVALID,
                                "range [%" PRId64 ", +%" PRId64 ") is past the end of '%s' "
                                "(%" PRId64 " bytes)",
@@ -670,64 +669,124 @@ static bool skip_bytes(wire_reader *r, uint64_t n) {
     return true;
 }
 
-typedef enum wire_result { WIRE_OK, WIRE_BAD, WIRE_TOO_DEEP } wire_result;
+typedef enum wire_result { WIRE_OK, WIRE_BAD, WIRE_TOO_DEEP, WIRE_TOO_BIG } wire_result;
+
+/* What unpacking will allocate beyond the bytes of the file itself: message structs, element
+ * arrays, unknown-field records and allocator overhead. Bytes and string payloads are left out
+ * (they are at most the file's size). A file of many empty sub-messages would otherwise unpack
+ * to ~100x its size. */
+typedef struct wire_budget {
+    int max_depth;
+    uint64_t overhead, max_overhead; /* max_overhead 0: no limit */
+} wire_budget;
+
+#define WIRE_ALLOC_OVERHEAD 16u /* malloc's bookkeeping per block, roughly */
+#define WIRE_UNKNOWN_FIELD_BYTES (sizeof(ProtobufCMessageUnknownField) + WIRE_ALLOC_OVERHEAD)
+
+static bool charge(wire_budget *b, uint64_t bytes) {
+    b->overhead = bytes > UINT64_MAX - b->overhead ? UINT64_MAX : b->overhead + bytes;
+    return b->max_overhead == 0 || b->overhead <= b->max_overhead;
+}
+
+/* The cost of one occurrence of field f (NULL: unknown) with wire type `wire` and, for
+ * length-delimited fields, `len` bytes. */
+static uint64_t field_cost(const ProtobufCFieldDescriptor *f, unsigned wire, uint64_t len) {
+    if (!f)
+        return WIRE_UNKNOWN_FIELD_BYTES;
+    uint64_t cost = 0;
+    bool repeated = f->label == PROTOBUF_C_LABEL_REPEATED;
+    bool is_scalar = f->type != PROTOBUF_C_TYPE_MESSAGE && f->type != PROTOBUF_C_TYPE_STRING &&
+                     f->type != PROTOBUF_C_TYPE_BYTES;
+    if (repeated && is_scalar && wire == 2)
+        return len > UINT64_MAX / 8 ? UINT64_MAX : len * 8; /* packed: at most len elements */
+    if (repeated)
+        cost += 8;
+    if (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES)
+        cost += WIRE_ALLOC_OVERHEAD;
+    return cost;
+}
 
 static wire_result check_message(const uint8_t *data, size_t size,
-                                 const ProtobufCMessageDescriptor *desc, int depth, int max_depth) {
+                                 const ProtobufCMessageDescriptor *desc, int depth,
+                                 wire_budget *budget);
+
+static wire_result check_field(wire_reader *r, uint64_t tag, const ProtobufCMessageDescriptor *desc,
+                               int depth, wire_budget *budget) {
+    const ProtobufCFieldDescriptor *f =
+        desc ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3)) : NULL;
+    uint64_t len = 0;
+    bool ok;
+    switch (tag & 7) {
+    case 0:
+        ok = read_varint(r, &len);
+        break;
+    case 1:
+        ok = skip_bytes(r, 8);
+        break;
+    case 5:
+        ok = skip_bytes(r, 4);
+        break;
+    case 2: {
+        const uint8_t *start = NULL;
+        ok = read_varint(r, &len) && (start = r->p, skip_bytes(r, len));
+        if (ok && f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+            if (depth + 1 > budget->max_depth)
+                return WIRE_TOO_DEEP;
+            wire_result sub = check_message(start, (size_t)len, f->descriptor, depth + 1, budget);
+            if (sub != WIRE_OK)
+                return sub;
+        }
+        break;
+    }
+    default:
+        ok = false; /* groups (3, 4) are not used by ONNX; 6, 7 do not exist */
+    }
+    if (!ok)
+        return WIRE_BAD;
+    return charge(budget, field_cost(f, (unsigned)(tag & 7), len)) ? WIRE_OK : WIRE_TOO_BIG;
+}
+
+static wire_result check_message(const uint8_t *data, size_t size,
+                                 const ProtobufCMessageDescriptor *desc, int depth,
+                                 wire_budget *budget) {
+    if (!charge(budget, (desc ? desc->sizeof_message : 0) + WIRE_ALLOC_OVERHEAD))
+        return WIRE_TOO_BIG;
     wire_reader r = {data, data + size};
     while (r.p < r.end) {
-        uint64_t tag, len;
+        uint64_t tag;
         if (!read_varint(&r, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
             return WIRE_BAD;
-        bool ok;
-        switch (tag & 7) {
-        case 0:
-            ok = read_varint(&r, &len);
-            break;
-        case 1:
-            ok = skip_bytes(&r, 8);
-            break;
-        case 5:
-            ok = skip_bytes(&r, 4);
-            break;
-        case 2: {
-            const uint8_t *start;
-            ok = read_varint(&r, &len) && (start = r.p, skip_bytes(&r, len));
-            if (!ok)
-                break;
-            const ProtobufCFieldDescriptor *f =
-                desc ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3)) : NULL;
-            if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
-                if (depth + 1 > max_depth)
-                    return WIRE_TOO_DEEP;
-                wire_result sub =
-                    check_message(start, (size_t)len, f->descriptor, depth + 1, max_depth);
-                if (sub != WIRE_OK)
-                    return sub;
-            }
-            break;
-        }
-        default:
-            ok = false; /* groups (3, 4) are not used by ONNX; 6, 7 do not exist */
-        }
-        if (!ok)
-            return WIRE_BAD;
+        wire_result res = check_field(&r, tag, desc, depth, budget);
+        if (res != WIRE_OK)
+            return res;
     }
     return WIRE_OK;
 }
 
-tconv_status tconv_onnx_check_wire(const void *data, size_t size,
-                                   const ProtobufCMessageDescriptor *descriptor, int max_depth,
-                                   tconv_error *err) {
-    switch (check_message(data, size, descriptor, 0, max_depth)) {
+tconv_status tconv_onnx_check_wire_bounded(const void *data, size_t size,
+                                           const ProtobufCMessageDescriptor *descriptor,
+                                           int max_depth, size_t max_overhead, tconv_error *err) {
+    wire_budget budget = {max_depth, 0, max_overhead};
+    switch (check_message(data, size, descriptor, 0, &budget)) {
     case WIRE_OK:
         return TCONV_OK;
     case WIRE_TOO_DEEP:
         return tconv_error_set(err, TCONV_ERR_LIMIT, "messages are nested deeper than %d levels",
                                max_depth);
+    case WIRE_TOO_BIG:
+        return tconv_error_set(err, TCONV_ERR_LIMIT,
+                               "decoding would allocate more than %zu bytes beyond the file's "
+                               "own (too many small messages or fields for the file-size limit)",
+                               max_overhead);
     case WIRE_BAD:
         break;
     }
     return tconv_error_set(err, TCONV_ERR_PARSE, "not a valid ONNX %s (protobuf decoding failed)",
                            descriptor->short_name);
+}
+
+tconv_status tconv_onnx_check_wire(const void *data, size_t size,
+                                   const ProtobufCMessageDescriptor *descriptor, int max_depth,
+                                   tconv_error *err) {
+    return tconv_onnx_check_wire_bounded(data, size, descriptor, max_depth, 0, err);
 }

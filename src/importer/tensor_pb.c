@@ -21,8 +21,9 @@ static void arena_pb_free(void *arena, void *pointer) {
 
 static tconv_status unpack_tensor(tconv_model *model, const void *data, size_t size,
                                   Onnx__TensorProto **out, tconv_error *err) {
-    tconv_status st = tconv_onnx_check_wire(data, size, &onnx__tensor_proto__descriptor,
-                                            TENSOR_PB_MAX_NESTING, err);
+    tconv_status st =
+        tconv_onnx_check_wire_bounded(data, size, &onnx__tensor_proto__descriptor,
+                                      TENSOR_PB_MAX_NESTING, TENSOR_PB_MAX_FILE_BYTES, err);
     if (st != TCONV_OK)
         return st;
     ProtobufCAllocator allocator = {arena_pb_alloc, arena_pb_free, model->arena};

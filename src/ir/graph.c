@@ -485,8 +485,12 @@ bool tconv_node_is_onnx_domain(const tconv_node *node) {
 }
 
 const char *tconv_node_describe(const tconv_node *node, char *buf, size_t size) {
-    snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "",
-             tconv_node_index(node), node->op_type);
+    return tconv_node_describe_at(node, tconv_node_index(node), buf, size);
+}
+
+const char *tconv_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size) {
+    snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "", index,
+             node->op_type);
     return buf;
 }
 

@@ -423,6 +423,9 @@ void tconv_node_remove_attr(tconv_node *node, const char *name);
 
 /* "node 'name' (#index, Op)" for messages; index is the position in its graph. */
 const char *tconv_node_describe(const tconv_node *node, char *buf, size_t size);
+/* The same for a node whose index the caller already knows (walks that count as they go:
+ * tconv_node_index walks the list, which per node makes a whole-graph walk quadratic). */
+const char *tconv_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size);
 /* Position of the node in its graph's list (O(n)). */
 size_t tconv_node_index(const tconv_node *node);
 bool tconv_node_is_onnx_domain(const tconv_node *node);

@@ -268,8 +268,8 @@ static tconv_status count_error(tconv_error *err, const char *what, size_t n, co
         return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes at least %u", what,
                                n, r->op, min);
     if (min == max)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n,
-                               r->op, min);
+        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n, r->op,
+                               min);
     return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u to %u", what, n,
                            r->op, min, max);
 }

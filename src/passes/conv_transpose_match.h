@@ -30,5 +30,8 @@ bool tconv_conv_transpose_needs_rewrite(const tconv_conv_transpose_match *m, tco
  * attributes, N,C-prefixed output_shape) to diagnostics. */
 tconv_status tconv_conv_transpose_lint_node(tconv_node *node, tconv_diagnostics *diagnostics,
                                             tconv_error *err);
+/* The same for the node at position `index` of its graph (for walks that track it). */
+tconv_status tconv_conv_transpose_lint_node_at(tconv_node *node, size_t index,
+                                               tconv_diagnostics *diagnostics, tconv_error *err);
 
 #endif

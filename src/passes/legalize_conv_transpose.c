@@ -34,6 +34,8 @@ typedef struct rewriter {
     tconv_node *last; /* new nodes go after this one */
     tconv_node *emitted[6];
     size_t n_emitted;
+    tconv_value *declared[6]; /* new values this rewrite gave a value_info entry */
+    size_t n_declared;
     tconv_error *err;
 } rewriter;
 
@@ -98,6 +100,14 @@ static tconv_status add_int64_initializer(rewriter *rw, const char *suffix, cons
     return st;
 }
 
+static bool was_declared(const rewriter *rw, const tconv_value *value) {
+    for (size_t i = 0; i < rw->n_declared; i++) {
+        if (rw->declared[i] == value)
+            return true;
+    }
+    return false;
+}
+
 /* Declares the shape of a new intermediate value where it is known, so the saved model carries
  * it: N from X, C from W, spatial sizes from the plan (-1 stays unknown). */
 static tconv_status declare_type(rewriter *rw, tconv_value *value, const int64_t *spatial) {
@@ -124,8 +134,14 @@ static tconv_status declare_type(rewriter *rw, tconv_value *value, const int64_t
         dims[i].value = sizes[i] >= 0 ? sizes[i] : 0;
     }
     tconv_status st = tconv_value_set_tensor_type(value, dtype, rank, dims, rw->err);
-    if (st == TCONV_OK && !tconv_graph_has_value_info(rw->graph, value))
+    /* value is new (no entry yet): no search of the graph's value_info, which would make the
+     * pass quadratic in graph size */
+    if (st == TCONV_OK && !was_declared(rw, value) &&
+        rw->n_declared < sizeof rw->declared / sizeof rw->declared[0]) {
         st = tconv_graph_add_value_info(rw->graph, value, NULL, rw->err);
+        if (st == TCONV_OK)
+            rw->declared[rw->n_declared++] = value;
+    }
     return st;
 }
 
@@ -311,14 +327,18 @@ static tconv_status hand_over_output(rewriter *rw, tconv_value *last, tconv_valu
     if (!producer) /* cannot happen: the chain always has at least the VALID node */
         return tconv_error_set(rw->err, TCONV_ERR_INVALID, "internal: chain value unproduced");
     tconv_status st = tconv_node_set_output(producer, last->producer_index, y, rw->err);
-    if (st == TCONV_OK && tconv_graph_has_value_info(rw->graph, last)) {
-        /* The intermediate name is gone; drop its value_info entry. */
-        size_t k = 0;
-        for (size_t i = 0; i < rw->graph->n_value_info; i++) {
-            if (rw->graph->value_info[i].value != last)
-                rw->graph->value_info[k++] = rw->graph->value_info[i];
+    if (st == TCONV_OK && was_declared(rw, last)) {
+        /* The intermediate name is gone; drop its value_info entry, one of the last few added
+         * (searched from the end, so a rewrite costs O(1), not O(graph)). */
+        tconv_value_info *vi = rw->graph->value_info;
+        size_t n = rw->graph->n_value_info;
+        for (size_t i = n; i-- > 0;) {
+            if (vi[i].value == last) {
+                memmove(vi + i, vi + i + 1, (n - i - 1) * sizeof *vi);
+                rw->graph->n_value_info = n - 1;
+                break;
+            }
         }
-        rw->graph->n_value_info = k;
     }
     return st;
 }
@@ -347,7 +367,7 @@ typedef struct legalize_walk {
     tconv_error *err;
 } legalize_walk;
 
-static tconv_status legalize_node(tconv_node *node, const legalize_walk *w) {
+static tconv_status legalize_node(tconv_node *node, size_t index, const legalize_walk *w) {
     const tconv_pass_options *options = w->options;
     tconv_conv_transpose_match match;
     tconv_status st = tconv_conv_transpose_match_node(node, options->convention, &match, w->err);
@@ -361,8 +381,8 @@ static tconv_status legalize_node(tconv_node *node, const legalize_walk *w) {
                                "%s: output_shape needs a static input size to place the crop, "
                                "but X's spatial size is dynamic (run shape-infer or give "
                                "static input dims)",
-                               tconv_node_describe(node, where, sizeof where));
-    (void)tconv_conv_transpose_lint_node(node, options->diagnostics, NULL);
+                               tconv_node_describe_at(node, index, where, sizeof where));
+    (void)tconv_conv_transpose_lint_node_at(node, index, options->diagnostics, NULL);
     char *old_attributes = options->report ? tconv_node_attributes_json(node) : NULL;
     const char *old_name = node->name && *node->name ? node->name : node->outputs[0]->name;
     rewriter rw = {.model = node->graph->model,
@@ -386,14 +406,17 @@ static tconv_status legalize_node(tconv_node *node, const legalize_walk *w) {
 static tconv_status legalize_graph(tconv_graph *graph, void *ctx) {
     const legalize_walk *w = ctx;
     tconv_node *node = graph->first;
+    size_t index = 0; /* node's position, counted as we go (for messages) */
     while (node) {
         /* New nodes go right after `node`; continuing from its old successor skips them. */
         tconv_node *next = node->next;
         tconv_status st = tconv_node_for_each_subgraph(node, legalize_graph, ctx);
         if (st == TCONV_OK && tconv_is_conv_transpose(node))
-            st = legalize_node(node, w);
+            st = legalize_node(node, index, w);
         if (st != TCONV_OK)
             return st;
+        for (tconv_node *n = node; n && n != next; n = n->next)
+            index++;
         node = next;
     }
     return TCONV_OK;

@@ -94,6 +94,11 @@ static void warn_attribute_corners(const char *where, const tconv_conv_transpose
 
 tconv_status tconv_conv_transpose_lint_node(tconv_node *node, tconv_diagnostics *diagnostics,
                                             tconv_error *err) {
+    return tconv_conv_transpose_lint_node_at(node, tconv_node_index(node), diagnostics, err);
+}
+
+tconv_status tconv_conv_transpose_lint_node_at(tconv_node *node, size_t index,
+                                               tconv_diagnostics *diagnostics, tconv_error *err) {
     tconv_conv_transpose_match m[3];
     static const tconv_convention conventions[3] = {TCONV_CONVENTION_ONNX, TCONV_CONVENTION_ORT,
                                                     TCONV_CONVENTION_ORT_LEGACY};
@@ -101,7 +106,7 @@ tconv_status tconv_conv_transpose_lint_node(tconv_node *node, tconv_diagnostics 
     if (st != TCONV_OK)
         return st;
     char where[256];
-    tconv_node_describe(node, where, sizeof where);
+    tconv_node_describe_at(node, index, where, sizeof where);
     bool others_resolved = true;
     for (int c = 1; c < 3; c++) {
         tconv_error ignored;
@@ -117,10 +122,11 @@ tconv_status tconv_conv_transpose_lint_node(tconv_node *node, tconv_diagnostics 
 
 static tconv_status lint_graph(tconv_graph *graph, void *ctx) {
     const tconv_pass_options *options = ctx;
-    for (tconv_node *node = graph->first; node; node = node->next) {
+    size_t index = 0;
+    for (tconv_node *node = graph->first; node; node = node->next, index++) {
         /* A node the lint cannot resolve is the legalization's to report; the lint only warns. */
         if (tconv_is_conv_transpose(node))
-            (void)tconv_conv_transpose_lint_node(node, options->diagnostics, NULL);
+            (void)tconv_conv_transpose_lint_node_at(node, index, options->diagnostics, NULL);
         tconv_node_for_each_subgraph(node, lint_graph, ctx);
     }
     return TCONV_OK;

@@ -10,6 +10,15 @@
 typedef struct tconv_session tconv_session;
 typedef struct tconv_kernel_ctx tconv_kernel_ctx;
 
+/* A Slice the executor fused into this step (ConvTranspose only, see session_fuse.c): output 0
+ * must come out cropped on these spatial axes, [start, end) as the Slice gives them, normalized
+ * by the kernel against its uncropped output dims with ONNX Slice rules (step 1). */
+typedef struct tconv_kernel_crop {
+    size_t n;
+    int axes[TCONV_MAX_RANK];
+    int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK];
+} tconv_kernel_crop;
+
 struct tconv_kernel_ctx {
     const tconv_node *node;
     int64_t opset;                        /* version of the node's domain imported by the model */
@@ -20,6 +29,7 @@ struct tconv_kernel_ctx {
     tconv_session *session; /* for control flow (If) and the thread count */
     int n_threads;
     tconv_error *err; /* messages need not name the node: the executor prefixes it */
+    const tconv_kernel_crop *crop; /* NULL unless a consumer Slice was fused into this step */
 };
 
 typedef tconv_status (*tconv_kernel_fn)(tconv_kernel_ctx *ctx);

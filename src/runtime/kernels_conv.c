@@ -620,6 +620,28 @@ static tconv_status conv_transpose_resolve(tconv_kernel_ctx *ctx, const conv_ope
     return st;
 }
 
+/* A Slice fused into this node by the executor: crop the output by moving the begin pads and
+ * shrinking the output (ONNX Slice normalization, step 1); the col2im already writes only the
+ * positions inside [0, out). */
+static tconv_status apply_crop(tconv_kernel_ctx *ctx, tconv_conv_transpose_geometry *g) {
+    const tconv_kernel_crop *crop = ctx->crop;
+    for (size_t i = 0; crop && i < crop->n; i++) {
+        int axis = crop->axes[i] - 2;
+        if (axis < 0 || axis >= g->spatial_rank)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "fused crop on axis %d of a rank-%d output", crop->axes[i],
+                                   g->spatial_rank + 2);
+        int64_t dim = g->out[axis], start = crop->starts[i], end = crop->ends[i];
+        start = start < 0 ? start + dim : start;
+        end = end < 0 ? end + dim : end;
+        start = min_i64(max_i64(start, 0), dim);
+        end = min_i64(max_i64(end, 0), dim);
+        g->pad_begin[axis] += start;
+        g->out[axis] = max_i64(end - start, 0);
+    }
+    return TCONV_OK;
+}
+
 static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
     static const char *const known[] = {"auto_pad",     "dilations",      "group",
                                         "kernel_shape", "output_padding", "output_shape",
@@ -629,6 +651,8 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
     tconv_status st = read_conv_operands(ctx, known, &ops);
     if (st == TCONV_OK)
         st = conv_transpose_resolve(ctx, &ops, &g);
+    if (st == TCONV_OK)
+        st = apply_crop(ctx, &g);
     if (st == TCONV_OK)
         st = check_bias(ctx, ops.b, g.c_out);
     if (st != TCONV_OK)

@@ -340,6 +340,74 @@ static void max_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets)
     }
 }
 
+/* The fast path of max_pool_plane for float 2-D windows without dilation or Indices: the
+ * window's clipped row and column ranges come from two subtractions, no offset table. Same
+ * selection rule as argmax_float (NaN skipped unless all NaN; the first of equal values). */
+static bool max_pool_fast_2d(const pool_job *job) {
+    const pool_geom *g = &job->g;
+    return g->rank == 2 && job->dtype == TCONV_DTYPE_FLOAT && !job->indices &&
+           g->dilations[0] == 1 && g->dilations[1] == 1;
+}
+
+/* argmax_float's rule on values: v replaces best when larger, or when best is NaN. */
+static inline float max_rule(float best, float v) {
+    return (v > best || best != best) ? v : best;
+}
+
+static float window_max_2d(const float *x, int64_t ld, int64_t h_lo, int64_t h_hi, int64_t w_lo,
+                           int64_t w_hi) {
+    float best = x[h_lo * ld + w_lo];
+    for (int64_t h = h_lo; h < h_hi; h++) {
+        const float *row = x + h * ld;
+        for (int64_t w = w_lo; w < w_hi; w++)
+            best = max_rule(best, row[w]);
+    }
+    return best;
+}
+
+/* 2x2 windows, stride 2, no pads (U-Net's downsampling): output rows from row pairs. */
+static void max_pool_plane_2x2(const pool_geom *g, const float *x, float *y) {
+    for (int64_t oh = 0; oh < g->out[0]; oh++) {
+        const float *r0 = x + 2 * oh * g->in[1], *r1 = r0 + g->in[1];
+        float *out = y + oh * g->out[1];
+        for (int64_t ow = 0; ow < g->out[1]; ow++) {
+            float m = max_rule(r0[2 * ow], r0[2 * ow + 1]);
+            m = max_rule(m, r1[2 * ow]);
+            out[ow] = max_rule(m, r1[2 * ow + 1]);
+        }
+    }
+}
+
+static bool is_plain_2x2(const pool_geom *g) {
+    for (int i = 0; i < 2; i++) {
+        if (g->kernel[i] != 2 || g->strides[i] != 2 || g->pad_begin[i] != 0 ||
+            2 * g->out[i] > g->in[i])
+            return false;
+    }
+    return true;
+}
+
+static void max_pool_plane_2d(const pool_job *job, int64_t plane) {
+    const pool_geom *g = &job->g;
+    const float *x = (const float *)job->x + plane * g->in_size;
+    float *y = (float *)job->y + plane * g->out_size;
+    if (is_plain_2x2(g)) {
+        max_pool_plane_2x2(g, x, y);
+        return;
+    }
+    for (int64_t oh = 0; oh < g->out[0]; oh++) {
+        int64_t h0 = oh * g->strides[0] - g->pad_begin[0];
+        int64_t h_lo = max_i64(h0, 0), h_hi = min_i64(h0 + g->kernel[0], g->in[0]);
+        for (int64_t ow = 0; ow < g->out[1]; ow++) {
+            int64_t w0 = ow * g->strides[1] - g->pad_begin[1];
+            int64_t w_lo = max_i64(w0, 0), w_hi = min_i64(w0 + g->kernel[1], g->in[1]);
+            y[oh * g->out[1] + ow] = h_lo < h_hi && w_lo < w_hi
+                                         ? window_max_2d(x, g->in[1], h_lo, h_hi, w_lo, w_hi)
+                                         : -INFINITY;
+        }
+    }
+}
+
 static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
     const pool_geom *g = &job->g;
     const float *x = (const float *)job->x + plane * g->in_size;
@@ -360,7 +428,9 @@ static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offs
 static void pool_task(void *vjob, int64_t plane, int worker) {
     const pool_job *job = vjob;
     int64_t *offsets = job->offsets + (int64_t)worker * job->g.max_taps;
-    if (job->kind == POOL_MAX)
+    if (job->kind == POOL_MAX && max_pool_fast_2d(job))
+        max_pool_plane_2d(job, plane);
+    else if (job->kind == POOL_MAX)
         max_pool_plane(job, plane, offsets);
     else
         average_pool_plane(job, plane, offsets);

@@ -4,9 +4,11 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-/* Below this much work a thread start (tens of microseconds) is not worth it. */
+/* Below this much work a parallel-for (waking workers: tens of microseconds) is not worth it. */
 #define TCONV_PARALLEL_MIN_FLOPS 2.0e6
 
+/* One parallel-for. It lives on the caller's stack: the caller does not return before every
+ * worker that joined it has left (pool.active == 0). */
 typedef struct parallel_job {
     tconv_parallel_fn fn;
     void *ctx;
@@ -14,10 +16,31 @@ typedef struct parallel_job {
     atomic_int_fast64_t next_task;
 } parallel_job;
 
-typedef struct parallel_worker {
+/* A process-wide pool of persistent workers, started on first use and grown on demand. A
+ * parallel-for publishes its job and wakes the pool; workers that wake while the job is still
+ * open join it (up to workers - 1 of them) and claim tasks from a shared counter. The caller
+ * works too and, once every task is claimed, closes the job and waits only for the workers that
+ * joined: a worker that has not been scheduled yet (another process holds the core) is not
+ * waited for, it simply finds the job closed. One parallel-for at a time uses the pool; a
+ * concurrent or nested one runs in its calling thread. */
+typedef struct worker_pool {
+    pthread_mutex_t mutex;
+    pthread_cond_t work;  /* a job was published */
+    pthread_cond_t idle;  /* the last joined worker left */
+    int n_threads;        /* workers started */
+    bool busy;            /* a parallel-for owns the pool */
+    bool open;            /* the job takes new workers */
+    uint64_t generation;  /* of the job published last */
+    int joined, max_join; /* workers that joined the job; how many may */
+    int active;           /* joined workers still running tasks */
     parallel_job *job;
-    int index;
-} parallel_worker;
+} worker_pool;
+
+static worker_pool pool = {
+    .mutex = PTHREAD_MUTEX_INITIALIZER,
+    .work = PTHREAD_COND_INITIALIZER,
+    .idle = PTHREAD_COND_INITIALIZER,
+};
 
 static void run_tasks(parallel_job *job, int worker) {
     for (;;) {
@@ -28,10 +51,46 @@ static void run_tasks(parallel_job *job, int worker) {
     }
 }
 
+/* Whether a worker that last joined generation `seen` may join the published job. */
+static bool can_join(uint64_t seen) {
+    return pool.open && pool.generation != seen && pool.joined < pool.max_join;
+}
+
 static void *worker_main(void *arg) {
-    parallel_worker *w = arg;
-    run_tasks(w->job, w->index);
+    (void)arg;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&pool.mutex);
+    for (;;) {
+        while (!can_join(seen))
+            pthread_cond_wait(&pool.work, &pool.mutex);
+        seen = pool.generation;
+        int index = ++pool.joined;
+        pool.active++;
+        parallel_job *job = pool.job;
+        pthread_mutex_unlock(&pool.mutex);
+        run_tasks(job, index);
+        pthread_mutex_lock(&pool.mutex);
+        if (--pool.active == 0)
+            pthread_cond_signal(&pool.idle);
+    }
     return NULL;
+}
+
+/* Starts workers until the pool has `wanted` (called with the mutex held). A worker that
+ * cannot be started is simply missing: the others and the caller do its share. */
+static void grow_pool(int wanted) {
+    while (pool.n_threads < wanted) {
+        pthread_t thread;
+        pthread_attr_t attr;
+        if (pthread_attr_init(&attr) != 0)
+            return;
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&thread, &attr, worker_main, NULL);
+        pthread_attr_destroy(&attr);
+        if (rc != 0)
+            return;
+        pool.n_threads++;
+    }
 }
 
 int tconv_parallel_workers(int n_threads, int64_t n_tasks) {
@@ -48,26 +107,47 @@ int tconv_parallel_threads_for_work(int n_threads, double flops) {
     return n_threads;
 }
 
+/* Publishes job to the pool for up to workers - 1 helpers; false when the pool is in use. */
+static bool publish(parallel_job *job, int workers) {
+    pthread_mutex_lock(&pool.mutex);
+    if (pool.busy) {
+        pthread_mutex_unlock(&pool.mutex);
+        return false;
+    }
+    pool.busy = true;
+    grow_pool(workers - 1);
+    pool.job = job;
+    pool.generation++;
+    pool.joined = 0;
+    pool.max_join = workers - 1;
+    pool.active = 0;
+    pool.open = true;
+    pthread_cond_broadcast(&pool.work);
+    pthread_mutex_unlock(&pool.mutex);
+    return true;
+}
+
+/* Closes the job to new workers and waits for the ones that joined. */
+static void finish(void) {
+    pthread_mutex_lock(&pool.mutex);
+    pool.open = false;
+    while (pool.active > 0)
+        pthread_cond_wait(&pool.idle, &pool.mutex);
+    pool.job = NULL;
+    pool.busy = false;
+    pthread_mutex_unlock(&pool.mutex);
+}
+
 void tconv_parallel_for(int n_threads, int64_t n_tasks, tconv_parallel_fn fn, void *ctx) {
     if (n_tasks <= 0)
         return;
     int workers = tconv_parallel_workers(n_threads, n_tasks);
     parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = n_tasks};
     atomic_init(&job.next_task, 0);
-    if (workers <= 1) {
+    if (workers <= 1 || !publish(&job, workers)) {
         run_tasks(&job, 0);
         return;
     }
-    pthread_t threads[TCONV_PARALLEL_MAX_THREADS];
-    parallel_worker args[TCONV_PARALLEL_MAX_THREADS];
-    bool started[TCONV_PARALLEL_MAX_THREADS] = {false};
-    for (int i = 1; i < workers; i++) {
-        args[i] = (parallel_worker){.job = &job, .index = i};
-        started[i] = pthread_create(&threads[i], NULL, worker_main, &args[i]) == 0;
-    }
     run_tasks(&job, 0);
-    for (int i = 1; i < workers; i++) {
-        if (started[i])
-            pthread_join(threads[i], NULL);
-    }
+    finish();
 }

@@ -1,6 +1,12 @@
 /* A small pthread parallel-for for kernels. Tasks are handed out dynamically (an atomic counter),
  * so uneven tasks balance; the calling thread works too. Each task learns which worker runs it
- * (0 .. n_threads-1) so that kernels can give every worker its own scratch buffers. */
+ * (0 .. n_threads-1) so that kernels can give every worker its own scratch buffers.
+ *
+ * Helpers come from a process-wide pool of persistent threads (started on first use, never
+ * more than a parallel-for asked for), so a kernel call costs a wake-up, not a thread start. The
+ * caller never waits for a helper that has not started on its job yet: on a loaded machine the
+ * caller just does more of the tasks. One parallel-for uses the pool at a time; a concurrent or
+ * nested one runs in its calling thread. */
 #ifndef TCONV_RUNTIME_PARALLEL_H
 #define TCONV_RUNTIME_PARALLEL_H
 

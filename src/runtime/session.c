@@ -56,6 +56,7 @@ void tconv_session_free(tconv_session *session) {
     if (!session)
         return;
     tconv_plan_free_all(session);
+    tconv_buffer_cache_drop(&session->cache);
     tconv_arena_destroy(session->arena);
     free(session);
 }
@@ -84,25 +85,94 @@ const tconv_value *tconv_session_output(const tconv_session *session, size_t ind
 
 /* ---------------------------------------------------------------- accounting */
 
+/* ---------------------------------------------------------------- buffer cache */
+
+void tconv_buffer_cache_drop(tconv_buffer_cache *c) {
+    for (size_t i = 0; i < c->n; i++)
+        free(c->data[i]);
+    c->n = 0;
+    c->bytes = 0;
+}
+
+/* Keeps a released buffer for reuse; false when it is too small or the cache is full. */
+static bool cache_put(tconv_buffer_cache *c, void *data, size_t nbytes) {
+    if (!data || nbytes < TCONV_BUFFER_CACHE_MIN_BYTES || c->n == TCONV_BUFFER_CACHE_SLOTS)
+        return false;
+    c->data[c->n] = data;
+    c->nbytes[c->n++] = nbytes;
+    c->bytes += nbytes;
+    return true;
+}
+
+/* The byte size of a tensor of dtype and dims; false on overflow or a bad rank. */
+static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64_t *n,
+                         int64_t *bytes) {
+    return rank >= 0 && rank <= TCONV_MAX_RANK && tconv_shape_elements(dims, rank, n) &&
+           tconv_mul_i64(*n, (int64_t)tconv_rt_dtype_size(dtype), bytes);
+}
+
+/* Gives t a zeroed cached buffer of exactly the size it needs, when there is one. */
+static bool cache_take(tconv_buffer_cache *c, tconv_rt_tensor *t, tconv_dtype dtype, int rank,
+                       const int64_t *dims) {
+    int64_t n, bytes;
+    if (c->n == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes) || bytes <= 0 ||
+        tconv_rt_dtype_size(dtype) == 0)
+        return false;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->nbytes[i] != (size_t)bytes)
+            continue;
+        memset(t, 0, sizeof *t);
+        t->data = c->data[i];
+        t->nbytes = (size_t)bytes;
+        t->dtype = dtype;
+        t->rank = rank;
+        memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+        t->n_elements = n;
+        t->owns_data = true;
+        memset(t->data, 0, t->nbytes);
+        c->bytes -= t->nbytes;
+        c->data[i] = c->data[--c->n];
+        c->nbytes[i] = c->nbytes[c->n];
+        return true;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- allocation */
+
+/* Refuses an allocation past the session's memory limit (cached buffers are dropped first). */
+static tconv_status check_limit(tconv_session *session, tconv_dtype dtype, int rank,
+                                const int64_t *dims, tconv_error *err) {
+    int64_t n, bytes;
+    size_t limit = session->options.max_memory_bytes;
+    if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
+        return TCONV_OK;
+    size_t held = session->stats.live_bytes + session->stats.constant_bytes;
+    if (held + session->cache.bytes <= limit &&
+        (uint64_t)bytes <= limit - held - session->cache.bytes)
+        return TCONV_OK;
+    tconv_buffer_cache_drop(&session->cache);
+    if (held > limit || (uint64_t)bytes > limit - held)
+        return tconv_error_set(err, TCONV_ERR_LIMIT,
+                               "a tensor of %lld bytes would exceed the memory limit of %zu "
+                               "bytes (%zu bytes in use)",
+                               (long long)bytes, limit, held);
+    return TCONV_OK;
+}
+
 tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
                                  int rank, const int64_t *dims, tconv_error *err) {
     tconv_rt_tensor tmp;
-    if (session && session->options.max_memory_bytes > 0) {
-        int64_t n, bytes;
-        size_t esize = tconv_rt_dtype_size(dtype);
-        size_t limit = session->options.max_memory_bytes;
-        size_t held = session->stats.live_bytes + session->stats.constant_bytes;
-        if (rank >= 0 && rank <= TCONV_MAX_RANK && tconv_shape_elements(dims, rank, &n) &&
-            tconv_mul_i64(n, (int64_t)esize, &bytes) &&
-            (held > limit || (uint64_t)bytes > limit - held))
-            return tconv_error_set(err, TCONV_ERR_LIMIT,
-                                   "a tensor of %lld bytes would exceed the memory limit of %zu "
-                                   "bytes (%zu bytes in use)",
-                                   (long long)bytes, limit, held);
+    if (session) {
+        tconv_status st = check_limit(session, dtype, rank, dims, err);
+        if (st != TCONV_OK)
+            return st;
     }
-    tconv_status st = tconv_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
-    if (st != TCONV_OK)
-        return st;
+    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims)) {
+        tconv_status st = tconv_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
+        if (st != TCONV_OK)
+            return st;
+    }
     *t = tmp;
     if (session && t->owns_data) {
         session->stats.live_bytes += t->nbytes;
@@ -114,8 +184,13 @@ tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tco
 }
 
 void tconv_session_release(tconv_session *session, tconv_rt_tensor *t) {
-    if (session && t->owns_data)
+    if (session && t->owns_data) {
         session->stats.live_bytes -= t->nbytes;
+        if (cache_put(&session->cache, t->data, t->nbytes)) {
+            memset(t, 0, sizeof *t);
+            return;
+        }
+    }
     tconv_rt_tensor_release(t);
 }
 
@@ -222,8 +297,23 @@ static tconv_status prefix_node(const tconv_step_plan *step, tconv_status st, tc
     return st;
 }
 
+/* A Slice fused into its producer: the producer's output already is the Slice's result. */
+static void forward_input(tconv_session *s, tconv_run_env *env, const tconv_step_plan *step) {
+    tconv_rt_tensor *from = &env->slots[step->inputs[0].slot];
+    tconv_rt_tensor *to = &env->slots[step->outputs[0]];
+    tconv_session_release(s, to);
+    *to = *from;
+    memset(from, 0, sizeof *from);
+    for (size_t i = 0; i < step->n_releases; i++)
+        tconv_session_release(s, &env->slots[step->releases[i]]);
+}
+
 static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_step_plan *step,
                              tconv_error *err) {
+    if (step->forwards_input) {
+        forward_input(s, env, step);
+        return TCONV_OK;
+    }
     tconv_status st = gather_inputs(env, step, err);
     if (st != TCONV_OK)
         return prefix_node(step, st, err);
@@ -238,6 +328,7 @@ static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_s
         .session = s,
         .n_threads = s->n_threads,
         .err = err,
+        .crop = step->crop,
     };
     const tconv_run_env *saved_env = s->current_env;
     const tconv_step_plan *saved_step = s->current_step;

@@ -13,7 +13,7 @@ typedef struct tconv_dim_binding {
 } tconv_dim_binding;
 
 typedef struct tconv_session_options {
-    int n_threads;           /* 0: one per core (at most 2 used by default builds' kernels) */
+    int n_threads; /* 0: one per core (at most 2 used by default builds' kernels) */
     /* Tensor bytes held at once: initializer copies + live intermediate values; default
      * 16 GiB, 0: no limit. A graph whose planned memory (declared shapes replayed over the
      * buffer lifetimes) exceeds it is refused before anything is allocated; values of unknown

@@ -35,6 +35,10 @@ typedef struct tconv_step_plan {
     size_t n_captures, cap_captures;
     tconv_graph_plan **subplans; /* one per subgraph attribute, in attribute order */
     size_t n_subplans, cap_subplans;
+    /* Crop fusion (session_fuse.c): the producer computes the cropped result (crop passed to
+     * its kernel) and the Slice step only moves it from its input slot to its output slot. */
+    const tconv_kernel_crop *crop;
+    bool forwards_input;
 } tconv_step_plan;
 
 struct tconv_graph_plan {
@@ -63,6 +67,18 @@ typedef struct tconv_run_env {
     tconv_rt_tensor *outputs;           /* scratch: max_outputs */
 } tconv_run_env;
 
+/* Intermediate buffers released during a run, kept for the next allocation of the same size
+ * (the same graph allocates the same sizes every run): large buffers would otherwise go back to
+ * the system and come back as fresh zero pages, a page fault each 4 KiB. */
+#define TCONV_BUFFER_CACHE_SLOTS 32
+#define TCONV_BUFFER_CACHE_MIN_BYTES ((size_t)64 * 1024)
+typedef struct tconv_buffer_cache {
+    void *data[TCONV_BUFFER_CACHE_SLOTS];
+    size_t nbytes[TCONV_BUFFER_CACHE_SLOTS];
+    size_t n;
+    size_t bytes; /* sum of nbytes */
+} tconv_buffer_cache;
+
 struct tconv_session {
     tconv_model *model;
     tconv_session_options options;
@@ -72,6 +88,7 @@ struct tconv_session {
     tconv_graph_plan **plans; /* every plan, for freeing name maps and constants */
     size_t n_plans, cap_plans;
     tconv_session_stats stats;
+    tconv_buffer_cache cache;
     /* The graph environment and step running now (If looks its subgraph plan up here). */
     const tconv_run_env *current_env;
     const tconv_step_plan *current_step;
@@ -82,6 +99,12 @@ struct tconv_session {
 tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
                               tconv_graph_plan *parent, tconv_graph_plan **out, tconv_error *err);
 void tconv_plan_free_all(tconv_session *session);
+
+/* Fuses each Slice that crops the spatial axes of a ConvTranspose output it alone reads, with
+ * constant starts/ends/axes and unit steps, into that ConvTranspose (session_fuse.c). Runs on a
+ * finished plan (after lifetimes). Never fails except for memory. */
+tconv_status tconv_plan_fuse_crops(tconv_session *session, tconv_graph_plan *plan,
+                                   tconv_error *err);
 
 /* Values of symbolic dims (dim_param) that the caller's inputs fixed. */
 typedef struct tconv_plan_dim_values {
@@ -99,6 +122,9 @@ tconv_status tconv_plan_check_memory(const tconv_session *session, const tconv_g
 /* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */
 tconv_status tconv_plan_check_constant(const tconv_session *session, const tconv_tensor *t,
                                        tconv_error *err);
+
+/* Frees the buffers a cache holds. */
+void tconv_buffer_cache_drop(tconv_buffer_cache *cache);
 
 /* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
 tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,

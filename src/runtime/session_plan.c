@@ -509,6 +509,8 @@ tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
         st = plan_outputs(session, plan, err);
     if (st == TCONV_OK)
         st = plan_lifetimes(session, plan, err);
+    if (st == TCONV_OK)
+        st = tconv_plan_fuse_crops(session, plan, err);
     if (st != TCONV_OK)
         return st;
     *out = plan;

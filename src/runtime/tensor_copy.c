@@ -15,6 +15,10 @@ void tconv_strided_view_init(tconv_strided_view *v, const tconv_rt_tensor *t) {
 
 /* n elements of size esize from src (every `stride` elements) to contiguous dst. */
 static void copy_row(char *dst, const char *src, int64_t n, int64_t stride, size_t esize) {
+    if (stride == 1) {
+        memcpy(dst, src, (size_t)n * esize);
+        return;
+    }
     switch (esize) {
     case 1:
         for (int64_t j = 0; j < n; j++)

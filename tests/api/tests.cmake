@@ -48,11 +48,12 @@ foreach(header ${tconv_api_headers})
 endforeach()
 add_library(tconv_api_header_check OBJECT ${tconv_api_header_sources})
 target_include_directories(tconv_api_header_check PRIVATE "${PROJECT_SOURCE_DIR}/include")
-# Plain ISO C: drop the project's _POSIX_C_SOURCE so a header that needs POSIX fails here.
-set_target_properties(tconv_api_header_check PROPERTIES COMPILE_DEFINITIONS "" C_STANDARD 11
-                      C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+# Plain ISO C: -U undoes the project's -D_POSIX_C_SOURCE (it comes later on the command line), so a
+# header that needs POSIX fails here.
+set_target_properties(tconv_api_header_check PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                      C_EXTENSIONS OFF)
 target_compile_options(tconv_api_header_check PRIVATE ${tconv_api_strict_flags}
-                       -Wstrict-prototypes -Wmissing-prototypes)
+                       -Wstrict-prototypes -Wmissing-prototypes -U_POSIX_C_SOURCE)
 
 # --- C++: each header alone, and a program that uses the library
 include(CheckLanguage)
@@ -61,9 +62,10 @@ if(CMAKE_CXX_COMPILER)
   enable_language(CXX)
   add_library(tconv_api_header_check_cxx OBJECT ${tconv_api_header_cxx_sources})
   target_include_directories(tconv_api_header_check_cxx PRIVATE "${PROJECT_SOURCE_DIR}/include")
-  set_target_properties(tconv_api_header_check_cxx PROPERTIES COMPILE_DEFINITIONS "" CXX_STANDARD 11
+  set_target_properties(tconv_api_header_check_cxx PROPERTIES CXX_STANDARD 11
                         CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-  target_compile_options(tconv_api_header_check_cxx PRIVATE ${tconv_api_strict_flags})
+  target_compile_options(tconv_api_header_check_cxx PRIVATE ${tconv_api_strict_flags}
+                         -U_POSIX_C_SOURCE)
 
   add_executable(test_api_cxx "${tconv_api_dir}/cxx_uses_api.cpp")
   set_target_properties(test_api_cxx PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON

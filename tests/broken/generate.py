@@ -135,16 +135,17 @@ def node_defects():
 
 
 def nested_if(depth):
-    """An If whose then/else branches nest `depth` levels of If."""
+    """An If whose then_branch nests `depth` levels of If (else_branch: a leaf)."""
     out = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1])
     cond = helper.make_tensor_value_info("C", TensorProto.BOOL, [])
-    body = helper.make_graph(
+    leaf = helper.make_graph(
         [helper.make_node("Constant", [], ["Y"], name="leaf",
                           value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))],
         "leaf", [], [out])
+    body = leaf
     for level in range(depth):
         node = helper.make_node("If", ["C"], ["Y"], name=f"if{depth - level}",
-                                then_branch=body, else_branch=body)
+                                then_branch=body, else_branch=leaf)
         body = helper.make_graph([node], f"level{depth - level}", [], [out])
     return helper.make_graph(list(body.node), "main", [cond], [out])
 
@@ -178,6 +179,12 @@ def limits():
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, shape)],
         value_info=[helper.make_tensor_value_info("A", TensorProto.FLOAT, shape)])
     write_bytes("memory_plan.onnx", model_bytes(g))
+
+    # Amplification: 200 000 empty nodes (2 bytes each on the wire, ~150 bytes each unpacked).
+    g = conv_transpose_graph()
+    for _ in range(200000):
+        g.node.add()
+    write_bytes("many_empty_nodes.onnx", model_bytes(g))
 
     # Protobuf nesting bomb: a value_info type that is a sequence of a sequence of ... 300 deep.
     t = onnx.TypeProto()

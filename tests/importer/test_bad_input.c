@@ -347,6 +347,29 @@ static void test_undefined_input(void **state) {
     tconv_arena_destroy(b.arena);
 }
 
+/* Many tiny sub-messages unpack to ~100x their size: the file-size limit bounds that too. */
+static void test_decoding_amplification_is_bounded(void **state) {
+    (void)state;
+    pbb b = {tconv_arena_create()};
+    Onnx__TensorProto *w;
+    Onnx__ModelProto *m = model_with_w(&b, &w);
+    for (int i = 0; i < 20000; i++) {
+        Onnx__NodeProto *empty = pbb_alloc(&b, sizeof *empty);
+        onnx__node_proto__init(empty);
+        pbb_push(&b, &m->graph->node, &m->graph->n_node, empty);
+    }
+    tconv_load_options options;
+    tconv_load_options_init(&options);
+    options.max_file_bytes = 256 * 1024; /* the file is ~40 kB, unpacked ~3 MB */
+    tconv_error err;
+    assert_int_equal(load_message(m, &options, &err), TCONV_ERR_LIMIT);
+    assert_contains(err.message, "<memory>: decoding would allocate more than 262144 bytes");
+    options.max_file_bytes = 64 << 20;
+    assert_int_equal(load_message(m, &options, &err), TCONV_ERR_INVALID);
+    assert_contains(err.message, "op_type is empty");
+    tconv_arena_destroy(b.arena);
+}
+
 static void test_wrong_input_arity(void **state) {
     (void)state;
     pbb b = {tconv_arena_create()};
@@ -538,6 +561,7 @@ int main(void) {
         cmocka_unit_test(test_duplicate_producer),
         cmocka_unit_test(test_cycle),
         cmocka_unit_test(test_undefined_input),
+        cmocka_unit_test(test_decoding_amplification_is_bounded),
         cmocka_unit_test(test_wrong_input_arity),
         cmocka_unit_test(test_node_and_depth_limits),
         cmocka_unit_test(test_external_paths_escaping_the_folder),

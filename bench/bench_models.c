@@ -1,0 +1,107 @@
+/* Whole-model latency in tconv's runtime: models/dcgan_generator and models/unet (or the
+ * directories given) at batch 1 and 8, single-thread and with every core. Each model is first
+ * checked against its golden output (test_data_set_0, rtol 1e-3, atol 1e-4); timed inputs are
+ * seeded random data. One JSON object a line.
+ *
+ *   bench_models MODELS_DIR [RUNS] [NAME...] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+static tconv_model *load_model(const char *dir) {
+    char path[8192];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    return tconv_bench_read(path);
+}
+
+/* Runs test_data_set_0 and compares every output with the golden data. */
+static double check_golden(const char *dir) {
+    tconv_model *m = load_model(dir);
+    tconv_runner *r = tconv_bench_runner(m, 1);
+    char path[8192];
+    double worst = 0;
+    for (size_t i = 0; i < tconv_runner_input_count(r); i++) {
+        snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
+        tconv_bench_check(tconv_runner_load_input(r, i, path), path, tconv_runner_last_error(r));
+    }
+    tconv_bench_check(tconv_runner_run(r), "golden run", tconv_runner_last_error(r));
+    for (size_t i = 0; i < tconv_runner_output_count(r); i++) {
+        double err = 0;
+        snprintf(path, sizeof path, "%s/test_data_set_0/output_%zu.pb", dir, i);
+        tconv_bench_check(tconv_runner_check_output(r, i, path, 1e-3, 1e-4, &err, NULL), path,
+                          tconv_runner_last_error(r));
+        worst = err > worst ? err : worst;
+    }
+    tconv_runner_free(r);
+    tconv_model_free(m);
+    return worst;
+}
+
+/* Gives every data input of the main graph batch size `batch` (dim 0). */
+static void set_batch(tconv_model *m, int64_t batch) {
+    tconv_graph *g = tconv_model_graph(m);
+    for (size_t i = 0; i < tconv_graph_input_count(g); i++) {
+        tconv_value *v = tconv_graph_input(g, i);
+        if (tconv_value_initializer(v))
+            continue;
+        int rank = tconv_value_rank(v);
+        int64_t dims[16];
+        for (int a = 0; a < rank && a < 16; a++)
+            dims[a] = tconv_value_dim(v, a);
+        dims[0] = batch;
+        tconv_bench_check(tconv_value_set_type(v, tconv_value_dtype(v), rank, dims), "batch",
+                          tconv_model_last_error(m));
+    }
+    /* Output shapes carry the exported batch: forget them. */
+    for (size_t i = 0; i < tconv_graph_output_count(g); i++) {
+        tconv_value *v = tconv_graph_output(g, i);
+        tconv_bench_check(tconv_value_set_type(v, tconv_value_dtype(v), -1, NULL), "output type",
+                          tconv_model_last_error(m));
+    }
+}
+
+static void time_model(const char *dir, const char *name, int64_t batch, int threads, int runs,
+                       double golden_err) {
+    tconv_model *m = load_model(dir);
+    set_batch(m, batch);
+    tconv_runner *r = tconv_bench_runner(m, threads);
+    tconv_bench_check(tconv_runner_set_random_inputs(r, (uint64_t)batch), "inputs",
+                      tconv_runner_last_error(r));
+    double ms = tconv_bench_median_ms(tconv_bench_run_runner, r, 5, runs, 8.0);
+    if (ms < 0)
+        tconv_bench_check(TCONV_ERR_INVALID, name, tconv_runner_last_error(r));
+    printf("{\"bench\": \"model\", \"case\": \"%s_b%lld\", \"impl\": \"tconv\", \"threads\": %d, "
+           "\"ms\": %.4f, \"golden_max_err\": %.3g, \"load\": %.2f}\n",
+           name, (long long)batch, threads, ms, golden_err, tconv_bench_load());
+    fflush(stdout);
+    tconv_runner_free(r);
+    tconv_model_free(m);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_models MODELS_DIR [RUNS] [NAME...]\n");
+        return 2;
+    }
+    int runs = argc > 2 ? atoi(argv[2]) : 100;
+    if (runs < 5)
+        runs = 5;
+    static const char *const default_names[] = {"dcgan_generator", "unet"};
+    const char *const *names = argc > 3 ? (const char *const *)argv + 3 : default_names;
+    int n_names = argc > 3 ? argc - 3 : 2;
+    int cpus = tconv_bench_cpus();
+    for (int i = 0; i < n_names; i++) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/%s", argv[1], names[i]);
+        double err = check_golden(dir);
+        static const int64_t batches[] = {1, 8};
+        for (int b = 0; b < 2; b++) {
+            time_model(dir, names[i], batches[b], 1, runs, err);
+            if (cpus > 1)
+                time_model(dir, names[i], batches[b], cpus, runs, err);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,95 @@
+/* Pass scaling: a generated chain of N nodes (ConvTranspose with SAME_UPPER padding, which the
+ * default policy rewrites, alternating with Relu; one shared weight) is legalized with the
+ * default pipeline. Prints, per N, the milliseconds of each pass and of the whole pipeline, and
+ * the microseconds per node (flat per-node cost = linear scaling). Goal: 100k nodes in under
+ * 1 s.
+ *
+ *   bench_passes [N...]   (default 1000 10000 100000) */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_common.h"
+
+static tconv_model *chain_model(int64_t n_nodes) {
+    tconv_model *m = NULL;
+    tconv_bench_check(tconv_model_new(&m), "model", "");
+    tconv_bench_check(tconv_model_set_opset_version(m, "", 17), "opset", tconv_model_last_error(m));
+    tconv_graph *g = tconv_model_graph(m);
+    int64_t x_dims[4] = {1, 4, 8, 8}, w_dims[4] = {4, 4, 2, 2}, kernel[2] = {2, 2};
+    tconv_value *v, *w;
+    tconv_bench_check(tconv_graph_new_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims, &v), "x",
+                      tconv_model_last_error(m));
+    tconv_bench_check(
+        tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, NULL, 64 * 4, &w), "w",
+        tconv_model_last_error(m));
+    for (int64_t i = 0; i < n_nodes; i++) {
+        bool deconv = i % 2 == 0;
+        tconv_node *node;
+        tconv_value *out;
+        tconv_bench_check(
+            tconv_graph_new_node(g, deconv ? "ConvTranspose" : "Relu", NULL, NULL, NULL, &node),
+            "node", tconv_model_last_error(m));
+        tconv_bench_check(tconv_node_append_input(node, v), "input", tconv_model_last_error(m));
+        if (deconv) {
+            tconv_bench_check(tconv_node_append_input(node, w), "input",
+                              tconv_model_last_error(m));
+            tconv_bench_check(tconv_attr_set_string(node, "auto_pad", "SAME_UPPER"), "attr",
+                              tconv_model_last_error(m));
+            tconv_bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "attr",
+                              tconv_model_last_error(m));
+        }
+        tconv_bench_check(tconv_node_new_output(node, "v", &out), "output",
+                          tconv_model_last_error(m));
+        v = out;
+    }
+    tconv_bench_check(tconv_graph_append_output(g, v), "graph output", tconv_model_last_error(m));
+    return m;
+}
+
+/* Runs one pass list on m; returns milliseconds. */
+static double run_passes(tconv_model *m, const char *passes, size_t *rewritten) {
+    tconv_pipeline *p = NULL;
+    tconv_report *report = NULL;
+    tconv_bench_check(tconv_pipeline_new(&p), "pipeline", "");
+    tconv_bench_check(tconv_pipeline_set_passes(p, passes), "passes", passes);
+    double t0 = tconv_bench_now();
+    tconv_bench_check(tconv_pipeline_run(p, m, &report), passes, tconv_model_last_error(m));
+    double ms = (tconv_bench_now() - t0) * 1e3;
+    if (rewritten)
+        *rewritten = tconv_report_rewrite_count(report);
+    tconv_report_free(report);
+    tconv_pipeline_free(p);
+    return ms;
+}
+
+static void measure(int64_t n) {
+    double t0 = tconv_bench_now();
+    tconv_model *m = chain_model(n);
+    double build_ms = (tconv_bench_now() - t0) * 1e3;
+    size_t rewritten = 0;
+    double shape_ms = run_passes(m, "shape-infer", NULL);
+    double legalize_ms = run_passes(m, "legalize-conv-transpose", &rewritten);
+    double dce_ms = run_passes(m, "dce", NULL);
+    tconv_model_free(m);
+    m = chain_model(n);
+    double pipeline_ms = run_passes(m, TCONV_DEFAULT_PASSES, NULL);
+    tconv_model_free(m);
+    printf("{\"bench\": \"passes\", \"case\": \"chain_%lld\", \"nodes\": %lld, \"rewritten\": %zu, "
+           "\"build_ms\": %.2f, \"shape_infer_ms\": %.2f, \"legalize_ms\": %.2f, \"dce_ms\": %.2f, "
+           "\"pipeline_ms\": %.2f, \"us_per_node\": %.3f, \"load\": %.2f}\n",
+           (long long)n, (long long)n, rewritten, build_ms, shape_ms, legalize_ms, dce_ms,
+           pipeline_ms, pipeline_ms * 1e3 / (double)n, tconv_bench_load());
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        for (int i = 1; i < argc; i++)
+            measure(atoll(argv[i]));
+        return 0;
+    }
+    static const int64_t sizes[] = {1000, 10000, 100000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        measure(sizes[i]);
+    return 0;
+}

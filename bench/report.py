@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""Joins the JSON lines of bench/run.sh (tconv's programs and torch_ref.py) into the
+side-by-side tables of bench/README.md (Markdown on stdout).
+
+  report.py RESULTS.jsonl
+
+"speedup" is reference ms / tconv ms: above 1, tconv is faster.
+"""
+import json
+import sys
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    return rows
+
+
+def first(rows, **match):
+    for r in rows:
+        if all(r.get(k) == v for k, v in match.items()):
+            return r
+    return None
+
+
+def find_impl(rows, bench, case, threads, prefix):
+    for r in rows:
+        if (r.get("bench") == bench and r.get("case") == case and r.get("threads") == threads
+                and str(r.get("impl", "")).startswith(prefix)):
+            return r
+    return None
+
+
+def fmt_ms(r, gflops=False):
+    if not r:
+        return "n/a"
+    s = "%.3f" % r["ms"] if r["ms"] < 10 else "%.2f" % r["ms"]
+    if gflops and "gflops" in r:
+        s += " (%.0f)" % r["gflops"]
+    return s
+
+
+def met(ok):
+    return "n/a" if ok is None else ("yes" if ok else "**no**")
+
+
+def header(rows):
+    machines = [r for r in rows if r.get("bench") == "machine"]
+    infos = [r for r in rows if r.get("bench") == "info"]
+    out = []
+    if machines:
+        m = machines[0]
+        out.append("Machine: %s, %d cores (%s), Linux %s. Run started %s." %
+                   (m["cpu"], m["cores"], m["isa_flags"].strip(), m["kernel"], m["date"]))
+        loads = ", ".join("%.2f" % r["load"] for r in machines)
+        out.append("1-min load average at start and end: %s (other engineers' builds share the "
+                   "machine; every line also records the load when it was measured)." % loads)
+    blases = sorted({r["blas"] for r in infos})
+    if infos:
+        out.append("PyTorch %s (Debian python3-torch, BLAS_INFO=%s); BLAS libraries measured: %s. "
+                   "Threads: torch.set_num_threads + OPENBLAS_NUM_THREADS/OMP_NUM_THREADS, "
+                   "checked with torch.get_num_threads() = %s." %
+                   (infos[0]["torch"], ",".join(infos[0]["blas_info"]), "; ".join(blases),
+                    "/".join(str(r["threads"]) for r in infos)))
+    isa = first(rows, bench="kernel", impl="tconv")
+    if isa:
+        out.append("tconv: default build (no BLAS), GEMM micro-kernel selected at run time: %s." %
+                   isa["isa"])
+    return out
+
+
+def kernel_table(rows):
+    threads = sorted({r["threads"] for r in rows if r.get("bench") == "kernel"})
+    out = ["| figure | threads | tconv ms (GFLOP/s) | reference | reference ms (GFLOP/s) | "
+           "speedup | goal | met |", "|---|---|---|---|---|---|---|---|"]
+    ct, fc = "workloadA_convtranspose", "workloadA_forward_conv"
+    for t in threads:
+        tc = find_impl(rows, "kernel", ct, t, "tconv")
+        tf = find_impl(rows, "kernel", fc, t, "tconv")
+        ob = find_impl(rows, "kernel", ct, t, "torch+OpenBLAS")
+        nb = find_impl(rows, "kernel", ct, t, "torch+reference")
+        dnn = find_impl(rows, "kernel", fc, t, "torch-oneDNN")
+        specs = [
+            ("ConvTranspose, workload A", tc, ob, "> 1 (faster than PyTorch+OpenBLAS)" if t == 1
+             else "(reported)", (lambda s: s > 1) if t == 1 else None),
+            ("ConvTranspose, workload A", tc, nb, "(reported)", None),
+            ("ConvTranspose, workload A", tc, dnn,
+             ">= 0.67 (within 1.5x of oneDNN's forward conv)" if t == 1 else "(reported)",
+             (lambda s: s >= 1 / 1.5) if t == 1 else None),
+            ("Conv (forward, same FLOPs)", tf, dnn, "(reported)", None),
+        ]
+        for name, mine, ref, goal, check in specs:
+            if not mine or not ref:
+                continue
+            speed = ref["ms"] / mine["ms"]
+            out.append("| %s | %d | %s | %s | %s | %.2f | %s | %s |" %
+                       (name, t, fmt_ms(mine, True), ref["impl"].replace("torch", "PyTorch"),
+                        fmt_ms(ref, True), speed, goal, met(check(speed) if check else None)))
+    return out
+
+
+def model_table(rows):
+    out = ["| model | threads | tconv ms | PyTorch+OpenBLAS ms | speedup | goal | met |",
+           "|---|---|---|---|---|---|---|"]
+    cases = []
+    for r in rows:
+        if r.get("bench") == "model" and r.get("impl") == "tconv":
+            cases.append((r["case"], r["threads"]))
+    for case, t in cases:
+        mine = find_impl(rows, "model", case, t, "tconv")
+        ref = find_impl(rows, "model", case, t, "torch+OpenBLAS") or \
+            find_impl(rows, "model", case, t, "torch")
+        if not ref:
+            out.append("| %s | %d | %s | n/a | | | |" % (case, t, fmt_ms(mine)))
+            continue
+        speed = ref["ms"] / mine["ms"]
+        out.append("| %s | %d | %s | %s | %.2f | >= 1 | %s |" %
+                   (case.replace("_b", ", batch "), t, fmt_ms(mine), fmt_ms(ref), speed,
+                    met(speed >= 1)))
+    return out
+
+
+def legalized_table(rows):
+    out = ["| case | rewritten nodes | original ms | legalized ms | legalized / original | "
+           "goal | met |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r.get("bench") != "legalized":
+            continue
+        out.append("| %s | %d | %.3f | %.3f | %.3f | <= 1.05 | %s |" %
+                   (r["case"], r["rewritten"], r["original_ms"], r["legalized_ms"], r["ratio"],
+                    met(r["ratio"] <= 1.05)))
+    return out
+
+
+def passes_table(rows):
+    out = ["| nodes | rewritten | shape-infer ms | legalize ms | dce ms | default pipeline ms | "
+           "us/node (pipeline) | goal | met |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r.get("bench") != "passes":
+            continue
+        big = r["nodes"] >= 100000
+        out.append("| %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %s |" %
+                   (r["nodes"], r["rewritten"], r["shape_infer_ms"], r["legalize_ms"],
+                    r["dce_ms"], r["pipeline_ms"], r["us_per_node"],
+                    "legalize < 1000 ms" if big else "(linear: flat us/node)",
+                    met(r["legalize_ms"] < 1000) if big else "n/a"))
+    return out
+
+
+def main():
+    rows = load(sys.argv[1])
+    sections = [("", header(rows)),
+                ("### Kernels (workload A: X 1x64x64x64, W 64x32x4x4, stride 2, pads 1; "
+                 "268 MFLOP)", kernel_table(rows)),
+                ("### Whole models (median latency)", model_table(rows)),
+                ("### Legalized graph vs original in tconv's runtime (1 thread)",
+                 legalized_table(rows)),
+                ("### Pass scaling (generated chain, ConvTranspose SAME_UPPER + Relu)",
+                 passes_table(rows))]
+    for title, lines in sections:
+        if title:
+            print(title)
+            print()
+        print("\n".join(lines))
+        print()
+
+
+main()

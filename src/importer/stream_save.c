@@ -1,0 +1,191 @@
+/* Streams a model into its output file (model_map.h): protobuf-c packs the message through a
+ * ProtobufCBuffer that gathers small fields in a 1 MiB buffer and writes large ones (tensor
+ * data, which for an unchanged tensor of a loaded model is the input mapping itself) straight
+ * from where they are. Nothing the size of the model is ever allocated. The file is written
+ * as a temp file in the same folder, fsync'ed and renamed over the target.
+ *
+ * Payloads that lie in a mapped input file are copied file to file by the kernel
+ * (copy_file_range, Linux) where it can: they never enter the process, so saving does not make
+ * the mapping resident. Elsewhere they are written from the mapping. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* copy_file_range */
+#endif
+
+#include "importer/model_map.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SINK_BUFFER_BYTES ((size_t)1 << 20)
+/* Appends at least this long bypass the buffer. */
+#define SINK_DIRECT_BYTES ((size_t)1 << 16)
+
+typedef struct file_sink {
+    ProtobufCBuffer base;
+    int fd;
+    const char *path;
+    uint8_t *buf;
+    size_t used;
+    tconv_status status;
+    tconv_error *err;
+    const tconv_onnx_loaded *source; /* the input the model borrows from, or NULL */
+    bool no_copy_range;              /* the kernel cannot copy between these files */
+} file_sink;
+
+static tconv_status write_all(int fd, const char *path, const uint8_t *data, size_t size,
+                              tconv_error *err) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, data + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return tconv_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", path,
+                                   n < 0 ? strerror(errno) : "no progress");
+        done += (size_t)n;
+    }
+    return TCONV_OK;
+}
+
+static void sink_flush(file_sink *s) {
+    if (s->status == TCONV_OK && s->used)
+        s->status = write_all(s->fd, s->path, s->buf, s->used, s->err);
+    s->used = 0;
+}
+
+/* Copies [offset, offset + len) of in_fd to the output in the kernel. *done false (and OK)
+ * when this pair of files does not support it before anything was copied. */
+static tconv_status copy_range(file_sink *s, int in_fd, int64_t offset, size_t len, bool *done) {
+    *done = false;
+#if defined(__linux__)
+    off_t in_off = (off_t)offset;
+    size_t copied = 0;
+    while (copied < len) {
+        ssize_t n = copy_file_range(in_fd, &in_off, s->fd, NULL, len - copied, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && copied == 0 &&
+            (errno == ENOSYS || errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP))
+            return TCONV_OK;
+        if (n < 0)
+            return tconv_error_set(s->err, TCONV_ERR_IO, "%s: write failed: %s", s->path,
+                                   strerror(errno));
+        if (n == 0)
+            return tconv_error_set(s->err, TCONV_ERR_IO,
+                                   "%s: the input model file shrank while being saved", s->path);
+        copied += (size_t)n;
+    }
+    *done = true;
+#else
+    (void)s, (void)in_fd, (void)offset, (void)len;
+#endif
+    return TCONV_OK;
+}
+
+static void write_direct(file_sink *s, const uint8_t *data, size_t len) {
+    int in_fd;
+    int64_t offset;
+    bool done = false;
+    if (!s->no_copy_range && tconv_onnx_loaded_file_range(s->source, data, len, &in_fd, &offset)) {
+        s->status = copy_range(s, in_fd, offset, len, &done);
+        s->no_copy_range = !done;
+    }
+    if (s->status == TCONV_OK && !done)
+        s->status = write_all(s->fd, s->path, data, len, s->err);
+#if defined(__linux__)
+    /* Start writing back what is there, so the closing fsync overlaps with the copying. */
+    if (s->status == TCONV_OK)
+        (void)sync_file_range(s->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+}
+
+static void sink_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data) {
+    file_sink *s = (file_sink *)buffer;
+    if (s->status != TCONV_OK || len == 0)
+        return;
+    if (len >= SINK_DIRECT_BYTES) {
+        sink_flush(s);
+        if (s->status == TCONV_OK)
+            write_direct(s, data, len);
+        return;
+    }
+    if (len > SINK_BUFFER_BYTES - s->used)
+        sink_flush(s);
+    memcpy(s->buf + s->used, data, len);
+    s->used += len;
+}
+
+static tconv_status pack_to_fd(const ProtobufCMessage *message, const tconv_onnx_loaded *source,
+                               int fd, const char *path, tconv_error *err) {
+    file_sink sink = {{sink_append}, fd,     path, malloc(SINK_BUFFER_BYTES), 0, TCONV_OK,
+                      err,           source, false};
+    if (!sink.buf)
+        return tconv_error_nomem(err, "the output buffer");
+    protobuf_c_message_pack_to_buffer(message, &sink.base);
+    sink_flush(&sink);
+    free(sink.buf);
+    return sink.status;
+}
+
+/* mkstemp creates 0600 files; a model gets the usual umask-based mode. */
+static void set_default_mode(int fd) {
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+}
+
+static tconv_status write_and_sync(const ProtobufCMessage *message, const tconv_onnx_loaded *source,
+                                   int fd, const char *path, tconv_error *err) {
+    set_default_mode(fd);
+    tconv_status st = pack_to_fd(message, source, fd, path, err);
+    if (st == TCONV_OK && fsync(fd) != 0)
+        st = tconv_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
+    if (close(fd) != 0 && st == TCONV_OK)
+        st = tconv_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
+    return st;
+}
+
+static tconv_status write_message_atomic(const ProtobufCMessage *message,
+                                         const tconv_onnx_loaded *source, const char *path,
+                                         tconv_error *err) {
+    char *tmp = malloc(strlen(path) + sizeof ".tmp.XXXXXX");
+    if (!tmp)
+        return tconv_error_nomem(err, "a temp file name");
+    strcpy(tmp, path);
+    strcat(tmp, ".tmp.XXXXXX");
+    int fd = mkstemp(tmp);
+    tconv_status st;
+    if (fd < 0) {
+        st = tconv_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s", path,
+                             strerror(errno));
+    } else {
+        st = write_and_sync(message, source, fd, path, err);
+        if (st == TCONV_OK && rename(tmp, path) != 0)
+            st = tconv_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
+                                 strerror(errno));
+        if (st != TCONV_OK)
+            unlink(tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+tconv_status tconv_onnx_save_streamed(const tconv_model *model, const char *path,
+                                      tconv_error *err) {
+    tconv_arena *tmp = tconv_arena_create();
+    if (!tmp)
+        return tconv_error_nomem(err, "the saver");
+    Onnx__ModelProto *m = NULL;
+    tconv_status st = tconv_onnx_model_to_proto(model, tmp, &m, err);
+    if (st != TCONV_OK)
+        tconv_error_prefix(err, "%s: ", path);
+    else
+        st = write_message_atomic(&m->base, tconv_onnx_model_loaded(model), path, err);
+    tconv_arena_destroy(tmp);
+    return st;
+}

@@ -1,0 +1,334 @@
+/* Public API, runtime: runners (inputs from memory, TensorProto files or seeded random data,
+ * outputs read back, saved and checked against golden data) and comparisons of two models
+ * (tconv-import --check's logic): equal, mismatching, different interfaces, symbolic dims. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "api_test_util.h"
+
+#define KERAS API_MODEL("keras_decoder")
+#define KERAS_DATA TCONV_SOURCE_DIR "/models/keras_decoder/test_data_set_0/"
+
+static tconv_runner *new_runner(tconv_model *m) {
+    tconv_runner *r = NULL;
+    API_OK(m, tconv_runner_new(m, NULL, &r));
+    return r;
+}
+
+static void test_run_against_golden_data(void **state) {
+    (void)state;
+    tconv_model *m = api_read(KERAS);
+    tconv_runner *r = new_runner(m);
+    assert_int_equal(tconv_runner_input_count(r), 1);
+    assert_string_equal(tconv_runner_input_name(r, 0), "z");
+    assert_int_equal(tconv_runner_input_dtype(r, 0), TCONV_DTYPE_FLOAT);
+    assert_int_equal(tconv_runner_input_rank(r, 0), 4);
+    assert_int_equal(tconv_runner_input_dim(r, 0, 1), 128);
+    size_t index = 99;
+    assert_int_equal(tconv_runner_find_input(r, "z", &index), TCONV_OK);
+    assert_int_equal(index, 0);
+    assert_int_equal(tconv_runner_find_input(r, "deconv1.weight", &index), TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_runner_last_error(r), "deconv1.weight"));
+
+    assert_int_equal(tconv_runner_output_count(r), 1);
+    assert_string_equal(tconv_runner_output_name(r, 0), "image");
+    assert_null(tconv_runner_output_data(r, 0, NULL)); /* no run yet */
+    assert_int_equal(tconv_runner_run(r), TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_runner_last_error(r), "'z' was not set"));
+
+    assert_int_equal(tconv_runner_load_input(r, 0, KERAS_DATA "input_0.pb"), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    assert_string_equal(tconv_runner_last_error(r), "");
+    assert_int_equal(tconv_runner_output_dtype(r, 0), TCONV_DTYPE_FLOAT);
+    assert_int_equal(tconv_runner_output_rank(r, 0), 4);
+    int64_t expected_dims[] = {2, 1, 56, 40};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(tconv_runner_output_dim(r, 0, i), expected_dims[i]);
+    size_t nbytes = 0;
+    assert_non_null(tconv_runner_output_data(r, 0, &nbytes));
+    assert_int_equal(nbytes, 2 * 56 * 40 * sizeof(float));
+    double max_abs = -1, max_rel = -1;
+    assert_int_equal(
+        tconv_runner_check_output(r, 0, KERAS_DATA "output_0.pb", 1e-4, 1e-5, &max_abs, &max_rel),
+        TCONV_OK);
+    assert_true(max_abs >= 0 && max_abs < 1e-4);
+
+    /* The input file against the output: different shapes, a mismatch that says so. */
+    assert_int_equal(
+        tconv_runner_check_output(r, 0, KERAS_DATA "input_0.pb", 1e-4, 1e-5, NULL, NULL),
+        TCONV_ERR_MISMATCH);
+    assert_non_null(strstr(tconv_runner_last_error(r), "image"));
+    assert_int_equal(tconv_runner_check_output(r, 0, "/nonexistent.pb", 1e-4, 1e-5, NULL, NULL),
+                     TCONV_ERR_IO);
+    tconv_runner_free(r);
+    tconv_model_free(m);
+}
+
+static void test_inputs_from_memory_and_random(void **state) {
+    (void)state;
+    tconv_model *m = api_read(KERAS);
+    tconv_runner *r = new_runner(m);
+    static const int64_t dims[] = {2, 128, 7, 5};
+    size_t n = 2 * 128 * 7 * 5;
+    float *x = calloc(n, sizeof *x);
+    assert_non_null(x);
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, dims, x, n * 4 - 1),
+                     TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_runner_last_error(r), "bytes"));
+    assert_int_equal(tconv_runner_set_input(r, 1, TCONV_DTYPE_FLOAT, 4, dims, x, n * 4),
+                     TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_STRING, 4, dims, x, n * 4),
+                     TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, NULL, x, n * 4),
+                     TCONV_ERR_USAGE);
+    /* The wrong shape is caught when the graph runs, naming the input. */
+    static const int64_t wrong[] = {2, 64, 7, 5};
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, wrong, x, n * 2), TCONV_OK);
+    assert_int_not_equal(tconv_runner_run(r), TCONV_OK);
+    assert_non_null(strstr(tconv_runner_last_error(r), "z"));
+
+    /* Zeros in: the output is a Sigmoid's, inside (0, 1). */
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, dims, x, n * 4), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    const float *y = tconv_runner_output_data(r, 0, NULL);
+    for (size_t i = 0; i < 2 * 56 * 40; i++)
+        assert_true(y[i] > 0.0f && y[i] < 1.0f);
+
+    /* Seeded random inputs: same seed, same outputs. */
+    assert_int_equal(tconv_runner_set_random_inputs(r, 7), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    size_t nbytes = 0;
+    float *first = malloc(2 * 56 * 40 * sizeof(float));
+    assert_non_null(first);
+    const void *out = tconv_runner_output_data(r, 0, &nbytes); /* sets nbytes first */
+    assert_int_equal(nbytes, 2 * 56 * 40 * sizeof(float));
+    memcpy(first, out, nbytes);
+    assert_int_equal(tconv_runner_set_random_input(r, 0, 7), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    assert_memory_equal(first, tconv_runner_output_data(r, 0, NULL), nbytes);
+
+    /* Saved and compared with itself. */
+    char dir[] = "/tmp/tconv-api-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/output_0.pb", dir);
+    assert_int_equal(tconv_runner_save_output(r, 0, path), TCONV_OK);
+    double max_abs = -1;
+    assert_int_equal(tconv_runner_check_output(r, 0, path, 0, 0, &max_abs, NULL), TCONV_OK);
+    assert_true(max_abs == 0.0);
+    assert_int_equal(tconv_runner_save_output(r, 3, path), TCONV_ERR_USAGE);
+    unlink(path);
+    rmdir(dir);
+    free(first);
+    free(x);
+    tconv_runner_free(r);
+    tconv_model_free(m);
+}
+
+static void test_runner_on_unsupported_op(void **state) {
+    (void)state;
+    tconv_model *m = api_build_conv_transpose(NULL, "NoSuchOp");
+    tconv_runner *r = (tconv_runner *)(uintptr_t)1;
+    assert_int_equal(tconv_runner_new(m, NULL, &r), TCONV_ERR_UNSUPPORTED);
+    assert_null(r);
+    assert_non_null(strstr(tconv_model_last_error(m), "NoSuchOp"));
+    tconv_model_free(m);
+}
+
+/* Memory and thread limits reach the runtime: a graph that needs more memory than allowed is
+ * refused when the runner is made, and in a comparison. */
+static void test_runtime_limits(void **state) {
+    (void)state;
+    tconv_model *m = api_read(KERAS);
+    tconv_limits *limits = NULL;
+    assert_int_equal(tconv_limits_new(&limits), TCONV_OK);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_THREADS, 2), TCONV_OK);
+    tconv_runner *r = NULL;
+    API_OK(m, tconv_runner_new(m, limits, &r));
+    tconv_runner_free(r);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 4096), TCONV_OK);
+    assert_int_equal(tconv_runner_new(m, limits, &r), TCONV_ERR_LIMIT);
+    assert_null(r);
+    assert_true(strlen(tconv_model_last_error(m)) > 0);
+
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_limits(c, limits), TCONV_OK);
+    tconv_limits_free(limits); /* copied */
+    assert_int_equal(tconv_comparison_run(c, m, m), TCONV_ERR_LIMIT);
+    assert_int_equal(tconv_comparison_set_limits(c, NULL), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, m, m), TCONV_OK);
+    assert_true(tconv_comparison_max_abs_error(c, 0) == 0.0);
+    tconv_comparison_free(c);
+    tconv_model_free(m);
+}
+
+static void test_compare_original_with_legalized(void **state) {
+    (void)state;
+    tconv_model *original = api_read(KERAS);
+    tconv_model *converted = NULL;
+    API_OK(original, tconv_model_clone(original, &converted));
+    tconv_pipeline *p = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    API_OK(converted, tconv_pipeline_run(p, converted, NULL));
+    tconv_pipeline_free(p);
+    assert_true(api_count_ops(converted, "Slice") > 0);
+
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_runs(c, 2), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_seed(c, 5), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_tolerance(c, 1e-4, 1e-5), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, original, converted), TCONV_OK);
+    assert_string_equal(tconv_comparison_last_error(c), "");
+    assert_int_equal(tconv_comparison_output_count(c), 1);
+    assert_string_equal(tconv_comparison_output_name(c, 0), "image");
+    assert_true(tconv_comparison_output_matches(c, 0));
+    assert_null(tconv_comparison_output_failure(c, 0));
+    assert_true(tconv_comparison_max_abs_error(c, 0) < 1e-5);
+    assert_true(tconv_comparison_max_rel_error(c, 0) >= 0);
+
+    assert_int_equal(tconv_comparison_set_runs(c, 0), TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_comparison_last_error(c), "runs"));
+    assert_int_equal(tconv_comparison_set_tolerance(c, -1, 0), TCONV_ERR_USAGE);
+    tconv_comparison_free(c);
+    tconv_model_free(converted);
+    tconv_model_free(original);
+}
+
+static void test_compare_mismatch_and_interfaces(void **state) {
+    (void)state;
+    tconv_model *relu = api_build_conv_transpose(NULL, "Relu");
+    tconv_model *sigmoid = api_build_conv_transpose(NULL, "Sigmoid");
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_runs(c, 3), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, relu, sigmoid), TCONV_ERR_MISMATCH);
+    assert_non_null(strstr(tconv_comparison_last_error(c), "seed 1: output 'Z'"));
+    assert_int_equal(tconv_comparison_output_count(c), 1);
+    assert_false(tconv_comparison_output_matches(c, 0));
+    assert_non_null(strstr(tconv_comparison_output_failure(c, 0), "seed 1"));
+    assert_true(tconv_comparison_max_abs_error(c, 0) > 0.1);
+
+    /* Different interfaces: one output vs the same model with a second output. */
+    tconv_model *two = api_build_conv_transpose(NULL, "Relu");
+    API_OK(two, tconv_graph_append_output(tconv_model_graph(two),
+                                          tconv_graph_lookup(tconv_model_graph(two), "Y")));
+    assert_int_equal(tconv_comparison_run(c, relu, two), TCONV_ERR_MISMATCH);
+    assert_non_null(strstr(tconv_comparison_last_error(c), "differ"));
+    assert_int_equal(tconv_comparison_output_count(c), 0);
+
+    /* A model the runtime cannot load: not a mismatch, the message names the model. */
+    tconv_model *bad = api_build_conv_transpose(NULL, "NoSuchOp");
+    assert_int_equal(tconv_comparison_run(c, relu, bad), TCONV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(tconv_comparison_last_error(c), "candidate model"));
+    assert_int_equal(tconv_comparison_run(c, NULL, bad), TCONV_ERR_USAGE);
+    tconv_comparison_free(c);
+    tconv_model_free(bad);
+    tconv_model_free(two);
+    tconv_model_free(sigmoid);
+    tconv_model_free(relu);
+}
+
+static void test_compare_with_symbolic_dims(void **state) {
+    (void)state;
+    tconv_model *original = api_read(API_MODEL("dynamic_same"));
+    tconv_model *converted = NULL;
+    API_OK(original, tconv_model_clone(original, &converted));
+    tconv_pipeline *p = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    API_OK(converted, tconv_pipeline_run(p, converted, NULL));
+    tconv_pipeline_free(p);
+
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    tconv_status st = tconv_comparison_run(c, original, converted);
+    assert_int_not_equal(st, TCONV_OK);
+    assert_int_not_equal(st, TCONV_ERR_MISMATCH);
+    assert_non_null(strstr(tconv_comparison_last_error(c), "N"));
+    assert_int_equal(tconv_comparison_bind_dim(c, "N", 2), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "H", 5), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "W", 7), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "W", 6), TCONV_OK); /* rebinding */
+    assert_int_equal(tconv_comparison_bind_dim(c, "W", -6), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_run(c, original, converted), TCONV_OK);
+
+    tconv_runner *r = new_runner(original);
+    assert_int_equal(tconv_runner_input_dim(r, 0, 0), -1);
+    assert_int_not_equal(tconv_runner_set_random_input(r, 0, 1), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "N", 1), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "H", 4), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "W", 4), TCONV_OK);
+    assert_int_equal(tconv_runner_set_random_input(r, 0, 1), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    assert_int_equal(tconv_runner_output_dim(r, 0, 0), 1);
+    tconv_runner_free(r);
+    tconv_comparison_free(c);
+    tconv_model_free(converted);
+    tconv_model_free(original);
+}
+
+static void test_null_handles(void **state) {
+    (void)state;
+    assert_int_equal(tconv_runner_new(NULL, NULL, NULL), TCONV_ERR_USAGE);
+    tconv_runner_free(NULL);
+    assert_string_equal(tconv_runner_last_error(NULL), "");
+    assert_int_equal(tconv_runner_input_count(NULL), 0);
+    assert_null(tconv_runner_input_name(NULL, 0));
+    assert_int_equal(tconv_runner_input_dtype(NULL, 0), TCONV_DTYPE_UNDEFINED);
+    assert_int_equal(tconv_runner_input_rank(NULL, 0), -1);
+    assert_int_equal(tconv_runner_input_dim(NULL, 0, 0), -1);
+    assert_int_equal(tconv_runner_find_input(NULL, "x", NULL), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_set_input(NULL, 0, TCONV_DTYPE_FLOAT, 0, NULL, NULL, 0),
+                     TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_bind_dim(NULL, "N", 1), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_set_random_input(NULL, 0, 1), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_set_random_inputs(NULL, 1), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_load_input(NULL, 0, "x"), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_run(NULL), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_output_count(NULL), 0);
+    assert_null(tconv_runner_output_name(NULL, 0));
+    assert_int_equal(tconv_runner_output_dtype(NULL, 0), TCONV_DTYPE_UNDEFINED);
+    assert_int_equal(tconv_runner_output_rank(NULL, 0), -1);
+    assert_int_equal(tconv_runner_output_dim(NULL, 0, 0), -1);
+    size_t nbytes = 1;
+    assert_null(tconv_runner_output_data(NULL, 0, &nbytes));
+    assert_int_equal(nbytes, 0);
+    assert_int_equal(tconv_runner_save_output(NULL, 0, "x"), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_check_output(NULL, 0, "x", 0, 0, NULL, NULL), TCONV_ERR_USAGE);
+
+    assert_int_equal(tconv_comparison_new(NULL), TCONV_ERR_USAGE);
+    tconv_comparison_free(NULL);
+    assert_string_equal(tconv_comparison_last_error(NULL), "");
+    assert_int_equal(tconv_comparison_set_runs(NULL, 1), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_set_seed(NULL, 1), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_set_limits(NULL, NULL), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_set_tolerance(NULL, 0, 0), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_bind_dim(NULL, "N", 1), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_run(NULL, NULL, NULL), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_output_count(NULL), 0);
+    assert_null(tconv_comparison_output_name(NULL, 0));
+    assert_true(tconv_comparison_max_abs_error(NULL, 0) == 0.0);
+    assert_true(tconv_comparison_max_rel_error(NULL, 0) == 0.0);
+    assert_false(tconv_comparison_output_matches(NULL, 0));
+    assert_null(tconv_comparison_output_failure(NULL, 0));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_against_golden_data),
+        cmocka_unit_test(test_inputs_from_memory_and_random),
+        cmocka_unit_test(test_runner_on_unsupported_op),
+        cmocka_unit_test(test_runtime_limits),
+        cmocka_unit_test(test_compare_original_with_legalized),
+        cmocka_unit_test(test_compare_mismatch_and_interfaces),
+        cmocka_unit_test(test_compare_with_symbolic_dims),
+        cmocka_unit_test(test_null_handles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+# Runs one broken-model case (cmake -P): the CLI on a broken input must exit with the expected
+# code, print the expected error on stderr, create no output, leave an existing output and the
+# input byte for byte as they were. A case expected to succeed must write a complete output.
+#   -DTOOL=path -DTOOL_NAME=tconv-import|tconv-run -DIMPORT=path/tconv-import -DINPUT=path
+#   -DARGS="space separated"|- -DEXIT=n -DREGEX=... -DWORK=dir -DCASE_DIR=tests/broken
+cmake_minimum_required(VERSION 3.25)
+
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(args "")
+if(NOT ARGS STREQUAL "-")
+  separate_arguments(args UNIX_COMMAND "${ARGS}")
+endif()
+set(model_file "${INPUT}")
+if(IS_DIRECTORY "${INPUT}")
+  set(model_file "${INPUT}/model.onnx")
+endif()
+file(SHA256 "${model_file}" input_hash)
+set(failures "")
+
+macro(fail msg)
+  string(APPEND failures "  ${msg}\n")
+endmacro()
+
+# Runs the tool; checks exit code and stderr.
+function(run_tool label)
+  execute_process(COMMAND "${TOOL}" ${ARGN} WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+  string(STRIP "${err}" err)
+  set(msg "")
+  if(NOT rc STREQUAL "${EXIT}")
+    string(APPEND msg "  ${label}: exit ${rc}, expected ${EXIT}\n")
+  endif()
+  if(NOT err MATCHES "${REGEX}")
+    string(APPEND msg "  ${label}: stderr does not match '${REGEX}':\n${err}\n")
+  endif()
+  set(failures "${failures}${msg}" PARENT_SCOPE)
+endfunction()
+
+# The files now in dir must be exactly `expected` (names).
+function(expect_files dir label)
+  file(GLOB present RELATIVE "${dir}" "${dir}/*")
+  list(SORT present)
+  set(expected ${ARGN})
+  list(SORT expected)
+  if(NOT "${present}" STREQUAL "${expected}")
+    set(failures "${failures}  ${label}: files in ${dir} are '${present}', expected '${expected}'\n"
+        PARENT_SCOPE)
+  endif()
+endfunction()
+
+# A written model must be complete: it loads again.
+function(expect_loads file label)
+  execute_process(COMMAND "${IMPORT}" "${file}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    set(failures "${failures}  ${label}: ${file} does not load: ${err}\n" PARENT_SCOPE)
+  endif()
+endfunction()
+
+if(TOOL_NAME STREQUAL "tconv-import")
+  set(sentinel "an existing output that a failed conversion must not touch\n")
+  # 1. A new output path: nothing appears (no output, no temp file) unless the run succeeds.
+  file(MAKE_DIRECTORY "${WORK}/new")
+  run_tool("new output" "${INPUT}" -o "${WORK}/new/out.onnx" --quiet ${args})
+  if(EXIT EQUAL 0)
+    expect_files("${WORK}/new" "new output" out.onnx)
+    expect_loads("${WORK}/new/out.onnx" "new output")
+  else()
+    expect_files("${WORK}/new" "new output")
+  endif()
+  # 2. An existing output: untouched on failure, replaced by a complete model on success.
+  file(MAKE_DIRECTORY "${WORK}/existing")
+  file(WRITE "${WORK}/existing/out.onnx" "${sentinel}")
+  run_tool("existing output" "${INPUT}" -o "${WORK}/existing/out.onnx" --quiet ${args})
+  expect_files("${WORK}/existing" "existing output" out.onnx)
+  file(READ "${WORK}/existing/out.onnx" now)
+  if(EXIT EQUAL 0)
+    expect_loads("${WORK}/existing/out.onnx" "existing output")
+  elseif(NOT now STREQUAL sentinel)
+    fail("existing output: out.onnx was modified by a failed run")
+  endif()
+  # 3. -o naming the input itself (models that stand alone in this folder).
+  get_filename_component(parent "${INPUT}" DIRECTORY)
+  get_filename_component(name "${INPUT}" NAME)
+  if(parent STREQUAL CASE_DIR AND NOT IS_DIRECTORY "${INPUT}")
+    file(MAKE_DIRECTORY "${WORK}/inplace")
+    file(COPY "${INPUT}" DESTINATION "${WORK}/inplace")
+    run_tool("-o input" "${WORK}/inplace/${name}" -o "${WORK}/inplace/${name}" --quiet ${args})
+    expect_files("${WORK}/inplace" "-o input" "${name}")
+    file(SHA256 "${WORK}/inplace/${name}" copy_hash)
+    if(EXIT EQUAL 0)
+      expect_loads("${WORK}/inplace/${name}" "-o input")
+    elseif(NOT copy_hash STREQUAL input_hash)
+      fail("-o input: the input was modified by a failed run")
+    endif()
+  endif()
+else()
+  run_tool("${TOOL_NAME}" "${INPUT}" ${args})
+  expect_files("${WORK}" "${TOOL_NAME}")
+endif()
+
+file(SHA256 "${model_file}" hash_after)
+if(NOT hash_after STREQUAL input_hash)
+  fail("the input ${model_file} was modified")
+endif()
+if(failures)
+  message(FATAL_ERROR "broken-model case failed:\n${failures}")
+endif()
