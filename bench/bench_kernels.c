@@ -25,11 +25,11 @@ static void run_case(const kernel_case *kc, int threads, int runs) {
         tconv_bench_check(TCONV_ERR_INVALID, kc->name, tconv_runner_last_error(r));
     printf("{\"bench\": \"kernel\", \"case\": \"%s\", \"impl\": \"tconv\", \"isa\": \"%s\", "
            "\"threads\": %d, \"ms\": %.4f, \"gflops\": %.2f, \"load\": %.2f}\n",
-           kc->name, tconv_gemm_isa_name(tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512)
-                                             ? TCONV_GEMM_ISA_AVX512
-                                         : tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX2)
-                                             ? TCONV_GEMM_ISA_AVX2
-                                             : TCONV_GEMM_ISA_PORTABLE),
+           kc->name,
+           tconv_gemm_isa_name(
+               tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
+               : tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX2) ? TCONV_GEMM_ISA_AVX2
+                                                               : TCONV_GEMM_ISA_PORTABLE),
            threads, ms, kc->flops / (ms * 1e6), tconv_bench_load());
     fflush(stdout);
     tconv_runner_free(r);
@@ -46,9 +46,7 @@ int main(int argc, char **argv) {
         {"workloadA_convtranspose",
          {"ConvTranspose", {1, 64, 64, 64}, {64, 32, 4, 4}, 2, 1, 0, 0},
          flops},
-        {"workloadA_forward_conv",
-         {"Conv", {1, 32, 128, 128}, {64, 32, 4, 4}, 2, 1, 0, 0},
-         flops},
+        {"workloadA_forward_conv", {"Conv", {1, 32, 128, 128}, {64, 32, 4, 4}, 2, 1, 0, 0}, flops},
     };
     int cpus = tconv_bench_cpus();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

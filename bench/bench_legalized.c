@@ -12,7 +12,7 @@
 
 typedef struct legal_case {
     const char *name;
-    const char *model_dir;            /* NULL: built from spec */
+    const char *model_dir; /* NULL: built from spec */
     tconv_bench_conv_spec spec;
     tconv_policy policy;
 } legal_case;
@@ -56,16 +56,20 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Alternates rounds of the two models (a median of 5 runs each) so that load changes hit both
- * alike; the result is the median over the rounds. */
+/* Alternates rounds of the two models (the median of ~20 ms of runs each) so that load changes
+ * hit both alike; the result is the median over the rounds. */
 static void time_pair(tconv_model *a, tconv_model *b, int rounds, double *ms_a, double *ms_b) {
     tconv_runner *ra = new_runner(a), *rb = new_runner(b);
     double *ta = malloc((size_t)rounds * sizeof *ta), *tb = malloc((size_t)rounds * sizeof *tb);
     if (!ta || !tb)
         tconv_bench_check(TCONV_ERR_NOMEM, "timing", "");
+    /* each round runs a model for about 20 ms (at least 5 runs) */
+    double estimate = tconv_bench_median_ms(tconv_bench_run_runner, ra, 3, 5, 0.0);
+    int runs = estimate > 0 ? (int)(20.0 / estimate) : 5;
+    runs = runs < 5 ? 5 : (runs > 2000 ? 2000 : runs);
     for (int i = 0; i < rounds; i++) {
-        ta[i] = tconv_bench_median_ms(tconv_bench_run_runner, ra, 1, 5, 0.0);
-        tb[i] = tconv_bench_median_ms(tconv_bench_run_runner, rb, 1, 5, 0.0);
+        ta[i] = tconv_bench_median_ms(tconv_bench_run_runner, ra, 2, runs, 0.0);
+        tb[i] = tconv_bench_median_ms(tconv_bench_run_runner, rb, 2, runs, 0.0);
         if (ta[i] < 0 || tb[i] < 0)
             tconv_bench_check(TCONV_ERR_INVALID, "run", "");
     }
@@ -85,12 +89,16 @@ int main(int argc, char **argv) {
         return 2;
     }
     const legal_case cases[] = {
-        {"workloadA_pads1_validonly", NULL,
-         {"ConvTranspose", {1, 64, 64, 64}, {64, 32, 4, 4}, 2, 1, 0, 0}, TCONV_POLICY_VALID_ONLY},
-        {"workloadA_output_padding", NULL,
+        {"workloadA_pads1_validonly",
+         NULL,
+         {"ConvTranspose", {1, 64, 64, 64}, {64, 32, 4, 4}, 2, 1, 0, 0},
+         TCONV_POLICY_VALID_ONLY},
+        {"workloadA_output_padding",
+         NULL,
          {"ConvTranspose", {1, 64, 64, 64}, {64, 32, 4, 4}, 2, 1, 0, 1},
          TCONV_POLICY_SAME_OR_ASYMMETRIC},
-        {"workloadA_asymmetric_pads", NULL,
+        {"workloadA_asymmetric_pads",
+         NULL,
          {"ConvTranspose", {1, 64, 64, 64}, {64, 32, 4, 4}, 2, 1, 1, 0},
          TCONV_POLICY_SAME_OR_ASYMMETRIC},
         {"dcgan_generator_validonly", "dcgan_generator", {0}, TCONV_POLICY_VALID_ONLY},

@@ -31,8 +31,7 @@ static tconv_model *chain_model(int64_t n_nodes) {
             "node", tconv_model_last_error(m));
         tconv_bench_check(tconv_node_append_input(node, v), "input", tconv_model_last_error(m));
         if (deconv) {
-            tconv_bench_check(tconv_node_append_input(node, w), "input",
-                              tconv_model_last_error(m));
+            tconv_bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
             tconv_bench_check(tconv_attr_set_string(node, "auto_pad", "SAME_UPPER"), "attr",
                               tconv_model_last_error(m));
             tconv_bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "attr",

@@ -77,9 +77,9 @@ machine >>"$OUT"
 
 "$PYTHON" "$ROOT/bench/report.py" "$OUT"
 
-# The importer benchmarks (bench/import*), when present, print their own table.
-for script in "$ROOT"/bench/import*.sh; do
-    if [ -x "$script" ]; then
-        "$script"
-    fi
-done
+# The importer benchmark (bench/import/, see its section of bench/README.md) prints its own
+# table.
+if [ -x "$ROOT/bench/import/bench_import.sh" ]; then
+    echo "bench: importer (bench/import/bench_import.sh)" >&2
+    "$ROOT/bench/import/bench_import.sh" "$BUILD"
+fi

@@ -5,6 +5,7 @@
  * A node that holds subgraphs depends on every outer value its subgraphs capture: an If whose
  * branch reads %a must come after the producer of %a, exactly as if %a were an input. */
 #include "ir/ir.h"
+#include "ir/index_heap.h"
 #include "ir/verify.h"
 
 #include <stdint.h>
@@ -668,37 +669,6 @@ static void collect_edges(sort_state *s) {
     }
 }
 
-/* Min-heap of node indices: Kahn's algorithm that always emits the earliest ready node keeps
- * an already sorted graph unchanged and moves as little as possible otherwise. */
-static void heap_push(size_t *heap, size_t *n, size_t value) {
-    size_t i = (*n)++;
-    while (i > 0 && heap[(i - 1) / 2] > value) {
-        heap[i] = heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    heap[i] = value;
-}
-
-static size_t heap_pop(size_t *heap, size_t *n) {
-    size_t top = heap[0];
-    size_t last = heap[--(*n)];
-    size_t i = 0;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= *n)
-            break;
-        if (child + 1 < *n && heap[child + 1] < heap[child])
-            child++;
-        if (heap[child] >= last)
-            break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    if (*n > 0)
-        heap[i] = last;
-    return top;
-}
-
 /* CSR adjacency: for node i, list[start[i] .. start[i+1]) holds the other end of its edges. */
 static bool build_adjacency(const sort_state *s, bool by_from, size_t **start_out,
                             size_t **list_out) {
@@ -783,15 +753,15 @@ static tconv_status kahn(sort_state *s, tconv_graph *graph, bool *reordered, tco
     size_t n_heap = 0, n_order = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (indegree[i] == 0)
-            heap_push(heap, &n_heap, i);
+            tconv_index_heap_push(heap, &n_heap, i);
     }
     while (n_heap > 0) {
-        size_t i = heap_pop(heap, &n_heap);
+        size_t i = tconv_index_heap_pop(heap, &n_heap);
         emitted[i] = true;
         order[n_order++] = i;
         for (size_t k = succ_start[i]; k < succ_start[i + 1]; k++) {
             if (--indegree[succ[k]] == 0)
-                heap_push(heap, &n_heap, succ[k]);
+                tconv_index_heap_push(heap, &n_heap, succ[k]);
         }
     }
     if (n_order < s->n) {

@@ -5,6 +5,7 @@
  * (Un)Squeeze and ReduceSum 13, other reductions 18). When an input argument is neither an
  * initializer nor a known computation, the output keeps the rank it must have, with unknown dims
  * where the argument matters. */
+#include "ir/slice_geometry.h"
 #include "passes/shape_infer.h"
 
 #include <string.h>
@@ -45,32 +46,6 @@ static tconv_status read_slice_args(tconv_si_ctx *ctx, const tconv_node *node, s
     return TCONV_OK;
 }
 
-static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi) {
-    return v < lo ? lo : (v > hi ? hi : v);
-}
-
-/* Elements that Slice keeps on an axis of size dim (ONNX's clamping rules); *first is the first
- * index taken. */
-static int64_t slice_range(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first) {
-    if (start < 0)
-        start += dim;
-    if (end < 0)
-        end += dim;
-    if (step > 0) {
-        start = clamp_i64(start, 0, dim);
-        end = clamp_i64(end, 0, dim);
-    } else {
-        start = clamp_i64(start, 0, dim - 1);
-        end = clamp_i64(end, -1, dim - 1);
-    }
-    *first = start;
-    if ((step > 0 && end <= start) || (step < 0 && end >= start))
-        return 0;
-    uint64_t span = step > 0 ? (uint64_t)(end - start) : (uint64_t)(start - end);
-    uint64_t s = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
-    return (int64_t)(span / s + (span % s != 0));
-}
-
 /* A dim that is not static survives a slice that provably keeps the whole axis. */
 static bool slice_keeps_all(int64_t start, int64_t end, int64_t step) {
     return step == 1 && start == 0 && end >= INT32_MAX;
@@ -84,7 +59,7 @@ static tconv_status slice_axis(tconv_si_ctx *ctx, const tconv_node *node, const 
         return tconv_si_fail(ctx, node, "steps[%d] is 0", i);
     int64_t first;
     if (dim->kind == TCONV_DIM_STATIC)
-        *dim = tconv_si_dim_static(slice_range(dim->value, start, end, step, &first));
+        *dim = tconv_si_dim_static(tconv_slice_axis_count(dim->value, start, end, step, &first));
     else if (!slice_keeps_all(start, end, step))
         *dim = tconv_si_dim_unknown();
     return TCONV_OK;
@@ -105,7 +80,8 @@ static tconv_status slice_data(tconv_si_ctx *ctx, const tconv_node *node, const 
     if (!d)
         return ctx->err->status;
     d->rank = 1;
-    d->count = (int)slice_range(src->count, a->starts.values[0], a->ends.values[0], step, &first);
+    d->count = (int)tconv_slice_axis_count(src->count, a->starts.values[0], a->ends.values[0], step,
+                                           &first);
     for (int k = 0; k < d->count; k++)
         d->elems[k] = src->elems[first + k * step];
     out->data = d;

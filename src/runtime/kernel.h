@@ -10,13 +10,18 @@
 typedef struct tconv_session tconv_session;
 typedef struct tconv_kernel_ctx tconv_kernel_ctx;
 
-/* A Slice the executor fused into this step (ConvTranspose only, see session_fuse.c): output 0
- * must come out cropped on these spatial axes, [start, end) as the Slice gives them, normalized
- * by the kernel against its uncropped output dims with ONNX Slice rules (step 1). */
+/* A Slice -> Pad -> Add chain the executor fused into this step (ConvTranspose only, see
+ * session_fuse.c; each part optional). Output 0 must come out as that chain's result: the
+ * Slice's window [start, end) on its axes (ONNX Slice normalization against the uncropped output
+ * dims, step 1), extended by extend_begin/extend_end zeros per axis (the Pad), plus `bias` per
+ * output channel everywhere (the Add; bias_len values) when not NULL. */
 typedef struct tconv_kernel_crop {
     size_t n;
     int axes[TCONV_MAX_RANK];
     int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK];
+    int64_t extend_begin[TCONV_MAX_RANK], extend_end[TCONV_MAX_RANK]; /* by axis */
+    const float *bias;
+    int64_t bias_len;
 } tconv_kernel_crop;
 
 struct tconv_kernel_ctx {
@@ -28,8 +33,8 @@ struct tconv_kernel_ctx {
     size_t n_outputs;
     tconv_session *session; /* for control flow (If) and the thread count */
     int n_threads;
-    tconv_error *err; /* messages need not name the node: the executor prefixes it */
-    const tconv_kernel_crop *crop; /* NULL unless a consumer Slice was fused into this step */
+    tconv_error *err;              /* messages need not name the node: the executor prefixes it */
+    const tconv_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
 };
 
 typedef tconv_status (*tconv_kernel_fn)(tconv_kernel_ctx *ctx);

@@ -40,6 +40,10 @@ typedef struct lattice {
     int64_t strides[TCONV_MAX_SPATIAL];
     int64_t dilations[TCONV_MAX_SPATIAL];
     int64_t pad_begin[TCONV_MAX_SPATIAL];
+    /* Fine positions that take values: [window_lo, window_hi) per axis, within [0, fine) (the
+     * whole grid unless a fused Slice/Pad narrows it; lattice_finish sets the default). */
+    int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
+    bool windowed;
     int64_t coarse_size, fine_size, kernel_size; /* products over the axes */
 } lattice;
 
@@ -100,16 +104,16 @@ static bool map_run(const lattice *lat, const coarse_run *run, const int64_t *ta
     for (int i = 0; i < last; i++) {
         int64_t v =
             run->outer[i] * lat->strides[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
-        if (v < 0 || v >= lat->fine[i])
+        if (v < lat->window_lo[i] || v >= lat->window_hi[i])
             return false;
         offset = offset * lat->fine[i] + v;
     }
     int64_t s = lat->strides[last];
     int64_t base = tap[last] * lat->dilations[last] - lat->pad_begin[last];
-    /* u range with 0 <= u*s + base < fine (no division for the common stride 1) */
-    int64_t first = s == 1 ? -base : ceil_div_i64(-base, s);
-    int64_t end =
-        s == 1 ? lat->fine[last] - base : floor_div_pos(lat->fine[last] - 1 - base, s) + 1;
+    /* u range with lo <= u*s + base < hi (no division for the common stride 1) */
+    int64_t w_lo = lat->window_lo[last], w_hi = lat->window_hi[last];
+    int64_t first = s == 1 ? w_lo - base : ceil_div_i64(w_lo - base, s);
+    int64_t end = s == 1 ? w_hi - base : floor_div_pos(w_hi - 1 - base, s) + 1;
     int64_t u_lo = max_i64(run->u0, first);
     int64_t u_hi = min_i64(run->u0 + run->length, end);
     if (u_lo >= u_hi)
@@ -420,13 +424,17 @@ static void im2col_block(const lattice *lat, const float *fine, int64_t planes, 
 static bool lattice_is_identity(const lattice *lat) {
     for (int i = 0; i < lat->rank; i++) {
         if (lat->kernel[i] != 1 || lat->strides[i] != 1 || lat->pad_begin[i] != 0 ||
-            lat->coarse[i] != lat->fine[i])
+            lat->coarse[i] != lat->fine[i] || lat->windowed)
             return false;
     }
     return true;
 }
 
 static bool lattice_finish(lattice *lat) {
+    for (int i = 0; i < lat->rank && !lat->windowed; i++) {
+        lat->window_lo[i] = 0;
+        lat->window_hi[i] = lat->fine[i];
+    }
     return tconv_shape_elements(lat->coarse, lat->rank, &lat->coarse_size) &&
            tconv_shape_elements(lat->fine, lat->rank, &lat->fine_size) &&
            tconv_shape_elements(lat->kernel, lat->rank, &lat->kernel_size);
@@ -536,8 +544,46 @@ typedef struct conv_transpose_job {
     bool direct; /* 1x1 identity mapping: the GEMM writes Y */
     const float *x, *w, *bias;
     float *y;
+    float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
+    size_t packed_chunk; /* floats per (group, chunk) slot of packed_w */
     scratch_set scratch;
 } conv_transpose_job;
+
+/* The W_g^T rows of one (group, chunk) as the GEMM's op(A): cc*K x cin_g. */
+static tconv_sgemm_op chunk_op(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cc) {
+    int64_t k = job->lat.kernel_size;
+    tconv_sgemm_op op = {
+        .trans_a = true,
+        .m = cc * k,
+        .k = job->cin_g,
+        .alpha = 1.0f,
+        .a = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
+        .lda = job->cout_g * k,
+    };
+    return op;
+}
+
+static int64_t chunk_channels_at(const conv_transpose_job *job, int64_t chunk) {
+    return min_i64(job->chunk_channels, job->cout_g - chunk * job->chunk_channels);
+}
+
+/* Packs the weights of one (group, chunk): task = g * n_chunks + chunk. */
+static void conv_transpose_pack_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    conv_transpose_job *job = vjob;
+    int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
+    tconv_sgemm_op op =
+        chunk_op(job, g, chunk * job->chunk_channels, chunk_channels_at(job, chunk));
+    tconv_sgemm_pack_a(TCONV_GEMM_ISA_AUTO, op.trans_a, op.m, op.k, op.a, op.lda,
+                       job->packed_w + (size_t)task * job->packed_chunk);
+}
+
+static void fill_bias_planes(const conv_transpose_job *job, float *y, int64_t first_channel,
+                             int64_t cc) {
+    for (int64_t c = 0; c < cc; c++)
+        fill_floats(y + c * job->lat.fine_size, job->lat.fine_size,
+                    job->bias ? job->bias[first_channel + c] : 0.0f);
+}
 
 /* One (batch, group, output-channel chunk): Y planes = bias, then += col2im(W_g^T x X_g). */
 static void conv_transpose_task(void *vjob, int64_t task, int worker) {
@@ -547,23 +593,14 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
     int64_t g = (task / job->n_chunks) % job->group;
     int64_t n = task / (job->n_chunks * job->group);
     int64_t c0 = chunk * job->chunk_channels;
-    int64_t cc = min_i64(job->chunk_channels, job->cout_g - c0);
+    int64_t cc = chunk_channels_at(job, chunk);
     int64_t first_channel = g * job->cout_g + c0;
     float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
-    for (int64_t c = 0; c < cc; c++)
-        fill_floats(y + c * lat->fine_size, lat->fine_size,
-                    job->bias ? job->bias[first_channel + c] : 0.0f);
+    fill_bias_planes(job, y, first_channel, cc);
     worker_scratch *ws = &job->scratch.workers[worker];
-    tconv_sgemm_op op = {
-        .trans_a = true,
-        .m = cc * lat->kernel_size,
-        .k = job->cin_g,
-        .alpha = 1.0f,
-        .a = job->w + g * job->cin_g * job->cout_g * lat->kernel_size + c0 * lat->kernel_size,
-        .lda = job->cout_g * lat->kernel_size,
-        .ldb = lat->coarse_size,
-    };
-    tconv_sgemm_pack_a(ws->gemm.isa, op.trans_a, op.m, op.k, op.a, op.lda, ws->packed_a);
+    const float *packed = job->packed_w + (size_t)(g * job->n_chunks + chunk) * job->packed_chunk;
+    tconv_sgemm_op op = chunk_op(job, g, c0, cc);
+    op.ldb = lat->coarse_size;
     const float *x = job->x + (n * job->c_in + g * job->cin_g) * lat->coarse_size;
     for (int64_t p0 = 0; p0 < lat->coarse_size; p0 += job->block_cols) {
         op.n = min_i64(job->block_cols, lat->coarse_size - p0);
@@ -572,14 +609,43 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
             op.beta = 1.0f;
             op.c = y + p0;
             op.ldc = lat->fine_size;
-            tconv_sgemm_run_packed(&ws->gemm, ws->packed_a, &op);
+            tconv_sgemm_run_packed(&ws->gemm, packed, &op);
         } else {
             op.beta = 0.0f;
             op.c = ws->col;
             op.ldc = op.n;
-            tconv_sgemm_run_packed(&ws->gemm, ws->packed_a, &op);
+            tconv_sgemm_run_packed(&ws->gemm, packed, &op);
             col2im_block(lat, ws->col, cc, p0, op.n, y);
         }
+    }
+}
+
+/* A single coarse position (a 1x1 input, e.g. a generator's first layer from its latent
+ * vector): per batch item the GEMM would have one column. Instead the whole batch is one GEMM
+ * with the roles swapped, col^T = X_g^T x W_g (batch x cc*K), each row of which is that item's
+ * col block. Task: one (group, chunk) for every batch item. */
+static void conv_transpose_point_task(void *vjob, int64_t task, int worker) {
+    conv_transpose_job *job = vjob;
+    const lattice *lat = &job->lat;
+    int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
+    int64_t c0 = chunk * job->chunk_channels, cc = chunk_channels_at(job, chunk);
+    int64_t k = lat->kernel_size, first_channel = g * job->cout_g + c0;
+    worker_scratch *ws = &job->scratch.workers[worker];
+    tconv_sgemm_op op = {.m = job->batch,
+                         .n = cc * k,
+                         .k = job->cin_g,
+                         .alpha = 1.0f,
+                         .a = job->x + g * job->cin_g,
+                         .lda = job->c_in,
+                         .b = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
+                         .ldb = job->cout_g * k,
+                         .c = ws->col,
+                         .ldc = cc * k};
+    tconv_sgemm_run(&ws->gemm, &op);
+    for (int64_t n = 0; n < job->batch; n++) {
+        float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
+        fill_bias_planes(job, y, first_channel, cc);
+        col2im_block(lat, ws->col + n * cc * k, cc, 0, 1, y);
     }
 }
 
@@ -597,13 +663,15 @@ static void conv_transpose_lattice(const tconv_conv_transpose_geometry *g, latti
 
 /* Splits output channels into chunks when batch x group alone gives the threads too little. */
 static void conv_transpose_plan(conv_transpose_job *job, int threads) {
-    int64_t outer = job->batch * job->group;
+    job->direct = lattice_is_identity(&job->lat);
+    /* a single coarse position runs the whole batch in one task per (group, chunk) */
+    bool points = job->lat.coarse_size == 1 && !job->direct;
+    int64_t outer = points ? job->group : job->batch * job->group;
     job->n_chunks = 1;
     if (threads > 1 && outer < 2 * threads)
         job->n_chunks = min_i64(max_i64(job->cout_g, 1), (2 * threads + outer - 1) / outer);
     job->chunk_channels = max_i64(1, (job->cout_g + job->n_chunks - 1) / job->n_chunks);
     job->n_chunks = max_i64(1, (job->cout_g + job->chunk_channels - 1) / job->chunk_channels);
-    job->direct = lattice_is_identity(&job->lat);
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     job->block_cols = job->direct ? max_i64(job->lat.coarse_size, 1)
                                   : block_columns(rows, job->lat.coarse_size, 0);
@@ -620,25 +688,74 @@ static tconv_status conv_transpose_resolve(tconv_kernel_ctx *ctx, const conv_ope
     return st;
 }
 
-/* A Slice fused into this node by the executor: crop the output by moving the begin pads and
- * shrinking the output (ONNX Slice normalization, step 1); the col2im already writes only the
- * positions inside [0, out). */
-static tconv_status apply_crop(tconv_kernel_ctx *ctx, tconv_conv_transpose_geometry *g) {
+/* A Slice / Pad / Add chain the executor fused into this node (kernel.h): the output is the
+ * Slice's window of the uncropped output (ONNX Slice normalization, step 1), extended by the
+ * Pad's zeros; positions outside the window keep the fill (the fused bias, else 0). Moves the
+ * begin pads, sets the output size and the lattice's window. */
+static tconv_status apply_crop(tconv_kernel_ctx *ctx, tconv_conv_transpose_geometry *g,
+                               int64_t *window_lo, int64_t *window_hi) {
     const tconv_kernel_crop *crop = ctx->crop;
-    for (size_t i = 0; crop && i < crop->n; i++) {
-        int axis = crop->axes[i] - 2;
-        if (axis < 0 || axis >= g->spatial_rank)
+    int64_t start[TCONV_MAX_SPATIAL] = {0}, end[TCONV_MAX_SPATIAL];
+    for (int i = 0; i < g->spatial_rank; i++)
+        end[i] = g->out[i];
+    for (size_t k = 0; k < crop->n; k++) {
+        int i = crop->axes[k] - 2;
+        if (i < 0 || i >= g->spatial_rank)
             return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "fused crop on axis %d of a rank-%d output", crop->axes[i],
+                                   "fused crop on axis %d of a rank-%d output", crop->axes[k],
                                    g->spatial_rank + 2);
-        int64_t dim = g->out[axis], start = crop->starts[i], end = crop->ends[i];
-        start = start < 0 ? start + dim : start;
-        end = end < 0 ? end + dim : end;
-        start = min_i64(max_i64(start, 0), dim);
-        end = min_i64(max_i64(end, 0), dim);
-        g->pad_begin[axis] += start;
-        g->out[axis] = max_i64(end - start, 0);
+        int64_t dim = g->out[i], a = crop->starts[k], b = crop->ends[k];
+        a = a < 0 ? a + dim : a;
+        b = b < 0 ? b + dim : b;
+        start[i] = min_i64(max_i64(a, 0), dim);
+        end[i] = max_i64(start[i], min_i64(max_i64(b, 0), dim));
     }
+    for (int i = 0; i < g->spatial_rank; i++) {
+        int64_t before = crop->extend_begin[i + 2], after = crop->extend_end[i + 2];
+        g->pad_begin[i] += start[i] - before;
+        g->out[i] = end[i] - start[i] + before + after;
+        window_lo[i] = before;
+        window_hi[i] = before + end[i] - start[i];
+    }
+    return TCONV_OK;
+}
+
+/* The general case: weights packed once per (group, chunk), then (batch, group, chunk) tasks. */
+static tconv_status conv_transpose_blocks(tconv_kernel_ctx *ctx, conv_transpose_job *job,
+                                          int threads) {
+    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    int64_t n_slots = job->group * job->n_chunks;
+    job->packed_chunk = tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, rows, job->cin_g);
+    job->packed_w = malloc((size_t)n_slots * job->packed_chunk * sizeof(float));
+    if (!job->packed_w)
+        return tconv_error_nomem(ctx->err, "packed ConvTranspose weights");
+    int64_t n_tasks = job->batch * n_slots;
+    int workers = tconv_parallel_workers(threads, n_tasks);
+    tconv_status st =
+        scratch_reserve(&job->scratch, workers, job->direct ? 0 : rows * job->block_cols, 0, rows,
+                        job->block_cols, job->cin_g, ctx->err);
+    if (st == TCONV_OK) {
+        tconv_parallel_for(tconv_parallel_workers(threads, n_slots), n_slots,
+                           conv_transpose_pack_task, job);
+        tconv_parallel_for(workers, n_tasks, conv_transpose_task, job);
+        scratch_release(&job->scratch);
+    }
+    free(job->packed_w);
+    return st;
+}
+
+/* One coarse position: the batch-wide GEMM of conv_transpose_point_task. */
+static tconv_status conv_transpose_points(tconv_kernel_ctx *ctx, conv_transpose_job *job,
+                                          int threads) {
+    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    int64_t n_tasks = job->group * job->n_chunks;
+    int workers = tconv_parallel_workers(threads, n_tasks);
+    tconv_status st = scratch_reserve(&job->scratch, workers, job->batch * rows, 0, job->batch,
+                                      rows, job->cin_g, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    tconv_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
+    scratch_release(&job->scratch);
     return TCONV_OK;
 }
 
@@ -651,8 +768,17 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
     tconv_status st = read_conv_operands(ctx, known, &ops);
     if (st == TCONV_OK)
         st = conv_transpose_resolve(ctx, &ops, &g);
-    if (st == TCONV_OK)
-        st = apply_crop(ctx, &g);
+    int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
+    if (st == TCONV_OK && ctx->crop)
+        st = apply_crop(ctx, &g, window_lo, window_hi);
+    const float *bias = ops.b ? ops.b->data : NULL;
+    if (st == TCONV_OK && ctx->crop && ctx->crop->bias) {
+        if (ops.b || ctx->crop->bias_len != g.c_out)
+            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
+                                   "fused bias of %lld values for %lld channels",
+                                   (long long)ctx->crop->bias_len, (long long)g.c_out);
+        bias = ctx->crop->bias;
+    }
     if (st == TCONV_OK)
         st = check_bias(ctx, ops.b, g.c_out);
     if (st != TCONV_OK)
@@ -664,6 +790,11 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
                               .cin_g = g.c_in / g.group,
                               .cout_g = ops.w->dims[1]};
     conv_transpose_lattice(&g, &job.lat);
+    if (ctx->crop) {
+        job.lat.windowed = true;
+        memcpy(job.lat.window_lo, window_lo, sizeof window_lo);
+        memcpy(job.lat.window_hi, window_hi, sizeof window_hi);
+    }
     if (!lattice_finish(&job.lat))
         return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "ConvTranspose sizes overflow");
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
@@ -676,21 +807,13 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
                    (double)job.lat.kernel_size * (double)job.lat.coarse_size;
     int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
     conv_transpose_plan(&job, threads);
-    int64_t n_tasks = job.batch * job.group * job.n_chunks;
-    int workers = tconv_parallel_workers(threads, n_tasks);
-    int64_t rows = job.chunk_channels * job.lat.kernel_size;
-    st = scratch_reserve(&job.scratch, workers, job.direct ? 0 : rows * job.block_cols,
-                         (int64_t)tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, rows, job.cin_g),
-                         rows, job.block_cols, job.cin_g, ctx->err);
-    if (st != TCONV_OK)
-        return st;
     job.x = ops.x->data;
     job.w = ops.w->data;
-    job.bias = ops.b ? ops.b->data : NULL;
+    job.bias = bias;
     job.y = y->data;
-    tconv_parallel_for(workers, n_tasks, conv_transpose_task, &job);
-    scratch_release(&job.scratch);
-    return TCONV_OK;
+    if (job.lat.coarse_size == 1 && !job.direct)
+        return conv_transpose_points(ctx, &job, threads);
+    return conv_transpose_blocks(ctx, &job, threads);
 }
 
 /* ---------------------------------------------------------------- Conv */

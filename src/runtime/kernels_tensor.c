@@ -1,6 +1,7 @@
 /* Data-movement kernels: Slice, Pad, Concat, Reshape, Transpose, Identity, Constant, Shape,
  * Gather, Unsqueeze, Squeeze, Flatten, Cast. They move elements of any stored dtype by size;
  * shape parameters (starts, pads, axes, shape, indices) are int32 or int64. */
+#include "ir/slice_geometry.h"
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
 
@@ -114,33 +115,6 @@ static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi) {
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/* Number of elements in [start, end) (or (end, start] for negative steps) taken every |step|. */
-static int64_t slice_count(int64_t start, int64_t end, int64_t step) {
-    if (step > 0)
-        return end > start ? 1 + (end - start - 1) / step : 0;
-    uint64_t mag = (uint64_t)(-(step + 1)) + 1u;
-    return start > end ? 1 + (int64_t)((uint64_t)(start - end - 1) / mag) : 0;
-}
-
-/* ONNX Slice-10 normalization: negative indices count from the end, then starts and ends are
- * clamped to [0, dim] (positive step) or [0, dim-1] / [-1, dim-1] (negative step). */
-static void slice_axis(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first,
-                       int64_t *count) {
-    if (start < 0)
-        start += dim;
-    if (end < 0)
-        end += dim;
-    if (step > 0) {
-        start = clamp_i64(start, 0, dim);
-        end = clamp_i64(end, 0, dim);
-    } else {
-        start = clamp_i64(start, 0, dim - 1);
-        end = clamp_i64(end, -1, dim - 1);
-    }
-    *first = start;
-    *count = slice_count(start, end, step);
-}
-
 static tconv_status run_slice(tconv_kernel_ctx *ctx) {
     static const char *const attrs_1[] = {"starts", "ends", "axes", NULL};
     const tconv_rt_tensor *x;
@@ -170,7 +144,7 @@ static tconv_status run_slice(tconv_kernel_ctx *ctx) {
             return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "step %zu is 0", i);
         int a = axes[i];
         int64_t first, count;
-        slice_axis(x->dims[a], p.starts[i], p.ends[i], p.steps[i], &first, &count);
+        count = tconv_slice_axis_count(x->dims[a], p.starts[i], p.ends[i], p.steps[i], &first);
         view.offset += first * view.strides[a];
         /* with two or more elements |step| < dim, so the product stays in range */
         view.strides[a] = count > 1 ? view.strides[a] * p.steps[i] : 0;

@@ -299,7 +299,7 @@ static tconv_status prefix_node(const tconv_step_plan *step, tconv_status st, tc
 
 /* A Slice fused into its producer: the producer's output already is the Slice's result. */
 static void forward_input(tconv_session *s, tconv_run_env *env, const tconv_step_plan *step) {
-    tconv_rt_tensor *from = &env->slots[step->inputs[0].slot];
+    tconv_rt_tensor *from = &env->slots[step->inputs[step->forward_from].slot];
     tconv_rt_tensor *to = &env->slots[step->outputs[0]];
     tconv_session_release(s, to);
     *to = *from;

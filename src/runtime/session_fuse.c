@@ -1,12 +1,15 @@
 /* Crop fusion at planning time. The legalization rewrite turns a padded ConvTranspose into a
- * VALID one followed by a Slice that crops it; run as written, the Slice copies the whole
- * output. When that Slice is the only reader of the ConvTranspose output, crops spatial axes
- * only with unit steps, and its starts/ends/axes are constants, the plan instead hands the crop
- * to the ConvTranspose kernel (which writes the cropped output directly, as it does for pads)
- * and the Slice step just moves the result to its own output. The graph is not changed: this is
- * a property of the plan, not a pass. */
+ * VALID one followed by a Slice that crops it and, where the result reaches past the VALID
+ * output, a Pad of zeros and an Add of the bias. Run as written, each of those copies the whole
+ * output. When each value of that chain is read only by the next node, the Slice crops spatial
+ * axes with unit steps, the Pad adds zeros on spatial axes, the Add adds a per-channel constant
+ * and all their parameters are constants, the plan instead hands the chain to the ConvTranspose
+ * kernel (which writes exactly that result: kernel.h, tconv_kernel_crop) and the chain's steps
+ * just move the result along. The graph is not changed: this is a property of the plan, not a
+ * pass (the runtime never runs passes). */
 #include "runtime/session_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static bool is_op(const tconv_node *node, const char *op) {
@@ -49,8 +52,7 @@ typedef struct slice_consts {
 } slice_consts;
 
 /* The Slice's parameters when all are constant and the steps are 1. */
-static bool read_slice(const tconv_graph_plan *plan, const tconv_step_plan *step,
-                       slice_consts *c) {
+static bool read_slice(const tconv_graph_plan *plan, const tconv_step_plan *step, slice_consts *c) {
     size_t n_ends = 0, n_axes = 0, n_steps = 0;
     bool has_axes = true, has_steps = step->opset >= 10 && step->n_inputs > 4 &&
                                       step->inputs[4].slot != TCONV_NO_SLOT;
@@ -97,8 +99,10 @@ static bool spatial_axes(const slice_consts *c, int rank, tconv_kernel_crop *cro
     return true;
 }
 
-/* Whether slot is read by anything but `reader`: another step, a subgraph, a graph output. */
-static bool read_elsewhere(const tconv_graph_plan *plan, uint32_t slot, size_t reader) {
+/* Whether slot is read by anything but input `input` of step `reader`: another input, another
+ * step, a subgraph, a graph output. */
+static bool read_elsewhere(const tconv_graph_plan *plan, uint32_t slot, size_t reader,
+                           size_t input) {
     for (size_t i = 0; i < plan->n_outputs; i++) {
         if (plan->outputs[i].up == 0 && plan->outputs[i].slot == slot)
             return true;
@@ -109,38 +113,34 @@ static bool read_elsewhere(const tconv_graph_plan *plan, uint32_t slot, size_t r
             if (st->captures[k] == slot)
                 return true;
         }
-        for (size_t k = 0; i != reader && k < st->n_inputs; k++) {
-            if (st->inputs[k].up == 0 && st->inputs[k].slot == slot)
-                return true;
-        }
-        /* the Slice itself reads it as its data input only */
-        for (size_t k = 1; i == reader && k < st->n_inputs; k++) {
-            if (st->inputs[k].up == 0 && st->inputs[k].slot == slot)
+        for (size_t k = 0; k < st->n_inputs; k++) {
+            if (st->inputs[k].up == 0 && st->inputs[k].slot == slot && (i != reader || k != input))
                 return true;
         }
     }
     return false;
 }
 
-/* The ConvTranspose step whose output 0 is the Slice's data input, or NULL. */
-static tconv_step_plan *crop_source(tconv_graph_plan *plan, size_t slice_index) {
-    const tconv_step_plan *slice = &plan->steps[slice_index];
-    if (slice->n_inputs < 1 || slice->n_outputs < 1 || slice->outputs[0] == TCONV_NO_SLOT ||
-        slice->inputs[0].up != 0 || slice->inputs[0].slot == TCONV_NO_SLOT)
-        return NULL;
-    uint32_t slot = slice->inputs[0].slot;
-    int32_t p = plan->producer_step[slot];
-    if (p < 0 || (size_t)p >= slice_index)
-        return NULL;
-    tconv_step_plan *producer = &plan->steps[p];
-    if (!is_op(producer->node, "ConvTranspose") || producer->crop ||
-        producer->n_outputs < 1 || producer->outputs[0] != slot ||
-        read_elsewhere(plan, slot, slice_index))
-        return NULL;
-    return producer;
+/* The only step reading slot (as its input *input), after step `after`; -1 when there is none
+ * or slot has other readers. */
+static ptrdiff_t sole_reader(const tconv_graph_plan *plan, uint32_t slot, size_t after,
+                             size_t *input) {
+    for (size_t i = after + 1; i < plan->n_steps; i++) {
+        const tconv_step_plan *st = &plan->steps[i];
+        for (size_t k = 0; k < st->n_inputs; k++) {
+            if (st->inputs[k].up != 0 || st->inputs[k].slot != slot)
+                continue;
+            if (read_elsewhere(plan, slot, i, k) || st->n_outputs < 1 ||
+                st->outputs[0] == TCONV_NO_SLOT || st->forwards_input)
+                return -1;
+            *input = k;
+            return (ptrdiff_t)i;
+        }
+    }
+    return -1;
 }
 
-/* The rank of the producer's X (its output rank), or -1 when unknown. */
+/* The rank of the ConvTranspose's X (its output rank), or -1 when unknown. */
 static int producer_rank(const tconv_step_plan *producer) {
     const tconv_node *node = producer->node;
     if (node->n_inputs < 1 || !node->inputs[0])
@@ -148,24 +148,139 @@ static int producer_rank(const tconv_step_plan *producer) {
     return node->inputs[0]->type.rank;
 }
 
+static bool has_input(const tconv_step_plan *step, size_t k) {
+    return k < step->n_inputs && step->inputs[k].slot != TCONV_NO_SLOT;
+}
+
+/* A constant input as an rt tensor (same graph), or NULL. */
+static const tconv_rt_tensor *const_input(const tconv_graph_plan *plan, const tconv_step_plan *step,
+                                          size_t k) {
+    if (!has_input(step, k) || step->inputs[k].up != 0)
+        return NULL;
+    const tconv_rt_tensor *t = &plan->constants[step->inputs[k].slot];
+    return t->dtype == TCONV_DTYPE_UNDEFINED ? NULL : t;
+}
+
+/* Pad with zeros on spatial axes only: extend_begin / extend_end of crop. */
+static bool read_pad(const tconv_graph_plan *plan, const tconv_step_plan *step, int rank,
+                     tconv_kernel_crop *crop) {
+    const char *mode = "constant";
+    tconv_error err;
+    int64_t pads[2 * TCONV_MAX_RANK];
+    size_t n = 0;
+    if (tconv_node_attr_string(step->node, "mode", "constant", &mode, &err) != TCONV_OK ||
+        strcmp(mode, "constant") != 0)
+        return false;
+    if (step->opset < 11) {
+        bool present;
+        float value = 0.0f;
+        if (!attr_ints(step->node, "pads", pads, &n, &present) || !present ||
+            tconv_node_attr_float(step->node, "value", 0.0f, &value, &err) != TCONV_OK ||
+            value != 0.0f)
+            return false;
+    } else {
+        const tconv_rt_tensor *value = const_input(plan, step, 2);
+        if (!const_ints(plan, step, 1, pads, &n) || has_input(step, 3) ||
+            (has_input(step, 2) &&
+             (!value || value->dtype != TCONV_DTYPE_FLOAT || value->n_elements != 1 ||
+              ((const float *)value->data)[0] != 0.0f)))
+            return false;
+    }
+    if (rank < 3 || n != (size_t)(2 * rank) || pads[0] || pads[1] || pads[rank] || pads[rank + 1])
+        return false;
+    for (int a = 2; a < rank; a++) {
+        if (pads[a] < 0 || pads[rank + a] < 0)
+            return false;
+        crop->extend_begin[a] = pads[a];
+        crop->extend_end[a] = pads[rank + a];
+    }
+    return true;
+}
+
+/* C_out of a ConvTranspose whose W is a constant (W.shape[1] * group), or -1. */
+static int64_t constant_channels(const tconv_graph_plan *plan, const tconv_step_plan *producer) {
+    const tconv_rt_tensor *w = const_input(plan, producer, 1);
+    int64_t group = 1;
+    tconv_error err;
+    if (!w || w->rank < 3 ||
+        tconv_node_attr_int(producer->node, "group", 1, &group, &err) != TCONV_OK)
+        return -1;
+    return w->dims[1] * group;
+}
+
+/* Add of a per-channel float constant (shape [C,1,...] or [1,C,1,...]) to the chain value at
+ * input `input` of the Add. */
+static bool read_bias_add(const tconv_graph_plan *plan, const tconv_step_plan *add, size_t input,
+                          int64_t c_out, int rank, tconv_kernel_crop *crop) {
+    const tconv_rt_tensor *b = input < 2 ? const_input(plan, add, 1 - input) : NULL;
+    if (!b || b->dtype != TCONV_DTYPE_FLOAT || c_out < 1 || b->n_elements != c_out ||
+        b->rank < rank - 1 || b->rank > rank)
+        return false;
+    int channel_axis = 1 - (rank - b->rank);
+    for (int i = 0; i < b->rank; i++) {
+        if (b->dims[i] != (i == channel_axis ? c_out : 1))
+            return false;
+    }
+    crop->bias = b->data;
+    crop->bias_len = c_out;
+    return true;
+}
+
+/* Follows ConvTranspose -> [Slice] -> [Pad] -> [Add] from step p; marks the steps fused. */
+static tconv_status fuse_chain(tconv_session *session, tconv_graph_plan *plan, size_t p,
+                               tconv_error *err) {
+    tconv_step_plan *producer = &plan->steps[p];
+    int rank = producer_rank(producer);
+    bool producer_bias = has_input(producer, 2);
+    tconv_kernel_crop crop;
+    memset(&crop, 0, sizeof crop);
+    ptrdiff_t fused[3];
+    int n_fused = 0;
+    size_t at = p, input = 0;
+    ptrdiff_t next = producer->n_outputs >= 1 && producer->outputs[0] != TCONV_NO_SLOT
+                         ? sole_reader(plan, producer->outputs[0], at, &input)
+                         : -1;
+    slice_consts c;
+    tconv_kernel_crop sliced = crop;
+    if (next >= 0 && input == 0 && is_op(plan->steps[next].node, "Slice") &&
+        read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
+        crop = sliced;
+        fused[n_fused++] = next;
+        at = (size_t)next;
+        next = sole_reader(plan, plan->steps[at].outputs[0], at, &input);
+    }
+    if (next >= 0 && input == 0 && !producer_bias && is_op(plan->steps[next].node, "Pad") &&
+        read_pad(plan, &plan->steps[next], rank, &crop)) {
+        fused[n_fused++] = next;
+        at = (size_t)next;
+        next = sole_reader(plan, plan->steps[at].outputs[0], at, &input);
+    }
+    if (next >= 0 && !producer_bias && is_op(plan->steps[next].node, "Add") &&
+        read_bias_add(plan, &plan->steps[next], input, constant_channels(plan, producer), rank,
+                      &crop)) {
+        fused[n_fused++] = next;
+        plan->steps[next].forward_from = input;
+    }
+    if (n_fused == 0)
+        return TCONV_OK;
+    tconv_kernel_crop *kept = tconv_arena_alloc(session->arena, sizeof *kept);
+    if (!kept)
+        return tconv_error_nomem(err, "an execution plan");
+    *kept = crop;
+    producer->crop = kept;
+    for (int i = 0; i < n_fused; i++)
+        plan->steps[fused[i]].forwards_input = true;
+    return TCONV_OK;
+}
+
 tconv_status tconv_plan_fuse_crops(tconv_session *session, tconv_graph_plan *plan,
                                    tconv_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
-        tconv_step_plan *slice = &plan->steps[i];
-        if (!is_op(slice->node, "Slice"))
+        if (!is_op(plan->steps[i].node, "ConvTranspose") || plan->steps[i].crop)
             continue;
-        tconv_step_plan *producer = crop_source(plan, i);
-        slice_consts c;
-        tconv_kernel_crop crop;
-        if (!producer || !read_slice(plan, slice, &c) ||
-            !spatial_axes(&c, producer_rank(producer), &crop))
-            continue;
-        tconv_kernel_crop *kept = tconv_arena_alloc(session->arena, sizeof *kept);
-        if (!kept)
-            return tconv_error_nomem(err, "an execution plan");
-        *kept = crop;
-        producer->crop = kept;
-        slice->forwards_input = true;
+        tconv_status st = fuse_chain(session, plan, i, err);
+        if (st != TCONV_OK)
+            return st;
     }
     return TCONV_OK;
 }

@@ -39,6 +39,7 @@ typedef struct tconv_step_plan {
      * its kernel) and the Slice step only moves it from its input slot to its output slot. */
     const tconv_kernel_crop *crop;
     bool forwards_input;
+    size_t forward_from; /* the input it moves (0, or 1 for an Add whose chain value is B) */
 } tconv_step_plan;
 
 struct tconv_graph_plan {
@@ -100,9 +101,10 @@ tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
                               tconv_graph_plan *parent, tconv_graph_plan **out, tconv_error *err);
 void tconv_plan_free_all(tconv_session *session);
 
-/* Fuses each Slice that crops the spatial axes of a ConvTranspose output it alone reads, with
- * constant starts/ends/axes and unit steps, into that ConvTranspose (session_fuse.c). Runs on a
- * finished plan (after lifetimes). Never fails except for memory. */
+/* Fuses ConvTranspose -> [Slice] -> [Pad] -> [Add] chains (constant parameters, spatial crops
+ * and zero pads, a per-channel bias; each value read only by the next step) into the
+ * ConvTranspose kernel (session_fuse.c). Runs on a finished plan (after lifetimes). Fails only
+ * for memory. */
 tconv_status tconv_plan_fuse_crops(tconv_session *session, tconv_graph_plan *plan,
                                    tconv_error *err);
 

@@ -2,6 +2,7 @@
  * (each intermediate value is released after its last use, counting uses by subgraphs that
  * read it from the enclosing scope). */
 #include "runtime/session_internal.h"
+#include "ir/index_heap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,36 +190,8 @@ static tconv_status add_edge(tconv_session *s, order_state *o, size_t from, size
     return TCONV_OK;
 }
 
-/* A binary min-heap of node indices: Kahn's algorithm always takes the ready node that comes
- * first in the graph, so an already sorted graph keeps exactly its order. */
-static void heap_push(size_t *heap, size_t *n, size_t v) {
-    size_t i = (*n)++;
-    while (i > 0 && heap[(i - 1) / 2] > v) {
-        heap[i] = heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    heap[i] = v;
-}
-
-static size_t heap_pop(size_t *heap, size_t *n) {
-    size_t top = heap[0], last = heap[--*n], i = 0;
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= *n)
-            break;
-        if (child + 1 < *n && heap[child + 1] < heap[child])
-            child++;
-        if (heap[child] >= last)
-            break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    if (*n > 0)
-        heap[i] = last;
-    return top;
-}
-
-/* Kahn's algorithm over data dependencies (inputs and captured values). */
+/* Kahn's algorithm over data dependencies (inputs and captured values), taking the earliest
+ * ready node first (tconv_index_heap) so a sorted graph keeps its order. */
 static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
                                 const tconv_step_plan *unordered, order_state *o,
                                 tconv_error *err) {
@@ -256,16 +229,16 @@ static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
     size_t n_ready = 0;
     for (size_t i = 0; i < o->n; i++) {
         if (o->remaining[i] == 0)
-            heap_push(ready, &n_ready, i);
+            tconv_index_heap_push(ready, &n_ready, i);
     }
     size_t placed = 0;
     while (n_ready > 0) {
-        size_t i = heap_pop(ready, &n_ready);
+        size_t i = tconv_index_heap_pop(ready, &n_ready);
         plan->steps[placed++] = unordered[i];
         for (size_t k = 0; k < o->n_succ[i]; k++) {
             size_t j = o->succ[i][k];
             if (--o->remaining[j] == 0)
-                heap_push(ready, &n_ready, j);
+                tconv_index_heap_push(ready, &n_ready, j);
         }
     }
     if (placed != o->n) {

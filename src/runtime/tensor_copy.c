@@ -79,6 +79,42 @@ static int64_t indexed_row_offset(const int64_t *idx, int rank, const int64_t *c
     return off;
 }
 
+/* count copies of the element at fill. */
+static void fill_elements(char *dst, int64_t count, size_t esize, const void *fill) {
+    if (esize == 4) {
+        uint32_t v;
+        memcpy(&v, fill, 4);
+        for (int64_t i = 0; i < count; i++)
+            memcpy(dst + 4 * i, &v, 4);
+        return;
+    }
+    for (int64_t i = 0; i < count; i++)
+        memcpy(dst + (size_t)i * esize, fill, esize);
+}
+
+/* One output row: runs of consecutive source positions are copied with one memcpy, padding
+ * runs filled (base < 0: the whole row is padding). */
+static void indexed_row(char *row, const char *in, int64_t base, const int64_t *inner, int64_t n,
+                        size_t esize, const void *fill) {
+    if (base < 0) {
+        fill_elements(row, n, esize, fill);
+        return;
+    }
+    for (int64_t j = 0, k; j < n; j = k) {
+        k = j + 1;
+        if (inner[j] < 0) {
+            while (k < n && inner[k] < 0)
+                k++;
+            fill_elements(row + (size_t)j * esize, k - j, esize, fill);
+        } else {
+            while (k < n && inner[k] == inner[k - 1] + 1)
+                k++;
+            memcpy(row + (size_t)j * esize, in + (size_t)(base + inner[j]) * esize,
+                   (size_t)(k - j) * esize);
+        }
+    }
+}
+
 void tconv_indexed_copy(const tconv_rt_tensor *src, tconv_rt_tensor *dst,
                         const int64_t *const *maps, const void *fill) {
     if (dst->n_elements == 0)
@@ -97,13 +133,7 @@ void tconv_indexed_copy(const tconv_rt_tensor *src, tconv_rt_tensor *dst,
     const int64_t *inner = maps[last];
     for (int64_t r = 0; r < rows; r++) {
         int64_t base = indexed_row_offset(idx, dst->rank, maps, in_strides);
-        char *row = out + (size_t)(r * n) * esize;
-        for (int64_t j = 0; j < n; j++) {
-            const void *from = base < 0 || inner[j] < 0
-                                   ? fill
-                                   : (const void *)(in + (size_t)(base + inner[j]) * esize);
-            memcpy(row + (size_t)j * esize, from, esize);
-        }
+        indexed_row(out + (size_t)(r * n) * esize, in, base, inner, n, esize, fill);
         for (int ax = last - 1; ax >= 0; ax--) {
             if (++idx[ax] < dst->dims[ax])
                 break;
