@@ -8,7 +8,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-$root/build/fuzz}" && cd "${1:-$root/build/fuzz}" && pwd)
 cc=${CC:-clang}
-command -v "$cc" >/dev/null || { echo "fuzz/build.sh: needs clang (Debian: clang libclang-rt-14-dev)" >&2; exit 2; }
+command -v "$cc" >/dev/null || { echo "fuzz/build.sh: needs clang (Debian: apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
+if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }' |
+    "$cc" -x c -fsanitize=fuzzer -o /dev/null - >/dev/null 2>&1; then
+    echo "fuzz/build.sh: $cc cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)" >&2
+    exit 2
+fi
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 flags="-g -O1 $san -fsanitize=fuzzer-no-link"
 cmake -S "$root" -B "$out/lib" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Debug \
