@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages tconv builds with, only those that are missing.
+# Installs the Debian 12 packages tconv builds with, only those that are missing, plus any
+# package names given as arguments (scripts/fuzz.sh adds clang's).
 # Needs root (or sudo) when something is missing; does nothing otherwise.
 set -euo pipefail
-packages=(gcc libc6-dev make cmake protobuf-c-compiler libprotobuf-c-dev libcmocka-dev g++ pkg-config)
+packages=(gcc libc6-dev make cmake protobuf-c-compiler libprotobuf-c-dev libcmocka-dev g++ pkg-config "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

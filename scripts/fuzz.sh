@@ -25,6 +25,7 @@ while [ $# -gt 0 ]; do
     *) echo "scripts/fuzz.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
+"$root/scripts/deps.sh" clang libclang-rt-14-dev
 "$root/fuzz/build.sh" "$build"
 mkdir -p "$work/artifacts"
 "$root/fuzz/make_seeds.sh" "$shared/onnx/node-tests" "$work/seeds"

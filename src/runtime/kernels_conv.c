@@ -763,7 +763,7 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
     static const char *const known[] = {"auto_pad",     "dilations",      "group",
                                         "kernel_shape", "output_padding", "output_shape",
                                         "pads",         "strides",        NULL};
-    conv_operands ops;
+    conv_operands ops = {0}; /* read_conv_operands may fail before filling it */
     tconv_conv_transpose_geometry g;
     tconv_status st = read_conv_operands(ctx, known, &ops);
     if (st == TCONV_OK)
@@ -1064,7 +1064,7 @@ static tconv_status conv_run_depthwise(tconv_kernel_ctx *ctx, conv_job *job) {
 static tconv_status run_conv(tconv_kernel_ctx *ctx) {
     static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape",
                                         "pads",     "strides",   NULL};
-    conv_operands ops;
+    conv_operands ops = {0}; /* read_conv_operands may fail before filling it */
     conv_attrs attrs;
     conv_job job = {0};
     tconv_status st = read_conv_operands(ctx, known, &ops);
