@@ -99,11 +99,12 @@ tconv_status tconv_read_file(const char *path, size_t max_bytes, void **data, si
     return TCONV_OK;
 }
 
-static tconv_status write_all(int fd, const char *path, const uint8_t *data, size_t size,
-                              tconv_error *err) {
+tconv_status tconv_write_all(int fd, const char *path, const void *data, size_t size,
+                             tconv_error *err) {
+    const uint8_t *bytes = data;
     size_t done = 0;
     while (done < size) {
-        ssize_t n = write(fd, data + done, size - done);
+        ssize_t n = write(fd, bytes + done, size - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -121,31 +122,53 @@ static void set_default_mode(int fd) {
     (void)fchmod(fd, 0666 & ~mask);
 }
 
-tconv_status tconv_write_file_atomic(const char *path, const void *data, size_t size,
-                                     tconv_error *err) {
+static tconv_status fill_sync_close(int fd, const char *path, tconv_fd_writer write_fn, void *ctx,
+                                    tconv_error *err) {
+    set_default_mode(fd);
+    tconv_status st = write_fn(fd, path, ctx, err);
+    if (st == TCONV_OK && fsync(fd) != 0)
+        st = tconv_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
+    if (close(fd) != 0 && st == TCONV_OK)
+        st = tconv_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
+    return st;
+}
+
+tconv_status tconv_write_file_atomic_with(const char *path, tconv_fd_writer write_fn, void *ctx,
+                                          tconv_error *err) {
     char *tmp = malloc(strlen(path) + sizeof ".tmp.XXXXXX");
     if (!tmp)
         return tconv_error_nomem(err, "a temp file name");
     strcpy(tmp, path);
     strcat(tmp, ".tmp.XXXXXX");
     int fd = mkstemp(tmp);
+    tconv_status st;
     if (fd < 0) {
-        tconv_status st = tconv_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s",
-                                          path, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    set_default_mode(fd);
-    tconv_status st = write_all(fd, path, data, size, err);
-    if (st == TCONV_OK && fsync(fd) != 0)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
-    if (close(fd) != 0 && st == TCONV_OK)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
-    if (st == TCONV_OK && rename(tmp, path) != 0)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
+        st = tconv_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s", path,
                              strerror(errno));
-    if (st != TCONV_OK)
-        unlink(tmp);
+    } else {
+        st = fill_sync_close(fd, path, write_fn, ctx, err);
+        if (st == TCONV_OK && rename(tmp, path) != 0)
+            st = tconv_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
+                                 strerror(errno));
+        if (st != TCONV_OK)
+            unlink(tmp);
+    }
     free(tmp);
     return st;
+}
+
+typedef struct byte_span {
+    const void *data;
+    size_t size;
+} byte_span;
+
+static tconv_status write_span(int fd, const char *path, void *ctx, tconv_error *err) {
+    const byte_span *span = ctx;
+    return tconv_write_all(fd, path, span->data, span->size, err);
+}
+
+tconv_status tconv_write_file_atomic(const char *path, const void *data, size_t size,
+                                     tconv_error *err) {
+    byte_span span = {data, size};
+    return tconv_write_file_atomic_with(path, write_span, &span, err);
 }

@@ -51,6 +51,15 @@ tconv_status tconv_tensor_save_pb(tconv_tensor *tensor, const char *path, tconv_
 
 /* Writes data to path through a temp file in the same folder and rename(2): a reader never sees
  * a partial file and a failure leaves any existing file untouched. */
+/* Fills a file descriptor with the output; `path` is the final name, for messages. */
+typedef tconv_status (*tconv_fd_writer)(int fd, const char *path, void *ctx, tconv_error *err);
+/* The same for output produced piecewise: write_fn writes the temp file through fd, then it is
+ * fsync'ed, closed and renamed over path; on any failure the temp file is removed. */
+tconv_status tconv_write_file_atomic_with(const char *path, tconv_fd_writer write_fn, void *ctx,
+                                          tconv_error *err);
+/* write(2) until done, retrying on EINTR; errors name path. */
+tconv_status tconv_write_all(int fd, const char *path, const void *data, size_t size,
+                             tconv_error *err);
 tconv_status tconv_write_file_atomic(const char *path, const void *data, size_t size,
                                      tconv_error *err);
 /* Reads a whole file (malloc'd, caller frees); refuses files over max_bytes (0: no limit). */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE /* copy_file_range */
 #endif
 
+#include "importer/importer.h"
 #include "importer/model_map.h"
 
 #include <errno.h>
@@ -37,24 +38,9 @@ typedef struct file_sink {
     bool no_copy_range;              /* the kernel cannot copy between these files */
 } file_sink;
 
-static tconv_status write_all(int fd, const char *path, const uint8_t *data, size_t size,
-                              tconv_error *err) {
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = write(fd, data + done, size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return tconv_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", path,
-                                   n < 0 ? strerror(errno) : "no progress");
-        done += (size_t)n;
-    }
-    return TCONV_OK;
-}
-
 static void sink_flush(file_sink *s) {
     if (s->status == TCONV_OK && s->used)
-        s->status = write_all(s->fd, s->path, s->buf, s->used, s->err);
+        s->status = tconv_write_all(s->fd, s->path, s->buf, s->used, s->err);
     s->used = 0;
 }
 
@@ -96,7 +82,7 @@ static void write_direct(file_sink *s, const uint8_t *data, size_t len) {
         s->no_copy_range = !done;
     }
     if (s->status == TCONV_OK && !done)
-        s->status = write_all(s->fd, s->path, data, len, s->err);
+        s->status = tconv_write_all(s->fd, s->path, data, len, s->err);
 #if defined(__linux__)
     /* Start writing back what is there, so the closing fsync overlaps with the copying. */
     if (s->status == TCONV_OK)
@@ -132,47 +118,14 @@ static tconv_status pack_to_fd(const ProtobufCMessage *message, const tconv_onnx
     return sink.status;
 }
 
-/* mkstemp creates 0600 files; a model gets the usual umask-based mode. */
-static void set_default_mode(int fd) {
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-}
+typedef struct packed_message {
+    const ProtobufCMessage *message;
+    const tconv_onnx_loaded *source;
+} packed_message;
 
-static tconv_status write_and_sync(const ProtobufCMessage *message, const tconv_onnx_loaded *source,
-                                   int fd, const char *path, tconv_error *err) {
-    set_default_mode(fd);
-    tconv_status st = pack_to_fd(message, source, fd, path, err);
-    if (st == TCONV_OK && fsync(fd) != 0)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
-    if (close(fd) != 0 && st == TCONV_OK)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
-    return st;
-}
-
-static tconv_status write_message_atomic(const ProtobufCMessage *message,
-                                         const tconv_onnx_loaded *source, const char *path,
-                                         tconv_error *err) {
-    char *tmp = malloc(strlen(path) + sizeof ".tmp.XXXXXX");
-    if (!tmp)
-        return tconv_error_nomem(err, "a temp file name");
-    strcpy(tmp, path);
-    strcat(tmp, ".tmp.XXXXXX");
-    int fd = mkstemp(tmp);
-    tconv_status st;
-    if (fd < 0) {
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s", path,
-                             strerror(errno));
-    } else {
-        st = write_and_sync(message, source, fd, path, err);
-        if (st == TCONV_OK && rename(tmp, path) != 0)
-            st = tconv_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
-                                 strerror(errno));
-        if (st != TCONV_OK)
-            unlink(tmp);
-    }
-    free(tmp);
-    return st;
+static tconv_status write_packed_message(int fd, const char *path, void *ctx, tconv_error *err) {
+    const packed_message *m = ctx;
+    return pack_to_fd(m->message, m->source, fd, path, err);
 }
 
 tconv_status tconv_onnx_save_streamed(const tconv_model *model, const char *path,
@@ -185,7 +138,9 @@ tconv_status tconv_onnx_save_streamed(const tconv_model *model, const char *path
     if (st != TCONV_OK)
         tconv_error_prefix(err, "%s: ", path);
     else
-        st = write_message_atomic(&m->base, tconv_onnx_model_loaded(model), path, err);
+        st = tconv_write_file_atomic_with(
+            path, write_packed_message, &(packed_message){&m->base, tconv_onnx_model_loaded(model)},
+            err);
     tconv_arena_destroy(tmp);
     return st;
 }

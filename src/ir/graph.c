@@ -489,8 +489,7 @@ const char *tconv_node_describe(const tconv_node *node, char *buf, size_t size) 
 }
 
 const char *tconv_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size) {
-    snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "", index,
-             node->op_type);
+    snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "", index, node->op_type);
     return buf;
 }
 

@@ -24,7 +24,7 @@ static tconv_status prefix_node(const tconv_node *node, tconv_error *err) {
 }
 
 tconv_status tconv_conv_transpose_match_node(tconv_node *node, tconv_convention convention,
-                                        tconv_conv_transpose_match *out, tconv_error *err) {
+                                             tconv_conv_transpose_match *out, tconv_error *err) {
     memset(out, 0, sizeof *out);
     out->node = node;
     if (node->n_inputs < 2 || !node->inputs[0] || !node->inputs[1] || node->n_outputs < 1 ||
@@ -45,8 +45,8 @@ tconv_status tconv_conv_transpose_match_node(tconv_node *node, tconv_convention 
                                out->w_rank);
     }
     int rank = out->x_rank >= 0 ? out->x_rank : out->w_rank;
-    tconv_status st = tconv_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1,
-                                                      &out->attrs, err);
+    tconv_status st =
+        tconv_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
     if (st != TCONV_OK)
         return st;
     if (rank < 0)
@@ -91,11 +91,10 @@ static bool has_any_pads(const tconv_conv_transpose_geometry *g) {
     return false;
 }
 
-bool tconv_conv_transpose_needs_rewrite(const tconv_conv_transpose_match *m,
-                                        tconv_policy policy) {
+bool tconv_conv_transpose_needs_rewrite(const tconv_conv_transpose_match *m, tconv_policy policy) {
     const tconv_conv_transpose_attrs *a = &m->attrs;
-    bool same = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ||
-                a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
+    bool same =
+        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
     if (same || a->has_output_shape || has_output_padding(a) || has_asymmetric_pads(&m->geometry))
         return true;
     return policy == TCONV_POLICY_VALID_ONLY && has_any_pads(&m->geometry);

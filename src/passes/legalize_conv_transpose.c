@@ -295,8 +295,7 @@ static tconv_status bias_for_broadcast(rewriter *rw, tconv_value *bias, tconv_va
     return st;
 }
 
-static tconv_status emit_bias(rewriter *rw, tconv_value *in, tconv_value *bias,
-                              tconv_value **out) {
+static tconv_status emit_bias(rewriter *rw, tconv_value *in, tconv_value *bias, tconv_value **out) {
     tconv_value *broadcast_bias = bias;
     tconv_status st = TCONV_OK;
     bool legacy_broadcast = rw->opset < 7; /* Add-6 and older broadcast only when told to */

@@ -55,8 +55,8 @@ void tconv_pass_options_init(tconv_pass_options *options) {
 }
 
 /* Checks every name of the list before anything runs, so a typo never leaves a half-done model. */
-static tconv_status resolve_pass_list(const char *list, const tconv_pass_def **passes,
-                                      size_t max, size_t *count, tconv_error *err) {
+static tconv_status resolve_pass_list(const char *list, const tconv_pass_def **passes, size_t max,
+                                      size_t *count, tconv_error *err) {
     *count = 0;
     if (!list || !*list || strcmp(list, "none") == 0)
         return TCONV_OK;
@@ -70,8 +70,8 @@ static tconv_status resolve_pass_list(const char *list, const tconv_pass_def **p
         name[len] = '\0';
         const tconv_pass_def *def = tconv_pass_find(name);
         if (!def)
-            return tconv_error_set(err, TCONV_ERR_USAGE,
-                                   "unknown pass '%s' (see --list-passes)", name);
+            return tconv_error_set(err, TCONV_ERR_USAGE, "unknown pass '%s' (see --list-passes)",
+                                   name);
         if (*count == max)
             return tconv_error_set(err, TCONV_ERR_USAGE, "too many passes in '%s'", list);
         passes[(*count)++] = def;

@@ -22,8 +22,12 @@ void tconv_rewrite_report_free(tconv_rewrite_report *report) {
 
 static void append_attr_value(tconv_strbuf *sb, const tconv_attr *a) {
     switch (a->type) {
-    case TCONV_ATTR_INT: tconv_strbuf_appendf(sb, "%lld", (long long)a->i); break;
-    case TCONV_ATTR_FLOAT: tconv_strbuf_appendf(sb, "%.9g", (double)a->f); break;
+    case TCONV_ATTR_INT:
+        tconv_strbuf_appendf(sb, "%lld", (long long)a->i);
+        break;
+    case TCONV_ATTR_FLOAT:
+        tconv_strbuf_appendf(sb, "%.9g", (double)a->f);
+        break;
     case TCONV_ATTR_STRING:
         tconv_strbuf_append_json_string(sb, (const char *)a->s.data, a->s.len);
         break;
@@ -243,11 +247,9 @@ static void write_json_string(FILE *out, const char *s) {
 
 tconv_status tconv_rewrite_report_write_json(const tconv_rewrite_report *report,
                                              const char *model_path, const char *policy,
-                                             const char *convention,
-                                             const tconv_op_counts *before,
-                                             const tconv_op_counts *after,
-                                             char *const *warnings, size_t n_warnings,
-                                             FILE *out) {
+                                             const char *convention, const tconv_op_counts *before,
+                                             const tconv_op_counts *after, char *const *warnings,
+                                             size_t n_warnings, FILE *out) {
     fputs("{\n  \"model\": ", out);
     write_json_string(out, model_path);
     fputs(",\n  \"policy\": ", out);
