@@ -76,8 +76,8 @@ tconv_status tconv_comparison_set_runs(tconv_comparison *comparison, size_t runs
         return TCONV_ERR_USAGE;
     tconv_error_clear(&comparison->last_error);
     if (runs < 1 || runs > MAX_RUNS)
-        return tconv_api_fail(&comparison->last_error, TCONV_ERR_USAGE,
-                              "runs must be 1 .. %d, got %zu", MAX_RUNS, runs);
+        return tconv_error_set(&comparison->last_error, TCONV_ERR_USAGE,
+                               "runs must be 1 .. %d, got %zu", MAX_RUNS, runs);
     comparison->runs = runs;
     return TCONV_OK;
 }
@@ -96,8 +96,8 @@ tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double
         return TCONV_ERR_USAGE;
     tconv_error_clear(&comparison->last_error);
     if (!(rtol >= 0 && atol >= 0))
-        return tconv_api_fail(&comparison->last_error, TCONV_ERR_USAGE,
-                              "tolerances must be >= 0 (rtol %g, atol %g)", rtol, atol);
+        return tconv_error_set(&comparison->last_error, TCONV_ERR_USAGE,
+                               "tolerances must be >= 0 (rtol %g, atol %g)", rtol, atol);
     comparison->rtol = rtol;
     comparison->atol = atol;
     return TCONV_OK;
@@ -232,7 +232,7 @@ tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *ref
     tconv_error_clear(err);
     free_results(comparison);
     if (!reference || !candidate)
-        return tconv_api_fail(err, TCONV_ERR_USAGE, "tconv_comparison_run: a model is NULL");
+        return tconv_error_set(err, TCONV_ERR_USAGE, "tconv_comparison_run: a model is NULL");
     compare_run run = {0};
     tconv_status st = open_run(comparison, reference, candidate, &run, err);
     for (size_t r = 0; st == TCONV_OK && r < comparison->runs; r++)

@@ -55,10 +55,6 @@ tconv_status tconv_api_end(tconv_model *model, tconv_status status);
  * then nothing is recorded) and returns TCONV_ERR_USAGE. */
 tconv_status tconv_api_usage(tconv_model *model, const char *fmt, ...) TCONV_PRINTF(2, 3);
 
-/* The same for objects that keep their own error record (pipelines, runners, comparisons). */
-tconv_status tconv_api_fail(tconv_error *err, tconv_status status, const char *fmt, ...)
-    TCONV_PRINTF(3, 4);
-
 /* Copies `message` into a caller's buffer of `size` bytes, truncated, NUL-terminated; nothing
  * when buf is NULL or size is 0. */
 void tconv_api_copy_message(char *buf, size_t size, const char *message);

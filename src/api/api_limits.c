@@ -35,9 +35,9 @@ const char *tconv_limits_last_error(const tconv_limits *limits) {
 
 static tconv_status out_of_range(tconv_limits *limits, const char *what, uint64_t value,
                                  uint64_t max) {
-    return tconv_api_fail(&limits->last_error, TCONV_ERR_USAGE,
-                          "limit %s: %llu is above the largest value, %llu", what,
-                          (unsigned long long)value, (unsigned long long)max);
+    return tconv_error_set(&limits->last_error, TCONV_ERR_USAGE,
+                           "limit %s: %llu is above the largest value, %llu", what,
+                           (unsigned long long)value, (unsigned long long)max);
 }
 
 tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t value) {
@@ -77,7 +77,7 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         limits->session.n_threads = (int)value;
         return TCONV_OK;
     }
-    return tconv_api_fail(&limits->last_error, TCONV_ERR_USAGE, "unknown limit %d", (int)which);
+    return tconv_error_set(&limits->last_error, TCONV_ERR_USAGE, "unknown limit %d", (int)which);
 }
 
 uint64_t tconv_limits_get(const tconv_limits *limits, tconv_limit which) {

@@ -32,25 +32,11 @@ tconv_status tconv_api_end(tconv_model *model, tconv_status status) {
 }
 
 tconv_status tconv_api_usage(tconv_model *model, const char *fmt, ...) {
-    if (model) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(model->last_error.message, sizeof model->last_error.message, fmt, ap);
-        va_end(ap);
-        model->last_error.status = TCONV_ERR_USAGE;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    tconv_error_setv(model ? &model->last_error : NULL, TCONV_ERR_USAGE, fmt, ap);
+    va_end(ap);
     return TCONV_ERR_USAGE;
-}
-
-tconv_status tconv_api_fail(tconv_error *err, tconv_status status, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        err->status = status;
-    }
-    return status;
 }
 
 void tconv_api_copy_message(char *buf, size_t size, const char *message) {

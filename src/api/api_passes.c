@@ -100,8 +100,8 @@ tconv_status tconv_pipeline_set_passes(tconv_pipeline *pipeline, const char *pas
         return TCONV_ERR_USAGE;
     tconv_error_clear(&pipeline->last_error);
     if (!pass_list)
-        return tconv_api_fail(&pipeline->last_error, TCONV_ERR_USAGE,
-                              "tconv_pipeline_set_passes: the list is NULL");
+        return tconv_error_set(&pipeline->last_error, TCONV_ERR_USAGE,
+                               "tconv_pipeline_set_passes: the list is NULL");
     char *copy = strdup(pass_list);
     if (!copy)
         return tconv_error_nomem(&pipeline->last_error, "a pass list");
@@ -115,8 +115,8 @@ tconv_status tconv_pipeline_set_policy(tconv_pipeline *pipeline, tconv_policy po
         return TCONV_ERR_USAGE;
     tconv_error_clear(&pipeline->last_error);
     if (policy != TCONV_POLICY_SAME_OR_ASYMMETRIC && policy != TCONV_POLICY_VALID_ONLY)
-        return tconv_api_fail(&pipeline->last_error, TCONV_ERR_USAGE, "unknown policy %d",
-                              (int)policy);
+        return tconv_error_set(&pipeline->last_error, TCONV_ERR_USAGE, "unknown policy %d",
+                               (int)policy);
     pipeline->policy = policy;
     return TCONV_OK;
 }
@@ -127,8 +127,8 @@ tconv_status tconv_pipeline_set_convention(tconv_pipeline *pipeline, tconv_conve
     tconv_error_clear(&pipeline->last_error);
     if (convention != TCONV_CONVENTION_ONNX && convention != TCONV_CONVENTION_ORT &&
         convention != TCONV_CONVENTION_ORT_LEGACY)
-        return tconv_api_fail(&pipeline->last_error, TCONV_ERR_USAGE, "unknown convention %d",
-                              (int)convention);
+        return tconv_error_set(&pipeline->last_error, TCONV_ERR_USAGE, "unknown convention %d",
+                               (int)convention);
     pipeline->convention = convention;
     return TCONV_OK;
 }
@@ -150,12 +150,12 @@ tconv_status tconv_pipeline_add_pass(tconv_pipeline *pipeline, const char *name,
     tconv_error *err = &pipeline->last_error;
     tconv_error_clear(err);
     if (!name || !*name || !pass || strchr(name, ','))
-        return tconv_api_fail(err, TCONV_ERR_USAGE,
-                              "tconv_pipeline_add_pass: needs a pass and a non-empty name "
-                              "without ','");
+        return tconv_error_set(err, TCONV_ERR_USAGE,
+                               "tconv_pipeline_add_pass: needs a pass and a non-empty name "
+                               "without ','");
     if (tconv_pass_find(name) || find_custom(pipeline, name, strlen(name)) ||
         strcmp(name, "none") == 0)
-        return tconv_api_fail(err, TCONV_ERR_USAGE, "a pass named '%s' exists already", name);
+        return tconv_error_set(err, TCONV_ERR_USAGE, "a pass named '%s' exists already", name);
     if (pipeline->n_custom == pipeline->cap_custom) {
         size_t cap = pipeline->cap_custom ? 2 * pipeline->cap_custom : 4;
         custom_pass *grown = realloc(pipeline->custom, cap * sizeof *grown);

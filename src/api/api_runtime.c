@@ -20,9 +20,9 @@ struct tconv_runner {
 tconv_status tconv_api_dims_bind(tconv_api_dims *dims, const char *name, int64_t value,
                                  tconv_error *err) {
     if (!name || !*name || value < 0)
-        return tconv_api_fail(err, TCONV_ERR_USAGE,
-                              "a dim binding needs a name and a value >= 0 (got %lld)",
-                              (long long)value);
+        return tconv_error_set(err, TCONV_ERR_USAGE,
+                               "a dim binding needs a name and a value >= 0 (got %lld)",
+                               (long long)value);
     for (size_t i = 0; i < dims->count; i++) {
         if (strcmp(dims->items[i].name, name) == 0) {
             dims->items[i].value = value;
@@ -112,8 +112,8 @@ static tconv_status begin_call(tconv_runner *runner, size_t index, size_t limit,
         return TCONV_ERR_USAGE;
     tconv_error_clear(&runner->last_error);
     if (index >= limit)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                              "%s: index %zu is out of range (%zu)", what, index, limit);
+        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                               "%s: index %zu is out of range (%zu)", what, index, limit);
     return TCONV_OK;
 }
 
@@ -148,18 +148,18 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
     if (st != TCONV_OK)
         return st;
     if (!name || !index)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                              "tconv_runner_find_input: name and index must not be NULL");
+        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                               "tconv_runner_find_input: name and index must not be NULL");
     for (size_t i = 0; i < runner->n_inputs; i++) {
         if (strcmp(tconv_runner_input_name(runner, i), name) == 0) {
             *index = i;
             return TCONV_OK;
         }
     }
-    return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                          "the model has no input '%s' that takes data (initializers cannot be "
-                          "fed)",
-                          name);
+    return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                           "the model has no input '%s' that takes data (initializers cannot be "
+                           "fed)",
+                           name);
 }
 
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
@@ -170,16 +170,17 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
         return st;
     tconv_error *err = &runner->last_error;
     if (tconv_api_check_dims(NULL, "", rank, dims, false, false) != TCONV_OK)
-        return tconv_api_fail(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
-                              tconv_runner_input_name(runner, index), rank);
+        return tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
+                               tconv_runner_input_name(runner, index), rank);
     if (tconv_rt_dtype_size(dtype) == 0)
-        return tconv_api_fail(err, TCONV_ERR_USAGE,
-                              "input '%s': the runtime does not compute with %s",
-                              tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
+        return tconv_error_set(err, TCONV_ERR_USAGE,
+                               "input '%s': the runtime does not compute with %s",
+                               tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
     tconv_rt_tensor t = {0};
     st = tconv_rt_tensor_alloc(&t, dtype, rank, dims, err);
     if (st == TCONV_OK && (t.nbytes != nbytes || (nbytes > 0 && !data)))
-        st = tconv_api_fail(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
+        st =
+            tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
                             tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
                             (long long)t.n_elements, t.nbytes);
     if (st != TCONV_OK) {
@@ -246,8 +247,8 @@ tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const c
     if (st != TCONV_OK)
         return st;
     if (!pb_path)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                              "tconv_runner_load_input: the path is NULL");
+        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                               "tconv_runner_load_input: the path is NULL");
     tconv_rt_tensor t = {0};
     st = read_pb(pb_path, &t, &runner->last_error);
     if (st != TCONV_OK) {
@@ -267,8 +268,8 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
         return st;
     for (size_t i = 0; i < runner->n_inputs; i++) {
         if (runner->inputs[i].dtype == TCONV_DTYPE_UNDEFINED)
-            return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "input '%s' was not set",
-                                  tconv_runner_input_name(runner, i));
+            return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "input '%s' was not set",
+                                   tconv_runner_input_name(runner, i));
     }
     release_all(runner->outputs, runner->n_outputs);
     runner->has_run = false;
@@ -327,10 +328,10 @@ static tconv_status begin_output_call(tconv_runner *runner, size_t index, const 
     if (st != TCONV_OK)
         return st;
     if (!runner->has_run)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "%s: no successful run yet",
-                              what);
+        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: no successful run yet",
+                               what);
     if (!path)
-        return tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL", what);
+        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL", what);
     return TCONV_OK;
 }
 
@@ -358,8 +359,8 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
     tconv_status st =
         begin_output_call(runner, index, expected_pb_path, "tconv_runner_check_output");
     if (st == TCONV_OK && !(rtol >= 0 && atol >= 0))
-        st = tconv_api_fail(&runner->last_error, TCONV_ERR_USAGE,
-                            "tconv_runner_check_output: tolerances must be >= 0");
+        st = tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                             "tconv_runner_check_output: tolerances must be >= 0");
     tconv_rt_tensor expected = {0};
     if (st == TCONV_OK)
         st = read_pb(expected_pb_path, &expected, &runner->last_error);

@@ -35,14 +35,19 @@ void tconv_error_clear(tconv_error *err) {
     }
 }
 
-tconv_status tconv_error_set(tconv_error *err, tconv_status status, const char *fmt, ...) {
+tconv_status tconv_error_setv(tconv_error *err, tconv_status status, const char *fmt, va_list ap) {
     if (err) {
-        va_list ap;
-        va_start(ap, fmt);
         vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
         err->status = status;
     }
+    return status;
+}
+
+tconv_status tconv_error_set(tconv_error *err, tconv_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    tconv_error_setv(err, status, fmt, ap);
+    va_end(ap);
     return status;
 }
 

@@ -4,6 +4,8 @@
 #ifndef TCONV_IR_ERROR_H
 #define TCONV_IR_ERROR_H
 
+#include <stdarg.h>
+
 #include "tconv/status.h"
 
 #define TCONV_ERROR_MESSAGE_MAX 1024
@@ -25,6 +27,9 @@ void tconv_error_clear(tconv_error *err);
  * write `return tconv_error_set(err, TCONV_ERR_INVALID, "node '%s': ...", name);`. */
 tconv_status tconv_error_set(tconv_error *err, tconv_status status, const char *fmt, ...)
     TCONV_PRINTF(3, 4);
+
+/* The same with a va_list, for wrappers that take their own format. */
+tconv_status tconv_error_setv(tconv_error *err, tconv_status status, const char *fmt, va_list ap);
 
 /* Prepends context ("model.onnx: ") to the message already in err; returns err->status. */
 tconv_status tconv_error_prefix(tconv_error *err, const char *fmt, ...) TCONV_PRINTF(2, 3);
