@@ -162,6 +162,19 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
                            name);
 }
 
+/* On success the new tensor replaces input `index` (the old one is released); on failure the
+ * new tensor is released and the old input stays. Returns st. */
+static tconv_status adopt_input(tconv_runner *runner, size_t index, tconv_rt_tensor *t,
+                                tconv_status st) {
+    if (st != TCONV_OK) {
+        tconv_rt_tensor_release(t);
+        return st;
+    }
+    tconv_rt_tensor_release(&runner->inputs[index]);
+    runner->inputs[index] = *t;
+    return TCONV_OK;
+}
+
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, const void *data, size_t nbytes) {
     tconv_status st =
@@ -183,15 +196,9 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
             tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
                             tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
                             (long long)t.n_elements, t.nbytes);
-    if (st != TCONV_OK) {
-        tconv_rt_tensor_release(&t);
-        return st;
-    }
-    if (nbytes)
+    if (st == TCONV_OK && nbytes)
         memcpy(t.data, data, nbytes);
-    tconv_rt_tensor_release(&runner->inputs[index]);
-    runner->inputs[index] = t;
-    return TCONV_OK;
+    return adopt_input(runner, index, &t, st);
 }
 
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value) {
@@ -206,13 +213,7 @@ static tconv_status random_input(tconv_runner *runner, size_t index, uint64_t se
     tconv_status st =
         tconv_session_random_input(input_value(runner, index), seed, runner->dims.items,
                                    runner->dims.count, &t, &runner->last_error);
-    if (st != TCONV_OK) {
-        tconv_rt_tensor_release(&t);
-        return st;
-    }
-    tconv_rt_tensor_release(&runner->inputs[index]);
-    runner->inputs[index] = t;
-    return TCONV_OK;
+    return adopt_input(runner, index, &t, st);
 }
 
 tconv_status tconv_runner_set_random_input(tconv_runner *runner, size_t index, uint64_t seed) {
@@ -228,19 +229,6 @@ tconv_status tconv_runner_set_random_inputs(tconv_runner *runner, uint64_t seed)
     return st;
 }
 
-/* Reads a TensorProto file into a runtime tensor, through a scratch model freed right after. */
-static tconv_status read_pb(const char *path, tconv_rt_tensor *out, tconv_error *err) {
-    tconv_model *scratch = NULL;
-    tconv_tensor *t = NULL;
-    tconv_status st = tconv_model_create(&scratch, err);
-    if (st == TCONV_OK)
-        st = tconv_tensor_load_pb(scratch, path, &t, err);
-    if (st == TCONV_OK && (st = tconv_rt_tensor_from_ir(t, out, err)) != TCONV_OK)
-        tconv_error_prefix(err, "%s: ", path);
-    tconv_model_free(scratch);
-    return st;
-}
-
 tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const char *pb_path) {
     tconv_status st =
         begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_load_input");
@@ -250,14 +238,8 @@ tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const c
         return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
                                "tconv_runner_load_input: the path is NULL");
     tconv_rt_tensor t = {0};
-    st = read_pb(pb_path, &t, &runner->last_error);
-    if (st != TCONV_OK) {
-        tconv_rt_tensor_release(&t);
-        return st;
-    }
-    tconv_rt_tensor_release(&runner->inputs[index]);
-    runner->inputs[index] = t;
-    return TCONV_OK;
+    st = tconv_rt_tensor_load_pb(pb_path, &t, &runner->last_error);
+    return adopt_input(runner, index, &t, st);
 }
 
 /* ---------------------------------------------------------------- running */
@@ -363,7 +345,7 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
                              "tconv_runner_check_output: tolerances must be >= 0");
     tconv_rt_tensor expected = {0};
     if (st == TCONV_OK)
-        st = read_pb(expected_pb_path, &expected, &runner->last_error);
+        st = tconv_rt_tensor_load_pb(expected_pb_path, &expected, &runner->last_error);
     if (st == TCONV_OK &&
         (st = tconv_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
                                       &rel_err, &runner->last_error)) != TCONV_OK)

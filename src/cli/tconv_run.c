@@ -232,19 +232,6 @@ static void release_tensors(tconv_rt_tensor *t, size_t n) {
         tconv_rt_tensor_release(&t[i]);
 }
 
-/* Loads a TensorProto file into a runtime tensor (through a scratch model). */
-static tconv_status load_pb(tconv_model *scratch, const char *path, tconv_rt_tensor *out,
-                            tconv_error *err) {
-    tconv_tensor *t;
-    tconv_status st = tconv_tensor_load_pb(scratch, path, &t, err);
-    if (st != TCONV_OK)
-        return st;
-    st = tconv_rt_tensor_from_ir(t, out, err);
-    if (st != TCONV_OK)
-        tconv_error_prefix(err, "%s: ", path);
-    return st;
-}
-
 /* Loads the model and prepares a session for it. *bad_input when the model cannot be loaded or
  * exceeds a limit (exit 2), not when it merely cannot run (an unsupported op: exit 1). */
 static tconv_status open_session(const char *model_path, const run_options *o, tconv_model **model,
@@ -328,9 +315,8 @@ static tconv_status list_data_sets(const char *dir, char ***names, size_t *count
 }
 
 /* Loads prefix_0.pb, prefix_1.pb, ... from a data set folder. */
-static tconv_status load_numbered(tconv_model *scratch, const char *set_dir, const char *prefix,
-                                  tconv_rt_tensor *out, size_t cap, size_t *count,
-                                  tconv_error *err) {
+static tconv_status load_numbered(const char *set_dir, const char *prefix, tconv_rt_tensor *out,
+                                  size_t cap, size_t *count, tconv_error *err) {
     *count = 0;
     for (size_t i = 0; i < cap; i++) {
         char name[64];
@@ -342,7 +328,7 @@ static tconv_status load_numbered(tconv_model *scratch, const char *set_dir, con
             free(path);
             return TCONV_OK;
         }
-        tconv_status st = load_pb(scratch, path, &out[i], err);
+        tconv_status st = tconv_rt_tensor_load_pb(path, &out[i], err);
         free(path);
         if (st != TCONV_OK)
             return st;
@@ -352,17 +338,15 @@ static tconv_status load_numbered(tconv_model *scratch, const char *set_dir, con
 }
 
 typedef struct data_set {
-    tconv_model *scratch;
     tconv_rt_tensor inputs[MAX_DATA_FILES], expected[MAX_DATA_FILES];
     size_t n_inputs, n_expected;
 } data_set;
 
 static tconv_status load_data_set(data_set *ds, const char *set_dir, tconv_error *err) {
-    tconv_status st = load_numbered(ds->scratch, set_dir, "input", ds->inputs, MAX_DATA_FILES,
-                                    &ds->n_inputs, err);
+    tconv_status st =
+        load_numbered(set_dir, "input", ds->inputs, MAX_DATA_FILES, &ds->n_inputs, err);
     if (st == TCONV_OK)
-        st = load_numbered(ds->scratch, set_dir, "output", ds->expected, MAX_DATA_FILES,
-                           &ds->n_expected, err);
+        st = load_numbered(set_dir, "output", ds->expected, MAX_DATA_FILES, &ds->n_expected, err);
     return st;
 }
 
@@ -402,9 +386,7 @@ static void run_data_set(tconv_session *session, const char *label, const char *
     data_set *ds = calloc(1, sizeof *ds);
     tconv_error err;
     tconv_error_clear(&err);
-    tconv_status st = ds ? tconv_model_create(&ds->scratch, &err) : TCONV_ERR_NOMEM;
-    if (st == TCONV_OK)
-        st = load_data_set(ds, set_dir, &err);
+    tconv_status st = ds ? load_data_set(ds, set_dir, &err) : TCONV_ERR_NOMEM;
     bool bad_input = st != TCONV_OK;
     size_t n_out = tconv_session_output_count(session);
     tconv_rt_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
@@ -435,7 +417,6 @@ static void run_data_set(tconv_session *session, const char *label, const char *
     if (ds) {
         release_tensors(ds->inputs, ds->n_inputs);
         release_tensors(ds->expected, ds->n_expected);
-        tconv_model_free(ds->scratch);
     }
     free(ds);
 }
@@ -536,14 +517,14 @@ static tconv_status check_named_inputs(const tconv_session *s, const run_options
     return TCONV_OK;
 }
 
-static tconv_status make_inputs(const tconv_session *s, const run_options *o, tconv_model *scratch,
+static tconv_status make_inputs(const tconv_session *s, const run_options *o,
                                 tconv_rt_tensor *inputs, tconv_error *err) {
     tconv_status st = check_named_inputs(s, o, err);
     for (size_t i = 0; st == TCONV_OK && i < tconv_session_input_count(s); i++) {
         const tconv_value *v = tconv_session_input(s, i);
         const char *file = find_input_file(o, v->name);
         if (file)
-            st = load_pb(scratch, file, &inputs[i], err);
+            st = tconv_rt_tensor_load_pb(file, &inputs[i], err);
         else
             st = tconv_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
     }
@@ -610,7 +591,7 @@ static int run_model(const run_options *o) {
         outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
         st = inputs && outputs ? tconv_model_create(&scratch, &err) : TCONV_ERR_NOMEM;
     }
-    if (st == TCONV_OK && (st = make_inputs(session, o, scratch, inputs, &err)) != TCONV_OK)
+    if (st == TCONV_OK && (st = make_inputs(session, o, inputs, &err)) != TCONV_OK)
         tconv_error_prefix(&err, "%s: ", o->paths[0]);
     if (st == TCONV_OK &&
         (st = tconv_session_run(session, inputs, n_in, outputs, &err)) != TCONV_OK)

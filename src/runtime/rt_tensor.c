@@ -1,4 +1,5 @@
 /* Runtime tensors: dense row-major buffers in native (little-endian) byte order. */
+#include "importer/importer.h"
 #include "runtime/rt_tensor.h"
 
 #include <stdlib.h>
@@ -116,4 +117,17 @@ tconv_status tconv_rt_tensor_to_ir(const tconv_rt_tensor *t, tconv_model *model,
                                    tconv_tensor **out, tconv_error *err) {
     return tconv_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out,
                                err);
+}
+
+/* The IR tensor lives in a scratch model only long enough to be copied out. */
+tconv_status tconv_rt_tensor_load_pb(const char *path, tconv_rt_tensor *dst, tconv_error *err) {
+    tconv_model *scratch = NULL;
+    tconv_tensor *t = NULL;
+    tconv_status st = tconv_model_create(&scratch, err);
+    if (st == TCONV_OK)
+        st = tconv_tensor_load_pb(scratch, path, &t, err);
+    if (st == TCONV_OK && (st = tconv_rt_tensor_from_ir(t, dst, err)) != TCONV_OK)
+        tconv_error_prefix(err, "%s: ", path);
+    tconv_model_free(scratch);
+    return st;
 }

@@ -30,6 +30,9 @@ tconv_status tconv_rt_tensor_alloc(tconv_rt_tensor *t, tconv_dtype dtype, int ra
 void tconv_rt_tensor_release(tconv_rt_tensor *t);
 /* A runtime copy of an IR tensor's data (decoding typed/external data through the IR). */
 tconv_status tconv_rt_tensor_from_ir(tconv_tensor *src, tconv_rt_tensor *dst, tconv_error *err);
+/* Reads a serialized TensorProto file (.pb of ONNX test data) into dst (owned data; release
+ * with tconv_rt_tensor_release). Errors name the file. */
+tconv_status tconv_rt_tensor_load_pb(const char *path, tconv_rt_tensor *dst, tconv_error *err);
 /* An IR tensor (owned by model) holding a copy of t, e.g. to save it as a .pb file. */
 tconv_status tconv_rt_tensor_to_ir(const tconv_rt_tensor *t, tconv_model *model, const char *name,
                                    tconv_tensor **out, tconv_error *err);

@@ -61,10 +61,7 @@ tconv_status tconv_test_read_pb_files(const char *dir, const char *kind, tconv_r
                                       size_t *count, tconv_error *err) {
     *tensors = NULL;
     *count = 0;
-    tconv_model *scratch;
-    tconv_status st = tconv_model_create(&scratch, err);
-    if (st != TCONV_OK)
-        return st;
+    tconv_status st = TCONV_OK;
     for (size_t i = 0; st == TCONV_OK; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, kind, i);
@@ -78,14 +75,10 @@ tconv_status tconv_test_read_pb_files(const char *dir, const char *kind, tconv_r
         }
         *tensors = grown;
         memset(&grown[i], 0, sizeof grown[i]);
-        tconv_tensor *t;
-        st = tconv_tensor_load_pb(scratch, path, &t, err);
-        if (st == TCONV_OK)
-            st = tconv_rt_tensor_from_ir(t, &grown[i], err);
+        st = tconv_rt_tensor_load_pb(path, &grown[i], err);
         if (st == TCONV_OK)
             *count = i + 1;
     }
-    tconv_model_free(scratch);
     if (st != TCONV_OK) {
         tconv_test_free_tensors(*tensors, *count);
         *tensors = NULL;
