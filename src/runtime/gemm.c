@@ -251,30 +251,43 @@ void tconv_gemm_workspace_init(tconv_gemm_workspace *ws, tconv_gemm_isa isa) {
     ws->isa = resolve_isa(isa);
     ws->buffer = NULL;
     ws->capacity = 0;
+    ws->lent = false;
+}
+
+size_t tconv_gemm_workspace_floats(tconv_gemm_isa isa, int64_t m, int64_t n, int64_t k) {
+    if (m <= 0 || n <= 0 || k <= 0)
+        return 0;
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    return (size_t)(pack_a_floats(mk, m, k) + pack_b_floats(mk, n, k)) + 2 * PACK_ALIGN_FLOATS;
 }
 
 tconv_status tconv_gemm_workspace_reserve(tconv_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
                                           tconv_error *err) {
-    if (m <= 0 || n <= 0 || k <= 0)
-        return TCONV_OK;
-    const micro_kernel *mk = kernel_for(ws->isa);
-    size_t need =
-        (size_t)(pack_a_floats(mk, m, k) + pack_b_floats(mk, n, k)) + 2 * PACK_ALIGN_FLOATS;
+    size_t need = tconv_gemm_workspace_floats(ws->isa, m, n, k);
     if (need <= ws->capacity)
         return TCONV_OK;
     float *buffer = malloc(need * sizeof(float));
     if (!buffer)
         return tconv_error_nomem(err, "GEMM packing buffers");
-    free(ws->buffer);
+    tconv_gemm_workspace_release(ws);
     ws->buffer = buffer;
     ws->capacity = need;
     return TCONV_OK;
 }
 
+void tconv_gemm_workspace_lend(tconv_gemm_workspace *ws, float *buffer, size_t capacity) {
+    tconv_gemm_workspace_release(ws);
+    ws->buffer = buffer;
+    ws->capacity = capacity;
+    ws->lent = true;
+}
+
 void tconv_gemm_workspace_release(tconv_gemm_workspace *ws) {
-    free(ws->buffer);
+    if (!ws->lent)
+        free(ws->buffer);
     ws->buffer = NULL;
     ws->capacity = 0;
+    ws->lent = false;
 }
 
 static float *align_floats(float *p) {
@@ -435,6 +448,10 @@ void tconv_sgemm_run_packed(tconv_gemm_workspace *ws, const float *packed_a,
 size_t tconv_sgemm_packed_a_floats(tconv_gemm_isa isa, int64_t m, int64_t k) {
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
     return m > 0 && k > 0 ? (size_t)(round_up(m, mk->mr) * k) : 1;
+}
+
+int64_t tconv_sgemm_row_tile(tconv_gemm_isa isa) {
+    return kernel_for(resolve_isa(isa))->mr;
 }
 
 void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,

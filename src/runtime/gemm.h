@@ -46,6 +46,7 @@ typedef struct tconv_gemm_workspace {
     tconv_gemm_isa isa; /* resolved at init: never AUTO */
     float *buffer;
     size_t capacity; /* floats */
+    bool lent;       /* buffer belongs to the caller (tconv_gemm_workspace_lend) */
 } tconv_gemm_workspace;
 
 /* isa must be available (AUTO picks the best). */
@@ -54,6 +55,11 @@ void tconv_gemm_workspace_init(tconv_gemm_workspace *ws, tconv_gemm_isa isa);
 tconv_status tconv_gemm_workspace_reserve(tconv_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
                                           tconv_error *err);
 void tconv_gemm_workspace_release(tconv_gemm_workspace *ws);
+/* Floats a workspace of `isa` needs for problems up to m x n x k. */
+size_t tconv_gemm_workspace_floats(tconv_gemm_isa isa, int64_t m, int64_t n, int64_t k);
+/* Gives an initialized, empty workspace `capacity` floats that the caller owns and frees after
+ * the workspace's last use (release then forgets them instead of freeing them). */
+void tconv_gemm_workspace_lend(tconv_gemm_workspace *ws, float *buffer, size_t capacity);
 
 /* Runs op in the calling thread with ws's buffers, which must have been reserved for at least
  * op's sizes. Cannot fail. */
@@ -64,6 +70,8 @@ void tconv_sgemm_run(tconv_gemm_workspace *ws, const tconv_sgemm_op *op);
  * isa of the workspace that will run it), then call tconv_sgemm_run_packed, which ignores op->a,
  * op->lda and op->trans_a. op->m and op->k must be the sizes it was packed with. */
 size_t tconv_sgemm_packed_a_floats(tconv_gemm_isa isa, int64_t m, int64_t k);
+/* Rows of isa's micro-tile: splitting A's rows in multiples of it wastes no tile rows. */
+int64_t tconv_sgemm_row_tile(tconv_gemm_isa isa);
 void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
                         int64_t lda, float *packed);
 void tconv_sgemm_run_packed(tconv_gemm_workspace *ws, const float *packed_a,

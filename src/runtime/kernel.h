@@ -52,6 +52,14 @@ typedef struct tconv_kernel_def {
 tconv_status tconv_kernel_alloc_output(tconv_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
                                        int rank, const int64_t *dims, tconv_rt_tensor **out);
 
+/* Scratch memory for one kernel call: `bytes` bytes in buf->data (NULL when bytes is 0), not
+ * zeroed, 64-byte aligned. It comes from the session's scratch arena (counted against its memory
+ * limit, and the same bytes serve every kernel call: see session_internal.h). The kernel gives
+ * pieces back with tconv_kernel_scratch_release, in reverse order of their requests, before it
+ * returns. */
+tconv_status tconv_kernel_scratch(tconv_kernel_ctx *ctx, size_t bytes, tconv_rt_tensor *buf);
+void tconv_kernel_scratch_release(tconv_kernel_ctx *ctx, tconv_rt_tensor *buf);
+
 /* The input at index, or NULL if absent/omitted. */
 const tconv_rt_tensor *tconv_kernel_input(const tconv_kernel_ctx *ctx, size_t index);
 

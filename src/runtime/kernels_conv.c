@@ -29,6 +29,10 @@
 /* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
  * to amortise that. */
 #define CONV_MIN_BLOCK_COLS 256
+/* With threads, Conv aims at this many tasks a thread (dynamic scheduling evens them out) and
+ * narrows its column blocks down to this width for them. */
+#define CONV_TASKS_PER_THREAD 4
+#define CONV_MIN_PARALLEL_COLS 64
 
 /* ---------------------------------------------------------------- index mapping */
 
@@ -305,11 +309,29 @@ static void col2im_block(const lattice *lat, const float *col, int64_t planes, i
     for_each_run(lat, p0, cols, col2im_run, &b);
 }
 
+/* Below this many floats, copies and fills are inline loops: at small spatial sizes im2col is
+ * thousands of copies of a few floats, where a libc call costs more than the copy. */
+#define SHORT_RUN_FLOATS 32
+
+static inline void copy_floats(float *restrict dst, const float *restrict src, int64_t count) {
+    if (count >= SHORT_RUN_FLOATS) {
+        memcpy(dst, src, (size_t)count * sizeof(float));
+        return;
+    }
+    int64_t i = 0;
+#if HAVE_VECTOR_EXT
+    for (; i + 4 <= count; i += 4)
+        store_v4(dst + i, load_v4(src + i));
+#endif
+    for (; i < count; i++)
+        dst[i] = src[i];
+}
+
 /* dst[i] = src[i * stride] */
 static void gather_strided(float *restrict dst, const float *restrict src, int64_t count,
                            int64_t stride) {
     if (stride == 1) {
-        memcpy(dst, src, (size_t)count * sizeof(float));
+        copy_floats(dst, src, count);
     } else {
         for (int64_t i = 0; i < count; i++)
             dst[i] = src[i * stride];
@@ -334,8 +356,17 @@ static void gather_deinterleaved(float *restrict a, float *restrict b, const flo
 }
 
 static void zero_floats(float *dst, int64_t count) {
-    if (count > 0)
+    if (count >= SHORT_RUN_FLOATS) {
         memset(dst, 0, (size_t)count * sizeof(float));
+        return;
+    }
+    int64_t i = 0;
+#if HAVE_VECTOR_EXT
+    for (; i + 4 <= count; i += 4)
+        store_v4(dst + i, (v4f){0, 0, 0, 0});
+#endif
+    for (; i < count; i++)
+        dst[i] = 0.0f;
 }
 
 /* Columns [from, to) of one col row from a fine plane. */
@@ -452,46 +483,35 @@ static int64_t block_columns(int64_t rows, int64_t total, int64_t min_cols) {
 /* ---------------------------------------------------------------- per-worker scratch */
 
 typedef struct worker_scratch {
-    float *col;      /* im2col / col2im block */
-    float *packed_a; /* ConvTranspose: this task's W_g^T chunk, packed once per task */
+    float *col; /* im2col / col2im block */
     tconv_gemm_workspace gemm;
 } worker_scratch;
 
+/* Every worker's buffers, in one session scratch allocation (tconv_kernel_scratch). */
 typedef struct scratch_set {
     worker_scratch workers[TCONV_PARALLEL_MAX_THREADS];
-    int n_workers;
+    tconv_rt_tensor memory;
 } scratch_set;
 
-static void scratch_release(scratch_set *s) {
-    for (int i = 0; i < s->n_workers; i++) {
-        free(s->workers[i].col);
-        free(s->workers[i].packed_a);
-        tconv_gemm_workspace_release(&s->workers[i].gemm);
-    }
-    s->n_workers = 0;
+static void scratch_release(tconv_kernel_ctx *ctx, scratch_set *s) {
+    tconv_kernel_scratch_release(ctx, &s->memory);
 }
 
-/* Per worker: col_floats of im2col/col2im scratch, packed_floats for a packed A, and GEMM
- * buffers for m x n x k. */
-static tconv_status scratch_reserve(scratch_set *s, int n_workers, int64_t col_floats,
-                                    int64_t packed_floats, int64_t m, int64_t n, int64_t k,
-                                    tconv_error *err) {
-    s->n_workers = 0;
+/* Per worker: col_floats of im2col/col2im scratch and GEMM buffers for m x n x k. */
+static tconv_status scratch_reserve(tconv_kernel_ctx *ctx, scratch_set *s, int n_workers,
+                                    int64_t col_floats, int64_t m, int64_t n, int64_t k) {
+    size_t gemm_floats = tconv_gemm_workspace_floats(TCONV_GEMM_ISA_AUTO, m, n, k);
+    size_t per_worker = (size_t)col_floats + gemm_floats;
+    tconv_status st =
+        tconv_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
+    if (st != TCONV_OK)
+        return st;
     for (int i = 0; i < n_workers; i++) {
         worker_scratch *w = &s->workers[i];
-        w->col = w->packed_a = NULL;
+        float *base = (float *)s->memory.data + (size_t)i * per_worker;
+        w->col = col_floats > 0 ? base : NULL;
         tconv_gemm_workspace_init(&w->gemm, TCONV_GEMM_ISA_AUTO);
-        s->n_workers = i + 1;
-        if ((col_floats > 0 && !(w->col = malloc((size_t)col_floats * sizeof(float)))) ||
-            (packed_floats > 0 && !(w->packed_a = malloc((size_t)packed_floats * sizeof(float))))) {
-            scratch_release(s);
-            return tconv_error_nomem(err, "convolution scratch buffers");
-        }
-        tconv_status st = tconv_gemm_workspace_reserve(&w->gemm, m, n, k, err);
-        if (st != TCONV_OK) {
-            scratch_release(s);
-            return st;
-        }
+        tconv_gemm_workspace_lend(&w->gemm, base + col_floats, gemm_floats);
     }
     return TCONV_OK;
 }
@@ -726,21 +746,23 @@ static tconv_status conv_transpose_blocks(tconv_kernel_ctx *ctx, conv_transpose_
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_slots = job->group * job->n_chunks;
     job->packed_chunk = tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, rows, job->cin_g);
-    job->packed_w = malloc((size_t)n_slots * job->packed_chunk * sizeof(float));
-    if (!job->packed_w)
-        return tconv_error_nomem(ctx->err, "packed ConvTranspose weights");
+    tconv_rt_tensor packed;
+    tconv_status st =
+        tconv_kernel_scratch(ctx, (size_t)n_slots * job->packed_chunk * sizeof(float), &packed);
+    if (st != TCONV_OK)
+        return st;
+    job->packed_w = packed.data;
     int64_t n_tasks = job->batch * n_slots;
     int workers = tconv_parallel_workers(threads, n_tasks);
-    tconv_status st =
-        scratch_reserve(&job->scratch, workers, job->direct ? 0 : rows * job->block_cols, 0, rows,
-                        job->block_cols, job->cin_g, ctx->err);
+    st = scratch_reserve(ctx, &job->scratch, workers, job->direct ? 0 : rows * job->block_cols,
+                         rows, job->block_cols, job->cin_g);
     if (st == TCONV_OK) {
         tconv_parallel_for(tconv_parallel_workers(threads, n_slots), n_slots,
                            conv_transpose_pack_task, job);
         tconv_parallel_for(workers, n_tasks, conv_transpose_task, job);
-        scratch_release(&job->scratch);
+        scratch_release(ctx, &job->scratch);
     }
-    free(job->packed_w);
+    tconv_kernel_scratch_release(ctx, &packed);
     return st;
 }
 
@@ -750,12 +772,12 @@ static tconv_status conv_transpose_points(tconv_kernel_ctx *ctx, conv_transpose_
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_tasks = job->group * job->n_chunks;
     int workers = tconv_parallel_workers(threads, n_tasks);
-    tconv_status st = scratch_reserve(&job->scratch, workers, job->batch * rows, 0, job->batch,
-                                      rows, job->cin_g, ctx->err);
+    tconv_status st = scratch_reserve(ctx, &job->scratch, workers, job->batch * rows, job->batch,
+                                      rows, job->cin_g);
     if (st != TCONV_OK)
         return st;
     tconv_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
-    scratch_release(&job->scratch);
+    scratch_release(ctx, &job->scratch);
     return TCONV_OK;
 }
 
@@ -914,88 +936,201 @@ typedef struct conv_job {
     lattice lat; /* coarse: Y spatial, fine: X spatial */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t block_cols, n_blocks;
-    bool direct; /* 1x1 identity mapping: the GEMM reads X */
+    int64_t chunk_rows, n_chunks; /* output channels of a group, split for threads */
+    bool direct;                  /* 1x1 identity mapping: the GEMM reads X */
     const float *x, *w, *bias;
     float *y;
-    float *packed_w; /* every group's W_g, packed once for all column blocks */
-    size_t packed_group_floats;
+    float *packed_w; /* W of every (group, row chunk), packed once for all column blocks */
+    size_t packed_chunk_floats;
     scratch_set scratch;
 } conv_job;
 
-/* One (batch, group, column block): Y_g[:, block] = W_g x im2col(X_g)[:, block] + bias. */
-static void conv_task(void *vjob, int64_t task, int worker) {
-    conv_job *job = vjob;
+static int64_t conv_chunk_rows_at(const conv_job *job, int64_t chunk) {
+    return min_i64(job->chunk_rows, job->cout_g - chunk * job->chunk_rows);
+}
+
+/* A (batch, group, column block) of a Conv: one im2col block and its products. */
+typedef struct conv_unit {
+    int64_t n, g, q0, cols;
+} conv_unit;
+
+static conv_unit conv_unit_at(const conv_job *job, int64_t index) {
+    conv_unit u;
+    int64_t block = index % job->n_blocks;
+    u.g = (index / job->n_blocks) % job->group;
+    u.n = index / (job->n_blocks * job->group);
+    u.q0 = block * job->block_cols;
+    u.cols = min_i64(job->block_cols, job->lat.coarse_size - u.q0);
+    return u;
+}
+
+static const float *conv_unit_x(const conv_job *job, const conv_unit *u) {
+    return job->x + (u->n * job->c_in + u->g * job->cin_g) * job->lat.fine_size;
+}
+
+/* Y_g[chunk rows, block] = W_g[chunk rows, :] x col + bias, col being the unit's im2col block
+ * (ignored for a direct 1x1 Conv, whose GEMM reads X). */
+static void conv_unit_rows(const conv_job *job, tconv_gemm_workspace *gemm, const conv_unit *u,
+                           int64_t chunk, const float *col) {
     const lattice *lat = &job->lat;
-    int64_t block = task % job->n_blocks;
-    int64_t g = (task / job->n_blocks) % job->group;
-    int64_t n = task / (job->n_blocks * job->group);
-    int64_t q0 = block * job->block_cols;
-    int64_t cols = min_i64(job->block_cols, lat->coarse_size - q0);
-    int64_t depth = job->cin_g * lat->kernel_size;
-    const float *x = job->x + (n * job->c_in + g * job->cin_g) * lat->fine_size;
-    float *y = job->y + (n * job->c_out + g * job->cout_g) * lat->coarse_size + q0;
-    worker_scratch *ws = &job->scratch.workers[worker];
-    tconv_sgemm_op op = {.m = job->cout_g,
-                         .n = cols,
-                         .k = depth,
+    int64_t row0 = u->g * job->cout_g + chunk * job->chunk_rows;
+    float *y = job->y + (u->n * job->c_out + row0) * lat->coarse_size + u->q0;
+    tconv_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
+                         .n = u->cols,
+                         .k = job->cin_g * lat->kernel_size,
                          .alpha = 1.0f,
-                         .a = job->w + g * job->cout_g * depth,
-                         .lda = depth,
+                         .b = job->direct ? conv_unit_x(job, u) + u->q0 : col,
+                         .ldb = job->direct ? lat->fine_size : u->cols,
                          .c = y,
                          .ldc = lat->coarse_size};
-    if (job->direct) {
-        op.b = x + q0;
-        op.ldb = lat->fine_size;
-    } else {
-        im2col_block(lat, x, job->cin_g, q0, cols, ws->col);
-        op.b = ws->col;
-        op.ldb = cols;
-    }
-    tconv_sgemm_run_packed(&ws->gemm, job->packed_w + (size_t)g * job->packed_group_floats, &op);
+    const float *packed =
+        job->packed_w + (size_t)(u->g * job->n_chunks + chunk) * job->packed_chunk_floats;
+    tconv_sgemm_run_packed(gemm, packed, &op);
     if (!job->bias)
         return;
-    for (int64_t c = 0; c < job->cout_g; c++) {
-        float b = job->bias[g * job->cout_g + c];
+    for (int64_t c = 0; c < op.m; c++) {
+        float b = job->bias[row0 + c];
         float *row = y + c * lat->coarse_size;
-        for (int64_t j = 0; j < cols; j++)
+        for (int64_t j = 0; j < u->cols; j++)
             row[j] += b;
     }
 }
 
-/* Packs W_g (cout_g x cin_g*K) of every group for the GEMM. */
-static tconv_status conv_pack_weights(conv_job *job, tconv_error *err) {
+/* One unit, all row chunks, in one worker (the path for many units). */
+static void conv_unit_task(void *vjob, int64_t task, int worker) {
+    conv_job *job = vjob;
+    conv_unit u = conv_unit_at(job, task);
+    worker_scratch *ws = &job->scratch.workers[worker];
+    if (!job->direct)
+        im2col_block(&job->lat, conv_unit_x(job, &u), job->cin_g, u.q0, u.cols, ws->col);
+    for (int64_t chunk = 0; chunk < job->n_chunks; chunk++)
+        conv_unit_rows(job, &ws->gemm, &u, chunk, ws->col);
+}
+
+/* Few units: each is run by all workers, first its im2col by input channels into a shared
+ * block, then its row chunks (no worker repeats the im2col, which dominates at small spatial
+ * sizes). */
+typedef struct conv_shared_unit {
+    conv_job *job;
+    conv_unit unit;
+    float *col;
+    int64_t channels_per_task;
+} conv_shared_unit;
+
+static void conv_shared_im2col_task(void *vshared, int64_t task, int worker) {
+    (void)worker;
+    const conv_shared_unit *s = vshared;
+    const conv_job *job = s->job;
+    int64_t c0 = task * s->channels_per_task;
+    int64_t count = min_i64(s->channels_per_task, job->cin_g - c0);
+    im2col_block(&job->lat, conv_unit_x(job, &s->unit) + c0 * job->lat.fine_size, count, s->unit.q0,
+                 s->unit.cols, s->col + c0 * job->lat.kernel_size * s->unit.cols);
+}
+
+static void conv_shared_rows_task(void *vshared, int64_t task, int worker) {
+    const conv_shared_unit *s = vshared;
+    conv_unit_rows(s->job, &s->job->scratch.workers[worker].gemm, &s->unit, task, s->col);
+}
+
+static void conv_run_shared_units(conv_job *job, int threads) {
+    int64_t tasks = min_i64(job->cin_g, (int64_t)threads * CONV_TASKS_PER_THREAD);
+    conv_shared_unit s = {.job = job,
+                          .col = job->scratch.workers[0].col,
+                          .channels_per_task = (job->cin_g + tasks - 1) / tasks};
+    int64_t im2col_tasks = (job->cin_g + s.channels_per_task - 1) / s.channels_per_task;
+    for (int64_t i = 0; i < job->batch * job->group * job->n_blocks; i++) {
+        s.unit = conv_unit_at(job, i);
+        if (!job->direct)
+            tconv_parallel_for(tconv_parallel_workers(threads, im2col_tasks), im2col_tasks,
+                               conv_shared_im2col_task, &s);
+        tconv_parallel_for(tconv_parallel_workers(threads, job->n_chunks), job->n_chunks,
+                           conv_shared_rows_task, &s);
+    }
+}
+
+/* Packs W_g's row chunks (chunk_rows x cin_g*K) of every group for the GEMM into `packed`
+ * (session scratch). */
+static tconv_status conv_pack_weights(tconv_kernel_ctx *ctx, conv_job *job,
+                                      tconv_rt_tensor *packed) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
-    job->packed_group_floats = tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, job->cout_g, depth);
-    job->packed_w = malloc((size_t)job->group * job->packed_group_floats * sizeof(float));
-    if (!job->packed_w)
-        return tconv_error_nomem(err, "packed Conv weights");
-    for (int64_t g = 0; g < job->group; g++)
-        tconv_sgemm_pack_a(TCONV_GEMM_ISA_AUTO, false, job->cout_g, depth,
-                           job->w + g * job->cout_g * depth, depth,
-                           job->packed_w + (size_t)g * job->packed_group_floats);
+    job->packed_chunk_floats =
+        tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, job->chunk_rows, depth);
+    size_t slots = (size_t)(job->group * job->n_chunks);
+    tconv_status st =
+        tconv_kernel_scratch(ctx, slots * job->packed_chunk_floats * sizeof(float), packed);
+    if (st != TCONV_OK)
+        return st;
+    job->packed_w = packed->data;
+    for (int64_t g = 0; g < job->group; g++) {
+        for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
+            int64_t row0 = g * job->cout_g + chunk * job->chunk_rows;
+            tconv_sgemm_pack_a(TCONV_GEMM_ISA_AUTO, false, conv_chunk_rows_at(job, chunk), depth,
+                               job->w + row0 * depth, depth,
+                               job->packed_w +
+                                   (size_t)(g * job->n_chunks + chunk) * job->packed_chunk_floats);
+        }
+    }
     return TCONV_OK;
 }
 
-/* im2col + GEMM over (batch, group, column block) tasks. */
+/* Splits `total` into about `parts` parts that are multiples of `granule`; returns the part size
+ * and sets *n to the number of parts. */
+static int64_t split_evenly(int64_t total, int64_t parts, int64_t granule, int64_t *n) {
+    int64_t size = (total + parts - 1) / max_i64(parts, 1);
+    size = max_i64(granule, (size + granule - 1) / granule * granule);
+    size = min_i64(size, max_i64(total, 1));
+    *n = max_i64(1, (total + size - 1) / size);
+    return size;
+}
+
+/* Column blocks and output-channel chunks. One thread: blocks of about COL_BLOCK_TARGET_FLOATS
+ * of im2col. More threads: at least CONV_TASKS_PER_THREAD tasks a thread when the work allows,
+ * first by narrower column blocks (not below CONV_MIN_PARALLEL_COLS), then by splitting the
+ * output channels in multiples of the GEMM's row tile (each chunk repeats the im2col of its
+ * block, which costs far less than its product). Equal parts, so no worker waits on a long one. */
+static void conv_plan(conv_job *job, int threads) {
+    int64_t depth = job->cin_g * job->lat.kernel_size, total = job->lat.coarse_size;
+    int64_t outer = job->batch * job->group;
+    int64_t cols = block_columns(depth, total, CONV_MIN_BLOCK_COLS);
+    int64_t blocks = (total + cols - 1) / max_i64(cols, 1);
+    int64_t want = (int64_t)threads * CONV_TASKS_PER_THREAD;
+    if (threads > 1 && outer * blocks < want)
+        blocks =
+            max_i64(blocks, min_i64((want + outer - 1) / outer, total / CONV_MIN_PARALLEL_COLS));
+    job->block_cols = split_evenly(total, blocks, COL_BLOCK_GRANULE, &job->n_blocks);
+    int64_t chunks = 1;
+    if (threads > 1 && outer * job->n_blocks < want)
+        chunks = (want + outer * job->n_blocks - 1) / (outer * job->n_blocks);
+    job->chunk_rows = split_evenly(job->cout_g, chunks, tconv_sgemm_row_tile(TCONV_GEMM_ISA_AUTO),
+                                   &job->n_chunks);
+}
+
+/* im2col + GEMM over (batch, group, column block, row chunk) tasks. */
 static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
     job->direct = lattice_is_identity(&job->lat);
-    job->block_cols = block_columns(depth, job->lat.coarse_size, CONV_MIN_BLOCK_COLS);
-    job->n_blocks = (job->lat.coarse_size + job->block_cols - 1) / job->block_cols;
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
     int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
-    int64_t n_tasks = job->batch * job->group * job->n_blocks;
-    int workers = tconv_parallel_workers(threads, n_tasks);
-    tconv_status st = conv_pack_weights(job, ctx->err);
-    if (st == TCONV_OK)
-        st = scratch_reserve(&job->scratch, workers, job->direct ? 0 : depth * job->block_cols, 0,
-                             job->cout_g, job->block_cols, depth, ctx->err);
+    conv_plan(job, threads);
+    int64_t n_units = job->batch * job->group * job->n_blocks;
+    bool shared = job->n_chunks > 1;
+    int workers = shared ? threads : tconv_parallel_workers(threads, n_units);
+    tconv_rt_tensor packed;
+    tconv_status st = conv_pack_weights(ctx, job, &packed);
+    if (st != TCONV_OK)
+        return st;
+    /* the shared path's one im2col block lives in worker 0's scratch */
+    st = scratch_reserve(ctx, &job->scratch, workers, job->direct ? 0 : depth * job->block_cols,
+                         job->chunk_rows, job->block_cols, depth);
     if (st == TCONV_OK) {
-        tconv_parallel_for(workers, n_tasks, conv_task, job);
-        scratch_release(&job->scratch);
+        if (shared)
+            conv_run_shared_units(job, threads);
+        else
+            tconv_parallel_for(workers, n_units, conv_unit_task, job);
+        scratch_release(ctx, &job->scratch);
     }
-    free(job->packed_w);
+    tconv_kernel_scratch_release(ctx, &packed);
     return st;
 }
 

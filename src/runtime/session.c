@@ -57,6 +57,7 @@ void tconv_session_free(tconv_session *session) {
         return;
     tconv_plan_free_all(session);
     tconv_buffer_cache_drop(&session->cache);
+    tconv_scratch_arena_free(&session->scratch);
     tconv_arena_destroy(session->arena);
     free(session);
 }
@@ -140,14 +141,14 @@ static bool cache_take(tconv_buffer_cache *c, tconv_rt_tensor *t, tconv_dtype dt
 
 /* ---------------------------------------------------------------- allocation */
 
-/* Refuses an allocation past the session's memory limit (cached buffers are dropped first). */
-static tconv_status check_limit(tconv_session *session, tconv_dtype dtype, int rank,
-                                const int64_t *dims, tconv_error *err) {
+tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype, int rank,
+                                       const int64_t *dims, tconv_error *err) {
     int64_t n, bytes;
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
         return TCONV_OK;
-    size_t held = session->stats.live_bytes + session->stats.constant_bytes;
+    size_t held =
+        session->stats.live_bytes + session->stats.constant_bytes + session->scratch.capacity;
     if (held + session->cache.bytes <= limit &&
         (uint64_t)bytes <= limit - held - session->cache.bytes)
         return TCONV_OK;
@@ -164,7 +165,7 @@ tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tco
                                  int rank, const int64_t *dims, tconv_error *err) {
     tconv_rt_tensor tmp;
     if (session) {
-        tconv_status st = check_limit(session, dtype, rank, dims, err);
+        tconv_status st = tconv_session_check_limit(session, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }

@@ -80,6 +80,18 @@ typedef struct tconv_buffer_cache {
     size_t bytes; /* sum of nbytes */
 } tconv_buffer_cache;
 
+/* Kernel scratch memory (tconv_kernel_scratch): one buffer handed out as a stack and kept across
+ * kernel calls and runs. Reusing the same bytes keeps them in cache from one kernel to the next,
+ * and never unmapping them avoids page faults and, with pool threads running, TLB shootdowns. A
+ * request that does not fit gets its own allocation, and the buffer grows to the high-water
+ * mark the next time it is empty. */
+typedef struct tconv_scratch_arena {
+    unsigned char *base;
+    size_t capacity, used, high_water;
+} tconv_scratch_arena;
+
+void tconv_scratch_arena_free(tconv_scratch_arena *arena);
+
 struct tconv_session {
     tconv_model *model;
     tconv_session_options options;
@@ -90,6 +102,7 @@ struct tconv_session {
     size_t n_plans, cap_plans;
     tconv_session_stats stats;
     tconv_buffer_cache cache;
+    tconv_scratch_arena scratch;
     /* The graph environment and step running now (If looks its subgraph plan up here). */
     const tconv_run_env *current_env;
     const tconv_step_plan *current_step;
@@ -127,6 +140,11 @@ tconv_status tconv_plan_check_constant(const tconv_session *session, const tconv
 
 /* Frees the buffers a cache holds. */
 void tconv_buffer_cache_drop(tconv_buffer_cache *cache);
+
+/* Refuses a new tensor of dtype and dims past the session's memory limit (tensors, constants,
+ * scratch); cached buffers are dropped first to make room. */
+tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype, int rank,
+                                       const int64_t *dims, tconv_error *err);
 
 /* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
 tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,

@@ -596,6 +596,50 @@ static void test_conv_large_and_depthwise(void **state) {
         big.threads = threads;
         assert_true(run_random_conv(&big, &rng));
     }
+    /* Few columns and many channels (over 2 MFLOP, so threads are used): the output channels
+     * are split across threads, in chunks that are not all multiples of the GEMM's row tile,
+     * after one shared im2col; grouped, and a direct 1x1 Conv (no im2col). */
+    conv_draw few_columns[] = {
+        {.rank = 2,
+         .group = 1,
+         .cin_g = 64,
+         .cout_g = 50,
+         .batch = 1,
+         .bias = true,
+         .k = {3, 3},
+         .s = {1, 1},
+         .d = {1, 1},
+         .x = {6, 7},
+         .pads = {1, 1, 1, 1}},
+        {.rank = 2,
+         .group = 2,
+         .cin_g = 48,
+         .cout_g = 30,
+         .batch = 2,
+         .bias = false,
+         .k = {3, 2},
+         .s = {1, 1},
+         .d = {1, 2},
+         .x = {6, 7},
+         .pads = {1, 0, 2, 1}},
+        {.rank = 2,
+         .group = 1,
+         .cin_g = 256,
+         .cout_g = 100,
+         .batch = 1,
+         .bias = true,
+         .k = {1, 1},
+         .s = {1, 1},
+         .d = {1, 1},
+         .x = {8, 8},
+         .pads = {0, 0, 0, 0}},
+    };
+    for (size_t i = 0; i < sizeof few_columns / sizeof few_columns[0]; i++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            few_columns[i].threads = threads;
+            assert_true(run_random_conv(&few_columns[i], &rng));
+        }
+    }
     /* Depthwise with channel multiplier 2, SAME_UPPER. */
     conv_draw dw = {.rank = 2,
                     .group = 6,

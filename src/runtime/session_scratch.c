@@ -1,0 +1,88 @@
+/* Kernel scratch memory: the session's scratch arena (session_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/kernel.h"
+#include "runtime/session_internal.h"
+
+/* Scratch pieces start on cache-line boundaries (the GEMM's packing buffers want 64 bytes). */
+#define SCRATCH_ALIGN ((size_t)64)
+
+static size_t align_up(size_t n) {
+    return (n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+void tconv_scratch_arena_free(tconv_scratch_arena *arena) {
+    free(arena->base);
+    memset(arena, 0, sizeof *arena);
+}
+
+/* Grows an empty arena to its high-water mark (within the session's memory limit). */
+static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
+    tconv_scratch_arena *a = &s->scratch;
+    size_t want = a->high_water;
+    free(a->base);
+    a->base = NULL;
+    a->capacity = 0;
+    int64_t dims[1] = {(int64_t)want};
+    tconv_status st = tconv_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, err);
+    if (st != TCONV_OK)
+        return st;
+    a->base = aligned_alloc(SCRATCH_ALIGN, want);
+    if (!a->base)
+        return tconv_error_nomem(err, "scratch memory");
+    a->capacity = want;
+    return TCONV_OK;
+}
+
+/* A piece of its own, for a request the arena cannot hold now. */
+static tconv_status own_piece(tconv_session *s, size_t bytes, tconv_rt_tensor *buf,
+                              tconv_error *err) {
+    int64_t dims[1] = {(int64_t)bytes};
+    tconv_status st = s ? tconv_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
+    if (st != TCONV_OK)
+        return st;
+    buf->data = aligned_alloc(SCRATCH_ALIGN, bytes);
+    if (!buf->data)
+        return tconv_error_nomem(err, "scratch memory");
+    buf->nbytes = bytes;
+    buf->owns_data = true;
+    return TCONV_OK;
+}
+
+tconv_status tconv_kernel_scratch(tconv_kernel_ctx *ctx, size_t bytes, tconv_rt_tensor *buf) {
+    memset(buf, 0, sizeof *buf);
+    if (bytes == 0)
+        return TCONV_OK;
+    if (bytes > (size_t)INT64_MAX - SCRATCH_ALIGN)
+        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "scratch memory of %zu bytes", bytes);
+    bytes = align_up(bytes);
+    tconv_session *s = ctx->session;
+    if (!s)
+        return own_piece(NULL, bytes, buf, ctx->err);
+    tconv_scratch_arena *a = &s->scratch;
+    if (a->used + bytes > a->high_water)
+        a->high_water = a->used + bytes;
+    if (a->used == 0 && a->capacity < a->high_water) {
+        tconv_status st = arena_grow(s, ctx->err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    if (a->used + bytes > a->capacity)
+        return own_piece(s, bytes, buf, ctx->err);
+    buf->data = a->base + a->used;
+    buf->nbytes = bytes;
+    a->used += bytes;
+    return TCONV_OK;
+}
+
+void tconv_kernel_scratch_release(tconv_kernel_ctx *ctx, tconv_rt_tensor *buf) {
+    if (buf->owns_data) {
+        free(buf->data);
+    } else if (buf->data) {
+        /* Pieces are released in reverse order of their requests (a stack). */
+        tconv_scratch_arena *a = &ctx->session->scratch;
+        a->used = (size_t)((unsigned char *)buf->data - a->base);
+    }
+    memset(buf, 0, sizeof *buf);
+}
