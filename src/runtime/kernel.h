@@ -60,6 +60,23 @@ tconv_status tconv_kernel_alloc_output(tconv_kernel_ctx *ctx, size_t index, tcon
 tconv_status tconv_kernel_scratch(tconv_kernel_ctx *ctx, size_t bytes, tconv_rt_tensor *buf);
 void tconv_kernel_scratch_release(tconv_kernel_ctx *ctx, tconv_rt_tensor *buf);
 
+/* Work that depends only on constant inputs (packed weights) can be kept across runs.
+ * tconv_kernel_input_is_constant: input `index` is one of the session's initializers, which no
+ * run changes (false outside a session, and for an initializer a run's inputs override).
+ * tconv_kernel_cache_find: the node's kept block when it was stored with an equal key and
+ * size, else NULL. tconv_kernel_cache_store: replaces the node's block with `nbytes` new,
+ * uninitialized bytes for `key` (counted as constant bytes against the memory limit; the
+ * session frees them); the kernel fills them before it returns. Fails outside a session. */
+typedef struct tconv_kernel_cache_key {
+    const void *source; /* the constant input's data */
+    int64_t layout[4];  /* whatever else the block depends on */
+} tconv_kernel_cache_key;
+bool tconv_kernel_input_is_constant(const tconv_kernel_ctx *ctx, size_t index);
+void *tconv_kernel_cache_find(const tconv_kernel_ctx *ctx, const tconv_kernel_cache_key *key,
+                              size_t nbytes);
+tconv_status tconv_kernel_cache_store(tconv_kernel_ctx *ctx, const tconv_kernel_cache_key *key,
+                                      size_t nbytes, void **data);
+
 /* The input at index, or NULL if absent/omitted. */
 const tconv_rt_tensor *tconv_kernel_input(const tconv_kernel_ctx *ctx, size_t index);
 

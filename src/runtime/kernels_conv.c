@@ -516,6 +516,30 @@ static tconv_status scratch_reserve(tconv_kernel_ctx *ctx, scratch_set *s, int n
     return TCONV_OK;
 }
 
+/* Memory for `bytes` of packed weights. When W (input 1) is a constant, the node's kept block
+ * (kernel.h), packed on the first run only: *fresh tells whether to pack now. Otherwise session
+ * scratch, always fresh; the caller releases `scratch` (a no-op when unused). */
+static tconv_status packed_weights_memory(tconv_kernel_ctx *ctx, const tconv_kernel_cache_key *key,
+                                          size_t bytes, float **out, bool *fresh,
+                                          tconv_rt_tensor *scratch) {
+    memset(scratch, 0, sizeof *scratch);
+    *fresh = true;
+    if (tconv_kernel_input_is_constant(ctx, 1)) {
+        *out = tconv_kernel_cache_find(ctx, key, bytes);
+        if (*out) {
+            *fresh = false;
+            return TCONV_OK;
+        }
+        void *data;
+        tconv_status st = tconv_kernel_cache_store(ctx, key, bytes, &data);
+        *out = data;
+        return st;
+    }
+    tconv_status st = tconv_kernel_scratch(ctx, bytes, scratch);
+    *out = scratch->data;
+    return st;
+}
+
 /* ---------------------------------------------------------------- shared checks */
 
 typedef struct conv_operands {
@@ -746,19 +770,23 @@ static tconv_status conv_transpose_blocks(tconv_kernel_ctx *ctx, conv_transpose_
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_slots = job->group * job->n_chunks;
     job->packed_chunk = tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, rows, job->cin_g);
+    tconv_kernel_cache_key key = {
+        .source = job->w, .layout = {job->chunk_channels, job->n_chunks, job->group, job->cin_g}};
     tconv_rt_tensor packed;
+    bool fresh;
     tconv_status st =
-        tconv_kernel_scratch(ctx, (size_t)n_slots * job->packed_chunk * sizeof(float), &packed);
+        packed_weights_memory(ctx, &key, (size_t)n_slots * job->packed_chunk * sizeof(float),
+                              &job->packed_w, &fresh, &packed);
     if (st != TCONV_OK)
         return st;
-    job->packed_w = packed.data;
     int64_t n_tasks = job->batch * n_slots;
     int workers = tconv_parallel_workers(threads, n_tasks);
     st = scratch_reserve(ctx, &job->scratch, workers, job->direct ? 0 : rows * job->block_cols,
                          rows, job->block_cols, job->cin_g);
     if (st == TCONV_OK) {
-        tconv_parallel_for(tconv_parallel_workers(threads, n_slots), n_slots,
-                           conv_transpose_pack_task, job);
+        if (fresh)
+            tconv_parallel_for(tconv_parallel_workers(threads, n_slots), n_slots,
+                               conv_transpose_pack_task, job);
         tconv_parallel_for(workers, n_tasks, conv_transpose_task, job);
         scratch_release(ctx, &job->scratch);
     }
@@ -1048,19 +1076,22 @@ static void conv_run_shared_units(conv_job *job, int threads) {
     }
 }
 
-/* Packs W_g's row chunks (chunk_rows x cin_g*K) of every group for the GEMM into `packed`
- * (session scratch). */
+/* W_g's row chunks (chunk_rows x cin_g*K) of every group, packed for the GEMM (kept across
+ * runs when W is a constant, else in `packed`, session scratch). */
 static tconv_status conv_pack_weights(tconv_kernel_ctx *ctx, conv_job *job,
                                       tconv_rt_tensor *packed) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
     job->packed_chunk_floats =
         tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, job->chunk_rows, depth);
     size_t slots = (size_t)(job->group * job->n_chunks);
+    tconv_kernel_cache_key key = {.source = job->w,
+                                  .layout = {job->chunk_rows, job->n_chunks, job->group, depth}};
+    bool fresh;
     tconv_status st =
-        tconv_kernel_scratch(ctx, slots * job->packed_chunk_floats * sizeof(float), packed);
-    if (st != TCONV_OK)
+        packed_weights_memory(ctx, &key, slots * job->packed_chunk_floats * sizeof(float),
+                              &job->packed_w, &fresh, packed);
+    if (st != TCONV_OK || !fresh)
         return st;
-    job->packed_w = packed->data;
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
             int64_t row0 = g * job->cout_g + chunk * job->chunk_rows;

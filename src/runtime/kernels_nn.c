@@ -68,6 +68,18 @@ static tconv_status batchnorm_params(tconv_kernel_ctx *ctx, int64_t size, const 
     return TCONV_OK;
 }
 
+static void batchnorm_plane(float *restrict out, const float *restrict in, int64_t count,
+                            float scale, float shift) {
+    for (int64_t i = 0; i < count; i++)
+        out[i] = in[i] * scale + shift;
+}
+
+static void batchnorm_row(float *restrict out, const float *restrict in, int64_t count,
+                          const float *restrict scale, const float *restrict shift) {
+    for (int64_t i = 0; i < count; i++)
+        out[i] = in[i] * scale[i] + shift[i];
+}
+
 static tconv_status run_batchnorm(tconv_kernel_ctx *ctx) {
     static const char *const attrs_7[] = {"epsilon", "momentum", "spatial", NULL};
     static const char *const attrs_9[] = {"epsilon", "momentum", NULL};
@@ -95,20 +107,31 @@ static tconv_status run_batchnorm(tconv_kernel_ctx *ctx) {
         st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
     if (st != TCONV_OK)
         return st;
+    /* y = x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
+     * computed once per parameter instead of a square root and a division per element. */
+    tconv_rt_tensor folded;
+    st = tconv_kernel_scratch(ctx, 2 * (size_t)size * sizeof(float), &folded);
+    if (st != TCONV_OK)
+        return st;
+    float *scale = folded.data, *shift = scale + size;
+    for (int64_t k = 0; k < size; k++) {
+        scale[k] = prm[0][k] / sqrtf(prm[3][k] + eps);
+        shift[k] = prm[1][k] - prm[2][k] * scale[k];
+    }
     bool per_channel = size == x->dims[1];
-    const float *in = x->data;
-    float *out = y->data;
     int64_t channels = x->dims[1], batch = x->dims[0];
     for (int64_t n = 0; n < batch; n++) {
         for (int64_t c = 0; c < channels; c++) {
             int64_t base = (n * channels + c) * inner;
-            for (int64_t i = 0; i < inner; i++) {
-                int64_t k = per_channel ? c : c * inner + i;
-                out[base + i] =
-                    (in[base + i] - prm[2][k]) / sqrtf(prm[3][k] + eps) * prm[0][k] + prm[1][k];
-            }
+            const float *in = (const float *)x->data + base;
+            float *out = (float *)y->data + base;
+            if (per_channel)
+                batchnorm_plane(out, in, inner, scale[c], shift[c]);
+            else
+                batchnorm_row(out, in, inner, scale + c * inner, shift + c * inner);
         }
     }
+    tconv_kernel_scratch_release(ctx, &folded);
     return TCONV_OK;
 }
 

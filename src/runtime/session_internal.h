@@ -21,6 +21,14 @@ typedef struct tconv_slot_ref {
 
 typedef struct tconv_graph_plan tconv_graph_plan;
 
+/* What a kernel keeps for its node across runs (session_cache.c): one block derived from
+ * constant inputs, e.g. packed weights, and the key it was made for. */
+typedef struct tconv_node_cache {
+    tconv_kernel_cache_key key;
+    void *data;
+    size_t nbytes;
+} tconv_node_cache;
+
 typedef struct tconv_step_plan {
     const tconv_node *node;
     const tconv_kernel_def *kernel;
@@ -38,6 +46,7 @@ typedef struct tconv_step_plan {
     /* Crop fusion (session_fuse.c): the producer computes the cropped result (crop passed to
      * its kernel) and the Slice step only moves it from its input slot to its output slot. */
     const tconv_kernel_crop *crop;
+    tconv_node_cache *cache; /* the kernel's, through tconv_kernel_cache_find/store */
     bool forwards_input;
     size_t forward_from; /* the input it moves (0, or 1 for an Add whose chain value is B) */
 } tconv_step_plan;
@@ -91,6 +100,8 @@ typedef struct tconv_scratch_arena {
 } tconv_scratch_arena;
 
 void tconv_scratch_arena_free(tconv_scratch_arena *arena);
+/* Frees a node cache's block (its bytes leave the session's constant bytes). */
+void tconv_node_cache_free(tconv_session *session, tconv_node_cache *cache);
 
 struct tconv_session {
     tconv_model *model;

@@ -378,7 +378,13 @@ static tconv_status plan_steps(tconv_session *s, tconv_graph_plan *plan, tconv_e
             return st;
     }
     plan->n_steps = n;
-    return order_steps(s, plan, unordered, &o, err);
+    tconv_status st = order_steps(s, plan, unordered, &o, err);
+    tconv_node_cache *caches = alloc_array(s, n, sizeof *caches);
+    if (st == TCONV_OK && !caches)
+        st = tconv_error_nomem(err, "an execution plan");
+    for (size_t k = 0; st == TCONV_OK && k < n; k++)
+        plan->steps[k].cache = &caches[k];
+    return st;
 }
 
 /* ---------------------------------------------------------------- outputs and lifetimes */
@@ -494,6 +500,8 @@ void tconv_plan_free_all(tconv_session *session) {
     for (size_t i = 0; i < session->n_plans; i++) {
         tconv_graph_plan *plan = session->plans[i];
         tconv_name_map_free(&plan->slot_of);
+        for (size_t k = 0; plan->steps && k < plan->n_steps; k++)
+            tconv_node_cache_free(session, plan->steps[k].cache);
         for (size_t k = 0; plan->constants && k < plan->n_slots; k++)
             tconv_rt_tensor_release(&plan->constants[k]);
     }
