@@ -1,8 +1,10 @@
 #include "bench_common.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,28 +19,76 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* CPU seconds all CPUs spent busy since boot (user, nice, system, irq, softirq, steal). */
+static double busy_cpu_s(void) {
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                         &v[3], &v[4], &v[5], &v[6], &v[7])
+                : 0;
+    if (f)
+        fclose(f);
+    if (got != 8)
+        return -1.0;
+    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double own_cpu_s(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return -1.0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static double others_cpu = -1.0;
+
+double tconv_bench_others_cpu(void) {
+    return others_cpu;
+}
+
+/* Every figure is timed for at least this long, more runs than asked for if need be: /proc/stat
+ * counts in 10 ms ticks per CPU, so the others-CPU meter needs a long enough window. */
+#define MIN_WINDOW_S 0.5
+
 double tconv_bench_median_ms(tconv_bench_fn fn, void *ctx, int warmup, int runs, double budget_s) {
     for (int i = 0; i < warmup; i++) {
         if (!fn(ctx))
             return -1.0;
     }
-    double *times = malloc((size_t)runs * sizeof *times);
+    size_t cap = (size_t)(runs > 16 ? runs : 16);
+    double *times = malloc(cap * sizeof *times);
     if (!times)
         return -1.0;
+    double busy0 = busy_cpu_s(), own0 = own_cpu_s();
     double start = tconv_bench_now();
     int done = 0;
-    for (; done < runs; done++) {
+    for (;;) {
         double t0 = tconv_bench_now();
         if (!fn(ctx)) {
             free(times);
             return -1.0;
         }
         double t1 = tconv_bench_now();
-        times[done] = (t1 - t0) * 1e3;
-        if (budget_s > 0 && done >= 4 && t1 - start > budget_s) {
-            done++;
-            break;
+        if ((size_t)done == cap) {
+            double *grown = realloc(times, 2 * cap * sizeof *times);
+            if (!grown) {
+                free(times);
+                return -1.0;
+            }
+            times = grown;
+            cap *= 2;
         }
+        times[done++] = (t1 - t0) * 1e3;
+        bool over_budget = budget_s > 0 && done >= 5 && t1 - start > budget_s;
+        if (over_budget || (done >= runs && t1 - start >= MIN_WINDOW_S))
+            break;
+    }
+    double wall = tconv_bench_now() - start, busy1 = busy_cpu_s(), own1 = own_cpu_s();
+    others_cpu = -1.0;
+    if (wall > 0 && busy0 >= 0 && busy1 >= 0 && own0 >= 0 && own1 >= 0) {
+        double others = (busy1 - busy0) - (own1 - own0);
+        others_cpu = others > 0 ? others / wall : 0.0;
     }
     qsort(times, (size_t)done, sizeof *times, compare_doubles);
     double median = done % 2 ? times[done / 2] : 0.5 * (times[done / 2 - 1] + times[done / 2]);

@@ -11,9 +11,10 @@
 /* Seconds on a monotonic clock. */
 double tconv_bench_now(void);
 
-/* Median wall time in milliseconds of `runs` calls of fn(ctx) after `warmup` calls; the call
- * returns false on failure (then the result is negative). When `budget_s` > 0, stops early
- * (after at least 5 runs) once that many seconds are spent. */
+/* Median wall time in milliseconds of at least `runs` calls of fn(ctx) after `warmup` calls,
+ * timed for at least half a second (more calls when they are quick); the call returns false on
+ * failure (then the result is negative). When `budget_s` > 0, stops early (after at least 5
+ * runs) once that many seconds are spent. */
 typedef int (*tconv_bench_fn)(void *ctx);
 double tconv_bench_median_ms(tconv_bench_fn fn, void *ctx, int warmup, int runs, double budget_s);
 
@@ -45,5 +46,10 @@ tconv_model *tconv_bench_read(const char *path);
 /* The number of this machine's online CPUs and its 1-minute load average (-1 when unknown). */
 int tconv_bench_cpus(void);
 double tconv_bench_load(void);
+/* Cores that other processes kept busy while the last tconv_bench_median_ms ran: the busy time
+ * of all CPUs (/proc/stat, steal included) minus this process's CPU time (all its threads), over
+ * the wall time; -1 when unknown. A multi-thread figure means something only when this is near
+ * 0. The load average cannot tell: it counts the benchmark's own threads. */
+double tconv_bench_others_cpu(void);
 
 #endif

@@ -23,14 +23,15 @@ static void run_case(const kernel_case *kc, int threads, int runs) {
     double ms = tconv_bench_median_ms(tconv_bench_run_runner, r, 5, runs, 5.0);
     if (ms < 0)
         tconv_bench_check(TCONV_ERR_INVALID, kc->name, tconv_runner_last_error(r));
-    printf("{\"bench\": \"kernel\", \"case\": \"%s\", \"impl\": \"tconv\", \"isa\": \"%s\", "
-           "\"threads\": %d, \"ms\": %.4f, \"gflops\": %.2f, \"load\": %.2f}\n",
-           kc->name,
-           tconv_gemm_isa_name(
-               tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
-               : tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX2) ? TCONV_GEMM_ISA_AVX2
-                                                               : TCONV_GEMM_ISA_PORTABLE),
-           threads, ms, kc->flops / (ms * 1e6), tconv_bench_load());
+    printf(
+        "{\"bench\": \"kernel\", \"case\": \"%s\", \"impl\": \"tconv\", \"isa\": \"%s\", "
+        "\"threads\": %d, \"ms\": %.4f, \"gflops\": %.2f, \"load\": %.2f, \"others_cpu\": %.2f}\n",
+        kc->name,
+        tconv_gemm_isa_name(tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
+                            : tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX2)
+                                ? TCONV_GEMM_ISA_AVX2
+                                : TCONV_GEMM_ISA_PORTABLE),
+        threads, ms, kc->flops / (ms * 1e6), tconv_bench_load(), tconv_bench_others_cpu());
     fflush(stdout);
     tconv_runner_free(r);
     tconv_model_free(m);

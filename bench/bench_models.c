@@ -73,8 +73,9 @@ static void time_model(const char *dir, const char *name, int64_t batch, int thr
     if (ms < 0)
         tconv_bench_check(TCONV_ERR_INVALID, name, tconv_runner_last_error(r));
     printf("{\"bench\": \"model\", \"case\": \"%s_b%lld\", \"impl\": \"tconv\", \"threads\": %d, "
-           "\"ms\": %.4f, \"golden_max_err\": %.3g, \"load\": %.2f}\n",
-           name, (long long)batch, threads, ms, golden_err, tconv_bench_load());
+           "\"ms\": %.4f, \"golden_max_err\": %.3g, \"load\": %.2f, \"others_cpu\": %.2f}\n",
+           name, (long long)batch, threads, ms, golden_err, tconv_bench_load(),
+           tconv_bench_others_cpu());
     fflush(stdout);
     tconv_runner_free(r);
     tconv_model_free(m);

@@ -7,7 +7,43 @@ side-by-side tables of bench/README.md (Markdown on stdout).
 "speedup" is reference ms / tconv ms: above 1, tconv is faster.
 """
 import json
+import statistics
 import sys
+
+# Fields that say how busy the machine was: a merged figure keeps their worst value.
+WORST_FIELDS = ("load", "others_cpu")
+
+
+def merge_rounds(rows):
+    """run.sh measures everything in several alternating rounds (the machine's speed drifts by
+    tens of percent over minutes): one figure per (bench, case, impl, threads), each number the
+    median over the rounds, the load figures the worst, and "rounds" their count."""
+    merged, order = {}, []
+    for r in rows:
+        if r.get("bench") in ("machine", "info"):
+            order.append(r)
+            continue
+        key = (r.get("bench"), r.get("case"), r.get("impl"), r.get("threads"), r.get("nodes"))
+        if key not in merged:
+            merged[key] = []
+            order.append(key)
+        merged[key].append(r)
+    out = []
+    for item in order:
+        if isinstance(item, dict):
+            out.append(item)
+            continue
+        group = merged[item]
+        row = dict(group[0])
+        for field, value in group[0].items():
+            values = [g[field] for g in group if isinstance(g.get(field), (int, float))
+                      and not isinstance(g.get(field), bool)]
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not values:
+                continue
+            row[field] = max(values) if field in WORST_FIELDS else statistics.median(values)
+        row["rounds"] = len(group)
+        out.append(row)
+    return out
 
 
 def load(path):
@@ -17,7 +53,7 @@ def load(path):
             line = line.strip()
             if line.startswith("{"):
                 rows.append(json.loads(line))
-    return rows
+    return merge_rounds(rows)
 
 
 def first(rows, **match):
@@ -48,14 +84,23 @@ def met(ok):
     return "n/a" if ok is None else ("yes" if ok else "**no**")
 
 
-QUIET_LOAD = 0.5  # multi-thread figures are judged only when the machine was this quiet
+QUIET_OTHERS = 0.3  # multi-thread figures are judged only when other processes used less CPU
+QUIET_LOAD = 0.5  # the same, for old result files without others_cpu
 
 
 def met_threads(ok, threads, *records):
     """Like met(), but a multi-thread comparison measured while other processes held a core is
     reported as not judged: neither side had the cores it asked for."""
-    loads = [r.get("load", 0.0) for r in records if r]
-    if ok is not None and threads > 1 and loads and max(loads) >= QUIET_LOAD:
+    records = [r for r in records if r]
+    if ok is None or threads <= 1 or not records:
+        return met(ok)
+    if all(r.get("others_cpu", -1) >= 0 for r in records):
+        busy = max(r["others_cpu"] for r in records)
+        if busy >= QUIET_OTHERS:
+            return "not judged (other processes used %.1f cores)" % busy
+        return met(ok)
+    loads = [r.get("load", 0.0) for r in records]
+    if max(loads) >= QUIET_LOAD:
         return "not judged (load %.1f)" % max(loads)
     return met(ok)
 
@@ -69,8 +114,17 @@ def header(rows):
         out.append("Machine: %s, %d cores (%s), Linux %s. Run started %s." %
                    (m["cpu"], m["cores"], m["isa_flags"].strip(), m["kernel"], m["date"]))
         loads = ", ".join("%.2f" % r["load"] for r in machines)
-        out.append("1-min load average at start and end: %s (other engineers' builds share the "
-                   "machine; every line also records the load when it was measured)." % loads)
+        out.append("1-min load average at start and end: %s (it counts the benchmark's own "
+                   "threads)." % loads)
+        figures = [r for r in rows if "others_cpu" in r]
+        rounds = max([r.get("rounds", 1) for r in rows
+                      if r.get("bench") in ("kernel", "model") and r.get("impl") == "tconv"]
+                     or [1])
+        if figures:
+            out.append("Each kernel and model figure is the median over %d alternating rounds "
+                       "(tconv, then PyTorch, then again). Other processes kept at most %.2f "
+                       "cores busy while any figure was timed (/proc/stat minus the benchmark's "
+                       "own CPU time)." % (rounds, max(r["others_cpu"] for r in figures)))
     blases = sorted({r["blas"] for r in infos})
     if infos:
         out.append("PyTorch %s (Debian python3-torch, BLAS_INFO=%s); BLAS libraries measured: %s. "

@@ -4,7 +4,8 @@
 #
 #   bench/run.sh [--quick]        # --quick: fewer runs (a smoke test, not for the table)
 #
-# Environment: TCONV_BENCH_BUILD (build dir, default build-bench), PYTHON (default
+# Environment: TCONV_BENCH_BUILD (build dir, default build-bench), TCONV_BENCH_ROUNDS
+# (alternating rounds of tconv and PyTorch, default 3), PYTHON (default
 # /usr/bin/python3), OPENBLAS_DIR (the libblas.so.3 of OpenBLAS; default Debian's
 # openblas-pthread). The system's BLAS alternative is left alone: OpenBLAS is selected per
 # process with LD_LIBRARY_PATH, and every figure names the BLAS it really ran with.
@@ -16,10 +17,12 @@ OPENBLAS_DIR=${OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
 RUNS=200
 MODEL_RUNS=100
 ROUNDS=15
+ROUNDS_ALL=${TCONV_BENCH_ROUNDS:-3}
 if [ "${1:-}" = "--quick" ]; then
     RUNS=20
     MODEL_RUNS=10
     ROUNDS=3
+    ROUNDS_ALL=1
 fi
 
 if [ ! -e "$OPENBLAS_DIR/libblas.so.3" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -47,32 +50,45 @@ machine() {
 }
 machine >>"$OUT"
 
-echo "bench: tconv kernels" >&2
-"$BUILD/bench/bench_kernels" "$RUNS" >>"$OUT"
-echo "bench: tconv whole models" >&2
-"$BUILD/bench/bench_models" "$ROOT/models" "$MODEL_RUNS" >>"$OUT"
+# The machine's speed drifts by tens of percent over minutes (other virtual machines share the
+# host): kernels and models are measured in ROUNDS_ALL alternating rounds of tconv then PyTorch,
+# and report.py takes each figure's median over the rounds.
+torch_round() {
+    for t in 1 $(nproc); do
+        if [ "$1" = 1 ]; then
+            "$PYTHON" "$ROOT/bench/torch_ref.py" info --threads "$t" >>"$OUT"
+        fi
+        "$PYTHON" "$ROOT/bench/torch_ref.py" kernels --threads "$t" --runs "$RUNS" >>"$OUT"
+        if [ -e "$OPENBLAS_DIR/libblas.so.3" ]; then
+            if [ "$1" = 1 ]; then
+                LD_LIBRARY_PATH="$OPENBLAS_DIR" "$PYTHON" "$ROOT/bench/torch_ref.py" info \
+                    --threads "$t" >>"$OUT"
+            fi
+            LD_LIBRARY_PATH="$OPENBLAS_DIR" "$PYTHON" "$ROOT/bench/torch_ref.py" kernels \
+                --threads "$t" --runs "$RUNS" >>"$OUT"
+            LD_LIBRARY_PATH="$OPENBLAS_DIR" "$PYTHON" "$ROOT/bench/torch_ref.py" models \
+                --threads "$t" --runs "$MODEL_RUNS" --models-dir "$ROOT/models" >>"$OUT"
+        else
+            echo "bench: no OpenBLAS at $OPENBLAS_DIR: PyTorch+OpenBLAS rows skipped" >&2
+            "$PYTHON" "$ROOT/bench/torch_ref.py" models --threads "$t" --runs "$MODEL_RUNS" \
+                --models-dir "$ROOT/models" >>"$OUT"
+        fi
+    done
+}
+
+round=1
+while [ "$round" -le "$ROUNDS_ALL" ]; do
+    echo "bench: round $round of $ROUNDS_ALL: tconv kernels and whole models" >&2
+    "$BUILD/bench/bench_kernels" "$RUNS" >>"$OUT"
+    "$BUILD/bench/bench_models" "$ROOT/models" "$MODEL_RUNS" >>"$OUT"
+    echo "bench: round $round of $ROUNDS_ALL: PyTorch references" >&2
+    torch_round "$round"
+    round=$((round + 1))
+done
 echo "bench: legalized vs original" >&2
 "$BUILD/bench/bench_legalized" "$ROOT/models" "$ROUNDS" >>"$OUT"
 echo "bench: pass scaling" >&2
 "$BUILD/bench/bench_passes" >>"$OUT"
-
-echo "bench: PyTorch references" >&2
-for t in 1 $(nproc); do
-    "$PYTHON" "$ROOT/bench/torch_ref.py" info --threads "$t" >>"$OUT"
-    "$PYTHON" "$ROOT/bench/torch_ref.py" kernels --threads "$t" --runs "$RUNS" >>"$OUT"
-    if [ -e "$OPENBLAS_DIR/libblas.so.3" ]; then
-        LD_LIBRARY_PATH="$OPENBLAS_DIR" "$PYTHON" "$ROOT/bench/torch_ref.py" info \
-            --threads "$t" >>"$OUT"
-        LD_LIBRARY_PATH="$OPENBLAS_DIR" "$PYTHON" "$ROOT/bench/torch_ref.py" kernels \
-            --threads "$t" --runs "$RUNS" >>"$OUT"
-        LD_LIBRARY_PATH="$OPENBLAS_DIR" "$PYTHON" "$ROOT/bench/torch_ref.py" models \
-            --threads "$t" --runs "$MODEL_RUNS" --models-dir "$ROOT/models" >>"$OUT"
-    else
-        echo "bench: no OpenBLAS at $OPENBLAS_DIR: PyTorch+OpenBLAS rows skipped" >&2
-        "$PYTHON" "$ROOT/bench/torch_ref.py" models --threads "$t" --runs "$MODEL_RUNS" \
-            --models-dir "$ROOT/models" >>"$OUT"
-    fi
-done
 machine >>"$OUT"
 
 "$PYTHON" "$ROOT/bench/report.py" "$OUT"
