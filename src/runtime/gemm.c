@@ -333,7 +333,8 @@ static void pack_b(const tconv_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0,
         int cols = (int)min_i64(nr, nc - jr);
         if (!op->trans_b) {
             for (int64_t p = 0; p < kc; p++) {
-                const float *src = op->b + (p0 + p) * op->ldb + j0 + jr;
+                const float *src = op->b_rows ? op->b_rows[p0 + p] + j0 + jr
+                                              : op->b + (p0 + p) * op->ldb + j0 + jr;
                 float *d = dst + p * nr;
                 memcpy(d, src, (size_t)cols * sizeof(float));
                 for (int c = cols; c < nr; c++)
@@ -492,7 +493,8 @@ static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
 tconv_status tconv_sgemm(const tconv_sgemm_op *op, int n_threads, tconv_error *err) {
     double flops = 2.0 * (double)op->m * (double)op->n * (double)op->k;
     int threads = tconv_parallel_threads_for_work(n_threads, flops);
-    sgemm_split split = {.op = op, .by_columns = op->n >= op->m};
+    /* row pointers for B cannot be offset by a column split */
+    sgemm_split split = {.op = op, .by_columns = op->n >= op->m && !op->b_rows};
     int64_t extent = split.by_columns ? op->n : op->m;
     int64_t granule = split.by_columns ? MAX_NR : MAX_MR;
     split.chunk = round_up((extent + threads - 1) / (threads > 0 ? threads : 1), granule);

@@ -27,7 +27,9 @@ const char *tconv_gemm_isa_name(tconv_gemm_isa isa);
 
 /* One GEMM: op(A) is m x k, op(B) is k x n, C is m x n. op(X) is X or its transpose. Leading
  * dimensions are the row strides (in elements) of the matrices as stored. With beta == 0, C is
- * not read (it may hold garbage). */
+ * not read (it may hold garbage). When b_rows is set (trans_b false), row p of B is the n floats
+ * at b_rows[p], wherever they are (b and ldb unused): a stride-1 convolution reads its input
+ * this way instead of copying it into an im2col matrix. */
 typedef struct tconv_sgemm_op {
     bool trans_a, trans_b;
     int64_t m, n, k;
@@ -36,6 +38,7 @@ typedef struct tconv_sgemm_op {
     int64_t lda;
     const float *b;
     int64_t ldb;
+    const float *const *b_rows;
     float beta;
     float *c;
     int64_t ldc;

@@ -971,6 +971,15 @@ typedef struct conv_job {
     float *packed_w; /* W of every (group, row chunk), packed once for all column blocks */
     size_t packed_chunk_floats;
     scratch_set scratch;
+    int64_t columns; /* GEMM columns of one (batch, group): output positions, or wide ones */
+    /* Stride-1 Conv without im2col (conv_run_wide): the zero-padded input, each tap's offset
+     * in a padded plane, and every worker's B row pointers. */
+    bool wide;
+    int64_t padded[TCONV_MAX_SPATIAL]; /* padded input dims: out + (kernel - 1) * dilation */
+    int64_t padded_size;
+    const float *padded_x;
+    const int64_t *tap_offsets;
+    const float **b_rows; /* depth pointers per worker */
 } conv_job;
 
 static int64_t conv_chunk_rows_at(const conv_job *job, int64_t chunk) {
@@ -988,7 +997,7 @@ static conv_unit conv_unit_at(const conv_job *job, int64_t index) {
     u.g = (index / job->n_blocks) % job->group;
     u.n = index / (job->n_blocks * job->group);
     u.q0 = block * job->block_cols;
-    u.cols = min_i64(job->block_cols, job->lat.coarse_size - u.q0);
+    u.cols = min_i64(job->block_cols, job->columns - u.q0);
     return u;
 }
 
@@ -1114,13 +1123,22 @@ static int64_t split_evenly(int64_t total, int64_t parts, int64_t granule, int64
     return size;
 }
 
+static int64_t gcd_i64(int64_t a, int64_t b) {
+    while (b != 0) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 /* Column blocks and output-channel chunks. One thread: blocks of about COL_BLOCK_TARGET_FLOATS
- * of im2col. More threads: at least CONV_TASKS_PER_THREAD tasks a thread when the work allows,
- * first by narrower column blocks (not below CONV_MIN_PARALLEL_COLS), then by splitting the
- * output channels in multiples of the GEMM's row tile (each chunk repeats the im2col of its
- * block, which costs far less than its product). Equal parts, so no worker waits on a long one. */
+ * of im2col. More threads: CONV_TASKS_PER_THREAD tasks a thread when the work allows, by
+ * narrower column blocks (not below CONV_MIN_PARALLEL_COLS); when there are fewer, the output
+ * channels are split too, in multiples of the GEMM's row tile. Equal parts, so no worker waits
+ * on a long one. */
 static void conv_plan(conv_job *job, int threads) {
-    int64_t depth = job->cin_g * job->lat.kernel_size, total = job->lat.coarse_size;
+    int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns;
     int64_t outer = job->batch * job->group;
     int64_t cols = block_columns(depth, total, CONV_MIN_BLOCK_COLS);
     int64_t blocks = (total + cols - 1) / max_i64(cols, 1);
@@ -1129,11 +1147,190 @@ static void conv_plan(conv_job *job, int threads) {
         blocks =
             max_i64(blocks, min_i64((want + outer - 1) / outer, total / CONV_MIN_PARALLEL_COLS));
     job->block_cols = split_evenly(total, blocks, COL_BLOCK_GRANULE, &job->n_blocks);
-    int64_t chunks = 1;
-    if (threads > 1 && outer * job->n_blocks < want)
-        chunks = (want + outer * job->n_blocks - 1) / (outer * job->n_blocks);
+    /* Few units: split the output channels into as few chunks as make the task count a
+     * multiple of the thread count (each chunk packs its B again). */
+    int64_t units = outer * job->n_blocks, chunks = 1;
+    if (threads > 1 && units < want)
+        chunks = threads / gcd_i64(units, threads);
     job->chunk_rows = split_evenly(job->cout_g, chunks, tconv_sgemm_row_tile(TCONV_GEMM_ISA_AUTO),
                                    &job->n_chunks);
+}
+
+/* ---- stride-1 Conv without im2col. With stride 1, the im2col row of input channel c and tap t
+ * is a slice of the zero-padded input plane: padded_c[offset(t) + j], j running over "wide"
+ * positions, the padded grid's positions up to the last output (those past an output edge on
+ * any axis but the first are computed and dropped). The GEMM packs B straight from the padded
+ * input through row pointers, so the im2col copy (9 times the input for 3x3) is gone; what
+ * remains is one padded copy of X and the compaction of each C block into Y. */
+
+/* Wide positions per plane: padded[] and the position of the last output, plus one. */
+static int64_t wide_setup(conv_job *job) {
+    const lattice *lat = &job->lat;
+    int64_t length = 1, stride = 1;
+    job->padded_size = 1;
+    for (int i = lat->rank - 1; i >= 0; i--) {
+        job->padded[i] = lat->coarse[i] + (lat->kernel[i] - 1) * lat->dilations[i];
+        length += (lat->coarse[i] - 1) * stride;
+        stride *= job->padded[i];
+    }
+    job->padded_size = stride;
+    return length;
+}
+
+/* Whether a Conv runs on wide columns: stride 1 everywhere, not a plain 1x1 (direct), and the
+ * dropped positions cost at most half of the useful ones. */
+static bool conv_wide_fits(const conv_job *job) {
+    const lattice *lat = &job->lat;
+    if (job->direct)
+        return false;
+    for (int i = 0; i < lat->rank; i++) {
+        if (lat->strides[i] != 1)
+            return false;
+    }
+    conv_job probe = *job;
+    int64_t length = wide_setup(&probe);
+    return length <= lat->coarse_size + lat->coarse_size / 2;
+}
+
+/* One padded input plane: zeros around X's plane, which starts at pad_begin. */
+static void pad_plane(const conv_job *job, const float *src, float *dst) {
+    const lattice *lat = &job->lat;
+    int last = lat->rank - 1;
+    int64_t width = job->padded[last], x_width = lat->fine[last], pb = lat->pad_begin[last];
+    int64_t lo = min_i64(pb, width), hi = min_i64(pb + x_width, width);
+    for (int64_t line = 0; line < job->padded_size / width; line++) {
+        float *d = dst + line * width;
+        int64_t rem = line, src_line = 0, scale = 1;
+        bool inside = true;
+        for (int i = last - 1; i >= 0; i--) {
+            int64_t v = rem % job->padded[i] - lat->pad_begin[i];
+            rem /= job->padded[i];
+            inside = inside && v >= 0 && v < lat->fine[i];
+            src_line += v * scale;
+            scale *= lat->fine[i];
+        }
+        if (!inside) {
+            zero_floats(d, width);
+            continue;
+        }
+        zero_floats(d, lo);
+        if (hi > lo)
+            copy_floats(d + lo, src + src_line * x_width + (lo - pb), hi - lo);
+        zero_floats(d + hi, width - hi);
+    }
+}
+
+static void pad_plane_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    conv_job *job = vjob;
+    pad_plane(job, job->x + task * job->lat.fine_size,
+              (float *)job->padded_x + task * job->padded_size);
+}
+
+/* y[i] = src[i] + b */
+static void copy_plus(float *restrict y, const float *restrict src, int64_t count, float b) {
+    for (int64_t i = 0; i < count; i++)
+        y[i] = src[i] + b;
+}
+
+/* Moves the kept positions of a C block (rows x cols wide positions from q0) into Y, adding the
+ * bias. */
+static void wide_compact(const conv_job *job, const float *block, int64_t rows, const conv_unit *u,
+                         int64_t row0) {
+    const lattice *lat = &job->lat;
+    int last = lat->rank - 1;
+    int64_t width = job->padded[last], out_width = lat->coarse[last];
+    float *y = job->y + (u->n * job->c_out + row0) * lat->coarse_size;
+    for (int64_t j = 0; j < u->cols;) {
+        int64_t w = u->q0 + j, col = w % width, rem = w / width, out_line = 0, scale = 1;
+        bool kept = true;
+        for (int i = last - 1; i >= 0; i--) {
+            int64_t c = rem % job->padded[i];
+            rem /= job->padded[i];
+            kept = kept && c < lat->coarse[i];
+            out_line += c * scale;
+            scale *= lat->coarse[i];
+        }
+        int64_t run = min_i64(width - col, u->cols - j);
+        int64_t keep = kept ? min_i64(out_width - col, run) : 0;
+        for (int64_t r = 0; r < rows && keep > 0; r++)
+            copy_plus(y + r * lat->coarse_size + out_line * out_width + col,
+                      block + r * u->cols + j, keep, job->bias ? job->bias[row0 + r] : 0.0f);
+        j += run;
+    }
+}
+
+/* One (batch, group, wide column block, row chunk). */
+static void conv_wide_task(void *vjob, int64_t task, int worker) {
+    conv_job *job = vjob;
+    const lattice *lat = &job->lat;
+    int64_t chunk = task % job->n_chunks;
+    conv_unit u = conv_unit_at(job, task / job->n_chunks);
+    worker_scratch *ws = &job->scratch.workers[worker];
+    int64_t depth = job->cin_g * lat->kernel_size;
+    const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
+    const float *xp =
+        job->padded_x + (u.n * job->c_in + u.g * job->cin_g) * job->padded_size + u.q0;
+    for (int64_t c = 0; c < job->cin_g; c++) {
+        for (int64_t t = 0; t < lat->kernel_size; t++)
+            rows[c * lat->kernel_size + t] = xp + c * job->padded_size + job->tap_offsets[t];
+    }
+    int64_t row0 = u.g * job->cout_g + chunk * job->chunk_rows;
+    tconv_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
+                         .n = u.cols,
+                         .k = depth,
+                         .alpha = 1.0f,
+                         .b_rows = rows,
+                         .c = ws->col,
+                         .ldc = u.cols};
+    const float *packed =
+        job->packed_w + (size_t)(u.g * job->n_chunks + chunk) * job->packed_chunk_floats;
+    tconv_sgemm_run_packed(&ws->gemm, packed, &op);
+    wide_compact(job, ws->col, op.m, &u, row0);
+}
+
+/* Every tap's offset in a padded plane. */
+static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
+    const lattice *lat = &job->lat;
+    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, next_tap(lat, tap)) {
+        int64_t offset = 0;
+        for (int i = 0; i < lat->rank; i++)
+            offset = offset * job->padded[i] + tap[i] * lat->dilations[i];
+        offsets[t] = offset;
+    }
+}
+
+/* The padded input (X itself when no axis is padded), the tap offsets and the row pointers,
+ * in one scratch piece; then the tasks. */
+static tconv_status conv_run_wide(tconv_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
+    const lattice *lat = &job->lat;
+    bool padded = job->padded_size != lat->fine_size;
+    int64_t planes = job->batch * job->c_in;
+    size_t depth = (size_t)(job->cin_g * lat->kernel_size);
+    /* the offsets and pointers that follow the floats want 8-byte alignment */
+    size_t x_bytes =
+        padded ? ((size_t)(planes * job->padded_size) * sizeof(float) + 63) / 64 * 64 : 0;
+    size_t offset_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
+    size_t rows_bytes = (size_t)workers * depth * sizeof(float *);
+    tconv_rt_tensor memory;
+    tconv_status st = tconv_kernel_scratch(ctx, x_bytes + offset_bytes + rows_bytes, &memory);
+    if (st != TCONV_OK)
+        return st;
+    unsigned char *base = memory.data;
+    int64_t *offsets = (int64_t *)(void *)(base + x_bytes);
+    job->b_rows = (const float **)(void *)(base + x_bytes + offset_bytes);
+    job->tap_offsets = offsets;
+    wide_tap_offsets(job, offsets);
+    job->padded_x = job->x;
+    if (padded) {
+        job->padded_x = (const float *)(void *)base;
+        tconv_parallel_for(tconv_parallel_workers(threads, planes), planes, pad_plane_task, job);
+    }
+    int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
+    tconv_parallel_for(workers, n_tasks, conv_wide_task, job);
+    tconv_kernel_scratch_release(ctx, &memory);
+    return TCONV_OK;
 }
 
 /* im2col + GEMM over (batch, group, column block, row chunk) tasks. */
@@ -1143,19 +1340,27 @@ static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
     int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    job->wide = conv_wide_fits(job);
+    job->columns = job->wide ? wide_setup(job) : job->lat.coarse_size;
     conv_plan(job, threads);
     int64_t n_units = job->batch * job->group * job->n_blocks;
-    bool shared = job->n_chunks > 1;
-    int workers = shared ? threads : tconv_parallel_workers(threads, n_units);
+    bool shared = !job->wide && job->n_chunks > 1;
+    int workers = shared ? threads : tconv_parallel_workers(threads, n_units * job->n_chunks);
     tconv_rt_tensor packed;
     tconv_status st = conv_pack_weights(ctx, job, &packed);
     if (st != TCONV_OK)
         return st;
-    /* the shared path's one im2col block lives in worker 0's scratch */
-    st = scratch_reserve(ctx, &job->scratch, workers, job->direct ? 0 : depth * job->block_cols,
-                         job->chunk_rows, job->block_cols, depth);
+    /* col: the im2col block (the shared path's one lives in worker 0's), or the wide path's C
+     * block */
+    int64_t col_floats = job->wide     ? job->chunk_rows * job->block_cols
+                         : job->direct ? 0
+                                       : depth * job->block_cols;
+    st = scratch_reserve(ctx, &job->scratch, workers, col_floats, job->chunk_rows, job->block_cols,
+                         depth);
     if (st == TCONV_OK) {
-        if (shared)
+        if (job->wide)
+            st = conv_run_wide(ctx, job, threads, workers);
+        else if (shared)
             conv_run_shared_units(job, threads);
         else
             tconv_parallel_for(workers, n_units, conv_unit_task, job);

@@ -597,9 +597,33 @@ static void test_conv_large_and_depthwise(void **state) {
         assert_true(run_random_conv(&big, &rng));
     }
     /* Few columns and many channels (over 2 MFLOP, so threads are used): the output channels
-     * are split across threads, in chunks that are not all multiples of the GEMM's row tile,
-     * after one shared im2col; grouped, and a direct 1x1 Conv (no im2col). */
+     * are split across threads, in chunks that are not all multiples of the GEMM's row tile.
+     * Stride 1 reads the padded input in place (wide columns), grouped too; stride 2, and a
+     * 5x5 kernel on a 3x3 output (too many dropped wide columns), share one im2col; a direct
+     * 1x1 Conv reads X. */
     conv_draw few_columns[] = {
+        {.rank = 2,
+         .group = 1,
+         .cin_g = 64,
+         .cout_g = 50,
+         .batch = 1,
+         .bias = true,
+         .k = {3, 3},
+         .s = {2, 2},
+         .d = {1, 1},
+         .x = {12, 13},
+         .pads = {1, 1, 1, 1}},
+        {.rank = 2,
+         .group = 1,
+         .cin_g = 128,
+         .cout_g = 64,
+         .batch = 1,
+         .bias = false,
+         .k = {5, 5},
+         .s = {1, 1},
+         .d = {1, 1},
+         .x = {3, 3},
+         .pads = {2, 2, 2, 2}},
         {.rank = 2,
          .group = 1,
          .cin_g = 64,
