@@ -61,23 +61,49 @@ static double run_passes(tconv_model *m, const char *passes, size_t *rewritten) 
     return ms;
 }
 
-static void measure(int64_t n) {
+/* Each figure is the median of this many measurements, each on freshly built models: one
+ * measurement of a 100k-node graph varies by +-30% here (page faults in fresh arenas, and the
+ * machine's neighbours). */
+#define REPEATS 3
+
+typedef struct pass_times {
+    double build, shape, legalize, dce, pipeline;
+} pass_times;
+
+static pass_times measure_once(int64_t n, size_t *rewritten) {
+    pass_times t;
     double t0 = tconv_bench_now();
     tconv_model *m = chain_model(n);
-    double build_ms = (tconv_bench_now() - t0) * 1e3;
-    size_t rewritten = 0;
-    double shape_ms = run_passes(m, "shape-infer", NULL);
-    double legalize_ms = run_passes(m, "legalize-conv-transpose", &rewritten);
-    double dce_ms = run_passes(m, "dce", NULL);
+    t.build = (tconv_bench_now() - t0) * 1e3;
+    t.shape = run_passes(m, "shape-infer", NULL);
+    t.legalize = run_passes(m, "legalize-conv-transpose", rewritten);
+    t.dce = run_passes(m, "dce", NULL);
     tconv_model_free(m);
     m = chain_model(n);
-    double pipeline_ms = run_passes(m, TCONV_DEFAULT_PASSES, NULL);
+    t.pipeline = run_passes(m, TCONV_DEFAULT_PASSES, NULL);
     tconv_model_free(m);
+    return t;
+}
+
+static double median3(double a, double b, double c) {
+    double lo = a < b ? a : b, hi = a < b ? b : a;
+    return c < lo ? lo : (c > hi ? hi : c);
+}
+
+static void measure(int64_t n) {
+    size_t rewritten = 0;
+    pass_times r[REPEATS];
+    for (int i = 0; i < REPEATS; i++)
+        r[i] = measure_once(n, &rewritten);
+    pass_times t = {
+        median3(r[0].build, r[1].build, r[2].build), median3(r[0].shape, r[1].shape, r[2].shape),
+        median3(r[0].legalize, r[1].legalize, r[2].legalize), median3(r[0].dce, r[1].dce, r[2].dce),
+        median3(r[0].pipeline, r[1].pipeline, r[2].pipeline)};
     printf("{\"bench\": \"passes\", \"case\": \"chain_%lld\", \"nodes\": %lld, \"rewritten\": %zu, "
            "\"build_ms\": %.2f, \"shape_infer_ms\": %.2f, \"legalize_ms\": %.2f, \"dce_ms\": %.2f, "
-           "\"pipeline_ms\": %.2f, \"us_per_node\": %.3f, \"load\": %.2f}\n",
-           (long long)n, (long long)n, rewritten, build_ms, shape_ms, legalize_ms, dce_ms,
-           pipeline_ms, pipeline_ms * 1e3 / (double)n, tconv_bench_load());
+           "\"pipeline_ms\": %.2f, \"us_per_node\": %.3f, \"repeats\": %d, \"load\": %.2f}\n",
+           (long long)n, (long long)n, rewritten, t.build, t.shape, t.legalize, t.dce, t.pipeline,
+           t.pipeline * 1e3 / (double)n, REPEATS, tconv_bench_load());
     fflush(stdout);
 }
 

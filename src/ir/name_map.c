@@ -24,12 +24,13 @@ void tconv_name_map_free(tconv_name_map *map) {
     tconv_name_map_init(map);
 }
 
-static tconv_name_map_slot *map_find_slot(const tconv_name_map *map, const char *key) {
+static tconv_name_map_slot *map_find_slot(const tconv_name_map *map, const char *key,
+                                          uint64_t hash) {
     size_t mask = map->capacity - 1;
-    size_t i = (size_t)name_hash(key) & mask;
+    size_t i = (size_t)hash & mask;
     for (;;) {
         tconv_name_map_slot *slot = &map->slots[i];
-        if (!slot->key || strcmp(slot->key, key) == 0)
+        if (!slot->key || (slot->hash == hash && strcmp(slot->key, key) == 0))
             return slot;
         i = (i + 1) & mask;
     }
@@ -38,14 +39,14 @@ static tconv_name_map_slot *map_find_slot(const tconv_name_map *map, const char 
 void *tconv_name_map_get(const tconv_name_map *map, const char *key) {
     if (!map->capacity || !key)
         return NULL;
-    tconv_name_map_slot *slot = map_find_slot(map, key);
+    tconv_name_map_slot *slot = map_find_slot(map, key, name_hash(key));
     return slot->key ? slot->value : NULL;
 }
 
 bool tconv_name_map_contains(const tconv_name_map *map, const char *key) {
     if (!map->capacity || !key)
         return false;
-    return map_find_slot(map, key)->key != NULL;
+    return map_find_slot(map, key, name_hash(key))->key != NULL;
 }
 
 static bool map_grow(tconv_name_map *map) {
@@ -57,7 +58,7 @@ static bool map_grow(tconv_name_map *map) {
         return false;
     for (size_t i = 0; i < map->capacity; i++) {
         if (map->slots[i].key) {
-            *map_find_slot(&grown, map->slots[i].key) = map->slots[i];
+            *map_find_slot(&grown, map->slots[i].key, map->slots[i].hash) = map->slots[i];
             grown.count++;
         }
     }
@@ -71,9 +72,11 @@ bool tconv_name_map_put(tconv_name_map *map, const char *key, void *value) {
         return false;
     if ((map->count + 1) * 4 > map->capacity * 3 && !map_grow(map))
         return false;
-    tconv_name_map_slot *slot = map_find_slot(map, key);
+    uint64_t hash = name_hash(key);
+    tconv_name_map_slot *slot = map_find_slot(map, key, hash);
     if (!slot->key) {
         slot->key = key;
+        slot->hash = hash;
         map->count++;
     }
     slot->value = value;

@@ -1,14 +1,16 @@
-/* A string -> pointer hash map (open addressing). Keys are not copied: they must outlive the map
- * (IR names live in the model's arena). */
+/* A string -> pointer hash map (open addressing, linear probing, at most 3/4 full). Keys are not
+ * copied: they must outlive the map (IR names live in the model's arena). */
 #ifndef TCONV_IR_NAME_MAP_H
 #define TCONV_IR_NAME_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct tconv_name_map_slot {
     const char *key;
     void *value;
+    uint64_t hash; /* of key: most probes end on a hash mismatch, without reading the key */
 } tconv_name_map_slot;
 
 typedef struct tconv_name_map {

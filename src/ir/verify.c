@@ -115,16 +115,32 @@ typedef struct attr_rule {
 } attr_rule;
 
 /* The attributes of ops tconv reads or rewrites (default domain), by the types the ONNX
- * schemas give them. An op's older forms are included (Slice-1, Pad-2, Clip-6, ...). */
+ * schemas give them. An op's older forms are included (Slice-1, Pad-2, Clip-6, ...). Sorted by
+ * op (strcmp order; looked up by binary search). */
 static const attr_rule ATTR_RULES[] = {
-    {"ConvTranspose", "kernel_shape", TCONV_ATTR_INTS},
-    {"ConvTranspose", "strides", TCONV_ATTR_INTS},
-    {"ConvTranspose", "dilations", TCONV_ATTR_INTS},
-    {"ConvTranspose", "pads", TCONV_ATTR_INTS},
-    {"ConvTranspose", "output_padding", TCONV_ATTR_INTS},
-    {"ConvTranspose", "output_shape", TCONV_ATTR_INTS},
-    {"ConvTranspose", "group", TCONV_ATTR_INT},
-    {"ConvTranspose", "auto_pad", TCONV_ATTR_STRING},
+    {"Add", "broadcast", TCONV_ATTR_INT},
+    {"Add", "axis", TCONV_ATTR_INT},
+    {"AveragePool", "kernel_shape", TCONV_ATTR_INTS},
+    {"AveragePool", "strides", TCONV_ATTR_INTS},
+    {"AveragePool", "dilations", TCONV_ATTR_INTS},
+    {"AveragePool", "pads", TCONV_ATTR_INTS},
+    {"AveragePool", "auto_pad", TCONV_ATTR_STRING},
+    {"AveragePool", "ceil_mode", TCONV_ATTR_INT},
+    {"AveragePool", "count_include_pad", TCONV_ATTR_INT},
+    {"BatchNormalization", "epsilon", TCONV_ATTR_FLOAT},
+    {"BatchNormalization", "momentum", TCONV_ATTR_FLOAT},
+    {"BatchNormalization", "training_mode", TCONV_ATTR_INT},
+    {"Cast", "to", TCONV_ATTR_INT},
+    {"Clip", "min", TCONV_ATTR_FLOAT},
+    {"Clip", "max", TCONV_ATTR_FLOAT},
+    {"Concat", "axis", TCONV_ATTR_INT},
+    {"Constant", "value", TCONV_ATTR_TENSOR},
+    {"Constant", "value_float", TCONV_ATTR_FLOAT},
+    {"Constant", "value_floats", TCONV_ATTR_FLOATS},
+    {"Constant", "value_int", TCONV_ATTR_INT},
+    {"Constant", "value_ints", TCONV_ATTR_INTS},
+    {"Constant", "value_string", TCONV_ATTR_STRING},
+    {"Constant", "value_strings", TCONV_ATTR_STRINGS},
     {"Conv", "kernel_shape", TCONV_ATTR_INTS},
     {"Conv", "strides", TCONV_ATTR_INTS},
     {"Conv", "dilations", TCONV_ATTR_INTS},
@@ -133,34 +149,24 @@ static const attr_rule ATTR_RULES[] = {
     {"Conv", "output_shape", TCONV_ATTR_INTS},
     {"Conv", "group", TCONV_ATTR_INT},
     {"Conv", "auto_pad", TCONV_ATTR_STRING},
-    {"Slice", "starts", TCONV_ATTR_INTS},
-    {"Slice", "ends", TCONV_ATTR_INTS},
-    {"Slice", "axes", TCONV_ATTR_INTS},
-    {"Pad", "pads", TCONV_ATTR_INTS},
-    {"Pad", "paddings", TCONV_ATTR_INTS},
-    {"Pad", "mode", TCONV_ATTR_STRING},
-    {"Pad", "value", TCONV_ATTR_FLOAT},
-    {"Add", "broadcast", TCONV_ATTR_INT},
-    {"Add", "axis", TCONV_ATTR_INT},
-    {"Reshape", "shape", TCONV_ATTR_INTS},
-    {"Reshape", "allowzero", TCONV_ATTR_INT},
-    {"Transpose", "perm", TCONV_ATTR_INTS},
-    {"Squeeze", "axes", TCONV_ATTR_INTS},
-    {"Unsqueeze", "axes", TCONV_ATTR_INTS},
-    {"Concat", "axis", TCONV_ATTR_INT},
-    {"Gather", "axis", TCONV_ATTR_INT},
+    {"ConvTranspose", "kernel_shape", TCONV_ATTR_INTS},
+    {"ConvTranspose", "strides", TCONV_ATTR_INTS},
+    {"ConvTranspose", "dilations", TCONV_ATTR_INTS},
+    {"ConvTranspose", "pads", TCONV_ATTR_INTS},
+    {"ConvTranspose", "output_padding", TCONV_ATTR_INTS},
+    {"ConvTranspose", "output_shape", TCONV_ATTR_INTS},
+    {"ConvTranspose", "group", TCONV_ATTR_INT},
+    {"ConvTranspose", "auto_pad", TCONV_ATTR_STRING},
     {"Flatten", "axis", TCONV_ATTR_INT},
-    {"Softmax", "axis", TCONV_ATTR_INT},
-    {"LeakyRelu", "alpha", TCONV_ATTR_FLOAT},
-    {"Clip", "min", TCONV_ATTR_FLOAT},
-    {"Clip", "max", TCONV_ATTR_FLOAT},
+    {"Gather", "axis", TCONV_ATTR_INT},
     {"Gemm", "alpha", TCONV_ATTR_FLOAT},
     {"Gemm", "beta", TCONV_ATTR_FLOAT},
     {"Gemm", "transA", TCONV_ATTR_INT},
     {"Gemm", "transB", TCONV_ATTR_INT},
-    {"BatchNormalization", "epsilon", TCONV_ATTR_FLOAT},
-    {"BatchNormalization", "momentum", TCONV_ATTR_FLOAT},
-    {"BatchNormalization", "training_mode", TCONV_ATTR_INT},
+    {"If", "then_branch", TCONV_ATTR_GRAPH},
+    {"If", "else_branch", TCONV_ATTR_GRAPH},
+    {"LeakyRelu", "alpha", TCONV_ATTR_FLOAT},
+    {"Loop", "body", TCONV_ATTR_GRAPH},
     {"MaxPool", "kernel_shape", TCONV_ATTR_INTS},
     {"MaxPool", "strides", TCONV_ATTR_INTS},
     {"MaxPool", "dilations", TCONV_ATTR_INTS},
@@ -168,25 +174,12 @@ static const attr_rule ATTR_RULES[] = {
     {"MaxPool", "auto_pad", TCONV_ATTR_STRING},
     {"MaxPool", "ceil_mode", TCONV_ATTR_INT},
     {"MaxPool", "storage_order", TCONV_ATTR_INT},
-    {"AveragePool", "kernel_shape", TCONV_ATTR_INTS},
-    {"AveragePool", "strides", TCONV_ATTR_INTS},
-    {"AveragePool", "dilations", TCONV_ATTR_INTS},
-    {"AveragePool", "pads", TCONV_ATTR_INTS},
-    {"AveragePool", "auto_pad", TCONV_ATTR_STRING},
-    {"AveragePool", "ceil_mode", TCONV_ATTR_INT},
-    {"AveragePool", "count_include_pad", TCONV_ATTR_INT},
-    {"Shape", "start", TCONV_ATTR_INT},
-    {"Shape", "end", TCONV_ATTR_INT},
-    {"Cast", "to", TCONV_ATTR_INT},
-    {"Constant", "value", TCONV_ATTR_TENSOR},
-    {"Constant", "value_float", TCONV_ATTR_FLOAT},
-    {"Constant", "value_floats", TCONV_ATTR_FLOATS},
-    {"Constant", "value_int", TCONV_ATTR_INT},
-    {"Constant", "value_ints", TCONV_ATTR_INTS},
-    {"Constant", "value_string", TCONV_ATTR_STRING},
-    {"Constant", "value_strings", TCONV_ATTR_STRINGS},
-    {"Upsample", "mode", TCONV_ATTR_STRING},
-    {"Upsample", "scales", TCONV_ATTR_FLOATS},
+    {"Pad", "pads", TCONV_ATTR_INTS},
+    {"Pad", "paddings", TCONV_ATTR_INTS},
+    {"Pad", "mode", TCONV_ATTR_STRING},
+    {"Pad", "value", TCONV_ATTR_FLOAT},
+    {"Reshape", "shape", TCONV_ATTR_INTS},
+    {"Reshape", "allowzero", TCONV_ATTR_INT},
     {"Resize", "mode", TCONV_ATTR_STRING},
     {"Resize", "coordinate_transformation_mode", TCONV_ATTR_STRING},
     {"Resize", "nearest_mode", TCONV_ATTR_STRING},
@@ -196,20 +189,48 @@ static const attr_rule ATTR_RULES[] = {
     {"Resize", "antialias", TCONV_ATTR_INT},
     {"Resize", "axes", TCONV_ATTR_INTS},
     {"Resize", "keep_aspect_ratio_policy", TCONV_ATTR_STRING},
-    {"If", "then_branch", TCONV_ATTR_GRAPH},
-    {"If", "else_branch", TCONV_ATTR_GRAPH},
-    {"Loop", "body", TCONV_ATTR_GRAPH},
     {"Scan", "body", TCONV_ATTR_GRAPH},
     {"Scan", "num_scan_inputs", TCONV_ATTR_INT},
+    {"Shape", "start", TCONV_ATTR_INT},
+    {"Shape", "end", TCONV_ATTR_INT},
+    {"Slice", "starts", TCONV_ATTR_INTS},
+    {"Slice", "ends", TCONV_ATTR_INTS},
+    {"Slice", "axes", TCONV_ATTR_INTS},
+    {"Softmax", "axis", TCONV_ATTR_INT},
+    {"Squeeze", "axes", TCONV_ATTR_INTS},
+    {"Transpose", "perm", TCONV_ATTR_INTS},
+    {"Unsqueeze", "axes", TCONV_ATTR_INTS},
+    {"Upsample", "mode", TCONV_ATTR_STRING},
+    {"Upsample", "scales", TCONV_ATTR_FLOATS},
 };
 
-static tconv_status check_attr_rule(const tconv_node *node, const tconv_attr *attr,
+#define N_ATTR_RULES (sizeof ATTR_RULES / sizeof ATTR_RULES[0])
+
+/* The rules of node's op: ATTR_RULES[*first .. *end), so that a node's attributes are checked
+ * against a few rules, not the whole table. */
+static void op_attr_rules(const tconv_node *node, size_t *first, size_t *end) {
+    *first = *end = N_ATTR_RULES;
+    if (!tconv_node_is_onnx_domain(node) || !node->op_type)
+        return;
+    size_t lo = 0, hi = N_ATTR_RULES;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ATTR_RULES[mid].op, node->op_type) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *first = lo;
+    while (lo < N_ATTR_RULES && strcmp(ATTR_RULES[lo].op, node->op_type) == 0)
+        lo++;
+    *end = lo;
+}
+
+static tconv_status check_attr_rule(size_t first, size_t end, const tconv_attr *attr,
                                     tconv_error *err) {
-    if (!tconv_node_is_onnx_domain(node) || !attr->name)
-        return TCONV_OK;
-    for (size_t i = 0; i < sizeof ATTR_RULES / sizeof ATTR_RULES[0]; i++) {
+    for (size_t i = first; i < end && attr->name; i++) {
         const attr_rule *r = &ATTR_RULES[i];
-        if (strcmp(r->attr, attr->name) != 0 || strcmp(r->op, node->op_type) != 0)
+        if (strcmp(r->attr, attr->name) != 0)
             continue;
         if (r->type == attr->type)
             return TCONV_OK;
@@ -231,37 +252,49 @@ typedef struct arity_rule {
 
 /* The ops tconv reads, rewrites or emits (default domain), over every version of their schema:
  * Reshape-1 and Slice-1 take their parameters as attributes, Pad-18 adds `axes`, ... An input
- * below min_in is required and must not be empty. */
+ * below min_in is required and must not be empty. Sorted by op (binary search). */
 static const arity_rule ARITY_RULES[] = {
-    {"ConvTranspose", 2, 3, 1, 1},
-    {"Conv", 2, 3, 1, 1},
-    {"Slice", 1, 5, 1, 1},
-    {"Pad", 1, 4, 1, 1},
     {"Add", 2, 2, 1, 1},
-    {"Sub", 2, 2, 1, 1},
-    {"Mul", 2, 2, 1, 1},
-    {"Div", 2, 2, 1, 1},
-    {"Relu", 1, 1, 1, 1},
-    {"Identity", 1, 1, 1, 1},
-    {"Reshape", 1, 2, 1, 1},
-    {"Transpose", 1, 1, 1, 1},
-    {"Squeeze", 1, 2, 1, 1},
-    {"Unsqueeze", 1, 2, 1, 1},
-    {"Concat", 1, ARITY_MANY, 1, 1},
-    {"Gather", 2, 2, 1, 1},
-    {"Flatten", 1, 1, 1, 1},
-    {"Gemm", 2, 3, 1, 1},
-    {"MatMul", 2, 2, 1, 1},
-    {"BatchNormalization", 5, 5, 1, 5},
-    {"MaxPool", 1, 1, 1, 2},
     {"AveragePool", 1, 1, 1, 1},
-    {"Shape", 1, 1, 1, 1},
+    {"BatchNormalization", 5, 5, 1, 5},
     {"Cast", 1, 1, 1, 1},
+    {"Concat", 1, ARITY_MANY, 1, 1},
     {"Constant", 0, 0, 1, 1},
-    {"Resize", 1, 4, 1, 1},
-    {"Upsample", 1, 2, 1, 1},
+    {"Conv", 2, 3, 1, 1},
+    {"ConvTranspose", 2, 3, 1, 1},
+    {"Div", 2, 2, 1, 1},
+    {"Flatten", 1, 1, 1, 1},
+    {"Gather", 2, 2, 1, 1},
+    {"Gemm", 2, 3, 1, 1},
+    {"Identity", 1, 1, 1, 1},
     {"If", 1, 1, 1, ARITY_MANY},
+    {"MatMul", 2, 2, 1, 1},
+    {"MaxPool", 1, 1, 1, 2},
+    {"Mul", 2, 2, 1, 1},
+    {"Pad", 1, 4, 1, 1},
+    {"Relu", 1, 1, 1, 1},
+    {"Reshape", 1, 2, 1, 1},
+    {"Resize", 1, 4, 1, 1},
+    {"Shape", 1, 1, 1, 1},
+    {"Slice", 1, 5, 1, 1},
+    {"Squeeze", 1, 2, 1, 1},
+    {"Sub", 2, 2, 1, 1},
+    {"Transpose", 1, 1, 1, 1},
+    {"Unsqueeze", 1, 2, 1, 1},
+    {"Upsample", 1, 2, 1, 1},
 };
+
+bool tconv_verify_rules_sorted(void) {
+    for (size_t i = 1; i < N_ATTR_RULES; i++) {
+        if (strcmp(ATTR_RULES[i - 1].op, ATTR_RULES[i].op) > 0)
+            return false;
+    }
+    for (size_t i = 1; i < sizeof ARITY_RULES / sizeof ARITY_RULES[0]; i++) {
+        if (strcmp(ARITY_RULES[i - 1].op, ARITY_RULES[i].op) >= 0)
+            return false;
+    }
+    return true;
+}
 
 static tconv_status count_error(tconv_error *err, const char *what, size_t n, const arity_rule *r,
                                 unsigned min, unsigned max) {
@@ -278,10 +311,21 @@ static tconv_status count_error(tconv_error *err, const char *what, size_t n, co
 static tconv_status check_arity(const tconv_node *node, tconv_error *err) {
     if (!tconv_node_is_onnx_domain(node) || !node->op_type)
         return TCONV_OK;
-    for (size_t i = 0; i < sizeof ARITY_RULES / sizeof ARITY_RULES[0]; i++) {
-        const arity_rule *r = &ARITY_RULES[i];
-        if (strcmp(r->op, node->op_type) != 0)
-            continue;
+    size_t lo = 0, hi = sizeof ARITY_RULES / sizeof ARITY_RULES[0];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int order = strcmp(ARITY_RULES[mid].op, node->op_type);
+        if (order == 0) {
+            lo = mid;
+            break;
+        }
+        if (order < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < hi) {
+        const arity_rule *r = &ARITY_RULES[lo];
         if (node->n_inputs < r->min_in || (r->max_in != ARITY_MANY && node->n_inputs > r->max_in))
             return count_error(err, "inputs", node->n_inputs, r, r->min_in, r->max_in);
         if (node->n_outputs < r->min_out ||
@@ -387,9 +431,11 @@ static tconv_status verify_subgraph(verify_ctx *ctx, const tconv_node *node, con
 
 static tconv_status verify_attrs(verify_ctx *ctx, const tconv_node *node, const scope *s,
                                  int depth) {
+    size_t first, end;
+    op_attr_rules(node, &first, &end);
     for (size_t i = 0; i < node->n_attrs; i++) {
         const tconv_attr *a = &node->attrs[i];
-        tconv_status st = check_attr_rule(node, a, ctx->err);
+        tconv_status st = check_attr_rule(first, end, a, ctx->err);
         if (st == TCONV_OK && a->type == TCONV_ATTR_GRAPH)
             st = verify_subgraph(ctx, node, a, a->g, s, depth);
         for (size_t k = 0; st == TCONV_OK && a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)

@@ -11,4 +11,8 @@
 tconv_status tconv_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered,
                                     tconv_error *err);
 
+/* Whether the verifier's per-op rule tables are sorted by op, as its binary searches need (a
+ * unit test keeps them so). */
+bool tconv_verify_rules_sorted(void);
+
 #endif
