@@ -14,7 +14,7 @@
 
 /* The largest micro-tile of any kernel (edge tiles go through a buffer this big). */
 #define MAX_MR 12
-#define MAX_NR 32
+#define MAX_NR 48
 /* Packed panels start on a cache line. */
 #define PACK_ALIGN_FLOATS 16
 
@@ -161,6 +161,43 @@ __attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, co
         }
     }
 }
+
+/* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
+ * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
+__attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, const float *pa,
+                                                                 const float *pb, float *c,
+                                                                 int64_t ldc, float alpha,
+                                                                 float beta) {
+    __m512 acc[8][3];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++)
+        acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+        __m512 b2 = _mm512_loadu_ps(pb + 32);
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+            acc[r][2] = _mm512_fmadd_ps(a, b2, acc[r][2]);
+        }
+        pa += 8;
+        pb += 48;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 3
+        for (int j = 0; j < 3; j++) {
+            __m512 v = _mm512_mul_ps(va, acc[r][j]);
+            if (beta != 0.0f)
+                v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16 * j), v);
+            _mm512_storeu_ps(cr + 16 * j, v);
+        }
+    }
+}
 #endif
 
 static const micro_kernel KERNELS[] = {
@@ -168,6 +205,7 @@ static const micro_kernel KERNELS[] = {
 #if TCONV_GEMM_X86
     {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16},
     {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32},
+    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48},
 #endif
 };
 
@@ -180,6 +218,7 @@ static bool cpu_supports(tconv_gemm_isa isa) {
     case TCONV_GEMM_ISA_AVX2:
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case TCONV_GEMM_ISA_AVX512:
+    case TCONV_GEMM_ISA_AVX512_8X48:
         return __builtin_cpu_supports("avx512f");
     default:
         break;
@@ -215,6 +254,20 @@ static tconv_gemm_isa resolve_isa(tconv_gemm_isa isa) {
     return (isa == TCONV_GEMM_ISA_AUTO || !tconv_gemm_isa_available(isa)) ? best_isa() : isa;
 }
 
+static int64_t round_up_to(int64_t x, int64_t multiple) {
+    return (x + multiple - 1) / multiple * multiple;
+}
+
+tconv_gemm_isa tconv_gemm_isa_for_shape(int64_t m, int64_t n) {
+    tconv_gemm_isa best = best_isa();
+    if (best != TCONV_GEMM_ISA_AVX512 || !tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
+        return best;
+    const micro_kernel *wide = kernel_for(TCONV_GEMM_ISA_AVX512_8X48), *tall = kernel_for(best);
+    int64_t wide_area = round_up_to(m, wide->mr) * round_up_to(n, wide->nr);
+    int64_t tall_area = round_up_to(m, tall->mr) * round_up_to(n, tall->nr);
+    return wide_area <= tall_area ? TCONV_GEMM_ISA_AVX512_8X48 : best;
+}
+
 const char *tconv_gemm_isa_name(tconv_gemm_isa isa) {
     switch (isa) {
     case TCONV_GEMM_ISA_AUTO:
@@ -225,6 +278,8 @@ const char *tconv_gemm_isa_name(tconv_gemm_isa isa) {
         return "avx2";
     case TCONV_GEMM_ISA_AVX512:
         return "avx512";
+    case TCONV_GEMM_ISA_AVX512_8X48:
+        return "avx512-8x48";
     }
     return "?";
 }

@@ -16,14 +16,19 @@
 typedef enum tconv_gemm_isa {
     TCONV_GEMM_ISA_AUTO = 0, /* the best one this CPU supports */
     TCONV_GEMM_ISA_PORTABLE,
-    TCONV_GEMM_ISA_AVX2, /* AVX2 + FMA */
-    TCONV_GEMM_ISA_AVX512
+    TCONV_GEMM_ISA_AVX2,        /* AVX2 + FMA */
+    TCONV_GEMM_ISA_AVX512,      /* AVX-512F, 12x32 tiles */
+    TCONV_GEMM_ISA_AVX512_8X48, /* AVX-512F, 8x48 tiles: no empty rows at 8, 16, 32, 64 rows */
 } tconv_gemm_isa;
 
 /* Whether this build and CPU can run the micro-kernel (AUTO is always available). */
 bool tconv_gemm_isa_available(tconv_gemm_isa isa);
-/* "auto", "portable", "avx2", "avx512". */
+/* "auto", "portable", "avx2", "avx512", "avx512-8x48". */
 const char *tconv_gemm_isa_name(tconv_gemm_isa isa);
+/* The kernel for products of m rows by about n columns: AUTO's instruction set, in the tile shape
+ * that pads m x n least (ties: 8x48, which loads less per FMA). A packed A, the workspace and the
+ * product must all use the kernel chosen. */
+tconv_gemm_isa tconv_gemm_isa_for_shape(int64_t m, int64_t n);
 
 /* One GEMM: op(A) is m x k, op(B) is k x n, C is m x n. op(X) is X or its transpose. Leading
  * dimensions are the row strides (in elements) of the matrices as stored. With beta == 0, C is
@@ -73,7 +78,8 @@ void tconv_sgemm_run(tconv_gemm_workspace *ws, const tconv_sgemm_op *op);
  * isa of the workspace that will run it), then call tconv_sgemm_run_packed, which ignores op->a,
  * op->lda and op->trans_a. op->m and op->k must be the sizes it was packed with. */
 size_t tconv_sgemm_packed_a_floats(tconv_gemm_isa isa, int64_t m, int64_t k);
-/* Rows of isa's micro-tile: splitting A's rows in multiples of it wastes no tile rows. */
+/* The smallest row count of isa's micro-tiles: splitting A's rows in multiples of it wastes no
+ * tile rows. */
 int64_t tconv_sgemm_row_tile(tconv_gemm_isa isa);
 void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
                         int64_t lda, float *packed);

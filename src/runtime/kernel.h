@@ -69,7 +69,7 @@ void tconv_kernel_scratch_release(tconv_kernel_ctx *ctx, tconv_rt_tensor *buf);
  * session frees them); the kernel fills them before it returns. Fails outside a session. */
 typedef struct tconv_kernel_cache_key {
     const void *source; /* the constant input's data */
-    int64_t layout[4];  /* whatever else the block depends on */
+    int64_t layout[6];  /* whatever else the block depends on */
 } tconv_kernel_cache_key;
 bool tconv_kernel_input_is_constant(const tconv_kernel_ctx *ctx, size_t index);
 void *tconv_kernel_cache_find(const tconv_kernel_ctx *ctx, const tconv_kernel_cache_key *key,

@@ -24,11 +24,11 @@
 
 /* Floats of im2col/col2im scratch per column block (about 256 KiB: L2-resident). */
 #define COL_BLOCK_TARGET_FLOATS (64 * 1024)
-/* Column blocks are multiples of this (the widest GEMM micro-tile). */
-#define COL_BLOCK_GRANULE 32
+/* Column blocks are multiples of this (of every GEMM micro-tile width: 32 and 48). */
+#define COL_BLOCK_GRANULE 96
 /* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
  * to amortise that. */
-#define CONV_MIN_BLOCK_COLS 256
+#define CONV_MIN_BLOCK_COLS 288
 /* With threads, Conv aims at this many tasks a thread (dynamic scheduling evens them out) and
  * narrows its column blocks down to this width for them. */
 #define CONV_TASKS_PER_THREAD 4
@@ -497,10 +497,12 @@ static void scratch_release(tconv_kernel_ctx *ctx, scratch_set *s) {
     tconv_kernel_scratch_release(ctx, &s->memory);
 }
 
-/* Per worker: col_floats of im2col/col2im scratch and GEMM buffers for m x n x k. */
+/* Per worker: col_floats of im2col/col2im scratch and GEMM buffers of kernel `isa` for
+ * m x n x k. */
 static tconv_status scratch_reserve(tconv_kernel_ctx *ctx, scratch_set *s, int n_workers,
-                                    int64_t col_floats, int64_t m, int64_t n, int64_t k) {
-    size_t gemm_floats = tconv_gemm_workspace_floats(TCONV_GEMM_ISA_AUTO, m, n, k);
+                                    int64_t col_floats, tconv_gemm_isa isa, int64_t m, int64_t n,
+                                    int64_t k) {
+    size_t gemm_floats = tconv_gemm_workspace_floats(isa, m, n, k);
     size_t per_worker = (size_t)col_floats + gemm_floats;
     tconv_status st =
         tconv_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
@@ -510,7 +512,7 @@ static tconv_status scratch_reserve(tconv_kernel_ctx *ctx, scratch_set *s, int n
         worker_scratch *w = &s->workers[i];
         float *base = (float *)s->memory.data + (size_t)i * per_worker;
         w->col = col_floats > 0 ? base : NULL;
-        tconv_gemm_workspace_init(&w->gemm, TCONV_GEMM_ISA_AUTO);
+        tconv_gemm_workspace_init(&w->gemm, isa);
         tconv_gemm_workspace_lend(&w->gemm, base + col_floats, gemm_floats);
     }
     return TCONV_OK;
@@ -585,7 +587,8 @@ typedef struct conv_transpose_job {
     lattice lat; /* coarse: X spatial, fine: Y spatial */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t chunk_channels, n_chunks, block_cols;
-    bool direct; /* 1x1 identity mapping: the GEMM writes Y */
+    tconv_gemm_isa isa; /* the GEMM kernel, for the chunk's rows and block's columns */
+    bool direct;        /* 1x1 identity mapping: the GEMM writes Y */
     const float *x, *w, *bias;
     float *y;
     float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
@@ -618,7 +621,7 @@ static void conv_transpose_pack_task(void *vjob, int64_t task, int worker) {
     int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
     tconv_sgemm_op op =
         chunk_op(job, g, chunk * job->chunk_channels, chunk_channels_at(job, chunk));
-    tconv_sgemm_pack_a(TCONV_GEMM_ISA_AUTO, op.trans_a, op.m, op.k, op.a, op.lda,
+    tconv_sgemm_pack_a(job->isa, op.trans_a, op.m, op.k, op.a, op.lda,
                        job->packed_w + (size_t)task * job->packed_chunk);
 }
 
@@ -719,6 +722,8 @@ static void conv_transpose_plan(conv_transpose_job *job, int threads) {
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     job->block_cols = job->direct ? max_i64(job->lat.coarse_size, 1)
                                   : block_columns(rows, job->lat.coarse_size, 0);
+    job->isa = points ? tconv_gemm_isa_for_shape(job->batch, rows)
+                      : tconv_gemm_isa_for_shape(rows, job->block_cols);
 }
 
 static tconv_status conv_transpose_resolve(tconv_kernel_ctx *ctx, const conv_operands *ops,
@@ -769,9 +774,10 @@ static tconv_status conv_transpose_blocks(tconv_kernel_ctx *ctx, conv_transpose_
                                           int threads) {
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_slots = job->group * job->n_chunks;
-    job->packed_chunk = tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, rows, job->cin_g);
+    job->packed_chunk = tconv_sgemm_packed_a_floats(job->isa, rows, job->cin_g);
     tconv_kernel_cache_key key = {
-        .source = job->w, .layout = {job->chunk_channels, job->n_chunks, job->group, job->cin_g}};
+        .source = job->w,
+        .layout = {job->chunk_channels, job->n_chunks, job->group, job->cin_g, job->isa}};
     tconv_rt_tensor packed;
     bool fresh;
     tconv_status st =
@@ -782,7 +788,7 @@ static tconv_status conv_transpose_blocks(tconv_kernel_ctx *ctx, conv_transpose_
     int64_t n_tasks = job->batch * n_slots;
     int workers = tconv_parallel_workers(threads, n_tasks);
     st = scratch_reserve(ctx, &job->scratch, workers, job->direct ? 0 : rows * job->block_cols,
-                         rows, job->block_cols, job->cin_g);
+                         job->isa, rows, job->block_cols, job->cin_g);
     if (st == TCONV_OK) {
         if (fresh)
             tconv_parallel_for(tconv_parallel_workers(threads, n_slots), n_slots,
@@ -800,8 +806,8 @@ static tconv_status conv_transpose_points(tconv_kernel_ctx *ctx, conv_transpose_
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_tasks = job->group * job->n_chunks;
     int workers = tconv_parallel_workers(threads, n_tasks);
-    tconv_status st = scratch_reserve(ctx, &job->scratch, workers, job->batch * rows, job->batch,
-                                      rows, job->cin_g);
+    tconv_status st = scratch_reserve(ctx, &job->scratch, workers, job->batch * rows, job->isa,
+                                      job->batch, rows, job->cin_g);
     if (st != TCONV_OK)
         return st;
     tconv_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
@@ -965,6 +971,7 @@ typedef struct conv_job {
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t block_cols, n_blocks;
     int64_t chunk_rows, n_chunks; /* output channels of a group, split for threads */
+    tconv_gemm_isa isa;           /* the GEMM kernel, for the channels and a block's columns */
     bool direct;                  /* 1x1 identity mapping: the GEMM reads X */
     const float *x, *w, *bias;
     float *y;
@@ -1090,11 +1097,10 @@ static void conv_run_shared_units(conv_job *job, int threads) {
 static tconv_status conv_pack_weights(tconv_kernel_ctx *ctx, conv_job *job,
                                       tconv_rt_tensor *packed) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
-    job->packed_chunk_floats =
-        tconv_sgemm_packed_a_floats(TCONV_GEMM_ISA_AUTO, job->chunk_rows, depth);
+    job->packed_chunk_floats = tconv_sgemm_packed_a_floats(job->isa, job->chunk_rows, depth);
     size_t slots = (size_t)(job->group * job->n_chunks);
-    tconv_kernel_cache_key key = {.source = job->w,
-                                  .layout = {job->chunk_rows, job->n_chunks, job->group, depth}};
+    tconv_kernel_cache_key key = {
+        .source = job->w, .layout = {job->chunk_rows, job->n_chunks, job->group, depth, job->isa}};
     bool fresh;
     tconv_status st =
         packed_weights_memory(ctx, &key, slots * job->packed_chunk_floats * sizeof(float),
@@ -1104,7 +1110,7 @@ static tconv_status conv_pack_weights(tconv_kernel_ctx *ctx, conv_job *job,
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
             int64_t row0 = g * job->cout_g + chunk * job->chunk_rows;
-            tconv_sgemm_pack_a(TCONV_GEMM_ISA_AUTO, false, conv_chunk_rows_at(job, chunk), depth,
+            tconv_sgemm_pack_a(job->isa, false, conv_chunk_rows_at(job, chunk), depth,
                                job->w + row0 * depth, depth,
                                job->packed_w +
                                    (size_t)(g * job->n_chunks + chunk) * job->packed_chunk_floats);
@@ -1152,8 +1158,9 @@ static void conv_plan(conv_job *job, int threads) {
     int64_t units = outer * job->n_blocks, chunks = 1;
     if (threads > 1 && units < want)
         chunks = threads / gcd_i64(units, threads);
-    job->chunk_rows = split_evenly(job->cout_g, chunks, tconv_sgemm_row_tile(TCONV_GEMM_ISA_AUTO),
-                                   &job->n_chunks);
+    job->isa = tconv_gemm_isa_for_shape(job->cout_g, job->block_cols);
+    job->chunk_rows =
+        split_evenly(job->cout_g, chunks, tconv_sgemm_row_tile(job->isa), &job->n_chunks);
 }
 
 /* ---- stride-1 Conv without im2col. With stride 1, the im2col row of input channel c and tap t
@@ -1355,8 +1362,8 @@ static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
     int64_t col_floats = job->wide     ? job->chunk_rows * job->block_cols
                          : job->direct ? 0
                                        : depth * job->block_cols;
-    st = scratch_reserve(ctx, &job->scratch, workers, col_floats, job->chunk_rows, job->block_cols,
-                         depth);
+    st = scratch_reserve(ctx, &job->scratch, workers, col_floats, job->isa, job->chunk_rows,
+                         job->block_cols, depth);
     if (st == TCONV_OK) {
         if (job->wide)
             st = conv_run_wide(ctx, job, threads, workers);

@@ -114,7 +114,7 @@ static void check_one(tconv_gemm_isa isa, int64_t m, int64_t n, int64_t k, bool 
 }
 
 static const tconv_gemm_isa ALL_ISAS[] = {TCONV_GEMM_ISA_PORTABLE, TCONV_GEMM_ISA_AVX2,
-                                          TCONV_GEMM_ISA_AVX512};
+                                          TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX512_8X48};
 
 static void test_edge_shapes_all_isas(void **state) {
     (void)state;
@@ -279,9 +279,27 @@ static void test_isa_names(void **state) {
     tconv_gemm_workspace_release(&ws);
 }
 
+/* The tile shape follows the padding: 8 rows fill 8x48 tiles (12x32 would leave a third of each
+ * empty), 16 columns fill half a 32-wide tile but a third of a 48-wide one. */
+static void test_isa_for_shape(void **state) {
+    (void)state;
+    tconv_gemm_isa wide = tconv_gemm_isa_for_shape(8, 4096);
+    tconv_gemm_isa tall = tconv_gemm_isa_for_shape(1024, 16);
+    assert_true(tconv_gemm_isa_available(wide));
+    assert_true(tconv_gemm_isa_available(tall));
+    if (tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512)) {
+        assert_int_equal(wide, TCONV_GEMM_ISA_AVX512_8X48);
+        assert_int_equal(tall, TCONV_GEMM_ISA_AVX512);
+        assert_string_equal(tconv_gemm_isa_name(wide), "avx512-8x48");
+    } else {
+        assert_int_equal(wide, tall);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_shapes_all_isas),
+        cmocka_unit_test(test_isa_for_shape),
         cmocka_unit_test(test_vectors_all_isas),
         cmocka_unit_test(test_beyond_blocks_all_isas),
         cmocka_unit_test(test_random_shapes),
