@@ -95,13 +95,17 @@ char *tconv_arena_strdup(tconv_arena *arena, const char *s) {
     return tconv_arena_memdup(arena, s, strlen(s) + 1);
 }
 
+/* Names are short: formatted once into a stack buffer, measured separately only when longer. */
 char *tconv_arena_sprintf(tconv_arena *arena, const char *fmt, ...) {
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0)
         return NULL;
+    if ((size_t)n < sizeof small)
+        return tconv_arena_memdup(arena, small, (size_t)n + 1);
     char *p = tconv_arena_alloc(arena, (size_t)n + 1);
     if (!p)
         return NULL;

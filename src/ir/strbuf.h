@@ -17,6 +17,8 @@ void tconv_strbuf_init(tconv_strbuf *sb);
 void tconv_strbuf_free(tconv_strbuf *sb);
 void tconv_strbuf_append(tconv_strbuf *sb, const char *s);
 void tconv_strbuf_appendf(tconv_strbuf *sb, const char *fmt, ...) TCONV_PRINTF(2, 3);
+/* Appends a decimal integer (what "%lld" gives, without the format parsing). */
+void tconv_strbuf_append_int(tconv_strbuf *sb, long long value);
 /* Appends s as a JSON string literal (quoted, escaped). */
 void tconv_strbuf_append_json_string(tconv_strbuf *sb, const char *s, size_t len);
 /* The contents ("" when empty); owned by sb. */

@@ -23,7 +23,7 @@ void tconv_rewrite_report_free(tconv_rewrite_report *report) {
 static void append_attr_value(tconv_strbuf *sb, const tconv_attr *a) {
     switch (a->type) {
     case TCONV_ATTR_INT:
-        tconv_strbuf_appendf(sb, "%lld", (long long)a->i);
+        tconv_strbuf_append_int(sb, (long long)a->i);
         break;
     case TCONV_ATTR_FLOAT:
         tconv_strbuf_appendf(sb, "%.9g", (double)a->f);
@@ -33,8 +33,11 @@ static void append_attr_value(tconv_strbuf *sb, const tconv_attr *a) {
         break;
     case TCONV_ATTR_INTS:
         tconv_strbuf_append(sb, "[");
-        for (size_t k = 0; k < a->n; k++)
-            tconv_strbuf_appendf(sb, "%s%lld", k ? ", " : "", (long long)a->ints[k]);
+        for (size_t k = 0; k < a->n; k++) {
+            if (k)
+                tconv_strbuf_append(sb, ", ");
+            tconv_strbuf_append_int(sb, (long long)a->ints[k]);
+        }
         tconv_strbuf_append(sb, "]");
         break;
     case TCONV_ATTR_FLOATS:
@@ -96,7 +99,9 @@ char *tconv_node_json(const tconv_node *node) {
     append_value_names(&sb, node->inputs, node->n_inputs);
     tconv_strbuf_append(&sb, ", \"outputs\": ");
     append_value_names(&sb, node->outputs, node->n_outputs);
-    tconv_strbuf_appendf(&sb, ", \"attributes\": %s}", attrs);
+    tconv_strbuf_append(&sb, ", \"attributes\": ");
+    tconv_strbuf_append(&sb, attrs);
+    tconv_strbuf_append(&sb, "}");
     free(attrs);
     if (sb.failed) {
         tconv_strbuf_free(&sb);
@@ -117,7 +122,9 @@ tconv_status tconv_rewrite_report_add(tconv_rewrite_report *report, const char *
             nodes.failed = true;
             break;
         }
-        tconv_strbuf_appendf(&nodes, "%s%s", i ? ", " : "", json);
+        if (i)
+            tconv_strbuf_append(&nodes, ", ");
+        tconv_strbuf_append(&nodes, json);
         free(json);
     }
     tconv_strbuf_append(&nodes, "]");
