@@ -155,7 +155,7 @@ tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype
     tconv_buffer_cache_drop(&session->cache);
     if (held > limit || (uint64_t)bytes > limit - held)
         return tconv_error_set(err, TCONV_ERR_LIMIT,
-                               "a tensor of %lld bytes would exceed the memory limit of %zu "
+                               "%lld more bytes would exceed the memory limit of %zu "
                                "bytes (%zu bytes in use)",
                                (long long)bytes, limit, held);
     return TCONV_OK;

@@ -17,34 +17,37 @@ void tconv_scratch_arena_free(tconv_scratch_arena *arena) {
     memset(arena, 0, sizeof *arena);
 }
 
-/* Grows an empty arena to its high-water mark (within the session's memory limit). */
+/* `bytes` aligned bytes within the session's memory limit (no limit without a session). */
+static tconv_status limited_alloc(tconv_session *s, size_t bytes, void **out, tconv_error *err) {
+    int64_t dims[1] = {(int64_t)bytes};
+    tconv_status st = s ? tconv_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
+    if (st != TCONV_OK)
+        return st;
+    *out = aligned_alloc(SCRATCH_ALIGN, bytes);
+    return *out ? TCONV_OK : tconv_error_nomem(err, "scratch memory");
+}
+
+/* Grows an empty arena to its high-water mark. */
 static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
     tconv_scratch_arena *a = &s->scratch;
-    size_t want = a->high_water;
     free(a->base);
     a->base = NULL;
     a->capacity = 0;
-    int64_t dims[1] = {(int64_t)want};
-    tconv_status st = tconv_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, err);
+    void *base;
+    tconv_status st = limited_alloc(s, a->high_water, &base, err);
     if (st != TCONV_OK)
         return st;
-    a->base = aligned_alloc(SCRATCH_ALIGN, want);
-    if (!a->base)
-        return tconv_error_nomem(err, "scratch memory");
-    a->capacity = want;
+    a->base = base;
+    a->capacity = a->high_water;
     return TCONV_OK;
 }
 
 /* A piece of its own, for a request the arena cannot hold now. */
 static tconv_status own_piece(tconv_session *s, size_t bytes, tconv_rt_tensor *buf,
                               tconv_error *err) {
-    int64_t dims[1] = {(int64_t)bytes};
-    tconv_status st = s ? tconv_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
+    tconv_status st = limited_alloc(s, bytes, &buf->data, err);
     if (st != TCONV_OK)
         return st;
-    buf->data = aligned_alloc(SCRATCH_ALIGN, bytes);
-    if (!buf->data)
-        return tconv_error_nomem(err, "scratch memory");
     buf->nbytes = bytes;
     buf->owns_data = true;
     return TCONV_OK;

@@ -122,12 +122,59 @@ static void test_initializers_count(void **state) {
     tconv_model_free(m);
 }
 
+/* Conv scratch (packed weights kept for the node, GEMM buffers) counts against the limit too:
+ * with a limit that just admits the planned tensors, the run fails cleanly, naming the node. */
+static void test_kernel_scratch_counts(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    const int64_t xd[] = {1, 64, 32, 32}, wd[] = {64, 64, 3, 3}, yd[] = {1, 64, 30, 30};
+    tconv_value *in[2] = {rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, xd), NULL};
+    in[1] = rtt_init(g, "w", TCONV_DTYPE_FLOAT, 4, wd, NULL, 64 * 64 * 9 * sizeof(float));
+    const char *y[] = {"y"};
+    rtt_node(g, "Conv", "c", in, 2, y, 1);
+    tconv_dim d[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&d[i], 0, sizeof d[i]);
+        d[i].kind = TCONV_DIM_STATIC;
+        d[i].value = yd[i];
+    }
+    tconv_error err;
+    assert_int_equal(tconv_value_set_tensor_type(rtt_value(g, "y"), TCONV_DTYPE_FLOAT, 4, d, &err),
+                     TCONV_OK);
+    rtt_output(g, "y");
+    tconv_session_options o;
+    tconv_session_options_init(&o);
+    tconv_session *s = NULL;
+    size_t admitted = 64 * 1024;
+    for (;; admitted += 4096) { /* the smallest limit (to 4 KiB) the plan passes */
+        o.max_memory_bytes = admitted;
+        if (tconv_session_create(m, &o, &s, &err) == TCONV_OK)
+            break;
+        assert_true(admitted < (size_t)(8 * MIB));
+    }
+    tconv_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL), out;
+    assert_int_equal(tconv_session_run(s, &x, 1, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "node 'c'");
+    rtt_assert_contains(err.message, "memory limit");
+    tconv_session_free(s);
+    o.max_memory_bytes = admitted + (size_t)(4 * MIB);
+    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tconv_session_run(s, &x, 1, &out, &err), TCONV_OK);
+    rtt_assert_dims(&out, 4, yd);
+    tconv_rt_tensor_release(&out);
+    tconv_rt_tensor_release(&x);
+    tconv_session_free(s);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_shapes_refused_at_creation),
         cmocka_unit_test(test_symbolic_shapes_refused_before_the_run_allocates),
         cmocka_unit_test(test_overflowing_declared_shape),
         cmocka_unit_test(test_initializers_count),
+        cmocka_unit_test(test_kernel_scratch_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
