@@ -9,10 +9,20 @@
  * Slice ends are negative offsets from the end, so SAME and explicit pads need no static size.
  * The emitted forms follow the model's opset (Slice-1 attributes vs Slice-10 inputs, Pad-1/2
  * attributes vs Pad-11 inputs, Unsqueeze-1 vs -13, Add-6 legacy broadcast). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/name_map.h"
 #include "passes/conv_transpose_match.h"
+
+/* The int64 constants (Slice starts/ends/axes, Pad pads, Unsqueeze axes) earlier rewrites added
+ * to a graph, by content: every ConvTranspose with the same crop reads the same initializers,
+ * named after the first one. A graph of many alike layers would otherwise gain three tensors
+ * and three names per rewrite. */
+typedef struct shared_constants {
+    tconv_name_map by_content; /* "suffix:v0,v1,..." (in the model arena) -> tconv_value * */
+} shared_constants;
 
 typedef struct rewrite_plan {
     int rank; /* spatial axes */
@@ -36,6 +46,7 @@ typedef struct rewriter {
     size_t n_emitted;
     tconv_value *declared[6]; /* new values this rewrite gave a value_info entry */
     size_t n_declared;
+    shared_constants *shared;
     tconv_error *err;
 } rewriter;
 
@@ -80,11 +91,26 @@ static tconv_status new_node(rewriter *rw, const char *op_type, const char *suff
     return TCONV_OK;
 }
 
-/* A constant int64 vector as an initializer of the node's graph. IR < 4 requires every
- * initializer to be a graph input as well. */
+/* "suffix:v0,v1,...": what identifies a shared constant (at most 2 * TCONV_MAX_RANK values). */
+static void constant_key(const char *suffix, const int64_t *values, size_t count, char *key,
+                         size_t size) {
+    size_t used = (size_t)snprintf(key, size, "%s:", suffix);
+    for (size_t i = 0; i < count && used < size; i++)
+        used +=
+            (size_t)snprintf(key + used, size - used, "%s%lld", i ? "," : "", (long long)values[i]);
+}
+
+/* A constant int64 vector as an initializer of the node's graph, shared with earlier rewrites
+ * that needed the same one. IR < 4 requires every initializer to be a graph input as well. */
 static tconv_status add_int64_initializer(rewriter *rw, const char *suffix, const int64_t *values,
                                           size_t count, tconv_value **out) {
-    tconv_value *value;
+    char key[64 + 2 * TCONV_MAX_RANK * 21];
+    constant_key(suffix, values, count, key, sizeof key);
+    tconv_value *value = tconv_name_map_get(&rw->shared->by_content, key);
+    if (value) {
+        *out = value;
+        return TCONV_OK;
+    }
     tconv_status st = new_value(rw, suffix, &value);
     if (st != TCONV_OK)
         return st;
@@ -96,6 +122,9 @@ static tconv_status add_int64_initializer(rewriter *rw, const char *suffix, cons
         st = tconv_graph_add_initializer(rw->graph, tensor, rw->err);
     if (st == TCONV_OK && rw->model->has_ir_version && rw->model->ir_version < 4)
         st = tconv_graph_add_input(rw->graph, value, NULL, rw->err);
+    const char *stored = st == TCONV_OK ? tconv_arena_strdup(rw->model->arena, key) : NULL;
+    if (st == TCONV_OK && (!stored || !tconv_name_map_put(&rw->shared->by_content, stored, value)))
+        st = tconv_error_nomem(rw->err, "the shared constants");
     *out = value;
     return st;
 }
@@ -366,7 +395,8 @@ typedef struct legalize_walk {
     tconv_error *err;
 } legalize_walk;
 
-static tconv_status legalize_node(tconv_node *node, size_t index, const legalize_walk *w) {
+static tconv_status legalize_node(tconv_node *node, size_t index, const legalize_walk *w,
+                                  shared_constants *shared) {
     const tconv_pass_options *options = w->options;
     tconv_conv_transpose_match match;
     tconv_status st = tconv_conv_transpose_match_node(node, options->convention, &match, w->err);
@@ -391,6 +421,7 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
                    .opset = tconv_model_opset(node->graph->model, ""),
                    .base = old_name,
                    .last = node,
+                   .shared = shared,
                    .err = w->err};
     bool has_bias = node->n_inputs > 2 && node->inputs[2];
     plan_rewrite(&match, has_bias, &rw.plan);
@@ -404,21 +435,23 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
 
 static tconv_status legalize_graph(tconv_graph *graph, void *ctx) {
     const legalize_walk *w = ctx;
+    shared_constants shared;
+    tconv_name_map_init(&shared.by_content);
     tconv_node *node = graph->first;
     size_t index = 0; /* node's position, counted as we go (for messages) */
-    while (node) {
+    tconv_status st = TCONV_OK;
+    while (node && st == TCONV_OK) {
         /* New nodes go right after `node`; continuing from its old successor skips them. */
         tconv_node *next = node->next;
-        tconv_status st = tconv_node_for_each_subgraph(node, legalize_graph, ctx);
+        st = tconv_node_for_each_subgraph(node, legalize_graph, ctx);
         if (st == TCONV_OK && tconv_is_conv_transpose(node))
-            st = legalize_node(node, index, w);
-        if (st != TCONV_OK)
-            return st;
+            st = legalize_node(node, index, w, &shared);
         for (tconv_node *n = node; n && n != next; n = n->next)
             index++;
         node = next;
     }
-    return TCONV_OK;
+    tconv_name_map_free(&shared.by_content);
+    return st;
 }
 
 tconv_status tconv_pass_legalize_conv_transpose(tconv_graph *graph,

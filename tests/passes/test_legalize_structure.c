@@ -423,6 +423,62 @@ static void test_new_names_never_collide(void **state) {
     tconv_model_free(m);
 }
 
+/* Layers with the same crop read the same starts/ends/axes initializers; another crop shares
+ * what is equal (ends, axes) and gets its own starts. */
+static void test_alike_layers_share_constants(void **state) {
+    (void)state;
+    tconv_model *m;
+    assert_int_equal(tconv_model_create(&m, NULL), TCONV_OK);
+    m->has_ir_version = true;
+    m->ir_version = 7;
+    assert_int_equal(tconv_model_set_opset(m, "", 13, NULL), TCONV_OK);
+    const int64_t x_dims[] = {1, 2, 6}, w_dims[] = {2, 2, 3};
+    tconv_value *v = add_input(m, "X", 3, x_dims, NULL);
+    tconv_value *w = add_float_initializer(m, "W", 3, w_dims);
+    /* SAME_UPPER, kernel 3: stride 2 crops 0 at the start and 1 at the end at every size,
+     * stride 1 crops 1 and 1 */
+    const int64_t strides[] = {2, 2, 2, 1};
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "ct%d", i);
+        tconv_node *n;
+        assert_int_equal(tconv_node_create(m->graph, "ConvTranspose", NULL, name, &n, NULL),
+                         TCONV_OK);
+        assert_int_equal(tconv_node_add_input(n, v, NULL), TCONV_OK);
+        assert_int_equal(tconv_node_add_input(n, w, NULL), TCONV_OK);
+        assert_int_equal(tconv_node_set_attr_string(n, "auto_pad", "SAME_UPPER", NULL), TCONV_OK);
+        set_ints(n, "strides", &strides[i], 1);
+        snprintf(name, sizeof name, "y%d", i);
+        assert_int_equal(tconv_graph_get_or_add_value(m->graph, name, &v, NULL), TCONV_OK);
+        assert_int_equal(tconv_node_add_output(n, v, NULL), TCONV_OK);
+        tconv_graph_append_node(m->graph, n);
+    }
+    assert_int_equal(tconv_graph_add_output(m->graph, v, NULL, NULL), TCONV_OK);
+    assert_int_equal(legalize(m, TCONV_POLICY_SAME_OR_ASYMMETRIC, NULL), TCONV_OK);
+    tconv_node *slices[4];
+    size_t n_slices = 0;
+    for (tconv_node *n = m->graph->first; n; n = n->next) {
+        if (strcmp(n->op_type, "Slice") == 0 && n_slices < 4)
+            slices[n_slices++] = n;
+    }
+    assert_int_equal(n_slices, 4);
+    for (size_t k = 1; k < 4; k++) {
+        assert_ptr_equal(slices[1]->inputs[k], slices[0]->inputs[k]);
+        assert_ptr_equal(slices[2]->inputs[k], slices[0]->inputs[k]);
+    }
+    assert_string_equal(slices[0]->inputs[1]->name, "ct0/crop_starts");
+    const int64_t starts_0[] = {0}, starts_1[] = {1}, ends[] = {-1}, axes[] = {2};
+    assert_const_input(slices[0], 1, starts_0, 1);
+    assert_const_input(slices[3], 1, starts_1, 1);
+    assert_ptr_equal(slices[3]->inputs[2], slices[0]->inputs[2]);
+    assert_ptr_equal(slices[3]->inputs[3], slices[0]->inputs[3]);
+    assert_const_input(slices[3], 2, ends, 1);
+    assert_const_input(slices[3], 3, axes, 1);
+    /* W, starts [0] and [1], ends [-1], axes [2] */
+    assert_int_equal(m->graph->n_initializers, 5);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_upper_crops_the_end),
@@ -437,6 +493,7 @@ int main(void) {
         cmocka_unit_test(test_output_shape_with_dynamic_input_is_a_clear_error),
         cmocka_unit_test(test_ir3_initializers_are_also_inputs),
         cmocka_unit_test(test_new_names_never_collide),
+        cmocka_unit_test(test_alike_layers_share_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
