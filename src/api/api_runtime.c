@@ -253,7 +253,8 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
             return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "input '%s' was not set",
                                    tconv_runner_input_name(runner, i));
     }
-    release_all(runner->outputs, runner->n_outputs);
+    for (size_t i = 0; i < runner->n_outputs; i++)
+        tconv_session_recycle_output(runner->session, &runner->outputs[i]);
     runner->has_run = false;
     st = tconv_session_run(runner->session, runner->inputs, runner->n_inputs, runner->outputs,
                            &runner->last_error);

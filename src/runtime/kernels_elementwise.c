@@ -240,16 +240,19 @@ static inline float tanh_f32(float x) {
     return fabsf(x) < 0.0004f ? x : r;
 }
 
+/* restrict: without it GCC keeps the loop scalar (in and out might overlap). */
+static void tanh_array(float *restrict out, const float *restrict in, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        out[i] = tanh_f32(in[i]);
+}
+
 static tconv_status run_tanh(tconv_kernel_ctx *ctx) {
     const tconv_rt_tensor *x;
     tconv_rt_tensor *y;
     tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
-    const float *in = x->data;
-    float *out = y->data;
-    for (int64_t i = 0; i < x->n_elements; i++)
-        out[i] = tanh_f32(in[i]);
+    tanh_array(y->data, x->data, x->n_elements);
     return TCONV_OK;
 }
 

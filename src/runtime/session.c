@@ -184,6 +184,15 @@ tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tco
     return TCONV_OK;
 }
 
+void tconv_session_recycle_output(tconv_session *session, tconv_rt_tensor *t) {
+    /* outputs left the session's live bytes when they were handed out */
+    if (session && t->owns_data && cache_put(&session->cache, t->data, t->nbytes)) {
+        memset(t, 0, sizeof *t);
+        return;
+    }
+    tconv_rt_tensor_release(t);
+}
+
 void tconv_session_release(tconv_session *session, tconv_rt_tensor *t) {
     if (session && t->owns_data) {
         session->stats.live_bytes -= t->nbytes;

@@ -52,6 +52,11 @@ const tconv_value *tconv_session_output(const tconv_session *session, size_t ind
 tconv_status tconv_session_run(tconv_session *session, const tconv_rt_tensor *inputs,
                                size_t n_inputs, tconv_rt_tensor *outputs, tconv_error *err);
 
+/* Gives an output of an earlier run back instead of releasing it (t is emptied): the next run
+ * reuses its buffer. A large output freed and allocated again every run came back as fresh
+ * zero pages, a page fault each 4 KiB (a DCGAN generator's last layer took 5x its compute). */
+void tconv_session_recycle_output(tconv_session *session, tconv_rt_tensor *t);
+
 /* Fills t (allocated) for graph input `value` with seeded random data: float in [-1, 1], ints
  * small non-negative, bool random. Symbolic dims take their value from bindings; an unbound
  * dynamic dim is an error naming the input and the dim. */
