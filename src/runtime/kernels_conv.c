@@ -671,6 +671,27 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
  * vector): per batch item the GEMM would have one column. Instead the whole batch is one GEMM
  * with the roles swapped, col^T = X_g^T x W_g (batch x cc*K), each row of which is that item's
  * col block. Task: one (group, chunk) for every batch item. */
+/* Up to this batch, a 1x1 input's product runs as row updates: the GEMM would pad the batch to a
+ * whole tile of rows (8 or 12) and repack the weights, its B, on every run. */
+#define POINT_AXPY_MAX_BATCH 4
+
+/* c[n, :] = sum over input channels ci of x[n, ci] * W[ci, chunk columns] (row-major c). */
+static void point_rows(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cols,
+                       float *c) {
+    int64_t k = job->lat.kernel_size;
+    for (int64_t n = 0; n < job->batch; n++) {
+        float *restrict row = c + n * cols;
+        memset(row, 0, (size_t)cols * sizeof(float));
+        const float *x = job->x + n * job->c_in + g * job->cin_g;
+        for (int64_t ci = 0; ci < job->cin_g; ci++) {
+            const float *restrict w = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
+            float xv = x[ci];
+            for (int64_t j = 0; j < cols; j++)
+                row[j] += xv * w[j];
+        }
+    }
+}
+
 static void conv_transpose_point_task(void *vjob, int64_t task, int worker) {
     conv_transpose_job *job = vjob;
     const lattice *lat = &job->lat;
@@ -688,7 +709,10 @@ static void conv_transpose_point_task(void *vjob, int64_t task, int worker) {
                          .ldb = job->cout_g * k,
                          .c = ws->col,
                          .ldc = cc * k};
-    tconv_sgemm_run(&ws->gemm, &op);
+    if (job->batch <= POINT_AXPY_MAX_BATCH)
+        point_rows(job, g, c0, cc * k, ws->col);
+    else
+        tconv_sgemm_run(&ws->gemm, &op);
     for (int64_t n = 0; n < job->batch; n++) {
         float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
         fill_bias_planes(job, y, first_channel, cc);

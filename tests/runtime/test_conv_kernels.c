@@ -437,6 +437,25 @@ static void test_conv_transpose_large_blocks(void **state) {
     memcpy(d1.d, ones, sizeof ones);
     memcpy(d1.x, xs, sizeof xs);
     assert_true(run_random_conv_transpose(&d1, &rng));
+    /* A 1x1 input (a generator's first layer): row updates up to batch 4, a GEMM above; grouped,
+     * with output-channel chunks for the threads. */
+    static const int64_t batches[] = {1, 3, 4, 5, 9};
+    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+        ct_draw p = {.rank = 2,
+                     .group = 2,
+                     .cin_g = 7,
+                     .cout_g = 6,
+                     .batch = batches[b],
+                     .mode = 0,
+                     .bias = b % 2 == 0,
+                     .threads = 1 + (int)(b % 2)};
+        int64_t k4[2] = {4, 3}, one[2] = {1, 1};
+        memcpy(p.k, k4, sizeof k4);
+        memcpy(p.s, one, sizeof one);
+        memcpy(p.d, one, sizeof one);
+        memcpy(p.x, one, sizeof one);
+        assert_true(run_random_conv_transpose(&p, &rng));
+    }
 }
 
 /* ---------------------------------------------------------------- random Conv */
