@@ -1006,8 +1006,11 @@ typedef struct conv_job {
     /* Stride-1 Conv without im2col (conv_run_wide): the zero-padded input, each tap's offset
      * in a padded plane, and every worker's B row pointers. */
     bool wide;
-    int64_t padded[TCONV_MAX_SPATIAL]; /* padded input dims: out + (kernel - 1) * dilation */
-    int64_t padded_size;
+    int64_t
+        padded[TCONV_MAX_SPATIAL]; /* phase plane dims: out + (kernel - 1) * dilation / stride */
+    int64_t padded_size;           /* floats of one phase plane */
+    int64_t n_phases;              /* product of the strides */
+    int64_t channel_floats;        /* n_phases * padded_size: one input channel's planes */
     const float *padded_x;
     const int64_t *tap_offsets;
     const float **b_rows; /* depth pointers per worker */
@@ -1187,54 +1190,64 @@ static void conv_plan(conv_job *job, int threads) {
         split_evenly(job->cout_g, chunks, tconv_sgemm_row_tile(job->isa), &job->n_chunks);
 }
 
-/* ---- stride-1 Conv without im2col. With stride 1, the im2col row of input channel c and tap t
- * is a slice of the zero-padded input plane: padded_c[offset(t) + j], j running over "wide"
- * positions, the padded grid's positions up to the last output (those past an output edge on
- * any axis but the first are computed and dropped). The GEMM packs B straight from the padded
- * input through row pointers, so the im2col copy (9 times the input for 3x3) is gone; what
- * remains is one padded copy of X and the compaction of each C block into Y. */
+/* ---- Conv without im2col. Split the zero-padded input into phase planes, P_a[u] = xp[s*u + a]
+ * per axis (stride s, phase a in [0, s); one plane, xp itself, at stride 1). Tap t reads
+ * xp[s*o + t*d] = P_a[o + b] with a = t*d mod s and b = t*d div s, so the im2col row of input
+ * channel c and tap t is a slice of a phase plane: P_{c,a(t)}[b(t) + j], j running over "wide"
+ * positions, the plane's grid positions up to the last output (those past an output edge on any
+ * axis but the first are computed and dropped). The GEMM packs B straight from the phase planes
+ * through row pointers, so the im2col copy (9 times the input for 3x3, 4 times for 4x4 stride 2)
+ * is gone; what remains is one rearranged copy of X and the compaction of each C block into Y. */
 
-/* Wide positions per plane: padded[] and the position of the last output, plus one. */
+/* Phase plane dims and counts; returns the wide positions per plane: the last output's, plus
+ * one. */
 static int64_t wide_setup(conv_job *job) {
     const lattice *lat = &job->lat;
     int64_t length = 1, stride = 1;
-    job->padded_size = 1;
+    job->n_phases = 1;
     for (int i = lat->rank - 1; i >= 0; i--) {
-        job->padded[i] = lat->coarse[i] + (lat->kernel[i] - 1) * lat->dilations[i];
+        job->padded[i] =
+            lat->coarse[i] + (lat->kernel[i] - 1) * lat->dilations[i] / lat->strides[i];
         length += (lat->coarse[i] - 1) * stride;
         stride *= job->padded[i];
+        job->n_phases *= lat->strides[i];
     }
     job->padded_size = stride;
+    job->channel_floats = job->n_phases * stride;
     return length;
 }
 
-/* Whether a Conv runs on wide columns: stride 1 everywhere, not a plain 1x1 (direct), and the
- * dropped positions cost at most half of the useful ones. */
+/* Whether a Conv runs on wide columns: not a plain 1x1 (direct), and the dropped positions cost
+ * at most half of the useful ones. */
 static bool conv_wide_fits(const conv_job *job) {
     const lattice *lat = &job->lat;
     if (job->direct)
         return false;
-    for (int i = 0; i < lat->rank; i++) {
-        if (lat->strides[i] != 1)
-            return false;
-    }
     conv_job probe = *job;
     int64_t length = wide_setup(&probe);
     return length <= lat->coarse_size + lat->coarse_size / 2;
 }
 
-/* One padded input plane: zeros around X's plane, which starts at pad_begin. */
-static void pad_plane(const conv_job *job, const float *src, float *dst) {
+/* Phase plane `phase` (row-major over the strides) of one input plane: P_a[u] = x[s*u + a -
+ * pad_begin] per axis, zero outside X. */
+static void phase_plane(const conv_job *job, const float *src, int64_t phase, float *dst) {
     const lattice *lat = &job->lat;
     int last = lat->rank - 1;
-    int64_t width = job->padded[last], x_width = lat->fine[last], pb = lat->pad_begin[last];
-    int64_t lo = min_i64(pb, width), hi = min_i64(pb + x_width, width);
+    int64_t a[TCONV_MAX_SPATIAL];
+    for (int i = last; i >= 0; i--) {
+        a[i] = phase % lat->strides[i];
+        phase /= lat->strides[i];
+    }
+    int64_t width = job->padded[last], x_width = lat->fine[last], s = lat->strides[last];
+    int64_t first = a[last] - lat->pad_begin[last]; /* X position of u = 0 */
+    int64_t lo = min_i64(max_i64(ceil_div_i64(-first, s), 0), width);
+    int64_t hi = min_i64(max_i64(ceil_div_i64(x_width - first, s), lo), width);
     for (int64_t line = 0; line < job->padded_size / width; line++) {
         float *d = dst + line * width;
         int64_t rem = line, src_line = 0, scale = 1;
         bool inside = true;
         for (int i = last - 1; i >= 0; i--) {
-            int64_t v = rem % job->padded[i] - lat->pad_begin[i];
+            int64_t v = (rem % job->padded[i]) * lat->strides[i] + a[i] - lat->pad_begin[i];
             rem /= job->padded[i];
             inside = inside && v >= 0 && v < lat->fine[i];
             src_line += v * scale;
@@ -1246,16 +1259,17 @@ static void pad_plane(const conv_job *job, const float *src, float *dst) {
         }
         zero_floats(d, lo);
         if (hi > lo)
-            copy_floats(d + lo, src + src_line * x_width + (lo - pb), hi - lo);
+            gather_strided(d + lo, src + src_line * x_width + first + lo * s, hi - lo, s);
         zero_floats(d + hi, width - hi);
     }
 }
 
-static void pad_plane_task(void *vjob, int64_t task, int worker) {
+static void phase_planes_task(void *vjob, int64_t task, int worker) {
     (void)worker;
     conv_job *job = vjob;
-    pad_plane(job, job->x + task * job->lat.fine_size,
-              (float *)job->padded_x + task * job->padded_size);
+    float *dst = (float *)job->padded_x + task * job->channel_floats;
+    for (int64_t phase = 0; phase < job->n_phases; phase++)
+        phase_plane(job, job->x + task * job->lat.fine_size, phase, dst + phase * job->padded_size);
 }
 
 /* y[i] = src[i] + b */
@@ -1301,10 +1315,10 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
     int64_t depth = job->cin_g * lat->kernel_size;
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const float *xp =
-        job->padded_x + (u.n * job->c_in + u.g * job->cin_g) * job->padded_size + u.q0;
+        job->padded_x + (u.n * job->c_in + u.g * job->cin_g) * job->channel_floats + u.q0;
     for (int64_t c = 0; c < job->cin_g; c++) {
         for (int64_t t = 0; t < lat->kernel_size; t++)
-            rows[c * lat->kernel_size + t] = xp + c * job->padded_size + job->tap_offsets[t];
+            rows[c * lat->kernel_size + t] = xp + c * job->channel_floats + job->tap_offsets[t];
     }
     int64_t row0 = u.g * job->cout_g + chunk * job->chunk_rows;
     tconv_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
@@ -1320,28 +1334,32 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
     wide_compact(job, ws->col, op.m, &u, row0);
 }
 
-/* Every tap's offset in a padded plane. */
+/* Every tap's offset in an input channel's phase planes: its phase plane, then its shift. */
 static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
     const lattice *lat = &job->lat;
     int64_t tap[TCONV_MAX_SPATIAL] = {0};
     for (int64_t t = 0; t < lat->kernel_size; t++, next_tap(lat, tap)) {
-        int64_t offset = 0;
-        for (int i = 0; i < lat->rank; i++)
-            offset = offset * job->padded[i] + tap[i] * lat->dilations[i];
-        offsets[t] = offset;
+        int64_t phase = 0, shift = 0;
+        for (int i = 0; i < lat->rank; i++) {
+            int64_t q = tap[i] * lat->dilations[i];
+            phase = phase * lat->strides[i] + q % lat->strides[i];
+            shift = shift * job->padded[i] + q / lat->strides[i];
+        }
+        offsets[t] = phase * job->padded_size + shift;
     }
 }
 
-/* The padded input (X itself when no axis is padded), the tap offsets and the row pointers,
+/* The phase planes (X itself at stride 1 without pads), the tap offsets and the row pointers,
  * in one scratch piece; then the tasks. */
 static tconv_status conv_run_wide(tconv_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
     const lattice *lat = &job->lat;
-    bool padded = job->padded_size != lat->fine_size;
+    /* X itself serves only at stride 1 without pads (a strided X may have the planes' size) */
+    bool padded = job->n_phases > 1 || job->padded_size != lat->fine_size;
     int64_t planes = job->batch * job->c_in;
     size_t depth = (size_t)(job->cin_g * lat->kernel_size);
     /* the offsets and pointers that follow the floats want 8-byte alignment */
     size_t x_bytes =
-        padded ? ((size_t)(planes * job->padded_size) * sizeof(float) + 63) / 64 * 64 : 0;
+        padded ? ((size_t)(planes * job->channel_floats) * sizeof(float) + 63) / 64 * 64 : 0;
     size_t offset_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t rows_bytes = (size_t)workers * depth * sizeof(float *);
     tconv_rt_tensor memory;
@@ -1356,7 +1374,7 @@ static tconv_status conv_run_wide(tconv_kernel_ctx *ctx, conv_job *job, int thre
     job->padded_x = job->x;
     if (padded) {
         job->padded_x = (const float *)(void *)base;
-        tconv_parallel_for(tconv_parallel_workers(threads, planes), planes, pad_plane_task, job);
+        tconv_parallel_for(tconv_parallel_workers(threads, planes), planes, phase_planes_task, job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
     tconv_parallel_for(workers, n_tasks, conv_wide_task, job);

@@ -617,9 +617,9 @@ static void test_conv_large_and_depthwise(void **state) {
     }
     /* Few columns and many channels (over 2 MFLOP, so threads are used): the output channels
      * are split across threads, in chunks that are not all multiples of the GEMM's row tile.
-     * Stride 1 reads the padded input in place (wide columns), grouped too; stride 2, and a
-     * 5x5 kernel on a 3x3 output (too many dropped wide columns), share one im2col; a direct
-     * 1x1 Conv reads X. */
+     * Stride 1 and 2 read the padded input's phase planes in place (wide columns), grouped
+     * too; a 5x5 kernel on a 3x3 output (too many dropped wide columns) shares one im2col; a
+     * direct 1x1 Conv reads X. */
     /* clang-format off */
     conv_draw few_columns[] = {
         {.rank = 2, .group = 1, .cin_g = 64, .cout_g = 50, .batch = 1, .bias = true,
