@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runtime/parallel.h"
+#include "runtime/vec4.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TCONV_GEMM_X86 1
@@ -35,24 +36,13 @@ typedef struct micro_kernel {
 /* Every micro-kernel computes AB = sum_p pa[p*MR + r] * pb[p*NR + c] for a full MR x NR tile and
  * stores C = alpha*AB + beta*C (C not read when beta == 0). */
 
-#if defined(__GNUC__)
-typedef float v4sf __attribute__((vector_size(16)));
-
-static inline v4sf load_v4(const float *p) {
-    v4sf v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store_v4(float *p, v4sf v) {
-    memcpy(p, &v, sizeof v);
-}
+#if TCONV_HAVE_VECTOR_EXT
 
 static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                                float alpha, float beta) {
-    v4sf acc[4][2] = {{{0}}};
+    tconv_v4f acc[4][2] = {{{0}}};
     for (int64_t p = 0; p < kc; p++) {
-        v4sf b0 = load_v4(pb), b1 = load_v4(pb + 4);
+        tconv_v4f b0 = tconv_v4f_load(pb), b1 = tconv_v4f_load(pb + 4);
 #pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
             acc[r][0] += pa[r] * b0;
@@ -65,11 +55,11 @@ static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, flo
     for (int r = 0; r < 4; r++) {
         float *cr = c + r * ldc;
         if (beta == 0.0f) {
-            store_v4(cr, alpha * acc[r][0]);
-            store_v4(cr + 4, alpha * acc[r][1]);
+            tconv_v4f_store(cr, alpha * acc[r][0]);
+            tconv_v4f_store(cr + 4, alpha * acc[r][1]);
         } else {
-            store_v4(cr, alpha * acc[r][0] + beta * load_v4(cr));
-            store_v4(cr + 4, alpha * acc[r][1] + beta * load_v4(cr + 4));
+            tconv_v4f_store(cr, alpha * acc[r][0] + beta * tconv_v4f_load(cr));
+            tconv_v4f_store(cr + 4, alpha * acc[r][1] + beta * tconv_v4f_load(cr + 4));
         }
     }
 }

@@ -81,7 +81,8 @@ tconv_status tconv_kernel_cache_store(tconv_kernel_ctx *ctx, const tconv_kernel_
 const tconv_rt_tensor *tconv_kernel_input(const tconv_kernel_ctx *ctx, size_t index);
 
 /* Kernel tables, each ending with an entry whose op_type is NULL. */
-extern const tconv_kernel_def tconv_kernels_conv[];   /* ConvTranspose, Conv */
+extern const tconv_kernel_def tconv_kernels_conv_transpose[]; /* ConvTranspose */
+extern const tconv_kernel_def tconv_kernels_conv[];           /* Conv */
 extern const tconv_kernel_def tconv_kernels_pool[];   /* MaxPool, AveragePool, GlobalAveragePool */
 extern const tconv_kernel_def tconv_kernels_linalg[]; /* MatMul, Gemm */
 extern const tconv_kernel_def tconv_kernels_elementwise[]; /* Add..Div, Relu, LeakyRelu, ... */

@@ -5,8 +5,8 @@
 #include <string.h>
 
 static const tconv_kernel_def *const KERNEL_TABLES[] = {
-    tconv_kernels_conv,   tconv_kernels_pool, tconv_kernels_linalg,  tconv_kernels_elementwise,
-    tconv_kernels_tensor, tconv_kernels_nn,   tconv_kernels_control,
+    tconv_kernels_conv_transpose, tconv_kernels_conv,   tconv_kernels_pool, tconv_kernels_linalg,
+    tconv_kernels_elementwise,    tconv_kernels_tensor, tconv_kernels_nn,   tconv_kernels_control,
 };
 
 #define N_TABLES (sizeof KERNEL_TABLES / sizeof KERNEL_TABLES[0])

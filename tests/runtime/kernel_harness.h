@@ -93,8 +93,8 @@ static inline void kh_skip_input(kernel_harness *h) {
 }
 
 static inline const tconv_kernel_def *kh_find(const char *op_type, int64_t opset) {
-    const tconv_kernel_def *tables[] = {tconv_kernels_conv, tconv_kernels_pool,
-                                        tconv_kernels_linalg};
+    const tconv_kernel_def *tables[] = {tconv_kernels_conv_transpose, tconv_kernels_conv,
+                                        tconv_kernels_pool, tconv_kernels_linalg};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (const tconv_kernel_def *d = tables[t]; d->op_type; d++) {
             if (strcmp(d->op_type, op_type) == 0 && opset >= d->since_version &&
