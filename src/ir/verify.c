@@ -204,6 +204,21 @@ static const attr_rule ATTR_RULES[] = {
     {"Upsample", "scales", TCONV_ATTR_FLOATS},
 };
 
+/* The first of n rules (each `size` bytes, its op name first, sorted by op) whose op is not
+ * below `op`: where op's rules start, if it has any. */
+static size_t first_rule_of(const void *rules, size_t n, size_t size, const char *op) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *mid_op = *(const char *const *)(const void *)((const char *)rules + mid * size);
+        if (strcmp(mid_op, op) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 #define N_ATTR_RULES (sizeof ATTR_RULES / sizeof ATTR_RULES[0])
 
 /* The rules of node's op: ATTR_RULES[*first .. *end), so that a node's attributes are checked
@@ -212,14 +227,7 @@ static void op_attr_rules(const tconv_node *node, size_t *first, size_t *end) {
     *first = *end = N_ATTR_RULES;
     if (!tconv_node_is_onnx_domain(node) || !node->op_type)
         return;
-    size_t lo = 0, hi = N_ATTR_RULES;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(ATTR_RULES[mid].op, node->op_type) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_rule_of(ATTR_RULES, N_ATTR_RULES, sizeof ATTR_RULES[0], node->op_type);
     *first = lo;
     while (lo < N_ATTR_RULES && strcmp(ATTR_RULES[lo].op, node->op_type) == 0)
         lo++;
@@ -311,20 +319,9 @@ static tconv_status count_error(tconv_error *err, const char *what, size_t n, co
 static tconv_status check_arity(const tconv_node *node, tconv_error *err) {
     if (!tconv_node_is_onnx_domain(node) || !node->op_type)
         return TCONV_OK;
-    size_t lo = 0, hi = sizeof ARITY_RULES / sizeof ARITY_RULES[0];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int order = strcmp(ARITY_RULES[mid].op, node->op_type);
-        if (order == 0) {
-            lo = mid;
-            break;
-        }
-        if (order < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < hi) {
+    size_t n = sizeof ARITY_RULES / sizeof ARITY_RULES[0];
+    size_t lo = first_rule_of(ARITY_RULES, n, sizeof ARITY_RULES[0], node->op_type);
+    if (lo < n && strcmp(ARITY_RULES[lo].op, node->op_type) == 0) {
         const arity_rule *r = &ARITY_RULES[lo];
         if (node->n_inputs < r->min_in || (r->max_in != ARITY_MANY && node->n_inputs > r->max_in))
             return count_error(err, "inputs", node->n_inputs, r, r->min_in, r->max_in);

@@ -227,11 +227,16 @@ static void conv_shared_rows_task(void *vshared, int64_t task, int worker) {
     conv_unit_rows(s->job, &s->job->scratch.workers[worker].gemm, &s->unit, task, s->col);
 }
 
-static void conv_run_shared_units(conv_job *job, int threads) {
+static tconv_status conv_run_shared_units(tconv_kernel_ctx *ctx, conv_job *job, int threads) {
+    tconv_rt_tensor col;
+    size_t col_floats =
+        job->direct ? 0 : (size_t)(job->cin_g * job->lat.kernel_size * job->block_cols);
+    tconv_status st = tconv_kernel_scratch(ctx, col_floats * sizeof(float), &col);
+    if (st != TCONV_OK)
+        return st;
     int64_t tasks = tconv_min_i64(job->cin_g, (int64_t)threads * CONV_TASKS_PER_THREAD);
-    conv_shared_unit s = {.job = job,
-                          .col = job->scratch.workers[0].col,
-                          .channels_per_task = (job->cin_g + tasks - 1) / tasks};
+    conv_shared_unit s = {
+        .job = job, .col = col.data, .channels_per_task = (job->cin_g + tasks - 1) / tasks};
     int64_t im2col_tasks = (job->cin_g + s.channels_per_task - 1) / s.channels_per_task;
     for (int64_t i = 0; i < job->batch * job->group * job->n_blocks; i++) {
         s.unit = conv_unit_at(job, i);
@@ -241,6 +246,8 @@ static void conv_run_shared_units(conv_job *job, int threads) {
         tconv_parallel_for(tconv_parallel_workers(threads, job->n_chunks), job->n_chunks,
                            conv_shared_rows_task, &s);
     }
+    tconv_kernel_scratch_release(ctx, &col);
+    return TCONV_OK;
 }
 
 /* W_g's row chunks (chunk_rows x cin_g*K) of every group, packed for the GEMM (kept across
@@ -341,15 +348,14 @@ static int64_t wide_setup(conv_job *job) {
     return length;
 }
 
-/* Whether a Conv runs on wide columns: not a plain 1x1 (direct), and the dropped positions cost
- * at most half of the useful ones. */
-static bool conv_wide_fits(const conv_job *job) {
-    const tconv_lattice *lat = &job->lat;
-    if (job->direct)
-        return false;
-    conv_job probe = *job;
-    int64_t length = wide_setup(&probe);
-    return length <= lat->coarse_size + lat->coarse_size / 2;
+/* Chooses the wide path (wide_setup's fields set) or im2col, and the GEMM's columns per
+ * (batch, group): wide when not a plain 1x1 (direct) and the dropped positions cost at most
+ * half of the useful ones. */
+static void conv_choose_columns(conv_job *job) {
+    int64_t out = job->lat.coarse_size;
+    int64_t length = job->direct ? 0 : wide_setup(job);
+    job->wide = !job->direct && length <= out + out / 2;
+    job->columns = job->wide ? length : out;
 }
 
 /* Phase plane `phase` (row-major over the strides) of one input plane: P_a[u] = x[s*u + a -
@@ -513,8 +519,7 @@ static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
     int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
-    job->wide = conv_wide_fits(job);
-    job->columns = job->wide ? wide_setup(job) : job->lat.coarse_size;
+    conv_choose_columns(job);
     conv_plan(job, threads);
     int64_t n_units = job->batch * job->group * job->n_blocks;
     bool shared = !job->wide && job->n_chunks > 1;
@@ -523,18 +528,18 @@ static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
     tconv_status st = conv_pack_weights(ctx, job, &packed);
     if (st != TCONV_OK)
         return st;
-    /* col: the im2col block (the shared path's one lives in worker 0's), or the wide path's C
-     * block */
-    int64_t col_floats = job->wide     ? job->chunk_rows * job->block_cols
-                         : job->direct ? 0
-                                       : depth * job->block_cols;
+    /* col per worker: the wide path's C block, or an im2col block (the shared path has one
+     * block for all workers, conv_run_shared_units) */
+    int64_t col_floats = job->wide               ? job->chunk_rows * job->block_cols
+                         : job->direct || shared ? 0
+                                                 : depth * job->block_cols;
     st = tconv_conv_scratch_reserve(ctx, &job->scratch, workers, col_floats, job->isa,
                                     job->chunk_rows, job->block_cols, depth);
     if (st == TCONV_OK) {
         if (job->wide)
             st = conv_run_wide(ctx, job, threads, workers);
         else if (shared)
-            conv_run_shared_units(job, threads);
+            st = conv_run_shared_units(ctx, job, threads);
         else
             tconv_parallel_for(workers, n_units, conv_unit_task, job);
         tconv_conv_scratch_release(ctx, &job->scratch);

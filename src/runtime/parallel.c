@@ -77,11 +77,11 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Polls until *generation differs from `seen` (true) or the spin time is up (false). */
-static bool poll_generation(uint64_t seen) {
+/* Polls until ready(arg) (true) or the spin time is up (false). */
+static bool poll_until(bool (*ready)(uint64_t arg), uint64_t arg) {
     int64_t start = now_ns();
     for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&pool.generation, memory_order_relaxed) != seen)
+        if (ready(arg))
             return true;
         cpu_relax();
         if (i % 256 == 0 && now_ns() - start > TCONV_PARALLEL_SPIN_NS)
@@ -89,16 +89,15 @@ static bool poll_generation(uint64_t seen) {
     }
 }
 
-/* Polls until no joined worker is active (true) or the spin time is up (false). */
-static bool poll_idle(void) {
-    int64_t start = now_ns();
-    for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&pool.active, memory_order_relaxed) == 0)
-            return true;
-        cpu_relax();
-        if (i % 256 == 0 && now_ns() - start > TCONV_PARALLEL_SPIN_NS)
-            return false;
-    }
+/* A job other than generation `seen` was published. */
+static bool generation_changed(uint64_t seen) {
+    return atomic_load_explicit(&pool.generation, memory_order_relaxed) != seen;
+}
+
+/* No joined worker is active. */
+static bool workers_idle(uint64_t unused) {
+    (void)unused;
+    return atomic_load_explicit(&pool.active, memory_order_relaxed) == 0;
 }
 
 /* Waits (mutex held) until the worker may join a job it has not seen: polls first, then sleeps.
@@ -107,7 +106,7 @@ static void wait_for_job(uint64_t *seen) {
     while (!can_join(*seen)) {
         *seen = pool.generation;
         pthread_mutex_unlock(&pool.mutex);
-        bool published = poll_generation(*seen);
+        bool published = poll_until(generation_changed, *seen);
         pthread_mutex_lock(&pool.mutex);
         if (!published && pool.generation == *seen)
             pthread_cond_wait(&pool.work, &pool.mutex);
@@ -190,7 +189,7 @@ static void finish(void) {
     pool.open = false;
     if (pool.active > 0) {
         pthread_mutex_unlock(&pool.mutex);
-        poll_idle();
+        poll_until(workers_idle, 0);
         pthread_mutex_lock(&pool.mutex);
     }
     while (pool.active > 0)

@@ -161,6 +161,21 @@ tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype
     return TCONV_OK;
 }
 
+tconv_status tconv_session_alloc_bytes(tconv_session *session, size_t bytes, const char *what,
+                                       void **out, tconv_error *err) {
+    *out = NULL;
+    size_t rounded = (bytes + TCONV_SESSION_ALIGN - 1) / TCONV_SESSION_ALIGN * TCONV_SESSION_ALIGN;
+    if (bytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
+        return tconv_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes", what, bytes);
+    int64_t dims[1] = {(int64_t)rounded};
+    tconv_status st =
+        session ? tconv_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
+    if (st != TCONV_OK)
+        return tconv_error_prefix(err, "%s: ", what);
+    *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
+    return *out ? TCONV_OK : tconv_error_nomem(err, what);
+}
+
 tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
                                  int rank, const int64_t *dims, tconv_error *err) {
     tconv_rt_tensor tmp;
@@ -194,14 +209,9 @@ void tconv_session_recycle_output(tconv_session *session, tconv_rt_tensor *t) {
 }
 
 void tconv_session_release(tconv_session *session, tconv_rt_tensor *t) {
-    if (session && t->owns_data) {
+    if (session && t->owns_data)
         session->stats.live_bytes -= t->nbytes;
-        if (cache_put(&session->cache, t->data, t->nbytes)) {
-            memset(t, 0, sizeof *t);
-            return;
-        }
-    }
-    tconv_rt_tensor_release(t);
+    tconv_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
 }
 
 /* ---------------------------------------------------------------- kernel interface */

@@ -49,17 +49,13 @@ tconv_status tconv_kernel_cache_store(tconv_kernel_ctx *ctx, const tconv_kernel_
                                       size_t nbytes, void **data) {
     tconv_node_cache *c = node_cache(ctx);
     *data = NULL;
-    if (!c || nbytes == 0 || nbytes > (size_t)INT64_MAX - 64)
+    if (!c || nbytes == 0 || nbytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
         return tconv_error_set(ctx->err, TCONV_ERR_USAGE, "no node cache for %zu bytes", nbytes);
     tconv_node_cache_free(ctx->session, c);
-    int64_t dims[1] = {(int64_t)nbytes};
-    tconv_status st = tconv_session_check_limit(ctx->session, TCONV_DTYPE_UINT8, 1, dims, ctx->err);
+    tconv_status st =
+        tconv_session_alloc_bytes(ctx->session, nbytes, "kept node data", &c->data, ctx->err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "kept node data: ");
-    size_t rounded = (nbytes + 63) / 64 * 64;
-    c->data = aligned_alloc(64, rounded);
-    if (!c->data)
-        return tconv_error_nomem(ctx->err, "kept node data");
+        return st;
     c->key = *key;
     c->nbytes = nbytes;
     ctx->session->stats.constant_bytes += nbytes;

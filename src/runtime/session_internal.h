@@ -157,6 +157,15 @@ void tconv_buffer_cache_drop(tconv_buffer_cache *cache);
 tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype, int rank,
                                        const int64_t *dims, tconv_error *err);
 
+/* Alignment of tconv_session_alloc_bytes blocks. */
+#define TCONV_SESSION_ALIGN ((size_t)64)
+
+/* `bytes` (rounded up to TCONV_SESSION_ALIGN) aligned, uninitialized bytes within the session's
+ * memory limit (no limit when session is NULL), for what the caller accounts itself (scratch,
+ * kept node data); the caller frees them. Errors name `what`. */
+tconv_status tconv_session_alloc_bytes(tconv_session *session, size_t bytes, const char *what,
+                                       void **out, tconv_error *err);
+
 /* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
 tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
                                  int rank, const int64_t *dims, tconv_error *err);

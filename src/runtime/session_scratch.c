@@ -6,7 +6,7 @@
 #include "runtime/session_internal.h"
 
 /* Scratch pieces start on cache-line boundaries (the GEMM's packing buffers want 64 bytes). */
-#define SCRATCH_ALIGN ((size_t)64)
+#define SCRATCH_ALIGN TCONV_SESSION_ALIGN
 
 static size_t align_up(size_t n) {
     return (n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
@@ -17,16 +17,6 @@ void tconv_scratch_arena_free(tconv_scratch_arena *arena) {
     memset(arena, 0, sizeof *arena);
 }
 
-/* `bytes` aligned bytes within the session's memory limit (no limit without a session). */
-static tconv_status limited_alloc(tconv_session *s, size_t bytes, void **out, tconv_error *err) {
-    int64_t dims[1] = {(int64_t)bytes};
-    tconv_status st = s ? tconv_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
-    if (st != TCONV_OK)
-        return st;
-    *out = aligned_alloc(SCRATCH_ALIGN, bytes);
-    return *out ? TCONV_OK : tconv_error_nomem(err, "scratch memory");
-}
-
 /* Grows an empty arena to its high-water mark. */
 static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
     tconv_scratch_arena *a = &s->scratch;
@@ -34,7 +24,7 @@ static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
     a->base = NULL;
     a->capacity = 0;
     void *base;
-    tconv_status st = limited_alloc(s, a->high_water, &base, err);
+    tconv_status st = tconv_session_alloc_bytes(s, a->high_water, "scratch memory", &base, err);
     if (st != TCONV_OK)
         return st;
     a->base = base;
@@ -45,7 +35,7 @@ static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
 /* A piece of its own, for a request the arena cannot hold now. */
 static tconv_status own_piece(tconv_session *s, size_t bytes, tconv_rt_tensor *buf,
                               tconv_error *err) {
-    tconv_status st = limited_alloc(s, bytes, &buf->data, err);
+    tconv_status st = tconv_session_alloc_bytes(s, bytes, "scratch memory", &buf->data, err);
     if (st != TCONV_OK)
         return st;
     buf->nbytes = bytes;
