@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-double tconv_bench_now(void) {
+double bench_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -43,7 +43,7 @@ static double own_cpu_s(void) {
 
 static double others_cpu = -1.0;
 
-double tconv_bench_others_cpu(void) {
+double bench_others_cpu(void) {
     return others_cpu;
 }
 
@@ -51,7 +51,7 @@ double tconv_bench_others_cpu(void) {
  * counts in 10 ms ticks per CPU, so the others-CPU meter needs a long enough window. */
 #define MIN_WINDOW_S 0.5
 
-double tconv_bench_median_ms(tconv_bench_fn fn, void *ctx, int warmup, int runs, double budget_s) {
+double bench_median_ms(bench_fn fn, void *ctx, int warmup, int runs, double budget_s) {
     for (int i = 0; i < warmup; i++) {
         if (!fn(ctx))
             return -1.0;
@@ -61,15 +61,15 @@ double tconv_bench_median_ms(tconv_bench_fn fn, void *ctx, int warmup, int runs,
     if (!times)
         return -1.0;
     double busy0 = busy_cpu_s(), own0 = own_cpu_s();
-    double start = tconv_bench_now();
+    double start = bench_now();
     int done = 0;
     for (;;) {
-        double t0 = tconv_bench_now();
+        double t0 = bench_now();
         if (!fn(ctx)) {
             free(times);
             return -1.0;
         }
-        double t1 = tconv_bench_now();
+        double t1 = bench_now();
         if ((size_t)done == cap) {
             double *grown = realloc(times, 2 * cap * sizeof *times);
             if (!grown) {
@@ -84,7 +84,7 @@ double tconv_bench_median_ms(tconv_bench_fn fn, void *ctx, int warmup, int runs,
         if (over_budget || (done >= runs && t1 - start >= MIN_WINDOW_S))
             break;
     }
-    double wall = tconv_bench_now() - start, busy1 = busy_cpu_s(), own1 = own_cpu_s();
+    double wall = bench_now() - start, busy1 = busy_cpu_s(), own1 = own_cpu_s();
     others_cpu = -1.0;
     if (wall > 0 && busy0 >= 0 && busy1 >= 0 && own0 >= 0 && own1 >= 0) {
         double others = (busy1 - busy0) - (own1 - own0);
@@ -96,18 +96,18 @@ double tconv_bench_median_ms(tconv_bench_fn fn, void *ctx, int warmup, int runs,
     return median;
 }
 
-int tconv_bench_run_runner(void *runner) {
+int bench_run_runner(void *runner) {
     return tconv_runner_run(runner) == TCONV_OK;
 }
 
-void tconv_bench_check(tconv_status st, const char *what, const char *detail) {
+void bench_check(tconv_status st, const char *what, const char *detail) {
     if (st == TCONV_OK)
         return;
     fprintf(stderr, "bench: %s failed (status %d): %s\n", what, (int)st, detail ? detail : "");
     exit(2);
 }
 
-void tconv_bench_fill(float *data, int64_t n, uint64_t seed) {
+void bench_fill(float *data, int64_t n, uint64_t seed) {
     uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
     for (int64_t i = 0; i < n; i++) {
         s ^= s << 13;
@@ -124,60 +124,59 @@ static int64_t product(const int64_t *dims, int rank) {
     return p;
 }
 
-static void set_conv_attrs(tconv_model *m, tconv_node *node, const tconv_bench_conv_spec *spec) {
+static void set_conv_attrs(tconv_model *m, tconv_node *node, const bench_conv_spec *spec) {
     int64_t strides[2] = {spec->stride, spec->stride};
     int64_t pads[4] = {spec->pad, spec->pad, spec->pad + spec->pad_end_extra,
                        spec->pad + spec->pad_end_extra};
     int64_t kernel[2] = {spec->w_dims[2], spec->w_dims[3]};
-    tconv_bench_check(tconv_attr_set_ints(node, "strides", strides, 2), "strides",
-                      tconv_model_last_error(m));
-    tconv_bench_check(tconv_attr_set_ints(node, "pads", pads, 4), "pads",
-                      tconv_model_last_error(m));
-    tconv_bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "kernel_shape",
-                      tconv_model_last_error(m));
+    bench_check(tconv_attr_set_ints(node, "strides", strides, 2), "strides",
+                tconv_model_last_error(m));
+    bench_check(tconv_attr_set_ints(node, "pads", pads, 4), "pads", tconv_model_last_error(m));
+    bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "kernel_shape",
+                tconv_model_last_error(m));
     if (spec->output_padding) {
         int64_t op[2] = {spec->output_padding, spec->output_padding};
-        tconv_bench_check(tconv_attr_set_ints(node, "output_padding", op, 2), "output_padding",
-                          tconv_model_last_error(m));
+        bench_check(tconv_attr_set_ints(node, "output_padding", op, 2), "output_padding",
+                    tconv_model_last_error(m));
     }
 }
 
-tconv_model *tconv_bench_conv_model(const tconv_bench_conv_spec *spec) {
+tconv_model *bench_conv_model(const bench_conv_spec *spec) {
     tconv_model *m = NULL;
-    tconv_bench_check(tconv_model_new(&m), "model", "");
-    tconv_bench_check(tconv_model_set_opset_version(m, "", 17), "opset", tconv_model_last_error(m));
+    bench_check(tconv_model_new(&m), "model", "");
+    bench_check(tconv_model_set_opset_version(m, "", 17), "opset", tconv_model_last_error(m));
     tconv_graph *g = tconv_model_graph(m);
     tconv_value *x, *w, *y;
     tconv_node *node;
     int64_t w_count = product(spec->w_dims, 4);
     float *w_data = malloc((size_t)w_count * sizeof(float));
     if (!w_data)
-        tconv_bench_check(TCONV_ERR_NOMEM, "weights", "");
-    tconv_bench_fill(w_data, w_count, 7);
+        bench_check(TCONV_ERR_NOMEM, "weights", "");
+    bench_fill(w_data, w_count, 7);
     for (int64_t i = 0; i < w_count; i++)
         w_data[i] *= 0.05f;
-    tconv_bench_check(tconv_graph_new_input(g, "x", TCONV_DTYPE_FLOAT, 4, spec->x_dims, &x), "x",
-                      tconv_model_last_error(m));
-    tconv_bench_check(tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, spec->w_dims,
-                                                  w_data, (size_t)w_count * sizeof(float), &w),
-                      "w", tconv_model_last_error(m));
+    bench_check(tconv_graph_new_input(g, "x", TCONV_DTYPE_FLOAT, 4, spec->x_dims, &x), "x",
+                tconv_model_last_error(m));
+    bench_check(tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, spec->w_dims, w_data,
+                                            (size_t)w_count * sizeof(float), &w),
+                "w", tconv_model_last_error(m));
     free(w_data);
-    tconv_bench_check(tconv_graph_new_node(g, spec->op, NULL, "layer", NULL, &node), "node",
-                      tconv_model_last_error(m));
-    tconv_bench_check(tconv_node_append_input(node, x), "input", tconv_model_last_error(m));
-    tconv_bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
-    tconv_bench_check(tconv_node_new_output(node, "y", &y), "output", tconv_model_last_error(m));
+    bench_check(tconv_graph_new_node(g, spec->op, NULL, "layer", NULL, &node), "node",
+                tconv_model_last_error(m));
+    bench_check(tconv_node_append_input(node, x), "input", tconv_model_last_error(m));
+    bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
+    bench_check(tconv_node_new_output(node, "y", &y), "output", tconv_model_last_error(m));
     set_conv_attrs(m, node, spec);
-    tconv_bench_check(tconv_graph_append_output(g, y), "graph output", tconv_model_last_error(m));
+    bench_check(tconv_graph_append_output(g, y), "graph output", tconv_model_last_error(m));
     return m;
 }
 
-int tconv_bench_cpus(void) {
+int bench_cpus(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
 
-double tconv_bench_load(void) {
+double bench_load(void) {
     FILE *f = fopen("/proc/loadavg", "r");
     double load = -1.0;
     if (f) {
@@ -188,21 +187,20 @@ double tconv_bench_load(void) {
     return load;
 }
 
-tconv_runner *tconv_bench_runner(tconv_model *m, int threads) {
+tconv_runner *bench_runner(tconv_model *m, int threads) {
     tconv_limits *limits = NULL;
     tconv_runner *r = NULL;
-    tconv_bench_check(tconv_limits_new(&limits), "limits", "");
-    tconv_bench_check(tconv_limits_set(limits, TCONV_LIMIT_THREADS, (uint64_t)threads), "limits",
-                      tconv_limits_last_error(limits));
-    tconv_bench_check(tconv_runner_new(m, limits, &r), "runner", tconv_model_last_error(m));
+    bench_check(tconv_limits_new(&limits), "limits", "");
+    bench_check(tconv_limits_set(limits, TCONV_LIMIT_THREADS, (uint64_t)threads), "limits",
+                tconv_limits_last_error(limits));
+    bench_check(tconv_runner_new(m, limits, &r), "runner", tconv_model_last_error(m));
     tconv_limits_free(limits);
     return r;
 }
 
-tconv_model *tconv_bench_read(const char *path) {
+tconv_model *bench_read(const char *path) {
     char message[512] = "";
     tconv_model *m = NULL;
-    tconv_bench_check(tconv_model_read_file(path, NULL, &m, message, sizeof message), path,
-                      message);
+    bench_check(tconv_model_read_file(path, NULL, &m, message, sizeof message), path, message);
     return m;
 }

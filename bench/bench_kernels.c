@@ -12,26 +12,25 @@
 
 typedef struct kernel_case {
     const char *name;
-    tconv_bench_conv_spec spec;
+    bench_conv_spec spec;
     double flops;
 } kernel_case;
 
 static void run_case(const kernel_case *kc, int threads, int runs) {
-    tconv_model *m = tconv_bench_conv_model(&kc->spec);
-    tconv_runner *r = tconv_bench_runner(m, threads);
-    tconv_bench_check(tconv_runner_set_random_inputs(r, 1), "inputs", tconv_runner_last_error(r));
-    double ms = tconv_bench_median_ms(tconv_bench_run_runner, r, 5, runs, 5.0);
+    tconv_model *m = bench_conv_model(&kc->spec);
+    tconv_runner *r = bench_runner(m, threads);
+    bench_check(tconv_runner_set_random_inputs(r, 1), "inputs", tconv_runner_last_error(r));
+    double ms = bench_median_ms(bench_run_runner, r, 5, runs, 5.0);
     if (ms < 0)
-        tconv_bench_check(TCONV_ERR_INVALID, kc->name, tconv_runner_last_error(r));
+        bench_check(TCONV_ERR_INVALID, kc->name, tconv_runner_last_error(r));
     printf(
         "{\"bench\": \"kernel\", \"case\": \"%s\", \"impl\": \"tconv\", \"isa\": \"%s\", "
         "\"threads\": %d, \"ms\": %.4f, \"gflops\": %.2f, \"load\": %.2f, \"others_cpu\": %.2f}\n",
         kc->name,
-        tconv_gemm_isa_name(tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
-                            : tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX2)
-                                ? TCONV_GEMM_ISA_AVX2
-                                : TCONV_GEMM_ISA_PORTABLE),
-        threads, ms, kc->flops / (ms * 1e6), tconv_bench_load(), tconv_bench_others_cpu());
+        tc_gemm_isa_name(tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
+                         : tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2) ? TCONV_GEMM_ISA_AVX2
+                                                                      : TCONV_GEMM_ISA_PORTABLE),
+        threads, ms, kc->flops / (ms * 1e6), bench_load(), bench_others_cpu());
     fflush(stdout);
     tconv_runner_free(r);
     tconv_model_free(m);
@@ -49,7 +48,7 @@ int main(int argc, char **argv) {
          flops},
         {"workloadA_forward_conv", {"Conv", {1, 32, 128, 128}, {64, 32, 4, 4}, 2, 1, 0, 0}, flops},
     };
-    int cpus = tconv_bench_cpus();
+    int cpus = bench_cpus();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_case(&cases[i], 1, runs);
         if (cpus > 1)

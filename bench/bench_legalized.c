@@ -13,24 +13,24 @@
 typedef struct legal_case {
     const char *name;
     const char *model_dir; /* NULL: built from spec */
-    tconv_bench_conv_spec spec;
+    bench_conv_spec spec;
     tconv_policy policy;
 } legal_case;
 
 static tconv_model *load_case(const legal_case *c, const char *models_dir) {
     if (!c->model_dir)
-        return tconv_bench_conv_model(&c->spec);
+        return bench_conv_model(&c->spec);
     char path[8192];
     snprintf(path, sizeof path, "%s/%s/model.onnx", models_dir, c->model_dir);
-    return tconv_bench_read(path);
+    return bench_read(path);
 }
 
 static size_t legalize(tconv_model *m, tconv_policy policy) {
     tconv_pipeline *p = NULL;
     tconv_report *report = NULL;
-    tconv_bench_check(tconv_pipeline_new(&p), "pipeline", "");
-    tconv_bench_check(tconv_pipeline_set_policy(p, policy), "policy", "");
-    tconv_bench_check(tconv_pipeline_run(p, m, &report), "legalize", tconv_model_last_error(m));
+    bench_check(tconv_pipeline_new(&p), "pipeline", "");
+    bench_check(tconv_pipeline_set_policy(p, policy), "policy", "");
+    bench_check(tconv_pipeline_run(p, m, &report), "legalize", tconv_model_last_error(m));
     size_t n = tconv_report_rewrite_count(report);
     tconv_report_free(report);
     tconv_pipeline_free(p);
@@ -39,15 +39,15 @@ static size_t legalize(tconv_model *m, tconv_policy policy) {
 
 static void check_equal(tconv_model *original, tconv_model *legal, const char *name) {
     tconv_comparison *cmp = NULL;
-    tconv_bench_check(tconv_comparison_new(&cmp), "comparison", "");
+    bench_check(tconv_comparison_new(&cmp), "comparison", "");
     tconv_status st = tconv_comparison_run(cmp, original, legal);
-    tconv_bench_check(st, name, tconv_comparison_last_error(cmp));
+    bench_check(st, name, tconv_comparison_last_error(cmp));
     tconv_comparison_free(cmp);
 }
 
 static tconv_runner *new_runner(tconv_model *m) {
-    tconv_runner *r = tconv_bench_runner(m, 1);
-    tconv_bench_check(tconv_runner_set_random_inputs(r, 3), "inputs", tconv_runner_last_error(r));
+    tconv_runner *r = bench_runner(m, 1);
+    bench_check(tconv_runner_set_random_inputs(r, 3), "inputs", tconv_runner_last_error(r));
     return r;
 }
 
@@ -62,16 +62,16 @@ static void time_pair(tconv_model *a, tconv_model *b, int rounds, double *ms_a, 
     tconv_runner *ra = new_runner(a), *rb = new_runner(b);
     double *ta = malloc((size_t)rounds * sizeof *ta), *tb = malloc((size_t)rounds * sizeof *tb);
     if (!ta || !tb)
-        tconv_bench_check(TCONV_ERR_NOMEM, "timing", "");
+        bench_check(TCONV_ERR_NOMEM, "timing", "");
     /* each round runs a model for about 20 ms (at least 5 runs) */
-    double estimate = tconv_bench_median_ms(tconv_bench_run_runner, ra, 3, 5, 0.0);
+    double estimate = bench_median_ms(bench_run_runner, ra, 3, 5, 0.0);
     int runs = estimate > 0 ? (int)(20.0 / estimate) : 5;
     runs = runs < 5 ? 5 : (runs > 2000 ? 2000 : runs);
     for (int i = 0; i < rounds; i++) {
-        ta[i] = tconv_bench_median_ms(tconv_bench_run_runner, ra, 2, runs, 0.0);
-        tb[i] = tconv_bench_median_ms(tconv_bench_run_runner, rb, 2, runs, 0.0);
+        ta[i] = bench_median_ms(bench_run_runner, ra, 2, runs, 0.0);
+        tb[i] = bench_median_ms(bench_run_runner, rb, 2, runs, 0.0);
         if (ta[i] < 0 || tb[i] < 0)
-            tconv_bench_check(TCONV_ERR_INVALID, "run", "");
+            bench_check(TCONV_ERR_INVALID, "run", "");
     }
     qsort(ta, (size_t)rounds, sizeof *ta, compare_doubles);
     qsort(tb, (size_t)rounds, sizeof *tb, compare_doubles);
@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
         printf("{\"bench\": \"legalized\", \"case\": \"%s\", \"rewritten\": %zu, "
                "\"original_ms\": %.4f, \"legalized_ms\": %.4f, \"ratio\": %.4f, "
                "\"load\": %.2f}\n",
-               c->name, rewritten, ms_orig, ms_legal, ms_legal / ms_orig, tconv_bench_load());
+               c->name, rewritten, ms_orig, ms_legal, ms_legal / ms_orig, bench_load());
         fflush(stdout);
         tconv_model_free(original);
         tconv_model_free(legal);

@@ -13,25 +13,25 @@
 static tconv_model *load_model(const char *dir) {
     char path[8192];
     snprintf(path, sizeof path, "%s/model.onnx", dir);
-    return tconv_bench_read(path);
+    return bench_read(path);
 }
 
 /* Runs test_data_set_0 and compares every output with the golden data. */
 static double check_golden(const char *dir) {
     tconv_model *m = load_model(dir);
-    tconv_runner *r = tconv_bench_runner(m, 1);
+    tconv_runner *r = bench_runner(m, 1);
     char path[8192];
     double worst = 0;
     for (size_t i = 0; i < tconv_runner_input_count(r); i++) {
         snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
-        tconv_bench_check(tconv_runner_load_input(r, i, path), path, tconv_runner_last_error(r));
+        bench_check(tconv_runner_load_input(r, i, path), path, tconv_runner_last_error(r));
     }
-    tconv_bench_check(tconv_runner_run(r), "golden run", tconv_runner_last_error(r));
+    bench_check(tconv_runner_run(r), "golden run", tconv_runner_last_error(r));
     for (size_t i = 0; i < tconv_runner_output_count(r); i++) {
         double err = 0;
         snprintf(path, sizeof path, "%s/test_data_set_0/output_%zu.pb", dir, i);
-        tconv_bench_check(tconv_runner_check_output(r, i, path, 1e-3, 1e-4, &err, NULL), path,
-                          tconv_runner_last_error(r));
+        bench_check(tconv_runner_check_output(r, i, path, 1e-3, 1e-4, &err, NULL), path,
+                    tconv_runner_last_error(r));
         worst = err > worst ? err : worst;
     }
     tconv_runner_free(r);
@@ -51,14 +51,14 @@ static void set_batch(tconv_model *m, int64_t batch) {
         for (int a = 0; a < rank && a < 16; a++)
             dims[a] = tconv_value_dim(v, a);
         dims[0] = batch;
-        tconv_bench_check(tconv_value_set_type(v, tconv_value_dtype(v), rank, dims), "batch",
-                          tconv_model_last_error(m));
+        bench_check(tconv_value_set_type(v, tconv_value_dtype(v), rank, dims), "batch",
+                    tconv_model_last_error(m));
     }
     /* Output shapes carry the exported batch: forget them. */
     for (size_t i = 0; i < tconv_graph_output_count(g); i++) {
         tconv_value *v = tconv_graph_output(g, i);
-        tconv_bench_check(tconv_value_set_type(v, tconv_value_dtype(v), -1, NULL), "output type",
-                          tconv_model_last_error(m));
+        bench_check(tconv_value_set_type(v, tconv_value_dtype(v), -1, NULL), "output type",
+                    tconv_model_last_error(m));
     }
 }
 
@@ -66,16 +66,15 @@ static void time_model(const char *dir, const char *name, int64_t batch, int thr
                        double golden_err) {
     tconv_model *m = load_model(dir);
     set_batch(m, batch);
-    tconv_runner *r = tconv_bench_runner(m, threads);
-    tconv_bench_check(tconv_runner_set_random_inputs(r, (uint64_t)batch), "inputs",
-                      tconv_runner_last_error(r));
-    double ms = tconv_bench_median_ms(tconv_bench_run_runner, r, 5, runs, 8.0);
+    tconv_runner *r = bench_runner(m, threads);
+    bench_check(tconv_runner_set_random_inputs(r, (uint64_t)batch), "inputs",
+                tconv_runner_last_error(r));
+    double ms = bench_median_ms(bench_run_runner, r, 5, runs, 8.0);
     if (ms < 0)
-        tconv_bench_check(TCONV_ERR_INVALID, name, tconv_runner_last_error(r));
+        bench_check(TCONV_ERR_INVALID, name, tconv_runner_last_error(r));
     printf("{\"bench\": \"model\", \"case\": \"%s_b%lld\", \"impl\": \"tconv\", \"threads\": %d, "
            "\"ms\": %.4f, \"golden_max_err\": %.3g, \"load\": %.2f, \"others_cpu\": %.2f}\n",
-           name, (long long)batch, threads, ms, golden_err, tconv_bench_load(),
-           tconv_bench_others_cpu());
+           name, (long long)batch, threads, ms, golden_err, bench_load(), bench_others_cpu());
     fflush(stdout);
     tconv_runner_free(r);
     tconv_model_free(m);
@@ -92,7 +91,7 @@ int main(int argc, char **argv) {
     static const char *const default_names[] = {"dcgan_generator", "unet"};
     const char *const *names = argc > 3 ? (const char *const *)argv + 3 : default_names;
     int n_names = argc > 3 ? argc - 3 : 2;
-    int cpus = tconv_bench_cpus();
+    int cpus = bench_cpus();
     for (int i = 0; i < n_names; i++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", argv[1], names[i]);

@@ -12,36 +12,34 @@
 
 static tconv_model *chain_model(int64_t n_nodes) {
     tconv_model *m = NULL;
-    tconv_bench_check(tconv_model_new(&m), "model", "");
-    tconv_bench_check(tconv_model_set_opset_version(m, "", 17), "opset", tconv_model_last_error(m));
+    bench_check(tconv_model_new(&m), "model", "");
+    bench_check(tconv_model_set_opset_version(m, "", 17), "opset", tconv_model_last_error(m));
     tconv_graph *g = tconv_model_graph(m);
     int64_t x_dims[4] = {1, 4, 8, 8}, w_dims[4] = {4, 4, 2, 2}, kernel[2] = {2, 2};
     tconv_value *v, *w;
-    tconv_bench_check(tconv_graph_new_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims, &v), "x",
-                      tconv_model_last_error(m));
-    tconv_bench_check(
-        tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, NULL, 64 * 4, &w), "w",
-        tconv_model_last_error(m));
+    bench_check(tconv_graph_new_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims, &v), "x",
+                tconv_model_last_error(m));
+    bench_check(tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, NULL, 64 * 4, &w),
+                "w", tconv_model_last_error(m));
     for (int64_t i = 0; i < n_nodes; i++) {
         bool deconv = i % 2 == 0;
         tconv_node *node;
         tconv_value *out;
-        tconv_bench_check(
+        bench_check(
             tconv_graph_new_node(g, deconv ? "ConvTranspose" : "Relu", NULL, NULL, NULL, &node),
             "node", tconv_model_last_error(m));
-        tconv_bench_check(tconv_node_append_input(node, v), "input", tconv_model_last_error(m));
+        bench_check(tconv_node_append_input(node, v), "input", tconv_model_last_error(m));
         if (deconv) {
-            tconv_bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
-            tconv_bench_check(tconv_attr_set_string(node, "auto_pad", "SAME_UPPER"), "attr",
-                              tconv_model_last_error(m));
-            tconv_bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "attr",
-                              tconv_model_last_error(m));
+            bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
+            bench_check(tconv_attr_set_string(node, "auto_pad", "SAME_UPPER"), "attr",
+                        tconv_model_last_error(m));
+            bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "attr",
+                        tconv_model_last_error(m));
         }
-        tconv_bench_check(tconv_node_new_output(node, "v", &out), "output",
-                          tconv_model_last_error(m));
+        bench_check(tconv_node_new_output(node, "v", &out), "output", tconv_model_last_error(m));
         v = out;
     }
-    tconv_bench_check(tconv_graph_append_output(g, v), "graph output", tconv_model_last_error(m));
+    bench_check(tconv_graph_append_output(g, v), "graph output", tconv_model_last_error(m));
     return m;
 }
 
@@ -49,11 +47,11 @@ static tconv_model *chain_model(int64_t n_nodes) {
 static double run_passes(tconv_model *m, const char *passes, size_t *rewritten) {
     tconv_pipeline *p = NULL;
     tconv_report *report = NULL;
-    tconv_bench_check(tconv_pipeline_new(&p), "pipeline", "");
-    tconv_bench_check(tconv_pipeline_set_passes(p, passes), "passes", passes);
-    double t0 = tconv_bench_now();
-    tconv_bench_check(tconv_pipeline_run(p, m, &report), passes, tconv_model_last_error(m));
-    double ms = (tconv_bench_now() - t0) * 1e3;
+    bench_check(tconv_pipeline_new(&p), "pipeline", "");
+    bench_check(tconv_pipeline_set_passes(p, passes), "passes", passes);
+    double t0 = bench_now();
+    bench_check(tconv_pipeline_run(p, m, &report), passes, tconv_model_last_error(m));
+    double ms = (bench_now() - t0) * 1e3;
     if (rewritten)
         *rewritten = tconv_report_rewrite_count(report);
     tconv_report_free(report);
@@ -72,9 +70,9 @@ typedef struct pass_times {
 
 static pass_times measure_once(int64_t n, size_t *rewritten) {
     pass_times t;
-    double t0 = tconv_bench_now();
+    double t0 = bench_now();
     tconv_model *m = chain_model(n);
-    t.build = (tconv_bench_now() - t0) * 1e3;
+    t.build = (bench_now() - t0) * 1e3;
     t.shape = run_passes(m, "shape-infer", NULL);
     t.legalize = run_passes(m, "legalize-conv-transpose", rewritten);
     t.dce = run_passes(m, "dce", NULL);
@@ -103,7 +101,7 @@ static void measure(int64_t n) {
            "\"build_ms\": %.2f, \"shape_infer_ms\": %.2f, \"legalize_ms\": %.2f, \"dce_ms\": %.2f, "
            "\"pipeline_ms\": %.2f, \"us_per_node\": %.3f, \"repeats\": %d, \"load\": %.2f}\n",
            (long long)n, (long long)n, rewritten, t.build, t.shape, t.legalize, t.dce, t.pipeline,
-           t.pipeline * 1e3 / (double)n, REPEATS, tconv_bench_load());
+           t.pipeline * 1e3 / (double)n, REPEATS, bench_load());
     fflush(stdout);
 }
 

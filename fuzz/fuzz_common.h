@@ -1,5 +1,5 @@
 /* Shared by the fuzz targets and by tests/fuzz_regressions: each target is a function
- * tconv_fuzz_<name>(data, size) that runs one input through the library and aborts (a finding)
+ * fuzz_<name>(data, size) that runs one input through the library and aborts (a finding)
  * when a property fails; the libFuzzer entry point is only compiled into the fuzzer binaries
  * (TCONV_FUZZ_NO_MAIN leaves it out of the regression test). */
 #ifndef TCONV_FUZZ_COMMON_H
@@ -13,12 +13,12 @@
 
 #include "ir/error.h"
 
-int tconv_fuzz_load_save(const uint8_t *data, size_t size);
-int tconv_fuzz_legalize_check(const uint8_t *data, size_t size);
-int tconv_fuzz_tensor_decode(const uint8_t *data, size_t size);
+int fuzz_load_save(const uint8_t *data, size_t size);
+int fuzz_legalize_check(const uint8_t *data, size_t size);
+int fuzz_tensor_decode(const uint8_t *data, size_t size);
 
 /* A broken property is a finding: print why and abort so libFuzzer keeps the input. */
-static inline void fuzz_fail(const char *file, int line, const char *cond, const tconv_error *err) {
+static inline void fuzz_fail(const char *file, int line, const char *cond, const tc_error *err) {
     fprintf(stderr, "fuzz: %s:%d: property failed: %s\n  error: %s\n", file, line, cond,
             err ? err->message : "-");
     abort();
@@ -31,8 +31,7 @@ static inline void fuzz_fail(const char *file, int line, const char *cond, const
     } while (0)
 
 /* A failing call must say what went wrong, prefixed with where (`label`). */
-static inline void fuzz_require_message(tconv_status st, const tconv_error *err,
-                                        const char *label) {
+static inline void fuzz_require_message(tconv_status st, const tc_error *err, const char *label) {
     FUZZ_REQUIRE(st != TCONV_OK && err->status == st, err);
     size_t n = strlen(label);
     FUZZ_REQUIRE(strncmp(err->message, label, n) == 0 && err->message[n] != '\0', err);

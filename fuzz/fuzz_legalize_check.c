@@ -22,13 +22,13 @@
 #define FUZZ_MAX_WORK ((int64_t)20 * 1000 * 1000)
 
 static tconv_model *load(const uint8_t *data, size_t size) {
-    tconv_load_options options;
-    tconv_load_options_init(&options);
+    tc_load_options options;
+    tc_load_options_init(&options);
     options.max_nodes = 10000;
     tconv_model *model = NULL;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_status st = tconv_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = tc_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
     if (st != TCONV_OK)
         fuzz_require_message(st, &err, "<memory>: ");
     return model;
@@ -36,33 +36,33 @@ static tconv_model *load(const uint8_t *data, size_t size) {
 
 /* Passes either succeed and leave a valid, saveable model, or fail with a message. */
 static bool legalize(tconv_model *model) {
-    tconv_diagnostics diags;
-    tconv_rewrite_report report;
-    tconv_diagnostics_init(&diags);
-    tconv_rewrite_report_init(&report);
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
+    tc_diagnostics diags;
+    tc_rewrite_report report;
+    tc_diagnostics_init(&diags);
+    tc_rewrite_report_init(&report);
+    tc_pass_options options;
+    tc_pass_options_init(&options);
     options.diagnostics = &diags;
     options.report = &report;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_status st = tconv_run_passes(model, FUZZ_PASSES, &options, NULL, NULL, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = tc_run_passes(model, FUZZ_PASSES, &options, NULL, NULL, &err);
     if (st != TCONV_OK)
         FUZZ_REQUIRE(err.status == st && err.message[0] != '\0', &err);
-    tconv_rewrite_report_free(&report);
-    tconv_diagnostics_free(&diags);
+    tc_rewrite_report_free(&report);
+    tc_diagnostics_free(&diags);
     return st == TCONV_OK;
 }
 
 static void save_and_reload(const tconv_model *model) {
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     void *bytes = NULL;
     size_t size = 0;
-    FUZZ_REQUIRE(tconv_model_verify(model, &err) == TCONV_OK, &err);
-    FUZZ_REQUIRE(tconv_model_save_buffer(model, &bytes, &size, &err) == TCONV_OK, &err);
+    FUZZ_REQUIRE(tc_model_verify(model, &err) == TCONV_OK, &err);
+    FUZZ_REQUIRE(tc_model_save_buffer(model, &bytes, &size, &err) == TCONV_OK, &err);
     tconv_model *again = NULL;
-    FUZZ_REQUIRE(tconv_model_load_buffer(bytes, size, NULL, NULL, &again, NULL, &err) == TCONV_OK,
+    FUZZ_REQUIRE(tc_model_load_buffer(bytes, size, NULL, NULL, &again, NULL, &err) == TCONV_OK,
                  &err);
     tconv_model_free(again);
     free(bytes);
@@ -73,8 +73,8 @@ static bool small_input(const tconv_value *v) {
         return false;
     int64_t n = 1;
     for (int i = 0; i < v->type.rank; i++) {
-        const tconv_dim *d = &v->type.dims[i];
-        if (d->kind != TCONV_DIM_STATIC || !tconv_mul_i64(n, d->value, &n))
+        const tc_dim *d = &v->type.dims[i];
+        if (d->kind != TCONV_DIM_STATIC || !tc_mul_i64(n, d->value, &n))
             return false;
     }
     return n <= FUZZ_MAX_INPUT_ELEMENTS;
@@ -86,8 +86,8 @@ static bool static_elements(const tconv_value *v, int64_t *n) {
         return false;
     *n = 1;
     for (int i = 0; i < v->type.rank; i++) {
-        const tconv_dim *d = &v->type.dims[i];
-        if (d->kind != TCONV_DIM_STATIC || d->value < 0 || !tconv_mul_i64(*n, d->value, n))
+        const tc_dim *d = &v->type.dims[i];
+        if (d->kind != TCONV_DIM_STATIC || d->value < 0 || !tc_mul_i64(*n, d->value, n))
             return false;
     }
     return true;
@@ -115,23 +115,23 @@ static int64_t node_work(const tconv_node *node) {
     if (conv_t || conv) { /* each X (ConvTranspose) or Y (Conv) element meets W / W.dims[0] */
         int64_t c = static_dim(w, 0);
         if (!static_elements(conv_t ? x : y, &nx) || !static_elements(w, &nw) || c <= 0 ||
-            !tconv_mul_i64(nx, nw / c + 1, &work))
+            !tc_mul_i64(nx, nw / c + 1, &work))
             return -1;
         return work;
     }
     if (strcmp(op, "MatMul") == 0 || strcmp(op, "Gemm") == 0) {
         int64_t k0 = static_dim(x, 0), k1 = static_dim(x, x ? x->type.rank - 1 : 0);
         int64_t k = k0 > k1 ? k0 : k1;
-        return static_elements(y, &ny) && k >= 0 && tconv_mul_i64(ny, k + 1, &work) ? work : -1;
+        return static_elements(y, &ny) && k >= 0 && tc_mul_i64(ny, k + 1, &work) ? work : -1;
     }
     if (strstr(op, "Pool") || strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0) {
-        const tconv_attr *ks = tconv_node_attr(node, "kernel_shape");
+        const tc_attr *ks = tc_node_attr(node, "kernel_shape");
         int64_t taps = 64;
         for (size_t i = 0; ks && ks->type == TCONV_ATTR_INTS && i < ks->n; i++) {
-            if (ks->ints[i] < 0 || !tconv_mul_i64(taps, ks->ints[i], &taps))
+            if (ks->ints[i] < 0 || !tc_mul_i64(taps, ks->ints[i], &taps))
                 return -1;
         }
-        return static_elements(y, &ny) && tconv_mul_i64(ny, taps, &work) ? work : -1;
+        return static_elements(y, &ny) && tc_mul_i64(ny, taps, &work) ? work : -1;
     }
     return 0;
 }
@@ -140,10 +140,10 @@ static int64_t node_work(const tconv_node *node) {
 static bool cheap_enough(const tconv_graph *g, int64_t *total, int depth) {
     for (const tconv_node *n = g->first; n; n = n->next) {
         int64_t work = node_work(n);
-        if (work < 0 || !tconv_add_i64(*total, work, total) || *total > FUZZ_MAX_WORK)
+        if (work < 0 || !tc_add_i64(*total, work, total) || *total > FUZZ_MAX_WORK)
             return false;
         for (size_t a = 0; a < n->n_attrs; a++) {
-            const tconv_attr *attr = &n->attrs[a];
+            const tc_attr *attr = &n->attrs[a];
             if (attr->type == TCONV_ATTR_GRAPH && attr->g &&
                 (depth > 16 || !cheap_enough(attr->g, total, depth + 1)))
                 return false;
@@ -155,59 +155,59 @@ static bool cheap_enough(const tconv_graph *g, int64_t *total, int depth) {
 /* Both graphs run within the work budget. Shapes come from shape-infer (which only annotates;
  * the original's nodes stay as they are). */
 static bool affordable(tconv_model *original, const tconv_model *converted) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    tc_error err;
+    tc_error_clear(&err);
     int64_t work = 0;
-    return tconv_run_passes(original, "shape-infer", &options, NULL, NULL, &err) == TCONV_OK &&
+    return tc_run_passes(original, "shape-infer", &options, NULL, NULL, &err) == TCONV_OK &&
            cheap_enough(original->graph, &work, 0) && cheap_enough(converted->graph, &work, 0);
 }
 
 typedef struct check_state {
-    tconv_session *orig, *conv;
-    tconv_rt_tensor *inputs, *want, *got;
+    tc_session *orig, *conv;
+    tc_rt_tensor *inputs, *want, *got;
     size_t n_in, n_out;
 } check_state;
 
 static void check_free(check_state *c) {
     for (size_t i = 0; c->inputs && i < c->n_in; i++)
-        tconv_rt_tensor_release(&c->inputs[i]);
+        tc_rt_tensor_release(&c->inputs[i]);
     for (size_t i = 0; c->want && c->got && i < c->n_out; i++) {
-        tconv_rt_tensor_release(&c->want[i]);
-        tconv_rt_tensor_release(&c->got[i]);
+        tc_rt_tensor_release(&c->want[i]);
+        tc_rt_tensor_release(&c->got[i]);
     }
     free(c->inputs);
     free(c->want);
     free(c->got);
-    tconv_session_free(c->orig);
-    tconv_session_free(c->conv);
+    tc_session_free(c->orig);
+    tc_session_free(c->conv);
 }
 
 static bool check_setup(check_state *c, tconv_model *original, tconv_model *converted) {
-    tconv_session_options so;
-    tconv_session_options_init(&so);
+    tc_session_options so;
+    tc_session_options_init(&so);
     so.n_threads = 1;
     so.max_memory_bytes = FUZZ_MAX_MEMORY;
-    tconv_error err;
-    tconv_error_clear(&err);
-    if (tconv_session_create(original, &so, &c->orig, &err) != TCONV_OK)
+    tc_error err;
+    tc_error_clear(&err);
+    if (tc_session_create(original, &so, &c->orig, &err) != TCONV_OK)
         return false; /* unsupported op, planned memory over the limit, ... */
-    if (tconv_session_create(converted, &so, &c->conv, &err) != TCONV_OK)
+    if (tc_session_create(converted, &so, &c->conv, &err) != TCONV_OK)
         return false; /* the converted graph may plan more memory (Slice/Pad) */
-    c->n_in = tconv_session_input_count(c->orig);
-    c->n_out = tconv_session_output_count(c->orig);
-    FUZZ_REQUIRE(c->n_in == tconv_session_input_count(c->conv), NULL);
-    FUZZ_REQUIRE(c->n_out == tconv_session_output_count(c->conv), NULL);
+    c->n_in = tc_session_input_count(c->orig);
+    c->n_out = tc_session_output_count(c->orig);
+    FUZZ_REQUIRE(c->n_in == tc_session_input_count(c->conv), NULL);
+    FUZZ_REQUIRE(c->n_out == tc_session_output_count(c->conv), NULL);
     c->inputs = calloc(c->n_in + 1, sizeof *c->inputs);
     c->want = calloc(c->n_out + 1, sizeof *c->want);
     c->got = calloc(c->n_out + 1, sizeof *c->got);
     if (!c->inputs || !c->want || !c->got)
         return false;
     for (size_t i = 0; i < c->n_in; i++) {
-        const tconv_value *v = tconv_session_input(c->orig, i);
+        const tconv_value *v = tc_session_input(c->orig, i);
         if (!small_input(v) ||
-            tconv_session_random_input(v, 1000 + i, NULL, 0, &c->inputs[i], &err) != TCONV_OK)
+            tc_session_random_input(v, 1000 + i, NULL, 0, &c->inputs[i], &err) != TCONV_OK)
             return false;
     }
     return true;
@@ -216,16 +216,15 @@ static bool check_setup(check_state *c, tconv_model *original, tconv_model *conv
 static void check(tconv_model *original, tconv_model *converted) {
     check_state c;
     memset(&c, 0, sizeof c);
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     if (check_setup(&c, original, converted) &&
-        tconv_session_run(c.orig, c.inputs, c.n_in, c.want, &err) == TCONV_OK) {
-        tconv_status st = tconv_session_run(c.conv, c.inputs, c.n_in, c.got, &err);
+        tc_session_run(c.orig, c.inputs, c.n_in, c.want, &err) == TCONV_OK) {
+        tconv_status st = tc_session_run(c.conv, c.inputs, c.n_in, c.got, &err);
         FUZZ_REQUIRE(st == TCONV_OK || st == TCONV_ERR_LIMIT || st == TCONV_ERR_NOMEM, &err);
         for (size_t i = 0; st == TCONV_OK && i < c.n_out; i++) {
             double abs_err, rel_err;
-            st = tconv_rt_tensor_compare(&c.got[i], &c.want[i], 1e-3, 1e-4, &abs_err, &rel_err,
-                                         &err);
+            st = tc_rt_tensor_compare(&c.got[i], &c.want[i], 1e-3, 1e-4, &abs_err, &rel_err, &err);
             FUZZ_REQUIRE(st == TCONV_OK, &err);
         }
         if (getenv("TCONV_FUZZ_VERBOSE"))
@@ -236,7 +235,7 @@ static void check(tconv_model *original, tconv_model *converted) {
     check_free(&c);
 }
 
-int tconv_fuzz_legalize_check(const uint8_t *data, size_t size) {
+int fuzz_legalize_check(const uint8_t *data, size_t size) {
     tconv_model *converted = load(data, size);
     if (!converted)
         return 0;
@@ -258,6 +257,6 @@ int tconv_fuzz_legalize_check(const uint8_t *data, size_t size) {
 #ifndef TCONV_FUZZ_NO_MAIN
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return tconv_fuzz_legalize_check(data, size);
+    return fuzz_legalize_check(data, size);
 }
 #endif

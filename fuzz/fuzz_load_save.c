@@ -9,19 +9,19 @@
 static volatile uint8_t fuzz_sink;
 
 static void touch_tensor(tconv_tensor *t) {
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     if (!t)
         return;
     tconv_status st;
     if (t->dtype == TCONV_DTYPE_STRING) {
-        const tconv_bytes *strings;
+        const tc_bytes *strings;
         size_t count;
-        st = tconv_tensor_strings(t, &strings, &count, &err);
+        st = tc_tensor_strings(t, &strings, &count, &err);
     } else {
         const void *data;
         size_t nbytes;
-        st = tconv_tensor_data(t, &data, &nbytes, &err);
+        st = tc_tensor_data(t, &data, &nbytes, &err);
         uint8_t sum = 0; /* read every byte, so ASan sees a short buffer */
         for (size_t i = 0; st == TCONV_OK && i < nbytes; i++)
             sum = (uint8_t)(sum + ((const uint8_t *)data)[i]);
@@ -38,7 +38,7 @@ static void touch_graph(tconv_graph *g, int depth) {
         touch_tensor(g->initializers[i]);
     for (tconv_node *n = g->first; n; n = n->next) {
         for (size_t a = 0; a < n->n_attrs; a++) {
-            tconv_attr *attr = &n->attrs[a];
+            tc_attr *attr = &n->attrs[a];
             if (attr->type == TCONV_ATTR_TENSOR)
                 touch_tensor(attr->t);
             for (size_t k = 0; attr->type == TCONV_ATTR_TENSORS && k < attr->n; k++)
@@ -51,30 +51,30 @@ static void touch_graph(tconv_graph *g, int depth) {
     }
 }
 
-int tconv_fuzz_load_save(const uint8_t *data, size_t size) {
-    tconv_load_options options;
-    tconv_load_options_init(&options);
+int fuzz_load_save(const uint8_t *data, size_t size) {
+    tc_load_options options;
+    tc_load_options_init(&options);
     tconv_model *model = (tconv_model *)1;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_status st = tconv_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = tc_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
     if (st != TCONV_OK) {
         FUZZ_REQUIRE(model == NULL, &err);
         fuzz_require_message(st, &err, "<memory>: ");
         return 0;
     }
-    FUZZ_REQUIRE(tconv_model_verify(model, &err) == TCONV_OK, &err);
+    FUZZ_REQUIRE(tc_model_verify(model, &err) == TCONV_OK, &err);
     touch_graph(model->graph, 0);
     void *saved = NULL;
     size_t saved_size = 0;
-    st = tconv_model_save_buffer(model, &saved, &saved_size, &err);
+    st = tc_model_save_buffer(model, &saved, &saved_size, &err);
     FUZZ_REQUIRE(st == TCONV_OK, &err);
     tconv_model *again = NULL;
-    st = tconv_model_load_buffer(saved, saved_size, NULL, &options, &again, NULL, &err);
+    st = tc_model_load_buffer(saved, saved_size, NULL, &options, &again, NULL, &err);
     FUZZ_REQUIRE(st == TCONV_OK, &err);
     void *resaved = NULL;
     size_t resaved_size = 0;
-    st = tconv_model_save_buffer(again, &resaved, &resaved_size, &err);
+    st = tc_model_save_buffer(again, &resaved, &resaved_size, &err);
     FUZZ_REQUIRE(st == TCONV_OK, &err);
     FUZZ_REQUIRE(resaved_size == saved_size && memcmp(resaved, saved, saved_size) == 0, NULL);
     free(resaved);
@@ -87,6 +87,6 @@ int tconv_fuzz_load_save(const uint8_t *data, size_t size) {
 #ifndef TCONV_FUZZ_NO_MAIN
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return tconv_fuzz_load_save(data, size);
+    return fuzz_load_save(data, size);
 }
 #endif

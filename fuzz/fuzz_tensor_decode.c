@@ -12,24 +12,24 @@ static volatile uint8_t fuzz_sink;
 
 /* The decoded contents; NULL data for string tensors (checked separately). */
 static bool decode(tconv_tensor *t, const void **data, size_t *nbytes) {
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     *data = NULL;
     *nbytes = 0;
     if (t->dtype == TCONV_DTYPE_STRING) {
-        const tconv_bytes *strings;
+        const tc_bytes *strings;
         size_t count;
-        FUZZ_REQUIRE(tconv_tensor_strings(t, &strings, &count, &err) == TCONV_OK, &err);
+        FUZZ_REQUIRE(tc_tensor_strings(t, &strings, &count, &err) == TCONV_OK, &err);
         int64_t n;
-        FUZZ_REQUIRE(tconv_tensor_elements(t, &n) && (uint64_t)n == count, NULL);
+        FUZZ_REQUIRE(tc_tensor_elements(t, &n) && (uint64_t)n == count, NULL);
         for (size_t i = 0; i < count; i++)
             FUZZ_REQUIRE(strings[i].len == 0 || strings[i].data, NULL);
         return false;
     }
-    FUZZ_REQUIRE(tconv_tensor_data(t, data, nbytes, &err) == TCONV_OK, &err);
+    FUZZ_REQUIRE(tc_tensor_data(t, data, nbytes, &err) == TCONV_OK, &err);
     int64_t n;
     size_t want;
-    FUZZ_REQUIRE(tconv_tensor_elements(t, &n) && tconv_dtype_storage_bytes(t->dtype, n, &want) &&
+    FUZZ_REQUIRE(tc_tensor_elements(t, &n) && tc_dtype_storage_bytes(t->dtype, n, &want) &&
                      want == *nbytes,
                  NULL);
     uint8_t sum = 0;
@@ -41,35 +41,35 @@ static bool decode(tconv_tensor *t, const void **data, size_t *nbytes) {
 
 /* Through the runtime's own representation and back to an IR tensor. */
 static void runtime_roundtrip(tconv_tensor *t, const void *data, size_t nbytes) {
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_rt_tensor rt;
+    tc_error err;
+    tc_error_clear(&err);
+    tc_rt_tensor rt;
     memset(&rt, 0, sizeof rt);
-    if (tconv_rt_tensor_from_ir(t, &rt, &err) != TCONV_OK) {
+    if (tc_rt_tensor_from_ir(t, &rt, &err) != TCONV_OK) {
         FUZZ_REQUIRE(err.message[0] != '\0', &err); /* a dtype the runtime does not compute */
         return;
     }
     FUZZ_REQUIRE(rt.nbytes == nbytes && (nbytes == 0 || memcmp(rt.data, data, nbytes) == 0), NULL);
     tconv_tensor *back;
-    FUZZ_REQUIRE(tconv_rt_tensor_to_ir(&rt, t->model, "back", &back, &err) == TCONV_OK, &err);
-    tconv_rt_tensor_release(&rt);
+    FUZZ_REQUIRE(tc_rt_tensor_to_ir(&rt, t->model, "back", &back, &err) == TCONV_OK, &err);
+    tc_rt_tensor_release(&rt);
 }
 
 /* The saver's path for an edited tensor: rebuilt from the decoded data, packed, reloaded. */
 static void reencode(tconv_tensor *t, const void *data, size_t nbytes) {
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_arena *tmp = tconv_arena_create();
+    tc_error err;
+    tc_error_clear(&err);
+    tc_arena *tmp = tc_arena_create();
     FUZZ_REQUIRE(tmp != NULL, NULL);
     t->dirty = true;
-    Onnx__TensorProto *proto = tconv_onnx_tensor_to_proto(tmp, t, &err);
+    Onnx__TensorProto *proto = tc_onnx_tensor_to_proto(tmp, t, &err);
     FUZZ_REQUIRE(proto != NULL, &err);
     size_t size = protobuf_c_message_get_packed_size(&proto->base);
     uint8_t *bytes = malloc(size ? size : 1);
     FUZZ_REQUIRE(bytes != NULL, NULL);
     protobuf_c_message_pack(&proto->base, bytes);
     tconv_tensor *again;
-    FUZZ_REQUIRE(tconv_tensor_load_pb_buffer(t->model, bytes, size, "<re-encoded>", &again, &err) ==
+    FUZZ_REQUIRE(tc_tensor_load_pb_buffer(t->model, bytes, size, "<re-encoded>", &again, &err) ==
                      TCONV_OK,
                  &err);
     FUZZ_REQUIRE(again->dtype == t->dtype && again->rank == t->rank, NULL);
@@ -79,16 +79,16 @@ static void reencode(tconv_tensor *t, const void *data, size_t nbytes) {
     if (decode(again, &data2, &nbytes2))
         FUZZ_REQUIRE(nbytes2 == nbytes && (nbytes == 0 || memcmp(data, data2, nbytes) == 0), NULL);
     free(bytes);
-    tconv_arena_destroy(tmp);
+    tc_arena_destroy(tmp);
 }
 
-int tconv_fuzz_tensor_decode(const uint8_t *data, size_t size) {
+int fuzz_tensor_decode(const uint8_t *data, size_t size) {
     tconv_model *model = NULL;
-    tconv_error err;
-    tconv_error_clear(&err);
-    FUZZ_REQUIRE(tconv_model_create(&model, &err) == TCONV_OK, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    FUZZ_REQUIRE(tc_model_create(&model, &err) == TCONV_OK, &err);
     tconv_tensor *t = NULL;
-    tconv_status st = tconv_tensor_load_pb_buffer(model, data, size, "<fuzz>", &t, &err);
+    tconv_status st = tc_tensor_load_pb_buffer(model, data, size, "<fuzz>", &t, &err);
     if (st != TCONV_OK) {
         FUZZ_REQUIRE(t == NULL, &err);
         fuzz_require_message(st, &err, "<fuzz>: ");
@@ -107,6 +107,6 @@ int tconv_fuzz_tensor_decode(const uint8_t *data, size_t size) {
 #ifndef TCONV_FUZZ_NO_MAIN
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return tconv_fuzz_tensor_decode(data, size);
+    return fuzz_tensor_decode(data, size);
 }
 #endif

@@ -14,31 +14,31 @@ const char *tconv_attr_name(const tconv_node *node, size_t index) {
 }
 
 tconv_attr_type tconv_attr_type_of(const tconv_node *node, const char *name) {
-    const tconv_attr *a = node && name ? tconv_node_attr(node, name) : NULL;
+    const tc_attr *a = node && name ? tc_node_attr(node, name) : NULL;
     return a ? a->type : TCONV_ATTR_UNDEFINED;
 }
 
 /* ---------------------------------------------------------------- getters */
 
 /* The attribute `name` of type `want`, or NULL with the error recorded in the model. */
-static const tconv_attr *find_typed(tconv_node *node, const char *name, const void *out,
-                                    tconv_attr_type want, tconv_status *st) {
-    tconv_model *model = tconv_api_node_model(node);
+static const tc_attr *find_typed(tconv_node *node, const char *name, const void *out,
+                                 tconv_attr_type want, tconv_status *st) {
+    tconv_model *model = tc_api_node_model(node);
     *st = TCONV_ERR_USAGE;
     if (!model)
         return NULL;
     if (!name || !out) {
-        tconv_api_usage(model, "attribute getter: name and out must not be NULL");
+        tc_api_usage(model, "attribute getter: name and out must not be NULL");
         return NULL;
     }
-    tconv_error *err = tconv_api_begin(model);
-    const tconv_attr *a = tconv_node_attr(node, name);
+    tc_error *err = tc_api_begin(model);
+    const tc_attr *a = tc_node_attr(node, name);
     char where[256];
     if (!a || a->type != want) {
-        *st = tconv_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': expected %s, %s%s",
-                              tconv_node_describe(node, where, sizeof where), name,
-                              tconv_attr_type_name(want), a ? "got " : "it is absent",
-                              a ? tconv_attr_type_name(a->type) : "");
+        *st = tc_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': expected %s, %s%s",
+                           tc_node_describe(node, where, sizeof where), name,
+                           tconv_attr_type_name(want), a ? "got " : "it is absent",
+                           a ? tconv_attr_type_name(a->type) : "");
         return NULL;
     }
     *st = TCONV_OK;
@@ -47,7 +47,7 @@ static const tconv_attr *find_typed(tconv_node *node, const char *name, const vo
 
 tconv_status tconv_attr_get_int(tconv_node *node, const char *name, int64_t *out) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, out, TCONV_ATTR_INT, &st);
+    const tc_attr *a = find_typed(node, name, out, TCONV_ATTR_INT, &st);
     if (a)
         *out = a->i;
     return st;
@@ -55,7 +55,7 @@ tconv_status tconv_attr_get_int(tconv_node *node, const char *name, int64_t *out
 
 tconv_status tconv_attr_get_float(tconv_node *node, const char *name, float *out) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, out, TCONV_ATTR_FLOAT, &st);
+    const tc_attr *a = find_typed(node, name, out, TCONV_ATTR_FLOAT, &st);
     if (a)
         *out = a->f;
     return st;
@@ -63,17 +63,17 @@ tconv_status tconv_attr_get_float(tconv_node *node, const char *name, float *out
 
 tconv_status tconv_attr_get_string(tconv_node *node, const char *name, const char **out) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, out, TCONV_ATTR_STRING, &st);
+    const tc_attr *a = find_typed(node, name, out, TCONV_ATTR_STRING, &st);
     if (!a)
         return st;
     tconv_model *model = node->graph->model;
-    return tconv_api_end(model, tconv_node_attr_string(node, name, NULL, out, &model->last_error));
+    return tc_api_end(model, tc_node_attr_string(node, name, NULL, out, &model->last_error));
 }
 
 tconv_status tconv_attr_get_ints(tconv_node *node, const char *name, const int64_t **values,
                                  size_t *count) {
     tconv_status st;
-    const tconv_attr *a =
+    const tc_attr *a =
         find_typed(node, name, values && count ? values : NULL, TCONV_ATTR_INTS, &st);
     if (a) {
         *values = a->ints;
@@ -85,7 +85,7 @@ tconv_status tconv_attr_get_ints(tconv_node *node, const char *name, const int64
 tconv_status tconv_attr_get_floats(tconv_node *node, const char *name, const float **values,
                                    size_t *count) {
     tconv_status st;
-    const tconv_attr *a =
+    const tc_attr *a =
         find_typed(node, name, values && count ? values : NULL, TCONV_ATTR_FLOATS, &st);
     if (a) {
         *values = a->floats;
@@ -96,7 +96,7 @@ tconv_status tconv_attr_get_floats(tconv_node *node, const char *name, const flo
 
 tconv_status tconv_attr_get_tensor(tconv_node *node, const char *name, tconv_tensor **out) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, out, TCONV_ATTR_TENSOR, &st);
+    const tc_attr *a = find_typed(node, name, out, TCONV_ATTR_TENSOR, &st);
     if (a)
         *out = a->t;
     return st;
@@ -104,7 +104,7 @@ tconv_status tconv_attr_get_tensor(tconv_node *node, const char *name, tconv_ten
 
 tconv_status tconv_attr_get_graph(tconv_node *node, const char *name, tconv_graph **out) {
     tconv_status st;
-    const tconv_attr *a = find_typed(node, name, out, TCONV_ATTR_GRAPH, &st);
+    const tc_attr *a = find_typed(node, name, out, TCONV_ATTR_GRAPH, &st);
     if (a)
         *out = a->g;
     return st;
@@ -115,15 +115,15 @@ tconv_status tconv_attr_get_graph(tconv_node *node, const char *name, tconv_grap
 /* The checks every setter shares; on success *model is the node's model with its error reset. */
 static tconv_status begin_set(tconv_node *node, const char *name, const void *values, size_t count,
                               tconv_model **model) {
-    *model = tconv_api_node_model(node);
+    *model = tc_api_node_model(node);
     if (!*model)
         return TCONV_ERR_USAGE;
     if (!name || !*name)
-        return tconv_api_usage(*model, "attribute setter: the name is NULL or empty");
+        return tc_api_usage(*model, "attribute setter: the name is NULL or empty");
     if (count > 0 && !values)
-        return tconv_api_usage(*model, "attribute '%s': %zu values but the array is NULL", name,
-                               count);
-    tconv_api_begin(*model);
+        return tc_api_usage(*model, "attribute '%s': %zu values but the array is NULL", name,
+                            count);
+    tc_api_begin(*model);
     return TCONV_OK;
 }
 
@@ -132,7 +132,7 @@ tconv_status tconv_attr_set_int(tconv_node *node, const char *name, int64_t valu
     tconv_status st = begin_set(node, name, NULL, 0, &model);
     if (st != TCONV_OK)
         return st;
-    return tconv_api_end(model, tconv_node_set_attr_int(node, name, value, &model->last_error));
+    return tc_api_end(model, tc_node_set_attr_int(node, name, value, &model->last_error));
 }
 
 tconv_status tconv_attr_set_float(tconv_node *node, const char *name, float value) {
@@ -140,7 +140,7 @@ tconv_status tconv_attr_set_float(tconv_node *node, const char *name, float valu
     tconv_status st = begin_set(node, name, NULL, 0, &model);
     if (st != TCONV_OK)
         return st;
-    return tconv_api_end(model, tconv_node_set_attr_float(node, name, value, &model->last_error));
+    return tc_api_end(model, tc_node_set_attr_float(node, name, value, &model->last_error));
 }
 
 tconv_status tconv_attr_set_string(tconv_node *node, const char *name, const char *value) {
@@ -148,7 +148,7 @@ tconv_status tconv_attr_set_string(tconv_node *node, const char *name, const cha
     tconv_status st = begin_set(node, name, value, 1, &model);
     if (st != TCONV_OK)
         return st;
-    return tconv_api_end(model, tconv_node_set_attr_string(node, name, value, &model->last_error));
+    return tc_api_end(model, tc_node_set_attr_string(node, name, value, &model->last_error));
 }
 
 tconv_status tconv_attr_set_ints(tconv_node *node, const char *name, const int64_t *values,
@@ -157,8 +157,7 @@ tconv_status tconv_attr_set_ints(tconv_node *node, const char *name, const int64
     tconv_status st = begin_set(node, name, values, count, &model);
     if (st != TCONV_OK)
         return st;
-    return tconv_api_end(model,
-                         tconv_node_set_attr_ints(node, name, values, count, &model->last_error));
+    return tc_api_end(model, tc_node_set_attr_ints(node, name, values, count, &model->last_error));
 }
 
 tconv_status tconv_attr_set_floats(tconv_node *node, const char *name, const float *values,
@@ -167,20 +166,20 @@ tconv_status tconv_attr_set_floats(tconv_node *node, const char *name, const flo
     tconv_status st = begin_set(node, name, values, count, &model);
     if (st != TCONV_OK)
         return st;
-    float *copy = tconv_arena_calloc(model->arena, count ? count : 1, sizeof(float));
-    const char *owned_name = tconv_arena_strdup(model->arena, name);
+    float *copy = tc_arena_calloc(model->arena, count ? count : 1, sizeof(float));
+    const char *owned_name = tc_arena_strdup(model->arena, name);
     if (!copy || !owned_name)
-        return tconv_api_end(model, tconv_error_nomem(&model->last_error, "a FLOATS attribute"));
+        return tc_api_end(model, tc_error_nomem(&model->last_error, "a FLOATS attribute"));
     if (count)
         memcpy(copy, values, count * sizeof(float));
-    tconv_attr a = {.name = owned_name, .type = TCONV_ATTR_FLOATS, .floats = copy, .n = count};
+    tc_attr a = {.name = owned_name, .type = TCONV_ATTR_FLOATS, .floats = copy, .n = count};
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (node->attrs[i].name && strcmp(node->attrs[i].name, name) == 0) {
             node->attrs[i] = a; /* in place: attribute order is kept */
             return TCONV_OK;
         }
     }
-    return tconv_api_end(model, tconv_node_add_attr(node, &a, &model->last_error));
+    return tc_api_end(model, tc_node_add_attr(node, &a, &model->last_error));
 }
 
 tconv_status tconv_attr_set_tensor(tconv_node *node, const char *name, tconv_dtype dtype, int rank,
@@ -188,14 +187,14 @@ tconv_status tconv_attr_set_tensor(tconv_node *node, const char *name, tconv_dty
     tconv_model *model;
     tconv_status st = begin_set(node, name, NULL, 0, &model);
     if (st == TCONV_OK)
-        st = tconv_api_check_dims(model, "tconv_attr_set_tensor", rank, dims, false, false);
+        st = tc_api_check_dims(model, "tconv_attr_set_tensor", rank, dims, false, false);
     if (st != TCONV_OK)
         return st;
     tconv_tensor *t = NULL;
-    st = tconv_tensor_create(model, NULL, dtype, rank, dims, data, nbytes, &t, &model->last_error);
+    st = tc_tensor_create(model, NULL, dtype, rank, dims, data, nbytes, &t, &model->last_error);
     if (st == TCONV_OK)
-        st = tconv_node_set_attr_tensor(node, name, t, &model->last_error);
-    return tconv_api_end(model, st);
+        st = tc_node_set_attr_tensor(node, name, t, &model->last_error);
+    return tc_api_end(model, st);
 }
 
 tconv_status tconv_attr_remove(tconv_node *node, const char *name) {
@@ -203,7 +202,7 @@ tconv_status tconv_attr_remove(tconv_node *node, const char *name) {
     tconv_status st = begin_set(node, name, NULL, 0, &model);
     if (st != TCONV_OK)
         return st;
-    tconv_node_remove_attr(node, name);
+    tc_node_remove_attr(node, name);
     return TCONV_OK;
 }
 
@@ -227,7 +226,7 @@ int64_t tconv_tensor_dim(const tconv_tensor *tensor, int axis) {
 
 int64_t tconv_tensor_element_count(const tconv_tensor *tensor) {
     int64_t n;
-    return tensor && tconv_tensor_elements(tensor, &n) ? n : -1;
+    return tensor && tc_tensor_elements(tensor, &n) ? n : -1;
 }
 
 tconv_value *tconv_tensor_value(const tconv_tensor *tensor) {
@@ -243,9 +242,9 @@ tconv_status tconv_tensor_get_data(tconv_tensor *tensor, const void **data, size
     if (!model)
         return TCONV_ERR_USAGE;
     if (!data || !nbytes)
-        return tconv_api_usage(model, "tconv_tensor_get_data: data and nbytes must not be NULL");
+        return tc_api_usage(model, "tconv_tensor_get_data: data and nbytes must not be NULL");
     if (tensor->dtype == TCONV_DTYPE_STRING)
-        return tconv_api_usage(model, "tensor '%s': STRING tensors have no byte form",
-                               tensor->name ? tensor->name : "");
-    return tconv_api_end(model, tconv_tensor_data(tensor, data, nbytes, tconv_api_begin(model)));
+        return tc_api_usage(model, "tensor '%s': STRING tensors have no byte form",
+                            tensor->name ? tensor->name : "");
+    return tc_api_end(model, tc_tensor_data(tensor, data, nbytes, tc_api_begin(model)));
 }

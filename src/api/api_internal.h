@@ -14,65 +14,63 @@
 #include "tconv/tconv.h"
 
 /* Values for symbolic input dims (runners and comparisons): names malloc'd. */
-typedef struct tconv_api_dims {
-    tconv_dim_binding *items;
+typedef struct tc_api_dims {
+    tc_dim_binding *items;
     size_t count, cap;
-} tconv_api_dims;
+} tc_api_dims;
 
 /* The importer's and the runtime's options a tconv_limits stands for (defaults when NULL). */
-void tconv_api_load_options(const tconv_limits *limits, tconv_load_options *out);
-void tconv_api_session_options(const tconv_limits *limits, tconv_session_options *out);
+void tc_api_load_options(const tconv_limits *limits, tc_load_options *out);
+void tc_api_session_options(const tconv_limits *limits, tc_session_options *out);
 
 /* Binds (or rebinds) `name` to value >= 0. Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
-tconv_status tconv_api_dims_bind(tconv_api_dims *dims, const char *name, int64_t value,
-                                 tconv_error *err);
-void tconv_api_dims_free(tconv_api_dims *dims);
+tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err);
+void tc_api_dims_free(tc_api_dims *dims);
 
 /* What a pipeline run did (tconv/passes.h). Made by tconv_pipeline_run, read by api_report.c. */
 struct tconv_report {
-    tconv_rewrite_report rewrites;
-    tconv_diagnostics warnings;
-    tconv_op_counts before, after;
+    tc_rewrite_report rewrites;
+    tc_diagnostics warnings;
+    tc_op_counts before, after;
     char *model_path; /* malloc'd; NULL for a model that has no file */
     tconv_policy policy;
     tconv_convention convention;
 };
 
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
-tconv_report *tconv_api_report_new(void);
+tconv_report *tc_api_report_new(void);
 
 _Static_assert(TCONV_MAX_DIMS == TCONV_MAX_RANK, "public and IR rank limits differ");
 
 /* Starts a fallible public call on `model`: clears its last error and returns the record the
  * internal calls fill in. */
-tconv_error *tconv_api_begin(tconv_model *model);
+tc_error *tc_api_begin(tconv_model *model);
 
 /* Ends a public call with `status`: TCONV_OK clears the model's error; a failure keeps the
  * message the internal code wrote (or gets one naming the status if it wrote none). */
-tconv_status tconv_api_end(tconv_model *model, tconv_status status);
+tconv_status tc_api_end(tconv_model *model, tconv_status status);
 
 /* Records a TCONV_ERR_USAGE failure with a formatted message in the model (which may be NULL:
  * then nothing is recorded) and returns TCONV_ERR_USAGE. */
-tconv_status tconv_api_usage(tconv_model *model, const char *fmt, ...) TCONV_PRINTF(2, 3);
+tconv_status tc_api_usage(tconv_model *model, const char *fmt, ...) TCONV_PRINTF(2, 3);
 
 /* Copies `message` into a caller's buffer of `size` bytes, truncated, NUL-terminated; nothing
  * when buf is NULL or size is 0. */
-void tconv_api_copy_message(char *buf, size_t size, const char *message);
+void tc_api_copy_message(char *buf, size_t size, const char *message);
 
 /* The model a graph object belongs to (NULL for NULL). */
-tconv_model *tconv_api_node_model(const tconv_node *node);
-tconv_model *tconv_api_value_model(const tconv_value *value);
+tconv_model *tc_api_node_model(const tconv_node *node);
+tconv_model *tc_api_value_model(const tconv_value *value);
 
 /* Checks a (rank, dims) pair given by a caller: 0 <= rank <= TCONV_MAX_DIMS (or -1 when
  * allow_unknown_rank), dims non-NULL when rank > 0, each dim >= 0 (or -1 when allow_unknown_dims).
  * Records a usage error in `model` naming `what`. */
-tconv_status tconv_api_check_dims(tconv_model *model, const char *what, int rank,
-                                  const int64_t *dims, bool allow_unknown_rank,
-                                  bool allow_unknown_dims);
+tconv_status tc_api_check_dims(tconv_model *model, const char *what, int rank, const int64_t *dims,
+                               bool allow_unknown_rank, bool allow_unknown_dims);
 
 /* Runs write(ctx, stream) on a memory stream and hands the text to the caller (*text malloc'd,
  * NUL-terminated; free with tconv_free). */
-tconv_status tconv_api_capture_text(tconv_status (*write)(const void *ctx, FILE *out),
-                                    const void *ctx, char **text);
+tconv_status tc_api_capture_text(tconv_status (*write)(const void *ctx, FILE *out), const void *ctx,
+                                 char **text);
 
 #endif

@@ -9,9 +9,9 @@
 #define MAX_THREADS 1024
 
 struct tconv_limits {
-    tconv_load_options load;
-    tconv_session_options session;
-    tconv_error last_error;
+    tc_load_options load;
+    tc_session_options session;
+    tc_error last_error;
 };
 
 tconv_status tconv_limits_new(tconv_limits **out) {
@@ -20,8 +20,8 @@ tconv_status tconv_limits_new(tconv_limits **out) {
     *out = calloc(1, sizeof **out);
     if (!*out)
         return TCONV_ERR_NOMEM;
-    tconv_load_options_init(&(*out)->load);
-    tconv_session_options_init(&(*out)->session);
+    tc_load_options_init(&(*out)->load);
+    tc_session_options_init(&(*out)->session);
     return TCONV_OK;
 }
 
@@ -35,15 +35,15 @@ const char *tconv_limits_last_error(const tconv_limits *limits) {
 
 static tconv_status out_of_range(tconv_limits *limits, const char *what, uint64_t value,
                                  uint64_t max) {
-    return tconv_error_set(&limits->last_error, TCONV_ERR_USAGE,
-                           "limit %s: %llu is above the largest value, %llu", what,
-                           (unsigned long long)value, (unsigned long long)max);
+    return tc_error_set(&limits->last_error, TCONV_ERR_USAGE,
+                        "limit %s: %llu is above the largest value, %llu", what,
+                        (unsigned long long)value, (unsigned long long)max);
 }
 
 tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t value) {
     if (!limits)
         return TCONV_ERR_USAGE;
-    tconv_error_clear(&limits->last_error);
+    tc_error_clear(&limits->last_error);
     bool fits_size = value <= SIZE_MAX;
     switch (which) {
     case TCONV_LIMIT_FILE_BYTES:
@@ -77,14 +77,14 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         limits->session.n_threads = (int)value;
         return TCONV_OK;
     }
-    return tconv_error_set(&limits->last_error, TCONV_ERR_USAGE, "unknown limit %d", (int)which);
+    return tc_error_set(&limits->last_error, TCONV_ERR_USAGE, "unknown limit %d", (int)which);
 }
 
 uint64_t tconv_limits_get(const tconv_limits *limits, tconv_limit which) {
-    tconv_load_options load;
-    tconv_session_options session;
-    tconv_api_load_options(limits, &load);
-    tconv_api_session_options(limits, &session);
+    tc_load_options load;
+    tc_session_options session;
+    tc_api_load_options(limits, &load);
+    tc_api_session_options(limits, &session);
     switch (which) {
     case TCONV_LIMIT_FILE_BYTES:
         return load.max_file_bytes;
@@ -102,16 +102,16 @@ uint64_t tconv_limits_get(const tconv_limits *limits, tconv_limit which) {
     return 0;
 }
 
-void tconv_api_load_options(const tconv_limits *limits, tconv_load_options *out) {
+void tc_api_load_options(const tconv_limits *limits, tc_load_options *out) {
     if (limits)
         *out = limits->load;
     else
-        tconv_load_options_init(out);
+        tc_load_options_init(out);
 }
 
-void tconv_api_session_options(const tconv_limits *limits, tconv_session_options *out) {
+void tc_api_session_options(const tconv_limits *limits, tc_session_options *out) {
     if (limits)
         *out = limits->session;
     else
-        tconv_session_options_init(out);
+        tc_session_options_init(out);
 }

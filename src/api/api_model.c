@@ -15,62 +15,61 @@
 
 /* ---------------------------------------------------------------- error helpers */
 
-tconv_error *tconv_api_begin(tconv_model *model) {
-    tconv_error_clear(&model->last_error);
+tc_error *tc_api_begin(tconv_model *model) {
+    tc_error_clear(&model->last_error);
     return &model->last_error;
 }
 
-tconv_status tconv_api_end(tconv_model *model, tconv_status status) {
+tconv_status tc_api_end(tconv_model *model, tconv_status status) {
     if (status == TCONV_OK) {
-        tconv_error_clear(&model->last_error);
+        tc_error_clear(&model->last_error);
     } else {
         model->last_error.status = status;
         if (!model->last_error.message[0])
-            tconv_error_set(&model->last_error, status, "failed: %s", tconv_status_name(status));
+            tc_error_set(&model->last_error, status, "failed: %s", tconv_status_name(status));
     }
     return status;
 }
 
-tconv_status tconv_api_usage(tconv_model *model, const char *fmt, ...) {
+tconv_status tc_api_usage(tconv_model *model, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    tconv_error_setv(model ? &model->last_error : NULL, TCONV_ERR_USAGE, fmt, ap);
+    tc_error_setv(model ? &model->last_error : NULL, TCONV_ERR_USAGE, fmt, ap);
     va_end(ap);
     return TCONV_ERR_USAGE;
 }
 
-void tconv_api_copy_message(char *buf, size_t size, const char *message) {
+void tc_api_copy_message(char *buf, size_t size, const char *message) {
     if (!buf || size == 0)
         return;
     snprintf(buf, size, "%s", message ? message : "");
 }
 
-tconv_model *tconv_api_node_model(const tconv_node *node) {
+tconv_model *tc_api_node_model(const tconv_node *node) {
     return node && node->graph ? node->graph->model : NULL;
 }
 
-tconv_model *tconv_api_value_model(const tconv_value *value) {
+tconv_model *tc_api_value_model(const tconv_value *value) {
     return value && value->graph ? value->graph->model : NULL;
 }
 
-tconv_status tconv_api_check_dims(tconv_model *model, const char *what, int rank,
-                                  const int64_t *dims, bool allow_unknown_rank,
-                                  bool allow_unknown_dims) {
+tconv_status tc_api_check_dims(tconv_model *model, const char *what, int rank, const int64_t *dims,
+                               bool allow_unknown_rank, bool allow_unknown_dims) {
     if (rank == -1 && allow_unknown_rank)
         return TCONV_OK;
     if (rank < 0 || rank > TCONV_MAX_DIMS)
-        return tconv_api_usage(model, "%s: rank %d is outside 0..%d", what, rank, TCONV_MAX_DIMS);
+        return tc_api_usage(model, "%s: rank %d is outside 0..%d", what, rank, TCONV_MAX_DIMS);
     if (rank > 0 && !dims)
-        return tconv_api_usage(model, "%s: rank %d but dims is NULL", what, rank);
+        return tc_api_usage(model, "%s: rank %d but dims is NULL", what, rank);
     for (int i = 0; i < rank; i++) {
         if (dims[i] < (allow_unknown_dims ? -1 : 0))
-            return tconv_api_usage(model, "%s: dim %d is %lld", what, i, (long long)dims[i]);
+            return tc_api_usage(model, "%s: dim %d is %lld", what, i, (long long)dims[i]);
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_api_capture_text(tconv_status (*write)(const void *ctx, FILE *out),
-                                    const void *ctx, char **text) {
+tconv_status tc_api_capture_text(tconv_status (*write)(const void *ctx, FILE *out), const void *ctx,
+                                 char **text) {
     char *buf = NULL;
     size_t len = 0;
     FILE *stream = open_memstream(&buf, &len);
@@ -106,8 +105,8 @@ void tconv_free(void *memory) {
 tconv_status tconv_model_new(tconv_model **out) {
     if (!out)
         return TCONV_ERR_USAGE;
-    tconv_error err;
-    tconv_status st = tconv_model_create(out, &err);
+    tc_error err;
+    tconv_status st = tc_model_create(out, &err);
     if (st != TCONV_OK)
         return st;
     (*out)->has_ir_version = true;
@@ -116,61 +115,61 @@ tconv_status tconv_model_new(tconv_model **out) {
 }
 
 /* Hands a load's result to the caller: the model on success, the message on failure. */
-static tconv_status finish_read(tconv_status st, tconv_model **out, const tconv_load_info *info,
-                                const tconv_error *err, char *message, size_t message_size) {
+static tconv_status finish_read(tconv_status st, tconv_model **out, const tc_load_info *info,
+                                const tc_error *err, char *message, size_t message_size) {
     if (st != TCONV_OK) {
         tconv_model_free(*out);
         *out = NULL;
-        tconv_api_copy_message(message, message_size,
-                               err->message[0] ? err->message : tconv_status_name(st));
+        tc_api_copy_message(message, message_size,
+                            err->message[0] ? err->message : tconv_status_name(st));
         return st;
     }
     (*out)->n_graphs_sorted_on_load = info->n_graphs_reordered;
-    tconv_error_clear(&(*out)->last_error);
+    tc_error_clear(&(*out)->last_error);
     return TCONV_OK;
 }
 
 tconv_status tconv_model_read_file(const char *path, const tconv_limits *limits, tconv_model **out,
                                    char *message, size_t message_size) {
-    tconv_api_copy_message(message, message_size, "");
+    tc_api_copy_message(message, message_size, "");
     if (!out || !path) {
-        tconv_api_copy_message(message, message_size,
-                               "tconv_model_read_file: path and out must not be NULL");
+        tc_api_copy_message(message, message_size,
+                            "tconv_model_read_file: path and out must not be NULL");
         if (out)
             *out = NULL;
         return TCONV_ERR_USAGE;
     }
     *out = NULL;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_load_info info = {0};
-    tconv_load_options options;
-    tconv_api_load_options(limits, &options);
-    tconv_status st = tconv_model_load_file(path, &options, out, &info, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tc_load_info info = {0};
+    tc_load_options options;
+    tc_api_load_options(limits, &options);
+    tconv_status st = tc_model_load_file(path, &options, out, &info, &err);
     return finish_read(st, out, &info, &err, message, message_size);
 }
 
 tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *external_data_dir,
                                      const tconv_limits *limits, tconv_model **out, char *message,
                                      size_t message_size) {
-    tconv_api_copy_message(message, message_size, "");
+    tc_api_copy_message(message, message_size, "");
     if (!out || (!data && size > 0)) {
-        tconv_api_copy_message(message, message_size,
-                               "tconv_model_read_buffer: out (and data when size > 0) must not "
-                               "be NULL");
+        tc_api_copy_message(message, message_size,
+                            "tconv_model_read_buffer: out (and data when size > 0) must not "
+                            "be NULL");
         if (out)
             *out = NULL;
         return TCONV_ERR_USAGE;
     }
     *out = NULL;
     static const unsigned char empty = 0;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_load_info info = {0};
-    tconv_load_options options;
-    tconv_api_load_options(limits, &options);
-    tconv_status st = tconv_model_load_buffer(data ? data : &empty, size, external_data_dir,
-                                              &options, out, &info, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tc_load_info info = {0};
+    tc_load_options options;
+    tc_api_load_options(limits, &options);
+    tconv_status st = tc_model_load_buffer(data ? data : &empty, size, external_data_dir, &options,
+                                           out, &info, &err);
     return finish_read(st, out, &info, &err, message, message_size);
 }
 
@@ -178,8 +177,8 @@ tconv_status tconv_model_write_file(tconv_model *model, const char *path) {
     if (!model)
         return TCONV_ERR_USAGE;
     if (!path)
-        return tconv_api_usage(model, "tconv_model_write_file: path is NULL");
-    return tconv_api_end(model, tconv_model_save_file(model, path, tconv_api_begin(model)));
+        return tc_api_usage(model, "tconv_model_write_file: path is NULL");
+    return tc_api_end(model, tc_model_save_file(model, path, tc_api_begin(model)));
 }
 
 tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *size) {
@@ -190,14 +189,14 @@ tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *s
     if (!model)
         return TCONV_ERR_USAGE;
     if (!data || !size)
-        return tconv_api_usage(model, "tconv_model_write_buffer: data and size must not be NULL");
-    tconv_status st = tconv_model_save_buffer(model, data, size, tconv_api_begin(model));
+        return tc_api_usage(model, "tconv_model_write_buffer: data and size must not be NULL");
+    tconv_status st = tc_model_save_buffer(model, data, size, tc_api_begin(model));
     if (st != TCONV_OK) {
         free(*data);
         *data = NULL;
         *size = 0;
     }
-    return tconv_api_end(model, st);
+    return tc_api_end(model, st);
 }
 
 tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
@@ -206,28 +205,28 @@ tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
     if (!model)
         return TCONV_ERR_USAGE;
     if (!out)
-        return tconv_api_usage(model, "tconv_model_clone: out is NULL");
+        return tc_api_usage(model, "tconv_model_clone: out is NULL");
     void *bytes = NULL;
     size_t size = 0;
     /* The model is in memory already: whatever limits it was read with, the copy fits. */
-    tconv_load_options unlimited;
-    tconv_load_options_init(&unlimited);
+    tc_load_options unlimited;
+    tc_load_options_init(&unlimited);
     unlimited.max_file_bytes = unlimited.max_tensor_bytes = unlimited.max_nodes = 0;
     unlimited.max_graph_depth = INT_MAX;
-    tconv_error *err = tconv_api_begin(model);
-    tconv_status st = tconv_model_save_buffer(model, &bytes, &size, err);
-    if (st == TCONV_OK && (st = tconv_model_load_buffer(bytes, size, model->dir, &unlimited, out,
-                                                        NULL, err)) != TCONV_OK)
-        tconv_error_prefix(err, "reading the copy back: ");
+    tc_error *err = tc_api_begin(model);
+    tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
+    if (st == TCONV_OK && (st = tc_model_load_buffer(bytes, size, model->dir, &unlimited, out, NULL,
+                                                     err)) != TCONV_OK)
+        tc_error_prefix(err, "reading the copy back: ");
     free(bytes);
     if (st == TCONV_OK && model->path &&
-        !((*out)->path = tconv_arena_strdup((*out)->arena, model->path)))
-        st = tconv_error_nomem(err, "a model path");
+        !((*out)->path = tc_arena_strdup((*out)->arena, model->path)))
+        st = tc_error_nomem(err, "a model path");
     if (st != TCONV_OK) {
         tconv_model_free(*out);
         *out = NULL;
     }
-    return tconv_api_end(model, st);
+    return tc_api_end(model, st);
 }
 
 /* tconv_model_free is the IR's own (ir/graph.c): it ignores NULL. */
@@ -246,9 +245,9 @@ tconv_status tconv_model_set_error(tconv_model *model, tconv_status status, cons
     if (!model)
         return TCONV_ERR_USAGE;
     if (status == TCONV_OK)
-        tconv_error_clear(&model->last_error);
+        tc_error_clear(&model->last_error);
     else
-        tconv_error_set(&model->last_error, status, "%s", message ? message : "");
+        tc_error_set(&model->last_error, status, "%s", message ? message : "");
     return status;
 }
 
@@ -257,11 +256,11 @@ tconv_status tconv_model_set_error(tconv_model *model, tconv_status status, cons
 tconv_status tconv_model_validate(tconv_model *model) {
     if (!model)
         return TCONV_ERR_USAGE;
-    return tconv_api_end(model, tconv_model_verify(model, tconv_api_begin(model)));
+    return tc_api_end(model, tc_model_verify(model, tc_api_begin(model)));
 }
 
 static tconv_status print_model(const void *model, FILE *out) {
-    return tconv_model_print(model, out);
+    return tc_model_print(model, out);
 }
 
 tconv_status tconv_model_format_ir(tconv_model *model, char **text) {
@@ -270,12 +269,12 @@ tconv_status tconv_model_format_ir(tconv_model *model, char **text) {
     if (!model)
         return TCONV_ERR_USAGE;
     if (!text)
-        return tconv_api_usage(model, "tconv_model_format_ir: text is NULL");
-    tconv_error *err = tconv_api_begin(model);
-    tconv_status st = tconv_api_capture_text(print_model, model, text);
+        return tc_api_usage(model, "tconv_model_format_ir: text is NULL");
+    tc_error *err = tc_api_begin(model);
+    tconv_status st = tc_api_capture_text(print_model, model, text);
     if (st != TCONV_OK)
-        tconv_error_set(err, st, "formatting the IR: %s", tconv_status_name(st));
-    return tconv_api_end(model, st);
+        tc_error_set(err, st, "formatting the IR: %s", tconv_status_name(st));
+    return tc_api_end(model, st);
 }
 
 /* ---------------------------------------------------------------- metadata and opsets */
@@ -288,9 +287,9 @@ tconv_status tconv_model_set_ir_version(tconv_model *model, int64_t version) {
     if (!model)
         return TCONV_ERR_USAGE;
     if (version < 1)
-        return tconv_api_usage(model, "tconv_model_set_ir_version: version %lld < 1",
-                               (long long)version);
-    tconv_api_begin(model);
+        return tc_api_usage(model, "tconv_model_set_ir_version: version %lld < 1",
+                            (long long)version);
+    tc_api_begin(model);
     model->has_ir_version = true;
     model->ir_version = version;
     return TCONV_OK;
@@ -328,7 +327,7 @@ bool tconv_model_opset_at(const tconv_model *model, size_t index, const char **d
 }
 
 int64_t tconv_model_opset_version(const tconv_model *model, const char *domain) {
-    return model ? tconv_model_opset(model, domain) : 0;
+    return model ? tc_model_opset(model, domain) : 0;
 }
 
 tconv_status tconv_model_set_opset_version(tconv_model *model, const char *domain,
@@ -336,8 +335,7 @@ tconv_status tconv_model_set_opset_version(tconv_model *model, const char *domai
     if (!model)
         return TCONV_ERR_USAGE;
     if (version < 1)
-        return tconv_api_usage(model, "tconv_model_set_opset_version: version %lld < 1",
-                               (long long)version);
-    return tconv_api_end(model,
-                         tconv_model_set_opset(model, domain, version, tconv_api_begin(model)));
+        return tc_api_usage(model, "tconv_model_set_opset_version: version %lld < 1",
+                            (long long)version);
+    return tc_api_end(model, tc_model_set_opset(model, domain, version, tc_api_begin(model)));
 }

@@ -22,12 +22,12 @@ struct tconv_pipeline {
     size_t n_custom, cap_custom;
     tconv_after_pass_callback after_pass;
     void *after_pass_data;
-    tconv_error last_error;
+    tc_error last_error;
 };
 
 /* One entry of a resolved pass list: a built-in pass or one of the caller's. */
 typedef struct pass_step {
-    const tconv_pass_def *builtin;
+    const tc_pass_def *builtin;
     const custom_pass *custom;
 } pass_step;
 
@@ -35,30 +35,30 @@ typedef struct pass_step {
 
 size_t tconv_builtin_pass_count(void) {
     size_t n;
-    tconv_pass_table(&n);
+    tc_pass_table(&n);
     return n;
 }
 
 const char *tconv_builtin_pass_name(size_t index) {
     size_t n;
-    const tconv_pass_def *table = tconv_pass_table(&n);
+    const tc_pass_def *table = tc_pass_table(&n);
     return index < n ? table[index].name : NULL;
 }
 
 const char *tconv_builtin_pass_summary(size_t index) {
     size_t n;
-    const tconv_pass_def *table = tconv_pass_table(&n);
+    const tc_pass_def *table = tc_pass_table(&n);
     return index < n ? table[index].summary : NULL;
 }
 
 /* tconv_policy_name and tconv_convention_name are the pass library's own (they take any value). */
 
 bool tconv_policy_from_name(const char *name, tconv_policy *out) {
-    return name && out && tconv_policy_parse(name, out);
+    return name && out && tc_policy_parse(name, out);
 }
 
 bool tconv_convention_from_name(const char *name, tconv_convention *out) {
-    return name && out && tconv_convention_parse(name, out);
+    return name && out && tc_convention_parse(name, out);
 }
 
 /* ---------------------------------------------------------------- configuration */
@@ -98,13 +98,13 @@ const char *tconv_pipeline_last_error(const tconv_pipeline *pipeline) {
 tconv_status tconv_pipeline_set_passes(tconv_pipeline *pipeline, const char *pass_list) {
     if (!pipeline)
         return TCONV_ERR_USAGE;
-    tconv_error_clear(&pipeline->last_error);
+    tc_error_clear(&pipeline->last_error);
     if (!pass_list)
-        return tconv_error_set(&pipeline->last_error, TCONV_ERR_USAGE,
-                               "tconv_pipeline_set_passes: the list is NULL");
+        return tc_error_set(&pipeline->last_error, TCONV_ERR_USAGE,
+                            "tconv_pipeline_set_passes: the list is NULL");
     char *copy = strdup(pass_list);
     if (!copy)
-        return tconv_error_nomem(&pipeline->last_error, "a pass list");
+        return tc_error_nomem(&pipeline->last_error, "a pass list");
     free(pipeline->passes);
     pipeline->passes = copy;
     return TCONV_OK;
@@ -113,10 +113,10 @@ tconv_status tconv_pipeline_set_passes(tconv_pipeline *pipeline, const char *pas
 tconv_status tconv_pipeline_set_policy(tconv_pipeline *pipeline, tconv_policy policy) {
     if (!pipeline)
         return TCONV_ERR_USAGE;
-    tconv_error_clear(&pipeline->last_error);
+    tc_error_clear(&pipeline->last_error);
     if (policy != TCONV_POLICY_SAME_OR_ASYMMETRIC && policy != TCONV_POLICY_VALID_ONLY)
-        return tconv_error_set(&pipeline->last_error, TCONV_ERR_USAGE, "unknown policy %d",
-                               (int)policy);
+        return tc_error_set(&pipeline->last_error, TCONV_ERR_USAGE, "unknown policy %d",
+                            (int)policy);
     pipeline->policy = policy;
     return TCONV_OK;
 }
@@ -124,11 +124,11 @@ tconv_status tconv_pipeline_set_policy(tconv_pipeline *pipeline, tconv_policy po
 tconv_status tconv_pipeline_set_convention(tconv_pipeline *pipeline, tconv_convention convention) {
     if (!pipeline)
         return TCONV_ERR_USAGE;
-    tconv_error_clear(&pipeline->last_error);
+    tc_error_clear(&pipeline->last_error);
     if (convention != TCONV_CONVENTION_ONNX && convention != TCONV_CONVENTION_ORT &&
         convention != TCONV_CONVENTION_ORT_LEGACY)
-        return tconv_error_set(&pipeline->last_error, TCONV_ERR_USAGE, "unknown convention %d",
-                               (int)convention);
+        return tc_error_set(&pipeline->last_error, TCONV_ERR_USAGE, "unknown convention %d",
+                            (int)convention);
     pipeline->convention = convention;
     return TCONV_OK;
 }
@@ -147,26 +147,26 @@ tconv_status tconv_pipeline_add_pass(tconv_pipeline *pipeline, const char *name,
                                      tconv_pass_callback pass, void *user_data) {
     if (!pipeline)
         return TCONV_ERR_USAGE;
-    tconv_error *err = &pipeline->last_error;
-    tconv_error_clear(err);
+    tc_error *err = &pipeline->last_error;
+    tc_error_clear(err);
     if (!name || !*name || !pass || strchr(name, ','))
-        return tconv_error_set(err, TCONV_ERR_USAGE,
-                               "tconv_pipeline_add_pass: needs a pass and a non-empty name "
-                               "without ','");
-    if (tconv_pass_find(name) || find_custom(pipeline, name, strlen(name)) ||
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "tconv_pipeline_add_pass: needs a pass and a non-empty name "
+                            "without ','");
+    if (tc_pass_find(name) || find_custom(pipeline, name, strlen(name)) ||
         strcmp(name, "none") == 0)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "a pass named '%s' exists already", name);
+        return tc_error_set(err, TCONV_ERR_USAGE, "a pass named '%s' exists already", name);
     if (pipeline->n_custom == pipeline->cap_custom) {
         size_t cap = pipeline->cap_custom ? 2 * pipeline->cap_custom : 4;
         custom_pass *grown = realloc(pipeline->custom, cap * sizeof *grown);
         if (!grown)
-            return tconv_error_nomem(err, "a pass");
+            return tc_error_nomem(err, "a pass");
         pipeline->custom = grown;
         pipeline->cap_custom = cap;
     }
     char *copy = strdup(name);
     if (!copy)
-        return tconv_error_nomem(err, "a pass name");
+        return tc_error_nomem(err, "a pass name");
     pipeline->custom[pipeline->n_custom++] = (custom_pass){copy, pass, user_data};
     return TCONV_OK;
 }
@@ -175,7 +175,7 @@ tconv_status tconv_pipeline_set_after_pass(tconv_pipeline *pipeline,
                                            tconv_after_pass_callback callback, void *user_data) {
     if (!pipeline)
         return TCONV_ERR_USAGE;
-    tconv_error_clear(&pipeline->last_error);
+    tc_error_clear(&pipeline->last_error);
     pipeline->after_pass = callback;
     pipeline->after_pass_data = user_data;
     return TCONV_OK;
@@ -185,28 +185,26 @@ tconv_status tconv_pipeline_set_after_pass(tconv_pipeline *pipeline,
 
 /* Resolves one name of a pass list (`len` bytes at `name`, not NUL-terminated). */
 static tconv_status resolve_one(const tconv_pipeline *pipeline, const char *name, size_t len,
-                                pass_step *step, tconv_error *err) {
+                                pass_step *step, tc_error *err) {
     char buf[128];
     if (len == 0)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "empty pass name in '%s'", pipeline->passes);
+        return tc_error_set(err, TCONV_ERR_USAGE, "empty pass name in '%s'", pipeline->passes);
     if (len >= sizeof buf)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "pass name too long in '%s'",
-                               pipeline->passes);
+        return tc_error_set(err, TCONV_ERR_USAGE, "pass name too long in '%s'", pipeline->passes);
     memcpy(buf, name, len);
     buf[len] = '\0';
     step->custom = find_custom(pipeline, buf, len);
-    step->builtin = step->custom ? NULL : tconv_pass_find(buf);
+    step->builtin = step->custom ? NULL : tc_pass_find(buf);
     if (!step->custom && !step->builtin)
-        return tconv_error_set(err, TCONV_ERR_USAGE,
-                               "unknown pass '%s' (neither built in nor added to the pipeline)",
-                               buf);
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "unknown pass '%s' (neither built in nor added to the pipeline)", buf);
     return TCONV_OK;
 }
 
 /* Resolves every name of the list before anything runs, so a typo never leaves a half-done
  * model. *steps is malloc'd (count entries). */
 static tconv_status resolve_steps(const tconv_pipeline *pipeline, pass_step **steps, size_t *count,
-                                  tconv_error *err) {
+                                  tc_error *err) {
     const char *list = pipeline->passes;
     *steps = NULL;
     *count = 0;
@@ -217,7 +215,7 @@ static tconv_status resolve_steps(const tconv_pipeline *pipeline, pass_step **st
         max += *c == ',';
     pass_step *out = calloc(max, sizeof *out);
     if (!out)
-        return tconv_error_nomem(err, "the pass list");
+        return tc_error_nomem(err, "the pass list");
     const char *p = list;
     for (size_t i = 0; i < max; i++) {
         size_t len = strcspn(p, ",");
@@ -238,33 +236,33 @@ static const char *step_name(const pass_step *step) {
 }
 
 /* Runs one of the caller's passes and verifies the IR after it. */
-static tconv_status run_custom(const custom_pass *pass, tconv_model *model, tconv_error *err) {
+static tconv_status run_custom(const custom_pass *pass, tconv_model *model, tc_error *err) {
     tconv_status st = pass->run(model, pass->user_data);
     if (st != TCONV_OK) {
         if (model->last_error.status == TCONV_OK || !model->last_error.message[0])
-            tconv_error_set(err, st, "failed: %s", tconv_status_name(st));
+            tc_error_set(err, st, "failed: %s", tconv_status_name(st));
         err->status = st;
-        return tconv_error_prefix(err, "pass %s: ", pass->name);
+        return tc_error_prefix(err, "pass %s: ", pass->name);
     }
-    tconv_error_clear(err);
-    st = tconv_model_verify(model, err);
+    tc_error_clear(err);
+    st = tc_model_verify(model, err);
     if (st != TCONV_OK)
-        tconv_error_prefix(err, "IR invalid after pass %s: ", pass->name);
+        tc_error_prefix(err, "IR invalid after pass %s: ", pass->name);
     return st;
 }
 
 static tconv_status run_steps(const tconv_pipeline *pipeline, const pass_step *steps, size_t count,
-                              tconv_model *model, tconv_report *report, tconv_error *err) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
+                              tconv_model *model, tconv_report *report, tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
     options.policy = pipeline->policy;
     options.convention = pipeline->convention;
     options.diagnostics = &report->warnings;
     options.report = &report->rewrites;
     for (size_t i = 0; i < count; i++) {
         tconv_status st = steps[i].custom ? run_custom(steps[i].custom, model, err)
-                                          : tconv_run_passes(model, steps[i].builtin->name,
-                                                             &options, NULL, NULL, err);
+                                          : tc_run_passes(model, steps[i].builtin->name, &options,
+                                                          NULL, NULL, err);
         if (st != TCONV_OK)
             return st;
         if (pipeline->after_pass)
@@ -274,18 +272,18 @@ static tconv_status run_steps(const tconv_pipeline *pipeline, const pass_step *s
 }
 
 static tconv_status run_pipeline(const tconv_pipeline *pipeline, tconv_model *model,
-                                 tconv_report *report, tconv_error *err) {
+                                 tconv_report *report, tc_error *err) {
     pass_step *steps = NULL;
     size_t count = 0;
     tconv_status st = resolve_steps(pipeline, &steps, &count, err);
-    if (st == TCONV_OK && (st = tconv_model_verify(model, err)) != TCONV_OK)
-        tconv_error_prefix(err, "IR invalid before the pipeline: ");
+    if (st == TCONV_OK && (st = tc_model_verify(model, err)) != TCONV_OK)
+        tc_error_prefix(err, "IR invalid before the pipeline: ");
     if (st == TCONV_OK)
-        st = tconv_op_counts_collect(model, &report->before, err);
+        st = tc_op_counts_collect(model, &report->before, err);
     if (st == TCONV_OK)
         st = run_steps(pipeline, steps, count, model, report, err);
     if (st == TCONV_OK)
-        st = tconv_op_counts_collect(model, &report->after, err);
+        st = tc_op_counts_collect(model, &report->after, err);
     free(steps);
     return st;
 }
@@ -297,19 +295,19 @@ tconv_status tconv_pipeline_run(const tconv_pipeline *pipeline, tconv_model *mod
     if (!model)
         return TCONV_ERR_USAGE;
     if (!pipeline)
-        return tconv_api_usage(model, "tconv_pipeline_run: the pipeline is NULL");
-    tconv_error *err = tconv_api_begin(model);
-    tconv_report *r = tconv_api_report_new();
+        return tc_api_usage(model, "tconv_pipeline_run: the pipeline is NULL");
+    tc_error *err = tc_api_begin(model);
+    tconv_report *r = tc_api_report_new();
     if (!r)
-        return tconv_api_end(model, tconv_error_nomem(err, "a report"));
+        return tc_api_end(model, tc_error_nomem(err, "a report"));
     r->policy = pipeline->policy;
     r->convention = pipeline->convention;
     tconv_status st = model->path && !(r->model_path = strdup(model->path))
-                          ? tconv_error_nomem(err, "a report")
+                          ? tc_error_nomem(err, "a report")
                           : run_pipeline(pipeline, model, r, err);
     if (st == TCONV_OK && report)
         *report = r;
     else
         tconv_report_free(r);
-    return tconv_api_end(model, st);
+    return tc_api_end(model, st);
 }

@@ -6,23 +6,22 @@
 
 struct tconv_runner {
     tconv_model *model;
-    tconv_session *session;
+    tc_session *session;
     size_t n_inputs, n_outputs;
-    tconv_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
-    tconv_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
+    tc_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
+    tc_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
     bool has_run;
-    tconv_api_dims dims;
-    tconv_error last_error;
+    tc_api_dims dims;
+    tc_error last_error;
 };
 
 /* ---------------------------------------------------------------- dim bindings */
 
-tconv_status tconv_api_dims_bind(tconv_api_dims *dims, const char *name, int64_t value,
-                                 tconv_error *err) {
+tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err) {
     if (!name || !*name || value < 0)
-        return tconv_error_set(err, TCONV_ERR_USAGE,
-                               "a dim binding needs a name and a value >= 0 (got %lld)",
-                               (long long)value);
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "a dim binding needs a name and a value >= 0 (got %lld)",
+                            (long long)value);
     for (size_t i = 0; i < dims->count; i++) {
         if (strcmp(dims->items[i].name, name) == 0) {
             dims->items[i].value = value;
@@ -31,21 +30,21 @@ tconv_status tconv_api_dims_bind(tconv_api_dims *dims, const char *name, int64_t
     }
     if (dims->count == dims->cap) {
         size_t cap = dims->cap ? 2 * dims->cap : 4;
-        tconv_dim_binding *grown = realloc(dims->items, cap * sizeof *grown);
+        tc_dim_binding *grown = realloc(dims->items, cap * sizeof *grown);
         if (!grown)
-            return tconv_error_nomem(err, "a dim binding");
+            return tc_error_nomem(err, "a dim binding");
         dims->items = grown;
         dims->cap = cap;
     }
     char *copy = strdup(name);
     if (!copy)
-        return tconv_error_nomem(err, "a dim binding");
+        return tc_error_nomem(err, "a dim binding");
     dims->items[dims->count].name = copy;
     dims->items[dims->count++].value = value;
     return TCONV_OK;
 }
 
-void tconv_api_dims_free(tconv_api_dims *dims) {
+void tc_api_dims_free(tc_api_dims *dims) {
     for (size_t i = 0; i < dims->count; i++)
         free((char *)dims->items[i].name);
     free(dims->items);
@@ -54,9 +53,9 @@ void tconv_api_dims_free(tconv_api_dims *dims) {
 
 /* ---------------------------------------------------------------- life cycle */
 
-static void release_all(tconv_rt_tensor *tensors, size_t n) {
+static void release_all(tc_rt_tensor *tensors, size_t n) {
     for (size_t i = 0; tensors && i < n; i++)
-        tconv_rt_tensor_release(&tensors[i]);
+        tc_rt_tensor_release(&tensors[i]);
 }
 
 void tconv_runner_free(tconv_runner *runner) {
@@ -66,8 +65,8 @@ void tconv_runner_free(tconv_runner *runner) {
     release_all(runner->outputs, runner->n_outputs);
     free(runner->inputs);
     free(runner->outputs);
-    tconv_api_dims_free(&runner->dims);
-    tconv_session_free(runner->session);
+    tc_api_dims_free(&runner->dims);
+    tc_session_free(runner->session);
     free(runner);
 }
 
@@ -77,29 +76,29 @@ tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tc
     if (!model)
         return TCONV_ERR_USAGE;
     if (!out)
-        return tconv_api_usage(model, "tconv_runner_new: out is NULL");
-    tconv_error *err = tconv_api_begin(model);
+        return tc_api_usage(model, "tconv_runner_new: out is NULL");
+    tc_error *err = tc_api_begin(model);
     tconv_runner *r = calloc(1, sizeof *r);
     if (!r)
-        return tconv_api_end(model, tconv_error_nomem(err, "a runner"));
+        return tc_api_end(model, tc_error_nomem(err, "a runner"));
     r->model = model;
-    tconv_session_options options;
-    tconv_api_session_options(limits, &options);
-    tconv_status st = tconv_session_create(model, &options, &r->session, err);
+    tc_session_options options;
+    tc_api_session_options(limits, &options);
+    tconv_status st = tc_session_create(model, &options, &r->session, err);
     if (st == TCONV_OK) {
-        r->n_inputs = tconv_session_input_count(r->session);
-        r->n_outputs = tconv_session_output_count(r->session);
+        r->n_inputs = tc_session_input_count(r->session);
+        r->n_outputs = tc_session_output_count(r->session);
         r->inputs = calloc(r->n_inputs + 1, sizeof *r->inputs);
         r->outputs = calloc(r->n_outputs + 1, sizeof *r->outputs);
         if (!r->inputs || !r->outputs)
-            st = tconv_error_nomem(err, "runner buffers");
+            st = tc_error_nomem(err, "runner buffers");
     }
     if (st != TCONV_OK) {
         tconv_runner_free(r);
-        return tconv_api_end(model, st);
+        return tc_api_end(model, st);
     }
     *out = r;
-    return tconv_api_end(model, TCONV_OK);
+    return tc_api_end(model, TCONV_OK);
 }
 
 const char *tconv_runner_last_error(const tconv_runner *runner) {
@@ -110,17 +109,17 @@ const char *tconv_runner_last_error(const tconv_runner *runner) {
 static tconv_status begin_call(tconv_runner *runner, size_t index, size_t limit, const char *what) {
     if (!runner)
         return TCONV_ERR_USAGE;
-    tconv_error_clear(&runner->last_error);
+    tc_error_clear(&runner->last_error);
     if (index >= limit)
-        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
-                               "%s: index %zu is out of range (%zu)", what, index, limit);
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                            "%s: index %zu is out of range (%zu)", what, index, limit);
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- inputs */
 
 static const tconv_value *input_value(const tconv_runner *runner, size_t index) {
-    return runner && index < runner->n_inputs ? tconv_session_input(runner->session, index) : NULL;
+    return runner && index < runner->n_inputs ? tc_session_input(runner->session, index) : NULL;
 }
 
 size_t tconv_runner_input_count(const tconv_runner *runner) {
@@ -148,29 +147,29 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
     if (st != TCONV_OK)
         return st;
     if (!name || !index)
-        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
-                               "tconv_runner_find_input: name and index must not be NULL");
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                            "tconv_runner_find_input: name and index must not be NULL");
     for (size_t i = 0; i < runner->n_inputs; i++) {
         if (strcmp(tconv_runner_input_name(runner, i), name) == 0) {
             *index = i;
             return TCONV_OK;
         }
     }
-    return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
-                           "the model has no input '%s' that takes data (initializers cannot be "
-                           "fed)",
-                           name);
+    return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                        "the model has no input '%s' that takes data (initializers cannot be "
+                        "fed)",
+                        name);
 }
 
 /* On success the new tensor replaces input `index` (the old one is released); on failure the
  * new tensor is released and the old input stays. Returns st. */
-static tconv_status adopt_input(tconv_runner *runner, size_t index, tconv_rt_tensor *t,
+static tconv_status adopt_input(tconv_runner *runner, size_t index, tc_rt_tensor *t,
                                 tconv_status st) {
     if (st != TCONV_OK) {
-        tconv_rt_tensor_release(t);
+        tc_rt_tensor_release(t);
         return st;
     }
-    tconv_rt_tensor_release(&runner->inputs[index]);
+    tc_rt_tensor_release(&runner->inputs[index]);
     runner->inputs[index] = *t;
     return TCONV_OK;
 }
@@ -181,21 +180,20 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
         begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_input");
     if (st != TCONV_OK)
         return st;
-    tconv_error *err = &runner->last_error;
-    if (tconv_api_check_dims(NULL, "", rank, dims, false, false) != TCONV_OK)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
-                               tconv_runner_input_name(runner, index), rank);
-    if (tconv_rt_dtype_size(dtype) == 0)
-        return tconv_error_set(err, TCONV_ERR_USAGE,
-                               "input '%s': the runtime does not compute with %s",
-                               tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
-    tconv_rt_tensor t = {0};
-    st = tconv_rt_tensor_alloc(&t, dtype, rank, dims, err);
+    tc_error *err = &runner->last_error;
+    if (tc_api_check_dims(NULL, "", rank, dims, false, false) != TCONV_OK)
+        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
+                            tconv_runner_input_name(runner, index), rank);
+    if (tc_rt_dtype_size(dtype) == 0)
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "input '%s': the runtime does not compute with %s",
+                            tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
+    tc_rt_tensor t = {0};
+    st = tc_rt_tensor_alloc(&t, dtype, rank, dims, err);
     if (st == TCONV_OK && (t.nbytes != nbytes || (nbytes > 0 && !data)))
-        st =
-            tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
-                            tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
-                            (long long)t.n_elements, t.nbytes);
+        st = tc_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
+                          tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
+                          (long long)t.n_elements, t.nbytes);
     if (st == TCONV_OK && nbytes)
         memcpy(t.data, data, nbytes);
     return adopt_input(runner, index, &t, st);
@@ -205,14 +203,13 @@ tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64
     tconv_status st = begin_call(runner, 0, 1, "tconv_runner_bind_dim");
     if (st != TCONV_OK)
         return st;
-    return tconv_api_dims_bind(&runner->dims, name, value, &runner->last_error);
+    return tc_api_dims_bind(&runner->dims, name, value, &runner->last_error);
 }
 
 static tconv_status random_input(tconv_runner *runner, size_t index, uint64_t seed) {
-    tconv_rt_tensor t = {0};
-    tconv_status st =
-        tconv_session_random_input(input_value(runner, index), seed, runner->dims.items,
-                                   runner->dims.count, &t, &runner->last_error);
+    tc_rt_tensor t = {0};
+    tconv_status st = tc_session_random_input(input_value(runner, index), seed, runner->dims.items,
+                                              runner->dims.count, &t, &runner->last_error);
     return adopt_input(runner, index, &t, st);
 }
 
@@ -235,10 +232,10 @@ tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const c
     if (st != TCONV_OK)
         return st;
     if (!pb_path)
-        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
-                               "tconv_runner_load_input: the path is NULL");
-    tconv_rt_tensor t = {0};
-    st = tconv_rt_tensor_load_pb(pb_path, &t, &runner->last_error);
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                            "tconv_runner_load_input: the path is NULL");
+    tc_rt_tensor t = {0};
+    st = tc_rt_tensor_load_pb(pb_path, &t, &runner->last_error);
     return adopt_input(runner, index, &t, st);
 }
 
@@ -250,14 +247,14 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
         return st;
     for (size_t i = 0; i < runner->n_inputs; i++) {
         if (runner->inputs[i].dtype == TCONV_DTYPE_UNDEFINED)
-            return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "input '%s' was not set",
-                                   tconv_runner_input_name(runner, i));
+            return tc_error_set(&runner->last_error, TCONV_ERR_USAGE, "input '%s' was not set",
+                                tconv_runner_input_name(runner, i));
     }
     for (size_t i = 0; i < runner->n_outputs; i++)
-        tconv_session_recycle_output(runner->session, &runner->outputs[i]);
+        tc_session_recycle_output(runner->session, &runner->outputs[i]);
     runner->has_run = false;
-    st = tconv_session_run(runner->session, runner->inputs, runner->n_inputs, runner->outputs,
-                           &runner->last_error);
+    st = tc_session_run(runner->session, runner->inputs, runner->n_inputs, runner->outputs,
+                        &runner->last_error);
     if (st != TCONV_OK) {
         release_all(runner->outputs, runner->n_outputs);
         return st;
@@ -268,7 +265,7 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
 
 /* ---------------------------------------------------------------- outputs */
 
-static const tconv_rt_tensor *output_at(const tconv_runner *runner, size_t index) {
+static const tc_rt_tensor *output_at(const tconv_runner *runner, size_t index) {
     return runner && runner->has_run && index < runner->n_outputs ? &runner->outputs[index] : NULL;
 }
 
@@ -278,27 +275,27 @@ size_t tconv_runner_output_count(const tconv_runner *runner) {
 
 const char *tconv_runner_output_name(const tconv_runner *runner, size_t index) {
     return runner && index < runner->n_outputs
-               ? tconv_value_name(tconv_session_output(runner->session, index))
+               ? tconv_value_name(tc_session_output(runner->session, index))
                : NULL;
 }
 
 tconv_dtype tconv_runner_output_dtype(const tconv_runner *runner, size_t index) {
-    const tconv_rt_tensor *t = output_at(runner, index);
+    const tc_rt_tensor *t = output_at(runner, index);
     return t ? t->dtype : TCONV_DTYPE_UNDEFINED;
 }
 
 int tconv_runner_output_rank(const tconv_runner *runner, size_t index) {
-    const tconv_rt_tensor *t = output_at(runner, index);
+    const tc_rt_tensor *t = output_at(runner, index);
     return t ? t->rank : -1;
 }
 
 int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis) {
-    const tconv_rt_tensor *t = output_at(runner, index);
+    const tc_rt_tensor *t = output_at(runner, index);
     return t && axis >= 0 && axis < t->rank ? t->dims[axis] : -1;
 }
 
 const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes) {
-    const tconv_rt_tensor *t = output_at(runner, index);
+    const tc_rt_tensor *t = output_at(runner, index);
     if (nbytes)
         *nbytes = t ? t->nbytes : 0;
     return t ? t->data : NULL;
@@ -311,10 +308,10 @@ static tconv_status begin_output_call(tconv_runner *runner, size_t index, const 
     if (st != TCONV_OK)
         return st;
     if (!runner->has_run)
-        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: no successful run yet",
-                               what);
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: no successful run yet",
+                            what);
     if (!path)
-        return tconv_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL", what);
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL", what);
     return TCONV_OK;
 }
 
@@ -322,15 +319,15 @@ tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const 
     tconv_status st = begin_output_call(runner, index, pb_path, "tconv_runner_save_output");
     if (st != TCONV_OK)
         return st;
-    tconv_error *err = &runner->last_error;
+    tc_error *err = &runner->last_error;
     tconv_model *scratch = NULL;
     tconv_tensor *t = NULL;
-    st = tconv_model_create(&scratch, err);
+    st = tc_model_create(&scratch, err);
     if (st == TCONV_OK)
-        st = tconv_rt_tensor_to_ir(&runner->outputs[index], scratch,
-                                   tconv_runner_output_name(runner, index), &t, err);
+        st = tc_rt_tensor_to_ir(&runner->outputs[index], scratch,
+                                tconv_runner_output_name(runner, index), &t, err);
     if (st == TCONV_OK)
-        st = tconv_tensor_save_pb(t, pb_path, err);
+        st = tc_tensor_save_pb(t, pb_path, err);
     tconv_model_free(scratch);
     return st;
 }
@@ -342,17 +339,17 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
     tconv_status st =
         begin_output_call(runner, index, expected_pb_path, "tconv_runner_check_output");
     if (st == TCONV_OK && !(rtol >= 0 && atol >= 0))
-        st = tconv_error_set(&runner->last_error, TCONV_ERR_USAGE,
-                             "tconv_runner_check_output: tolerances must be >= 0");
-    tconv_rt_tensor expected = {0};
+        st = tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                          "tconv_runner_check_output: tolerances must be >= 0");
+    tc_rt_tensor expected = {0};
     if (st == TCONV_OK)
-        st = tconv_rt_tensor_load_pb(expected_pb_path, &expected, &runner->last_error);
+        st = tc_rt_tensor_load_pb(expected_pb_path, &expected, &runner->last_error);
     if (st == TCONV_OK &&
-        (st = tconv_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
-                                      &rel_err, &runner->last_error)) != TCONV_OK)
-        tconv_error_prefix(&runner->last_error,
-                           "output '%s': ", tconv_runner_output_name(runner, index));
-    tconv_rt_tensor_release(&expected);
+        (st = tc_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
+                                   &rel_err, &runner->last_error)) != TCONV_OK)
+        tc_error_prefix(&runner->last_error,
+                        "output '%s': ", tconv_runner_output_name(runner, index));
+    tc_rt_tensor_release(&expected);
     if (max_abs_err)
         *max_abs_err = abs_err;
     if (max_rel_err)

@@ -25,10 +25,10 @@ static const limit_option OPTIONS[] = {
 };
 #define N_OPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
 
-void tconv_cli_limits_init(tconv_cli_limits *limits) {
-    tconv_load_options_init(&limits->load);
-    tconv_session_options so;
-    tconv_session_options_init(&so);
+void tc_cli_limits_init(tc_cli_limits *limits) {
+    tc_load_options_init(&limits->load);
+    tc_session_options so;
+    tc_session_options_init(&so);
     limits->max_memory_bytes = so.max_memory_bytes;
 }
 
@@ -38,7 +38,7 @@ static size_t mb_to_bytes(uint64_t mb) {
     return (size_t)(mb * MIB);
 }
 
-static void store(tconv_cli_limits *limits, size_t index, uint64_t value) {
+static void store(tc_cli_limits *limits, size_t index, uint64_t value) {
     switch (index) {
     case 0:
         limits->load.max_file_bytes = mb_to_bytes(value);
@@ -81,8 +81,7 @@ static const limit_option *find_option(const char *arg, size_t *index) {
     return NULL;
 }
 
-int tconv_cli_limits_parse(tconv_cli_limits *limits, const char *prog, int argc, char **argv,
-                           int *i) {
+int tc_cli_limits_parse(tc_cli_limits *limits, const char *prog, int argc, char **argv, int *i) {
     size_t index;
     const limit_option *opt = find_option(argv[*i], &index);
     if (!opt)
@@ -114,9 +113,9 @@ static void print_size(FILE *out, size_t bytes) {
         fprintf(out, "%zu", (size_t)(bytes / MIB));
 }
 
-void tconv_cli_limits_usage(FILE *out) {
-    tconv_cli_limits d;
-    tconv_cli_limits_init(&d);
+void tc_cli_limits_usage(FILE *out) {
+    tc_cli_limits d;
+    tc_cli_limits_init(&d);
     fputs("Limits for untrusted models (0 turns a size or count limit off):\n", out);
     fprintf(out, "  %-22s %s (default ", OPTIONS[0].name, OPTIONS[0].help);
     print_size(out, d.load.max_file_bytes);
@@ -129,7 +128,7 @@ void tconv_cli_limits_usage(FILE *out) {
     fprintf(out, "  %-22s %s (default %zu)\n", OPTIONS[4].name, OPTIONS[4].help, d.load.max_nodes);
 }
 
-void tconv_cli_limits_hint(FILE *out, const char *prog, tconv_status st) {
+void tc_cli_limits_hint(FILE *out, const char *prog, tconv_status st) {
     if (st == TCONV_ERR_LIMIT)
         fprintf(out,
                 "%s: a limit was reached; if the model is trusted, raise it with --max-file-mb, "

@@ -1,6 +1,6 @@
 /* Hard limits for untrusted models, shared by tconv-import and tconv-run:
  *   --max-file-mb N  --max-tensor-mb N  --max-memory-mb N  --max-depth N  --max-nodes N
- * Defaults come from tconv_load_options_init and tconv_session_options_init; 0 turns a size or
+ * Defaults come from tc_load_options_init and tc_session_options_init; 0 turns a size or
  * node-count limit off. */
 #ifndef TCONV_CLI_LIMITS_H
 #define TCONV_CLI_LIMITS_H
@@ -10,24 +10,23 @@
 #include "importer/importer.h"
 #include "runtime/session.h"
 
-typedef struct tconv_cli_limits {
-    tconv_load_options load;
+typedef struct tc_cli_limits {
+    tc_load_options load;
     size_t max_memory_bytes;
-} tconv_cli_limits;
+} tc_cli_limits;
 
-void tconv_cli_limits_init(tconv_cli_limits *limits);
+void tc_cli_limits_init(tc_cli_limits *limits);
 
 /* If argv[*i] is a limit option ("--opt N" or "--opt=N"), parses it (advancing *i past its
  * value) and returns 1; returns 0 for other arguments and -1 after printing a usage error that
  * starts with `prog`. */
-int tconv_cli_limits_parse(tconv_cli_limits *limits, const char *prog, int argc, char **argv,
-                           int *i);
+int tc_cli_limits_parse(tc_cli_limits *limits, const char *prog, int argc, char **argv, int *i);
 
 /* The option lines for --help, with the current defaults. */
-void tconv_cli_limits_usage(FILE *out);
+void tc_cli_limits_usage(FILE *out);
 
 /* After an error of status st: a line saying which option raises the limit (nothing for other
  * statuses). */
-void tconv_cli_limits_hint(FILE *out, const char *prog, tconv_status st);
+void tc_cli_limits_hint(FILE *out, const char *prog, tconv_status st);
 
 #endif

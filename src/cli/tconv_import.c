@@ -26,14 +26,14 @@ typedef struct import_args {
     const char *passes;
     const char *report_path;
     const char *print_ir_after;
-    tconv_pass_options pass_options;
+    tc_pass_options pass_options;
     bool print_ir, quiet, dry_run, list_passes;
     long check_runs;
     uint64_t seed;
     double rtol, atol;
-    tconv_dim_binding dims[MAX_DIMS];
+    tc_dim_binding dims[MAX_DIMS];
     size_t n_dims;
-    tconv_cli_limits limits;
+    tc_cli_limits limits;
 } import_args;
 
 static void print_usage(FILE *out) {
@@ -61,7 +61,7 @@ static void print_usage(FILE *out) {
           "  --version, --help\n"
           "\n",
           out);
-    tconv_cli_limits_usage(out);
+    tc_cli_limits_usage(out);
     fputs("\n"
           "The output is written to a temp file in its folder and renamed over OUT only once\n"
           "complete: on any failure an existing OUT is left as it was. -o may name the input\n"
@@ -92,7 +92,7 @@ static bool parse_long(const char *text, long *out) {
     return errno == 0 && end != text && *end == '\0';
 }
 
-static bool parse_dim(const char *text, tconv_dim_binding *out) {
+static bool parse_dim(const char *text, tc_dim_binding *out) {
     const char *eq = strchr(text, '=');
     long value;
     if (!eq || eq == text || !parse_long(eq + 1, &value) || value < 0)
@@ -137,11 +137,11 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
         a->print_ir_after = v;
     } else if (!strcmp(opt, "--policy")) {
         NEEDS_VALUE();
-        if (!tconv_policy_parse(v, &a->pass_options.policy))
+        if (!tc_policy_parse(v, &a->pass_options.policy))
             return usage_error("unknown policy '%s' (same-or-asymmetric, valid-only)", v);
     } else if (!strcmp(opt, "--convention")) {
         NEEDS_VALUE();
-        if (!tconv_convention_parse(v, &a->pass_options.convention))
+        if (!tc_convention_parse(v, &a->pass_options.convention))
             return usage_error("unknown convention '%s' (onnx, ort, ort-legacy)", v);
     } else if (!strcmp(opt, "--check")) {
         NEEDS_VALUE();
@@ -185,10 +185,10 @@ static int parse_args(int argc, char **argv, import_args *a) {
     a->seed = 1;
     a->rtol = 1e-4;
     a->atol = 1e-5;
-    tconv_pass_options_init(&a->pass_options);
-    tconv_cli_limits_init(&a->limits);
+    tc_pass_options_init(&a->pass_options);
+    tc_cli_limits_init(&a->limits);
     for (int i = 1; i < argc; i++) {
-        int limit = tconv_cli_limits_parse(&a->limits, "tconv-import", argc, argv, &i);
+        int limit = tc_cli_limits_parse(&a->limits, "tconv-import", argc, argv, &i);
         if (limit < 0)
             return EXIT_BAD_INPUT;
         if (limit > 0)
@@ -222,7 +222,7 @@ static int parse_args(int argc, char **argv, import_args *a) {
 
 static void list_passes(void) {
     size_t n;
-    const tconv_pass_def *passes = tconv_pass_table(&n);
+    const tc_pass_def *passes = tc_pass_table(&n);
     for (size_t i = 0; i < n; i++)
         printf("%-26s %s\n", passes[i].name, passes[i].summary);
     printf("\ndefault: %s\n", DEFAULT_PASSES);
@@ -232,21 +232,21 @@ static void list_passes(void) {
 
 static void print_conv_transpose_nodes(const tconv_graph *graph, int depth, FILE *out) {
     for (tconv_node *node = graph->first; node; node = node->next) {
-        if (tconv_is_conv_transpose(node)) {
+        if (tc_is_conv_transpose(node)) {
             char where[256];
-            char *attrs = tconv_node_attributes_json(node);
-            tconv_conv_transpose_match m;
-            tconv_error err;
-            bool rewrite = tconv_conv_transpose_match_node(node, TCONV_CONVENTION_ONNX, &m, &err) ==
-                               TCONV_OK &&
-                           tconv_conv_transpose_needs_rewrite(&m, TCONV_POLICY_SAME_OR_ASYMMETRIC);
+            char *attrs = tc_node_attributes_json(node);
+            tc_conv_transpose_match m;
+            tc_error err;
+            bool rewrite =
+                tc_conv_transpose_match_node(node, TCONV_CONVENTION_ONNX, &m, &err) == TCONV_OK &&
+                tc_conv_transpose_needs_rewrite(&m, TCONV_POLICY_SAME_OR_ASYMMETRIC);
             fprintf(out, "  %*s%s %s%s\n", 2 * depth, "",
-                    tconv_node_describe(node, where, sizeof where), attrs ? attrs : "{}",
+                    tc_node_describe(node, where, sizeof where), attrs ? attrs : "{}",
                     rewrite ? "  -> rewrite" : "");
             free(attrs);
         }
         for (size_t i = 0; i < node->n_attrs; i++) {
-            const tconv_attr *a = &node->attrs[i];
+            const tc_attr *a = &node->attrs[i];
             if (a->type == TCONV_ATTR_GRAPH && a->g)
                 print_conv_transpose_nodes(a->g, depth + 1, out);
             for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
@@ -265,9 +265,9 @@ static void print_summary(const tconv_model *model, const char *path, FILE *out)
         const char *d = model->opsets[i].domain;
         fprintf(out, " %s %" PRId64, d && *d ? d : "ai.onnx", model->opsets[i].version);
     }
-    tconv_op_counts counts;
-    tconv_error err;
-    if (tconv_op_counts_collect(model, &counts, &err) == TCONV_OK) {
+    tc_op_counts counts;
+    tc_error err;
+    if (tc_op_counts_collect(model, &counts, &err) == TCONV_OK) {
         size_t total = 0;
         for (size_t i = 0; i < counts.count; i++)
             total += counts.items[i].count;
@@ -275,7 +275,7 @@ static void print_summary(const tconv_model *model, const char *path, FILE *out)
         for (size_t i = 0; i < counts.count; i++)
             fprintf(out, "%s%s %zu", i ? ", " : "", counts.items[i].op_type, counts.items[i].count);
         fputs(")\n", out);
-        tconv_op_counts_free(&counts);
+        tc_op_counts_free(&counts);
     }
     fputs("ConvTranspose nodes (-> rewrite: the default policy changes it):\n", out);
     print_conv_transpose_nodes(model->graph, 0, out);
@@ -289,43 +289,43 @@ typedef struct check_stats {
     char first_failure[TCONV_ERROR_MESSAGE_MAX];
 } check_stats;
 
-static tconv_status make_inputs(tconv_session *s, uint64_t seed, const import_args *a,
-                                tconv_rt_tensor *inputs, tconv_error *err) {
-    size_t n = tconv_session_input_count(s);
+static tconv_status make_inputs(tc_session *s, uint64_t seed, const import_args *a,
+                                tc_rt_tensor *inputs, tc_error *err) {
+    size_t n = tc_session_input_count(s);
     for (size_t i = 0; i < n; i++) {
-        tconv_status st = tconv_session_random_input(tconv_session_input(s, i), seed * 1000 + i,
-                                                     a->dims, a->n_dims, &inputs[i], err);
+        tconv_status st = tc_session_random_input(tc_session_input(s, i), seed * 1000 + i, a->dims,
+                                                  a->n_dims, &inputs[i], err);
         if (st != TCONV_OK)
             return st;
     }
     return TCONV_OK;
 }
 
-static void release_all(tconv_rt_tensor *tensors, size_t n) {
+static void release_all(tc_rt_tensor *tensors, size_t n) {
     for (size_t i = 0; tensors && i < n; i++)
-        tconv_rt_tensor_release(&tensors[i]);
+        tc_rt_tensor_release(&tensors[i]);
 }
 
 /* One seeded run of both graphs; compares every output into stats[]. */
-static tconv_status check_once(tconv_session *orig, tconv_session *conv, uint64_t seed,
-                               const import_args *a, check_stats *stats, tconv_error *err) {
-    size_t n_in = tconv_session_input_count(orig), n_out = tconv_session_output_count(orig);
-    tconv_rt_tensor *inputs = calloc(n_in + 1, sizeof *inputs);
-    tconv_rt_tensor *want = calloc(n_out + 1, sizeof *want);
-    tconv_rt_tensor *got = calloc(n_out + 1, sizeof *got);
-    tconv_status st = inputs && want && got ? TCONV_OK : tconv_error_nomem(err, "check buffers");
+static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed,
+                               const import_args *a, check_stats *stats, tc_error *err) {
+    size_t n_in = tc_session_input_count(orig), n_out = tc_session_output_count(orig);
+    tc_rt_tensor *inputs = calloc(n_in + 1, sizeof *inputs);
+    tc_rt_tensor *want = calloc(n_out + 1, sizeof *want);
+    tc_rt_tensor *got = calloc(n_out + 1, sizeof *got);
+    tconv_status st = inputs && want && got ? TCONV_OK : tc_error_nomem(err, "check buffers");
     if (st == TCONV_OK)
         st = make_inputs(orig, seed, a, inputs, err);
-    if (st == TCONV_OK && (st = tconv_session_run(orig, inputs, n_in, want, err)) != TCONV_OK)
-        tconv_error_prefix(err, "original model: ");
-    if (st == TCONV_OK && (st = tconv_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
-        tconv_error_prefix(err, "converted model: ");
+    if (st == TCONV_OK && (st = tc_session_run(orig, inputs, n_in, want, err)) != TCONV_OK)
+        tc_error_prefix(err, "original model: ");
+    if (st == TCONV_OK && (st = tc_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
+        tc_error_prefix(err, "converted model: ");
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++) {
         double abs_err = 0, rel_err = 0;
-        tconv_error cmp;
-        tconv_error_clear(&cmp);
-        if (tconv_rt_tensor_compare(&got[i], &want[i], a->rtol, a->atol, &abs_err, &rel_err,
-                                    &cmp) != TCONV_OK &&
+        tc_error cmp;
+        tc_error_clear(&cmp);
+        if (tc_rt_tensor_compare(&got[i], &want[i], a->rtol, a->atol, &abs_err, &rel_err, &cmp) !=
+                TCONV_OK &&
             !stats[i].failed) {
             stats[i].failed = true;
             snprintf(stats[i].first_failure, sizeof stats[i].first_failure,
@@ -345,11 +345,11 @@ static tconv_status check_once(tconv_session *orig, tconv_session *conv, uint64_
     return st;
 }
 
-static void print_check_result(const tconv_session *s, const check_stats *stats,
+static void print_check_result(const tc_session *s, const check_stats *stats,
                                const import_args *a) {
-    for (size_t i = 0; i < tconv_session_output_count(s); i++) {
+    for (size_t i = 0; i < tc_session_output_count(s); i++) {
         fprintf(stderr, "check: output '%s': max_abs_err=%.3g max_rel_err=%.3g over %ld runs: %s\n",
-                tconv_session_output(s, i)->name, stats[i].max_abs, stats[i].max_rel, a->check_runs,
+                tc_session_output(s, i)->name, stats[i].max_abs, stats[i].max_rel, a->check_runs,
                 stats[i].failed ? "MISMATCH" : "ok");
         if (stats[i].failed)
             fprintf(stderr, "check:   %s\n", stats[i].first_failure);
@@ -358,27 +358,27 @@ static void print_check_result(const tconv_session *s, const check_stats *stats,
 
 /* Runs the original and the converted model on --check N seeded inputs. Returns an exit code. */
 static int run_check(tconv_model *original, tconv_model *converted, const import_args *a) {
-    tconv_session_options so;
-    tconv_session_options_init(&so);
+    tc_session_options so;
+    tc_session_options_init(&so);
     so.max_memory_bytes = a->limits.max_memory_bytes;
-    tconv_session *orig = NULL, *conv = NULL;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_status st = tconv_session_create(original, &so, &orig, &err);
+    tc_session *orig = NULL, *conv = NULL;
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = tc_session_create(original, &so, &orig, &err);
     if (st != TCONV_OK)
-        tconv_error_prefix(&err, "original model: ");
-    else if ((st = tconv_session_create(converted, &so, &conv, &err)) != TCONV_OK)
-        tconv_error_prefix(&err, "converted model: ");
-    size_t n_out = orig ? tconv_session_output_count(orig) : 0;
+        tc_error_prefix(&err, "original model: ");
+    else if ((st = tc_session_create(converted, &so, &conv, &err)) != TCONV_OK)
+        tc_error_prefix(&err, "converted model: ");
+    size_t n_out = orig ? tc_session_output_count(orig) : 0;
     check_stats *stats = calloc(n_out + 1, sizeof *stats);
     if (st == TCONV_OK && !stats)
-        st = tconv_error_nomem(&err, "check statistics");
+        st = tc_error_nomem(&err, "check statistics");
     for (long r = 0; st == TCONV_OK && r < a->check_runs; r++)
         st = check_once(orig, conv, a->seed + (uint64_t)r, a, stats, &err);
     int rc = EXIT_OK;
     if (st != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input, err.message);
-        tconv_cli_limits_hint(stderr, "tconv-import", st);
+        tc_cli_limits_hint(stderr, "tconv-import", st);
         rc = EXIT_BAD_INPUT;
     } else {
         for (size_t i = 0; i < n_out; i++)
@@ -387,21 +387,21 @@ static int run_check(tconv_model *original, tconv_model *converted, const import
             print_check_result(orig, stats, a);
     }
     free(stats);
-    tconv_session_free(orig);
-    tconv_session_free(conv);
+    tc_session_free(orig);
+    tc_session_free(conv);
     return rc;
 }
 
 /* ---------------------------------------------------------------- main flow */
 
 static int load_model(const char *path, tconv_model **out, const import_args *a) {
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_load_info info = {0};
-    tconv_status st = tconv_model_load_file(path, &a->limits.load, out, &info, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tc_load_info info = {0};
+    tconv_status st = tc_model_load_file(path, &a->limits.load, out, &info, &err);
     if (st != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s\n", err.message);
-        tconv_cli_limits_hint(stderr, "tconv-import", st);
+        tc_cli_limits_hint(stderr, "tconv-import", st);
         return EXIT_BAD_INPUT;
     }
     if (info.n_graphs_reordered && !a->quiet)
@@ -412,17 +412,17 @@ static int load_model(const char *path, tconv_model **out, const import_args *a)
     return EXIT_OK;
 }
 
-static void print_rewrite_summary(const tconv_rewrite_report *report, const tconv_op_counts *before,
-                                  const tconv_op_counts *after) {
+static void print_rewrite_summary(const tc_rewrite_report *report, const tc_op_counts *before,
+                                  const tc_op_counts *after) {
     fprintf(stderr, "tconv-import: rewrote %zu ConvTranspose node(s)", report->count);
     for (size_t i = 0; i < report->count; i++)
         fprintf(stderr, "%s%s", i ? ", " : ": ", report->records[i].node);
     fputs("\ntconv-import: ops:", stderr);
-    const tconv_op_counts *lists[2] = {before, after};
+    const tc_op_counts *lists[2] = {before, after};
     for (int l = 0; l < 2; l++) {
         for (size_t i = 0; i < lists[l]->count; i++) {
             const char *op = lists[l]->items[i].op_type;
-            size_t b = tconv_op_counts_get(before, op), c = tconv_op_counts_get(after, op);
+            size_t b = tc_op_counts_get(before, op), c = tc_op_counts_get(after, op);
             if (b != c && (l == 0 || b == 0))
                 fprintf(stderr, " %s %zu->%zu", op, b, c);
         }
@@ -431,15 +431,15 @@ static void print_rewrite_summary(const tconv_rewrite_report *report, const tcon
 }
 
 /* The JSON goes to memory first, then to the file atomically (like the model). */
-static int write_report(const import_args *a, const tconv_rewrite_report *report,
-                        const tconv_op_counts *before, const tconv_op_counts *after,
-                        const tconv_diagnostics *diags) {
+static int write_report(const import_args *a, const tc_rewrite_report *report,
+                        const tc_op_counts *before, const tc_op_counts *after,
+                        const tc_diagnostics *diags) {
     char *json = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&json, &size);
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_status st = f ? tconv_rewrite_report_write_json(
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = f ? tc_rewrite_report_write_json(
                               report, a->input, tconv_policy_name(a->pass_options.policy),
                               tconv_convention_name(a->pass_options.convention), before, after,
                               diags->messages, diags->count, f)
@@ -447,10 +447,10 @@ static int write_report(const import_args *a, const tconv_rewrite_report *report
     if (f && fclose(f) != 0 && st == TCONV_OK)
         st = TCONV_ERR_NOMEM;
     if (st == TCONV_OK)
-        st = tconv_write_file_atomic(a->report_path, json, size, &err);
+        st = tc_write_file_atomic(a->report_path, json, size, &err);
     else
-        tconv_error_set(&err, st, "%s: cannot write the report (%s)", a->report_path,
-                        tconv_status_name(st));
+        tc_error_set(&err, st, "%s: cannot write the report (%s)", a->report_path,
+                     tconv_status_name(st));
     if (st != TCONV_OK)
         fprintf(stderr, "tconv-import: %s\n", err.message);
     free(json);
@@ -458,21 +458,21 @@ static int write_report(const import_args *a, const tconv_rewrite_report *report
 }
 
 static int convert(const import_args *a, tconv_model *model) {
-    tconv_diagnostics diags;
-    tconv_rewrite_report report;
-    tconv_op_counts before = {0}, after = {0};
-    tconv_diagnostics_init(&diags);
-    tconv_rewrite_report_init(&report);
-    tconv_pass_options options = a->pass_options;
+    tc_diagnostics diags;
+    tc_rewrite_report report;
+    tc_op_counts before = {0}, after = {0};
+    tc_diagnostics_init(&diags);
+    tc_rewrite_report_init(&report);
+    tc_pass_options options = a->pass_options;
     options.diagnostics = &diags;
     options.report = &report;
-    tconv_error err;
-    tconv_error_clear(&err);
-    tconv_status st = tconv_op_counts_collect(model, &before, &err);
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = tc_op_counts_collect(model, &before, &err);
     if (st == TCONV_OK)
-        st = tconv_run_passes(model, a->passes, &options, a->print_ir_after, stdout, &err);
+        st = tc_run_passes(model, a->passes, &options, a->print_ir_after, stdout, &err);
     if (st == TCONV_OK)
-        st = tconv_op_counts_collect(model, &after, &err);
+        st = tc_op_counts_collect(model, &after, &err);
     int rc = EXIT_OK;
     if (st != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s: %s\n", a->input, err.message);
@@ -484,17 +484,17 @@ static int convert(const import_args *a, tconv_model *model) {
         print_rewrite_summary(&report, &before, &after);
     if (rc == EXIT_OK && a->report_path)
         rc = write_report(a, &report, &before, &after, &diags);
-    tconv_op_counts_free(&before);
-    tconv_op_counts_free(&after);
-    tconv_rewrite_report_free(&report);
-    tconv_diagnostics_free(&diags);
+    tc_op_counts_free(&before);
+    tc_op_counts_free(&after);
+    tc_rewrite_report_free(&report);
+    tc_diagnostics_free(&diags);
     return rc;
 }
 
 static int save_model(const import_args *a, const tconv_model *model) {
-    tconv_error err;
-    tconv_error_clear(&err);
-    if (tconv_model_save_file(model, a->output, &err) != TCONV_OK) {
+    tc_error err;
+    tc_error_clear(&err);
+    if (tc_model_save_file(model, a->output, &err) != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s\n", err.message);
         return EXIT_BAD_INPUT;
     }
@@ -510,7 +510,7 @@ static int run_import(const import_args *a) {
         a->output || a->dry_run || a->check_runs || a->report_path || a->print_ir_after;
     if (rc == EXIT_OK && !transforms) {
         if (a->print_ir)
-            tconv_model_print(model, stdout);
+            tc_model_print(model, stdout);
         else
             print_summary(model, a->input, stdout);
         tconv_model_free(model);
@@ -521,7 +521,7 @@ static int run_import(const import_args *a) {
     if (rc == EXIT_OK)
         rc = convert(a, model);
     if (rc == EXIT_OK && a->print_ir)
-        tconv_model_print(model, stdout);
+        tc_model_print(model, stdout);
     if (rc == EXIT_OK && a->check_runs)
         rc = run_check(original, model, a);
     if (rc == EXIT_OK && a->output)

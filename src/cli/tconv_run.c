@@ -35,12 +35,12 @@ typedef struct run_options {
     const char *save_dir;
     named_arg inputs[MAX_NAMED];
     size_t n_inputs;
-    tconv_dim_binding dims[MAX_NAMED];
+    tc_dim_binding dims[MAX_NAMED];
     size_t n_dims;
     const char *paths[MAX_NAMED];
     size_t n_paths;
     bool seed_given;
-    tconv_cli_limits limits;
+    tc_cli_limits limits;
 } run_options;
 
 static void print_usage(FILE *out) {
@@ -58,7 +58,7 @@ static void print_usage(FILE *out) {
           "checksum (sum, sum of |x|) is printed; --save-outputs writes them as output_N.pb.\n"
           "\n",
           out);
-    tconv_cli_limits_usage(out);
+    tc_cli_limits_usage(out);
     fputs("\nExit status: 0 ok, 1 mismatch or failed data set, 2 bad input (including a limit\n"
           "reached) or usage.\n",
           out);
@@ -177,9 +177,9 @@ static int parse_args(run_options *o, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->rtol = 1e-4;
     o->atol = 1e-5;
-    tconv_cli_limits_init(&o->limits);
+    tc_cli_limits_init(&o->limits);
     for (int i = 1; i < argc; i++) {
-        int limit = tconv_cli_limits_parse(&o->limits, "tconv-run", argc, argv, &i);
+        int limit = tc_cli_limits_parse(&o->limits, "tconv-run", argc, argv, &i);
         if (limit < 0)
             return EXIT_BAD_INPUT;
         if (limit > 0)
@@ -227,28 +227,28 @@ static char *join_path(const char *dir, const char *name) {
     return p;
 }
 
-static void release_tensors(tconv_rt_tensor *t, size_t n) {
+static void release_tensors(tc_rt_tensor *t, size_t n) {
     for (size_t i = 0; t && i < n; i++)
-        tconv_rt_tensor_release(&t[i]);
+        tc_rt_tensor_release(&t[i]);
 }
 
 /* Loads the model and prepares a session for it. *bad_input when the model cannot be loaded or
  * exceeds a limit (exit 2), not when it merely cannot run (an unsupported op: exit 1). */
 static tconv_status open_session(const char *model_path, const run_options *o, tconv_model **model,
-                                 tconv_session **session, bool *bad_input, tconv_error *err) {
+                                 tc_session **session, bool *bad_input, tc_error *err) {
     *session = NULL;
     *bad_input = true;
-    tconv_status st = tconv_model_load_file(model_path, &o->limits.load, model, NULL, err);
+    tconv_status st = tc_model_load_file(model_path, &o->limits.load, model, NULL, err);
     if (st != TCONV_OK)
         return st;
-    tconv_session_options so;
-    tconv_session_options_init(&so);
+    tc_session_options so;
+    tc_session_options_init(&so);
     so.n_threads = o->n_threads;
     so.max_memory_bytes = o->limits.max_memory_bytes;
-    st = tconv_session_create(*model, &so, session, err);
+    st = tc_session_create(*model, &so, session, err);
     *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)
-        tconv_error_prefix(err, "%s: ", model_path);
+        tc_error_prefix(err, "%s: ", model_path);
     return st;
 }
 
@@ -272,12 +272,11 @@ static int compare_data_set_name(const void *a, const void *b) {
 }
 
 /* Names of the test_data_set_* folders, sorted by number. */
-static tconv_status list_data_sets(const char *dir, char ***names, size_t *count,
-                                   tconv_error *err) {
+static tconv_status list_data_sets(const char *dir, char ***names, size_t *count, tc_error *err) {
     DIR *d = opendir(dir);
     if (!d)
-        return tconv_error_set(err, TCONV_ERR_IO, "%s: cannot open directory: %s", dir,
-                               strerror(errno));
+        return tc_error_set(err, TCONV_ERR_IO, "%s: cannot open directory: %s", dir,
+                            strerror(errno));
     char **list = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
@@ -289,19 +288,19 @@ static tconv_status list_data_sets(const char *dir, char ***names, size_t *count
             cap = cap ? 2 * cap : 8;
             char **grown = realloc(list, cap * sizeof *list);
             if (!grown) {
-                st = tconv_error_nomem(err, "a directory listing");
+                st = tc_error_nomem(err, "a directory listing");
                 break;
             }
             list = grown;
         }
         if (!(list[n] = strdup(e->d_name)))
-            st = tconv_error_nomem(err, "a directory listing");
+            st = tc_error_nomem(err, "a directory listing");
         else
             n++;
     }
     closedir(d);
     if (st == TCONV_OK && n == 0)
-        st = tconv_error_set(err, TCONV_ERR_USAGE, "%s: no test_data_set_* directories", dir);
+        st = tc_error_set(err, TCONV_ERR_USAGE, "%s: no test_data_set_* directories", dir);
     if (st != TCONV_OK) {
         for (size_t i = 0; i < n; i++)
             free(list[i]);
@@ -315,20 +314,20 @@ static tconv_status list_data_sets(const char *dir, char ***names, size_t *count
 }
 
 /* Loads prefix_0.pb, prefix_1.pb, ... from a data set folder. */
-static tconv_status load_numbered(const char *set_dir, const char *prefix, tconv_rt_tensor *out,
-                                  size_t cap, size_t *count, tconv_error *err) {
+static tconv_status load_numbered(const char *set_dir, const char *prefix, tc_rt_tensor *out,
+                                  size_t cap, size_t *count, tc_error *err) {
     *count = 0;
     for (size_t i = 0; i < cap; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s_%zu.pb", prefix, i);
         char *path = join_path(set_dir, name);
         if (!path)
-            return tconv_error_nomem(err, "a path");
+            return tc_error_nomem(err, "a path");
         if (!file_exists(path)) {
             free(path);
             return TCONV_OK;
         }
-        tconv_status st = tconv_rt_tensor_load_pb(path, &out[i], err);
+        tconv_status st = tc_rt_tensor_load_pb(path, &out[i], err);
         free(path);
         if (st != TCONV_OK)
             return st;
@@ -338,11 +337,11 @@ static tconv_status load_numbered(const char *set_dir, const char *prefix, tconv
 }
 
 typedef struct data_set {
-    tconv_rt_tensor inputs[MAX_DATA_FILES], expected[MAX_DATA_FILES];
+    tc_rt_tensor inputs[MAX_DATA_FILES], expected[MAX_DATA_FILES];
     size_t n_inputs, n_expected;
 } data_set;
 
-static tconv_status load_data_set(data_set *ds, const char *set_dir, tconv_error *err) {
+static tconv_status load_data_set(data_set *ds, const char *set_dir, tc_error *err) {
     tconv_status st =
         load_numbered(set_dir, "input", ds->inputs, MAX_DATA_FILES, &ds->n_inputs, err);
     if (st == TCONV_OK)
@@ -351,29 +350,29 @@ static tconv_status load_data_set(data_set *ds, const char *set_dir, tconv_error
 }
 
 /* Compares every output; on failure err says which output and how. */
-static tconv_status compare_outputs(const tconv_session *session, const tconv_rt_tensor *actual,
+static tconv_status compare_outputs(const tc_session *session, const tc_rt_tensor *actual,
                                     const data_set *ds, const run_options *o, double *max_abs,
-                                    tconv_error *err) {
+                                    tc_error *err) {
     *max_abs = 0.0;
-    size_t n = tconv_session_output_count(session);
+    size_t n = tc_session_output_count(session);
     if (ds->n_expected != n)
-        return tconv_error_set(err, TCONV_ERR_MISMATCH,
-                               "%zu expected output files, the model has %zu outputs",
-                               ds->n_expected, n);
+        return tc_error_set(err, TCONV_ERR_MISMATCH,
+                            "%zu expected output files, the model has %zu outputs", ds->n_expected,
+                            n);
     tconv_status result = TCONV_OK;
-    tconv_error first;
-    tconv_error_clear(&first);
+    tc_error first;
+    tc_error_clear(&first);
     for (size_t i = 0; i < n; i++) {
         double abs_err, rel_err;
-        tconv_error e;
-        tconv_status st = tconv_rt_tensor_compare(&actual[i], &ds->expected[i], o->rtol, o->atol,
-                                                  &abs_err, &rel_err, &e);
+        tc_error e;
+        tconv_status st = tc_rt_tensor_compare(&actual[i], &ds->expected[i], o->rtol, o->atol,
+                                               &abs_err, &rel_err, &e);
         if (abs_err > *max_abs || isnan(abs_err))
             *max_abs = abs_err;
         if (st != TCONV_OK && result == TCONV_OK) {
             result = st;
             first = e;
-            tconv_error_prefix(&first, "output '%s': ", tconv_session_output(session, i)->name);
+            tc_error_prefix(&first, "output '%s': ", tc_session_output(session, i)->name);
         }
     }
     if (result != TCONV_OK)
@@ -381,19 +380,19 @@ static tconv_status compare_outputs(const tconv_session *session, const tconv_rt
     return result;
 }
 
-static void run_data_set(tconv_session *session, const char *label, const char *set_dir,
+static void run_data_set(tc_session *session, const char *label, const char *set_dir,
                          const run_options *o, tally *t) {
     data_set *ds = calloc(1, sizeof *ds);
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     tconv_status st = ds ? load_data_set(ds, set_dir, &err) : TCONV_ERR_NOMEM;
     bool bad_input = st != TCONV_OK;
-    size_t n_out = tconv_session_output_count(session);
-    tconv_rt_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
+    size_t n_out = tc_session_output_count(session);
+    tc_rt_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
     if (st == TCONV_OK && !outputs)
-        st = tconv_error_nomem(&err, "outputs");
+        st = tc_error_nomem(&err, "outputs");
     if (st == TCONV_OK)
-        st = tconv_session_run(session, ds->inputs, ds->n_inputs, outputs, &err);
+        st = tc_session_run(session, ds->inputs, ds->n_inputs, outputs, &err);
     double max_abs = 0.0;
     if (st == TCONV_OK)
         st = compare_outputs(session, outputs, ds, o, &max_abs, &err);
@@ -408,7 +407,7 @@ static void run_data_set(tconv_session *session, const char *label, const char *
         if (bad_input) { /* broken data, not a wrong result: say so where errors go */
             fprintf(stderr, "tconv-run: %s\n",
                     err.message[0] ? err.message : tconv_status_name(st));
-            tconv_cli_limits_hint(stderr, "tconv-run", st);
+            tc_cli_limits_hint(stderr, "tconv-run", st);
         }
     }
     if (outputs)
@@ -436,18 +435,18 @@ static void run_test_dir(const char *path, const run_options *o, tally *t) {
     char *model_path = dir ? join_path(dir, "model.onnx") : NULL;
     char **sets = NULL;
     size_t n_sets = 0;
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     tconv_status st =
-        model_path ? list_data_sets(dir, &sets, &n_sets, &err) : tconv_error_nomem(&err, "a path");
+        model_path ? list_data_sets(dir, &sets, &n_sets, &err) : tc_error_nomem(&err, "a path");
     tconv_model *model = NULL;
-    tconv_session *session = NULL;
+    tc_session *session = NULL;
     bool bad_input = true;
     if (st == TCONV_OK)
         st = open_session(model_path, o, &model, &session, &bad_input, &err);
     if (st != TCONV_OK) {
         fprintf(stderr, "tconv-run: %s\n", err.message);
-        tconv_cli_limits_hint(stderr, "tconv-run", st);
+        tc_cli_limits_hint(stderr, "tconv-run", st);
     }
     if (st != TCONV_OK && n_sets == 0) {
         printf("FAIL %s %s\n", dir ? dir : path, err.message);
@@ -467,7 +466,7 @@ static void run_test_dir(const char *path, const run_options *o, tally *t) {
         free(sets[i]);
     }
     free(sets);
-    tconv_session_free(session);
+    tc_session_free(session);
     tconv_model_free(model);
     free(model_path);
     free(dir);
@@ -502,39 +501,38 @@ static const char *find_input_file(const run_options *o, const char *name) {
     return NULL;
 }
 
-static tconv_status check_named_inputs(const tconv_session *s, const run_options *o,
-                                       tconv_error *err) {
+static tconv_status check_named_inputs(const tc_session *s, const run_options *o, tc_error *err) {
     for (size_t i = 0; i < o->n_inputs; i++) {
         bool found = false;
-        for (size_t k = 0; k < tconv_session_input_count(s) && !found; k++)
-            found = strcmp(tconv_session_input(s, k)->name, o->inputs[i].name) == 0;
+        for (size_t k = 0; k < tc_session_input_count(s) && !found; k++)
+            found = strcmp(tc_session_input(s, k)->name, o->inputs[i].name) == 0;
         if (!found)
-            return tconv_error_set(err, TCONV_ERR_USAGE,
-                                   "--input %s: the model has no input of that name (inputs "
-                                   "that are initializers cannot be fed)",
-                                   o->inputs[i].name);
+            return tc_error_set(err, TCONV_ERR_USAGE,
+                                "--input %s: the model has no input of that name (inputs "
+                                "that are initializers cannot be fed)",
+                                o->inputs[i].name);
     }
     return TCONV_OK;
 }
 
-static tconv_status make_inputs(const tconv_session *s, const run_options *o,
-                                tconv_rt_tensor *inputs, tconv_error *err) {
+static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt_tensor *inputs,
+                                tc_error *err) {
     tconv_status st = check_named_inputs(s, o, err);
-    for (size_t i = 0; st == TCONV_OK && i < tconv_session_input_count(s); i++) {
-        const tconv_value *v = tconv_session_input(s, i);
+    for (size_t i = 0; st == TCONV_OK && i < tc_session_input_count(s); i++) {
+        const tconv_value *v = tc_session_input(s, i);
         const char *file = find_input_file(o, v->name);
         if (file)
-            st = tconv_rt_tensor_load_pb(file, &inputs[i], err);
+            st = tc_rt_tensor_load_pb(file, &inputs[i], err);
         else
-            st = tconv_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
+            st = tc_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
     }
     return st;
 }
 
-static void print_output(const char *name, const tconv_rt_tensor *t) {
+static void print_output(const char *name, const tc_rt_tensor *t) {
     double sum = 0.0, abs_sum = 0.0;
     for (int64_t i = 0; i < t->n_elements; i++) {
-        double v = tconv_rt_get_f64(t, i);
+        double v = tc_rt_get_f64(t, i);
         sum += v;
         abs_sum += fabs(v);
     }
@@ -544,28 +542,28 @@ static void print_output(const char *name, const tconv_rt_tensor *t) {
     printf("] sum=%.17g abs_sum=%.17g\n", sum, abs_sum);
 }
 
-static tconv_status ensure_dir(const char *dir, tconv_error *err) {
+static tconv_status ensure_dir(const char *dir, tc_error *err) {
     if (is_directory(dir))
         return TCONV_OK;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tconv_error_set(err, TCONV_ERR_IO, "%s: cannot create directory: %s", dir,
-                               strerror(errno));
+        return tc_error_set(err, TCONV_ERR_IO, "%s: cannot create directory: %s", dir,
+                            strerror(errno));
     return TCONV_OK;
 }
 
-static tconv_status save_outputs(const tconv_session *s, const tconv_rt_tensor *outputs,
-                                 tconv_model *scratch, const char *dir, tconv_error *err) {
+static tconv_status save_outputs(const tc_session *s, const tc_rt_tensor *outputs,
+                                 tconv_model *scratch, const char *dir, tc_error *err) {
     tconv_status st = ensure_dir(dir, err);
-    for (size_t i = 0; st == TCONV_OK && i < tconv_session_output_count(s); i++) {
+    for (size_t i = 0; st == TCONV_OK && i < tc_session_output_count(s); i++) {
         char name[64];
         snprintf(name, sizeof name, "output_%zu.pb", i);
         char *path = join_path(dir, name);
         tconv_tensor *t;
         if (!path)
-            return tconv_error_nomem(err, "a path");
-        st = tconv_rt_tensor_to_ir(&outputs[i], scratch, tconv_session_output(s, i)->name, &t, err);
+            return tc_error_nomem(err, "a path");
+        st = tc_rt_tensor_to_ir(&outputs[i], scratch, tc_session_output(s, i)->name, &t, err);
         if (st == TCONV_OK)
-            st = tconv_tensor_save_pb(t, path, err);
+            st = tc_tensor_save_pb(t, path, err);
         free(path);
     }
     return st;
@@ -577,38 +575,37 @@ static int run_model(const run_options *o) {
     if (!file_exists(o->paths[0]))
         return usage_error("%s: no such file or directory", o->paths[0]);
     tconv_model *model = NULL, *scratch = NULL;
-    tconv_session *session = NULL;
-    tconv_rt_tensor *inputs = NULL, *outputs = NULL;
+    tc_session *session = NULL;
+    tc_rt_tensor *inputs = NULL, *outputs = NULL;
     size_t n_in = 0, n_out = 0;
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     bool bad_input;
     tconv_status st = open_session(o->paths[0], o, &model, &session, &bad_input, &err);
     if (st == TCONV_OK) {
-        n_in = tconv_session_input_count(session);
-        n_out = tconv_session_output_count(session);
+        n_in = tc_session_input_count(session);
+        n_out = tc_session_output_count(session);
         inputs = calloc(n_in ? n_in : 1, sizeof *inputs);
         outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
-        st = inputs && outputs ? tconv_model_create(&scratch, &err) : TCONV_ERR_NOMEM;
+        st = inputs && outputs ? tc_model_create(&scratch, &err) : TCONV_ERR_NOMEM;
     }
     if (st == TCONV_OK && (st = make_inputs(session, o, inputs, &err)) != TCONV_OK)
-        tconv_error_prefix(&err, "%s: ", o->paths[0]);
-    if (st == TCONV_OK &&
-        (st = tconv_session_run(session, inputs, n_in, outputs, &err)) != TCONV_OK)
-        tconv_error_prefix(&err, "%s: ", o->paths[0]);
+        tc_error_prefix(&err, "%s: ", o->paths[0]);
+    if (st == TCONV_OK && (st = tc_session_run(session, inputs, n_in, outputs, &err)) != TCONV_OK)
+        tc_error_prefix(&err, "%s: ", o->paths[0]);
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++)
-        print_output(tconv_session_output(session, i)->name, &outputs[i]);
+        print_output(tc_session_output(session, i)->name, &outputs[i]);
     if (st == TCONV_OK && o->save_dir)
         st = save_outputs(session, outputs, scratch, o->save_dir, &err);
     if (st != TCONV_OK) {
         fprintf(stderr, "tconv-run: %s\n", err.message[0] ? err.message : tconv_status_name(st));
-        tconv_cli_limits_hint(stderr, "tconv-run", st);
+        tc_cli_limits_hint(stderr, "tconv-run", st);
     }
     release_tensors(inputs, n_in);
     release_tensors(outputs, n_out);
     free(inputs);
     free(outputs);
-    tconv_session_free(session);
+    tc_session_free(session);
     tconv_model_free(scratch);
     tconv_model_free(model);
     return st == TCONV_OK ? EXIT_OK : EXIT_BAD_INPUT;

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *tconv_path_dirname(const char *path) {
+char *tc_path_dirname(const char *path) {
     const char *slash = strrchr(path, '/');
     if (!slash) {
         char *dot = malloc(2);
@@ -31,7 +31,7 @@ char *tconv_path_dirname(const char *path) {
     return dir;
 }
 
-char *tconv_path_join(const char *dir, const char *name) {
+char *tc_path_join(const char *dir, const char *name) {
     size_t dlen = strlen(dir), nlen = strlen(name);
     bool need_slash = dlen > 0 && dir[dlen - 1] != '/';
     char *out = malloc(dlen + nlen + 2);
@@ -44,49 +44,46 @@ char *tconv_path_join(const char *dir, const char *name) {
     return out;
 }
 
-static tconv_status read_all(int fd, const char *path, uint8_t *buf, size_t size,
-                             tconv_error *err) {
+static tconv_status read_all(int fd, const char *path, uint8_t *buf, size_t size, tc_error *err) {
     size_t done = 0;
     while (done < size) {
         ssize_t n = read(fd, buf + done, size - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return tconv_error_set(err, TCONV_ERR_IO, "%s: read failed: %s", path, strerror(errno));
+            return tc_error_set(err, TCONV_ERR_IO, "%s: read failed: %s", path, strerror(errno));
         if (n == 0)
-            return tconv_error_set(err, TCONV_ERR_IO,
-                                   "%s: file shrank while being read (%zu of %zu bytes)", path,
-                                   done, size);
+            return tc_error_set(err, TCONV_ERR_IO,
+                                "%s: file shrank while being read (%zu of %zu bytes)", path, done,
+                                size);
         done += (size_t)n;
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_read_file(const char *path, size_t max_bytes, void **data, size_t *size,
-                             tconv_error *err) {
+tconv_status tc_read_file(const char *path, size_t max_bytes, void **data, size_t *size,
+                          tc_error *err) {
     *data = NULL;
     *size = 0;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return tconv_error_set(err, TCONV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return tc_error_set(err, TCONV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return tconv_error_set(err, TCONV_ERR_IO, "%s: not a regular file", path);
+        return tc_error_set(err, TCONV_ERR_IO, "%s: not a regular file", path);
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX - 1 ||
         (max_bytes && (uint64_t)st.st_size > max_bytes)) {
         close(fd);
-        return tconv_error_set(err, TCONV_ERR_LIMIT,
-                               "%s: file is %lld bytes, over the limit of %zu", path,
-                               (long long)st.st_size, max_bytes);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "%s: file is %lld bytes, over the limit of %zu",
+                            path, (long long)st.st_size, max_bytes);
     }
     size_t len = (size_t)st.st_size;
     uint8_t *buf = malloc(len ? len : 1);
     if (!buf) {
         close(fd);
-        return tconv_error_set(err, TCONV_ERR_NOMEM, "%s: out of memory reading %zu bytes", path,
-                               len);
+        return tc_error_set(err, TCONV_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, len);
     }
     tconv_status status = read_all(fd, path, buf, len, err);
     close(fd);
@@ -99,8 +96,7 @@ tconv_status tconv_read_file(const char *path, size_t max_bytes, void **data, si
     return TCONV_OK;
 }
 
-tconv_status tconv_write_all(int fd, const char *path, const void *data, size_t size,
-                             tconv_error *err) {
+tconv_status tc_write_all(int fd, const char *path, const void *data, size_t size, tc_error *err) {
     const uint8_t *bytes = data;
     size_t done = 0;
     while (done < size) {
@@ -108,8 +104,8 @@ tconv_status tconv_write_all(int fd, const char *path, const void *data, size_t 
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return tconv_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", path,
-                                   n < 0 ? strerror(errno) : "no progress");
+            return tc_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", path,
+                                n < 0 ? strerror(errno) : "no progress");
         done += (size_t)n;
     }
     return TCONV_OK;
@@ -122,34 +118,34 @@ static void set_default_mode(int fd) {
     (void)fchmod(fd, 0666 & ~mask);
 }
 
-static tconv_status fill_sync_close(int fd, const char *path, tconv_fd_writer write_fn, void *ctx,
-                                    tconv_error *err) {
+static tconv_status fill_sync_close(int fd, const char *path, tc_fd_writer write_fn, void *ctx,
+                                    tc_error *err) {
     set_default_mode(fd);
     tconv_status st = write_fn(fd, path, ctx, err);
     if (st == TCONV_OK && fsync(fd) != 0)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
     if (close(fd) != 0 && st == TCONV_OK)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
     return st;
 }
 
-tconv_status tconv_write_file_atomic_with(const char *path, tconv_fd_writer write_fn, void *ctx,
-                                          tconv_error *err) {
+tconv_status tc_write_file_atomic_with(const char *path, tc_fd_writer write_fn, void *ctx,
+                                       tc_error *err) {
     char *tmp = malloc(strlen(path) + sizeof ".tmp.XXXXXX");
     if (!tmp)
-        return tconv_error_nomem(err, "a temp file name");
+        return tc_error_nomem(err, "a temp file name");
     strcpy(tmp, path);
     strcat(tmp, ".tmp.XXXXXX");
     int fd = mkstemp(tmp);
     tconv_status st;
     if (fd < 0) {
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s", path,
-                             strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s", path,
+                          strerror(errno));
     } else {
         st = fill_sync_close(fd, path, write_fn, ctx, err);
         if (st == TCONV_OK && rename(tmp, path) != 0)
-            st = tconv_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
-                                 strerror(errno));
+            st = tc_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
+                              strerror(errno));
         if (st != TCONV_OK)
             unlink(tmp);
     }
@@ -162,13 +158,12 @@ typedef struct byte_span {
     size_t size;
 } byte_span;
 
-static tconv_status write_span(int fd, const char *path, void *ctx, tconv_error *err) {
+static tconv_status write_span(int fd, const char *path, void *ctx, tc_error *err) {
     const byte_span *span = ctx;
-    return tconv_write_all(fd, path, span->data, span->size, err);
+    return tc_write_all(fd, path, span->data, span->size, err);
 }
 
-tconv_status tconv_write_file_atomic(const char *path, const void *data, size_t size,
-                                     tconv_error *err) {
+tconv_status tc_write_file_atomic(const char *path, const void *data, size_t size, tc_error *err) {
     byte_span span = {data, size};
-    return tconv_write_file_atomic_with(path, write_span, &span, err);
+    return tc_write_file_atomic_with(path, write_span, &span, err);
 }

@@ -5,7 +5,7 @@
  * TensorProto.raw_data payload (initializers, Constant/attribute tensors, sparse tensor values,
  * at any depth) is replaced by an empty raw_data field; that copy is unpacked, and the emptied
  * fields are then pointed back at the payload bytes in the mapping. The mapping lives as long as
- * the model (tconv_onnx_loaded_free is the model's release function). A restored message is
+ * the model (tc_onnx_loaded_free is the model's release function). A restored message is
  * the same message protobuf-c would have unpacked from the file, so saving it packs the same
  * bytes (raw_data is packed in its canonical place, like every known field).
  *
@@ -25,70 +25,69 @@
 
 /* ---------------------------------------------------------------- hollowing (wire_hollow.c) */
 
-typedef struct tconv_onnx_payload {
+typedef struct tc_onnx_payload {
     size_t offset, len;    /* the raw_data bytes in the input */
-    size_t path, path_len; /* steps (2 entries each) in tconv_onnx_hollow.steps */
-} tconv_onnx_payload;
+    size_t path, path_len; /* steps (2 entries each) in tc_onnx_hollow.steps */
+} tc_onnx_payload;
 
 /* The compact copy and where each removed payload sits. A path is the chain of message fields
  * from the root to the TensorProto: (field index in the descriptor, element index) per step. */
-typedef struct tconv_onnx_hollow {
+typedef struct tc_onnx_hollow {
     uint8_t *compact;
     size_t compact_len, compact_cap;
-    tconv_onnx_payload *payloads;
+    tc_onnx_payload *payloads;
     size_t n_payloads, cap_payloads;
     uint32_t *steps;
     size_t n_steps, cap_steps; /* in uint32_t entries */
-} tconv_onnx_hollow;
+} tc_onnx_hollow;
 
 /* Builds the compact copy of `data` (a `descriptor` message) without the raw_data payloads of
  * at least min_bytes. Returns false when the data cannot be hollowed safely (malformed wire
  * data, a non-repeated message field given twice, out of memory): the caller then unpacks
  * `data` as it is. Never reads outside data[0, size). */
-bool tconv_onnx_hollow_build(const uint8_t *data, size_t size,
-                             const ProtobufCMessageDescriptor *descriptor, size_t min_bytes,
-                             tconv_onnx_hollow *out);
+bool tc_onnx_hollow_build(const uint8_t *data, size_t size,
+                          const ProtobufCMessageDescriptor *descriptor, size_t min_bytes,
+                          tc_onnx_hollow *out);
 /* Points each emptied raw_data of `message` (unpacked from the compact copy) back at its
  * payload in `data`. False if a payload's tensor is not where the scan saw it (then nothing
  * may rely on the message's raw_data: free it and unpack `data` as it is). */
-bool tconv_onnx_hollow_restore(const tconv_onnx_hollow *hollow, ProtobufCMessage *message,
-                               const uint8_t *data);
-void tconv_onnx_hollow_free(tconv_onnx_hollow *hollow);
+bool tc_onnx_hollow_restore(const tc_onnx_hollow *hollow, ProtobufCMessage *message,
+                            const uint8_t *data);
+void tc_onnx_hollow_free(tc_onnx_hollow *hollow);
 
 /* ---------------------------------------------------------------- loaded bytes (model_map.c) */
 
 /* The input bytes of a model (a read-only mapping of the file, or an owned copy of a caller's
  * buffer) and the message unpacked from them, which may point into them. */
-typedef struct tconv_onnx_loaded tconv_onnx_loaded;
+typedef struct tc_onnx_loaded tc_onnx_loaded;
 
 /* Maps `path` (a regular file of at most max_bytes, 0: no limit). Errors name the path. */
-tconv_status tconv_onnx_loaded_map_file(const char *path, size_t max_bytes, tconv_onnx_loaded **out,
-                                        tconv_error *err);
+tconv_status tc_onnx_loaded_map_file(const char *path, size_t max_bytes, tc_onnx_loaded **out,
+                                     tc_error *err);
 /* Copies a caller's buffer once: the model never borrows memory it does not own. */
-tconv_status tconv_onnx_loaded_copy(const void *data, size_t size, tconv_onnx_loaded **out,
-                                    tconv_error *err);
-const uint8_t *tconv_onnx_loaded_bytes(const tconv_onnx_loaded *loaded, size_t *size);
+tconv_status tc_onnx_loaded_copy(const void *data, size_t size, tc_onnx_loaded **out,
+                                 tc_error *err);
+const uint8_t *tc_onnx_loaded_bytes(const tc_onnx_loaded *loaded, size_t *size);
 /* Unpacks the bytes as a ModelProto whose large raw_data payloads point into them (the wire
- * data must have passed tconv_onnx_check_wire). The message is owned by `loaded`. */
-tconv_status tconv_onnx_loaded_unpack(tconv_onnx_loaded *loaded, Onnx__ModelProto **out,
-                                      tconv_error *err);
+ * data must have passed tc_onnx_check_wire). The message is owned by `loaded`. */
+tconv_status tc_onnx_loaded_unpack(tc_onnx_loaded *loaded, Onnx__ModelProto **out, tc_error *err);
 /* Frees the message, then the mapping or copy (NULL is fine). Fits tconv_model.release. */
-void tconv_onnx_loaded_free(void *loaded);
+void tc_onnx_loaded_free(void *loaded);
 /* The loaded bytes a model borrows from (NULL if it was not loaded through these functions). */
-const tconv_onnx_loaded *tconv_onnx_model_loaded(const tconv_model *model);
+const tc_onnx_loaded *tc_onnx_model_loaded(const tconv_model *model);
 /* Whether p points into the loaded bytes and [p, p + len) lies inside them. */
-bool tconv_onnx_loaded_contains(const tconv_onnx_loaded *loaded, const void *p, size_t len);
+bool tc_onnx_loaded_contains(const tc_onnx_loaded *loaded, const void *p, size_t len);
 /* When [p, p + len) lies in a mapped file: that file and the offset of p in it. */
-bool tconv_onnx_loaded_file_range(const tconv_onnx_loaded *loaded, const void *p, size_t len,
-                                  int *fd, int64_t *offset);
+bool tc_onnx_loaded_file_range(const tc_onnx_loaded *loaded, const void *p, size_t len, int *fd,
+                               int64_t *offset);
 
 /* ---------------------------------------------------------------- streamed saving */
 
 /* The ModelProto for `model`, built in `tmp` (onnx_save.c). */
-tconv_status tconv_onnx_model_to_proto(const tconv_model *model, tconv_arena *tmp,
-                                       Onnx__ModelProto **out, tconv_error *err);
+tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
+                                    tc_error *err);
 /* Packs the model straight into a temp file next to `path`, fsyncs and renames it over `path`
  * (stream_save.c). A failure leaves any existing file untouched. Errors name the path. */
-tconv_status tconv_onnx_save_streamed(const tconv_model *model, const char *path, tconv_error *err);
+tconv_status tc_onnx_save_streamed(const tconv_model *model, const char *path, tc_error *err);
 
 #endif

@@ -11,46 +11,45 @@
 #include "importer/importer.h"
 
 /* How a TensorProto is read into the IR. */
-typedef struct tconv_onnx_tensor_options {
+typedef struct tc_onnx_tensor_options {
     size_t max_tensor_bytes;        /* 0: no limit */
     bool allow_external;            /* false: data_location EXTERNAL is an error */
     const char *no_external_reason; /* why external data is refused, for the message */
-} tconv_onnx_tensor_options;
+} tc_onnx_tensor_options;
 
 /* A tensor owned by `model` that borrows `proto` (which must live as long as the model): raw
  * data is referenced in place, typed fields and external data are decoded on first use through
- * tconv_onnx_tensor_source. Validates dtype, dims, byte counts and external locations. Errors
+ * tc_onnx_tensor_source. Validates dtype, dims, byte counts and external locations. Errors
  * name the tensor and the field; the caller adds where the tensor sits. */
-tconv_status tconv_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorProto *proto,
-                                          const tconv_onnx_tensor_options *options,
-                                          tconv_tensor **out, tconv_error *err);
+tconv_status tc_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorProto *proto,
+                                       const tc_onnx_tensor_options *options, tconv_tensor **out,
+                                       tc_error *err);
 
 /* A TensorProto for `tensor` built in `tmp` (unchanged tensors return their origin). */
-Onnx__TensorProto *tconv_onnx_tensor_to_proto(tconv_arena *tmp, tconv_tensor *tensor,
-                                              tconv_error *err);
+Onnx__TensorProto *tc_onnx_tensor_to_proto(tc_arena *tmp, tconv_tensor *tensor, tc_error *err);
 
 /* Checks that `data` is well-formed protobuf wire data for `descriptor` whose nesting of
  * sub-messages stays within max_depth, without recursing deeper than that. protobuf-c's
  * unpacker recurses once per nesting level with no limit of its own, so a crafted file could
  * otherwise exhaust the stack. */
-tconv_status tconv_onnx_check_wire(const void *data, size_t size,
-                                   const ProtobufCMessageDescriptor *descriptor, int max_depth,
-                                   tconv_error *err);
+tconv_status tc_onnx_check_wire(const void *data, size_t size,
+                                const ProtobufCMessageDescriptor *descriptor, int max_depth,
+                                tc_error *err);
 /* Same, and refuses (TCONV_ERR_LIMIT) data whose unpacking would allocate more than
  * max_overhead bytes (0: no limit) beyond the file's own bytes: message structs, arrays and
  * unknown-field records, which a file of many tiny sub-messages multiplies ~100-fold. */
-tconv_status tconv_onnx_check_wire_bounded(const void *data, size_t size,
-                                           const ProtobufCMessageDescriptor *descriptor,
-                                           int max_depth, size_t max_overhead, tconv_error *err);
+tconv_status tc_onnx_check_wire_bounded(const void *data, size_t size,
+                                        const ProtobufCMessageDescriptor *descriptor, int max_depth,
+                                        size_t max_overhead, tc_error *err);
 
 /* `dir`/`location` after checking that location is relative, has no ".." component and, once
  * symlinks are resolved, stays inside dir. malloc'd, caller frees. */
-tconv_status tconv_onnx_resolve_external(const char *dir, const char *location, char **out,
-                                         tconv_error *err);
+tconv_status tc_onnx_resolve_external(const char *dir, const char *location, char **out,
+                                      tc_error *err);
 
 /* The folder part of a path ("." when it has none); malloc'd. */
-char *tconv_path_dirname(const char *path);
+char *tc_path_dirname(const char *path);
 /* a/b joined with one '/'; malloc'd. */
-char *tconv_path_join(const char *dir, const char *name);
+char *tc_path_join(const char *dir, const char *name);
 
 #endif

@@ -33,7 +33,7 @@ static size_t clamp_to_size(uint64_t v) {
     return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
 }
 
-void tconv_load_options_init(tconv_load_options *options) {
+void tc_load_options_init(tc_load_options *options) {
     options->max_file_bytes = clamp_to_size(4 * GIB);
     options->max_tensor_bytes = clamp_to_size(2 * GIB);
     options->max_graph_depth = 64;
@@ -43,10 +43,10 @@ void tconv_load_options_init(tconv_load_options *options) {
 
 typedef struct load_ctx {
     tconv_model *model;
-    tconv_load_options options;
-    tconv_onnx_tensor_options tensor_options;
+    tc_load_options options;
+    tc_onnx_tensor_options tensor_options;
     size_t n_nodes;
-    tconv_error *err;
+    tc_error *err;
 } load_ctx;
 
 static const char *str_or_empty(const char *s) {
@@ -54,14 +54,14 @@ static const char *str_or_empty(const char *s) {
 }
 
 static char *dup_str(load_ctx *ctx, const char *s, bool *ok) {
-    char *copy = tconv_arena_strdup(ctx->model->arena, s);
+    char *copy = tc_arena_strdup(ctx->model->arena, s);
     if (s && !copy)
         *ok = false;
     return copy;
 }
 
 static tconv_status nomem(load_ctx *ctx, const char *what) {
-    return tconv_error_nomem(ctx->err, what);
+    return tc_error_nomem(ctx->err, what);
 }
 
 /* Whether errors at subgraph depth `depth` get their location prefixed (see CONTEXT_LEVELS). */
@@ -69,30 +69,28 @@ static bool shows_context(int depth) {
     return depth < CONTEXT_LEVELS;
 }
 
-static tconv_status prefix_node(tconv_error *err, size_t index, const Onnx__NodeProto *np,
-                                int depth) {
+static tconv_status prefix_node(tc_error *err, size_t index, const Onnx__NodeProto *np, int depth) {
     if (!shows_context(depth))
         return err->status;
     if (np->name && *np->name)
-        return tconv_error_prefix(err, "node '%s' (#%zu, %s): ", np->name, index,
-                                  str_or_empty(np->op_type));
-    return tconv_error_prefix(err, "node #%zu (%s): ", index, str_or_empty(np->op_type));
+        return tc_error_prefix(err, "node '%s' (#%zu, %s): ", np->name, index,
+                               str_or_empty(np->op_type));
+    return tc_error_prefix(err, "node #%zu (%s): ", index, str_or_empty(np->op_type));
 }
 
 /* ---------------------------------------------------------------- types */
 
-static tconv_status parse_dims(load_ctx *ctx, const Onnx__TensorShapeProto *shape,
-                               tconv_type *type) {
+static tconv_status parse_dims(load_ctx *ctx, const Onnx__TensorShapeProto *shape, tc_type *type) {
     if (shape->n_dim > INT_MAX)
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "shape has too many dims (%zu)",
-                               shape->n_dim);
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "shape has too many dims (%zu)",
+                            shape->n_dim);
     type->rank = (int)shape->n_dim;
-    type->dims = tconv_arena_calloc(ctx->model->arena, shape->n_dim + 1, sizeof(tconv_dim));
+    type->dims = tc_arena_calloc(ctx->model->arena, shape->n_dim + 1, sizeof(tc_dim));
     if (!type->dims)
         return nomem(ctx, "a shape");
     for (size_t i = 0; i < shape->n_dim; i++) {
         const Onnx__TensorShapeProto__Dimension *d = shape->dim[i];
-        tconv_dim *out = &type->dims[i];
+        tc_dim *out = &type->dims[i];
         out->origin = d;
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
             d->dim_value >= 0) {
@@ -100,7 +98,7 @@ static tconv_status parse_dims(load_ctx *ctx, const Onnx__TensorShapeProto *shap
             out->value = d->dim_value;
         } else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM) {
             out->kind = TCONV_DIM_SYMBOLIC;
-            out->param = tconv_arena_strdup(ctx->model->arena, d->dim_param);
+            out->param = tc_arena_strdup(ctx->model->arena, d->dim_param);
             if (d->dim_param && !out->param)
                 return nomem(ctx, "a dim name");
         }
@@ -109,7 +107,7 @@ static tconv_status parse_dims(load_ctx *ctx, const Onnx__TensorShapeProto *shap
     return TCONV_OK;
 }
 
-static tconv_status parse_type(load_ctx *ctx, const Onnx__TypeProto *tp, tconv_type *type) {
+static tconv_status parse_type(load_ctx *ctx, const Onnx__TypeProto *tp, tc_type *type) {
     memset(type, 0, sizeof *type);
     type->rank = -1;
     if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
@@ -118,9 +116,9 @@ static tconv_status parse_type(load_ctx *ctx, const Onnx__TypeProto *tp, tconv_t
     }
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     int32_t elem = tt->has_elem_type ? tt->elem_type : 0;
-    if (elem != TCONV_DTYPE_UNDEFINED && !tconv_dtype_is_known(elem))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "elem_type %d is not a known ONNX type",
-                               (int)elem);
+    if (elem != TCONV_DTYPE_UNDEFINED && !tc_dtype_is_known(elem))
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "elem_type %d is not a known ONNX type",
+                            (int)elem);
     type->kind = TCONV_TYPE_TENSOR;
     type->dtype = (tconv_dtype)elem;
     return tt->shape ? parse_dims(ctx, tt->shape, type) : TCONV_OK;
@@ -130,10 +128,10 @@ static tconv_status parse_type(load_ctx *ctx, const Onnx__TypeProto *tp, tconv_t
 static tconv_status load_type(load_ctx *ctx, tconv_value *value, const Onnx__TypeProto *tp) {
     if (!tp)
         return TCONV_OK;
-    tconv_type type;
+    tc_type type;
     tconv_status st = parse_type(ctx, tp, &type);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "type: ");
+        return tc_error_prefix(ctx->err, "type: ");
     if (value->type.kind == TCONV_TYPE_NONE || !value->type_origin) {
         value->type = type;
         value->type_origin = tp;
@@ -152,30 +150,30 @@ static tconv_status add_value_info(load_ctx *ctx, tconv_graph *graph, vi_kind ki
     switch (kind) {
     case VI_INPUT:
         if (value->is_graph_input)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "input '%s' is listed twice",
-                                   value->name);
-        return tconv_graph_add_input(graph, value, origin, ctx->err);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "input '%s' is listed twice",
+                                value->name);
+        return tc_graph_add_input(graph, value, origin, ctx->err);
     case VI_OUTPUT:
-        return tconv_graph_add_output(graph, value, origin, ctx->err);
+        return tc_graph_add_output(graph, value, origin, ctx->err);
     case VI_VALUE_INFO:
-        return tconv_graph_add_value_info(graph, value, origin, ctx->err);
+        return tc_graph_add_value_info(graph, value, origin, ctx->err);
     }
     return TCONV_OK;
 }
 
 /* Inputs live in the graph's own scope; outputs and value_info may name outer values. */
 static tconv_status lookup_value(tconv_graph *graph, vi_kind kind, const char *name,
-                                 tconv_value **out, tconv_error *err) {
-    if (kind != VI_INPUT && (*out = tconv_graph_find_value(graph, name)) != NULL)
+                                 tconv_value **out, tc_error *err) {
+    if (kind != VI_INPUT && (*out = tc_graph_find_value(graph, name)) != NULL)
         return TCONV_OK;
-    return tconv_graph_get_or_add_value(graph, name, out, err);
+    return tc_graph_get_or_add_value(graph, name, out, err);
 }
 
 static tconv_status load_value_name(load_ctx *ctx, tconv_graph *graph, vi_kind kind, size_t index,
                                     const char *name, const void *origin, tconv_value **out) {
     if (!name || !*name)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s #%zu has no name", VI_NAMES[kind],
-                               index);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s #%zu has no name", VI_NAMES[kind],
+                            index);
     tconv_status st = lookup_value(graph, kind, name, out, ctx->err);
     return st != TCONV_OK ? st : add_value_info(ctx, graph, kind, *out, origin);
 }
@@ -189,7 +187,7 @@ static tconv_status load_value_infos(load_ctx *ctx, tconv_graph *graph, vi_kind 
             st = load_type(ctx, value, list[i]->type);
         if (st != TCONV_OK)
             return list[i]->name
-                       ? tconv_error_prefix(ctx->err, "%s '%s': ", VI_NAMES[kind], list[i]->name)
+                       ? tc_error_prefix(ctx->err, "%s '%s': ", VI_NAMES[kind], list[i]->name)
                        : st;
     }
     return TCONV_OK;
@@ -212,17 +210,17 @@ static tconv_status load_value_names(load_ctx *ctx, tconv_graph *graph, vi_kind 
 static tconv_status load_initializer(load_ctx *ctx, tconv_graph *graph, size_t index,
                                      const Onnx__TensorProto *tp) {
     if (!tp->name || !*tp->name)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "initializer #%zu has no name", index);
-    tconv_value *existing = tconv_name_map_get(&graph->values, tp->name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "initializer #%zu has no name", index);
+    tconv_value *existing = tc_name_map_get(&graph->values, tp->name);
     if (existing && existing->initializer)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "initializer '%s' is defined twice",
-                               tp->name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "initializer '%s' is defined twice",
+                            tp->name);
     tconv_tensor *tensor;
     tconv_status st =
-        tconv_onnx_tensor_from_proto(ctx->model, tp, &ctx->tensor_options, &tensor, ctx->err);
+        tc_onnx_tensor_from_proto(ctx->model, tp, &ctx->tensor_options, &tensor, ctx->err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "initializer #%zu: ", index);
-    return tconv_graph_add_initializer(graph, tensor, ctx->err);
+        return tc_error_prefix(ctx->err, "initializer #%zu: ", index);
+    return tc_graph_add_initializer(graph, tensor, ctx->err);
 }
 
 /* The IR does not model sparse initializers (the saver keeps them from the origin), but nodes
@@ -232,27 +230,26 @@ static tconv_status load_sparse_initializer(load_ctx *ctx, tconv_graph *graph, s
                                             const Onnx__SparseTensorProto *sp) {
     const char *name = sp->values ? sp->values->name : NULL;
     if (!name || !*name)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "sparse_initializer #%zu has no values.name", index);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "sparse_initializer #%zu has no values.name", index);
     tconv_value *value;
-    tconv_status st = tconv_graph_get_or_add_value(graph, name, &value, ctx->err);
+    tconv_status st = tc_graph_get_or_add_value(graph, name, &value, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (value->initializer)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "initializer '%s' is defined twice",
-                               name);
-    tconv_tensor *t = tconv_arena_alloc(ctx->model->arena, sizeof *t);
-    int64_t *dims = tconv_arena_calloc(ctx->model->arena, sp->n_dims + 1, sizeof(int64_t));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "initializer '%s' is defined twice", name);
+    tconv_tensor *t = tc_arena_alloc(ctx->model->arena, sizeof *t);
+    int64_t *dims = tc_arena_calloc(ctx->model->arena, sp->n_dims + 1, sizeof(int64_t));
     if (!t || !dims)
         return nomem(ctx, "a sparse initializer");
     if (sp->n_dims > TCONV_MAX_RANK)
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT,
-                               "sparse_initializer '%s': rank %zu is over the limit", name,
-                               sp->n_dims);
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT,
+                            "sparse_initializer '%s': rank %zu is over the limit", name,
+                            sp->n_dims);
     for (size_t i = 0; i < sp->n_dims; i++) {
         if (sp->dims[i] < 0)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "sparse_initializer '%s': dims[%zu] is negative", name, i);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "sparse_initializer '%s': dims[%zu] is negative", name, i);
         dims[i] = sp->dims[i];
     }
     t->model = ctx->model;
@@ -308,18 +305,18 @@ static tconv_status check_attr_type(load_ctx *ctx, const Onnx__AttributeProto *a
     int n_set = attr_set_fields(a, &set);
     bool is_ref = a->ref_attr_name && *a->ref_attr_name;
     if (a->has_type && ((int)a->type < TCONV_ATTR_FLOAT || (int)a->type > TCONV_ATTR_TYPE_PROTOS))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "type %d is not a known type",
-                               (int)a->type);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "type %d is not a known type",
+                            (int)a->type);
     if (n_set > 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "more than one value field is set (%s and others)",
-                               tconv_attr_type_name(set));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "more than one value field is set (%s and others)",
+                            tconv_attr_type_name(set));
     if (a->has_type && n_set == 1 && (int)set != (int)a->type)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "expected %s, got %s",
-                               tconv_attr_type_name(a->type), tconv_attr_type_name(set));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "expected %s, got %s",
+                            tconv_attr_type_name(a->type), tconv_attr_type_name(set));
     if (is_ref && n_set)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "refers to '%s' and also holds a value",
-                               a->ref_attr_name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "refers to '%s' and also holds a value",
+                            a->ref_attr_name);
     /* Files from before the type field was required name it only through the value. */
     *type = a->has_type ? (tconv_attr_type)a->type : set;
     return TCONV_OK;
@@ -327,7 +324,7 @@ static tconv_status check_attr_type(load_ctx *ctx, const Onnx__AttributeProto *a
 
 static tconv_status load_attr_tensor(load_ctx *ctx, const Onnx__TensorProto *tp,
                                      tconv_tensor **out) {
-    return tconv_onnx_tensor_from_proto(ctx->model, tp, &ctx->tensor_options, out, ctx->err);
+    return tc_onnx_tensor_from_proto(ctx->model, tp, &ctx->tensor_options, out, ctx->err);
 }
 
 static tconv_status load_subgraph(load_ctx *ctx, tconv_node *node, const Onnx__GraphProto *gp,
@@ -336,13 +333,13 @@ static tconv_status load_subgraph(load_ctx *ctx, tconv_node *node, const Onnx__G
         char where[256] = "", node_where[240];
         if (!shows_context(depth - 1)) /* else the prefixes already say where */
             snprintf(where, sizeof where,
-                     "%s: ", tconv_node_describe(node, node_where, sizeof node_where));
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT,
-                               "%ssubgraph '%s' is nested %d deep: subgraphs are nested deeper "
-                               "than the limit of %d",
-                               where, str_or_empty(gp->name), depth, ctx->options.max_graph_depth);
+                     "%s: ", tc_node_describe(node, node_where, sizeof node_where));
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT,
+                            "%ssubgraph '%s' is nested %d deep: subgraphs are nested deeper "
+                            "than the limit of %d",
+                            where, str_or_empty(gp->name), depth, ctx->options.max_graph_depth);
     }
-    tconv_status st = tconv_graph_create(ctx->model, node->graph, out, ctx->err);
+    tconv_status st = tc_graph_create(ctx->model, node->graph, out, ctx->err);
     if (st != TCONV_OK)
         return st;
     (*out)->owner = node;
@@ -350,45 +347,45 @@ static tconv_status load_subgraph(load_ctx *ctx, tconv_node *node, const Onnx__G
 }
 
 static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx__AttributeProto *a,
-                                    tconv_attr *attr, int depth) {
-    tconv_arena *arena = ctx->model->arena;
+                                    tc_attr *attr, int depth) {
+    tc_arena *arena = ctx->model->arena;
     switch (attr->type) {
     case TCONV_ATTR_FLOATS:
         attr->n = a->n_floats;
-        attr->floats = tconv_arena_memdup(arena, a->floats, a->n_floats * sizeof(float));
+        attr->floats = tc_arena_memdup(arena, a->floats, a->n_floats * sizeof(float));
         return attr->floats ? TCONV_OK : nomem(ctx, "an attribute");
     case TCONV_ATTR_INTS:
         attr->n = a->n_ints;
-        attr->ints = tconv_arena_memdup(arena, a->ints, a->n_ints * sizeof(int64_t));
+        attr->ints = tc_arena_memdup(arena, a->ints, a->n_ints * sizeof(int64_t));
         return attr->ints ? TCONV_OK : nomem(ctx, "an attribute");
     case TCONV_ATTR_STRINGS:
         attr->n = a->n_strings;
-        attr->strings = tconv_arena_calloc(arena, a->n_strings + 1, sizeof(tconv_bytes));
+        attr->strings = tc_arena_calloc(arena, a->n_strings + 1, sizeof(tc_bytes));
         if (!attr->strings)
             return nomem(ctx, "an attribute");
         for (size_t k = 0; k < a->n_strings; k++)
-            attr->strings[k] = (tconv_bytes){a->strings[k].data, a->strings[k].len};
+            attr->strings[k] = (tc_bytes){a->strings[k].data, a->strings[k].len};
         return TCONV_OK;
     case TCONV_ATTR_TENSORS:
         attr->n = a->n_tensors;
-        attr->tensors = tconv_arena_calloc(arena, a->n_tensors + 1, sizeof(tconv_tensor *));
+        attr->tensors = tc_arena_calloc(arena, a->n_tensors + 1, sizeof(tconv_tensor *));
         if (!attr->tensors)
             return nomem(ctx, "an attribute");
         for (size_t k = 0; k < a->n_tensors; k++) {
             tconv_status st = load_attr_tensor(ctx, a->tensors[k], &attr->tensors[k]);
             if (st != TCONV_OK)
-                return tconv_error_prefix(ctx->err, "tensors[%zu]: ", k);
+                return tc_error_prefix(ctx->err, "tensors[%zu]: ", k);
         }
         return TCONV_OK;
     case TCONV_ATTR_GRAPHS:
         attr->n = a->n_graphs;
-        attr->graphs = tconv_arena_calloc(arena, a->n_graphs + 1, sizeof(tconv_graph *));
+        attr->graphs = tc_arena_calloc(arena, a->n_graphs + 1, sizeof(tconv_graph *));
         if (!attr->graphs)
             return nomem(ctx, "an attribute");
         for (size_t k = 0; k < a->n_graphs; k++) {
             tconv_status st = load_subgraph(ctx, node, a->graphs[k], depth + 1, &attr->graphs[k]);
             if (st != TCONV_OK)
-                return shows_context(depth) ? tconv_error_prefix(ctx->err, "graphs[%zu]: ", k) : st;
+                return shows_context(depth) ? tc_error_prefix(ctx->err, "graphs[%zu]: ", k) : st;
         }
         return TCONV_OK;
     default:
@@ -397,7 +394,7 @@ static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx_
 }
 
 static tconv_status load_attr_value(load_ctx *ctx, tconv_node *node, const Onnx__AttributeProto *a,
-                                    tconv_attr *attr, int depth) {
+                                    tc_attr *attr, int depth) {
     switch (attr->type) {
     case TCONV_ATTR_FLOAT:
         attr->f = a->f;
@@ -406,7 +403,7 @@ static tconv_status load_attr_value(load_ctx *ctx, tconv_node *node, const Onnx_
         attr->i = a->i;
         return TCONV_OK;
     case TCONV_ATTR_STRING:
-        attr->s = (tconv_bytes){a->s.data, a->s.len};
+        attr->s = (tc_bytes){a->s.data, a->s.len};
         return TCONV_OK;
     case TCONV_ATTR_TENSOR:
         return a->t ? load_attr_tensor(ctx, a->t, &attr->t) : TCONV_OK;
@@ -420,21 +417,20 @@ static tconv_status load_attr_value(load_ctx *ctx, tconv_node *node, const Onnx_
 static tconv_status load_attr(load_ctx *ctx, tconv_node *node, size_t index,
                               const Onnx__AttributeProto *a, int depth) {
     if (!a->name || !*a->name)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute #%zu has no name", index);
-    tconv_attr attr;
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute #%zu has no name", index);
+    tc_attr attr;
     memset(&attr, 0, sizeof attr);
     attr.origin = a;
-    attr.name = tconv_arena_strdup(ctx->model->arena, a->name);
+    attr.name = tc_arena_strdup(ctx->model->arena, a->name);
     if (!attr.name)
         return nomem(ctx, "an attribute name");
     tconv_status st = check_attr_type(ctx, a, &attr.type);
     if (st == TCONV_OK)
         st = load_attr_value(ctx, node, a, &attr, depth);
     if (st == TCONV_OK)
-        st = tconv_node_add_attr(node, &attr, ctx->err);
+        st = tc_node_add_attr(node, &attr, ctx->err);
     if (st != TCONV_OK)
-        return shows_context(depth) ? tconv_error_prefix(ctx->err, "attribute '%s': ", a->name)
-                                    : st;
+        return shows_context(depth) ? tc_error_prefix(ctx->err, "attribute '%s': ", a->name) : st;
     return TCONV_OK;
 }
 
@@ -443,11 +439,10 @@ static tconv_status load_attr(load_ctx *ctx, tconv_node *node, size_t index,
 static tconv_status duplicate_producer(load_ctx *ctx, const tconv_value *value) {
     char where[256];
     if (value->producer)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "output '%s' is already produced by %s",
-                               value->name,
-                               tconv_node_describe(value->producer, where, sizeof where));
-    return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "output '%s' is already defined as %s",
-                           value->name, value->is_graph_input ? "a graph input" : "an initializer");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "output '%s' is already produced by %s",
+                            value->name, tc_node_describe(value->producer, where, sizeof where));
+    return tc_error_set(ctx->err, TCONV_ERR_INVALID, "output '%s' is already defined as %s",
+                        value->name, value->is_graph_input ? "a graph input" : "an initializer");
 }
 
 static tconv_status declare_outputs(load_ctx *ctx, tconv_node *node, const Onnx__NodeProto *np) {
@@ -455,13 +450,13 @@ static tconv_status declare_outputs(load_ctx *ctx, tconv_node *node, const Onnx_
         tconv_value *value = NULL;
         const char *name = np->output[k];
         if (name && *name) {
-            tconv_status st = tconv_graph_get_or_add_value(node->graph, name, &value, ctx->err);
+            tconv_status st = tc_graph_get_or_add_value(node->graph, name, &value, ctx->err);
             if (st != TCONV_OK)
                 return st;
             if (value->producer || value->is_graph_input || value->initializer)
                 return duplicate_producer(ctx, value);
         }
-        tconv_status st = tconv_node_add_output(node, value, ctx->err);
+        tconv_status st = tc_node_add_output(node, value, ctx->err);
         if (st != TCONV_OK)
             return st;
     }
@@ -470,14 +465,14 @@ static tconv_status declare_outputs(load_ctx *ctx, tconv_node *node, const Onnx_
 
 static tconv_status declare_node(load_ctx *ctx, tconv_graph *graph, const Onnx__NodeProto *np) {
     if (ctx->options.max_nodes && ctx->n_nodes >= ctx->options.max_nodes)
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "more than %zu nodes",
-                               ctx->options.max_nodes);
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "more than %zu nodes",
+                            ctx->options.max_nodes);
     ctx->n_nodes++;
     if (!np->op_type || !*np->op_type)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
     tconv_node *node;
-    tconv_status st = tconv_node_create(graph, np->op_type, np->domain,
-                                        np->name && *np->name ? np->name : NULL, &node, ctx->err);
+    tconv_status st = tc_node_create(graph, np->op_type, np->domain,
+                                     np->name && *np->name ? np->name : NULL, &node, ctx->err);
     if (st != TCONV_OK)
         return st;
     bool ok = true;
@@ -489,7 +484,7 @@ static tconv_status declare_node(load_ctx *ctx, tconv_graph *graph, const Onnx__
     node->origin = np;
     if (!ok)
         return nomem(ctx, "a node");
-    tconv_graph_append_node(graph, node);
+    tc_graph_append_node(graph, node);
     return declare_outputs(ctx, node, np);
 }
 
@@ -498,15 +493,14 @@ static tconv_status resolve_inputs(load_ctx *ctx, tconv_node *node, const Onnx__
         tconv_value *value = NULL;
         const char *name = np->input[k];
         if (name && *name) {
-            value = tconv_graph_find_value(node->graph, name);
+            value = tc_graph_find_value(node->graph, name);
             /* Defined nowhere: keep the name so the verifier can report it. */
             tconv_status st =
-                value ? TCONV_OK
-                      : tconv_graph_get_or_add_value(node->graph, name, &value, ctx->err);
+                value ? TCONV_OK : tc_graph_get_or_add_value(node->graph, name, &value, ctx->err);
             if (st != TCONV_OK)
                 return st;
         }
-        tconv_status st = tconv_node_add_input(node, value, ctx->err);
+        tconv_status st = tc_node_add_input(node, value, ctx->err);
         if (st != TCONV_OK)
             return st;
     }
@@ -568,9 +562,9 @@ static tconv_status load_graph(load_ctx *ctx, tconv_graph *graph, const Onnx__Gr
         return nomem(ctx, "a graph");
     tconv_status st = load_graph_body(ctx, graph, gp, depth);
     if (st != TCONV_OK && depth == CONTEXT_LEVELS)
-        return tconv_error_prefix(ctx->err, "graph '%s': ...: ", str_or_empty(gp->name));
+        return tc_error_prefix(ctx->err, "graph '%s': ...: ", str_or_empty(gp->name));
     if (st != TCONV_OK && shows_context(depth))
-        return tconv_error_prefix(ctx->err, "graph '%s': ", str_or_empty(gp->name));
+        return tc_error_prefix(ctx->err, "graph '%s': ", str_or_empty(gp->name));
     return st;
 }
 
@@ -586,10 +580,9 @@ static tconv_status load_function_body(load_ctx *ctx, tconv_graph *body,
     return st;
 }
 
-static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp,
-                                  tconv_function **out) {
+static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp, tc_function **out) {
     bool ok = true;
-    tconv_function *fn = tconv_arena_alloc(ctx->model->arena, sizeof *fn);
+    tc_function *fn = tc_arena_alloc(ctx->model->arena, sizeof *fn);
     if (!fn)
         return nomem(ctx, "a function");
     fn->origin = fp;
@@ -599,7 +592,7 @@ static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp,
     fn->doc_string = dup_str(ctx, fp->doc_string, &ok);
     if (!ok)
         return nomem(ctx, "a function");
-    tconv_status st = tconv_graph_create(ctx->model, NULL, &fn->body, ctx->err);
+    tconv_status st = tc_graph_create(ctx->model, NULL, &fn->body, ctx->err);
     if (st != TCONV_OK)
         return st;
     fn->body->function = fn;
@@ -607,7 +600,7 @@ static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp,
     *out = fn;
     st = load_function_body(ctx, fn->body, fp);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "function '%s': ", str_or_empty(fp->name));
+        return tc_error_prefix(ctx->err, "function '%s': ", str_or_empty(fp->name));
     return TCONV_OK;
 }
 
@@ -615,7 +608,7 @@ static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp,
 
 static tconv_status load_opsets(load_ctx *ctx, const Onnx__ModelProto *m) {
     tconv_model *model = ctx->model;
-    model->opsets = tconv_arena_calloc(model->arena, m->n_opset_import + 1, sizeof(tconv_opset));
+    model->opsets = tc_arena_calloc(model->arena, m->n_opset_import + 1, sizeof(tc_opset));
     if (!model->opsets)
         return nomem(ctx, "opset imports");
     model->cap_opsets = m->n_opset_import + 1;
@@ -628,9 +621,9 @@ static tconv_status load_opsets(load_ctx *ctx, const Onnx__ModelProto *m) {
         if (!ok)
             return nomem(ctx, "an opset import");
         if (op->has_version && op->version < 1)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "opset_import '%s': version %" PRId64 " is not positive",
-                                   str_or_empty(op->domain), op->version);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "opset_import '%s': version %" PRId64 " is not positive",
+                                str_or_empty(op->domain), op->version);
     }
     model->n_opsets = m->n_opset_import;
     return TCONV_OK;
@@ -639,7 +632,7 @@ static tconv_status load_opsets(load_ctx *ctx, const Onnx__ModelProto *m) {
 static tconv_status load_metadata(load_ctx *ctx, const Onnx__ModelProto *m) {
     tconv_model *model = ctx->model;
     model->metadata =
-        tconv_arena_calloc(model->arena, m->n_metadata_props + 1, sizeof(tconv_string_pair));
+        tc_arena_calloc(model->arena, m->n_metadata_props + 1, sizeof(tc_string_pair));
     if (!model->metadata)
         return nomem(ctx, "metadata");
     bool ok = true;
@@ -654,8 +647,7 @@ static tconv_status load_metadata(load_ctx *ctx, const Onnx__ModelProto *m) {
 
 static tconv_status load_functions(load_ctx *ctx, const Onnx__ModelProto *m) {
     tconv_model *model = ctx->model;
-    model->functions =
-        tconv_arena_calloc(model->arena, m->n_functions + 1, sizeof(tconv_function *));
+    model->functions = tc_arena_calloc(model->arena, m->n_functions + 1, sizeof(tc_function *));
     if (!model->functions)
         return nomem(ctx, "functions");
     for (size_t i = 0; i < m->n_functions; i++) {
@@ -686,79 +678,77 @@ static tconv_status load_model_fields(load_ctx *ctx, const Onnx__ModelProto *m) 
     if (st != TCONV_OK)
         return st;
     if (!m->graph)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "the model has no graph");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "the model has no graph");
     st = load_graph(ctx, model->graph, m->graph, 0);
     return st == TCONV_OK ? load_functions(ctx, m) : st;
 }
 
 /* ---------------------------------------------------------------- order and checks */
 
-static tconv_status sort_all(tconv_model *model, bool sort, tconv_load_info *info,
-                             tconv_error *err) {
+static tconv_status sort_all(tconv_model *model, bool sort, tc_load_info *info, tc_error *err) {
     if (!sort)
         return TCONV_OK;
     size_t reordered = 0;
-    tconv_status st = tconv_graph_sort_count(model->graph, &reordered, err);
+    tconv_status st = tc_graph_sort_count(model->graph, &reordered, err);
     for (size_t i = 0; st == TCONV_OK && i < model->n_functions; i++) {
-        st = tconv_graph_sort_count(model->functions[i]->body, &reordered, err);
+        st = tc_graph_sort_count(model->functions[i]->body, &reordered, err);
         if (st != TCONV_OK)
-            tconv_error_prefix(err, "function '%s': ", str_or_empty(model->functions[i]->name));
+            tc_error_prefix(err, "function '%s': ", str_or_empty(model->functions[i]->name));
     }
     if (info)
         info->n_graphs_reordered = reordered;
     return st;
 }
 
-static int wire_depth_limit(const tconv_load_options *options) {
+static int wire_depth_limit(const tc_load_options *options) {
     int depth = options->max_graph_depth > 0 ? options->max_graph_depth : 0;
     if (depth > (INT_MAX - WIRE_EXTRA_LEVELS) / WIRE_LEVELS_PER_GRAPH - 1)
         depth = (INT_MAX - WIRE_EXTRA_LEVELS) / WIRE_LEVELS_PER_GRAPH - 1;
     return (depth + 1) * WIRE_LEVELS_PER_GRAPH + WIRE_EXTRA_LEVELS;
 }
 
-static tconv_status unpack_model(tconv_onnx_loaded *loaded, const tconv_load_options *options,
-                                 Onnx__ModelProto **out, tconv_error *err) {
+static tconv_status unpack_model(tc_onnx_loaded *loaded, const tc_load_options *options,
+                                 Onnx__ModelProto **out, tc_error *err) {
     *out = NULL;
     size_t size;
-    const uint8_t *data = tconv_onnx_loaded_bytes(loaded, &size);
+    const uint8_t *data = tc_onnx_loaded_bytes(loaded, &size);
     if (size == 0)
-        return tconv_error_set(err, TCONV_ERR_PARSE, "the file is empty, not an ONNX model");
+        return tc_error_set(err, TCONV_ERR_PARSE, "the file is empty, not an ONNX model");
     /* The file-size limit also bounds what decoding allocates beyond the file's bytes. */
     tconv_status st =
-        tconv_onnx_check_wire_bounded(data, size, &onnx__model_proto__descriptor,
-                                      wire_depth_limit(options), options->max_file_bytes, err);
+        tc_onnx_check_wire_bounded(data, size, &onnx__model_proto__descriptor,
+                                   wire_depth_limit(options), options->max_file_bytes, err);
     if (st != TCONV_OK)
         return st;
-    return tconv_onnx_loaded_unpack(loaded, out, err); /* borrows large raw_data in place */
+    return tc_onnx_loaded_unpack(loaded, out, err); /* borrows large raw_data in place */
 }
 
 /* The model takes `loaded` (the message and the bytes it borrows from), also on failure. */
-static tconv_status new_model(tconv_onnx_loaded *loaded, Onnx__ModelProto *message,
-                              const char *path, const char *dir, tconv_model **out,
-                              tconv_error *err) {
-    tconv_status st = tconv_model_create(out, err);
+static tconv_status new_model(tc_onnx_loaded *loaded, Onnx__ModelProto *message, const char *path,
+                              const char *dir, tconv_model **out, tc_error *err) {
+    tconv_status st = tc_model_create(out, err);
     if (st != TCONV_OK) {
-        tconv_onnx_loaded_free(loaded);
+        tc_onnx_loaded_free(loaded);
         return st;
     }
     tconv_model *model = *out;
     model->origin = message;
-    model->release = tconv_onnx_loaded_free;
+    model->release = tc_onnx_loaded_free;
     model->release_owner = loaded;
-    model->path = tconv_arena_strdup(model->arena, path);
-    model->dir = tconv_arena_strdup(model->arena, dir ? dir : ".");
+    model->path = tc_arena_strdup(model->arena, path);
+    model->dir = tc_arena_strdup(model->arena, dir ? dir : ".");
     if ((path && !model->path) || !model->dir)
-        return tconv_error_nomem(err, "the model path");
+        return tc_error_nomem(err, "the model path");
     return TCONV_OK;
 }
 
 static tconv_status build_model(load_ctx *ctx, const Onnx__ModelProto *message,
-                                tconv_load_info *info) {
+                                tc_load_info *info) {
     tconv_status st = load_model_fields(ctx, message);
     if (st == TCONV_OK)
         st = sort_all(ctx->model, ctx->options.sort_nodes, info, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_model_verify(ctx->model, ctx->err);
+        st = tc_model_verify(ctx->model, ctx->err);
     if (st == TCONV_OK && info)
         info->n_nodes = ctx->n_nodes;
     return st;
@@ -766,15 +756,15 @@ static tconv_status build_model(load_ctx *ctx, const Onnx__ModelProto *message,
 
 /* The model owns `loaded`: the message and the mapped or copied bytes its large raw_data
  * fields point into (model_map.h). */
-static tconv_status load_bytes(tconv_onnx_loaded *loaded, const char *label, const char *path,
-                               const char *dir, const tconv_load_options *options,
-                               tconv_model **out, tconv_load_info *info, tconv_error *err) {
+static tconv_status load_bytes(tc_onnx_loaded *loaded, const char *label, const char *path,
+                               const char *dir, const tc_load_options *options, tconv_model **out,
+                               tc_load_info *info, tc_error *err) {
     load_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     if (options)
         ctx.options = *options;
     else
-        tconv_load_options_init(&ctx.options);
+        tc_load_options_init(&ctx.options);
     ctx.err = err;
     ctx.tensor_options.max_tensor_bytes = ctx.options.max_tensor_bytes;
     ctx.tensor_options.allow_external = dir != NULL;
@@ -783,52 +773,52 @@ static tconv_status load_bytes(tconv_onnx_loaded *loaded, const char *label, con
     Onnx__ModelProto *message;
     tconv_status st = unpack_model(loaded, &ctx.options, &message, err);
     if (st != TCONV_OK)
-        tconv_onnx_loaded_free(loaded);
+        tc_onnx_loaded_free(loaded);
     if (st == TCONV_OK)
         st = new_model(loaded, message, path, dir, &ctx.model, err);
     if (st == TCONV_OK)
         st = build_model(&ctx, message, info);
     if (st != TCONV_OK) {
         tconv_model_free(ctx.model);
-        return tconv_error_prefix(err, "%s: ", label);
+        return tc_error_prefix(err, "%s: ", label);
     }
     *out = ctx.model;
     return TCONV_OK;
 }
 
-tconv_status tconv_model_load_buffer(const void *data, size_t size, const char *dir,
-                                     const tconv_load_options *options, tconv_model **out,
-                                     tconv_load_info *info, tconv_error *err) {
+tconv_status tc_model_load_buffer(const void *data, size_t size, const char *dir,
+                                  const tc_load_options *options, tconv_model **out,
+                                  tc_load_info *info, tc_error *err) {
     *out = NULL;
     if (info)
         memset(info, 0, sizeof *info);
     if (!data && size)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "model buffer is NULL");
-    tconv_onnx_loaded *loaded;
-    tconv_status st = tconv_onnx_loaded_copy(data, size, &loaded, err);
+        return tc_error_set(err, TCONV_ERR_USAGE, "model buffer is NULL");
+    tc_onnx_loaded *loaded;
+    tconv_status st = tc_onnx_loaded_copy(data, size, &loaded, err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "<memory>: ");
+        return tc_error_prefix(err, "<memory>: ");
     return load_bytes(loaded, "<memory>", NULL, dir, options, out, info, err);
 }
 
-tconv_status tconv_model_load_file(const char *path, const tconv_load_options *options,
-                                   tconv_model **out, tconv_load_info *info, tconv_error *err) {
+tconv_status tc_model_load_file(const char *path, const tc_load_options *options, tconv_model **out,
+                                tc_load_info *info, tc_error *err) {
     *out = NULL;
     if (info)
         memset(info, 0, sizeof *info);
-    tconv_load_options defaults;
+    tc_load_options defaults;
     if (!options) {
-        tconv_load_options_init(&defaults);
+        tc_load_options_init(&defaults);
         options = &defaults;
     }
-    tconv_onnx_loaded *loaded;
-    tconv_status st = tconv_onnx_loaded_map_file(path, options->max_file_bytes, &loaded, err);
+    tc_onnx_loaded *loaded;
+    tconv_status st = tc_onnx_loaded_map_file(path, options->max_file_bytes, &loaded, err);
     if (st != TCONV_OK)
         return st;
-    char *dir = tconv_path_dirname(path);
+    char *dir = tc_path_dirname(path);
     if (!dir) {
-        tconv_onnx_loaded_free(loaded);
-        return tconv_error_nomem(err, "a folder name");
+        tc_onnx_loaded_free(loaded);
+        return tc_error_nomem(err, "a folder name");
     }
     st = load_bytes(loaded, path, path, dir, options, out, info, err);
     free(dir);

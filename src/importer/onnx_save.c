@@ -19,15 +19,15 @@
 #include <unistd.h>
 
 typedef struct save_ctx {
-    tconv_arena *tmp;
-    tconv_error *err;
+    tc_arena *tmp;
+    tc_error *err;
     bool failed;
 } save_ctx;
 
 static void *alloc(save_ctx *ctx, size_t count, size_t size) {
-    void *p = tconv_arena_calloc(ctx->tmp, count ? count : 1, size);
+    void *p = tc_arena_calloc(ctx->tmp, count ? count : 1, size);
     if (!p && !ctx->failed) {
-        tconv_error_nomem(ctx->err, "a message being saved");
+        tc_error_nomem(ctx->err, "a message being saved");
         ctx->failed = true;
     }
     return p;
@@ -48,7 +48,7 @@ static Onnx__GraphProto *save_graph(save_ctx *ctx, tconv_graph *graph);
 
 /* ---------------------------------------------------------------- types */
 
-static Onnx__TensorShapeProto__Dimension *save_dim(save_ctx *ctx, const tconv_dim *dim) {
+static Onnx__TensorShapeProto__Dimension *save_dim(save_ctx *ctx, const tc_dim *dim) {
     Onnx__TensorShapeProto__Dimension *d = alloc(ctx, 1, sizeof *d);
     if (!d)
         return NULL;
@@ -72,7 +72,7 @@ static Onnx__TensorShapeProto__Dimension *save_dim(save_ctx *ctx, const tconv_di
     return d;
 }
 
-static Onnx__TensorShapeProto *save_shape(save_ctx *ctx, const tconv_type *type,
+static Onnx__TensorShapeProto *save_shape(save_ctx *ctx, const tc_type *type,
                                           const Onnx__TensorShapeProto *origin) {
     Onnx__TensorShapeProto *s = alloc(ctx, 1, sizeof *s);
     Onnx__TensorShapeProto__Dimension **dims =
@@ -94,7 +94,7 @@ static Onnx__TensorShapeProto *save_shape(save_ctx *ctx, const tconv_type *type,
 
 /* A TypeProto for an edited type; the original (denotation, unknown fields) is the base. */
 static Onnx__TypeProto *build_type(save_ctx *ctx, const tconv_value *value) {
-    const tconv_type *type = &value->type;
+    const tc_type *type = &value->type;
     const Onnx__TypeProto *origin = value->type_origin;
     if (type->kind != TCONV_TYPE_TENSOR)
         return type->kind == TCONV_TYPE_OTHER ? (Onnx__TypeProto *)origin : NULL;
@@ -123,7 +123,7 @@ static Onnx__TypeProto *build_type(save_ctx *ctx, const tconv_value *value) {
     return t;
 }
 
-static Onnx__TypeProto *choose_type(save_ctx *ctx, const tconv_value_info *vi) {
+static Onnx__TypeProto *choose_type(save_ctx *ctx, const tc_value_info *vi) {
     const tconv_value *value = vi->value;
     if (!value->type_dirty) {
         if (vi->origin)
@@ -134,7 +134,7 @@ static Onnx__TypeProto *choose_type(save_ctx *ctx, const tconv_value_info *vi) {
     return build_type(ctx, value);
 }
 
-static Onnx__ValueInfoProto *save_value_info(save_ctx *ctx, const tconv_value_info *vi) {
+static Onnx__ValueInfoProto *save_value_info(save_ctx *ctx, const tc_value_info *vi) {
     Onnx__ValueInfoProto *v = alloc(ctx, 1, sizeof *v);
     if (!v)
         return NULL;
@@ -147,8 +147,7 @@ static Onnx__ValueInfoProto *save_value_info(save_ctx *ctx, const tconv_value_in
     return ctx->failed ? NULL : v;
 }
 
-static Onnx__ValueInfoProto **save_value_infos(save_ctx *ctx, const tconv_value_info *list,
-                                               size_t n) {
+static Onnx__ValueInfoProto **save_value_infos(save_ctx *ctx, const tc_value_info *list, size_t n) {
     Onnx__ValueInfoProto **out = alloc(ctx, n, sizeof *out);
     for (size_t i = 0; out && i < n; i++) {
         if (!(out[i] = save_value_info(ctx, &list[i])))
@@ -157,7 +156,7 @@ static Onnx__ValueInfoProto **save_value_infos(save_ctx *ctx, const tconv_value_
     return out;
 }
 
-static char **value_names(save_ctx *ctx, const tconv_value_info *list, size_t n) {
+static char **value_names(save_ctx *ctx, const tc_value_info *list, size_t n) {
     char **out = alloc(ctx, n, sizeof *out);
     for (size_t i = 0; out && i < n; i++)
         out[i] = str(list[i].value->name);
@@ -169,15 +168,15 @@ static char **value_names(save_ctx *ctx, const tconv_value_info *list, size_t n)
 static Onnx__TensorProto *save_tensor(save_ctx *ctx, tconv_tensor *tensor) {
     if (ctx->failed)
         return NULL;
-    Onnx__TensorProto *t = tconv_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
+    Onnx__TensorProto *t = tc_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
     if (!t) {
         ctx->failed = true;
-        tconv_error_prefix(ctx->err, "tensor '%s': ", tensor->name ? tensor->name : "");
+        tc_error_prefix(ctx->err, "tensor '%s': ", tensor->name ? tensor->name : "");
     }
     return t;
 }
 
-static bool save_attr_lists(save_ctx *ctx, const tconv_attr *attr, Onnx__AttributeProto *a) {
+static bool save_attr_lists(save_ctx *ctx, const tc_attr *attr, Onnx__AttributeProto *a) {
     switch (attr->type) {
     case TCONV_ATTR_FLOATS:
         a->n_floats = attr->n;
@@ -215,7 +214,7 @@ static bool save_attr_lists(save_ctx *ctx, const tconv_attr *attr, Onnx__Attribu
     }
 }
 
-static bool save_attr_value(save_ctx *ctx, const tconv_attr *attr, Onnx__AttributeProto *a,
+static bool save_attr_value(save_ctx *ctx, const tc_attr *attr, Onnx__AttributeProto *a,
                             const Onnx__AttributeProto *origin) {
     switch (attr->type) {
     case TCONV_ATTR_FLOAT:
@@ -239,7 +238,7 @@ static bool save_attr_value(save_ctx *ctx, const tconv_attr *attr, Onnx__Attribu
     }
 }
 
-static Onnx__AttributeProto *save_attr(save_ctx *ctx, const tconv_attr *attr) {
+static Onnx__AttributeProto *save_attr(save_ctx *ctx, const tc_attr *attr) {
     const Onnx__AttributeProto *origin = attr->origin;
     Onnx__AttributeProto *a = alloc(ctx, 1, sizeof *a);
     if (!a)
@@ -254,9 +253,9 @@ static Onnx__AttributeProto *save_attr(save_ctx *ctx, const tconv_attr *attr) {
     a->has_type = origin ? origin->has_type : 1;
     if (!save_attr_value(ctx, attr, a, origin)) {
         if (!ctx->failed)
-            tconv_error_nomem(ctx->err, "an attribute");
+            tc_error_nomem(ctx->err, "an attribute");
         ctx->failed = true;
-        tconv_error_prefix(ctx->err, "attribute '%s': ", attr->name ? attr->name : "");
+        tc_error_prefix(ctx->err, "attribute '%s': ", attr->name ? attr->name : "");
         return NULL;
     }
     return a;
@@ -295,7 +294,7 @@ static Onnx__NodeProto *save_node(save_ctx *ctx, const tconv_node *node) {
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (!(attrs[i] = save_attr(ctx, &node->attrs[i]))) {
             char where[256];
-            tconv_error_prefix(ctx->err, "%s: ", tconv_node_describe(node, where, sizeof where));
+            tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
             return NULL;
         }
     }
@@ -339,13 +338,13 @@ static Onnx__GraphProto *save_graph(save_ctx *ctx, tconv_graph *graph) {
     g->value_info = save_value_infos(ctx, graph->value_info, graph->n_value_info);
     g->n_value_info = graph->n_value_info;
     if (ctx->failed) {
-        tconv_error_prefix(ctx->err, "graph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, "graph '%s': ", graph->name ? graph->name : "");
         return NULL;
     }
     return g;
 }
 
-static Onnx__FunctionProto *save_function(save_ctx *ctx, const tconv_function *fn) {
+static Onnx__FunctionProto *save_function(save_ctx *ctx, const tc_function *fn) {
     const Onnx__FunctionProto *origin = fn->origin;
     Onnx__FunctionProto *f = alloc(ctx, 1, sizeof *f);
     if (!f)
@@ -368,7 +367,7 @@ static Onnx__FunctionProto *save_function(save_ctx *ctx, const tconv_function *f
     f->value_info = save_value_infos(ctx, body->value_info, body->n_value_info);
     f->n_value_info = body->n_value_info;
     if (ctx->failed) {
-        tconv_error_prefix(ctx->err, "function '%s': ", fn->name ? fn->name : "");
+        tc_error_prefix(ctx->err, "function '%s': ", fn->name ? fn->name : "");
         return NULL;
     }
     return f;
@@ -379,7 +378,7 @@ static Onnx__FunctionProto *save_function(save_ctx *ctx, const tconv_function *f
 static Onnx__OperatorSetIdProto **save_opsets(save_ctx *ctx, const tconv_model *model) {
     Onnx__OperatorSetIdProto **out = alloc(ctx, model->n_opsets, sizeof *out);
     for (size_t i = 0; out && i < model->n_opsets; i++) {
-        const tconv_opset *op = &model->opsets[i];
+        const tc_opset *op = &model->opsets[i];
         const Onnx__OperatorSetIdProto *origin = op->origin;
         Onnx__OperatorSetIdProto *o = alloc(ctx, 1, sizeof *o);
         if (!(out[i] = o))
@@ -398,7 +397,7 @@ static Onnx__OperatorSetIdProto **save_opsets(save_ctx *ctx, const tconv_model *
 static Onnx__StringStringEntryProto **save_metadata(save_ctx *ctx, const tconv_model *model) {
     Onnx__StringStringEntryProto **out = alloc(ctx, model->n_metadata, sizeof *out);
     for (size_t i = 0; out && i < model->n_metadata; i++) {
-        const tconv_string_pair *kv = &model->metadata[i];
+        const tc_string_pair *kv = &model->metadata[i];
         Onnx__StringStringEntryProto *e = alloc(ctx, 1, sizeof *e);
         if (!(out[i] = e))
             return NULL;
@@ -448,36 +447,36 @@ static Onnx__ModelProto *save_model(save_ctx *ctx, const tconv_model *model) {
     return ctx->failed ? NULL : m;
 }
 
-tconv_status tconv_onnx_model_to_proto(const tconv_model *model, tconv_arena *tmp,
-                                       Onnx__ModelProto **out, tconv_error *err) {
+tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
+                                    tc_error *err) {
     save_ctx ctx = {tmp, err, false};
     *out = save_model(&ctx, model);
     if (*out)
         return TCONV_OK;
-    return err->status != TCONV_OK ? err->status : tconv_error_nomem(err, "the saved model");
+    return err->status != TCONV_OK ? err->status : tc_error_nomem(err, "the saved model");
 }
 
-tconv_status tconv_model_save_buffer(const tconv_model *model, void **data, size_t *size,
-                                     tconv_error *err) {
-    tconv_error local;
-    save_ctx ctx = {tconv_arena_create(), err ? err : &local, false};
+tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t *size,
+                                  tc_error *err) {
+    tc_error local;
+    save_ctx ctx = {tc_arena_create(), err ? err : &local, false};
     *data = NULL;
     *size = 0;
     if (!ctx.tmp)
-        return tconv_error_nomem(ctx.err, "the saver");
+        return tc_error_nomem(ctx.err, "the saver");
     Onnx__ModelProto *m = NULL;
-    tconv_status st = tconv_onnx_model_to_proto(model, ctx.tmp, &m, ctx.err);
+    tconv_status st = tc_onnx_model_to_proto(model, ctx.tmp, &m, ctx.err);
     if (st == TCONV_OK) {
         size_t n = protobuf_c_message_get_packed_size(&m->base);
         uint8_t *buf = malloc(n ? n : 1);
         if (!buf) {
-            st = tconv_error_nomem(ctx.err, "the serialized model");
+            st = tc_error_nomem(ctx.err, "the serialized model");
         } else {
             *size = protobuf_c_message_pack(&m->base, buf);
             *data = buf;
         }
     }
-    tconv_arena_destroy(ctx.tmp);
+    tc_arena_destroy(ctx.tmp);
     return st;
 }
 
@@ -518,7 +517,7 @@ static bool collect_graph(location_list *list, const tconv_graph *g) {
     }
     for (const tconv_node *n = g->first; n; n = n->next) {
         for (size_t a = 0; a < n->n_attrs; a++) {
-            const tconv_attr *attr = &n->attrs[a];
+            const tc_attr *attr = &n->attrs[a];
             if (!collect_tensor(list, attr->type == TCONV_ATTR_TENSOR ? attr->t : NULL))
                 return false;
             for (size_t k = 0; attr->type == TCONV_ATTR_TENSORS && k < attr->n; k++) {
@@ -539,18 +538,18 @@ static bool collect_locations(const tconv_model *model, location_list *list) {
     return true;
 }
 
-static tconv_status make_parent_dirs(const char *path, tconv_error *err) {
+static tconv_status make_parent_dirs(const char *path, tc_error *err) {
     char *copy = malloc(strlen(path) + 1);
     if (!copy)
-        return tconv_error_nomem(err, "a folder name");
+        return tc_error_nomem(err, "a folder name");
     strcpy(copy, path);
     for (char *p = copy + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = '\0';
         if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            tconv_status st = tconv_error_set(err, TCONV_ERR_IO, "cannot create folder '%s': %s",
-                                              copy, strerror(errno));
+            tconv_status st = tc_error_set(err, TCONV_ERR_IO, "cannot create folder '%s': %s", copy,
+                                           strerror(errno));
             free(copy);
             return st;
         }
@@ -560,51 +559,49 @@ static tconv_status make_parent_dirs(const char *path, tconv_error *err) {
     return TCONV_OK;
 }
 
-static tconv_status write_chunk(int fd, const char *dst, const char *buf, size_t n,
-                                tconv_error *err) {
+static tconv_status write_chunk(int fd, const char *dst, const char *buf, size_t n, tc_error *err) {
     for (size_t done = 0; done < n;) {
         ssize_t w = write(fd, buf + done, n - done);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return tconv_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", dst,
-                                   w < 0 ? strerror(errno) : "no progress");
+            return tc_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", dst,
+                                w < 0 ? strerror(errno) : "no progress");
         done += (size_t)w;
     }
     return TCONV_OK;
 }
 
-static tconv_status stream_copy(FILE *in, const char *src, int fd, const char *dst,
-                                tconv_error *err) {
+static tconv_status stream_copy(FILE *in, const char *src, int fd, const char *dst, tc_error *err) {
     char buf[1 << 16];
     size_t n;
     tconv_status st = TCONV_OK;
     while (st == TCONV_OK && (n = fread(buf, 1, sizeof buf, in)) > 0)
         st = write_chunk(fd, dst, buf, n, err);
     if (st == TCONV_OK && ferror(in))
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: read failed", src);
+        st = tc_error_set(err, TCONV_ERR_IO, "%s: read failed", src);
     if (st == TCONV_OK && fsync(fd) != 0)
-        st = tconv_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", dst, strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", dst, strerror(errno));
     return st;
 }
 
 /* Streams src into a temp file next to dst, then renames: no partial data file either. */
-static tconv_status copy_file(const char *src, const char *dst, tconv_error *err) {
+static tconv_status copy_file(const char *src, const char *dst, tc_error *err) {
     FILE *in = fopen(src, "rb");
     if (!in)
-        return tconv_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", src, strerror(errno));
+        return tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", src, strerror(errno));
     char *tmp = malloc(strlen(dst) + sizeof ".tmp.XXXXXX");
     int fd = tmp ? (strcpy(tmp, dst), strcat(tmp, ".tmp.XXXXXX"), mkstemp(tmp)) : -1;
     tconv_status st;
     if (fd < 0) {
-        st = tconv_error_set(err, TCONV_ERR_IO, "cannot create a temp file for '%s': %s", dst,
-                             strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "cannot create a temp file for '%s': %s", dst,
+                          strerror(errno));
     } else {
         st = stream_copy(in, src, fd, dst, err);
         if (close(fd) != 0 && st == TCONV_OK)
-            st = tconv_error_set(err, TCONV_ERR_IO, "%s: close failed", dst);
+            st = tc_error_set(err, TCONV_ERR_IO, "%s: close failed", dst);
         if (st == TCONV_OK && rename(tmp, dst) != 0)
-            st = tconv_error_set(err, TCONV_ERR_IO, "%s: rename failed: %s", dst, strerror(errno));
+            st = tc_error_set(err, TCONV_ERR_IO, "%s: rename failed: %s", dst, strerror(errno));
         if (st != TCONV_OK)
             unlink(tmp);
     }
@@ -613,13 +610,12 @@ static tconv_status copy_file(const char *src, const char *dst, tconv_error *err
     return st;
 }
 
-static tconv_status files_equal(const char *a, const char *b, bool *equal, tconv_error *err) {
+static tconv_status files_equal(const char *a, const char *b, bool *equal, tc_error *err) {
     FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
     tconv_status st = TCONV_OK;
     *equal = false;
     if (!fa || !fb) {
-        st = tconv_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", !fa ? a : b,
-                             strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", !fa ? a : b, strerror(errno));
     } else {
         char ba[1 << 14], bb[1 << 14];
         for (;;) {
@@ -640,11 +636,11 @@ static tconv_status files_equal(const char *a, const char *b, bool *equal, tconv
 }
 
 static tconv_status place_external_file(const tconv_model *model, const char *out_dir,
-                                        const char *location, tconv_error *err) {
-    char *src, *dst = tconv_path_join(out_dir, location);
+                                        const char *location, tc_error *err) {
+    char *src, *dst = tc_path_join(out_dir, location);
     if (!dst)
-        return tconv_error_nomem(err, "a path");
-    tconv_status st = tconv_onnx_resolve_external(model->dir, location, &src, err);
+        return tc_error_nomem(err, "a path");
+    tconv_status st = tc_onnx_resolve_external(model->dir, location, &src, err);
     if (st != TCONV_OK) {
         free(dst);
         return st;
@@ -654,10 +650,10 @@ static tconv_status place_external_file(const tconv_model *model, const char *ou
         bool equal;
         st = files_equal(src, dst, &equal, err);
         if (st == TCONV_OK && !equal)
-            st = tconv_error_set(err, TCONV_ERR_IO,
-                                 "external data file '%s' already exists with different "
-                                 "contents; refusing to overwrite it",
-                                 dst);
+            st = tc_error_set(err, TCONV_ERR_IO,
+                              "external data file '%s' already exists with different "
+                              "contents; refusing to overwrite it",
+                              dst);
     } else {
         st = make_parent_dirs(dst, err);
         if (st == TCONV_OK)
@@ -668,12 +664,12 @@ static tconv_status place_external_file(const tconv_model *model, const char *ou
     return st;
 }
 
-static tconv_status same_folder(const char *a, const char *b, bool *same, tconv_error *err) {
+static tconv_status same_folder(const char *a, const char *b, bool *same, tc_error *err) {
     char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
     tconv_status st = TCONV_OK;
     if (!ra || !rb)
-        st = tconv_error_set(err, TCONV_ERR_IO, "cannot resolve folder '%s': %s", !ra ? a : b,
-                             strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "cannot resolve folder '%s': %s", !ra ? a : b,
+                          strerror(errno));
     else
         *same = strcmp(ra, rb) == 0;
     free(ra);
@@ -682,17 +678,17 @@ static tconv_status same_folder(const char *a, const char *b, bool *same, tconv_
 }
 
 static tconv_status place_external_files(const tconv_model *model, const char *path,
-                                         tconv_error *err) {
+                                         tc_error *err) {
     location_list list = {0};
     if (!collect_locations(model, &list)) {
         free(list.items);
-        return tconv_error_nomem(err, "external data locations");
+        return tc_error_nomem(err, "external data locations");
     }
     tconv_status st = TCONV_OK;
-    char *out_dir = list.n ? tconv_path_dirname(path) : NULL;
+    char *out_dir = list.n ? tc_path_dirname(path) : NULL;
     bool same = true;
     if (list.n && !out_dir)
-        st = tconv_error_nomem(err, "a folder name");
+        st = tc_error_nomem(err, "a folder name");
     if (st == TCONV_OK && list.n)
         st = same_folder(model->dir ? model->dir : ".", out_dir, &same, err);
     for (size_t i = 0; st == TCONV_OK && !same && i < list.n; i++)
@@ -702,13 +698,13 @@ static tconv_status place_external_files(const tconv_model *model, const char *p
     return st;
 }
 
-tconv_status tconv_model_save_file(const tconv_model *model, const char *path, tconv_error *err) {
-    tconv_error local;
+tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_error *err) {
+    tc_error local;
     if (!err)
         err = &local;
     /* Data files first: the model must never exist without what it references. */
     tconv_status st = place_external_files(model, path, err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "%s: ", path);
-    return tconv_onnx_save_streamed(model, path, err); /* packs into the file, no full copy */
+        return tc_error_prefix(err, "%s: ", path);
+    return tc_onnx_save_streamed(model, path, err); /* packs into the file, no full copy */
 }

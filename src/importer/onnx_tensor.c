@@ -79,14 +79,14 @@ static size_t field_count(const Onnx__TensorProto *p, typed_field f) {
 static bool typed_count_for(tconv_dtype dtype, int64_t n, uint64_t *out) {
     if (dtype == TCONV_DTYPE_COMPLEX64 || dtype == TCONV_DTYPE_COMPLEX128) {
         int64_t twice;
-        if (!tconv_mul_i64(n, 2, &twice))
+        if (!tc_mul_i64(n, 2, &twice))
             return false;
         *out = (uint64_t)twice;
         return true;
     }
-    if (tconv_dtype_bits(dtype) < 8 && dtype != TCONV_DTYPE_STRING) {
+    if (tc_dtype_bits(dtype) < 8 && dtype != TCONV_DTYPE_STRING) {
         size_t bytes;
-        if (!tconv_dtype_storage_bytes(dtype, n, &bytes))
+        if (!tc_dtype_storage_bytes(dtype, n, &bytes))
             return false;
         *out = bytes;
         return true;
@@ -135,7 +135,7 @@ static uint64_t typed_entry(const Onnx__TensorProto *p, typed_field f, size_t i)
 /* Bytes each typed entry becomes: sub-byte types were packed one byte per int32_data entry,
  * complex numbers are two entries of half the element's size. */
 static int typed_entry_width(tconv_dtype dtype) {
-    int bits = tconv_dtype_bits(dtype);
+    int bits = tc_dtype_bits(dtype);
     int width = bits < 8 ? 1 : bits / 8;
     if (dtype == TCONV_DTYPE_COMPLEX64 || dtype == TCONV_DTYPE_COMPLEX128)
         width /= 2;
@@ -143,21 +143,21 @@ static int typed_entry_width(tconv_dtype dtype) {
 }
 
 static tconv_status decode_typed(const tconv_tensor *t, uint8_t *dst, size_t dst_bytes,
-                                 tconv_error *err) {
+                                 tc_error *err) {
     const Onnx__TensorProto *p = t->origin;
     typed_field f = field_for_dtype(t->dtype);
     int64_t n;
     uint64_t want = 0;
-    if (!p || !tconv_tensor_elements(t, &n) || !typed_count_for(t->dtype, n, &want) ||
+    if (!p || !tc_tensor_elements(t, &n) || !typed_count_for(t->dtype, n, &want) ||
         field_count(p, f) != want)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "tensor '%s': %s does not hold %" PRIu64 " values", tensor_label(t),
-                               FIELD_NAMES[f], want);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "tensor '%s': %s does not hold %" PRIu64 " values", tensor_label(t),
+                            FIELD_NAMES[f], want);
     int width = typed_entry_width(t->dtype);
     if ((uint64_t)dst_bytes != want * (uint64_t)width)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "tensor '%s': %zu bytes requested, %s decodes to %" PRIu64,
-                               tensor_label(t), dst_bytes, FIELD_NAMES[f], want * (uint64_t)width);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "tensor '%s': %zu bytes requested, %s decodes to %" PRIu64,
+                            tensor_label(t), dst_bytes, FIELD_NAMES[f], want * (uint64_t)width);
     for (size_t i = 0; i < (size_t)want; i++)
         store_le(dst + i * (size_t)width, typed_entry(p, f, i), width);
     return TCONV_OK;
@@ -169,23 +169,23 @@ static bool is_dotdot(const char *start, size_t len) {
     return len == 2 && start[0] == '.' && start[1] == '.';
 }
 
-static tconv_status check_location(const char *location, tconv_error *err) {
+static tconv_status check_location(const char *location, tc_error *err) {
     if (!location || !*location)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "external_data 'location' is empty");
+        return tc_error_set(err, TCONV_ERR_INVALID, "external_data 'location' is empty");
     if (location[0] == '/' || location[0] == '\\' ||
         (location[0] && location[1] == ':')) /* C:\... */
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "external_data 'location' '%s' is an absolute path; it must be "
-                               "relative to the model's folder",
-                               location);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "external_data 'location' '%s' is an absolute path; it must be "
+                            "relative to the model's folder",
+                            location);
     const char *part = location;
     for (const char *c = location;; c++) {
         if (*c == '/' || *c == '\\' || *c == '\0') {
             if (is_dotdot(part, (size_t)(c - part)))
-                return tconv_error_set(err, TCONV_ERR_INVALID,
-                                       "external_data 'location' '%s' has a '..' component: "
-                                       "it must stay inside the model's folder",
-                                       location);
+                return tc_error_set(err, TCONV_ERR_INVALID,
+                                    "external_data 'location' '%s' has a '..' component: "
+                                    "it must stay inside the model's folder",
+                                    location);
             if (!*c)
                 break;
             part = c + 1;
@@ -194,29 +194,29 @@ static tconv_status check_location(const char *location, tconv_error *err) {
     return TCONV_OK;
 }
 
-tconv_status tconv_onnx_resolve_external(const char *dir, const char *location, char **out,
-                                         tconv_error *err) {
+tconv_status tc_onnx_resolve_external(const char *dir, const char *location, char **out,
+                                      tc_error *err) {
     *out = NULL;
     tconv_status st = check_location(location, err);
     if (st != TCONV_OK)
         return st;
-    char *joined = tconv_path_join(dir, location);
+    char *joined = tc_path_join(dir, location);
     if (!joined)
-        return tconv_error_nomem(err, "an external data path");
+        return tc_error_nomem(err, "an external data path");
     char *real_dir = realpath(dir, NULL);
     char *real_file = realpath(joined, NULL);
     if (!real_dir || !real_file) {
-        st = tconv_error_set(err, TCONV_ERR_IO, "external data file '%s' (%s): %s", location,
-                             joined, strerror(errno));
+        st = tc_error_set(err, TCONV_ERR_IO, "external data file '%s' (%s): %s", location, joined,
+                          strerror(errno));
     } else {
         size_t dlen = strlen(real_dir);
         bool inside = strncmp(real_file, real_dir, dlen) == 0 &&
                       (real_file[dlen] == '/' || (dlen == 1 && real_dir[0] == '/'));
         if (!inside)
-            st = tconv_error_set(err, TCONV_ERR_INVALID,
-                                 "external data file '%s' resolves to '%s', outside the model's "
-                                 "folder '%s' (symlink?)",
-                                 location, real_file, real_dir);
+            st = tc_error_set(err, TCONV_ERR_INVALID,
+                              "external data file '%s' resolves to '%s', outside the model's "
+                              "folder '%s' (symlink?)",
+                              location, real_file, real_dir);
     }
     free(joined);
     free(real_dir);
@@ -229,15 +229,15 @@ tconv_status tconv_onnx_resolve_external(const char *dir, const char *location, 
 }
 
 static tconv_status read_range(int fd, const char *path, int64_t offset, uint8_t *dst, size_t size,
-                               tconv_error *err) {
+                               tc_error *err) {
     size_t done = 0;
     while (done < size) {
         ssize_t n = pread(fd, dst + done, size - done, (off_t)(offset + (int64_t)done));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return tconv_error_set(err, TCONV_ERR_IO, "%s: read failed: %s", path,
-                                   n < 0 ? strerror(errno) : "unexpected end of file");
+            return tc_error_set(err, TCONV_ERR_IO, "%s: read failed: %s", path,
+                                n < 0 ? strerror(errno) : "unexpected end of file");
         done += (size_t)n;
     }
     return TCONV_OK;
@@ -246,31 +246,31 @@ static tconv_status read_range(int fd, const char *path, int64_t offset, uint8_t
 /* offset/length of t's external data against a file of `size` bytes and the nbytes dims x
  * dtype need. */
 static tconv_status check_external_range(const tconv_tensor *t, int64_t size, size_t nbytes,
-                                         tconv_error *err) {
-    const tconv_external_ref *ref = &t->external;
+                                         tc_error *err) {
+    const tc_external_ref *ref = &t->external;
     int64_t length = ref->length >= 0 ? ref->length : size - ref->offset;
     int64_t end;
-    if (ref->offset > size || length < 0 || !tconv_add_i64(ref->offset, length, &end) || end > size)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "range [%" PRId64 ", +%" PRId64 ") is past the end of '%s' "
-                               "(%" PRId64 " bytes)",
-                               ref->offset, length, ref->location, size);
+    if (ref->offset > size || length < 0 || !tc_add_i64(ref->offset, length, &end) || end > size)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "range [%" PRId64 ", +%" PRId64 ") is past the end of '%s' "
+                            "(%" PRId64 " bytes)",
+                            ref->offset, length, ref->location, size);
     if ((uint64_t)length != (uint64_t)nbytes)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "external data has %" PRId64 " bytes, dims x %s need %zu", length,
-                               tconv_dtype_name(t->dtype), nbytes);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "external data has %" PRId64 " bytes, dims x %s need %zu", length,
+                            tconv_dtype_name(t->dtype), nbytes);
     return TCONV_OK;
 }
 
 static tconv_status read_external_file(const tconv_tensor *t, const char *path, uint8_t *dst,
-                                       size_t dst_bytes, tconv_error *err) {
+                                       size_t dst_bytes, tc_error *err) {
     int fd = open(path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0)
-        return tconv_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+        return tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;
     tconv_status status = TCONV_OK;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        status = tconv_error_set(err, TCONV_ERR_IO, "'%s' is not a regular file", path);
+        status = tc_error_set(err, TCONV_ERR_IO, "'%s' is not a regular file", path);
     else
         status = check_external_range(t, (int64_t)st.st_size, dst_bytes, err);
     if (status == TCONV_OK)
@@ -281,16 +281,16 @@ static tconv_status read_external_file(const tconv_tensor *t, const char *path, 
 
 /* At load time: the file exists inside the model's folder (symlinks resolved), is a regular
  * file and holds the range. Decoding checks again: the file may change in between. */
-static tconv_status check_external_file(const tconv_tensor *t, size_t nbytes, tconv_error *err) {
+static tconv_status check_external_file(const tconv_tensor *t, size_t nbytes, tc_error *err) {
     const char *dir = t->model && t->model->dir ? t->model->dir : ".";
     char *path;
-    tconv_status st = tconv_onnx_resolve_external(dir, t->external.location, &path, err);
+    tconv_status st = tc_onnx_resolve_external(dir, t->external.location, &path, err);
     if (st != TCONV_OK)
         return st;
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        st = tconv_error_set(err, TCONV_ERR_IO, "external data file '%s' is not a regular file",
-                             t->external.location);
+        st = tc_error_set(err, TCONV_ERR_IO, "external data file '%s' is not a regular file",
+                          t->external.location);
     else
         st = check_external_range(t, (int64_t)sb.st_size, nbytes, err);
     free(path);
@@ -298,39 +298,38 @@ static tconv_status check_external_file(const tconv_tensor *t, size_t nbytes, tc
 }
 
 static tconv_status decode_external(const tconv_tensor *t, uint8_t *dst, size_t dst_bytes,
-                                    tconv_error *err) {
+                                    tc_error *err) {
     const char *dir = t->model && t->model->dir ? t->model->dir : ".";
     char *path;
-    tconv_status st = tconv_onnx_resolve_external(dir, t->external.location, &path, err);
+    tconv_status st = tc_onnx_resolve_external(dir, t->external.location, &path, err);
     if (st == TCONV_OK) {
         st = read_external_file(t, path, dst, dst_bytes, err);
         free(path);
     }
     if (st != TCONV_OK)
-        tconv_error_prefix(err, "tensor '%s': ", tensor_label(t));
+        tc_error_prefix(err, "tensor '%s': ", tensor_label(t));
     return st;
 }
 
 /* ---------------------------------------------------------------- the tensor source */
 
 static tconv_status source_decode(const tconv_tensor *t, void *dst, size_t dst_bytes,
-                                  tconv_error *err) {
+                                  tc_error *err) {
     if (t->storage == TCONV_STORAGE_EXTERNAL)
         return decode_external(t, dst, dst_bytes, err);
     if (t->storage == TCONV_STORAGE_TYPED)
         return decode_typed(t, dst, dst_bytes, err);
-    return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s': no data to decode",
-                           tensor_label(t));
+    return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': no data to decode", tensor_label(t));
 }
 
-static tconv_status source_decode_strings(const tconv_tensor *t, tconv_bytes *dst, size_t count,
-                                          tconv_error *err) {
+static tconv_status source_decode_strings(const tconv_tensor *t, tc_bytes *dst, size_t count,
+                                          tc_error *err) {
     const Onnx__TensorProto *p = t->origin;
     size_t have = p ? p->n_string_data : 0;
     if (have != count)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "tensor '%s': string_data has %zu values, dims need %zu",
-                               tensor_label(t), have, count);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "tensor '%s': string_data has %zu values, dims need %zu",
+                            tensor_label(t), have, count);
     for (size_t i = 0; i < count; i++) {
         dst[i].data = p->string_data[i].data;
         dst[i].len = p->string_data[i].len;
@@ -338,42 +337,42 @@ static tconv_status source_decode_strings(const tconv_tensor *t, tconv_bytes *ds
     return TCONV_OK;
 }
 
-static const tconv_tensor_source ONNX_TENSOR_SOURCE = {source_decode, source_decode_strings};
+static const tc_tensor_source ONNX_TENSOR_SOURCE = {source_decode, source_decode_strings};
 
 /* ---------------------------------------------------------------- loading */
 
 static tconv_status load_dims(tconv_model *model, const Onnx__TensorProto *p, tconv_tensor *t,
-                              tconv_error *err) {
+                              tc_error *err) {
     if (p->n_dims > TCONV_MAX_RANK)
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "dims: rank %zu is over the limit of %d",
-                               p->n_dims, TCONV_MAX_RANK);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "dims: rank %zu is over the limit of %d",
+                            p->n_dims, TCONV_MAX_RANK);
     t->rank = (int)p->n_dims;
-    t->dims = tconv_arena_calloc(model->arena, p->n_dims + 1, sizeof(int64_t));
+    t->dims = tc_arena_calloc(model->arena, p->n_dims + 1, sizeof(int64_t));
     if (!t->dims)
-        return tconv_error_nomem(err, "tensor dims");
+        return tc_error_nomem(err, "tensor dims");
     for (size_t i = 0; i < p->n_dims; i++) {
         if (p->dims[i] < 0)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "dims[%zu] is negative (%" PRId64 ")", i,
-                                   p->dims[i]);
+            return tc_error_set(err, TCONV_ERR_INVALID, "dims[%zu] is negative (%" PRId64 ")", i,
+                                p->dims[i]);
         t->dims[i] = p->dims[i];
     }
     return TCONV_OK;
 }
 
-static tconv_status parse_i64(const char *key, const char *text, int64_t *out, tconv_error *err) {
+static tconv_status parse_i64(const char *key, const char *text, int64_t *out, tc_error *err) {
     char *end = NULL;
     errno = 0;
     long long v = text ? strtoll(text, &end, 10) : 0;
     if (!text || !*text || *end || errno || v < 0)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "external_data '%s' is '%s', not a non-negative integer", key,
-                               text ? text : "");
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "external_data '%s' is '%s', not a non-negative integer", key,
+                            text ? text : "");
     *out = v;
     return TCONV_OK;
 }
 
 static tconv_status load_external_ref(const Onnx__TensorProto *p, tconv_tensor *t, size_t nbytes,
-                                      tconv_error *err) {
+                                      tc_error *err) {
     t->external.offset = 0;
     t->external.length = -1;
     for (size_t i = 0; i < p->n_external_data; i++) {
@@ -394,24 +393,24 @@ static tconv_status load_external_ref(const Onnx__TensorProto *p, tconv_tensor *
     if (st != TCONV_OK)
         return st;
     if (t->external.length >= 0 && (uint64_t)t->external.length != (uint64_t)nbytes)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "external_data 'length' is %" PRId64 ", dims x %s need %zu",
-                               t->external.length, tconv_dtype_name(t->dtype), nbytes);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "external_data 'length' is %" PRId64 ", dims x %s need %zu",
+                            t->external.length, tconv_dtype_name(t->dtype), nbytes);
     t->storage = TCONV_STORAGE_EXTERNAL;
     return check_external_file(t, nbytes, err);
 }
 
 static tconv_status check_no_typed_fields(const Onnx__TensorProto *p, typed_field allowed,
-                                          const char *why, tconv_error *err) {
+                                          const char *why, tc_error *err) {
     for (int f = FIELD_FLOAT; f <= FIELD_UINT64; f++) {
         if (f != (int)allowed && field_count(p, (typed_field)f) > 0)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "%s is set %s", FIELD_NAMES[f], why);
+            return tc_error_set(err, TCONV_ERR_INVALID, "%s is set %s", FIELD_NAMES[f], why);
     }
     return TCONV_OK;
 }
 
 static tconv_status load_typed(const Onnx__TensorProto *p, tconv_tensor *t, int64_t n,
-                               tconv_error *err) {
+                               tc_error *err) {
     typed_field f = field_for_dtype(t->dtype);
     char why[64];
     snprintf(why, sizeof why, "but a %s tensor keeps its data in %s", tconv_dtype_name(t->dtype),
@@ -421,85 +420,85 @@ static tconv_status load_typed(const Onnx__TensorProto *p, tconv_tensor *t, int6
         return st;
     uint64_t want = 0;
     if (!typed_count_for(t->dtype, n, &want))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "element count overflows");
+        return tc_error_set(err, TCONV_ERR_INVALID, "element count overflows");
     size_t have = field_count(p, f);
     if (have != want)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "%s has %zu values, %s with %" PRId64 " elements needs %" PRIu64,
-                               FIELD_NAMES[f], have, tconv_dtype_name(t->dtype), n, want);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "%s has %zu values, %s with %" PRId64 " elements needs %" PRIu64,
+                            FIELD_NAMES[f], have, tconv_dtype_name(t->dtype), n, want);
     t->storage = want ? TCONV_STORAGE_TYPED : TCONV_STORAGE_NONE;
     return TCONV_OK;
 }
 
 static tconv_status load_raw(const Onnx__TensorProto *p, tconv_tensor *t, size_t nbytes,
-                             tconv_error *err) {
+                             tc_error *err) {
     if (t->dtype == TCONV_DTYPE_STRING)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "raw_data is set, but string tensors use string_data");
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "raw_data is set, but string tensors use string_data");
     tconv_status st = check_no_typed_fields(p, FIELD_NONE, "together with raw_data", err);
     if (st != TCONV_OK)
         return st;
     if (p->raw_data.len != nbytes)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "raw_data has %zu bytes, dims x %s need %zu",
-                               p->raw_data.len, tconv_dtype_name(t->dtype), nbytes);
+        return tc_error_set(err, TCONV_ERR_INVALID, "raw_data has %zu bytes, dims x %s need %zu",
+                            p->raw_data.len, tconv_dtype_name(t->dtype), nbytes);
     t->storage = TCONV_STORAGE_RAW;
     t->raw = p->raw_data.data;
     t->raw_size = p->raw_data.len;
     return TCONV_OK;
 }
 
-static tconv_status load_dtype(const Onnx__TensorProto *p, tconv_tensor *t, tconv_error *err) {
+static tconv_status load_dtype(const Onnx__TensorProto *p, tconv_tensor *t, tc_error *err) {
     if (!p->has_data_type || p->data_type == TCONV_DTYPE_UNDEFINED)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "data_type is missing (UNDEFINED)");
-    if (!tconv_dtype_is_known(p->data_type))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "data_type %d is not a known ONNX type",
-                               (int)p->data_type);
+        return tc_error_set(err, TCONV_ERR_INVALID, "data_type is missing (UNDEFINED)");
+    if (!tc_dtype_is_known(p->data_type))
+        return tc_error_set(err, TCONV_ERR_INVALID, "data_type %d is not a known ONNX type",
+                            (int)p->data_type);
     t->dtype = (tconv_dtype)p->data_type;
     return TCONV_OK;
 }
 
 static tconv_status load_tensor_data(const Onnx__TensorProto *p, tconv_tensor *t,
-                                     const tconv_onnx_tensor_options *options, tconv_error *err) {
+                                     const tc_onnx_tensor_options *options, tc_error *err) {
     int64_t n;
     size_t nbytes = 0;
-    if (!tconv_tensor_elements(t, &n))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "dims: element count overflows");
-    if (t->dtype != TCONV_DTYPE_STRING && !tconv_dtype_storage_bytes(t->dtype, n, &nbytes))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "dims: byte size overflows");
+    if (!tc_tensor_elements(t, &n))
+        return tc_error_set(err, TCONV_ERR_INVALID, "dims: element count overflows");
+    if (t->dtype != TCONV_DTYPE_STRING && !tc_dtype_storage_bytes(t->dtype, n, &nbytes))
+        return tc_error_set(err, TCONV_ERR_INVALID, "dims: byte size overflows");
     if (options->max_tensor_bytes && nbytes > options->max_tensor_bytes)
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "%zu bytes of data, over the limit of %zu",
-                               nbytes, options->max_tensor_bytes);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "%zu bytes of data, over the limit of %zu",
+                            nbytes, options->max_tensor_bytes);
     if (p->segment)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "segmented tensors are not supported");
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "segmented tensors are not supported");
     if (p->has_data_location && p->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT) {
         if (p->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "data_location %d is unknown",
-                                   (int)p->data_location);
+            return tc_error_set(err, TCONV_ERR_INVALID, "data_location %d is unknown",
+                                (int)p->data_location);
         if (!options->allow_external)
-            return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "external data %s",
-                                   options->no_external_reason ? options->no_external_reason
-                                                               : "is not allowed here");
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "external data %s",
+                                options->no_external_reason ? options->no_external_reason
+                                                            : "is not allowed here");
         if (t->dtype == TCONV_DTYPE_STRING || p->has_raw_data)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "external data with %s",
-                                   p->has_raw_data ? "raw_data also set" : "a string tensor");
+            return tc_error_set(err, TCONV_ERR_INVALID, "external data with %s",
+                                p->has_raw_data ? "raw_data also set" : "a string tensor");
         tconv_status st = check_no_typed_fields(p, FIELD_NONE, "together with external data", err);
         return st != TCONV_OK ? st : load_external_ref(p, t, nbytes, err);
     }
     if (p->n_external_data)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "external_data is set but data_location is not EXTERNAL");
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "external_data is set but data_location is not EXTERNAL");
     if (p->has_raw_data)
         return load_raw(p, t, nbytes, err);
     return load_typed(p, t, n, err);
 }
 
-tconv_status tconv_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorProto *proto,
-                                          const tconv_onnx_tensor_options *options,
-                                          tconv_tensor **out, tconv_error *err) {
+tconv_status tc_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorProto *proto,
+                                       const tc_onnx_tensor_options *options, tconv_tensor **out,
+                                       tc_error *err) {
     *out = NULL;
-    tconv_tensor *t = tconv_arena_alloc(model->arena, sizeof *t);
-    if (!t || (proto->name && !(t->name = tconv_arena_strdup(model->arena, proto->name))))
-        return tconv_error_nomem(err, "a tensor");
+    tconv_tensor *t = tc_arena_alloc(model->arena, sizeof *t);
+    if (!t || (proto->name && !(t->name = tc_arena_strdup(model->arena, proto->name))))
+        return tc_error_nomem(err, "a tensor");
     t->model = model;
     t->origin = proto;
     t->source = &ONNX_TENSOR_SOURCE;
@@ -509,22 +508,22 @@ tconv_status tconv_onnx_tensor_from_proto(tconv_model *model, const Onnx__Tensor
     if (st == TCONV_OK)
         st = load_tensor_data(proto, t, options, err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "tensor '%s': ", tensor_label(t));
+        return tc_error_prefix(err, "tensor '%s': ", tensor_label(t));
     *out = t;
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- saving */
 
-static void *tmp_alloc(tconv_arena *tmp, size_t size, tconv_error *err) {
-    void *p = tconv_arena_alloc(tmp, size);
+static void *tmp_alloc(tc_arena *tmp, size_t size, tc_error *err) {
+    void *p = tc_arena_alloc(tmp, size);
     if (!p)
-        tconv_error_nomem(err, "a message being saved");
+        tc_error_nomem(err, "a message being saved");
     return p;
 }
 
-static Onnx__StringStringEntryProto *make_entry(tconv_arena *tmp, const char *key,
-                                                const char *value, tconv_error *err) {
+static Onnx__StringStringEntryProto *make_entry(tc_arena *tmp, const char *key, const char *value,
+                                                tc_error *err) {
     Onnx__StringStringEntryProto *e = tmp_alloc(tmp, sizeof *e, err);
     if (!e)
         return NULL;
@@ -540,28 +539,28 @@ static bool is_ref_key(const char *key) {
 }
 
 /* location/offset/length from the IR, then any other keys (checksum, ...) the file had. */
-static bool save_external_ref(tconv_arena *tmp, const tconv_tensor *t, Onnx__TensorProto *p,
-                              tconv_error *err) {
+static bool save_external_ref(tc_arena *tmp, const tconv_tensor *t, Onnx__TensorProto *p,
+                              tc_error *err) {
     const Onnx__TensorProto *origin = t->origin;
     size_t extra = origin ? origin->n_external_data : 0;
-    Onnx__StringStringEntryProto **entries = tconv_arena_calloc(tmp, 3 + extra, sizeof *entries);
+    Onnx__StringStringEntryProto **entries = tc_arena_calloc(tmp, 3 + extra, sizeof *entries);
     if (!entries)
-        return tconv_error_nomem(err, "external data entries"), false;
+        return tc_error_nomem(err, "external data entries"), false;
     size_t n = 0;
     entries[n++] = make_entry(tmp, "location", t->external.location, err);
     if (t->external.offset != 0)
-        entries[n++] = make_entry(tmp, "offset",
-                                  tconv_arena_sprintf(tmp, "%" PRId64, t->external.offset), err);
+        entries[n++] =
+            make_entry(tmp, "offset", tc_arena_sprintf(tmp, "%" PRId64, t->external.offset), err);
     if (t->external.length >= 0)
-        entries[n++] = make_entry(tmp, "length",
-                                  tconv_arena_sprintf(tmp, "%" PRId64, t->external.length), err);
+        entries[n++] =
+            make_entry(tmp, "length", tc_arena_sprintf(tmp, "%" PRId64, t->external.length), err);
     for (size_t i = 0; i < extra; i++) {
         if (!is_ref_key(origin->external_data[i]->key))
             entries[n++] = origin->external_data[i];
     }
     for (size_t i = 0; i < n; i++) {
         if (!entries[i] || !entries[i]->value)
-            return tconv_error_nomem(err, "external data entries"), false;
+            return tc_error_nomem(err, "external data entries"), false;
     }
     p->n_external_data = n;
     p->external_data = entries;
@@ -570,18 +569,17 @@ static bool save_external_ref(tconv_arena *tmp, const tconv_tensor *t, Onnx__Ten
     return true;
 }
 
-static bool save_tensor_data(tconv_arena *tmp, tconv_tensor *t, Onnx__TensorProto *p,
-                             tconv_error *err) {
+static bool save_tensor_data(tc_arena *tmp, tconv_tensor *t, Onnx__TensorProto *p, tc_error *err) {
     if (t->storage == TCONV_STORAGE_EXTERNAL)
         return save_external_ref(tmp, t, p, err);
     if (t->dtype == TCONV_DTYPE_STRING) {
-        const tconv_bytes *strings;
+        const tc_bytes *strings;
         size_t count;
-        if (tconv_tensor_strings(t, &strings, &count, err) != TCONV_OK)
+        if (tc_tensor_strings(t, &strings, &count, err) != TCONV_OK)
             return false;
-        p->string_data = tconv_arena_calloc(tmp, count + 1, sizeof(ProtobufCBinaryData));
+        p->string_data = tc_arena_calloc(tmp, count + 1, sizeof(ProtobufCBinaryData));
         if (!p->string_data)
-            return tconv_error_nomem(err, "string data"), false;
+            return tc_error_nomem(err, "string data"), false;
         for (size_t i = 0; i < count; i++) {
             p->string_data[i].data = (uint8_t *)strings[i].data;
             p->string_data[i].len = strings[i].len;
@@ -591,7 +589,7 @@ static bool save_tensor_data(tconv_arena *tmp, tconv_tensor *t, Onnx__TensorProt
     }
     const void *data;
     size_t nbytes;
-    if (tconv_tensor_data(t, &data, &nbytes, err) != TCONV_OK)
+    if (tc_tensor_data(t, &data, &nbytes, err) != TCONV_OK)
         return false;
     p->has_raw_data = 1;
     p->raw_data.data = (uint8_t *)data;
@@ -616,7 +614,7 @@ static bool same_string(const char *a, const char *b) {
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-Onnx__TensorProto *tconv_onnx_tensor_to_proto(tconv_arena *tmp, tconv_tensor *t, tconv_error *err) {
+Onnx__TensorProto *tc_onnx_tensor_to_proto(tc_arena *tmp, tconv_tensor *t, tc_error *err) {
     const Onnx__TensorProto *origin = t->origin;
     if (origin && !t->dirty && same_string(origin->name, t->name))
         return (Onnx__TensorProto *)origin;
@@ -763,30 +761,30 @@ static wire_result check_message(const uint8_t *data, size_t size,
     return WIRE_OK;
 }
 
-tconv_status tconv_onnx_check_wire_bounded(const void *data, size_t size,
-                                           const ProtobufCMessageDescriptor *descriptor,
-                                           int max_depth, size_t max_overhead, tconv_error *err) {
+tconv_status tc_onnx_check_wire_bounded(const void *data, size_t size,
+                                        const ProtobufCMessageDescriptor *descriptor, int max_depth,
+                                        size_t max_overhead, tc_error *err) {
     wire_budget budget = {max_depth, 0, max_overhead};
     switch (check_message(data, size, descriptor, 0, &budget)) {
     case WIRE_OK:
         return TCONV_OK;
     case WIRE_TOO_DEEP:
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "messages are nested deeper than %d levels",
-                               max_depth);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "messages are nested deeper than %d levels",
+                            max_depth);
     case WIRE_TOO_BIG:
-        return tconv_error_set(err, TCONV_ERR_LIMIT,
-                               "decoding would allocate more than %zu bytes beyond the file's "
-                               "own (too many small messages or fields for the file-size limit)",
-                               max_overhead);
+        return tc_error_set(err, TCONV_ERR_LIMIT,
+                            "decoding would allocate more than %zu bytes beyond the file's "
+                            "own (too many small messages or fields for the file-size limit)",
+                            max_overhead);
     case WIRE_BAD:
         break;
     }
-    return tconv_error_set(err, TCONV_ERR_PARSE, "not a valid ONNX %s (protobuf decoding failed)",
-                           descriptor->short_name);
+    return tc_error_set(err, TCONV_ERR_PARSE, "not a valid ONNX %s (protobuf decoding failed)",
+                        descriptor->short_name);
 }
 
-tconv_status tconv_onnx_check_wire(const void *data, size_t size,
-                                   const ProtobufCMessageDescriptor *descriptor, int max_depth,
-                                   tconv_error *err) {
-    return tconv_onnx_check_wire_bounded(data, size, descriptor, max_depth, 0, err);
+tconv_status tc_onnx_check_wire(const void *data, size_t size,
+                                const ProtobufCMessageDescriptor *descriptor, int max_depth,
+                                tc_error *err) {
+    return tc_onnx_check_wire_bounded(data, size, descriptor, max_depth, 0, err);
 }

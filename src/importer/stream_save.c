@@ -33,14 +33,14 @@ typedef struct file_sink {
     uint8_t *buf;
     size_t used;
     tconv_status status;
-    tconv_error *err;
-    const tconv_onnx_loaded *source; /* the input the model borrows from, or NULL */
-    bool no_copy_range;              /* the kernel cannot copy between these files */
+    tc_error *err;
+    const tc_onnx_loaded *source; /* the input the model borrows from, or NULL */
+    bool no_copy_range;           /* the kernel cannot copy between these files */
 } file_sink;
 
 static void sink_flush(file_sink *s) {
     if (s->status == TCONV_OK && s->used)
-        s->status = tconv_write_all(s->fd, s->path, s->buf, s->used, s->err);
+        s->status = tc_write_all(s->fd, s->path, s->buf, s->used, s->err);
     s->used = 0;
 }
 
@@ -59,11 +59,11 @@ static tconv_status copy_range(file_sink *s, int in_fd, int64_t offset, size_t l
             (errno == ENOSYS || errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP))
             return TCONV_OK;
         if (n < 0)
-            return tconv_error_set(s->err, TCONV_ERR_IO, "%s: write failed: %s", s->path,
-                                   strerror(errno));
+            return tc_error_set(s->err, TCONV_ERR_IO, "%s: write failed: %s", s->path,
+                                strerror(errno));
         if (n == 0)
-            return tconv_error_set(s->err, TCONV_ERR_IO,
-                                   "%s: the input model file shrank while being saved", s->path);
+            return tc_error_set(s->err, TCONV_ERR_IO,
+                                "%s: the input model file shrank while being saved", s->path);
         copied += (size_t)n;
     }
     *done = true;
@@ -77,12 +77,12 @@ static void write_direct(file_sink *s, const uint8_t *data, size_t len) {
     int in_fd;
     int64_t offset;
     bool done = false;
-    if (!s->no_copy_range && tconv_onnx_loaded_file_range(s->source, data, len, &in_fd, &offset)) {
+    if (!s->no_copy_range && tc_onnx_loaded_file_range(s->source, data, len, &in_fd, &offset)) {
         s->status = copy_range(s, in_fd, offset, len, &done);
         s->no_copy_range = !done;
     }
     if (s->status == TCONV_OK && !done)
-        s->status = tconv_write_all(s->fd, s->path, data, len, s->err);
+        s->status = tc_write_all(s->fd, s->path, data, len, s->err);
 #if defined(__linux__)
     /* Start writing back what is there, so the closing fsync overlaps with the copying. */
     if (s->status == TCONV_OK)
@@ -106,12 +106,12 @@ static void sink_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data
     s->used += len;
 }
 
-static tconv_status pack_to_fd(const ProtobufCMessage *message, const tconv_onnx_loaded *source,
-                               int fd, const char *path, tconv_error *err) {
+static tconv_status pack_to_fd(const ProtobufCMessage *message, const tc_onnx_loaded *source,
+                               int fd, const char *path, tc_error *err) {
     file_sink sink = {{sink_append}, fd,     path, malloc(SINK_BUFFER_BYTES), 0, TCONV_OK,
                       err,           source, false};
     if (!sink.buf)
-        return tconv_error_nomem(err, "the output buffer");
+        return tc_error_nomem(err, "the output buffer");
     protobuf_c_message_pack_to_buffer(message, &sink.base);
     sink_flush(&sink);
     free(sink.buf);
@@ -120,27 +120,26 @@ static tconv_status pack_to_fd(const ProtobufCMessage *message, const tconv_onnx
 
 typedef struct packed_message {
     const ProtobufCMessage *message;
-    const tconv_onnx_loaded *source;
+    const tc_onnx_loaded *source;
 } packed_message;
 
-static tconv_status write_packed_message(int fd, const char *path, void *ctx, tconv_error *err) {
+static tconv_status write_packed_message(int fd, const char *path, void *ctx, tc_error *err) {
     const packed_message *m = ctx;
     return pack_to_fd(m->message, m->source, fd, path, err);
 }
 
-tconv_status tconv_onnx_save_streamed(const tconv_model *model, const char *path,
-                                      tconv_error *err) {
-    tconv_arena *tmp = tconv_arena_create();
+tconv_status tc_onnx_save_streamed(const tconv_model *model, const char *path, tc_error *err) {
+    tc_arena *tmp = tc_arena_create();
     if (!tmp)
-        return tconv_error_nomem(err, "the saver");
+        return tc_error_nomem(err, "the saver");
     Onnx__ModelProto *m = NULL;
-    tconv_status st = tconv_onnx_model_to_proto(model, tmp, &m, err);
+    tconv_status st = tc_onnx_model_to_proto(model, tmp, &m, err);
     if (st != TCONV_OK)
-        tconv_error_prefix(err, "%s: ", path);
+        tc_error_prefix(err, "%s: ", path);
     else
-        st = tconv_write_file_atomic_with(
-            path, write_packed_message, &(packed_message){&m->base, tconv_onnx_model_loaded(model)},
-            err);
-    tconv_arena_destroy(tmp);
+        st = tc_write_file_atomic_with(path, write_packed_message,
+                                       &(packed_message){&m->base, tc_onnx_model_loaded(model)},
+                                       err);
+    tc_arena_destroy(tmp);
     return st;
 }

@@ -11,7 +11,7 @@
 #define TENSOR_PB_MAX_FILE_BYTES ((size_t)1 << 31)
 
 static void *arena_pb_alloc(void *arena, size_t size) {
-    return tconv_arena_alloc(arena, size);
+    return tc_arena_alloc(arena, size);
 }
 
 static void arena_pb_free(void *arena, void *pointer) {
@@ -20,90 +20,90 @@ static void arena_pb_free(void *arena, void *pointer) {
 }
 
 static tconv_status unpack_tensor(tconv_model *model, const void *data, size_t size,
-                                  Onnx__TensorProto **out, tconv_error *err) {
+                                  Onnx__TensorProto **out, tc_error *err) {
     tconv_status st =
-        tconv_onnx_check_wire_bounded(data, size, &onnx__tensor_proto__descriptor,
-                                      TENSOR_PB_MAX_NESTING, TENSOR_PB_MAX_FILE_BYTES, err);
+        tc_onnx_check_wire_bounded(data, size, &onnx__tensor_proto__descriptor,
+                                   TENSOR_PB_MAX_NESTING, TENSOR_PB_MAX_FILE_BYTES, err);
     if (st != TCONV_OK)
         return st;
     ProtobufCAllocator allocator = {arena_pb_alloc, arena_pb_free, model->arena};
     *out = onnx__tensor_proto__unpack(&allocator, size, data);
     if (!*out)
-        return tconv_error_set(err, TCONV_ERR_PARSE,
-                               "not a valid ONNX TensorProto (protobuf decoding failed)");
+        return tc_error_set(err, TCONV_ERR_PARSE,
+                            "not a valid ONNX TensorProto (protobuf decoding failed)");
     return TCONV_OK;
 }
 
-tconv_status tconv_tensor_load_pb_buffer(tconv_model *model, const void *data, size_t size,
-                                         const char *label, tconv_tensor **out, tconv_error *err) {
-    tconv_error local;
+tconv_status tc_tensor_load_pb_buffer(tconv_model *model, const void *data, size_t size,
+                                      const char *label, tconv_tensor **out, tc_error *err) {
+    tc_error local;
     if (!err)
         err = &local;
     *out = NULL;
     if (!label)
         label = "<memory>";
     if (!data && size)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "%s: tensor buffer is NULL", label);
+        return tc_error_set(err, TCONV_ERR_USAGE, "%s: tensor buffer is NULL", label);
     if (size > TENSOR_PB_MAX_FILE_BYTES)
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes, over the limit of %zu", label,
-                               size, TENSOR_PB_MAX_FILE_BYTES);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes, over the limit of %zu", label,
+                            size, TENSOR_PB_MAX_FILE_BYTES);
     Onnx__TensorProto *proto = NULL;
     tconv_status st = unpack_tensor(model, data ? data : "", size, &proto, err);
     if (st == TCONV_OK) {
-        tconv_onnx_tensor_options options = {0, false, "is not supported in .pb tensor files"};
-        st = tconv_onnx_tensor_from_proto(model, proto, &options, out, err);
+        tc_onnx_tensor_options options = {0, false, "is not supported in .pb tensor files"};
+        st = tc_onnx_tensor_from_proto(model, proto, &options, out, err);
     }
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "%s: ", label);
+        return tc_error_prefix(err, "%s: ", label);
     return TCONV_OK;
 }
 
-tconv_status tconv_tensor_load_pb(tconv_model *model, const char *path, tconv_tensor **out,
-                                  tconv_error *err) {
-    tconv_error local;
+tconv_status tc_tensor_load_pb(tconv_model *model, const char *path, tconv_tensor **out,
+                               tc_error *err) {
+    tc_error local;
     if (!err)
         err = &local;
     *out = NULL;
     void *data;
     size_t size;
-    tconv_status st = tconv_read_file(path, TENSOR_PB_MAX_FILE_BYTES, &data, &size, err);
+    tconv_status st = tc_read_file(path, TENSOR_PB_MAX_FILE_BYTES, &data, &size, err);
     if (st != TCONV_OK)
         return st;
-    st = tconv_tensor_load_pb_buffer(model, data, size, path, out, err);
+    st = tc_tensor_load_pb_buffer(model, data, size, path, out, err);
     free(data);
     return st;
 }
 
-tconv_status tconv_tensor_save_pb(tconv_tensor *tensor, const char *path, tconv_error *err) {
-    tconv_error local;
+tconv_status tc_tensor_save_pb(tconv_tensor *tensor, const char *path, tc_error *err) {
+    tc_error local;
     if (!err)
         err = &local;
-    tconv_arena *tmp = tconv_arena_create();
+    tc_arena *tmp = tc_arena_create();
     if (!tmp)
-        return tconv_error_nomem(err, "the tensor writer");
+        return tc_error_nomem(err, "the tensor writer");
     tconv_status st = TCONV_OK;
-    Onnx__TensorProto *proto = tconv_onnx_tensor_to_proto(tmp, tensor, err);
+    Onnx__TensorProto *proto = tc_onnx_tensor_to_proto(tmp, tensor, err);
     if (!proto) {
         st = err->status;
     } else if (proto->has_data_location &&
                proto->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-        st = tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                             "tensor '%s' keeps its data in an external file; .pb tensor files "
-                             "hold their data inline",
-                             tensor->name ? tensor->name : "");
+        st = tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                          "tensor '%s' keeps its data in an external file; .pb tensor files "
+                          "hold their data inline",
+                          tensor->name ? tensor->name : "");
     } else {
         size_t size = protobuf_c_message_get_packed_size(&proto->base);
         uint8_t *buf = malloc(size ? size : 1);
         if (!buf) {
-            st = tconv_error_nomem(err, "the serialized tensor");
+            st = tc_error_nomem(err, "the serialized tensor");
         } else {
             protobuf_c_message_pack(&proto->base, buf);
-            st = tconv_write_file_atomic(path, buf, size, err);
+            st = tc_write_file_atomic(path, buf, size, err);
             free(buf);
-            tconv_arena_destroy(tmp);
+            tc_arena_destroy(tmp);
             return st; /* its errors name the path */
         }
     }
-    tconv_arena_destroy(tmp);
-    return st == TCONV_OK ? TCONV_OK : tconv_error_prefix(err, "%s: ", path);
+    tc_arena_destroy(tmp);
+    return st == TCONV_OK ? TCONV_OK : tc_error_prefix(err, "%s: ", path);
 }

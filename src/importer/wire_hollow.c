@@ -23,7 +23,7 @@
 #define RAW_DATA_FIELD 9
 
 typedef struct hollow_ctx {
-    tconv_onnx_hollow *h;
+    tc_onnx_hollow *h;
     const uint8_t *base;
     size_t min_bytes;
     uint32_t path[2 * HOLLOW_MAX_DEPTH]; /* steps from the root to the current message */
@@ -49,7 +49,7 @@ static bool grow(void **items, size_t *cap, size_t need, size_t item_size) {
     return true;
 }
 
-static bool emit(tconv_onnx_hollow *h, const uint8_t *p, size_t n) {
+static bool emit(tc_onnx_hollow *h, const uint8_t *p, size_t n) {
     if (n > SIZE_MAX - h->compact_len ||
         !grow((void **)&h->compact, &h->compact_cap, h->compact_len + n, 1))
         return false;
@@ -60,14 +60,14 @@ static bool emit(tconv_onnx_hollow *h, const uint8_t *p, size_t n) {
 }
 
 static bool add_payload(hollow_ctx *c, const uint8_t *payload, size_t len) {
-    tconv_onnx_hollow *h = c->h;
+    tc_onnx_hollow *h = c->h;
     size_t n_steps = 2 * (size_t)c->depth;
     if (!grow((void **)&h->payloads, &h->cap_payloads, h->n_payloads + 1, sizeof *h->payloads) ||
         !grow((void **)&h->steps, &h->cap_steps, h->n_steps + n_steps, sizeof *h->steps))
         return false;
     memcpy(h->steps + h->n_steps, c->path, n_steps * sizeof *h->steps);
     h->payloads[h->n_payloads++] =
-        (tconv_onnx_payload){(size_t)(payload - c->base), len, h->n_steps, (size_t)c->depth};
+        (tc_onnx_payload){(size_t)(payload - c->base), len, h->n_steps, (size_t)c->depth};
     h->n_steps += n_steps;
     return true;
 }
@@ -112,7 +112,7 @@ static bool hollow_fields(hollow_ctx *c, const uint8_t *p, const uint8_t *end,
 static bool copy_submessage(hollow_ctx *c, const uint8_t *tag, size_t tag_len, size_t width,
                             const uint8_t *payload, size_t len, const ProtobufCFieldDescriptor *f,
                             uint32_t field_index, uint32_t element) {
-    tconv_onnx_hollow *h = c->h;
+    tc_onnx_hollow *h = c->h;
     static const uint8_t placeholder[MAX_LENGTH_BYTES] = {0};
     if (!emit(h, tag, tag_len) || !emit(h, placeholder, width))
         return false;
@@ -143,7 +143,7 @@ static bool copy_length_delimited(hollow_ctx *c, const uint8_t *tag, const uint8
                                   const uint8_t *payload, size_t len,
                                   const ProtobufCMessageDescriptor *desc, uint32_t *counts,
                                   uint32_t tag_number) {
-    tconv_onnx_hollow *h = c->h;
+    tc_onnx_hollow *h = c->h;
     size_t tag_len = (size_t)(len_start - tag), width = (size_t)(payload - len_start);
     const ProtobufCFieldDescriptor *f =
         desc ? protobuf_c_message_descriptor_get_field(desc, tag_number) : NULL;
@@ -205,9 +205,9 @@ static bool hollow_fields(hollow_ctx *c, const uint8_t *p, const uint8_t *end,
     return true;
 }
 
-bool tconv_onnx_hollow_build(const uint8_t *data, size_t size,
-                             const ProtobufCMessageDescriptor *descriptor, size_t min_bytes,
-                             tconv_onnx_hollow *out) {
+bool tc_onnx_hollow_build(const uint8_t *data, size_t size,
+                          const ProtobufCMessageDescriptor *descriptor, size_t min_bytes,
+                          tc_onnx_hollow *out) {
     memset(out, 0, sizeof *out);
     hollow_ctx c;
     memset(&c, 0, sizeof c);
@@ -216,11 +216,11 @@ bool tconv_onnx_hollow_build(const uint8_t *data, size_t size,
     c.min_bytes = min_bytes;
     if (hollow_fields(&c, data, data + size, descriptor))
         return true;
-    tconv_onnx_hollow_free(out);
+    tc_onnx_hollow_free(out);
     return false;
 }
 
-void tconv_onnx_hollow_free(tconv_onnx_hollow *h) {
+void tc_onnx_hollow_free(tc_onnx_hollow *h) {
     free(h->compact);
     free(h->payloads);
     free(h->steps);
@@ -262,7 +262,7 @@ static ProtobufCMessage *follow_step(const ProtobufCMessage *m, uint32_t field_i
     return sub;
 }
 
-static bool restore_payload(const tconv_onnx_hollow *h, const tconv_onnx_payload *pl,
+static bool restore_payload(const tc_onnx_hollow *h, const tc_onnx_payload *pl,
                             ProtobufCMessage *root, const uint8_t *data) {
     ProtobufCMessage *m = root;
     for (size_t i = 0; m && i < pl->path_len; i++)
@@ -277,8 +277,8 @@ static bool restore_payload(const tconv_onnx_hollow *h, const tconv_onnx_payload
     return true;
 }
 
-bool tconv_onnx_hollow_restore(const tconv_onnx_hollow *h, ProtobufCMessage *message,
-                               const uint8_t *data) {
+bool tc_onnx_hollow_restore(const tc_onnx_hollow *h, ProtobufCMessage *message,
+                            const uint8_t *data) {
     for (size_t i = 0; i < h->n_payloads; i++) {
         if (!restore_payload(h, &h->payloads[i], message, data))
             return false;

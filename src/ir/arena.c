@@ -16,16 +16,16 @@ typedef struct arena_block {
     _Alignas(16) unsigned char data[];
 } arena_block;
 
-struct tconv_arena {
+struct tc_arena {
     arena_block *head;
     size_t bytes_used;
 };
 
-tconv_arena *tconv_arena_create(void) {
-    return calloc(1, sizeof(tconv_arena));
+tc_arena *tc_arena_create(void) {
+    return calloc(1, sizeof(tc_arena));
 }
 
-void tconv_arena_destroy(tconv_arena *arena) {
+void tc_arena_destroy(tc_arena *arena) {
     if (!arena)
         return;
     arena_block *b = arena->head;
@@ -37,7 +37,7 @@ void tconv_arena_destroy(tconv_arena *arena) {
     free(arena);
 }
 
-static arena_block *arena_add_block(tconv_arena *arena, size_t min_size) {
+static arena_block *arena_add_block(tc_arena *arena, size_t min_size) {
     size_t size = min_size > ARENA_BLOCK_MIN ? min_size : ARENA_BLOCK_MIN;
     if (size > SIZE_MAX - sizeof(arena_block))
         return NULL;
@@ -57,7 +57,7 @@ static arena_block *arena_add_block(tconv_arena *arena, size_t min_size) {
     return b;
 }
 
-void *tconv_arena_alloc(tconv_arena *arena, size_t size) {
+void *tc_arena_alloc(tc_arena *arena, size_t size) {
     if (!arena || size > SIZE_MAX - ARENA_ALIGN)
         return NULL;
     size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
@@ -76,27 +76,27 @@ void *tconv_arena_alloc(tconv_arena *arena, size_t size) {
     return p;
 }
 
-void *tconv_arena_calloc(tconv_arena *arena, size_t count, size_t size) {
+void *tc_arena_calloc(tc_arena *arena, size_t count, size_t size) {
     if (size && count > SIZE_MAX / size)
         return NULL;
-    return tconv_arena_alloc(arena, count * size);
+    return tc_arena_alloc(arena, count * size);
 }
 
-void *tconv_arena_memdup(tconv_arena *arena, const void *data, size_t size) {
-    void *p = tconv_arena_alloc(arena, size);
+void *tc_arena_memdup(tc_arena *arena, const void *data, size_t size) {
+    void *p = tc_arena_alloc(arena, size);
     if (p && size)
         memcpy(p, data, size);
     return p;
 }
 
-char *tconv_arena_strdup(tconv_arena *arena, const char *s) {
+char *tc_arena_strdup(tc_arena *arena, const char *s) {
     if (!s)
         return NULL;
-    return tconv_arena_memdup(arena, s, strlen(s) + 1);
+    return tc_arena_memdup(arena, s, strlen(s) + 1);
 }
 
 /* Names are short: formatted once into a stack buffer, measured separately only when longer. */
-char *tconv_arena_sprintf(tconv_arena *arena, const char *fmt, ...) {
+char *tc_arena_sprintf(tc_arena *arena, const char *fmt, ...) {
     char small[256];
     va_list ap;
     va_start(ap, fmt);
@@ -105,8 +105,8 @@ char *tconv_arena_sprintf(tconv_arena *arena, const char *fmt, ...) {
     if (n < 0)
         return NULL;
     if ((size_t)n < sizeof small)
-        return tconv_arena_memdup(arena, small, (size_t)n + 1);
-    char *p = tconv_arena_alloc(arena, (size_t)n + 1);
+        return tc_arena_memdup(arena, small, (size_t)n + 1);
+    char *p = tc_arena_alloc(arena, (size_t)n + 1);
     if (!p)
         return NULL;
     va_start(ap, fmt);
@@ -115,18 +115,18 @@ char *tconv_arena_sprintf(tconv_arena *arena, const char *fmt, ...) {
     return p;
 }
 
-size_t tconv_arena_bytes_used(const tconv_arena *arena) {
+size_t tc_arena_bytes_used(const tc_arena *arena) {
     return arena ? arena->bytes_used : 0;
 }
 
-bool tconv_arena_grow_array(tconv_arena *arena, void **array, size_t *cap, size_t elem_size,
-                            size_t need) {
+bool tc_arena_grow_array(tc_arena *arena, void **array, size_t *cap, size_t elem_size,
+                         size_t need) {
     if (need <= *cap)
         return true;
     size_t new_cap = *cap ? *cap * 2 : 4;
     while (new_cap < need)
         new_cap *= 2;
-    void *grown = tconv_arena_calloc(arena, new_cap, elem_size);
+    void *grown = tc_arena_calloc(arena, new_cap, elem_size);
     if (!grown)
         return false;
     if (*cap)

@@ -6,29 +6,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct tconv_arena tconv_arena;
+typedef struct tc_arena tc_arena;
 
-tconv_arena *tconv_arena_create(void);
-void tconv_arena_destroy(tconv_arena *arena);
+tc_arena *tc_arena_create(void);
+void tc_arena_destroy(tc_arena *arena);
 
 /* Zero-filled, 16-byte aligned memory that lives until the arena is destroyed; NULL when out of
  * memory or when size overflows. */
-void *tconv_arena_alloc(tconv_arena *arena, size_t size);
+void *tc_arena_alloc(tc_arena *arena, size_t size);
 /* count * size with an overflow check. */
-void *tconv_arena_calloc(tconv_arena *arena, size_t count, size_t size);
-void *tconv_arena_memdup(tconv_arena *arena, const void *data, size_t size);
+void *tc_arena_calloc(tc_arena *arena, size_t count, size_t size);
+void *tc_arena_memdup(tc_arena *arena, const void *data, size_t size);
 /* NULL in gives NULL out (proto2 "absent" strings stay absent). */
-char *tconv_arena_strdup(tconv_arena *arena, const char *s);
-char *tconv_arena_sprintf(tconv_arena *arena, const char *fmt, ...)
+char *tc_arena_strdup(tc_arena *arena, const char *s);
+char *tc_arena_sprintf(tc_arena *arena, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Grows an arena array to hold at least `need` elements of elem_size (doubling); the old block
  * stays in the arena. false when out of memory. */
-bool tconv_arena_grow_array(tconv_arena *arena, void **array, size_t *cap, size_t elem_size,
-                            size_t need);
+bool tc_arena_grow_array(tc_arena *arena, void **array, size_t *cap, size_t elem_size, size_t need);
 /* Bytes handed out so far (for limits and statistics). */
-size_t tconv_arena_bytes_used(const tconv_arena *arena);
+size_t tc_arena_bytes_used(const tc_arena *arena);
 
 #endif

@@ -15,7 +15,7 @@ const char *tconv_attr_type_name(int type) {
     return ATTR_TYPE_NAMES[type];
 }
 
-const tconv_attr *tconv_node_attr(const tconv_node *node, const char *name) {
+const tc_attr *tc_node_attr(const tconv_node *node, const char *name) {
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (node->attrs[i].name && strcmp(node->attrs[i].name, name) == 0)
             return &node->attrs[i];
@@ -23,17 +23,17 @@ const tconv_attr *tconv_node_attr(const tconv_node *node, const char *name) {
     return NULL;
 }
 
-static tconv_status wrong_type(const tconv_node *node, const tconv_attr *attr, tconv_attr_type want,
-                               tconv_error *err) {
+static tconv_status wrong_type(const tconv_node *node, const tc_attr *attr, tconv_attr_type want,
+                               tc_error *err) {
     char where[256];
-    return tconv_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': expected %s, got %s",
-                           tconv_node_describe(node, where, sizeof where), attr->name,
-                           tconv_attr_type_name(want), tconv_attr_type_name(attr->type));
+    return tc_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': expected %s, got %s",
+                        tc_node_describe(node, where, sizeof where), attr->name,
+                        tconv_attr_type_name(want), tconv_attr_type_name(attr->type));
 }
 
-tconv_status tconv_node_attr_int(const tconv_node *node, const char *name, int64_t fallback,
-                                 int64_t *out, tconv_error *err) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+tconv_status tc_node_attr_int(const tconv_node *node, const char *name, int64_t fallback,
+                              int64_t *out, tc_error *err) {
+    const tc_attr *a = tc_node_attr(node, name);
     if (!a) {
         *out = fallback;
         return TCONV_OK;
@@ -44,9 +44,9 @@ tconv_status tconv_node_attr_int(const tconv_node *node, const char *name, int64
     return TCONV_OK;
 }
 
-tconv_status tconv_node_attr_float(const tconv_node *node, const char *name, float fallback,
-                                   float *out, tconv_error *err) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+tconv_status tc_node_attr_float(const tconv_node *node, const char *name, float fallback,
+                                float *out, tc_error *err) {
+    const tc_attr *a = tc_node_attr(node, name);
     if (!a) {
         *out = fallback;
         return TCONV_OK;
@@ -57,27 +57,27 @@ tconv_status tconv_node_attr_float(const tconv_node *node, const char *name, flo
     return TCONV_OK;
 }
 
-tconv_status tconv_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
-                                    const char **out, tconv_error *err) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+tconv_status tc_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
+                                 const char **out, tc_error *err) {
+    const tc_attr *a = tc_node_attr(node, name);
     if (!a) {
         *out = fallback;
         return TCONV_OK;
     }
     if (a->type != TCONV_ATTR_STRING)
         return wrong_type(node, a, TCONV_ATTR_STRING, err);
-    char *s = tconv_arena_alloc(node->graph->model->arena, a->s.len + 1);
+    char *s = tc_arena_alloc(node->graph->model->arena, a->s.len + 1);
     if (!s)
-        return tconv_error_nomem(err, "a string attribute");
+        return tc_error_nomem(err, "a string attribute");
     if (a->s.len)
         memcpy(s, a->s.data, a->s.len);
     *out = s;
     return TCONV_OK;
 }
 
-tconv_status tconv_node_attr_ints(const tconv_node *node, const char *name, bool *present,
-                                  const int64_t **values, size_t *count, tconv_error *err) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+tconv_status tc_node_attr_ints(const tconv_node *node, const char *name, bool *present,
+                               const int64_t **values, size_t *count, tc_error *err) {
+    const tc_attr *a = tc_node_attr(node, name);
     *present = false;
     *values = NULL;
     *count = 0;
@@ -91,9 +91,9 @@ tconv_status tconv_node_attr_ints(const tconv_node *node, const char *name, bool
     return TCONV_OK;
 }
 
-tconv_status tconv_node_attr_floats(const tconv_node *node, const char *name, bool *present,
-                                    const float **values, size_t *count, tconv_error *err) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+tconv_status tc_node_attr_floats(const tconv_node *node, const char *name, bool *present,
+                                 const float **values, size_t *count, tc_error *err) {
+    const tc_attr *a = tc_node_attr(node, name);
     *present = false;
     *values = NULL;
     *count = 0;
@@ -107,16 +107,16 @@ tconv_status tconv_node_attr_floats(const tconv_node *node, const char *name, bo
     return TCONV_OK;
 }
 
-tconv_status tconv_node_add_attr(tconv_node *node, const tconv_attr *attr, tconv_error *err) {
-    tconv_arena *arena = node->graph->model->arena;
-    if (!tconv_arena_grow_array(arena, (void **)&node->attrs, &node->cap_attrs, sizeof(tconv_attr),
-                                node->n_attrs + 1))
-        return tconv_error_nomem(err, "an attribute");
+tconv_status tc_node_add_attr(tconv_node *node, const tc_attr *attr, tc_error *err) {
+    tc_arena *arena = node->graph->model->arena;
+    if (!tc_arena_grow_array(arena, (void **)&node->attrs, &node->cap_attrs, sizeof(tc_attr),
+                             node->n_attrs + 1))
+        return tc_error_nomem(err, "an attribute");
     node->attrs[node->n_attrs++] = *attr;
     return TCONV_OK;
 }
 
-void tconv_node_remove_attr(tconv_node *node, const char *name) {
+void tc_node_remove_attr(tconv_node *node, const char *name) {
     size_t k = 0;
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (!node->attrs[i].name || strcmp(node->attrs[i].name, name) != 0)
@@ -126,55 +126,54 @@ void tconv_node_remove_attr(tconv_node *node, const char *name) {
 }
 
 /* Replaces an attribute of the same name in place (keeping attribute order) or appends. */
-static tconv_status put_attr(tconv_node *node, tconv_attr *attr, tconv_error *err) {
-    attr->name = tconv_arena_strdup(node->graph->model->arena, attr->name);
+static tconv_status put_attr(tconv_node *node, tc_attr *attr, tc_error *err) {
+    attr->name = tc_arena_strdup(node->graph->model->arena, attr->name);
     if (!attr->name)
-        return tconv_error_nomem(err, "an attribute name");
+        return tc_error_nomem(err, "an attribute name");
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (node->attrs[i].name && strcmp(node->attrs[i].name, attr->name) == 0) {
             node->attrs[i] = *attr;
             return TCONV_OK;
         }
     }
-    return tconv_node_add_attr(node, attr, err);
+    return tc_node_add_attr(node, attr, err);
 }
 
-tconv_status tconv_node_set_attr_int(tconv_node *node, const char *name, int64_t value,
-                                     tconv_error *err) {
-    tconv_attr a = {.name = name, .type = TCONV_ATTR_INT, .i = value};
+tconv_status tc_node_set_attr_int(tconv_node *node, const char *name, int64_t value,
+                                  tc_error *err) {
+    tc_attr a = {.name = name, .type = TCONV_ATTR_INT, .i = value};
     return put_attr(node, &a, err);
 }
 
-tconv_status tconv_node_set_attr_float(tconv_node *node, const char *name, float value,
-                                       tconv_error *err) {
-    tconv_attr a = {.name = name, .type = TCONV_ATTR_FLOAT, .f = value};
+tconv_status tc_node_set_attr_float(tconv_node *node, const char *name, float value,
+                                    tc_error *err) {
+    tc_attr a = {.name = name, .type = TCONV_ATTR_FLOAT, .f = value};
     return put_attr(node, &a, err);
 }
 
-tconv_status tconv_node_set_attr_string(tconv_node *node, const char *name, const char *value,
-                                        tconv_error *err) {
+tconv_status tc_node_set_attr_string(tconv_node *node, const char *name, const char *value,
+                                     tc_error *err) {
     size_t len = strlen(value);
-    const uint8_t *copy = tconv_arena_memdup(node->graph->model->arena, value, len + 1);
+    const uint8_t *copy = tc_arena_memdup(node->graph->model->arena, value, len + 1);
     if (!copy)
-        return tconv_error_nomem(err, "a string attribute");
-    tconv_attr a = {.name = name, .type = TCONV_ATTR_STRING, .s = {copy, len}};
+        return tc_error_nomem(err, "a string attribute");
+    tc_attr a = {.name = name, .type = TCONV_ATTR_STRING, .s = {copy, len}};
     return put_attr(node, &a, err);
 }
 
-tconv_status tconv_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
-                                      size_t count, tconv_error *err) {
-    int64_t *copy =
-        tconv_arena_calloc(node->graph->model->arena, count ? count : 1, sizeof(int64_t));
+tconv_status tc_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
+                                   size_t count, tc_error *err) {
+    int64_t *copy = tc_arena_calloc(node->graph->model->arena, count ? count : 1, sizeof(int64_t));
     if (!copy)
-        return tconv_error_nomem(err, "an INTS attribute");
+        return tc_error_nomem(err, "an INTS attribute");
     if (count)
         memcpy(copy, values, count * sizeof(int64_t));
-    tconv_attr a = {.name = name, .type = TCONV_ATTR_INTS, .ints = copy, .n = count};
+    tc_attr a = {.name = name, .type = TCONV_ATTR_INTS, .ints = copy, .n = count};
     return put_attr(node, &a, err);
 }
 
-tconv_status tconv_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
-                                        tconv_error *err) {
-    tconv_attr a = {.name = name, .type = TCONV_ATTR_TENSOR, .t = tensor};
+tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
+                                     tc_error *err) {
+    tc_attr a = {.name = name, .type = TCONV_ATTR_TENSOR, .t = tensor};
     return put_attr(node, &a, err);
 }

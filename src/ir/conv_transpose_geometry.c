@@ -3,14 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-int64_t tconv_floor_div(int64_t a, int64_t b) {
+int64_t tc_floor_div(int64_t a, int64_t b) {
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0)))
         q--;
     return q;
 }
 
-const char *tconv_auto_pad_name(tconv_auto_pad auto_pad) {
+const char *tc_auto_pad_name(tc_auto_pad auto_pad) {
     switch (auto_pad) {
     case TCONV_AUTO_PAD_NOTSET:
         return "NOTSET";
@@ -36,7 +36,7 @@ const char *tconv_convention_name(tconv_convention convention) {
     return "?";
 }
 
-bool tconv_convention_parse(const char *text, tconv_convention *out) {
+bool tc_convention_parse(const char *text, tconv_convention *out) {
     static const tconv_convention all[] = {TCONV_CONVENTION_ONNX, TCONV_CONVENTION_ORT,
                                            TCONV_CONVENTION_ORT_LEGACY};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -57,15 +57,15 @@ typedef struct ints_attr {
 } ints_attr;
 
 static tconv_status read_ints(const tconv_node *node, const char *name, ints_attr *out,
-                              tconv_error *err) {
-    return tconv_node_attr_ints(node, name, &out->present, &out->values, &out->count, err);
+                              tc_error *err) {
+    return tc_node_attr_ints(node, name, &out->present, &out->values, &out->count, err);
 }
 
-static tconv_status attr_error(const tconv_node *node, const char *attr, tconv_error *err,
+static tconv_status attr_error(const tconv_node *node, const char *attr, tc_error *err,
                                const char *what) {
     char where[256];
-    return tconv_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': %s",
-                           tconv_node_describe(node, where, sizeof where), attr, what);
+    return tc_error_set(err, TCONV_ERR_INVALID, "%s: attribute '%s': %s",
+                        tc_node_describe(node, where, sizeof where), attr, what);
 }
 
 /* The spatial rank from the first attribute that fixes it, when X and W did not. */
@@ -88,7 +88,7 @@ static int rank_from_attrs(const ints_attr *kernel, const ints_attr *strides,
 /* Copies an optional per-axis list, checking its length and lower bound. */
 static tconv_status copy_axis_list(const tconv_node *node, const char *name, const ints_attr *a,
                                    size_t expected, int64_t fallback, int64_t min_value,
-                                   int64_t *dst, tconv_error *err) {
+                                   int64_t *dst, tc_error *err) {
     for (size_t i = 0; i < expected; i++)
         dst[i] = fallback;
     if (!a->present)
@@ -110,19 +110,19 @@ static tconv_status copy_axis_list(const tconv_node *node, const char *name, con
     return TCONV_OK;
 }
 
-static tconv_status read_auto_pad(const tconv_node *node, tconv_auto_pad *out, tconv_error *err) {
+static tconv_status read_auto_pad(const tconv_node *node, tc_auto_pad *out, tc_error *err) {
     const char *text;
-    tconv_status st = tconv_node_attr_string(node, "auto_pad", "NOTSET", &text, err);
+    tconv_status st = tc_node_attr_string(node, "auto_pad", "NOTSET", &text, err);
     if (st != TCONV_OK)
         return st;
-    static const tconv_auto_pad all[] = {TCONV_AUTO_PAD_NOTSET, TCONV_AUTO_PAD_VALID,
-                                         TCONV_AUTO_PAD_SAME_UPPER, TCONV_AUTO_PAD_SAME_LOWER};
+    static const tc_auto_pad all[] = {TCONV_AUTO_PAD_NOTSET, TCONV_AUTO_PAD_VALID,
+                                      TCONV_AUTO_PAD_SAME_UPPER, TCONV_AUTO_PAD_SAME_LOWER};
     if (*text == '\0') { /* some exporters write an empty string for the default */
         *out = TCONV_AUTO_PAD_NOTSET;
         return TCONV_OK;
     }
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (strcmp(text, tconv_auto_pad_name(all[i])) == 0) {
+        if (strcmp(text, tc_auto_pad_name(all[i])) == 0) {
             *out = all[i];
             return TCONV_OK;
         }
@@ -133,7 +133,7 @@ static tconv_status read_auto_pad(const tconv_node *node, tconv_auto_pad *out, t
 }
 
 static tconv_status read_output_shape(const tconv_node *node, const ints_attr *a, int rank,
-                                      tconv_conv_transpose_attrs *out, tconv_error *err) {
+                                      tc_conv_transpose_attrs *out, tc_error *err) {
     if (!a->present)
         return TCONV_OK;
     size_t offset = 0;
@@ -152,8 +152,8 @@ static tconv_status read_output_shape(const tconv_node *node, const ints_attr *a
                           out->output_shape, err);
 }
 
-tconv_status tconv_conv_transpose_read_attrs(const tconv_node *node, int spatial_rank,
-                                             tconv_conv_transpose_attrs *out, tconv_error *err) {
+tconv_status tc_conv_transpose_read_attrs(const tconv_node *node, int spatial_rank,
+                                          tc_conv_transpose_attrs *out, tc_error *err) {
     memset(out, 0, sizeof *out);
     ints_attr kernel, strides, dilations, pads, output_padding, output_shape;
     tconv_status st;
@@ -163,7 +163,7 @@ tconv_status tconv_conv_transpose_read_attrs(const tconv_node *node, int spatial
         (st = read_ints(node, "pads", &pads, err)) ||
         (st = read_ints(node, "output_padding", &output_padding, err)) ||
         (st = read_ints(node, "output_shape", &output_shape, err)) ||
-        (st = tconv_node_attr_int(node, "group", 1, &out->group, err)) ||
+        (st = tc_node_attr_int(node, "group", 1, &out->group, err)) ||
         (st = read_auto_pad(node, &out->auto_pad, err)))
         return st;
     if (out->group < 1)
@@ -175,11 +175,10 @@ tconv_status tconv_conv_transpose_read_attrs(const tconv_node *node, int spatial
         rank = (int)output_shape.count;
     if (rank < 1 || rank > TCONV_MAX_SPATIAL) {
         char where[256];
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "%s: cannot tell the number of spatial axes (got %d; 1..%d "
-                               "supported) from X, W or the attributes",
-                               tconv_node_describe(node, where, sizeof where), rank,
-                               TCONV_MAX_SPATIAL);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "%s: cannot tell the number of spatial axes (got %d; 1..%d "
+                            "supported) from X, W or the attributes",
+                            tc_node_describe(node, where, sizeof where), rank, TCONV_MAX_SPATIAL);
     }
     out->spatial_rank = rank;
     size_t r = (size_t)rank;
@@ -208,74 +207,74 @@ static void split_total(int64_t total, bool extra_at_end, tconv_convention conve
         *pe = total;
         return;
     }
-    int64_t half = tconv_floor_div(total, 2);
+    int64_t half = tc_floor_div(total, 2);
     *pb = extra_at_end ? half : total - half;
     *pe = total - *pb;
 }
 
 /* ONNX and onnxruntime >= 1.13 put the odd extra pad at the end only for SAME_UPPER (SAME_LOWER
  * and output_shape put it at the beginning); onnxruntime <= 1.12 did the opposite. */
-static bool extra_at_end(tconv_auto_pad auto_pad, tconv_convention convention) {
+static bool extra_at_end(tc_auto_pad auto_pad, tconv_convention convention) {
     bool upper = auto_pad == TCONV_AUTO_PAD_SAME_UPPER;
     return convention == TCONV_CONVENTION_ORT_LEGACY ? !upper : upper;
 }
 
-static tconv_status resolve_kernel(const tconv_conv_transpose_attrs *a, const int64_t *w_dims,
-                                   tconv_conv_transpose_geometry *g, tconv_error *err) {
+static tconv_status resolve_kernel(const tc_conv_transpose_attrs *a, const int64_t *w_dims,
+                                   tc_conv_transpose_geometry *g, tc_error *err) {
     for (int i = 0; i < a->spatial_rank; i++) {
         int64_t from_w = w_dims ? w_dims[2 + i] : -1;
         int64_t from_attr = a->has_kernel_shape ? a->kernel_shape[i] : -1;
         if (from_w >= 0 && from_attr >= 0 && from_w != from_attr)
-            return tconv_error_set(err, TCONV_ERR_INVALID,
-                                   "kernel_shape[%d] = %lld but W has %lld on that axis", i,
-                                   (long long)from_attr, (long long)from_w);
+            return tc_error_set(err, TCONV_ERR_INVALID,
+                                "kernel_shape[%d] = %lld but W has %lld on that axis", i,
+                                (long long)from_attr, (long long)from_w);
         g->kernel[i] = from_w >= 0 ? from_w : from_attr;
         if (g->kernel[i] < 1)
-            return tconv_error_set(err, from_w == 0 ? TCONV_ERR_INVALID : TCONV_ERR_UNSUPPORTED,
-                                   g->kernel[i] == 0 ? "W has an empty kernel axis %d"
-                                                     : "kernel size of axis %d is unknown (no "
-                                                       "kernel_shape and W's shape is dynamic)",
-                                   i);
+            return tc_error_set(err, from_w == 0 ? TCONV_ERR_INVALID : TCONV_ERR_UNSUPPORTED,
+                                g->kernel[i] == 0 ? "W has an empty kernel axis %d"
+                                                  : "kernel size of axis %d is unknown (no "
+                                                    "kernel_shape and W's shape is dynamic)",
+                                i);
     }
     return TCONV_OK;
 }
 
-static tconv_status resolve_channels(const tconv_conv_transpose_attrs *a, const int64_t *x_dims,
-                                     const int64_t *w_dims, tconv_conv_transpose_geometry *g,
-                                     tconv_error *err) {
+static tconv_status resolve_channels(const tc_conv_transpose_attrs *a, const int64_t *x_dims,
+                                     const int64_t *w_dims, tc_conv_transpose_geometry *g,
+                                     tc_error *err) {
     int64_t x_c = x_dims ? x_dims[1] : -1;
     int64_t w_c = w_dims ? w_dims[0] : -1;
     if (x_c >= 0 && w_c >= 0 && x_c != w_c)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "X has %lld channels but W.shape[0] is %lld",
-                               (long long)x_c, (long long)w_c);
+        return tc_error_set(err, TCONV_ERR_INVALID, "X has %lld channels but W.shape[0] is %lld",
+                            (long long)x_c, (long long)w_c);
     g->c_in = x_c >= 0 ? x_c : w_c;
     if (g->c_in >= 0 && g->c_in % a->group != 0)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "group %lld does not divide the %lld input channels",
-                               (long long)a->group, (long long)g->c_in);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "group %lld does not divide the %lld input channels",
+                            (long long)a->group, (long long)g->c_in);
     g->c_out = -1;
-    if (w_dims && w_dims[1] >= 0 && !tconv_mul_i64(w_dims[1], a->group, &g->c_out))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "output channel count overflows");
+    if (w_dims && w_dims[1] >= 0 && !tc_mul_i64(w_dims[1], a->group, &g->c_out))
+        return tc_error_set(err, TCONV_ERR_INVALID, "output channel count overflows");
     return TCONV_OK;
 }
 
-static tconv_status resolve_axis(const tconv_conv_transpose_attrs *a, int i, int64_t x,
-                                 tconv_convention convention, tconv_conv_transpose_geometry *g,
-                                 tconv_error *err) {
+static tconv_status resolve_axis(const tc_conv_transpose_attrs *a, int i, int64_t x,
+                                 tconv_convention convention, tc_conv_transpose_geometry *g,
+                                 tc_error *err) {
     int64_t k = g->kernel[i], s = a->strides[i], d = a->dilations[i], op = a->output_padding[i];
     int64_t r = a->spatial_rank;
     if (op >= (s > d ? s : d))
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "output_padding[%d] = %lld must be less than max(stride %lld, "
-                               "dilation %lld)",
-                               i, (long long)op, (long long)s, (long long)d);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "output_padding[%d] = %lld must be less than max(stride %lld, "
+                            "dilation %lld)",
+                            i, (long long)op, (long long)s, (long long)d);
     int64_t ke, full = -1, tmp;
-    if (!tconv_mul_i64(k - 1, d, &ke) || !tconv_add_i64(ke, 1, &ke))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "dilated kernel size overflows");
+    if (!tc_mul_i64(k - 1, d, &ke) || !tc_add_i64(ke, 1, &ke))
+        return tc_error_set(err, TCONV_ERR_INVALID, "dilated kernel size overflows");
     if (x == 0)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "input spatial axis %d is empty", i);
-    if (x > 0 && (!tconv_mul_i64(s, x - 1, &tmp) || !tconv_add_i64(tmp, ke, &full)))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "output size of axis %d overflows", i);
+        return tc_error_set(err, TCONV_ERR_INVALID, "input spatial axis %d is empty", i);
+    if (x > 0 && (!tc_mul_i64(s, x - 1, &tmp) || !tc_add_i64(tmp, ke, &full)))
+        return tc_error_set(err, TCONV_ERR_INVALID, "output size of axis %d overflows", i);
     g->in[i] = x;
     g->full[i] = full;
     int64_t pb = 0, pe = 0, out = -1;
@@ -291,8 +290,8 @@ static tconv_status resolve_axis(const tconv_conv_transpose_attrs *a, int i, int
                a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER) {
         int64_t total = op + ke - s; /* independent of x: works for dynamic sizes */
         split_total(total, extra_at_end(a->auto_pad, convention), convention, &pb, &pe);
-        if (x > 0 && !tconv_mul_i64(x, s, &out))
-            return tconv_error_set(err, TCONV_ERR_INVALID, "output size of axis %d overflows", i);
+        if (x > 0 && !tc_mul_i64(x, s, &out))
+            return tc_error_set(err, TCONV_ERR_INVALID, "output size of axis %d overflows", i);
     } else {
         if (a->auto_pad == TCONV_AUTO_PAD_NOTSET) {
             pb = a->pads[i];
@@ -305,18 +304,17 @@ static tconv_status resolve_axis(const tconv_conv_transpose_attrs *a, int i, int
     g->pad_end[i] = pe;
     g->out[i] = out;
     if (out == 0 || (out < 0 && full >= 0))
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "output size of spatial axis %d would be %lld (input %lld, "
-                               "kernel %lld, stride %lld, pads %lld+%lld)",
-                               i, (long long)out, (long long)x, (long long)k, (long long)s,
-                               (long long)pb, (long long)pe);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "output size of spatial axis %d would be %lld (input %lld, "
+                            "kernel %lld, stride %lld, pads %lld+%lld)",
+                            i, (long long)out, (long long)x, (long long)k, (long long)s,
+                            (long long)pb, (long long)pe);
     return TCONV_OK;
 }
 
-tconv_status tconv_conv_transpose_resolve(const tconv_conv_transpose_attrs *attrs,
-                                          const int64_t *x_dims, const int64_t *w_dims,
-                                          tconv_convention convention,
-                                          tconv_conv_transpose_geometry *out, tconv_error *err) {
+tconv_status tc_conv_transpose_resolve(const tc_conv_transpose_attrs *attrs, const int64_t *x_dims,
+                                       const int64_t *w_dims, tconv_convention convention,
+                                       tc_conv_transpose_geometry *out, tc_error *err) {
     memset(out, 0, sizeof *out);
     out->spatial_rank = attrs->spatial_rank;
     out->group = attrs->group;

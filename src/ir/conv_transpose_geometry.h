@@ -11,25 +11,25 @@
 
 #define TCONV_MAX_SPATIAL 8
 
-typedef enum tconv_auto_pad {
+typedef enum tc_auto_pad {
     TCONV_AUTO_PAD_NOTSET = 0,
     TCONV_AUTO_PAD_VALID,
     TCONV_AUTO_PAD_SAME_UPPER,
     TCONV_AUTO_PAD_SAME_LOWER
-} tconv_auto_pad;
+} tc_auto_pad;
 
 /* tconv_convention (whose pad split to reproduce, DESIGN.md section 1) is public: tconv/types.h. */
 
-const char *tconv_auto_pad_name(tconv_auto_pad auto_pad);
+const char *tc_auto_pad_name(tc_auto_pad auto_pad);
 const char *tconv_convention_name(tconv_convention convention);
 /* Parses "onnx", "ort", "ort-legacy"; false if unknown. */
-bool tconv_convention_parse(const char *text, tconv_convention *out);
+bool tc_convention_parse(const char *text, tconv_convention *out);
 
 /* The attributes of one ConvTranspose node, as written (absent ones flagged). */
-typedef struct tconv_conv_transpose_attrs {
+typedef struct tc_conv_transpose_attrs {
     int spatial_rank;
     int64_t group;
-    tconv_auto_pad auto_pad;
+    tc_auto_pad auto_pad;
     bool has_kernel_shape, has_pads, has_output_shape, has_output_padding;
     bool output_shape_has_batch_channel; /* output_shape carried N,C in front (accepted) */
     int64_t kernel_shape[TCONV_MAX_SPATIAL];
@@ -38,16 +38,16 @@ typedef struct tconv_conv_transpose_attrs {
     int64_t output_padding[TCONV_MAX_SPATIAL];
     int64_t pads[2 * TCONV_MAX_SPATIAL]; /* begins then ends, as in ONNX */
     int64_t output_shape[TCONV_MAX_SPATIAL];
-} tconv_conv_transpose_attrs;
+} tc_conv_transpose_attrs;
 
 /* Reads and checks the attributes of a ConvTranspose node. spatial_rank is the number of spatial
  * axes when known from X or W (-1: take it from the attributes). Errors name the node and the
  * attribute (wrong type, wrong length, non-positive stride/dilation/group, unknown auto_pad). */
-tconv_status tconv_conv_transpose_read_attrs(const tconv_node *node, int spatial_rank,
-                                             tconv_conv_transpose_attrs *out, tconv_error *err);
+tconv_status tc_conv_transpose_read_attrs(const tconv_node *node, int spatial_rank,
+                                          tc_conv_transpose_attrs *out, tc_error *err);
 
 /* The resolved geometry. Sizes that depend on an unknown input dim are -1. */
-typedef struct tconv_conv_transpose_geometry {
+typedef struct tc_conv_transpose_geometry {
     int spatial_rank;
     int64_t group;
     int64_t c_in;  /* X channels (-1 unknown) */
@@ -65,19 +65,18 @@ typedef struct tconv_conv_transpose_geometry {
     int64_t pad_begin[TCONV_MAX_SPATIAL];
     int64_t pad_end[TCONV_MAX_SPATIAL];
     bool pads_known; /* false only for output_shape with an unknown input size */
-} tconv_conv_transpose_geometry;
+} tc_conv_transpose_geometry;
 
 /* Resolves pads and sizes. x_dims: N, C, spatial... (rank = spatial_rank + 2, -1 for unknown
  * dims). w_dims: C_in, C_out/group, k... (-1 for unknown; the kernel must be known from W or
  * kernel_shape). Validates: kernel_shape agrees with W, group divides C_in and X's channels
  * match W, output_padding < max(stride, dilation), output size > 0. Messages say which axis and
  * value; the caller prefixes the node. */
-tconv_status tconv_conv_transpose_resolve(const tconv_conv_transpose_attrs *attrs,
-                                          const int64_t *x_dims, const int64_t *w_dims,
-                                          tconv_convention convention,
-                                          tconv_conv_transpose_geometry *out, tconv_error *err);
+tconv_status tc_conv_transpose_resolve(const tc_conv_transpose_attrs *attrs, const int64_t *x_dims,
+                                       const int64_t *w_dims, tconv_convention convention,
+                                       tc_conv_transpose_geometry *out, tc_error *err);
 
 /* Floor division for possibly negative totals (C's `/` truncates toward zero). */
-int64_t tconv_floor_div(int64_t a, int64_t b);
+int64_t tc_floor_div(int64_t a, int64_t b);
 
 #endif

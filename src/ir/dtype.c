@@ -37,7 +37,7 @@ static const dtype_info DTYPES[TCONV_DTYPE_MAX + 1] = {
     [TCONV_DTYPE_INT2] = {"int2", 2},
 };
 
-bool tconv_dtype_is_known(int dtype) {
+bool tc_dtype_is_known(int dtype) {
     return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TCONV_DTYPE_MAX;
 }
 
@@ -45,32 +45,32 @@ const char *tconv_dtype_name(int dtype) {
     return (dtype >= 0 && dtype <= TCONV_DTYPE_MAX) ? DTYPES[dtype].name : "undefined";
 }
 
-int tconv_dtype_bits(int dtype) {
-    return tconv_dtype_is_known(dtype) ? DTYPES[dtype].bits : 0;
+int tc_dtype_bits(int dtype) {
+    return tc_dtype_is_known(dtype) ? DTYPES[dtype].bits : 0;
 }
 
-bool tconv_mul_i64(int64_t a, int64_t b, int64_t *out) {
+bool tc_mul_i64(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_mul_overflow(a, b, out);
 }
 
-bool tconv_add_i64(int64_t a, int64_t b, int64_t *out) {
+bool tc_add_i64(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_add_overflow(a, b, out);
 }
 
-bool tconv_shape_elements(const int64_t *dims, int rank, int64_t *out) {
+bool tc_shape_elements(const int64_t *dims, int rank, int64_t *out) {
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
-        if (dims[i] < 0 || !tconv_mul_i64(n, dims[i], &n))
+        if (dims[i] < 0 || !tc_mul_i64(n, dims[i], &n))
             return false;
     }
     *out = n;
     return true;
 }
 
-bool tconv_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes) {
-    int bits = tconv_dtype_bits(dtype);
+bool tc_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes) {
+    int bits = tc_dtype_bits(dtype);
     int64_t total_bits;
-    if (bits == 0 || n_elements < 0 || !tconv_mul_i64(n_elements, bits, &total_bits))
+    if (bits == 0 || n_elements < 0 || !tc_mul_i64(n_elements, bits, &total_bits))
         return false;
     uint64_t bytes = ((uint64_t)total_bits + 7u) / 8u;
     if (bytes > SIZE_MAX)

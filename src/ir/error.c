@@ -28,14 +28,14 @@ const char *tconv_status_name(tconv_status status) {
     return "unknown";
 }
 
-void tconv_error_clear(tconv_error *err) {
+void tc_error_clear(tc_error *err) {
     if (err) {
         err->status = TCONV_OK;
         err->message[0] = '\0';
     }
 }
 
-tconv_status tconv_error_setv(tconv_error *err, tconv_status status, const char *fmt, va_list ap) {
+tconv_status tc_error_setv(tc_error *err, tconv_status status, const char *fmt, va_list ap) {
     if (err) {
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         err->status = status;
@@ -43,15 +43,15 @@ tconv_status tconv_error_setv(tconv_error *err, tconv_status status, const char 
     return status;
 }
 
-tconv_status tconv_error_set(tconv_error *err, tconv_status status, const char *fmt, ...) {
+tconv_status tc_error_set(tc_error *err, tconv_status status, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    tconv_error_setv(err, status, fmt, ap);
+    tc_error_setv(err, status, fmt, ap);
     va_end(ap);
     return status;
 }
 
-tconv_status tconv_error_prefix(tconv_error *err, const char *fmt, ...) {
+tconv_status tc_error_prefix(tc_error *err, const char *fmt, ...) {
     if (!err)
         return TCONV_ERR_USAGE;
     char prefix[TCONV_ERROR_MESSAGE_MAX];
@@ -74,6 +74,6 @@ tconv_status tconv_error_prefix(tconv_error *err, const char *fmt, ...) {
     return err->status;
 }
 
-tconv_status tconv_error_nomem(tconv_error *err, const char *what) {
-    return tconv_error_set(err, TCONV_ERR_NOMEM, "out of memory while allocating %s", what);
+tconv_status tc_error_nomem(tc_error *err, const char *what) {
+    return tc_error_set(err, TCONV_ERR_NOMEM, "out of memory while allocating %s", what);
 }

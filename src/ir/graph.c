@@ -8,19 +8,19 @@
 
 /* ---------------------------------------------------------------- model */
 
-tconv_status tconv_model_create(tconv_model **out, tconv_error *err) {
+tconv_status tc_model_create(tconv_model **out, tc_error *err) {
     *out = NULL;
-    tconv_arena *arena = tconv_arena_create();
-    tconv_model *model = arena ? tconv_arena_alloc(arena, sizeof *model) : NULL;
+    tc_arena *arena = tc_arena_create();
+    tconv_model *model = arena ? tc_arena_alloc(arena, sizeof *model) : NULL;
     if (!model) {
-        tconv_arena_destroy(arena);
-        return tconv_error_nomem(err, "a model");
+        tc_arena_destroy(arena);
+        return tc_error_nomem(err, "a model");
     }
     model->arena = arena;
     model->dir = ".";
-    tconv_name_map_init(&model->names);
-    tconv_name_map_init(&model->name_suffixes);
-    tconv_status st = tconv_graph_create(model, NULL, &model->graph, err);
+    tc_name_map_init(&model->names);
+    tc_name_map_init(&model->name_suffixes);
+    tconv_status st = tc_graph_create(model, NULL, &model->graph, err);
     if (st != TCONV_OK) {
         tconv_model_free(model);
         return st;
@@ -33,19 +33,19 @@ void tconv_model_free(tconv_model *model) {
     if (!model)
         return;
     for (size_t i = 0; i < model->n_all_graphs; i++)
-        tconv_name_map_free(&model->all_graphs[i]->values);
-    tconv_name_map_free(&model->names);
-    tconv_name_map_free(&model->name_suffixes);
+        tc_name_map_free(&model->all_graphs[i]->values);
+    tc_name_map_free(&model->names);
+    tc_name_map_free(&model->name_suffixes);
     if (model->release)
         model->release(model->release_owner);
-    tconv_arena_destroy(model->arena);
+    tc_arena_destroy(model->arena);
 }
 
 static bool is_default_domain(const char *domain) {
     return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
 }
 
-int64_t tconv_model_opset(const tconv_model *model, const char *domain) {
+int64_t tc_model_opset(const tconv_model *model, const char *domain) {
     bool want_default = is_default_domain(domain);
     for (size_t i = 0; i < model->n_opsets; i++) {
         const char *d = model->opsets[i].domain;
@@ -55,8 +55,8 @@ int64_t tconv_model_opset(const tconv_model *model, const char *domain) {
     return 0;
 }
 
-tconv_status tconv_model_set_opset(tconv_model *model, const char *domain, int64_t version,
-                                   tconv_error *err) {
+tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t version,
+                                tc_error *err) {
     bool want_default = is_default_domain(domain);
     for (size_t i = 0; i < model->n_opsets; i++) {
         const char *d = model->opsets[i].domain;
@@ -65,36 +65,36 @@ tconv_status tconv_model_set_opset(tconv_model *model, const char *domain, int64
             return TCONV_OK;
         }
     }
-    if (!tconv_arena_grow_array(model->arena, (void **)&model->opsets, &model->cap_opsets,
-                                sizeof(tconv_opset), model->n_opsets + 1))
-        return tconv_error_nomem(err, "an opset import");
-    tconv_opset *op = &model->opsets[model->n_opsets++];
-    op->domain = tconv_arena_strdup(model->arena, domain ? domain : "");
+    if (!tc_arena_grow_array(model->arena, (void **)&model->opsets, &model->cap_opsets,
+                             sizeof(tc_opset), model->n_opsets + 1))
+        return tc_error_nomem(err, "an opset import");
+    tc_opset *op = &model->opsets[model->n_opsets++];
+    op->domain = tc_arena_strdup(model->arena, domain ? domain : "");
     op->version = version;
     op->origin = NULL;
-    return op->domain ? TCONV_OK : tconv_error_nomem(err, "an opset domain");
+    return op->domain ? TCONV_OK : tc_error_nomem(err, "an opset domain");
 }
 
 /* ---------------------------------------------------------------- graphs and values */
 
-tconv_status tconv_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
-                                tconv_error *err) {
-    tconv_graph *graph = tconv_arena_alloc(model->arena, sizeof *graph);
+tconv_status tc_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
+                             tc_error *err) {
+    tconv_graph *graph = tc_arena_alloc(model->arena, sizeof *graph);
     if (!graph ||
-        !tconv_arena_grow_array(model->arena, (void **)&model->all_graphs, &model->cap_all_graphs,
-                                sizeof(tconv_graph *), model->n_all_graphs + 1))
-        return tconv_error_nomem(err, "a graph");
+        !tc_arena_grow_array(model->arena, (void **)&model->all_graphs, &model->cap_all_graphs,
+                             sizeof(tconv_graph *), model->n_all_graphs + 1))
+        return tc_error_nomem(err, "a graph");
     graph->model = model;
     graph->parent = parent;
-    tconv_name_map_init(&graph->values);
+    tc_name_map_init(&graph->values);
     model->all_graphs[model->n_all_graphs++] = graph;
     *out = graph;
     return TCONV_OK;
 }
 
-tconv_value *tconv_graph_find_value(const tconv_graph *graph, const char *name) {
+tconv_value *tc_graph_find_value(const tconv_graph *graph, const char *name) {
     for (const tconv_graph *g = graph; g; g = g->parent) {
-        tconv_value *v = tconv_name_map_get(&g->values, name);
+        tconv_value *v = tc_name_map_get(&g->values, name);
         if (v)
             return v;
     }
@@ -102,13 +102,13 @@ tconv_value *tconv_graph_find_value(const tconv_graph *graph, const char *name) 
 }
 
 static tconv_status graph_new_value(tconv_graph *graph, const char *name, tconv_value **out,
-                                    tconv_error *err) {
+                                    tc_error *err) {
     tconv_model *model = graph->model;
-    tconv_value *v = tconv_arena_alloc(model->arena, sizeof *v);
-    const char *owned = v ? tconv_arena_strdup(model->arena, name) : NULL;
-    if (!owned || !tconv_name_map_put(&graph->values, owned, v) ||
-        !tconv_name_map_put(&model->names, owned, v))
-        return tconv_error_nomem(err, "a value");
+    tconv_value *v = tc_arena_alloc(model->arena, sizeof *v);
+    const char *owned = v ? tc_arena_strdup(model->arena, name) : NULL;
+    if (!owned || !tc_name_map_put(&graph->values, owned, v) ||
+        !tc_name_map_put(&model->names, owned, v))
+        return tc_error_nomem(err, "a value");
     v->name = owned;
     v->graph = graph;
     v->type.rank = -1;
@@ -116,9 +116,9 @@ static tconv_status graph_new_value(tconv_graph *graph, const char *name, tconv_
     return TCONV_OK;
 }
 
-tconv_status tconv_graph_get_or_add_value(tconv_graph *graph, const char *name, tconv_value **out,
-                                          tconv_error *err) {
-    tconv_value *v = tconv_name_map_get(&graph->values, name);
+tconv_status tc_graph_get_or_add_value(tconv_graph *graph, const char *name, tconv_value **out,
+                                       tc_error *err) {
+    tconv_value *v = tc_name_map_get(&graph->values, name);
     if (v) {
         *out = v;
         return TCONV_OK;
@@ -129,9 +129,9 @@ tconv_status tconv_graph_get_or_add_value(tconv_graph *graph, const char *name, 
 /* base if unused, else base_1, base_2, ...: readable names that never collide. The next
  * suffix to try is remembered per base, so naming many values after one base stays linear. */
 static char *unique_name(tconv_model *model, const char *base) {
-    if (!tconv_name_map_contains(&model->names, base))
-        return tconv_arena_strdup(model->arena, base);
-    uintptr_t k = (uintptr_t)tconv_name_map_get(&model->name_suffixes, base);
+    if (!tc_name_map_contains(&model->names, base))
+        return tc_arena_strdup(model->arena, base);
+    uintptr_t k = (uintptr_t)tc_name_map_get(&model->name_suffixes, base);
     size_t len = strlen(base) + 24;
     char *buf = malloc(len);
     if (!buf)
@@ -139,79 +139,78 @@ static char *unique_name(tconv_model *model, const char *base) {
     char *result = NULL;
     for (k = k ? k : 1;; k++) {
         snprintf(buf, len, "%s_%lu", base, (unsigned long)k);
-        if (!tconv_name_map_contains(&model->names, buf)) {
-            result = tconv_arena_strdup(model->arena, buf);
+        if (!tc_name_map_contains(&model->names, buf)) {
+            result = tc_arena_strdup(model->arena, buf);
             break;
         }
     }
     free(buf);
-    const char *key = tconv_name_map_contains(&model->name_suffixes, base)
+    const char *key = tc_name_map_contains(&model->name_suffixes, base)
                           ? base
-                          : tconv_arena_strdup(model->arena, base);
-    if (!result || !key || !tconv_name_map_put(&model->name_suffixes, key, (void *)(k + 1)))
+                          : tc_arena_strdup(model->arena, base);
+    if (!result || !key || !tc_name_map_put(&model->name_suffixes, key, (void *)(k + 1)))
         return NULL;
     return result;
 }
 
-tconv_status tconv_graph_add_unique_value(tconv_graph *graph, const char *base, tconv_value **out,
-                                          tconv_error *err) {
+tconv_status tc_graph_add_unique_value(tconv_graph *graph, const char *base, tconv_value **out,
+                                       tc_error *err) {
     char *name = unique_name(graph->model, base);
     if (!name)
-        return tconv_error_nomem(err, "a value name");
+        return tc_error_nomem(err, "a value name");
     return graph_new_value(graph, name, out, err);
 }
 
-const char *tconv_model_unique_node_name(tconv_model *model, const char *base) {
+const char *tc_model_unique_node_name(tconv_model *model, const char *base) {
     char *name = unique_name(model, base);
-    if (name && !tconv_name_map_put(&model->names, name, NULL))
+    if (name && !tc_name_map_put(&model->names, name, NULL))
         return NULL;
     return name;
 }
 
-static tconv_status append_value_info(tconv_graph *graph, tconv_value_info **array, size_t *n,
+static tconv_status append_value_info(tconv_graph *graph, tc_value_info **array, size_t *n,
                                       size_t *cap, tconv_value *value, const void *origin,
-                                      tconv_error *err) {
-    if (!tconv_arena_grow_array(graph->model->arena, (void **)array, cap, sizeof(tconv_value_info),
-                                *n + 1))
-        return tconv_error_nomem(err, "a graph value list");
+                                      tc_error *err) {
+    if (!tc_arena_grow_array(graph->model->arena, (void **)array, cap, sizeof(tc_value_info),
+                             *n + 1))
+        return tc_error_nomem(err, "a graph value list");
     (*array)[*n].value = value;
     (*array)[*n].origin = origin;
     (*n)++;
     return TCONV_OK;
 }
 
-tconv_status tconv_graph_add_input(tconv_graph *graph, tconv_value *value, const void *origin,
-                                   tconv_error *err) {
+tconv_status tc_graph_add_input(tconv_graph *graph, tconv_value *value, const void *origin,
+                                tc_error *err) {
     value->is_graph_input = true;
     return append_value_info(graph, &graph->inputs, &graph->n_inputs, &graph->cap_inputs, value,
                              origin, err);
 }
 
-tconv_status tconv_graph_add_output(tconv_graph *graph, tconv_value *value, const void *origin,
-                                    tconv_error *err) {
+tconv_status tc_graph_add_output(tconv_graph *graph, tconv_value *value, const void *origin,
+                                 tc_error *err) {
     return append_value_info(graph, &graph->outputs, &graph->n_outputs, &graph->cap_outputs, value,
                              origin, err);
 }
 
-tconv_status tconv_graph_add_value_info(tconv_graph *graph, tconv_value *value, const void *origin,
-                                        tconv_error *err) {
+tconv_status tc_graph_add_value_info(tconv_graph *graph, tconv_value *value, const void *origin,
+                                     tc_error *err) {
     return append_value_info(graph, &graph->value_info, &graph->n_value_info,
                              &graph->cap_value_info, value, origin, err);
 }
 
-tconv_status tconv_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor,
-                                         tconv_error *err) {
+tconv_status tc_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor, tc_error *err) {
     if (!tensor->name)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "initializer #%zu has no name",
-                               graph->n_initializers);
+        return tc_error_set(err, TCONV_ERR_INVALID, "initializer #%zu has no name",
+                            graph->n_initializers);
     tconv_value *value;
-    tconv_status st = tconv_graph_get_or_add_value(graph, tensor->name, &value, err);
+    tconv_status st = tc_graph_get_or_add_value(graph, tensor->name, &value, err);
     if (st != TCONV_OK)
         return st;
-    if (!tconv_arena_grow_array(graph->model->arena, (void **)&graph->initializers,
-                                &graph->cap_initializers, sizeof(tconv_tensor *),
-                                graph->n_initializers + 1))
-        return tconv_error_nomem(err, "the initializer list");
+    if (!tc_arena_grow_array(graph->model->arena, (void **)&graph->initializers,
+                             &graph->cap_initializers, sizeof(tconv_tensor *),
+                             graph->n_initializers + 1))
+        return tc_error_nomem(err, "the initializer list");
     graph->initializers[graph->n_initializers++] = tensor;
     value->initializer = tensor;
     tensor->value = value;
@@ -220,9 +219,9 @@ tconv_status tconv_graph_add_initializer(tconv_graph *graph, tconv_tensor *tenso
         value->type.dtype = tensor->dtype;
         value->type.rank = tensor->rank;
         value->type.dims =
-            tconv_arena_calloc(graph->model->arena, (size_t)tensor->rank + 1, sizeof(tconv_dim));
+            tc_arena_calloc(graph->model->arena, (size_t)tensor->rank + 1, sizeof(tc_dim));
         if (!value->type.dims)
-            return tconv_error_nomem(err, "an initializer type");
+            return tc_error_nomem(err, "an initializer type");
         for (int i = 0; i < tensor->rank; i++) {
             value->type.dims[i].kind = TCONV_DIM_STATIC;
             value->type.dims[i].value = tensor->dims[i];
@@ -231,7 +230,7 @@ tconv_status tconv_graph_add_initializer(tconv_graph *graph, tconv_tensor *tenso
     return TCONV_OK;
 }
 
-void tconv_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor) {
+void tc_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor) {
     size_t k = 0;
     for (size_t i = 0; i < graph->n_initializers; i++) {
         if (graph->initializers[i] != tensor)
@@ -243,9 +242,9 @@ void tconv_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor) {
     tensor->value = NULL;
 }
 
-size_t tconv_graph_retain_initializers(tconv_graph *graph,
-                                       bool (*keep)(const tconv_tensor *tensor, void *ctx),
-                                       void *ctx) {
+size_t tc_graph_retain_initializers(tconv_graph *graph,
+                                    bool (*keep)(const tconv_tensor *tensor, void *ctx),
+                                    void *ctx) {
     size_t k = 0;
     for (size_t i = 0; i < graph->n_initializers; i++) {
         tconv_tensor *tensor = graph->initializers[i];
@@ -262,8 +261,8 @@ size_t tconv_graph_retain_initializers(tconv_graph *graph,
     return removed;
 }
 
-size_t tconv_graph_retain_value_info(tconv_graph *graph,
-                                     bool (*keep)(const tconv_value *value, void *ctx), void *ctx) {
+size_t tc_graph_retain_value_info(tconv_graph *graph,
+                                  bool (*keep)(const tconv_value *value, void *ctx), void *ctx) {
     size_t k = 0;
     for (size_t i = 0; i < graph->n_value_info; i++) {
         if (keep(graph->value_info[i].value, ctx))
@@ -274,7 +273,7 @@ size_t tconv_graph_retain_value_info(tconv_graph *graph,
     return removed;
 }
 
-static bool value_info_contains(const tconv_value_info *list, size_t n, const tconv_value *v) {
+static bool value_info_contains(const tc_value_info *list, size_t n, const tconv_value *v) {
     for (size_t i = 0; i < n; i++) {
         if (list[i].value == v)
             return true;
@@ -282,31 +281,31 @@ static bool value_info_contains(const tconv_value_info *list, size_t n, const tc
     return false;
 }
 
-bool tconv_graph_has_value_info(const tconv_graph *graph, const tconv_value *value) {
+bool tc_graph_has_value_info(const tconv_graph *graph, const tconv_value *value) {
     return value_info_contains(graph->value_info, graph->n_value_info, value);
 }
 
-bool tconv_graph_is_output(const tconv_graph *graph, const tconv_value *value) {
+bool tc_graph_is_output(const tconv_graph *graph, const tconv_value *value) {
     return value_info_contains(graph->outputs, graph->n_outputs, value);
 }
 
 /* ---------------------------------------------------------------- nodes */
 
-tconv_status tconv_node_create(tconv_graph *graph, const char *op_type, const char *domain,
-                               const char *name, tconv_node **out, tconv_error *err) {
-    tconv_arena *arena = graph->model->arena;
-    tconv_node *node = tconv_arena_alloc(arena, sizeof *node);
+tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char *domain,
+                            const char *name, tconv_node **out, tc_error *err) {
+    tc_arena *arena = graph->model->arena;
+    tconv_node *node = tc_arena_alloc(arena, sizeof *node);
     if (!node)
-        return tconv_error_nomem(err, "a node");
+        return tc_error_nomem(err, "a node");
     node->graph = graph;
-    node->op_type = tconv_arena_strdup(arena, op_type ? op_type : "");
-    node->domain = tconv_arena_strdup(arena, domain);
-    node->name = tconv_arena_strdup(arena, name);
+    node->op_type = tc_arena_strdup(arena, op_type ? op_type : "");
+    node->domain = tc_arena_strdup(arena, domain);
+    node->name = tc_arena_strdup(arena, name);
     if (!node->op_type || (domain && !node->domain) || (name && !node->name))
-        return tconv_error_nomem(err, "a node");
-    if (node->name && !tconv_name_map_contains(&graph->model->names, node->name) &&
-        !tconv_name_map_put(&graph->model->names, node->name, NULL))
-        return tconv_error_nomem(err, "a node name");
+        return tc_error_nomem(err, "a node");
+    if (node->name && !tc_name_map_contains(&graph->model->names, node->name) &&
+        !tc_name_map_put(&graph->model->names, node->name, NULL))
+        return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
     *out = node;
     return TCONV_OK;
@@ -327,15 +326,15 @@ static void link_between(tconv_graph *graph, tconv_node *prev, tconv_node *next,
     graph->n_nodes++;
 }
 
-void tconv_graph_append_node(tconv_graph *graph, tconv_node *node) {
+void tc_graph_append_node(tconv_graph *graph, tconv_node *node) {
     link_between(graph, graph->last, NULL, node);
 }
 
-void tconv_graph_insert_before(tconv_graph *graph, tconv_node *pos, tconv_node *node) {
+void tc_graph_insert_before(tconv_graph *graph, tconv_node *pos, tconv_node *node) {
     link_between(graph, pos ? pos->prev : graph->last, pos, node);
 }
 
-void tconv_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node) {
+void tc_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node) {
     link_between(graph, pos, pos ? pos->next : graph->first, node);
 }
 
@@ -349,8 +348,8 @@ static void value_remove_use(tconv_value *value, const tconv_node *node, size_t 
 }
 
 static bool value_add_use(tconv_model *model, tconv_value *value, tconv_node *node, size_t index) {
-    if (!tconv_arena_grow_array(model->arena, (void **)&value->uses, &value->cap_uses,
-                                sizeof(tconv_use), value->n_uses + 1))
+    if (!tc_arena_grow_array(model->arena, (void **)&value->uses, &value->cap_uses, sizeof(tc_use),
+                             value->n_uses + 1))
         return false;
     value->uses[value->n_uses].node = node;
     value->uses[value->n_uses].input_index = index;
@@ -358,7 +357,7 @@ static bool value_add_use(tconv_model *model, tconv_value *value, tconv_node *no
     return true;
 }
 
-void tconv_graph_remove_node(tconv_graph *graph, tconv_node *node) {
+void tc_graph_remove_node(tconv_graph *graph, tconv_node *node) {
     for (size_t i = 0; i < node->n_inputs; i++) {
         if (node->inputs[i])
             value_remove_use(node->inputs[i], node, i);
@@ -379,35 +378,34 @@ void tconv_graph_remove_node(tconv_graph *graph, tconv_node *node) {
     graph->n_nodes--;
 }
 
-tconv_status tconv_node_add_input(tconv_node *node, tconv_value *value, tconv_error *err) {
+tconv_status tc_node_add_input(tconv_node *node, tconv_value *value, tc_error *err) {
     tconv_model *model = node->graph->model;
-    if (!tconv_arena_grow_array(model->arena, (void **)&node->inputs, &node->cap_inputs,
-                                sizeof(tconv_value *), node->n_inputs + 1))
-        return tconv_error_nomem(err, "node inputs");
+    if (!tc_arena_grow_array(model->arena, (void **)&node->inputs, &node->cap_inputs,
+                             sizeof(tconv_value *), node->n_inputs + 1))
+        return tc_error_nomem(err, "node inputs");
     size_t index = node->n_inputs++;
     node->inputs[index] = value;
     if (value && !value_add_use(model, value, node, index))
-        return tconv_error_nomem(err, "a value use");
+        return tc_error_nomem(err, "a value use");
     return TCONV_OK;
 }
 
-tconv_status tconv_node_set_input(tconv_node *node, size_t index, tconv_value *value,
-                                  tconv_error *err) {
+tconv_status tc_node_set_input(tconv_node *node, size_t index, tconv_value *value, tc_error *err) {
     if (index >= node->n_inputs)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "input index %zu out of range (%zu inputs)",
-                               index, node->n_inputs);
+        return tc_error_set(err, TCONV_ERR_USAGE, "input index %zu out of range (%zu inputs)",
+                            index, node->n_inputs);
     if (node->inputs[index])
         value_remove_use(node->inputs[index], node, index);
     node->inputs[index] = value;
     if (value && !value_add_use(node->graph->model, value, node, index))
-        return tconv_error_nomem(err, "a value use");
+        return tc_error_nomem(err, "a value use");
     return TCONV_OK;
 }
 
-tconv_status tconv_node_add_output(tconv_node *node, tconv_value *value, tconv_error *err) {
-    if (!tconv_arena_grow_array(node->graph->model->arena, (void **)&node->outputs,
-                                &node->cap_outputs, sizeof(tconv_value *), node->n_outputs + 1))
-        return tconv_error_nomem(err, "node outputs");
+tconv_status tc_node_add_output(tconv_node *node, tconv_value *value, tc_error *err) {
+    if (!tc_arena_grow_array(node->graph->model->arena, (void **)&node->outputs, &node->cap_outputs,
+                             sizeof(tconv_value *), node->n_outputs + 1))
+        return tc_error_nomem(err, "node outputs");
     size_t index = node->n_outputs++;
     node->outputs[index] = value;
     if (value) {
@@ -417,11 +415,10 @@ tconv_status tconv_node_add_output(tconv_node *node, tconv_value *value, tconv_e
     return TCONV_OK;
 }
 
-tconv_status tconv_node_set_output(tconv_node *node, size_t index, tconv_value *value,
-                                   tconv_error *err) {
+tconv_status tc_node_set_output(tconv_node *node, size_t index, tconv_value *value, tc_error *err) {
     if (index >= node->n_outputs)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "output index %zu out of range (%zu outputs)",
-                               index, node->n_outputs);
+        return tc_error_set(err, TCONV_ERR_USAGE, "output index %zu out of range (%zu outputs)",
+                            index, node->n_outputs);
     tconv_value *old = node->outputs[index];
     if (old && old->producer == node)
         old->producer = NULL;
@@ -433,24 +430,24 @@ tconv_status tconv_node_set_output(tconv_node *node, size_t index, tconv_value *
     return TCONV_OK;
 }
 
-tconv_status tconv_value_replace_uses(tconv_value *from, tconv_value *to, tconv_error *err) {
+tconv_status tc_value_replace_uses(tconv_value *from, tconv_value *to, tc_error *err) {
     while (from->n_uses > 0) {
-        tconv_use use = from->uses[from->n_uses - 1];
-        tconv_status st = tconv_node_set_input(use.node, use.input_index, to, err);
+        tc_use use = from->uses[from->n_uses - 1];
+        tconv_status st = tc_node_set_input(use.node, use.input_index, to, err);
         if (st != TCONV_OK)
             return st;
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, int rank,
-                                         const tconv_dim *dims, tconv_error *err) {
-    tconv_dim *copy = NULL;
+tconv_status tc_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, int rank,
+                                      const tc_dim *dims, tc_error *err) {
+    tc_dim *copy = NULL;
     if (rank > 0) {
-        copy = tconv_arena_calloc(value->graph->model->arena, (size_t)rank, sizeof(tconv_dim));
+        copy = tc_arena_calloc(value->graph->model->arena, (size_t)rank, sizeof(tc_dim));
         if (!copy)
-            return tconv_error_nomem(err, "a value type");
-        memcpy(copy, dims, (size_t)rank * sizeof(tconv_dim));
+            return tc_error_nomem(err, "a value type");
+        memcpy(copy, dims, (size_t)rank * sizeof(tc_dim));
     }
     value->type.kind = TCONV_TYPE_TENSOR;
     value->type.dtype = dtype;
@@ -460,8 +457,8 @@ tconv_status tconv_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, 
     return TCONV_OK;
 }
 
-bool tconv_value_static_shape(const tconv_value *value, int64_t *dims, int *rank) {
-    const tconv_type *t = &value->type;
+bool tc_value_static_shape(const tconv_value *value, int64_t *dims, int *rank) {
+    const tc_type *t = &value->type;
     if (t->kind != TCONV_TYPE_TENSOR || t->rank < 0 || t->rank > TCONV_MAX_RANK)
         return false;
     for (int i = 0; i < t->rank; i++) {
@@ -473,31 +470,30 @@ bool tconv_value_static_shape(const tconv_value *value, int64_t *dims, int *rank
     return true;
 }
 
-size_t tconv_node_index(const tconv_node *node) {
+size_t tc_node_index(const tconv_node *node) {
     size_t index = 0;
     for (const tconv_node *n = node->prev; n; n = n->prev)
         index++;
     return index;
 }
 
-bool tconv_node_is_onnx_domain(const tconv_node *node) {
+bool tc_node_is_onnx_domain(const tconv_node *node) {
     return is_default_domain(node->domain);
 }
 
-const char *tconv_node_describe(const tconv_node *node, char *buf, size_t size) {
-    return tconv_node_describe_at(node, tconv_node_index(node), buf, size);
+const char *tc_node_describe(const tconv_node *node, char *buf, size_t size) {
+    return tc_node_describe_at(node, tc_node_index(node), buf, size);
 }
 
-const char *tconv_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size) {
+const char *tc_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size) {
     snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "", index, node->op_type);
     return buf;
 }
 
-tconv_status tconv_node_for_each_subgraph(tconv_node *node,
-                                          tconv_status (*fn)(tconv_graph *sub, void *ctx),
-                                          void *ctx) {
+tconv_status tc_node_for_each_subgraph(tconv_node *node,
+                                       tconv_status (*fn)(tconv_graph *sub, void *ctx), void *ctx) {
     for (size_t i = 0; i < node->n_attrs; i++) {
-        const tconv_attr *a = &node->attrs[i];
+        const tc_attr *a = &node->attrs[i];
         if (a->type == TCONV_ATTR_GRAPH && a->g) {
             tconv_status st = fn(a->g, ctx);
             if (st != TCONV_OK)

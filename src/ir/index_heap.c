@@ -1,6 +1,6 @@
 #include "ir/index_heap.h"
 
-void tconv_index_heap_push(size_t *heap, size_t *n, size_t value) {
+void tc_index_heap_push(size_t *heap, size_t *n, size_t value) {
     size_t i = (*n)++;
     while (i > 0 && heap[(i - 1) / 2] > value) {
         heap[i] = heap[(i - 1) / 2];
@@ -9,7 +9,7 @@ void tconv_index_heap_push(size_t *heap, size_t *n, size_t value) {
     heap[i] = value;
 }
 
-size_t tconv_index_heap_pop(size_t *heap, size_t *n) {
+size_t tc_index_heap_pop(size_t *heap, size_t *n) {
     size_t top = heap[0];
     size_t last = heap[--(*n)];
     size_t i = 0;

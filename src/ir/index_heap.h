@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 /* heap has room for one more element; *n is the current count. */
-void tconv_index_heap_push(size_t *heap, size_t *n, size_t value);
+void tc_index_heap_push(size_t *heap, size_t *n, size_t value);
 /* Removes and returns the smallest element; *n must be > 0. */
-size_t tconv_index_heap_pop(size_t *heap, size_t *n);
+size_t tc_index_heap_pop(size_t *heap, size_t *n);
 
 #endif

@@ -31,17 +31,17 @@
 /* "float", "int64", ...; "undefined" for unknown numbers. */
 const char *tconv_dtype_name(int dtype);
 /* Storage size of one element in bits (4 for int4, 2 for int2, 0 for string/undefined). */
-int tconv_dtype_bits(int dtype);
-bool tconv_dtype_is_known(int dtype);
+int tc_dtype_bits(int dtype);
+bool tc_dtype_is_known(int dtype);
 
 /* Bytes that n elements take in raw_data (sub-byte types are packed); false on overflow. */
-bool tconv_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes);
+bool tc_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes);
 
 /* Overflow-checked products for shape arithmetic. */
-bool tconv_mul_i64(int64_t a, int64_t b, int64_t *out);
-bool tconv_add_i64(int64_t a, int64_t b, int64_t *out);
+bool tc_mul_i64(int64_t a, int64_t b, int64_t *out);
+bool tc_add_i64(int64_t a, int64_t b, int64_t *out);
 /* Product of dims (all >= 0); false on overflow or a negative dim. Rank 0 gives 1. */
-bool tconv_shape_elements(const int64_t *dims, int rank, int64_t *out);
+bool tc_shape_elements(const int64_t *dims, int rank, int64_t *out);
 
 #define TCONV_MAX_RANK 16
 
@@ -50,64 +50,63 @@ typedef struct tconv_graph tconv_graph;
 typedef struct tconv_node tconv_node;
 typedef struct tconv_value tconv_value;
 typedef struct tconv_tensor tconv_tensor;
-typedef struct tconv_function tconv_function;
+typedef struct tc_function tc_function;
 
 /* ---------------------------------------------------------------- types and shapes */
 
-typedef enum tconv_dim_kind {
+typedef enum tc_dim_kind {
     TCONV_DIM_UNKNOWN = 0, /* neither dim_value nor dim_param */
     TCONV_DIM_STATIC,      /* dim_value */
     TCONV_DIM_SYMBOLIC     /* dim_param */
-} tconv_dim_kind;
+} tc_dim_kind;
 
-typedef struct tconv_dim {
-    tconv_dim_kind kind;
+typedef struct tc_dim {
+    tc_dim_kind kind;
     int64_t value;      /* TCONV_DIM_STATIC */
     const char *param;  /* TCONV_DIM_SYMBOLIC */
     const void *origin; /* Onnx__TensorShapeProto__Dimension, keeps denotation */
-} tconv_dim;
+} tc_dim;
 
-typedef enum tconv_type_kind {
+typedef enum tc_type_kind {
     TCONV_TYPE_NONE = 0, /* ValueInfoProto without a type */
     TCONV_TYPE_TENSOR,   /* tensor_type: dtype + optional shape */
     TCONV_TYPE_OTHER     /* sequence, map, optional, sparse: kept opaque through `origin` */
-} tconv_type_kind;
+} tc_type_kind;
 
-typedef struct tconv_type {
-    tconv_type_kind kind;
+typedef struct tc_type {
+    tc_type_kind kind;
     tconv_dtype dtype; /* TCONV_TYPE_TENSOR */
     int rank;          /* -1: shape unknown (no shape field) */
-    tconv_dim *dims;   /* rank entries, arena-owned */
-} tconv_type;
+    tc_dim *dims;      /* rank entries, arena-owned */
+} tc_type;
 
 /* ---------------------------------------------------------------- tensors */
 
-typedef enum tconv_tensor_storage {
+typedef enum tc_tensor_storage {
     TCONV_STORAGE_NONE = 0, /* no data (e.g. a tensor with zero elements and no fields) */
     TCONV_STORAGE_RAW,      /* `raw` points at little-endian bytes (borrowed or arena-owned) */
     TCONV_STORAGE_TYPED,    /* data sits in the origin's typed fields (float_data, ...) */
     TCONV_STORAGE_EXTERNAL  /* data_location EXTERNAL: location/offset/length */
-} tconv_tensor_storage;
+} tc_tensor_storage;
 
-typedef struct tconv_bytes {
+typedef struct tc_bytes {
     const uint8_t *data;
     size_t len;
-} tconv_bytes;
+} tc_bytes;
 
 /* How a tensor's data that is not in `raw` gets decoded (typed fields) or read (external data).
  * Set by the importer, so the IR does not depend on protobuf-c. */
-typedef struct tconv_tensor_source {
-    tconv_status (*decode)(const tconv_tensor *tensor, void *dst, size_t dst_bytes,
-                           tconv_error *err);
-    tconv_status (*decode_strings)(const tconv_tensor *tensor, tconv_bytes *dst, size_t count,
-                                   tconv_error *err);
-} tconv_tensor_source;
+typedef struct tc_tensor_source {
+    tconv_status (*decode)(const tconv_tensor *tensor, void *dst, size_t dst_bytes, tc_error *err);
+    tconv_status (*decode_strings)(const tconv_tensor *tensor, tc_bytes *dst, size_t count,
+                                   tc_error *err);
+} tc_tensor_source;
 
-typedef struct tconv_external_ref {
+typedef struct tc_external_ref {
     const char *location; /* relative to the model's folder, as written in the file */
     int64_t offset;       /* 0 when absent */
     int64_t length;       /* -1 when absent: up to the file's end */
-} tconv_external_ref;
+} tc_external_ref;
 
 struct tconv_tensor {
     tconv_model *model;
@@ -117,13 +116,13 @@ struct tconv_tensor {
     int64_t *dims;
     tconv_value *value; /* the value an initializer defines, else NULL */
 
-    tconv_tensor_storage storage;
+    tc_tensor_storage storage;
     const void *raw; /* TCONV_STORAGE_RAW */
     size_t raw_size;
-    tconv_external_ref external; /* TCONV_STORAGE_EXTERNAL */
-    const tconv_tensor_source *source;
+    tc_external_ref external; /* TCONV_STORAGE_EXTERNAL */
+    const tc_tensor_source *source;
 
-    /* Decoded little-endian bytes, filled by tconv_tensor_data on first use (arena-owned). */
+    /* Decoded little-endian bytes, filled by tc_tensor_data on first use (arena-owned). */
     void *decoded;
     size_t decoded_size;
 
@@ -133,22 +132,20 @@ struct tconv_tensor {
 
 /* A tensor owned by `model` with the given dtype and dims and a copy of `data` (raw layout,
  * `nbytes` must match dims x dtype). data may be NULL: zero-filled. */
-tconv_status tconv_tensor_create(tconv_model *model, const char *name, tconv_dtype dtype, int rank,
-                                 const int64_t *dims, const void *data, size_t nbytes,
-                                 tconv_tensor **out, tconv_error *err);
-bool tconv_tensor_elements(const tconv_tensor *tensor, int64_t *out);
+tconv_status tc_tensor_create(tconv_model *model, const char *name, tconv_dtype dtype, int rank,
+                              const int64_t *dims, const void *data, size_t nbytes,
+                              tconv_tensor **out, tc_error *err);
+bool tc_tensor_elements(const tconv_tensor *tensor, int64_t *out);
 /* The tensor's contents as little-endian raw bytes (decoding typed fields or reading external
  * data on first use, then cached). Validates the byte count against dims x dtype. The pointer is
  * owned by the model. Not for STRING tensors. */
-tconv_status tconv_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes,
-                               tconv_error *err);
+tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes, tc_error *err);
 /* Element i of an integer tensor (int8..int64, uint8..uint64, bool) as int64; for attributes
- * and shape inputs. Calls tconv_tensor_data. */
-tconv_status tconv_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out,
-                                  tconv_error *err);
+ * and shape inputs. Calls tc_tensor_data. */
+tconv_status tc_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out, tc_error *err);
 /* STRING tensors: an arena array of `count` byte strings. */
-tconv_status tconv_tensor_strings(tconv_tensor *tensor, const tconv_bytes **strings, size_t *count,
-                                  tconv_error *err);
+tconv_status tc_tensor_strings(tconv_tensor *tensor, const tc_bytes **strings, size_t *count,
+                               tc_error *err);
 
 /* ---------------------------------------------------------------- attributes */
 
@@ -156,35 +153,35 @@ tconv_status tconv_tensor_strings(tconv_tensor *tensor, const tconv_bytes **stri
 
 const char *tconv_attr_type_name(int type);
 
-typedef struct tconv_attr {
+typedef struct tc_attr {
     const char *name;
     tconv_attr_type type;
     float f;
     int64_t i;
-    tconv_bytes s;
+    tc_bytes s;
     tconv_tensor *t;
     tconv_graph *g;
     size_t n; /* count for the list kinds below */
     float *floats;
     int64_t *ints;
-    tconv_bytes *strings;
+    tc_bytes *strings;
     tconv_tensor **tensors;
     tconv_graph **graphs;
     /* sparse tensors, type protos, ref_attr_name and doc_string live only in origin. */
     const void *origin; /* Onnx__AttributeProto */
-} tconv_attr;
+} tc_attr;
 
 /* ---------------------------------------------------------------- values */
 
-typedef struct tconv_use {
+typedef struct tc_use {
     tconv_node *node;
     size_t input_index;
-} tconv_use;
+} tc_use;
 
 struct tconv_value {
     const char *name;
     tconv_graph *graph; /* the graph whose scope defines it */
-    tconv_type type;
+    tc_type type;
     bool type_dirty; /* type changed since load: the saver writes `type`, not the origin's */
     const void *type_origin; /* Onnx__TypeProto the type was read from (first one seen) */
 
@@ -193,16 +190,16 @@ struct tconv_value {
     tconv_tensor *initializer;
     bool is_graph_input;
 
-    tconv_use *uses;
+    tc_use *uses;
     size_t n_uses, cap_uses;
     uint32_t mark; /* scratch for passes; reset it before use */
 };
 
 /* A graph input, output or value_info entry: the value plus the ValueInfoProto it came from. */
-typedef struct tconv_value_info {
+typedef struct tc_value_info {
     tconv_value *value;
     const void *origin; /* Onnx__ValueInfoProto (doc_string, metadata, unknown fields) */
-} tconv_value_info;
+} tc_value_info;
 
 /* ---------------------------------------------------------------- nodes */
 
@@ -214,12 +211,12 @@ struct tconv_node {
     const char *domain; /* NULL or "" is ai.onnx */
     const char *overload;
     const char *doc_string;
-    /* Change inputs/outputs/attrs only through the tconv_node_* functions (use lists). */
+    /* Change inputs/outputs/attrs only through the tc_node_* functions (use lists). */
     tconv_value **inputs; /* NULL entry: an omitted optional input ("") */
     size_t n_inputs, cap_inputs;
     tconv_value **outputs; /* NULL entry: an omitted optional output ("") */
     size_t n_outputs, cap_outputs;
-    tconv_attr *attrs;
+    tc_attr *attrs;
     size_t n_attrs, cap_attrs;
     const void *origin; /* Onnx__NodeProto */
     uint64_t id;        /* unique within the model, stable across edits */
@@ -230,31 +227,31 @@ struct tconv_node {
 
 struct tconv_graph {
     tconv_model *model;
-    tconv_graph *parent;      /* enclosing graph of a subgraph (If/Loop/Scan body), else NULL */
-    tconv_node *owner;        /* the node whose attribute holds this subgraph */
-    tconv_function *function; /* set when this graph is a function body */
+    tconv_graph *parent;   /* enclosing graph of a subgraph (If/Loop/Scan body), else NULL */
+    tconv_node *owner;     /* the node whose attribute holds this subgraph */
+    tc_function *function; /* set when this graph is a function body */
     const char *name;
     const char *doc_string;
 
     tconv_node *first, *last;
     size_t n_nodes;
 
-    tconv_value_info *inputs;
+    tc_value_info *inputs;
     size_t n_inputs, cap_inputs;
-    tconv_value_info *outputs;
+    tc_value_info *outputs;
     size_t n_outputs, cap_outputs;
-    tconv_value_info *value_info;
+    tc_value_info *value_info;
     size_t n_value_info, cap_value_info;
     tconv_tensor **initializers;
     size_t n_initializers, cap_initializers;
 
-    tconv_name_map values; /* name -> tconv_value* defined in this scope */
-    const void *origin;    /* Onnx__GraphProto (sparse_initializer, quantization_annotation, ...) */
+    tc_name_map values; /* name -> tconv_value* defined in this scope */
+    const void *origin; /* Onnx__GraphProto (sparse_initializer, quantization_annotation, ...) */
 };
 
 /* ---------------------------------------------------------------- functions and models */
 
-struct tconv_function {
+struct tc_function {
     const char *name;
     const char *domain;
     const char *overload;
@@ -263,25 +260,25 @@ struct tconv_function {
     const void *origin; /* Onnx__FunctionProto: attribute names, defaults, opset_import, ... */
 };
 
-typedef struct tconv_opset {
+typedef struct tc_opset {
     const char *domain; /* "" or NULL: ai.onnx */
     int64_t version;
     const void *origin;
-} tconv_opset;
+} tc_opset;
 
-typedef struct tconv_string_pair {
+typedef struct tc_string_pair {
     const char *key;
     const char *value;
     const void *origin;
-} tconv_string_pair;
+} tc_string_pair;
 
 struct tconv_model {
-    tconv_arena *arena;
+    tc_arena *arena;
     tconv_graph *graph;
 
     bool has_ir_version;
     int64_t ir_version;
-    tconv_opset *opsets;
+    tc_opset *opsets;
     size_t n_opsets, cap_opsets;
     const char *producer_name;
     const char *producer_version;
@@ -289,9 +286,9 @@ struct tconv_model {
     bool has_model_version;
     int64_t model_version;
     const char *doc_string;
-    tconv_string_pair *metadata;
+    tc_string_pair *metadata;
     size_t n_metadata;
-    tconv_function **functions;
+    tc_function **functions;
     size_t n_functions;
 
     const char *path; /* file it was loaded from, NULL if from memory */
@@ -301,150 +298,143 @@ struct tconv_model {
     void (*release)(void *owner);
     void *release_owner;
 
-    tconv_name_map names;         /* every value and node name in the model, for unique naming */
-    tconv_name_map name_suffixes; /* base name -> next suffix to try, keeps naming linear */
+    tc_name_map names;         /* every value and node name in the model, for unique naming */
+    tc_name_map name_suffixes; /* base name -> next suffix to try, keeps naming linear */
     uint64_t next_id;
     tconv_graph **all_graphs; /* every graph created for this model (they own name maps) */
     size_t n_all_graphs, cap_all_graphs;
 
     /* Public API state (src/api): the error of the last failed public call on this model or on
      * an object of it (tconv_model_last_error), and how many graphs the loader had to sort. */
-    tconv_error last_error;
+    tc_error last_error;
     size_t n_graphs_sorted_on_load;
 };
 
 /* ---------------------------------------------------------------- model and graph API */
 
 /* An empty model with an empty main graph. Caller frees with tconv_model_free. */
-tconv_status tconv_model_create(tconv_model **out, tconv_error *err);
+tconv_status tc_model_create(tconv_model **out, tc_error *err);
 void tconv_model_free(tconv_model *model);
 
 /* Opset version of `domain` ("" or NULL or "ai.onnx" for the default domain); 0 if not imported. */
-int64_t tconv_model_opset(const tconv_model *model, const char *domain);
-tconv_status tconv_model_set_opset(tconv_model *model, const char *domain, int64_t version,
-                                   tconv_error *err);
+int64_t tc_model_opset(const tconv_model *model, const char *domain);
+tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t version,
+                                tc_error *err);
 
 /* A graph owned by `model`; parent/owner set for subgraphs. */
-tconv_status tconv_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
-                                tconv_error *err);
+tconv_status tc_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
+                             tc_error *err);
 
 /* Looks a name up in this graph's scope, then the enclosing scopes. NULL if not found. */
-tconv_value *tconv_graph_find_value(const tconv_graph *graph, const char *name);
+tconv_value *tc_graph_find_value(const tconv_graph *graph, const char *name);
 /* Finds or creates the value `name` in this graph's own scope (no outer lookup). */
-tconv_status tconv_graph_get_or_add_value(tconv_graph *graph, const char *name, tconv_value **out,
-                                          tconv_error *err);
+tconv_status tc_graph_get_or_add_value(tconv_graph *graph, const char *name, tconv_value **out,
+                                       tc_error *err);
 /* A new value whose name is unique in the whole model: `base` if free, else base_1, base_2... */
-tconv_status tconv_graph_add_unique_value(tconv_graph *graph, const char *base, tconv_value **out,
-                                          tconv_error *err);
+tconv_status tc_graph_add_unique_value(tconv_graph *graph, const char *base, tconv_value **out,
+                                       tc_error *err);
 /* A node name unique in the model built the same way. Returns an arena string or NULL (OOM). */
-const char *tconv_model_unique_node_name(tconv_model *model, const char *base);
+const char *tc_model_unique_node_name(tconv_model *model, const char *base);
 
-tconv_status tconv_graph_add_input(tconv_graph *graph, tconv_value *value, const void *origin,
-                                   tconv_error *err);
-tconv_status tconv_graph_add_output(tconv_graph *graph, tconv_value *value, const void *origin,
-                                    tconv_error *err);
-tconv_status tconv_graph_add_value_info(tconv_graph *graph, tconv_value *value, const void *origin,
-                                        tconv_error *err);
+tconv_status tc_graph_add_input(tconv_graph *graph, tconv_value *value, const void *origin,
+                                tc_error *err);
+tconv_status tc_graph_add_output(tconv_graph *graph, tconv_value *value, const void *origin,
+                                 tc_error *err);
+tconv_status tc_graph_add_value_info(tconv_graph *graph, tconv_value *value, const void *origin,
+                                     tc_error *err);
 /* Appends an initializer and binds it to the value of the same name (created if needed). */
-tconv_status tconv_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor,
-                                         tconv_error *err);
+tconv_status tc_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor, tc_error *err);
 /* Removes an initializer (order of the others kept). The value stays but loses its data. */
-void tconv_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor);
-bool tconv_graph_has_value_info(const tconv_graph *graph, const tconv_value *value);
+void tc_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor);
+bool tc_graph_has_value_info(const tconv_graph *graph, const tconv_value *value);
 /* Batch removal in one linear sweep (order of the rest kept): drops the initializers / value_info
  * entries for which keep() returns false and returns how many went. A dropped initializer is
- * unbound from its value as by tconv_graph_remove_initializer. */
-size_t tconv_graph_retain_initializers(tconv_graph *graph,
-                                       bool (*keep)(const tconv_tensor *tensor, void *ctx),
-                                       void *ctx);
-size_t tconv_graph_retain_value_info(tconv_graph *graph,
-                                     bool (*keep)(const tconv_value *value, void *ctx), void *ctx);
-bool tconv_graph_is_output(const tconv_graph *graph, const tconv_value *value);
+ * unbound from its value as by tc_graph_remove_initializer. */
+size_t tc_graph_retain_initializers(tconv_graph *graph,
+                                    bool (*keep)(const tconv_tensor *tensor, void *ctx), void *ctx);
+size_t tc_graph_retain_value_info(tconv_graph *graph,
+                                  bool (*keep)(const tconv_value *value, void *ctx), void *ctx);
+bool tc_graph_is_output(const tconv_graph *graph, const tconv_value *value);
 
 /* A new node, not yet in any list: op_type/domain/name copied into the arena (name may be
  * NULL). Inputs and outputs start empty. */
-tconv_status tconv_node_create(tconv_graph *graph, const char *op_type, const char *domain,
-                               const char *name, tconv_node **out, tconv_error *err);
+tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char *domain,
+                            const char *name, tconv_node **out, tc_error *err);
 /* Links `node` into the graph's node list at the end / before `pos` / after `pos`. */
-void tconv_graph_append_node(tconv_graph *graph, tconv_node *node);
-void tconv_graph_insert_before(tconv_graph *graph, tconv_node *pos, tconv_node *node);
-void tconv_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node);
+void tc_graph_append_node(tconv_graph *graph, tconv_node *node);
+void tc_graph_insert_before(tconv_graph *graph, tconv_node *pos, tconv_node *node);
+void tc_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node);
 /* Unlinks the node, drops its uses of its inputs and clears producer of its outputs. */
-void tconv_graph_remove_node(tconv_graph *graph, tconv_node *node);
+void tc_graph_remove_node(tconv_graph *graph, tconv_node *node);
 
 /* Input/output slots. Setting an input updates the use lists; setting an output sets the
  * value's producer. value may be NULL (omitted optional). */
-tconv_status tconv_node_add_input(tconv_node *node, tconv_value *value, tconv_error *err);
-tconv_status tconv_node_set_input(tconv_node *node, size_t index, tconv_value *value,
-                                  tconv_error *err);
-tconv_status tconv_node_add_output(tconv_node *node, tconv_value *value, tconv_error *err);
-tconv_status tconv_node_set_output(tconv_node *node, size_t index, tconv_value *value,
-                                   tconv_error *err);
+tconv_status tc_node_add_input(tconv_node *node, tconv_value *value, tc_error *err);
+tconv_status tc_node_set_input(tconv_node *node, size_t index, tconv_value *value, tc_error *err);
+tconv_status tc_node_add_output(tconv_node *node, tconv_value *value, tc_error *err);
+tconv_status tc_node_set_output(tconv_node *node, size_t index, tconv_value *value, tc_error *err);
 /* Points every use of `from` at `to` (outputs of the graph are not uses: see graph outputs). */
-tconv_status tconv_value_replace_uses(tconv_value *from, tconv_value *to, tconv_error *err);
+tconv_status tc_value_replace_uses(tconv_value *from, tconv_value *to, tc_error *err);
 /* Changes the value's type and marks it dirty. dims copied. */
-tconv_status tconv_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, int rank,
-                                         const tconv_dim *dims, tconv_error *err);
+tconv_status tc_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, int rank,
+                                      const tc_dim *dims, tc_error *err);
 /* Static dims of a tensor value: true if its rank and every dim are known. */
-bool tconv_value_static_shape(const tconv_value *value, int64_t *dims, int *rank);
+bool tc_value_static_shape(const tconv_value *value, int64_t *dims, int *rank);
 
 /* ---------------------------------------------------------------- attribute API */
 
-const tconv_attr *tconv_node_attr(const tconv_node *node, const char *name);
+const tc_attr *tc_node_attr(const tconv_node *node, const char *name);
 /* Typed getters: TCONV_OK with the value, or `fallback` when absent; a present attribute of
  * the wrong type is TCONV_ERR_INVALID naming the node and attribute. */
-tconv_status tconv_node_attr_int(const tconv_node *node, const char *name, int64_t fallback,
-                                 int64_t *out, tconv_error *err);
-tconv_status tconv_node_attr_float(const tconv_node *node, const char *name, float fallback,
-                                   float *out, tconv_error *err);
+tconv_status tc_node_attr_int(const tconv_node *node, const char *name, int64_t fallback,
+                              int64_t *out, tc_error *err);
+tconv_status tc_node_attr_float(const tconv_node *node, const char *name, float fallback,
+                                float *out, tc_error *err);
 /* String attribute as a NUL-terminated arena copy; `fallback` when absent. */
-tconv_status tconv_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
-                                    const char **out, tconv_error *err);
+tconv_status tc_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
+                                 const char **out, tc_error *err);
 /* INTS attribute: *present false when absent (then *values NULL, *count 0). */
-tconv_status tconv_node_attr_ints(const tconv_node *node, const char *name, bool *present,
-                                  const int64_t **values, size_t *count, tconv_error *err);
-tconv_status tconv_node_attr_floats(const tconv_node *node, const char *name, bool *present,
-                                    const float **values, size_t *count, tconv_error *err);
+tconv_status tc_node_attr_ints(const tconv_node *node, const char *name, bool *present,
+                               const int64_t **values, size_t *count, tc_error *err);
+tconv_status tc_node_attr_floats(const tconv_node *node, const char *name, bool *present,
+                                 const float **values, size_t *count, tc_error *err);
 
 /* Setters add the attribute or replace one of the same name (origin dropped on replace). */
-tconv_status tconv_node_set_attr_int(tconv_node *node, const char *name, int64_t value,
-                                     tconv_error *err);
-tconv_status tconv_node_set_attr_float(tconv_node *node, const char *name, float value,
-                                       tconv_error *err);
-tconv_status tconv_node_set_attr_string(tconv_node *node, const char *name, const char *value,
-                                        tconv_error *err);
-tconv_status tconv_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
-                                      size_t count, tconv_error *err);
-tconv_status tconv_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
-                                        tconv_error *err);
+tconv_status tc_node_set_attr_int(tconv_node *node, const char *name, int64_t value, tc_error *err);
+tconv_status tc_node_set_attr_float(tconv_node *node, const char *name, float value, tc_error *err);
+tconv_status tc_node_set_attr_string(tconv_node *node, const char *name, const char *value,
+                                     tc_error *err);
+tconv_status tc_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
+                                   size_t count, tc_error *err);
+tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
+                                     tc_error *err);
 /* Appends a fully formed attribute (used by the importer); the struct is copied. */
-tconv_status tconv_node_add_attr(tconv_node *node, const tconv_attr *attr, tconv_error *err);
-void tconv_node_remove_attr(tconv_node *node, const char *name);
+tconv_status tc_node_add_attr(tconv_node *node, const tc_attr *attr, tc_error *err);
+void tc_node_remove_attr(tconv_node *node, const char *name);
 
 /* "node 'name' (#index, Op)" for messages; index is the position in its graph. */
-const char *tconv_node_describe(const tconv_node *node, char *buf, size_t size);
+const char *tc_node_describe(const tconv_node *node, char *buf, size_t size);
 /* The same for a node whose index the caller already knows (walks that count as they go:
- * tconv_node_index walks the list, which per node makes a whole-graph walk quadratic). */
-const char *tconv_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size);
+ * tc_node_index walks the list, which per node makes a whole-graph walk quadratic). */
+const char *tc_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size);
 /* Position of the node in its graph's list (O(n)). */
-size_t tconv_node_index(const tconv_node *node);
-bool tconv_node_is_onnx_domain(const tconv_node *node);
+size_t tc_node_index(const tconv_node *node);
+bool tc_node_is_onnx_domain(const tconv_node *node);
 
 /* Subgraphs held by a node's GRAPH/GRAPHS attributes, in attribute order. Calls fn for each;
  * stops and returns its status on the first non-OK. */
-tconv_status tconv_node_for_each_subgraph(tconv_node *node,
-                                          tconv_status (*fn)(tconv_graph *sub, void *ctx),
-                                          void *ctx);
+tconv_status tc_node_for_each_subgraph(tconv_node *node,
+                                       tconv_status (*fn)(tconv_graph *sub, void *ctx), void *ctx);
 
 /* ---------------------------------------------------------------- verification, order, printing */
 
 /* SSA and scoping: every node input is defined once (graph input, initializer, node output in
  * an earlier node, or an outer-scope value), node order is topological, graph outputs are
  * defined, attribute types match what known ops need. Walks subgraphs. */
-tconv_status tconv_graph_verify(const tconv_graph *graph, tconv_error *err);
-tconv_status tconv_model_verify(const tconv_model *model, tconv_error *err);
+tconv_status tc_graph_verify(const tconv_graph *graph, tc_error *err);
+tconv_status tc_model_verify(const tconv_model *model, tc_error *err);
 /* Reorders nodes topologically when they are not (stable for nodes already in order);
  * *reordered tells whether anything moved. A cycle is TCONV_ERR_INVALID naming a node on it. */
-tconv_status tconv_graph_sort_topologically(tconv_graph *graph, bool *reordered, tconv_error *err);
+tconv_status tc_graph_sort_topologically(tconv_graph *graph, bool *reordered, tc_error *err);
 
 #endif

@@ -13,47 +13,46 @@ static uint64_t name_hash(const char *s) {
     return h;
 }
 
-void tconv_name_map_init(tconv_name_map *map) {
+void tc_name_map_init(tc_name_map *map) {
     map->slots = NULL;
     map->capacity = 0;
     map->count = 0;
 }
 
-void tconv_name_map_free(tconv_name_map *map) {
+void tc_name_map_free(tc_name_map *map) {
     free(map->slots);
-    tconv_name_map_init(map);
+    tc_name_map_init(map);
 }
 
-static tconv_name_map_slot *map_find_slot(const tconv_name_map *map, const char *key,
-                                          uint64_t hash) {
+static tc_name_map_slot *map_find_slot(const tc_name_map *map, const char *key, uint64_t hash) {
     size_t mask = map->capacity - 1;
     size_t i = (size_t)hash & mask;
     for (;;) {
-        tconv_name_map_slot *slot = &map->slots[i];
+        tc_name_map_slot *slot = &map->slots[i];
         if (!slot->key || (slot->hash == hash && strcmp(slot->key, key) == 0))
             return slot;
         i = (i + 1) & mask;
     }
 }
 
-void *tconv_name_map_get(const tconv_name_map *map, const char *key) {
+void *tc_name_map_get(const tc_name_map *map, const char *key) {
     if (!map->capacity || !key)
         return NULL;
-    tconv_name_map_slot *slot = map_find_slot(map, key, name_hash(key));
+    tc_name_map_slot *slot = map_find_slot(map, key, name_hash(key));
     return slot->key ? slot->value : NULL;
 }
 
-bool tconv_name_map_contains(const tconv_name_map *map, const char *key) {
+bool tc_name_map_contains(const tc_name_map *map, const char *key) {
     if (!map->capacity || !key)
         return false;
     return map_find_slot(map, key, name_hash(key))->key != NULL;
 }
 
-static bool map_grow(tconv_name_map *map) {
+static bool map_grow(tc_name_map *map) {
     size_t capacity = map->capacity ? map->capacity * 2 : 64;
-    if (capacity > SIZE_MAX / sizeof(tconv_name_map_slot))
+    if (capacity > SIZE_MAX / sizeof(tc_name_map_slot))
         return false;
-    tconv_name_map grown = {calloc(capacity, sizeof(tconv_name_map_slot)), capacity, 0};
+    tc_name_map grown = {calloc(capacity, sizeof(tc_name_map_slot)), capacity, 0};
     if (!grown.slots)
         return false;
     for (size_t i = 0; i < map->capacity; i++) {
@@ -67,13 +66,13 @@ static bool map_grow(tconv_name_map *map) {
     return true;
 }
 
-bool tconv_name_map_put(tconv_name_map *map, const char *key, void *value) {
+bool tc_name_map_put(tc_name_map *map, const char *key, void *value) {
     if (!key)
         return false;
     if ((map->count + 1) * 4 > map->capacity * 3 && !map_grow(map))
         return false;
     uint64_t hash = name_hash(key);
-    tconv_name_map_slot *slot = map_find_slot(map, key, hash);
+    tc_name_map_slot *slot = map_find_slot(map, key, hash);
     if (!slot->key) {
         slot->key = key;
         slot->hash = hash;

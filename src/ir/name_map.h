@@ -7,23 +7,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct tconv_name_map_slot {
+typedef struct tc_name_map_slot {
     const char *key;
     void *value;
     uint64_t hash; /* of key: most probes end on a hash mismatch, without reading the key */
-} tconv_name_map_slot;
+} tc_name_map_slot;
 
-typedef struct tconv_name_map {
-    tconv_name_map_slot *slots;
+typedef struct tc_name_map {
+    tc_name_map_slot *slots;
     size_t capacity; /* power of two or 0 */
     size_t count;
-} tconv_name_map;
+} tc_name_map;
 
-void tconv_name_map_init(tconv_name_map *map);
-void tconv_name_map_free(tconv_name_map *map);
-void *tconv_name_map_get(const tconv_name_map *map, const char *key);
-bool tconv_name_map_contains(const tconv_name_map *map, const char *key);
+void tc_name_map_init(tc_name_map *map);
+void tc_name_map_free(tc_name_map *map);
+void *tc_name_map_get(const tc_name_map *map, const char *key);
+bool tc_name_map_contains(const tc_name_map *map, const char *key);
 /* Inserts or replaces; false when out of memory. */
-bool tconv_name_map_put(tconv_name_map *map, const char *key, void *value);
+bool tc_name_map_put(tc_name_map *map, const char *key, void *value);
 
 #endif

@@ -27,7 +27,7 @@ static void print_quoted(FILE *out, const char *data, size_t len) {
     fputc('"', out);
 }
 
-static void print_type(FILE *out, const tconv_type *type) {
+static void print_type(FILE *out, const tc_type *type) {
     if (type->kind == TCONV_TYPE_OTHER) {
         fputs(": (non-tensor)", out);
         return;
@@ -39,7 +39,7 @@ static void print_type(FILE *out, const tconv_type *type) {
         return;
     fputc('[', out);
     for (int i = 0; i < type->rank; i++) {
-        const tconv_dim *d = &type->dims[i];
+        const tc_dim *d = &type->dims[i];
         if (i)
             fputc(',', out);
         if (d->kind == TCONV_DIM_STATIC)
@@ -70,7 +70,7 @@ static void print_value_list(FILE *out, tconv_value *const *values, size_t n) {
     }
 }
 
-static void print_value_infos(FILE *out, const tconv_value_info *list, size_t n) {
+static void print_value_infos(FILE *out, const tc_value_info *list, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputs(", ", out);
@@ -97,7 +97,7 @@ static void print_list_end(FILE *out, size_t n) {
     fputs(n > PRINT_MAX_LIST ? ", ...]" : "]", out);
 }
 
-static void print_attr_list(FILE *out, const tconv_attr *a) {
+static void print_attr_list(FILE *out, const tc_attr *a) {
     size_t shown = a->n < PRINT_MAX_LIST ? a->n : PRINT_MAX_LIST;
     fputc('[', out);
     for (size_t k = 0; k < shown; k++) {
@@ -126,7 +126,7 @@ static void print_attr_list(FILE *out, const tconv_attr *a) {
     print_list_end(out, a->n);
 }
 
-static void print_attr_value(FILE *out, const tconv_attr *a) {
+static void print_attr_value(FILE *out, const tc_attr *a) {
     switch (a->type) {
     case TCONV_ATTR_FLOAT:
         fprintf(out, "%g", (double)a->f);
@@ -171,7 +171,7 @@ static void print_graph_at(FILE *out, const tconv_graph *graph, const char *keyw
 
 static void print_subgraphs(FILE *out, const tconv_node *node, int depth) {
     for (size_t i = 0; i < node->n_attrs; i++) {
-        const tconv_attr *a = &node->attrs[i];
+        const tc_attr *a = &node->attrs[i];
         if (a->type == TCONV_ATTR_GRAPH && a->g)
             print_graph_at(out, a->g, a->name, depth + 1);
         for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++) {
@@ -187,7 +187,7 @@ static void print_node(FILE *out, const tconv_node *node, int depth) {
         print_value_list(out, node->outputs, node->n_outputs);
         fputs(" = ", out);
     }
-    if (!tconv_node_is_onnx_domain(node))
+    if (!tc_node_is_onnx_domain(node))
         fprintf(out, "%s.", node->domain);
     fprintf(out, "%s(", node->op_type ? node->op_type : "");
     print_value_list(out, node->inputs, node->n_inputs);
@@ -219,7 +219,7 @@ static void print_graph_at(FILE *out, const tconv_graph *graph, const char *keyw
     fputs("}\n", out);
 }
 
-tconv_status tconv_graph_print(const tconv_graph *graph, FILE *out) {
+tconv_status tc_graph_print(const tconv_graph *graph, FILE *out) {
     print_graph_at(out, graph, "graph", 0);
     return ferror(out) ? TCONV_ERR_IO : TCONV_OK;
 }
@@ -234,19 +234,19 @@ static void print_model_header(FILE *out, const tconv_model *model) {
     }
     fputs(" opsets={", out);
     for (size_t i = 0; i < model->n_opsets; i++) {
-        const tconv_opset *op = &model->opsets[i];
+        const tc_opset *op = &model->opsets[i];
         fprintf(out, "%s%s:%" PRId64, i ? ", " : "",
                 op->domain && *op->domain ? op->domain : "ai.onnx", op->version);
     }
     fputs("}\n", out);
 }
 
-tconv_status tconv_model_print(const tconv_model *model, FILE *out) {
+tconv_status tc_model_print(const tconv_model *model, FILE *out) {
     print_model_header(out, model);
     if (model->graph)
         print_graph_at(out, model->graph, "graph", 0);
     for (size_t i = 0; i < model->n_functions; i++) {
-        const tconv_function *fn = model->functions[i];
+        const tc_function *fn = model->functions[i];
         char keyword[256];
         snprintf(keyword, sizeof keyword, "function %s", fn->domain ? fn->domain : "");
         if (fn->body)

@@ -8,7 +8,7 @@
 
 #include "ir/ir.h"
 
-tconv_status tconv_model_print(const tconv_model *model, FILE *out);
-tconv_status tconv_graph_print(const tconv_graph *graph, FILE *out);
+tconv_status tc_model_print(const tconv_model *model, FILE *out);
+tconv_status tc_graph_print(const tconv_graph *graph, FILE *out);
 
 #endif

@@ -13,8 +13,7 @@ static int64_t strided_count(int64_t start, int64_t end, int64_t step) {
     return start > end ? 1 + (int64_t)((uint64_t)(start - end - 1) / magnitude) : 0;
 }
 
-int64_t tconv_slice_axis_count(int64_t dim, int64_t start, int64_t end, int64_t step,
-                               int64_t *first) {
+int64_t tc_slice_axis_count(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first) {
     if (start < 0)
         start += dim;
     if (end < 0)

@@ -9,7 +9,6 @@
  * ONNX's normalization: negative indices count from the end, then starts and ends are clamped
  * to [0, dim] (positive step) or [0, dim-1] / [-1, dim-1] (negative step). *first is the first
  * index taken. */
-int64_t tconv_slice_axis_count(int64_t dim, int64_t start, int64_t end, int64_t step,
-                               int64_t *first);
+int64_t tc_slice_axis_count(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first);
 
 #endif

@@ -5,18 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tconv_strbuf_init(tconv_strbuf *sb) {
+void tc_strbuf_init(tc_strbuf *sb) {
     sb->data = NULL;
     sb->len = sb->cap = 0;
     sb->failed = false;
 }
 
-void tconv_strbuf_free(tconv_strbuf *sb) {
+void tc_strbuf_free(tc_strbuf *sb) {
     free(sb->data);
-    tconv_strbuf_init(sb);
+    tc_strbuf_init(sb);
 }
 
-static bool strbuf_reserve(tconv_strbuf *sb, size_t extra) {
+static bool strbuf_reserve(tc_strbuf *sb, size_t extra) {
     if (sb->failed)
         return false;
     if (sb->len + extra + 1 <= sb->cap)
@@ -34,7 +34,7 @@ static bool strbuf_reserve(tconv_strbuf *sb, size_t extra) {
     return true;
 }
 
-static void strbuf_append_bytes(tconv_strbuf *sb, const char *s, size_t n) {
+static void strbuf_append_bytes(tc_strbuf *sb, const char *s, size_t n) {
     if (!strbuf_reserve(sb, n))
         return;
     memcpy(sb->data + sb->len, s, n);
@@ -42,13 +42,13 @@ static void strbuf_append_bytes(tconv_strbuf *sb, const char *s, size_t n) {
     sb->data[sb->len] = '\0';
 }
 
-void tconv_strbuf_append(tconv_strbuf *sb, const char *s) {
+void tc_strbuf_append(tc_strbuf *sb, const char *s) {
     strbuf_append_bytes(sb, s, strlen(s));
 }
 
 /* Formats straight into the free space first: a report appends many short numbers and names,
  * and measuring each with a separate vsnprintf call doubled the cost. */
-void tconv_strbuf_appendf(tconv_strbuf *sb, const char *fmt, ...) {
+void tc_strbuf_appendf(tc_strbuf *sb, const char *fmt, ...) {
     if (!strbuf_reserve(sb, 32))
         return;
     size_t room = sb->cap - sb->len;
@@ -69,7 +69,7 @@ void tconv_strbuf_appendf(tconv_strbuf *sb, const char *fmt, ...) {
     sb->len += (size_t)n;
 }
 
-void tconv_strbuf_append_int(tconv_strbuf *sb, long long value) {
+void tc_strbuf_append_int(tc_strbuf *sb, long long value) {
     char digits[24];
     size_t n = 0;
     /* negate in unsigned arithmetic: LLONG_MIN has no positive counterpart */
@@ -83,7 +83,7 @@ void tconv_strbuf_append_int(tconv_strbuf *sb, long long value) {
     strbuf_append_bytes(sb, digits + sizeof digits - n, n);
 }
 
-void tconv_strbuf_append_json_string(tconv_strbuf *sb, const char *s, size_t len) {
+void tc_strbuf_append_json_string(tc_strbuf *sb, const char *s, size_t len) {
     strbuf_append_bytes(sb, "\"", 1);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -91,7 +91,7 @@ void tconv_strbuf_append_json_string(tconv_strbuf *sb, const char *s, size_t len
             char esc[2] = {'\\', (char)c};
             strbuf_append_bytes(sb, esc, 2);
         } else if (c < 0x20) {
-            tconv_strbuf_appendf(sb, "\\u%04x", c);
+            tc_strbuf_appendf(sb, "\\u%04x", c);
         } else {
             strbuf_append_bytes(sb, (const char *)&c, 1);
         }
@@ -99,12 +99,12 @@ void tconv_strbuf_append_json_string(tconv_strbuf *sb, const char *s, size_t len
     strbuf_append_bytes(sb, "\"", 1);
 }
 
-const char *tconv_strbuf_str(const tconv_strbuf *sb) {
+const char *tc_strbuf_str(const tc_strbuf *sb) {
     return sb->data ? sb->data : "";
 }
 
-char *tconv_strbuf_take(tconv_strbuf *sb) {
+char *tc_strbuf_take(tc_strbuf *sb) {
     char *data = sb->data;
-    tconv_strbuf_init(sb);
+    tc_strbuf_init(sb);
     return data;
 }

@@ -7,23 +7,23 @@
 
 #include "ir/error.h"
 
-typedef struct tconv_strbuf {
+typedef struct tc_strbuf {
     char *data; /* malloc'd; NULL until the first append */
     size_t len, cap;
     bool failed; /* an allocation failed: contents are truncated */
-} tconv_strbuf;
+} tc_strbuf;
 
-void tconv_strbuf_init(tconv_strbuf *sb);
-void tconv_strbuf_free(tconv_strbuf *sb);
-void tconv_strbuf_append(tconv_strbuf *sb, const char *s);
-void tconv_strbuf_appendf(tconv_strbuf *sb, const char *fmt, ...) TCONV_PRINTF(2, 3);
+void tc_strbuf_init(tc_strbuf *sb);
+void tc_strbuf_free(tc_strbuf *sb);
+void tc_strbuf_append(tc_strbuf *sb, const char *s);
+void tc_strbuf_appendf(tc_strbuf *sb, const char *fmt, ...) TCONV_PRINTF(2, 3);
 /* Appends a decimal integer (what "%lld" gives, without the format parsing). */
-void tconv_strbuf_append_int(tconv_strbuf *sb, long long value);
+void tc_strbuf_append_int(tc_strbuf *sb, long long value);
 /* Appends s as a JSON string literal (quoted, escaped). */
-void tconv_strbuf_append_json_string(tconv_strbuf *sb, const char *s, size_t len);
+void tc_strbuf_append_json_string(tc_strbuf *sb, const char *s, size_t len);
 /* The contents ("" when empty); owned by sb. */
-const char *tconv_strbuf_str(const tconv_strbuf *sb);
+const char *tc_strbuf_str(const tc_strbuf *sb);
 /* Hands the malloc'd contents to the caller (who frees) and resets sb. */
-char *tconv_strbuf_take(tconv_strbuf *sb);
+char *tc_strbuf_take(tc_strbuf *sb);
 
 #endif

@@ -4,29 +4,29 @@
 
 #include <string.h>
 
-bool tconv_tensor_elements(const tconv_tensor *tensor, int64_t *out) {
-    return tconv_shape_elements(tensor->dims, tensor->rank, out);
+bool tc_tensor_elements(const tconv_tensor *tensor, int64_t *out) {
+    return tc_shape_elements(tensor->dims, tensor->rank, out);
 }
 
-tconv_status tconv_tensor_create(tconv_model *model, const char *name, tconv_dtype dtype, int rank,
-                                 const int64_t *dims, const void *data, size_t nbytes,
-                                 tconv_tensor **out, tconv_error *err) {
+tconv_status tc_tensor_create(tconv_model *model, const char *name, tconv_dtype dtype, int rank,
+                              const int64_t *dims, const void *data, size_t nbytes,
+                              tconv_tensor **out, tc_error *err) {
     int64_t n;
     size_t expected;
     if (rank < 0 || rank > TCONV_MAX_RANK || (rank > 0 && !dims) ||
-        !tconv_shape_elements(dims, rank, &n) || !tconv_dtype_storage_bytes(dtype, n, &expected))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s': bad dtype %d or shape",
-                               name ? name : "", (int)dtype);
+        !tc_shape_elements(dims, rank, &n) || !tc_dtype_storage_bytes(dtype, n, &expected))
+        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': bad dtype %d or shape",
+                            name ? name : "", (int)dtype);
     if (data && nbytes != expected)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "tensor '%s': %zu data bytes given, %s[%lld elements] needs %zu",
-                               name ? name : "", nbytes, tconv_dtype_name(dtype), (long long)n,
-                               expected);
-    tconv_tensor *t = tconv_arena_alloc(model->arena, sizeof *t);
-    int64_t *dims_copy = tconv_arena_calloc(model->arena, (size_t)rank + 1, sizeof(int64_t));
-    void *bytes = tconv_arena_alloc(model->arena, expected);
-    if (!t || !dims_copy || !bytes || (name && !(t->name = tconv_arena_strdup(model->arena, name))))
-        return tconv_error_nomem(err, "a tensor");
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "tensor '%s': %zu data bytes given, %s[%lld elements] needs %zu",
+                            name ? name : "", nbytes, tconv_dtype_name(dtype), (long long)n,
+                            expected);
+    tconv_tensor *t = tc_arena_alloc(model->arena, sizeof *t);
+    int64_t *dims_copy = tc_arena_calloc(model->arena, (size_t)rank + 1, sizeof(int64_t));
+    void *bytes = tc_arena_alloc(model->arena, expected);
+    if (!t || !dims_copy || !bytes || (name && !(t->name = tc_arena_strdup(model->arena, name))))
+        return tc_error_nomem(err, "a tensor");
     if (rank)
         memcpy(dims_copy, dims, (size_t)rank * sizeof(int64_t));
     if (data && expected)
@@ -43,18 +43,17 @@ tconv_status tconv_tensor_create(tconv_model *model, const char *name, tconv_dty
     return TCONV_OK;
 }
 
-static tconv_status tensor_expected_bytes(const tconv_tensor *tensor, size_t *out,
-                                          tconv_error *err) {
+static tconv_status tensor_expected_bytes(const tconv_tensor *tensor, size_t *out, tc_error *err) {
     int64_t n;
-    if (!tconv_tensor_elements(tensor, &n) || !tconv_dtype_storage_bytes(tensor->dtype, n, out))
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "tensor '%s': dims or dtype %d give no valid byte size",
-                               tensor->name ? tensor->name : "", (int)tensor->dtype);
+    if (!tc_tensor_elements(tensor, &n) || !tc_dtype_storage_bytes(tensor->dtype, n, out))
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "tensor '%s': dims or dtype %d give no valid byte size",
+                            tensor->name ? tensor->name : "", (int)tensor->dtype);
     return TCONV_OK;
 }
 
-tconv_status tconv_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes,
-                               tconv_error *err) {
+tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes,
+                            tc_error *err) {
     size_t expected;
     tconv_status st = tensor_expected_bytes(tensor, &expected, err);
     if (st != TCONV_OK)
@@ -62,7 +61,7 @@ tconv_status tconv_tensor_data(tconv_tensor *tensor, const void **data, size_t *
     if (tensor->storage == TCONV_STORAGE_RAW || tensor->storage == TCONV_STORAGE_NONE) {
         size_t have = tensor->storage == TCONV_STORAGE_RAW ? tensor->raw_size : 0;
         if (have != expected)
-            return tconv_error_set(
+            return tc_error_set(
                 err, TCONV_ERR_INVALID, "tensor '%s': raw_data has %zu bytes, dims x %s need %zu",
                 tensor->name ? tensor->name : "", have, tconv_dtype_name(tensor->dtype), expected);
         *data = tensor->raw;
@@ -71,12 +70,11 @@ tconv_status tconv_tensor_data(tconv_tensor *tensor, const void **data, size_t *
     }
     if (!tensor->decoded) {
         if (!tensor->source || !tensor->source->decode)
-            return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                                   "tensor '%s': no decoder for its data",
-                                   tensor->name ? tensor->name : "");
-        void *buf = tconv_arena_alloc(tensor->model->arena, expected);
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "tensor '%s': no decoder for its data",
+                                tensor->name ? tensor->name : "");
+        void *buf = tc_arena_alloc(tensor->model->arena, expected);
         if (!buf)
-            return tconv_error_nomem(err, "decoded tensor data");
+            return tc_error_nomem(err, "decoded tensor data");
         st = tensor->source->decode(tensor, buf, expected, err);
         if (st != TCONV_OK)
             return st;
@@ -88,17 +86,16 @@ tconv_status tconv_tensor_data(tconv_tensor *tensor, const void **data, size_t *
     return TCONV_OK;
 }
 
-tconv_status tconv_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out,
-                                  tconv_error *err) {
+tconv_status tc_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out, tc_error *err) {
     const void *data;
     size_t nbytes;
-    tconv_status st = tconv_tensor_data(tensor, &data, &nbytes, err);
+    tconv_status st = tc_tensor_data(tensor, &data, &nbytes, err);
     if (st != TCONV_OK)
         return st;
     int64_t n;
-    if (!tconv_tensor_elements(tensor, &n) || index < 0 || index >= n)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s': element %lld out of range",
-                               tensor->name ? tensor->name : "", (long long)index);
+    if (!tc_tensor_elements(tensor, &n) || index < 0 || index >= n)
+        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': element %lld out of range",
+                            tensor->name ? tensor->name : "", (long long)index);
     const unsigned char *p = data;
     size_t i = (size_t)index;
     switch (tensor->dtype) {
@@ -146,32 +143,31 @@ tconv_status tconv_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *
         *out = p[i];
         break;
     default:
-        return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %s is not an integer type",
-                               tensor->name ? tensor->name : "", tconv_dtype_name(tensor->dtype));
+        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %s is not an integer type",
+                            tensor->name ? tensor->name : "", tconv_dtype_name(tensor->dtype));
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_tensor_strings(tconv_tensor *tensor, const tconv_bytes **strings, size_t *count,
-                                  tconv_error *err) {
+tconv_status tc_tensor_strings(tconv_tensor *tensor, const tc_bytes **strings, size_t *count,
+                               tc_error *err) {
     int64_t n;
-    if (tensor->dtype != TCONV_DTYPE_STRING || !tconv_tensor_elements(tensor, &n))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s' is not a string tensor",
-                               tensor->name ? tensor->name : "");
+    if (tensor->dtype != TCONV_DTYPE_STRING || !tc_tensor_elements(tensor, &n))
+        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s' is not a string tensor",
+                            tensor->name ? tensor->name : "");
     if (!tensor->decoded) {
         if (!tensor->source || !tensor->source->decode_strings)
-            return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                                   "tensor '%s': no decoder for its strings",
-                                   tensor->name ? tensor->name : "");
-        tconv_bytes *buf =
-            tconv_arena_calloc(tensor->model->arena, (size_t)n + 1, sizeof(tconv_bytes));
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                                "tensor '%s': no decoder for its strings",
+                                tensor->name ? tensor->name : "");
+        tc_bytes *buf = tc_arena_calloc(tensor->model->arena, (size_t)n + 1, sizeof(tc_bytes));
         if (!buf)
-            return tconv_error_nomem(err, "string tensor data");
+            return tc_error_nomem(err, "string tensor data");
         tconv_status st = tensor->source->decode_strings(tensor, buf, (size_t)n, err);
         if (st != TCONV_OK)
             return st;
         tensor->decoded = buf;
-        tensor->decoded_size = (size_t)n * sizeof(tconv_bytes);
+        tensor->decoded_size = (size_t)n * sizeof(tc_bytes);
     }
     *strings = tensor->decoded;
     *count = (size_t)n;

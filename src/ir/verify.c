@@ -90,16 +90,16 @@ static bool ptr_map_get(const ptr_map *m, const void *key, size_t *value) {
 
 /* ---------------------------------------------------------------- shared helpers */
 
-static tconv_status prefix_graph(tconv_error *err, const tconv_graph *graph) {
+static tconv_status prefix_graph(tc_error *err, const tconv_graph *graph) {
     if (graph->function)
-        return tconv_error_prefix(
+        return tc_error_prefix(
             err, "function '%s': ", graph->function->name ? graph->function->name : "");
-    return tconv_error_prefix(err, "graph '%s': ", graph->name ? graph->name : "");
+    return tc_error_prefix(err, "graph '%s': ", graph->name ? graph->name : "");
 }
 
-static tconv_status prefix_node(tconv_error *err, const tconv_node *node) {
+static tconv_status prefix_node(tc_error *err, const tconv_node *node) {
     char where[256];
-    return tconv_error_prefix(err, "%s: ", tconv_node_describe(node, where, sizeof where));
+    return tc_error_prefix(err, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
 static const char *value_name(const tconv_value *v) {
@@ -225,7 +225,7 @@ static size_t first_rule_of(const void *rules, size_t n, size_t size, const char
  * against a few rules, not the whole table. */
 static void op_attr_rules(const tconv_node *node, size_t *first, size_t *end) {
     *first = *end = N_ATTR_RULES;
-    if (!tconv_node_is_onnx_domain(node) || !node->op_type)
+    if (!tc_node_is_onnx_domain(node) || !node->op_type)
         return;
     size_t lo = first_rule_of(ATTR_RULES, N_ATTR_RULES, sizeof ATTR_RULES[0], node->op_type);
     *first = lo;
@@ -234,17 +234,16 @@ static void op_attr_rules(const tconv_node *node, size_t *first, size_t *end) {
     *end = lo;
 }
 
-static tconv_status check_attr_rule(size_t first, size_t end, const tconv_attr *attr,
-                                    tconv_error *err) {
+static tconv_status check_attr_rule(size_t first, size_t end, const tc_attr *attr, tc_error *err) {
     for (size_t i = first; i < end && attr->name; i++) {
         const attr_rule *r = &ATTR_RULES[i];
         if (strcmp(r->attr, attr->name) != 0)
             continue;
         if (r->type == attr->type)
             return TCONV_OK;
-        return tconv_error_set(err, TCONV_ERR_INVALID, "attribute '%s': expected %s, got %s",
-                               attr->name, tconv_attr_type_name(r->type),
-                               tconv_attr_type_name(attr->type));
+        return tc_error_set(err, TCONV_ERR_INVALID, "attribute '%s': expected %s, got %s",
+                            attr->name, tconv_attr_type_name(r->type),
+                            tconv_attr_type_name(attr->type));
     }
     return TCONV_OK;
 }
@@ -292,7 +291,7 @@ static const arity_rule ARITY_RULES[] = {
     {"Upsample", 1, 2, 1, 1},
 };
 
-bool tconv_verify_rules_sorted(void) {
+bool tc_verify_rules_sorted(void) {
     for (size_t i = 1; i < N_ATTR_RULES; i++) {
         if (strcmp(ATTR_RULES[i - 1].op, ATTR_RULES[i].op) > 0)
             return false;
@@ -304,20 +303,20 @@ bool tconv_verify_rules_sorted(void) {
     return true;
 }
 
-static tconv_status count_error(tconv_error *err, const char *what, size_t n, const arity_rule *r,
+static tconv_status count_error(tc_error *err, const char *what, size_t n, const arity_rule *r,
                                 unsigned min, unsigned max) {
     if (max == ARITY_MANY)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes at least %u", what,
-                               n, r->op, min);
+        return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes at least %u", what, n,
+                            r->op, min);
     if (min == max)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n, r->op,
-                               min);
-    return tconv_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u to %u", what, n,
-                           r->op, min, max);
+        return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n, r->op,
+                            min);
+    return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u to %u", what, n, r->op,
+                        min, max);
 }
 
-static tconv_status check_arity(const tconv_node *node, tconv_error *err) {
-    if (!tconv_node_is_onnx_domain(node) || !node->op_type)
+static tconv_status check_arity(const tconv_node *node, tc_error *err) {
+    if (!tc_node_is_onnx_domain(node) || !node->op_type)
         return TCONV_OK;
     size_t n = sizeof ARITY_RULES / sizeof ARITY_RULES[0];
     size_t lo = first_rule_of(ARITY_RULES, n, sizeof ARITY_RULES[0], node->op_type);
@@ -330,12 +329,12 @@ static tconv_status check_arity(const tconv_node *node, tconv_error *err) {
             return count_error(err, "outputs", node->n_outputs, r, r->min_out, r->max_out);
         for (size_t k = 0; k < r->min_in; k++) {
             if (!node->inputs[k])
-                return tconv_error_set(err, TCONV_ERR_INVALID,
-                                       "input %zu is empty, but %s requires it", k, r->op);
+                return tc_error_set(err, TCONV_ERR_INVALID,
+                                    "input %zu is empty, but %s requires it", k, r->op);
         }
         if (!node->outputs[0])
-            return tconv_error_set(err, TCONV_ERR_INVALID, "output 0 is empty, but %s requires it",
-                                   r->op);
+            return tc_error_set(err, TCONV_ERR_INVALID, "output 0 is empty, but %s requires it",
+                                r->op);
         return TCONV_OK;
     }
     return TCONV_OK;
@@ -354,7 +353,7 @@ typedef struct scope {
 } scope;
 
 typedef struct verify_ctx {
-    tconv_error *err;
+    tc_error *err;
     size_t n_inputs; /* node inputs whose value belongs to a walked graph */
     size_t n_uses;   /* use-list entries of values of walked graphs */
 } verify_ctx;
@@ -380,20 +379,20 @@ static tconv_status undefined_input(verify_ctx *ctx, const tconv_node *node, siz
     char where[256];
     const tconv_node *p = v->producer;
     if (p && p->graph == node->graph)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "input %zu '%s' is used before %s produces it: the nodes are not "
-                               "in topological order",
-                               index, value_name(v), tconv_node_describe(p, where, sizeof where));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "input %zu '%s' is used before %s produces it: the nodes are not "
+                            "in topological order",
+                            index, value_name(v), tc_node_describe(p, where, sizeof where));
     if (p)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "input %zu '%s' is produced by %s of graph '%s', which is not "
-                               "visible here (or comes later)",
-                               index, value_name(v), tconv_node_describe(p, where, sizeof where),
-                               p->graph && p->graph->name ? p->graph->name : "");
-    return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                           "input %zu '%s' is not defined (no node output, graph input or "
-                           "initializer of this or an enclosing graph has that name)",
-                           index, value_name(v));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "input %zu '%s' is produced by %s of graph '%s', which is not "
+                            "visible here (or comes later)",
+                            index, value_name(v), tc_node_describe(p, where, sizeof where),
+                            p->graph && p->graph->name ? p->graph->name : "");
+    return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                        "input %zu '%s' is not defined (no node output, graph input or "
+                        "initializer of this or an enclosing graph has that name)",
+                        index, value_name(v));
 }
 
 static tconv_status verify_inputs(verify_ctx *ctx, const tconv_node *node, const scope *s) {
@@ -410,19 +409,18 @@ static tconv_status verify_inputs(verify_ctx *ctx, const tconv_node *node, const
     return TCONV_OK;
 }
 
-static tconv_status verify_subgraph(verify_ctx *ctx, const tconv_node *node, const tconv_attr *attr,
+static tconv_status verify_subgraph(verify_ctx *ctx, const tconv_node *node, const tc_attr *attr,
                                     const tconv_graph *sub, const scope *s, int depth) {
     if (!sub)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' has no graph",
-                               attr->name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' has no graph", attr->name);
     if (sub->parent != node->graph || sub->owner != node)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "attribute '%s': subgraph's parent/owner do not point back at "
-                               "this node",
-                               attr->name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "attribute '%s': subgraph's parent/owner do not point back at "
+                            "this node",
+                            attr->name);
     tconv_status st = verify_graph(ctx, sub, s, depth + 1);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "attribute '%s': ", attr->name);
+        return tc_error_prefix(ctx->err, "attribute '%s': ", attr->name);
     return TCONV_OK;
 }
 
@@ -431,7 +429,7 @@ static tconv_status verify_attrs(verify_ctx *ctx, const tconv_node *node, const 
     size_t first, end;
     op_attr_rules(node, &first, &end);
     for (size_t i = 0; i < node->n_attrs; i++) {
-        const tconv_attr *a = &node->attrs[i];
+        const tc_attr *a = &node->attrs[i];
         tconv_status st = check_attr_rule(first, end, a, ctx->err);
         if (st == TCONV_OK && a->type == TCONV_ATTR_GRAPH)
             st = verify_subgraph(ctx, node, a, a->g, s, depth);
@@ -449,20 +447,20 @@ static tconv_status verify_outputs(verify_ctx *ctx, const tconv_node *node, scop
         if (!v)
             continue;
         if (v->producer != node || v->producer_index != i)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "output %zu '%s' does not name this node as its producer", i,
-                                   value_name(v));
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "output %zu '%s' does not name this node as its producer", i,
+                                value_name(v));
         if (v->graph != node->graph)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "output %zu '%s' belongs to another graph's scope", i,
-                                   value_name(v));
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "output %zu '%s' belongs to another graph's scope", i,
+                                value_name(v));
         if (ptr_map_get(&s->defined, v, NULL))
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "output %zu '%s' is already defined (SSA: one definition per "
-                                   "value)",
-                                   i, value_name(v));
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "output %zu '%s' is already defined (SSA: one definition per "
+                                "value)",
+                                i, value_name(v));
         if (!ptr_map_put(&s->defined, v, 0))
-            return tconv_error_nomem(ctx->err, "the verifier");
+            return tc_error_nomem(ctx->err, "the verifier");
     }
     return TCONV_OK;
 }
@@ -470,7 +468,7 @@ static tconv_status verify_outputs(verify_ctx *ctx, const tconv_node *node, scop
 static tconv_status verify_node(verify_ctx *ctx, const tconv_node *node, scope *s, int depth) {
     tconv_status st = TCONV_OK;
     if (!node->op_type || !*node->op_type)
-        st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
     if (st == TCONV_OK)
         st = check_arity(node, ctx->err);
     if (st == TCONV_OK)
@@ -485,12 +483,12 @@ static tconv_status verify_node(verify_ctx *ctx, const tconv_node *node, scope *
 static tconv_status define(verify_ctx *ctx, scope *s, const tconv_value *v, const char *what,
                            bool unique) {
     if (!v || v->graph != s->graph)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s '%s' is not a value of this graph",
-                               what, v ? value_name(v) : "(null)");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s '%s' is not a value of this graph",
+                            what, v ? value_name(v) : "(null)");
     if (unique && ptr_map_get(&s->defined, v, NULL))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s '%s' is listed twice", what,
-                               value_name(v));
-    return ptr_map_put(&s->defined, v, 0) ? TCONV_OK : tconv_error_nomem(ctx->err, "the verifier");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s '%s' is listed twice", what,
+                            value_name(v));
+    return ptr_map_put(&s->defined, v, 0) ? TCONV_OK : tc_error_nomem(ctx->err, "the verifier");
 }
 
 static tconv_status define_graph_inputs(verify_ctx *ctx, scope *s) {
@@ -503,9 +501,9 @@ static tconv_status define_graph_inputs(verify_ctx *ctx, scope *s) {
     for (size_t i = 0; i < g->n_initializers; i++) {
         const tconv_tensor *t = g->initializers[i];
         if (!t->value || t->value->initializer != t)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "initializer '%s' is not bound to its value",
-                                   t->name ? t->name : "");
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "initializer '%s' is not bound to its value",
+                                t->name ? t->name : "");
         tconv_status st = define(ctx, s, t->value, "initializer", false);
         if (st != TCONV_OK)
             return st;
@@ -514,7 +512,7 @@ static tconv_status define_graph_inputs(verify_ctx *ctx, scope *s) {
     for (size_t i = 0; i < g->values.capacity; i++) {
         const tconv_value *v = g->values.slots[i].key ? g->values.slots[i].value : NULL;
         if (v && v->initializer && !ptr_map_put(&s->defined, v, 0))
-            return tconv_error_nomem(ctx->err, "the verifier");
+            return tc_error_nomem(ctx->err, "the verifier");
     }
     return TCONV_OK;
 }
@@ -525,16 +523,16 @@ static tconv_status verify_node_list(verify_ctx *ctx, scope *s, int depth) {
     const tconv_node *prev = NULL;
     for (const tconv_node *n = g->first; n; prev = n, n = n->next) {
         if (++count > g->n_nodes || n->prev != prev || n->graph != g)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "node list is corrupt at #%zu (n_nodes %zu)", count - 1,
-                                   g->n_nodes);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "node list is corrupt at #%zu (n_nodes %zu)", count - 1,
+                                g->n_nodes);
         tconv_status st = verify_node(ctx, n, s, depth);
         if (st != TCONV_OK)
             return st;
     }
     if (count != g->n_nodes || g->last != prev)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "node list has %zu nodes, n_nodes says %zu", count, g->n_nodes);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "node list has %zu nodes, n_nodes says %zu", count, g->n_nodes);
     return TCONV_OK;
 }
 
@@ -543,12 +541,12 @@ static tconv_status verify_graph_outputs(verify_ctx *ctx, const scope *s) {
     for (size_t i = 0; i < g->n_outputs; i++) {
         const tconv_value *v = g->outputs[i].value;
         if (!v)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "output #%zu has no value", i);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "output #%zu has no value", i);
         if (!scope_lookup(s, v))
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "output '%s' is not defined (no node, input or initializer "
-                                   "produces it)",
-                                   value_name(v));
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "output '%s' is not defined (no node, input or initializer "
+                                "produces it)",
+                                value_name(v));
     }
     return TCONV_OK;
 }
@@ -561,12 +559,12 @@ static tconv_status verify_use_lists(verify_ctx *ctx, const tconv_graph *g) {
         if (!v)
             continue;
         for (size_t k = 0; k < v->n_uses; k++) {
-            const tconv_use *u = &v->uses[k];
+            const tc_use *u = &v->uses[k];
             if (!u->node || u->input_index >= u->node->n_inputs ||
                 u->node->inputs[u->input_index] != v)
-                return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                       "value '%s': use #%zu does not match a node input",
-                                       value_name(v), k);
+                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                    "value '%s': use #%zu does not match a node input",
+                                    value_name(v), k);
         }
         ctx->n_uses += v->n_uses;
     }
@@ -576,8 +574,8 @@ static tconv_status verify_use_lists(verify_ctx *ctx, const tconv_graph *g) {
 static tconv_status verify_graph(verify_ctx *ctx, const tconv_graph *graph, const scope *parent,
                                  int depth) {
     if (depth > VERIFY_MAX_DEPTH)
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
-                               VERIFY_MAX_DEPTH);
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
+                            VERIFY_MAX_DEPTH);
     scope s = {graph, parent, {0}, false};
     tconv_status st = define_graph_inputs(ctx, &s);
     if (st == TCONV_OK)
@@ -591,17 +589,17 @@ static tconv_status verify_graph(verify_ctx *ctx, const tconv_graph *graph, cons
 }
 
 /* A subgraph verified on its own sees its enclosing graphs as open scopes. */
-static tconv_status verify_tree(const tconv_graph *graph, tconv_error *err) {
-    tconv_error local;
+static tconv_status verify_tree(const tconv_graph *graph, tc_error *err) {
+    tc_error local;
     verify_ctx ctx = {err ? err : &local, 0, 0};
     size_t n_outer = 0;
     for (const tconv_graph *g = graph->parent; g; g = g->parent)
         if (++n_outer > VERIFY_MAX_DEPTH)
-            return tconv_error_set(ctx.err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
-                                   VERIFY_MAX_DEPTH);
+            return tc_error_set(ctx.err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
+                                VERIFY_MAX_DEPTH);
     scope *outer = calloc(n_outer + 1, sizeof(scope));
     if (!outer)
-        return tconv_error_nomem(ctx.err, "the verifier");
+        return tc_error_nomem(ctx.err, "the verifier");
     /* outer[0] is the outermost graph; each scope's parent is the one before it. */
     size_t k = n_outer;
     for (const tconv_graph *g = graph->parent; g; g = g->parent)
@@ -613,25 +611,25 @@ static tconv_status verify_tree(const tconv_graph *graph, tconv_error *err) {
     tconv_status st = verify_graph(&ctx, graph, n_outer ? &outer[n_outer - 1] : NULL, (int)n_outer);
     free(outer);
     if (st == TCONV_OK && ctx.n_inputs != ctx.n_uses)
-        st = tconv_error_set(ctx.err, TCONV_ERR_INVALID,
-                             "graph '%s': use lists are out of sync with node inputs (%zu "
-                             "inputs, %zu uses)",
-                             graph->name ? graph->name : "", ctx.n_inputs, ctx.n_uses);
+        st = tc_error_set(ctx.err, TCONV_ERR_INVALID,
+                          "graph '%s': use lists are out of sync with node inputs (%zu "
+                          "inputs, %zu uses)",
+                          graph->name ? graph->name : "", ctx.n_inputs, ctx.n_uses);
     return st;
 }
 
-tconv_status tconv_graph_verify(const tconv_graph *graph, tconv_error *err) {
+tconv_status tc_graph_verify(const tconv_graph *graph, tc_error *err) {
     return verify_tree(graph, err);
 }
 
-tconv_status tconv_model_verify(const tconv_model *model, tconv_error *err) {
+tconv_status tc_model_verify(const tconv_model *model, tc_error *err) {
     tconv_status st = verify_tree(model->graph, err);
     for (size_t i = 0; st == TCONV_OK && i < model->n_functions; i++) {
-        const tconv_function *fn = model->functions[i];
+        const tc_function *fn = model->functions[i];
         if (!fn->body || fn->body->function != fn)
-            return tconv_error_set(err, TCONV_ERR_INVALID,
-                                   "function '%s': body does not point back at it",
-                                   fn->name ? fn->name : "");
+            return tc_error_set(err, TCONV_ERR_INVALID,
+                                "function '%s': body does not point back at it",
+                                fn->name ? fn->name : "");
         st = verify_tree(fn->body, err);
     }
     return st;
@@ -682,7 +680,7 @@ static void add_captures(sort_state *s, const tconv_graph *sub, size_t to, int d
         for (size_t i = 0; i < n->n_inputs; i++)
             add_dependency(s, n->inputs[i], to);
         for (size_t a = 0; a < n->n_attrs; a++) {
-            const tconv_attr *attr = &n->attrs[a];
+            const tc_attr *attr = &n->attrs[a];
             if (attr->type == TCONV_ATTR_GRAPH && attr->g)
                 add_captures(s, attr->g, to, depth + 1);
             for (size_t k = 0; attr->type == TCONV_ATTR_GRAPHS && k < attr->n; k++) {
@@ -701,7 +699,7 @@ static void collect_edges(sort_state *s) {
         for (size_t k = 0; k < node->n_inputs; k++)
             add_dependency(s, node->inputs[k], i);
         for (size_t a = 0; a < node->n_attrs; a++) {
-            const tconv_attr *attr = &node->attrs[a];
+            const tc_attr *attr = &node->attrs[a];
             if (attr->type == TCONV_ATTR_GRAPH && attr->g)
                 add_captures(s, attr->g, i, 1);
             for (size_t k = 0; attr->type == TCONV_ATTR_GRAPHS && k < attr->n; k++) {
@@ -780,7 +778,7 @@ static void relink(tconv_graph *graph, tconv_node **nodes, const size_t *order, 
     graph->last = prev;
 }
 
-static tconv_status kahn(sort_state *s, tconv_graph *graph, bool *reordered, tconv_error *err) {
+static tconv_status kahn(sort_state *s, tconv_graph *graph, bool *reordered, tc_error *err) {
     size_t *succ_start = NULL, *succ = NULL;
     size_t *indegree = calloc(s->n, sizeof(size_t));
     size_t *heap = malloc(s->n * sizeof(size_t));
@@ -788,7 +786,7 @@ static tconv_status kahn(sort_state *s, tconv_graph *graph, bool *reordered, tco
     bool *emitted = calloc(s->n, sizeof(bool));
     tconv_status st = TCONV_OK;
     if (!indegree || !heap || !order || !emitted || !build_adjacency(s, true, &succ_start, &succ)) {
-        st = tconv_error_nomem(err, "the topological sort");
+        st = tc_error_nomem(err, "the topological sort");
         goto done;
     }
     for (size_t e = 0; e < s->n_edges; e++)
@@ -796,22 +794,22 @@ static tconv_status kahn(sort_state *s, tconv_graph *graph, bool *reordered, tco
     size_t n_heap = 0, n_order = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (indegree[i] == 0)
-            tconv_index_heap_push(heap, &n_heap, i);
+            tc_index_heap_push(heap, &n_heap, i);
     }
     while (n_heap > 0) {
-        size_t i = tconv_index_heap_pop(heap, &n_heap);
+        size_t i = tc_index_heap_pop(heap, &n_heap);
         emitted[i] = true;
         order[n_order++] = i;
         for (size_t k = succ_start[i]; k < succ_start[i + 1]; k++) {
             if (--indegree[succ[k]] == 0)
-                tconv_index_heap_push(heap, &n_heap, succ[k]);
+                tc_index_heap_push(heap, &n_heap, succ[k]);
         }
     }
     if (n_order < s->n) {
         char where[256];
-        st = tconv_error_set(
+        st = tc_error_set(
             err, TCONV_ERR_INVALID, "cycle through %s",
-            tconv_node_describe(s->nodes[find_cycle_node(s, emitted)], where, sizeof where));
+            tc_node_describe(s->nodes[find_cycle_node(s, emitted)], where, sizeof where));
         goto done;
     }
     for (size_t i = 0; i < s->n && !*reordered; i++)
@@ -828,25 +826,25 @@ done:
     return st;
 }
 
-static tconv_status sort_one(tconv_graph *graph, bool *reordered, tconv_error *err) {
+static tconv_status sort_one(tconv_graph *graph, bool *reordered, tc_error *err) {
     *reordered = false;
     sort_state s = {.graph = graph};
     s.nodes = malloc((graph->n_nodes + 1) * sizeof(tconv_node *));
     if (!s.nodes)
-        return tconv_error_nomem(err, "the topological sort");
+        return tc_error_nomem(err, "the topological sort");
     tconv_status st = TCONV_OK;
     for (tconv_node *n = graph->first; n && st == TCONV_OK; n = n->next) {
         if (s.n == graph->n_nodes)
-            st = tconv_error_set(err, TCONV_ERR_INVALID, "node list is longer than n_nodes");
+            st = tc_error_set(err, TCONV_ERR_INVALID, "node list is longer than n_nodes");
         else if (!ptr_map_put(&s.index, n, s.n))
-            st = tconv_error_nomem(err, "the topological sort");
+            st = tc_error_nomem(err, "the topological sort");
         else
             s.nodes[s.n++] = n;
     }
     if (st == TCONV_OK) {
         collect_edges(&s);
-        st = s.nomem ? tconv_error_nomem(err, "the topological sort")
-                     : kahn(&s, graph, reordered, err);
+        st =
+            s.nomem ? tc_error_nomem(err, "the topological sort") : kahn(&s, graph, reordered, err);
     }
     free(s.nodes);
     free(s.edges);
@@ -854,12 +852,12 @@ static tconv_status sort_one(tconv_graph *graph, bool *reordered, tconv_error *e
     return st;
 }
 
-static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth, tconv_error *err);
+static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth, tc_error *err);
 
 static tconv_status sort_node_subgraphs(tconv_node *node, size_t *n_reordered, int depth,
-                                        tconv_error *err) {
+                                        tc_error *err) {
     for (size_t a = 0; a < node->n_attrs; a++) {
-        tconv_attr *attr = &node->attrs[a];
+        tc_attr *attr = &node->attrs[a];
         tconv_status st = TCONV_OK;
         if (attr->type == TCONV_ATTR_GRAPH && attr->g)
             st = sort_tree(attr->g, n_reordered, depth + 1, err);
@@ -867,18 +865,17 @@ static tconv_status sort_node_subgraphs(tconv_node *node, size_t *n_reordered, i
             st = attr->graphs[k] ? sort_tree(attr->graphs[k], n_reordered, depth + 1, err)
                                  : TCONV_OK;
         if (st != TCONV_OK) {
-            tconv_error_prefix(err, "attribute '%s': ", attr->name ? attr->name : "");
+            tc_error_prefix(err, "attribute '%s': ", attr->name ? attr->name : "");
             return prefix_node(err, node);
         }
     }
     return TCONV_OK;
 }
 
-static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth,
-                              tconv_error *err) {
+static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth, tc_error *err) {
     if (depth > VERIFY_MAX_DEPTH)
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
-                               VERIFY_MAX_DEPTH);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "subgraphs nested deeper than %d",
+                            VERIFY_MAX_DEPTH);
     bool reordered;
     tconv_status st = sort_one(graph, &reordered, err);
     if (st == TCONV_OK && reordered)
@@ -888,15 +885,14 @@ static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth
     return st == TCONV_OK ? TCONV_OK : prefix_graph(err, graph);
 }
 
-tconv_status tconv_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered,
-                                    tconv_error *err) {
-    tconv_error local;
+tconv_status tc_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered, tc_error *err) {
+    tc_error local;
     return sort_tree(graph, n_graphs_reordered, 0, err ? err : &local);
 }
 
-tconv_status tconv_graph_sort_topologically(tconv_graph *graph, bool *reordered, tconv_error *err) {
+tconv_status tc_graph_sort_topologically(tconv_graph *graph, bool *reordered, tc_error *err) {
     size_t count = 0;
-    tconv_status st = tconv_graph_sort_count(graph, &count, err);
+    tconv_status st = tc_graph_sort_count(graph, &count, err);
     if (reordered)
         *reordered = count > 0;
     return st;

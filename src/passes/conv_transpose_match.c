@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-bool tconv_is_conv_transpose(const tconv_node *node) {
-    return tconv_node_is_onnx_domain(node) && strcmp(node->op_type, "ConvTranspose") == 0;
+bool tc_is_conv_transpose(const tconv_node *node) {
+    return tc_node_is_onnx_domain(node) && strcmp(node->op_type, "ConvTranspose") == 0;
 }
 
 /* Rank and dims of a value's declared type; unknown dims are -1, unknown rank gives -1. */
@@ -12,41 +12,40 @@ static int value_dims(const tconv_value *value, int64_t *dims) {
         value->type.rank > TCONV_MAX_RANK)
         return -1;
     for (int i = 0; i < value->type.rank; i++) {
-        const tconv_dim *d = &value->type.dims[i];
+        const tc_dim *d = &value->type.dims[i];
         dims[i] = d->kind == TCONV_DIM_STATIC ? d->value : -1;
     }
     return value->type.rank;
 }
 
-static tconv_status prefix_node(const tconv_node *node, tconv_error *err) {
+static tconv_status prefix_node(const tconv_node *node, tc_error *err) {
     char where[256];
-    return tconv_error_prefix(err, "%s: ", tconv_node_describe(node, where, sizeof where));
+    return tc_error_prefix(err, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
-tconv_status tconv_conv_transpose_match_node(tconv_node *node, tconv_convention convention,
-                                             tconv_conv_transpose_match *out, tconv_error *err) {
+tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention convention,
+                                          tc_conv_transpose_match *out, tc_error *err) {
     memset(out, 0, sizeof *out);
     out->node = node;
     if (node->n_inputs < 2 || !node->inputs[0] || !node->inputs[1] || node->n_outputs < 1 ||
         !node->outputs[0]) {
         char where[256];
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "%s: needs inputs X and W and output Y (has %zu inputs, %zu "
-                               "outputs)",
-                               tconv_node_describe(node, where, sizeof where), node->n_inputs,
-                               node->n_outputs);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "%s: needs inputs X and W and output Y (has %zu inputs, %zu "
+                            "outputs)",
+                            tc_node_describe(node, where, sizeof where), node->n_inputs,
+                            node->n_outputs);
     }
     out->x_rank = value_dims(node->inputs[0], out->x_dims);
     out->w_rank = value_dims(node->inputs[1], out->w_dims);
     if (out->x_rank >= 0 && out->w_rank >= 0 && out->x_rank != out->w_rank) {
         char where[256];
-        return tconv_error_set(err, TCONV_ERR_INVALID, "%s: X has rank %d but W has rank %d",
-                               tconv_node_describe(node, where, sizeof where), out->x_rank,
-                               out->w_rank);
+        return tc_error_set(err, TCONV_ERR_INVALID, "%s: X has rank %d but W has rank %d",
+                            tc_node_describe(node, where, sizeof where), out->x_rank, out->w_rank);
     }
     int rank = out->x_rank >= 0 ? out->x_rank : out->w_rank;
     tconv_status st =
-        tconv_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
+        tc_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
     if (st != TCONV_OK)
         return st;
     if (rank < 0)
@@ -62,12 +61,12 @@ tconv_status tconv_conv_transpose_match_node(tconv_node *node, tconv_convention 
         for (int i = 0; i < rank; i++)
             out->w_dims[i] = -1;
     }
-    st = tconv_conv_transpose_resolve(&out->attrs, out->x_dims, out->w_dims, convention,
-                                      &out->geometry, err);
+    st = tc_conv_transpose_resolve(&out->attrs, out->x_dims, out->w_dims, convention,
+                                   &out->geometry, err);
     return st == TCONV_OK ? st : prefix_node(node, err);
 }
 
-static bool has_output_padding(const tconv_conv_transpose_attrs *a) {
+static bool has_output_padding(const tc_conv_transpose_attrs *a) {
     for (int i = 0; i < a->spatial_rank; i++) {
         if (a->output_padding[i] != 0)
             return true;
@@ -75,7 +74,7 @@ static bool has_output_padding(const tconv_conv_transpose_attrs *a) {
     return false;
 }
 
-static bool has_asymmetric_pads(const tconv_conv_transpose_geometry *g) {
+static bool has_asymmetric_pads(const tc_conv_transpose_geometry *g) {
     for (int i = 0; i < g->spatial_rank; i++) {
         if (g->pad_begin[i] != g->pad_end[i])
             return true;
@@ -83,7 +82,7 @@ static bool has_asymmetric_pads(const tconv_conv_transpose_geometry *g) {
     return false;
 }
 
-static bool has_any_pads(const tconv_conv_transpose_geometry *g) {
+static bool has_any_pads(const tc_conv_transpose_geometry *g) {
     for (int i = 0; i < g->spatial_rank; i++) {
         if (g->pad_begin[i] != 0 || g->pad_end[i] != 0)
             return true;
@@ -91,8 +90,8 @@ static bool has_any_pads(const tconv_conv_transpose_geometry *g) {
     return false;
 }
 
-bool tconv_conv_transpose_needs_rewrite(const tconv_conv_transpose_match *m, tconv_policy policy) {
-    const tconv_conv_transpose_attrs *a = &m->attrs;
+bool tc_conv_transpose_needs_rewrite(const tc_conv_transpose_match *m, tconv_policy policy) {
+    const tc_conv_transpose_attrs *a = &m->attrs;
     bool same =
         a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
     if (same || a->has_output_shape || has_output_padding(a) || has_asymmetric_pads(&m->geometry))

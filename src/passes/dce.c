@@ -25,7 +25,7 @@ typedef struct dce_ctx {
 
 /* ---------------------------------------------------------------- marks */
 
-static void mark_values(const tconv_value_info *list, size_t n, uint32_t mark) {
+static void mark_values(const tc_value_info *list, size_t n, uint32_t mark) {
     for (size_t i = 0; i < n; i++) {
         if (list[i].value)
             list[i].value->mark = mark;
@@ -44,7 +44,7 @@ static tconv_status reset_node(tconv_node *node) {
         if (node->outputs[i])
             node->outputs[i]->mark = 0;
     }
-    return tconv_node_for_each_subgraph(node, reset_marks, NULL);
+    return tc_node_for_each_subgraph(node, reset_marks, NULL);
 }
 
 /* Zeroes the marks of every node and every value the graph tree mentions. */
@@ -70,7 +70,7 @@ static tconv_status count_output_refs(tconv_graph *graph, void *unused) {
             graph->outputs[i].value->mark++;
     }
     for (tconv_node *node = graph->first; node; node = node->next)
-        tconv_node_for_each_subgraph(node, count_output_refs, NULL);
+        tc_node_for_each_subgraph(node, count_output_refs, NULL);
     return TCONV_OK;
 }
 
@@ -131,15 +131,15 @@ static tconv_status release_subgraph(tconv_graph *sub, void *ctx) {
 
 static void remove_node(dce_ctx *ctx, tconv_node *node) {
     node->mark = NODE_REMOVED;
-    tconv_node_for_each_subgraph(node, release_subgraph, ctx);
-    tconv_graph_remove_node(node->graph, node); /* drops the uses; inputs[] stays readable */
+    tc_node_for_each_subgraph(node, release_subgraph, ctx);
+    tc_graph_remove_node(node->graph, node); /* drops the uses; inputs[] stays readable */
     for (size_t i = 0; i < node->n_inputs; i++)
         reconsider(ctx, node->inputs[i]);
 }
 
 static tconv_status queue_dead_nodes(tconv_graph *graph, void *ctx) {
     for (tconv_node *node = graph->last; node; node = node->prev) {
-        tconv_node_for_each_subgraph(node, queue_dead_nodes, ctx);
+        tc_node_for_each_subgraph(node, queue_dead_nodes, ctx);
         if (node->mark == NODE_LIVE && node_dead(node))
             push(ctx, node);
     }
@@ -160,17 +160,16 @@ static bool value_exists(const tconv_value *v, void *unused) {
 }
 
 static tconv_status prune_graph(tconv_graph *graph, void *unused) {
-    tconv_graph_retain_initializers(graph, initializer_used, NULL);
-    tconv_graph_retain_value_info(graph, value_exists, NULL);
+    tc_graph_retain_initializers(graph, initializer_used, NULL);
+    tc_graph_retain_value_info(graph, value_exists, NULL);
     for (tconv_node *node = graph->first; node; node = node->next)
-        tconv_node_for_each_subgraph(node, prune_graph, unused);
+        tc_node_for_each_subgraph(node, prune_graph, unused);
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- the pass */
 
-tconv_status tconv_pass_dce(tconv_graph *graph, const tconv_pass_options *options,
-                            tconv_error *err) {
+tconv_status tc_pass_dce(tconv_graph *graph, const tc_pass_options *options, tc_error *err) {
     (void)options;
     dce_ctx ctx = {NULL, 0, 0, false};
     reset_marks(graph, NULL);
@@ -183,7 +182,7 @@ tconv_status tconv_pass_dce(tconv_graph *graph, const tconv_pass_options *option
     }
     free(ctx.stack);
     if (ctx.out_of_memory)
-        return tconv_error_nomem(err, "the dead code worklist");
+        return tc_error_nomem(err, "the dead code worklist");
     prune_graph(graph, NULL);
     return TCONV_OK;
 }

@@ -4,19 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void tconv_diagnostics_init(tconv_diagnostics *diags) {
+void tc_diagnostics_init(tc_diagnostics *diags) {
     diags->messages = NULL;
     diags->count = diags->capacity = 0;
 }
 
-void tconv_diagnostics_free(tconv_diagnostics *diags) {
+void tc_diagnostics_free(tc_diagnostics *diags) {
     for (size_t i = 0; i < diags->count; i++)
         free(diags->messages[i]);
     free(diags->messages);
-    tconv_diagnostics_init(diags);
+    tc_diagnostics_init(diags);
 }
 
-void tconv_diagnostics_add(tconv_diagnostics *diags, const char *fmt, ...) {
+void tc_diagnostics_add(tc_diagnostics *diags, const char *fmt, ...) {
     if (!diags)
         return;
     if (diags->count == diags->capacity) {

@@ -6,15 +6,15 @@
 
 #include "ir/error.h"
 
-typedef struct tconv_diagnostics {
+typedef struct tc_diagnostics {
     char **messages; /* malloc'd strings */
     size_t count, capacity;
-} tconv_diagnostics;
+} tc_diagnostics;
 
-void tconv_diagnostics_init(tconv_diagnostics *diags);
-void tconv_diagnostics_free(tconv_diagnostics *diags);
+void tc_diagnostics_init(tc_diagnostics *diags);
+void tc_diagnostics_free(tc_diagnostics *diags);
 /* Appends a formatted warning; silently drops it when out of memory (warnings are advisory).
  * diags may be NULL. */
-void tconv_diagnostics_add(tconv_diagnostics *diags, const char *fmt, ...) TCONV_PRINTF(2, 3);
+void tc_diagnostics_add(tc_diagnostics *diags, const char *fmt, ...) TCONV_PRINTF(2, 3);
 
 #endif

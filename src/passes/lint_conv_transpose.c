@@ -17,8 +17,7 @@ static const char *convention_label(tconv_convention c) {
     return "?";
 }
 
-static bool same_pads(const tconv_conv_transpose_geometry *a,
-                      const tconv_conv_transpose_geometry *b) {
+static bool same_pads(const tc_conv_transpose_geometry *a, const tc_conv_transpose_geometry *b) {
     for (int i = 0; i < a->spatial_rank; i++) {
         if (a->pad_begin[i] != b->pad_begin[i] || a->pad_end[i] != b->pad_end[i])
             return false;
@@ -27,7 +26,7 @@ static bool same_pads(const tconv_conv_transpose_geometry *a,
 }
 
 /* "[b0,b1]+[e0,e1]": begin pads then end pads, per spatial axis. */
-static void format_pads(const tconv_conv_transpose_geometry *g, char *buf, size_t size) {
+static void format_pads(const tc_conv_transpose_geometry *g, char *buf, size_t size) {
     size_t used = 0;
     for (int side = 0; side < 2; side++) {
         const int64_t *pads = side ? g->pad_end : g->pad_begin;
@@ -43,20 +42,20 @@ static void format_pads(const tconv_conv_transpose_geometry *g, char *buf, size_
 }
 
 /* One warning per node: the pads each convention would use (begin+end per axis). */
-static void warn_convention_split(const char *where, const tconv_conv_transpose_match m[3],
-                                  tconv_diagnostics *diags) {
+static void warn_convention_split(const char *where, const tc_conv_transpose_match m[3],
+                                  tc_diagnostics *diags) {
     char pads[3][160];
     for (int c = 0; c < 3; c++)
         format_pads(&m[c].geometry, pads[c], sizeof pads[c]);
-    tconv_diagnostics_add(diags,
-                          "%s: odd or negative total pads are split differently by runtimes: "
-                          "%s pads %s, %s %s, %s %s; tconv follows ONNX",
-                          where, convention_label(TCONV_CONVENTION_ONNX), pads[0],
-                          convention_label(TCONV_CONVENTION_ORT), pads[1],
-                          convention_label(TCONV_CONVENTION_ORT_LEGACY), pads[2]);
+    tc_diagnostics_add(diags,
+                       "%s: odd or negative total pads are split differently by runtimes: "
+                       "%s pads %s, %s %s, %s %s; tconv follows ONNX",
+                       where, convention_label(TCONV_CONVENTION_ONNX), pads[0],
+                       convention_label(TCONV_CONVENTION_ORT), pads[1],
+                       convention_label(TCONV_CONVENTION_ORT_LEGACY), pads[2]);
 }
 
-static bool any_output_padding(const tconv_conv_transpose_attrs *a) {
+static bool any_output_padding(const tc_conv_transpose_attrs *a) {
     for (int i = 0; i < a->spatial_rank; i++) {
         if (a->output_padding[i])
             return true;
@@ -64,53 +63,53 @@ static bool any_output_padding(const tconv_conv_transpose_attrs *a) {
     return false;
 }
 
-static void warn_attribute_corners(const char *where, const tconv_conv_transpose_attrs *a,
-                                   tconv_diagnostics *diags) {
+static void warn_attribute_corners(const char *where, const tc_conv_transpose_attrs *a,
+                                   tc_diagnostics *diags) {
     bool same =
         a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
     if (same && any_output_padding(a) && !a->has_output_shape)
-        tconv_diagnostics_add(diags,
-                              "%s: auto_pad %s with output_padding: the output is x*stride; "
-                              "onnxruntime <= 1.12 shape inference declared x*stride + "
-                              "output_padding",
-                              where, tconv_auto_pad_name(a->auto_pad));
+        tc_diagnostics_add(diags,
+                           "%s: auto_pad %s with output_padding: the output is x*stride; "
+                           "onnxruntime <= 1.12 shape inference declared x*stride + "
+                           "output_padding",
+                           where, tc_auto_pad_name(a->auto_pad));
     if (a->has_output_shape && a->auto_pad != TCONV_AUTO_PAD_SAME_UPPER &&
         a->auto_pad != TCONV_AUTO_PAD_SAME_LOWER)
-        tconv_diagnostics_add(diags,
-                              "%s: output_shape with auto_pad %s: ONNX's spec and onnxruntime "
-                              ">= 1.14 put an odd extra pad at the beginning, onnxruntime <= "
-                              "1.12 and ONNX's Python reference implementation at the end; "
-                              "tconv follows the spec",
-                              where, tconv_auto_pad_name(a->auto_pad));
+        tc_diagnostics_add(diags,
+                           "%s: output_shape with auto_pad %s: ONNX's spec and onnxruntime "
+                           ">= 1.14 put an odd extra pad at the beginning, onnxruntime <= "
+                           "1.12 and ONNX's Python reference implementation at the end; "
+                           "tconv follows the spec",
+                           where, tc_auto_pad_name(a->auto_pad));
     if (a->output_shape_has_batch_channel)
-        tconv_diagnostics_add(diags,
-                              "%s: output_shape has N,C in front; only the spatial sizes are "
-                              "used",
-                              where);
+        tc_diagnostics_add(diags,
+                           "%s: output_shape has N,C in front; only the spatial sizes are "
+                           "used",
+                           where);
     if (a->has_pads && (same || a->auto_pad == TCONV_AUTO_PAD_VALID || a->has_output_shape))
-        tconv_diagnostics_add(diags, "%s: pads are ignored because %s is set", where,
-                              a->has_output_shape ? "output_shape" : "auto_pad");
+        tc_diagnostics_add(diags, "%s: pads are ignored because %s is set", where,
+                           a->has_output_shape ? "output_shape" : "auto_pad");
 }
 
-tconv_status tconv_conv_transpose_lint_node(tconv_node *node, tconv_diagnostics *diagnostics,
-                                            tconv_error *err) {
-    return tconv_conv_transpose_lint_node_at(node, tconv_node_index(node), diagnostics, err);
+tconv_status tc_conv_transpose_lint_node(tconv_node *node, tc_diagnostics *diagnostics,
+                                         tc_error *err) {
+    return tc_conv_transpose_lint_node_at(node, tc_node_index(node), diagnostics, err);
 }
 
-tconv_status tconv_conv_transpose_lint_node_at(tconv_node *node, size_t index,
-                                               tconv_diagnostics *diagnostics, tconv_error *err) {
-    tconv_conv_transpose_match m[3];
+tconv_status tc_conv_transpose_lint_node_at(tconv_node *node, size_t index,
+                                            tc_diagnostics *diagnostics, tc_error *err) {
+    tc_conv_transpose_match m[3];
     static const tconv_convention conventions[3] = {TCONV_CONVENTION_ONNX, TCONV_CONVENTION_ORT,
                                                     TCONV_CONVENTION_ORT_LEGACY};
-    tconv_status st = tconv_conv_transpose_match_node(node, conventions[0], &m[0], err);
+    tconv_status st = tc_conv_transpose_match_node(node, conventions[0], &m[0], err);
     if (st != TCONV_OK)
         return st;
     char where[256];
-    tconv_node_describe_at(node, index, where, sizeof where);
+    tc_node_describe_at(node, index, where, sizeof where);
     bool others_resolved = true;
     for (int c = 1; c < 3; c++) {
-        tconv_error ignored;
-        if (tconv_conv_transpose_match_node(node, conventions[c], &m[c], &ignored) != TCONV_OK)
+        tc_error ignored;
+        if (tc_conv_transpose_match_node(node, conventions[c], &m[c], &ignored) != TCONV_OK)
             others_resolved = false;
     }
     if (others_resolved && m[0].geometry.pads_known &&
@@ -121,19 +120,19 @@ tconv_status tconv_conv_transpose_lint_node_at(tconv_node *node, size_t index,
 }
 
 static tconv_status lint_graph(tconv_graph *graph, void *ctx) {
-    const tconv_pass_options *options = ctx;
+    const tc_pass_options *options = ctx;
     size_t index = 0;
     for (tconv_node *node = graph->first; node; node = node->next, index++) {
         /* A node the lint cannot resolve is the legalization's to report; the lint only warns. */
-        if (tconv_is_conv_transpose(node))
-            (void)tconv_conv_transpose_lint_node_at(node, index, options->diagnostics, NULL);
-        tconv_node_for_each_subgraph(node, lint_graph, ctx);
+        if (tc_is_conv_transpose(node))
+            (void)tc_conv_transpose_lint_node_at(node, index, options->diagnostics, NULL);
+        tc_node_for_each_subgraph(node, lint_graph, ctx);
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_pass_lint_conv_transpose(tconv_graph *graph, const tconv_pass_options *options,
-                                            tconv_error *err) {
+tconv_status tc_pass_lint_conv_transpose(tconv_graph *graph, const tc_pass_options *options,
+                                         tc_error *err) {
     (void)err;
     lint_graph(graph, (void *)options);
     return TCONV_OK;

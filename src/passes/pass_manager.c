@@ -6,25 +6,25 @@
 
 #include "ir/print.h"
 
-static const tconv_pass_def PASSES[] = {
+static const tc_pass_def PASSES[] = {
     {"shape-infer", "infer static and symbolic shapes and record them as value_info",
-     tconv_pass_shape_infer},
+     tc_pass_shape_infer},
     {"lint-conv-transpose",
      "warn about ConvTranspose nodes whose meaning differs between ONNX and onnxruntime",
-     tconv_pass_lint_conv_transpose},
+     tc_pass_lint_conv_transpose},
     {"legalize-conv-transpose",
      "rewrite SAME/asymmetric/output_shape/output_padding ConvTranspose into VALID + "
      "Slice/Pad/Add",
-     tconv_pass_legalize_conv_transpose},
-    {"dce", "remove nodes and initializers that nothing uses", tconv_pass_dce},
+     tc_pass_legalize_conv_transpose},
+    {"dce", "remove nodes and initializers that nothing uses", tc_pass_dce},
 };
 
-const tconv_pass_def *tconv_pass_table(size_t *count) {
+const tc_pass_def *tc_pass_table(size_t *count) {
     *count = sizeof PASSES / sizeof PASSES[0];
     return PASSES;
 }
 
-const tconv_pass_def *tconv_pass_find(const char *name) {
+const tc_pass_def *tc_pass_find(const char *name) {
     for (size_t i = 0; i < sizeof PASSES / sizeof PASSES[0]; i++) {
         if (strcmp(PASSES[i].name, name) == 0)
             return &PASSES[i];
@@ -36,7 +36,7 @@ const char *tconv_policy_name(tconv_policy policy) {
     return policy == TCONV_POLICY_VALID_ONLY ? "valid-only" : "same-or-asymmetric";
 }
 
-bool tconv_policy_parse(const char *text, tconv_policy *out) {
+bool tc_policy_parse(const char *text, tconv_policy *out) {
     if (strcmp(text, "same-or-asymmetric") == 0) {
         *out = TCONV_POLICY_SAME_OR_ASYMMETRIC;
         return true;
@@ -48,15 +48,15 @@ bool tconv_policy_parse(const char *text, tconv_policy *out) {
     return false;
 }
 
-void tconv_pass_options_init(tconv_pass_options *options) {
+void tc_pass_options_init(tc_pass_options *options) {
     memset(options, 0, sizeof *options);
     options->policy = TCONV_POLICY_SAME_OR_ASYMMETRIC;
     options->convention = TCONV_CONVENTION_ONNX;
 }
 
 /* Checks every name of the list before anything runs, so a typo never leaves a half-done model. */
-static tconv_status resolve_pass_list(const char *list, const tconv_pass_def **passes, size_t max,
-                                      size_t *count, tconv_error *err) {
+static tconv_status resolve_pass_list(const char *list, const tc_pass_def **passes, size_t max,
+                                      size_t *count, tc_error *err) {
     *count = 0;
     if (!list || !*list || strcmp(list, "none") == 0)
         return TCONV_OK;
@@ -65,15 +65,15 @@ static tconv_status resolve_pass_list(const char *list, const tconv_pass_def **p
         size_t len = strcspn(p, ",");
         char name[64];
         if (len == 0 || len >= sizeof name)
-            return tconv_error_set(err, TCONV_ERR_USAGE, "bad pass list '%s'", list);
+            return tc_error_set(err, TCONV_ERR_USAGE, "bad pass list '%s'", list);
         memcpy(name, p, len);
         name[len] = '\0';
-        const tconv_pass_def *def = tconv_pass_find(name);
+        const tc_pass_def *def = tc_pass_find(name);
         if (!def)
-            return tconv_error_set(err, TCONV_ERR_USAGE, "unknown pass '%s' (see --list-passes)",
-                                   name);
+            return tc_error_set(err, TCONV_ERR_USAGE, "unknown pass '%s' (see --list-passes)",
+                                name);
         if (*count == max)
-            return tconv_error_set(err, TCONV_ERR_USAGE, "too many passes in '%s'", list);
+            return tc_error_set(err, TCONV_ERR_USAGE, "too many passes in '%s'", list);
         passes[(*count)++] = def;
         p += len;
         if (*p == ',')
@@ -82,31 +82,30 @@ static tconv_status resolve_pass_list(const char *list, const tconv_pass_def **p
     return TCONV_OK;
 }
 
-tconv_status tconv_run_passes(tconv_model *model, const char *pass_list,
-                              const tconv_pass_options *options, const char *print_after,
-                              FILE *print_out, tconv_error *err) {
-    const tconv_pass_def *passes[32];
+tconv_status tc_run_passes(tconv_model *model, const char *pass_list,
+                           const tc_pass_options *options, const char *print_after, FILE *print_out,
+                           tc_error *err) {
+    const tc_pass_def *passes[32];
     size_t n;
     tconv_status st = resolve_pass_list(pass_list, passes, 32, &n, err);
     if (st == TCONV_OK && print_after && strcmp(print_after, "all") != 0 &&
-        !tconv_pass_find(print_after))
-        st = tconv_error_set(err, TCONV_ERR_USAGE, "--print-ir-after: unknown pass '%s'",
-                             print_after);
+        !tc_pass_find(print_after))
+        st = tc_error_set(err, TCONV_ERR_USAGE, "--print-ir-after: unknown pass '%s'", print_after);
     for (size_t i = 0; st == TCONV_OK && i < n; i++) {
         st = passes[i]->run(model->graph, options, err);
         if (st != TCONV_OK) {
-            tconv_error_prefix(err, "pass %s: ", passes[i]->name);
+            tc_error_prefix(err, "pass %s: ", passes[i]->name);
             break;
         }
-        st = tconv_model_verify(model, err);
+        st = tc_model_verify(model, err);
         if (st != TCONV_OK) {
-            tconv_error_prefix(err, "IR invalid after pass %s: ", passes[i]->name);
+            tc_error_prefix(err, "IR invalid after pass %s: ", passes[i]->name);
             break;
         }
         if (print_after && print_out &&
             (strcmp(print_after, "all") == 0 || strcmp(print_after, passes[i]->name) == 0)) {
             fprintf(print_out, "// IR after %s\n", passes[i]->name);
-            tconv_model_print(model, print_out);
+            tc_model_print(model, print_out);
         }
     }
     return st;

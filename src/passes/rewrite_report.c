@@ -5,134 +5,133 @@
 
 #include "ir/strbuf.h"
 
-void tconv_rewrite_report_init(tconv_rewrite_report *report) {
+void tc_rewrite_report_init(tc_rewrite_report *report) {
     report->records = NULL;
     report->count = report->capacity = 0;
 }
 
-void tconv_rewrite_report_free(tconv_rewrite_report *report) {
+void tc_rewrite_report_free(tc_rewrite_report *report) {
     for (size_t i = 0; i < report->count; i++) {
         free(report->records[i].node);
         free(report->records[i].old_attributes);
         free(report->records[i].new_nodes);
     }
     free(report->records);
-    tconv_rewrite_report_init(report);
+    tc_rewrite_report_init(report);
 }
 
-static void append_attr_value(tconv_strbuf *sb, const tconv_attr *a) {
+static void append_attr_value(tc_strbuf *sb, const tc_attr *a) {
     switch (a->type) {
     case TCONV_ATTR_INT:
-        tconv_strbuf_append_int(sb, (long long)a->i);
+        tc_strbuf_append_int(sb, (long long)a->i);
         break;
     case TCONV_ATTR_FLOAT:
-        tconv_strbuf_appendf(sb, "%.9g", (double)a->f);
+        tc_strbuf_appendf(sb, "%.9g", (double)a->f);
         break;
     case TCONV_ATTR_STRING:
-        tconv_strbuf_append_json_string(sb, (const char *)a->s.data, a->s.len);
+        tc_strbuf_append_json_string(sb, (const char *)a->s.data, a->s.len);
         break;
     case TCONV_ATTR_INTS:
-        tconv_strbuf_append(sb, "[");
+        tc_strbuf_append(sb, "[");
         for (size_t k = 0; k < a->n; k++) {
             if (k)
-                tconv_strbuf_append(sb, ", ");
-            tconv_strbuf_append_int(sb, (long long)a->ints[k]);
+                tc_strbuf_append(sb, ", ");
+            tc_strbuf_append_int(sb, (long long)a->ints[k]);
         }
-        tconv_strbuf_append(sb, "]");
+        tc_strbuf_append(sb, "]");
         break;
     case TCONV_ATTR_FLOATS:
-        tconv_strbuf_append(sb, "[");
+        tc_strbuf_append(sb, "[");
         for (size_t k = 0; k < a->n; k++)
-            tconv_strbuf_appendf(sb, "%s%.9g", k ? ", " : "", (double)a->floats[k]);
-        tconv_strbuf_append(sb, "]");
+            tc_strbuf_appendf(sb, "%s%.9g", k ? ", " : "", (double)a->floats[k]);
+        tc_strbuf_append(sb, "]");
         break;
     default: /* tensors, graphs, ...: their kind is enough for a report */
-        tconv_strbuf_appendf(sb, "\"<%s>\"", tconv_attr_type_name(a->type));
+        tc_strbuf_appendf(sb, "\"<%s>\"", tconv_attr_type_name(a->type));
         break;
     }
 }
 
-char *tconv_node_attributes_json(const tconv_node *node) {
-    tconv_strbuf sb;
-    tconv_strbuf_init(&sb);
-    tconv_strbuf_append(&sb, "{");
+char *tc_node_attributes_json(const tconv_node *node) {
+    tc_strbuf sb;
+    tc_strbuf_init(&sb);
+    tc_strbuf_append(&sb, "{");
     for (size_t i = 0; i < node->n_attrs; i++) {
-        const tconv_attr *a = &node->attrs[i];
+        const tc_attr *a = &node->attrs[i];
         if (i)
-            tconv_strbuf_append(&sb, ", ");
+            tc_strbuf_append(&sb, ", ");
         const char *name = a->name ? a->name : "";
-        tconv_strbuf_append_json_string(&sb, name, strlen(name));
-        tconv_strbuf_append(&sb, ": ");
+        tc_strbuf_append_json_string(&sb, name, strlen(name));
+        tc_strbuf_append(&sb, ": ");
         append_attr_value(&sb, a);
     }
-    tconv_strbuf_append(&sb, "}");
+    tc_strbuf_append(&sb, "}");
     if (sb.failed) {
-        tconv_strbuf_free(&sb);
+        tc_strbuf_free(&sb);
         return NULL;
     }
-    return tconv_strbuf_take(&sb);
+    return tc_strbuf_take(&sb);
 }
 
-static void append_value_names(tconv_strbuf *sb, tconv_value *const *values, size_t n) {
-    tconv_strbuf_append(sb, "[");
+static void append_value_names(tc_strbuf *sb, tconv_value *const *values, size_t n) {
+    tc_strbuf_append(sb, "[");
     for (size_t i = 0; i < n; i++) {
         const char *name = values[i] ? values[i]->name : "";
         if (i)
-            tconv_strbuf_append(sb, ", ");
-        tconv_strbuf_append_json_string(sb, name, strlen(name));
+            tc_strbuf_append(sb, ", ");
+        tc_strbuf_append_json_string(sb, name, strlen(name));
     }
-    tconv_strbuf_append(sb, "]");
+    tc_strbuf_append(sb, "]");
 }
 
-char *tconv_node_json(const tconv_node *node) {
-    char *attrs = tconv_node_attributes_json(node);
+char *tc_node_json(const tconv_node *node) {
+    char *attrs = tc_node_attributes_json(node);
     if (!attrs)
         return NULL;
-    tconv_strbuf sb;
-    tconv_strbuf_init(&sb);
+    tc_strbuf sb;
+    tc_strbuf_init(&sb);
     const char *name = node->name ? node->name : "";
-    tconv_strbuf_append(&sb, "{\"name\": ");
-    tconv_strbuf_append_json_string(&sb, name, strlen(name));
-    tconv_strbuf_append(&sb, ", \"op_type\": ");
-    tconv_strbuf_append_json_string(&sb, node->op_type, strlen(node->op_type));
-    tconv_strbuf_append(&sb, ", \"inputs\": ");
+    tc_strbuf_append(&sb, "{\"name\": ");
+    tc_strbuf_append_json_string(&sb, name, strlen(name));
+    tc_strbuf_append(&sb, ", \"op_type\": ");
+    tc_strbuf_append_json_string(&sb, node->op_type, strlen(node->op_type));
+    tc_strbuf_append(&sb, ", \"inputs\": ");
     append_value_names(&sb, node->inputs, node->n_inputs);
-    tconv_strbuf_append(&sb, ", \"outputs\": ");
+    tc_strbuf_append(&sb, ", \"outputs\": ");
     append_value_names(&sb, node->outputs, node->n_outputs);
-    tconv_strbuf_append(&sb, ", \"attributes\": ");
-    tconv_strbuf_append(&sb, attrs);
-    tconv_strbuf_append(&sb, "}");
+    tc_strbuf_append(&sb, ", \"attributes\": ");
+    tc_strbuf_append(&sb, attrs);
+    tc_strbuf_append(&sb, "}");
     free(attrs);
     if (sb.failed) {
-        tconv_strbuf_free(&sb);
+        tc_strbuf_free(&sb);
         return NULL;
     }
-    return tconv_strbuf_take(&sb);
+    return tc_strbuf_take(&sb);
 }
 
-tconv_status tconv_rewrite_report_add(tconv_rewrite_report *report, const char *node_name,
-                                      char *old_attributes, tconv_node *const *new_nodes,
-                                      size_t n_new_nodes, tconv_error *err) {
-    tconv_strbuf nodes;
-    tconv_strbuf_init(&nodes);
-    tconv_strbuf_append(&nodes, "[");
+tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_name,
+                                   char *old_attributes, tconv_node *const *new_nodes,
+                                   size_t n_new_nodes, tc_error *err) {
+    tc_strbuf nodes;
+    tc_strbuf_init(&nodes);
+    tc_strbuf_append(&nodes, "[");
     for (size_t i = 0; i < n_new_nodes; i++) {
-        char *json = tconv_node_json(new_nodes[i]);
+        char *json = tc_node_json(new_nodes[i]);
         if (!json) {
             nodes.failed = true;
             break;
         }
         if (i)
-            tconv_strbuf_append(&nodes, ", ");
-        tconv_strbuf_append(&nodes, json);
+            tc_strbuf_append(&nodes, ", ");
+        tc_strbuf_append(&nodes, json);
         free(json);
     }
-    tconv_strbuf_append(&nodes, "]");
+    tc_strbuf_append(&nodes, "]");
     char *name = malloc(strlen(node_name) + 1);
     if (report->count == report->capacity) {
         size_t capacity = report->capacity ? report->capacity * 2 : 8;
-        tconv_rewrite_record *grown =
-            realloc(report->records, capacity * sizeof(tconv_rewrite_record));
+        tc_rewrite_record *grown = realloc(report->records, capacity * sizeof(tc_rewrite_record));
         if (grown) {
             report->records = grown;
             report->capacity = capacity;
@@ -141,31 +140,31 @@ tconv_status tconv_rewrite_report_add(tconv_rewrite_report *report, const char *
     if (!name || nodes.failed || !old_attributes || report->count == report->capacity) {
         free(name);
         free(old_attributes);
-        tconv_strbuf_free(&nodes);
-        return tconv_error_nomem(err, "the rewrite report");
+        tc_strbuf_free(&nodes);
+        return tc_error_nomem(err, "the rewrite report");
     }
     strcpy(name, node_name);
-    tconv_rewrite_record *rec = &report->records[report->count++];
+    tc_rewrite_record *rec = &report->records[report->count++];
     rec->node = name;
     rec->old_attributes = old_attributes;
-    rec->new_nodes = tconv_strbuf_take(&nodes);
+    rec->new_nodes = tc_strbuf_take(&nodes);
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- op counts */
 
 static int compare_op_count(const void *a, const void *b) {
-    return strcmp(((const tconv_op_count *)a)->op_type, ((const tconv_op_count *)b)->op_type);
+    return strcmp(((const tc_op_count *)a)->op_type, ((const tc_op_count *)b)->op_type);
 }
 
 typedef struct op_count_walk {
-    tconv_op_counts *counts;
+    tc_op_counts *counts;
     size_t capacity;
     bool failed;
 } op_count_walk;
 
 static void count_op(op_count_walk *w, const char *op_type) {
-    tconv_op_counts *c = w->counts;
+    tc_op_counts *c = w->counts;
     for (size_t i = 0; i < c->count; i++) {
         if (strcmp(c->items[i].op_type, op_type) == 0) {
             c->items[i].count++;
@@ -174,7 +173,7 @@ static void count_op(op_count_walk *w, const char *op_type) {
     }
     if (c->count == w->capacity) {
         size_t capacity = w->capacity ? w->capacity * 2 : 16;
-        tconv_op_count *items = realloc(c->items, capacity * sizeof *items);
+        tc_op_count *items = realloc(c->items, capacity * sizeof *items);
         char **names = realloc(c->names, capacity * sizeof *names);
         if (items)
             c->items = items;
@@ -201,26 +200,25 @@ static void count_op(op_count_walk *w, const char *op_type) {
 static tconv_status count_graph(tconv_graph *graph, void *ctx) {
     for (tconv_node *n = graph->first; n; n = n->next) {
         count_op(ctx, n->op_type);
-        tconv_node_for_each_subgraph(n, count_graph, ctx);
+        tc_node_for_each_subgraph(n, count_graph, ctx);
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_op_counts_collect(const tconv_model *model, tconv_op_counts *out,
-                                     tconv_error *err) {
+tconv_status tc_op_counts_collect(const tconv_model *model, tc_op_counts *out, tc_error *err) {
     memset(out, 0, sizeof *out);
     op_count_walk w = {out, 0, false};
     count_graph(model->graph, &w);
     if (w.failed) {
-        tconv_op_counts_free(out);
-        return tconv_error_nomem(err, "op counts");
+        tc_op_counts_free(out);
+        return tc_error_nomem(err, "op counts");
     }
     if (out->count)
         qsort(out->items, out->count, sizeof *out->items, compare_op_count);
     return TCONV_OK;
 }
 
-void tconv_op_counts_free(tconv_op_counts *counts) {
+void tc_op_counts_free(tc_op_counts *counts) {
     for (size_t i = 0; i < counts->count; i++)
         free(counts->names[i]);
     free(counts->names);
@@ -228,7 +226,7 @@ void tconv_op_counts_free(tconv_op_counts *counts) {
     memset(counts, 0, sizeof *counts);
 }
 
-size_t tconv_op_counts_get(const tconv_op_counts *counts, const char *op_type) {
+size_t tc_op_counts_get(const tc_op_counts *counts, const char *op_type) {
     for (size_t i = 0; i < counts->count; i++) {
         if (strcmp(counts->items[i].op_type, op_type) == 0)
             return counts->items[i].count;
@@ -236,7 +234,7 @@ size_t tconv_op_counts_get(const tconv_op_counts *counts, const char *op_type) {
     return 0;
 }
 
-static void write_counts(FILE *out, const tconv_op_counts *counts) {
+static void write_counts(FILE *out, const tc_op_counts *counts) {
     fputc('{', out);
     for (size_t i = 0; counts && i < counts->count; i++)
         fprintf(out, "%s\"%s\": %zu", i ? ", " : "", counts->items[i].op_type,
@@ -245,18 +243,17 @@ static void write_counts(FILE *out, const tconv_op_counts *counts) {
 }
 
 static void write_json_string(FILE *out, const char *s) {
-    tconv_strbuf sb;
-    tconv_strbuf_init(&sb);
-    tconv_strbuf_append_json_string(&sb, s ? s : "", s ? strlen(s) : 0);
-    fputs(tconv_strbuf_str(&sb), out);
-    tconv_strbuf_free(&sb);
+    tc_strbuf sb;
+    tc_strbuf_init(&sb);
+    tc_strbuf_append_json_string(&sb, s ? s : "", s ? strlen(s) : 0);
+    fputs(tc_strbuf_str(&sb), out);
+    tc_strbuf_free(&sb);
 }
 
-tconv_status tconv_rewrite_report_write_json(const tconv_rewrite_report *report,
-                                             const char *model_path, const char *policy,
-                                             const char *convention, const tconv_op_counts *before,
-                                             const tconv_op_counts *after, char *const *warnings,
-                                             size_t n_warnings, FILE *out) {
+tconv_status tc_rewrite_report_write_json(const tc_rewrite_report *report, const char *model_path,
+                                          const char *policy, const char *convention,
+                                          const tc_op_counts *before, const tc_op_counts *after,
+                                          char *const *warnings, size_t n_warnings, FILE *out) {
     fputs("{\n  \"model\": ", out);
     write_json_string(out, model_path);
     fputs(",\n  \"policy\": ", out);
@@ -265,7 +262,7 @@ tconv_status tconv_rewrite_report_write_json(const tconv_rewrite_report *report,
     write_json_string(out, convention);
     fputs(",\n  \"rewritten\": [", out);
     for (size_t i = 0; i < report->count; i++) {
-        const tconv_rewrite_record *r = &report->records[i];
+        const tc_rewrite_record *r = &report->records[i];
         fprintf(out, "%s\n    {\"node\": ", i ? "," : "");
         write_json_string(out, r->node);
         fprintf(out, ",\n     \"old_attributes\": %s,\n     \"new_nodes\": %s}", r->old_attributes,

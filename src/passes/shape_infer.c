@@ -20,15 +20,15 @@
 typedef struct merged_type {
     tconv_dtype dtype;
     int rank;
-    tconv_dim dims[TCONV_MAX_RANK];
+    tc_dim dims[TCONV_MAX_RANK];
 } merged_type;
 
-static tconv_status conflict(tconv_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
+static tconv_status conflict(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
                              const char *what) {
-    return tconv_si_fail(ctx, node, "output '%s': %s", value->name, what);
+    return tc_si_fail(ctx, node, "output '%s': %s", value->name, what);
 }
 
-static tconv_status merge_dtype(tconv_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
+static tconv_status merge_dtype(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
                                 tconv_dtype inferred, merged_type *m) {
     tconv_dtype declared =
         value->type.kind == TCONV_TYPE_TENSOR ? value->type.dtype : TCONV_DTYPE_UNDEFINED;
@@ -46,9 +46,9 @@ static tconv_status merge_dtype(tconv_si_ctx *ctx, const tconv_node *node, const
 /* Declared static wins (a different inferred static is an error), then inferred static, then a
  * declared symbol, then an inferred symbol, then whatever was declared. The declared dim's origin
  * (denotation) is kept. */
-static tconv_status merge_dim(tconv_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
-                              int axis, const tconv_dim *declared, const tconv_dim *inferred,
-                              tconv_dim *out) {
+static tconv_status merge_dim(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
+                              int axis, const tc_dim *declared, const tc_dim *inferred,
+                              tc_dim *out) {
     /* Some exporters write dim_value -1 for "dynamic": that declares nothing. */
     if (declared && declared->kind == TCONV_DIM_STATIC && declared->value >= 0) {
         if (inferred && inferred->kind == TCONV_DIM_STATIC && inferred->value != declared->value) {
@@ -67,14 +67,14 @@ static tconv_status merge_dim(tconv_si_ctx *ctx, const tconv_node *node, const t
         *out = *inferred;
         out->origin = declared ? declared->origin : NULL;
     } else {
-        *out = declared ? *declared : tconv_si_dim_unknown();
+        *out = declared ? *declared : tc_si_dim_unknown();
     }
     return TCONV_OK;
 }
 
-static tconv_status merge_shape(tconv_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
-                                const tconv_si_shape *inferred, merged_type *m) {
-    const tconv_type *t = &value->type;
+static tconv_status merge_shape(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
+                                const tc_si_shape *inferred, merged_type *m) {
+    const tc_type *t = &value->type;
     int declared_rank = t->kind == TCONV_TYPE_TENSOR ? t->rank : -1;
     if (declared_rank >= 0 && inferred->rank >= 0 && declared_rank != inferred->rank) {
         char what[160];
@@ -92,7 +92,7 @@ static tconv_status merge_shape(tconv_si_ctx *ctx, const tconv_node *node, const
     return TCONV_OK;
 }
 
-static bool dims_identical(const tconv_dim *a, const tconv_dim *b) {
+static bool dims_identical(const tc_dim *a, const tc_dim *b) {
     if (a->kind != b->kind)
         return false;
     if (a->kind == TCONV_DIM_STATIC)
@@ -102,7 +102,7 @@ static bool dims_identical(const tconv_dim *a, const tconv_dim *b) {
     return true;
 }
 
-static bool type_changed(const tconv_type *t, const merged_type *m) {
+static bool type_changed(const tc_type *t, const merged_type *m) {
     if (t->kind != TCONV_TYPE_TENSOR || t->dtype != m->dtype || t->rank != m->rank)
         return true;
     for (int i = 0; i < m->rank; i++) {
@@ -112,19 +112,19 @@ static bool type_changed(const tconv_type *t, const merged_type *m) {
     return false;
 }
 
-static tconv_status describe_value(tconv_si_ctx *ctx, tconv_value *value) {
-    if (value->is_graph_input || value->initializer || tconv_si_map_get(&ctx->described, value))
+static tconv_status describe_value(tc_si_ctx *ctx, tconv_value *value) {
+    if (value->is_graph_input || value->initializer || tc_si_map_get(&ctx->described, value))
         return TCONV_OK;
-    tconv_status st = tconv_graph_add_value_info(value->graph, value, NULL, ctx->err);
-    if (st == TCONV_OK && !tconv_si_map_put(&ctx->described, value, value))
-        st = tconv_error_nomem(ctx->err, "the value_info set");
+    tconv_status st = tc_graph_add_value_info(value->graph, value, NULL, ctx->err);
+    if (st == TCONV_OK && !tc_si_map_put(&ctx->described, value, value))
+        st = tc_error_nomem(ctx->err, "the value_info set");
     return st;
 }
 
 /* Merges one output's inferred type into its declared type and records the result. */
-static tconv_status apply_output(tconv_si_ctx *ctx, const tconv_node *node, tconv_value *value,
-                                 const tconv_si_out *out) {
-    const tconv_type *t = &value->type;
+static tconv_status apply_output(tc_si_ctx *ctx, const tconv_node *node, tconv_value *value,
+                                 const tc_si_out *out) {
+    const tc_type *t = &value->type;
     if (t->kind == TCONV_TYPE_OTHER || (t->kind == TCONV_TYPE_TENSOR && t->rank > TCONV_MAX_RANK))
         return TCONV_OK; /* not a tensor, or beyond what inference models */
     if (out->dtype == TCONV_DTYPE_UNDEFINED && out->shape.rank < 0)
@@ -138,19 +138,19 @@ static tconv_status apply_output(tconv_si_ctx *ctx, const tconv_node *node, tcon
     /* A tensor type needs an element type; without one there is nothing worth writing. */
     if (m.dtype == TCONV_DTYPE_UNDEFINED || !type_changed(t, &m))
         return TCONV_OK;
-    st = tconv_value_set_tensor_type(value, m.dtype, m.rank, m.dims, ctx->err);
+    st = tc_value_set_tensor_type(value, m.dtype, m.rank, m.dims, ctx->err);
     return st == TCONV_OK ? describe_value(ctx, value) : st;
 }
 
 /* ---------------------------------------------------------------- If */
 
 static const tconv_graph *graph_attr(const tconv_node *node, const char *name) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+    const tc_attr *a = tc_node_attr(node, name);
     return a && a->type == TCONV_ATTR_GRAPH ? a->g : NULL;
 }
 
 /* Both branches' output types, keeping what agrees. */
-static tconv_status infer_if(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_if(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     const tconv_graph *then_branch = graph_attr(node, "then_branch");
     const tconv_graph *else_branch = graph_attr(node, "else_branch");
@@ -161,38 +161,38 @@ static tconv_status infer_if(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *
             break;
         if (!then_branch->outputs[i].value || !else_branch->outputs[i].value)
             continue;
-        tconv_si_tensor a, b;
-        tconv_si_value_tensor(then_branch->outputs[i].value, &a);
-        tconv_si_value_tensor(else_branch->outputs[i].value, &b);
+        tc_si_tensor a, b;
+        tc_si_value_tensor(then_branch->outputs[i].value, &a);
+        tc_si_value_tensor(else_branch->outputs[i].value, &b);
         outs[i].dtype = a.dtype == b.dtype ? a.dtype : TCONV_DTYPE_UNDEFINED;
         outs[i].shape.rank = a.shape.rank == b.shape.rank ? a.shape.rank : -1;
         for (int k = 0; k < outs[i].shape.rank; k++)
-            outs[i].shape.dims[k] = tconv_si_dim_agree(&a.shape.dims[k], &b.shape.dims[k]);
+            outs[i].shape.dims[k] = tc_si_dim_agree(&a.shape.dims[k], &b.shape.dims[k]);
     }
     return TCONV_OK;
 }
 
-static const tconv_si_rule CONTROL_RULES[] = {
+static const tc_si_rule CONTROL_RULES[] = {
     {"If", infer_if},
     {NULL, NULL},
 };
 
 /* ---------------------------------------------------------------- the walk */
 
-static tconv_status infer_graph(tconv_si_ctx *ctx, tconv_graph *graph);
+static tconv_status infer_graph(tc_si_ctx *ctx, tconv_graph *graph);
 
 static tconv_status infer_subgraph(tconv_graph *sub, void *ctx) {
     return infer_graph(ctx, sub);
 }
 
-static void free_outs(tconv_si_out *outs, size_t n) {
+static void free_outs(tc_si_out *outs, size_t n) {
     for (size_t i = 0; i < n; i++)
         free(outs[i].data);
     free(outs);
 }
 
 /* Applies the rule's results; known contents move into ctx's table. */
-static tconv_status apply_outputs(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status apply_outputs(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     for (size_t i = 0; i < node->n_outputs; i++) {
         tconv_value *value = node->outputs[i];
         if (!value)
@@ -201,24 +201,24 @@ static tconv_status apply_outputs(tconv_si_ctx *ctx, tconv_node *node, tconv_si_
         if (st != TCONV_OK)
             return st;
         if (outs[i].data) {
-            if (!tconv_si_map_put(&ctx->data, value, outs[i].data))
-                return tconv_error_nomem(ctx->err, "shape inference data");
+            if (!tc_si_map_put(&ctx->data, value, outs[i].data))
+                return tc_error_nomem(ctx->err, "shape inference data");
             outs[i].data = NULL;
         }
     }
     return TCONV_OK;
 }
 
-static tconv_status infer_node(tconv_si_ctx *ctx, tconv_node *node) {
-    tconv_status st = tconv_node_for_each_subgraph(node, infer_subgraph, ctx);
-    if (st != TCONV_OK || !tconv_node_is_onnx_domain(node) || node->n_outputs == 0)
+static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
+    tconv_status st = tc_node_for_each_subgraph(node, infer_subgraph, ctx);
+    if (st != TCONV_OK || !tc_node_is_onnx_domain(node) || node->n_outputs == 0)
         return st;
-    const tconv_si_rule *rule = tconv_name_map_get(&ctx->rules, node->op_type);
+    const tc_si_rule *rule = tc_name_map_get(&ctx->rules, node->op_type);
     if (!rule)
         return TCONV_OK;
-    tconv_si_out *outs = calloc(node->n_outputs, sizeof *outs);
+    tc_si_out *outs = calloc(node->n_outputs, sizeof *outs);
     if (!outs)
-        return tconv_error_nomem(ctx->err, "shape inference results");
+        return tc_error_nomem(ctx->err, "shape inference results");
     for (size_t i = 0; i < node->n_outputs; i++)
         outs[i].shape.rank = -1;
     st = rule->infer(ctx, node, outs);
@@ -229,15 +229,15 @@ static tconv_status infer_node(tconv_si_ctx *ctx, tconv_node *node) {
 }
 
 /* Values that already have an entry (value_info or a graph output) get no new value_info. */
-static tconv_status note_described(tconv_si_ctx *ctx, const tconv_value_info *list, size_t n) {
+static tconv_status note_described(tc_si_ctx *ctx, const tc_value_info *list, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        if (list[i].value && !tconv_si_map_put(&ctx->described, list[i].value, list[i].value))
-            return tconv_error_nomem(ctx->err, "the value_info set");
+        if (list[i].value && !tc_si_map_put(&ctx->described, list[i].value, list[i].value))
+            return tc_error_nomem(ctx->err, "the value_info set");
     }
     return TCONV_OK;
 }
 
-static tconv_status infer_graph(tconv_si_ctx *ctx, tconv_graph *graph) {
+static tconv_status infer_graph(tc_si_ctx *ctx, tconv_graph *graph) {
     tconv_status st = note_described(ctx, graph->value_info, graph->n_value_info);
     if (st == TCONV_OK)
         st = note_described(ctx, graph->outputs, graph->n_outputs);
@@ -248,44 +248,44 @@ static tconv_status infer_graph(tconv_si_ctx *ctx, tconv_graph *graph) {
 
 /* ---------------------------------------------------------------- the pass */
 
-static tconv_status add_rules(tconv_si_ctx *ctx, const tconv_si_rule *rules) {
-    for (const tconv_si_rule *r = rules; r->op_type; r++) {
-        if (!tconv_name_map_put(&ctx->rules, r->op_type, (void *)r))
-            return tconv_error_nomem(ctx->err, "the shape inference rules");
+static tconv_status add_rules(tc_si_ctx *ctx, const tc_si_rule *rules) {
+    for (const tc_si_rule *r = rules; r->op_type; r++) {
+        if (!tc_name_map_put(&ctx->rules, r->op_type, (void *)r))
+            return tc_error_nomem(ctx->err, "the shape inference rules");
     }
     return TCONV_OK;
 }
 
-static void ctx_free(tconv_si_ctx *ctx) {
+static void ctx_free(tc_si_ctx *ctx) {
     for (size_t i = 0; i < ctx->data.capacity; i++) {
         if (ctx->data.keys[i])
             free(ctx->data.values[i]);
     }
-    tconv_si_map_free(&ctx->data);
-    tconv_si_map_free(&ctx->described);
-    tconv_name_map_free(&ctx->rules);
+    tc_si_map_free(&ctx->data);
+    tc_si_map_free(&ctx->described);
+    tc_name_map_free(&ctx->rules);
 }
 
-tconv_status tconv_pass_shape_infer(tconv_graph *graph, const tconv_pass_options *options,
-                                    tconv_error *err) {
-    tconv_si_ctx ctx;
+tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *options,
+                                 tc_error *err) {
+    tc_si_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.model = graph->model;
-    ctx.opset = tconv_model_opset(graph->model, "");
+    ctx.opset = tc_model_opset(graph->model, "");
     ctx.convention = options ? options->convention : TCONV_CONVENTION_ONNX;
     ctx.err = err;
-    tconv_name_map_init(&ctx.rules);
+    tc_name_map_init(&ctx.rules);
     tconv_status st = add_rules(&ctx, CONTROL_RULES);
     if (st == TCONV_OK)
-        st = add_rules(&ctx, tconv_si_rules_conv);
+        st = add_rules(&ctx, tc_si_rules_conv);
     if (st == TCONV_OK)
-        st = add_rules(&ctx, tconv_si_rules_math);
+        st = add_rules(&ctx, tc_si_rules_math);
     if (st == TCONV_OK)
-        st = add_rules(&ctx, tconv_si_rules_tensor);
+        st = add_rules(&ctx, tc_si_rules_tensor);
     if (st == TCONV_OK)
-        st = add_rules(&ctx, tconv_si_rules_data);
+        st = add_rules(&ctx, tc_si_rules_data);
     if (st == TCONV_OK)
-        st = add_rules(&ctx, tconv_si_rules_resize);
+        st = add_rules(&ctx, tc_si_rules_resize);
     if (st == TCONV_OK)
         st = infer_graph(&ctx, graph);
     ctx_free(&ctx);

@@ -27,152 +27,152 @@
  * pads...). Bigger tensors are never shape arguments in practice. */
 #define TCONV_SI_MAX_DATA 64
 
-typedef struct tconv_si_shape {
+typedef struct tc_si_shape {
     int rank; /* -1: unknown */
-    tconv_dim dims[TCONV_MAX_RANK];
-} tconv_si_shape;
+    tc_dim dims[TCONV_MAX_RANK];
+} tc_si_shape;
 
 /* What is known of a tensor: dtype (UNDEFINED if unknown) and shape. */
-typedef struct tconv_si_tensor {
+typedef struct tc_si_tensor {
     tconv_dtype dtype;
-    tconv_si_shape shape;
-} tconv_si_tensor;
+    tc_si_shape shape;
+} tc_si_tensor;
 
 /* Known contents of a small integer tensor of rank 0 or 1, element by element: a static number,
  * a symbolic dim (from Shape of a symbolic input) or unknown. */
-typedef struct tconv_si_data {
+typedef struct tc_si_data {
     int rank;  /* 0 or 1 */
     int count; /* elements (1 for rank 0) */
-    tconv_dim elems[TCONV_SI_MAX_DATA];
-} tconv_si_data;
+    tc_dim elems[TCONV_SI_MAX_DATA];
+} tc_si_data;
 
-/* A rule's result for one output. data, when set, must come from tconv_si_data_new. */
-typedef struct tconv_si_out {
+/* A rule's result for one output. data, when set, must come from tc_si_data_new. */
+typedef struct tc_si_out {
     tconv_dtype dtype;
-    tconv_si_shape shape;
-    tconv_si_data *data;
-} tconv_si_out;
+    tc_si_shape shape;
+    tc_si_data *data;
+} tc_si_out;
 
 /* A pointer -> pointer hash map (open addressing), for per-value side tables. */
-typedef struct tconv_si_map {
+typedef struct tc_si_map {
     const void **keys;
     void **values;
     size_t capacity; /* power of two or 0 */
     size_t count;
-} tconv_si_map;
+} tc_si_map;
 
-typedef struct tconv_si_ctx {
+typedef struct tc_si_ctx {
     tconv_model *model;
     int64_t opset; /* default-domain opset the model imports */
     tconv_convention convention;
-    tconv_error *err;
-    tconv_si_map data;      /* tconv_value* -> tconv_si_data* (malloc'd, freed at the end) */
-    tconv_si_map described; /* tconv_value* with a value_info entry or graph output */
-    tconv_name_map rules;   /* op_type -> const tconv_si_rule* */
-} tconv_si_ctx;
+    tc_error *err;
+    tc_si_map data;      /* tconv_value* -> tc_si_data* (malloc'd, freed at the end) */
+    tc_si_map described; /* tconv_value* with a value_info entry or graph output */
+    tc_name_map rules;   /* op_type -> const tc_si_rule* */
+} tc_si_ctx;
 
-typedef tconv_status (*tconv_si_fn)(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs);
+typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs);
 
-typedef struct tconv_si_rule {
+typedef struct tc_si_rule {
     const char *op_type; /* default domain */
-    tconv_si_fn infer;
-} tconv_si_rule;
+    tc_si_fn infer;
+} tc_si_rule;
 
 /* Rule tables, each ending with an entry whose op_type is NULL. */
-extern const tconv_si_rule tconv_si_rules_conv[];
-extern const tconv_si_rule tconv_si_rules_math[];
-extern const tconv_si_rule tconv_si_rules_tensor[];
-extern const tconv_si_rule tconv_si_rules_data[];
-extern const tconv_si_rule tconv_si_rules_resize[];
+extern const tc_si_rule tc_si_rules_conv[];
+extern const tc_si_rule tc_si_rules_math[];
+extern const tc_si_rule tc_si_rules_tensor[];
+extern const tc_si_rule tc_si_rules_data[];
+extern const tc_si_rule tc_si_rules_resize[];
 
 /* ---------------------------------------------------------------- maps */
 
-void tconv_si_map_free(tconv_si_map *map);
-void *tconv_si_map_get(const tconv_si_map *map, const void *key);
+void tc_si_map_free(tc_si_map *map);
+void *tc_si_map_get(const tc_si_map *map, const void *key);
 /* false when out of memory. */
-bool tconv_si_map_put(tconv_si_map *map, const void *key, void *value);
+bool tc_si_map_put(tc_si_map *map, const void *key, void *value);
 
 /* ---------------------------------------------------------------- errors */
 
 /* Sets err to "node '...' (#i, Op): <message>" with status TCONV_ERR_INVALID. */
-tconv_status tconv_si_fail(tconv_si_ctx *ctx, const tconv_node *node, const char *fmt, ...)
+tconv_status tc_si_fail(tc_si_ctx *ctx, const tconv_node *node, const char *fmt, ...)
     TCONV_PRINTF(3, 4);
 
 /* ---------------------------------------------------------------- dims and shapes */
 
-tconv_dim tconv_si_dim_static(int64_t value);
-tconv_dim tconv_si_dim_unknown(void);
-bool tconv_si_dim_is(const tconv_dim *dim, int64_t value);
+tc_dim tc_si_dim_static(int64_t value);
+tc_dim tc_si_dim_unknown(void);
+bool tc_si_dim_is(const tc_dim *dim, int64_t value);
 /* Same static value or same symbol. */
-bool tconv_si_dim_same(const tconv_dim *a, const tconv_dim *b);
+bool tc_si_dim_same(const tc_dim *a, const tc_dim *b);
 /* a and b when they agree, else unknown (the If merge). */
-tconv_dim tconv_si_dim_agree(const tconv_dim *a, const tconv_dim *b);
+tc_dim tc_si_dim_agree(const tc_dim *a, const tc_dim *b);
 /* Sets the shape to `rank` unknown dims (rank -1: unknown rank). */
-void tconv_si_shape_unknown(tconv_si_shape *shape, int rank);
+void tc_si_shape_unknown(tc_si_shape *shape, int rank);
 /* Product of dims [begin, end): false if one is not static or it overflows. */
-bool tconv_si_shape_product(const tconv_si_shape *shape, int begin, int end, int64_t *out);
+bool tc_si_shape_product(const tc_si_shape *shape, int begin, int end, int64_t *out);
 
 /* numpy broadcasting of a and b into out (ranks known). Incompatible static dims are an error
  * naming the node and axis. */
-tconv_status tconv_si_broadcast(tconv_si_ctx *ctx, const tconv_node *node, const tconv_si_shape *a,
-                                const tconv_si_shape *b, tconv_si_shape *out);
+tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si_shape *a,
+                             const tc_si_shape *b, tc_si_shape *out);
 
 /* ---------------------------------------------------------------- inputs and attributes */
 
 /* What the type of a value tells (dtype UNDEFINED / rank -1 when it does not); dim origins are
  * cleared. */
-void tconv_si_value_tensor(const tconv_value *value, tconv_si_tensor *out);
+void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out);
 /* What is known of input i (dtype UNDEFINED / rank -1 when not); false when the input is absent
  * (index past the end or omitted). Dim origins are cleared. */
-bool tconv_si_input(const tconv_node *node, size_t index, tconv_si_tensor *out);
+bool tc_si_input(const tconv_node *node, size_t index, tc_si_tensor *out);
 /* Copies input i's dtype and shape into out (used by the same-shape ops). */
-void tconv_si_same_as_input(const tconv_node *node, size_t index, tconv_si_out *out);
+void tc_si_same_as_input(const tconv_node *node, size_t index, tc_si_out *out);
 
 /* Normalizes an axis in [-rank, rank) to [0, rank); out of range is an error naming the node and
  * `what` (an attribute or input name). */
-tconv_status tconv_si_normalize_axis(tconv_si_ctx *ctx, const tconv_node *node, const char *what,
-                                     int64_t axis, int rank, int *out);
+tconv_status tc_si_normalize_axis(tc_si_ctx *ctx, const tconv_node *node, const char *what,
+                                  int64_t axis, int rank, int *out);
 
 /* ---------------------------------------------------------------- known contents */
 
 /* A zeroed record, owned by ctx (NULL when out of memory: set err). */
-tconv_si_data *tconv_si_data_new(tconv_si_ctx *ctx);
+tc_si_data *tc_si_data_new(tc_si_ctx *ctx);
 /* The contents of a small integer tensor (rank <= 1, at most TCONV_SI_MAX_DATA elements), malloc'd;
  * NULL when it is not one or cannot be read. */
-tconv_si_data *tconv_si_data_from_tensor(tconv_tensor *tensor);
+tc_si_data *tc_si_data_from_tensor(tconv_tensor *tensor);
 /* Known contents of an integer value: from an earlier rule (Shape, Constant, ...) or an
  * initializer that is not also a graph input. NULL when unknown. */
-const tconv_si_data *tconv_si_value_data(tconv_si_ctx *ctx, tconv_value *value);
+const tc_si_data *tc_si_value_data(tc_si_ctx *ctx, tconv_value *value);
 /* Known contents of input i (NULL when absent or unknown). */
-const tconv_si_data *tconv_si_input_data(tconv_si_ctx *ctx, const tconv_node *node, size_t index);
+const tc_si_data *tc_si_input_data(tc_si_ctx *ctx, const tconv_node *node, size_t index);
 /* Input i's contents when every element is a static number; false otherwise (absent,
  * unknown or symbolic). values must hold TCONV_SI_MAX_DATA. */
-bool tconv_si_input_ints(tconv_si_ctx *ctx, const tconv_node *node, size_t index, int64_t *values,
-                         int *count);
+bool tc_si_input_ints(tc_si_ctx *ctx, const tconv_node *node, size_t index, int64_t *values,
+                      int *count);
 /* A float input that is an initializer or Constant output (Resize scales); false if unknown or
  * bigger than max. */
-bool tconv_si_input_floats(tconv_si_ctx *ctx, const tconv_node *node, size_t index, float *values,
-                           int max, int *count);
+bool tc_si_input_floats(tc_si_ctx *ctx, const tconv_node *node, size_t index, float *values,
+                        int max, int *count);
 /* The number of elements of input i when its shape is static; -1 otherwise. */
-int64_t tconv_si_input_elements(const tconv_node *node, size_t index);
+int64_t tc_si_input_elements(const tconv_node *node, size_t index);
 
 /* An integer list argument (axes, pads, starts, sizes...) given as an INTS attribute or as an
  * input, depending on the opset. */
-typedef enum tconv_si_arg_state {
+typedef enum tc_si_arg_state {
     TCONV_SI_ARG_ABSENT = 0, /* attribute absent / input omitted */
     TCONV_SI_ARG_KNOWN,      /* values known */
     TCONV_SI_ARG_UNKNOWN     /* given but not known here (count may still be known) */
-} tconv_si_arg_state;
+} tc_si_arg_state;
 
-typedef struct tconv_si_ints {
-    tconv_si_arg_state state;
+typedef struct tc_si_ints {
+    tc_si_arg_state state;
     int count; /* -1 when unknown */
     int64_t values[TCONV_SI_MAX_DATA];
-} tconv_si_ints;
+} tc_si_ints;
 
 /* Reads attribute `attr` when it is not NULL, else input `input`. A wrong attribute type is an
  * error naming the node. */
-tconv_status tconv_si_ints_arg(tconv_si_ctx *ctx, const tconv_node *node, const char *attr,
-                               size_t input, tconv_si_ints *out);
+tconv_status tc_si_ints_arg(tc_si_ctx *ctx, const tconv_node *node, const char *attr, size_t input,
+                            tc_si_ints *out);
 
 #endif

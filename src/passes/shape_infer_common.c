@@ -17,7 +17,7 @@ static size_t pointer_hash(const void *key) {
     return (size_t)h;
 }
 
-static size_t map_slot(const tconv_si_map *map, const void *key) {
+static size_t map_slot(const tc_si_map *map, const void *key) {
     size_t mask = map->capacity - 1;
     size_t i = pointer_hash(key) & mask;
     while (map->keys[i] && map->keys[i] != key)
@@ -25,10 +25,10 @@ static size_t map_slot(const tconv_si_map *map, const void *key) {
     return i;
 }
 
-static bool map_grow(tconv_si_map *map) {
+static bool map_grow(tc_si_map *map) {
     size_t capacity = map->capacity ? map->capacity * 2 : 64;
-    tconv_si_map bigger = {calloc(capacity, sizeof(void *)), calloc(capacity, sizeof(void *)),
-                           capacity, 0};
+    tc_si_map bigger = {calloc(capacity, sizeof(void *)), calloc(capacity, sizeof(void *)),
+                        capacity, 0};
     if (!bigger.keys || !bigger.values) {
         free(bigger.keys);
         free(bigger.values);
@@ -48,20 +48,20 @@ static bool map_grow(tconv_si_map *map) {
     return true;
 }
 
-void tconv_si_map_free(tconv_si_map *map) {
+void tc_si_map_free(tc_si_map *map) {
     free(map->keys);
     free(map->values);
     memset(map, 0, sizeof *map);
 }
 
-void *tconv_si_map_get(const tconv_si_map *map, const void *key) {
+void *tc_si_map_get(const tc_si_map *map, const void *key) {
     if (map->capacity == 0)
         return NULL;
     size_t i = map_slot(map, key);
     return map->keys[i] ? map->values[i] : NULL;
 }
 
-bool tconv_si_map_put(tconv_si_map *map, const void *key, void *value) {
+bool tc_si_map_put(tc_si_map *map, const void *key, void *value) {
     if (2 * (map->count + 1) > map->capacity && !map_grow(map))
         return false;
     size_t i = map_slot(map, key);
@@ -75,34 +75,34 @@ bool tconv_si_map_put(tconv_si_map *map, const void *key, void *value) {
 
 /* ---------------------------------------------------------------- errors */
 
-tconv_status tconv_si_fail(tconv_si_ctx *ctx, const tconv_node *node, const char *fmt, ...) {
+tconv_status tc_si_fail(tc_si_ctx *ctx, const tconv_node *node, const char *fmt, ...) {
     char what[TCONV_ERROR_MESSAGE_MAX];
     char where[256];
     va_list args;
     va_start(args, fmt);
     vsnprintf(what, sizeof what, fmt, args);
     va_end(args);
-    return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s: %s",
-                           tconv_node_describe(node, where, sizeof where), what);
+    return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s: %s",
+                        tc_node_describe(node, where, sizeof where), what);
 }
 
 /* ---------------------------------------------------------------- dims and shapes */
 
-tconv_dim tconv_si_dim_static(int64_t value) {
-    tconv_dim d = {TCONV_DIM_STATIC, value, NULL, NULL};
+tc_dim tc_si_dim_static(int64_t value) {
+    tc_dim d = {TCONV_DIM_STATIC, value, NULL, NULL};
     return d;
 }
 
-tconv_dim tconv_si_dim_unknown(void) {
-    tconv_dim d = {TCONV_DIM_UNKNOWN, 0, NULL, NULL};
+tc_dim tc_si_dim_unknown(void) {
+    tc_dim d = {TCONV_DIM_UNKNOWN, 0, NULL, NULL};
     return d;
 }
 
-bool tconv_si_dim_is(const tconv_dim *dim, int64_t value) {
+bool tc_si_dim_is(const tc_dim *dim, int64_t value) {
     return dim->kind == TCONV_DIM_STATIC && dim->value == value;
 }
 
-bool tconv_si_dim_same(const tconv_dim *a, const tconv_dim *b) {
+bool tc_si_dim_same(const tc_dim *a, const tc_dim *b) {
     if (a->kind != b->kind)
         return false;
     if (a->kind == TCONV_DIM_STATIC)
@@ -112,26 +112,26 @@ bool tconv_si_dim_same(const tconv_dim *a, const tconv_dim *b) {
     return false;
 }
 
-tconv_dim tconv_si_dim_agree(const tconv_dim *a, const tconv_dim *b) {
-    if (tconv_si_dim_same(a, b)) {
-        tconv_dim d = *a;
+tc_dim tc_si_dim_agree(const tc_dim *a, const tc_dim *b) {
+    if (tc_si_dim_same(a, b)) {
+        tc_dim d = *a;
         d.origin = NULL;
         return d;
     }
-    return tconv_si_dim_unknown();
+    return tc_si_dim_unknown();
 }
 
-void tconv_si_shape_unknown(tconv_si_shape *shape, int rank) {
+void tc_si_shape_unknown(tc_si_shape *shape, int rank) {
     shape->rank = rank;
     for (int i = 0; i < rank; i++)
-        shape->dims[i] = tconv_si_dim_unknown();
+        shape->dims[i] = tc_si_dim_unknown();
 }
 
-bool tconv_si_shape_product(const tconv_si_shape *shape, int begin, int end, int64_t *out) {
+bool tc_si_shape_product(const tc_si_shape *shape, int begin, int end, int64_t *out) {
     int64_t product = 1;
     for (int i = begin; i < end; i++) {
         if (shape->dims[i].kind != TCONV_DIM_STATIC || shape->dims[i].value < 0 ||
-            !tconv_mul_i64(product, shape->dims[i].value, &product))
+            !tc_mul_i64(product, shape->dims[i].value, &product))
             return false;
     }
     *out = product;
@@ -139,10 +139,10 @@ bool tconv_si_shape_product(const tconv_si_shape *shape, int begin, int end, int
 }
 
 /* One axis of numpy broadcasting; false when both are static, differ and neither is 1. */
-static bool broadcast_dim(const tconv_dim *a, const tconv_dim *b, tconv_dim *out) {
-    if (tconv_si_dim_is(a, 1)) {
+static bool broadcast_dim(const tc_dim *a, const tc_dim *b, tc_dim *out) {
+    if (tc_si_dim_is(a, 1)) {
         *out = *b;
-    } else if (tconv_si_dim_is(b, 1)) {
+    } else if (tc_si_dim_is(b, 1)) {
         *out = *a;
     } else if (a->kind == TCONV_DIM_STATIC && b->kind == TCONV_DIM_STATIC) {
         if (a->value != b->value)
@@ -153,25 +153,25 @@ static bool broadcast_dim(const tconv_dim *a, const tconv_dim *b, tconv_dim *out
     } else if (b->kind == TCONV_DIM_STATIC) {
         *out = *b;
     } else {
-        *out = tconv_si_dim_agree(a, b);
+        *out = tc_si_dim_agree(a, b);
     }
     out->origin = NULL;
     return true;
 }
 
-tconv_status tconv_si_broadcast(tconv_si_ctx *ctx, const tconv_node *node, const tconv_si_shape *a,
-                                const tconv_si_shape *b, tconv_si_shape *out) {
+tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si_shape *a,
+                             const tc_si_shape *b, tc_si_shape *out) {
     int rank = a->rank > b->rank ? a->rank : b->rank;
-    tconv_dim one = tconv_si_dim_static(1);
+    tc_dim one = tc_si_dim_static(1);
     for (int i = 0; i < rank; i++) {
         int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
-        const tconv_dim *da = ia >= 0 ? &a->dims[ia] : &one;
-        const tconv_dim *db = ib >= 0 ? &b->dims[ib] : &one;
+        const tc_dim *da = ia >= 0 ? &a->dims[ia] : &one;
+        const tc_dim *db = ib >= 0 ? &b->dims[ib] : &one;
         if (!broadcast_dim(da, db, &out->dims[i]))
-            return tconv_si_fail(ctx, node,
-                                 "inputs cannot be broadcast: axis %d (from the right %d) is %lld "
-                                 "in one and %lld in the other",
-                                 i, rank - i, (long long)da->value, (long long)db->value);
+            return tc_si_fail(ctx, node,
+                              "inputs cannot be broadcast: axis %d (from the right %d) is %lld "
+                              "in one and %lld in the other",
+                              i, rank - i, (long long)da->value, (long long)db->value);
     }
     out->rank = rank;
     return TCONV_OK;
@@ -179,10 +179,10 @@ tconv_status tconv_si_broadcast(tconv_si_ctx *ctx, const tconv_node *node, const
 
 /* ---------------------------------------------------------------- inputs */
 
-void tconv_si_value_tensor(const tconv_value *value, tconv_si_tensor *out) {
+void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out) {
     out->dtype = TCONV_DTYPE_UNDEFINED;
     out->shape.rank = -1;
-    const tconv_type *t = &value->type;
+    const tc_type *t = &value->type;
     if (t->kind != TCONV_TYPE_TENSOR)
         return;
     out->dtype = t->dtype;
@@ -195,46 +195,46 @@ void tconv_si_value_tensor(const tconv_value *value, tconv_si_tensor *out) {
     }
 }
 
-bool tconv_si_input(const tconv_node *node, size_t index, tconv_si_tensor *out) {
+bool tc_si_input(const tconv_node *node, size_t index, tc_si_tensor *out) {
     out->dtype = TCONV_DTYPE_UNDEFINED;
     out->shape.rank = -1;
     if (index >= node->n_inputs || !node->inputs[index])
         return false;
-    tconv_si_value_tensor(node->inputs[index], out);
+    tc_si_value_tensor(node->inputs[index], out);
     return true;
 }
 
-void tconv_si_same_as_input(const tconv_node *node, size_t index, tconv_si_out *out) {
-    tconv_si_tensor in;
-    tconv_si_input(node, index, &in);
+void tc_si_same_as_input(const tconv_node *node, size_t index, tc_si_out *out) {
+    tc_si_tensor in;
+    tc_si_input(node, index, &in);
     out->dtype = in.dtype;
     out->shape = in.shape;
 }
 
-tconv_status tconv_si_normalize_axis(tconv_si_ctx *ctx, const tconv_node *node, const char *what,
-                                     int64_t axis, int rank, int *out) {
+tconv_status tc_si_normalize_axis(tc_si_ctx *ctx, const tconv_node *node, const char *what,
+                                  int64_t axis, int rank, int *out) {
     if (axis < -(int64_t)rank || axis >= rank)
-        return tconv_si_fail(ctx, node, "%s %lld is out of range for rank %d", what,
-                             (long long)axis, rank);
+        return tc_si_fail(ctx, node, "%s %lld is out of range for rank %d", what, (long long)axis,
+                          rank);
     *out = (int)(axis < 0 ? axis + rank : axis);
     return TCONV_OK;
 }
 
-int64_t tconv_si_input_elements(const tconv_node *node, size_t index) {
-    tconv_si_tensor in;
+int64_t tc_si_input_elements(const tconv_node *node, size_t index) {
+    tc_si_tensor in;
     int64_t n;
-    if (!tconv_si_input(node, index, &in) || in.shape.rank < 0 ||
-        !tconv_si_shape_product(&in.shape, 0, in.shape.rank, &n))
+    if (!tc_si_input(node, index, &in) || in.shape.rank < 0 ||
+        !tc_si_shape_product(&in.shape, 0, in.shape.rank, &n))
         return -1;
     return n;
 }
 
 /* ---------------------------------------------------------------- known contents */
 
-tconv_si_data *tconv_si_data_new(tconv_si_ctx *ctx) {
-    tconv_si_data *data = calloc(1, sizeof *data);
+tc_si_data *tc_si_data_new(tc_si_ctx *ctx) {
+    tc_si_data *data = calloc(1, sizeof *data);
     if (!data)
-        tconv_error_nomem(ctx->err, "shape inference data");
+        tc_error_nomem(ctx->err, "shape inference data");
     return data;
 }
 
@@ -255,52 +255,52 @@ static bool is_integer_dtype(tconv_dtype dtype) {
 }
 
 /* Unreadable data makes inference unable to tell; the runtime or saver reports it. */
-tconv_si_data *tconv_si_data_from_tensor(tconv_tensor *tensor) {
+tc_si_data *tc_si_data_from_tensor(tconv_tensor *tensor) {
     int64_t n;
-    if (!is_integer_dtype(tensor->dtype) || tensor->rank > 1 ||
-        !tconv_tensor_elements(tensor, &n) || n > TCONV_SI_MAX_DATA)
+    if (!is_integer_dtype(tensor->dtype) || tensor->rank > 1 || !tc_tensor_elements(tensor, &n) ||
+        n > TCONV_SI_MAX_DATA)
         return NULL;
-    tconv_si_data *data = calloc(1, sizeof *data);
+    tc_si_data *data = calloc(1, sizeof *data);
     if (!data)
         return NULL;
     data->rank = tensor->rank;
     data->count = (int)n;
     for (int i = 0; i < data->count; i++) {
         int64_t v;
-        tconv_error scratch;
-        if (tconv_tensor_get_i64(tensor, i, &v, &scratch) != TCONV_OK) {
+        tc_error scratch;
+        if (tc_tensor_get_i64(tensor, i, &v, &scratch) != TCONV_OK) {
             free(data);
             return NULL;
         }
-        data->elems[i] = tconv_si_dim_static(v);
+        data->elems[i] = tc_si_dim_static(v);
     }
     return data;
 }
 
-const tconv_si_data *tconv_si_value_data(tconv_si_ctx *ctx, tconv_value *value) {
+const tc_si_data *tc_si_value_data(tc_si_ctx *ctx, tconv_value *value) {
     if (!value)
         return NULL;
-    tconv_si_data *data = tconv_si_map_get(&ctx->data, value);
+    tc_si_data *data = tc_si_map_get(&ctx->data, value);
     if (data)
         return data;
     /* An initializer that is also a graph input is only a default: the caller may override it. */
     if (!value->initializer || value->is_graph_input)
         return NULL;
-    data = tconv_si_data_from_tensor(value->initializer);
-    if (data && !tconv_si_map_put(&ctx->data, value, data)) {
+    data = tc_si_data_from_tensor(value->initializer);
+    if (data && !tc_si_map_put(&ctx->data, value, data)) {
         free(data);
         return NULL;
     }
     return data;
 }
 
-const tconv_si_data *tconv_si_input_data(tconv_si_ctx *ctx, const tconv_node *node, size_t index) {
-    return index < node->n_inputs ? tconv_si_value_data(ctx, node->inputs[index]) : NULL;
+const tc_si_data *tc_si_input_data(tc_si_ctx *ctx, const tconv_node *node, size_t index) {
+    return index < node->n_inputs ? tc_si_value_data(ctx, node->inputs[index]) : NULL;
 }
 
-bool tconv_si_input_ints(tconv_si_ctx *ctx, const tconv_node *node, size_t index, int64_t *values,
-                         int *count) {
-    const tconv_si_data *data = tconv_si_input_data(ctx, node, index);
+bool tc_si_input_ints(tc_si_ctx *ctx, const tconv_node *node, size_t index, int64_t *values,
+                      int *count) {
+    const tc_si_data *data = tc_si_input_data(ctx, node, index);
     if (!data)
         return false;
     for (int i = 0; i < data->count; i++) {
@@ -316,9 +316,9 @@ static bool tensor_floats(tconv_tensor *tensor, float *values, int max, int *cou
     int64_t n;
     const void *bytes;
     size_t nbytes;
-    tconv_error scratch;
-    if (tensor->dtype != TCONV_DTYPE_FLOAT || !tconv_tensor_elements(tensor, &n) || n > max ||
-        tconv_tensor_data(tensor, &bytes, &nbytes, &scratch) != TCONV_OK)
+    tc_error scratch;
+    if (tensor->dtype != TCONV_DTYPE_FLOAT || !tc_tensor_elements(tensor, &n) || n > max ||
+        tc_tensor_data(tensor, &bytes, &nbytes, &scratch) != TCONV_OK)
         return false;
     if (n > 0)
         memcpy(values, bytes, (size_t)n * sizeof(float));
@@ -327,17 +327,17 @@ static bool tensor_floats(tconv_tensor *tensor, float *values, int max, int *cou
 }
 
 static bool constant_floats(const tconv_node *constant, float *values, int max, int *count) {
-    const tconv_attr *a = tconv_node_attr(constant, "value");
+    const tc_attr *a = tc_node_attr(constant, "value");
     if (a && a->type == TCONV_ATTR_TENSOR && a->t)
         return tensor_floats(a->t, values, max, count);
-    a = tconv_node_attr(constant, "value_floats");
+    a = tc_node_attr(constant, "value_floats");
     if (a && a->type == TCONV_ATTR_FLOATS && a->n <= (size_t)max) {
         if (a->n > 0)
             memcpy(values, a->floats, a->n * sizeof(float));
         *count = (int)a->n;
         return true;
     }
-    a = tconv_node_attr(constant, "value_float");
+    a = tc_node_attr(constant, "value_float");
     if (a && a->type == TCONV_ATTR_FLOAT && max >= 1) {
         values[0] = a->f;
         *count = 1;
@@ -346,26 +346,26 @@ static bool constant_floats(const tconv_node *constant, float *values, int max, 
     return false;
 }
 
-bool tconv_si_input_floats(tconv_si_ctx *ctx, const tconv_node *node, size_t index, float *values,
-                           int max, int *count) {
+bool tc_si_input_floats(tc_si_ctx *ctx, const tconv_node *node, size_t index, float *values,
+                        int max, int *count) {
     (void)ctx;
     if (index >= node->n_inputs || !node->inputs[index])
         return false;
     tconv_value *v = node->inputs[index];
     if (v->initializer && !v->is_graph_input)
         return tensor_floats(v->initializer, values, max, count);
-    if (v->producer && tconv_node_is_onnx_domain(v->producer) &&
+    if (v->producer && tc_node_is_onnx_domain(v->producer) &&
         strcmp(v->producer->op_type, "Constant") == 0)
         return constant_floats(v->producer, values, max, count);
     return false;
 }
 
-static tconv_status ints_from_attr(tconv_si_ctx *ctx, const tconv_node *node, const char *attr,
-                                   tconv_si_ints *out) {
+static tconv_status ints_from_attr(tc_si_ctx *ctx, const tconv_node *node, const char *attr,
+                                   tc_si_ints *out) {
     bool present;
     const int64_t *values;
     size_t n;
-    tconv_status st = tconv_node_attr_ints(node, attr, &present, &values, &n, ctx->err);
+    tconv_status st = tc_node_attr_ints(node, attr, &present, &values, &n, ctx->err);
     if (st != TCONV_OK || !present)
         return st;
     if (n > TCONV_SI_MAX_DATA) {
@@ -380,20 +380,20 @@ static tconv_status ints_from_attr(tconv_si_ctx *ctx, const tconv_node *node, co
     return TCONV_OK;
 }
 
-tconv_status tconv_si_ints_arg(tconv_si_ctx *ctx, const tconv_node *node, const char *attr,
-                               size_t input, tconv_si_ints *out) {
+tconv_status tc_si_ints_arg(tc_si_ctx *ctx, const tconv_node *node, const char *attr, size_t input,
+                            tc_si_ints *out) {
     out->state = TCONV_SI_ARG_ABSENT;
     out->count = -1;
     if (attr)
         return ints_from_attr(ctx, node, attr, out);
     if (input >= node->n_inputs || !node->inputs[input])
         return TCONV_OK;
-    if (tconv_si_input_ints(ctx, node, input, out->values, &out->count)) {
+    if (tc_si_input_ints(ctx, node, input, out->values, &out->count)) {
         out->state = TCONV_SI_ARG_KNOWN;
         return TCONV_OK;
     }
     out->state = TCONV_SI_ARG_UNKNOWN;
-    int64_t n = tconv_si_input_elements(node, input);
+    int64_t n = tc_si_input_elements(node, input);
     out->count = n >= 0 && n <= INT32_MAX ? (int)n : -1;
     return TCONV_OK;
 }

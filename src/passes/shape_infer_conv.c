@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------- ConvTranspose */
 
 /* Static dims as int64 with -1 for the rest, as the geometry wants them; NULL if rank unknown. */
-static const int64_t *static_or_minus_one(const tconv_si_shape *shape, int64_t *buf) {
+static const int64_t *static_or_minus_one(const tc_si_shape *shape, int64_t *buf) {
     if (shape->rank < 0)
         return NULL;
     for (int i = 0; i < shape->rank; i++)
@@ -19,7 +19,7 @@ static const int64_t *static_or_minus_one(const tconv_si_shape *shape, int64_t *
     return buf;
 }
 
-static int spatial_rank_of(const tconv_si_tensor *x, const tconv_si_tensor *w) {
+static int spatial_rank_of(const tc_si_tensor *x, const tc_si_tensor *w) {
     if (x->shape.rank >= 0)
         return x->shape.rank - 2;
     if (w->shape.rank >= 0)
@@ -27,24 +27,24 @@ static int spatial_rank_of(const tconv_si_tensor *x, const tconv_si_tensor *w) {
     return -1;
 }
 
-static tconv_status check_ranks(tconv_si_ctx *ctx, const tconv_node *node, const tconv_si_tensor *x,
-                                const tconv_si_tensor *w) {
+static tconv_status check_ranks(tc_si_ctx *ctx, const tconv_node *node, const tc_si_tensor *x,
+                                const tc_si_tensor *w) {
     if (x->shape.rank >= 0 && (x->shape.rank < 3 || x->shape.rank > TCONV_MAX_SPATIAL + 2))
-        return tconv_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x->shape.rank,
-                             TCONV_MAX_SPATIAL + 2);
+        return tc_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x->shape.rank,
+                          TCONV_MAX_SPATIAL + 2);
     if (w->shape.rank >= 0 && (w->shape.rank < 3 || w->shape.rank > TCONV_MAX_SPATIAL + 2))
-        return tconv_si_fail(ctx, node, "weight W has rank %d; 3 to %d are supported",
-                             w->shape.rank, TCONV_MAX_SPATIAL + 2);
+        return tc_si_fail(ctx, node, "weight W has rank %d; 3 to %d are supported", w->shape.rank,
+                          TCONV_MAX_SPATIAL + 2);
     if (x->shape.rank >= 0 && w->shape.rank >= 0 && x->shape.rank != w->shape.rank)
-        return tconv_si_fail(ctx, node, "X has rank %d but W has rank %d", x->shape.rank,
-                             w->shape.rank);
+        return tc_si_fail(ctx, node, "X has rank %d but W has rank %d", x->shape.rank,
+                          w->shape.rank);
     return TCONV_OK;
 }
 
 /* A symbolic input size stays the same symbol when the output size equals the input size for
  * every input size: stride 1 and (SAME, or pads that cancel the kernel's growth). */
-static bool conv_transpose_keeps_size(const tconv_conv_transpose_attrs *a,
-                                      const tconv_conv_transpose_geometry *g, int i) {
+static bool conv_transpose_keeps_size(const tc_conv_transpose_attrs *a,
+                                      const tc_conv_transpose_geometry *g, int i) {
     if (g->strides[i] != 1 || a->has_output_shape)
         return false;
     if (a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER)
@@ -53,50 +53,50 @@ static bool conv_transpose_keeps_size(const tconv_conv_transpose_attrs *a,
     return growth == g->pad_begin[i] + g->pad_end[i];
 }
 
-static void conv_transpose_output(const tconv_si_tensor *x, const tconv_conv_transpose_attrs *a,
-                                  const tconv_conv_transpose_geometry *g, bool geometry_known,
-                                  tconv_si_out *out) {
-    tconv_si_shape_unknown(&out->shape, a->spatial_rank + 2);
+static void conv_transpose_output(const tc_si_tensor *x, const tc_conv_transpose_attrs *a,
+                                  const tc_conv_transpose_geometry *g, bool geometry_known,
+                                  tc_si_out *out) {
+    tc_si_shape_unknown(&out->shape, a->spatial_rank + 2);
     if (x->shape.rank >= 0)
         out->shape.dims[0] = x->shape.dims[0];
     if (!geometry_known)
         return;
     if (g->c_out >= 0)
-        out->shape.dims[1] = tconv_si_dim_static(g->c_out);
+        out->shape.dims[1] = tc_si_dim_static(g->c_out);
     for (int i = 0; i < a->spatial_rank; i++) {
-        const tconv_dim *in = x->shape.rank >= 0 ? &x->shape.dims[2 + i] : NULL;
+        const tc_dim *in = x->shape.rank >= 0 ? &x->shape.dims[2 + i] : NULL;
         if (g->out[i] > 0)
-            out->shape.dims[2 + i] = tconv_si_dim_static(g->out[i]);
+            out->shape.dims[2 + i] = tc_si_dim_static(g->out[i]);
         else if (in && in->kind == TCONV_DIM_SYMBOLIC && conv_transpose_keeps_size(a, g, i))
             out->shape.dims[2 + i] = *in;
     }
 }
 
-static tconv_status infer_conv_transpose(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x, w;
-    tconv_si_input(node, 0, &x);
-    tconv_si_input(node, 1, &w);
+static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x, w;
+    tc_si_input(node, 0, &x);
+    tc_si_input(node, 1, &w);
     outs[0].dtype = x.dtype != TCONV_DTYPE_UNDEFINED ? x.dtype : w.dtype;
     tconv_status st = check_ranks(ctx, node, &x, &w);
     if (st != TCONV_OK)
         return st;
-    tconv_conv_transpose_attrs a;
-    st = tconv_conv_transpose_read_attrs(node, spatial_rank_of(&x, &w), &a, ctx->err);
+    tc_conv_transpose_attrs a;
+    st = tc_conv_transpose_read_attrs(node, spatial_rank_of(&x, &w), &a, ctx->err);
     if (st != TCONV_OK)
         return st;
     int64_t x_buf[TCONV_MAX_SPATIAL + 2], w_buf[TCONV_MAX_SPATIAL + 2];
-    tconv_conv_transpose_geometry g;
-    st = tconv_conv_transpose_resolve(&a, static_or_minus_one(&x.shape, x_buf),
-                                      static_or_minus_one(&w.shape, w_buf), ctx->convention, &g,
-                                      ctx->err);
+    tc_conv_transpose_geometry g;
+    st = tc_conv_transpose_resolve(&a, static_or_minus_one(&x.shape, x_buf),
+                                   static_or_minus_one(&w.shape, w_buf), ctx->convention, &g,
+                                   ctx->err);
     if (st == TCONV_ERR_UNSUPPORTED) { /* kernel size unknown: only N (and rank) can be told */
-        tconv_error_clear(ctx->err);
+        tc_error_clear(ctx->err);
         conv_transpose_output(&x, &a, &g, false, &outs[0]);
         return TCONV_OK;
     }
     if (st != TCONV_OK) {
         char where[256];
-        return tconv_error_prefix(ctx->err, "%s: ", tconv_node_describe(node, where, sizeof where));
+        return tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
     }
     conv_transpose_output(&x, &a, &g, true, &outs[0]);
     return TCONV_OK;
@@ -106,7 +106,7 @@ static tconv_status infer_conv_transpose(tconv_si_ctx *ctx, tconv_node *node, tc
 
 typedef struct window_attrs {
     int spatial_rank;
-    tconv_auto_pad auto_pad;
+    tc_auto_pad auto_pad;
     int64_t kernel[TCONV_MAX_SPATIAL]; /* -1: unknown */
     int64_t strides[TCONV_MAX_SPATIAL];
     int64_t dilations[TCONV_MAX_SPATIAL];
@@ -114,35 +114,35 @@ typedef struct window_attrs {
     int64_t ceil_mode;
 } window_attrs;
 
-static tconv_status read_auto_pad(tconv_si_ctx *ctx, const tconv_node *node, tconv_auto_pad *out) {
+static tconv_status read_auto_pad(tc_si_ctx *ctx, const tconv_node *node, tc_auto_pad *out) {
     const char *text;
-    tconv_status st = tconv_node_attr_string(node, "auto_pad", "NOTSET", &text, ctx->err);
+    tconv_status st = tc_node_attr_string(node, "auto_pad", "NOTSET", &text, ctx->err);
     if (st != TCONV_OK)
         return st;
-    static const tconv_auto_pad all[] = {TCONV_AUTO_PAD_NOTSET, TCONV_AUTO_PAD_VALID,
-                                         TCONV_AUTO_PAD_SAME_UPPER, TCONV_AUTO_PAD_SAME_LOWER};
+    static const tc_auto_pad all[] = {TCONV_AUTO_PAD_NOTSET, TCONV_AUTO_PAD_VALID,
+                                      TCONV_AUTO_PAD_SAME_UPPER, TCONV_AUTO_PAD_SAME_LOWER};
     *out = TCONV_AUTO_PAD_NOTSET;
     if (*text == '\0')
         return TCONV_OK;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (strcmp(text, tconv_auto_pad_name(all[i])) == 0) {
+        if (strcmp(text, tc_auto_pad_name(all[i])) == 0) {
             *out = all[i];
             return TCONV_OK;
         }
     }
-    return tconv_si_fail(ctx, node,
-                         "attribute 'auto_pad': '%.64s' is not NOTSET, VALID, "
-                         "SAME_UPPER or SAME_LOWER",
-                         text);
+    return tc_si_fail(ctx, node,
+                      "attribute 'auto_pad': '%.64s' is not NOTSET, VALID, "
+                      "SAME_UPPER or SAME_LOWER",
+                      text);
 }
 
 /* An optional per-axis INTS attribute of `count` values, each at least min_value. */
-static tconv_status read_axis_ints(tconv_si_ctx *ctx, const tconv_node *node, const char *name,
+static tconv_status read_axis_ints(tc_si_ctx *ctx, const tconv_node *node, const char *name,
                                    int count, int64_t fallback, int64_t min_value, int64_t *dst) {
     bool present;
     const int64_t *values;
     size_t n;
-    tconv_status st = tconv_node_attr_ints(node, name, &present, &values, &n, ctx->err);
+    tconv_status st = tc_node_attr_ints(node, name, &present, &values, &n, ctx->err);
     if (st != TCONV_OK)
         return st;
     for (int i = 0; i < count; i++)
@@ -150,18 +150,17 @@ static tconv_status read_axis_ints(tconv_si_ctx *ctx, const tconv_node *node, co
     if (!present)
         return TCONV_OK;
     if (n != (size_t)count)
-        return tconv_si_fail(ctx, node, "attribute '%s' has %zu values, expected %d", name, n,
-                             count);
+        return tc_si_fail(ctx, node, "attribute '%s' has %zu values, expected %d", name, n, count);
     for (int i = 0; i < count; i++) {
         if (values[i] < min_value)
-            return tconv_si_fail(ctx, node, "attribute '%s': value %lld at index %d is below %lld",
-                                 name, (long long)values[i], i, (long long)min_value);
+            return tc_si_fail(ctx, node, "attribute '%s': value %lld at index %d is below %lld",
+                              name, (long long)values[i], i, (long long)min_value);
         dst[i] = values[i];
     }
     return TCONV_OK;
 }
 
-static tconv_status read_window(tconv_si_ctx *ctx, const tconv_node *node, int spatial_rank,
+static tconv_status read_window(tc_si_ctx *ctx, const tconv_node *node, int spatial_rank,
                                 window_attrs *w) {
     memset(w, 0, sizeof *w);
     w->spatial_rank = spatial_rank;
@@ -172,15 +171,15 @@ static tconv_status read_window(tconv_si_ctx *ctx, const tconv_node *node, int s
         (st = read_axis_ints(ctx, node, "dilations", spatial_rank, 1, 1, w->dilations)) ||
         (st = read_axis_ints(ctx, node, "pads", 2 * spatial_rank, 0, INT64_MIN, w->pads)))
         return st;
-    return tconv_node_attr_int(node, "ceil_mode", 0, &w->ceil_mode, ctx->err);
+    return tc_node_attr_int(node, "ceil_mode", 0, &w->ceil_mode, ctx->err);
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) {
-    return -tconv_floor_div(-a, b);
+    return -tc_floor_div(-a, b);
 }
 
 static bool dilated_kernel(const window_attrs *w, int i, int64_t *ke) {
-    return tconv_mul_i64(w->kernel[i] - 1, w->dilations[i], ke) && tconv_add_i64(*ke, 1, ke);
+    return tc_mul_i64(w->kernel[i] - 1, w->dilations[i], ke) && tc_add_i64(*ke, 1, ke);
 }
 
 /* Output size of one spatial axis for a static input size (0 or less is invalid); false when
@@ -195,17 +194,17 @@ static bool window_output(const window_attrs *w, int i, int64_t x, int64_t *out)
         *out = ceil_div(x, s);
         return true;
     case TCONV_AUTO_PAD_VALID:
-        *out = tconv_floor_div(x - ke, s) + 1;
+        *out = tc_floor_div(x - ke, s) + 1;
         return true;
     case TCONV_AUTO_PAD_NOTSET:
         break;
     }
     int64_t pb = w->pads[i], pe = w->pads[i + w->spatial_rank], start_limit;
-    if (!tconv_add_i64(x, pb, &start_limit) || !tconv_add_i64(start_limit, pe, &span) ||
-        !tconv_add_i64(span, -ke, &span))
+    if (!tc_add_i64(x, pb, &start_limit) || !tc_add_i64(start_limit, pe, &span) ||
+        !tc_add_i64(span, -ke, &span))
         return false;
     if (!w->ceil_mode) {
-        *out = tconv_floor_div(span, s) + 1;
+        *out = tc_floor_div(span, s) + 1;
         return true;
     }
     *out = ceil_div(span, s) + 1;
@@ -228,27 +227,27 @@ static bool window_keeps_size(const window_attrs *w, int i) {
         break;
     }
     int64_t pads;
-    return tconv_add_i64(w->pads[i], w->pads[i + w->spatial_rank], &pads) && ke - 1 == pads;
+    return tc_add_i64(w->pads[i], w->pads[i + w->spatial_rank], &pads) && ke - 1 == pads;
 }
 
 /* Spatial dims of a windowed op's output (kernel sizes in w->kernel, -1 if unknown). */
-static tconv_status window_spatial(tconv_si_ctx *ctx, const tconv_node *node, const window_attrs *w,
-                                   const tconv_si_shape *x, tconv_si_shape *out) {
+static tconv_status window_spatial(tc_si_ctx *ctx, const tconv_node *node, const window_attrs *w,
+                                   const tc_si_shape *x, tc_si_shape *out) {
     for (int i = 0; i < w->spatial_rank; i++) {
-        const tconv_dim *in = &x->dims[2 + i];
-        tconv_dim *dst = &out->dims[2 + i];
-        *dst = tconv_si_dim_unknown();
+        const tc_dim *in = &x->dims[2 + i];
+        tc_dim *dst = &out->dims[2 + i];
+        *dst = tc_si_dim_unknown();
         if (w->kernel[i] < 1)
             continue;
         if (in->kind == TCONV_DIM_STATIC) {
             int64_t size = 0;
             if (!window_output(w, i, in->value, &size) || size < 1)
-                return tconv_si_fail(ctx, node,
-                                     "output size of spatial axis %d would be %lld (input %lld, "
-                                     "kernel %lld, stride %lld)",
-                                     i, (long long)size, (long long)in->value,
-                                     (long long)w->kernel[i], (long long)w->strides[i]);
-            *dst = tconv_si_dim_static(size);
+                return tc_si_fail(ctx, node,
+                                  "output size of spatial axis %d would be %lld (input %lld, "
+                                  "kernel %lld, stride %lld)",
+                                  i, (long long)size, (long long)in->value, (long long)w->kernel[i],
+                                  (long long)w->strides[i]);
+            *dst = tc_si_dim_static(size);
         } else if (in->kind == TCONV_DIM_SYMBOLIC && window_keeps_size(w, i)) {
             *dst = *in;
         }
@@ -256,31 +255,30 @@ static tconv_status window_spatial(tconv_si_ctx *ctx, const tconv_node *node, co
     return TCONV_OK;
 }
 
-static tconv_status conv_channels(tconv_si_ctx *ctx, const tconv_node *node,
-                                  const tconv_si_tensor *x, const tconv_si_tensor *w,
-                                  tconv_dim *out) {
+static tconv_status conv_channels(tc_si_ctx *ctx, const tconv_node *node, const tc_si_tensor *x,
+                                  const tc_si_tensor *w, tc_dim *out) {
     int64_t group;
-    tconv_status st = tconv_node_attr_int(node, "group", 1, &group, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "group", 1, &group, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (group < 1)
-        return tconv_si_fail(ctx, node, "attribute 'group' must be at least 1");
-    *out = w->shape.rank >= 1 ? w->shape.dims[0] : tconv_si_dim_unknown();
+        return tc_si_fail(ctx, node, "attribute 'group' must be at least 1");
+    *out = w->shape.rank >= 1 ? w->shape.dims[0] : tc_si_dim_unknown();
     if (x->shape.rank < 2 || w->shape.rank < 2)
         return TCONV_OK;
-    const tconv_dim *c = &x->shape.dims[1], *per_group = &w->shape.dims[1];
+    const tc_dim *c = &x->shape.dims[1], *per_group = &w->shape.dims[1];
     int64_t expected;
     if (c->kind == TCONV_DIM_STATIC && per_group->kind == TCONV_DIM_STATIC &&
-        (!tconv_mul_i64(per_group->value, group, &expected) || c->value != expected))
-        return tconv_si_fail(ctx, node, "X has %lld channels but W.shape[1] %lld x group %lld",
-                             (long long)c->value, (long long)per_group->value, (long long)group);
+        (!tc_mul_i64(per_group->value, group, &expected) || c->value != expected))
+        return tc_si_fail(ctx, node, "X has %lld channels but W.shape[1] %lld x group %lld",
+                          (long long)c->value, (long long)per_group->value, (long long)group);
     return TCONV_OK;
 }
 
-static tconv_status infer_conv(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x, w;
-    tconv_si_input(node, 0, &x);
-    tconv_si_input(node, 1, &w);
+static tconv_status infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x, w;
+    tc_si_input(node, 0, &x);
+    tc_si_input(node, 1, &w);
     outs[0].dtype = x.dtype != TCONV_DTYPE_UNDEFINED ? x.dtype : w.dtype;
     tconv_status st = check_ranks(ctx, node, &x, &w);
     int spatial_rank = spatial_rank_of(&x, &w);
@@ -290,14 +288,14 @@ static tconv_status infer_conv(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out
     if ((st = read_window(ctx, node, spatial_rank, &a)))
         return st;
     for (int i = 0; i < spatial_rank; i++) {
-        const tconv_dim *k = w.shape.rank >= 0 ? &w.shape.dims[2 + i] : NULL;
+        const tc_dim *k = w.shape.rank >= 0 ? &w.shape.dims[2 + i] : NULL;
         if (k && k->kind == TCONV_DIM_STATIC && a.kernel[i] >= 0 && k->value != a.kernel[i])
-            return tconv_si_fail(ctx, node, "kernel_shape[%d] = %lld but W has %lld on that axis",
-                                 i, (long long)a.kernel[i], (long long)k->value);
+            return tc_si_fail(ctx, node, "kernel_shape[%d] = %lld but W has %lld on that axis", i,
+                              (long long)a.kernel[i], (long long)k->value);
         if (k && k->kind == TCONV_DIM_STATIC)
             a.kernel[i] = k->value;
     }
-    tconv_si_shape_unknown(&outs[0].shape, spatial_rank + 2);
+    tc_si_shape_unknown(&outs[0].shape, spatial_rank + 2);
     if ((st = conv_channels(ctx, node, &x, &w, &outs[0].shape.dims[1])))
         return st;
     if (x.shape.rank < 0)
@@ -306,20 +304,20 @@ static tconv_status infer_conv(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out
     return window_spatial(ctx, node, &a, &x.shape, &outs[0].shape);
 }
 
-static tconv_status infer_pool(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
     if (x.shape.rank < 3 || x.shape.rank > TCONV_MAX_SPATIAL + 2)
-        return tconv_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x.shape.rank,
-                             TCONV_MAX_SPATIAL + 2);
+        return tc_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x.shape.rank,
+                          TCONV_MAX_SPATIAL + 2);
     window_attrs a;
     tconv_status st = read_window(ctx, node, x.shape.rank - 2, &a);
     if (st != TCONV_OK)
         return st;
-    tconv_si_shape_unknown(&outs[0].shape, x.shape.rank);
+    tc_si_shape_unknown(&outs[0].shape, x.shape.rank);
     outs[0].shape.dims[0] = x.shape.dims[0];
     outs[0].shape.dims[1] = x.shape.dims[1];
     st = window_spatial(ctx, node, &a, &x.shape, &outs[0].shape);
@@ -330,21 +328,21 @@ static tconv_status infer_pool(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out
     return st;
 }
 
-static tconv_status infer_global_pool(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
     if (x.shape.rank < 2)
-        return tconv_si_fail(ctx, node, "input X has rank %d; at least 2 is needed", x.shape.rank);
+        return tc_si_fail(ctx, node, "input X has rank %d; at least 2 is needed", x.shape.rank);
     outs[0].shape = x.shape;
     for (int i = 2; i < x.shape.rank; i++)
-        outs[0].shape.dims[i] = tconv_si_dim_static(1);
+        outs[0].shape.dims[i] = tc_si_dim_static(1);
     return TCONV_OK;
 }
 
-const tconv_si_rule tconv_si_rules_conv[] = {
+const tc_si_rule tc_si_rules_conv[] = {
     {"ConvTranspose", infer_conv_transpose},
     {"Conv", infer_conv},
     {"MaxPool", infer_pool},

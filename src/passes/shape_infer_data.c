@@ -9,7 +9,7 @@
 
 /* ---------------------------------------------------------------- Constant */
 
-static tconv_status constant_from_tensor(tconv_si_ctx *ctx, tconv_tensor *t, tconv_si_out *out) {
+static tconv_status constant_from_tensor(tc_si_ctx *ctx, tconv_tensor *t, tc_si_out *out) {
     (void)ctx;
     if (t->rank < 0 || t->rank > TCONV_MAX_RANK)
         return TCONV_OK;
@@ -20,35 +20,35 @@ static tconv_status constant_from_tensor(tconv_si_ctx *ctx, tconv_tensor *t, tco
     out->dtype = t->dtype;
     out->shape.rank = t->rank;
     for (int i = 0; i < t->rank; i++)
-        out->shape.dims[i] = tconv_si_dim_static(t->dims[i]);
-    out->data = tconv_si_data_from_tensor(t);
+        out->shape.dims[i] = tc_si_dim_static(t->dims[i]);
+    out->data = tc_si_data_from_tensor(t);
     return TCONV_OK;
 }
 
-static void constant_list(tconv_dtype dtype, int rank, size_t n, tconv_si_out *out) {
+static void constant_list(tconv_dtype dtype, int rank, size_t n, tc_si_out *out) {
     out->dtype = dtype;
     out->shape.rank = rank;
     if (rank == 1)
-        out->shape.dims[0] = tconv_si_dim_static((int64_t)n);
+        out->shape.dims[0] = tc_si_dim_static((int64_t)n);
 }
 
-static tconv_status constant_ints(tconv_si_ctx *ctx, const int64_t *values, size_t n, int rank,
-                                  tconv_si_out *out) {
+static tconv_status constant_ints(tc_si_ctx *ctx, const int64_t *values, size_t n, int rank,
+                                  tc_si_out *out) {
     constant_list(TCONV_DTYPE_INT64, rank, n, out);
     if (n > TCONV_SI_MAX_DATA)
         return TCONV_OK;
-    if (!(out->data = tconv_si_data_new(ctx)))
+    if (!(out->data = tc_si_data_new(ctx)))
         return ctx->err->status;
     out->data->rank = rank;
     out->data->count = (int)n;
     for (size_t i = 0; i < n; i++)
-        out->data->elems[i] = tconv_si_dim_static(values[i]);
+        out->data->elems[i] = tc_si_dim_static(values[i]);
     return TCONV_OK;
 }
 
-static tconv_status infer_constant(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_constant(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     for (size_t i = 0; i < node->n_attrs; i++) {
-        const tconv_attr *a = &node->attrs[i];
+        const tc_attr *a = &node->attrs[i];
         if (!a->name)
             continue;
         if (!strcmp(a->name, "value") && a->type == TCONV_ATTR_TENSOR && a->t)
@@ -71,16 +71,16 @@ static tconv_status infer_constant(tconv_si_ctx *ctx, tconv_node *node, tconv_si
 
 /* ---------------------------------------------------------------- Shape and Size */
 
-static tconv_status data_from_dims(tconv_si_ctx *ctx, const tconv_dim *dims, int count, int rank,
-                                   tconv_si_out *out) {
+static tconv_status data_from_dims(tc_si_ctx *ctx, const tc_dim *dims, int count, int rank,
+                                   tc_si_out *out) {
     if (count > TCONV_SI_MAX_DATA)
         return TCONV_OK;
-    if (!(out->data = tconv_si_data_new(ctx)))
+    if (!(out->data = tc_si_data_new(ctx)))
         return ctx->err->status;
     out->data->rank = rank;
     out->data->count = count;
     if (count > 0)
-        memcpy(out->data->elems, dims, (size_t)count * sizeof(tconv_dim));
+        memcpy(out->data->elems, dims, (size_t)count * sizeof(tc_dim));
     return TCONV_OK;
 }
 
@@ -91,48 +91,48 @@ static int clamp_shape_index(int64_t index, int rank) {
 }
 
 /* Shape-15's start/end pick a range of the dims (negative counts from the end, clamped). */
-static tconv_status infer_shape(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
-    tconv_si_shape_unknown(&outs[0].shape, 1);
+    tc_si_shape_unknown(&outs[0].shape, 1);
     int64_t start, end;
-    tconv_status st = tconv_node_attr_int(node, "start", 0, &start, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "start", 0, &start, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(node, "end", INT64_MAX, &end, ctx->err);
+        st = tc_node_attr_int(node, "end", INT64_MAX, &end, ctx->err);
     if (st != TCONV_OK || x.shape.rank < 0)
         return st;
     int first = clamp_shape_index(start, x.shape.rank);
     int last = clamp_shape_index(end, x.shape.rank);
     int count = last > first ? last - first : 0;
-    outs[0].shape.dims[0] = tconv_si_dim_static(count);
+    outs[0].shape.dims[0] = tc_si_dim_static(count);
     return data_from_dims(ctx, &x.shape.dims[first], count, 1, &outs[0]);
 }
 
-static tconv_status infer_size(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_size(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
     outs[0].shape.rank = 0;
     int64_t n;
-    if (x.shape.rank < 0 || !tconv_si_shape_product(&x.shape, 0, x.shape.rank, &n))
+    if (x.shape.rank < 0 || !tc_si_shape_product(&x.shape, 0, x.shape.rank, &n))
         return TCONV_OK;
-    tconv_dim d = tconv_si_dim_static(n);
+    tc_dim d = tc_si_dim_static(n);
     return data_from_dims(ctx, &d, 1, 0, &outs[0]);
 }
 
 /* ---------------------------------------------------------------- Gather */
 
 /* Picking known elements of a 1-D shape tensor with known indices. */
-static tconv_status gather_data(tconv_si_ctx *ctx, const tconv_node *node, int axis,
-                                const tconv_si_tensor *indices, tconv_si_out *out) {
-    const tconv_si_data *src = tconv_si_input_data(ctx, node, 0);
+static tconv_status gather_data(tc_si_ctx *ctx, const tconv_node *node, int axis,
+                                const tc_si_tensor *indices, tc_si_out *out) {
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     int64_t idx[TCONV_SI_MAX_DATA];
     int n;
     if (!src || src->rank != 1 || axis != 0 || indices->shape.rank > 1 ||
-        !tconv_si_input_ints(ctx, node, 1, idx, &n))
+        !tc_si_input_ints(ctx, node, 1, idx, &n))
         return TCONV_OK;
-    tconv_dim picked[TCONV_SI_MAX_DATA];
+    tc_dim picked[TCONV_SI_MAX_DATA];
     for (int i = 0; i < n; i++) {
         int64_t k = idx[i] < 0 ? idx[i] + src->count : idx[i];
         if (k < 0 || k >= src->count)
@@ -143,26 +143,26 @@ static tconv_status gather_data(tconv_si_ctx *ctx, const tconv_node *node, int a
                           indices->shape.rank < 0 ? (n == 1 ? 0 : 1) : indices->shape.rank, out);
 }
 
-static tconv_status infer_gather(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor data, indices;
-    tconv_si_input(node, 0, &data);
-    tconv_si_input(node, 1, &indices);
+static tconv_status infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor data, indices;
+    tc_si_input(node, 0, &data);
+    tc_si_input(node, 1, &indices);
     outs[0].dtype = data.dtype;
     int64_t axis_attr;
     int axis;
-    tconv_status st = tconv_node_attr_int(node, "axis", 0, &axis_attr, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "axis", 0, &axis_attr, ctx->err);
     if (st != TCONV_OK || data.shape.rank < 0)
         return st;
     if (data.shape.rank == 0)
-        return tconv_si_fail(ctx, node, "data must have rank 1 or more");
-    if ((st = tconv_si_normalize_axis(ctx, node, "axis", axis_attr, data.shape.rank, &axis)))
+        return tc_si_fail(ctx, node, "data must have rank 1 or more");
+    if ((st = tc_si_normalize_axis(ctx, node, "axis", axis_attr, data.shape.rank, &axis)))
         return st;
     if ((st = gather_data(ctx, node, axis, &indices, &outs[0])) || indices.shape.rank < 0)
         return st;
     int rank = data.shape.rank + indices.shape.rank - 1;
     if (rank > TCONV_MAX_RANK)
         return TCONV_OK;
-    tconv_si_shape *out = &outs[0].shape;
+    tc_si_shape *out = &outs[0].shape;
     out->rank = 0;
     for (int i = 0; i < axis; i++)
         out->dims[out->rank++] = data.shape.dims[i];
@@ -175,30 +175,29 @@ static tconv_status infer_gather(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
 
 /* ---------------------------------------------------------------- ConstantOfShape */
 
-static tconv_status infer_constant_of_shape(tconv_si_ctx *ctx, tconv_node *node,
-                                            tconv_si_out *outs) {
-    const tconv_attr *value = tconv_node_attr(node, "value");
+static tconv_status infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    const tc_attr *value = tc_node_attr(node, "value");
     outs[0].dtype =
         value && value->type == TCONV_ATTR_TENSOR && value->t ? value->t->dtype : TCONV_DTYPE_FLOAT;
-    const tconv_si_data *shape = tconv_si_input_data(ctx, node, 0);
+    const tc_si_data *shape = tc_si_input_data(ctx, node, 0);
     if (shape && shape->rank == 1 && shape->count <= TCONV_MAX_RANK) {
         outs[0].shape.rank = shape->count;
         for (int i = 0; i < shape->count; i++) {
-            const tconv_dim *e = &shape->elems[i];
+            const tc_dim *e = &shape->elems[i];
             if (e->kind == TCONV_DIM_STATIC && e->value < 0)
-                return tconv_si_fail(ctx, node, "shape[%d] is negative (%lld)", i,
-                                     (long long)e->value);
+                return tc_si_fail(ctx, node, "shape[%d] is negative (%lld)", i,
+                                  (long long)e->value);
             outs[0].shape.dims[i] = *e;
         }
         return TCONV_OK;
     }
-    int64_t n = tconv_si_input_elements(node, 0);
+    int64_t n = tc_si_input_elements(node, 0);
     if (n >= 0 && n <= TCONV_MAX_RANK)
-        tconv_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
+        tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
 }
 
-const tconv_si_rule tconv_si_rules_data[] = {
+const tc_si_rule tc_si_rules_data[] = {
     {"Constant", infer_constant},
     {"Shape", infer_shape},
     {"Size", infer_size},

@@ -8,14 +8,14 @@
 
 /* Broadcasts every present input into outs[0]; the dtype is input `dtype_from`'s, or
  * `fixed_dtype` when that is not UNDEFINED (comparisons give bool). */
-static tconv_status broadcast_inputs(tconv_si_ctx *ctx, tconv_node *node, size_t dtype_from,
-                                     tconv_dtype fixed_dtype, tconv_si_out *out) {
-    tconv_si_tensor in;
-    tconv_si_input(node, dtype_from, &in);
+static tconv_status broadcast_inputs(tc_si_ctx *ctx, tconv_node *node, size_t dtype_from,
+                                     tconv_dtype fixed_dtype, tc_si_out *out) {
+    tc_si_tensor in;
+    tc_si_input(node, dtype_from, &in);
     out->dtype = fixed_dtype != TCONV_DTYPE_UNDEFINED ? fixed_dtype : in.dtype;
     bool first = true;
     for (size_t i = 0; i < node->n_inputs; i++) {
-        if (!tconv_si_input(node, i, &in))
+        if (!tc_si_input(node, i, &in))
             continue;
         if (in.shape.rank < 0) {
             out->shape.rank = -1;
@@ -26,8 +26,8 @@ static tconv_status broadcast_inputs(tconv_si_ctx *ctx, tconv_node *node, size_t
             first = false;
             continue;
         }
-        tconv_si_shape merged;
-        tconv_status st = tconv_si_broadcast(ctx, node, &out->shape, &in.shape, &merged);
+        tc_si_shape merged;
+        tconv_status st = tc_si_broadcast(ctx, node, &out->shape, &in.shape, &merged);
         if (st != TCONV_OK)
             return st;
         out->shape = merged;
@@ -39,48 +39,47 @@ typedef enum arith_op { ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV } arith_op;
 
 /* One element of integer shape arithmetic; unknown unless both are static (or the op is an
  * identity on a symbol: x+0, x-0, x*1, x/1). */
-static tconv_dim arith_elem(arith_op op, const tconv_dim *a, const tconv_dim *b) {
+static tc_dim arith_elem(arith_op op, const tc_dim *a, const tc_dim *b) {
     int64_t r;
     bool identity_b =
-        (op == ARITH_MUL || op == ARITH_DIV) ? tconv_si_dim_is(b, 1) : tconv_si_dim_is(b, 0);
+        (op == ARITH_MUL || op == ARITH_DIV) ? tc_si_dim_is(b, 1) : tc_si_dim_is(b, 0);
     if (a->kind == TCONV_DIM_SYMBOLIC && identity_b)
         return *a;
-    if (b->kind == TCONV_DIM_SYMBOLIC && op == ARITH_MUL && tconv_si_dim_is(a, 1))
+    if (b->kind == TCONV_DIM_SYMBOLIC && op == ARITH_MUL && tc_si_dim_is(a, 1))
         return *b;
-    if (b->kind == TCONV_DIM_SYMBOLIC && op == ARITH_ADD && tconv_si_dim_is(a, 0))
+    if (b->kind == TCONV_DIM_SYMBOLIC && op == ARITH_ADD && tc_si_dim_is(a, 0))
         return *b;
     if (a->kind != TCONV_DIM_STATIC || b->kind != TCONV_DIM_STATIC)
-        return tconv_si_dim_unknown();
+        return tc_si_dim_unknown();
     int64_t x = a->value, y = b->value;
     bool ok = true;
     switch (op) {
     case ARITH_ADD:
-        ok = tconv_add_i64(x, y, &r);
+        ok = tc_add_i64(x, y, &r);
         break;
     case ARITH_SUB:
-        ok = y != INT64_MIN && tconv_add_i64(x, -y, &r);
+        ok = y != INT64_MIN && tc_add_i64(x, -y, &r);
         break;
     case ARITH_MUL:
-        ok = tconv_mul_i64(x, y, &r);
+        ok = tc_mul_i64(x, y, &r);
         break;
     case ARITH_DIV:
         ok = y != 0 && !(x == INT64_MIN && y == -1);
         r = ok ? x / y : 0; /* integer Div truncates, as onnxruntime does */
         break;
     }
-    return ok ? tconv_si_dim_static(r) : tconv_si_dim_unknown();
+    return ok ? tc_si_dim_static(r) : tc_si_dim_unknown();
 }
 
 /* Known contents of an integer Add/Sub/Mul/Div of two known small tensors (rank <= 1). */
-static tconv_status arith_data(tconv_si_ctx *ctx, tconv_node *node, arith_op op,
-                               tconv_si_out *out) {
+static tconv_status arith_data(tc_si_ctx *ctx, tconv_node *node, arith_op op, tc_si_out *out) {
     if (node->n_inputs != 2)
         return TCONV_OK;
-    const tconv_si_data *a = tconv_si_input_data(ctx, node, 0);
-    const tconv_si_data *b = tconv_si_input_data(ctx, node, 1);
+    const tc_si_data *a = tc_si_input_data(ctx, node, 0);
+    const tc_si_data *b = tc_si_input_data(ctx, node, 1);
     if (!a || !b || (a->count != b->count && a->count != 1 && b->count != 1))
         return TCONV_OK;
-    tconv_si_data *d = tconv_si_data_new(ctx);
+    tc_si_data *d = tc_si_data_new(ctx);
     if (!d)
         return ctx->err->status;
     d->rank = a->rank > b->rank ? a->rank : b->rank;
@@ -92,66 +91,65 @@ static tconv_status arith_data(tconv_si_ctx *ctx, tconv_node *node, arith_op op,
     return TCONV_OK;
 }
 
-static tconv_status infer_arith(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs,
-                                arith_op op) {
+static tconv_status infer_arith(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs, arith_op op) {
     tconv_status st = broadcast_inputs(ctx, node, 0, TCONV_DTYPE_UNDEFINED, &outs[0]);
     return st == TCONV_OK ? arith_data(ctx, node, op, &outs[0]) : st;
 }
 
-static tconv_status infer_add(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_add(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_ADD);
 }
 
-static tconv_status infer_sub(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_sub(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_SUB);
 }
 
-static tconv_status infer_mul(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_mul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_MUL);
 }
 
-static tconv_status infer_div(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_div(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_DIV);
 }
 
 /* Pow, PRelu, Mod, Max, Min, Sum, Mean, BitShift: broadcast, dtype of the first input. */
-static tconv_status infer_broadcast(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_broadcast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return broadcast_inputs(ctx, node, 0, TCONV_DTYPE_UNDEFINED, &outs[0]);
 }
 
-static tconv_status infer_compare(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_compare(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return broadcast_inputs(ctx, node, 0, TCONV_DTYPE_BOOL, &outs[0]);
 }
 
 /* Where(condition, X, Y): the dtype is X's. */
-static tconv_status infer_where(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_where(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return broadcast_inputs(ctx, node, 1, TCONV_DTYPE_UNDEFINED, &outs[0]);
 }
 
 /* ---------------------------------------------------------------- same-shape ops */
 
-static tconv_status infer_unary(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_unary(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tconv_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(node, 0, &outs[0]);
     return TCONV_OK;
 }
 
 /* Identity also passes known contents through (shape computations). */
-static tconv_status infer_identity(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_same_as_input(node, 0, &outs[0]);
-    const tconv_si_data *src = tconv_si_input_data(ctx, node, 0);
+static tconv_status infer_identity(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_same_as_input(node, 0, &outs[0]);
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (!src)
         return TCONV_OK;
-    outs[0].data = tconv_si_data_new(ctx);
+    outs[0].data = tc_si_data_new(ctx);
     if (!outs[0].data)
         return ctx->err->status;
     *outs[0].data = *src;
     return TCONV_OK;
 }
 
-static tconv_status infer_predicate(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_predicate(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tconv_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(node, 0, &outs[0]);
     outs[0].dtype = TCONV_DTYPE_BOOL;
     return TCONV_OK;
 }
@@ -160,37 +158,37 @@ static bool is_valid_dtype(int64_t dtype) {
     return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TCONV_DTYPE_MAX;
 }
 
-static tconv_status infer_cast(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t to;
-    tconv_status st = tconv_node_attr_int(node, "to", TCONV_DTYPE_UNDEFINED, &to, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "to", TCONV_DTYPE_UNDEFINED, &to, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!is_valid_dtype(to))
-        return tconv_si_fail(ctx, node, "attribute 'to' is missing or not a known dtype (%lld)",
-                             (long long)to);
-    tconv_si_same_as_input(node, 0, &outs[0]);
+        return tc_si_fail(ctx, node, "attribute 'to' is missing or not a known dtype (%lld)",
+                          (long long)to);
+    tc_si_same_as_input(node, 0, &outs[0]);
     outs[0].dtype = (tconv_dtype)to;
-    const tconv_si_data *src = tconv_si_input_data(ctx, node, 0);
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (src && (to == TCONV_DTYPE_INT64 || to == TCONV_DTYPE_INT32)) {
-        if (!(outs[0].data = tconv_si_data_new(ctx)))
+        if (!(outs[0].data = tc_si_data_new(ctx)))
             return ctx->err->status;
         *outs[0].data = *src;
     }
     return TCONV_OK;
 }
 
-static tconv_status infer_cast_like(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tconv_si_tensor like;
-    tconv_si_same_as_input(node, 0, &outs[0]);
-    tconv_si_input(node, 1, &like);
+    tc_si_tensor like;
+    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_input(node, 1, &like);
     outs[0].dtype = like.dtype;
     return TCONV_OK;
 }
 
 /* Output 0 like the input; the mask (opset 10+: bool) too. */
-static tconv_status infer_dropout(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_same_as_input(node, 0, &outs[0]);
+static tconv_status infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_same_as_input(node, 0, &outs[0]);
     if (node->n_outputs > 1) {
         outs[1] = outs[0];
         if (ctx->opset >= 10)
@@ -200,16 +198,16 @@ static tconv_status infer_dropout(tconv_si_ctx *ctx, tconv_node *node, tconv_si_
 }
 
 /* Y like X; the optional statistics outputs (training mode) are per channel: [C]. */
-static tconv_status infer_batch_norm(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_batch_norm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tconv_si_tensor x, mean;
-    tconv_si_input(node, 0, &x);
-    tconv_si_input(node, 3, &mean);
+    tc_si_tensor x, mean;
+    tc_si_input(node, 0, &x);
+    tc_si_input(node, 3, &mean);
     outs[0].dtype = x.dtype;
     outs[0].shape = x.shape;
     for (size_t i = 1; i < node->n_outputs; i++) {
         outs[i].dtype = mean.dtype;
-        tconv_si_shape_unknown(&outs[i].shape, 1);
+        tc_si_shape_unknown(&outs[i].shape, 1);
         if (x.shape.rank >= 2)
             outs[i].shape.dims[0] = x.shape.dims[1];
     }
@@ -218,41 +216,41 @@ static tconv_status infer_batch_norm(tconv_si_ctx *ctx, tconv_node *node, tconv_
 
 /* ---------------------------------------------------------------- MatMul and Gemm */
 
-static tconv_status check_inner(tconv_si_ctx *ctx, const tconv_node *node, const tconv_dim *ka,
-                                const tconv_dim *kb) {
+static tconv_status check_inner(tc_si_ctx *ctx, const tconv_node *node, const tc_dim *ka,
+                                const tc_dim *kb) {
     if (ka->kind == TCONV_DIM_STATIC && kb->kind == TCONV_DIM_STATIC && ka->value != kb->value)
-        return tconv_si_fail(ctx, node, "inner dimensions differ: %lld and %lld",
-                             (long long)ka->value, (long long)kb->value);
+        return tc_si_fail(ctx, node, "inner dimensions differ: %lld and %lld", (long long)ka->value,
+                          (long long)kb->value);
     return TCONV_OK;
 }
 
 /* numpy matmul: 1-D operands are promoted to matrices and the added axis removed after. */
-static tconv_status infer_matmul(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor a, b;
-    tconv_si_input(node, 0, &a);
-    tconv_si_input(node, 1, &b);
+static tconv_status infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor a, b;
+    tc_si_input(node, 0, &a);
+    tc_si_input(node, 1, &b);
     outs[0].dtype = a.dtype;
     if (a.shape.rank < 0 || b.shape.rank < 0)
         return TCONV_OK;
     if (a.shape.rank == 0 || b.shape.rank == 0)
-        return tconv_si_fail(ctx, node, "MatMul does not take scalars");
-    tconv_si_shape pa = a.shape, pb = b.shape;
+        return tc_si_fail(ctx, node, "MatMul does not take scalars");
+    tc_si_shape pa = a.shape, pb = b.shape;
     if (pa.rank == 1) { /* [K] -> [1, K] */
         pa.dims[1] = pa.dims[0];
-        pa.dims[0] = tconv_si_dim_static(1);
+        pa.dims[0] = tc_si_dim_static(1);
         pa.rank = 2;
     }
     if (pb.rank == 1) { /* [K] -> [K, 1] */
-        pb.dims[1] = tconv_si_dim_static(1);
+        pb.dims[1] = tc_si_dim_static(1);
         pb.rank = 2;
     }
     tconv_status st = check_inner(ctx, node, &pa.dims[pa.rank - 1], &pb.dims[pb.rank - 2]);
     if (st != TCONV_OK)
         return st;
-    tconv_si_shape batch_a = pa, batch_b = pb, *out = &outs[0].shape;
+    tc_si_shape batch_a = pa, batch_b = pb, *out = &outs[0].shape;
     batch_a.rank -= 2;
     batch_b.rank -= 2;
-    if ((st = tconv_si_broadcast(ctx, node, &batch_a, &batch_b, out)))
+    if ((st = tc_si_broadcast(ctx, node, &batch_a, &batch_b, out)))
         return st;
     if (out->rank + 2 > TCONV_MAX_RANK) {
         out->rank = -1;
@@ -265,21 +263,21 @@ static tconv_status infer_matmul(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
     return TCONV_OK;
 }
 
-static tconv_status infer_gemm(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor a, b;
-    tconv_si_input(node, 0, &a);
-    tconv_si_input(node, 1, &b);
+static tconv_status infer_gemm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor a, b;
+    tc_si_input(node, 0, &a);
+    tc_si_input(node, 1, &b);
     outs[0].dtype = a.dtype;
     int64_t trans_a, trans_b;
-    tconv_status st = tconv_node_attr_int(node, "transA", 0, &trans_a, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "transA", 0, &trans_a, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(node, "transB", 0, &trans_b, ctx->err);
+        st = tc_node_attr_int(node, "transB", 0, &trans_b, ctx->err);
     if (st != TCONV_OK)
         return st;
     if ((a.shape.rank >= 0 && a.shape.rank != 2) || (b.shape.rank >= 0 && b.shape.rank != 2))
-        return tconv_si_fail(ctx, node, "A and B must be matrices (ranks %d and %d)", a.shape.rank,
-                             b.shape.rank);
-    tconv_si_shape_unknown(&outs[0].shape, 2);
+        return tc_si_fail(ctx, node, "A and B must be matrices (ranks %d and %d)", a.shape.rank,
+                          b.shape.rank);
+    tc_si_shape_unknown(&outs[0].shape, 2);
     if (a.shape.rank == 2)
         outs[0].shape.dims[0] = a.shape.dims[trans_a ? 1 : 0];
     if (b.shape.rank == 2)
@@ -290,7 +288,7 @@ static tconv_status infer_gemm(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out
     return TCONV_OK;
 }
 
-const tconv_si_rule tconv_si_rules_math[] = {
+const tc_si_rule tc_si_rules_math[] = {
     {"Add", infer_add},
     {"Sub", infer_sub},
     {"Mul", infer_mul},

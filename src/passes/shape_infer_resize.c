@@ -11,16 +11,16 @@
 typedef struct resize_args {
     int n_axes;
     int axes[TCONV_MAX_RANK];
-    tconv_si_ints sizes; /* state ABSENT when not given */
+    tc_si_ints sizes; /* state ABSENT when not given */
     bool scales_known, scales_given;
     int n_scales;
     float scales[TCONV_SI_MAX_DATA];
 } resize_args;
 
-static tconv_status read_resize_axes(tconv_si_ctx *ctx, const tconv_node *node, int rank,
+static tconv_status read_resize_axes(tc_si_ctx *ctx, const tconv_node *node, int rank,
                                      resize_args *r) {
-    tconv_si_ints axes;
-    tconv_status st = tconv_si_ints_arg(ctx, node, "axes", 0, &axes);
+    tc_si_ints axes;
+    tconv_status st = tc_si_ints_arg(ctx, node, "axes", 0, &axes);
     if (st != TCONV_OK)
         return st;
     if (axes.state == TCONV_SI_ARG_ABSENT) {
@@ -30,48 +30,48 @@ static tconv_status read_resize_axes(tconv_si_ctx *ctx, const tconv_node *node, 
         return TCONV_OK;
     }
     if (axes.count > rank)
-        return tconv_si_fail(ctx, node, "attribute 'axes' has %d values for rank %d", axes.count,
-                             rank);
+        return tc_si_fail(ctx, node, "attribute 'axes' has %d values for rank %d", axes.count,
+                          rank);
     r->n_axes = axes.count;
     for (int i = 0; i < axes.count; i++) {
-        if ((st = tconv_si_normalize_axis(ctx, node, "attribute 'axes'", axes.values[i], rank,
-                                          &r->axes[i])))
+        if ((st = tc_si_normalize_axis(ctx, node, "attribute 'axes'", axes.values[i], rank,
+                                       &r->axes[i])))
             return st;
     }
     return TCONV_OK;
 }
 
 /* Scales from input `index`: an empty tensor (the opset 11-12 way to skip it) is not given. */
-static void read_scales_input(tconv_si_ctx *ctx, const tconv_node *node, size_t index,
+static void read_scales_input(tc_si_ctx *ctx, const tconv_node *node, size_t index,
                               resize_args *r) {
     if (index >= node->n_inputs || !node->inputs[index])
         return;
-    r->scales_given = tconv_si_input_elements(node, index) != 0;
-    if (tconv_si_input_floats(ctx, node, index, r->scales, TCONV_SI_MAX_DATA, &r->n_scales)) {
+    r->scales_given = tc_si_input_elements(node, index) != 0;
+    if (tc_si_input_floats(ctx, node, index, r->scales, TCONV_SI_MAX_DATA, &r->n_scales)) {
         r->scales_given = r->n_scales > 0;
         r->scales_known = r->n_scales > 0;
     }
 }
 
-static tconv_dim scaled_dim(const tconv_dim *in, float scale) {
+static tc_dim scaled_dim(const tc_dim *in, float scale) {
     if (in->kind == TCONV_DIM_STATIC) {
         float size = floorf((float)in->value * scale);
         if (size >= 0 && size < 9.0e18f)
-            return tconv_si_dim_static((int64_t)size);
+            return tc_si_dim_static((int64_t)size);
     } else if (in->kind == TCONV_DIM_SYMBOLIC && scale == 1.0f) {
         return *in;
     }
-    return tconv_si_dim_unknown();
+    return tc_si_dim_unknown();
 }
 
-static tconv_status apply_scales(tconv_si_ctx *ctx, const tconv_node *node, const resize_args *r,
-                                 tconv_si_shape *out) {
+static tconv_status apply_scales(tc_si_ctx *ctx, const tconv_node *node, const resize_args *r,
+                                 tc_si_shape *out) {
     if (r->n_scales != r->n_axes)
-        return tconv_si_fail(ctx, node, "scales has %d values for %d axes", r->n_scales, r->n_axes);
+        return tc_si_fail(ctx, node, "scales has %d values for %d axes", r->n_scales, r->n_axes);
     for (int i = 0; i < r->n_axes; i++) {
         if (!(r->scales[i] > 0.0f))
-            return tconv_si_fail(ctx, node, "scales[%d] = %g is not positive", i,
-                                 (double)r->scales[i]);
+            return tc_si_fail(ctx, node, "scales[%d] = %g is not positive", i,
+                              (double)r->scales[i]);
         out->dims[r->axes[i]] = scaled_dim(&out->dims[r->axes[i]], r->scales[i]);
     }
     return TCONV_OK;
@@ -79,13 +79,13 @@ static tconv_status apply_scales(tconv_si_ctx *ctx, const tconv_node *node, cons
 
 /* keep_aspect_ratio_policy not_larger / not_smaller: one scale for all the axes, from the
  * tightest (or loosest) of sizes[i] / x[i]; needs the static input sizes. */
-static void apply_sizes_keeping_aspect(const resize_args *r, bool not_larger, tconv_si_shape *out) {
+static void apply_sizes_keeping_aspect(const resize_args *r, bool not_larger, tc_si_shape *out) {
     float scale = 0.0f;
     for (int i = 0; i < r->n_axes; i++) {
-        const tconv_dim *d = &out->dims[r->axes[i]];
+        const tc_dim *d = &out->dims[r->axes[i]];
         if (d->kind != TCONV_DIM_STATIC || d->value <= 0) {
             for (int k = 0; k < r->n_axes; k++)
-                out->dims[r->axes[k]] = tconv_si_dim_unknown();
+                out->dims[r->axes[k]] = tc_si_dim_unknown();
             return;
         }
         float s = (float)r->sizes.values[i] / (float)d->value;
@@ -93,23 +93,22 @@ static void apply_sizes_keeping_aspect(const resize_args *r, bool not_larger, tc
             scale = s;
     }
     for (int i = 0; i < r->n_axes; i++) {
-        tconv_dim *d = &out->dims[r->axes[i]];
-        *d = tconv_si_dim_static((int64_t)roundf(scale * (float)d->value));
+        tc_dim *d = &out->dims[r->axes[i]];
+        *d = tc_si_dim_static((int64_t)roundf(scale * (float)d->value));
     }
 }
 
-static tconv_status apply_sizes(tconv_si_ctx *ctx, const tconv_node *node, const resize_args *r,
-                                tconv_si_shape *out) {
+static tconv_status apply_sizes(tc_si_ctx *ctx, const tconv_node *node, const resize_args *r,
+                                tc_si_shape *out) {
     if (r->sizes.count != r->n_axes)
-        return tconv_si_fail(ctx, node, "sizes has %d values for %d axes", r->sizes.count,
-                             r->n_axes);
+        return tc_si_fail(ctx, node, "sizes has %d values for %d axes", r->sizes.count, r->n_axes);
     for (int i = 0; i < r->n_axes; i++) {
         if (r->sizes.values[i] < 0)
-            return tconv_si_fail(ctx, node, "sizes[%d] is negative", i);
+            return tc_si_fail(ctx, node, "sizes[%d] is negative", i);
     }
     const char *policy;
     tconv_status st =
-        tconv_node_attr_string(node, "keep_aspect_ratio_policy", "stretch", &policy, ctx->err);
+        tc_node_attr_string(node, "keep_aspect_ratio_policy", "stretch", &policy, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!strcmp(policy, "not_larger") || !strcmp(policy, "not_smaller")) {
@@ -117,18 +116,18 @@ static tconv_status apply_sizes(tconv_si_ctx *ctx, const tconv_node *node, const
         return TCONV_OK;
     }
     for (int i = 0; i < r->n_axes; i++)
-        out->dims[r->axes[i]] = tconv_si_dim_static(r->sizes.values[i]);
+        out->dims[r->axes[i]] = tc_si_dim_static(r->sizes.values[i]);
     return TCONV_OK;
 }
 
-static void unknown_axes(const resize_args *r, tconv_si_shape *out) {
+static void unknown_axes(const resize_args *r, tc_si_shape *out) {
     for (int i = 0; i < r->n_axes; i++)
-        out->dims[r->axes[i]] = tconv_si_dim_unknown();
+        out->dims[r->axes[i]] = tc_si_dim_unknown();
 }
 
-static tconv_status infer_resize(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_resize(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -137,7 +136,7 @@ static tconv_status infer_resize(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
     tconv_status st = read_resize_axes(ctx, node, x.shape.rank, &r);
     bool v10 = ctx->opset > 0 && ctx->opset < 11;
     if (st == TCONV_OK && !v10)
-        st = tconv_si_ints_arg(ctx, node, NULL, 3, &r.sizes);
+        st = tc_si_ints_arg(ctx, node, NULL, 3, &r.sizes);
     if (st != TCONV_OK)
         return st;
     read_scales_input(ctx, node, v10 ? 1 : 2, &r);
@@ -150,9 +149,9 @@ static tconv_status infer_resize(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
     return TCONV_OK;
 }
 
-static tconv_status infer_upsample(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_upsample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -161,7 +160,7 @@ static tconv_status infer_upsample(tconv_si_ctx *ctx, tconv_node *node, tconv_si
     r.n_axes = x.shape.rank;
     for (int i = 0; i < x.shape.rank; i++)
         r.axes[i] = i;
-    const tconv_attr *attr = tconv_node_attr(node, "scales");
+    const tc_attr *attr = tc_node_attr(node, "scales");
     if (attr && attr->type == TCONV_ATTR_FLOATS && attr->n <= TCONV_SI_MAX_DATA) {
         r.scales_known = true;
         r.n_scales = (int)attr->n;
@@ -177,7 +176,7 @@ static tconv_status infer_upsample(tconv_si_ctx *ctx, tconv_node *node, tconv_si
     return TCONV_OK;
 }
 
-const tconv_si_rule tconv_si_rules_resize[] = {
+const tc_si_rule tc_si_rules_resize[] = {
     {"Resize", infer_resize},
     {"Upsample", infer_upsample},
     {NULL, NULL},

@@ -11,16 +11,16 @@
 #include <string.h>
 
 /* Marks axes[0..count) in `seen` (normalized against rank); duplicates are an error. */
-static tconv_status normalize_axes(tconv_si_ctx *ctx, const tconv_node *node, const char *what,
+static tconv_status normalize_axes(tc_si_ctx *ctx, const tconv_node *node, const char *what,
                                    const int64_t *axes, int count, int rank, int *out, bool *seen) {
     for (int i = 0; i < rank; i++)
         seen[i] = false;
     for (int i = 0; i < count; i++) {
-        tconv_status st = tconv_si_normalize_axis(ctx, node, what, axes[i], rank, &out[i]);
+        tconv_status st = tc_si_normalize_axis(ctx, node, what, axes[i], rank, &out[i]);
         if (st != TCONV_OK)
             return st;
         if (seen[out[i]])
-            return tconv_si_fail(ctx, node, "%s lists axis %lld twice", what, (long long)axes[i]);
+            return tc_si_fail(ctx, node, "%s lists axis %lld twice", what, (long long)axes[i]);
         seen[out[i]] = true;
     }
     return TCONV_OK;
@@ -29,19 +29,19 @@ static tconv_status normalize_axes(tconv_si_ctx *ctx, const tconv_node *node, co
 /* ---------------------------------------------------------------- Slice */
 
 typedef struct slice_args {
-    tconv_si_ints starts, ends, axes, steps;
+    tc_si_ints starts, ends, axes, steps;
 } slice_args;
 
-static tconv_status read_slice_args(tconv_si_ctx *ctx, const tconv_node *node, slice_args *a) {
+static tconv_status read_slice_args(tc_si_ctx *ctx, const tconv_node *node, slice_args *a) {
     bool attrs = ctx->opset > 0 && ctx->opset < 10;
     tconv_status st;
-    if ((st = tconv_si_ints_arg(ctx, node, attrs ? "starts" : NULL, 1, &a->starts)) ||
-        (st = tconv_si_ints_arg(ctx, node, attrs ? "ends" : NULL, 2, &a->ends)) ||
-        (st = tconv_si_ints_arg(ctx, node, attrs ? "axes" : NULL, 3, &a->axes)))
+    if ((st = tc_si_ints_arg(ctx, node, attrs ? "starts" : NULL, 1, &a->starts)) ||
+        (st = tc_si_ints_arg(ctx, node, attrs ? "ends" : NULL, 2, &a->ends)) ||
+        (st = tc_si_ints_arg(ctx, node, attrs ? "axes" : NULL, 3, &a->axes)))
         return st;
     if (attrs)
         a->steps.state = TCONV_SI_ARG_ABSENT;
-    else if ((st = tconv_si_ints_arg(ctx, node, NULL, 4, &a->steps)))
+    else if ((st = tc_si_ints_arg(ctx, node, NULL, 4, &a->steps)))
         return st;
     return TCONV_OK;
 }
@@ -51,24 +51,24 @@ static bool slice_keeps_all(int64_t start, int64_t end, int64_t step) {
     return step == 1 && start == 0 && end >= INT32_MAX;
 }
 
-static tconv_status slice_axis(tconv_si_ctx *ctx, const tconv_node *node, const slice_args *a,
-                               int i, tconv_dim *dim) {
+static tconv_status slice_axis(tc_si_ctx *ctx, const tconv_node *node, const slice_args *a, int i,
+                               tc_dim *dim) {
     int64_t start = a->starts.values[i], end = a->ends.values[i];
     int64_t step = a->steps.state == TCONV_SI_ARG_KNOWN ? a->steps.values[i] : 1;
     if (step == 0)
-        return tconv_si_fail(ctx, node, "steps[%d] is 0", i);
+        return tc_si_fail(ctx, node, "steps[%d] is 0", i);
     int64_t first;
     if (dim->kind == TCONV_DIM_STATIC)
-        *dim = tconv_si_dim_static(tconv_slice_axis_count(dim->value, start, end, step, &first));
+        *dim = tc_si_dim_static(tc_slice_axis_count(dim->value, start, end, step, &first));
     else if (!slice_keeps_all(start, end, step))
-        *dim = tconv_si_dim_unknown();
+        *dim = tc_si_dim_unknown();
     return TCONV_OK;
 }
 
 /* Known contents of a 1-D shape tensor sliced on axis 0. */
-static tconv_status slice_data(tconv_si_ctx *ctx, const tconv_node *node, const slice_args *a,
-                               tconv_si_out *out) {
-    const tconv_si_data *src = tconv_si_input_data(ctx, node, 0);
+static tconv_status slice_data(tc_si_ctx *ctx, const tconv_node *node, const slice_args *a,
+                               tc_si_out *out) {
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (!src || src->rank != 1 || a->starts.count != 1)
         return TCONV_OK;
     if (a->axes.state == TCONV_SI_ARG_KNOWN && a->axes.values[0] != 0 && a->axes.values[0] != -1)
@@ -76,12 +76,12 @@ static tconv_status slice_data(tconv_si_ctx *ctx, const tconv_node *node, const 
     int64_t step = a->steps.state == TCONV_SI_ARG_KNOWN ? a->steps.values[0] : 1, first;
     if (step == 0)
         return TCONV_OK;
-    tconv_si_data *d = tconv_si_data_new(ctx);
+    tc_si_data *d = tc_si_data_new(ctx);
     if (!d)
         return ctx->err->status;
     d->rank = 1;
-    d->count = (int)tconv_slice_axis_count(src->count, a->starts.values[0], a->ends.values[0], step,
-                                           &first);
+    d->count =
+        (int)tc_slice_axis_count(src->count, a->starts.values[0], a->ends.values[0], step, &first);
     for (int k = 0; k < d->count; k++)
         d->elems[k] = src->elems[first + k * step];
     out->data = d;
@@ -96,9 +96,9 @@ static bool slice_args_known(const slice_args *a) {
            (a->steps.state == TCONV_SI_ARG_ABSENT || a->steps.count == n);
 }
 
-static tconv_status infer_slice(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -110,20 +110,20 @@ static tconv_status infer_slice(tconv_si_ctx *ctx, tconv_node *node, tconv_si_ou
     outs[0].shape = x.shape;
     if (!slice_args_known(&a)) {
         if (a.axes.state != TCONV_SI_ARG_KNOWN) {
-            tconv_si_shape_unknown(&outs[0].shape, rank);
+            tc_si_shape_unknown(&outs[0].shape, rank);
             return TCONV_OK;
         }
         int axes[TCONV_SI_MAX_DATA];
         bool seen[TCONV_MAX_RANK];
         if (a.axes.count > rank)
-            return tconv_si_fail(ctx, node, "axes has %d values for rank %d", a.axes.count, rank);
+            return tc_si_fail(ctx, node, "axes has %d values for rank %d", a.axes.count, rank);
         st = normalize_axes(ctx, node, "axes", a.axes.values, a.axes.count, rank, axes, seen);
         for (int i = 0; st == TCONV_OK && i < a.axes.count; i++)
-            outs[0].shape.dims[axes[i]] = tconv_si_dim_unknown(); /* only sliced axes change */
+            outs[0].shape.dims[axes[i]] = tc_si_dim_unknown(); /* only sliced axes change */
         return st;
     }
     if (a.starts.count > rank)
-        return tconv_si_fail(ctx, node, "starts has %d values for rank %d", a.starts.count, rank);
+        return tc_si_fail(ctx, node, "starts has %d values for rank %d", a.starts.count, rank);
     if (a.axes.state == TCONV_SI_ARG_ABSENT) {
         a.axes.count = a.starts.count;
         for (int i = 0; i < a.axes.count; i++)
@@ -139,51 +139,50 @@ static tconv_status infer_slice(tconv_si_ctx *ctx, tconv_node *node, tconv_si_ou
 
 /* ---------------------------------------------------------------- Pad */
 
-static tconv_status pad_axis(tconv_si_ctx *ctx, const tconv_node *node, int axis, int64_t begin,
-                             int64_t end, tconv_dim *dim) {
+static tconv_status pad_axis(tc_si_ctx *ctx, const tconv_node *node, int axis, int64_t begin,
+                             int64_t end, tc_dim *dim) {
     int64_t total, size;
-    if (!tconv_add_i64(begin, end, &total))
-        return tconv_si_fail(ctx, node, "pads of axis %d overflow", axis);
+    if (!tc_add_i64(begin, end, &total))
+        return tc_si_fail(ctx, node, "pads of axis %d overflow", axis);
     if (dim->kind != TCONV_DIM_STATIC) {
         if (total != 0)
-            *dim = tconv_si_dim_unknown();
+            *dim = tc_si_dim_unknown();
         return TCONV_OK;
     }
-    if (!tconv_add_i64(dim->value, total, &size) || size < 0)
-        return tconv_si_fail(ctx, node, "padding axis %d of size %lld by %lld+%lld gives %lld",
-                             axis, (long long)dim->value, (long long)begin, (long long)end,
-                             (long long)size);
-    *dim = tconv_si_dim_static(size);
+    if (!tc_add_i64(dim->value, total, &size) || size < 0)
+        return tc_si_fail(ctx, node, "padding axis %d of size %lld by %lld+%lld gives %lld", axis,
+                          (long long)dim->value, (long long)begin, (long long)end, (long long)size);
+    *dim = tc_si_dim_static(size);
     return TCONV_OK;
 }
 
-static tconv_status read_pad_args(tconv_si_ctx *ctx, const tconv_node *node, tconv_si_ints *pads,
-                                  tconv_si_ints *axes) {
+static tconv_status read_pad_args(tc_si_ctx *ctx, const tconv_node *node, tc_si_ints *pads,
+                                  tc_si_ints *axes) {
     axes->state = TCONV_SI_ARG_ABSENT;
     axes->count = -1;
     if (ctx->opset > 0 && ctx->opset < 11) {
-        tconv_status st = tconv_si_ints_arg(ctx, node, "pads", 0, pads);
+        tconv_status st = tc_si_ints_arg(ctx, node, "pads", 0, pads);
         if (st == TCONV_OK && pads->state == TCONV_SI_ARG_ABSENT) /* Pad-1 */
-            st = tconv_si_ints_arg(ctx, node, "paddings", 0, pads);
+            st = tc_si_ints_arg(ctx, node, "paddings", 0, pads);
         return st;
     }
-    tconv_status st = tconv_si_ints_arg(ctx, node, NULL, 1, pads);
-    return st == TCONV_OK ? tconv_si_ints_arg(ctx, node, NULL, 3, axes) : st;
+    tconv_status st = tc_si_ints_arg(ctx, node, NULL, 1, pads);
+    return st == TCONV_OK ? tc_si_ints_arg(ctx, node, NULL, 3, axes) : st;
 }
 
-static tconv_status infer_pad(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_pad(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
         return TCONV_OK;
-    tconv_si_ints pads, axes_arg;
+    tc_si_ints pads, axes_arg;
     tconv_status st = read_pad_args(ctx, node, &pads, &axes_arg);
     if (st != TCONV_OK)
         return st;
     if (pads.state != TCONV_SI_ARG_KNOWN || axes_arg.state == TCONV_SI_ARG_UNKNOWN) {
-        tconv_si_shape_unknown(&outs[0].shape, rank); /* rank only */
+        tc_si_shape_unknown(&outs[0].shape, rank); /* rank only */
         return TCONV_OK;
     }
     int axes[TCONV_SI_MAX_DATA];
@@ -197,8 +196,8 @@ static tconv_status infer_pad(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out 
     if (st != TCONV_OK)
         return st;
     if (pads.count != 2 * n)
-        return tconv_si_fail(ctx, node, "pads has %d values, expected %d (2 x %d axes)", pads.count,
-                             2 * n, n);
+        return tc_si_fail(ctx, node, "pads has %d values, expected %d (2 x %d axes)", pads.count,
+                          2 * n, n);
     outs[0].shape = x.shape;
     for (int i = 0; st == TCONV_OK && i < n; i++)
         st = pad_axis(ctx, node, axes[i], pads.values[i], pads.values[i + n],
@@ -209,44 +208,44 @@ static tconv_status infer_pad(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out 
 /* ---------------------------------------------------------------- Concat */
 
 /* Two dims the model says are equal: the more precise one; different static sizes are an error. */
-static tconv_status unify_dim(tconv_si_ctx *ctx, const tconv_node *node, int axis, tconv_dim *acc,
-                              const tconv_dim *other) {
+static tconv_status unify_dim(tc_si_ctx *ctx, const tconv_node *node, int axis, tc_dim *acc,
+                              const tc_dim *other) {
     if (acc->kind == TCONV_DIM_STATIC && other->kind == TCONV_DIM_STATIC &&
         acc->value != other->value)
-        return tconv_si_fail(ctx, node, "inputs differ on axis %d: %lld and %lld", axis,
-                             (long long)acc->value, (long long)other->value);
+        return tc_si_fail(ctx, node, "inputs differ on axis %d: %lld and %lld", axis,
+                          (long long)acc->value, (long long)other->value);
     if (acc->kind == TCONV_DIM_UNKNOWN ||
         (acc->kind == TCONV_DIM_SYMBOLIC && other->kind == TCONV_DIM_STATIC))
         *acc = *other;
     return TCONV_OK;
 }
 
-static void concat_data(tconv_si_ctx *ctx, const tconv_node *node, tconv_si_out *out) {
-    tconv_si_data joined;
+static void concat_data(tc_si_ctx *ctx, const tconv_node *node, tc_si_out *out) {
+    tc_si_data joined;
     joined.rank = 1;
     joined.count = 0;
     for (size_t i = 0; i < node->n_inputs; i++) {
-        const tconv_si_data *d = tconv_si_value_data(ctx, node->inputs[i]);
+        const tc_si_data *d = tc_si_value_data(ctx, node->inputs[i]);
         if (!d || d->rank != 1 || joined.count + d->count > TCONV_SI_MAX_DATA)
             return;
-        memcpy(&joined.elems[joined.count], d->elems, (size_t)d->count * sizeof(tconv_dim));
+        memcpy(&joined.elems[joined.count], d->elems, (size_t)d->count * sizeof(tc_dim));
         joined.count += d->count;
     }
-    if ((out->data = tconv_si_data_new(ctx)))
+    if ((out->data = tc_si_data_new(ctx)))
         *out->data = joined;
 }
 
 /* Adds one input's size on the concatenation axis to *total (-1 once one is not static). */
-static void concat_add_size(const tconv_dim *d, int64_t *total) {
-    if (*total >= 0 && (d->kind != TCONV_DIM_STATIC || !tconv_add_i64(*total, d->value, total)))
+static void concat_add_size(const tc_dim *d, int64_t *total) {
+    if (*total >= 0 && (d->kind != TCONV_DIM_STATIC || !tc_add_i64(*total, d->value, total)))
         *total = -1;
 }
 
 /* Folds input `in` into the accumulated output shape: same rank, the other axes agree. */
-static tconv_status concat_merge(tconv_si_ctx *ctx, const tconv_node *node, int axis,
-                                 const tconv_si_shape *in, tconv_si_shape *acc) {
+static tconv_status concat_merge(tc_si_ctx *ctx, const tconv_node *node, int axis,
+                                 const tc_si_shape *in, tc_si_shape *acc) {
     if (in->rank != acc->rank)
-        return tconv_si_fail(ctx, node, "inputs have ranks %d and %d", acc->rank, in->rank);
+        return tc_si_fail(ctx, node, "inputs have ranks %d and %d", acc->rank, in->rank);
     for (int k = 0; k < in->rank; k++) {
         tconv_status st =
             k == axis ? TCONV_OK : unify_dim(ctx, node, k, &acc->dims[k], &in->dims[k]);
@@ -256,25 +255,25 @@ static tconv_status concat_merge(tconv_si_ctx *ctx, const tconv_node *node, int 
     return TCONV_OK;
 }
 
-static tconv_status infer_concat(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
+static tconv_status infer_concat(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t axis_attr, total = 0;
-    tconv_status st = tconv_node_attr_int(node, "axis", INT64_MIN, &axis_attr, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "axis", INT64_MIN, &axis_attr, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (axis_attr == INT64_MIN)
-        return tconv_si_fail(ctx, node, "attribute 'axis' is required");
-    tconv_si_out *out = &outs[0];
+        return tc_si_fail(ctx, node, "attribute 'axis' is required");
+    tc_si_out *out = &outs[0];
     int axis = -1;
     for (size_t i = 0; i < node->n_inputs; i++) {
-        tconv_si_tensor in;
-        if (!tconv_si_input(node, i, &in))
+        tc_si_tensor in;
+        if (!tc_si_input(node, i, &in))
             continue;
         if (out->dtype == TCONV_DTYPE_UNDEFINED)
             out->dtype = in.dtype;
         if (in.shape.rank < 0) {
             total = -1;
         } else if (axis < 0) {
-            st = tconv_si_normalize_axis(ctx, node, "axis", axis_attr, in.shape.rank, &axis);
+            st = tc_si_normalize_axis(ctx, node, "axis", axis_attr, in.shape.rank, &axis);
             out->shape = in.shape;
         } else {
             st = concat_merge(ctx, node, axis, &in.shape, &out->shape);
@@ -287,7 +286,7 @@ static tconv_status infer_concat(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
     if (axis < 0)
         return TCONV_OK;
     if (node->n_inputs > 1) /* one input: its own dim, even a symbol */
-        out->shape.dims[axis] = total >= 0 ? tconv_si_dim_static(total) : tconv_si_dim_unknown();
+        out->shape.dims[axis] = total >= 0 ? tc_si_dim_static(total) : tc_si_dim_unknown();
     concat_data(ctx, node, out);
     return TCONV_OK;
 }
@@ -296,22 +295,22 @@ static tconv_status infer_concat(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
 
 /* The size of the -1 axis: input dims over the other output dims, after cancelling the symbols
  * both sides share. Unknown (false) when something else remains that is not static. */
-static bool reshape_inferred_size(const tconv_si_shape *in, const tconv_si_shape *out, int skip,
+static bool reshape_inferred_size(const tc_si_shape *in, const tc_si_shape *out, int skip,
                                   int64_t *numerator, int64_t *denominator) {
     bool used[TCONV_MAX_RANK] = {false};
     *denominator = 1;
     for (int i = 0; i < out->rank; i++) {
-        const tconv_dim *d = &out->dims[i];
+        const tc_dim *d = &out->dims[i];
         if (i == skip)
             continue;
         if (d->kind == TCONV_DIM_STATIC) {
-            if (!tconv_mul_i64(*denominator, d->value, denominator))
+            if (!tc_mul_i64(*denominator, d->value, denominator))
                 return false;
             continue;
         }
         int match = -1;
         for (int k = 0; k < in->rank && match < 0; k++) {
-            if (!used[k] && d->kind == TCONV_DIM_SYMBOLIC && tconv_si_dim_same(d, &in->dims[k]))
+            if (!used[k] && d->kind == TCONV_DIM_SYMBOLIC && tc_si_dim_same(d, &in->dims[k]))
                 match = k;
         }
         if (match < 0)
@@ -323,59 +322,57 @@ static bool reshape_inferred_size(const tconv_si_shape *in, const tconv_si_shape
         if (used[k])
             continue;
         if (in->dims[k].kind != TCONV_DIM_STATIC ||
-            !tconv_mul_i64(*numerator, in->dims[k].value, numerator))
+            !tc_mul_i64(*numerator, in->dims[k].value, numerator))
             return false;
     }
     return true;
 }
 
-static tconv_status reshape_fill_minus_one(tconv_si_ctx *ctx, const tconv_node *node,
-                                           const tconv_si_shape *in, tconv_si_shape *out,
-                                           int minus_one) {
+static tconv_status reshape_fill_minus_one(tc_si_ctx *ctx, const tconv_node *node,
+                                           const tc_si_shape *in, tc_si_shape *out, int minus_one) {
     int64_t num, den;
     if (in->rank < 0 || !reshape_inferred_size(in, out, minus_one, &num, &den))
         return TCONV_OK;
     if (den == 0 || num % den != 0)
-        return tconv_si_fail(ctx, node,
-                             "cannot reshape %lld elements into a shape whose other "
-                             "dims hold %lld",
-                             (long long)num, (long long)den);
-    out->dims[minus_one] = tconv_si_dim_static(num / den);
+        return tc_si_fail(ctx, node,
+                          "cannot reshape %lld elements into a shape whose other "
+                          "dims hold %lld",
+                          (long long)num, (long long)den);
+    out->dims[minus_one] = tc_si_dim_static(num / den);
     return TCONV_OK;
 }
 
-static tconv_status reshape_check_total(tconv_si_ctx *ctx, const tconv_node *node,
-                                        const tconv_si_shape *in, const tconv_si_shape *out) {
+static tconv_status reshape_check_total(tc_si_ctx *ctx, const tconv_node *node,
+                                        const tc_si_shape *in, const tc_si_shape *out) {
     int64_t a, b;
-    if (in->rank < 0 || !tconv_si_shape_product(in, 0, in->rank, &a) ||
-        !tconv_si_shape_product(out, 0, out->rank, &b) || a == b)
+    if (in->rank < 0 || !tc_si_shape_product(in, 0, in->rank, &a) ||
+        !tc_si_shape_product(out, 0, out->rank, &b) || a == b)
         return TCONV_OK;
-    return tconv_si_fail(ctx, node, "cannot reshape %lld elements into %lld", (long long)a,
-                         (long long)b);
+    return tc_si_fail(ctx, node, "cannot reshape %lld elements into %lld", (long long)a,
+                      (long long)b);
 }
 
-static tconv_status reshape_target(tconv_si_ctx *ctx, const tconv_node *node,
-                                   const tconv_si_data *target, bool allow_zero,
-                                   const tconv_si_shape *in, tconv_si_shape *out) {
+static tconv_status reshape_target(tc_si_ctx *ctx, const tconv_node *node, const tc_si_data *target,
+                                   bool allow_zero, const tc_si_shape *in, tc_si_shape *out) {
     int minus_one = -1;
     out->rank = target->count;
     for (int i = 0; i < target->count; i++) {
-        const tconv_dim *e = &target->elems[i];
+        const tc_dim *e = &target->elems[i];
         out->dims[i] = *e;
         if (e->kind != TCONV_DIM_STATIC)
             continue;
         if (e->value == 0 && !allow_zero) {
-            out->dims[i] = in->rank > i ? in->dims[i] : tconv_si_dim_unknown();
+            out->dims[i] = in->rank > i ? in->dims[i] : tc_si_dim_unknown();
             if (in->rank >= 0 && in->rank <= i)
-                return tconv_si_fail(ctx, node, "shape[%d] is 0 (copy) but the input has rank %d",
-                                     i, in->rank);
+                return tc_si_fail(ctx, node, "shape[%d] is 0 (copy) but the input has rank %d", i,
+                                  in->rank);
         } else if (e->value == -1) {
             if (minus_one >= 0)
-                return tconv_si_fail(ctx, node, "shape has more than one -1");
+                return tc_si_fail(ctx, node, "shape has more than one -1");
             minus_one = i;
-            out->dims[i] = tconv_si_dim_unknown();
+            out->dims[i] = tc_si_dim_unknown();
         } else if (e->value < -1) {
-            return tconv_si_fail(ctx, node, "shape[%d] is %lld", i, (long long)e->value);
+            return tc_si_fail(ctx, node, "shape[%d] is %lld", i, (long long)e->value);
         }
     }
     if (minus_one >= 0)
@@ -383,49 +380,49 @@ static tconv_status reshape_target(tconv_si_ctx *ctx, const tconv_node *node,
     return reshape_check_total(ctx, node, in, out);
 }
 
-static tconv_status infer_reshape(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t allow_zero;
-    tconv_status st = tconv_node_attr_int(node, "allowzero", 0, &allow_zero, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "allowzero", 0, &allow_zero, ctx->err);
     if (st != TCONV_OK)
         return st;
-    tconv_si_data from_attr;
-    const tconv_si_data *target = NULL;
+    tc_si_data from_attr;
+    const tc_si_data *target = NULL;
     if (ctx->opset > 0 && ctx->opset < 5) {
-        tconv_si_ints shape;
-        if ((st = tconv_si_ints_arg(ctx, node, "shape", 0, &shape)))
+        tc_si_ints shape;
+        if ((st = tc_si_ints_arg(ctx, node, "shape", 0, &shape)))
             return st;
         if (shape.state == TCONV_SI_ARG_KNOWN) {
             from_attr.rank = 1;
             from_attr.count = shape.count;
             for (int i = 0; i < shape.count; i++)
-                from_attr.elems[i] = tconv_si_dim_static(shape.values[i]);
+                from_attr.elems[i] = tc_si_dim_static(shape.values[i]);
             target = &from_attr;
         }
     } else if (node->n_inputs > 1) {
-        target = tconv_si_input_data(ctx, node, 1);
+        target = tc_si_input_data(ctx, node, 1);
     }
     if (target && target->rank == 1 && target->count <= TCONV_MAX_RANK)
         return reshape_target(ctx, node, target, allow_zero != 0, &x.shape, &outs[0].shape);
-    int64_t n = node->n_inputs > 1 ? tconv_si_input_elements(node, 1) : -1;
+    int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
     if (n >= 0 && n <= TCONV_MAX_RANK)
-        tconv_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
+        tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- Transpose */
 
-static tconv_status infer_transpose(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
         return TCONV_OK;
-    tconv_si_ints perm;
-    tconv_status st = tconv_si_ints_arg(ctx, node, "perm", 0, &perm);
+    tc_si_ints perm;
+    tconv_status st = tc_si_ints_arg(ctx, node, "perm", 0, &perm);
     if (st != TCONV_OK)
         return st;
     if (perm.state == TCONV_SI_ARG_ABSENT) {
@@ -434,13 +431,13 @@ static tconv_status infer_transpose(tconv_si_ctx *ctx, tconv_node *node, tconv_s
             perm.values[i] = rank - 1 - i;
     }
     if (perm.count != rank)
-        return tconv_si_fail(ctx, node, "perm has %d values for rank %d", perm.count, rank);
+        return tc_si_fail(ctx, node, "perm has %d values for rank %d", perm.count, rank);
     bool seen[TCONV_MAX_RANK] = {false};
     outs[0].shape.rank = rank;
     for (int i = 0; i < rank; i++) {
         int64_t p = perm.values[i];
         if (p < 0 || p >= rank || seen[p])
-            return tconv_si_fail(ctx, node, "perm is not a permutation of 0..%d", rank - 1);
+            return tc_si_fail(ctx, node, "perm is not a permutation of 0..%d", rank - 1);
         seen[p] = true;
         outs[0].shape.dims[i] = x.shape.dims[p];
     }
@@ -450,28 +447,28 @@ static tconv_status infer_transpose(tconv_si_ctx *ctx, tconv_node *node, tconv_s
 /* ---------------------------------------------------------------- Unsqueeze and Squeeze */
 
 /* axes: attribute before opset 13, input 1 from 13 on. */
-static tconv_status read_axes(tconv_si_ctx *ctx, const tconv_node *node, int64_t since_input,
-                              tconv_si_ints *axes) {
+static tconv_status read_axes(tc_si_ctx *ctx, const tconv_node *node, int64_t since_input,
+                              tc_si_ints *axes) {
     bool attr = ctx->opset > 0 && ctx->opset < since_input;
-    return tconv_si_ints_arg(ctx, node, attr ? "axes" : NULL, 1, axes);
+    return tc_si_ints_arg(ctx, node, attr ? "axes" : NULL, 1, axes);
 }
 
-static void rank_changing_data(tconv_si_ctx *ctx, const tconv_node *node, int from_rank,
-                               int to_rank, tconv_si_out *out) {
-    const tconv_si_data *src = tconv_si_input_data(ctx, node, 0);
+static void rank_changing_data(tc_si_ctx *ctx, const tconv_node *node, int from_rank, int to_rank,
+                               tc_si_out *out) {
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (!src || src->rank != from_rank || src->count != 1)
         return;
-    if ((out->data = tconv_si_data_new(ctx))) {
+    if ((out->data = tc_si_data_new(ctx))) {
         *out->data = *src;
         out->data->rank = to_rank;
     }
 }
 
-static tconv_status infer_unsqueeze(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_unsqueeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
-    tconv_si_ints axes;
+    tc_si_ints axes;
     tconv_status st = read_axes(ctx, node, 13, &axes);
     if (st != TCONV_OK || x.shape.rank < 0 || axes.count < 0)
         return st;
@@ -479,7 +476,7 @@ static tconv_status infer_unsqueeze(tconv_si_ctx *ctx, tconv_node *node, tconv_s
     if (rank > TCONV_MAX_RANK)
         return TCONV_OK;
     if (axes.state != TCONV_SI_ARG_KNOWN) {
-        tconv_si_shape_unknown(&outs[0].shape, rank); /* rank only */
+        tc_si_shape_unknown(&outs[0].shape, rank); /* rank only */
         return TCONV_OK;
     }
     int normalized[TCONV_SI_MAX_DATA];
@@ -489,14 +486,14 @@ static tconv_status infer_unsqueeze(tconv_si_ctx *ctx, tconv_node *node, tconv_s
         return st;
     outs[0].shape.rank = rank;
     for (int i = 0, k = 0; i < rank; i++)
-        outs[0].shape.dims[i] = inserted[i] ? tconv_si_dim_static(1) : x.shape.dims[k++];
+        outs[0].shape.dims[i] = inserted[i] ? tc_si_dim_static(1) : x.shape.dims[k++];
     if (x.shape.rank == 0 && axes.count == 1)
         rank_changing_data(ctx, node, 0, 1, &outs[0]);
     return TCONV_OK;
 }
 
 /* Without axes, every dim that is 1 goes: only known when all dims are static. */
-static tconv_status squeeze_all_ones(const tconv_si_shape *x, tconv_si_shape *out) {
+static tconv_status squeeze_all_ones(const tc_si_shape *x, tc_si_shape *out) {
     out->rank = 0;
     for (int i = 0; i < x->rank; i++) {
         if (x->dims[i].kind != TCONV_DIM_STATIC) {
@@ -509,11 +506,11 @@ static tconv_status squeeze_all_ones(const tconv_si_shape *x, tconv_si_shape *ou
     return TCONV_OK;
 }
 
-static tconv_status infer_squeeze(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_squeeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
-    tconv_si_ints axes;
+    tc_si_ints axes;
     tconv_status st = read_axes(ctx, node, 13, &axes);
     if (st != TCONV_OK || x.shape.rank < 0)
         return st;
@@ -521,7 +518,7 @@ static tconv_status infer_squeeze(tconv_si_ctx *ctx, tconv_node *node, tconv_si_
         return squeeze_all_ones(&x.shape, &outs[0].shape);
     if (axes.state != TCONV_SI_ARG_KNOWN) {
         if (axes.count >= 0 && axes.count <= x.shape.rank)
-            tconv_si_shape_unknown(&outs[0].shape, x.shape.rank - axes.count);
+            tc_si_shape_unknown(&outs[0].shape, x.shape.rank - axes.count);
         return TCONV_OK;
     }
     int normalized[TCONV_SI_MAX_DATA];
@@ -531,10 +528,10 @@ static tconv_status infer_squeeze(tconv_si_ctx *ctx, tconv_node *node, tconv_si_
         return st;
     outs[0].shape.rank = 0;
     for (int i = 0; i < x.shape.rank; i++) {
-        const tconv_dim *d = &x.shape.dims[i];
+        const tc_dim *d = &x.shape.dims[i];
         if (removed[i] && d->kind == TCONV_DIM_STATIC && d->value != 1)
-            return tconv_si_fail(ctx, node, "cannot squeeze axis %d of size %lld", i,
-                                 (long long)d->value);
+            return tc_si_fail(ctx, node, "cannot squeeze axis %d of size %lld", i,
+                              (long long)d->value);
         if (!removed[i])
             outs[0].shape.dims[outs[0].shape.rank++] = *d;
     }
@@ -546,33 +543,33 @@ static tconv_status infer_squeeze(tconv_si_ctx *ctx, tconv_node *node, tconv_si_
 /* ---------------------------------------------------------------- Flatten */
 
 /* Product of dims [begin, end): static, or the one non-static dim when all others are 1. */
-static tconv_dim range_product(const tconv_si_shape *x, int begin, int end) {
+static tc_dim range_product(const tc_si_shape *x, int begin, int end) {
     int64_t product;
-    if (tconv_si_shape_product(x, begin, end, &product))
-        return tconv_si_dim_static(product);
+    if (tc_si_shape_product(x, begin, end, &product))
+        return tc_si_dim_static(product);
     int other = -1;
     for (int i = begin; i < end; i++) {
-        if (tconv_si_dim_is(&x->dims[i], 1))
+        if (tc_si_dim_is(&x->dims[i], 1))
             continue;
         if (other >= 0 || x->dims[i].kind == TCONV_DIM_STATIC)
-            return tconv_si_dim_unknown();
+            return tc_si_dim_unknown();
         other = i;
     }
-    return other >= 0 ? x->dims[other] : tconv_si_dim_unknown();
+    return other >= 0 ? x->dims[other] : tc_si_dim_unknown();
 }
 
-static tconv_status infer_flatten(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t axis;
-    tconv_status st = tconv_node_attr_int(node, "axis", 1, &axis, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "axis", 1, &axis, ctx->err);
     if (st != TCONV_OK || x.shape.rank < 0)
         return st;
     int rank = x.shape.rank;
     if (axis < -(int64_t)rank || axis > rank)
-        return tconv_si_fail(ctx, node, "axis %lld is out of range for rank %d", (long long)axis,
-                             rank);
+        return tc_si_fail(ctx, node, "axis %lld is out of range for rank %d", (long long)axis,
+                          rank);
     int a = (int)(axis < 0 ? axis + rank : axis);
     outs[0].shape.rank = 2;
     outs[0].shape.dims[0] = range_product(&x.shape, 0, a);
@@ -582,68 +579,68 @@ static tconv_status infer_flatten(tconv_si_ctx *ctx, tconv_node *node, tconv_si_
 
 /* ---------------------------------------------------------------- Expand and Tile */
 
-static tconv_status infer_expand(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
-    const tconv_si_data *shape = tconv_si_input_data(ctx, node, 1);
+    const tc_si_data *shape = tc_si_input_data(ctx, node, 1);
     if (x.shape.rank < 0)
         return TCONV_OK;
-    tconv_si_shape target;
+    tc_si_shape target;
     if (shape && shape->rank == 1 && shape->count <= TCONV_MAX_RANK) {
         target.rank = shape->count;
-        memcpy(target.dims, shape->elems, (size_t)shape->count * sizeof(tconv_dim));
+        memcpy(target.dims, shape->elems, (size_t)shape->count * sizeof(tc_dim));
     } else {
-        int64_t n = node->n_inputs > 1 ? tconv_si_input_elements(node, 1) : -1;
+        int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
         if (n < 0 || n > TCONV_MAX_RANK)
             return TCONV_OK;
-        tconv_si_shape_unknown(&target, (int)n);
+        tc_si_shape_unknown(&target, (int)n);
     }
-    return tconv_si_broadcast(ctx, node, &x.shape, &target, &outs[0].shape);
+    return tc_si_broadcast(ctx, node, &x.shape, &target, &outs[0].shape);
 }
 
-static tconv_status infer_tile(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
-    tconv_si_ints repeats;
-    tconv_status st = tconv_si_ints_arg(ctx, node, NULL, 1, &repeats);
+    tc_si_ints repeats;
+    tconv_status st = tc_si_ints_arg(ctx, node, NULL, 1, &repeats);
     if (st != TCONV_OK)
         return st;
     outs[0].shape = x.shape;
     if (repeats.state != TCONV_SI_ARG_KNOWN) {
-        tconv_si_shape_unknown(&outs[0].shape, x.shape.rank);
+        tc_si_shape_unknown(&outs[0].shape, x.shape.rank);
         return TCONV_OK;
     }
     if (repeats.count != x.shape.rank)
-        return tconv_si_fail(ctx, node, "repeats has %d values for rank %d", repeats.count,
-                             x.shape.rank);
+        return tc_si_fail(ctx, node, "repeats has %d values for rank %d", repeats.count,
+                          x.shape.rank);
     for (int i = 0; i < x.shape.rank; i++) {
-        tconv_dim *d = &outs[0].shape.dims[i];
+        tc_dim *d = &outs[0].shape.dims[i];
         int64_t r = repeats.values[i], size;
         if (r < 0)
-            return tconv_si_fail(ctx, node, "repeats[%d] is negative", i);
-        if (d->kind == TCONV_DIM_STATIC && tconv_mul_i64(d->value, r, &size))
-            *d = tconv_si_dim_static(size);
+            return tc_si_fail(ctx, node, "repeats[%d] is negative", i);
+        if (d->kind == TCONV_DIM_STATIC && tc_mul_i64(d->value, r, &size))
+            *d = tc_si_dim_static(size);
         else if (r != 1)
-            *d = r == 0 ? tconv_si_dim_static(0) : tconv_si_dim_unknown();
+            *d = r == 0 ? tc_si_dim_static(0) : tc_si_dim_unknown();
     }
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- Split */
 
-static tconv_status split_sizes(tconv_si_ctx *ctx, const tconv_node *node, const tconv_dim *dim,
-                                tconv_si_ints *split) {
+static tconv_status split_sizes(tc_si_ctx *ctx, const tconv_node *node, const tc_dim *dim,
+                                tc_si_ints *split) {
     bool attr = ctx->opset > 0 && ctx->opset < 13;
-    tconv_status st = tconv_si_ints_arg(ctx, node, attr ? "split" : NULL, 1, split);
+    tconv_status st = tc_si_ints_arg(ctx, node, attr ? "split" : NULL, 1, split);
     if (st != TCONV_OK || split->state != TCONV_SI_ARG_ABSENT)
         return st;
     /* Equal parts; opset 18 lets the last one be smaller. */
     int64_t n = (int64_t)node->n_outputs, num_outputs;
-    if ((st = tconv_node_attr_int(node, "num_outputs", n, &num_outputs, ctx->err)))
+    if ((st = tc_node_attr_int(node, "num_outputs", n, &num_outputs, ctx->err)))
         return st;
     if (dim->kind != TCONV_DIM_STATIC || n > TCONV_SI_MAX_DATA || num_outputs != n || n < 1)
         return TCONV_OK;
@@ -657,29 +654,29 @@ static tconv_status split_sizes(tconv_si_ctx *ctx, const tconv_node *node, const
     return TCONV_OK;
 }
 
-static tconv_status infer_split(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_split(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     for (size_t i = 0; i < node->n_outputs; i++)
         outs[i].dtype = x.dtype;
     int64_t axis_attr;
     int axis;
-    tconv_status st = tconv_node_attr_int(node, "axis", 0, &axis_attr, ctx->err);
+    tconv_status st = tc_node_attr_int(node, "axis", 0, &axis_attr, ctx->err);
     if (st != TCONV_OK || x.shape.rank < 0)
         return st;
-    if ((st = tconv_si_normalize_axis(ctx, node, "axis", axis_attr, x.shape.rank, &axis)))
+    if ((st = tc_si_normalize_axis(ctx, node, "axis", axis_attr, x.shape.rank, &axis)))
         return st;
-    tconv_si_ints split;
+    tc_si_ints split;
     if ((st = split_sizes(ctx, node, &x.shape.dims[axis], &split)))
         return st;
     if (split.state == TCONV_SI_ARG_KNOWN && split.count != (int)node->n_outputs)
-        return tconv_si_fail(ctx, node, "split has %d values for %zu outputs", split.count,
-                             node->n_outputs);
+        return tc_si_fail(ctx, node, "split has %d values for %zu outputs", split.count,
+                          node->n_outputs);
     for (size_t i = 0; i < node->n_outputs; i++) {
         outs[i].shape = x.shape;
         outs[i].shape.dims[axis] = split.state == TCONV_SI_ARG_KNOWN
-                                       ? tconv_si_dim_static(split.values[i])
-                                       : tconv_si_dim_unknown();
+                                       ? tc_si_dim_static(split.values[i])
+                                       : tc_si_dim_unknown();
     }
     return TCONV_OK;
 }
@@ -687,34 +684,33 @@ static tconv_status infer_split(tconv_si_ctx *ctx, tconv_node *node, tconv_si_ou
 /* ---------------------------------------------------------------- reductions */
 
 /* axes: an attribute (ReduceSum before 13, the others before 18) or input 1. */
-static tconv_status read_reduce_axes(tconv_si_ctx *ctx, const tconv_node *node,
-                                     tconv_si_ints *axes) {
-    tconv_status st = tconv_si_ints_arg(ctx, node, "axes", 0, axes);
+static tconv_status read_reduce_axes(tc_si_ctx *ctx, const tconv_node *node, tc_si_ints *axes) {
+    tconv_status st = tc_si_ints_arg(ctx, node, "axes", 0, axes);
     if (st == TCONV_OK && axes->state == TCONV_SI_ARG_ABSENT)
-        st = tconv_si_ints_arg(ctx, node, NULL, 1, axes);
+        st = tc_si_ints_arg(ctx, node, NULL, 1, axes);
     return st;
 }
 
-static void reduced_shape(const tconv_si_shape *x, const bool *reduced, bool keep_dims,
-                          tconv_si_shape *out) {
+static void reduced_shape(const tc_si_shape *x, const bool *reduced, bool keep_dims,
+                          tc_si_shape *out) {
     out->rank = 0;
     for (int i = 0; i < x->rank; i++) {
         if (!reduced[i])
             out->dims[out->rank++] = x->dims[i];
         else if (keep_dims)
-            out->dims[out->rank++] = tconv_si_dim_static(1);
+            out->dims[out->rank++] = tc_si_dim_static(1);
     }
 }
 
-static tconv_status infer_reduce(tconv_si_ctx *ctx, tconv_node *node, tconv_si_out *outs) {
-    tconv_si_tensor x;
-    tconv_si_input(node, 0, &x);
+static tconv_status infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t keep_dims, noop_empty;
-    tconv_si_ints axes;
+    tc_si_ints axes;
     tconv_status st;
-    if ((st = tconv_node_attr_int(node, "keepdims", 1, &keep_dims, ctx->err)) ||
-        (st = tconv_node_attr_int(node, "noop_with_empty_axes", 0, &noop_empty, ctx->err)) ||
+    if ((st = tc_node_attr_int(node, "keepdims", 1, &keep_dims, ctx->err)) ||
+        (st = tc_node_attr_int(node, "noop_with_empty_axes", 0, &noop_empty, ctx->err)) ||
         (st = read_reduce_axes(ctx, node, &axes)) || x.shape.rank < 0)
         return st;
     int rank = x.shape.rank;
@@ -722,7 +718,7 @@ static tconv_status infer_reduce(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
     int normalized[TCONV_SI_MAX_DATA];
     if (axes.state == TCONV_SI_ARG_UNKNOWN) {
         if (keep_dims)
-            tconv_si_shape_unknown(&outs[0].shape, rank);
+            tc_si_shape_unknown(&outs[0].shape, rank);
         return TCONV_OK;
     }
     if (axes.state == TCONV_SI_ARG_ABSENT || axes.count == 0) { /* all axes, or none */
@@ -736,7 +732,7 @@ static tconv_status infer_reduce(tconv_si_ctx *ctx, tconv_node *node, tconv_si_o
     return TCONV_OK;
 }
 
-const tconv_si_rule tconv_si_rules_tensor[] = {
+const tc_si_rule tc_si_rules_tensor[] = {
     {"Slice", infer_slice},
     {"Pad", infer_pad},
     {"Concat", infer_concat},

@@ -3,13 +3,12 @@
 
 #include <string.h>
 
-tconv_status tconv_broadcast_shape(size_t n, const int *ranks, const int64_t *const *dims,
-                                   int *out_rank, int64_t *out_dims, tconv_error *err) {
+tconv_status tc_broadcast_shape(size_t n, const int *ranks, const int64_t *const *dims,
+                                int *out_rank, int64_t *out_dims, tc_error *err) {
     int rank = 0;
     for (size_t k = 0; k < n; k++) {
         if (ranks[k] < 0 || ranks[k] > TCONV_MAX_RANK)
-            return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "operand %zu has rank %d", k,
-                                   ranks[k]);
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "operand %zu has rank %d", k, ranks[k]);
         if (ranks[k] > rank)
             rank = ranks[k];
     }
@@ -24,10 +23,10 @@ tconv_status tconv_broadcast_shape(size_t n, const int *ranks, const int64_t *co
             if (dk == 1)
                 continue;
             if (d != 1 && dk != d)
-                return tconv_error_set(err, TCONV_ERR_INVALID,
-                                       "shapes do not broadcast: operand %zu has %lld and operand "
-                                       "%zu has %lld at output axis %d",
-                                       from, (long long)d, k, (long long)dk, ax);
+                return tc_error_set(err, TCONV_ERR_INVALID,
+                                    "shapes do not broadcast: operand %zu has %lld and operand "
+                                    "%zu has %lld at output axis %d",
+                                    from, (long long)d, k, (long long)dk, ax);
             d = dk;
             from = k;
         }
@@ -37,8 +36,8 @@ tconv_status tconv_broadcast_shape(size_t n, const int *ranks, const int64_t *co
     return TCONV_OK;
 }
 
-void tconv_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
-                             int64_t *strides) {
+void tc_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
+                          int64_t *strides) {
     int64_t stride = 1;
     for (int ax = out_rank - 1; ax >= 0; ax--) {
         int kax = ax - (out_rank - rank);
@@ -53,7 +52,7 @@ void tconv_broadcast_strides(int rank, const int64_t *dims, int out_rank, const 
 }
 
 /* Drops size-1 axes and merges neighbours that every operand walks contiguously. */
-static void bcast_collapse(tconv_bcast *b, int64_t full_strides[][TCONV_MAX_RANK]) {
+static void bcast_collapse(tc_bcast *b, int64_t full_strides[][TCONV_MAX_RANK]) {
     int r = 0;
     for (int ax = 0; ax < b->out_rank; ax++) {
         if (b->out_dims[ax] == 1)
@@ -81,10 +80,10 @@ static void bcast_collapse(tconv_bcast *b, int64_t full_strides[][TCONV_MAX_RANK
     b->rank = r;
 }
 
-tconv_status tconv_bcast_init(tconv_bcast *b, size_t n, const tconv_rt_tensor *const *operands,
-                              tconv_error *err) {
+tconv_status tc_bcast_init(tc_bcast *b, size_t n, const tc_rt_tensor *const *operands,
+                           tc_error *err) {
     if (n == 0 || n > TCONV_BCAST_MAX_OPERANDS)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "broadcast of %zu operands", n);
+        return tc_error_set(err, TCONV_ERR_USAGE, "broadcast of %zu operands", n);
     memset(b, 0, sizeof *b);
     b->n_operands = n;
     int ranks[TCONV_BCAST_MAX_OPERANDS];
@@ -93,14 +92,14 @@ tconv_status tconv_bcast_init(tconv_bcast *b, size_t n, const tconv_rt_tensor *c
         ranks[k] = operands[k]->rank;
         dims[k] = operands[k]->dims;
     }
-    tconv_status st = tconv_broadcast_shape(n, ranks, dims, &b->out_rank, b->out_dims, err);
+    tconv_status st = tc_broadcast_shape(n, ranks, dims, &b->out_rank, b->out_dims, err);
     if (st != TCONV_OK)
         return st;
-    if (!tconv_shape_elements(b->out_dims, b->out_rank, &b->n_elements))
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "broadcast shape has too many elements");
+    if (!tc_shape_elements(b->out_dims, b->out_rank, &b->n_elements))
+        return tc_error_set(err, TCONV_ERR_LIMIT, "broadcast shape has too many elements");
     int64_t full[TCONV_BCAST_MAX_OPERANDS][TCONV_MAX_RANK];
     for (size_t k = 0; k < n; k++)
-        tconv_broadcast_strides(ranks[k], dims[k], b->out_rank, b->out_dims, full[k]);
+        tc_broadcast_strides(ranks[k], dims[k], b->out_rank, b->out_dims, full[k]);
     bcast_collapse(b, full);
     b->row_length = b->dims[b->rank - 1];
     for (size_t k = 0; k < n; k++)
@@ -109,12 +108,12 @@ tconv_status tconv_bcast_init(tconv_bcast *b, size_t n, const tconv_rt_tensor *c
     return TCONV_OK;
 }
 
-void tconv_bcast_cursor_init(const tconv_bcast *b, tconv_bcast_cursor *c) {
+void tc_bcast_cursor_init(const tc_bcast *b, tc_bcast_cursor *c) {
     (void)b;
     memset(c, 0, sizeof *c);
 }
 
-void tconv_bcast_cursor_next(const tconv_bcast *b, tconv_bcast_cursor *c) {
+void tc_bcast_cursor_next(const tc_bcast *b, tc_bcast_cursor *c) {
     for (int ax = b->rank - 2; ax >= 0; ax--) {
         c->index[ax]++;
         for (size_t k = 0; k < b->n_operands; k++)

@@ -13,17 +13,17 @@
 
 /* The broadcast shape of n shapes (right-aligned; each dim equal or 1). An incompatible pair is
  * TCONV_ERR_INVALID naming the operands, the axis and the two dims. */
-tconv_status tconv_broadcast_shape(size_t n, const int *ranks, const int64_t *const *dims,
-                                   int *out_rank, int64_t *out_dims, tconv_error *err);
+tconv_status tc_broadcast_shape(size_t n, const int *ranks, const int64_t *const *dims,
+                                int *out_rank, int64_t *out_dims, tc_error *err);
 
 /* Element strides for reading a tensor of shape (rank, dims) as the broadcast shape
  * (out_rank, out_dims): 0 on broadcast axes (missing or size 1). */
-void tconv_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
-                             int64_t *strides);
+void tc_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
+                          int64_t *strides);
 
 /* Walks the output of a broadcast operation row by row. Axes that can be merged are merged, so
  * rows are as long as possible; within a row operand k advances by inner_stride[k] (0 or 1). */
-typedef struct tconv_bcast {
+typedef struct tc_bcast {
     size_t n_operands;
     int out_rank; /* the broadcast shape, for allocating the output */
     int64_t out_dims[TCONV_MAX_RANK];
@@ -35,20 +35,20 @@ typedef struct tconv_bcast {
     int64_t row_length;
     int64_t inner_stride[TCONV_BCAST_MAX_OPERANDS];
     int64_t n_rows;
-} tconv_bcast;
+} tc_bcast;
 
 /* Prepares iteration over n (<= TCONV_BCAST_MAX_OPERANDS) operands. */
-tconv_status tconv_bcast_init(tconv_bcast *b, size_t n, const tconv_rt_tensor *const *operands,
-                              tconv_error *err);
+tconv_status tc_bcast_init(tc_bcast *b, size_t n, const tc_rt_tensor *const *operands,
+                           tc_error *err);
 
 /* Cursor over rows: offsets[k] is the element offset of operand k at the row's start. */
-typedef struct tconv_bcast_cursor {
+typedef struct tc_bcast_cursor {
     int64_t index[TCONV_MAX_RANK];
     int64_t offsets[TCONV_BCAST_MAX_OPERANDS];
-} tconv_bcast_cursor;
+} tc_bcast_cursor;
 
-void tconv_bcast_cursor_init(const tconv_bcast *b, tconv_bcast_cursor *c);
+void tc_bcast_cursor_init(const tc_bcast *b, tc_bcast_cursor *c);
 /* Moves to the next row (call n_rows - 1 times). */
-void tconv_bcast_cursor_next(const tconv_bcast *b, tconv_bcast_cursor *c);
+void tc_bcast_cursor_next(const tc_bcast *b, tc_bcast_cursor *c);
 
 #endif

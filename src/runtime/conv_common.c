@@ -6,78 +6,77 @@
 #include "ir/conv_transpose_geometry.h"
 #include "runtime/kernel_util.h"
 
-void tconv_conv_scratch_release(tconv_kernel_ctx *ctx, tconv_conv_scratch *s) {
-    tconv_kernel_scratch_release(ctx, &s->memory);
+void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s) {
+    tc_kernel_scratch_release(ctx, &s->memory);
 }
 
-tconv_status tconv_conv_scratch_reserve(tconv_kernel_ctx *ctx, tconv_conv_scratch *s, int n_workers,
-                                        int64_t col_floats, tconv_gemm_isa isa, int64_t m,
-                                        int64_t n, int64_t k) {
-    size_t gemm_floats = tconv_gemm_workspace_floats(isa, m, n, k);
+tconv_status tc_conv_scratch_reserve(tc_kernel_ctx *ctx, tc_conv_scratch *s, int n_workers,
+                                     int64_t col_floats, tc_gemm_isa isa, int64_t m, int64_t n,
+                                     int64_t k) {
+    size_t gemm_floats = tc_gemm_workspace_floats(isa, m, n, k);
     size_t per_worker = (size_t)col_floats + gemm_floats;
     tconv_status st =
-        tconv_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
+        tc_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
     if (st != TCONV_OK)
         return st;
     for (int i = 0; i < n_workers; i++) {
-        tconv_conv_worker_scratch *w = &s->workers[i];
+        tc_conv_worker_scratch *w = &s->workers[i];
         float *base = (float *)s->memory.data + (size_t)i * per_worker;
         w->col = col_floats > 0 ? base : NULL;
-        tconv_gemm_workspace_init(&w->gemm, isa);
-        tconv_gemm_workspace_lend(&w->gemm, base + col_floats, gemm_floats);
+        tc_gemm_workspace_init(&w->gemm, isa);
+        tc_gemm_workspace_lend(&w->gemm, base + col_floats, gemm_floats);
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_conv_packed_weights(tconv_kernel_ctx *ctx, const tconv_kernel_cache_key *key,
-                                       size_t bytes, float **out, bool *fresh,
-                                       tconv_rt_tensor *scratch) {
+tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
+                                    size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch) {
     memset(scratch, 0, sizeof *scratch);
     *fresh = true;
-    if (tconv_kernel_input_is_constant(ctx, 1)) {
-        *out = tconv_kernel_cache_find(ctx, key, bytes);
+    if (tc_kernel_input_is_constant(ctx, 1)) {
+        *out = tc_kernel_cache_find(ctx, key, bytes);
         if (*out) {
             *fresh = false;
             return TCONV_OK;
         }
         void *data;
-        tconv_status st = tconv_kernel_cache_store(ctx, key, bytes, &data);
+        tconv_status st = tc_kernel_cache_store(ctx, key, bytes, &data);
         *out = data;
         return st;
     }
-    tconv_status st = tconv_kernel_scratch(ctx, bytes, scratch);
+    tconv_status st = tc_kernel_scratch(ctx, bytes, scratch);
     *out = scratch->data;
     return st;
 }
 
-tconv_status tconv_conv_read_operands(tconv_kernel_ctx *ctx, const char *const *known_attrs,
-                                      tconv_conv_operands *ops) {
+tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, const char *const *known_attrs,
+                                   tc_conv_operands *ops) {
     tconv_status st;
-    if ((st = tconv_kernel_check_attrs(ctx, known_attrs)) ||
-        (st = tconv_kernel_require_input(ctx, 0, &ops->x)) ||
-        (st = tconv_kernel_require_input(ctx, 1, &ops->w)) ||
-        (st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
-        (st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
-        (st = tconv_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)))
+    if ((st = tc_kernel_check_attrs(ctx, known_attrs)) ||
+        (st = tc_kernel_require_input(ctx, 0, &ops->x)) ||
+        (st = tc_kernel_require_input(ctx, 1, &ops->w)) ||
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
+        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)))
         return st;
-    ops->b = tconv_kernel_input(ctx, 2);
+    ops->b = tc_kernel_input(ctx, 2);
     if (ops->x->rank < 3 || ops->x->rank - 2 > TCONV_MAX_SPATIAL)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                               "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
-                               "supported",
-                               ops->x->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                            "supported",
+                            ops->x->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
     if (ops->w->rank != ops->x->rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d",
-                               ops->w->rank, ops->x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d",
+                            ops->w->rank, ops->x->rank);
     ops->spatial_rank = ops->x->rank - 2;
     return TCONV_OK;
 }
 
-tconv_status tconv_conv_check_bias(tconv_kernel_ctx *ctx, const tconv_rt_tensor *b, int64_t c_out) {
+tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64_t c_out) {
     if (b && (b->rank != 1 || b->dims[0] != c_out))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "B must be 1-D with %lld elements (the output channels), has "
-                               "rank %d and %lld elements",
-                               (long long)c_out, b->rank, (long long)b->n_elements);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "B must be 1-D with %lld elements (the output channels), has "
+                            "rank %d and %lld elements",
+                            (long long)c_out, b->rank, (long long)b->n_elements);
     return TCONV_OK;
 }

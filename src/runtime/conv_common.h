@@ -11,41 +11,40 @@
 #include "runtime/kernel.h"
 #include "runtime/parallel.h"
 
-typedef struct tconv_conv_worker_scratch {
+typedef struct tc_conv_worker_scratch {
     float *col; /* im2col / col2im block */
-    tconv_gemm_workspace gemm;
-} tconv_conv_worker_scratch;
+    tc_gemm_workspace gemm;
+} tc_conv_worker_scratch;
 
-/* Every worker's buffers, in one session scratch allocation (tconv_kernel_scratch). */
-typedef struct tconv_conv_scratch {
-    tconv_conv_worker_scratch workers[TCONV_PARALLEL_MAX_THREADS];
-    tconv_rt_tensor memory;
-} tconv_conv_scratch;
+/* Every worker's buffers, in one session scratch allocation (tc_kernel_scratch). */
+typedef struct tc_conv_scratch {
+    tc_conv_worker_scratch workers[TCONV_PARALLEL_MAX_THREADS];
+    tc_rt_tensor memory;
+} tc_conv_scratch;
 
-typedef struct tconv_conv_operands {
-    const tconv_rt_tensor *x, *w, *b;
+typedef struct tc_conv_operands {
+    const tc_rt_tensor *x, *w, *b;
     int spatial_rank;
-} tconv_conv_operands;
+} tc_conv_operands;
 
 /* Per worker: col_floats of im2col/col2im scratch and GEMM buffers of kernel `isa` for
- * m x n x k. Release with tconv_conv_scratch_release, in reverse order of other scratch. */
-tconv_status tconv_conv_scratch_reserve(tconv_kernel_ctx *ctx, tconv_conv_scratch *s, int n_workers,
-                                        int64_t col_floats, tconv_gemm_isa isa, int64_t m,
-                                        int64_t n, int64_t k);
-void tconv_conv_scratch_release(tconv_kernel_ctx *ctx, tconv_conv_scratch *s);
+ * m x n x k. Release with tc_conv_scratch_release, in reverse order of other scratch. */
+tconv_status tc_conv_scratch_reserve(tc_kernel_ctx *ctx, tc_conv_scratch *s, int n_workers,
+                                     int64_t col_floats, tc_gemm_isa isa, int64_t m, int64_t n,
+                                     int64_t k);
+void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
 
 /* Memory for `bytes` of packed weights. When W (input 1) is a constant, the node's kept block
  * (kernel.h), packed on the first run only: *fresh tells whether to pack now. Otherwise session
  * scratch, always fresh; the caller releases `scratch` (a no-op when unused). */
-tconv_status tconv_conv_packed_weights(tconv_kernel_ctx *ctx, const tconv_kernel_cache_key *key,
-                                       size_t bytes, float **out, bool *fresh,
-                                       tconv_rt_tensor *scratch);
+tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
+                                    size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
 
 /* Checks the attributes against known_attrs and reads X, W and the optional B (float, ranks
  * 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
-tconv_status tconv_conv_read_operands(tconv_kernel_ctx *ctx, const char *const *known_attrs,
-                                      tconv_conv_operands *ops);
+tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, const char *const *known_attrs,
+                                   tc_conv_operands *ops);
 /* B, when given, must be 1-D with c_out elements. */
-tconv_status tconv_conv_check_bias(tconv_kernel_ctx *ctx, const tconv_rt_tensor *b, int64_t c_out);
+tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64_t c_out);
 
 #endif

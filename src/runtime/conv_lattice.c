@@ -6,15 +6,15 @@
 
 #include "runtime/kernel_util.h"
 
-void tconv_lattice_for_each_run(const tconv_lattice *lat, int64_t p0, int64_t n, tconv_run_fn fn,
-                                void *ctx) {
+void tc_lattice_for_each_run(const tc_lattice *lat, int64_t p0, int64_t n, tc_run_fn fn,
+                             void *ctx) {
     int last = lat->rank - 1;
     int64_t line_len = lat->coarse[last];
-    tconv_coarse_run run;
+    tc_coarse_run run;
     for (int64_t p = p0; p < p0 + n; p += run.length) {
         int64_t line = p / line_len;
         run.u0 = p % line_len;
-        run.length = tconv_min_i64(line_len - run.u0, p0 + n - p);
+        run.length = tc_min_i64(line_len - run.u0, p0 + n - p);
         run.col = p - p0;
         for (int i = last - 1; i >= 0; i--) {
             run.outer[i] = line % lat->coarse[i];
@@ -26,7 +26,7 @@ void tconv_lattice_for_each_run(const tconv_lattice *lat, int64_t p0, int64_t n,
 
 /* Maps a run through kernel tap `tap`: the run's columns [lo, hi) land on fine positions
  * fine_start + (j - lo) * stride_last (within one fine plane). Returns false when none does. */
-static bool map_run(const tconv_lattice *lat, const tconv_coarse_run *run, const int64_t *tap,
+static bool map_run(const tc_lattice *lat, const tc_coarse_run *run, const int64_t *tap,
                     int64_t *lo, int64_t *hi, int64_t *fine_start) {
     int last = lat->rank - 1;
     int64_t offset = 0;
@@ -41,10 +41,10 @@ static bool map_run(const tconv_lattice *lat, const tconv_coarse_run *run, const
     int64_t base = tap[last] * lat->dilations[last] - lat->pad_begin[last];
     /* u range with lo <= u*s + base < hi (no division for the common stride 1) */
     int64_t w_lo = lat->window_lo[last], w_hi = lat->window_hi[last];
-    int64_t first = s == 1 ? w_lo - base : tconv_ceil_div(w_lo - base, s);
-    int64_t end = s == 1 ? w_hi - base : tconv_floor_div_pos(w_hi - 1 - base, s) + 1;
-    int64_t u_lo = tconv_max_i64(run->u0, first);
-    int64_t u_hi = tconv_min_i64(run->u0 + run->length, end);
+    int64_t first = s == 1 ? w_lo - base : tc_ceil_div(w_lo - base, s);
+    int64_t end = s == 1 ? w_hi - base : tc_floor_div_pos(w_hi - 1 - base, s) + 1;
+    int64_t u_lo = tc_max_i64(run->u0, first);
+    int64_t u_hi = tc_min_i64(run->u0 + run->length, end);
     if (u_lo >= u_hi)
         return false;
     *lo = u_lo - run->u0;
@@ -54,7 +54,7 @@ static bool map_run(const tconv_lattice *lat, const tconv_coarse_run *run, const
 }
 
 /* Advances a kernel tap odometer (row-major, last axis fastest). */
-void tconv_lattice_next_tap(const tconv_lattice *lat, int64_t *tap) {
+void tc_lattice_next_tap(const tc_lattice *lat, int64_t *tap) {
     for (int i = lat->rank - 1; i >= 0; i--) {
         if (++tap[i] < lat->kernel[i])
             return;
@@ -66,7 +66,7 @@ void tconv_lattice_next_tap(const tconv_lattice *lat, int64_t *tap) {
 
 /* col rows are (plane, tap) pairs, plane-major; `cols` columns per row. */
 typedef struct col_block {
-    const tconv_lattice *lat;
+    const tc_lattice *lat;
     float *col;
     int64_t cols;
     int64_t planes;
@@ -80,10 +80,10 @@ typedef struct col_block {
 #define EVEN_LANES(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6)
 #define ODD_LANES(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7)
 #else
-#define INTERLEAVE_LO(a, b) __builtin_shuffle(a, b, (tconv_v4i){0, 4, 1, 5})
-#define INTERLEAVE_HI(a, b) __builtin_shuffle(a, b, (tconv_v4i){2, 6, 3, 7})
-#define EVEN_LANES(a, b) __builtin_shuffle(a, b, (tconv_v4i){0, 2, 4, 6})
-#define ODD_LANES(a, b) __builtin_shuffle(a, b, (tconv_v4i){1, 3, 5, 7})
+#define INTERLEAVE_LO(a, b) __builtin_shuffle(a, b, (tc_v4i){0, 4, 1, 5})
+#define INTERLEAVE_HI(a, b) __builtin_shuffle(a, b, (tc_v4i){2, 6, 3, 7})
+#define EVEN_LANES(a, b) __builtin_shuffle(a, b, (tc_v4i){0, 2, 4, 6})
+#define ODD_LANES(a, b) __builtin_shuffle(a, b, (tc_v4i){1, 3, 5, 7})
 #endif
 #endif
 
@@ -98,7 +98,7 @@ static void accumulate_strided(float *restrict dst, const float *restrict src, i
     }
 #if TCONV_HAVE_VECTOR_EXT
     for (; i + 4 <= count; i += 4)
-        tconv_v4f_store(dst + i, tconv_v4f_load(dst + i) + tconv_v4f_load(src + i));
+        tc_v4f_store(dst + i, tc_v4f_load(dst + i) + tc_v4f_load(src + i));
 #endif
     for (; i < count; i++)
         dst[i] += src[i];
@@ -110,9 +110,9 @@ static void accumulate_interleaved(float *restrict dst, const float *restrict a,
     int64_t j = 0;
 #if TCONV_HAVE_VECTOR_EXT
     for (; j + 4 <= count; j += 4) {
-        tconv_v4f va = tconv_v4f_load(a + j), vb = tconv_v4f_load(b + j);
-        tconv_v4f_store(dst + 2 * j, tconv_v4f_load(dst + 2 * j) + INTERLEAVE_LO(va, vb));
-        tconv_v4f_store(dst + 2 * j + 4, tconv_v4f_load(dst + 2 * j + 4) + INTERLEAVE_HI(va, vb));
+        tc_v4f va = tc_v4f_load(a + j), vb = tc_v4f_load(b + j);
+        tc_v4f_store(dst + 2 * j, tc_v4f_load(dst + 2 * j) + INTERLEAVE_LO(va, vb));
+        tc_v4f_store(dst + 2 * j + 4, tc_v4f_load(dst + 2 * j + 4) + INTERLEAVE_HI(va, vb));
     }
 #endif
     for (; j < count; j++) {
@@ -121,7 +121,7 @@ static void accumulate_interleaved(float *restrict dst, const float *restrict a,
     }
 }
 
-static void accumulate_row_part(float *plane, const float *row, const tconv_mapped_tap *m,
+static void accumulate_row_part(float *plane, const float *row, const tc_mapped_tap *m,
                                 int64_t from, int64_t to, int64_t stride) {
     if (to > from)
         accumulate_strided(plane + m->start + (from - m->lo) * stride, row + from, to - from,
@@ -130,8 +130,8 @@ static void accumulate_row_part(float *plane, const float *row, const tconv_mapp
 
 /* Stride 2, dilation 1: taps k and k+1 fill alternate positions of the same fine span, so
  * their rows are interleaved and added with vectors where both are valid. */
-static void accumulate_tap_pair(float *plane, const float *row_a, const tconv_mapped_tap *a,
-                                const float *row_b, const tconv_mapped_tap *b) {
+static void accumulate_tap_pair(float *plane, const float *row_a, const tc_mapped_tap *a,
+                                const float *row_b, const tc_mapped_tap *b) {
     int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
     if (!a->valid || !b->valid || lo >= hi) {
         if (a->valid)
@@ -147,15 +147,15 @@ static void accumulate_tap_pair(float *plane, const float *row_a, const tconv_ma
     accumulate_row_part(plane, row_b, b, hi, b->hi, 2);
 }
 
-void tconv_lattice_map_tap(const tconv_lattice *lat, const tconv_coarse_run *run,
-                           const int64_t *tap, tconv_mapped_tap *m) {
+void tc_lattice_map_tap(const tc_lattice *lat, const tc_coarse_run *run, const int64_t *tap,
+                        tc_mapped_tap *m) {
     m->valid = map_run(lat, run, tap, &m->lo, &m->hi, &m->start);
 }
 
 /* Adds the col rows of one tap (or a stride-2 pair of taps) into every plane. */
-static void col2im_taps(const col_block *b, const tconv_coarse_run *run, int64_t t,
-                        const tconv_mapped_tap *first, const tconv_mapped_tap *second) {
-    const tconv_lattice *lat = b->lat;
+static void col2im_taps(const col_block *b, const tc_coarse_run *run, int64_t t,
+                        const tc_mapped_tap *first, const tc_mapped_tap *second) {
+    const tc_lattice *lat = b->lat;
     int64_t stride = lat->strides[lat->rank - 1];
     if (!first->valid && (!second || !second->valid))
         return;
@@ -170,22 +170,22 @@ static void col2im_taps(const col_block *b, const tconv_coarse_run *run, int64_t
 }
 
 /* What col2im or im2col does for one tap, or a stride-2 pair of taps (second non-NULL). */
-typedef void (*taps_fn)(const col_block *b, const tconv_coarse_run *run, int64_t t,
-                        const tconv_mapped_tap *first, const tconv_mapped_tap *second);
+typedef void (*taps_fn)(const col_block *b, const tc_coarse_run *run, int64_t t,
+                        const tc_mapped_tap *first, const tc_mapped_tap *second);
 
 /* Calls fn for every tap of a run; at stride 2 and dilation 1 along the last axis, for pairs of
  * neighbouring taps, which read or write alternate positions of the same fine span. */
-static void for_each_tap(const col_block *b, const tconv_coarse_run *run, taps_fn fn) {
-    const tconv_lattice *lat = b->lat;
+static void for_each_tap(const col_block *b, const tc_coarse_run *run, taps_fn fn) {
+    const tc_lattice *lat = b->lat;
     int last = lat->rank - 1;
     bool pairs = lat->strides[last] == 2 && lat->dilations[last] == 1;
     int64_t tap[TCONV_MAX_SPATIAL] = {0};
-    for (int64_t t = 0; t < lat->kernel_size; t++, tconv_lattice_next_tap(lat, tap)) {
-        tconv_mapped_tap first, second;
-        tconv_lattice_map_tap(lat, run, tap, &first);
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+        tc_mapped_tap first, second;
+        tc_lattice_map_tap(lat, run, tap, &first);
         if (pairs && tap[last] + 1 < lat->kernel[last]) {
-            tconv_lattice_next_tap(lat, tap);
-            tconv_lattice_map_tap(lat, run, tap, &second);
+            tc_lattice_next_tap(lat, tap);
+            tc_lattice_map_tap(lat, run, tap, &second);
             fn(b, run, t++, &first, &second);
         } else {
             fn(b, run, t, &first, NULL);
@@ -193,15 +193,15 @@ static void for_each_tap(const col_block *b, const tconv_coarse_run *run, taps_f
     }
 }
 
-static void col2im_run(void *ctx, const tconv_coarse_run *run) {
+static void col2im_run(void *ctx, const tc_coarse_run *run) {
     for_each_tap(ctx, run, col2im_taps);
 }
 
 /* Adds every column of the block [p0, p0 + cols) into the fine planes. */
-void tconv_col2im_block(const tconv_lattice *lat, const float *col, int64_t planes, int64_t p0,
-                        int64_t cols, float *fine) {
+void tc_col2im_block(const tc_lattice *lat, const float *col, int64_t planes, int64_t p0,
+                     int64_t cols, float *fine) {
     col_block b = {lat, (float *)col, cols, planes, fine};
-    tconv_lattice_for_each_run(lat, p0, cols, col2im_run, &b);
+    tc_lattice_for_each_run(lat, p0, cols, col2im_run, &b);
 }
 
 /* a[j] = src[2j], b[j] = src[2j + 1] */
@@ -210,9 +210,9 @@ static void gather_deinterleaved(float *restrict a, float *restrict b, const flo
     int64_t j = 0;
 #if TCONV_HAVE_VECTOR_EXT
     for (; j + 4 <= count; j += 4) {
-        tconv_v4f lo = tconv_v4f_load(src + 2 * j), hi = tconv_v4f_load(src + 2 * j + 4);
-        tconv_v4f_store(a + j, EVEN_LANES(lo, hi));
-        tconv_v4f_store(b + j, ODD_LANES(lo, hi));
+        tc_v4f lo = tc_v4f_load(src + 2 * j), hi = tc_v4f_load(src + 2 * j + 4);
+        tc_v4f_store(a + j, EVEN_LANES(lo, hi));
+        tc_v4f_store(b + j, ODD_LANES(lo, hi));
     }
 #endif
     for (; j < count; j++) {
@@ -222,28 +222,27 @@ static void gather_deinterleaved(float *restrict a, float *restrict b, const flo
 }
 
 /* Columns [from, to) of one col row from a fine plane. */
-static void gather_row_part(float *row, const float *plane, const tconv_mapped_tap *m, int64_t from,
+static void gather_row_part(float *row, const float *plane, const tc_mapped_tap *m, int64_t from,
                             int64_t to, int64_t stride) {
     if (to > from)
-        tconv_floats_gather(row + from, plane + m->start + (from - m->lo) * stride, to - from,
-                            stride);
+        tc_floats_gather(row + from, plane + m->start + (from - m->lo) * stride, to - from, stride);
 }
 
 /* One col row of `length` columns: the mapped part gathered, the rest zero. */
-static void gather_row(float *row, const float *plane, const tconv_mapped_tap *m, int64_t length,
+static void gather_row(float *row, const float *plane, const tc_mapped_tap *m, int64_t length,
                        int64_t stride) {
     if (!m->valid) {
-        tconv_floats_zero(row, length);
+        tc_floats_zero(row, length);
         return;
     }
-    tconv_floats_zero(row, m->lo);
+    tc_floats_zero(row, m->lo);
     gather_row_part(row, plane, m, m->lo, m->hi, stride);
-    tconv_floats_zero(row + m->hi, length - m->hi);
+    tc_floats_zero(row + m->hi, length - m->hi);
 }
 
 /* Stride 2, dilation 1: taps k and k+1 read alternate positions of the same fine span. */
-static void gather_tap_pair(float *row_a, const tconv_mapped_tap *a, float *row_b,
-                            const tconv_mapped_tap *b, const float *plane, int64_t length) {
+static void gather_tap_pair(float *row_a, const tc_mapped_tap *a, float *row_b,
+                            const tc_mapped_tap *b, const float *plane, int64_t length) {
     int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
     if (!a->valid || !b->valid || lo >= hi) {
         gather_row(row_a, plane, a, length, 2);
@@ -251,20 +250,20 @@ static void gather_tap_pair(float *row_a, const tconv_mapped_tap *a, float *row_
         return;
     }
     gather_deinterleaved(row_a + lo, row_b + lo, plane + a->start + (lo - a->lo) * 2, hi - lo);
-    tconv_floats_zero(row_a, a->lo);
+    tc_floats_zero(row_a, a->lo);
     gather_row_part(row_a, plane, a, a->lo, lo, 2);
     gather_row_part(row_a, plane, a, hi, a->hi, 2);
-    tconv_floats_zero(row_a + a->hi, length - a->hi);
-    tconv_floats_zero(row_b, b->lo);
+    tc_floats_zero(row_a + a->hi, length - a->hi);
+    tc_floats_zero(row_b, b->lo);
     gather_row_part(row_b, plane, b, b->lo, lo, 2);
     gather_row_part(row_b, plane, b, hi, b->hi, 2);
-    tconv_floats_zero(row_b + b->hi, length - b->hi);
+    tc_floats_zero(row_b + b->hi, length - b->hi);
 }
 
 /* Fills the col rows of one tap (or a stride-2 pair of taps) from every plane. */
-static void im2col_taps(const col_block *b, const tconv_coarse_run *run, int64_t t,
-                        const tconv_mapped_tap *first, const tconv_mapped_tap *second) {
-    const tconv_lattice *lat = b->lat;
+static void im2col_taps(const col_block *b, const tc_coarse_run *run, int64_t t,
+                        const tc_mapped_tap *first, const tc_mapped_tap *second) {
+    const tc_lattice *lat = b->lat;
     int64_t stride = lat->strides[lat->rank - 1];
     for (int64_t c = 0; c < b->planes; c++) {
         const float *plane = b->fine + c * lat->fine_size;
@@ -276,21 +275,21 @@ static void im2col_taps(const col_block *b, const tconv_coarse_run *run, int64_t
     }
 }
 
-static void im2col_run(void *ctx, const tconv_coarse_run *run) {
+static void im2col_run(void *ctx, const tc_coarse_run *run) {
     for_each_tap(ctx, run, im2col_taps);
 }
 
 /* Fills col (planes * kernel_size rows of `cols`) from the fine planes for the coarse block
  * [p0, p0 + cols). */
-void tconv_im2col_block(const tconv_lattice *lat, const float *fine, int64_t planes, int64_t p0,
-                        int64_t cols, float *col) {
+void tc_im2col_block(const tc_lattice *lat, const float *fine, int64_t planes, int64_t p0,
+                     int64_t cols, float *col) {
     col_block b = {lat, col, cols, planes, (float *)fine};
-    tconv_lattice_for_each_run(lat, p0, cols, im2col_run, &b);
+    tc_lattice_for_each_run(lat, p0, cols, im2col_run, &b);
 }
 
 /* Whether fine == coarse position for position (1x1 kernel, stride 1, no pad, same size), so
  * that the GEMM can read or write the fine grid directly. */
-bool tconv_lattice_is_identity(const tconv_lattice *lat) {
+bool tc_lattice_is_identity(const tc_lattice *lat) {
     for (int i = 0; i < lat->rank; i++) {
         if (lat->kernel[i] != 1 || lat->strides[i] != 1 || lat->pad_begin[i] != 0 ||
             lat->coarse[i] != lat->fine[i] || lat->windowed)
@@ -299,21 +298,21 @@ bool tconv_lattice_is_identity(const tconv_lattice *lat) {
     return true;
 }
 
-bool tconv_lattice_finish(tconv_lattice *lat) {
+bool tc_lattice_finish(tc_lattice *lat) {
     for (int i = 0; i < lat->rank && !lat->windowed; i++) {
         lat->window_lo[i] = 0;
         lat->window_hi[i] = lat->fine[i];
     }
-    return tconv_shape_elements(lat->coarse, lat->rank, &lat->coarse_size) &&
-           tconv_shape_elements(lat->fine, lat->rank, &lat->fine_size) &&
-           tconv_shape_elements(lat->kernel, lat->rank, &lat->kernel_size);
+    return tc_shape_elements(lat->coarse, lat->rank, &lat->coarse_size) &&
+           tc_shape_elements(lat->fine, lat->rank, &lat->fine_size) &&
+           tc_shape_elements(lat->kernel, lat->rank, &lat->kernel_size);
 }
 
 /* Columns per block for `rows` col rows: about TCONV_COL_BLOCK_TARGET_FLOATS floats, a multiple of
  * the GEMM tile, at least min_cols, at most all of them. */
-int64_t tconv_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols) {
-    int64_t cols = TCONV_COL_BLOCK_TARGET_FLOATS / tconv_max_i64(rows, 1);
+int64_t tc_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols) {
+    int64_t cols = TCONV_COL_BLOCK_TARGET_FLOATS / tc_max_i64(rows, 1);
     cols = cols / TCONV_COL_BLOCK_GRANULE * TCONV_COL_BLOCK_GRANULE;
-    cols = tconv_max_i64(cols, tconv_max_i64(min_cols, TCONV_COL_BLOCK_GRANULE));
-    return tconv_min_i64(cols, tconv_max_i64(total, 1));
+    cols = tc_max_i64(cols, tc_max_i64(min_cols, TCONV_COL_BLOCK_GRANULE));
+    return tc_min_i64(cols, tc_max_i64(total, 1));
 }

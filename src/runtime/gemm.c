@@ -25,7 +25,7 @@ typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c,
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
 typedef struct micro_kernel {
-    tconv_gemm_isa isa;
+    tc_gemm_isa isa;
     int mr, nr;
     int64_t mc, kc, nc;
     micro_fn fn;
@@ -40,9 +40,9 @@ typedef struct micro_kernel {
 
 static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                                float alpha, float beta) {
-    tconv_v4f acc[4][2] = {{{0}}};
+    tc_v4f acc[4][2] = {{{0}}};
     for (int64_t p = 0; p < kc; p++) {
-        tconv_v4f b0 = tconv_v4f_load(pb), b1 = tconv_v4f_load(pb + 4);
+        tc_v4f b0 = tc_v4f_load(pb), b1 = tc_v4f_load(pb + 4);
 #pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
             acc[r][0] += pa[r] * b0;
@@ -55,11 +55,11 @@ static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, flo
     for (int r = 0; r < 4; r++) {
         float *cr = c + r * ldc;
         if (beta == 0.0f) {
-            tconv_v4f_store(cr, alpha * acc[r][0]);
-            tconv_v4f_store(cr + 4, alpha * acc[r][1]);
+            tc_v4f_store(cr, alpha * acc[r][0]);
+            tc_v4f_store(cr + 4, alpha * acc[r][1]);
         } else {
-            tconv_v4f_store(cr, alpha * acc[r][0] + beta * tconv_v4f_load(cr));
-            tconv_v4f_store(cr + 4, alpha * acc[r][1] + beta * tconv_v4f_load(cr + 4));
+            tc_v4f_store(cr, alpha * acc[r][0] + beta * tc_v4f_load(cr));
+            tc_v4f_store(cr + 4, alpha * acc[r][1] + beta * tc_v4f_load(cr + 4));
         }
     }
 }
@@ -201,7 +201,7 @@ static const micro_kernel KERNELS[] = {
 
 /* ---------------------------------------------------------------- ISA selection */
 
-static bool cpu_supports(tconv_gemm_isa isa) {
+static bool cpu_supports(tc_gemm_isa isa) {
 #if TCONV_GEMM_X86
     __builtin_cpu_init();
     switch (isa) {
@@ -217,7 +217,7 @@ static bool cpu_supports(tconv_gemm_isa isa) {
     return isa == TCONV_GEMM_ISA_PORTABLE || isa == TCONV_GEMM_ISA_AUTO;
 }
 
-static const micro_kernel *kernel_for(tconv_gemm_isa isa) {
+static const micro_kernel *kernel_for(tc_gemm_isa isa) {
     for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++) {
         if (KERNELS[i].isa == isa)
             return &KERNELS[i];
@@ -225,32 +225,32 @@ static const micro_kernel *kernel_for(tconv_gemm_isa isa) {
     return &KERNELS[0];
 }
 
-static tconv_gemm_isa best_isa(void) {
-    static const tconv_gemm_isa preference[] = {TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX2};
+static tc_gemm_isa best_isa(void) {
+    static const tc_gemm_isa preference[] = {TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX2};
     for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
-        if (tconv_gemm_isa_available(preference[i]))
+        if (tc_gemm_isa_available(preference[i]))
             return preference[i];
     }
     return TCONV_GEMM_ISA_PORTABLE;
 }
 
-bool tconv_gemm_isa_available(tconv_gemm_isa isa) {
+bool tc_gemm_isa_available(tc_gemm_isa isa) {
     if (isa == TCONV_GEMM_ISA_AUTO || isa == TCONV_GEMM_ISA_PORTABLE)
         return true;
     return kernel_for(isa)->isa == isa && cpu_supports(isa);
 }
 
-static tconv_gemm_isa resolve_isa(tconv_gemm_isa isa) {
-    return (isa == TCONV_GEMM_ISA_AUTO || !tconv_gemm_isa_available(isa)) ? best_isa() : isa;
+static tc_gemm_isa resolve_isa(tc_gemm_isa isa) {
+    return (isa == TCONV_GEMM_ISA_AUTO || !tc_gemm_isa_available(isa)) ? best_isa() : isa;
 }
 
 static int64_t round_up_to(int64_t x, int64_t multiple) {
     return (x + multiple - 1) / multiple * multiple;
 }
 
-tconv_gemm_isa tconv_gemm_isa_for_shape(int64_t m, int64_t n) {
-    tconv_gemm_isa best = best_isa();
-    if (best != TCONV_GEMM_ISA_AVX512 || !tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
+tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n) {
+    tc_gemm_isa best = best_isa();
+    if (best != TCONV_GEMM_ISA_AVX512 || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
         return best;
     const micro_kernel *wide = kernel_for(TCONV_GEMM_ISA_AVX512_8X48), *tall = kernel_for(best);
     int64_t wide_area = round_up_to(m, wide->mr) * round_up_to(n, wide->nr);
@@ -258,7 +258,7 @@ tconv_gemm_isa tconv_gemm_isa_for_shape(int64_t m, int64_t n) {
     return wide_area <= tall_area ? TCONV_GEMM_ISA_AVX512_8X48 : best;
 }
 
-const char *tconv_gemm_isa_name(tconv_gemm_isa isa) {
+const char *tc_gemm_isa_name(tc_gemm_isa isa) {
     switch (isa) {
     case TCONV_GEMM_ISA_AUTO:
         return "auto";
@@ -292,42 +292,42 @@ static int64_t pack_b_floats(const micro_kernel *mk, int64_t n, int64_t k) {
     return min_i64(mk->kc, k) * min_i64(mk->nc, round_up(n, mk->nr));
 }
 
-void tconv_gemm_workspace_init(tconv_gemm_workspace *ws, tconv_gemm_isa isa) {
+void tc_gemm_workspace_init(tc_gemm_workspace *ws, tc_gemm_isa isa) {
     ws->isa = resolve_isa(isa);
     ws->buffer = NULL;
     ws->capacity = 0;
     ws->lent = false;
 }
 
-size_t tconv_gemm_workspace_floats(tconv_gemm_isa isa, int64_t m, int64_t n, int64_t k) {
+size_t tc_gemm_workspace_floats(tc_gemm_isa isa, int64_t m, int64_t n, int64_t k) {
     if (m <= 0 || n <= 0 || k <= 0)
         return 0;
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
     return (size_t)(pack_a_floats(mk, m, k) + pack_b_floats(mk, n, k)) + 2 * PACK_ALIGN_FLOATS;
 }
 
-tconv_status tconv_gemm_workspace_reserve(tconv_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
-                                          tconv_error *err) {
-    size_t need = tconv_gemm_workspace_floats(ws->isa, m, n, k);
+tconv_status tc_gemm_workspace_reserve(tc_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
+                                       tc_error *err) {
+    size_t need = tc_gemm_workspace_floats(ws->isa, m, n, k);
     if (need <= ws->capacity)
         return TCONV_OK;
     float *buffer = malloc(need * sizeof(float));
     if (!buffer)
-        return tconv_error_nomem(err, "GEMM packing buffers");
-    tconv_gemm_workspace_release(ws);
+        return tc_error_nomem(err, "GEMM packing buffers");
+    tc_gemm_workspace_release(ws);
     ws->buffer = buffer;
     ws->capacity = need;
     return TCONV_OK;
 }
 
-void tconv_gemm_workspace_lend(tconv_gemm_workspace *ws, float *buffer, size_t capacity) {
-    tconv_gemm_workspace_release(ws);
+void tc_gemm_workspace_lend(tc_gemm_workspace *ws, float *buffer, size_t capacity) {
+    tc_gemm_workspace_release(ws);
     ws->buffer = buffer;
     ws->capacity = capacity;
     ws->lent = true;
 }
 
-void tconv_gemm_workspace_release(tconv_gemm_workspace *ws) {
+void tc_gemm_workspace_release(tc_gemm_workspace *ws) {
     if (!ws->lent)
         free(ws->buffer);
     ws->buffer = NULL;
@@ -344,7 +344,7 @@ static float *align_floats(float *p) {
 /* ---------------------------------------------------------------- packing */
 
 /* op(A)[i0 .. i0+mc) x [p0 .. p0+kc) into mr-row panels: dst[panel][p][r], zero-padded. */
-static void pack_a(const tconv_sgemm_op *op, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
+static void pack_a(const tc_sgemm_op *op, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
                    float *dst) {
     for (int64_t ir = 0; ir < mc; ir += mr) {
         int rows = (int)min_i64(mr, mc - ir);
@@ -372,7 +372,7 @@ static void pack_a(const tconv_sgemm_op *op, int64_t i0, int64_t mc, int64_t p0,
 }
 
 /* op(B)[p0 .. p0+kc) x [j0 .. j0+nc) into nr-column panels: dst[panel][p][c], zero-padded. */
-static void pack_b(const tconv_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int nr,
+static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int nr,
                    float *dst) {
     for (int64_t jr = 0; jr < nc; jr += nr) {
         int cols = (int)min_i64(nr, nc - jr);
@@ -435,7 +435,7 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 }
 
 /* C = beta*C, for k == 0 or alpha == 0 (C not read when beta == 0). */
-static void scale_c(const tconv_sgemm_op *op) {
+static void scale_c(const tc_sgemm_op *op) {
     for (int64_t i = 0; i < op->m; i++) {
         float *cr = op->c + i * op->ldc;
         for (int64_t j = 0; j < op->n; j++)
@@ -451,8 +451,7 @@ static const float *packed_block(const micro_kernel *mk, const float *packed, in
     return packed + pc * round_up(m, mk->mr) + ic * kc;
 }
 
-static void sgemm_blocked(tconv_gemm_workspace *ws, const float *packed_a,
-                          const tconv_sgemm_op *op) {
+static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op) {
     if (op->m <= 0 || op->n <= 0)
         return;
     if (op->k <= 0 || op->alpha == 0.0f) {
@@ -482,28 +481,27 @@ static void sgemm_blocked(tconv_gemm_workspace *ws, const float *packed_a,
     }
 }
 
-void tconv_sgemm_run(tconv_gemm_workspace *ws, const tconv_sgemm_op *op) {
+void tc_sgemm_run(tc_gemm_workspace *ws, const tc_sgemm_op *op) {
     sgemm_blocked(ws, NULL, op);
 }
 
-void tconv_sgemm_run_packed(tconv_gemm_workspace *ws, const float *packed_a,
-                            const tconv_sgemm_op *op) {
+void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op) {
     sgemm_blocked(ws, packed_a, op);
 }
 
-size_t tconv_sgemm_packed_a_floats(tconv_gemm_isa isa, int64_t m, int64_t k) {
+size_t tc_sgemm_packed_a_floats(tc_gemm_isa isa, int64_t m, int64_t k) {
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
     return m > 0 && k > 0 ? (size_t)(round_up(m, mk->mr) * k) : 1;
 }
 
-int64_t tconv_sgemm_row_tile(tconv_gemm_isa isa) {
+int64_t tc_sgemm_row_tile(tc_gemm_isa isa) {
     return kernel_for(resolve_isa(isa))->mr;
 }
 
-void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
-                        int64_t lda, float *packed) {
+void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
+                     int64_t lda, float *packed) {
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
-    tconv_sgemm_op op = {.trans_a = trans_a, .m = m, .k = k, .a = a, .lda = lda};
+    tc_sgemm_op op = {.trans_a = trans_a, .m = m, .k = k, .a = a, .lda = lda};
     for (int64_t pc = 0; pc < k; pc += mk->kc) {
         int64_t kc = min_i64(mk->kc, k - pc);
         pack_a(&op, 0, m, pc, kc, mk->mr, packed + pc * round_up(m, mk->mr));
@@ -513,15 +511,15 @@ void tconv_sgemm_pack_a(tconv_gemm_isa isa, bool trans_a, int64_t m, int64_t k, 
 /* ---------------------------------------------------------------- threaded convenience */
 
 typedef struct sgemm_split {
-    const tconv_sgemm_op *op;
-    tconv_gemm_workspace *workspaces;
+    const tc_sgemm_op *op;
+    tc_gemm_workspace *workspaces;
     bool by_columns;
     int64_t chunk;
 } sgemm_split;
 
 static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
     const sgemm_split *s = ctx;
-    tconv_sgemm_op sub = *s->op;
+    tc_sgemm_op sub = *s->op;
     int64_t start = task * s->chunk;
     if (s->by_columns) {
         sub.n = min_i64(s->chunk, sub.n - start);
@@ -532,12 +530,12 @@ static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
         sub.a += sub.trans_a ? start : start * sub.lda;
         sub.c += start * sub.ldc;
     }
-    tconv_sgemm_run(&s->workspaces[worker], &sub);
+    tc_sgemm_run(&s->workspaces[worker], &sub);
 }
 
-tconv_status tconv_sgemm(const tconv_sgemm_op *op, int n_threads, tconv_error *err) {
+tconv_status tc_sgemm(const tc_sgemm_op *op, int n_threads, tc_error *err) {
     double flops = 2.0 * (double)op->m * (double)op->n * (double)op->k;
-    int threads = tconv_parallel_threads_for_work(n_threads, flops);
+    int threads = tc_parallel_threads_for_work(n_threads, flops);
     /* row pointers for B cannot be offset by a column split */
     sgemm_split split = {.op = op, .by_columns = op->n >= op->m && !op->b_rows};
     int64_t extent = split.by_columns ? op->n : op->m;
@@ -546,19 +544,19 @@ tconv_status tconv_sgemm(const tconv_sgemm_op *op, int n_threads, tconv_error *e
     if (split.chunk < 1)
         split.chunk = 1;
     int64_t n_tasks = (extent + split.chunk - 1) / split.chunk;
-    int workers = tconv_parallel_workers(threads, n_tasks);
-    tconv_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
+    int workers = tc_parallel_workers(threads, n_tasks);
+    tc_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
     tconv_status st = TCONV_OK;
     for (int i = 0; i < workers; i++)
-        tconv_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
+        tc_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
     for (int i = 0; i < workers && st == TCONV_OK; i++)
-        st = tconv_gemm_workspace_reserve(&workspaces[i], split.by_columns ? op->m : split.chunk,
-                                          split.by_columns ? split.chunk : op->n, op->k, err);
+        st = tc_gemm_workspace_reserve(&workspaces[i], split.by_columns ? op->m : split.chunk,
+                                       split.by_columns ? split.chunk : op->n, op->k, err);
     if (st == TCONV_OK) {
         split.workspaces = workspaces;
-        tconv_parallel_for(workers, n_tasks, sgemm_chunk_task, &split);
+        tc_parallel_for(workers, n_tasks, sgemm_chunk_task, &split);
     }
     for (int i = 0; i < workers; i++)
-        tconv_gemm_workspace_release(&workspaces[i]);
+        tc_gemm_workspace_release(&workspaces[i]);
     return st;
 }

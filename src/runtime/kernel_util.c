@@ -5,23 +5,23 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *tconv_kernel_input_name(const tconv_kernel_ctx *ctx, size_t index) {
+const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
     const tconv_node *node = ctx->node;
     if (!node || index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
         return "";
     return node->inputs[index]->name;
 }
 
-static const char *op_name(const tconv_kernel_ctx *ctx) {
+static const char *op_name(const tc_kernel_ctx *ctx) {
     return ctx->node && ctx->node->op_type ? ctx->node->op_type : "?";
 }
 
-tconv_status tconv_kernel_require_input(const tconv_kernel_ctx *ctx, size_t index,
-                                        const tconv_rt_tensor **out) {
-    const tconv_rt_tensor *t = tconv_kernel_input(ctx, index);
+tconv_status tc_kernel_require_input(const tc_kernel_ctx *ctx, size_t index,
+                                     const tc_rt_tensor **out) {
+    const tc_rt_tensor *t = tc_kernel_input(ctx, index);
     if (!t)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s: required input %zu is missing",
-                               op_name(ctx), index);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s: required input %zu is missing",
+                            op_name(ctx), index);
     *out = t;
     return TCONV_OK;
 }
@@ -39,32 +39,31 @@ static void format_dtype_mask(uint32_t mask, char *buf, size_t size) {
     }
 }
 
-tconv_status tconv_kernel_check_dtype(const tconv_kernel_ctx *ctx, size_t index, uint32_t mask) {
-    const tconv_rt_tensor *t = tconv_kernel_input(ctx, index);
+tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint32_t mask) {
+    const tc_rt_tensor *t = tc_kernel_input(ctx, index);
     if (!t)
         return TCONV_OK;
     if (t->dtype > 0 && t->dtype < 32 && (mask & TCONV_DTYPE_BIT(t->dtype)))
         return TCONV_OK;
     char supported[256];
     format_dtype_mask(mask, supported, sizeof supported);
-    return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                           "unsupported dtype %s for input %zu ('%s') of %s (supported: %s)",
-                           tconv_dtype_name(t->dtype), index, tconv_kernel_input_name(ctx, index),
-                           op_name(ctx), supported);
+    return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                        "unsupported dtype %s for input %zu ('%s') of %s (supported: %s)",
+                        tconv_dtype_name(t->dtype), index, tc_kernel_input_name(ctx, index),
+                        op_name(ctx), supported);
 }
 
-tconv_status tconv_kernel_check_output_dtype(const tconv_kernel_ctx *ctx, int dtype,
-                                             uint32_t mask) {
+tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, uint32_t mask) {
     if (dtype > 0 && dtype < 32 && (mask & TCONV_DTYPE_BIT(dtype)))
         return TCONV_OK;
     char supported[256];
     format_dtype_mask(mask, supported, sizeof supported);
-    return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                           "unsupported output dtype %s (%d) for %s (supported: %s)",
-                           tconv_dtype_name(dtype), dtype, op_name(ctx), supported);
+    return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                        "unsupported output dtype %s (%d) for %s (supported: %s)",
+                        tconv_dtype_name(dtype), dtype, op_name(ctx), supported);
 }
 
-tconv_status tconv_kernel_check_attrs(const tconv_kernel_ctx *ctx, const char *const *known) {
+tconv_status tc_kernel_check_attrs(const tc_kernel_ctx *ctx, const char *const *known) {
     const tconv_node *node = ctx->node;
     for (size_t i = 0; node && i < node->n_attrs; i++) {
         const char *name = node->attrs[i].name ? node->attrs[i].name : "";
@@ -72,89 +71,88 @@ tconv_status tconv_kernel_check_attrs(const tconv_kernel_ctx *ctx, const char *c
         for (size_t k = 0; known[k] && !found; k++)
             found = strcmp(known[k], name) == 0;
         if (!found)
-            return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                                   "unsupported attribute '%s' for %s at opset %lld", name,
-                                   op_name(ctx), (long long)ctx->opset);
+            return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                                "unsupported attribute '%s' for %s at opset %lld", name,
+                                op_name(ctx), (long long)ctx->opset);
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_kernel_unsupported_attr(const tconv_kernel_ctx *ctx, const char *attr,
-                                           const char *value) {
-    return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                           "unsupported %s = '%s' for %s at opset %lld", attr, value, op_name(ctx),
-                           (long long)ctx->opset);
+tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
+                                        const char *value) {
+    return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                        "unsupported %s = '%s' for %s at opset %lld", attr, value, op_name(ctx),
+                        (long long)ctx->opset);
 }
 
-static tconv_status check_vector(const tconv_kernel_ctx *ctx, size_t index,
-                                 const tconv_rt_tensor *t, size_t cap) {
+static tconv_status check_vector(const tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *t,
+                                 size_t cap) {
     if (t->rank > 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "input %zu ('%s') must be 1-D, has rank %d", index,
-                               tconv_kernel_input_name(ctx, index), t->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "input %zu ('%s') must be 1-D, has rank %d", index,
+                            tc_kernel_input_name(ctx, index), t->rank);
     if ((uint64_t)t->n_elements > (uint64_t)cap)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                               "input %zu ('%s') has %lld elements, at most %zu are supported",
-                               index, tconv_kernel_input_name(ctx, index), (long long)t->n_elements,
-                               cap);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "input %zu ('%s') has %lld elements, at most %zu are supported", index,
+                            tc_kernel_input_name(ctx, index), (long long)t->n_elements, cap);
     return TCONV_OK;
 }
 
-tconv_status tconv_kernel_read_ints(const tconv_kernel_ctx *ctx, size_t index, int64_t *values,
-                                    size_t cap, size_t *count) {
-    const tconv_rt_tensor *t;
-    tconv_status st = tconv_kernel_require_input(ctx, index, &t);
+tconv_status tc_kernel_read_ints(const tc_kernel_ctx *ctx, size_t index, int64_t *values,
+                                 size_t cap, size_t *count) {
+    const tc_rt_tensor *t;
+    tconv_status st = tc_kernel_require_input(ctx, index, &t);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, index, TCONV_DTYPES_INDEX);
+        st = tc_kernel_check_dtype(ctx, index, TCONV_DTYPES_INDEX);
     if (st == TCONV_OK)
         st = check_vector(ctx, index, t, cap);
     if (st != TCONV_OK)
         return st;
     for (int64_t i = 0; i < t->n_elements; i++)
-        values[i] = tconv_rt_get_i64(t, i);
+        values[i] = tc_rt_get_i64(t, i);
     *count = (size_t)t->n_elements;
     return TCONV_OK;
 }
 
-tconv_status tconv_kernel_read_floats(const tconv_kernel_ctx *ctx, size_t index, double *values,
-                                      size_t cap, size_t *count) {
-    const tconv_rt_tensor *t;
-    tconv_status st = tconv_kernel_require_input(ctx, index, &t);
+tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, double *values,
+                                   size_t cap, size_t *count) {
+    const tc_rt_tensor *t;
+    tconv_status st = tc_kernel_require_input(ctx, index, &t);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, index, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, index, TCONV_DTYPES_FLOAT);
     if (st == TCONV_OK)
         st = check_vector(ctx, index, t, cap);
     if (st != TCONV_OK)
         return st;
     for (int64_t i = 0; i < t->n_elements; i++)
-        values[i] = tconv_rt_get_f64(t, i);
+        values[i] = tc_rt_get_f64(t, i);
     *count = (size_t)t->n_elements;
     return TCONV_OK;
 }
 
-tconv_status tconv_kernel_read_scalar(const tconv_kernel_ctx *ctx, size_t index, double *out) {
-    const tconv_rt_tensor *t;
-    tconv_status st = tconv_kernel_require_input(ctx, index, &t);
+tconv_status tc_kernel_read_scalar(const tc_kernel_ctx *ctx, size_t index, double *out) {
+    const tc_rt_tensor *t;
+    tconv_status st = tc_kernel_require_input(ctx, index, &t);
     if (st != TCONV_OK)
         return st;
     if (t->n_elements != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "input %zu ('%s') must hold one element, has %lld", index,
-                               tconv_kernel_input_name(ctx, index), (long long)t->n_elements);
-    *out = tconv_rt_get_f64(t, 0);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "input %zu ('%s') must hold one element, has %lld", index,
+                            tc_kernel_input_name(ctx, index), (long long)t->n_elements);
+    *out = tc_rt_get_f64(t, 0);
     return TCONV_OK;
 }
 
-tconv_status tconv_kernel_normalize_axis(const tconv_kernel_ctx *ctx, const char *what,
-                                         int64_t axis, int rank, int *out) {
+tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,
+                                      int rank, int *out) {
     if (axis < -(int64_t)rank || axis >= (int64_t)rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s %lld is out of range for rank %d",
-                               what, (long long)axis, rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s %lld is out of range for rank %d",
+                            what, (long long)axis, rank);
     *out = (int)(axis < 0 ? axis + rank : axis);
     return TCONV_OK;
 }
 
-double tconv_rt_get_f64(const tconv_rt_tensor *t, int64_t i) {
+double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i) {
     const unsigned char *p = t->data;
     switch (t->dtype) {
     case TCONV_DTYPE_FLOAT:
@@ -162,7 +160,7 @@ double tconv_rt_get_f64(const tconv_rt_tensor *t, int64_t i) {
     case TCONV_DTYPE_DOUBLE:
         return ((const double *)t->data)[i];
     case TCONV_DTYPE_FLOAT16:
-        return tconv_half_to_float(((const uint16_t *)t->data)[i]);
+        return tc_half_to_float(((const uint16_t *)t->data)[i]);
     case TCONV_DTYPE_INT8:
         return ((const int8_t *)t->data)[i];
     case TCONV_DTYPE_UINT8:
@@ -197,7 +195,7 @@ static int64_t saturate_f64_to_i64(double v) {
     return (int64_t)v;
 }
 
-int64_t tconv_rt_get_i64(const tconv_rt_tensor *t, int64_t i) {
+int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i) {
     switch (t->dtype) {
     case TCONV_DTYPE_INT64:
         return ((const int64_t *)t->data)[i];
@@ -210,29 +208,27 @@ int64_t tconv_rt_get_i64(const tconv_rt_tensor *t, int64_t i) {
     case TCONV_DTYPE_FLOAT:
     case TCONV_DTYPE_DOUBLE:
     case TCONV_DTYPE_FLOAT16:
-        return saturate_f64_to_i64(tconv_rt_get_f64(t, i));
+        return saturate_f64_to_i64(tc_rt_get_f64(t, i));
     default:
-        return (int64_t)tconv_rt_get_f64(t, i);
+        return (int64_t)tc_rt_get_f64(t, i);
     }
 }
 
-tconv_status tconv_kernel_copy_to_output(tconv_kernel_ctx *ctx, size_t index,
-                                         const tconv_rt_tensor *src, int rank,
-                                         const int64_t *dims) {
-    tconv_rt_tensor *out;
-    tconv_status st = tconv_kernel_alloc_output(ctx, index, src->dtype, rank, dims, &out);
+tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
+                                      int rank, const int64_t *dims) {
+    tc_rt_tensor *out;
+    tconv_status st = tc_kernel_alloc_output(ctx, index, src->dtype, rank, dims, &out);
     if (st != TCONV_OK)
         return st;
     if (out->n_elements != src->n_elements)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "output has %lld elements, input has %lld",
-                               (long long)out->n_elements, (long long)src->n_elements);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "output has %lld elements, input has %lld",
+                            (long long)out->n_elements, (long long)src->n_elements);
     if (src->nbytes)
         memcpy(out->data, src->data, src->nbytes);
     return TCONV_OK;
 }
 
-void tconv_shape_strides(int rank, const int64_t *dims, int64_t *strides) {
+void tc_shape_strides(int rank, const int64_t *dims, int64_t *strides) {
     /* Unsigned: a zero-sized tensor may have other dims whose product overflows; its strides
      * are never used then, and the arithmetic must not be undefined. */
     uint64_t s = 1;
@@ -242,7 +238,7 @@ void tconv_shape_strides(int rank, const int64_t *dims, int64_t *strides) {
     }
 }
 
-const char *tconv_shape_format(int rank, const int64_t *dims, char *buf, size_t size) {
+const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t size) {
     size_t used = 0;
     int n = snprintf(buf, size, "[");
     used = n > 0 ? (size_t)n : 0;
@@ -257,7 +253,7 @@ const char *tconv_shape_format(int rank, const int64_t *dims, char *buf, size_t 
     return buf;
 }
 
-float tconv_half_to_float(uint16_t h) {
+float tc_half_to_float(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1fu;
     uint32_t mant = h & 0x3ffu;
@@ -282,7 +278,7 @@ float tconv_half_to_float(uint16_t h) {
     return f;
 }
 
-uint16_t tconv_float_to_half(float f) {
+uint16_t tc_float_to_half(float f) {
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
     uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);

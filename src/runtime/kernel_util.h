@@ -27,56 +27,56 @@
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL))
 
 /* The graph name of input `index` ("" when unnamed or absent), for messages. */
-const char *tconv_kernel_input_name(const tconv_kernel_ctx *ctx, size_t index);
+const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index);
 
 /* The input at index, or an error saying that the required input is missing. */
-tconv_status tconv_kernel_require_input(const tconv_kernel_ctx *ctx, size_t index,
-                                        const tconv_rt_tensor **out);
+tconv_status tc_kernel_require_input(const tc_kernel_ctx *ctx, size_t index,
+                                     const tc_rt_tensor **out);
 
 /* TCONV_ERR_UNSUPPORTED "unsupported dtype D for input i ('name') of Op; supported: ..." when
  * the input's dtype is not in `mask` (TCONV_DTYPE_BIT set). Absent inputs pass. */
-tconv_status tconv_kernel_check_dtype(const tconv_kernel_ctx *ctx, size_t index, uint32_t mask);
+tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint32_t mask);
 
 /* The same check for a dtype the kernel was asked to produce (e.g. Cast's `to`). */
-tconv_status tconv_kernel_check_output_dtype(const tconv_kernel_ctx *ctx, int dtype, uint32_t mask);
+tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, uint32_t mask);
 
 /* Fails with TCONV_ERR_UNSUPPORTED naming the first attribute of the node that is not in the
  * NULL-terminated list `known`. */
-tconv_status tconv_kernel_check_attrs(const tconv_kernel_ctx *ctx, const char *const *known);
+tconv_status tc_kernel_check_attrs(const tc_kernel_ctx *ctx, const char *const *known);
 
 /* An attribute value a kernel does not implement: TCONV_ERR_UNSUPPORTED naming both. */
-tconv_status tconv_kernel_unsupported_attr(const tconv_kernel_ctx *ctx, const char *attr,
-                                           const char *value);
+tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
+                                        const char *value);
 
 /* Reads a 1-D (or scalar) int32/int64 tensor into values (at most cap). */
-tconv_status tconv_kernel_read_ints(const tconv_kernel_ctx *ctx, size_t index, int64_t *values,
-                                    size_t cap, size_t *count);
+tconv_status tc_kernel_read_ints(const tc_kernel_ctx *ctx, size_t index, int64_t *values,
+                                 size_t cap, size_t *count);
 /* Reads a 1-D (or scalar) float tensor into values as doubles (at most cap). */
-tconv_status tconv_kernel_read_floats(const tconv_kernel_ctx *ctx, size_t index, double *values,
-                                      size_t cap, size_t *count);
+tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, double *values,
+                                   size_t cap, size_t *count);
 /* Element 0 of a one-element tensor of any numeric dtype, as double. */
-tconv_status tconv_kernel_read_scalar(const tconv_kernel_ctx *ctx, size_t index, double *out);
+tconv_status tc_kernel_read_scalar(const tc_kernel_ctx *ctx, size_t index, double *out);
 
 /* Maps axis in [-rank, rank) to [0, rank); `what` names the attribute/input for the message. */
-tconv_status tconv_kernel_normalize_axis(const tconv_kernel_ctx *ctx, const char *what,
-                                         int64_t axis, int rank, int *out);
+tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,
+                                      int rank, int *out);
 
 /* Element i of a tensor of any stored numeric dtype as double / as int64. */
-double tconv_rt_get_f64(const tconv_rt_tensor *t, int64_t i);
-int64_t tconv_rt_get_i64(const tconv_rt_tensor *t, int64_t i);
+double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i);
+int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i);
 
 /* Allocates output `index` with the input's dtype and shape and copies the data. */
-tconv_status tconv_kernel_copy_to_output(tconv_kernel_ctx *ctx, size_t index,
-                                         const tconv_rt_tensor *src, int rank, const int64_t *dims);
+tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
+                                      int rank, const int64_t *dims);
 
 /* Row-major strides (in elements) of a shape. */
-void tconv_shape_strides(int rank, const int64_t *dims, int64_t *strides);
+void tc_shape_strides(int rank, const int64_t *dims, int64_t *strides);
 
 /* "[1,3,224,224]" into buf. */
-const char *tconv_shape_format(int rank, const int64_t *dims, char *buf, size_t size);
+const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t size);
 
 /* IEEE half <-> float conversions (round to nearest even). */
-float tconv_half_to_float(uint16_t h);
-uint16_t tconv_float_to_half(float f);
+float tc_half_to_float(uint16_t h);
+uint16_t tc_float_to_half(float f);
 
 #endif

@@ -6,35 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tconv_status if_branch(tconv_kernel_ctx *ctx, const char *name, const tconv_graph **out) {
-    const tconv_attr *a = tconv_node_attr(ctx->node, name);
+static tconv_status if_branch(tc_kernel_ctx *ctx, const char *name, const tconv_graph **out) {
+    const tc_attr *a = tc_node_attr(ctx->node, name);
     if (!a || a->type != TCONV_ATTR_GRAPH || !a->g)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "the graph attribute '%s' is missing",
-                               name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "the graph attribute '%s' is missing",
+                            name);
     *out = a->g;
     return TCONV_OK;
 }
 
-static tconv_status if_condition(tconv_kernel_ctx *ctx, bool *cond) {
-    const tconv_rt_tensor *c;
-    tconv_status st = tconv_kernel_require_input(ctx, 0, &c);
+static tconv_status if_condition(tc_kernel_ctx *ctx, bool *cond) {
+    const tc_rt_tensor *c;
+    tconv_status st = tc_kernel_require_input(ctx, 0, &c);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL));
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL));
     if (st != TCONV_OK)
         return st;
     if (c->n_elements != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "the condition must hold one element, has %lld",
-                               (long long)c->n_elements);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "the condition must hold one element, has %lld",
+                            (long long)c->n_elements);
     *cond = ((const uint8_t *)c->data)[0] != 0;
     return TCONV_OK;
 }
 
-static tconv_status run_if(tconv_kernel_ctx *ctx) {
+static tconv_status run_if(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"then_branch", "else_branch", NULL};
     const tconv_graph *then_g = NULL, *else_g = NULL;
     bool cond = false;
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
         st = if_branch(ctx, "then_branch", &then_g);
     if (st == TCONV_OK)
@@ -44,11 +44,11 @@ static tconv_status run_if(tconv_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     if (!ctx->session)
-        return tconv_error_set(ctx->err, TCONV_ERR_USAGE, "If needs a session to run a branch");
-    tconv_rt_tensor *results = calloc(ctx->n_outputs ? ctx->n_outputs : 1, sizeof *results);
+        return tc_error_set(ctx->err, TCONV_ERR_USAGE, "If needs a session to run a branch");
+    tc_rt_tensor *results = calloc(ctx->n_outputs ? ctx->n_outputs : 1, sizeof *results);
     if (!results)
-        return tconv_error_nomem(ctx->err, "If outputs");
-    st = tconv_session_run_subgraph(ctx, cond ? then_g : else_g, results, ctx->n_outputs);
+        return tc_error_nomem(ctx->err, "If outputs");
+    st = tc_session_run_subgraph(ctx, cond ? then_g : else_g, results, ctx->n_outputs);
     if (st == TCONV_OK) {
         for (size_t i = 0; i < ctx->n_outputs; i++)
             ctx->outputs[i] = results[i];
@@ -57,7 +57,7 @@ static tconv_status run_if(tconv_kernel_ctx *ctx) {
     return st;
 }
 
-const tconv_kernel_def tconv_kernels_control[] = {
+const tc_kernel_def tc_kernels_control[] = {
     {"", "If", 1, TCONV_OPSET_LATEST, run_if},
     {NULL, NULL, 0, 0, NULL},
 };

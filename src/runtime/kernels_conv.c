@@ -25,7 +25,7 @@
 typedef struct conv_attrs {
     int rank;
     int64_t group;
-    tconv_auto_pad auto_pad;
+    tc_auto_pad auto_pad;
     bool has_kernel_shape;
     int64_t kernel_shape[TCONV_MAX_SPATIAL];
     int64_t strides[TCONV_MAX_SPATIAL];
@@ -33,47 +33,47 @@ typedef struct conv_attrs {
     int64_t pads[2 * TCONV_MAX_SPATIAL];
 } conv_attrs;
 
-static tconv_status read_conv_attrs(tconv_kernel_ctx *ctx, int rank, conv_attrs *a) {
+static tconv_status read_conv_attrs(tc_kernel_ctx *ctx, int rank, conv_attrs *a) {
     memset(a, 0, sizeof *a);
     a->rank = rank;
     size_t r = (size_t)rank;
     tconv_status st;
-    if ((st = tconv_node_attr_int(ctx->node, "group", 1, &a->group, ctx->err)) ||
-        (st = tconv_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "kernel_shape", r, 0, 1, a->kernel_shape,
-                                          &a->has_kernel_shape)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
+    if ((st = tc_node_attr_int(ctx->node, "group", 1, &a->group, ctx->err)) ||
+        (st = tc_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "kernel_shape", r, 0, 1, a->kernel_shape,
+                                       &a->has_kernel_shape)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
         return st;
     if (a->group < 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'group' must be >= 1");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'group' must be >= 1");
     return TCONV_OK;
 }
 
 /* Output size and begin pad of one Conv axis (ONNX: SAME total = max(0, (ceil(x/s)-1)*s + ke - x),
  * SAME_UPPER puts the odd extra at the end). */
-static tconv_status conv_axis(tconv_kernel_ctx *ctx, const conv_attrs *a, int i, int64_t x,
-                              int64_t k, tconv_lattice *lat) {
+static tconv_status conv_axis(tc_kernel_ctx *ctx, const conv_attrs *a, int i, int64_t x, int64_t k,
+                              tc_lattice *lat) {
     int64_t s = a->strides[i], d = a->dilations[i];
     bool explicit_pads = a->auto_pad == TCONV_AUTO_PAD_NOTSET;
     int64_t pb = explicit_pads ? a->pads[i] : 0, pe = explicit_pads ? a->pads[i + a->rank] : 0;
     int64_t ke, span, out;
-    tconv_status st = tconv_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
+    tconv_status st = tc_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
     if (st != TCONV_OK)
         return st;
     if (a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER) {
-        out = tconv_ceil_div(x, s);
-        int64_t total = tconv_max_i64(0, (out - 1) * s + ke - x);
+        out = tc_ceil_div(x, s);
+        int64_t total = tc_max_i64(0, (out - 1) * s + ke - x);
         pb = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
     } else {
-        out = tconv_floor_div_pos(span, s) + 1; /* VALID: pads 0 */
+        out = tc_floor_div_pos(span, s) + 1; /* VALID: pads 0 */
     }
     if (out < 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "output size of spatial axis %d would be %lld (input %lld, "
-                               "dilated kernel %lld, stride %lld)",
-                               i, (long long)out, (long long)x, (long long)ke, (long long)s);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "output size of spatial axis %d would be %lld (input %lld, "
+                            "dilated kernel %lld, stride %lld)",
+                            i, (long long)out, (long long)x, (long long)ke, (long long)s);
     lat->coarse[i] = out;
     lat->fine[i] = x;
     lat->kernel[i] = k;
@@ -83,49 +83,49 @@ static tconv_status conv_axis(tconv_kernel_ctx *ctx, const conv_attrs *a, int i,
     return TCONV_OK;
 }
 
-static tconv_status conv_geometry(tconv_kernel_ctx *ctx, const tconv_conv_operands *ops,
-                                  const conv_attrs *a, tconv_lattice *lat) {
+static tconv_status conv_geometry(tc_kernel_ctx *ctx, const tc_conv_operands *ops,
+                                  const conv_attrs *a, tc_lattice *lat) {
     const int64_t *xd = ops->x->dims, *wd = ops->w->dims;
     if (xd[1] % a->group != 0 || wd[1] * a->group != xd[1])
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "X has %lld channels but W.shape[1] * group is %lld * %lld",
-                               (long long)xd[1], (long long)wd[1], (long long)a->group);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "X has %lld channels but W.shape[1] * group is %lld * %lld",
+                            (long long)xd[1], (long long)wd[1], (long long)a->group);
     if (wd[0] % a->group != 0)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "group %lld does not divide the %lld output channels (W.shape[0])",
-                               (long long)a->group, (long long)wd[0]);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "group %lld does not divide the %lld output channels (W.shape[0])",
+                            (long long)a->group, (long long)wd[0]);
     lat->rank = a->rank;
     for (int i = 0; i < a->rank; i++) {
         int64_t k = wd[2 + i];
         if (a->has_kernel_shape && a->kernel_shape[i] != k)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "kernel_shape[%d] = %lld but W has %lld on that axis", i,
-                                   (long long)a->kernel_shape[i], (long long)k);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "kernel_shape[%d] = %lld but W has %lld on that axis", i,
+                                (long long)a->kernel_shape[i], (long long)k);
         if (k < 1 || xd[2 + i] < 1)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "spatial axis %d is empty (X %lld, W %lld)", i,
-                                   (long long)xd[2 + i], (long long)k);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "spatial axis %d is empty (X %lld, W %lld)", i,
+                                (long long)xd[2 + i], (long long)k);
         tconv_status st = conv_axis(ctx, a, i, xd[2 + i], k, lat);
         if (st != TCONV_OK)
             return st;
     }
-    if (!tconv_lattice_finish(lat))
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "Conv sizes overflow");
+    if (!tc_lattice_finish(lat))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "Conv sizes overflow");
     return TCONV_OK;
 }
 
 typedef struct conv_job {
-    tconv_lattice lat; /* coarse: Y spatial, fine: X spatial */
+    tc_lattice lat; /* coarse: Y spatial, fine: X spatial */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t block_cols, n_blocks;
     int64_t chunk_rows, n_chunks; /* output channels of a group, split for threads */
-    tconv_gemm_isa isa;           /* the GEMM kernel, for the channels and a block's columns */
+    tc_gemm_isa isa;              /* the GEMM kernel, for the channels and a block's columns */
     bool direct;                  /* 1x1 identity mapping: the GEMM reads X */
     const float *x, *w, *bias;
     float *y;
     float *packed_w; /* W of every (group, row chunk), packed once for all column blocks */
     size_t packed_chunk_floats;
-    tconv_conv_scratch scratch;
+    tc_conv_scratch scratch;
     int64_t columns; /* GEMM columns of one (batch, group): output positions, or wide ones */
     /* Stride-1 Conv without im2col (conv_run_wide): the zero-padded input, each tap's offset
      * in a padded plane, and every worker's B row pointers. */
@@ -141,7 +141,7 @@ typedef struct conv_job {
 } conv_job;
 
 static int64_t conv_chunk_rows_at(const conv_job *job, int64_t chunk) {
-    return tconv_min_i64(job->chunk_rows, job->cout_g - chunk * job->chunk_rows);
+    return tc_min_i64(job->chunk_rows, job->cout_g - chunk * job->chunk_rows);
 }
 
 /* A (batch, group, column block) of a Conv: one im2col block and its products. */
@@ -155,7 +155,7 @@ static conv_unit conv_unit_at(const conv_job *job, int64_t index) {
     u.g = (index / job->n_blocks) % job->group;
     u.n = index / (job->n_blocks * job->group);
     u.q0 = block * job->block_cols;
-    u.cols = tconv_min_i64(job->block_cols, job->columns - u.q0);
+    u.cols = tc_min_i64(job->block_cols, job->columns - u.q0);
     return u;
 }
 
@@ -165,22 +165,22 @@ static const float *conv_unit_x(const conv_job *job, const conv_unit *u) {
 
 /* Y_g[chunk rows, block] = W_g[chunk rows, :] x col + bias, col being the unit's im2col block
  * (ignored for a direct 1x1 Conv, whose GEMM reads X). */
-static void conv_unit_rows(const conv_job *job, tconv_gemm_workspace *gemm, const conv_unit *u,
+static void conv_unit_rows(const conv_job *job, tc_gemm_workspace *gemm, const conv_unit *u,
                            int64_t chunk, const float *col) {
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t row0 = u->g * job->cout_g + chunk * job->chunk_rows;
     float *y = job->y + (u->n * job->c_out + row0) * lat->coarse_size + u->q0;
-    tconv_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
-                         .n = u->cols,
-                         .k = job->cin_g * lat->kernel_size,
-                         .alpha = 1.0f,
-                         .b = job->direct ? conv_unit_x(job, u) + u->q0 : col,
-                         .ldb = job->direct ? lat->fine_size : u->cols,
-                         .c = y,
-                         .ldc = lat->coarse_size};
+    tc_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
+                      .n = u->cols,
+                      .k = job->cin_g * lat->kernel_size,
+                      .alpha = 1.0f,
+                      .b = job->direct ? conv_unit_x(job, u) + u->q0 : col,
+                      .ldb = job->direct ? lat->fine_size : u->cols,
+                      .c = y,
+                      .ldc = lat->coarse_size};
     const float *packed =
         job->packed_w + (size_t)(u->g * job->n_chunks + chunk) * job->packed_chunk_floats;
-    tconv_sgemm_run_packed(gemm, packed, &op);
+    tc_sgemm_run_packed(gemm, packed, &op);
     if (!job->bias)
         return;
     for (int64_t c = 0; c < op.m; c++) {
@@ -195,9 +195,9 @@ static void conv_unit_rows(const conv_job *job, tconv_gemm_workspace *gemm, cons
 static void conv_unit_task(void *vjob, int64_t task, int worker) {
     conv_job *job = vjob;
     conv_unit u = conv_unit_at(job, task);
-    tconv_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     if (!job->direct)
-        tconv_im2col_block(&job->lat, conv_unit_x(job, &u), job->cin_g, u.q0, u.cols, ws->col);
+        tc_im2col_block(&job->lat, conv_unit_x(job, &u), job->cin_g, u.q0, u.cols, ws->col);
     for (int64_t chunk = 0; chunk < job->n_chunks; chunk++)
         conv_unit_rows(job, &ws->gemm, &u, chunk, ws->col);
 }
@@ -217,9 +217,9 @@ static void conv_shared_im2col_task(void *vshared, int64_t task, int worker) {
     const conv_shared_unit *s = vshared;
     const conv_job *job = s->job;
     int64_t c0 = task * s->channels_per_task;
-    int64_t count = tconv_min_i64(s->channels_per_task, job->cin_g - c0);
-    tconv_im2col_block(&job->lat, conv_unit_x(job, &s->unit) + c0 * job->lat.fine_size, count,
-                       s->unit.q0, s->unit.cols, s->col + c0 * job->lat.kernel_size * s->unit.cols);
+    int64_t count = tc_min_i64(s->channels_per_task, job->cin_g - c0);
+    tc_im2col_block(&job->lat, conv_unit_x(job, &s->unit) + c0 * job->lat.fine_size, count,
+                    s->unit.q0, s->unit.cols, s->col + c0 * job->lat.kernel_size * s->unit.cols);
 }
 
 static void conv_shared_rows_task(void *vshared, int64_t task, int worker) {
@@ -227,51 +227,50 @@ static void conv_shared_rows_task(void *vshared, int64_t task, int worker) {
     conv_unit_rows(s->job, &s->job->scratch.workers[worker].gemm, &s->unit, task, s->col);
 }
 
-static tconv_status conv_run_shared_units(tconv_kernel_ctx *ctx, conv_job *job, int threads) {
-    tconv_rt_tensor col;
+static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int threads) {
+    tc_rt_tensor col;
     size_t col_floats =
         job->direct ? 0 : (size_t)(job->cin_g * job->lat.kernel_size * job->block_cols);
-    tconv_status st = tconv_kernel_scratch(ctx, col_floats * sizeof(float), &col);
+    tconv_status st = tc_kernel_scratch(ctx, col_floats * sizeof(float), &col);
     if (st != TCONV_OK)
         return st;
-    int64_t tasks = tconv_min_i64(job->cin_g, (int64_t)threads * CONV_TASKS_PER_THREAD);
+    int64_t tasks = tc_min_i64(job->cin_g, (int64_t)threads * CONV_TASKS_PER_THREAD);
     conv_shared_unit s = {
         .job = job, .col = col.data, .channels_per_task = (job->cin_g + tasks - 1) / tasks};
     int64_t im2col_tasks = (job->cin_g + s.channels_per_task - 1) / s.channels_per_task;
     for (int64_t i = 0; i < job->batch * job->group * job->n_blocks; i++) {
         s.unit = conv_unit_at(job, i);
         if (!job->direct)
-            tconv_parallel_for(tconv_parallel_workers(threads, im2col_tasks), im2col_tasks,
-                               conv_shared_im2col_task, &s);
-        tconv_parallel_for(tconv_parallel_workers(threads, job->n_chunks), job->n_chunks,
-                           conv_shared_rows_task, &s);
+            tc_parallel_for(tc_parallel_workers(threads, im2col_tasks), im2col_tasks,
+                            conv_shared_im2col_task, &s);
+        tc_parallel_for(tc_parallel_workers(threads, job->n_chunks), job->n_chunks,
+                        conv_shared_rows_task, &s);
     }
-    tconv_kernel_scratch_release(ctx, &col);
+    tc_kernel_scratch_release(ctx, &col);
     return TCONV_OK;
 }
 
 /* W_g's row chunks (chunk_rows x cin_g*K) of every group, packed for the GEMM (kept across
  * runs when W is a constant, else in `packed`, session scratch). */
-static tconv_status conv_pack_weights(tconv_kernel_ctx *ctx, conv_job *job,
-                                      tconv_rt_tensor *packed) {
+static tconv_status conv_pack_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tensor *packed) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
-    job->packed_chunk_floats = tconv_sgemm_packed_a_floats(job->isa, job->chunk_rows, depth);
+    job->packed_chunk_floats = tc_sgemm_packed_a_floats(job->isa, job->chunk_rows, depth);
     size_t slots = (size_t)(job->group * job->n_chunks);
-    tconv_kernel_cache_key key = {
+    tc_kernel_cache_key key = {
         .source = job->w, .layout = {job->chunk_rows, job->n_chunks, job->group, depth, job->isa}};
     bool fresh;
     tconv_status st =
-        tconv_conv_packed_weights(ctx, &key, slots * job->packed_chunk_floats * sizeof(float),
-                                  &job->packed_w, &fresh, packed);
+        tc_conv_packed_weights(ctx, &key, slots * job->packed_chunk_floats * sizeof(float),
+                               &job->packed_w, &fresh, packed);
     if (st != TCONV_OK || !fresh)
         return st;
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
             int64_t row0 = g * job->cout_g + chunk * job->chunk_rows;
-            tconv_sgemm_pack_a(job->isa, false, conv_chunk_rows_at(job, chunk), depth,
-                               job->w + row0 * depth, depth,
-                               job->packed_w +
-                                   (size_t)(g * job->n_chunks + chunk) * job->packed_chunk_floats);
+            tc_sgemm_pack_a(job->isa, false, conv_chunk_rows_at(job, chunk), depth,
+                            job->w + row0 * depth, depth,
+                            job->packed_w +
+                                (size_t)(g * job->n_chunks + chunk) * job->packed_chunk_floats);
         }
     }
     return TCONV_OK;
@@ -280,10 +279,10 @@ static tconv_status conv_pack_weights(tconv_kernel_ctx *ctx, conv_job *job,
 /* Splits `total` into about `parts` parts that are multiples of `granule`; returns the part size
  * and sets *n to the number of parts. */
 static int64_t split_evenly(int64_t total, int64_t parts, int64_t granule, int64_t *n) {
-    int64_t size = (total + parts - 1) / tconv_max_i64(parts, 1);
-    size = tconv_max_i64(granule, (size + granule - 1) / granule * granule);
-    size = tconv_min_i64(size, tconv_max_i64(total, 1));
-    *n = tconv_max_i64(1, (total + size - 1) / size);
+    int64_t size = (total + parts - 1) / tc_max_i64(parts, 1);
+    size = tc_max_i64(granule, (size + granule - 1) / granule * granule);
+    size = tc_min_i64(size, tc_max_i64(total, 1));
+    *n = tc_max_i64(1, (total + size - 1) / size);
     return size;
 }
 
@@ -304,21 +303,21 @@ static int64_t gcd_i64(int64_t a, int64_t b) {
 static void conv_plan(conv_job *job, int threads) {
     int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns;
     int64_t outer = job->batch * job->group;
-    int64_t cols = tconv_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
-    int64_t blocks = (total + cols - 1) / tconv_max_i64(cols, 1);
+    int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
+    int64_t blocks = (total + cols - 1) / tc_max_i64(cols, 1);
     int64_t want = (int64_t)threads * CONV_TASKS_PER_THREAD;
     if (threads > 1 && outer * blocks < want)
-        blocks = tconv_max_i64(
-            blocks, tconv_min_i64((want + outer - 1) / outer, total / CONV_MIN_PARALLEL_COLS));
+        blocks = tc_max_i64(blocks,
+                            tc_min_i64((want + outer - 1) / outer, total / CONV_MIN_PARALLEL_COLS));
     job->block_cols = split_evenly(total, blocks, TCONV_COL_BLOCK_GRANULE, &job->n_blocks);
     /* Few units: split the output channels into as few chunks as make the task count a
      * multiple of the thread count (each chunk packs its B again). */
     int64_t units = outer * job->n_blocks, chunks = 1;
     if (threads > 1 && units < want)
         chunks = threads / gcd_i64(units, threads);
-    job->isa = tconv_gemm_isa_for_shape(job->cout_g, job->block_cols);
+    job->isa = tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
     job->chunk_rows =
-        split_evenly(job->cout_g, chunks, tconv_sgemm_row_tile(job->isa), &job->n_chunks);
+        split_evenly(job->cout_g, chunks, tc_sgemm_row_tile(job->isa), &job->n_chunks);
 }
 
 /* ---- Conv without im2col. Split the zero-padded input into phase planes, P_a[u] = xp[s*u + a]
@@ -333,7 +332,7 @@ static void conv_plan(conv_job *job, int threads) {
 /* Phase plane dims and counts; returns the wide positions per plane: the last output's, plus
  * one. */
 static int64_t wide_setup(conv_job *job) {
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t length = 1, stride = 1;
     job->n_phases = 1;
     for (int i = lat->rank - 1; i >= 0; i--) {
@@ -361,7 +360,7 @@ static void conv_choose_columns(conv_job *job) {
 /* Phase plane `phase` (row-major over the strides) of one input plane: P_a[u] = x[s*u + a -
  * pad_begin] per axis, zero outside X. */
 static void phase_plane(const conv_job *job, const float *src, int64_t phase, float *dst) {
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int last = lat->rank - 1;
     int64_t a[TCONV_MAX_SPATIAL];
     for (int i = last; i >= 0; i--) {
@@ -370,8 +369,8 @@ static void phase_plane(const conv_job *job, const float *src, int64_t phase, fl
     }
     int64_t width = job->padded[last], x_width = lat->fine[last], s = lat->strides[last];
     int64_t first = a[last] - lat->pad_begin[last]; /* X position of u = 0 */
-    int64_t lo = tconv_min_i64(tconv_max_i64(tconv_ceil_div(-first, s), 0), width);
-    int64_t hi = tconv_min_i64(tconv_max_i64(tconv_ceil_div(x_width - first, s), lo), width);
+    int64_t lo = tc_min_i64(tc_max_i64(tc_ceil_div(-first, s), 0), width);
+    int64_t hi = tc_min_i64(tc_max_i64(tc_ceil_div(x_width - first, s), lo), width);
     for (int64_t line = 0; line < job->padded_size / width; line++) {
         float *d = dst + line * width;
         int64_t rem = line, src_line = 0, scale = 1;
@@ -384,13 +383,13 @@ static void phase_plane(const conv_job *job, const float *src, int64_t phase, fl
             scale *= lat->fine[i];
         }
         if (!inside) {
-            tconv_floats_zero(d, width);
+            tc_floats_zero(d, width);
             continue;
         }
-        tconv_floats_zero(d, lo);
+        tc_floats_zero(d, lo);
         if (hi > lo)
-            tconv_floats_gather(d + lo, src + src_line * x_width + first + lo * s, hi - lo, s);
-        tconv_floats_zero(d + hi, width - hi);
+            tc_floats_gather(d + lo, src + src_line * x_width + first + lo * s, hi - lo, s);
+        tc_floats_zero(d + hi, width - hi);
     }
 }
 
@@ -412,7 +411,7 @@ static void copy_plus(float *restrict y, const float *restrict src, int64_t coun
  * bias. */
 static void wide_compact(const conv_job *job, const float *block, int64_t rows, const conv_unit *u,
                          int64_t row0) {
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int last = lat->rank - 1;
     int64_t width = job->padded[last], out_width = lat->coarse[last];
     float *y = job->y + (u->n * job->c_out + row0) * lat->coarse_size;
@@ -426,8 +425,8 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
             out_line += c * scale;
             scale *= lat->coarse[i];
         }
-        int64_t run = tconv_min_i64(width - col, u->cols - j);
-        int64_t keep = kept ? tconv_min_i64(out_width - col, run) : 0;
+        int64_t run = tc_min_i64(width - col, u->cols - j);
+        int64_t keep = kept ? tc_min_i64(out_width - col, run) : 0;
         for (int64_t r = 0; r < rows && keep > 0; r++)
             copy_plus(y + r * lat->coarse_size + out_line * out_width + col,
                       block + r * u->cols + j, keep, job->bias ? job->bias[row0 + r] : 0.0f);
@@ -438,10 +437,10 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
 /* One (batch, group, wide column block, row chunk). */
 static void conv_wide_task(void *vjob, int64_t task, int worker) {
     conv_job *job = vjob;
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t chunk = task % job->n_chunks;
     conv_unit u = conv_unit_at(job, task / job->n_chunks);
-    tconv_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     int64_t depth = job->cin_g * lat->kernel_size;
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const float *xp =
@@ -451,24 +450,24 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
             rows[c * lat->kernel_size + t] = xp + c * job->channel_floats + job->tap_offsets[t];
     }
     int64_t row0 = u.g * job->cout_g + chunk * job->chunk_rows;
-    tconv_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
-                         .n = u.cols,
-                         .k = depth,
-                         .alpha = 1.0f,
-                         .b_rows = rows,
-                         .c = ws->col,
-                         .ldc = u.cols};
+    tc_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
+                      .n = u.cols,
+                      .k = depth,
+                      .alpha = 1.0f,
+                      .b_rows = rows,
+                      .c = ws->col,
+                      .ldc = u.cols};
     const float *packed =
         job->packed_w + (size_t)(u.g * job->n_chunks + chunk) * job->packed_chunk_floats;
-    tconv_sgemm_run_packed(&ws->gemm, packed, &op);
+    tc_sgemm_run_packed(&ws->gemm, packed, &op);
     wide_compact(job, ws->col, op.m, &u, row0);
 }
 
 /* Every tap's offset in an input channel's phase planes: its phase plane, then its shift. */
 static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t tap[TCONV_MAX_SPATIAL] = {0};
-    for (int64_t t = 0; t < lat->kernel_size; t++, tconv_lattice_next_tap(lat, tap)) {
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
         int64_t phase = 0, shift = 0;
         for (int i = 0; i < lat->rank; i++) {
             int64_t q = tap[i] * lat->dilations[i];
@@ -481,8 +480,8 @@ static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
 
 /* The phase planes (X itself at stride 1 without pads), the tap offsets and the row pointers,
  * in one scratch piece; then the tasks. */
-static tconv_status conv_run_wide(tconv_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
-    const tconv_lattice *lat = &job->lat;
+static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
+    const tc_lattice *lat = &job->lat;
     /* X itself serves only at stride 1 without pads (a strided X may have the planes' size) */
     bool padded = job->n_phases > 1 || job->padded_size != lat->fine_size;
     int64_t planes = job->batch * job->c_in;
@@ -492,8 +491,8 @@ static tconv_status conv_run_wide(tconv_kernel_ctx *ctx, conv_job *job, int thre
         padded ? ((size_t)(planes * job->channel_floats) * sizeof(float) + 63) / 64 * 64 : 0;
     size_t offset_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t rows_bytes = (size_t)workers * depth * sizeof(float *);
-    tconv_rt_tensor memory;
-    tconv_status st = tconv_kernel_scratch(ctx, x_bytes + offset_bytes + rows_bytes, &memory);
+    tc_rt_tensor memory;
+    tconv_status st = tc_kernel_scratch(ctx, x_bytes + offset_bytes + rows_bytes, &memory);
     if (st != TCONV_OK)
         return st;
     unsigned char *base = memory.data;
@@ -504,27 +503,27 @@ static tconv_status conv_run_wide(tconv_kernel_ctx *ctx, conv_job *job, int thre
     job->padded_x = job->x;
     if (padded) {
         job->padded_x = (const float *)(void *)base;
-        tconv_parallel_for(tconv_parallel_workers(threads, planes), planes, phase_planes_task, job);
+        tc_parallel_for(tc_parallel_workers(threads, planes), planes, phase_planes_task, job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
-    tconv_parallel_for(workers, n_tasks, conv_wide_task, job);
-    tconv_kernel_scratch_release(ctx, &memory);
+    tc_parallel_for(workers, n_tasks, conv_wide_task, job);
+    tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
 
 /* im2col + GEMM over (batch, group, column block, row chunk) tasks. */
-static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
+static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
-    job->direct = tconv_lattice_is_identity(&job->lat);
+    job->direct = tc_lattice_is_identity(&job->lat);
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
-    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
     conv_choose_columns(job);
     conv_plan(job, threads);
     int64_t n_units = job->batch * job->group * job->n_blocks;
     bool shared = !job->wide && job->n_chunks > 1;
-    int workers = shared ? threads : tconv_parallel_workers(threads, n_units * job->n_chunks);
-    tconv_rt_tensor packed;
+    int workers = shared ? threads : tc_parallel_workers(threads, n_units * job->n_chunks);
+    tc_rt_tensor packed;
     tconv_status st = conv_pack_weights(ctx, job, &packed);
     if (st != TCONV_OK)
         return st;
@@ -533,18 +532,18 @@ static tconv_status conv_run_gemm(tconv_kernel_ctx *ctx, conv_job *job) {
     int64_t col_floats = job->wide               ? job->chunk_rows * job->block_cols
                          : job->direct || shared ? 0
                                                  : depth * job->block_cols;
-    st = tconv_conv_scratch_reserve(ctx, &job->scratch, workers, col_floats, job->isa,
-                                    job->chunk_rows, job->block_cols, depth);
+    st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, col_floats, job->isa, job->chunk_rows,
+                                 job->block_cols, depth);
     if (st == TCONV_OK) {
         if (job->wide)
             st = conv_run_wide(ctx, job, threads, workers);
         else if (shared)
             st = conv_run_shared_units(ctx, job, threads);
         else
-            tconv_parallel_for(workers, n_units, conv_unit_task, job);
-        tconv_conv_scratch_release(ctx, &job->scratch);
+            tc_parallel_for(workers, n_units, conv_unit_task, job);
+        tc_conv_scratch_release(ctx, &job->scratch);
     }
-    tconv_kernel_scratch_release(ctx, &packed);
+    tc_kernel_scratch_release(ctx, &packed);
     return st;
 }
 
@@ -560,29 +559,29 @@ static void axpy_strided(float *restrict y, const float *restrict x, float w, in
         return;
     }
 #if TCONV_HAVE_VECTOR_EXT
-    tconv_v4f vw = {w, w, w, w};
+    tc_v4f vw = {w, w, w, w};
     for (; j + 4 <= count; j += 4)
-        tconv_v4f_store(y + j, tconv_v4f_load(y + j) + vw * tconv_v4f_load(x + j));
+        tc_v4f_store(y + j, tc_v4f_load(y + j) + vw * tc_v4f_load(x + j));
 #endif
     for (; j < count; j++)
         y[j] += w * x[j];
 }
 
 typedef struct depthwise_plane {
-    const tconv_lattice *lat;
+    const tc_lattice *lat;
     const float *x; /* the input plane */
     const float *w; /* kernel_size taps */
     float *y;       /* the output plane */
 } depthwise_plane;
 
-static void depthwise_run(void *ctx, const tconv_coarse_run *run) {
+static void depthwise_run(void *ctx, const tc_coarse_run *run) {
     const depthwise_plane *p = ctx;
-    const tconv_lattice *lat = p->lat;
+    const tc_lattice *lat = p->lat;
     int64_t stride = lat->strides[lat->rank - 1];
     int64_t tap[TCONV_MAX_SPATIAL] = {0};
-    for (int64_t t = 0; t < lat->kernel_size; t++, tconv_lattice_next_tap(lat, tap)) {
-        tconv_mapped_tap m;
-        tconv_lattice_map_tap(lat, run, tap, &m);
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+        tc_mapped_tap m;
+        tc_lattice_map_tap(lat, run, tap, &m);
         if (m.valid)
             axpy_strided(p->y + run->col + m.lo, p->x + m.start, p->w[t], m.hi - m.lo, stride);
     }
@@ -592,37 +591,37 @@ static void depthwise_run(void *ctx, const tconv_coarse_run *run) {
 static void depthwise_task(void *vjob, int64_t task, int worker) {
     (void)worker;
     const conv_job *job = vjob;
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t co = task % job->c_out, n = task / job->c_out;
     float *y = job->y + task * lat->coarse_size;
-    tconv_floats_fill(y, lat->coarse_size, job->bias ? job->bias[co] : 0.0f);
+    tc_floats_fill(y, lat->coarse_size, job->bias ? job->bias[co] : 0.0f);
     depthwise_plane plane = {lat, job->x + (n * job->c_in + co / job->cout_g) * lat->fine_size,
                              job->w + co * lat->kernel_size, y};
-    tconv_lattice_for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
+    tc_lattice_for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
 }
 
-static tconv_status conv_run_depthwise(tconv_kernel_ctx *ctx, conv_job *job) {
+static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)job->lat.kernel_size *
                    (double)job->lat.coarse_size;
-    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
     int64_t n_tasks = job->batch * job->c_out;
-    tconv_parallel_for(tconv_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
+    tc_parallel_for(tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
     return TCONV_OK;
 }
 
-static tconv_status run_conv(tconv_kernel_ctx *ctx) {
+static tconv_status run_conv(tc_kernel_ctx *ctx) {
     static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape",
                                         "pads",     "strides",   NULL};
-    tconv_conv_operands ops = {0}; /* tconv_conv_read_operands may fail before filling it */
+    tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     conv_attrs attrs;
     conv_job job = {0};
-    tconv_status st = tconv_conv_read_operands(ctx, known, &ops);
+    tconv_status st = tc_conv_read_operands(ctx, known, &ops);
     if (st == TCONV_OK)
         st = read_conv_attrs(ctx, ops.spatial_rank, &attrs);
     if (st == TCONV_OK)
         st = conv_geometry(ctx, &ops, &attrs, &job.lat);
     if (st == TCONV_OK)
-        st = tconv_conv_check_bias(ctx, ops.b, ops.w->dims[0]);
+        st = tc_conv_check_bias(ctx, ops.b, ops.w->dims[0]);
     if (st != TCONV_OK)
         return st;
     job.batch = ops.x->dims[0];
@@ -633,8 +632,8 @@ static tconv_status run_conv(tconv_kernel_ctx *ctx) {
     job.cout_g = job.c_out / job.group;
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, job.lat.coarse, (size_t)job.lat.rank * sizeof(int64_t));
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     job.x = ops.x->data;
@@ -646,7 +645,7 @@ static tconv_status run_conv(tconv_kernel_ctx *ctx) {
     return conv_run_gemm(ctx, &job);
 }
 
-const tconv_kernel_def tconv_kernels_conv[] = {
+const tc_kernel_def tc_kernels_conv[] = {
     {"", "Conv", 1, 22, run_conv},
     {NULL, NULL, 0, 0, NULL},
 };

@@ -3,7 +3,7 @@
  * directly, and positions past the full output just keep the bias they were initialised with.
  * A Slice/Pad/Add chain the executor fused in narrows that window. The work is split over
  * (batch, group, output-channel chunk): tasks write disjoint planes of Y, so no locking is
- * needed. The pad arithmetic is tconv_conv_transpose_resolve's, the same as the legalization's
+ * needed. The pad arithmetic is tc_conv_transpose_resolve's, the same as the legalization's
  * check of itself: never a call into a pass. */
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +17,22 @@
 #include "runtime/parallel.h"
 
 typedef struct conv_transpose_job {
-    tconv_lattice lat; /* coarse: X spatial, fine: Y spatial */
+    tc_lattice lat; /* coarse: X spatial, fine: Y spatial */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t chunk_channels, n_chunks, block_cols;
-    tconv_gemm_isa isa; /* the GEMM kernel, for the chunk's rows and block's columns */
-    bool direct;        /* 1x1 identity mapping: the GEMM writes Y */
+    tc_gemm_isa isa; /* the GEMM kernel, for the chunk's rows and block's columns */
+    bool direct;     /* 1x1 identity mapping: the GEMM writes Y */
     const float *x, *w, *bias;
     float *y;
     float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
     size_t packed_chunk; /* floats per (group, chunk) slot of packed_w */
-    tconv_conv_scratch scratch;
+    tc_conv_scratch scratch;
 } conv_transpose_job;
 
 /* The W_g^T rows of one (group, chunk) as the GEMM's op(A): cc*K x cin_g. */
-static tconv_sgemm_op chunk_op(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cc) {
+static tc_sgemm_op chunk_op(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cc) {
     int64_t k = job->lat.kernel_size;
-    tconv_sgemm_op op = {
+    tc_sgemm_op op = {
         .trans_a = true,
         .m = cc * k,
         .k = job->cin_g,
@@ -44,7 +44,7 @@ static tconv_sgemm_op chunk_op(const conv_transpose_job *job, int64_t g, int64_t
 }
 
 static int64_t chunk_channels_at(const conv_transpose_job *job, int64_t chunk) {
-    return tconv_min_i64(job->chunk_channels, job->cout_g - chunk * job->chunk_channels);
+    return tc_min_i64(job->chunk_channels, job->cout_g - chunk * job->chunk_channels);
 }
 
 /* Packs the weights of one (group, chunk): task = g * n_chunks + chunk. */
@@ -52,23 +52,22 @@ static void conv_transpose_pack_task(void *vjob, int64_t task, int worker) {
     (void)worker;
     conv_transpose_job *job = vjob;
     int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
-    tconv_sgemm_op op =
-        chunk_op(job, g, chunk * job->chunk_channels, chunk_channels_at(job, chunk));
-    tconv_sgemm_pack_a(job->isa, op.trans_a, op.m, op.k, op.a, op.lda,
-                       job->packed_w + (size_t)task * job->packed_chunk);
+    tc_sgemm_op op = chunk_op(job, g, chunk * job->chunk_channels, chunk_channels_at(job, chunk));
+    tc_sgemm_pack_a(job->isa, op.trans_a, op.m, op.k, op.a, op.lda,
+                    job->packed_w + (size_t)task * job->packed_chunk);
 }
 
 static void fill_bias_planes(const conv_transpose_job *job, float *y, int64_t first_channel,
                              int64_t cc) {
     for (int64_t c = 0; c < cc; c++)
-        tconv_floats_fill(y + c * job->lat.fine_size, job->lat.fine_size,
-                          job->bias ? job->bias[first_channel + c] : 0.0f);
+        tc_floats_fill(y + c * job->lat.fine_size, job->lat.fine_size,
+                       job->bias ? job->bias[first_channel + c] : 0.0f);
 }
 
 /* One (batch, group, output-channel chunk): Y planes = bias, then += col2im(W_g^T x X_g). */
 static void conv_transpose_task(void *vjob, int64_t task, int worker) {
     conv_transpose_job *job = vjob;
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t chunk = task % job->n_chunks;
     int64_t g = (task / job->n_chunks) % job->group;
     int64_t n = task / (job->n_chunks * job->group);
@@ -77,25 +76,25 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
     int64_t first_channel = g * job->cout_g + c0;
     float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
     fill_bias_planes(job, y, first_channel, cc);
-    tconv_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     const float *packed = job->packed_w + (size_t)(g * job->n_chunks + chunk) * job->packed_chunk;
-    tconv_sgemm_op op = chunk_op(job, g, c0, cc);
+    tc_sgemm_op op = chunk_op(job, g, c0, cc);
     op.ldb = lat->coarse_size;
     const float *x = job->x + (n * job->c_in + g * job->cin_g) * lat->coarse_size;
     for (int64_t p0 = 0; p0 < lat->coarse_size; p0 += job->block_cols) {
-        op.n = tconv_min_i64(job->block_cols, lat->coarse_size - p0);
+        op.n = tc_min_i64(job->block_cols, lat->coarse_size - p0);
         op.b = x + p0;
         if (job->direct) {
             op.beta = 1.0f;
             op.c = y + p0;
             op.ldc = lat->fine_size;
-            tconv_sgemm_run_packed(&ws->gemm, packed, &op);
+            tc_sgemm_run_packed(&ws->gemm, packed, &op);
         } else {
             op.beta = 0.0f;
             op.c = ws->col;
             op.ldc = op.n;
-            tconv_sgemm_run_packed(&ws->gemm, packed, &op);
-            tconv_col2im_block(lat, ws->col, cc, p0, op.n, y);
+            tc_sgemm_run_packed(&ws->gemm, packed, &op);
+            tc_col2im_block(lat, ws->col, cc, p0, op.n, y);
         }
     }
 }
@@ -127,33 +126,33 @@ static void point_rows(const conv_transpose_job *job, int64_t g, int64_t c0, int
 
 static void conv_transpose_point_task(void *vjob, int64_t task, int worker) {
     conv_transpose_job *job = vjob;
-    const tconv_lattice *lat = &job->lat;
+    const tc_lattice *lat = &job->lat;
     int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
     int64_t c0 = chunk * job->chunk_channels, cc = chunk_channels_at(job, chunk);
     int64_t k = lat->kernel_size, first_channel = g * job->cout_g + c0;
-    tconv_conv_worker_scratch *ws = &job->scratch.workers[worker];
-    tconv_sgemm_op op = {.m = job->batch,
-                         .n = cc * k,
-                         .k = job->cin_g,
-                         .alpha = 1.0f,
-                         .a = job->x + g * job->cin_g,
-                         .lda = job->c_in,
-                         .b = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
-                         .ldb = job->cout_g * k,
-                         .c = ws->col,
-                         .ldc = cc * k};
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_sgemm_op op = {.m = job->batch,
+                      .n = cc * k,
+                      .k = job->cin_g,
+                      .alpha = 1.0f,
+                      .a = job->x + g * job->cin_g,
+                      .lda = job->c_in,
+                      .b = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
+                      .ldb = job->cout_g * k,
+                      .c = ws->col,
+                      .ldc = cc * k};
     if (job->batch <= POINT_AXPY_MAX_BATCH)
         point_rows(job, g, c0, cc * k, ws->col);
     else
-        tconv_sgemm_run(&ws->gemm, &op);
+        tc_sgemm_run(&ws->gemm, &op);
     for (int64_t n = 0; n < job->batch; n++) {
         float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
         fill_bias_planes(job, y, first_channel, cc);
-        tconv_col2im_block(lat, ws->col + n * cc * k, cc, 0, 1, y);
+        tc_col2im_block(lat, ws->col + n * cc * k, cc, 0, 1, y);
     }
 }
 
-static void conv_transpose_lattice(const tconv_conv_transpose_geometry *g, tconv_lattice *lat) {
+static void conv_transpose_lattice(const tc_conv_transpose_geometry *g, tc_lattice *lat) {
     lat->rank = g->spatial_rank;
     for (int i = 0; i < g->spatial_rank; i++) {
         lat->coarse[i] = g->in[i];
@@ -167,31 +166,29 @@ static void conv_transpose_lattice(const tconv_conv_transpose_geometry *g, tconv
 
 /* Splits output channels into chunks when batch x group alone gives the threads too little. */
 static void conv_transpose_plan(conv_transpose_job *job, int threads) {
-    job->direct = tconv_lattice_is_identity(&job->lat);
+    job->direct = tc_lattice_is_identity(&job->lat);
     /* a single coarse position runs the whole batch in one task per (group, chunk) */
     bool points = job->lat.coarse_size == 1 && !job->direct;
     int64_t outer = points ? job->group : job->batch * job->group;
     job->n_chunks = 1;
     if (threads > 1 && outer < 2 * threads)
-        job->n_chunks =
-            tconv_min_i64(tconv_max_i64(job->cout_g, 1), (2 * threads + outer - 1) / outer);
-    job->chunk_channels = tconv_max_i64(1, (job->cout_g + job->n_chunks - 1) / job->n_chunks);
-    job->n_chunks = tconv_max_i64(1, (job->cout_g + job->chunk_channels - 1) / job->chunk_channels);
+        job->n_chunks = tc_min_i64(tc_max_i64(job->cout_g, 1), (2 * threads + outer - 1) / outer);
+    job->chunk_channels = tc_max_i64(1, (job->cout_g + job->n_chunks - 1) / job->n_chunks);
+    job->n_chunks = tc_max_i64(1, (job->cout_g + job->chunk_channels - 1) / job->chunk_channels);
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
-    job->block_cols = job->direct ? tconv_max_i64(job->lat.coarse_size, 1)
-                                  : tconv_conv_block_columns(rows, job->lat.coarse_size, 0);
-    job->isa = points ? tconv_gemm_isa_for_shape(job->batch, rows)
-                      : tconv_gemm_isa_for_shape(rows, job->block_cols);
+    job->block_cols = job->direct ? tc_max_i64(job->lat.coarse_size, 1)
+                                  : tc_conv_block_columns(rows, job->lat.coarse_size, 0);
+    job->isa = points ? tc_gemm_isa_for_shape(job->batch, rows)
+                      : tc_gemm_isa_for_shape(rows, job->block_cols);
 }
 
-static tconv_status conv_transpose_resolve(tconv_kernel_ctx *ctx, const tconv_conv_operands *ops,
-                                           tconv_conv_transpose_geometry *g) {
-    tconv_conv_transpose_attrs attrs;
-    tconv_status st =
-        tconv_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
+static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_operands *ops,
+                                           tc_conv_transpose_geometry *g) {
+    tc_conv_transpose_attrs attrs;
+    tconv_status st = tc_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, TCONV_CONVENTION_ONNX,
-                                          g, ctx->err);
+        st = tc_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, TCONV_CONVENTION_ONNX, g,
+                                       ctx->err);
     return st;
 }
 
@@ -199,23 +196,23 @@ static tconv_status conv_transpose_resolve(tconv_kernel_ctx *ctx, const tconv_co
  * Slice's window of the uncropped output (ONNX Slice normalization, step 1), extended by the
  * Pad's zeros; positions outside the window keep the fill (the fused bias, else 0). Moves the
  * begin pads, sets the output size and the lattice's window. */
-static tconv_status apply_crop(tconv_kernel_ctx *ctx, tconv_conv_transpose_geometry *g,
+static tconv_status apply_crop(tc_kernel_ctx *ctx, tc_conv_transpose_geometry *g,
                                int64_t *window_lo, int64_t *window_hi) {
-    const tconv_kernel_crop *crop = ctx->crop;
+    const tc_kernel_crop *crop = ctx->crop;
     int64_t start[TCONV_MAX_SPATIAL] = {0}, end[TCONV_MAX_SPATIAL];
     for (int i = 0; i < g->spatial_rank; i++)
         end[i] = g->out[i];
     for (size_t k = 0; k < crop->n; k++) {
         int i = crop->axes[k] - 2;
         if (i < 0 || i >= g->spatial_rank)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "fused crop on axis %d of a rank-%d output", crop->axes[k],
-                                   g->spatial_rank + 2);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "fused crop on axis %d of a rank-%d output", crop->axes[k],
+                                g->spatial_rank + 2);
         int64_t dim = g->out[i], a = crop->starts[k], b = crop->ends[k];
         a = a < 0 ? a + dim : a;
         b = b < 0 ? b + dim : b;
-        start[i] = tconv_min_i64(tconv_max_i64(a, 0), dim);
-        end[i] = tconv_max_i64(start[i], tconv_min_i64(tconv_max_i64(b, 0), dim));
+        start[i] = tc_min_i64(tc_max_i64(a, 0), dim);
+        end[i] = tc_max_i64(start[i], tc_min_i64(tc_max_i64(b, 0), dim));
     }
     for (int i = 0; i < g->spatial_rank; i++) {
         int64_t before = crop->extend_begin[i + 2], after = crop->extend_end[i + 2];
@@ -228,59 +225,59 @@ static tconv_status apply_crop(tconv_kernel_ctx *ctx, tconv_conv_transpose_geome
 }
 
 /* The general case: weights packed once per (group, chunk), then (batch, group, chunk) tasks. */
-static tconv_status conv_transpose_blocks(tconv_kernel_ctx *ctx, conv_transpose_job *job,
+static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job *job,
                                           int threads) {
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_slots = job->group * job->n_chunks;
-    job->packed_chunk = tconv_sgemm_packed_a_floats(job->isa, rows, job->cin_g);
-    tconv_kernel_cache_key key = {
+    job->packed_chunk = tc_sgemm_packed_a_floats(job->isa, rows, job->cin_g);
+    tc_kernel_cache_key key = {
         .source = job->w,
         .layout = {job->chunk_channels, job->n_chunks, job->group, job->cin_g, job->isa}};
-    tconv_rt_tensor packed;
+    tc_rt_tensor packed;
     bool fresh;
     tconv_status st =
-        tconv_conv_packed_weights(ctx, &key, (size_t)n_slots * job->packed_chunk * sizeof(float),
-                                  &job->packed_w, &fresh, &packed);
+        tc_conv_packed_weights(ctx, &key, (size_t)n_slots * job->packed_chunk * sizeof(float),
+                               &job->packed_w, &fresh, &packed);
     if (st != TCONV_OK)
         return st;
     int64_t n_tasks = job->batch * n_slots;
-    int workers = tconv_parallel_workers(threads, n_tasks);
-    st = tconv_conv_scratch_reserve(ctx, &job->scratch, workers,
-                                    job->direct ? 0 : rows * job->block_cols, job->isa, rows,
-                                    job->block_cols, job->cin_g);
+    int workers = tc_parallel_workers(threads, n_tasks);
+    st = tc_conv_scratch_reserve(ctx, &job->scratch, workers,
+                                 job->direct ? 0 : rows * job->block_cols, job->isa, rows,
+                                 job->block_cols, job->cin_g);
     if (st == TCONV_OK) {
         if (fresh)
-            tconv_parallel_for(tconv_parallel_workers(threads, n_slots), n_slots,
-                               conv_transpose_pack_task, job);
-        tconv_parallel_for(workers, n_tasks, conv_transpose_task, job);
-        tconv_conv_scratch_release(ctx, &job->scratch);
+            tc_parallel_for(tc_parallel_workers(threads, n_slots), n_slots,
+                            conv_transpose_pack_task, job);
+        tc_parallel_for(workers, n_tasks, conv_transpose_task, job);
+        tc_conv_scratch_release(ctx, &job->scratch);
     }
-    tconv_kernel_scratch_release(ctx, &packed);
+    tc_kernel_scratch_release(ctx, &packed);
     return st;
 }
 
 /* One coarse position: the batch-wide GEMM of conv_transpose_point_task. */
-static tconv_status conv_transpose_points(tconv_kernel_ctx *ctx, conv_transpose_job *job,
+static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job *job,
                                           int threads) {
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     int64_t n_tasks = job->group * job->n_chunks;
-    int workers = tconv_parallel_workers(threads, n_tasks);
-    tconv_status st = tconv_conv_scratch_reserve(ctx, &job->scratch, workers, job->batch * rows,
-                                                 job->isa, job->batch, rows, job->cin_g);
+    int workers = tc_parallel_workers(threads, n_tasks);
+    tconv_status st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, job->batch * rows,
+                                              job->isa, job->batch, rows, job->cin_g);
     if (st != TCONV_OK)
         return st;
-    tconv_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
-    tconv_conv_scratch_release(ctx, &job->scratch);
+    tc_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
+    tc_conv_scratch_release(ctx, &job->scratch);
     return TCONV_OK;
 }
 
-static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
+static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     static const char *const known[] = {"auto_pad",     "dilations",      "group",
                                         "kernel_shape", "output_padding", "output_shape",
                                         "pads",         "strides",        NULL};
-    tconv_conv_operands ops = {0}; /* tconv_conv_read_operands may fail before filling it */
-    tconv_conv_transpose_geometry g;
-    tconv_status st = tconv_conv_read_operands(ctx, known, &ops);
+    tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
+    tc_conv_transpose_geometry g;
+    tconv_status st = tc_conv_read_operands(ctx, known, &ops);
     if (st == TCONV_OK)
         st = conv_transpose_resolve(ctx, &ops, &g);
     int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
@@ -289,13 +286,13 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
     const float *bias = ops.b ? ops.b->data : NULL;
     if (st == TCONV_OK && ctx->crop && ctx->crop->bias) {
         if (ops.b || ctx->crop->bias_len != g.c_out)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "fused bias of %lld values for %lld channels",
-                                   (long long)ctx->crop->bias_len, (long long)g.c_out);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "fused bias of %lld values for %lld channels",
+                                (long long)ctx->crop->bias_len, (long long)g.c_out);
         bias = ctx->crop->bias;
     }
     if (st == TCONV_OK)
-        st = tconv_conv_check_bias(ctx, ops.b, g.c_out);
+        st = tc_conv_check_bias(ctx, ops.b, g.c_out);
     if (st != TCONV_OK)
         return st;
     conv_transpose_job job = {.batch = ops.x->dims[0],
@@ -310,17 +307,17 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
         memcpy(job.lat.window_lo, window_lo, sizeof window_lo);
         memcpy(job.lat.window_hi, window_hi, sizeof window_hi);
     }
-    if (!tconv_lattice_finish(&job.lat))
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "ConvTranspose sizes overflow");
+    if (!tc_lattice_finish(&job.lat))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "ConvTranspose sizes overflow");
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
                    (double)job.lat.kernel_size * (double)job.lat.coarse_size;
-    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
     conv_transpose_plan(&job, threads);
     job.x = ops.x->data;
     job.w = ops.w->data;
@@ -331,7 +328,7 @@ static tconv_status run_conv_transpose(tconv_kernel_ctx *ctx) {
     return conv_transpose_blocks(ctx, &job, threads);
 }
 
-const tconv_kernel_def tconv_kernels_conv_transpose[] = {
+const tc_kernel_def tc_kernels_conv_transpose[] = {
     {"", "ConvTranspose", 1, 22, run_conv_transpose},
     {NULL, NULL, 0, 0, NULL},
 };

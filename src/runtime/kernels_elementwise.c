@@ -13,10 +13,10 @@ static const char *const NO_ATTRS[] = {NULL};
 
 typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binary_op;
 
-static void binary_f32(const tconv_bcast *b, binary_op op, const float *x, const float *y,
+static void binary_f32(const tc_bcast *b, binary_op op, const float *x, const float *y,
                        float *out) {
-    tconv_bcast_cursor c;
-    tconv_bcast_cursor_init(b, &c);
+    tc_bcast_cursor c;
+    tc_bcast_cursor_init(b, &c);
     const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];
     for (int64_t r = 0; r < b->n_rows; r++) {
         const float *px = x + c.offsets[0], *py = y + c.offsets[1];
@@ -39,15 +39,15 @@ static void binary_f32(const tconv_bcast *b, binary_op op, const float *x, const
                 po[j] = px[j * sx] / py[j * sy];
             break;
         }
-        tconv_bcast_cursor_next(b, &c);
+        tc_bcast_cursor_next(b, &c);
     }
 }
 
 /* Integer arithmetic in two's complement through the unsigned type (wraps, no UB). */
 #define DEFINE_BINARY_INT(name, T, UT, T_MIN)                                                      \
-    static bool name(const tconv_bcast *b, binary_op op, const T *x, const T *y, T *out) {         \
-        tconv_bcast_cursor c;                                                                      \
-        tconv_bcast_cursor_init(b, &c);                                                            \
+    static bool name(const tc_bcast *b, binary_op op, const T *x, const T *y, T *out) {            \
+        tc_bcast_cursor c;                                                                         \
+        tc_bcast_cursor_init(b, &c);                                                               \
         const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];         \
         for (int64_t r = 0; r < b->n_rows; r++) {                                                  \
             const T *px = x + c.offsets[0], *py = y + c.offsets[1];                                \
@@ -72,7 +72,7 @@ static void binary_f32(const tconv_bcast *b, binary_op op, const float *x, const
                     break;                                                                         \
                 }                                                                                  \
             }                                                                                      \
-            tconv_bcast_cursor_next(b, &c);                                                        \
+            tc_bcast_cursor_next(b, &c);                                                           \
         }                                                                                          \
         return true;                                                                               \
     }
@@ -80,37 +80,37 @@ static void binary_f32(const tconv_bcast *b, binary_op op, const float *x, const
 DEFINE_BINARY_INT(binary_i32, int32_t, uint32_t, INT32_MIN)
 DEFINE_BINARY_INT(binary_i64, int64_t, uint64_t, INT64_MIN)
 
-static tconv_status check_same_dtype(tconv_kernel_ctx *ctx, const tconv_rt_tensor *a,
-                                     const tconv_rt_tensor *b) {
+static tconv_status check_same_dtype(tc_kernel_ctx *ctx, const tc_rt_tensor *a,
+                                     const tc_rt_tensor *b) {
     if (a->dtype == b->dtype)
         return TCONV_OK;
-    return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                           "inputs have different dtypes: %s ('%s') and %s ('%s')",
-                           tconv_dtype_name(a->dtype), tconv_kernel_input_name(ctx, 0),
-                           tconv_dtype_name(b->dtype), tconv_kernel_input_name(ctx, 1));
+    return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                        "inputs have different dtypes: %s ('%s') and %s ('%s')",
+                        tconv_dtype_name(a->dtype), tc_kernel_input_name(ctx, 0),
+                        tconv_dtype_name(b->dtype), tc_kernel_input_name(ctx, 1));
 }
 
-static tconv_status run_binary(tconv_kernel_ctx *ctx, binary_op op) {
-    const tconv_rt_tensor *a, *b;
-    tconv_status st = tconv_kernel_check_attrs(ctx, NO_ATTRS);
+static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
+    const tc_rt_tensor *a, *b;
+    tconv_status st = tc_kernel_check_attrs(ctx, NO_ATTRS);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, &a);
+        st = tc_kernel_require_input(ctx, 0, &a);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 1, &b);
+        st = tc_kernel_require_input(ctx, 1, &b);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_NUMERIC);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_NUMERIC);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_NUMERIC);
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_NUMERIC);
     if (st == TCONV_OK)
         st = check_same_dtype(ctx, a, b);
     if (st != TCONV_OK)
         return st;
-    tconv_bcast bc;
-    const tconv_rt_tensor *operands[2] = {a, b};
-    st = tconv_bcast_init(&bc, 2, operands, ctx->err);
-    tconv_rt_tensor *out;
+    tc_bcast bc;
+    const tc_rt_tensor *operands[2] = {a, b};
+    st = tc_bcast_init(&bc, 2, operands, ctx->err);
+    tc_rt_tensor *out;
     if (st == TCONV_OK)
-        st = tconv_kernel_alloc_output(ctx, 0, a->dtype, bc.out_rank, bc.out_dims, &out);
+        st = tc_kernel_alloc_output(ctx, 0, a->dtype, bc.out_rank, bc.out_dims, &out);
     if (st != TCONV_OK || bc.n_elements == 0)
         return st;
     bool ok = true;
@@ -121,41 +121,41 @@ static tconv_status run_binary(tconv_kernel_ctx *ctx, binary_op op) {
     else
         ok = binary_i64(&bc, op, a->data, b->data, out->data);
     if (!ok)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "integer division by zero");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "integer division by zero");
     return TCONV_OK;
 }
 
-static tconv_status run_add(tconv_kernel_ctx *ctx) {
+static tconv_status run_add(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_ADD);
 }
-static tconv_status run_sub(tconv_kernel_ctx *ctx) {
+static tconv_status run_sub(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_SUB);
 }
-static tconv_status run_mul(tconv_kernel_ctx *ctx) {
+static tconv_status run_mul(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_MUL);
 }
-static tconv_status run_div(tconv_kernel_ctx *ctx) {
+static tconv_status run_div(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_DIV);
 }
 
 /* ---------------------------------------------------------------- unary */
 
 /* Checks attributes and dtype, allocates an output shaped like input 0. */
-static tconv_status prepare_unary(tconv_kernel_ctx *ctx, const char *const *attrs, uint32_t dtypes,
-                                  const tconv_rt_tensor **x, tconv_rt_tensor **y) {
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+static tconv_status prepare_unary(tc_kernel_ctx *ctx, const char *const *attrs, uint32_t dtypes,
+                                  const tc_rt_tensor **x, tc_rt_tensor **y) {
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, x);
+        st = tc_kernel_require_input(ctx, 0, x);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, dtypes);
+        st = tc_kernel_check_dtype(ctx, 0, dtypes);
     if (st == TCONV_OK)
-        st = tconv_kernel_alloc_output(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
+        st = tc_kernel_alloc_output(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
     return st;
 }
 
-static tconv_status run_relu(tconv_kernel_ctx *ctx) {
-    const tconv_rt_tensor *x;
-    tconv_rt_tensor *y;
+static tconv_status run_relu(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
     uint32_t dtypes = ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
     tconv_status st = prepare_unary(ctx, NO_ATTRS, dtypes, &x, &y);
     if (st != TCONV_OK)
@@ -180,12 +180,12 @@ static tconv_status run_relu(tconv_kernel_ctx *ctx) {
     return TCONV_OK;
 }
 
-static tconv_status run_leaky_relu(tconv_kernel_ctx *ctx) {
+static tconv_status run_leaky_relu(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"alpha", NULL};
-    const tconv_rt_tensor *x;
-    tconv_rt_tensor *y;
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
     float alpha;
-    tconv_status st = tconv_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
     if (st == TCONV_OK)
         st = prepare_unary(ctx, attrs, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
@@ -204,9 +204,9 @@ static float sigmoid(float v) {
     return e / (1.0f + e);
 }
 
-static tconv_status run_sigmoid(tconv_kernel_ctx *ctx) {
-    const tconv_rt_tensor *x;
-    tconv_rt_tensor *y;
+static tconv_status run_sigmoid(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
     tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
@@ -246,9 +246,9 @@ static void tanh_array(float *restrict out, const float *restrict in, int64_t n)
         out[i] = tanh_f32(in[i]);
 }
 
-static tconv_status run_tanh(tconv_kernel_ctx *ctx) {
-    const tconv_rt_tensor *x;
-    tconv_rt_tensor *y;
+static tconv_status run_tanh(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
     tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
@@ -276,14 +276,14 @@ static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi)
 DEFINE_CLIP_INT(clip_i32, int32_t)
 DEFINE_CLIP_INT(clip_i64, int64_t)
 
-static tconv_status run_clip_6(tconv_kernel_ctx *ctx) {
+static tconv_status run_clip_6(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"min", "max", NULL};
-    const tconv_rt_tensor *x;
-    tconv_rt_tensor *y;
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
     float lo, hi;
-    tconv_status st = tconv_node_attr_float(ctx->node, "min", -FLT_MAX, &lo, ctx->err);
+    tconv_status st = tc_node_attr_float(ctx->node, "min", -FLT_MAX, &lo, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
+        st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
     if (st == TCONV_OK)
         st = prepare_unary(ctx, attrs, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
@@ -293,28 +293,27 @@ static tconv_status run_clip_6(tconv_kernel_ctx *ctx) {
 }
 
 /* Optional scalar bound input (min or max) of Clip-11+; must have the data's dtype. */
-static tconv_status clip_bound(tconv_kernel_ctx *ctx, size_t index, const tconv_rt_tensor *x,
-                               bool *present, const tconv_rt_tensor **bound) {
-    const tconv_rt_tensor *b = tconv_kernel_input(ctx, index);
+static tconv_status clip_bound(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *x,
+                               bool *present, const tc_rt_tensor **bound) {
+    const tc_rt_tensor *b = tc_kernel_input(ctx, index);
     *present = b != NULL;
     *bound = b;
     if (!b)
         return TCONV_OK;
     if (b->dtype != x->dtype)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "input %zu ('%s') is %s, the data is %s", index,
-                               tconv_kernel_input_name(ctx, index), tconv_dtype_name(b->dtype),
-                               tconv_dtype_name(x->dtype));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "input %zu ('%s') is %s, the data is %s",
+                            index, tc_kernel_input_name(ctx, index), tconv_dtype_name(b->dtype),
+                            tconv_dtype_name(x->dtype));
     if (b->n_elements != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "input %zu ('%s') must be a scalar, has %lld elements", index,
-                               tconv_kernel_input_name(ctx, index), (long long)b->n_elements);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "input %zu ('%s') must be a scalar, has %lld elements", index,
+                            tc_kernel_input_name(ctx, index), (long long)b->n_elements);
     return TCONV_OK;
 }
 
-static tconv_status run_clip_11(tconv_kernel_ctx *ctx) {
-    const tconv_rt_tensor *x, *bmin, *bmax;
-    tconv_rt_tensor *y;
+static tconv_status run_clip_11(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x, *bmin, *bmax;
+    tc_rt_tensor *y;
     bool has_min, has_max;
     uint32_t dtypes = ctx->opset >= 12 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
     tconv_status st = prepare_unary(ctx, NO_ATTRS, dtypes, &x, &y);
@@ -340,7 +339,7 @@ static tconv_status run_clip_11(tconv_kernel_ctx *ctx) {
     return TCONV_OK;
 }
 
-const tconv_kernel_def tconv_kernels_elementwise[] = {
+const tc_kernel_def tc_kernels_elementwise[] = {
     {"", "Add", 7, TCONV_OPSET_LATEST, run_add},
     {"", "Sub", 7, TCONV_OPSET_LATEST, run_sub},
     {"", "Mul", 7, TCONV_OPSET_LATEST, run_mul},

@@ -34,7 +34,7 @@ static void batch_strides(const int64_t *dims, int rank, const matmul_plan *p, i
     }
 }
 
-static tconv_status matmul_batch_shape(tconv_kernel_ctx *ctx, const int64_t *a_dims, int a_rank,
+static tconv_status matmul_batch_shape(tc_kernel_ctx *ctx, const int64_t *a_dims, int a_rank,
                                        const int64_t *b_dims, int b_rank, matmul_plan *p) {
     p->batch_rank = a_rank > b_rank ? a_rank : b_rank;
     p->n_batch = 1;
@@ -42,31 +42,31 @@ static tconv_status matmul_batch_shape(tconv_kernel_ctx *ctx, const int64_t *a_d
         int ia = i - (p->batch_rank - a_rank), ib = i - (p->batch_rank - b_rank);
         int64_t da = ia >= 0 ? a_dims[ia] : 1, db = ib >= 0 ? b_dims[ib] : 1;
         if (da != db && da != 1 && db != 1)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "MatMul batch axis %d: A has %lld, B has %lld (not "
-                                   "broadcastable)",
-                                   i, (long long)da, (long long)db);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "MatMul batch axis %d: A has %lld, B has %lld (not "
+                                "broadcastable)",
+                                i, (long long)da, (long long)db);
         p->batch_dims[i] = da == 1 ? db : da;
-        if (!tconv_mul_i64(p->n_batch, p->batch_dims[i], &p->n_batch))
-            return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "MatMul batch size overflows");
+        if (!tc_mul_i64(p->n_batch, p->batch_dims[i], &p->n_batch))
+            return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "MatMul batch size overflows");
     }
     return TCONV_OK;
 }
 
-static tconv_status matmul_plan_make(tconv_kernel_ctx *ctx, const tconv_rt_tensor *a,
-                                     const tconv_rt_tensor *b, matmul_plan *p) {
+static tconv_status matmul_plan_make(tc_kernel_ctx *ctx, const tc_rt_tensor *a,
+                                     const tc_rt_tensor *b, matmul_plan *p) {
     if (a->rank < 1 || b->rank < 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "MatMul inputs must have rank >= 1 (A %d, B %d)", a->rank, b->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "MatMul inputs must have rank >= 1 (A %d, B %d)", a->rank, b->rank);
     bool a_vec = a->rank == 1, b_vec = b->rank == 1;
     p->m = a_vec ? 1 : a->dims[a->rank - 2];
     p->k = a->dims[a->rank - 1];
     int64_t kb = b_vec ? b->dims[0] : b->dims[b->rank - 2];
     p->n = b_vec ? 1 : b->dims[b->rank - 1];
     if (kb != p->k)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "MatMul inner dimensions differ: A has %lld, B has %lld",
-                               (long long)p->k, (long long)kb);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "MatMul inner dimensions differ: A has %lld, B has %lld",
+                            (long long)p->k, (long long)kb);
     int a_batch = a_vec ? 0 : a->rank - 2, b_batch = b_vec ? 0 : b->rank - 2;
     tconv_status st = matmul_batch_shape(ctx, a->dims, a_batch, b->dims, b_batch, p);
     if (st != TCONV_OK)
@@ -106,7 +106,7 @@ typedef struct matmul_job {
     const matmul_plan *plan;
     const float *a, *b;
     float *y;
-    tconv_gemm_workspace *workspaces;
+    tc_gemm_workspace *workspaces;
 } matmul_job;
 
 static void matmul_task(void *vjob, int64_t index, int worker) {
@@ -114,87 +114,86 @@ static void matmul_task(void *vjob, int64_t index, int worker) {
     const matmul_plan *p = job->plan;
     int64_t a_off, b_off;
     batch_offsets(p, index, &a_off, &b_off);
-    tconv_sgemm_op op = {.m = p->m,
-                         .n = p->n,
-                         .k = p->k,
-                         .alpha = 1.0f,
-                         .a = job->a + a_off,
-                         .lda = p->k,
-                         .b = job->b + b_off,
-                         .ldb = p->n,
-                         .beta = 0.0f,
-                         .c = job->y + index * p->m * p->n,
-                         .ldc = p->n};
-    tconv_sgemm_run(&job->workspaces[worker], &op);
+    tc_sgemm_op op = {.m = p->m,
+                      .n = p->n,
+                      .k = p->k,
+                      .alpha = 1.0f,
+                      .a = job->a + a_off,
+                      .lda = p->k,
+                      .b = job->b + b_off,
+                      .ldb = p->n,
+                      .beta = 0.0f,
+                      .c = job->y + index * p->m * p->n,
+                      .ldc = p->n};
+    tc_sgemm_run(&job->workspaces[worker], &op);
 }
 
 /* Many small products: one per task, each worker with its own packing buffers. */
-static tconv_status matmul_batched(tconv_kernel_ctx *ctx, const matmul_plan *p, int threads,
+static tconv_status matmul_batched(tc_kernel_ctx *ctx, const matmul_plan *p, int threads,
                                    matmul_job *job) {
-    int workers = tconv_parallel_workers(threads, p->n_batch);
-    tconv_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
+    int workers = tc_parallel_workers(threads, p->n_batch);
+    tc_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
     tconv_status st = TCONV_OK;
     for (int i = 0; i < workers; i++)
-        tconv_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
+        tc_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
     for (int i = 0; i < workers && st == TCONV_OK; i++)
-        st = tconv_gemm_workspace_reserve(&workspaces[i], p->m, p->n, p->k, ctx->err);
+        st = tc_gemm_workspace_reserve(&workspaces[i], p->m, p->n, p->k, ctx->err);
     if (st == TCONV_OK) {
         job->workspaces = workspaces;
-        tconv_parallel_for(workers, p->n_batch, matmul_task, job);
+        tc_parallel_for(workers, p->n_batch, matmul_task, job);
     }
     for (int i = 0; i < workers; i++)
-        tconv_gemm_workspace_release(&workspaces[i]);
+        tc_gemm_workspace_release(&workspaces[i]);
     return st;
 }
 
-static tconv_status run_matmul(tconv_kernel_ctx *ctx) {
+static tconv_status run_matmul(tc_kernel_ctx *ctx) {
     static const char *const known[] = {NULL};
-    const tconv_rt_tensor *a, *b;
+    const tc_rt_tensor *a, *b;
     matmul_plan p;
     tconv_status st;
-    if ((st = tconv_kernel_check_attrs(ctx, known)) ||
-        (st = tconv_kernel_require_input(ctx, 0, &a)) ||
-        (st = tconv_kernel_require_input(ctx, 1, &b)) ||
-        (st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
-        (st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
+    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = tc_kernel_require_input(ctx, 0, &a)) ||
+        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = matmul_plan_make(ctx, a, b, &p)))
         return st;
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, p.out_rank, p.out_dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, p.out_rank, p.out_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     matmul_job job = {.plan = &p, .a = a->data, .b = b->data, .y = y->data};
     double flops = 2.0 * (double)p.n_batch * (double)p.m * (double)p.n * (double)p.k;
-    int threads = tconv_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
     if (matmul_is_one_gemm(&p)) {
-        tconv_sgemm_op op = {.m = p.n_batch * p.m,
-                             .n = p.n,
-                             .k = p.k,
-                             .alpha = 1.0f,
-                             .a = job.a,
-                             .lda = p.k,
-                             .b = job.b,
-                             .ldb = p.n,
-                             .c = job.y,
-                             .ldc = p.n};
-        return tconv_sgemm(&op, threads, ctx->err);
+        tc_sgemm_op op = {.m = p.n_batch * p.m,
+                          .n = p.n,
+                          .k = p.k,
+                          .alpha = 1.0f,
+                          .a = job.a,
+                          .lda = p.k,
+                          .b = job.b,
+                          .ldb = p.n,
+                          .c = job.y,
+                          .ldc = p.n};
+        return tc_sgemm(&op, threads, ctx->err);
     }
     if (p.n_batch >= threads)
         return matmul_batched(ctx, &p, threads, &job);
     for (int64_t i = 0; i < p.n_batch && st == TCONV_OK; i++) {
         int64_t a_off, b_off;
         batch_offsets(&p, i, &a_off, &b_off);
-        tconv_sgemm_op op = {.m = p.m,
-                             .n = p.n,
-                             .k = p.k,
-                             .alpha = 1.0f,
-                             .a = job.a + a_off,
-                             .lda = p.k,
-                             .b = job.b + b_off,
-                             .ldb = p.n,
-                             .c = job.y + i * p.m * p.n,
-                             .ldc = p.n};
-        st = tconv_sgemm(&op, threads, ctx->err);
+        tc_sgemm_op op = {.m = p.m,
+                          .n = p.n,
+                          .k = p.k,
+                          .alpha = 1.0f,
+                          .a = job.a + a_off,
+                          .lda = p.k,
+                          .b = job.b + b_off,
+                          .ldb = p.n,
+                          .c = job.y + i * p.m * p.n,
+                          .ldc = p.n};
+        st = tc_sgemm(&op, threads, ctx->err);
     }
     return st;
 }
@@ -206,27 +205,26 @@ typedef struct gemm_attrs {
     float alpha, beta;
 } gemm_attrs;
 
-static tconv_status read_gemm_attrs(tconv_kernel_ctx *ctx, gemm_attrs *g) {
+static tconv_status read_gemm_attrs(tc_kernel_ctx *ctx, gemm_attrs *g) {
     tconv_status st;
-    if ((st = tconv_node_attr_int(ctx->node, "transA", 0, &g->trans_a, ctx->err)) ||
-        (st = tconv_node_attr_int(ctx->node, "transB", 0, &g->trans_b, ctx->err)) ||
-        (st = tconv_node_attr_float(ctx->node, "alpha", 1.0f, &g->alpha, ctx->err)) ||
-        (st = tconv_node_attr_float(ctx->node, "beta", 1.0f, &g->beta, ctx->err)))
+    if ((st = tc_node_attr_int(ctx->node, "transA", 0, &g->trans_a, ctx->err)) ||
+        (st = tc_node_attr_int(ctx->node, "transB", 0, &g->trans_b, ctx->err)) ||
+        (st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &g->alpha, ctx->err)) ||
+        (st = tc_node_attr_float(ctx->node, "beta", 1.0f, &g->beta, ctx->err)))
         return st;
     return TCONV_OK;
 }
 
 /* Y = beta * C broadcast to m x n (C is scalar, [n], [1|m, 1|n] ...). */
-static tconv_status gemm_fill_c(tconv_kernel_ctx *ctx, const tconv_rt_tensor *c, float beta,
-                                int64_t m, int64_t n, float *y) {
+static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float beta, int64_t m,
+                                int64_t n, float *y) {
     int64_t rows = c->rank >= 2 ? c->dims[c->rank - 2] : 1;
     int64_t cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
     if (c->rank > 2 || (rows != 1 && rows != m) || (cols != 1 && cols != n))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "Gemm: C (rank %d, last dims %lld x %lld) does not broadcast to "
-                               "%lld x %lld",
-                               c->rank, (long long)rows, (long long)cols, (long long)m,
-                               (long long)n);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "Gemm: C (rank %d, last dims %lld x %lld) does not broadcast to "
+                            "%lld x %lld",
+                            c->rank, (long long)rows, (long long)cols, (long long)m, (long long)n);
     const float *src = c->data;
     for (int64_t i = 0; i < m; i++) {
         const float *row = src + (rows == 1 ? 0 : i * cols);
@@ -236,54 +234,52 @@ static tconv_status gemm_fill_c(tconv_kernel_ctx *ctx, const tconv_rt_tensor *c,
     return TCONV_OK;
 }
 
-static tconv_status run_gemm(tconv_kernel_ctx *ctx) {
+static tconv_status run_gemm(tc_kernel_ctx *ctx) {
     static const char *const known[] = {"alpha", "beta", "transA", "transB", NULL};
-    const tconv_rt_tensor *a, *b, *c;
+    const tc_rt_tensor *a, *b, *c;
     gemm_attrs g;
     tconv_status st;
-    if ((st = tconv_kernel_check_attrs(ctx, known)) ||
-        (st = tconv_kernel_require_input(ctx, 0, &a)) ||
-        (st = tconv_kernel_require_input(ctx, 1, &b)) ||
-        (st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
-        (st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
-        (st = tconv_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)) ||
-        (st = read_gemm_attrs(ctx, &g)))
+    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = tc_kernel_require_input(ctx, 0, &a)) ||
+        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
+        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)) || (st = read_gemm_attrs(ctx, &g)))
         return st;
-    c = tconv_kernel_input(ctx, 2);
+    c = tc_kernel_input(ctx, 2);
     if (a->rank != 2 || b->rank != 2)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "Gemm: A and B must be 2-D (have rank %d and %d)", a->rank, b->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "Gemm: A and B must be 2-D (have rank %d and %d)", a->rank, b->rank);
     int64_t m = g.trans_a ? a->dims[1] : a->dims[0], k = g.trans_a ? a->dims[0] : a->dims[1];
     int64_t kb = g.trans_b ? b->dims[1] : b->dims[0], n = g.trans_b ? b->dims[0] : b->dims[1];
     if (k != kb)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "Gemm inner dimensions differ: op(A) has %lld, op(B) has %lld",
-                               (long long)k, (long long)kb);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "Gemm inner dimensions differ: op(A) has %lld, op(B) has %lld",
+                            (long long)k, (long long)kb);
     int64_t dims[2] = {m, n};
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, 2, dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, 2, dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     bool add_c = c && g.beta != 0.0f;
     if (add_c && (st = gemm_fill_c(ctx, c, g.beta, m, n, y->data)) != TCONV_OK)
         return st;
-    tconv_sgemm_op op = {.trans_a = g.trans_a != 0,
-                         .trans_b = g.trans_b != 0,
-                         .m = m,
-                         .n = n,
-                         .k = k,
-                         .alpha = g.alpha,
-                         .a = a->data,
-                         .lda = a->dims[1],
-                         .b = b->data,
-                         .ldb = b->dims[1],
-                         .beta = add_c ? 1.0f : 0.0f,
-                         .c = y->data,
-                         .ldc = n};
-    return tconv_sgemm(&op, ctx->n_threads, ctx->err);
+    tc_sgemm_op op = {.trans_a = g.trans_a != 0,
+                      .trans_b = g.trans_b != 0,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .alpha = g.alpha,
+                      .a = a->data,
+                      .lda = a->dims[1],
+                      .b = b->data,
+                      .ldb = b->dims[1],
+                      .beta = add_c ? 1.0f : 0.0f,
+                      .c = y->data,
+                      .ldc = n};
+    return tc_sgemm(&op, ctx->n_threads, ctx->err);
 }
 
-const tconv_kernel_def tconv_kernels_linalg[] = {
+const tc_kernel_def tc_kernels_linalg[] = {
     {"", "MatMul", 1, 22, run_matmul},
     {"", "Gemm", 7, 22, run_gemm},
     {NULL, NULL, 0, 0, NULL},

@@ -8,61 +8,60 @@
 /* ================================================================ BatchNormalization */
 
 /* Training-mode statistics (outputs 1..4, or training_mode=1) are not implemented. */
-static tconv_status batchnorm_check_inference(tconv_kernel_ctx *ctx) {
+static tconv_status batchnorm_check_inference(tc_kernel_ctx *ctx) {
     int64_t training = 0;
-    tconv_status st = tconv_node_attr_int(ctx->node, "training_mode", 0, &training, ctx->err);
+    tconv_status st = tc_node_attr_int(ctx->node, "training_mode", 0, &training, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (training != 0)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                               "unsupported training_mode = %lld: only inference "
-                               "BatchNormalization is implemented",
-                               (long long)training);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "unsupported training_mode = %lld: only inference "
+                            "BatchNormalization is implemented",
+                            (long long)training);
     for (size_t i = 1; i < ctx->n_outputs; i++) {
         const tconv_node *n = ctx->node;
         if (i < n->n_outputs && n->outputs[i])
-            return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                                   "unsupported training outputs (output %zu '%s'): only "
-                                   "inference BatchNormalization is implemented",
-                                   i, n->outputs[i]->name);
+            return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                                "unsupported training outputs (output %zu '%s'): only "
+                                "inference BatchNormalization is implemented",
+                                i, n->outputs[i]->name);
     }
     return TCONV_OK;
 }
 
 /* Element count each parameter must have: C, or C x D1 x ... x Dn for spatial=0 (opset 7). */
-static tconv_status batchnorm_param_size(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                         int64_t *size, int64_t *inner) {
+static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t *size,
+                                         int64_t *inner) {
     int64_t spatial = 1;
-    tconv_status st = tconv_node_attr_int(ctx->node, "spatial", 1, &spatial, ctx->err);
+    tconv_status st = tc_node_attr_int(ctx->node, "spatial", 1, &spatial, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (x->rank < 2)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "X must have rank >= 2, has %d",
-                               x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "X must have rank >= 2, has %d", x->rank);
     *inner = 1;
     for (int i = 2; i < x->rank; i++) {
-        if (!tconv_mul_i64(*inner, x->dims[i], inner))
-            return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "X is too large");
+        if (!tc_mul_i64(*inner, x->dims[i], inner))
+            return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "X is too large");
     }
     *size = x->dims[1];
-    if (!spatial && !tconv_mul_i64(x->dims[1], *inner, size))
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "X is too large");
+    if (!spatial && !tc_mul_i64(x->dims[1], *inner, size))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "X is too large");
     return TCONV_OK;
 }
 
-static tconv_status batchnorm_params(tconv_kernel_ctx *ctx, int64_t size, const float *params[4]) {
+static tconv_status batchnorm_params(tc_kernel_ctx *ctx, int64_t size, const float *params[4]) {
     static const char *const names[] = {"scale", "B", "mean", "var"};
     for (size_t i = 0; i < 4; i++) {
-        const tconv_rt_tensor *t;
-        tconv_status st = tconv_kernel_require_input(ctx, i + 1, &t);
+        const tc_rt_tensor *t;
+        tconv_status st = tc_kernel_require_input(ctx, i + 1, &t);
         if (st == TCONV_OK)
-            st = tconv_kernel_check_dtype(ctx, i + 1, TCONV_DTYPES_FLOAT);
+            st = tc_kernel_check_dtype(ctx, i + 1, TCONV_DTYPES_FLOAT);
         if (st != TCONV_OK)
             return st;
         if (t->n_elements != size)
-            return tconv_error_set(
+            return tc_error_set(
                 ctx->err, TCONV_ERR_INVALID, "%s ('%s') has %lld elements, expected %lld", names[i],
-                tconv_kernel_input_name(ctx, i + 1), (long long)t->n_elements, (long long)size);
+                tc_kernel_input_name(ctx, i + 1), (long long)t->n_elements, (long long)size);
         params[i] = t->data;
     }
     return TCONV_OK;
@@ -80,37 +79,37 @@ static void batchnorm_row(float *restrict out, const float *restrict in, int64_t
         out[i] = in[i] * scale[i] + shift[i];
 }
 
-static tconv_status run_batchnorm(tconv_kernel_ctx *ctx) {
+static tconv_status run_batchnorm(tc_kernel_ctx *ctx) {
     static const char *const attrs_7[] = {"epsilon", "momentum", "spatial", NULL};
     static const char *const attrs_9[] = {"epsilon", "momentum", NULL};
     static const char *const attrs_14[] = {"epsilon", "momentum", "training_mode", NULL};
     const char *const *attrs = ctx->opset >= 14 ? attrs_14 : (ctx->opset >= 9 ? attrs_9 : attrs_7);
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     const float *prm[4];
     float eps = 1e-5f;
     int64_t size = 0, inner = 1;
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
         st = batchnorm_check_inference(ctx);
     if (st == TCONV_OK)
-        st = tconv_node_attr_float(ctx->node, "epsilon", 1e-5f, &eps, ctx->err);
+        st = tc_node_attr_float(ctx->node, "epsilon", 1e-5f, &eps, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, &x);
+        st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
     if (st == TCONV_OK)
         st = batchnorm_param_size(ctx, x, &size, &inner);
     if (st == TCONV_OK)
         st = batchnorm_params(ctx, size, prm);
-    tconv_rt_tensor *y;
+    tc_rt_tensor *y;
     if (st == TCONV_OK)
-        st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
     if (st != TCONV_OK)
         return st;
     /* y = x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
      * computed once per parameter instead of a square root and a division per element. */
-    tconv_rt_tensor folded;
-    st = tconv_kernel_scratch(ctx, 2 * (size_t)size * sizeof(float), &folded);
+    tc_rt_tensor folded;
+    st = tc_kernel_scratch(ctx, 2 * (size_t)size * sizeof(float), &folded);
     if (st != TCONV_OK)
         return st;
     float *scale = folded.data, *shift = scale + size;
@@ -131,7 +130,7 @@ static tconv_status run_batchnorm(tconv_kernel_ctx *ctx) {
                 batchnorm_row(out, in, inner, scale + c * inner, shift + c * inner);
         }
     }
-    tconv_kernel_scratch_release(ctx, &folded);
+    tc_kernel_scratch_release(ctx, &folded);
     return TCONV_OK;
 }
 
@@ -158,28 +157,28 @@ static void softmax_rows(const float *in, float *out, int64_t outer, int64_t n, 
 
 /* Opset < 13 flattens the input to 2-D at axis and normalizes whole rows; 13+ normalizes along
  * the one axis. */
-static tconv_status run_softmax(tconv_kernel_ctx *ctx) {
+static tconv_status run_softmax(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"axis", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     bool coerce_2d = ctx->opset < 13;
     int64_t axis;
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, &x);
+        st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "axis", coerce_2d ? 1 : -1, &axis, ctx->err);
+        st = tc_node_attr_int(ctx->node, "axis", coerce_2d ? 1 : -1, &axis, ctx->err);
     if (st != TCONV_OK)
         return st;
     int limit = coerce_2d ? x->rank : x->rank - 1;
     if (axis < -(int64_t)x->rank || axis > limit)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld is out of range for rank %d",
-                               (long long)axis, x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld is out of range for rank %d",
+                            (long long)axis, x->rank);
     if (axis < 0)
         axis += x->rank;
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     int64_t outer = 1, n = 1, inner = 1; /* all dims > 0 here: products <= n_elements */
@@ -202,10 +201,10 @@ typedef struct name_value {
     int value;
 } name_value;
 
-static tconv_status parse_enum_attr(tconv_kernel_ctx *ctx, const char *attr, const char *fallback,
+static tconv_status parse_enum_attr(tc_kernel_ctx *ctx, const char *attr, const char *fallback,
                                     const name_value *table, int *out) {
     const char *s;
-    tconv_status st = tconv_node_attr_string(ctx->node, attr, fallback, &s, ctx->err);
+    tconv_status st = tc_node_attr_string(ctx->node, attr, fallback, &s, ctx->err);
     if (st != TCONV_OK)
         return st;
     for (const name_value *e = table; e->name; e++) {
@@ -214,10 +213,10 @@ static tconv_status parse_enum_attr(tconv_kernel_ctx *ctx, const char *attr, con
             return TCONV_OK;
         }
     }
-    return tconv_kernel_unsupported_attr(ctx, attr, s);
+    return tc_kernel_unsupported_attr(ctx, attr, s);
 }
 
-static tconv_status resize_mode(tconv_kernel_ctx *ctx, bool cubic_allowed, tconv_resize_params *p) {
+static tconv_status resize_mode(tc_kernel_ctx *ctx, bool cubic_allowed, tc_resize_params *p) {
     static const name_value modes[] = {{"nearest", TCONV_RESIZE_NEAREST},
                                        {"linear", TCONV_RESIZE_LINEAR},
                                        {"cubic", TCONV_RESIZE_CUBIC},
@@ -227,12 +226,12 @@ static tconv_status resize_mode(tconv_kernel_ctx *ctx, bool cubic_allowed, tconv
     int v = 0;
     tconv_status st =
         parse_enum_attr(ctx, "mode", "nearest", cubic_allowed ? modes : modes_no_cubic, &v);
-    p->mode = (tconv_resize_mode)v;
+    p->mode = (tc_resize_mode)v;
     return st;
 }
 
 /* coordinate_transformation_mode values valid at the node's opset. */
-static tconv_status resize_ctm(tconv_kernel_ctx *ctx, tconv_resize_params *p) {
+static tconv_status resize_ctm(tc_kernel_ctx *ctx, tc_resize_params *p) {
     static const name_value all[] = {
         {"half_pixel", TCONV_CTM_HALF_PIXEL},
         {"pytorch_half_pixel", TCONV_CTM_PYTORCH_HALF_PIXEL},
@@ -249,14 +248,14 @@ static tconv_status resize_ctm(tconv_kernel_ctx *ctx, tconv_resize_params *p) {
     if ((v == TCONV_CTM_TF_HALF_PIXEL_FOR_NN && ctx->opset >= 18) ||
         (v == TCONV_CTM_HALF_PIXEL_SYMMETRIC && ctx->opset < 19)) {
         const char *s;
-        tconv_node_attr_string(ctx->node, "coordinate_transformation_mode", "", &s, ctx->err);
-        return tconv_kernel_unsupported_attr(ctx, "coordinate_transformation_mode", s);
+        tc_node_attr_string(ctx->node, "coordinate_transformation_mode", "", &s, ctx->err);
+        return tc_kernel_unsupported_attr(ctx, "coordinate_transformation_mode", s);
     }
-    p->ctm = (tconv_resize_ctm)v;
+    p->ctm = (tc_resize_ctm)v;
     return TCONV_OK;
 }
 
-static tconv_status resize_nearest_mode(tconv_kernel_ctx *ctx, tconv_resize_params *p) {
+static tconv_status resize_nearest_mode(tc_kernel_ctx *ctx, tc_resize_params *p) {
     static const name_value modes[] = {{"round_prefer_floor", TCONV_NEAREST_ROUND_PREFER_FLOOR},
                                        {"round_prefer_ceil", TCONV_NEAREST_ROUND_PREFER_CEIL},
                                        {"floor", TCONV_NEAREST_FLOOR},
@@ -264,21 +263,20 @@ static tconv_status resize_nearest_mode(tconv_kernel_ctx *ctx, tconv_resize_para
                                        {NULL, 0}};
     int v = 0;
     tconv_status st = parse_enum_attr(ctx, "nearest_mode", "round_prefer_floor", modes, &v);
-    p->nearest = (tconv_nearest_mode)v;
+    p->nearest = (tc_nearest_mode)v;
     return st;
 }
 
-static tconv_status resize_numeric_attrs(tconv_kernel_ctx *ctx, tconv_resize_params *p) {
+static tconv_status resize_numeric_attrs(tc_kernel_ctx *ctx, tc_resize_params *p) {
     float a, extrapolation;
     int64_t exclude, antialias;
-    tconv_status st = tconv_node_attr_float(ctx->node, "cubic_coeff_a", -0.75f, &a, ctx->err);
+    tconv_status st = tc_node_attr_float(ctx->node, "cubic_coeff_a", -0.75f, &a, ctx->err);
     if (st == TCONV_OK)
-        st =
-            tconv_node_attr_float(ctx->node, "extrapolation_value", 0.0f, &extrapolation, ctx->err);
+        st = tc_node_attr_float(ctx->node, "extrapolation_value", 0.0f, &extrapolation, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "exclude_outside", 0, &exclude, ctx->err);
+        st = tc_node_attr_int(ctx->node, "exclude_outside", 0, &exclude, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "antialias", 0, &antialias, ctx->err);
+        st = tc_node_attr_int(ctx->node, "antialias", 0, &antialias, ctx->err);
     p->cubic_a = a;
     p->extrapolation_value = extrapolation;
     p->exclude_outside = exclude != 0;
@@ -287,10 +285,10 @@ static tconv_status resize_numeric_attrs(tconv_kernel_ctx *ctx, tconv_resize_par
 }
 
 /* The axes a Resize-18+ node resizes (all axes otherwise), normalized. */
-static tconv_status resize_axes(tconv_kernel_ctx *ctx, int rank, int *axes, size_t *n) {
+static tconv_status resize_axes(tc_kernel_ctx *ctx, int rank, int *axes, size_t *n) {
     const int64_t *raw;
     bool present;
-    tconv_status st = tconv_node_attr_ints(ctx->node, "axes", &present, &raw, n, ctx->err);
+    tconv_status st = tc_node_attr_ints(ctx->node, "axes", &present, &raw, n, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!present) {
@@ -300,56 +298,55 @@ static tconv_status resize_axes(tconv_kernel_ctx *ctx, int rank, int *axes, size
         return TCONV_OK;
     }
     if (*n > (size_t)rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%zu axes for rank %d", *n, rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu axes for rank %d", *n, rank);
     bool seen[TCONV_MAX_RANK] = {false};
     for (size_t i = 0; i < *n; i++) {
-        st = tconv_kernel_normalize_axis(ctx, "axes", raw[i], rank, &axes[i]);
+        st = tc_kernel_normalize_axis(ctx, "axes", raw[i], rank, &axes[i]);
         if (st != TCONV_OK)
             return st;
         if (seen[axes[i]])
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld repeats",
-                                   (long long)raw[i]);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld repeats",
+                                (long long)raw[i]);
         seen[axes[i]] = true;
     }
     return TCONV_OK;
 }
 
-static tconv_status resize_roi(tconv_kernel_ctx *ctx, const int *axes, size_t n_axes,
-                               tconv_resize_params *p) {
+static tconv_status resize_roi(tc_kernel_ctx *ctx, const int *axes, size_t n_axes,
+                               tc_resize_params *p) {
     for (int i = 0; i < TCONV_MAX_RANK; i++) {
         p->roi_start[i] = 0.0;
         p->roi_end[i] = 1.0;
     }
-    const tconv_rt_tensor *roi = tconv_kernel_input(ctx, 1);
+    const tc_rt_tensor *roi = tc_kernel_input(ctx, 1);
     if (p->ctm != TCONV_CTM_TF_CROP_AND_RESIZE)
         return TCONV_OK;
     if (!roi || roi->n_elements == 0)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "tf_crop_and_resize needs the roi input");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "tf_crop_and_resize needs the roi input");
     tconv_status st =
-        tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
+        tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
     if (st != TCONV_OK)
         return st;
     if ((size_t)roi->n_elements != 2 * n_axes)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "roi has %lld values, expected %zu",
-                               (long long)roi->n_elements, 2 * n_axes);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "roi has %lld values, expected %zu",
+                            (long long)roi->n_elements, 2 * n_axes);
     for (size_t i = 0; i < n_axes; i++) {
-        p->roi_start[axes[i]] = tconv_rt_get_f64(roi, (int64_t)i);
-        p->roi_end[axes[i]] = tconv_rt_get_f64(roi, (int64_t)(i + n_axes));
+        p->roi_start[axes[i]] = tc_rt_get_f64(roi, (int64_t)i);
+        p->roi_end[axes[i]] = tc_rt_get_f64(roi, (int64_t)(i + n_axes));
     }
     return TCONV_OK;
 }
 
 /* Output size from scales: floor(scale x input). */
-static tconv_status resize_from_scales(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
+static tconv_status resize_from_scales(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
                                        const double *scales, const int *axes, size_t n_axes,
-                                       tconv_resize_params *p) {
+                                       tc_resize_params *p) {
     for (size_t i = 0; i < n_axes; i++) {
         int a = axes[i];
         double out = floor(scales[i] * (double)x->dims[a]);
         if (!(scales[i] > 0.0) || !(out < 9.0e15))
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "scale %g for axis %d is invalid",
-                                   scales[i], a);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "scale %g for axis %d is invalid",
+                                scales[i], a);
         p->scales[a] = scales[i];
         p->out_dims[a] = (int64_t)out;
     }
@@ -357,7 +354,7 @@ static tconv_status resize_from_scales(tconv_kernel_ctx *ctx, const tconv_rt_ten
     return TCONV_OK;
 }
 
-static tconv_status keep_aspect_policy(tconv_kernel_ctx *ctx, int *policy) {
+static tconv_status keep_aspect_policy(tc_kernel_ctx *ctx, int *policy) {
     static const name_value policies[] = {
         {"stretch", 0}, {"not_larger", 1}, {"not_smaller", 2}, {NULL, 0}};
     return parse_enum_attr(ctx, "keep_aspect_ratio_policy", "stretch", policies, policy);
@@ -365,9 +362,9 @@ static tconv_status keep_aspect_policy(tconv_kernel_ctx *ctx, int *policy) {
 
 /* Output size from sizes: scale = size / input, or with keep_aspect_ratio_policy one common
  * scale (min or max over the axes) and sizes round(scale x input). */
-static tconv_status resize_from_sizes(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
+static tconv_status resize_from_sizes(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
                                       const int64_t *sizes, const int *axes, size_t n_axes,
-                                      tconv_resize_params *p) {
+                                      tc_resize_params *p) {
     int policy = 0;
     tconv_status st = keep_aspect_policy(ctx, &policy);
     if (st != TCONV_OK)
@@ -376,9 +373,9 @@ static tconv_status resize_from_sizes(tconv_kernel_ctx *ctx, const tconv_rt_tens
     for (size_t i = 0; i < n_axes; i++) {
         int a = axes[i];
         if (sizes[i] < 0 || x->dims[a] == 0)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "size %lld for axis %d (of length %lld) is invalid",
-                                   (long long)sizes[i], a, (long long)x->dims[a]);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "size %lld for axis %d (of length %lld) is invalid",
+                                (long long)sizes[i], a, (long long)x->dims[a]);
         p->scales[a] = (double)sizes[i] / (double)x->dims[a];
         p->out_dims[a] = sizes[i];
         common = policy == 1 ? fmin(common, p->scales[a]) : fmax(common, p->scales[a]);
@@ -391,43 +388,43 @@ static tconv_status resize_from_sizes(tconv_kernel_ctx *ctx, const tconv_rt_tens
     return TCONV_OK;
 }
 
-static tconv_status resize_output_size(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                       const int *axes, size_t n_axes, tconv_resize_params *p) {
+static tconv_status resize_output_size(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const int *axes,
+                                       size_t n_axes, tc_resize_params *p) {
     for (int i = 0; i < x->rank; i++) {
         p->scales[i] = 1.0;
         p->out_dims[i] = x->dims[i];
     }
-    const tconv_rt_tensor *scales = tconv_kernel_input(ctx, 2);
-    const tconv_rt_tensor *sizes = tconv_kernel_input(ctx, 3);
+    const tc_rt_tensor *scales = tc_kernel_input(ctx, 2);
+    const tc_rt_tensor *sizes = tc_kernel_input(ctx, 3);
     bool has_scales = scales && scales->n_elements > 0, has_sizes = sizes && sizes->n_elements > 0;
     if (has_scales == has_sizes)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "exactly one of scales and sizes must be given");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "exactly one of scales and sizes must be given");
     size_t n;
     if (has_scales) {
         double v[TCONV_MAX_RANK];
-        tconv_status st = tconv_kernel_read_floats(ctx, 2, v, TCONV_MAX_RANK, &n);
+        tconv_status st = tc_kernel_read_floats(ctx, 2, v, TCONV_MAX_RANK, &n);
         if (st == TCONV_OK && n != n_axes)
-            st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%zu scales for %zu axes", n, n_axes);
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu scales for %zu axes", n, n_axes);
         return st == TCONV_OK ? resize_from_scales(ctx, x, v, axes, n_axes, p) : st;
     }
     int64_t v[TCONV_MAX_RANK];
-    tconv_status st = tconv_kernel_read_ints(ctx, 3, v, TCONV_MAX_RANK, &n);
+    tconv_status st = tc_kernel_read_ints(ctx, 3, v, TCONV_MAX_RANK, &n);
     if (st == TCONV_OK && n != n_axes)
-        st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%zu sizes for %zu axes", n, n_axes);
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu sizes for %zu axes", n, n_axes);
     return st == TCONV_OK ? resize_from_sizes(ctx, x, v, axes, n_axes, p) : st;
 }
 
-static tconv_status resize_finish(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                  const tconv_resize_params *p) {
-    tconv_rt_tensor *y;
-    tconv_status st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, p->out_dims, &y);
+static tconv_status resize_finish(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
+                                  const tc_resize_params *p) {
+    tc_rt_tensor *y;
+    tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, p->out_dims, &y);
     if (st == TCONV_OK)
-        st = tconv_resize_float(p, x, y, ctx->err);
+        st = tc_resize_float(p, x, y, ctx->err);
     return st;
 }
 
-static tconv_status resize_attrs(tconv_kernel_ctx *ctx, tconv_resize_params *p) {
+static tconv_status resize_attrs(tc_kernel_ctx *ctx, tc_resize_params *p) {
     static const char *const attrs_11[] = {"coordinate_transformation_mode",
                                            "cubic_coeff_a",
                                            "exclude_outside",
@@ -445,7 +442,7 @@ static tconv_status resize_attrs(tconv_kernel_ctx *ctx, tconv_resize_params *p) 
                                            "mode",
                                            "nearest_mode",
                                            NULL};
-    tconv_status st = tconv_kernel_check_attrs(ctx, ctx->opset >= 18 ? attrs_18 : attrs_11);
+    tconv_status st = tc_kernel_check_attrs(ctx, ctx->opset >= 18 ? attrs_18 : attrs_11);
     if (st == TCONV_OK)
         st = resize_mode(ctx, true, p);
     if (st == TCONV_OK)
@@ -458,17 +455,17 @@ static tconv_status resize_attrs(tconv_kernel_ctx *ctx, tconv_resize_params *p) 
 }
 
 /* Resize-11 and later: X, roi, scales, sizes. */
-static tconv_status run_resize_11(tconv_kernel_ctx *ctx) {
-    tconv_resize_params p;
+static tconv_status run_resize_11(tc_kernel_ctx *ctx) {
+    tc_resize_params p;
     memset(&p, 0, sizeof p);
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int axes[TCONV_MAX_RANK];
     size_t n_axes;
     tconv_status st = resize_attrs(ctx, &p);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, &x);
+        st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
     if (st == TCONV_OK)
         st = resize_axes(ctx, x->rank, axes, &n_axes);
     if (st == TCONV_OK)
@@ -482,19 +479,19 @@ static tconv_status run_resize_11(tconv_kernel_ctx *ctx) {
 
 /* Resize-10 and Upsample: scales only, asymmetric coordinates, nearest rounds down (the ONNX
  * version converter's Resize 10 -> 11 mapping). */
-static tconv_status run_scales_only(tconv_kernel_ctx *ctx, const double *scales, size_t n) {
-    tconv_resize_params p;
+static tconv_status run_scales_only(tc_kernel_ctx *ctx, const double *scales, size_t n) {
+    tc_resize_params p;
     memset(&p, 0, sizeof p);
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     tconv_status st = resize_mode(ctx, false, &p);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, &x);
+        st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
     if (st != TCONV_OK)
         return st;
     if (n != (size_t)x->rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%zu scales for rank %d", n, x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu scales for rank %d", n, x->rank);
     p.ctm = TCONV_CTM_ASYMMETRIC;
     p.nearest = TCONV_NEAREST_FLOOR;
     int axes[TCONV_MAX_RANK];
@@ -509,40 +506,40 @@ static tconv_status run_scales_only(tconv_kernel_ctx *ctx, const double *scales,
     return st;
 }
 
-static tconv_status run_resize_10(tconv_kernel_ctx *ctx) {
+static tconv_status run_resize_10(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"mode", NULL};
     double scales[TCONV_MAX_RANK];
     size_t n;
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
-        st = tconv_kernel_read_floats(ctx, 1, scales, TCONV_MAX_RANK, &n);
+        st = tc_kernel_read_floats(ctx, 1, scales, TCONV_MAX_RANK, &n);
     return st == TCONV_OK ? run_scales_only(ctx, scales, n) : st;
 }
 
-static tconv_status run_upsample_7(tconv_kernel_ctx *ctx) {
+static tconv_status run_upsample_7(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"mode", "scales", NULL};
     double scales[TCONV_MAX_RANK];
     const float *v;
     size_t n;
     bool present;
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
-        st = tconv_node_attr_floats(ctx->node, "scales", &present, &v, &n, ctx->err);
+        st = tc_node_attr_floats(ctx->node, "scales", &present, &v, &n, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!present || n > TCONV_MAX_RANK)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "Upsample-7 needs the attribute 'scales' (one per axis)");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "Upsample-7 needs the attribute 'scales' (one per axis)");
     for (size_t i = 0; i < n; i++)
         scales[i] = v[i];
     return run_scales_only(ctx, scales, n);
 }
 
-static tconv_status run_upsample_9(tconv_kernel_ctx *ctx) {
+static tconv_status run_upsample_9(tc_kernel_ctx *ctx) {
     return run_resize_10(ctx);
 }
 
-const tconv_kernel_def tconv_kernels_nn[] = {
+const tc_kernel_def tc_kernels_nn[] = {
     {"", "BatchNormalization", 7, TCONV_OPSET_LATEST, run_batchnorm},
     {"", "Softmax", 1, TCONV_OPSET_LATEST, run_softmax},
     {"", "Resize", 10, 10, run_resize_10},

@@ -30,7 +30,7 @@ typedef struct pool_geom {
 } pool_geom;
 
 typedef struct pool_attrs {
-    tconv_auto_pad auto_pad;
+    tc_auto_pad auto_pad;
     bool ceil_mode;
     bool count_include_pad;
     int64_t storage_order;
@@ -47,52 +47,52 @@ static int64_t min_i64(int64_t a, int64_t b) {
 }
 
 static int64_t ceil_div_i64(int64_t a, int64_t b) {
-    return -tconv_floor_div(-a, b);
+    return -tc_floor_div(-a, b);
 }
 
 /* ---------------------------------------------------------------- attributes and geometry */
 
-static tconv_status read_flag(tconv_kernel_ctx *ctx, const char *name, bool *out) {
+static tconv_status read_flag(tc_kernel_ctx *ctx, const char *name, bool *out) {
     int64_t v;
-    tconv_status st = tconv_node_attr_int(ctx->node, name, 0, &v, ctx->err);
+    tconv_status st = tc_node_attr_int(ctx->node, name, 0, &v, ctx->err);
     if (st == TCONV_OK && v != 0 && v != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' must be 0 or 1", name);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' must be 0 or 1", name);
     *out = v != 0;
     return st;
 }
 
-static tconv_status read_pool_attrs(tconv_kernel_ctx *ctx, int rank, pool_attrs *a) {
+static tconv_status read_pool_attrs(tc_kernel_ctx *ctx, int rank, pool_attrs *a) {
     memset(a, 0, sizeof *a);
     size_t r = (size_t)rank;
     bool has_kernel;
     tconv_status st;
-    if ((st = tconv_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
+    if ((st = tc_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
         (st = read_flag(ctx, "ceil_mode", &a->ceil_mode)) ||
         (st = read_flag(ctx, "count_include_pad", &a->count_include_pad)) ||
-        (st = tconv_node_attr_int(ctx->node, "storage_order", 0, &a->storage_order, ctx->err)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "kernel_shape", r, 1, 1, a->kernel, &has_kernel)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
-        (st = tconv_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
+        (st = tc_node_attr_int(ctx->node, "storage_order", 0, &a->storage_order, ctx->err)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "kernel_shape", r, 1, 1, a->kernel, &has_kernel)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
+        (st = tc_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
         return st;
     if (!has_kernel)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
     if (a->storage_order != 0 && a->storage_order != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "attribute 'storage_order' must be 0 or 1, is %lld",
-                               (long long)a->storage_order);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "attribute 'storage_order' must be 0 or 1, is %lld",
+                            (long long)a->storage_order);
     return TCONV_OK;
 }
 
-static tconv_status pool_axis(tconv_kernel_ctx *ctx, const pool_attrs *a, int rank, int i,
-                              int64_t x, pool_geom *g) {
+static tconv_status pool_axis(tc_kernel_ctx *ctx, const pool_attrs *a, int rank, int i, int64_t x,
+                              pool_geom *g) {
     int64_t k = a->kernel[i], s = a->strides[i], d = a->dilations[i];
     bool same =
         a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
     bool explicit_pads = a->auto_pad == TCONV_AUTO_PAD_NOTSET;
     int64_t pb = explicit_pads ? a->pads[i] : 0, pe = explicit_pads ? a->pads[i + rank] : 0;
     int64_t ke, span, out, last_start;
-    tconv_status st = tconv_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
+    tconv_status st = tc_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
     if (st != TCONV_OK)
         return st;
     if (same) {
@@ -101,20 +101,20 @@ static tconv_status pool_axis(tconv_kernel_ctx *ctx, const pool_attrs *a, int ra
         pb = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
         pe = total - pb;
     } else if (!explicit_pads) { /* VALID */
-        out = tconv_floor_div(span, s) + 1;
+        out = tc_floor_div(span, s) + 1;
     } else {
-        out = (a->ceil_mode ? ceil_div_i64(span, s) : tconv_floor_div(span, s)) + 1;
+        out = (a->ceil_mode ? ceil_div_i64(span, s) : tc_floor_div(span, s)) + 1;
         /* ceil_mode: a last window that would start in the right padding is dropped */
         if (a->ceil_mode && out > 1 &&
-            (!tconv_mul_i64(out - 1, s, &last_start) || last_start >= x + pb))
+            (!tc_mul_i64(out - 1, s, &last_start) || last_start >= x + pb))
             out--;
     }
     if (out < 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "output size of spatial axis %d would be %lld (input %lld, "
-                               "dilated kernel %lld, stride %lld, pads %lld+%lld)",
-                               i, (long long)out, (long long)x, (long long)ke, (long long)s,
-                               (long long)pb, (long long)pe);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "output size of spatial axis %d would be %lld (input %lld, "
+                            "dilated kernel %lld, stride %lld, pads %lld+%lld)",
+                            i, (long long)out, (long long)x, (long long)ke, (long long)s,
+                            (long long)pb, (long long)pe);
     g->in[i] = x;
     g->out[i] = out;
     g->kernel[i] = k;
@@ -125,36 +125,35 @@ static tconv_status pool_axis(tconv_kernel_ctx *ctx, const pool_attrs *a, int ra
     return TCONV_OK;
 }
 
-static tconv_status pool_geometry(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                  const pool_attrs *a, pool_geom *g) {
+static tconv_status pool_geometry(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pool_attrs *a,
+                                  pool_geom *g) {
     g->rank = x->rank - 2;
     for (int i = 0; i < g->rank; i++) {
         if (x->dims[2 + i] < 1)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "spatial axis %d of X is empty", i);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "spatial axis %d of X is empty", i);
         tconv_status st = pool_axis(ctx, a, g->rank, i, x->dims[2 + i], g);
         if (st != TCONV_OK)
             return st;
     }
-    if (!tconv_shape_elements(g->in, g->rank, &g->in_size) ||
-        !tconv_shape_elements(g->out, g->rank, &g->out_size) ||
-        !tconv_shape_elements(g->kernel, g->rank, &g->kernel_size))
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "pooling sizes overflow");
+    if (!tc_shape_elements(g->in, g->rank, &g->in_size) ||
+        !tc_shape_elements(g->out, g->rank, &g->out_size) ||
+        !tc_shape_elements(g->kernel, g->rank, &g->kernel_size))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "pooling sizes overflow");
     /* distinct taps hit distinct input positions (dilation >= 1) */
     g->max_taps = g->kernel_size < g->in_size ? g->kernel_size : g->in_size;
     return TCONV_OK;
 }
 
-static tconv_status check_spatial_input(tconv_kernel_ctx *ctx, const tconv_rt_tensor **x,
+static tconv_status check_spatial_input(tc_kernel_ctx *ctx, const tc_rt_tensor **x,
                                         uint32_t dtypes) {
     tconv_status st;
-    if ((st = tconv_kernel_require_input(ctx, 0, x)) ||
-        (st = tconv_kernel_check_dtype(ctx, 0, dtypes)))
+    if ((st = tc_kernel_require_input(ctx, 0, x)) || (st = tc_kernel_check_dtype(ctx, 0, dtypes)))
         return st;
     if ((*x)->rank < 3 || (*x)->rank - 2 > TCONV_MAX_SPATIAL)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                               "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
-                               "supported",
-                               (*x)->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                            "supported",
+                            (*x)->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
     return TCONV_OK;
 }
 
@@ -173,7 +172,7 @@ typedef struct window {
 static int64_t tap_range(int64_t start, int64_t d, int64_t k, int64_t lower, int64_t upper,
                          int64_t *lo, int64_t *hi) {
     *lo = max_i64(0, ceil_div_i64(lower - start, d));
-    *hi = min_i64(k, tconv_floor_div(upper - 1 - start, d) + 1);
+    *hi = min_i64(k, tc_floor_div(upper - 1 - start, d) + 1);
     return max_i64(0, *hi - *lo);
 }
 
@@ -438,46 +437,44 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static tconv_status run_pool(tconv_kernel_ctx *ctx, pool_kind kind, const char *const *known,
+static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, const char *const *known,
                              uint32_t dtypes) {
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     pool_attrs attrs;
     pool_job job = {.kind = kind};
     tconv_status st;
-    if ((st = tconv_kernel_check_attrs(ctx, known)) ||
-        (st = check_spatial_input(ctx, &x, dtypes)) ||
+    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = check_spatial_input(ctx, &x, dtypes)) ||
         (st = read_pool_attrs(ctx, x->rank - 2, &attrs)) ||
         (st = pool_geometry(ctx, x, &attrs, &job.g)))
         return st;
     int64_t dims[TCONV_MAX_RANK] = {x->dims[0], x->dims[1]};
     memcpy(dims + 2, job.g.out, (size_t)job.g.rank * sizeof(int64_t));
-    tconv_rt_tensor *y, *indices = NULL;
-    st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    tc_rt_tensor *y, *indices = NULL;
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
     bool want_indices = kind == POOL_MAX && ctx->n_outputs > 1 &&
                         (!ctx->node || ctx->node->n_outputs < 2 || ctx->node->outputs[1]);
     if (st == TCONV_OK && want_indices)
-        st = tconv_kernel_alloc_output(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
+        st = tc_kernel_alloc_output(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     int64_t planes = x->dims[0] * x->dims[1];
     double work = (double)y->n_elements * (double)job.g.kernel_size;
-    int workers =
-        tconv_parallel_workers(tconv_parallel_threads_for_work(ctx->n_threads, work), planes);
+    int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
     job.offsets = malloc((size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t));
     if (!job.offsets)
-        return tconv_error_nomem(ctx->err, "pooling window offsets");
+        return tc_error_nomem(ctx->err, "pooling window offsets");
     job.count_include_pad = attrs.count_include_pad;
     job.column_major = attrs.storage_order == 1;
     job.dtype = x->dtype;
     job.x = x->data;
     job.y = y->data;
     job.indices = indices ? indices->data : NULL;
-    tconv_parallel_for(workers, planes, pool_task, &job);
+    tc_parallel_for(workers, planes, pool_task, &job);
     free(job.offsets);
     return TCONV_OK;
 }
 
-static tconv_status run_max_pool(tconv_kernel_ctx *ctx) {
+static tconv_status run_max_pool(tc_kernel_ctx *ctx) {
     static const char *const known[] = {"auto_pad", "ceil_mode", "dilations",     "kernel_shape",
                                         "pads",     "strides",   "storage_order", NULL};
     return run_pool(ctx, POOL_MAX, known,
@@ -485,18 +482,18 @@ static tconv_status run_max_pool(tconv_kernel_ctx *ctx) {
                         TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8));
 }
 
-static tconv_status run_average_pool(tconv_kernel_ctx *ctx) {
+static tconv_status run_average_pool(tc_kernel_ctx *ctx) {
     static const char *const known[] = {
         "auto_pad",     "ceil_mode", "count_include_pad", "dilations",
         "kernel_shape", "pads",      "strides",           NULL};
     return run_pool(ctx, POOL_AVERAGE, known, TCONV_DTYPES_FLOAT);
 }
 
-static tconv_status run_global_average_pool(tconv_kernel_ctx *ctx) {
+static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
     static const char *const known[] = {NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     tconv_status st;
-    if ((st = tconv_kernel_check_attrs(ctx, known)) ||
+    if ((st = tc_kernel_check_attrs(ctx, known)) ||
         (st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
         return st;
     int64_t dims[TCONV_MAX_RANK], spatial = 1;
@@ -505,8 +502,8 @@ static tconv_status run_global_average_pool(tconv_kernel_ctx *ctx) {
         if (i >= 2)
             spatial *= x->dims[i];
     }
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, x->rank, dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, x->rank, dims, &y);
     if (st != TCONV_OK)
         return st;
     const float *src = x->data;
@@ -520,7 +517,7 @@ static tconv_status run_global_average_pool(tconv_kernel_ctx *ctx) {
     return TCONV_OK;
 }
 
-const tconv_kernel_def tconv_kernels_pool[] = {
+const tc_kernel_def tc_kernels_pool[] = {
     {"", "MaxPool", 1, 22, run_max_pool},
     {"", "AveragePool", 1, 22, run_average_pool},
     {"", "GlobalAveragePool", 1, 22, run_global_average_pool},

@@ -12,43 +12,43 @@
 static const char *const NO_ATTRS[] = {NULL};
 
 /* Checks known attributes and that input 0 (the data) exists and has a stored dtype. */
-static tconv_status prepare_data(tconv_kernel_ctx *ctx, const char *const *attrs,
-                                 const tconv_rt_tensor **data) {
-    tconv_status st = tconv_kernel_check_attrs(ctx, attrs);
+static tconv_status prepare_data(tc_kernel_ctx *ctx, const char *const *attrs,
+                                 const tc_rt_tensor **data) {
+    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 0, data);
+        st = tc_kernel_require_input(ctx, 0, data);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
     return st;
 }
 
 /* Axes given by an attribute or input: normalized to [0, rank), no duplicates. */
-static tconv_status normalize_axes(tconv_kernel_ctx *ctx, const char *what, const int64_t *axes,
+static tconv_status normalize_axes(tc_kernel_ctx *ctx, const char *what, const int64_t *axes,
                                    size_t n, int rank, int *out) {
     bool seen[TCONV_MAX_RANK] = {false};
     for (size_t i = 0; i < n; i++) {
-        tconv_status st = tconv_kernel_normalize_axis(ctx, what, axes[i], rank, &out[i]);
+        tconv_status st = tc_kernel_normalize_axis(ctx, what, axes[i], rank, &out[i]);
         if (st != TCONV_OK)
             return st;
         if (seen[out[i]])
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%s: axis %lld repeats", what,
-                                   (long long)axes[i]);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s: axis %lld repeats", what,
+                                (long long)axes[i]);
         seen[out[i]] = true;
     }
     return TCONV_OK;
 }
 
 /* An INTS attribute copied into values (at most cap); *present false when absent. */
-static tconv_status attr_ints(tconv_kernel_ctx *ctx, const char *name, int64_t *values, size_t cap,
+static tconv_status attr_ints(tc_kernel_ctx *ctx, const char *name, int64_t *values, size_t cap,
                               size_t *count, bool *present) {
     const int64_t *v;
-    tconv_status st = tconv_node_attr_ints(ctx->node, name, present, &v, count, ctx->err);
+    tconv_status st = tc_node_attr_ints(ctx->node, name, present, &v, count, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (*count > cap)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                               "attribute '%s' has %zu values, at most %zu are supported", name,
-                               *count, cap);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "attribute '%s' has %zu values, at most %zu are supported", name,
+                            *count, cap);
     if (*count)
         memcpy(values, v, *count * sizeof *values);
     return TCONV_OK;
@@ -63,7 +63,7 @@ typedef struct slice_params {
     bool has_axes;
 } slice_params;
 
-static tconv_status slice_params_from_attrs(tconv_kernel_ctx *ctx, slice_params *p) {
+static tconv_status slice_params_from_attrs(tc_kernel_ctx *ctx, slice_params *p) {
     size_t n_ends, n_axes;
     bool has_starts, has_ends;
     tconv_status st = attr_ints(ctx, "starts", p->starts, TCONV_MAX_RANK, &p->n, &has_starts);
@@ -74,36 +74,35 @@ static tconv_status slice_params_from_attrs(tconv_kernel_ctx *ctx, slice_params 
     if (st != TCONV_OK)
         return st;
     if (!has_starts || !has_ends)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "Slice-1 needs the attributes 'starts' and 'ends'");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "Slice-1 needs the attributes 'starts' and 'ends'");
     if (n_ends != p->n || (p->has_axes && n_axes != p->n))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "starts (%zu), ends (%zu) and axes (%zu) differ in length", p->n,
-                               n_ends, p->has_axes ? n_axes : p->n);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "starts (%zu), ends (%zu) and axes (%zu) differ in length", p->n,
+                            n_ends, p->has_axes ? n_axes : p->n);
     for (size_t i = 0; i < p->n; i++)
         p->steps[i] = 1;
     return TCONV_OK;
 }
 
-static tconv_status slice_params_from_inputs(tconv_kernel_ctx *ctx, slice_params *p) {
+static tconv_status slice_params_from_inputs(tc_kernel_ctx *ctx, slice_params *p) {
     size_t n_ends, n_axes = 0, n_steps = 0;
-    tconv_status st = tconv_kernel_read_ints(ctx, 1, p->starts, TCONV_MAX_RANK, &p->n);
+    tconv_status st = tc_kernel_read_ints(ctx, 1, p->starts, TCONV_MAX_RANK, &p->n);
     if (st == TCONV_OK)
-        st = tconv_kernel_read_ints(ctx, 2, p->ends, TCONV_MAX_RANK, &n_ends);
-    p->has_axes = tconv_kernel_input(ctx, 3) != NULL;
+        st = tc_kernel_read_ints(ctx, 2, p->ends, TCONV_MAX_RANK, &n_ends);
+    p->has_axes = tc_kernel_input(ctx, 3) != NULL;
     if (st == TCONV_OK && p->has_axes)
-        st = tconv_kernel_read_ints(ctx, 3, p->axes_raw, TCONV_MAX_RANK, &n_axes);
-    bool has_steps = tconv_kernel_input(ctx, 4) != NULL;
+        st = tc_kernel_read_ints(ctx, 3, p->axes_raw, TCONV_MAX_RANK, &n_axes);
+    bool has_steps = tc_kernel_input(ctx, 4) != NULL;
     if (st == TCONV_OK && has_steps)
-        st = tconv_kernel_read_ints(ctx, 4, p->steps, TCONV_MAX_RANK, &n_steps);
+        st = tc_kernel_read_ints(ctx, 4, p->steps, TCONV_MAX_RANK, &n_steps);
     if (st != TCONV_OK)
         return st;
     if (n_ends != p->n || (p->has_axes && n_axes != p->n) || (has_steps && n_steps != p->n))
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "starts (%zu), ends (%zu), axes (%zu) and steps (%zu) differ in "
-                               "length",
-                               p->n, n_ends, p->has_axes ? n_axes : p->n,
-                               has_steps ? n_steps : p->n);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "starts (%zu), ends (%zu), axes (%zu) and steps (%zu) differ in "
+                            "length",
+                            p->n, n_ends, p->has_axes ? n_axes : p->n, has_steps ? n_steps : p->n);
     if (!has_steps) {
         for (size_t i = 0; i < p->n; i++)
             p->steps[i] = 1;
@@ -115,9 +114,9 @@ static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi) {
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-static tconv_status run_slice(tconv_kernel_ctx *ctx) {
+static tconv_status run_slice(tc_kernel_ctx *ctx) {
     static const char *const attrs_1[] = {"starts", "ends", "axes", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     slice_params p;
     memset(&p, 0, sizeof p);
     bool attr_form = ctx->opset < 10;
@@ -127,8 +126,8 @@ static tconv_status run_slice(tconv_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     if (p.n > (size_t)x->rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "%zu slice axes for rank %d", p.n,
-                               x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu slice axes for rank %d", p.n,
+                            x->rank);
     int axes[TCONV_MAX_RANK];
     if (!p.has_axes) {
         for (size_t i = 0; i < p.n; i++)
@@ -137,23 +136,23 @@ static tconv_status run_slice(tconv_kernel_ctx *ctx) {
     st = normalize_axes(ctx, "axes", p.axes_raw, p.n, x->rank, axes);
     if (st != TCONV_OK)
         return st;
-    tconv_strided_view view;
-    tconv_strided_view_init(&view, x);
+    tc_strided_view view;
+    tc_strided_view_init(&view, x);
     for (size_t i = 0; i < p.n; i++) {
         if (p.steps[i] == 0)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "step %zu is 0", i);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "step %zu is 0", i);
         int a = axes[i];
         int64_t first, count;
-        count = tconv_slice_axis_count(x->dims[a], p.starts[i], p.ends[i], p.steps[i], &first);
+        count = tc_slice_axis_count(x->dims[a], p.starts[i], p.ends[i], p.steps[i], &first);
         view.offset += first * view.strides[a];
         /* with two or more elements |step| < dim, so the product stays in range */
         view.strides[a] = count > 1 ? view.strides[a] * p.steps[i] : 0;
         view.dims[a] = count;
     }
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, view.dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, view.dims, &y);
     if (st == TCONV_OK)
-        tconv_strided_copy(&view, x, y);
+        tc_strided_copy(&view, x, y);
     return st;
 }
 
@@ -167,9 +166,9 @@ typedef struct pad_params {
     uint8_t value[8]; /* the constant, in the data's dtype */
 } pad_params;
 
-static tconv_status pad_mode_from_attr(tconv_kernel_ctx *ctx, pad_mode *mode) {
+static tconv_status pad_mode_from_attr(tc_kernel_ctx *ctx, pad_mode *mode) {
     const char *s;
-    tconv_status st = tconv_node_attr_string(ctx->node, "mode", "constant", &s, ctx->err);
+    tconv_status st = tc_node_attr_string(ctx->node, "mode", "constant", &s, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (strcmp(s, "constant") == 0)
@@ -181,17 +180,16 @@ static tconv_status pad_mode_from_attr(tconv_kernel_ctx *ctx, pad_mode *mode) {
     else if (strcmp(s, "wrap") == 0 && ctx->opset >= 19)
         *mode = PAD_WRAP;
     else
-        return tconv_kernel_unsupported_attr(ctx, "mode", s);
+        return tc_kernel_unsupported_attr(ctx, "mode", s);
     return TCONV_OK;
 }
 
 /* Spreads a pads list [b_0..b_k, e_0..e_k] over the axes it names. */
-static tconv_status pad_spread(tconv_kernel_ctx *ctx, const int64_t *pads, size_t n_pads,
+static tconv_status pad_spread(tc_kernel_ctx *ctx, const int64_t *pads, size_t n_pads,
                                const int *axes, size_t n_axes, pad_params *p) {
     if (n_pads != 2 * n_axes)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "pads has %zu values, expected %zu (2 per axis)", n_pads,
-                               2 * n_axes);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "pads has %zu values, expected %zu (2 per axis)", n_pads, 2 * n_axes);
     for (size_t i = 0; i < n_axes; i++) {
         p->begin[axes[i]] = pads[i];
         p->end[axes[i]] = pads[i + n_axes];
@@ -199,56 +197,55 @@ static tconv_status pad_spread(tconv_kernel_ctx *ctx, const int64_t *pads, size_
     return TCONV_OK;
 }
 
-static tconv_status pad_params_2(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x, pad_params *p) {
+static tconv_status pad_params_2(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad_params *p) {
     int64_t pads[2 * TCONV_MAX_RANK];
     size_t n_pads;
     bool present;
     float value;
     tconv_status st = attr_ints(ctx, "pads", pads, 2 * TCONV_MAX_RANK, &n_pads, &present);
     if (st == TCONV_OK)
-        st = tconv_node_attr_float(ctx->node, "value", 0.0f, &value, ctx->err);
+        st = tc_node_attr_float(ctx->node, "value", 0.0f, &value, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!present)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "Pad-2 needs the attribute 'pads'");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "Pad-2 needs the attribute 'pads'");
     int axes[TCONV_MAX_RANK];
     for (int i = 0; i < x->rank; i++)
         axes[i] = i;
-    tconv_store_f64(x->dtype, p->value, 0, value);
+    tc_store_f64(x->dtype, p->value, 0, value);
     return pad_spread(ctx, pads, n_pads, axes, (size_t)x->rank, p);
 }
 
-static tconv_status pad_constant_input(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                       pad_params *p) {
-    const tconv_rt_tensor *c = tconv_kernel_input(ctx, 2);
+static tconv_status pad_constant_input(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad_params *p) {
+    const tc_rt_tensor *c = tc_kernel_input(ctx, 2);
     if (!c)
         return TCONV_OK; /* zero-filled */
     if (c->dtype != x->dtype)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "constant_value is %s, the data is %s",
-                               tconv_dtype_name(c->dtype), tconv_dtype_name(x->dtype));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "constant_value is %s, the data is %s",
+                            tconv_dtype_name(c->dtype), tconv_dtype_name(x->dtype));
     if (c->n_elements != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "constant_value must hold one element, has %lld",
-                               (long long)c->n_elements);
-    memcpy(p->value, c->data, tconv_rt_dtype_size(c->dtype));
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "constant_value must hold one element, has %lld",
+                            (long long)c->n_elements);
+    memcpy(p->value, c->data, tc_rt_dtype_size(c->dtype));
     return TCONV_OK;
 }
 
-static tconv_status pad_params_11(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x, pad_params *p) {
+static tconv_status pad_params_11(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad_params *p) {
     int64_t pads[2 * TCONV_MAX_RANK], raw_axes[TCONV_MAX_RANK];
     size_t n_pads, n_axes = (size_t)x->rank;
     int axes[TCONV_MAX_RANK];
-    tconv_status st = tconv_kernel_read_ints(ctx, 1, pads, 2 * TCONV_MAX_RANK, &n_pads);
+    tconv_status st = tc_kernel_read_ints(ctx, 1, pads, 2 * TCONV_MAX_RANK, &n_pads);
     if (st == TCONV_OK)
         st = pad_constant_input(ctx, x, p);
     if (st != TCONV_OK)
         return st;
-    if (tconv_kernel_input(ctx, 3)) {
+    if (tc_kernel_input(ctx, 3)) {
         if (ctx->opset < 18)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "input 3 (axes) exists from Pad-18 on, the model is opset %lld",
-                                   (long long)ctx->opset);
-        st = tconv_kernel_read_ints(ctx, 3, raw_axes, TCONV_MAX_RANK, &n_axes);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "input 3 (axes) exists from Pad-18 on, the model is opset %lld",
+                                (long long)ctx->opset);
+        st = tc_kernel_read_ints(ctx, 3, raw_axes, TCONV_MAX_RANK, &n_axes);
         if (st == TCONV_OK)
             st = normalize_axes(ctx, "axes", raw_axes, n_axes, x->rank, axes);
         if (st != TCONV_OK)
@@ -286,15 +283,15 @@ static int64_t pad_source_index(pad_mode mode, int64_t j, int64_t m) {
 
 /* Per output position of one axis: the input index, or -1 for the constant. Negative pads crop
  * first; reflect/edge/wrap then work on the cropped range (as onnxruntime does). */
-static tconv_status pad_axis_map(tconv_kernel_ctx *ctx, const pad_params *p, int axis, int64_t dim,
+static tconv_status pad_axis_map(tc_kernel_ctx *ctx, const pad_params *p, int axis, int64_t dim,
                                  int64_t out_dim, int64_t *map) {
     int64_t lo = p->begin[axis] < 0 ? -p->begin[axis] : 0;
     int64_t hi = dim - (p->end[axis] < 0 ? -p->end[axis] : 0);
     int64_t m = hi - lo;
     int64_t before = p->begin[axis] > 0 ? p->begin[axis] : 0;
     if (m <= 0 && out_dim > 0 && p->mode != PAD_CONSTANT)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "axis %d has no elements left to pad from in this mode", axis);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "axis %d has no elements left to pad from in this mode", axis);
     for (int64_t o = 0; o < out_dim; o++) {
         int64_t j = o - before;
         if (j >= 0 && j < m)
@@ -305,33 +302,32 @@ static tconv_status pad_axis_map(tconv_kernel_ctx *ctx, const pad_params *p, int
     return TCONV_OK;
 }
 
-static tconv_status pad_output_dims(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                    const pad_params *p, int64_t *dims) {
+static tconv_status pad_output_dims(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pad_params *p,
+                                    int64_t *dims) {
     for (int i = 0; i < x->rank; i++) {
         int64_t d;
         if (p->begin[i] < -x->dims[i] || p->end[i] < -x->dims[i] ||
-            !tconv_add_i64(x->dims[i], p->begin[i], &d) || !tconv_add_i64(d, p->end[i], &d) ||
-            d < 0)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "pads %lld, %lld on axis %d of size %lld give a negative or "
-                                   "overflowing size",
-                                   (long long)p->begin[i], (long long)p->end[i], i,
-                                   (long long)x->dims[i]);
+            !tc_add_i64(x->dims[i], p->begin[i], &d) || !tc_add_i64(d, p->end[i], &d) || d < 0)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "pads %lld, %lld on axis %d of size %lld give a negative or "
+                                "overflowing size",
+                                (long long)p->begin[i], (long long)p->end[i], i,
+                                (long long)x->dims[i]);
         dims[i] = d;
     }
     return TCONV_OK;
 }
 
-static tconv_status pad_fill(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x, const pad_params *p,
-                             tconv_rt_tensor *y) {
+static tconv_status pad_fill(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pad_params *p,
+                             tc_rt_tensor *y) {
     int64_t total = 0;
     for (int i = 0; i < y->rank; i++) {
-        if (!tconv_add_i64(total, y->dims[i], &total))
-            return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "pad index maps overflow");
+        if (!tc_add_i64(total, y->dims[i], &total))
+            return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "pad index maps overflow");
     }
     int64_t *maps = malloc((size_t)(total ? total : 1) * sizeof *maps);
     if (!maps)
-        return tconv_error_nomem(ctx->err, "pad index maps");
+        return tc_error_nomem(ctx->err, "pad index maps");
     const int64_t *axis_maps[TCONV_MAX_RANK];
     int64_t used = 0;
     tconv_status st = TCONV_OK;
@@ -341,15 +337,15 @@ static tconv_status pad_fill(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x, co
         used += y->dims[i];
     }
     if (st == TCONV_OK)
-        tconv_indexed_copy(x, y, axis_maps, p->value);
+        tc_indexed_copy(x, y, axis_maps, p->value);
     free(maps);
     return st;
 }
 
-static tconv_status run_pad(tconv_kernel_ctx *ctx) {
+static tconv_status run_pad(tc_kernel_ctx *ctx) {
     static const char *const attrs_2[] = {"pads", "mode", "value", NULL};
     static const char *const attrs_11[] = {"mode", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     pad_params p;
     memset(&p, 0, sizeof p);
     bool attr_form = ctx->opset < 11;
@@ -361,9 +357,9 @@ static tconv_status run_pad(tconv_kernel_ctx *ctx) {
     int64_t dims[TCONV_MAX_RANK];
     if (st == TCONV_OK)
         st = pad_output_dims(ctx, x, &p, dims);
-    tconv_rt_tensor *y;
+    tc_rt_tensor *y;
     if (st == TCONV_OK)
-        st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
     if (st == TCONV_OK && y->n_elements > 0)
         st = pad_fill(ctx, x, &p, y);
     return st;
@@ -371,44 +367,44 @@ static tconv_status run_pad(tconv_kernel_ctx *ctx) {
 
 /* ================================================================ Concat */
 
-static tconv_status concat_check(tconv_kernel_ctx *ctx, const tconv_rt_tensor *first, int axis,
+static tconv_status concat_check(tc_kernel_ctx *ctx, const tc_rt_tensor *first, int axis,
                                  int64_t *axis_total) {
     *axis_total = 0;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const tconv_rt_tensor *t;
-        tconv_status st = tconv_kernel_require_input(ctx, i, &t);
+        const tc_rt_tensor *t;
+        tconv_status st = tc_kernel_require_input(ctx, i, &t);
         if (st != TCONV_OK)
             return st;
         if (t->dtype != first->dtype || t->rank != first->rank)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "input %zu ('%s') is %s rank %d, input 0 is %s rank %d", i,
-                                   tconv_kernel_input_name(ctx, i), tconv_dtype_name(t->dtype),
-                                   t->rank, tconv_dtype_name(first->dtype), first->rank);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "input %zu ('%s') is %s rank %d, input 0 is %s rank %d", i,
+                                tc_kernel_input_name(ctx, i), tconv_dtype_name(t->dtype), t->rank,
+                                tconv_dtype_name(first->dtype), first->rank);
         for (int d = 0; d < t->rank; d++) {
             if (d != axis && t->dims[d] != first->dims[d])
-                return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                       "input %zu ('%s') has %lld at axis %d, input 0 has %lld", i,
-                                       tconv_kernel_input_name(ctx, i), (long long)t->dims[d], d,
-                                       (long long)first->dims[d]);
+                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                    "input %zu ('%s') has %lld at axis %d, input 0 has %lld", i,
+                                    tc_kernel_input_name(ctx, i), (long long)t->dims[d], d,
+                                    (long long)first->dims[d]);
         }
-        if (!tconv_add_i64(*axis_total, t->dims[axis], axis_total))
-            return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "concatenated size overflows");
+        if (!tc_add_i64(*axis_total, t->dims[axis], axis_total))
+            return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "concatenated size overflows");
     }
     return TCONV_OK;
 }
 
-static tconv_status run_concat(tconv_kernel_ctx *ctx) {
+static tconv_status run_concat(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"axis", NULL};
-    const tconv_rt_tensor *first;
+    const tc_rt_tensor *first;
     int64_t axis_attr;
     int axis;
     tconv_status st = prepare_data(ctx, attrs, &first);
-    if (st == TCONV_OK && !tconv_node_attr(ctx->node, "axis"))
-        st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'axis' is required");
+    if (st == TCONV_OK && !tc_node_attr(ctx->node, "axis"))
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'axis' is required");
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
+        st = tc_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_kernel_normalize_axis(ctx, "axis", axis_attr, first->rank, &axis);
+        st = tc_kernel_normalize_axis(ctx, "axis", axis_attr, first->rank, &axis);
     int64_t total;
     if (st == TCONV_OK)
         st = concat_check(ctx, first, axis, &total);
@@ -417,11 +413,11 @@ static tconv_status run_concat(tconv_kernel_ctx *ctx) {
     int64_t dims[TCONV_MAX_RANK];
     memcpy(dims, first->dims, sizeof dims);
     dims[axis] = total;
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, first->dtype, first->rank, dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, first->dtype, first->rank, dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
-    size_t esize = tconv_rt_dtype_size(first->dtype);
+    size_t esize = tc_rt_dtype_size(first->dtype);
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < axis; d++)
         outer *= dims[d];
@@ -430,7 +426,7 @@ static tconv_status run_concat(tconv_kernel_ctx *ctx) {
     size_t out_row = (size_t)(total * inner) * esize;
     size_t done = 0;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const tconv_rt_tensor *t = ctx->inputs[i];
+        const tc_rt_tensor *t = ctx->inputs[i];
         size_t chunk = (size_t)(t->dims[axis] * inner) * esize;
         for (int64_t o = 0; o < outer && chunk; o++)
             memcpy((char *)y->data + (size_t)o * out_row + done,
@@ -443,8 +439,8 @@ static tconv_status run_concat(tconv_kernel_ctx *ctx) {
 /* ================================================================ Reshape, Flatten, Squeeze,
  * Unsqueeze, Identity: same elements, new shape */
 
-static tconv_status reshape_resolve(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                    const int64_t *shape, size_t n, bool allowzero, int64_t *dims) {
+static tconv_status reshape_resolve(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const int64_t *shape,
+                                    size_t n, bool allowzero, int64_t *dims) {
     int infer = -1;
     int64_t known = 1;
     bool has_zero = false;
@@ -452,106 +448,106 @@ static tconv_status reshape_resolve(tconv_kernel_ctx *ctx, const tconv_rt_tensor
         int64_t d = shape[i];
         if (d == 0 && !allowzero) {
             if (i >= (size_t)x->rank)
-                return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                       "shape[%zu] = 0 copies a dim the rank-%d input lacks", i,
-                                       x->rank);
+                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                    "shape[%zu] = 0 copies a dim the rank-%d input lacks", i,
+                                    x->rank);
             d = x->dims[i];
         }
         if (d == -1) {
             if (infer >= 0)
-                return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "shape has two -1 entries");
+                return tc_error_set(ctx->err, TCONV_ERR_INVALID, "shape has two -1 entries");
             infer = (int)i;
             continue;
         }
         if (d < 0)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "shape[%zu] = %lld is invalid", i,
-                                   (long long)d);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "shape[%zu] = %lld is invalid", i,
+                                (long long)d);
         has_zero = has_zero || d == 0;
         dims[i] = d;
-        if (!tconv_mul_i64(known, d, &known))
-            return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "shape overflows");
+        if (!tc_mul_i64(known, d, &known))
+            return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "shape overflows");
     }
     if (infer >= 0) {
         if (allowzero && has_zero)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "allowzero=1 forbids -1 together with 0 in the shape");
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "allowzero=1 forbids -1 together with 0 in the shape");
         if (known == 0 || x->n_elements % known != 0)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "cannot infer the -1 dim: %lld elements over %lld",
-                                   (long long)x->n_elements, (long long)known);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "cannot infer the -1 dim: %lld elements over %lld",
+                                (long long)x->n_elements, (long long)known);
         dims[infer] = x->n_elements / known;
         known = x->n_elements;
     }
     if (known != x->n_elements) {
         char a[256], b[256];
-        return tconv_error_set(
+        return tc_error_set(
             ctx->err, TCONV_ERR_INVALID, "cannot reshape %s (%lld elements) to %s (%lld elements)",
-            tconv_shape_format(x->rank, x->dims, a, sizeof a), (long long)x->n_elements,
-            tconv_shape_format((int)n, dims, b, sizeof b), (long long)known);
+            tc_shape_format(x->rank, x->dims, a, sizeof a), (long long)x->n_elements,
+            tc_shape_format((int)n, dims, b, sizeof b), (long long)known);
     }
     return TCONV_OK;
 }
 
-static tconv_status run_reshape(tconv_kernel_ctx *ctx) {
+static tconv_status run_reshape(tc_kernel_ctx *ctx) {
     static const char *const attrs_5[] = {NULL};
     static const char *const attrs_14[] = {"allowzero", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t shape[TCONV_MAX_RANK], dims[TCONV_MAX_RANK], allowzero = 0;
     size_t n;
     tconv_status st = prepare_data(ctx, ctx->opset >= 14 ? attrs_14 : attrs_5, &x);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "allowzero", 0, &allowzero, ctx->err);
+        st = tc_node_attr_int(ctx->node, "allowzero", 0, &allowzero, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_kernel_read_ints(ctx, 1, shape, TCONV_MAX_RANK, &n);
+        st = tc_kernel_read_ints(ctx, 1, shape, TCONV_MAX_RANK, &n);
     if (st == TCONV_OK)
         st = reshape_resolve(ctx, x, shape, n, allowzero != 0, dims);
     if (st == TCONV_OK)
-        st = tconv_kernel_copy_to_output(ctx, 0, x, (int)n, dims);
+        st = tc_kernel_copy_to_output(ctx, 0, x, (int)n, dims);
     return st;
 }
 
-static tconv_status run_identity(tconv_kernel_ctx *ctx) {
-    const tconv_rt_tensor *x;
+static tconv_status run_identity(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
     tconv_status st = prepare_data(ctx, NO_ATTRS, &x);
     if (st == TCONV_OK)
-        st = tconv_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims);
+        st = tc_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims);
     return st;
 }
 
-static tconv_status run_flatten(tconv_kernel_ctx *ctx) {
+static tconv_status run_flatten(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"axis", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t axis;
     tconv_status st = prepare_data(ctx, attrs, &x);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "axis", 1, &axis, ctx->err);
+        st = tc_node_attr_int(ctx->node, "axis", 1, &axis, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (axis < -(int64_t)x->rank || axis > (int64_t)x->rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld is outside [-%d, %d]",
-                               (long long)axis, x->rank, x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld is outside [-%d, %d]",
+                            (long long)axis, x->rank, x->rank);
     if (axis < 0)
         axis += x->rank;
     int64_t dims[2] = {1, 1};
     for (int i = 0; i < x->rank; i++) {
-        if (!tconv_mul_i64(dims[i < axis ? 0 : 1], x->dims[i], &dims[i < axis ? 0 : 1]))
-            return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "flattened size overflows");
+        if (!tc_mul_i64(dims[i < axis ? 0 : 1], x->dims[i], &dims[i < axis ? 0 : 1]))
+            return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "flattened size overflows");
     }
-    return tconv_kernel_copy_to_output(ctx, 0, x, 2, dims);
+    return tc_kernel_copy_to_output(ctx, 0, x, 2, dims);
 }
 
 /* Axes of (Un)squeeze: the attribute before opset 13, the (optional for Squeeze) input after. */
-static tconv_status squeeze_axes(tconv_kernel_ctx *ctx, int64_t *axes, size_t *n, bool *present) {
+static tconv_status squeeze_axes(tc_kernel_ctx *ctx, int64_t *axes, size_t *n, bool *present) {
     if (ctx->opset < 13)
         return attr_ints(ctx, "axes", axes, TCONV_MAX_RANK, n, present);
-    *present = tconv_kernel_input(ctx, 1) != NULL;
+    *present = tc_kernel_input(ctx, 1) != NULL;
     *n = 0;
-    return *present ? tconv_kernel_read_ints(ctx, 1, axes, TCONV_MAX_RANK, n) : TCONV_OK;
+    return *present ? tc_kernel_read_ints(ctx, 1, axes, TCONV_MAX_RANK, n) : TCONV_OK;
 }
 
-static tconv_status run_squeeze(tconv_kernel_ctx *ctx) {
+static tconv_status run_squeeze(tc_kernel_ctx *ctx) {
     static const char *const attrs_1[] = {"axes", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t raw[TCONV_MAX_RANK];
     size_t n;
     bool present;
@@ -566,9 +562,8 @@ static tconv_status run_squeeze(tconv_kernel_ctx *ctx) {
     bool drop[TCONV_MAX_RANK] = {false};
     for (size_t i = 0; i < n; i++) {
         if (x->dims[axes[i]] != 1)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "cannot squeeze axis %d of size %lld", axes[i],
-                                   (long long)x->dims[axes[i]]);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "cannot squeeze axis %d of size %lld",
+                                axes[i], (long long)x->dims[axes[i]]);
         drop[axes[i]] = true;
     }
     int64_t dims[TCONV_MAX_RANK];
@@ -577,12 +572,12 @@ static tconv_status run_squeeze(tconv_kernel_ctx *ctx) {
         if (!(present ? drop[i] : x->dims[i] == 1))
             dims[rank++] = x->dims[i];
     }
-    return tconv_kernel_copy_to_output(ctx, 0, x, rank, dims);
+    return tc_kernel_copy_to_output(ctx, 0, x, rank, dims);
 }
 
-static tconv_status run_unsqueeze(tconv_kernel_ctx *ctx) {
+static tconv_status run_unsqueeze(tc_kernel_ctx *ctx) {
     static const char *const attrs_1[] = {"axes", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t raw[TCONV_MAX_RANK];
     size_t n;
     bool present;
@@ -592,10 +587,10 @@ static tconv_status run_unsqueeze(tconv_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     if (!present)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "Unsqueeze needs axes");
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "Unsqueeze needs axes");
     if ((size_t)x->rank + n > TCONV_MAX_RANK)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %zu exceeds %d",
-                               (size_t)x->rank + n, TCONV_MAX_RANK);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %zu exceeds %d",
+                            (size_t)x->rank + n, TCONV_MAX_RANK);
     int out_rank = x->rank + (int)n, axes[TCONV_MAX_RANK];
     st = normalize_axes(ctx, "axes", raw, n, out_rank, axes);
     if (st != TCONV_OK)
@@ -606,14 +601,14 @@ static tconv_status run_unsqueeze(tconv_kernel_ctx *ctx) {
     int64_t dims[TCONV_MAX_RANK];
     for (int i = 0, k = 0; i < out_rank; i++)
         dims[i] = inserted[i] ? 1 : x->dims[k++];
-    return tconv_kernel_copy_to_output(ctx, 0, x, out_rank, dims);
+    return tc_kernel_copy_to_output(ctx, 0, x, out_rank, dims);
 }
 
 /* ================================================================ Transpose */
 
-static tconv_status run_transpose(tconv_kernel_ctx *ctx) {
+static tconv_status run_transpose(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"perm", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t perm[TCONV_MAX_RANK];
     size_t n;
     bool present;
@@ -629,46 +624,46 @@ static tconv_status run_transpose(tconv_kernel_ctx *ctx) {
     }
     int axes[TCONV_MAX_RANK];
     if (n != (size_t)x->rank)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "perm has %zu entries for rank %d", n,
-                               x->rank);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "perm has %zu entries for rank %d", n,
+                            x->rank);
     st = normalize_axes(ctx, "perm", perm, n, x->rank, axes);
     if (st != TCONV_OK)
         return st;
-    tconv_strided_view view, src;
-    tconv_strided_view_init(&src, x);
+    tc_strided_view view, src;
+    tc_strided_view_init(&src, x);
     view.offset = 0;
     view.rank = x->rank;
     for (int i = 0; i < x->rank; i++) {
         view.dims[i] = x->dims[axes[i]];
         view.strides[i] = src.strides[axes[i]];
     }
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, x->dtype, x->rank, view.dims, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, view.dims, &y);
     if (st == TCONV_OK)
-        tconv_strided_copy(&view, x, y);
+        tc_strided_copy(&view, x, y);
     return st;
 }
 
 /* ================================================================ Constant, Shape */
 
-static tconv_status constant_from_tensor(tconv_kernel_ctx *ctx, const tconv_attr *a) {
-    tconv_rt_tensor t;
+static tconv_status constant_from_tensor(tc_kernel_ctx *ctx, const tc_attr *a) {
+    tc_rt_tensor t;
     if (!a->t)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'value' has no tensor");
-    tconv_status st = tconv_rt_tensor_from_ir(a->t, &t, ctx->err);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'value' has no tensor");
+    tconv_status st = tc_rt_tensor_from_ir(a->t, &t, ctx->err);
     if (st != TCONV_OK)
         return st;
-    st = tconv_kernel_copy_to_output(ctx, 0, &t, t.rank, t.dims);
-    tconv_rt_tensor_release(&t);
+    st = tc_kernel_copy_to_output(ctx, 0, &t, t.rank, t.dims);
+    tc_rt_tensor_release(&t);
     return st;
 }
 
-static tconv_status constant_from_numbers(tconv_kernel_ctx *ctx, const tconv_attr *a) {
+static tconv_status constant_from_numbers(tc_kernel_ctx *ctx, const tc_attr *a) {
     bool is_list = a->type == TCONV_ATTR_FLOATS || a->type == TCONV_ATTR_INTS;
     bool is_float = a->type == TCONV_ATTR_FLOAT || a->type == TCONV_ATTR_FLOATS;
     int64_t n = is_list ? (int64_t)a->n : 1;
-    tconv_rt_tensor *y;
-    tconv_status st = tconv_kernel_alloc_output(
+    tc_rt_tensor *y;
+    tconv_status st = tc_kernel_alloc_output(
         ctx, 0, is_float ? TCONV_DTYPE_FLOAT : TCONV_DTYPE_INT64, is_list ? 1 : 0, &n, &y);
     if (st != TCONV_OK || n == 0)
         return st;
@@ -679,18 +674,18 @@ static tconv_status constant_from_numbers(tconv_kernel_ctx *ctx, const tconv_att
     return TCONV_OK;
 }
 
-static tconv_status run_constant(tconv_kernel_ctx *ctx) {
+static tconv_status run_constant(tc_kernel_ctx *ctx) {
     static const char *const value_attrs[] = {"value",        "value_float",   "value_floats",
                                               "value_int",    "value_ints",    "sparse_value",
                                               "value_string", "value_strings", NULL};
-    tconv_status st = tconv_kernel_check_attrs(ctx, value_attrs);
+    tconv_status st = tc_kernel_check_attrs(ctx, value_attrs);
     if (st != TCONV_OK)
         return st;
     if (ctx->node->n_attrs != 1)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "Constant needs exactly one value attribute, has %zu",
-                               ctx->node->n_attrs);
-    const tconv_attr *a = &ctx->node->attrs[0];
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "Constant needs exactly one value attribute, has %zu",
+                            ctx->node->n_attrs);
+    const tc_attr *a = &ctx->node->attrs[0];
     if (strcmp(a->name, "value") == 0 && a->type == TCONV_ATTR_TENSOR)
         return constant_from_tensor(ctx, a);
     if ((strcmp(a->name, "value_float") == 0 && a->type == TCONV_ATTR_FLOAT) ||
@@ -698,22 +693,22 @@ static tconv_status run_constant(tconv_kernel_ctx *ctx) {
         (strcmp(a->name, "value_int") == 0 && a->type == TCONV_ATTR_INT) ||
         (strcmp(a->name, "value_ints") == 0 && a->type == TCONV_ATTR_INTS))
         return constant_from_numbers(ctx, a);
-    return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                           "unsupported Constant attribute '%s' of type %s (sparse and string "
-                           "constants are not supported)",
-                           a->name, tconv_attr_type_name(a->type));
+    return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                        "unsupported Constant attribute '%s' of type %s (sparse and string "
+                        "constants are not supported)",
+                        a->name, tconv_attr_type_name(a->type));
 }
 
-static tconv_status run_shape(tconv_kernel_ctx *ctx) {
+static tconv_status run_shape(tc_kernel_ctx *ctx) {
     static const char *const attrs_1[] = {NULL};
     static const char *const attrs_15[] = {"start", "end", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t start = 0, end = TCONV_MAX_RANK;
     tconv_status st = prepare_data(ctx, ctx->opset >= 15 ? attrs_15 : attrs_1, &x);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "start", 0, &start, ctx->err);
+        st = tc_node_attr_int(ctx->node, "start", 0, &start, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "end", x->rank, &end, ctx->err);
+        st = tc_node_attr_int(ctx->node, "end", x->rank, &end, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (start < 0)
@@ -723,8 +718,8 @@ static tconv_status run_shape(tconv_kernel_ctx *ctx) {
     start = clamp_i64(start, 0, x->rank);
     end = clamp_i64(end, 0, x->rank);
     int64_t n = end > start ? end - start : 0;
-    tconv_rt_tensor *y;
-    st = tconv_kernel_alloc_output(ctx, 0, TCONV_DTYPE_INT64, 1, &n, &y);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_INT64, 1, &n, &y);
     if (st == TCONV_OK && n > 0)
         memcpy(y->data, x->dims + start, (size_t)n * sizeof(int64_t));
     return st;
@@ -732,25 +727,25 @@ static tconv_status run_shape(tconv_kernel_ctx *ctx) {
 
 /* ================================================================ Gather */
 
-static tconv_status gather_indices(tconv_kernel_ctx *ctx, const tconv_rt_tensor *idx, int64_t dim,
+static tconv_status gather_indices(tc_kernel_ctx *ctx, const tc_rt_tensor *idx, int64_t dim,
                                    int64_t *out) {
     for (int64_t i = 0; i < idx->n_elements; i++) {
-        int64_t k = tconv_rt_get_i64(idx, i);
+        int64_t k = tc_rt_get_i64(idx, i);
         if (k < -dim || k >= dim)
-            return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                                   "index %lld is out of range for an axis of size %lld",
-                                   (long long)k, (long long)dim);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "index %lld is out of range for an axis of size %lld", (long long)k,
+                                (long long)dim);
         out[i] = k < 0 ? k + dim : k;
     }
     return TCONV_OK;
 }
 
-static tconv_status gather_shape(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x,
-                                 const tconv_rt_tensor *idx, int axis, int *rank, int64_t *dims) {
+static tconv_status gather_shape(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const tc_rt_tensor *idx,
+                                 int axis, int *rank, int64_t *dims) {
     *rank = x->rank - 1 + idx->rank;
     if (*rank > TCONV_MAX_RANK)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %d exceeds %d", *rank,
-                               TCONV_MAX_RANK);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %d exceeds %d", *rank,
+                            TCONV_MAX_RANK);
     int k = 0;
     for (int i = 0; i < axis; i++)
         dims[k++] = x->dims[i];
@@ -761,34 +756,34 @@ static tconv_status gather_shape(tconv_kernel_ctx *ctx, const tconv_rt_tensor *x
     return TCONV_OK;
 }
 
-static tconv_status run_gather(tconv_kernel_ctx *ctx) {
+static tconv_status run_gather(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"axis", NULL};
-    const tconv_rt_tensor *x, *idx;
+    const tc_rt_tensor *x, *idx;
     int64_t axis_attr;
     int axis, rank;
     int64_t dims[TCONV_MAX_RANK];
     tconv_status st = prepare_data(ctx, attrs, &x);
     if (st == TCONV_OK)
-        st = tconv_kernel_require_input(ctx, 1, &idx);
+        st = tc_kernel_require_input(ctx, 1, &idx);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_dtype(ctx, 1, TCONV_DTYPES_INDEX);
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_INDEX);
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
+        st = tc_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_kernel_normalize_axis(ctx, "axis", axis_attr, x->rank, &axis);
+        st = tc_kernel_normalize_axis(ctx, "axis", axis_attr, x->rank, &axis);
     if (st == TCONV_OK)
         st = gather_shape(ctx, x, idx, axis, &rank, dims);
     if (st != TCONV_OK)
         return st;
     int64_t *k = malloc((size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof *k);
     if (!k)
-        return tconv_error_nomem(ctx->err, "gather indices");
-    tconv_rt_tensor *y;
+        return tc_error_nomem(ctx->err, "gather indices");
+    tc_rt_tensor *y;
     st = gather_indices(ctx, idx, x->dims[axis], k);
     if (st == TCONV_OK)
-        st = tconv_kernel_alloc_output(ctx, 0, x->dtype, rank, dims, &y);
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, rank, dims, &y);
     if (st == TCONV_OK && y->n_elements > 0) {
-        size_t esize = tconv_rt_dtype_size(x->dtype);
+        size_t esize = tc_rt_dtype_size(x->dtype);
         int64_t outer = 1, inner = 1;
         for (int i = 0; i < axis; i++)
             outer *= x->dims[i];
@@ -808,27 +803,27 @@ static tconv_status run_gather(tconv_kernel_ctx *ctx) {
 
 /* ================================================================ Cast */
 
-static tconv_status run_cast(tconv_kernel_ctx *ctx) {
+static tconv_status run_cast(tc_kernel_ctx *ctx) {
     static const char *const attrs_6[] = {"to", NULL};
     static const char *const attrs_19[] = {"to", "saturate", NULL};
-    const tconv_rt_tensor *x;
+    const tc_rt_tensor *x;
     int64_t to;
     tconv_status st = prepare_data(ctx, ctx->opset >= 19 ? attrs_19 : attrs_6, &x);
-    if (st == TCONV_OK && !tconv_node_attr(ctx->node, "to"))
-        st = tconv_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'to' is required");
+    if (st == TCONV_OK && !tc_node_attr(ctx->node, "to"))
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'to' is required");
     if (st == TCONV_OK)
-        st = tconv_node_attr_int(ctx->node, "to", 0, &to, ctx->err);
+        st = tc_node_attr_int(ctx->node, "to", 0, &to, ctx->err);
     if (st == TCONV_OK)
-        st = tconv_kernel_check_output_dtype(ctx, (int)to, TCONV_DTYPES_ANY);
-    tconv_rt_tensor *y;
+        st = tc_kernel_check_output_dtype(ctx, (int)to, TCONV_DTYPES_ANY);
+    tc_rt_tensor *y;
     if (st == TCONV_OK)
-        st = tconv_kernel_alloc_output(ctx, 0, (tconv_dtype)to, x->rank, x->dims, &y);
+        st = tc_kernel_alloc_output(ctx, 0, (tconv_dtype)to, x->rank, x->dims, &y);
     if (st == TCONV_OK)
-        tconv_convert_elements(x, y);
+        tc_convert_elements(x, y);
     return st;
 }
 
-const tconv_kernel_def tconv_kernels_tensor[] = {
+const tc_kernel_def tc_kernels_tensor[] = {
     {"", "Slice", 1, 9, run_slice},
     {"", "Slice", 10, TCONV_OPSET_LATEST, run_slice},
     {"", "Pad", 2, 10, run_pad},

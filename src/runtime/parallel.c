@@ -18,7 +18,7 @@
 /* One parallel-for. It lives on the caller's stack: the caller does not return before every
  * worker that joined it has left (pool.active == 0). */
 typedef struct parallel_job {
-    tconv_parallel_fn fn;
+    tc_parallel_fn fn;
     void *ctx;
     int64_t n_tasks;
     atomic_int_fast64_t next_task;
@@ -149,7 +149,7 @@ static void grow_pool(int wanted) {
     }
 }
 
-int tconv_parallel_workers(int n_threads, int64_t n_tasks) {
+int tc_parallel_workers(int n_threads, int64_t n_tasks) {
     if (n_threads < 1 || n_tasks < 1)
         return 1;
     if (n_threads > TCONV_PARALLEL_MAX_THREADS)
@@ -157,7 +157,7 @@ int tconv_parallel_workers(int n_threads, int64_t n_tasks) {
     return n_tasks < n_threads ? (int)n_tasks : n_threads;
 }
 
-int tconv_parallel_threads_for_work(int n_threads, double flops) {
+int tc_parallel_threads_for_work(int n_threads, double flops) {
     if (n_threads < 1 || flops < TCONV_PARALLEL_MIN_FLOPS)
         return 1;
     return n_threads;
@@ -199,10 +199,10 @@ static void finish(void) {
     pthread_mutex_unlock(&pool.mutex);
 }
 
-void tconv_parallel_for(int n_threads, int64_t n_tasks, tconv_parallel_fn fn, void *ctx) {
+void tc_parallel_for(int n_threads, int64_t n_tasks, tc_parallel_fn fn, void *ctx) {
     if (n_tasks <= 0)
         return;
-    int workers = tconv_parallel_workers(n_threads, n_tasks);
+    int workers = tc_parallel_workers(n_threads, n_tasks);
     parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = n_tasks};
     atomic_init(&job.next_task, 0);
     if (workers <= 1 || !publish(&job, workers)) {

@@ -16,19 +16,19 @@
 #define TCONV_PARALLEL_MAX_THREADS 64
 
 /* Runs one task. `worker` is in [0, workers used) and no two concurrent calls share it. */
-typedef void (*tconv_parallel_fn)(void *ctx, int64_t task, int worker);
+typedef void (*tc_parallel_fn)(void *ctx, int64_t task, int worker);
 
 /* Runs fn(ctx, task, worker) for every task in [0, n_tasks), on at most n_threads threads (the
  * caller included). n_threads <= 1 or n_tasks <= 1 runs everything in the calling thread. If a
  * thread cannot be started, the remaining workers (at least the caller) do its share: the call
  * never fails. Returns when all tasks are done. */
-void tconv_parallel_for(int n_threads, int64_t n_tasks, tconv_parallel_fn fn, void *ctx);
+void tc_parallel_for(int n_threads, int64_t n_tasks, tc_parallel_fn fn, void *ctx);
 
-/* How many workers tconv_parallel_for will use for n_tasks tasks (for sizing scratch). */
-int tconv_parallel_workers(int n_threads, int64_t n_tasks);
+/* How many workers tc_parallel_for will use for n_tasks tasks (for sizing scratch). */
+int tc_parallel_workers(int n_threads, int64_t n_tasks);
 
 /* A thread count for work of `flops` floating point operations: 1 below a size where starting
  * threads costs more than it saves, else n_threads (at least 1). */
-int tconv_parallel_threads_for_work(int n_threads, double flops);
+int tc_parallel_threads_for_work(int n_threads, double flops);
 
 #endif

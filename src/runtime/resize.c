@@ -23,13 +23,13 @@ typedef struct axis_taps {
 
 /* The "output_width" of the reference: scale * input length (in float32 when the scale came
  * from a float32 scales tensor, as numpy computes it). */
-static double output_width(const tconv_resize_params *p, int axis, int64_t in, bool f32) {
+static double output_width(const tc_resize_params *p, int axis, int64_t in, bool f32) {
     double w = p->scales[axis] * (double)in;
     return f32 ? (double)(float)w : w;
 }
 
-static double crop_and_resize_coordinate(const tconv_resize_params *p, int axis, int64_t x,
-                                         int64_t in, double ow, bool *outside) {
+static double crop_and_resize_coordinate(const tc_resize_params *p, int axis, int64_t x, int64_t in,
+                                         double ow, bool *outside) {
     float r0 = (float)p->roi_start[axis], r1 = (float)p->roi_end[axis];
     float span = r1 - r0;
     double x_ori;
@@ -42,7 +42,7 @@ static double crop_and_resize_coordinate(const tconv_resize_params *p, int axis,
     return x_ori;
 }
 
-static double original_coordinate(const tconv_resize_params *p, int axis, int64_t x, int64_t in,
+static double original_coordinate(const tc_resize_params *p, int axis, int64_t x, int64_t in,
                                   bool *outside) {
     double scale = p->scales[axis], xd = (double)x;
     double ow = output_width(p, axis, in, p->scales_f32);
@@ -89,7 +89,7 @@ static void normalize(double *c, int64_t n) {
         c[k] /= sum;
 }
 
-static void nearest_coeffs(tconv_nearest_mode mode, double ratio, double *c) {
+static void nearest_coeffs(tc_nearest_mode mode, double ratio, double *c) {
     bool up;
     if (ratio == 1.0) {
         up = true; /* x_ori is an integer: base + 1 is x_ori itself */
@@ -123,19 +123,19 @@ static void cubic_coeffs(double r, double a, double *c) {
 
 /* First tap offset (relative to the base index) of the antialias filters; the footprint is
  * 2 - 2 * start taps. */
-static int64_t antialias_start(const tconv_resize_params *p, double scale) {
+static int64_t antialias_start(const tc_resize_params *p, double scale) {
     double s = scale < 1.0 ? scale : 1.0;
     double reach = p->mode == TCONV_RESIZE_CUBIC ? 2.0 : 1.0;
     return (int64_t)floor(-reach / s) + 1;
 }
 
-static int64_t taps_per_output(const tconv_resize_params *p, double scale) {
+static int64_t taps_per_output(const tc_resize_params *p, double scale) {
     if (p->antialias && p->mode != TCONV_RESIZE_NEAREST)
         return 2 - 2 * antialias_start(p, scale);
     return p->mode == TCONV_RESIZE_CUBIC ? 4 : 2;
 }
 
-static void antialias_coeffs(const tconv_resize_params *p, double scale, double ratio, double *c,
+static void antialias_coeffs(const tc_resize_params *p, double scale, double ratio, double *c,
                              int64_t n) {
     double s = scale < 1.0 ? scale : 1.0;
     int64_t start = antialias_start(p, scale);
@@ -151,7 +151,7 @@ static void antialias_coeffs(const tconv_resize_params *p, double scale, double 
     normalize(c, n);
 }
 
-static void coefficients(const tconv_resize_params *p, double scale, double ratio, double *c,
+static void coefficients(const tc_resize_params *p, double scale, double ratio, double *c,
                          int64_t n) {
     if (p->mode == TCONV_RESIZE_NEAREST)
         nearest_coeffs(p->nearest, ratio, c);
@@ -179,7 +179,7 @@ static int64_t window_start(int64_t base, int64_t n, int64_t in) {
     return start;
 }
 
-static void fill_output_taps(const tconv_resize_params *p, int axis, axis_taps *t, int64_t x,
+static void fill_output_taps(const tc_resize_params *p, int axis, axis_taps *t, int64_t x,
                              double *c) {
     int64_t n = t->n_taps, in = t->in;
     bool outside;
@@ -211,21 +211,21 @@ static void taps_free(axis_taps *t) {
     memset(t, 0, sizeof *t);
 }
 
-static tconv_status taps_build(const tconv_resize_params *p, int axis, int64_t in, axis_taps *t,
-                               tconv_error *err) {
+static tconv_status taps_build(const tc_resize_params *p, int axis, int64_t in, axis_taps *t,
+                               tc_error *err) {
     memset(t, 0, sizeof *t);
     t->in = in;
     t->out = p->out_dims[axis];
     double scale = p->scales[axis];
     if (!(scale > 0.0) || !isfinite(scale))
-        return tconv_error_set(err, TCONV_ERR_INVALID, "scale %g of axis %d is not positive", scale,
-                               axis);
+        return tc_error_set(err, TCONV_ERR_INVALID, "scale %g of axis %d is not positive", scale,
+                            axis);
     t->n_taps = taps_per_output(p, scale);
     if (t->n_taps > MAX_TAPS)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                               "antialias footprint of %lld taps on axis %d (scale %g) is too "
-                               "large",
-                               (long long)t->n_taps, axis, scale);
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "antialias footprint of %lld taps on axis %d (scale %g) is too "
+                            "large",
+                            (long long)t->n_taps, axis, scale);
     size_t count = (size_t)(t->out ? t->out : 1) * (size_t)t->n_taps;
     t->index = malloc(count * sizeof *t->index);
     t->weight = malloc(count * sizeof *t->weight);
@@ -234,7 +234,7 @@ static tconv_status taps_build(const tconv_resize_params *p, int axis, int64_t i
     if (!t->index || !t->weight || !t->outside || !c) {
         free(c);
         taps_free(t);
-        return tconv_error_nomem(err, "resize coefficients");
+        return tc_error_nomem(err, "resize coefficients");
     }
     for (int64_t x = 0; x < t->out; x++)
         fill_output_taps(p, axis, t, x, c);
@@ -291,8 +291,8 @@ static void apply_axis(const double *src, double *dst, int64_t outer, int64_t in
     }
 }
 
-static tconv_status resize_axis(const tconv_resize_params *p, int axis, int rank, int64_t *dims,
-                                double **buf, tconv_error *err) {
+static tconv_status resize_axis(const tc_resize_params *p, int axis, int rank, int64_t *dims,
+                                double **buf, tc_error *err) {
     axis_taps t;
     tconv_status st = taps_build(p, axis, dims[axis], &t, err);
     if (st != TCONV_OK)
@@ -304,16 +304,16 @@ static tconv_status resize_axis(const tconv_resize_params *p, int axis, int rank
     int64_t outer = 1, inner = 1, n_out;
     bool ok = true;
     for (int i = 0; i < axis; i++)
-        ok = ok && tconv_mul_i64(outer, dims[i], &outer);
+        ok = ok && tc_mul_i64(outer, dims[i], &outer);
     for (int i = axis + 1; i < rank; i++)
-        ok = ok && tconv_mul_i64(inner, dims[i], &inner);
-    ok = ok && tconv_mul_i64(outer, inner, &n_out) && tconv_mul_i64(n_out, t.out, &n_out) &&
+        ok = ok && tc_mul_i64(inner, dims[i], &inner);
+    ok = ok && tc_mul_i64(outer, inner, &n_out) && tc_mul_i64(n_out, t.out, &n_out) &&
          (uint64_t)n_out <= SIZE_MAX / sizeof(double);
     double *next = ok ? malloc((size_t)(n_out ? n_out : 1) * sizeof *next) : NULL;
     if (!next) {
         taps_free(&t);
-        return ok ? tconv_error_nomem(err, "a resize buffer")
-                  : tconv_error_set(err, TCONV_ERR_LIMIT, "resize intermediate is too large");
+        return ok ? tc_error_nomem(err, "a resize buffer")
+                  : tc_error_set(err, TCONV_ERR_LIMIT, "resize intermediate is too large");
     }
     apply_axis(*buf, next, outer, inner, &t, p->extrapolation_value);
     free(*buf);
@@ -323,11 +323,11 @@ static tconv_status resize_axis(const tconv_resize_params *p, int axis, int rank
     return TCONV_OK;
 }
 
-static tconv_status resize_run(const tconv_resize_params *p, const tconv_rt_tensor *x,
-                               tconv_rt_tensor *y, tconv_error *err) {
+static tconv_status resize_run(const tc_resize_params *p, const tc_rt_tensor *x, tc_rt_tensor *y,
+                               tc_error *err) {
     double *buf = malloc((size_t)(x->n_elements ? x->n_elements : 1) * sizeof *buf);
     if (!buf)
-        return tconv_error_nomem(err, "a resize buffer");
+        return tc_error_nomem(err, "a resize buffer");
     const float *in = x->data;
     for (int64_t i = 0; i < x->n_elements; i++)
         buf[i] = in[i];
@@ -347,11 +347,11 @@ static tconv_status resize_run(const tconv_resize_params *p, const tconv_rt_tens
     return st;
 }
 
-tconv_status tconv_resize_float(const tconv_resize_params *p, const tconv_rt_tensor *x,
-                                tconv_rt_tensor *y, tconv_error *err) {
+tconv_status tc_resize_float(const tc_resize_params *p, const tc_rt_tensor *x, tc_rt_tensor *y,
+                             tc_error *err) {
     if (x->dtype != TCONV_DTYPE_FLOAT || y->dtype != TCONV_DTYPE_FLOAT || y->rank != x->rank)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "tconv_resize_float: float tensors only");
+        return tc_error_set(err, TCONV_ERR_USAGE, "tc_resize_float: float tensors only");
     if (x->n_elements == 0 && y->n_elements > 0)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "cannot resize an empty tensor");
+        return tc_error_set(err, TCONV_ERR_INVALID, "cannot resize an empty tensor");
     return resize_run(p, x, y, err);
 }

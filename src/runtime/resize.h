@@ -11,13 +11,13 @@
 #include "ir/error.h"
 #include "runtime/rt_tensor.h"
 
-typedef enum tconv_resize_mode {
+typedef enum tc_resize_mode {
     TCONV_RESIZE_NEAREST,
     TCONV_RESIZE_LINEAR,
     TCONV_RESIZE_CUBIC
-} tconv_resize_mode;
+} tc_resize_mode;
 
-typedef enum tconv_resize_ctm {
+typedef enum tc_resize_ctm {
     TCONV_CTM_HALF_PIXEL,
     TCONV_CTM_HALF_PIXEL_SYMMETRIC,
     TCONV_CTM_PYTORCH_HALF_PIXEL,
@@ -25,19 +25,19 @@ typedef enum tconv_resize_ctm {
     TCONV_CTM_ASYMMETRIC,
     TCONV_CTM_TF_HALF_PIXEL_FOR_NN,
     TCONV_CTM_TF_CROP_AND_RESIZE
-} tconv_resize_ctm;
+} tc_resize_ctm;
 
-typedef enum tconv_nearest_mode {
+typedef enum tc_nearest_mode {
     TCONV_NEAREST_ROUND_PREFER_FLOOR,
     TCONV_NEAREST_ROUND_PREFER_CEIL,
     TCONV_NEAREST_FLOOR,
     TCONV_NEAREST_CEIL
-} tconv_nearest_mode;
+} tc_nearest_mode;
 
-typedef struct tconv_resize_params {
-    tconv_resize_mode mode;
-    tconv_resize_ctm ctm;
-    tconv_nearest_mode nearest;
+typedef struct tc_resize_params {
+    tc_resize_mode mode;
+    tc_resize_ctm ctm;
+    tc_nearest_mode nearest;
     double cubic_a;
     bool exclude_outside;
     bool antialias;
@@ -47,10 +47,10 @@ typedef struct tconv_resize_params {
     double scales[TCONV_MAX_RANK]; /* the scale the coordinate transform divides by */
     int64_t out_dims[TCONV_MAX_RANK];
     double roi_start[TCONV_MAX_RANK], roi_end[TCONV_MAX_RANK]; /* tf_crop_and_resize */
-} tconv_resize_params;
+} tc_resize_params;
 
 /* y (float, allocated with p->out_dims) = x (float) resized. */
-tconv_status tconv_resize_float(const tconv_resize_params *p, const tconv_rt_tensor *x,
-                                tconv_rt_tensor *y, tconv_error *err);
+tconv_status tc_resize_float(const tc_resize_params *p, const tc_rt_tensor *x, tc_rt_tensor *y,
+                             tc_error *err);
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t tconv_rt_dtype_size(tconv_dtype dtype) {
+size_t tc_rt_dtype_size(tconv_dtype dtype) {
     switch (dtype) {
     case TCONV_DTYPE_BOOL:
     case TCONV_DTYPE_INT8:
@@ -30,32 +30,32 @@ size_t tconv_rt_dtype_size(tconv_dtype dtype) {
 
 /* Element count and byte size of a shape, overflow-checked. */
 static tconv_status shape_byte_size(tconv_dtype dtype, int rank, const int64_t *dims,
-                                    int64_t *n_elements, size_t *nbytes, tconv_error *err) {
-    size_t esize = tconv_rt_dtype_size(dtype);
+                                    int64_t *n_elements, size_t *nbytes, tc_error *err) {
+    size_t esize = tc_rt_dtype_size(dtype);
     if (esize == 0)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                               "unsupported dtype %s: the runtime has no storage for it",
-                               tconv_dtype_name(dtype));
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "unsupported dtype %s: the runtime has no storage for it",
+                            tconv_dtype_name(dtype));
     if (rank < 0 || rank > TCONV_MAX_RANK)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "rank %d is outside 0..%d", rank,
-                               TCONV_MAX_RANK);
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "rank %d is outside 0..%d", rank,
+                            TCONV_MAX_RANK);
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "negative dimension %lld at axis %d",
-                                   (long long)dims[i], i);
+            return tc_error_set(err, TCONV_ERR_INVALID, "negative dimension %lld at axis %d",
+                                (long long)dims[i], i);
     }
     int64_t n, bytes;
-    if (!tconv_shape_elements(dims, rank, &n) || !tconv_mul_i64(n, (int64_t)esize, &bytes) ||
+    if (!tc_shape_elements(dims, rank, &n) || !tc_mul_i64(n, (int64_t)esize, &bytes) ||
         (uint64_t)bytes > (uint64_t)(SIZE_MAX / 2))
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "tensor size overflows (%s, rank %d)",
-                               tconv_dtype_name(dtype), rank);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "tensor size overflows (%s, rank %d)",
+                            tconv_dtype_name(dtype), rank);
     *n_elements = n;
     *nbytes = (size_t)bytes;
     return TCONV_OK;
 }
 
-tconv_status tconv_rt_tensor_alloc(tconv_rt_tensor *t, tconv_dtype dtype, int rank,
-                                   const int64_t *dims, tconv_error *err) {
+tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                tc_error *err) {
     int64_t n = 0;
     size_t nbytes = 0;
     tconv_status st = shape_byte_size(dtype, rank, dims, &n, &nbytes, err);
@@ -65,7 +65,7 @@ tconv_status tconv_rt_tensor_alloc(tconv_rt_tensor *t, tconv_dtype dtype, int ra
     if (nbytes > 0) {
         data = calloc(1, nbytes);
         if (!data)
-            return tconv_error_nomem(err, "tensor data");
+            return tc_error_nomem(err, "tensor data");
     }
     memset(t, 0, sizeof *t);
     t->dtype = dtype;
@@ -79,7 +79,7 @@ tconv_status tconv_rt_tensor_alloc(tconv_rt_tensor *t, tconv_dtype dtype, int ra
     return TCONV_OK;
 }
 
-void tconv_rt_tensor_release(tconv_rt_tensor *t) {
+void tc_rt_tensor_release(tc_rt_tensor *t) {
     if (!t)
         return;
     if (t->owns_data)
@@ -87,25 +87,25 @@ void tconv_rt_tensor_release(tconv_rt_tensor *t) {
     memset(t, 0, sizeof *t);
 }
 
-tconv_status tconv_rt_tensor_from_ir(tconv_tensor *src, tconv_rt_tensor *dst, tconv_error *err) {
+tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error *err) {
     const char *name = src->name ? src->name : "";
-    if (tconv_rt_dtype_size(src->dtype) == 0)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                               "tensor '%s': unsupported dtype %s for the runtime", name,
-                               tconv_dtype_name(src->dtype));
+    if (tc_rt_dtype_size(src->dtype) == 0)
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "tensor '%s': unsupported dtype %s for the runtime", name,
+                            tconv_dtype_name(src->dtype));
     const void *data = NULL;
     size_t nbytes = 0;
-    tconv_status st = tconv_tensor_data(src, &data, &nbytes, err);
+    tconv_status st = tc_tensor_data(src, &data, &nbytes, err);
     if (st != TCONV_OK)
         return st;
-    tconv_rt_tensor t;
-    st = tconv_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
+    tc_rt_tensor t;
+    st = tc_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "tensor '%s': ", name);
+        return tc_error_prefix(err, "tensor '%s': ", name);
     if (nbytes != t.nbytes) {
-        tconv_rt_tensor_release(&t);
-        return tconv_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",
-                               name, nbytes, t.nbytes);
+        tc_rt_tensor_release(&t);
+        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",
+                            name, nbytes, t.nbytes);
     }
     if (nbytes)
         memcpy(t.data, data, nbytes);
@@ -113,21 +113,20 @@ tconv_status tconv_rt_tensor_from_ir(tconv_tensor *src, tconv_rt_tensor *dst, tc
     return TCONV_OK;
 }
 
-tconv_status tconv_rt_tensor_to_ir(const tconv_rt_tensor *t, tconv_model *model, const char *name,
-                                   tconv_tensor **out, tconv_error *err) {
-    return tconv_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out,
-                               err);
+tconv_status tc_rt_tensor_to_ir(const tc_rt_tensor *t, tconv_model *model, const char *name,
+                                tconv_tensor **out, tc_error *err) {
+    return tc_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out, err);
 }
 
 /* The IR tensor lives in a scratch model only long enough to be copied out. */
-tconv_status tconv_rt_tensor_load_pb(const char *path, tconv_rt_tensor *dst, tconv_error *err) {
+tconv_status tc_rt_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err) {
     tconv_model *scratch = NULL;
     tconv_tensor *t = NULL;
-    tconv_status st = tconv_model_create(&scratch, err);
+    tconv_status st = tc_model_create(&scratch, err);
     if (st == TCONV_OK)
-        st = tconv_tensor_load_pb(scratch, path, &t, err);
-    if (st == TCONV_OK && (st = tconv_rt_tensor_from_ir(t, dst, err)) != TCONV_OK)
-        tconv_error_prefix(err, "%s: ", path);
+        st = tc_tensor_load_pb(scratch, path, &t, err);
+    if (st == TCONV_OK && (st = tc_rt_tensor_from_ir(t, dst, err)) != TCONV_OK)
+        tc_error_prefix(err, "%s: ", path);
     tconv_model_free(scratch);
     return st;
 }

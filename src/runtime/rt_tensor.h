@@ -8,33 +8,33 @@
 
 #include "ir/ir.h"
 
-typedef struct tconv_rt_tensor {
+typedef struct tc_rt_tensor {
     tconv_dtype dtype;
     int rank;
     int64_t dims[TCONV_MAX_RANK];
     int64_t n_elements;
     void *data; /* n_elements x element size bytes (NULL when n_elements == 0) */
     size_t nbytes;
-    bool owns_data; /* data malloc'd by the runtime: tconv_rt_tensor_release frees it */
-} tconv_rt_tensor;
+    bool owns_data; /* data malloc'd by the runtime: tc_rt_tensor_release frees it */
+} tc_rt_tensor;
 
 /* Element size in bytes of the dtypes the runtime computes with (float, double, int8..uint64,
  * bool, float16 for storage only); 0 for others. */
-size_t tconv_rt_dtype_size(tconv_dtype dtype);
+size_t tc_rt_dtype_size(tconv_dtype dtype);
 
 /* Sets dtype and shape and allocates zeroed data (owned). Overflow-checked; limits enforced by
  * the caller. */
-tconv_status tconv_rt_tensor_alloc(tconv_rt_tensor *t, tconv_dtype dtype, int rank,
-                                   const int64_t *dims, tconv_error *err);
+tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                tc_error *err);
 /* Frees owned data and resets the struct to empty. */
-void tconv_rt_tensor_release(tconv_rt_tensor *t);
+void tc_rt_tensor_release(tc_rt_tensor *t);
 /* A runtime copy of an IR tensor's data (decoding typed/external data through the IR). */
-tconv_status tconv_rt_tensor_from_ir(tconv_tensor *src, tconv_rt_tensor *dst, tconv_error *err);
+tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error *err);
 /* Reads a serialized TensorProto file (.pb of ONNX test data) into dst (owned data; release
- * with tconv_rt_tensor_release). Errors name the file. */
-tconv_status tconv_rt_tensor_load_pb(const char *path, tconv_rt_tensor *dst, tconv_error *err);
+ * with tc_rt_tensor_release). Errors name the file. */
+tconv_status tc_rt_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err);
 /* An IR tensor (owned by model) holding a copy of t, e.g. to save it as a .pb file. */
-tconv_status tconv_rt_tensor_to_ir(const tconv_rt_tensor *t, tconv_model *model, const char *name,
-                                   tconv_tensor **out, tconv_error *err);
+tconv_status tc_rt_tensor_to_ir(const tc_rt_tensor *t, tconv_model *model, const char *name,
+                                tconv_tensor **out, tc_error *err);
 
 #endif

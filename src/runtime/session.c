@@ -10,7 +10,7 @@
 /* Tensor bytes a session may hold at once unless told otherwise (session.h). */
 #define TCONV_DEFAULT_MAX_MEMORY_BYTES ((uint64_t)16 << 30)
 
-void tconv_session_options_init(tconv_session_options *options) {
+void tc_session_options_init(tc_session_options *options) {
     memset(options, 0, sizeof *options);
     uint64_t limit = TCONV_DEFAULT_MAX_MEMORY_BYTES;
     options->max_memory_bytes = limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
@@ -21,65 +21,65 @@ static int default_thread_count(void) {
     return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
 }
 
-tconv_status tconv_session_create(tconv_model *model, const tconv_session_options *options,
-                                  tconv_session **out, tconv_error *err) {
+tconv_status tc_session_create(tconv_model *model, const tc_session_options *options,
+                               tc_session **out, tc_error *err) {
     *out = NULL;
-    tconv_error local;
+    tc_error local;
     if (!err)
         err = &local;
-    tconv_error_clear(err);
+    tc_error_clear(err);
     if (!model || !model->graph)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "tconv_session_create: no model");
-    tconv_session *s = calloc(1, sizeof *s);
-    if (!s || !(s->arena = tconv_arena_create())) {
+        return tc_error_set(err, TCONV_ERR_USAGE, "tc_session_create: no model");
+    tc_session *s = calloc(1, sizeof *s);
+    if (!s || !(s->arena = tc_arena_create())) {
         free(s);
-        return tconv_error_nomem(err, "a session");
+        return tc_error_nomem(err, "a session");
     }
     s->model = model;
     if (options)
         s->options = *options;
     else
-        tconv_session_options_init(&s->options);
+        tc_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
-    tconv_status st = tconv_plan_build(s, model->graph, NULL, &s->main, err);
+    tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
     if (st == TCONV_OK)
-        st = tconv_plan_check_memory(s, s->main, NULL, err);
+        st = tc_plan_check_memory(s, s->main, NULL, err);
     if (st != TCONV_OK) {
-        tconv_session_free(s);
+        tc_session_free(s);
         return st;
     }
     *out = s;
     return TCONV_OK;
 }
 
-void tconv_session_free(tconv_session *session) {
+void tc_session_free(tc_session *session) {
     if (!session)
         return;
-    tconv_plan_free_all(session);
-    tconv_buffer_cache_drop(&session->cache);
-    tconv_scratch_arena_free(&session->scratch);
-    tconv_arena_destroy(session->arena);
+    tc_plan_free_all(session);
+    tc_buffer_cache_drop(&session->cache);
+    tc_scratch_arena_free(&session->scratch);
+    tc_arena_destroy(session->arena);
     free(session);
 }
 
-void tconv_session_get_stats(const tconv_session *session, tconv_session_stats *stats) {
+void tc_session_get_stats(const tc_session *session, tc_session_stats *stats) {
     *stats = session->stats;
 }
 
-size_t tconv_session_input_count(const tconv_session *session) {
+size_t tc_session_input_count(const tc_session *session) {
     return session->main->n_inputs;
 }
 
-const tconv_value *tconv_session_input(const tconv_session *session, size_t index) {
-    const tconv_graph_plan *p = session->main;
+const tconv_value *tc_session_input(const tc_session *session, size_t index) {
+    const tc_graph_plan *p = session->main;
     return index < p->n_inputs ? p->slot_values[p->inputs[index]] : NULL;
 }
 
-size_t tconv_session_output_count(const tconv_session *session) {
+size_t tc_session_output_count(const tc_session *session) {
     return session->main->n_outputs;
 }
 
-const tconv_value *tconv_session_output(const tconv_session *session, size_t index) {
+const tconv_value *tc_session_output(const tc_session *session, size_t index) {
     const tconv_graph *g = session->main->graph;
     return index < g->n_outputs ? g->outputs[index].value : NULL;
 }
@@ -88,7 +88,7 @@ const tconv_value *tconv_session_output(const tconv_session *session, size_t ind
 
 /* ---------------------------------------------------------------- buffer cache */
 
-void tconv_buffer_cache_drop(tconv_buffer_cache *c) {
+void tc_buffer_cache_drop(tc_buffer_cache *c) {
     for (size_t i = 0; i < c->n; i++)
         free(c->data[i]);
     c->n = 0;
@@ -96,7 +96,7 @@ void tconv_buffer_cache_drop(tconv_buffer_cache *c) {
 }
 
 /* Keeps a released buffer for reuse; false when it is too small or the cache is full. */
-static bool cache_put(tconv_buffer_cache *c, void *data, size_t nbytes) {
+static bool cache_put(tc_buffer_cache *c, void *data, size_t nbytes) {
     if (!data || nbytes < TCONV_BUFFER_CACHE_MIN_BYTES || c->n == TCONV_BUFFER_CACHE_SLOTS)
         return false;
     c->data[c->n] = data;
@@ -108,16 +108,16 @@ static bool cache_put(tconv_buffer_cache *c, void *data, size_t nbytes) {
 /* The byte size of a tensor of dtype and dims; false on overflow or a bad rank. */
 static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64_t *n,
                          int64_t *bytes) {
-    return rank >= 0 && rank <= TCONV_MAX_RANK && tconv_shape_elements(dims, rank, n) &&
-           tconv_mul_i64(*n, (int64_t)tconv_rt_dtype_size(dtype), bytes);
+    return rank >= 0 && rank <= TCONV_MAX_RANK && tc_shape_elements(dims, rank, n) &&
+           tc_mul_i64(*n, (int64_t)tc_rt_dtype_size(dtype), bytes);
 }
 
 /* Gives t a zeroed cached buffer of exactly the size it needs, when there is one. */
-static bool cache_take(tconv_buffer_cache *c, tconv_rt_tensor *t, tconv_dtype dtype, int rank,
+static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, int rank,
                        const int64_t *dims) {
     int64_t n, bytes;
     if (c->n == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes) || bytes <= 0 ||
-        tconv_rt_dtype_size(dtype) == 0)
+        tc_rt_dtype_size(dtype) == 0)
         return false;
     for (size_t i = 0; i < c->n; i++) {
         if (c->nbytes[i] != (size_t)bytes)
@@ -141,8 +141,8 @@ static bool cache_take(tconv_buffer_cache *c, tconv_rt_tensor *t, tconv_dtype dt
 
 /* ---------------------------------------------------------------- allocation */
 
-tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype, int rank,
-                                       const int64_t *dims, tconv_error *err) {
+tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, tc_error *err) {
     int64_t n, bytes;
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
@@ -152,40 +152,40 @@ tconv_status tconv_session_check_limit(tconv_session *session, tconv_dtype dtype
     if (held + session->cache.bytes <= limit &&
         (uint64_t)bytes <= limit - held - session->cache.bytes)
         return TCONV_OK;
-    tconv_buffer_cache_drop(&session->cache);
+    tc_buffer_cache_drop(&session->cache);
     if (held > limit || (uint64_t)bytes > limit - held)
-        return tconv_error_set(err, TCONV_ERR_LIMIT,
-                               "%lld more bytes would exceed the memory limit of %zu "
-                               "bytes (%zu bytes in use)",
-                               (long long)bytes, limit, held);
+        return tc_error_set(err, TCONV_ERR_LIMIT,
+                            "%lld more bytes would exceed the memory limit of %zu "
+                            "bytes (%zu bytes in use)",
+                            (long long)bytes, limit, held);
     return TCONV_OK;
 }
 
-tconv_status tconv_session_alloc_bytes(tconv_session *session, size_t bytes, const char *what,
-                                       void **out, tconv_error *err) {
+tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const char *what, void **out,
+                                    tc_error *err) {
     *out = NULL;
     size_t rounded = (bytes + TCONV_SESSION_ALIGN - 1) / TCONV_SESSION_ALIGN * TCONV_SESSION_ALIGN;
     if (bytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes", what, bytes);
+        return tc_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes", what, bytes);
     int64_t dims[1] = {(int64_t)rounded};
     tconv_status st =
-        session ? tconv_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
+        session ? tc_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "%s: ", what);
+        return tc_error_prefix(err, "%s: ", what);
     *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
-    return *out ? TCONV_OK : tconv_error_nomem(err, what);
+    return *out ? TCONV_OK : tc_error_nomem(err, what);
 }
 
-tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tconv_dtype dtype,
-                                 int rank, const int64_t *dims, tconv_error *err) {
-    tconv_rt_tensor tmp;
+tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                              const int64_t *dims, tc_error *err) {
+    tc_rt_tensor tmp;
     if (session) {
-        tconv_status st = tconv_session_check_limit(session, dtype, rank, dims, err);
+        tconv_status st = tc_session_check_limit(session, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }
     if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims)) {
-        tconv_status st = tconv_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
+        tconv_status st = tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }
@@ -199,45 +199,45 @@ tconv_status tconv_session_alloc(tconv_session *session, tconv_rt_tensor *t, tco
     return TCONV_OK;
 }
 
-void tconv_session_recycle_output(tconv_session *session, tconv_rt_tensor *t) {
+void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
     /* outputs left the session's live bytes when they were handed out */
     if (session && t->owns_data && cache_put(&session->cache, t->data, t->nbytes)) {
         memset(t, 0, sizeof *t);
         return;
     }
-    tconv_rt_tensor_release(t);
+    tc_rt_tensor_release(t);
 }
 
-void tconv_session_release(tconv_session *session, tconv_rt_tensor *t) {
+void tc_session_release(tc_session *session, tc_rt_tensor *t) {
     if (session && t->owns_data)
         session->stats.live_bytes -= t->nbytes;
-    tconv_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
+    tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
 }
 
 /* ---------------------------------------------------------------- kernel interface */
 
-tconv_status tconv_kernel_alloc_output(tconv_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
-                                       int rank, const int64_t *dims, tconv_rt_tensor **out) {
+tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, tc_rt_tensor **out) {
     if (index >= ctx->n_outputs)
-        return tconv_error_set(ctx->err, TCONV_ERR_USAGE, "kernel allocates output %zu of %zu",
-                               index, ctx->n_outputs);
-    tconv_rt_tensor *t = &ctx->outputs[index];
-    tconv_session_release(ctx->session, t);
-    tconv_status st = tconv_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
+        return tc_error_set(ctx->err, TCONV_ERR_USAGE, "kernel allocates output %zu of %zu", index,
+                            ctx->n_outputs);
+    tc_rt_tensor *t = &ctx->outputs[index];
+    tc_session_release(ctx->session, t);
+    tconv_status st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(ctx->err, "output %zu: ", index);
+        return tc_error_prefix(ctx->err, "output %zu: ", index);
     *out = t;
     return TCONV_OK;
 }
 
-const tconv_rt_tensor *tconv_kernel_input(const tconv_kernel_ctx *ctx, size_t index) {
+const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index) {
     return index < ctx->n_inputs ? ctx->inputs[index] : NULL;
 }
 
 /* ---------------------------------------------------------------- environments */
 
-static tconv_status env_init(tconv_run_env *env, const tconv_graph_plan *plan,
-                             const tconv_run_env *parent, tconv_error *err) {
+static tconv_status env_init(tc_run_env *env, const tc_graph_plan *plan, const tc_run_env *parent,
+                             tc_error *err) {
     memset(env, 0, sizeof *env);
     env->plan = plan;
     env->parent = parent;
@@ -248,7 +248,7 @@ static tconv_status env_init(tconv_run_env *env, const tconv_graph_plan *plan,
         free(env->slots);
         free(env->input_ptrs);
         free(env->outputs);
-        return tconv_error_nomem(err, "a graph environment");
+        return tc_error_nomem(err, "a graph environment");
     }
     for (size_t i = 0; i < plan->n_slots; i++) {
         if (plan->constants[i].dtype != TCONV_DTYPE_UNDEFINED) {
@@ -259,16 +259,16 @@ static tconv_status env_init(tconv_run_env *env, const tconv_graph_plan *plan,
     return TCONV_OK;
 }
 
-static void env_free(tconv_session *s, tconv_run_env *env) {
+static void env_free(tc_session *s, tc_run_env *env) {
     for (size_t i = 0; env->slots && i < env->plan->n_slots; i++)
-        tconv_session_release(s, &env->slots[i]);
+        tc_session_release(s, &env->slots[i]);
     free(env->slots);
     free(env->input_ptrs);
     free(env->outputs);
     memset(env, 0, sizeof *env);
 }
 
-static tconv_rt_tensor *env_at(const tconv_run_env *env, tconv_slot_ref ref) {
+static tc_rt_tensor *env_at(const tc_run_env *env, tc_slot_ref ref) {
     for (uint32_t i = 0; i < ref.up && env; i++)
         env = env->parent;
     return env ? &env->slots[ref.slot] : NULL;
@@ -276,60 +276,57 @@ static tconv_rt_tensor *env_at(const tconv_run_env *env, tconv_slot_ref ref) {
 
 /* ---------------------------------------------------------------- steps */
 
-static tconv_status gather_inputs(const tconv_run_env *env, const tconv_step_plan *step,
-                                  tconv_error *err) {
+static tconv_status gather_inputs(const tc_run_env *env, const tc_step_plan *step, tc_error *err) {
     for (size_t i = 0; i < step->n_inputs; i++) {
         env->input_ptrs[i] = NULL;
         if (step->inputs[i].slot == TCONV_NO_SLOT)
             continue;
-        const tconv_rt_tensor *t = env_at(env, step->inputs[i]);
+        const tc_rt_tensor *t = env_at(env, step->inputs[i]);
         if (!t || t->dtype == TCONV_DTYPE_UNDEFINED)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "input %zu ('%s') has no value", i,
-                                   step->node->inputs[i]->name);
+            return tc_error_set(err, TCONV_ERR_INVALID, "input %zu ('%s') has no value", i,
+                                step->node->inputs[i]->name);
         env->input_ptrs[i] = t;
     }
     return TCONV_OK;
 }
 
-static tconv_status check_outputs_produced(const tconv_run_env *env, const tconv_step_plan *step,
-                                           tconv_error *err) {
+static tconv_status check_outputs_produced(const tc_run_env *env, const tc_step_plan *step,
+                                           tc_error *err) {
     for (size_t i = 0; i < step->n_outputs; i++) {
         if (step->outputs[i] != TCONV_NO_SLOT && env->outputs[i].dtype == TCONV_DTYPE_UNDEFINED)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "the kernel did not produce output %zu",
-                                   i);
+            return tc_error_set(err, TCONV_ERR_INVALID, "the kernel did not produce output %zu", i);
     }
     return TCONV_OK;
 }
 
-static tconv_status prefix_node(const tconv_step_plan *step, tconv_status st, tconv_error *err) {
+static tconv_status prefix_node(const tc_step_plan *step, tconv_status st, tc_error *err) {
     if (err->message[0] == '\0')
-        tconv_error_set(err, st, "kernel failed (%s)", tconv_status_name(st));
+        tc_error_set(err, st, "kernel failed (%s)", tconv_status_name(st));
     err->status = st;
     char where[256];
     const tconv_node *node = step->node;
     const char *domain = node->domain && *node->domain ? node->domain : "ai.onnx";
-    tconv_node_describe(node, where, sizeof where);
+    tc_node_describe(node, where, sizeof where);
     size_t len = strlen(where);
     if (strncmp(err->message, where, len) == 0 && strncmp(err->message + len, ": ", 2) == 0)
         memmove(err->message, err->message + len + 2, strlen(err->message + len + 2) + 1);
-    tconv_error_prefix(err, "%s [%s %s-%lld]: ", where, domain, node->op_type,
-                       (long long)step->opset);
+    tc_error_prefix(err, "%s [%s %s-%lld]: ", where, domain, node->op_type, (long long)step->opset);
     return st;
 }
 
 /* A Slice fused into its producer: the producer's output already is the Slice's result. */
-static void forward_input(tconv_session *s, tconv_run_env *env, const tconv_step_plan *step) {
-    tconv_rt_tensor *from = &env->slots[step->inputs[step->forward_from].slot];
-    tconv_rt_tensor *to = &env->slots[step->outputs[0]];
-    tconv_session_release(s, to);
+static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *step) {
+    tc_rt_tensor *from = &env->slots[step->inputs[step->forward_from].slot];
+    tc_rt_tensor *to = &env->slots[step->outputs[0]];
+    tc_session_release(s, to);
     *to = *from;
     memset(from, 0, sizeof *from);
     for (size_t i = 0; i < step->n_releases; i++)
-        tconv_session_release(s, &env->slots[step->releases[i]]);
+        tc_session_release(s, &env->slots[step->releases[i]]);
 }
 
-static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_step_plan *step,
-                             tconv_error *err) {
+static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan *step,
+                             tc_error *err) {
     if (step->forwards_input) {
         forward_input(s, env, step);
         return TCONV_OK;
@@ -338,7 +335,7 @@ static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_s
     if (st != TCONV_OK)
         return prefix_node(step, st, err);
     memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
-    tconv_kernel_ctx ctx = {
+    tc_kernel_ctx ctx = {
         .node = step->node,
         .opset = step->opset,
         .inputs = env->input_ptrs,
@@ -350,8 +347,8 @@ static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_s
         .err = err,
         .crop = step->crop,
     };
-    const tconv_run_env *saved_env = s->current_env;
-    const tconv_step_plan *saved_step = s->current_step;
+    const tc_run_env *saved_env = s->current_env;
+    const tc_step_plan *saved_step = s->current_step;
     s->current_env = env;
     s->current_step = step;
     err->message[0] = '\0';
@@ -363,25 +360,25 @@ static tconv_status run_step(tconv_session *s, tconv_run_env *env, const tconv_s
         st = check_outputs_produced(env, step, err);
     if (st != TCONV_OK) {
         for (size_t i = 0; i < step->n_outputs; i++)
-            tconv_session_release(s, &env->outputs[i]);
+            tc_session_release(s, &env->outputs[i]);
         return prefix_node(step, st, err);
     }
     for (size_t i = 0; i < step->n_outputs; i++) {
         if (step->outputs[i] == TCONV_NO_SLOT) {
-            tconv_session_release(s, &env->outputs[i]);
+            tc_session_release(s, &env->outputs[i]);
             continue;
         }
-        tconv_rt_tensor *slot = &env->slots[step->outputs[i]];
-        tconv_session_release(s, slot);
+        tc_rt_tensor *slot = &env->slots[step->outputs[i]];
+        tc_session_release(s, slot);
         *slot = env->outputs[i];
         memset(&env->outputs[i], 0, sizeof env->outputs[i]);
     }
     for (size_t i = 0; i < step->n_releases; i++)
-        tconv_session_release(s, &env->slots[step->releases[i]]);
+        tc_session_release(s, &env->slots[step->releases[i]]);
     return TCONV_OK;
 }
 
-static tconv_status run_steps(tconv_session *s, tconv_run_env *env, tconv_error *err) {
+static tconv_status run_steps(tc_session *s, tc_run_env *env, tc_error *err) {
     for (size_t i = 0; i < env->plan->n_steps; i++) {
         tconv_status st = run_step(s, env, &env->plan->steps[i], err);
         if (st != TCONV_OK)
@@ -392,7 +389,7 @@ static tconv_status run_steps(tconv_session *s, tconv_run_env *env, tconv_error 
 
 /* ---------------------------------------------------------------- graph outputs */
 
-static bool slot_used_by_later_output(const tconv_graph_plan *plan, size_t index) {
+static bool slot_used_by_later_output(const tc_graph_plan *plan, size_t index) {
     for (size_t k = index + 1; k < plan->n_outputs; k++) {
         if (plan->outputs[k].up == plan->outputs[index].up &&
             plan->outputs[k].slot == plan->outputs[index].slot)
@@ -403,13 +400,13 @@ static bool slot_used_by_later_output(const tconv_graph_plan *plan, size_t index
 
 /* Output i: moved out of its slot when the graph owns it, else copied. `keep_accounted`: the
  * tensor stays inside the session (a subgraph's result), else it leaves to the caller. */
-static tconv_status take_output(tconv_session *s, tconv_run_env *env, size_t index,
-                                bool keep_accounted, tconv_rt_tensor *dst, tconv_error *err) {
-    const tconv_graph_plan *plan = env->plan;
-    tconv_rt_tensor *src = env_at(env, plan->outputs[index]);
+static tconv_status take_output(tc_session *s, tc_run_env *env, size_t index, bool keep_accounted,
+                                tc_rt_tensor *dst, tc_error *err) {
+    const tc_graph_plan *plan = env->plan;
+    tc_rt_tensor *src = env_at(env, plan->outputs[index]);
     const char *name = plan->graph->outputs[index].value->name;
     if (!src || src->dtype == TCONV_DTYPE_UNDEFINED)
-        return tconv_error_set(err, TCONV_ERR_INVALID, "graph output '%s' was not computed", name);
+        return tc_error_set(err, TCONV_ERR_INVALID, "graph output '%s' was not computed", name);
     if (plan->outputs[index].up == 0 && src->owns_data && !slot_used_by_later_output(plan, index)) {
         *dst = *src;
         memset(src, 0, sizeof *src);
@@ -418,17 +415,17 @@ static tconv_status take_output(tconv_session *s, tconv_run_env *env, size_t ind
         return TCONV_OK;
     }
     tconv_status st = keep_accounted
-                          ? tconv_session_alloc(s, dst, src->dtype, src->rank, src->dims, err)
-                          : tconv_rt_tensor_alloc(dst, src->dtype, src->rank, src->dims, err);
+                          ? tc_session_alloc(s, dst, src->dtype, src->rank, src->dims, err)
+                          : tc_rt_tensor_alloc(dst, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "graph output '%s': ", name);
+        return tc_error_prefix(err, "graph output '%s': ", name);
     if (src->nbytes)
         memcpy(dst->data, src->data, src->nbytes);
     return TCONV_OK;
 }
 
-static tconv_status take_outputs(tconv_session *s, tconv_run_env *env, bool keep_accounted,
-                                 tconv_rt_tensor *outputs, tconv_error *err) {
+static tconv_status take_outputs(tc_session *s, tc_run_env *env, bool keep_accounted,
+                                 tc_rt_tensor *outputs, tc_error *err) {
     size_t n = env->plan->n_outputs;
     for (size_t i = 0; i < n; i++)
         memset(&outputs[i], 0, sizeof outputs[i]);
@@ -437,9 +434,9 @@ static tconv_status take_outputs(tconv_session *s, tconv_run_env *env, bool keep
         if (st != TCONV_OK) {
             for (size_t k = 0; k < i; k++) {
                 if (keep_accounted)
-                    tconv_session_release(s, &outputs[k]);
+                    tc_session_release(s, &outputs[k]);
                 else
-                    tconv_rt_tensor_release(&outputs[k]);
+                    tc_rt_tensor_release(&outputs[k]);
             }
             return st;
         }
@@ -456,16 +453,16 @@ typedef struct dim_binding_set {
 } dim_binding_set;
 
 static tconv_status bind_symbolic_dim(dim_binding_set *set, const char *input, int axis,
-                                      const char *param, int64_t value, tconv_error *err) {
+                                      const char *param, int64_t value, tc_error *err) {
     for (size_t i = 0; i < set->n; i++) {
         if (strcmp(set->names[i], param) != 0)
             continue;
         if (set->values[i] != value)
-            return tconv_error_set(err, TCONV_ERR_INVALID,
-                                   "input '%s': dim %d ('%s') is %lld but another input gives "
-                                   "'%s' = %lld",
-                                   input, axis, param, (long long)value, param,
-                                   (long long)set->values[i]);
+            return tc_error_set(err, TCONV_ERR_INVALID,
+                                "input '%s': dim %d ('%s') is %lld but another input gives "
+                                "'%s' = %lld",
+                                input, axis, param, (long long)value, param,
+                                (long long)set->values[i]);
         return TCONV_OK;
     }
     if (set->n < 64) {
@@ -475,29 +472,29 @@ static tconv_status bind_symbolic_dim(dim_binding_set *set, const char *input, i
     return TCONV_OK;
 }
 
-static tconv_status check_input(const tconv_value *v, const tconv_rt_tensor *t,
-                                dim_binding_set *bindings, tconv_error *err) {
-    const tconv_type *type = &v->type;
+static tconv_status check_input(const tconv_value *v, const tc_rt_tensor *t,
+                                dim_binding_set *bindings, tc_error *err) {
+    const tc_type *type = &v->type;
     if (t->dtype == TCONV_DTYPE_UNDEFINED || (t->n_elements > 0 && !t->data))
-        return tconv_error_set(err, TCONV_ERR_USAGE, "input '%s': no data given", v->name);
+        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': no data given", v->name);
     if (type->kind != TCONV_TYPE_TENSOR)
         return TCONV_OK;
     if (type->dtype != TCONV_DTYPE_UNDEFINED && type->dtype != t->dtype)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "input '%s': dtype %s given, the graph declares %s", v->name,
-                               tconv_dtype_name(t->dtype), tconv_dtype_name(type->dtype));
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "input '%s': dtype %s given, the graph declares %s", v->name,
+                            tconv_dtype_name(t->dtype), tconv_dtype_name(type->dtype));
     if (type->rank < 0)
         return TCONV_OK;
     if (type->rank != t->rank)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "input '%s': rank %d given, the graph declares rank %d", v->name,
-                               t->rank, type->rank);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "input '%s': rank %d given, the graph declares rank %d", v->name,
+                            t->rank, type->rank);
     for (int i = 0; i < t->rank; i++) {
-        const tconv_dim *d = &type->dims[i];
+        const tc_dim *d = &type->dims[i];
         if (d->kind == TCONV_DIM_STATIC && d->value != t->dims[i])
-            return tconv_error_set(err, TCONV_ERR_INVALID,
-                                   "input '%s': dim %d is %lld, the graph declares %lld", v->name,
-                                   i, (long long)t->dims[i], (long long)d->value);
+            return tc_error_set(err, TCONV_ERR_INVALID,
+                                "input '%s': dim %d is %lld, the graph declares %lld", v->name, i,
+                                (long long)t->dims[i], (long long)d->value);
         if (d->kind == TCONV_DIM_SYMBOLIC && d->param) {
             tconv_status st = bind_symbolic_dim(bindings, v->name, i, d->param, t->dims[i], err);
             if (st != TCONV_OK)
@@ -507,12 +504,12 @@ static tconv_status check_input(const tconv_value *v, const tconv_rt_tensor *t,
     return TCONV_OK;
 }
 
-static tconv_status bind_inputs(const tconv_session *s, tconv_run_env *env,
-                                const tconv_rt_tensor *inputs, size_t n_inputs, tconv_error *err) {
-    const tconv_graph_plan *plan = env->plan;
+static tconv_status bind_inputs(const tc_session *s, tc_run_env *env, const tc_rt_tensor *inputs,
+                                size_t n_inputs, tc_error *err) {
+    const tc_graph_plan *plan = env->plan;
     if (n_inputs != plan->n_inputs)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "%zu inputs given, the graph needs %zu",
-                               n_inputs, plan->n_inputs);
+        return tc_error_set(err, TCONV_ERR_USAGE, "%zu inputs given, the graph needs %zu", n_inputs,
+                            plan->n_inputs);
     dim_binding_set bindings = {0};
     for (size_t i = 0; i < n_inputs; i++) {
         uint32_t slot = plan->inputs[i];
@@ -523,19 +520,19 @@ static tconv_status bind_inputs(const tconv_session *s, tconv_run_env *env,
         env->slots[slot].owns_data = false; /* borrowed from the caller */
     }
     /* Now that the inputs fix the symbolic dims, refuse before the first allocation. */
-    tconv_plan_dim_values bound = {bindings.names, bindings.values, bindings.n};
-    return bindings.n ? tconv_plan_check_memory(s, plan, &bound, err) : TCONV_OK;
+    tc_plan_dim_values bound = {bindings.names, bindings.values, bindings.n};
+    return bindings.n ? tc_plan_check_memory(s, plan, &bound, err) : TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- running */
 
-tconv_status tconv_session_run(tconv_session *session, const tconv_rt_tensor *inputs,
-                               size_t n_inputs, tconv_rt_tensor *outputs, tconv_error *err) {
-    tconv_error local;
+tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, size_t n_inputs,
+                            tc_rt_tensor *outputs, tc_error *err) {
+    tc_error local;
     if (!err)
         err = &local;
-    tconv_error_clear(err);
-    tconv_run_env env;
+    tc_error_clear(err);
+    tc_run_env env;
     tconv_status st = env_init(&env, session->main, NULL, err);
     if (st != TCONV_OK)
         return st;
@@ -555,8 +552,8 @@ tconv_status tconv_session_run(tconv_session *session, const tconv_rt_tensor *in
     return st;
 }
 
-static const tconv_graph_plan *find_subplan(const tconv_session *s, const tconv_graph *graph) {
-    const tconv_step_plan *step = s->current_step;
+static const tc_graph_plan *find_subplan(const tc_session *s, const tconv_graph *graph) {
+    const tc_step_plan *step = s->current_step;
     for (size_t i = 0; step && i < step->n_subplans; i++) {
         if (step->subplans[i]->graph == graph)
             return step->subplans[i];
@@ -566,31 +563,31 @@ static const tconv_graph_plan *find_subplan(const tconv_session *s, const tconv_
 
 #define TCONV_MAX_SUBGRAPH_DEPTH 64
 
-tconv_status tconv_session_run_subgraph(tconv_kernel_ctx *ctx, const tconv_graph *graph,
-                                        tconv_rt_tensor *outputs, size_t n_outputs) {
-    tconv_session *s = ctx->session;
-    const tconv_graph_plan *plan = s ? find_subplan(s, graph) : NULL;
+tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
+                                     tc_rt_tensor *outputs, size_t n_outputs) {
+    tc_session *s = ctx->session;
+    const tc_graph_plan *plan = s ? find_subplan(s, graph) : NULL;
     if (!plan)
-        return tconv_error_set(ctx->err, TCONV_ERR_USAGE, "subgraph '%s' has no execution plan",
-                               graph->name ? graph->name : "");
+        return tc_error_set(ctx->err, TCONV_ERR_USAGE, "subgraph '%s' has no execution plan",
+                            graph->name ? graph->name : "");
     if (plan->n_inputs != 0)
-        return tconv_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                               "subgraph '%s' declares %zu inputs; only input-less subgraphs "
-                               "(If branches) can run",
-                               graph->name ? graph->name : "", plan->n_inputs);
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "subgraph '%s' declares %zu inputs; only input-less subgraphs "
+                            "(If branches) can run",
+                            graph->name ? graph->name : "", plan->n_inputs);
     if (n_outputs != plan->n_outputs)
-        return tconv_error_set(ctx->err, TCONV_ERR_INVALID,
-                               "subgraph '%s' has %zu outputs, the node has %zu",
-                               graph->name ? graph->name : "", plan->n_outputs, n_outputs);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "subgraph '%s' has %zu outputs, the node has %zu",
+                            graph->name ? graph->name : "", plan->n_outputs, n_outputs);
     if (s->depth >= TCONV_MAX_SUBGRAPH_DEPTH)
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nest deeper than %d",
-                               TCONV_MAX_SUBGRAPH_DEPTH);
-    tconv_run_env env;
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nest deeper than %d",
+                            TCONV_MAX_SUBGRAPH_DEPTH);
+    tc_run_env env;
     tconv_status st = env_init(&env, plan, s->current_env, ctx->err);
     if (st != TCONV_OK)
         return st;
-    const tconv_run_env *saved_env = s->current_env;
-    const tconv_step_plan *saved_step = s->current_step;
+    const tc_run_env *saved_env = s->current_env;
+    const tc_step_plan *saved_step = s->current_step;
     s->depth++;
     st = run_steps(s, &env, ctx->err);
     if (st == TCONV_OK)
@@ -600,6 +597,6 @@ tconv_status tconv_session_run_subgraph(tconv_kernel_ctx *ctx, const tconv_graph
     s->current_step = saved_step;
     env_free(s, &env);
     if (st != TCONV_OK)
-        tconv_error_prefix(ctx->err, "in subgraph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, "in subgraph '%s': ", graph->name ? graph->name : "");
     return st;
 }

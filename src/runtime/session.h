@@ -5,70 +5,70 @@
 #include "ir/ir.h"
 #include "runtime/rt_tensor.h"
 
-typedef struct tconv_session tconv_session;
+typedef struct tc_session tc_session;
 
-typedef struct tconv_dim_binding {
+typedef struct tc_dim_binding {
     const char *name; /* a symbolic dim_param of a graph input */
     int64_t value;
-} tconv_dim_binding;
+} tc_dim_binding;
 
-typedef struct tconv_session_options {
+typedef struct tc_session_options {
     int n_threads; /* 0: one per core (at most 2 used by default builds' kernels) */
     /* Tensor bytes held at once: initializer copies + live intermediate values; default
      * 16 GiB, 0: no limit. A graph whose planned memory (declared shapes replayed over the
      * buffer lifetimes) exceeds it is refused before anything is allocated; values of unknown
      * shape are held to it as they are allocated. */
     size_t max_memory_bytes;
-} tconv_session_options;
+} tc_session_options;
 
-void tconv_session_options_init(tconv_session_options *options);
+void tc_session_options_init(tc_session_options *options);
 
 /* Memory statistics, e.g. to check that buffers are freed after their last use. */
-typedef struct tconv_session_stats {
+typedef struct tc_session_stats {
     size_t live_bytes;       /* intermediate tensor bytes alive now (0 between runs) */
     size_t peak_live_bytes;  /* the most intermediate bytes alive at once during the last run */
     size_t constant_bytes;   /* initializer data the session holds */
     uint64_t n_allocations;  /* tensors allocated during the last run */
     uint64_t n_kernel_calls; /* kernels run during the last run (subgraphs included) */
-} tconv_session_stats;
+} tc_session_stats;
 
 /* Prepares to run `model` (which must outlive the session): checks every node has a kernel
  * (error names node, op, domain and opset), plans buffer lifetimes. */
-tconv_status tconv_session_create(tconv_model *model, const tconv_session_options *options,
-                                  tconv_session **out, tconv_error *err);
-void tconv_session_free(tconv_session *session);
-void tconv_session_get_stats(const tconv_session *session, tconv_session_stats *stats);
+tconv_status tc_session_create(tconv_model *model, const tc_session_options *options,
+                               tc_session **out, tc_error *err);
+void tc_session_free(tc_session *session);
+void tc_session_get_stats(const tc_session *session, tc_session_stats *stats);
 
 /* The graph inputs that need data (inputs that are not initializers), in graph order. */
-size_t tconv_session_input_count(const tconv_session *session);
-const tconv_value *tconv_session_input(const tconv_session *session, size_t index);
-size_t tconv_session_output_count(const tconv_session *session);
-const tconv_value *tconv_session_output(const tconv_session *session, size_t index);
+size_t tc_session_input_count(const tc_session *session);
+const tconv_value *tc_session_input(const tc_session *session, size_t index);
+size_t tc_session_output_count(const tc_session *session);
+const tconv_value *tc_session_output(const tc_session *session, size_t index);
 
-/* Runs the graph. inputs[i] feeds tconv_session_input(i); dtypes and static dims are checked
- * against the graph (error names the input). outputs: an array of tconv_session_output_count
+/* Runs the graph. inputs[i] feeds tc_session_input(i); dtypes and static dims are checked
+ * against the graph (error names the input). outputs: an array of tc_session_output_count
  * tensors the caller provides (empty); filled with owned data that the caller releases with
- * tconv_rt_tensor_release. */
-tconv_status tconv_session_run(tconv_session *session, const tconv_rt_tensor *inputs,
-                               size_t n_inputs, tconv_rt_tensor *outputs, tconv_error *err);
+ * tc_rt_tensor_release. */
+tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, size_t n_inputs,
+                            tc_rt_tensor *outputs, tc_error *err);
 
 /* Gives an output of an earlier run back instead of releasing it (t is emptied): the next run
  * reuses its buffer. A large output freed and allocated again every run came back as fresh
  * zero pages, a page fault each 4 KiB (a DCGAN generator's last layer took 5x its compute). */
-void tconv_session_recycle_output(tconv_session *session, tconv_rt_tensor *t);
+void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t);
 
 /* Fills t (allocated) for graph input `value` with seeded random data: float in [-1, 1], ints
  * small non-negative, bool random. Symbolic dims take their value from bindings; an unbound
  * dynamic dim is an error naming the input and the dim. */
-tconv_status tconv_session_random_input(const tconv_value *value, uint64_t seed,
-                                        const tconv_dim_binding *bindings, size_t n_bindings,
-                                        tconv_rt_tensor *t, tconv_error *err);
+tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
+                                     const tc_dim_binding *bindings, size_t n_bindings,
+                                     tc_rt_tensor *t, tc_error *err);
 
 /* Compares actual to expected: same dtype and shape, and |a - e| <= atol + rtol * |e| for every
  * element (NaN equal to NaN). Reports the largest absolute and relative errors. A shape or dtype
  * difference or a failed tolerance is TCONV_ERR_MISMATCH with a message saying where. */
-tconv_status tconv_rt_tensor_compare(const tconv_rt_tensor *actual, const tconv_rt_tensor *expected,
-                                     double rtol, double atol, double *max_abs_err,
-                                     double *max_rel_err, tconv_error *err);
+tconv_status tc_rt_tensor_compare(const tc_rt_tensor *actual, const tc_rt_tensor *expected,
+                                  double rtol, double atol, double *max_abs_err,
+                                  double *max_rel_err, tc_error *err);
 
 #endif

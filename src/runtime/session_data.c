@@ -26,7 +26,7 @@ static double random_unit(uint64_t *state) {
     return (double)(splitmix64(state) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-static bool find_binding(const tconv_dim_binding *b, size_t n, const char *name, int64_t *out) {
+static bool find_binding(const tc_dim_binding *b, size_t n, const char *name, int64_t *out) {
     for (size_t i = 0; i < n; i++) {
         if (b[i].name && strcmp(b[i].name, name) == 0) {
             *out = b[i].value;
@@ -36,42 +36,40 @@ static bool find_binding(const tconv_dim_binding *b, size_t n, const char *name,
     return false;
 }
 
-static tconv_status resolve_input_dims(const tconv_value *value, const tconv_dim_binding *bindings,
-                                       size_t n_bindings, int *rank, int64_t *dims,
-                                       tconv_error *err) {
-    const tconv_type *type = &value->type;
+static tconv_status resolve_input_dims(const tconv_value *value, const tc_dim_binding *bindings,
+                                       size_t n_bindings, int *rank, int64_t *dims, tc_error *err) {
+    const tc_type *type = &value->type;
     if (type->kind != TCONV_TYPE_TENSOR)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED, "input '%s' is not a tensor",
-                               value->name);
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "input '%s' is not a tensor", value->name);
     if (type->rank < 0 || type->rank > TCONV_MAX_RANK)
-        return tconv_error_set(err, TCONV_ERR_USAGE, "input '%s' has no known shape: give its data",
-                               value->name);
+        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s' has no known shape: give its data",
+                            value->name);
     for (int i = 0; i < type->rank; i++) {
-        const tconv_dim *d = &type->dims[i];
+        const tc_dim *d = &type->dims[i];
         if (d->kind == TCONV_DIM_STATIC) {
             dims[i] = d->value;
         } else if (d->kind == TCONV_DIM_SYMBOLIC && d->param &&
                    find_binding(bindings, n_bindings, d->param, &dims[i])) {
             if (dims[i] < 0)
-                return tconv_error_set(err, TCONV_ERR_USAGE, "dim '%s' bound to %lld", d->param,
-                                       (long long)dims[i]);
+                return tc_error_set(err, TCONV_ERR_USAGE, "dim '%s' bound to %lld", d->param,
+                                    (long long)dims[i]);
         } else if (d->kind == TCONV_DIM_SYMBOLIC && d->param) {
-            return tconv_error_set(err, TCONV_ERR_USAGE,
-                                   "input '%s': dim %d ('%s') is dynamic: give its value "
-                                   "(--dim %s=VALUE) or the input's data",
-                                   value->name, i, d->param, d->param);
+            return tc_error_set(err, TCONV_ERR_USAGE,
+                                "input '%s': dim %d ('%s') is dynamic: give its value "
+                                "(--dim %s=VALUE) or the input's data",
+                                value->name, i, d->param, d->param);
         } else {
-            return tconv_error_set(err, TCONV_ERR_USAGE,
-                                   "input '%s': dim %d is dynamic and unnamed: give the input's "
-                                   "data",
-                                   value->name, i);
+            return tc_error_set(err, TCONV_ERR_USAGE,
+                                "input '%s': dim %d is dynamic and unnamed: give the input's "
+                                "data",
+                                value->name, i);
         }
     }
     *rank = type->rank;
     return TCONV_OK;
 }
 
-static void fill_random(tconv_rt_tensor *t, uint64_t *state) {
+static void fill_random(tc_rt_tensor *t, uint64_t *state) {
     for (int64_t i = 0; i < t->n_elements; i++) {
         double u = random_unit(state);
         uint64_t r = splitmix64(state);
@@ -83,7 +81,7 @@ static void fill_random(tconv_rt_tensor *t, uint64_t *state) {
             ((double *)t->data)[i] = u;
             break;
         case TCONV_DTYPE_FLOAT16:
-            ((uint16_t *)t->data)[i] = tconv_float_to_half((float)u);
+            ((uint16_t *)t->data)[i] = tc_float_to_half((float)u);
             break;
         case TCONV_DTYPE_BOOL:
             ((uint8_t *)t->data)[i] = (uint8_t)(r & 1u);
@@ -110,17 +108,17 @@ static void fill_random(tconv_rt_tensor *t, uint64_t *state) {
     }
 }
 
-tconv_status tconv_session_random_input(const tconv_value *value, uint64_t seed,
-                                        const tconv_dim_binding *bindings, size_t n_bindings,
-                                        tconv_rt_tensor *t, tconv_error *err) {
+tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
+                                     const tc_dim_binding *bindings, size_t n_bindings,
+                                     tc_rt_tensor *t, tc_error *err) {
     int rank = 0;
     int64_t dims[TCONV_MAX_RANK];
     tconv_status st = resolve_input_dims(value, bindings, n_bindings, &rank, dims, err);
     if (st != TCONV_OK)
         return st;
-    st = tconv_rt_tensor_alloc(t, value->type.dtype, rank, dims, err);
+    st = tc_rt_tensor_alloc(t, value->type.dtype, rank, dims, err);
     if (st != TCONV_OK)
-        return tconv_error_prefix(err, "input '%s': ", value->name);
+        return tc_error_prefix(err, "input '%s': ", value->name);
     uint64_t state = seed ^ hash_name(value->name);
     fill_random(t, &state);
     return TCONV_OK;
@@ -132,30 +130,29 @@ static bool is_float_dtype(tconv_dtype d) {
     return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16;
 }
 
-static tconv_status compare_layout(const tconv_rt_tensor *a, const tconv_rt_tensor *e,
-                                   tconv_error *err) {
+static tconv_status compare_layout(const tc_rt_tensor *a, const tc_rt_tensor *e, tc_error *err) {
     char sa[256], se[256];
     if (a->dtype != e->dtype)
-        return tconv_error_set(err, TCONV_ERR_MISMATCH, "dtype %s, expected %s",
-                               tconv_dtype_name(a->dtype), tconv_dtype_name(e->dtype));
+        return tc_error_set(err, TCONV_ERR_MISMATCH, "dtype %s, expected %s",
+                            tconv_dtype_name(a->dtype), tconv_dtype_name(e->dtype));
     bool same = a->rank == e->rank;
     for (int i = 0; same && i < a->rank; i++)
         same = a->dims[i] == e->dims[i];
     if (!same)
-        return tconv_error_set(err, TCONV_ERR_MISMATCH, "shape %s, expected %s",
-                               tconv_shape_format(a->rank, a->dims, sa, sizeof sa),
-                               tconv_shape_format(e->rank, e->dims, se, sizeof se));
+        return tc_error_set(err, TCONV_ERR_MISMATCH, "shape %s, expected %s",
+                            tc_shape_format(a->rank, a->dims, sa, sizeof sa),
+                            tc_shape_format(e->rank, e->dims, se, sizeof se));
     return TCONV_OK;
 }
 
 /* Flat index -> "[i,j,k]" for messages. */
-static const char *format_index(const tconv_rt_tensor *t, int64_t flat, char *buf, size_t size) {
+static const char *format_index(const tc_rt_tensor *t, int64_t flat, char *buf, size_t size) {
     int64_t idx[TCONV_MAX_RANK];
     for (int i = t->rank - 1; i >= 0; i--) {
         idx[i] = t->dims[i] ? flat % t->dims[i] : 0;
         flat = t->dims[i] ? flat / t->dims[i] : 0;
     }
-    return tconv_shape_format(t->rank, idx, buf, size);
+    return tc_shape_format(t->rank, idx, buf, size);
 }
 
 typedef struct compare_result {
@@ -202,9 +199,9 @@ static void compare_int_element(int64_t a, int64_t e, int64_t i, compare_result 
     }
 }
 
-tconv_status tconv_rt_tensor_compare(const tconv_rt_tensor *actual, const tconv_rt_tensor *expected,
-                                     double rtol, double atol, double *max_abs_err,
-                                     double *max_rel_err, tconv_error *err) {
+tconv_status tc_rt_tensor_compare(const tc_rt_tensor *actual, const tc_rt_tensor *expected,
+                                  double rtol, double atol, double *max_abs_err,
+                                  double *max_rel_err, tc_error *err) {
     compare_result r = {0};
     if (max_abs_err)
         *max_abs_err = 0.0;
@@ -219,13 +216,13 @@ tconv_status tconv_rt_tensor_compare(const tconv_rt_tensor *actual, const tconv_
     bool floating = is_float_dtype(actual->dtype);
     for (int64_t i = 0; i < actual->n_elements; i++) {
         if (floating)
-            compare_float_element(tconv_rt_get_f64(actual, i), tconv_rt_get_f64(expected, i), rtol,
-                                  atol, i, &r);
+            compare_float_element(tc_rt_get_f64(actual, i), tc_rt_get_f64(expected, i), rtol, atol,
+                                  i, &r);
         else if (actual->dtype == TCONV_DTYPE_UINT64)
             compare_int_element((int64_t)((const uint64_t *)actual->data)[i],
                                 (int64_t)((const uint64_t *)expected->data)[i], i, &r);
         else
-            compare_int_element(tconv_rt_get_i64(actual, i), tconv_rt_get_i64(expected, i), i, &r);
+            compare_int_element(tc_rt_get_i64(actual, i), tc_rt_get_i64(expected, i), i, &r);
     }
     if (max_abs_err)
         *max_abs_err = r.max_abs;
@@ -234,10 +231,10 @@ tconv_status tconv_rt_tensor_compare(const tconv_rt_tensor *actual, const tconv_
     if (r.n_bad == 0)
         return TCONV_OK;
     char where[256];
-    return tconv_error_set(err, TCONV_ERR_MISMATCH,
-                           "%lld of %lld elements differ (rtol %g, atol %g); first at %s: got "
-                           "%.9g, expected %.9g; max abs err %.3g",
-                           (long long)r.n_bad, (long long)actual->n_elements, rtol, atol,
-                           format_index(actual, r.first_bad, where, sizeof where), r.bad_actual,
-                           r.bad_expected, r.max_abs);
+    return tc_error_set(err, TCONV_ERR_MISMATCH,
+                        "%lld of %lld elements differ (rtol %g, atol %g); first at %s: got "
+                        "%.9g, expected %.9g; max abs err %.3g",
+                        (long long)r.n_bad, (long long)actual->n_elements, rtol, atol,
+                        format_index(actual, r.first_bad, where, sizeof where), r.bad_actual,
+                        r.bad_expected, r.max_abs);
 }

@@ -4,7 +4,7 @@
  * output. When each value of that chain is read only by the next node, the Slice crops spatial
  * axes with unit steps, the Pad adds zeros on spatial axes, the Add adds a per-channel constant
  * and all their parameters are constants, the plan instead hands the chain to the ConvTranspose
- * kernel (which writes exactly that result: kernel.h, tconv_kernel_crop) and the chain's steps
+ * kernel (which writes exactly that result: kernel.h, tc_kernel_crop) and the chain's steps
  * just move the result along. The graph is not changed: this is a property of the plan, not a
  * pass (the runtime never runs passes). */
 #include "runtime/session_internal.h"
@@ -18,11 +18,11 @@ static bool is_op(const tconv_node *node, const char *op) {
 
 /* Integers of constant input `k` of a step (an initializer of the same graph); false when the
  * input is absent, not a constant, not INT32/INT64, or longer than TCONV_MAX_RANK. */
-static bool const_ints(const tconv_graph_plan *plan, const tconv_step_plan *step, size_t k,
-                       int64_t *out, size_t *n) {
+static bool const_ints(const tc_graph_plan *plan, const tc_step_plan *step, size_t k, int64_t *out,
+                       size_t *n) {
     if (k >= step->n_inputs || step->inputs[k].slot == TCONV_NO_SLOT || step->inputs[k].up != 0)
         return false;
-    const tconv_rt_tensor *t = &plan->constants[step->inputs[k].slot];
+    const tc_rt_tensor *t = &plan->constants[step->inputs[k].slot];
     if (t->rank != 1 || t->n_elements > TCONV_MAX_RANK ||
         (t->dtype != TCONV_DTYPE_INT64 && t->dtype != TCONV_DTYPE_INT32))
         return false;
@@ -36,9 +36,8 @@ static bool const_ints(const tconv_graph_plan *plan, const tconv_step_plan *step
 static bool attr_ints(const tconv_node *node, const char *name, int64_t *out, size_t *n,
                       bool *present) {
     const int64_t *values;
-    tconv_error err;
-    if (tconv_node_attr_ints(node, name, present, &values, n, &err) != TCONV_OK ||
-        *n > TCONV_MAX_RANK)
+    tc_error err;
+    if (tc_node_attr_ints(node, name, present, &values, n, &err) != TCONV_OK || *n > TCONV_MAX_RANK)
         return false;
     if (*n)
         memcpy(out, values, *n * sizeof *out);
@@ -52,7 +51,7 @@ typedef struct slice_consts {
 } slice_consts;
 
 /* The Slice's parameters when all are constant and the steps are 1. */
-static bool read_slice(const tconv_graph_plan *plan, const tconv_step_plan *step, slice_consts *c) {
+static bool read_slice(const tc_graph_plan *plan, const tc_step_plan *step, slice_consts *c) {
     size_t n_ends = 0, n_axes = 0, n_steps = 0;
     bool has_axes = true, has_steps = step->opset >= 10 && step->n_inputs > 4 &&
                                       step->inputs[4].slot != TCONV_NO_SLOT;
@@ -82,7 +81,7 @@ static bool read_slice(const tconv_graph_plan *plan, const tconv_step_plan *step
 }
 
 /* Axes normalized against the rank; only spatial axes (>= 2), each once. */
-static bool spatial_axes(const slice_consts *c, int rank, tconv_kernel_crop *crop) {
+static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) {
     bool seen[TCONV_MAX_RANK] = {false};
     crop->n = c->n;
     for (size_t i = 0; i < c->n; i++) {
@@ -101,14 +100,13 @@ static bool spatial_axes(const slice_consts *c, int rank, tconv_kernel_crop *cro
 
 /* Whether slot is read by anything but input `input` of step `reader`: another input, another
  * step, a subgraph, a graph output. */
-static bool read_elsewhere(const tconv_graph_plan *plan, uint32_t slot, size_t reader,
-                           size_t input) {
+static bool read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input) {
     for (size_t i = 0; i < plan->n_outputs; i++) {
         if (plan->outputs[i].up == 0 && plan->outputs[i].slot == slot)
             return true;
     }
     for (size_t i = 0; i < plan->n_steps; i++) {
-        const tconv_step_plan *st = &plan->steps[i];
+        const tc_step_plan *st = &plan->steps[i];
         for (size_t k = 0; k < st->n_captures; k++) {
             if (st->captures[k] == slot)
                 return true;
@@ -123,10 +121,10 @@ static bool read_elsewhere(const tconv_graph_plan *plan, uint32_t slot, size_t r
 
 /* The only step reading slot (as its input *input), after step `after`; -1 when there is none
  * or slot has other readers. */
-static ptrdiff_t sole_reader(const tconv_graph_plan *plan, uint32_t slot, size_t after,
+static ptrdiff_t sole_reader(const tc_graph_plan *plan, uint32_t slot, size_t after,
                              size_t *input) {
     for (size_t i = after + 1; i < plan->n_steps; i++) {
-        const tconv_step_plan *st = &plan->steps[i];
+        const tc_step_plan *st = &plan->steps[i];
         for (size_t k = 0; k < st->n_inputs; k++) {
             if (st->inputs[k].up != 0 || st->inputs[k].slot != slot)
                 continue;
@@ -141,45 +139,45 @@ static ptrdiff_t sole_reader(const tconv_graph_plan *plan, uint32_t slot, size_t
 }
 
 /* The rank of the ConvTranspose's X (its output rank), or -1 when unknown. */
-static int producer_rank(const tconv_step_plan *producer) {
+static int producer_rank(const tc_step_plan *producer) {
     const tconv_node *node = producer->node;
     if (node->n_inputs < 1 || !node->inputs[0])
         return -1;
     return node->inputs[0]->type.rank;
 }
 
-static bool has_input(const tconv_step_plan *step, size_t k) {
+static bool has_input(const tc_step_plan *step, size_t k) {
     return k < step->n_inputs && step->inputs[k].slot != TCONV_NO_SLOT;
 }
 
 /* A constant input as an rt tensor (same graph), or NULL. */
-static const tconv_rt_tensor *const_input(const tconv_graph_plan *plan, const tconv_step_plan *step,
-                                          size_t k) {
+static const tc_rt_tensor *const_input(const tc_graph_plan *plan, const tc_step_plan *step,
+                                       size_t k) {
     if (!has_input(step, k) || step->inputs[k].up != 0)
         return NULL;
-    const tconv_rt_tensor *t = &plan->constants[step->inputs[k].slot];
+    const tc_rt_tensor *t = &plan->constants[step->inputs[k].slot];
     return t->dtype == TCONV_DTYPE_UNDEFINED ? NULL : t;
 }
 
 /* Pad with zeros on spatial axes only: extend_begin / extend_end of crop. */
-static bool read_pad(const tconv_graph_plan *plan, const tconv_step_plan *step, int rank,
-                     tconv_kernel_crop *crop) {
+static bool read_pad(const tc_graph_plan *plan, const tc_step_plan *step, int rank,
+                     tc_kernel_crop *crop) {
     const char *mode = "constant";
-    tconv_error err;
+    tc_error err;
     int64_t pads[2 * TCONV_MAX_RANK];
     size_t n = 0;
-    if (tconv_node_attr_string(step->node, "mode", "constant", &mode, &err) != TCONV_OK ||
+    if (tc_node_attr_string(step->node, "mode", "constant", &mode, &err) != TCONV_OK ||
         strcmp(mode, "constant") != 0)
         return false;
     if (step->opset < 11) {
         bool present;
         float value = 0.0f;
         if (!attr_ints(step->node, "pads", pads, &n, &present) || !present ||
-            tconv_node_attr_float(step->node, "value", 0.0f, &value, &err) != TCONV_OK ||
+            tc_node_attr_float(step->node, "value", 0.0f, &value, &err) != TCONV_OK ||
             value != 0.0f)
             return false;
     } else {
-        const tconv_rt_tensor *value = const_input(plan, step, 2);
+        const tc_rt_tensor *value = const_input(plan, step, 2);
         if (!const_ints(plan, step, 1, pads, &n) || has_input(step, 3) ||
             (has_input(step, 2) &&
              (!value || value->dtype != TCONV_DTYPE_FLOAT || value->n_elements != 1 ||
@@ -198,21 +196,20 @@ static bool read_pad(const tconv_graph_plan *plan, const tconv_step_plan *step, 
 }
 
 /* C_out of a ConvTranspose whose W is a constant (W.shape[1] * group), or -1. */
-static int64_t constant_channels(const tconv_graph_plan *plan, const tconv_step_plan *producer) {
-    const tconv_rt_tensor *w = const_input(plan, producer, 1);
+static int64_t constant_channels(const tc_graph_plan *plan, const tc_step_plan *producer) {
+    const tc_rt_tensor *w = const_input(plan, producer, 1);
     int64_t group = 1;
-    tconv_error err;
-    if (!w || w->rank < 3 ||
-        tconv_node_attr_int(producer->node, "group", 1, &group, &err) != TCONV_OK)
+    tc_error err;
+    if (!w || w->rank < 3 || tc_node_attr_int(producer->node, "group", 1, &group, &err) != TCONV_OK)
         return -1;
     return w->dims[1] * group;
 }
 
 /* Add of a per-channel float constant (shape [C,1,...] or [1,C,1,...]) to the chain value at
  * input `input` of the Add. */
-static bool read_bias_add(const tconv_graph_plan *plan, const tconv_step_plan *add, size_t input,
-                          int64_t c_out, int rank, tconv_kernel_crop *crop) {
-    const tconv_rt_tensor *b = input < 2 ? const_input(plan, add, 1 - input) : NULL;
+static bool read_bias_add(const tc_graph_plan *plan, const tc_step_plan *add, size_t input,
+                          int64_t c_out, int rank, tc_kernel_crop *crop) {
+    const tc_rt_tensor *b = input < 2 ? const_input(plan, add, 1 - input) : NULL;
     if (!b || b->dtype != TCONV_DTYPE_FLOAT || c_out < 1 || b->n_elements != c_out ||
         b->rank < rank - 1 || b->rank > rank)
         return false;
@@ -227,12 +224,11 @@ static bool read_bias_add(const tconv_graph_plan *plan, const tconv_step_plan *a
 }
 
 /* Follows ConvTranspose -> [Slice] -> [Pad] -> [Add] from step p; marks the steps fused. */
-static tconv_status fuse_chain(tconv_session *session, tconv_graph_plan *plan, size_t p,
-                               tconv_error *err) {
-    tconv_step_plan *producer = &plan->steps[p];
+static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t p, tc_error *err) {
+    tc_step_plan *producer = &plan->steps[p];
     int rank = producer_rank(producer);
     bool producer_bias = has_input(producer, 2);
-    tconv_kernel_crop crop;
+    tc_kernel_crop crop;
     memset(&crop, 0, sizeof crop);
     ptrdiff_t fused[3];
     int n_fused = 0;
@@ -241,7 +237,7 @@ static tconv_status fuse_chain(tconv_session *session, tconv_graph_plan *plan, s
                          ? sole_reader(plan, producer->outputs[0], at, &input)
                          : -1;
     slice_consts c;
-    tconv_kernel_crop sliced = crop;
+    tc_kernel_crop sliced = crop;
     if (next >= 0 && input == 0 && is_op(plan->steps[next].node, "Slice") &&
         read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
         crop = sliced;
@@ -263,9 +259,9 @@ static tconv_status fuse_chain(tconv_session *session, tconv_graph_plan *plan, s
     }
     if (n_fused == 0)
         return TCONV_OK;
-    tconv_kernel_crop *kept = tconv_arena_alloc(session->arena, sizeof *kept);
+    tc_kernel_crop *kept = tc_arena_alloc(session->arena, sizeof *kept);
     if (!kept)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     *kept = crop;
     producer->crop = kept;
     for (int i = 0; i < n_fused; i++)
@@ -273,8 +269,7 @@ static tconv_status fuse_chain(tconv_session *session, tconv_graph_plan *plan, s
     return TCONV_OK;
 }
 
-tconv_status tconv_plan_fuse_crops(tconv_session *session, tconv_graph_plan *plan,
-                                   tconv_error *err) {
+tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
         if (!is_op(plan->steps[i].node, "ConvTranspose") || plan->steps[i].crop)
             continue;

@@ -1,9 +1,9 @@
 /* Memory planning: the session refuses a graph whose planned memory exceeds
- * tconv_session_options.max_memory_bytes before it allocates anything for it. The plan is the
+ * tc_session_options.max_memory_bytes before it allocates anything for it. The plan is the
  * lifetime plan of session_plan.c replayed over the values' declared shapes: initializer copies,
  * plus every intermediate value from the step that produces it to the step that releases it.
  * Values whose shape is not known in advance count as 0 bytes here; the per-allocation check in
- * tconv_session_alloc still holds them to the same limit while the graph runs. */
+ * tc_session_alloc still holds them to the same limit while the graph runs. */
 #include "runtime/session_internal.h"
 
 #include <inttypes.h>
@@ -13,7 +13,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static bool bound_dim(const tconv_plan_dim_values *bound, const char *param, int64_t *out) {
+static bool bound_dim(const tc_plan_dim_values *bound, const char *param, int64_t *out) {
     for (size_t i = 0; bound && param && i < bound->n; i++) {
         if (bound->names[i] && strcmp(bound->names[i], param) == 0) {
             *out = bound->values[i];
@@ -25,16 +25,16 @@ static bool bound_dim(const tconv_plan_dim_values *bound, const char *param, int
 
 /* The bytes a value's tensor takes when its dtype and every dim are known (static, or symbolic
  * and bound); UINT64_MAX when that size overflows. false when unknown. */
-static bool value_bytes(const tconv_value *v, const tconv_plan_dim_values *bound, uint64_t *out) {
+static bool value_bytes(const tconv_value *v, const tc_plan_dim_values *bound, uint64_t *out) {
     if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0)
         return false;
-    size_t esize = tconv_rt_dtype_size(v->type.dtype);
+    size_t esize = tc_rt_dtype_size(v->type.dtype);
     if (esize == 0)
         return false;
     int64_t n = 1;
     bool overflow = false;
     for (int i = 0; i < v->type.rank; i++) {
-        const tconv_dim *d = &v->type.dims[i];
+        const tc_dim *d = &v->type.dims[i];
         int64_t value;
         if (d->kind == TCONV_DIM_STATIC)
             value = d->value;
@@ -42,7 +42,7 @@ static bool value_bytes(const tconv_value *v, const tconv_plan_dim_values *bound
             return false;
         if (value < 0)
             return false;
-        if (!overflow && !tconv_mul_i64(n, value, &n))
+        if (!overflow && !tc_mul_i64(n, value, &n))
             overflow = true;
         if (value == 0) {
             *out = 0; /* an empty tensor, whatever the other dims say */
@@ -50,12 +50,12 @@ static bool value_bytes(const tconv_value *v, const tconv_plan_dim_values *bound
         }
     }
     int64_t bytes;
-    *out = overflow || !tconv_mul_i64(n, (int64_t)esize, &bytes) ? UINT64_MAX : (uint64_t)bytes;
+    *out = overflow || !tc_mul_i64(n, (int64_t)esize, &bytes) ? UINT64_MAX : (uint64_t)bytes;
     return true;
 }
 
-static uint64_t slot_bytes(const tconv_graph_plan *plan, uint32_t slot,
-                           const tconv_plan_dim_values *bound) {
+static uint64_t slot_bytes(const tc_graph_plan *plan, uint32_t slot,
+                           const tc_plan_dim_values *bound) {
     uint64_t bytes = 0;
     if (slot != TCONV_NO_SLOT && slot < plan->n_slots &&
         !value_bytes(plan->slot_values[slot], bound, &bytes))
@@ -63,16 +63,16 @@ static uint64_t slot_bytes(const tconv_graph_plan *plan, uint32_t slot,
     return bytes;
 }
 
-tconv_status tconv_plan_check_memory(const tconv_session *session, const tconv_graph_plan *plan,
-                                     const tconv_plan_dim_values *bound, tconv_error *err) {
+tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
+                                  const tc_plan_dim_values *bound, tc_error *err) {
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0)
         return TCONV_OK;
     uint64_t constants = session->stats.constant_bytes;
     uint64_t live = constants, peak = constants;
-    const tconv_step_plan *peak_step = NULL;
+    const tc_step_plan *peak_step = NULL;
     for (size_t i = 0; i < plan->n_steps; i++) {
-        const tconv_step_plan *step = &plan->steps[i];
+        const tc_step_plan *step = &plan->steps[i];
         for (size_t k = 0; k < step->n_outputs; k++)
             live = add_sat(live, slot_bytes(plan, step->outputs[k], bound));
         if (live > peak) {
@@ -88,32 +88,32 @@ tconv_status tconv_plan_check_memory(const tconv_session *session, const tconv_g
         return TCONV_OK;
     char where[256] = "the initializers";
     if (peak_step)
-        tconv_node_describe(peak_step->node, where, sizeof where);
+        tc_node_describe(peak_step->node, where, sizeof where);
     if (peak == UINT64_MAX)
-        return tconv_error_set(err, TCONV_ERR_LIMIT,
-                               "planned memory overflows (a declared shape is too large, at %s); "
-                               "the memory limit is %zu bytes",
-                               where, limit);
-    return tconv_error_set(err, TCONV_ERR_LIMIT,
-                           "planned memory of %" PRIu64 " bytes (%" PRIu64 " of initializers, "
-                           "peak at %s) exceeds the memory limit of %zu bytes",
-                           peak, constants, where, limit);
+        return tc_error_set(err, TCONV_ERR_LIMIT,
+                            "planned memory overflows (a declared shape is too large, at %s); "
+                            "the memory limit is %zu bytes",
+                            where, limit);
+    return tc_error_set(err, TCONV_ERR_LIMIT,
+                        "planned memory of %" PRIu64 " bytes (%" PRIu64 " of initializers, "
+                        "peak at %s) exceeds the memory limit of %zu bytes",
+                        peak, constants, where, limit);
 }
 
-tconv_status tconv_plan_check_constant(const tconv_session *session, const tconv_tensor *t,
-                                       tconv_error *err) {
+tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
+                                    tc_error *err) {
     size_t limit = session->options.max_memory_bytes;
     int64_t n;
-    size_t esize = tconv_rt_dtype_size(t->dtype);
-    if (limit == 0 || esize == 0 || !tconv_tensor_elements(t, &n))
+    size_t esize = tc_rt_dtype_size(t->dtype);
+    if (limit == 0 || esize == 0 || !tc_tensor_elements(t, &n))
         return TCONV_OK; /* the copy itself reports what it cannot handle */
     int64_t bytes;
     uint64_t held = session->stats.constant_bytes;
-    if (tconv_mul_i64(n, (int64_t)esize, &bytes) && held <= limit &&
+    if (tc_mul_i64(n, (int64_t)esize, &bytes) && held <= limit &&
         (uint64_t)bytes <= (uint64_t)limit - held)
         return TCONV_OK;
-    return tconv_error_set(err, TCONV_ERR_LIMIT,
-                           "initializer '%s' needs %" PRId64 " x %zu bytes, over the memory limit "
-                           "of %zu bytes (%" PRIu64 " bytes of initializers already held)",
-                           t->name ? t->name : "", n, esize, limit, held);
+    return tc_error_set(err, TCONV_ERR_LIMIT,
+                        "initializer '%s' needs %" PRId64 " x %zu bytes, over the memory limit "
+                        "of %zu bytes (%" PRIu64 " bytes of initializers already held)",
+                        t->name ? t->name : "", n, esize, limit, held);
 }

@@ -9,20 +9,20 @@
 
 /* ---------------------------------------------------------------- small helpers */
 
-static bool grow(tconv_session *s, void **array, size_t *cap, size_t elem, size_t need) {
-    return tconv_arena_grow_array(s->arena, array, cap, elem, need);
+static bool grow(tc_session *s, void **array, size_t *cap, size_t elem, size_t need) {
+    return tc_arena_grow_array(s->arena, array, cap, elem, need);
 }
 
-static void *alloc_array(tconv_session *s, size_t count, size_t elem) {
-    return tconv_arena_calloc(s->arena, count ? count : 1, elem);
+static void *alloc_array(tc_session *s, size_t count, size_t elem) {
+    return tc_arena_calloc(s->arena, count ? count : 1, elem);
 }
 
 static const char *describe(const tconv_node *node, char *buf, size_t size) {
-    return tconv_node_describe(node, buf, size);
+    return tc_node_describe(node, buf, size);
 }
 
-static bool plan_slot(const tconv_graph_plan *plan, const char *name, uint32_t *slot) {
-    void *v = tconv_name_map_get(&plan->slot_of, name);
+static bool plan_slot(const tc_graph_plan *plan, const char *name, uint32_t *slot) {
+    void *v = tc_name_map_get(&plan->slot_of, name);
     if (!v)
         return false;
     *slot = (uint32_t)((uintptr_t)v - 1);
@@ -31,21 +31,21 @@ static bool plan_slot(const tconv_graph_plan *plan, const char *name, uint32_t *
 
 /* ---------------------------------------------------------------- slots */
 
-static tconv_status add_slot(tconv_session *s, tconv_graph_plan *plan, size_t *cap,
-                             const tconv_value *value, tconv_error *err) {
-    if (!value || tconv_name_map_contains(&plan->slot_of, value->name))
+static tconv_status add_slot(tc_session *s, tc_graph_plan *plan, size_t *cap,
+                             const tconv_value *value, tc_error *err) {
+    if (!value || tc_name_map_contains(&plan->slot_of, value->name))
         return TCONV_OK;
     if (plan->n_slots >= UINT32_MAX - 1)
-        return tconv_error_set(err, TCONV_ERR_LIMIT, "too many values in one graph");
+        return tc_error_set(err, TCONV_ERR_LIMIT, "too many values in one graph");
     if (!grow(s, (void **)&plan->slot_values, cap, sizeof *plan->slot_values, plan->n_slots + 1) ||
-        !tconv_name_map_put(&plan->slot_of, value->name, (void *)(uintptr_t)(plan->n_slots + 1)))
-        return tconv_error_nomem(err, "an execution plan");
+        !tc_name_map_put(&plan->slot_of, value->name, (void *)(uintptr_t)(plan->n_slots + 1)))
+        return tc_error_nomem(err, "an execution plan");
     plan->slot_values[plan->n_slots++] = value;
     return TCONV_OK;
 }
 
 /* One slot for every value the graph defines: inputs, initializers, node outputs. */
-static tconv_status assign_slots(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+static tconv_status assign_slots(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     const tconv_graph *g = plan->graph;
     size_t cap = 0;
     tconv_status st = TCONV_OK;
@@ -62,36 +62,35 @@ static tconv_status assign_slots(tconv_session *s, tconv_graph_plan *plan, tconv
     plan->constants = alloc_array(s, plan->n_slots, sizeof *plan->constants);
     plan->producer_step = alloc_array(s, plan->n_slots, sizeof *plan->producer_step);
     if (!plan->constants || !plan->producer_step)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < plan->n_slots; i++)
         plan->producer_step[i] = -1;
     return TCONV_OK;
 }
 
-static tconv_status load_constants(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+static tconv_status load_constants(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     const tconv_graph *g = plan->graph;
     for (size_t i = 0; i < g->n_initializers; i++) {
         tconv_tensor *t = g->initializers[i];
         uint32_t slot;
         if (!t->value || !plan_slot(plan, t->value->name, &slot))
             continue;
-        tconv_rt_tensor_release(&plan->constants[slot]);
-        tconv_status st = tconv_plan_check_constant(s, t, err);
+        tc_rt_tensor_release(&plan->constants[slot]);
+        tconv_status st = tc_plan_check_constant(s, t, err);
         if (st == TCONV_OK)
-            st = tconv_rt_tensor_from_ir(t, &plan->constants[slot], err);
+            st = tc_rt_tensor_from_ir(t, &plan->constants[slot], err);
         if (st != TCONV_OK)
-            return tconv_error_prefix(err, "initializer '%s': ", t->name ? t->name : "");
+            return tc_error_prefix(err, "initializer '%s': ", t->name ? t->name : "");
         s->stats.constant_bytes += plan->constants[slot].nbytes;
     }
     return TCONV_OK;
 }
 
-static tconv_status collect_graph_inputs(tconv_session *s, tconv_graph_plan *plan,
-                                         tconv_error *err) {
+static tconv_status collect_graph_inputs(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     const tconv_graph *g = plan->graph;
     plan->inputs = alloc_array(s, g->n_inputs, sizeof *plan->inputs);
     if (!plan->inputs)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < g->n_inputs; i++) {
         const tconv_value *v = g->inputs[i].value;
         uint32_t slot;
@@ -104,10 +103,10 @@ static tconv_status collect_graph_inputs(tconv_session *s, tconv_graph_plan *pla
 /* ---------------------------------------------------------------- resolving values */
 
 /* Finds the scope that defines value and its slot there. */
-static tconv_status resolve_value(const tconv_graph_plan *plan, const tconv_value *value,
-                                  const tconv_node *user, tconv_slot_ref *out, tconv_error *err) {
+static tconv_status resolve_value(const tc_graph_plan *plan, const tconv_value *value,
+                                  const tconv_node *user, tc_slot_ref *out, tc_error *err) {
     uint32_t up = 0;
-    for (const tconv_graph_plan *p = plan; p; p = p->parent, up++) {
+    for (const tc_graph_plan *p = plan; p; p = p->parent, up++) {
         if (value->graph != p->graph)
             continue;
         uint32_t slot;
@@ -120,32 +119,32 @@ static tconv_status resolve_value(const tconv_graph_plan *plan, const tconv_valu
     }
     char where[256];
     if (user)
-        return tconv_error_set(err, TCONV_ERR_INVALID,
-                               "%s: input '%s' is not defined (no producer, graph input or "
-                               "initializer in this graph or an enclosing one)",
-                               describe(user, where, sizeof where), value->name);
-    return tconv_error_set(err, TCONV_ERR_INVALID,
-                           "graph output '%s' is not defined by a node, input or initializer",
-                           value->name);
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "%s: input '%s' is not defined (no producer, graph input or "
+                            "initializer in this graph or an enclosing one)",
+                            describe(user, where, sizeof where), value->name);
+    return tc_error_set(err, TCONV_ERR_INVALID,
+                        "graph output '%s' is not defined by a node, input or initializer",
+                        value->name);
 }
 
 /* ---------------------------------------------------------------- captures */
 
 typedef struct capture_ctx {
-    tconv_session *session;
-    const tconv_graph_plan *plan;
-    tconv_step_plan *step;
-    tconv_error *err;
+    tc_session *session;
+    const tc_graph_plan *plan;
+    tc_step_plan *step;
+    tc_error *err;
 } capture_ctx;
 
 static tconv_status add_capture(capture_ctx *c, const tconv_value *v) {
     uint32_t slot;
     if (!v || v->graph != c->plan->graph || !plan_slot(c->plan, v->name, &slot))
         return TCONV_OK;
-    tconv_step_plan *step = c->step;
+    tc_step_plan *step = c->step;
     if (!grow(c->session, (void **)&step->captures, &step->cap_captures, sizeof(uint32_t),
               step->n_captures + 1))
-        return tconv_error_nomem(c->err, "an execution plan");
+        return tc_error_nomem(c->err, "an execution plan");
     step->captures[step->n_captures++] = slot;
     return TCONV_OK;
 }
@@ -159,7 +158,7 @@ static tconv_status collect_captures(tconv_graph *sub, void *vctx) {
             if (st != TCONV_OK)
                 return st;
         }
-        tconv_status st = tconv_node_for_each_subgraph(n, collect_captures, c);
+        tconv_status st = tc_node_for_each_subgraph(n, collect_captures, c);
         if (st != TCONV_OK)
             return st;
     }
@@ -181,24 +180,22 @@ typedef struct order_state {
     size_t *n_succ, *cap_succ;
 } order_state;
 
-static tconv_status add_edge(tconv_session *s, order_state *o, size_t from, size_t to,
-                             tconv_error *err) {
+static tconv_status add_edge(tc_session *s, order_state *o, size_t from, size_t to, tc_error *err) {
     if (!grow(s, (void **)&o->succ[from], &o->cap_succ[from], sizeof(size_t), o->n_succ[from] + 1))
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     o->succ[from][o->n_succ[from]++] = to;
     o->remaining[to]++;
     return TCONV_OK;
 }
 
 /* Kahn's algorithm over data dependencies (inputs and captured values), taking the earliest
- * ready node first (tconv_index_heap) so a sorted graph keeps its order. */
-static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
-                                const tconv_step_plan *unordered, order_state *o,
-                                tconv_error *err) {
+ * ready node first (tc_index_heap) so a sorted graph keeps its order. */
+static tconv_status order_steps(tc_session *s, tc_graph_plan *plan, const tc_step_plan *unordered,
+                                order_state *o, tc_error *err) {
     size_t *node_of_slot = alloc_array(s, plan->n_slots, sizeof(size_t));
     size_t *ready = alloc_array(s, o->n, sizeof(size_t));
     if (!node_of_slot || !ready)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < plan->n_slots; i++)
         node_of_slot[i] = SIZE_MAX;
     for (size_t i = 0; i < o->n; i++) {
@@ -208,7 +205,7 @@ static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
         }
     }
     for (size_t i = 0; i < o->n; i++) {
-        const tconv_step_plan *st = &unordered[i];
+        const tc_step_plan *st = &unordered[i];
         for (size_t k = 0; k < st->n_inputs + st->n_captures; k++) {
             uint32_t slot;
             if (k < st->n_inputs) {
@@ -229,25 +226,25 @@ static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
     size_t n_ready = 0;
     for (size_t i = 0; i < o->n; i++) {
         if (o->remaining[i] == 0)
-            tconv_index_heap_push(ready, &n_ready, i);
+            tc_index_heap_push(ready, &n_ready, i);
     }
     size_t placed = 0;
     while (n_ready > 0) {
-        size_t i = tconv_index_heap_pop(ready, &n_ready);
+        size_t i = tc_index_heap_pop(ready, &n_ready);
         plan->steps[placed++] = unordered[i];
         for (size_t k = 0; k < o->n_succ[i]; k++) {
             size_t j = o->succ[i][k];
             if (--o->remaining[j] == 0)
-                tconv_index_heap_push(ready, &n_ready, j);
+                tc_index_heap_push(ready, &n_ready, j);
         }
     }
     if (placed != o->n) {
         for (size_t i = 0; i < o->n; i++) {
             if (o->remaining[i] != 0) {
                 char where[256];
-                return tconv_error_set(err, TCONV_ERR_INVALID,
-                                       "%s is on a dependency cycle (or depends on one)",
-                                       describe(o->nodes[i], where, sizeof where));
+                return tc_error_set(err, TCONV_ERR_INVALID,
+                                    "%s is on a dependency cycle (or depends on one)",
+                                    describe(o->nodes[i], where, sizeof where));
             }
         }
     }
@@ -256,40 +253,39 @@ static tconv_status order_steps(tconv_session *s, tconv_graph_plan *plan,
 
 /* ---------------------------------------------------------------- steps */
 
-static tconv_status plan_kernel(tconv_session *s, tconv_step_plan *step, tconv_error *err) {
+static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err) {
     const tconv_node *node = step->node;
     const char *domain = node->domain && *node->domain ? node->domain : "ai.onnx";
-    step->opset = tconv_model_opset(s->model, node->domain);
+    step->opset = tc_model_opset(s->model, node->domain);
     char where[256];
     if (step->opset <= 0)
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                               "%s: op %s of domain '%s' (opset not imported by the model): no "
-                               "kernel",
-                               describe(node, where, sizeof where), node->op_type, domain);
-    step->kernel = tconv_kernel_lookup(node->domain, node->op_type, step->opset);
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "%s: op %s of domain '%s' (opset not imported by the model): no "
+                            "kernel",
+                            describe(node, where, sizeof where), node->op_type, domain);
+    step->kernel = tc_kernel_lookup(node->domain, node->op_type, step->opset);
     if (step->kernel)
         return TCONV_OK;
     int first, last;
-    if (tconv_kernel_opset_span(node->domain, node->op_type, &first, &last))
-        return tconv_error_set(err, TCONV_ERR_UNSUPPORTED,
-                               "%s: unsupported op %s (domain '%s', opset %lld): tconv has "
-                               "kernels for opsets %d to %d only",
-                               describe(node, where, sizeof where), node->op_type, domain,
-                               (long long)step->opset, first, last);
-    return tconv_error_set(
+    if (tc_kernel_opset_span(node->domain, node->op_type, &first, &last))
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "%s: unsupported op %s (domain '%s', opset %lld): tconv has "
+                            "kernels for opsets %d to %d only",
+                            describe(node, where, sizeof where), node->op_type, domain,
+                            (long long)step->opset, first, last);
+    return tc_error_set(
         err, TCONV_ERR_UNSUPPORTED, "%s: unsupported op %s (domain '%s', opset %lld): no kernel",
         describe(node, where, sizeof where), node->op_type, domain, (long long)step->opset);
 }
 
-static tconv_status plan_io(tconv_session *s, tconv_graph_plan *plan, tconv_step_plan *step,
-                            tconv_error *err) {
+static tconv_status plan_io(tc_session *s, tc_graph_plan *plan, tc_step_plan *step, tc_error *err) {
     const tconv_node *node = step->node;
     step->n_inputs = node->n_inputs;
     step->n_outputs = node->n_outputs;
     step->inputs = alloc_array(s, node->n_inputs, sizeof *step->inputs);
     step->outputs = alloc_array(s, node->n_outputs, sizeof *step->outputs);
     if (!step->inputs || !step->outputs)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < node->n_inputs; i++) {
         step->inputs[i].up = 0;
         step->inputs[i].slot = TCONV_NO_SLOT;
@@ -302,7 +298,7 @@ static tconv_status plan_io(tconv_session *s, tconv_graph_plan *plan, tconv_step
     for (size_t i = 0; i < node->n_outputs; i++) {
         step->outputs[i] = TCONV_NO_SLOT;
         if (node->outputs[i] && !plan_slot(plan, node->outputs[i]->name, &step->outputs[i]))
-            return tconv_error_nomem(err, "an execution plan");
+            return tc_error_nomem(err, "an execution plan");
     }
     if (node->n_inputs > plan->max_inputs)
         plan->max_inputs = node->n_inputs;
@@ -312,28 +308,28 @@ static tconv_status plan_io(tconv_session *s, tconv_graph_plan *plan, tconv_step
 }
 
 typedef struct subplan_ctx {
-    tconv_session *session;
-    tconv_graph_plan *plan;
-    tconv_step_plan *step;
-    tconv_error *err;
+    tc_session *session;
+    tc_graph_plan *plan;
+    tc_step_plan *step;
+    tc_error *err;
 } subplan_ctx;
 
 static tconv_status build_subplan(tconv_graph *sub, void *vctx) {
     subplan_ctx *c = vctx;
-    tconv_graph_plan *subplan;
-    tconv_status st = tconv_plan_build(c->session, sub, c->plan, &subplan, c->err);
+    tc_graph_plan *subplan;
+    tconv_status st = tc_plan_build(c->session, sub, c->plan, &subplan, c->err);
     if (st != TCONV_OK)
         return st;
-    tconv_step_plan *step = c->step;
+    tc_step_plan *step = c->step;
     if (!grow(c->session, (void **)&step->subplans, &step->cap_subplans, sizeof subplan,
               step->n_subplans + 1))
-        return tconv_error_nomem(c->err, "an execution plan");
+        return tc_error_nomem(c->err, "an execution plan");
     step->subplans[step->n_subplans++] = subplan;
     return TCONV_OK;
 }
 
-static tconv_status plan_step(tconv_session *s, tconv_graph_plan *plan, tconv_step_plan *step,
-                              tconv_error *err) {
+static tconv_status plan_step(tc_session *s, tc_graph_plan *plan, tc_step_plan *step,
+                              tc_error *err) {
     tconv_status st = plan_kernel(s, step, err);
     if (st == TCONV_OK)
         st = plan_io(s, plan, step, err);
@@ -341,23 +337,23 @@ static tconv_status plan_step(tconv_session *s, tconv_graph_plan *plan, tconv_st
         return st;
     tconv_node *node = (tconv_node *)step->node;
     subplan_ctx sc = {s, plan, step, err};
-    st = tconv_node_for_each_subgraph(node, build_subplan, &sc);
+    st = tc_node_for_each_subgraph(node, build_subplan, &sc);
     if (st != TCONV_OK) {
         char where[256];
         if (strncmp(err->message, "node ", 5) != 0)
-            tconv_error_prefix(err, "%s: subgraph: ", describe(node, where, sizeof where));
+            tc_error_prefix(err, "%s: subgraph: ", describe(node, where, sizeof where));
         return st;
     }
     capture_ctx cc = {s, plan, step, err};
-    return tconv_node_for_each_subgraph(node, collect_captures, &cc);
+    return tc_node_for_each_subgraph(node, collect_captures, &cc);
 }
 
-static tconv_status plan_steps(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+static tconv_status plan_steps(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     const tconv_graph *g = plan->graph;
     size_t n = 0;
     for (const tconv_node *node = g->first; node; node = node->next)
         n++;
-    tconv_step_plan *unordered = alloc_array(s, n, sizeof *unordered);
+    tc_step_plan *unordered = alloc_array(s, n, sizeof *unordered);
     plan->steps = alloc_array(s, n, sizeof *plan->steps);
     order_state o = {0};
     o.n = n;
@@ -368,7 +364,7 @@ static tconv_status plan_steps(tconv_session *s, tconv_graph_plan *plan, tconv_e
     o.cap_succ = alloc_array(s, n, sizeof *o.cap_succ);
     if (!unordered || !plan->steps || !o.nodes || !o.remaining || !o.succ || !o.n_succ ||
         !o.cap_succ)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     size_t i = 0;
     for (const tconv_node *node = g->first; node; node = node->next, i++) {
         o.nodes[i] = node;
@@ -379,9 +375,9 @@ static tconv_status plan_steps(tconv_session *s, tconv_graph_plan *plan, tconv_e
     }
     plan->n_steps = n;
     tconv_status st = order_steps(s, plan, unordered, &o, err);
-    tconv_node_cache *caches = alloc_array(s, n, sizeof *caches);
+    tc_node_cache *caches = alloc_array(s, n, sizeof *caches);
     if (st == TCONV_OK && !caches)
-        st = tconv_error_nomem(err, "an execution plan");
+        st = tc_error_nomem(err, "an execution plan");
     for (size_t k = 0; st == TCONV_OK && k < n; k++)
         plan->steps[k].cache = &caches[k];
     return st;
@@ -389,15 +385,15 @@ static tconv_status plan_steps(tconv_session *s, tconv_graph_plan *plan, tconv_e
 
 /* ---------------------------------------------------------------- outputs and lifetimes */
 
-static tconv_status plan_outputs(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+static tconv_status plan_outputs(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     const tconv_graph *g = plan->graph;
     plan->outputs = alloc_array(s, g->n_outputs, sizeof *plan->outputs);
     if (!plan->outputs)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < g->n_outputs; i++) {
         const tconv_value *v = g->outputs[i].value;
         if (!v)
-            return tconv_error_set(err, TCONV_ERR_INVALID, "graph output %zu has no value", i);
+            return tc_error_set(err, TCONV_ERR_INVALID, "graph output %zu has no value", i);
         tconv_status st = resolve_value(plan, v, NULL, &plan->outputs[i], err);
         if (st != TCONV_OK)
             return st;
@@ -406,11 +402,10 @@ static tconv_status plan_outputs(tconv_session *s, tconv_graph_plan *plan, tconv
     return TCONV_OK;
 }
 
-static tconv_status add_release(tconv_session *s, tconv_step_plan *step, uint32_t slot,
-                                tconv_error *err) {
+static tconv_status add_release(tc_session *s, tc_step_plan *step, uint32_t slot, tc_error *err) {
     if (!grow(s, (void **)&step->releases, &step->cap_releases, sizeof(uint32_t),
               step->n_releases + 1))
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     step->releases[step->n_releases++] = slot;
     return TCONV_OK;
 }
@@ -422,15 +417,15 @@ static void note_use(int32_t *last_use, uint32_t slot, int32_t step) {
 
 /* A value produced by a step is released after the last step that reads it (directly or from
  * a subgraph), or right after it is produced when nothing reads it. Graph outputs are kept. */
-static tconv_status plan_lifetimes(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+static tconv_status plan_lifetimes(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     int32_t *last_use = alloc_array(s, plan->n_slots, sizeof *last_use);
     bool *keep = alloc_array(s, plan->n_slots, sizeof *keep);
     if (!last_use || !keep)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < plan->n_slots; i++)
         last_use[i] = -1;
     for (size_t i = 0; i < plan->n_steps; i++) {
-        tconv_step_plan *step = &plan->steps[i];
+        tc_step_plan *step = &plan->steps[i];
         for (size_t k = 0; k < step->n_inputs; k++) {
             if (step->inputs[k].slot != TCONV_NO_SLOT && step->inputs[k].up == 0)
                 note_use(last_use, step->inputs[k].slot, (int32_t)i);
@@ -460,21 +455,21 @@ static tconv_status plan_lifetimes(tconv_session *s, tconv_graph_plan *plan, tco
 
 /* ---------------------------------------------------------------- entry points */
 
-static tconv_status register_plan(tconv_session *s, tconv_graph_plan *plan, tconv_error *err) {
+static tconv_status register_plan(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     if (!grow(s, (void **)&s->plans, &s->cap_plans, sizeof plan, s->n_plans + 1))
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     s->plans[s->n_plans++] = plan;
     return TCONV_OK;
 }
 
-tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
-                              tconv_graph_plan *parent, tconv_graph_plan **out, tconv_error *err) {
-    tconv_graph_plan *plan = tconv_arena_alloc(session->arena, sizeof *plan);
+tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_graph_plan *parent,
+                           tc_graph_plan **out, tc_error *err) {
+    tc_graph_plan *plan = tc_arena_alloc(session->arena, sizeof *plan);
     if (!plan)
-        return tconv_error_nomem(err, "an execution plan");
+        return tc_error_nomem(err, "an execution plan");
     plan->graph = graph;
     plan->parent = parent;
-    tconv_name_map_init(&plan->slot_of);
+    tc_name_map_init(&plan->slot_of);
     tconv_status st = register_plan(session, plan, err);
     if (st == TCONV_OK)
         st = assign_slots(session, plan, err);
@@ -489,21 +484,21 @@ tconv_status tconv_plan_build(tconv_session *session, const tconv_graph *graph,
     if (st == TCONV_OK)
         st = plan_lifetimes(session, plan, err);
     if (st == TCONV_OK)
-        st = tconv_plan_fuse_crops(session, plan, err);
+        st = tc_plan_fuse_crops(session, plan, err);
     if (st != TCONV_OK)
         return st;
     *out = plan;
     return TCONV_OK;
 }
 
-void tconv_plan_free_all(tconv_session *session) {
+void tc_plan_free_all(tc_session *session) {
     for (size_t i = 0; i < session->n_plans; i++) {
-        tconv_graph_plan *plan = session->plans[i];
-        tconv_name_map_free(&plan->slot_of);
+        tc_graph_plan *plan = session->plans[i];
+        tc_name_map_free(&plan->slot_of);
         for (size_t k = 0; plan->steps && k < plan->n_steps; k++)
-            tconv_node_cache_free(session, plan->steps[k].cache);
+            tc_node_cache_free(session, plan->steps[k].cache);
         for (size_t k = 0; plan->constants && k < plan->n_slots; k++)
-            tconv_rt_tensor_release(&plan->constants[k]);
+            tc_rt_tensor_release(&plan->constants[k]);
     }
     session->n_plans = 0;
 }

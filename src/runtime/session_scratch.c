@@ -12,19 +12,19 @@ static size_t align_up(size_t n) {
     return (n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
 }
 
-void tconv_scratch_arena_free(tconv_scratch_arena *arena) {
+void tc_scratch_arena_free(tc_scratch_arena *arena) {
     free(arena->base);
     memset(arena, 0, sizeof *arena);
 }
 
 /* Grows an empty arena to its high-water mark. */
-static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
-    tconv_scratch_arena *a = &s->scratch;
+static tconv_status arena_grow(tc_session *s, tc_error *err) {
+    tc_scratch_arena *a = &s->scratch;
     free(a->base);
     a->base = NULL;
     a->capacity = 0;
     void *base;
-    tconv_status st = tconv_session_alloc_bytes(s, a->high_water, "scratch memory", &base, err);
+    tconv_status st = tc_session_alloc_bytes(s, a->high_water, "scratch memory", &base, err);
     if (st != TCONV_OK)
         return st;
     a->base = base;
@@ -33,9 +33,8 @@ static tconv_status arena_grow(tconv_session *s, tconv_error *err) {
 }
 
 /* A piece of its own, for a request the arena cannot hold now. */
-static tconv_status own_piece(tconv_session *s, size_t bytes, tconv_rt_tensor *buf,
-                              tconv_error *err) {
-    tconv_status st = tconv_session_alloc_bytes(s, bytes, "scratch memory", &buf->data, err);
+static tconv_status own_piece(tc_session *s, size_t bytes, tc_rt_tensor *buf, tc_error *err) {
+    tconv_status st = tc_session_alloc_bytes(s, bytes, "scratch memory", &buf->data, err);
     if (st != TCONV_OK)
         return st;
     buf->nbytes = bytes;
@@ -43,17 +42,17 @@ static tconv_status own_piece(tconv_session *s, size_t bytes, tconv_rt_tensor *b
     return TCONV_OK;
 }
 
-tconv_status tconv_kernel_scratch(tconv_kernel_ctx *ctx, size_t bytes, tconv_rt_tensor *buf) {
+tconv_status tc_kernel_scratch(tc_kernel_ctx *ctx, size_t bytes, tc_rt_tensor *buf) {
     memset(buf, 0, sizeof *buf);
     if (bytes == 0)
         return TCONV_OK;
     if (bytes > (size_t)INT64_MAX - SCRATCH_ALIGN)
-        return tconv_error_set(ctx->err, TCONV_ERR_LIMIT, "scratch memory of %zu bytes", bytes);
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "scratch memory of %zu bytes", bytes);
     bytes = align_up(bytes);
-    tconv_session *s = ctx->session;
+    tc_session *s = ctx->session;
     if (!s)
         return own_piece(NULL, bytes, buf, ctx->err);
-    tconv_scratch_arena *a = &s->scratch;
+    tc_scratch_arena *a = &s->scratch;
     if (a->used + bytes > a->high_water)
         a->high_water = a->used + bytes;
     if (a->used == 0 && a->capacity < a->high_water) {
@@ -69,12 +68,12 @@ tconv_status tconv_kernel_scratch(tconv_kernel_ctx *ctx, size_t bytes, tconv_rt_
     return TCONV_OK;
 }
 
-void tconv_kernel_scratch_release(tconv_kernel_ctx *ctx, tconv_rt_tensor *buf) {
+void tc_kernel_scratch_release(tc_kernel_ctx *ctx, tc_rt_tensor *buf) {
     if (buf->owns_data) {
         free(buf->data);
     } else if (buf->data) {
         /* Pieces are released in reverse order of their requests (a stack). */
-        tconv_scratch_arena *a = &ctx->session->scratch;
+        tc_scratch_arena *a = &ctx->session->scratch;
         a->used = (size_t)((unsigned char *)buf->data - a->base);
     }
     memset(buf, 0, sizeof *buf);

@@ -6,11 +6,11 @@
 
 #include "runtime/kernel_util.h"
 
-void tconv_strided_view_init(tconv_strided_view *v, const tconv_rt_tensor *t) {
+void tc_strided_view_init(tc_strided_view *v, const tc_rt_tensor *t) {
     v->rank = t->rank;
     v->offset = 0;
     memcpy(v->dims, t->dims, sizeof v->dims);
-    tconv_shape_strides(t->rank, t->dims, v->strides);
+    tc_shape_strides(t->rank, t->dims, v->strides);
 }
 
 /* n elements of size esize from src (every `stride` elements) to contiguous dst. */
@@ -39,11 +39,10 @@ static void copy_row(char *dst, const char *src, int64_t n, int64_t stride, size
     }
 }
 
-void tconv_strided_copy(const tconv_strided_view *v, const tconv_rt_tensor *src,
-                        tconv_rt_tensor *dst) {
+void tc_strided_copy(const tc_strided_view *v, const tc_rt_tensor *src, tc_rt_tensor *dst) {
     if (dst->n_elements == 0)
         return;
-    size_t esize = tconv_rt_dtype_size(src->dtype);
+    size_t esize = tc_rt_dtype_size(src->dtype);
     const char *base = src->data;
     char *out = dst->data;
     if (v->rank == 0) {
@@ -115,11 +114,11 @@ static void indexed_row(char *row, const char *in, int64_t base, const int64_t *
     }
 }
 
-void tconv_indexed_copy(const tconv_rt_tensor *src, tconv_rt_tensor *dst,
-                        const int64_t *const *maps, const void *fill) {
+void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *const *maps,
+                     const void *fill) {
     if (dst->n_elements == 0)
         return;
-    size_t esize = tconv_rt_dtype_size(src->dtype);
+    size_t esize = tc_rt_dtype_size(src->dtype);
     const char *in = src->data;
     char *out = dst->data;
     if (dst->rank == 0) {
@@ -127,7 +126,7 @@ void tconv_indexed_copy(const tconv_rt_tensor *src, tconv_rt_tensor *dst,
         return;
     }
     int64_t in_strides[TCONV_MAX_RANK], idx[TCONV_MAX_RANK] = {0};
-    tconv_shape_strides(src->rank, src->dims, in_strides);
+    tc_shape_strides(src->rank, src->dims, in_strides);
     int last = dst->rank - 1;
     int64_t n = dst->dims[last], rows = dst->n_elements / n;
     const int64_t *inner = maps[last];
@@ -153,14 +152,14 @@ typedef struct number {
     uint64_t u;
 } number;
 
-static number load_number(const tconv_rt_tensor *t, int64_t i) {
+static number load_number(const tc_rt_tensor *t, int64_t i) {
     number n = {NUM_SIGNED, 0.0, 0, 0};
     switch (t->dtype) {
     case TCONV_DTYPE_FLOAT:
     case TCONV_DTYPE_DOUBLE:
     case TCONV_DTYPE_FLOAT16:
         n.kind = NUM_FLOAT;
-        n.f = tconv_rt_get_f64(t, i);
+        n.f = tc_rt_get_f64(t, i);
         break;
     case TCONV_DTYPE_UINT64:
         n.kind = NUM_UNSIGNED;
@@ -170,7 +169,7 @@ static number load_number(const tconv_rt_tensor *t, int64_t i) {
         n.i = ((const int64_t *)t->data)[i];
         break;
     default:
-        n.i = (int64_t)tconv_rt_get_f64(t, i);
+        n.i = (int64_t)tc_rt_get_f64(t, i);
         break; /* exact for <= 32-bit ints, bool */
     }
     return n;
@@ -221,7 +220,7 @@ static void store_number(tconv_dtype dtype, void *data, int64_t i, number n) {
         ((double *)data)[i] = number_f64(n);
         break;
     case TCONV_DTYPE_FLOAT16:
-        ((uint16_t *)data)[i] = tconv_float_to_half(number_f32(n));
+        ((uint16_t *)data)[i] = tc_float_to_half(number_f32(n));
         break;
     case TCONV_DTYPE_BOOL:
         ((uint8_t *)data)[i] = number_nonzero(n) ? 1 : 0;
@@ -256,12 +255,12 @@ static void store_number(tconv_dtype dtype, void *data, int64_t i, number n) {
     }
 }
 
-void tconv_store_f64(tconv_dtype dtype, void *data, int64_t index, double v) {
+void tc_store_f64(tconv_dtype dtype, void *data, int64_t index, double v) {
     number n = {NUM_FLOAT, v, 0, 0};
     store_number(dtype, data, index, n);
 }
 
-void tconv_convert_elements(const tconv_rt_tensor *src, tconv_rt_tensor *dst) {
+void tc_convert_elements(const tc_rt_tensor *src, tc_rt_tensor *dst) {
     if (src->dtype == dst->dtype) {
         if (src->nbytes)
             memcpy(dst->data, src->data, src->nbytes);

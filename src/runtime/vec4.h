@@ -8,16 +8,16 @@
 
 #if defined(__GNUC__)
 #define TCONV_HAVE_VECTOR_EXT 1
-typedef float tconv_v4f __attribute__((vector_size(16)));
-typedef int tconv_v4i __attribute__((vector_size(16)));
+typedef float tc_v4f __attribute__((vector_size(16)));
+typedef int tc_v4i __attribute__((vector_size(16)));
 
-static inline tconv_v4f tconv_v4f_load(const float *p) {
-    tconv_v4f v;
+static inline tc_v4f tc_v4f_load(const float *p) {
+    tc_v4f v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static inline void tconv_v4f_store(float *p, tconv_v4f v) {
+static inline void tc_v4f_store(float *p, tc_v4f v) {
     memcpy(p, &v, sizeof v);
 }
 

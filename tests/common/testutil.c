@@ -13,7 +13,7 @@ static int compare_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int tconv_test_list_dirs(const char *parent, const char *prefix, char ***names, size_t *count) {
+int tc_test_list_dirs(const char *parent, const char *prefix, char ***names, size_t *count) {
     *names = NULL;
     *count = 0;
     DIR *d = opendir(parent);
@@ -45,20 +45,20 @@ int tconv_test_list_dirs(const char *parent, const char *prefix, char ***names, 
     return 0;
 }
 
-void tconv_test_free_names(char **names, size_t count) {
+void tc_test_free_names(char **names, size_t count) {
     for (size_t i = 0; i < count; i++)
         free(names[i]);
     free(names);
 }
 
-void tconv_test_free_tensors(tconv_rt_tensor *tensors, size_t count) {
+void tc_test_free_tensors(tc_rt_tensor *tensors, size_t count) {
     for (size_t i = 0; tensors && i < count; i++)
-        tconv_rt_tensor_release(&tensors[i]);
+        tc_rt_tensor_release(&tensors[i]);
     free(tensors);
 }
 
-tconv_status tconv_test_read_pb_files(const char *dir, const char *kind, tconv_rt_tensor **tensors,
-                                      size_t *count, tconv_error *err) {
+tconv_status tc_test_read_pb_files(const char *dir, const char *kind, tc_rt_tensor **tensors,
+                                   size_t *count, tc_error *err) {
     *tensors = NULL;
     *count = 0;
     tconv_status st = TCONV_OK;
@@ -68,106 +68,105 @@ tconv_status tconv_test_read_pb_files(const char *dir, const char *kind, tconv_r
         struct stat sb;
         if (stat(path, &sb) != 0)
             break;
-        tconv_rt_tensor *grown = realloc(*tensors, (i + 1) * sizeof **tensors);
+        tc_rt_tensor *grown = realloc(*tensors, (i + 1) * sizeof **tensors);
         if (!grown) {
-            st = tconv_error_nomem(err, "test tensors");
+            st = tc_error_nomem(err, "test tensors");
             break;
         }
         *tensors = grown;
         memset(&grown[i], 0, sizeof grown[i]);
-        st = tconv_rt_tensor_load_pb(path, &grown[i], err);
+        st = tc_rt_tensor_load_pb(path, &grown[i], err);
         if (st == TCONV_OK)
             *count = i + 1;
     }
     if (st != TCONV_OK) {
-        tconv_test_free_tensors(*tensors, *count);
+        tc_test_free_tensors(*tensors, *count);
         *tensors = NULL;
         *count = 0;
     }
     return st;
 }
 
-static tconv_status compare_outputs(tconv_session *s, const tconv_rt_tensor *got,
-                                    const tconv_rt_tensor *want, size_t n, double rtol, double atol,
-                                    double *max_abs_err, tconv_error *err) {
+static tconv_status compare_outputs(tc_session *s, const tc_rt_tensor *got,
+                                    const tc_rt_tensor *want, size_t n, double rtol, double atol,
+                                    double *max_abs_err, tc_error *err) {
     for (size_t i = 0; i < n; i++) {
         double abs_err = 0, rel_err = 0;
         tconv_status st =
-            tconv_rt_tensor_compare(&got[i], &want[i], rtol, atol, &abs_err, &rel_err, err);
+            tc_rt_tensor_compare(&got[i], &want[i], rtol, atol, &abs_err, &rel_err, err);
         if (max_abs_err && abs_err > *max_abs_err)
             *max_abs_err = abs_err;
         if (st != TCONV_OK)
-            return tconv_error_prefix(err, "output '%s': ", tconv_session_output(s, i)->name);
+            return tc_error_prefix(err, "output '%s': ", tc_session_output(s, i)->name);
     }
     return TCONV_OK;
 }
 
-tconv_status tconv_test_run_data_set(tconv_model *model, const char *data_set_dir, double rtol,
-                                     double atol, double *max_abs_err, tconv_error *err) {
-    tconv_rt_tensor *inputs = NULL, *want = NULL, *got = NULL;
+tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, double rtol,
+                                  double atol, double *max_abs_err, tc_error *err) {
+    tc_rt_tensor *inputs = NULL, *want = NULL, *got = NULL;
     size_t n_in = 0, n_want = 0, n_out = 0;
-    tconv_session *s = NULL;
-    tconv_session_options options;
-    tconv_session_options_init(&options);
-    tconv_status st = tconv_test_read_pb_files(data_set_dir, "input", &inputs, &n_in, err);
+    tc_session *s = NULL;
+    tc_session_options options;
+    tc_session_options_init(&options);
+    tconv_status st = tc_test_read_pb_files(data_set_dir, "input", &inputs, &n_in, err);
     if (st == TCONV_OK)
-        st = tconv_test_read_pb_files(data_set_dir, "output", &want, &n_want, err);
+        st = tc_test_read_pb_files(data_set_dir, "output", &want, &n_want, err);
     if (st == TCONV_OK)
-        st = tconv_session_create(model, &options, &s, err);
+        st = tc_session_create(model, &options, &s, err);
     if (st == TCONV_OK) {
-        n_out = tconv_session_output_count(s);
+        n_out = tc_session_output_count(s);
         got = calloc(n_out + 1, sizeof *got);
         if (!got)
-            st = tconv_error_nomem(err, "outputs");
+            st = tc_error_nomem(err, "outputs");
         else if (n_out != n_want)
-            st = tconv_error_set(err, TCONV_ERR_MISMATCH, "model has %zu outputs, data set %zu",
-                                 n_out, n_want);
+            st = tc_error_set(err, TCONV_ERR_MISMATCH, "model has %zu outputs, data set %zu", n_out,
+                              n_want);
     }
     if (st == TCONV_OK)
-        st = tconv_session_run(s, inputs, n_in, got, err);
+        st = tc_session_run(s, inputs, n_in, got, err);
     if (st == TCONV_OK)
         st = compare_outputs(s, got, want, n_out, rtol, atol, max_abs_err, err);
-    tconv_test_free_tensors(inputs, n_in);
-    tconv_test_free_tensors(want, n_want);
-    tconv_test_free_tensors(got, n_out);
-    tconv_session_free(s);
+    tc_test_free_tensors(inputs, n_in);
+    tc_test_free_tensors(want, n_want);
+    tc_test_free_tensors(got, n_out);
+    tc_session_free(s);
     return st;
 }
 
-tconv_status tconv_test_compare_models(tconv_model *a, tconv_model *b, uint64_t seed, double rtol,
-                                       double atol, tconv_error *err) {
-    tconv_session_options options;
-    tconv_session_options_init(&options);
-    tconv_session *sa = NULL, *sb = NULL;
-    tconv_rt_tensor *inputs = NULL, *out_a = NULL, *out_b = NULL;
+tconv_status tc_test_compare_models(tconv_model *a, tconv_model *b, uint64_t seed, double rtol,
+                                    double atol, tc_error *err) {
+    tc_session_options options;
+    tc_session_options_init(&options);
+    tc_session *sa = NULL, *sb = NULL;
+    tc_rt_tensor *inputs = NULL, *out_a = NULL, *out_b = NULL;
     size_t n_in = 0, n_out = 0;
-    tconv_status st = tconv_session_create(a, &options, &sa, err);
+    tconv_status st = tc_session_create(a, &options, &sa, err);
     if (st == TCONV_OK)
-        st = tconv_session_create(b, &options, &sb, err);
+        st = tc_session_create(b, &options, &sb, err);
     if (st == TCONV_OK) {
-        n_in = tconv_session_input_count(sa);
-        n_out = tconv_session_output_count(sa);
+        n_in = tc_session_input_count(sa);
+        n_out = tc_session_output_count(sa);
         inputs = calloc(n_in + 1, sizeof *inputs);
         out_a = calloc(n_out + 1, sizeof *out_a);
         out_b = calloc(n_out + 1, sizeof *out_b);
         if (!inputs || !out_a || !out_b)
-            st = tconv_error_nomem(err, "comparison buffers");
+            st = tc_error_nomem(err, "comparison buffers");
     }
     for (size_t i = 0; st == TCONV_OK && i < n_in; i++)
-        st = tconv_session_random_input(tconv_session_input(sa, i), seed + i, NULL, 0, &inputs[i],
-                                        err);
+        st = tc_session_random_input(tc_session_input(sa, i), seed + i, NULL, 0, &inputs[i], err);
     if (st == TCONV_OK)
-        st = tconv_session_run(sa, inputs, n_in, out_a, err);
+        st = tc_session_run(sa, inputs, n_in, out_a, err);
     if (st == TCONV_OK)
-        st = tconv_session_run(sb, inputs, n_in, out_b, err);
+        st = tc_session_run(sb, inputs, n_in, out_b, err);
     if (st == TCONV_OK)
         st = compare_outputs(sa, out_b, out_a, n_out, rtol, atol, NULL, err);
     for (size_t i = 0; i < n_in && inputs; i++)
-        tconv_rt_tensor_release(&inputs[i]);
+        tc_rt_tensor_release(&inputs[i]);
     free(inputs);
-    tconv_test_free_tensors(out_a, n_out);
-    tconv_test_free_tensors(out_b, n_out);
-    tconv_session_free(sa);
-    tconv_session_free(sb);
+    tc_test_free_tensors(out_a, n_out);
+    tc_test_free_tensors(out_b, n_out);
+    tc_session_free(sa);
+    tc_session_free(sb);
     return st;
 }

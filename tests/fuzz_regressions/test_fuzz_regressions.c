@@ -65,8 +65,8 @@ static size_t run_dir(const char *dir, const char *suffix, bool recurse, fuzz_ta
                    strcmp(names[i] + len - slen, suffix) == 0) {
             void *data;
             size_t size;
-            tconv_error err;
-            if (tconv_read_file(path, 0, &data, &size, &err) != TCONV_OK)
+            tc_error err;
+            if (tc_read_file(path, 0, &data, &size, &err) != TCONV_OK)
                 fail_msg("%s", err.message);
             print_message("  %s\n", path);
             target(data, size); /* aborts on a broken property */
@@ -81,23 +81,23 @@ static size_t run_dir(const char *dir, const char *suffix, bool recurse, fuzz_ta
 
 static void test_load_save(void **state) {
     (void)state;
-    run_dir(REGRESSIONS "/load_save", "", false, tconv_fuzz_load_save);
-    run_dir(SEEDS "/load_save", "", false, tconv_fuzz_load_save);
-    assert_true(run_dir(BROKEN, ".onnx", true, tconv_fuzz_load_save) > 20);
+    run_dir(REGRESSIONS "/load_save", "", false, fuzz_load_save);
+    run_dir(SEEDS "/load_save", "", false, fuzz_load_save);
+    assert_true(run_dir(BROKEN, ".onnx", true, fuzz_load_save) > 20);
 }
 
 static void test_legalize_check(void **state) {
     (void)state;
-    run_dir(REGRESSIONS "/legalize_check", "", false, tconv_fuzz_legalize_check);
-    run_dir(SEEDS "/legalize_check", "", false, tconv_fuzz_legalize_check);
-    assert_true(run_dir(BROKEN, ".onnx", true, tconv_fuzz_legalize_check) > 20);
+    run_dir(REGRESSIONS "/legalize_check", "", false, fuzz_legalize_check);
+    run_dir(SEEDS "/legalize_check", "", false, fuzz_legalize_check);
+    assert_true(run_dir(BROKEN, ".onnx", true, fuzz_legalize_check) > 20);
 }
 
 static void test_tensor_decode(void **state) {
     (void)state;
-    run_dir(REGRESSIONS "/tensor_decode", "", false, tconv_fuzz_tensor_decode);
-    assert_true(run_dir(SEEDS "/tensor_decode", ".pb", false, tconv_fuzz_tensor_decode) > 20);
-    assert_true(run_dir(BROKEN, ".pb", true, tconv_fuzz_tensor_decode) >= 2);
+    run_dir(REGRESSIONS "/tensor_decode", "", false, fuzz_tensor_decode);
+    assert_true(run_dir(SEEDS "/tensor_decode", ".pb", false, fuzz_tensor_decode) > 20);
+    assert_true(run_dir(BROKEN, ".pb", true, fuzz_tensor_decode) >= 2);
 }
 
 int main(void) {

@@ -13,21 +13,21 @@
 #include "ir/arena.h"
 
 typedef struct pbb {
-    tconv_arena *arena;
+    tc_arena *arena;
 } pbb;
 
 static inline void *pbb_alloc(pbb *b, size_t size) {
-    return tconv_arena_alloc(b->arena, size);
+    return tc_arena_alloc(b->arena, size);
 }
 
 static inline char *pbb_str(pbb *b, const char *s) {
-    return tconv_arena_strdup(b->arena, s);
+    return tc_arena_strdup(b->arena, s);
 }
 
 /* Appends item to a protobuf-c repeated field (array + count). */
 static inline void pbb_push(pbb *b, void *array_field, size_t *count, void *item) {
     void ***array = array_field;
-    void **grown = tconv_arena_calloc(b->arena, *count + 1, sizeof(void *));
+    void **grown = tc_arena_calloc(b->arena, *count + 1, sizeof(void *));
     if (*count)
         memcpy(grown, *array, *count * sizeof(void *));
     grown[(*count)++] = item;
@@ -135,7 +135,7 @@ static inline Onnx__AttributeProto *pbb_attr_ints(pbb *b, Onnx__NodeProto *n, co
                                                   size_t count, const int64_t *values) {
     Onnx__AttributeProto *a = pbb_attr(b, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     a->n_ints = count;
-    a->ints = tconv_arena_memdup(b->arena, values, count * sizeof(int64_t));
+    a->ints = tc_arena_memdup(b->arena, values, count * sizeof(int64_t));
     return a;
 }
 
@@ -163,11 +163,11 @@ static inline Onnx__TensorProto *pbb_tensor(pbb *b, const char *name, int rank, 
     t->has_data_type = 1;
     t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
     t->n_dims = (size_t)rank;
-    t->dims = tconv_arena_memdup(b->arena, dims, (size_t)rank * sizeof(int64_t));
+    t->dims = tc_arena_memdup(b->arena, dims, (size_t)rank * sizeof(int64_t));
     if (data) {
         t->has_raw_data = 1;
         t->raw_data.len = count * sizeof(float);
-        t->raw_data.data = tconv_arena_memdup(b->arena, data, count * sizeof(float));
+        t->raw_data.data = tc_arena_memdup(b->arena, data, count * sizeof(float));
     }
     return t;
 }

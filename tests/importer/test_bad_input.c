@@ -19,12 +19,12 @@ static const int64_t DIMS_2x3[] = {2, 3};
 static const float SIX[] = {1, 2, 3, 4, 5, 6};
 
 /* Serializes m, loads it from memory and keeps the error; frees any model that loaded. */
-static tconv_status load_message(const Onnx__ModelProto *m, const tconv_load_options *options,
-                                 tconv_error *err) {
+static tconv_status load_message(const Onnx__ModelProto *m, const tc_load_options *options,
+                                 tc_error *err) {
     size_t size;
     uint8_t *bytes = pbb_pack(&m->base, &size);
     tconv_model *model = NULL;
-    tconv_status st = tconv_model_load_buffer(bytes, size, NULL, options, &model, NULL, err);
+    tconv_status st = tc_model_load_buffer(bytes, size, NULL, options, &model, NULL, err);
     tconv_model_free(model);
     free(bytes);
     return st;
@@ -49,8 +49,8 @@ static Onnx__ModelProto *model_with_w(pbb *b, Onnx__TensorProto **w) {
 }
 
 static void read_small_model(uint8_t **bytes, size_t *size) {
-    tconv_error err;
-    if (tconv_read_file(SMALL_MODEL, 0, (void **)bytes, size, &err) != TCONV_OK)
+    tc_error err;
+    if (tc_read_file(SMALL_MODEL, 0, (void **)bytes, size, &err) != TCONV_OK)
         fail_msg("%s", err.message);
 }
 
@@ -66,8 +66,8 @@ static void test_every_truncation_fails_cleanly(void **state) {
         uint8_t *copy = malloc(len ? len : 1); /* exact size, so ASan sees any over-read */
         memcpy(copy, bytes, len);
         tconv_model *model = NULL;
-        tconv_error err;
-        tconv_status st = tconv_model_load_buffer(copy, len, NULL, NULL, &model, NULL, &err);
+        tc_error err;
+        tconv_status st = tc_model_load_buffer(copy, len, NULL, NULL, &model, NULL, &err);
         if (st == TCONV_OK) {
             n_ok++; /* a prefix can end on a field boundary and still be a valid model */
             tconv_model_free(model);
@@ -91,8 +91,8 @@ static void test_truncated_file_is_a_parse_error_naming_the_file(void **state) {
     char path[4096];
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_load_file(path, NULL, &model, NULL, &err), TCONV_ERR_PARSE);
+    tc_error err;
+    assert_int_equal(tc_model_load_file(path, NULL, &model, NULL, &err), TCONV_ERR_PARSE);
     assert_contains(err.message, path);
     assert_contains(err.message, "not a valid ONNX ModelProto (protobuf decoding failed)");
     tmpdir_free(dir);
@@ -109,8 +109,8 @@ static void test_bit_flips_fail_cleanly(void **state) {
         for (int bit = 0; bit < 8; bit++) {
             bytes[i] ^= (uint8_t)(1u << bit);
             tconv_model *model = NULL;
-            tconv_error err;
-            if (tconv_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err) == TCONV_OK)
+            tc_error err;
+            if (tc_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err) == TCONV_OK)
                 tconv_model_free(model); /* e.g. a flipped bit inside float data */
             else
                 n_failed++;
@@ -131,10 +131,9 @@ static void test_garbage_is_a_parse_error(void **state) {
     }
     memcpy(garbage, "this is not an ONNX model", 25);
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(
-        tconv_model_load_buffer(garbage, sizeof garbage, NULL, NULL, &model, NULL, &err),
-        TCONV_ERR_PARSE);
+    tc_error err;
+    assert_int_equal(tc_model_load_buffer(garbage, sizeof garbage, NULL, NULL, &model, NULL, &err),
+                     TCONV_ERR_PARSE);
     assert_null(model);
     assert_contains(err.message, "not a valid ONNX ModelProto (protobuf decoding failed)");
 }
@@ -145,12 +144,12 @@ static void test_empty_and_missing_files(void **state) {
     assert_int_equal(tmpdir_write(dir, "empty.onnx", "", 0), 0);
     char path[4096];
     tconv_model *model;
-    tconv_error err;
+    tc_error err;
     snprintf(path, sizeof path, "%s/empty.onnx", dir);
-    assert_int_equal(tconv_model_load_file(path, NULL, &model, NULL, &err), TCONV_ERR_PARSE);
+    assert_int_equal(tc_model_load_file(path, NULL, &model, NULL, &err), TCONV_ERR_PARSE);
     assert_contains(err.message, "empty.onnx: the file is empty");
     snprintf(path, sizeof path, "%s/missing.onnx", dir);
-    assert_int_equal(tconv_model_load_file(path, NULL, &model, NULL, &err), TCONV_ERR_IO);
+    assert_int_equal(tc_model_load_file(path, NULL, &model, NULL, &err), TCONV_ERR_IO);
     assert_contains(err.message, "missing.onnx: cannot open");
     tmpdir_free(dir);
 }
@@ -187,8 +186,8 @@ static void test_nesting_bomb_is_refused(void **state) {
     }
     memcpy(model_bytes + n, buf, len);
     tconv_model *model;
-    tconv_error err;
-    tconv_status st = tconv_model_load_buffer(model_bytes, n + len, NULL, NULL, &model, NULL, &err);
+    tc_error err;
+    tconv_status st = tc_model_load_buffer(model_bytes, n + len, NULL, NULL, &model, NULL, &err);
     assert_int_equal(st, TCONV_ERR_LIMIT);
     assert_contains(err.message, "nested deeper");
     free(buf);
@@ -200,75 +199,75 @@ static void test_nesting_bomb_is_refused(void **state) {
 
 static void test_raw_data_of_the_wrong_size(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__TensorProto *w;
     Onnx__ModelProto *m = model_with_w(&b, &w);
     w->raw_data.len = 5 * sizeof(float);
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "<memory>: graph 'main': initializer #0: tensor 'w': raw_data "
                                  "has 20 bytes, dims x float need 24");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_typed_data_of_the_wrong_count(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__TensorProto *w;
     Onnx__ModelProto *m = model_with_w(&b, &w);
     w->has_raw_data = 0;
     w->n_float_data = 5;
     w->float_data = (float *)SIX;
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "tensor 'w': float_data has 5 values");
     w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64; /* float_data on an int64 tensor */
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "float_data is set but a int64 tensor keeps its data in "
                                  "int64_data");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_negative_dims(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__TensorProto *w;
     Onnx__ModelProto *m = model_with_w(&b, &w);
     w->dims[1] = -3;
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "tensor 'w': dims[1] is negative (-3)");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_unknown_dtype(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__TensorProto *w;
     Onnx__ModelProto *m = model_with_w(&b, &w);
     w->data_type = 99;
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "tensor 'w': data_type 99 is not a known ONNX type");
     m->graph->input[0]->type->tensor_type->elem_type = 77;
     w->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "input 'x': type: elem_type 77");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_tensor_limit(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__TensorProto *w;
     Onnx__ModelProto *m = model_with_w(&b, &w);
-    tconv_load_options options;
-    tconv_load_options_init(&options);
+    tc_load_options options;
+    tc_load_options_init(&options);
     options.max_tensor_bytes = 16;
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, &options, &err), TCONV_ERR_LIMIT);
     assert_contains(err.message, "tensor 'w': 24 bytes of data, over the limit of 16");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 /* ---------------------------------------------------------------- nodes and attributes */
@@ -288,11 +287,11 @@ static Onnx__ModelProto *conv_transpose_model(pbb *b, Onnx__NodeProto **node) {
 
 static void test_wrong_attribute_type(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__NodeProto *conv;
     Onnx__ModelProto *m = conv_transpose_model(&b, &conv);
     pbb_attr_float(&b, conv, "pads", 1.0f); /* well-formed, but pads must be INTS */
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "<memory>: graph 'main': node 'conv1' (#1, ConvTranspose): "
                                  "attribute 'pads': expected INTS, got FLOAT");
@@ -301,25 +300,25 @@ static void test_wrong_attribute_type(void **state) {
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "node 'conv1' (#1, ConvTranspose): attribute 'pads': expected "
                                  "INTS, got FLOAT");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_duplicate_producer(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__NodeProto *conv;
     Onnx__ModelProto *m = conv_transpose_model(&b, &conv);
     pbb_node(&b, m->graph, "Abs", "abs2", (const char *[]){"x", NULL}, (const char *[]){"r", NULL});
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "node 'abs2' (#2, Abs): output 'r' is already produced by node "
                                  "'relu0' (#0, Relu)");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_cycle(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__GraphProto *g = m->graph;
     pbb_input(&b, g, "x", 2, DIMS_2x3);
@@ -327,30 +326,30 @@ static void test_cycle(void **state) {
     pbb_node(&b, g, "Add", "add", (const char *[]){"x", "u", NULL}, (const char *[]){"t", NULL});
     pbb_node(&b, g, "Relu", "relu", (const char *[]){"t", NULL}, (const char *[]){"u", NULL});
     pbb_node(&b, g, "Abs", "abs", (const char *[]){"t", NULL}, (const char *[]){"y", NULL});
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "<memory>: graph 'main': cycle through node '");
     assert_true(strstr(err.message, "'add'") || strstr(err.message, "'relu'"));
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_undefined_input(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__NodeProto *conv;
     Onnx__ModelProto *m = conv_transpose_model(&b, &conv);
     conv->input[1] = pbb_str(&b, "nowhere");
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "graph 'main': node 'conv1' (#1, ConvTranspose): input 1 "
                                  "'nowhere' is not defined");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 /* Many tiny sub-messages unpack to ~100x their size: the file-size limit bounds that too. */
 static void test_decoding_amplification_is_bounded(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__TensorProto *w;
     Onnx__ModelProto *m = model_with_w(&b, &w);
     for (int i = 0; i < 20000; i++) {
@@ -358,25 +357,25 @@ static void test_decoding_amplification_is_bounded(void **state) {
         onnx__node_proto__init(empty);
         pbb_push(&b, &m->graph->node, &m->graph->n_node, empty);
     }
-    tconv_load_options options;
-    tconv_load_options_init(&options);
+    tc_load_options options;
+    tc_load_options_init(&options);
     options.max_file_bytes = 256 * 1024; /* the file is ~40 kB, unpacked ~3 MB */
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, &options, &err), TCONV_ERR_LIMIT);
     assert_contains(err.message, "<memory>: decoding would allocate more than 262144 bytes");
     options.max_file_bytes = 64 << 20;
     assert_int_equal(load_message(m, &options, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "op_type is empty");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_wrong_input_arity(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__NodeProto *conv;
     Onnx__ModelProto *m = conv_transpose_model(&b, &conv);
     conv->n_input = 1; /* X only: W is required */
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "graph 'main': node 'conv1' (#1, ConvTranspose): inputs: 1 "
                                  "given, ConvTranspose takes 2 to 3");
@@ -385,9 +384,9 @@ static void test_wrong_input_arity(void **state) {
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "node 'conv1' (#1, ConvTranspose): input 1 is empty, but "
                                  "ConvTranspose requires it");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 
-    b.arena = tconv_arena_create();
+    b.arena = tc_arena_create();
     m = pbb_model(&b, 17);
     pbb_input(&b, m->graph, "x", 2, DIMS_2x3);
     pbb_output(&b, m->graph, "y", 2, DIMS_2x3);
@@ -395,18 +394,18 @@ static void test_wrong_input_arity(void **state) {
              (const char *[]){"y", NULL});
     assert_int_equal(load_message(m, NULL, &err), TCONV_ERR_INVALID);
     assert_contains(err.message, "node 'add' (#0, Add): inputs: 3 given, Add takes 2");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 static void test_node_and_depth_limits(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__NodeProto *conv;
     Onnx__ModelProto *m = conv_transpose_model(&b, &conv);
-    tconv_load_options options;
-    tconv_load_options_init(&options);
+    tc_load_options options;
+    tc_load_options_init(&options);
     options.max_nodes = 1;
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_message(m, &options, &err), TCONV_ERR_LIMIT);
     assert_contains(err.message, "node 'conv1' (#1, ConvTranspose): more than 1 nodes");
 
@@ -432,7 +431,7 @@ static void test_node_and_depth_limits(void **state) {
     assert_int_equal(load_message(m, &options, &err), TCONV_ERR_LIMIT);
     assert_contains(err.message, "node 'top' (#2, If): attribute 'then_branch': graph 'branch'");
     assert_contains(err.message, "nested deeper than the limit of 3");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 /* ---------------------------------------------------------------- external data */
@@ -449,22 +448,22 @@ static Onnx__ModelProto *external_model(pbb *b, const char *location) {
 
 /* Writes the model into dir/model.onnx and loads it from there. */
 static tconv_status load_in_dir(const char *dir, const Onnx__ModelProto *m, tconv_model **model,
-                                tconv_error *err) {
+                                tc_error *err) {
     size_t size;
     uint8_t *bytes = pbb_pack(&m->base, &size);
     assert_int_equal(tmpdir_write(dir, "model.onnx", bytes, size), 0);
     free(bytes);
     char path[4096];
     snprintf(path, sizeof path, "%s/model.onnx", dir);
-    return tconv_model_load_file(path, NULL, model, NULL, err);
+    return tc_model_load_file(path, NULL, model, NULL, err);
 }
 
 static void test_external_paths_escaping_the_folder(void **state) {
     (void)state;
     char *dir = tmpdir_create(), *outside = tmpdir_create();
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     tconv_model *model;
-    tconv_error err;
+    tc_error err;
     assert_int_equal(load_in_dir(dir, external_model(&b, "../secret.bin"), &model, &err),
                      TCONV_ERR_INVALID);
     assert_contains(err.message, "model.onnx: graph 'main': initializer #0: tensor 'w': "
@@ -492,7 +491,7 @@ static void test_external_paths_escaping_the_folder(void **state) {
     assert_int_equal(symlink(target, link), 0);
     const void *data;
     size_t nbytes;
-    assert_int_equal(tconv_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
+    assert_int_equal(tc_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
                      TCONV_ERR_INVALID);
     assert_contains(err.message, "tensor 'w': external data file 'w.bin' resolves to");
     tconv_model_free(model);
@@ -505,7 +504,7 @@ static void test_external_paths_escaping_the_folder(void **state) {
     /* External data from memory without a folder is refused. */
     assert_int_equal(load_message(external_model(&b, "w.bin"), NULL, &err), TCONV_ERR_UNSUPPORTED);
     assert_contains(err.message, "tensor 'w': external data needs a folder");
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
     tmpdir_free(dir);
     tmpdir_free(outside);
 }
@@ -513,10 +512,10 @@ static void test_external_paths_escaping_the_folder(void **state) {
 static void test_external_range_past_the_end(void **state) {
     (void)state;
     char *dir = tmpdir_create();
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     assert_int_equal(tmpdir_write(dir, "w.bin", SIX, 4 * sizeof(float)), 0); /* 16 of 24 bytes */
     tconv_model *model;
-    tconv_error err;
+    tc_error err;
     /* Checked at load time, naming the initializer... */
     assert_int_equal(load_in_dir(dir, external_model(&b, "w.bin"), &model, &err),
                      TCONV_ERR_INVALID);
@@ -536,11 +535,11 @@ static void test_external_range_past_the_end(void **state) {
     assert_int_equal(tmpdir_write(dir, "w.bin", SIX, 4 * sizeof(float)), 0);
     const void *data;
     size_t nbytes;
-    assert_int_equal(tconv_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
+    assert_int_equal(tc_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
                      TCONV_ERR_INVALID);
     assert_contains(err.message, "tensor 'w': external data has 16 bytes, dims x float need 24");
     tconv_model_free(model);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
     tmpdir_free(dir);
 }
 

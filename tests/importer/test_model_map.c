@@ -42,7 +42,7 @@ static ProtobufCMessageUnknownField *unknown_bytes(pbb *b, uint32_t tag, const u
 /* y = x + w; a Constant with a tensor attribute; a custom op whose graph attribute holds an
  * initializer; a TENSORS attribute; a sparse initializer; an unknown field after raw_data. */
 static uint8_t *build_model(size_t *size) {
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__GraphProto *g = m->graph;
     const int64_t big[] = {BIG}, small[] = {SMALL};
@@ -78,10 +78,10 @@ static uint8_t *build_model(size_t *size) {
     onnx__sparse_tensor_proto__init(sp);
     sp->values = pbb_tensor(&b, "sparse", 1, big, ramp(&b, BIG, 6), BIG);
     sp->n_dims = 1;
-    sp->dims = tconv_arena_memdup(b.arena, (const int64_t[]){2 * BIG}, sizeof(int64_t));
+    sp->dims = tc_arena_memdup(b.arena, (const int64_t[]){2 * BIG}, sizeof(int64_t));
     pbb_push(&b, &g->sparse_initializer, &g->n_sparse_initializer, sp);
     uint8_t *bytes = pbb_pack(&m->base, size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
     return bytes;
 }
 
@@ -97,14 +97,14 @@ static char *write_temp(const char *dir, const char *name, const uint8_t *bytes,
 
 static uint8_t *read_all(const char *path, size_t *size) {
     void *data;
-    tconv_error err;
-    assert_int_equal(tconv_read_file(path, 0, &data, size, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_read_file(path, 0, &data, size, &err), TCONV_OK);
     return data;
 }
 
 static bool borrowed(const tconv_model *model, const tconv_tensor *t) {
     return t->storage == TCONV_STORAGE_RAW &&
-           tconv_onnx_loaded_contains(tconv_onnx_model_loaded(model), t->raw, t->raw_size);
+           tc_onnx_loaded_contains(tc_onnx_model_loaded(model), t->raw, t->raw_size);
 }
 
 static void test_large_payloads_are_borrowed_and_saved_unchanged(void **state) {
@@ -114,19 +114,19 @@ static void test_large_payloads_are_borrowed_and_saved_unchanged(void **state) {
     char *dir = tmpdir_create();
     char *in = write_temp(dir, "in.onnx", bytes, size);
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_load_file(in, NULL, &model, NULL, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_load_file(in, NULL, &model, NULL, &err), TCONV_OK);
     tconv_graph *g = model->graph;
     assert_true(borrowed(model, g->initializers[0]));  /* w, with an unknown field after it */
     assert_false(borrowed(model, g->initializers[1])); /* s: small, copied */
     const tconv_node *k = g->first->next, *custom = k->next;
-    assert_true(borrowed(model, tconv_node_attr(k, "value")->t));
-    const tconv_attr *list = tconv_node_attr(custom, "list");
+    assert_true(borrowed(model, tc_node_attr(k, "value")->t));
+    const tc_attr *list = tc_node_attr(custom, "list");
     assert_true(borrowed(model, list->tensors[0]) && borrowed(model, list->tensors[1]));
-    assert_true(borrowed(model, tconv_node_attr(custom, "body")->g->initializers[0]));
+    assert_true(borrowed(model, tc_node_attr(custom, "body")->g->initializers[0]));
     const void *data;
     size_t nbytes;
-    assert_int_equal(tconv_tensor_data(g->initializers[0], &data, &nbytes, &err), TCONV_OK);
+    assert_int_equal(tc_tensor_data(g->initializers[0], &data, &nbytes, &err), TCONV_OK);
     float first, last;
     memcpy(&first, data, sizeof first);
     memcpy(&last, (const uint8_t *)data + nbytes - sizeof last, sizeof last);
@@ -134,12 +134,12 @@ static void test_large_payloads_are_borrowed_and_saved_unchanged(void **state) {
 
     char *out = malloc(strlen(dir) + 16);
     sprintf(out, "%s/out.onnx", dir);
-    assert_int_equal(tconv_model_save_file(model, out, &err), TCONV_OK);
+    assert_int_equal(tc_model_save_file(model, out, &err), TCONV_OK);
     uint8_t *saved = read_all(out, &n_saved);
     assert_int_equal(n_saved, size); /* protobuf-c wrote the input: the same bytes come back */
     assert_memory_equal(saved, bytes, size);
     /* Saving over the model's own input file: the mapping keeps the old contents alive. */
-    assert_int_equal(tconv_model_save_file(model, in, &err), TCONV_OK);
+    assert_int_equal(tc_model_save_file(model, in, &err), TCONV_OK);
     free(saved);
     saved = read_all(in, &n_saved);
     assert_int_equal(n_saved, size);
@@ -161,13 +161,13 @@ static void test_buffer_is_copied_once(void **state) {
     uint8_t *mine = malloc(size);
     memcpy(mine, bytes, size);
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_load_buffer(mine, size, NULL, NULL, &model, NULL, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_load_buffer(mine, size, NULL, NULL, &model, NULL, &err), TCONV_OK);
     memset(mine, 0xAB, size);
     free(mine);
     assert_true(borrowed(model, model->graph->initializers[0]));
     void *saved;
-    assert_int_equal(tconv_model_save_buffer(model, &saved, &n_saved, &err), TCONV_OK);
+    assert_int_equal(tc_model_save_buffer(model, &saved, &n_saved, &err), TCONV_OK);
     assert_int_equal(n_saved, size);
     assert_memory_equal(saved, bytes, size);
     free(saved);
@@ -180,11 +180,11 @@ static void test_buffer_is_copied_once(void **state) {
 /* Unpacks `data` both ways; both fail, or both give messages that pack to the same bytes. */
 static void assert_same_as_protobuf_c(const uint8_t *data, size_t size) {
     Onnx__ModelProto *plain = onnx__model_proto__unpack(NULL, size, data);
-    tconv_onnx_loaded *loaded;
-    tconv_error err;
-    assert_int_equal(tconv_onnx_loaded_copy(data, size, &loaded, &err), TCONV_OK);
+    tc_onnx_loaded *loaded;
+    tc_error err;
+    assert_int_equal(tc_onnx_loaded_copy(data, size, &loaded, &err), TCONV_OK);
     Onnx__ModelProto *hollowed = NULL;
-    tconv_status st = tconv_onnx_loaded_unpack(loaded, &hollowed, &err);
+    tconv_status st = tc_onnx_loaded_unpack(loaded, &hollowed, &err);
     assert_int_equal(st == TCONV_OK, plain != NULL);
     if (plain) {
         size_t na, nb;
@@ -195,14 +195,14 @@ static void assert_same_as_protobuf_c(const uint8_t *data, size_t size) {
         free(b);
         protobuf_c_message_free_unpacked(&plain->base, NULL);
     }
-    tconv_onnx_loaded_free(loaded);
+    tc_onnx_loaded_free(loaded);
 }
 
 /* raw_data given twice in one TensorProto (here: the second as an "unknown" field 9, which
  * protobuf-c reads as raw_data again): protobuf-c keeps the last, so must the loader. */
 static void test_repeated_raw_data_keeps_the_last(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     const int64_t dims[] = {25}; /* 100 bytes: a one-byte length prefix */
     Onnx__TensorProto *t = pbb_tensor(&b, "w", 1, dims, ramp(&b, 25, 0), 25);
@@ -215,8 +215,8 @@ static void test_repeated_raw_data_keeps_the_last(void **state) {
     uint8_t *bytes = pbb_pack(&m->base, &size);
     assert_same_as_protobuf_c(bytes, size);
     tconv_model *model;
-    tconv_error err;
-    tconv_status st = tconv_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err);
+    tc_error err;
+    tconv_status st = tc_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err);
     if (st != TCONV_OK)
         fail_msg("%s", err.message);
     const tconv_tensor *w = model->graph->initializers[0];
@@ -224,7 +224,7 @@ static void test_repeated_raw_data_keeps_the_last(void **state) {
     assert_memory_equal(w->raw, second, sizeof second);
     tconv_model_free(model);
     free(bytes);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 }
 
 /* Truncations and byte flips anywhere (length prefixes, tags, payloads): the same result as

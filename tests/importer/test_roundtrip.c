@@ -161,13 +161,13 @@ static int compare_models(const uint8_t *original, size_t n_original, const uint
 /* Loads bytes from memory, saves, compares. */
 static void assert_round_trip(const uint8_t *bytes, size_t size, const char *dir) {
     tconv_model *model = NULL;
-    tconv_error err;
-    tconv_status st = tconv_model_load_buffer(bytes, size, dir, NULL, &model, NULL, &err);
+    tc_error err;
+    tconv_status st = tc_model_load_buffer(bytes, size, dir, NULL, &model, NULL, &err);
     if (st != TCONV_OK)
         fail_msg("load failed: %s", err.message);
     void *saved;
     size_t n_saved;
-    st = tconv_model_save_buffer(model, &saved, &n_saved, &err);
+    st = tc_model_save_buffer(model, &saved, &n_saved, &err);
     if (st != TCONV_OK)
         fail_msg("save failed: %s", err.message);
     char why[1024];
@@ -181,13 +181,13 @@ static void assert_round_trip(const uint8_t *bytes, size_t size, const char *dir
 
 static int round_trip_file(const char *path, char *why, size_t size) {
     tconv_model *model = NULL;
-    tconv_error err;
+    tc_error err;
     void *original = NULL, *saved = NULL;
     size_t n_original, n_saved;
     int result = -1;
-    if (tconv_read_file(path, 0, &original, &n_original, &err) != TCONV_OK ||
-        tconv_model_load_file(path, NULL, &model, NULL, &err) != TCONV_OK ||
-        tconv_model_save_buffer(model, &saved, &n_saved, &err) != TCONV_OK)
+    if (tc_read_file(path, 0, &original, &n_original, &err) != TCONV_OK ||
+        tc_model_load_file(path, NULL, &model, NULL, &err) != TCONV_OK ||
+        tc_model_save_buffer(model, &saved, &n_saved, &err) != TCONV_OK)
         snprintf(why, size, "%s", err.message);
     else
         result = compare_models(original, n_original, saved, n_saved, why, size);
@@ -251,7 +251,7 @@ static bool has_unknown(const ProtobufCMessage *m) {
 /* y = LeakyRelu(x + w) with an unknown field at model, graph, node and tensor level, plus
  * fields the IR does not model: a dim denotation and node metadata. */
 static uint8_t *build_unknown_fields_model(size_t *size) {
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__GraphProto *g = m->graph;
     const int64_t dims[] = {2, 3};
@@ -271,7 +271,7 @@ static uint8_t *build_unknown_fields_model(size_t *size) {
     add_unknown(&b, &relu->base, "node");
     add_unknown(&b, &t->base, "tensor");
     uint8_t *bytes = pbb_pack(&m->base, size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
     return bytes;
 }
 
@@ -289,13 +289,12 @@ static void test_unknown_fields_survive_an_edit(void **state) {
     size_t size, n_saved;
     uint8_t *bytes = build_unknown_fields_model(&size);
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err),
-                     TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err), TCONV_OK);
     tconv_node *relu = model->graph->last;
-    assert_int_equal(tconv_node_set_attr_float(relu, "alpha", 0.25f, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_float(relu, "alpha", 0.25f, &err), TCONV_OK);
     void *saved;
-    assert_int_equal(tconv_model_save_buffer(model, &saved, &n_saved, &err), TCONV_OK);
+    assert_int_equal(tc_model_save_buffer(model, &saved, &n_saved, &err), TCONV_OK);
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n_saved, saved);
     assert_non_null(m);
     assert_true(has_unknown(&m->base));
@@ -318,7 +317,7 @@ static const float EXTERNAL_W[] = {1.5f, -2, 3, 4, 5, 6.25f};
 
 /* y = x + w, w (2x3 float) stored in weights.bin at offset 8. */
 static uint8_t *build_external_model(const char *location, size_t *size) {
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__GraphProto *g = m->graph;
     const int64_t dims[] = {2, 3};
@@ -333,7 +332,7 @@ static uint8_t *build_external_model(const char *location, size_t *size) {
     pbb_push(&b, &g->initializer, &g->n_initializer, t);
     pbb_node(&b, g, "Add", "add", (const char *[]){"x", "w", NULL}, (const char *[]){"y", NULL});
     uint8_t *bytes = pbb_pack(&m->base, size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
     return bytes;
 }
 
@@ -347,14 +346,14 @@ static int write_weights(const char *dir, float first) {
 
 static void assert_external_weights(const char *model_path) {
     tconv_model *model;
-    tconv_error err;
-    if (tconv_model_load_file(model_path, NULL, &model, NULL, &err) != TCONV_OK)
+    tc_error err;
+    if (tc_model_load_file(model_path, NULL, &model, NULL, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     tconv_tensor *w = model->graph->initializers[0];
     assert_int_equal(w->storage, TCONV_STORAGE_EXTERNAL);
     const void *data;
     size_t nbytes;
-    if (tconv_tensor_data(w, &data, &nbytes, &err) != TCONV_OK)
+    if (tc_tensor_data(w, &data, &nbytes, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_int_equal(nbytes, sizeof EXTERNAL_W);
     assert_memory_equal(data, EXTERNAL_W, sizeof EXTERNAL_W);
@@ -378,17 +377,17 @@ static void test_external_data_round_trip(void **state) {
 
     /* Saving elsewhere brings the data file along. */
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_load_file(path, NULL, &model, NULL, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_load_file(path, NULL, &model, NULL, &err), TCONV_OK);
     snprintf(out, sizeof out, "%s/out.onnx", dst);
-    if (tconv_model_save_file(model, out, &err) != TCONV_OK)
+    if (tc_model_save_file(model, out, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_external_weights(out);
 
     /* ... but never overwrites a different file of the same name. */
     assert_int_equal(write_weights(clash, 99.0f), 0);
     snprintf(out, sizeof out, "%s/out.onnx", clash);
-    assert_int_equal(tconv_model_save_file(model, out, &err), TCONV_ERR_IO);
+    assert_int_equal(tc_model_save_file(model, out, &err), TCONV_ERR_IO);
     assert_non_null(strstr(err.message, "refusing to overwrite"));
     assert_int_equal(access(out, F_OK), -1); /* no model written that points at the wrong data */
 
@@ -403,7 +402,7 @@ static void test_external_data_round_trip(void **state) {
 
 /* y = Relu(Abs(x)) with the Relu listed first. */
 static uint8_t *build_out_of_order_model(size_t *size) {
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__GraphProto *g = m->graph;
     const int64_t dims[] = {4};
@@ -412,7 +411,7 @@ static uint8_t *build_out_of_order_model(size_t *size) {
     pbb_node(&b, g, "Relu", "relu", (const char *[]){"t", NULL}, (const char *[]){"y", NULL});
     pbb_node(&b, g, "Abs", "abs", (const char *[]){"x", NULL}, (const char *[]){"t", NULL});
     uint8_t *bytes = pbb_pack(&m->base, size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
     return bytes;
 }
 
@@ -424,15 +423,15 @@ static void test_out_of_order_nodes_are_sorted(void **state) {
     size_t size, n_saved;
     uint8_t *bytes = build_out_of_order_model(&size);
     tconv_model *model;
-    tconv_load_info info;
-    tconv_error err;
-    if (tconv_model_load_buffer(bytes, size, NULL, NULL, &model, &info, &err) != TCONV_OK)
+    tc_load_info info;
+    tc_error err;
+    if (tc_model_load_buffer(bytes, size, NULL, NULL, &model, &info, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_int_equal(info.n_graphs_reordered, 1);
     assert_int_equal(info.n_nodes, 2);
     assert_string_equal(model->graph->first->op_type, "Abs");
     void *saved;
-    assert_int_equal(tconv_model_save_buffer(model, &saved, &n_saved, &err), TCONV_OK);
+    assert_int_equal(tc_model_save_buffer(model, &saved, &n_saved, &err), TCONV_OK);
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n_saved, saved);
     assert_non_null(m);
     assert_string_equal(m->graph->node[0]->op_type, "Abs");
@@ -442,10 +441,10 @@ static void test_out_of_order_nodes_are_sorted(void **state) {
     tconv_model_free(model);
 
     /* With sorting turned off the same file is an error naming the misplaced input. */
-    tconv_load_options options;
-    tconv_load_options_init(&options);
+    tc_load_options options;
+    tc_load_options_init(&options);
     options.sort_nodes = false;
-    assert_int_equal(tconv_model_load_buffer(bytes, size, NULL, &options, &model, NULL, &err),
+    assert_int_equal(tc_model_load_buffer(bytes, size, NULL, &options, &model, NULL, &err),
                      TCONV_ERR_INVALID);
     assert_non_null(strstr(err.message, "node 'relu'"));
     assert_non_null(strstr(err.message, "topological order"));
@@ -456,7 +455,7 @@ static void test_out_of_order_nodes_are_sorted(void **state) {
  * node through its subgraph, so sorting moves the producer first. */
 static void test_subgraph_capture_orders_outer_nodes(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__GraphProto *g = m->graph;
     const int64_t dims[] = {4};
@@ -480,12 +479,12 @@ static void test_subgraph_capture_orders_outer_nodes(void **state) {
     }
     size_t size;
     uint8_t *bytes = pbb_pack(&m->base, &size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 
     tconv_model *model;
-    tconv_load_info info;
-    tconv_error err;
-    if (tconv_model_load_buffer(bytes, size, NULL, NULL, &model, &info, &err) != TCONV_OK)
+    tc_load_info info;
+    tc_error err;
+    if (tc_model_load_buffer(bytes, size, NULL, NULL, &model, &info, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_int_equal(info.n_graphs_reordered, 1);
     assert_string_equal(model->graph->first->op_type, "Abs");
@@ -503,53 +502,52 @@ static void test_subgraph_capture_orders_outer_nodes(void **state) {
 static void test_model_built_in_memory_saves_and_loads(void **state) {
     (void)state;
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_create(&model, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_create(&model, &err), TCONV_OK);
     model->has_ir_version = true;
     model->ir_version = 8;
-    assert_int_equal(tconv_model_set_opset(model, "", 17, &err), TCONV_OK);
+    assert_int_equal(tc_model_set_opset(model, "", 17, &err), TCONV_OK);
     tconv_graph *g = model->graph;
     g->name = "built";
     tconv_value *x, *y;
-    assert_int_equal(tconv_graph_get_or_add_value(g, "x", &x, &err), TCONV_OK);
-    tconv_dim dims[] = {{TCONV_DIM_STATIC, 2, NULL, NULL}, {TCONV_DIM_SYMBOLIC, 0, "n", NULL}};
-    assert_int_equal(tconv_value_set_tensor_type(x, TCONV_DTYPE_FLOAT, 2, dims, &err), TCONV_OK);
-    assert_int_equal(tconv_graph_add_input(g, x, NULL, &err), TCONV_OK);
+    assert_int_equal(tc_graph_get_or_add_value(g, "x", &x, &err), TCONV_OK);
+    tc_dim dims[] = {{TCONV_DIM_STATIC, 2, NULL, NULL}, {TCONV_DIM_SYMBOLIC, 0, "n", NULL}};
+    assert_int_equal(tc_value_set_tensor_type(x, TCONV_DTYPE_FLOAT, 2, dims, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
     tconv_tensor *w;
     const float w_data[] = {1, 2};
-    assert_int_equal(tconv_tensor_create(model, "w", TCONV_DTYPE_FLOAT, 2, (int64_t[]){2, 1},
-                                         w_data, sizeof w_data, &w, &err),
+    assert_int_equal(tc_tensor_create(model, "w", TCONV_DTYPE_FLOAT, 2, (int64_t[]){2, 1}, w_data,
+                                      sizeof w_data, &w, &err),
                      TCONV_OK);
-    assert_int_equal(tconv_graph_add_initializer(g, w, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_initializer(g, w, &err), TCONV_OK);
     tconv_node *node;
-    assert_int_equal(tconv_node_create(g, "Add", NULL, "add", &node, &err), TCONV_OK);
-    assert_int_equal(tconv_node_add_input(node, x, &err), TCONV_OK);
-    assert_int_equal(tconv_node_add_input(node, w->value, &err), TCONV_OK);
-    assert_int_equal(tconv_graph_get_or_add_value(g, "y", &y, &err), TCONV_OK);
-    assert_int_equal(tconv_node_add_output(node, y, &err), TCONV_OK);
-    assert_int_equal(tconv_node_set_attr_ints(node, "note", (int64_t[]){7}, 1, &err), TCONV_OK);
-    tconv_graph_append_node(g, node);
-    assert_int_equal(tconv_graph_add_output(g, y, NULL, &err), TCONV_OK);
+    assert_int_equal(tc_node_create(g, "Add", NULL, "add", &node, &err), TCONV_OK);
+    assert_int_equal(tc_node_add_input(node, x, &err), TCONV_OK);
+    assert_int_equal(tc_node_add_input(node, w->value, &err), TCONV_OK);
+    assert_int_equal(tc_graph_get_or_add_value(g, "y", &y, &err), TCONV_OK);
+    assert_int_equal(tc_node_add_output(node, y, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_ints(node, "note", (int64_t[]){7}, 1, &err), TCONV_OK);
+    tc_graph_append_node(g, node);
+    assert_int_equal(tc_graph_add_output(g, y, NULL, &err), TCONV_OK);
 
     void *saved;
     size_t n_saved;
-    if (tconv_model_save_buffer(model, &saved, &n_saved, &err) != TCONV_OK)
+    if (tc_model_save_buffer(model, &saved, &n_saved, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     tconv_model_free(model);
-    if (tconv_model_load_buffer(saved, n_saved, NULL, NULL, &model, NULL, &err) != TCONV_OK)
+    if (tc_model_load_buffer(saved, n_saved, NULL, NULL, &model, NULL, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_string_equal(model->graph->name, "built");
-    assert_int_equal(tconv_model_opset(model, ""), 17);
-    const tconv_type *xt = &model->graph->inputs[0].value->type;
+    assert_int_equal(tc_model_opset(model, ""), 17);
+    const tc_type *xt = &model->graph->inputs[0].value->type;
     assert_int_equal(xt->rank, 2);
     assert_int_equal(xt->dims[0].value, 2);
     assert_string_equal(xt->dims[1].param, "n");
     const void *data;
     size_t nbytes;
-    assert_int_equal(tconv_tensor_data(model->graph->initializers[0], &data, &nbytes, &err),
-                     TCONV_OK);
+    assert_int_equal(tc_tensor_data(model->graph->initializers[0], &data, &nbytes, &err), TCONV_OK);
     assert_memory_equal(data, w_data, sizeof w_data);
-    assert_int_equal(tconv_node_attr(model->graph->first, "note")->ints[0], 7);
+    assert_int_equal(tc_node_attr(model->graph->first, "note")->ints[0], 7);
     assert_round_trip(saved, n_saved, NULL);
     free(saved);
     tconv_model_free(model);
@@ -561,7 +559,7 @@ static void test_model_built_in_memory_saves_and_loads(void **state) {
  * that reads a sparse initializer, which the IR keeps only in the origin. */
 static void test_functions_and_sparse_initializers(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 17);
     Onnx__OperatorSetIdProto *local = pbb_alloc(&b, sizeof *local);
     onnx__operator_set_id_proto__init(local);
@@ -606,12 +604,12 @@ static void test_functions_and_sparse_initializers(void **state) {
     call->domain = pbb_str(&b, "local");
     size_t size;
     uint8_t *bytes = pbb_pack(&m->base, &size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 
     tconv_model *model;
-    tconv_load_info info;
-    tconv_error err;
-    if (tconv_model_load_buffer(bytes, size, NULL, NULL, &model, &info, &err) != TCONV_OK)
+    tc_load_info info;
+    tc_error err;
+    if (tc_model_load_buffer(bytes, size, NULL, NULL, &model, &info, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_int_equal(model->n_functions, 1);
     tconv_graph *body = model->functions[0]->body;

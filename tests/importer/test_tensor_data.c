@@ -28,8 +28,8 @@ static void assert_bytes(tconv_model *model, size_t index, const void *want, siz
     tconv_tensor *t = model->graph->initializers[index];
     const void *data;
     size_t nbytes;
-    tconv_error err;
-    if (tconv_tensor_data(t, &data, &nbytes, &err) != TCONV_OK)
+    tc_error err;
+    if (tc_tensor_data(t, &data, &nbytes, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_int_equal(t->storage, TCONV_STORAGE_TYPED);
     assert_int_equal(nbytes, n);
@@ -38,7 +38,7 @@ static void assert_bytes(tconv_model *model, size_t index, const void *want, siz
 
 static void test_typed_fields_decode_to_raw_layout(void **state) {
     (void)state;
-    pbb b = {tconv_arena_create()};
+    pbb b = {tc_arena_create()};
     Onnx__ModelProto *m = pbb_model(&b, 21);
     Onnx__GraphProto *g = m->graph;
     static float floats[] = {1.5f, -2.0f};
@@ -71,11 +71,11 @@ static void test_typed_fields_decode_to_raw_layout(void **state) {
     t->n_string_data = 2, t->string_data = strings;
     size_t size;
     uint8_t *bytes = pbb_pack(&m->base, &size);
-    tconv_arena_destroy(b.arena);
+    tc_arena_destroy(b.arena);
 
     tconv_model *model;
-    tconv_error err;
-    if (tconv_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err) != TCONV_OK)
+    tc_error err;
+    if (tc_model_load_buffer(bytes, size, NULL, NULL, &model, NULL, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     assert_bytes(model, 0, floats, sizeof floats);
     assert_bytes(model, 1, (uint8_t[]){0xff, 0x7f}, 2);
@@ -86,12 +86,11 @@ static void test_typed_fields_decode_to_raw_layout(void **state) {
     assert_bytes(model, 6, (uint32_t[]){0xdeadbeefu, 7}, 8);
     assert_bytes(model, 7, complex64, sizeof complex64);
     int64_t v;
-    assert_int_equal(tconv_tensor_get_i64(model->graph->initializers[4], 1, &v, &err), TCONV_OK);
+    assert_int_equal(tc_tensor_get_i64(model->graph->initializers[4], 1, &v, &err), TCONV_OK);
     assert_true(v == (1LL << 40));
-    const tconv_bytes *s;
+    const tc_bytes *s;
     size_t count;
-    assert_int_equal(tconv_tensor_strings(model->graph->initializers[8], &s, &count, &err),
-                     TCONV_OK);
+    assert_int_equal(tc_tensor_strings(model->graph->initializers[8], &s, &count, &err), TCONV_OK);
     assert_int_equal(count, 2);
     assert_int_equal(s[0].len, 3);
     assert_memory_equal(s[0].data, "abc", 3);
@@ -121,19 +120,19 @@ static bool tensors_equal(const uint8_t *a, size_t na, const uint8_t *b, size_t 
 /* Loads path, reads its data, saves it to tmp and compares: 0 when all is well. */
 static int check_pb(tconv_model *model, const char *path, const char *tmp, char *why, size_t size) {
     tconv_tensor *t;
-    tconv_error err;
+    tc_error err;
     const void *data;
-    const tconv_bytes *strings;
+    const tc_bytes *strings;
     size_t n;
     void *a = NULL, *b = NULL;
     size_t na, nb;
     int result = -1;
-    if (tconv_tensor_load_pb(model, path, &t, &err) != TCONV_OK ||
-        (t->dtype == TCONV_DTYPE_STRING ? tconv_tensor_strings(t, &strings, &n, &err)
-                                        : tconv_tensor_data(t, &data, &n, &err)) != TCONV_OK ||
-        tconv_tensor_save_pb(t, tmp, &err) != TCONV_OK ||
-        tconv_read_file(path, 0, &a, &na, &err) != TCONV_OK ||
-        tconv_read_file(tmp, 0, &b, &nb, &err) != TCONV_OK)
+    if (tc_tensor_load_pb(model, path, &t, &err) != TCONV_OK ||
+        (t->dtype == TCONV_DTYPE_STRING ? tc_tensor_strings(t, &strings, &n, &err)
+                                        : tc_tensor_data(t, &data, &n, &err)) != TCONV_OK ||
+        tc_tensor_save_pb(t, tmp, &err) != TCONV_OK ||
+        tc_read_file(path, 0, &a, &na, &err) != TCONV_OK ||
+        tc_read_file(tmp, 0, &b, &nb, &err) != TCONV_OK)
         snprintf(why, size, "%s", err.message);
     else if (!tensors_equal(a, na, b, nb))
         snprintf(why, size, "saved TensorProto differs");
@@ -156,8 +155,8 @@ static void test_node_test_pb_files_round_trip(void **state) {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s/tensor.pb", tmpdir);
     tconv_model *model;
-    tconv_error err;
-    assert_int_equal(tconv_model_create(&model, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_create(&model, &err), TCONV_OK);
     DIR *dir = opendir(NODE_TESTS_DIR);
     assert_non_null(dir);
     size_t found = 0, failed = 0;

@@ -12,13 +12,13 @@
 #include "ir_builder.h"
 
 static void run_dce(tconv_model *m) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
-    tconv_error err;
-    tconv_error_clear(&err);
-    if (tconv_pass_dce(m->graph, &options, &err) != TCONV_OK)
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    tc_error err;
+    tc_error_clear(&err);
+    if (tc_pass_dce(m->graph, &options, &err) != TCONV_OK)
         fail_msg("dce failed: %s", err.message);
-    if (tconv_model_verify(m, &err) != TCONV_OK)
+    if (tc_model_verify(m, &err) != TCONV_OK)
         fail_msg("verify after dce: %s", err.message);
 }
 
@@ -48,7 +48,7 @@ static bool has_initializer(const tconv_graph *g, const char *name) {
 }
 
 static void add_value_info(tconv_graph *g, const char *name) {
-    B_OK(tconv_graph_add_value_info(g, tconv_graph_find_value(g, name), NULL, &b_err_));
+    B_OK(tc_graph_add_value_info(g, tc_graph_find_value(g, name), NULL, &b_err_));
 }
 
 static void test_dead_chain_and_value_info(void **state) {
@@ -72,10 +72,10 @@ static void test_dead_chain_and_value_info(void **state) {
     assert_true(has_node(g, "live1"));
     assert_true(has_node(g, "live2"));
     assert_int_equal(g->n_inputs, 2); /* graph inputs stay, used or not */
-    assert_int_equal(tconv_graph_find_value(g, "a")->n_uses, 1);
+    assert_int_equal(tc_graph_find_value(g, "a")->n_uses, 1);
     assert_int_equal(g->n_value_info, 2);
-    assert_ptr_equal(g->value_info[0].value, tconv_graph_find_value(g, "a"));
-    assert_ptr_equal(g->value_info[1].value, tconv_graph_find_value(g, "X"));
+    assert_ptr_equal(g->value_info[0].value, tc_graph_find_value(g, "a"));
+    assert_ptr_equal(g->value_info[1].value, tc_graph_find_value(g, "X"));
     tconv_model_free(m);
 }
 
@@ -88,7 +88,7 @@ static void test_unused_initializers(void **state) {
     b_f32(g, "W_dead_user", "4", NULL);
     b_f32(g, "W_orphan", "4", NULL);
     b_f32(g, "W_default", "4", NULL); /* also a graph input: an overridable default */
-    B_OK(tconv_graph_add_input(g, tconv_graph_find_value(g, "W_default"), NULL, &b_err_));
+    B_OK(tc_graph_add_input(g, tc_graph_find_value(g, "W_default"), NULL, &b_err_));
     b_f32(g, "W_out", "4", NULL); /* a graph output directly */
     b_node(g, "Add", "live", "X,W_live", "y");
     b_node(g, "Mul", "dead", "X,W_dead_user", "z");
@@ -103,7 +103,7 @@ static void test_unused_initializers(void **state) {
     assert_true(has_initializer(g, "W_default"));
     assert_true(has_initializer(g, "W_out"));
     assert_int_equal(g->n_initializers, 3);
-    assert_null(tconv_graph_find_value(g, "W_orphan")->initializer);
+    assert_null(tc_graph_find_value(g, "W_orphan")->initializer);
     tconv_model_free(m);
 }
 
@@ -140,10 +140,10 @@ static void test_subgraph_captures_keep_outer_values(void **state) {
     assert_true(has_node(g, "captured_as_output"));
     assert_true(has_node(g, "if"));
     assert_false(has_node(g, "outer_dead"));
-    tconv_graph *then_g = tconv_node_attr(find_node(g, "if"), "then_branch")->g;
+    tconv_graph *then_g = tc_node_attr(find_node(g, "if"), "then_branch")->g;
     assert_true(has_node(then_g, "then_live"));
     assert_false(has_node(then_g, "then_dead")); /* dead code inside the subgraph goes too */
-    assert_int_equal(tconv_graph_find_value(g, "cap1")->n_uses, 1);
+    assert_int_equal(tc_graph_find_value(g, "cap1")->n_uses, 1);
     tconv_model_free(m);
 }
 
@@ -155,7 +155,7 @@ static void test_dead_if_releases_its_captures(void **state) {
     run_dce(m);
     assert_int_equal(g->n_nodes, 1);
     assert_true(has_node(g, "out"));
-    assert_int_equal(tconv_graph_find_value(g, "X")->n_uses, 1);
+    assert_int_equal(tc_graph_find_value(g, "X")->n_uses, 1);
     tconv_model_free(m);
 }
 
@@ -195,29 +195,29 @@ static void test_large_graph_half_dead(void **state) {
         tconv_node *n;
         tconv_value *next;
         char name[32];
-        B_OK(tconv_node_create(g, "Relu", NULL, NULL, &n, &b_err_));
-        B_OK(tconv_node_add_input(n, live, &b_err_));
+        B_OK(tc_node_create(g, "Relu", NULL, NULL, &n, &b_err_));
+        B_OK(tc_node_add_input(n, live, &b_err_));
         snprintf(name, sizeof name, "live%d", i);
-        B_OK(tconv_graph_get_or_add_value(g, name, &next, &b_err_));
-        B_OK(tconv_node_add_output(n, next, &b_err_));
-        tconv_graph_append_node(g, n);
+        B_OK(tc_graph_get_or_add_value(g, name, &next, &b_err_));
+        B_OK(tc_node_add_output(n, next, &b_err_));
+        tc_graph_append_node(g, n);
         live = next;
         for (int k = 0; k < 3; k++) { /* a dead chain link and two dead side branches */
-            B_OK(tconv_node_create(g, k == 0 ? "Neg" : "Abs", NULL, NULL, &n, &b_err_));
-            B_OK(tconv_node_add_input(n, k == 0 ? dead : live, &b_err_));
+            B_OK(tc_node_create(g, k == 0 ? "Neg" : "Abs", NULL, NULL, &n, &b_err_));
+            B_OK(tc_node_add_input(n, k == 0 ? dead : live, &b_err_));
             snprintf(name, sizeof name, "dead%d_%d", i, k);
-            B_OK(tconv_graph_get_or_add_value(g, name, &next, &b_err_));
-            B_OK(tconv_node_add_output(n, next, &b_err_));
-            tconv_graph_append_node(g, n);
+            B_OK(tc_graph_get_or_add_value(g, name, &next, &b_err_));
+            B_OK(tc_node_add_output(n, next, &b_err_));
+            tc_graph_append_node(g, n);
             if (k == 0)
                 dead = next;
         }
     }
-    B_OK(tconv_graph_add_output(g, live, NULL, &b_err_));
+    B_OK(tc_graph_add_output(g, live, NULL, &b_err_));
     assert_int_equal(g->n_nodes, 4 * N);
     run_dce(m);
     assert_int_equal(g->n_nodes, N);
-    tconv_value *expect = tconv_graph_find_value(g, "X");
+    tconv_value *expect = tc_graph_find_value(g, "X");
     for (tconv_node *n = g->first; n; n = n->next) {
         assert_string_equal(n->op_type, "Relu");
         assert_ptr_equal(n->inputs[0], expect);

@@ -26,7 +26,7 @@ typedef struct case_counts {
 } case_counts;
 
 static bool attr_all_zero(const tconv_node *node, const char *name) {
-    const tconv_attr *a = tconv_node_attr(node, name);
+    const tc_attr *a = tc_node_attr(node, name);
     for (size_t i = 0; a && i < a->n; i++) {
         if (a->ints[i] != 0)
             return false;
@@ -44,17 +44,17 @@ static const char *illegal_conv_transpose(const tconv_graph *graph, tconv_policy
                     return why;
             }
         }
-        if (!tconv_is_conv_transpose(n))
+        if (!tc_is_conv_transpose(n))
             continue;
-        const tconv_attr *auto_pad = tconv_node_attr(n, "auto_pad");
+        const tc_attr *auto_pad = tc_node_attr(n, "auto_pad");
         if (auto_pad && auto_pad->s.len && strncmp((const char *)auto_pad->s.data, "NOTSET", 6) &&
             strncmp((const char *)auto_pad->s.data, "VALID", 5))
             return "auto_pad SAME left";
-        if (tconv_node_attr(n, "output_shape"))
+        if (tc_node_attr(n, "output_shape"))
             return "output_shape left";
         if (!attr_all_zero(n, "output_padding"))
             return "output_padding left";
-        const tconv_attr *pads = tconv_node_attr(n, "pads");
+        const tc_attr *pads = tc_node_attr(n, "pads");
         if (pads && policy == TCONV_POLICY_VALID_ONLY && !attr_all_zero(n, "pads"))
             return "pads left under valid-only";
         for (size_t i = 0; pads && i < pads->n / 2; i++) {
@@ -66,25 +66,25 @@ static const char *illegal_conv_transpose(const tconv_graph *graph, tconv_policy
 }
 
 static tconv_status legalize(tconv_model *model, tconv_policy policy, size_t *rewritten,
-                             tconv_error *err) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
+                             tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
     options.policy = policy;
-    tconv_rewrite_report report;
-    tconv_rewrite_report_init(&report);
+    tc_rewrite_report report;
+    tc_rewrite_report_init(&report);
     options.report = &report;
-    tconv_status st = tconv_run_passes(model, PASSES, &options, NULL, NULL, err);
+    tconv_status st = tc_run_passes(model, PASSES, &options, NULL, NULL, err);
     *rewritten += report.count;
-    tconv_rewrite_report_free(&report);
+    tc_rewrite_report_free(&report);
     return st;
 }
 
-static tconv_status reload(const tconv_model *model, tconv_model **out, tconv_error *err) {
+static tconv_status reload(const tconv_model *model, tconv_model **out, tc_error *err) {
     void *bytes = NULL;
     size_t size = 0;
-    tconv_status st = tconv_model_save_buffer(model, &bytes, &size, err);
+    tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
     if (st == TCONV_OK)
-        st = tconv_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
+        st = tc_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
     free(bytes);
     return st;
 }
@@ -95,24 +95,24 @@ static bool check_case(const char *dir, tconv_policy policy, case_counts *counts
     snprintf(model_path, sizeof model_path, "%s/model.onnx", dir);
     snprintf(data_set, sizeof data_set, "%s/test_data_set_0", dir);
     tconv_model *original = NULL, *model = NULL, *reloaded = NULL;
-    tconv_error err;
-    tconv_error_clear(&err);
+    tc_error err;
+    tc_error_clear(&err);
     const char *why = NULL;
-    tconv_status st = tconv_model_load_file(model_path, NULL, &original, NULL, &err);
+    tconv_status st = tc_model_load_file(model_path, NULL, &original, NULL, &err);
     if (st == TCONV_OK)
-        st = tconv_model_load_file(model_path, NULL, &model, NULL, &err);
+        st = tc_model_load_file(model_path, NULL, &model, NULL, &err);
     if (st == TCONV_OK)
         st = legalize(model, policy, &counts->rewritten_nodes, &err);
     if (st == TCONV_OK && (why = illegal_conv_transpose(model->graph, policy)) != NULL)
-        st = tconv_error_set(&err, TCONV_ERR_MISMATCH, "%s", why);
+        st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", why);
     if (st == TCONV_OK)
-        st = tconv_test_run_data_set(model, data_set, 1e-4, 1e-5, NULL, &err);
+        st = tc_test_run_data_set(model, data_set, 1e-4, 1e-5, NULL, &err);
     if (st == TCONV_OK)
-        st = tconv_test_compare_models(original, model, 7, 1e-4, 1e-5, &err);
+        st = tc_test_compare_models(original, model, 7, 1e-4, 1e-5, &err);
     if (st == TCONV_OK)
         st = reload(model, &reloaded, &err);
     if (st == TCONV_OK)
-        st = tconv_test_run_data_set(reloaded, data_set, 1e-4, 1e-5, NULL, &err);
+        st = tc_test_run_data_set(reloaded, data_set, 1e-4, 1e-5, NULL, &err);
     if (st != TCONV_OK)
         fprintf(stderr, "FAIL %s [%s]: %s\n", dir, tconv_policy_name(policy), err.message);
     tconv_model_free(original);
@@ -125,7 +125,7 @@ static bool check_case(const char *dir, tconv_policy policy, case_counts *counts
 static void check_all(const char *parent, const char *prefix, size_t min_cases) {
     char **names;
     size_t n;
-    assert_int_equal(tconv_test_list_dirs(parent, prefix, &names, &n), 0);
+    assert_int_equal(tc_test_list_dirs(parent, prefix, &names, &n), 0);
     assert_true(n >= min_cases);
     case_counts counts = {0};
     static const tconv_policy policies[] = {TCONV_POLICY_SAME_OR_ASYMMETRIC,
@@ -140,7 +140,7 @@ static void check_all(const char *parent, const char *prefix, size_t min_cases) 
     }
     fprintf(stderr, "%s: %zu cases x 2 policies, %zu nodes rewritten, %zu failures\n", parent, n,
             counts.rewritten_nodes, counts.failures);
-    tconv_test_free_names(names, n);
+    tc_test_free_names(names, n);
     assert_int_equal(counts.failures, 0);
     assert_true(counts.rewritten_nodes > 0);
 }

@@ -35,16 +35,16 @@ typedef struct ct_spec {
 static tconv_value *add_input(tconv_model *m, const char *name, int rank, const int64_t *dims,
                               const char *const *params) {
     tconv_value *v;
-    tconv_dim d[5];
+    tc_dim d[5];
     memset(d, 0, sizeof d);
     for (int i = 0; i < rank; i++) {
         d[i].kind = params && params[i] ? TCONV_DIM_SYMBOLIC : TCONV_DIM_STATIC;
         d[i].value = dims[i];
         d[i].param = params ? params[i] : NULL;
     }
-    assert_int_equal(tconv_graph_get_or_add_value(m->graph, name, &v, NULL), TCONV_OK);
-    assert_int_equal(tconv_value_set_tensor_type(v, TCONV_DTYPE_FLOAT, rank, d, NULL), TCONV_OK);
-    assert_int_equal(tconv_graph_add_input(m->graph, v, NULL, NULL), TCONV_OK);
+    assert_int_equal(tc_graph_get_or_add_value(m->graph, name, &v, NULL), TCONV_OK);
+    assert_int_equal(tc_value_set_tensor_type(v, TCONV_DTYPE_FLOAT, rank, d, NULL), TCONV_OK);
+    assert_int_equal(tc_graph_add_input(m->graph, v, NULL, NULL), TCONV_OK);
     return v;
 }
 
@@ -58,24 +58,24 @@ static tconv_value *add_float_initializer(tconv_model *m, const char *name, int 
     for (int64_t i = 0; i < n; i++)
         data[i] = (float)((i * 37) % 17) / 8.0f - 1.0f;
     tconv_tensor *t;
-    assert_int_equal(tconv_tensor_create(m, name, TCONV_DTYPE_FLOAT, rank, dims, data,
-                                         (size_t)n * sizeof(float), &t, NULL),
+    assert_int_equal(tc_tensor_create(m, name, TCONV_DTYPE_FLOAT, rank, dims, data,
+                                      (size_t)n * sizeof(float), &t, NULL),
                      TCONV_OK);
-    assert_int_equal(tconv_graph_add_initializer(m->graph, t, NULL), TCONV_OK);
+    assert_int_equal(tc_graph_add_initializer(m->graph, t, NULL), TCONV_OK);
     return t->value;
 }
 
 static void set_ints(tconv_node *n, const char *name, const int64_t *v, int count) {
     if (count)
-        assert_int_equal(tconv_node_set_attr_ints(n, name, v, (size_t)count, NULL), TCONV_OK);
+        assert_int_equal(tc_node_set_attr_ints(n, name, v, (size_t)count, NULL), TCONV_OK);
 }
 
 static tconv_model *build(const ct_spec *s) {
     tconv_model *m;
-    assert_int_equal(tconv_model_create(&m, NULL), TCONV_OK);
+    assert_int_equal(tc_model_create(&m, NULL), TCONV_OK);
     m->has_ir_version = true;
     m->ir_version = s->ir_version ? s->ir_version : 7;
-    assert_int_equal(tconv_model_set_opset(m, "", s->opset, NULL), TCONV_OK);
+    assert_int_equal(tc_model_set_opset(m, "", s->opset, NULL), TCONV_OK);
     tconv_value *x = add_input(m, "X", s->rank, s->x, s->x_dim_params);
     tconv_value *w = add_float_initializer(m, "W", s->rank, s->w);
     int64_t c_out = s->w[1];
@@ -84,30 +84,30 @@ static tconv_model *build(const ct_spec *s) {
         b = s->bias_is_input ? add_input(m, "B", 1, &c_out, NULL)
                              : add_float_initializer(m, "B", 1, &c_out);
     tconv_node *n;
-    assert_int_equal(tconv_node_create(m->graph, "ConvTranspose", NULL, "ct", &n, NULL), TCONV_OK);
-    assert_int_equal(tconv_node_add_input(n, x, NULL), TCONV_OK);
-    assert_int_equal(tconv_node_add_input(n, w, NULL), TCONV_OK);
+    assert_int_equal(tc_node_create(m->graph, "ConvTranspose", NULL, "ct", &n, NULL), TCONV_OK);
+    assert_int_equal(tc_node_add_input(n, x, NULL), TCONV_OK);
+    assert_int_equal(tc_node_add_input(n, w, NULL), TCONV_OK);
     if (b)
-        assert_int_equal(tconv_node_add_input(n, b, NULL), TCONV_OK);
+        assert_int_equal(tc_node_add_input(n, b, NULL), TCONV_OK);
     if (s->auto_pad)
-        assert_int_equal(tconv_node_set_attr_string(n, "auto_pad", s->auto_pad, NULL), TCONV_OK);
+        assert_int_equal(tc_node_set_attr_string(n, "auto_pad", s->auto_pad, NULL), TCONV_OK);
     set_ints(n, "pads", s->pads, s->n_pads);
     set_ints(n, "strides", s->strides, s->n_strides);
     set_ints(n, "output_padding", s->output_padding, s->n_output_padding);
     set_ints(n, "output_shape", s->output_shape, s->n_output_shape);
     tconv_value *y;
-    assert_int_equal(tconv_graph_get_or_add_value(m->graph, "Y", &y, NULL), TCONV_OK);
-    assert_int_equal(tconv_node_add_output(n, y, NULL), TCONV_OK);
-    tconv_graph_append_node(m->graph, n);
-    assert_int_equal(tconv_graph_add_output(m->graph, y, NULL, NULL), TCONV_OK);
+    assert_int_equal(tc_graph_get_or_add_value(m->graph, "Y", &y, NULL), TCONV_OK);
+    assert_int_equal(tc_node_add_output(n, y, NULL), TCONV_OK);
+    tc_graph_append_node(m->graph, n);
+    assert_int_equal(tc_graph_add_output(m->graph, y, NULL, NULL), TCONV_OK);
     return m;
 }
 
-static tconv_status legalize(tconv_model *m, tconv_policy policy, tconv_error *err) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
+static tconv_status legalize(tconv_model *m, tconv_policy policy, tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
     options.policy = policy;
-    return tconv_run_passes(m, "legalize-conv-transpose,dce", &options, NULL, NULL, err);
+    return tc_run_passes(m, "legalize-conv-transpose,dce", &options, NULL, NULL, err);
 }
 
 /* Asserts the node list is exactly `expected` ("ConvTranspose:ct/valid", ...). */
@@ -136,7 +136,7 @@ static tconv_node *find_node(const tconv_model *m, const char *op_type) {
 
 static void assert_ints_attr(const tconv_node *n, const char *name, const int64_t *want,
                              size_t count) {
-    const tconv_attr *a = tconv_node_attr(n, name);
+    const tc_attr *a = tc_node_attr(n, name);
     assert_non_null(a);
     assert_int_equal(a->type, TCONV_ATTR_INTS);
     assert_int_equal(a->n, count);
@@ -152,24 +152,24 @@ static void assert_const_input(const tconv_node *n, size_t index, const int64_t 
     assert_int_equal(t->dtype, TCONV_DTYPE_INT64);
     const void *data;
     size_t nbytes;
-    assert_int_equal(tconv_tensor_data(t, &data, &nbytes, NULL), TCONV_OK);
+    assert_int_equal(tc_tensor_data(t, &data, &nbytes, NULL), TCONV_OK);
     assert_int_equal(nbytes, count * sizeof(int64_t));
     assert_memory_equal(data, want, nbytes);
 }
 
 static void assert_no_padding_attrs(const tconv_node *n) {
-    assert_null(tconv_node_attr(n, "auto_pad"));
-    assert_null(tconv_node_attr(n, "pads"));
-    assert_null(tconv_node_attr(n, "output_shape"));
-    assert_null(tconv_node_attr(n, "output_padding"));
+    assert_null(tc_node_attr(n, "auto_pad"));
+    assert_null(tc_node_attr(n, "pads"));
+    assert_null(tc_node_attr(n, "output_shape"));
+    assert_null(tc_node_attr(n, "output_padding"));
 }
 
 /* Legalizes a copy and checks it computes what the original does. */
 static void assert_same_numbers(const ct_spec *spec, tconv_policy policy) {
     tconv_model *original = build(spec), *converted = build(spec);
-    tconv_error err;
+    tc_error err;
     assert_int_equal(legalize(converted, policy, &err), TCONV_OK);
-    tconv_status st = tconv_test_compare_models(original, converted, 3, 1e-5, 1e-6, &err);
+    tconv_status st = tc_test_compare_models(original, converted, 3, 1e-5, 1e-6, &err);
     if (st != TCONV_OK)
         fail_msg("%s", err.message);
     tconv_model_free(original);
@@ -257,7 +257,7 @@ static void test_output_padding_moves_bias_behind_pad(void **state) {
     assert_int_equal(bias->dims[0], 2);
     assert_int_equal(bias->dims[1], 1);
     /* dce removed the original 1-D bias, which nothing uses any more. */
-    assert_null(tconv_graph_find_value(m->graph, "B")->initializer);
+    assert_null(tc_graph_find_value(m->graph, "B")->initializer);
     tconv_model_free(m);
     assert_same_numbers(&s, TCONV_POLICY_SAME_OR_ASYMMETRIC);
 }
@@ -286,7 +286,7 @@ static void test_opset10_slice_inputs_pad_attributes(void **state) {
     assert_int_equal(find_node(m, "Slice")->n_inputs, 4);
     tconv_node *pad = find_node(m, "Pad");
     assert_int_equal(pad->n_inputs, 1);
-    assert_non_null(tconv_node_attr(pad, "pads"));
+    assert_non_null(tc_node_attr(pad, "pads"));
     tconv_model_free(m);
     assert_same_numbers(&s, TCONV_POLICY_SAME_OR_ASYMMETRIC);
 }
@@ -381,7 +381,7 @@ static void test_output_shape_with_dynamic_input_is_a_clear_error(void **state) 
                  .n_output_shape = 2,
                  .output_shape = {10, 8}};
     tconv_model *m = build(&s);
-    tconv_error err;
+    tc_error err;
     assert_int_equal(legalize(m, TCONV_POLICY_SAME_OR_ASYMMETRIC, &err), TCONV_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.message, "node 'ct'"));
     assert_non_null(strstr(err.message, "output_shape"));
@@ -415,8 +415,8 @@ static void test_new_names_never_collide(void **state) {
                  .strides = {2}};
     tconv_model *m = build(&s);
     tconv_value *taken;
-    assert_int_equal(tconv_graph_add_unique_value(m->graph, "ct/crop", &taken, NULL), TCONV_OK);
-    assert_non_null(tconv_model_unique_node_name(m, "ct/valid"));
+    assert_int_equal(tc_graph_add_unique_value(m->graph, "ct/crop", &taken, NULL), TCONV_OK);
+    assert_non_null(tc_model_unique_node_name(m, "ct/valid"));
     assert_int_equal(legalize(m, TCONV_POLICY_SAME_OR_ASYMMETRIC, NULL), TCONV_OK);
     const char *nodes[] = {"ConvTranspose:ct/valid_1", "Slice:ct/crop_1"};
     assert_nodes(m, nodes, 2);
@@ -428,10 +428,10 @@ static void test_new_names_never_collide(void **state) {
 static void test_alike_layers_share_constants(void **state) {
     (void)state;
     tconv_model *m;
-    assert_int_equal(tconv_model_create(&m, NULL), TCONV_OK);
+    assert_int_equal(tc_model_create(&m, NULL), TCONV_OK);
     m->has_ir_version = true;
     m->ir_version = 7;
-    assert_int_equal(tconv_model_set_opset(m, "", 13, NULL), TCONV_OK);
+    assert_int_equal(tc_model_set_opset(m, "", 13, NULL), TCONV_OK);
     const int64_t x_dims[] = {1, 2, 6}, w_dims[] = {2, 2, 3};
     tconv_value *v = add_input(m, "X", 3, x_dims, NULL);
     tconv_value *w = add_float_initializer(m, "W", 3, w_dims);
@@ -442,18 +442,17 @@ static void test_alike_layers_share_constants(void **state) {
         char name[16];
         snprintf(name, sizeof name, "ct%d", i);
         tconv_node *n;
-        assert_int_equal(tconv_node_create(m->graph, "ConvTranspose", NULL, name, &n, NULL),
-                         TCONV_OK);
-        assert_int_equal(tconv_node_add_input(n, v, NULL), TCONV_OK);
-        assert_int_equal(tconv_node_add_input(n, w, NULL), TCONV_OK);
-        assert_int_equal(tconv_node_set_attr_string(n, "auto_pad", "SAME_UPPER", NULL), TCONV_OK);
+        assert_int_equal(tc_node_create(m->graph, "ConvTranspose", NULL, name, &n, NULL), TCONV_OK);
+        assert_int_equal(tc_node_add_input(n, v, NULL), TCONV_OK);
+        assert_int_equal(tc_node_add_input(n, w, NULL), TCONV_OK);
+        assert_int_equal(tc_node_set_attr_string(n, "auto_pad", "SAME_UPPER", NULL), TCONV_OK);
         set_ints(n, "strides", &strides[i], 1);
         snprintf(name, sizeof name, "y%d", i);
-        assert_int_equal(tconv_graph_get_or_add_value(m->graph, name, &v, NULL), TCONV_OK);
-        assert_int_equal(tconv_node_add_output(n, v, NULL), TCONV_OK);
-        tconv_graph_append_node(m->graph, n);
+        assert_int_equal(tc_graph_get_or_add_value(m->graph, name, &v, NULL), TCONV_OK);
+        assert_int_equal(tc_node_add_output(n, v, NULL), TCONV_OK);
+        tc_graph_append_node(m->graph, n);
     }
-    assert_int_equal(tconv_graph_add_output(m->graph, v, NULL, NULL), TCONV_OK);
+    assert_int_equal(tc_graph_add_output(m->graph, v, NULL, NULL), TCONV_OK);
     assert_int_equal(legalize(m, TCONV_POLICY_SAME_OR_ASYMMETRIC, NULL), TCONV_OK);
     tconv_node *slices[4];
     size_t n_slices = 0;

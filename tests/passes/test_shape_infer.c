@@ -13,23 +13,23 @@
 
 #include "ir_builder.h"
 
-static tconv_status run_shape_infer(tconv_model *m, tconv_error *err) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
-    tconv_error_clear(err);
-    return tconv_pass_shape_infer(m->graph, &options, err);
+static tconv_status run_shape_infer(tconv_model *m, tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    tc_error_clear(err);
+    return tc_pass_shape_infer(m->graph, &options, err);
 }
 
 static void infer_ok(tconv_model *m) {
-    tconv_error err;
+    tc_error err;
     if (run_shape_infer(m, &err) != TCONV_OK)
         fail_msg("shape-infer failed: %s", err.message);
-    if (tconv_model_verify(m, &err) != TCONV_OK)
+    if (tc_model_verify(m, &err) != TCONV_OK)
         fail_msg("verify after shape-infer: %s", err.message);
 }
 
 static void infer_fails(tconv_model *m, const char *const *needles) {
-    tconv_error err;
+    tc_error err;
     assert_int_equal(run_shape_infer(m, &err), TCONV_ERR_INVALID);
     for (; *needles; needles++)
         assert_contains(err.message, *needles);
@@ -64,8 +64,8 @@ static void test_conv_transpose_same_static(void **state) {
         assert_type(m->graph, "Y", "float[1,3,10,14]");
         assert_type(m->graph, "Z", "float[1,3,10,14]");
         /* Y is intermediate: it gets a value_info entry; Z is a graph output: it does not. */
-        assert_true(tconv_graph_has_value_info(m->graph, tconv_graph_find_value(m->graph, "Y")));
-        assert_false(tconv_graph_has_value_info(m->graph, tconv_graph_find_value(m->graph, "Z")));
+        assert_true(tc_graph_has_value_info(m->graph, tc_graph_find_value(m->graph, "Y")));
+        assert_false(tc_graph_has_value_info(m->graph, tc_graph_find_value(m->graph, "Z")));
         tconv_model_free(m);
     }
 }
@@ -552,9 +552,8 @@ static void test_constant_and_resize(void **state) {
     b_i64(g, "sizes", (int64_t[]){1, 3, 20, 31}, 4);
     tconv_node *k = b_node(g, "Constant", "k", "", "K");
     tconv_tensor *t;
-    B_OK(
-        tconv_tensor_create(m, "k", TCONV_DTYPE_INT32, 2, (int64_t[]){2, 3}, NULL, 0, &t, &b_err_));
-    B_OK(tconv_node_set_attr_tensor(k, "value", t, &b_err_));
+    B_OK(tc_tensor_create(m, "k", TCONV_DTYPE_INT32, 2, (int64_t[]){2, 3}, NULL, 0, &t, &b_err_));
+    B_OK(tc_node_set_attr_tensor(k, "value", t, &b_err_));
     b_input(g, "DYN_SCALES", TCONV_DTYPE_FLOAT, "4");
     b_node(g, "Resize", "by_scales", "X,,scales", "R1");
     b_node(g, "Resize", "by_sizes", "X,,empty,sizes", "R2");
@@ -585,12 +584,12 @@ static void test_declared_types_refined_kept_or_conflicting(void **state) {
     tconv_model *m;
     conv_transpose_model(&m, "1,4,5,5", 3);
     tconv_graph *g = m->graph;
-    tconv_value *y = tconv_graph_find_value(g, "Y"), *z = tconv_graph_find_value(g, "Z");
+    tconv_value *y = tc_graph_find_value(g, "Y"), *z = tc_graph_find_value(g, "Z");
     b_type(y, TCONV_DTYPE_FLOAT, "batch,3,H,?"); /* symbolic and unknown: refined */
-    B_OK(tconv_graph_add_value_info(g, y, NULL, &b_err_));
+    B_OK(tc_graph_add_value_info(g, y, NULL, &b_err_));
     b_type(z, TCONV_DTYPE_FLOAT, "1,3,7,7"); /* matches: kept, not dirty */
     tconv_value *r;
-    B_OK(tconv_graph_get_or_add_value(g, "R", &r, &b_err_));
+    B_OK(tc_graph_get_or_add_value(g, "R", &r, &b_err_));
     b_node(g, "Relu", "relu_y", "Y", "R");
     b_output(g, "R");
     b_type(r, TCONV_DTYPE_FLOAT, "1,3,7,7");
@@ -607,17 +606,17 @@ static void test_declared_types_refined_kept_or_conflicting(void **state) {
     tconv_model_free(m);
 
     conv_transpose_model(&m, "1,4,5,5", 3);
-    b_type(tconv_graph_find_value(m->graph, "Z"), TCONV_DTYPE_FLOAT, "1,3,7,8");
+    b_type(tc_graph_find_value(m->graph, "Z"), TCONV_DTYPE_FLOAT, "1,3,7,8");
     infer_fails(m, (const char *[]){"node 'relu'", "'Z'", "axis 3", "declared 8", "gives 7", NULL});
     tconv_model_free(m);
 
     conv_transpose_model(&m, "1,4,5,5", 3);
-    b_type(tconv_graph_find_value(m->graph, "Y"), TCONV_DTYPE_FLOAT, "1,3,7");
+    b_type(tc_graph_find_value(m->graph, "Y"), TCONV_DTYPE_FLOAT, "1,3,7");
     infer_fails(m, (const char *[]){"node 'ct'", "'Y'", "rank 3", "rank 4", NULL});
     tconv_model_free(m);
 
     conv_transpose_model(&m, "1,4,5,5", 3);
-    b_type(tconv_graph_find_value(m->graph, "Y"), TCONV_DTYPE_INT32, NULL);
+    b_type(tc_graph_find_value(m->graph, "Y"), TCONV_DTYPE_INT32, NULL);
     infer_fails(m, (const char *[]){"node 'ct'", "'Y'", "int32", "float", NULL});
     tconv_model_free(m);
 }
@@ -632,14 +631,14 @@ static void test_unknown_ops_leave_types_alone(void **state) {
     b_input(g, "NOSHAPE", TCONV_DTYPE_FLOAT, NULL);
     b_node(g, "FancyOp", "fancy", "X", "A");
     tconv_node *custom;
-    B_OK(tconv_node_create(g, "Relu", "com.example", "custom", &custom, &b_err_));
-    B_OK(tconv_node_add_input(custom, tconv_graph_find_value(g, "X"), &b_err_));
-    B_OK(tconv_node_add_output(custom, b_value(g, "B"), &b_err_));
-    tconv_graph_append_node(g, custom);
+    B_OK(tc_node_create(g, "Relu", "com.example", "custom", &custom, &b_err_));
+    B_OK(tc_node_add_input(custom, tc_graph_find_value(g, "X"), &b_err_));
+    B_OK(tc_node_add_output(custom, b_value(g, "B"), &b_err_));
+    tc_graph_append_node(g, custom);
     b_node(g, "Relu", "relu", "A", "C");
     b_node(g, "Relu", "relu2", "NOSHAPE", "D");
-    b_type(tconv_graph_find_value(g, "C"), TCONV_DTYPE_FLOAT, "N,?");
-    b_type(tconv_graph_find_value(g, "D"), TCONV_DTYPE_FLOAT, "7");
+    b_type(tc_graph_find_value(g, "C"), TCONV_DTYPE_FLOAT, "N,?");
+    b_type(tc_graph_find_value(g, "D"), TCONV_DTYPE_FLOAT, "7");
     b_output(g, "B");
     b_output(g, "C");
     b_output(g, "D");
@@ -648,8 +647,8 @@ static void test_unknown_ops_leave_types_alone(void **state) {
     assert_type(g, "B", "none");
     assert_type(g, "C", "float[N,?]");
     assert_type(g, "D", "float[7]");
-    assert_false(tconv_graph_find_value(g, "C")->type_dirty);
-    assert_false(tconv_graph_find_value(g, "D")->type_dirty);
+    assert_false(tc_graph_find_value(g, "C")->type_dirty);
+    assert_false(tc_graph_find_value(g, "D")->type_dirty);
     assert_int_equal(g->n_value_info, 0);
     tconv_model_free(m);
 }
@@ -690,7 +689,7 @@ static void test_if_branches(void **state) {
     assert_type(else_g, "else_z", "float[2,1,20]");
     assert_type(g, "Y", "float[2,?,20]");
     /* else_y is intermediate in the else branch: its value_info goes there. */
-    assert_true(tconv_graph_has_value_info(else_g, tconv_graph_find_value(else_g, "else_y")));
+    assert_true(tc_graph_has_value_info(else_g, tc_graph_find_value(else_g, "else_y")));
     tconv_model_free(m);
 }
 
@@ -732,13 +731,13 @@ static void test_long_chain(void **state) {
         snprintf(out, sizeof out, "v%d", i + 1);
         tconv_node *n;
         tconv_value *y;
-        B_OK(tconv_node_create(g, i % 2 ? "Relu" : "Add", NULL, NULL, &n, &b_err_));
-        B_OK(tconv_node_add_input(n, tconv_graph_find_value(g, in), &b_err_));
+        B_OK(tc_node_create(g, i % 2 ? "Relu" : "Add", NULL, NULL, &n, &b_err_));
+        B_OK(tc_node_add_input(n, tc_graph_find_value(g, in), &b_err_));
         if (i % 2 == 0)
-            B_OK(tconv_node_add_input(n, tconv_graph_find_value(g, "bias"), &b_err_));
-        B_OK(tconv_graph_get_or_add_value(g, out, &y, &b_err_));
-        B_OK(tconv_node_add_output(n, y, &b_err_));
-        tconv_graph_append_node(g, n);
+            B_OK(tc_node_add_input(n, tc_graph_find_value(g, "bias"), &b_err_));
+        B_OK(tc_graph_get_or_add_value(g, out, &y, &b_err_));
+        B_OK(tc_node_add_output(n, y, &b_err_));
+        tc_graph_append_node(g, n);
     }
     char last[32];
     snprintf(last, sizeof last, "v%d", N);

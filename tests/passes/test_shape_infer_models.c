@@ -38,28 +38,27 @@ static bool file_exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
-static tconv_status infer(tconv_model *m, tconv_error *err) {
-    tconv_pass_options options;
-    tconv_pass_options_init(&options);
-    tconv_error_clear(err);
-    return tconv_pass_shape_infer(m->graph, &options, err);
+static tconv_status infer(tconv_model *m, tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    tc_error_clear(err);
+    return tc_pass_shape_infer(m->graph, &options, err);
 }
 
 /* Forgets the graph outputs' shapes (dtype kept) so that inference has to find them. */
 static void erase_output_shapes(tconv_model *m) {
     for (size_t i = 0; i < m->graph->n_outputs; i++) {
         tconv_value *v = m->graph->outputs[i].value;
-        tconv_error err;
+        tc_error err;
         if (v->type.kind == TCONV_TYPE_TENSOR)
-            assert_int_equal(tconv_value_set_tensor_type(v, v->type.dtype, -1, NULL, &err),
-                             TCONV_OK);
+            assert_int_equal(tc_value_set_tensor_type(v, v->type.dtype, -1, NULL, &err), TCONV_OK);
     }
 }
 
 /* Compares one inferred output type with the dims of the expected tensor. */
 static void compare_output(const char *dir, const tconv_value *v, const tconv_tensor *expected,
                            tally *t) {
-    const tconv_type *type = &v->type;
+    const tc_type *type = &v->type;
     if (type->kind != TCONV_TYPE_TENSOR)
         return;
     t->outputs++;
@@ -71,7 +70,7 @@ static void compare_output(const char *dir, const tconv_value *v, const tconv_te
     }
     bool all_static = type->rank >= 0;
     for (int i = 0; i < type->rank; i++) {
-        const tconv_dim *d = &type->dims[i];
+        const tc_dim *d = &type->dims[i];
         if (d->kind != TCONV_DIM_STATIC) {
             all_static = false;
             continue;
@@ -92,27 +91,27 @@ static void compare_output(const char *dir, const tconv_value *v, const tconv_te
  * the shape arguments Slice, Resize, Reshape... take as inputs in the node tests). */
 static void fold_input(tconv_model *m, const char *dir, size_t i) {
     char path[4200];
-    tconv_error err;
+    tc_error err;
     tconv_tensor *data;
     int64_t n;
     snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
-    if (!file_exists(path) || tconv_tensor_load_pb(m, path, &data, &err) != TCONV_OK ||
-        !tconv_tensor_elements(data, &n) || n > 64)
+    if (!file_exists(path) || tc_tensor_load_pb(m, path, &data, &err) != TCONV_OK ||
+        !tc_tensor_elements(data, &n) || n > 64)
         return;
     tconv_graph *g = m->graph;
     tconv_node *k;
     tconv_value *out;
-    assert_int_equal(tconv_node_create(g, "Constant", NULL, NULL, &k, &err), TCONV_OK);
-    assert_int_equal(tconv_node_set_attr_tensor(k, "value", data, &err), TCONV_OK);
-    assert_int_equal(tconv_graph_add_unique_value(g, "folded", &out, &err), TCONV_OK);
-    assert_int_equal(tconv_node_add_output(k, out, &err), TCONV_OK);
-    tconv_graph_insert_before(g, g->first, k);
-    assert_int_equal(tconv_value_replace_uses(g->inputs[i].value, out, &err), TCONV_OK);
+    assert_int_equal(tc_node_create(g, "Constant", NULL, NULL, &k, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_tensor(k, "value", data, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_unique_value(g, "folded", &out, &err), TCONV_OK);
+    assert_int_equal(tc_node_add_output(k, out, &err), TCONV_OK);
+    tc_graph_insert_before(g, g->first, k);
+    assert_int_equal(tc_value_replace_uses(g->inputs[i].value, out, &err), TCONV_OK);
 }
 
 /* Infers and compares the outputs with the expected data; false if inference failed. */
 static bool infer_and_compare(tconv_model *m, const char *dir, const char *phase, tally *t) {
-    tconv_error err;
+    tc_error err;
     if (infer(m, &err) != TCONV_OK) {
         print_message("FAIL     %s (%s): %s\n", dir, phase, err.message);
         t->failures++;
@@ -122,7 +121,7 @@ static bool infer_and_compare(tconv_model *m, const char *dir, const char *phase
         char path[4200];
         snprintf(path, sizeof path, "%s/test_data_set_0/output_%zu.pb", dir, i);
         tconv_tensor *expected;
-        if (!file_exists(path) || tconv_tensor_load_pb(m, path, &expected, &err) != TCONV_OK)
+        if (!file_exists(path) || tc_tensor_load_pb(m, path, &expected, &err) != TCONV_OK)
             continue; /* sequences and optionals are not TensorProto files */
         compare_output(dir, m->graph->outputs[i].value, expected, t);
     }
@@ -135,8 +134,8 @@ static void check_model_dir(const char *dir, bool fold_inputs, tally *t) {
     if (!file_exists(path))
         return;
     tconv_model *m;
-    tconv_error err;
-    if (tconv_model_load_file(path, NULL, &m, NULL, &err) != TCONV_OK) {
+    tc_error err;
+    if (tc_model_load_file(path, NULL, &m, NULL, &err) != TCONV_OK) {
         if (verbose())
             print_message("skip     %s: %s\n", dir, err.message);
         t->skipped++;
@@ -160,14 +159,14 @@ static tally check_tree(const char *root, bool fold_inputs) {
     tally t = {0, 0, 0, 0, 0};
     char **names;
     size_t count;
-    if (tconv_test_list_dirs(root, "", &names, &count) != 0)
+    if (tc_test_list_dirs(root, "", &names, &count) != 0)
         fail_msg("cannot list %s", root);
     for (size_t i = 0; i < count; i++) {
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
         check_model_dir(dir, fold_inputs, &t);
     }
-    tconv_test_free_names(names, count);
+    tc_test_free_names(names, count);
     print_message("%s: %zu models (%zu not loadable), %zu outputs, %zu fully static, %zu "
                   "failures\n",
                   root, t.models, t.skipped, t.outputs, t.fully_static, t.failures);

@@ -23,22 +23,22 @@
 typedef struct kernel_harness {
     tconv_model *model;
     tconv_node *node;
-    tconv_rt_tensor inputs[KH_MAX_INPUTS];
+    tc_rt_tensor inputs[KH_MAX_INPUTS];
     bool present[KH_MAX_INPUTS];
-    const tconv_rt_tensor *input_ptrs[KH_MAX_INPUTS];
+    const tc_rt_tensor *input_ptrs[KH_MAX_INPUTS];
     size_t n_inputs;
-    tconv_rt_tensor outputs[KH_MAX_OUTPUTS];
+    tc_rt_tensor outputs[KH_MAX_OUTPUTS];
     size_t n_outputs;
     int64_t opset;
     int n_threads;
-    tconv_error err;
+    tc_error err;
 } kernel_harness;
 
 static inline void kh_init(kernel_harness *h, const char *op_type, size_t n_outputs) {
     memset(h, 0, sizeof *h);
-    assert_int_equal(tconv_model_create(&h->model, &h->err), TCONV_OK);
-    assert_int_equal(
-        tconv_node_create(h->model->graph, op_type, "", "test_node", &h->node, &h->err), TCONV_OK);
+    assert_int_equal(tc_model_create(&h->model, &h->err), TCONV_OK);
+    assert_int_equal(tc_node_create(h->model->graph, op_type, "", "test_node", &h->node, &h->err),
+                     TCONV_OK);
     h->n_outputs = n_outputs;
     h->opset = 17;
     h->n_threads = 1;
@@ -46,43 +46,43 @@ static inline void kh_init(kernel_harness *h, const char *op_type, size_t n_outp
 
 static inline void kh_free(kernel_harness *h) {
     for (size_t i = 0; i < KH_MAX_INPUTS; i++)
-        tconv_rt_tensor_release(&h->inputs[i]);
+        tc_rt_tensor_release(&h->inputs[i]);
     for (size_t i = 0; i < KH_MAX_OUTPUTS; i++)
-        tconv_rt_tensor_release(&h->outputs[i]);
+        tc_rt_tensor_release(&h->outputs[i]);
     tconv_model_free(h->model);
 }
 
 static inline void kh_attr_ints(kernel_harness *h, const char *name, size_t n,
                                 const int64_t *values) {
-    assert_int_equal(tconv_node_set_attr_ints(h->node, name, values, n, &h->err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_ints(h->node, name, values, n, &h->err), TCONV_OK);
 }
 
 static inline void kh_attr_int(kernel_harness *h, const char *name, int64_t value) {
-    assert_int_equal(tconv_node_set_attr_int(h->node, name, value, &h->err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_int(h->node, name, value, &h->err), TCONV_OK);
 }
 
 static inline void kh_attr_float(kernel_harness *h, const char *name, float value) {
-    assert_int_equal(tconv_node_set_attr_float(h->node, name, value, &h->err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_float(h->node, name, value, &h->err), TCONV_OK);
 }
 
 static inline void kh_attr_string(kernel_harness *h, const char *name, const char *value) {
-    assert_int_equal(tconv_node_set_attr_string(h->node, name, value, &h->err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_string(h->node, name, value, &h->err), TCONV_OK);
 }
 
 /* Appends an input of the given dtype and shape; data (may be NULL: zeros) is copied. */
-static inline tconv_rt_tensor *kh_input_typed(kernel_harness *h, tconv_dtype dtype, int rank,
-                                              const int64_t *dims, const void *data) {
+static inline tc_rt_tensor *kh_input_typed(kernel_harness *h, tconv_dtype dtype, int rank,
+                                           const int64_t *dims, const void *data) {
     assert_true(h->n_inputs < KH_MAX_INPUTS);
-    tconv_rt_tensor *t = &h->inputs[h->n_inputs];
-    assert_int_equal(tconv_rt_tensor_alloc(t, dtype, rank, dims, &h->err), TCONV_OK);
+    tc_rt_tensor *t = &h->inputs[h->n_inputs];
+    assert_int_equal(tc_rt_tensor_alloc(t, dtype, rank, dims, &h->err), TCONV_OK);
     if (data && t->nbytes)
         memcpy(t->data, data, t->nbytes);
     h->present[h->n_inputs++] = true;
     return t;
 }
 
-static inline tconv_rt_tensor *kh_input(kernel_harness *h, int rank, const int64_t *dims,
-                                        const float *data) {
+static inline tc_rt_tensor *kh_input(kernel_harness *h, int rank, const int64_t *dims,
+                                     const float *data) {
     return kh_input_typed(h, TCONV_DTYPE_FLOAT, rank, dims, data);
 }
 
@@ -92,11 +92,11 @@ static inline void kh_skip_input(kernel_harness *h) {
     h->present[h->n_inputs++] = false;
 }
 
-static inline const tconv_kernel_def *kh_find(const char *op_type, int64_t opset) {
-    const tconv_kernel_def *tables[] = {tconv_kernels_conv_transpose, tconv_kernels_conv,
-                                        tconv_kernels_pool, tconv_kernels_linalg};
+static inline const tc_kernel_def *kh_find(const char *op_type, int64_t opset) {
+    const tc_kernel_def *tables[] = {tc_kernels_conv_transpose, tc_kernels_conv, tc_kernels_pool,
+                                     tc_kernels_linalg};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-        for (const tconv_kernel_def *d = tables[t]; d->op_type; d++) {
+        for (const tc_kernel_def *d = tables[t]; d->op_type; d++) {
             if (strcmp(d->op_type, op_type) == 0 && opset >= d->since_version &&
                 opset <= d->until_version)
                 return d;
@@ -107,14 +107,14 @@ static inline const tconv_kernel_def *kh_find(const char *op_type, int64_t opset
 
 /* Runs the node's kernel; returns its status (message in h->err). */
 static inline tconv_status kh_run(kernel_harness *h) {
-    const tconv_kernel_def *def = kh_find(h->node->op_type, h->opset);
+    const tc_kernel_def *def = kh_find(h->node->op_type, h->opset);
     assert_non_null(def);
     for (size_t i = 0; i < h->n_inputs; i++)
         h->input_ptrs[i] = h->present[i] ? &h->inputs[i] : NULL;
     for (size_t i = 0; i < KH_MAX_OUTPUTS; i++)
-        tconv_rt_tensor_release(&h->outputs[i]);
-    tconv_error_clear(&h->err);
-    tconv_kernel_ctx ctx = {
+        tc_rt_tensor_release(&h->outputs[i]);
+    tc_error_clear(&h->err);
+    tc_kernel_ctx ctx = {
         .node = h->node,
         .opset = h->opset,
         .inputs = h->input_ptrs,
@@ -136,7 +136,7 @@ static inline void kh_run_ok(kernel_harness *h) {
     assert_int_equal(st, TCONV_OK);
 }
 
-static inline void kh_expect_shape(const tconv_rt_tensor *t, int rank, const int64_t *dims) {
+static inline void kh_expect_shape(const tc_rt_tensor *t, int rank, const int64_t *dims) {
     assert_int_equal(t->rank, rank);
     for (int i = 0; i < rank; i++)
         assert_int_equal(t->dims[i], dims[i]);

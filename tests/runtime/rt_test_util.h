@@ -17,16 +17,16 @@
 
 static inline tconv_model *rtt_model(int64_t opset) {
     tconv_model *m = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_model_create(&m, &err), TCONV_OK);
-    assert_int_equal(tconv_model_set_opset(m, "", opset, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_model_create(&m, &err), TCONV_OK);
+    assert_int_equal(tc_model_set_opset(m, "", opset, &err), TCONV_OK);
     return m;
 }
 
 static inline tconv_value *rtt_value(tconv_graph *g, const char *name) {
     tconv_value *v = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_graph_get_or_add_value(g, name, &v, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_graph_get_or_add_value(g, name, &v, &err), TCONV_OK);
     return v;
 }
 
@@ -35,7 +35,7 @@ static inline tconv_value *rtt_value(tconv_graph *g, const char *name) {
 static inline tconv_value *rtt_input(tconv_graph *g, const char *name, tconv_dtype dtype, int rank,
                                      const int64_t *dims) {
     tconv_value *v = rtt_value(g, name);
-    tconv_dim d[TCONV_MAX_RANK];
+    tc_dim d[TCONV_MAX_RANK];
     static const char *const params[] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
     for (int i = 0; i < rank; i++) {
         memset(&d[i], 0, sizeof d[i]);
@@ -47,19 +47,19 @@ static inline tconv_value *rtt_input(tconv_graph *g, const char *name, tconv_dty
             d[i].param = params[i];
         }
     }
-    tconv_error err;
-    assert_int_equal(tconv_value_set_tensor_type(v, dtype, rank, d, &err), TCONV_OK);
-    assert_int_equal(tconv_graph_add_input(g, v, NULL, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_value_set_tensor_type(v, dtype, rank, d, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_input(g, v, NULL, &err), TCONV_OK);
     return v;
 }
 
 static inline tconv_value *rtt_init(tconv_graph *g, const char *name, tconv_dtype dtype, int rank,
                                     const int64_t *dims, const void *data, size_t nbytes) {
     tconv_tensor *t = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_tensor_create(g->model, name, dtype, rank, dims, data, nbytes, &t, &err),
+    tc_error err;
+    assert_int_equal(tc_tensor_create(g->model, name, dtype, rank, dims, data, nbytes, &t, &err),
                      TCONV_OK);
-    assert_int_equal(tconv_graph_add_initializer(g, t, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_initializer(g, t, &err), TCONV_OK);
     return t->value;
 }
 
@@ -74,45 +74,45 @@ static inline tconv_node *rtt_node(tconv_graph *g, const char *op, const char *n
                                    tconv_value *const *inputs, size_t n_inputs,
                                    const char *const *outputs, size_t n_outputs) {
     tconv_node *n = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_node_create(g, op, "", name, &n, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_node_create(g, op, "", name, &n, &err), TCONV_OK);
     for (size_t i = 0; i < n_inputs; i++)
-        assert_int_equal(tconv_node_add_input(n, inputs[i], &err), TCONV_OK);
+        assert_int_equal(tc_node_add_input(n, inputs[i], &err), TCONV_OK);
     for (size_t i = 0; i < n_outputs; i++)
-        assert_int_equal(
-            tconv_node_add_output(n, outputs[i] ? rtt_value(g, outputs[i]) : NULL, &err), TCONV_OK);
-    tconv_graph_append_node(g, n);
+        assert_int_equal(tc_node_add_output(n, outputs[i] ? rtt_value(g, outputs[i]) : NULL, &err),
+                         TCONV_OK);
+    tc_graph_append_node(g, n);
     return n;
 }
 
 static inline void rtt_output(tconv_graph *g, const char *name) {
-    tconv_error err;
-    assert_int_equal(tconv_graph_add_output(g, rtt_value(g, name), NULL, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_graph_add_output(g, rtt_value(g, name), NULL, &err), TCONV_OK);
 }
 
-static inline tconv_rt_tensor rtt_tensor(tconv_dtype dtype, int rank, const int64_t *dims,
-                                         const void *data) {
-    tconv_rt_tensor t;
-    tconv_error err;
-    assert_int_equal(tconv_rt_tensor_alloc(&t, dtype, rank, dims, &err), TCONV_OK);
+static inline tc_rt_tensor rtt_tensor(tconv_dtype dtype, int rank, const int64_t *dims,
+                                      const void *data) {
+    tc_rt_tensor t;
+    tc_error err;
+    assert_int_equal(tc_rt_tensor_alloc(&t, dtype, rank, dims, &err), TCONV_OK);
     if (data && t.nbytes)
         memcpy(t.data, data, t.nbytes);
     return t;
 }
 
 /* Creates a session, runs it and returns the status; err receives the message. */
-static inline tconv_status rtt_run(tconv_model *m, const tconv_rt_tensor *inputs, size_t n_inputs,
-                                   tconv_rt_tensor *outputs, tconv_error *err) {
-    tconv_session *s = NULL;
-    tconv_status st = tconv_session_create(m, NULL, &s, err);
+static inline tconv_status rtt_run(tconv_model *m, const tc_rt_tensor *inputs, size_t n_inputs,
+                                   tc_rt_tensor *outputs, tc_error *err) {
+    tc_session *s = NULL;
+    tconv_status st = tc_session_create(m, NULL, &s, err);
     if (st != TCONV_OK)
         return st;
-    st = tconv_session_run(s, inputs, n_inputs, outputs, err);
-    tconv_session_free(s);
+    st = tc_session_run(s, inputs, n_inputs, outputs, err);
+    tc_session_free(s);
     return st;
 }
 
-static inline void rtt_assert_floats(const tconv_rt_tensor *t, const float *expected, size_t n) {
+static inline void rtt_assert_floats(const tc_rt_tensor *t, const float *expected, size_t n) {
     assert_int_equal(t->dtype, TCONV_DTYPE_FLOAT);
     assert_int_equal(t->n_elements, (int64_t)n);
     const float *got = t->data;
@@ -125,7 +125,7 @@ static inline void rtt_assert_floats(const tconv_rt_tensor *t, const float *expe
     }
 }
 
-static inline void rtt_assert_dims(const tconv_rt_tensor *t, int rank, const int64_t *dims) {
+static inline void rtt_assert_dims(const tc_rt_tensor *t, int rank, const int64_t *dims) {
     assert_int_equal(t->rank, rank);
     for (int i = 0; i < rank; i++)
         assert_int_equal(t->dims[i], dims[i]);

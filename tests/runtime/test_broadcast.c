@@ -6,11 +6,11 @@
 
 static void test_shape_rule(void **state) {
     (void)state;
-    tconv_error err;
+    tc_error err;
     int64_t a[] = {2, 1, 4}, b[] = {3, 1}, out[TCONV_MAX_RANK];
     const int64_t *dims[] = {a, b};
     int ranks[] = {3, 2}, rank;
-    assert_int_equal(tconv_broadcast_shape(2, ranks, dims, &rank, out, &err), TCONV_OK);
+    assert_int_equal(tc_broadcast_shape(2, ranks, dims, &rank, out, &err), TCONV_OK);
     assert_int_equal(rank, 3);
     assert_int_equal(out[0], 2);
     assert_int_equal(out[1], 3);
@@ -19,7 +19,7 @@ static void test_shape_rule(void **state) {
     int64_t c[] = {5};
     const int64_t *dims2[] = {a, c};
     int ranks2[] = {3, 1};
-    assert_int_equal(tconv_broadcast_shape(2, ranks2, dims2, &rank, out, &err), TCONV_ERR_INVALID);
+    assert_int_equal(tc_broadcast_shape(2, ranks2, dims2, &rank, out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "do not broadcast");
     rtt_assert_contains(err.message, "4");
     rtt_assert_contains(err.message, "5");
@@ -28,7 +28,7 @@ static void test_shape_rule(void **state) {
     int64_t z[] = {0, 3}, one[] = {1, 1};
     const int64_t *dims3[] = {z, one, NULL};
     int ranks3[] = {2, 2, 0};
-    assert_int_equal(tconv_broadcast_shape(3, ranks3, dims3, &rank, out, &err), TCONV_OK);
+    assert_int_equal(tc_broadcast_shape(3, ranks3, dims3, &rank, out, &err), TCONV_OK);
     assert_int_equal(rank, 2);
     assert_int_equal(out[0], 0);
     assert_int_equal(out[1], 3);
@@ -37,7 +37,7 @@ static void test_shape_rule(void **state) {
 static void test_strides(void **state) {
     (void)state;
     int64_t in[] = {3, 1}, out[] = {2, 3, 4}, strides[3];
-    tconv_broadcast_strides(2, in, 3, out, strides);
+    tc_broadcast_strides(2, in, 3, out, strides);
     assert_int_equal(strides[0], 0);
     assert_int_equal(strides[1], 1);
     assert_int_equal(strides[2], 0);
@@ -73,12 +73,12 @@ static void check_binary(const char *op, int ra, const int64_t *da, int rb, cons
     const char *outs[] = {"y"};
     rtt_node(g, op, "n0", in, 2, outs, 1);
     rtt_output(g, "y");
-    tconv_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, ra, da, NULL),
-                                 rtt_tensor(TCONV_DTYPE_FLOAT, rb, db, NULL)};
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, ra, da, NULL),
+                              rtt_tensor(TCONV_DTYPE_FLOAT, rb, db, NULL)};
     fill(inputs[0].data, inputs[0].n_elements, 1.0f);
     fill(inputs[1].data, inputs[1].n_elements, 2.0f);
-    tconv_rt_tensor out;
-    tconv_error err;
+    tc_rt_tensor out;
+    tc_error err;
     assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_OK);
     const float *x = inputs[0].data, *yv = inputs[1].data, *o = out.data;
     for (int64_t i = 0; i < out.n_elements; i++) {
@@ -87,9 +87,9 @@ static void check_binary(const char *op, int ra, const int64_t *da, int rb, cons
         float e = op[0] == 'A' ? a + b : op[0] == 'S' ? a - b : op[0] == 'M' ? a * b : a / b;
         assert_true(o[i] == e);
     }
-    tconv_rt_tensor_release(&out);
-    tconv_rt_tensor_release(&inputs[0]);
-    tconv_rt_tensor_release(&inputs[1]);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
     tconv_model_free(m);
 }
 
@@ -116,21 +116,21 @@ static void test_incompatible_shapes_error(void **state) {
     const char *outs[] = {"y"};
     rtt_node(g, "Add", "adder", in, 2, outs, 1);
     rtt_output(g, "y");
-    tconv_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 2, da, NULL),
-                                 rtt_tensor(TCONV_DTYPE_FLOAT, 1, db, NULL)};
-    tconv_rt_tensor out;
-    tconv_error err;
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 2, da, NULL),
+                              rtt_tensor(TCONV_DTYPE_FLOAT, 1, db, NULL)};
+    tc_rt_tensor out;
+    tc_error err;
     assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "node 'adder'");
     rtt_assert_contains(err.message, "Add-14");
     rtt_assert_contains(err.message, "do not broadcast");
-    tconv_rt_tensor_release(&inputs[0]);
-    tconv_rt_tensor_release(&inputs[1]);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
     tconv_model_free(m);
 }
 
 static tconv_status run_int_div(tconv_dtype dtype, const void *a, const void *b, int64_t n,
-                                tconv_rt_tensor *out, tconv_error *err) {
+                                tc_rt_tensor *out, tc_error *err) {
     tconv_model *m = rtt_model(14);
     tconv_graph *g = m->graph;
     int64_t d[] = {n};
@@ -138,10 +138,10 @@ static tconv_status run_int_div(tconv_dtype dtype, const void *a, const void *b,
     const char *outs[] = {"y"};
     rtt_node(g, "Div", "div", in, 2, outs, 1);
     rtt_output(g, "y");
-    tconv_rt_tensor inputs[2] = {rtt_tensor(dtype, 1, d, a), rtt_tensor(dtype, 1, d, b)};
+    tc_rt_tensor inputs[2] = {rtt_tensor(dtype, 1, d, a), rtt_tensor(dtype, 1, d, b)};
     tconv_status st = rtt_run(m, inputs, 2, out, err);
-    tconv_rt_tensor_release(&inputs[0]);
-    tconv_rt_tensor_release(&inputs[1]);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
     tconv_model_free(m);
     return st;
 }
@@ -149,8 +149,8 @@ static tconv_status run_int_div(tconv_dtype dtype, const void *a, const void *b,
 static void test_integer_division(void **state) {
     (void)state;
     int32_t a[] = {7, -7, 7, -7, INT32_MIN}, b[] = {2, 2, -2, -2, -1};
-    tconv_rt_tensor out;
-    tconv_error err;
+    tc_rt_tensor out;
+    tc_error err;
     assert_int_equal(run_int_div(TCONV_DTYPE_INT32, a, b, 5, &out, &err), TCONV_OK);
     const int32_t *y = out.data;
     assert_int_equal(y[0], 3);
@@ -158,7 +158,7 @@ static void test_integer_division(void **state) {
     assert_int_equal(y[2], -3);
     assert_int_equal(y[3], 3);
     assert_int_equal(y[4], INT32_MIN); /* wraps like numpy, no UB */
-    tconv_rt_tensor_release(&out);
+    tc_rt_tensor_release(&out);
 
     int64_t c[] = {1, 2}, z[] = {1, 0};
     assert_int_equal(run_int_div(TCONV_DTYPE_INT64, c, z, 2, &out, &err), TCONV_ERR_INVALID);
@@ -176,41 +176,41 @@ static void test_integer_add_wraps(void **state) {
     rtt_node(g, "Add", "add", in, 2, outs, 1);
     rtt_output(g, "y");
     int64_t a[] = {INT64_MAX, 5}, b[] = {1, -7};
-    tconv_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_INT64, 1, d, a),
-                                 rtt_tensor(TCONV_DTYPE_INT64, 1, d, b)};
-    tconv_rt_tensor out;
-    tconv_error err;
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_INT64, 1, d, a),
+                              rtt_tensor(TCONV_DTYPE_INT64, 1, d, b)};
+    tc_rt_tensor out;
+    tc_error err;
     assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_OK);
     assert_true(((int64_t *)out.data)[0] == INT64_MIN);
     assert_true(((int64_t *)out.data)[1] == -2);
-    tconv_rt_tensor_release(&out);
-    tconv_rt_tensor_release(&inputs[0]);
-    tconv_rt_tensor_release(&inputs[1]);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
     tconv_model_free(m);
 }
 
 static void test_iterator_merges_axes(void **state) {
     (void)state;
     int64_t da[] = {2, 3, 4}, db[] = {3, 4};
-    tconv_rt_tensor a = rtt_tensor(TCONV_DTYPE_FLOAT, 3, da, NULL);
-    tconv_rt_tensor b = rtt_tensor(TCONV_DTYPE_FLOAT, 2, db, NULL);
-    const tconv_rt_tensor *ops[] = {&a, &b};
-    tconv_bcast bc;
-    tconv_error err;
-    assert_int_equal(tconv_bcast_init(&bc, 2, ops, &err), TCONV_OK);
+    tc_rt_tensor a = rtt_tensor(TCONV_DTYPE_FLOAT, 3, da, NULL);
+    tc_rt_tensor b = rtt_tensor(TCONV_DTYPE_FLOAT, 2, db, NULL);
+    const tc_rt_tensor *ops[] = {&a, &b};
+    tc_bcast bc;
+    tc_error err;
+    assert_int_equal(tc_bcast_init(&bc, 2, ops, &err), TCONV_OK);
     /* (2, 12): b repeats whole rows of 12 */
     assert_int_equal(bc.rank, 2);
     assert_int_equal(bc.row_length, 12);
     assert_int_equal(bc.n_rows, 2);
     assert_int_equal(bc.inner_stride[0], 1);
     assert_int_equal(bc.inner_stride[1], 1);
-    tconv_bcast_cursor c;
-    tconv_bcast_cursor_init(&bc, &c);
-    tconv_bcast_cursor_next(&bc, &c);
+    tc_bcast_cursor c;
+    tc_bcast_cursor_init(&bc, &c);
+    tc_bcast_cursor_next(&bc, &c);
     assert_int_equal(c.offsets[0], 12);
     assert_int_equal(c.offsets[1], 0);
-    tconv_rt_tensor_release(&a);
-    tconv_rt_tensor_release(&b);
+    tc_rt_tensor_release(&a);
+    tc_rt_tensor_release(&b);
 }
 
 int main(void) {

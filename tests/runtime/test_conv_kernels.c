@@ -246,13 +246,13 @@ static void decode(int64_t flat, const int64_t *dims, int rank, int64_t *coords)
 }
 
 /* Textbook scatter: y[n, co, i*s + k*d - pb] += x[n, ci, i] * w[ci, co_local, k], then bias. */
-static void conv_transpose_reference(const tconv_conv_transpose_geometry *g, int64_t batch,
+static void conv_transpose_reference(const tc_conv_transpose_geometry *g, int64_t batch,
                                      const float *x, const float *w, const float *b, float *y) {
     int r = g->spatial_rank;
     int64_t in_size, out_size, k_size;
-    assert_true(tconv_shape_elements(g->in, r, &in_size));
-    assert_true(tconv_shape_elements(g->out, r, &out_size));
-    assert_true(tconv_shape_elements(g->kernel, r, &k_size));
+    assert_true(tc_shape_elements(g->in, r, &in_size));
+    assert_true(tc_shape_elements(g->out, r, &out_size));
+    assert_true(tc_shape_elements(g->kernel, r, &k_size));
     int64_t cin_g = g->c_in / g->group, cout_g = g->c_out / g->group;
     memset(y, 0, (size_t)(batch * g->c_out * out_size) * sizeof(float));
     for (int64_t n = 0; n < batch; n++)
@@ -353,27 +353,27 @@ static bool run_random_conv_transpose(const ct_draw *c, uint64_t *rng) {
         w_dims[2 + i] = c->k[i];
     }
     set_conv_transpose_attrs(&h, c);
-    tconv_conv_transpose_attrs attrs;
-    tconv_conv_transpose_geometry g;
-    assert_int_equal(tconv_conv_transpose_read_attrs(h.node, r, &attrs, &h.err), TCONV_OK);
-    if (tconv_conv_transpose_resolve(&attrs, x_dims, w_dims, TCONV_CONVENTION_ONNX, &g, &h.err) !=
+    tc_conv_transpose_attrs attrs;
+    tc_conv_transpose_geometry g;
+    assert_int_equal(tc_conv_transpose_read_attrs(h.node, r, &attrs, &h.err), TCONV_OK);
+    if (tc_conv_transpose_resolve(&attrs, x_dims, w_dims, TCONV_CONVENTION_ONNX, &g, &h.err) !=
         TCONV_OK) {
         kh_free(&h);
         return false;
     }
-    tconv_rt_tensor *x = kh_input(&h, r + 2, x_dims, NULL);
-    tconv_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
+    tc_rt_tensor *x = kh_input(&h, r + 2, x_dims, NULL);
+    tc_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
     kh_fill_random(x->data, x->n_elements, rng);
     kh_fill_random(w->data, w->n_elements, rng);
     const float *bias = NULL;
     if (c->bias) {
         int64_t b_dims[1] = {g.c_out};
-        tconv_rt_tensor *b = kh_input(&h, 1, b_dims, NULL);
+        tc_rt_tensor *b = kh_input(&h, 1, b_dims, NULL);
         kh_fill_random(b->data, b->n_elements, rng);
         bias = b->data;
     }
     kh_run_ok(&h);
-    const tconv_rt_tensor *y = &h.outputs[0];
+    const tc_rt_tensor *y = &h.outputs[0];
     float *want = malloc((size_t)y->n_elements * sizeof(float));
     assert_non_null(want);
     conv_transpose_reference(&g, c->batch, x->data, w->data, bias, want);
@@ -545,19 +545,19 @@ static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
         kh_attr_string(&h, "auto_pad", modes[c->mode]);
     if (c->mode == 0)
         kh_attr_ints(&h, "pads", 2 * (size_t)r, c->pads);
-    tconv_rt_tensor *x = kh_input(&h, r + 2, x_dims, NULL);
-    tconv_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
+    tc_rt_tensor *x = kh_input(&h, r + 2, x_dims, NULL);
+    tc_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
     kh_fill_random(x->data, x->n_elements, rng);
     kh_fill_random(w->data, w->n_elements, rng);
     const float *bias = NULL;
     if (c->bias) {
         int64_t b_dims[1] = {w_dims[0]};
-        tconv_rt_tensor *b = kh_input(&h, 1, b_dims, NULL);
+        tc_rt_tensor *b = kh_input(&h, 1, b_dims, NULL);
         kh_fill_random(b->data, b->n_elements, rng);
         bias = b->data;
     }
     kh_run_ok(&h);
-    const tconv_rt_tensor *y = &h.outputs[0];
+    const tc_rt_tensor *y = &h.outputs[0];
     for (int i = 0; i < r; i++)
         assert_int_equal(y->dims[2 + i], out[i]);
     float *want = malloc((size_t)y->n_elements * sizeof(float));
@@ -738,18 +738,18 @@ static void run_node_tests(const char *prefix) {
     char **names;
     size_t count;
     const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
-    assert_int_equal(tconv_test_list_dirs(dir, prefix, &names, &count), 0);
+    assert_int_equal(tc_test_list_dirs(dir, prefix, &names, &count), 0);
     assert_true(count > 0);
     int failed = 0;
     for (size_t i = 0; i < count; i++) {
         char path[4096];
-        tconv_error err;
+        tc_error err;
         tconv_model *model = NULL;
         snprintf(path, sizeof path, "%s/%s/model.onnx", dir, names[i]);
-        tconv_status st = tconv_model_load_file(path, NULL, &model, NULL, &err);
+        tconv_status st = tc_model_load_file(path, NULL, &model, NULL, &err);
         if (st == TCONV_OK) {
             snprintf(path, sizeof path, "%s/%s/test_data_set_0", dir, names[i]);
-            st = tconv_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
+            st = tc_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
         }
         if (st != TCONV_OK) {
             print_error("%s: %s\n", names[i], err.message);
@@ -757,7 +757,7 @@ static void run_node_tests(const char *prefix) {
         }
         tconv_model_free(model);
     }
-    tconv_test_free_names(names, count);
+    tc_test_free_names(names, count);
     assert_int_equal(failed, 0);
 }
 

@@ -28,8 +28,8 @@ static tconv_model *chain_model(const chain_spec *c, bool expose) {
     tconv_value *wv = rtt_init(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, w, sizeof w);
     const char *t_name[] = {"t"};
     tconv_node *ct = rtt_node(g, "ConvTranspose", "ct", (tconv_value *[]){x, wv}, 2, t_name, 1);
-    tconv_error err;
-    assert_int_equal(tconv_node_set_attr_ints(ct, "strides", (int64_t[]){2, 2}, 2, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_node_set_attr_ints(ct, "strides", (int64_t[]){2, 2}, 2, &err), TCONV_OK);
     const char *current = "t";
     if (c->slice) {
         tconv_value *in[4] = {rtt_value(g, current), rtt_init_i64(g, "starts", 2, c->slice_starts),
@@ -56,41 +56,41 @@ static tconv_model *chain_model(const chain_spec *c, bool expose) {
 }
 
 /* Runs the model; returns output 0 (caller releases) and the kernel calls made. */
-static tconv_rt_tensor run_chain(tconv_model *m, uint64_t *kernel_calls) {
+static tc_rt_tensor run_chain(tconv_model *m, uint64_t *kernel_calls) {
     int64_t x_dims[4] = {1, 2, 3, 3};
     float x[N_X];
     for (int i = 0; i < N_X; i++)
         x[i] = (float)((i * 5) % 7) / 4.0f - 0.75f;
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, x_dims, x);
-    tconv_rt_tensor out[2];
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, x_dims, x);
+    tc_rt_tensor out[2];
     memset(out, 0, sizeof out);
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, NULL, &s, &err), TCONV_OK);
-    tconv_status st = tconv_session_run(s, &in, 1, out, &err);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
+    tconv_status st = tc_session_run(s, &in, 1, out, &err);
     if (st != TCONV_OK)
         print_error("%s\n", err.message);
     assert_int_equal(st, TCONV_OK);
-    tconv_session_stats stats;
-    tconv_session_get_stats(s, &stats);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
     *kernel_calls = stats.n_kernel_calls;
-    tconv_session_free(s);
-    tconv_rt_tensor_release(&in);
-    tconv_rt_tensor_release(&out[1]);
+    tc_session_free(s);
+    tc_rt_tensor_release(&in);
+    tc_rt_tensor_release(&out[1]);
     return out[0];
 }
 
 static void check_chain(const chain_spec *c, int steps) {
     tconv_model *fusable = chain_model(c, false), *plain = chain_model(c, true);
     uint64_t fused_calls, plain_calls;
-    tconv_rt_tensor got = run_chain(fusable, &fused_calls);
-    tconv_rt_tensor want = run_chain(plain, &plain_calls);
+    tc_rt_tensor got = run_chain(fusable, &fused_calls);
+    tc_rt_tensor want = run_chain(plain, &plain_calls);
     assert_int_equal(plain_calls, (uint64_t)steps);
     assert_int_equal(fused_calls, 1);
     rtt_assert_dims(&got, want.rank, want.dims);
     rtt_assert_floats(&got, want.data, (size_t)want.n_elements);
-    tconv_rt_tensor_release(&got);
-    tconv_rt_tensor_release(&want);
+    tc_rt_tensor_release(&got);
+    tc_rt_tensor_release(&want);
     tconv_model_free(fusable);
     tconv_model_free(plain);
 }

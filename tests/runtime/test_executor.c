@@ -9,23 +9,22 @@
 
 #define N_ELEMS 65536 /* 256 KiB of float per tensor */
 
-static tconv_rt_tensor filled(int rank, const int64_t *dims, float start, float step) {
-    tconv_rt_tensor t = rtt_tensor(TCONV_DTYPE_FLOAT, rank, dims, NULL);
+static tc_rt_tensor filled(int rank, const int64_t *dims, float start, float step) {
+    tc_rt_tensor t = rtt_tensor(TCONV_DTYPE_FLOAT, rank, dims, NULL);
     for (int64_t i = 0; i < t.n_elements; i++)
         ((float *)t.data)[i] = start + step * (float)i;
     return t;
 }
 
-static tconv_status run_with_stats(tconv_model *m, const tconv_rt_tensor *in, size_t n_in,
-                                   tconv_rt_tensor *out, tconv_session_stats *stats,
-                                   tconv_error *err) {
-    tconv_session *s = NULL;
-    tconv_status st = tconv_session_create(m, NULL, &s, err);
+static tconv_status run_with_stats(tconv_model *m, const tc_rt_tensor *in, size_t n_in,
+                                   tc_rt_tensor *out, tc_session_stats *stats, tc_error *err) {
+    tc_session *s = NULL;
+    tconv_status st = tc_session_create(m, NULL, &s, err);
     if (st != TCONV_OK)
         return st;
-    st = tconv_session_run(s, in, n_in, out, err);
-    tconv_session_get_stats(s, stats);
-    tconv_session_free(s);
+    st = tc_session_run(s, in, n_in, out, err);
+    tc_session_get_stats(s, stats);
+    tc_session_free(s);
     return st;
 }
 
@@ -45,9 +44,9 @@ static void test_chain_frees_after_last_use(void **state) {
         prev = rtt_value(g, names[i]);
     }
     rtt_output(g, "r7");
-    tconv_rt_tensor x = filled(1, d, -1.0f, 2.0f / N_ELEMS), y;
-    tconv_session_stats stats;
-    tconv_error err;
+    tc_rt_tensor x = filled(1, d, -1.0f, 2.0f / N_ELEMS), y;
+    tc_session_stats stats;
+    tc_error err;
     assert_int_equal(run_with_stats(m, &x, 1, &y, &stats, &err), TCONV_OK);
     size_t bytes = N_ELEMS * sizeof(float);
     /* never more than the input and the output of one step alive */
@@ -57,8 +56,8 @@ static void test_chain_frees_after_last_use(void **state) {
     assert_int_equal(stats.live_bytes, 0);
     assert_true(((float *)y.data)[0] == 0.0f);
     assert_true(((float *)y.data)[N_ELEMS - 1] > 0.99f);
-    tconv_rt_tensor_release(&x);
-    tconv_rt_tensor_release(&y);
+    tc_rt_tensor_release(&x);
+    tc_rt_tensor_release(&y);
     tconv_model_free(m);
 }
 
@@ -76,9 +75,9 @@ static void test_fan_out_keeps_value_until_last_reader(void **state) {
     tconv_value *bc[] = {rtt_value(g, "b"), rtt_value(g, "c")};
     rtt_node(g, "Add", "D", bc, 2, y, 1);
     rtt_output(g, "y");
-    tconv_rt_tensor in = filled(1, d, -2.0f, 4.0f / N_ELEMS), out;
-    tconv_session_stats stats;
-    tconv_error err;
+    tc_rt_tensor in = filled(1, d, -2.0f, 4.0f / N_ELEMS), out;
+    tc_session_stats stats;
+    tc_error err;
     assert_int_equal(run_with_stats(m, &in, 1, &out, &stats, &err), TCONV_OK);
     size_t bytes = N_ELEMS * sizeof(float);
     assert_true(stats.peak_live_bytes == 3 * bytes); /* a, b, c during C; b, c, y during D */
@@ -87,8 +86,8 @@ static void test_fan_out_keeps_value_until_last_reader(void **state) {
         float e = 1.0f / (1.0f + expf(-r)) + tanhf(r);
         assert_true(fabsf(((float *)out.data)[i] - e) < 1e-6f);
     }
-    tconv_rt_tensor_release(&in);
-    tconv_rt_tensor_release(&out);
+    tc_rt_tensor_release(&in);
+    tc_rt_tensor_release(&out);
     tconv_model_free(m);
 }
 
@@ -96,12 +95,12 @@ static void test_fan_out_keeps_value_until_last_reader(void **state) {
 
 static tconv_graph *add_branch(tconv_node *node, const char *attr) {
     tconv_graph *sub = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_graph_create(node->graph->model, node->graph, &sub, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_graph_create(node->graph->model, node->graph, &sub, &err), TCONV_OK);
     sub->owner = node;
     sub->name = attr;
-    tconv_attr a = {.name = attr, .type = TCONV_ATTR_GRAPH, .g = sub};
-    assert_int_equal(tconv_node_add_attr(node, &a, &err), TCONV_OK);
+    tc_attr a = {.name = attr, .type = TCONV_ATTR_GRAPH, .g = sub};
+    assert_int_equal(tc_node_add_attr(node, &a, &err), TCONV_OK);
     return sub;
 }
 
@@ -136,9 +135,9 @@ static tconv_model *build_if_model(void) {
     rtt_node(in_then, "Sigmoid", "inner_sig", &va, 1, it, 1);
     rtt_output(in_then, "inner_then_out");
     tconv_graph *in_else = add_branch(inner_if, "else_branch");
-    tconv_error err;
+    tc_error err;
     /* an outer value returned directly */
-    assert_int_equal(tconv_graph_add_output(in_else, va, NULL, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_output(in_else, va, NULL, &err), TCONV_OK);
     return m;
 }
 
@@ -147,12 +146,12 @@ static void run_if_case(bool c1, bool c2, const float *expected) {
     int64_t d[] = {4};
     float xv[] = {-1, 0.5f, 2, -3};
     uint8_t b1 = c1, b2 = c2;
-    tconv_rt_tensor in[3] = {rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, xv),
-                             rtt_tensor(TCONV_DTYPE_BOOL, 0, NULL, &b1),
-                             rtt_tensor(TCONV_DTYPE_BOOL, 0, NULL, &b2)};
-    tconv_rt_tensor out;
-    tconv_session_stats stats;
-    tconv_error err;
+    tc_rt_tensor in[3] = {rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, xv),
+                          rtt_tensor(TCONV_DTYPE_BOOL, 0, NULL, &b1),
+                          rtt_tensor(TCONV_DTYPE_BOOL, 0, NULL, &b2)};
+    tc_rt_tensor out;
+    tc_session_stats stats;
+    tc_error err;
     tconv_status st = run_with_stats(m, in, 3, &out, &stats, &err);
     if (st != TCONV_OK)
         print_error("%s\n", err.message);
@@ -160,9 +159,9 @@ static void run_if_case(bool c1, bool c2, const float *expected) {
     assert_int_equal(stats.live_bytes, 0);
     for (int i = 0; i < 4; i++)
         assert_true(fabsf(((float *)out.data)[i] - expected[i]) < 1e-6f);
-    tconv_rt_tensor_release(&out);
+    tc_rt_tensor_release(&out);
     for (int i = 0; i < 3; i++)
-        tconv_rt_tensor_release(&in[i]);
+        tc_rt_tensor_release(&in[i]);
     tconv_model_free(m);
 }
 
@@ -195,18 +194,18 @@ static void test_if_error_names_both_nodes(void **state) {
     rtt_node(t, "Reshape", "bad_reshape", r_in, 2, r, 1);
     rtt_output(t, "r");
     tconv_graph *e = add_branch(n, "else_branch");
-    assert_int_equal(tconv_graph_add_output(e, x, NULL, NULL), TCONV_OK);
+    assert_int_equal(tc_graph_add_output(e, x, NULL, NULL), TCONV_OK);
     uint8_t yes = 1;
-    tconv_rt_tensor in[2] = {rtt_tensor(TCONV_DTYPE_BOOL, 0, NULL, &yes),
-                             rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL)};
-    tconv_rt_tensor out;
-    tconv_error err;
+    tc_rt_tensor in[2] = {rtt_tensor(TCONV_DTYPE_BOOL, 0, NULL, &yes),
+                          rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL)};
+    tc_rt_tensor out;
+    tc_error err;
     assert_int_equal(rtt_run(m, in, 2, &out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "node 'outer' (#0, If) [ai.onnx If-13]: in subgraph "
                                      "'then_branch': node 'bad_reshape' (#0, Reshape)");
     rtt_assert_contains(err.message, "cannot reshape [2]");
-    tconv_rt_tensor_release(&in[0]);
-    tconv_rt_tensor_release(&in[1]);
+    tc_rt_tensor_release(&in[0]);
+    tc_rt_tensor_release(&in[1]);
     tconv_model_free(m);
 }
 
@@ -224,12 +223,12 @@ static void test_out_of_order_nodes_and_cycles(void **state) {
     rtt_node(g, "Relu", "first", &x, 1, a, 1);
     rtt_output(g, "y");
     float xv[] = {-1, 0, 1};
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, xv), out;
-    tconv_error err;
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, xv), out;
+    tc_error err;
     assert_int_equal(rtt_run(m, &in, 1, &out, &err), TCONV_OK);
     float e[] = {0.5f, 0.5f, 1.0f / (1.0f + expf(-1.0f))};
     rtt_assert_floats(&out, e, 3);
-    tconv_rt_tensor_release(&out);
+    tc_rt_tensor_release(&out);
     tconv_model_free(m);
 
     m = rtt_model(14);
@@ -239,11 +238,11 @@ static void test_out_of_order_nodes_and_cycles(void **state) {
     rtt_node(g, "Relu", "loop_a", &q, 1, po, 1);
     rtt_node(g, "Relu", "loop_b", &p, 1, qo, 1);
     rtt_output(g, "q");
-    tconv_session *s = NULL;
-    assert_int_equal(tconv_session_create(m, NULL, &s, &err), TCONV_ERR_INVALID);
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "cycle");
     rtt_assert_contains(err.message, "loop_a");
-    tconv_rt_tensor_release(&in);
+    tc_rt_tensor_release(&in);
     tconv_model_free(m);
 }
 
@@ -264,11 +263,11 @@ static void test_sorted_graph_keeps_its_order(void **state) {
     rtt_node(g, "Reshape", "C", xc, 2, c, 1);
     rtt_output(g, "b");
     rtt_output(g, "c");
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL), out[2];
-    tconv_error err;
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL), out[2];
+    tc_error err;
     assert_int_equal(rtt_run(m, &in, 1, out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "node 'B' (#1, Reshape)");
-    tconv_rt_tensor_release(&in);
+    tc_rt_tensor_release(&in);
     tconv_model_free(m);
 }
 
@@ -285,9 +284,9 @@ static void test_unsupported_op_error(void **state) {
     tconv_value *vy = rtt_value(g, "y");
     rtt_node(g, "FooBar", "mystery", &vy, 1, z, 1);
     rtt_output(g, "z");
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, NULL, &s, &err), TCONV_ERR_UNSUPPORTED);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_ERR_UNSUPPORTED);
     assert_null(s);
     rtt_assert_contains(err.message, "node 'mystery' (#1, FooBar)");
     rtt_assert_contains(err.message, "unsupported op FooBar");
@@ -305,7 +304,7 @@ static void test_unsupported_op_error(void **state) {
     tconv_value *in[] = {x, rtt_init(g, "scales", TCONV_DTYPE_FLOAT, 1, d1, sc, sizeof sc)};
     rtt_node(g, "Upsample", "up", in, 2, y, 1);
     rtt_output(g, "y");
-    assert_int_equal(tconv_session_create(m, NULL, &s, &err), TCONV_ERR_UNSUPPORTED);
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_ERR_UNSUPPORTED);
     rtt_assert_contains(err.message, "node 'up'");
     rtt_assert_contains(err.message, "opsets 7 to 9 only");
     tconv_model_free(m);
@@ -315,12 +314,12 @@ static void test_unsupported_op_error(void **state) {
     g = m->graph;
     x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 1, d);
     tconv_node *n = NULL;
-    assert_int_equal(tconv_node_create(g, "Gelu", "com.example", "custom", &n, &err), TCONV_OK);
-    tconv_node_add_input(n, x, &err);
-    tconv_node_add_output(n, rtt_value(g, "y"), &err);
-    tconv_graph_append_node(g, n);
+    assert_int_equal(tc_node_create(g, "Gelu", "com.example", "custom", &n, &err), TCONV_OK);
+    tc_node_add_input(n, x, &err);
+    tc_node_add_output(n, rtt_value(g, "y"), &err);
+    tc_graph_append_node(g, n);
     rtt_output(g, "y");
-    assert_int_equal(tconv_session_create(m, NULL, &s, &err), TCONV_ERR_UNSUPPORTED);
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_ERR_UNSUPPORTED);
     rtt_assert_contains(err.message, "node 'custom'");
     rtt_assert_contains(err.message, "com.example");
     tconv_model_free(m);
@@ -336,16 +335,16 @@ static void test_unsupported_dtype_names_node(void **state) {
     const char *y[] = {"y"};
     rtt_node(g, "Add", "dbl_add", in, 2, y, 1);
     rtt_output(g, "y");
-    tconv_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, NULL),
-                                 rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, NULL)};
-    tconv_rt_tensor out;
-    tconv_error err;
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, NULL),
+                              rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, NULL)};
+    tc_rt_tensor out;
+    tc_error err;
     assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_ERR_UNSUPPORTED);
     rtt_assert_contains(err.message, "node 'dbl_add' (#0, Add) [ai.onnx Add-14]");
     rtt_assert_contains(err.message, "unsupported dtype double for input 0 ('a')");
     rtt_assert_contains(err.message, "supported: float, int32, int64");
-    tconv_rt_tensor_release(&inputs[0]);
-    tconv_rt_tensor_release(&inputs[1]);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
     tconv_model_free(m);
 
     m = rtt_model(14);
@@ -353,11 +352,11 @@ static void test_unsupported_dtype_names_node(void **state) {
     tconv_value *h = rtt_input(g, "h", TCONV_DTYPE_FLOAT16, 1, d);
     rtt_node(g, "Sigmoid", "half_sigmoid", &h, 1, y, 1);
     rtt_output(g, "y");
-    tconv_rt_tensor hin = rtt_tensor(TCONV_DTYPE_FLOAT16, 1, d, NULL);
+    tc_rt_tensor hin = rtt_tensor(TCONV_DTYPE_FLOAT16, 1, d, NULL);
     assert_int_equal(rtt_run(m, &hin, 1, &out, &err), TCONV_ERR_UNSUPPORTED);
     rtt_assert_contains(err.message, "node 'half_sigmoid'");
     rtt_assert_contains(err.message, "unsupported dtype float16");
-    tconv_rt_tensor_release(&hin);
+    tc_rt_tensor_release(&hin);
     tconv_model_free(m);
 }
 
@@ -369,14 +368,14 @@ static void test_unknown_attribute_is_unsupported(void **state) {
     tconv_value *x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 1, d);
     const char *y[] = {"y"};
     tconv_node *n = rtt_node(g, "Relu", "odd_relu", &x, 1, y, 1);
-    tconv_error err;
-    tconv_node_set_attr_int(n, "cap", 6, &err);
+    tc_error err;
+    tc_node_set_attr_int(n, "cap", 6, &err);
     rtt_output(g, "y");
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL), out;
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL), out;
     assert_int_equal(rtt_run(m, &in, 1, &out, &err), TCONV_ERR_UNSUPPORTED);
     rtt_assert_contains(err.message, "node 'odd_relu'");
     rtt_assert_contains(err.message, "unsupported attribute 'cap'");
-    tconv_rt_tensor_release(&in);
+    tc_rt_tensor_release(&in);
     tconv_model_free(m);
 
     /* an attribute of the wrong type: the node is named once */
@@ -384,13 +383,13 @@ static void test_unknown_attribute_is_unsupported(void **state) {
     g = m->graph;
     x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 1, d);
     n = rtt_node(g, "LeakyRelu", "leaky", &x, 1, y, 1);
-    tconv_node_set_attr_int(n, "alpha", 1, &err);
+    tc_node_set_attr_int(n, "alpha", 1, &err);
     rtt_output(g, "y");
     in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL);
     assert_int_equal(rtt_run(m, &in, 1, &out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "node 'leaky' (#0, LeakyRelu) [ai.onnx LeakyRelu-16]: "
                                      "attribute 'alpha': expected FLOAT, got INT");
-    tconv_rt_tensor_release(&in);
+    tc_rt_tensor_release(&in);
     tconv_model_free(m);
 }
 
@@ -405,30 +404,30 @@ static void test_input_checks_name_the_input(void **state) {
     const char *y[] = {"y"};
     rtt_node(g, "Add", "add", xs, 2, y, 1);
     rtt_output(g, "y");
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, NULL, &s, &err), TCONV_OK);
-    assert_int_equal(tconv_session_input_count(s), 2);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_input_count(s), 2);
     int64_t good[] = {2, 3}, wrong[] = {2, 4}, other_n[] = {5, 3};
-    tconv_rt_tensor in[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 2, wrong, NULL),
-                             rtt_tensor(TCONV_DTYPE_FLOAT, 2, good, NULL)};
-    tconv_rt_tensor out;
-    assert_int_equal(tconv_session_run(s, in, 2, &out, &err), TCONV_ERR_INVALID);
+    tc_rt_tensor in[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 2, wrong, NULL),
+                          rtt_tensor(TCONV_DTYPE_FLOAT, 2, good, NULL)};
+    tc_rt_tensor out;
+    assert_int_equal(tc_session_run(s, in, 2, &out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "input 'image': dim 1 is 4, the graph declares 3");
-    tconv_rt_tensor_release(&in[0]);
+    tc_rt_tensor_release(&in[0]);
     in[0] = rtt_tensor(TCONV_DTYPE_INT32, 2, good, NULL);
-    assert_int_equal(tconv_session_run(s, in, 2, &out, &err), TCONV_ERR_INVALID);
+    assert_int_equal(tc_session_run(s, in, 2, &out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "input 'image': dtype int32 given");
-    tconv_rt_tensor_release(&in[0]);
+    tc_rt_tensor_release(&in[0]);
     /* the symbolic dim d0 must agree between inputs */
     in[0] = rtt_tensor(TCONV_DTYPE_FLOAT, 2, other_n, NULL);
-    assert_int_equal(tconv_session_run(s, in, 2, &out, &err), TCONV_ERR_INVALID);
+    assert_int_equal(tc_session_run(s, in, 2, &out, &err), TCONV_ERR_INVALID);
     rtt_assert_contains(err.message, "'d0'");
-    assert_int_equal(tconv_session_run(s, in, 1, &out, &err), TCONV_ERR_USAGE);
+    assert_int_equal(tc_session_run(s, in, 1, &out, &err), TCONV_ERR_USAGE);
     rtt_assert_contains(err.message, "1 inputs given, the graph needs 2");
-    tconv_rt_tensor_release(&in[0]);
-    tconv_rt_tensor_release(&in[1]);
-    tconv_session_free(s);
+    tc_rt_tensor_release(&in[0]);
+    tc_rt_tensor_release(&in[1]);
+    tc_session_free(s);
     tconv_model_free(m);
 }
 
@@ -439,23 +438,23 @@ static void test_random_inputs(void **state) {
     tconv_model *m = rtt_model(14);
     int64_t d[] = {-1, 4};
     tconv_value *x = rtt_input(m->graph, "image", TCONV_DTYPE_FLOAT, 2, d);
-    tconv_rt_tensor a, b;
-    tconv_error err;
-    assert_int_equal(tconv_session_random_input(x, 7, NULL, 0, &a, &err), TCONV_ERR_USAGE);
+    tc_rt_tensor a, b;
+    tc_error err;
+    assert_int_equal(tc_session_random_input(x, 7, NULL, 0, &a, &err), TCONV_ERR_USAGE);
     rtt_assert_contains(err.message, "input 'image': dim 0 ('d0') is dynamic");
-    tconv_dim_binding bind = {"d0", 3};
-    assert_int_equal(tconv_session_random_input(x, 7, &bind, 1, &a, &err), TCONV_OK);
-    assert_int_equal(tconv_session_random_input(x, 7, &bind, 1, &b, &err), TCONV_OK);
+    tc_dim_binding bind = {"d0", 3};
+    assert_int_equal(tc_session_random_input(x, 7, &bind, 1, &a, &err), TCONV_OK);
+    assert_int_equal(tc_session_random_input(x, 7, &bind, 1, &b, &err), TCONV_OK);
     int64_t e[] = {3, 4};
     rtt_assert_dims(&a, 2, e);
     assert_memory_equal(a.data, b.data, a.nbytes);
     for (int64_t i = 0; i < a.n_elements; i++)
         assert_true(fabsf(((float *)a.data)[i]) <= 1.0f);
-    tconv_rt_tensor_release(&b);
-    assert_int_equal(tconv_session_random_input(x, 8, &bind, 1, &b, &err), TCONV_OK);
+    tc_rt_tensor_release(&b);
+    assert_int_equal(tc_session_random_input(x, 8, &bind, 1, &b, &err), TCONV_OK);
     assert_true(memcmp(a.data, b.data, a.nbytes) != 0);
-    tconv_rt_tensor_release(&a);
-    tconv_rt_tensor_release(&b);
+    tc_rt_tensor_release(&a);
+    tc_rt_tensor_release(&b);
     tconv_model_free(m);
 }
 
@@ -463,25 +462,24 @@ static void test_compare(void **state) {
     (void)state;
     int64_t d[] = {4};
     float av[] = {1.0f, NAN, INFINITY, 100.0f}, ev[] = {1.00001f, NAN, INFINITY, 100.01f};
-    tconv_rt_tensor a = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, av);
-    tconv_rt_tensor e = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, ev);
+    tc_rt_tensor a = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, av);
+    tc_rt_tensor e = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, ev);
     double abs_err, rel_err;
-    tconv_error err;
-    assert_int_equal(tconv_rt_tensor_compare(&a, &e, 1e-4, 1e-5, &abs_err, &rel_err, &err),
-                     TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_rt_tensor_compare(&a, &e, 1e-4, 1e-5, &abs_err, &rel_err, &err), TCONV_OK);
     assert_true(abs_err > 0.009 && abs_err < 0.011);
-    assert_int_equal(tconv_rt_tensor_compare(&a, &e, 1e-6, 1e-6, &abs_err, &rel_err, &err),
+    assert_int_equal(tc_rt_tensor_compare(&a, &e, 1e-6, 1e-6, &abs_err, &rel_err, &err),
                      TCONV_ERR_MISMATCH);
     rtt_assert_contains(err.message, "2 of 4 elements differ");
     rtt_assert_contains(err.message, "first at [0]");
     int64_t d2[] = {2, 2};
-    tconv_rt_tensor f = rtt_tensor(TCONV_DTYPE_FLOAT, 2, d2, ev);
-    assert_int_equal(tconv_rt_tensor_compare(&a, &f, 1e-4, 1e-5, &abs_err, &rel_err, &err),
+    tc_rt_tensor f = rtt_tensor(TCONV_DTYPE_FLOAT, 2, d2, ev);
+    assert_int_equal(tc_rt_tensor_compare(&a, &f, 1e-4, 1e-5, &abs_err, &rel_err, &err),
                      TCONV_ERR_MISMATCH);
     rtt_assert_contains(err.message, "shape [4], expected [2,2]");
-    tconv_rt_tensor_release(&a);
-    tconv_rt_tensor_release(&e);
-    tconv_rt_tensor_release(&f);
+    tc_rt_tensor_release(&a);
+    tc_rt_tensor_release(&e);
+    tc_rt_tensor_release(&f);
 }
 
 static void test_memory_limit(void **state) {
@@ -495,26 +493,26 @@ static void test_memory_limit(void **state) {
     tconv_value *va = rtt_value(g, "a");
     rtt_node(g, "Relu", "r1", &va, 1, b, 1);
     rtt_output(g, "b");
-    tconv_session_options o;
-    tconv_session_options_init(&o);
+    tc_session_options o;
+    tc_session_options_init(&o);
     o.max_memory_bytes = N_ELEMS * sizeof(float) + 16;
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL), out;
-    assert_int_equal(tconv_session_run(s, &in, 1, &out, &err), TCONV_ERR_LIMIT);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, NULL), out;
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "node 'r1'");
     rtt_assert_contains(err.message, "memory limit");
-    tconv_session_stats stats;
-    tconv_session_get_stats(s, &stats);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
     assert_int_equal(stats.live_bytes, 0);
-    tconv_session_free(s);
+    tc_session_free(s);
     o.max_memory_bytes = 2 * N_ELEMS * sizeof(float);
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
-    assert_int_equal(tconv_session_run(s, &in, 1, &out, &err), TCONV_OK);
-    tconv_rt_tensor_release(&out);
-    tconv_session_free(s);
-    tconv_rt_tensor_release(&in);
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_OK);
+    tc_rt_tensor_release(&out);
+    tc_session_free(s);
+    tc_rt_tensor_release(&in);
     tconv_model_free(m);
 }
 
@@ -530,16 +528,16 @@ static void test_outputs_that_are_inputs_or_constants(void **state) {
     rtt_output(g, "c");
     rtt_output(g, "x");
     float xv[] = {1, 2};
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, xv), out[3];
-    tconv_error err;
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, xv), out[3];
+    tc_error err;
     assert_int_equal(rtt_run(m, &in, 1, out, &err), TCONV_OK);
     rtt_assert_floats(&out[0], xv, 2);
     rtt_assert_floats(&out[1], c, 2);
     rtt_assert_floats(&out[2], xv, 2);
     assert_true(out[0].data != in.data && out[0].data != out[2].data);
     for (int i = 0; i < 3; i++)
-        tconv_rt_tensor_release(&out[i]);
-    tconv_rt_tensor_release(&in);
+        tc_rt_tensor_release(&out[i]);
+    tc_rt_tensor_release(&in);
     tconv_model_free(m);
 }
 

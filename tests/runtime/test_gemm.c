@@ -19,7 +19,7 @@ typedef struct matrices {
     int64_t lda, ldb, ldc;
 } matrices;
 
-static void naive_sgemm(const tconv_sgemm_op *op, float *c) {
+static void naive_sgemm(const tc_sgemm_op *op, float *c) {
     for (int64_t i = 0; i < op->m; i++) {
         for (int64_t j = 0; j < op->n; j++) {
             double sum = 0.0;
@@ -36,7 +36,7 @@ static void naive_sgemm(const tconv_sgemm_op *op, float *c) {
 
 /* Allocates A, B, C for op's sizes with `pad` extra elements per row, fills them, and points op
  * at them. C is filled with NaN when beta == 0 (it must not be read). */
-static matrices make_matrices(tconv_sgemm_op *op, int64_t pad, uint64_t *rng) {
+static matrices make_matrices(tc_sgemm_op *op, int64_t pad, uint64_t *rng) {
     matrices mx;
     int64_t a_rows = op->trans_a ? op->k : op->m, a_cols = op->trans_a ? op->m : op->k;
     int64_t b_rows = op->trans_b ? op->n : op->k, b_cols = op->trans_b ? op->k : op->n;
@@ -77,7 +77,7 @@ static void free_matrices(matrices *mx) {
 }
 
 /* C within tolerance of the reference; the padding columns of C untouched. */
-static void expect_result(const tconv_sgemm_op *op, const matrices *mx, const char *what) {
+static void expect_result(const tc_sgemm_op *op, const matrices *mx, const char *what) {
     for (int64_t i = 0; i < op->m; i++) {
         for (int64_t j = 0; j < mx->ldc; j++) {
             float got = mx->c[i * mx->ldc + j], want = mx->want[i * mx->ldc + j];
@@ -96,25 +96,25 @@ static void expect_result(const tconv_sgemm_op *op, const matrices *mx, const ch
     }
 }
 
-static void check_one(tconv_gemm_isa isa, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+static void check_one(tc_gemm_isa isa, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
                       float alpha, float beta, int64_t pad, uint64_t *rng) {
-    tconv_sgemm_op op = {
+    tc_sgemm_op op = {
         .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = alpha, .beta = beta};
     matrices mx = make_matrices(&op, pad, rng);
     naive_sgemm(&op, mx.want);
-    tconv_gemm_workspace ws;
-    tconv_gemm_workspace_init(&ws, isa);
+    tc_gemm_workspace ws;
+    tc_gemm_workspace_init(&ws, isa);
     assert_int_equal(ws.isa, isa);
-    tconv_error err;
-    assert_int_equal(tconv_gemm_workspace_reserve(&ws, m, n, k, &err), TCONV_OK);
-    tconv_sgemm_run(&ws, &op);
-    tconv_gemm_workspace_release(&ws);
-    expect_result(&op, &mx, tconv_gemm_isa_name(isa));
+    tc_error err;
+    assert_int_equal(tc_gemm_workspace_reserve(&ws, m, n, k, &err), TCONV_OK);
+    tc_sgemm_run(&ws, &op);
+    tc_gemm_workspace_release(&ws);
+    expect_result(&op, &mx, tc_gemm_isa_name(isa));
     free_matrices(&mx);
 }
 
-static const tconv_gemm_isa ALL_ISAS[] = {TCONV_GEMM_ISA_PORTABLE, TCONV_GEMM_ISA_AVX2,
-                                          TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX512_8X48};
+static const tc_gemm_isa ALL_ISAS[] = {TCONV_GEMM_ISA_PORTABLE, TCONV_GEMM_ISA_AVX2,
+                                       TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX512_8X48};
 
 static void test_edge_shapes_all_isas(void **state) {
     (void)state;
@@ -122,7 +122,7 @@ static void test_edge_shapes_all_isas(void **state) {
     size_t n_sizes = sizeof sizes / sizeof sizes[0];
     uint64_t rng = 1;
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
-        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         for (size_t im = 0; im < n_sizes; im += 2)
             for (size_t in = 1; in < n_sizes; in += 2)
@@ -136,7 +136,7 @@ static void test_vectors_all_isas(void **state) {
     (void)state;
     uint64_t rng = 2;
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
-        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         for (int t = 0; t < 4; t++) {
             check_one(ALL_ISAS[isa], 1, 301, 77, t & 1, t & 2, 1.0f, 0.0f, 0, &rng); /* 1xN */
@@ -152,7 +152,7 @@ static void test_beyond_blocks_all_isas(void **state) {
     (void)state;
     uint64_t rng = 3;
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
-        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         check_one(ALL_ISAS[isa], 151, 67, 521, false, false, 0.5f, 0.25f, 3, &rng);
         check_one(ALL_ISAS[isa], 29, 2083, 19, true, false, -1.5f, 1.0f, 0, &rng);
@@ -169,8 +169,8 @@ static void test_random_shapes(void **state) {
     for (int trial = 0; trial < 150; trial++) {
         int64_t m = kh_rand_range(&rng, 1, 90), n = kh_rand_range(&rng, 1, 130);
         int64_t k = kh_rand_range(&rng, 1, 300);
-        tconv_gemm_isa isa = ALL_ISAS[kh_rand_range(&rng, 0, 2)];
-        if (!tconv_gemm_isa_available(isa))
+        tc_gemm_isa isa = ALL_ISAS[kh_rand_range(&rng, 0, 2)];
+        if (!tc_gemm_isa_available(isa))
             isa = TCONV_GEMM_ISA_PORTABLE;
         check_one(isa, m, n, k, kh_rand_range(&rng, 0, 1), kh_rand_range(&rng, 0, 1),
                   alphas[trial % 3], betas[(trial / 3) % 3], kh_rand_range(&rng, 0, 3), &rng);
@@ -181,29 +181,29 @@ static void test_random_shapes(void **state) {
 static void test_degenerate(void **state) {
     (void)state;
     float c[6] = {1, 2, 3, 4, 5, 6}, a[1] = {0}, b[1] = {0};
-    tconv_sgemm_op op = {.m = 2,
-                         .n = 3,
-                         .k = 0,
-                         .alpha = 1.0f,
-                         .a = a,
-                         .lda = 1,
-                         .b = b,
-                         .ldb = 3,
-                         .beta = 2.0f,
-                         .c = c,
-                         .ldc = 3};
-    tconv_error err;
-    assert_int_equal(tconv_sgemm(&op, 1, &err), TCONV_OK);
+    tc_sgemm_op op = {.m = 2,
+                      .n = 3,
+                      .k = 0,
+                      .alpha = 1.0f,
+                      .a = a,
+                      .lda = 1,
+                      .b = b,
+                      .ldb = 3,
+                      .beta = 2.0f,
+                      .c = c,
+                      .ldc = 3};
+    tc_error err;
+    assert_int_equal(tc_sgemm(&op, 1, &err), TCONV_OK);
     for (int i = 0; i < 6; i++)
         assert_true(c[i] == 2.0f * (float)(i + 1));
     for (int i = 0; i < 6; i++)
         c[i] = NAN;
     op.beta = 0.0f;
-    assert_int_equal(tconv_sgemm(&op, 1, &err), TCONV_OK);
+    assert_int_equal(tc_sgemm(&op, 1, &err), TCONV_OK);
     for (int i = 0; i < 6; i++)
         assert_true(c[i] == 0.0f);
     op.m = 0;
-    assert_int_equal(tconv_sgemm(&op, 1, &err), TCONV_OK);
+    assert_int_equal(tc_sgemm(&op, 1, &err), TCONV_OK);
 }
 
 /* The threaded entry point splits rows or columns; results equal the reference. */
@@ -213,17 +213,17 @@ static void test_threaded(void **state) {
     static const int64_t shapes[][3] = {{300, 40, 70}, {40, 700, 90}, {257, 259, 129}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         for (int threads = 1; threads <= 4; threads++) {
-            tconv_sgemm_op op = {.trans_a = s == 1,
-                                 .trans_b = s == 2,
-                                 .m = shapes[s][0],
-                                 .n = shapes[s][1],
-                                 .k = shapes[s][2],
-                                 .alpha = 1.0f,
-                                 .beta = 0.5f};
+            tc_sgemm_op op = {.trans_a = s == 1,
+                              .trans_b = s == 2,
+                              .m = shapes[s][0],
+                              .n = shapes[s][1],
+                              .k = shapes[s][2],
+                              .alpha = 1.0f,
+                              .beta = 0.5f};
             matrices mx = make_matrices(&op, 1, &rng);
             naive_sgemm(&op, mx.want);
-            tconv_error err;
-            assert_int_equal(tconv_sgemm(&op, threads, &err), TCONV_OK);
+            tc_error err;
+            assert_int_equal(tc_sgemm(&op, threads, &err), TCONV_OK);
             expect_result(&op, &mx, "threaded");
             free_matrices(&mx);
         }
@@ -236,33 +236,32 @@ static void test_prepacked_a(void **state) {
     uint64_t rng = 6;
     static const int64_t shapes[][3] = {{7, 45, 13}, {150, 37, 300}, {301, 70, 520}};
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
-        if (!tconv_gemm_isa_available(ALL_ISAS[isa]))
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             for (int ta = 0; ta < 2; ta++) {
-                tconv_sgemm_op op = {.trans_a = ta,
-                                     .m = shapes[s][0],
-                                     .n = shapes[s][1],
-                                     .k = shapes[s][2],
-                                     .alpha = 1.0f,
-                                     .beta = 0.5f};
+                tc_sgemm_op op = {.trans_a = ta,
+                                  .m = shapes[s][0],
+                                  .n = shapes[s][1],
+                                  .k = shapes[s][2],
+                                  .alpha = 1.0f,
+                                  .beta = 0.5f};
                 matrices mx = make_matrices(&op, 1, &rng);
                 naive_sgemm(&op, mx.want);
-                tconv_gemm_workspace ws;
-                tconv_gemm_workspace_init(&ws, ALL_ISAS[isa]);
-                tconv_error err;
-                assert_int_equal(tconv_gemm_workspace_reserve(&ws, op.m, op.n, op.k, &err),
-                                 TCONV_OK);
-                size_t n_packed = tconv_sgemm_packed_a_floats(ws.isa, op.m, op.k);
+                tc_gemm_workspace ws;
+                tc_gemm_workspace_init(&ws, ALL_ISAS[isa]);
+                tc_error err;
+                assert_int_equal(tc_gemm_workspace_reserve(&ws, op.m, op.n, op.k, &err), TCONV_OK);
+                size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, op.m, op.k);
                 float *packed = malloc(n_packed * sizeof(float));
                 assert_non_null(packed);
-                tconv_sgemm_pack_a(ws.isa, op.trans_a, op.m, op.k, op.a, op.lda, packed);
-                tconv_sgemm_op no_a = op;
+                tc_sgemm_pack_a(ws.isa, op.trans_a, op.m, op.k, op.a, op.lda, packed);
+                tc_sgemm_op no_a = op;
                 no_a.a = NULL; /* must not be read */
-                tconv_sgemm_run_packed(&ws, packed, &no_a);
+                tc_sgemm_run_packed(&ws, packed, &no_a);
                 expect_result(&op, &mx, "prepacked");
                 free(packed);
-                tconv_gemm_workspace_release(&ws);
+                tc_gemm_workspace_release(&ws);
                 free_matrices(&mx);
             }
         }
@@ -271,26 +270,26 @@ static void test_prepacked_a(void **state) {
 
 static void test_isa_names(void **state) {
     (void)state;
-    assert_string_equal(tconv_gemm_isa_name(TCONV_GEMM_ISA_AVX2), "avx2");
-    assert_true(tconv_gemm_isa_available(TCONV_GEMM_ISA_PORTABLE));
-    tconv_gemm_workspace ws;
-    tconv_gemm_workspace_init(&ws, TCONV_GEMM_ISA_AUTO);
+    assert_string_equal(tc_gemm_isa_name(TCONV_GEMM_ISA_AVX2), "avx2");
+    assert_true(tc_gemm_isa_available(TCONV_GEMM_ISA_PORTABLE));
+    tc_gemm_workspace ws;
+    tc_gemm_workspace_init(&ws, TCONV_GEMM_ISA_AUTO);
     assert_int_not_equal(ws.isa, TCONV_GEMM_ISA_AUTO);
-    tconv_gemm_workspace_release(&ws);
+    tc_gemm_workspace_release(&ws);
 }
 
 /* The tile shape follows the padding: 8 rows fill 8x48 tiles (12x32 would leave a third of each
  * empty), 16 columns fill half a 32-wide tile but a third of a 48-wide one. */
 static void test_isa_for_shape(void **state) {
     (void)state;
-    tconv_gemm_isa wide = tconv_gemm_isa_for_shape(8, 4096);
-    tconv_gemm_isa tall = tconv_gemm_isa_for_shape(1024, 16);
-    assert_true(tconv_gemm_isa_available(wide));
-    assert_true(tconv_gemm_isa_available(tall));
-    if (tconv_gemm_isa_available(TCONV_GEMM_ISA_AVX512)) {
+    tc_gemm_isa wide = tc_gemm_isa_for_shape(8, 4096);
+    tc_gemm_isa tall = tc_gemm_isa_for_shape(1024, 16);
+    assert_true(tc_gemm_isa_available(wide));
+    assert_true(tc_gemm_isa_available(tall));
+    if (tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512)) {
         assert_int_equal(wide, TCONV_GEMM_ISA_AVX512_8X48);
         assert_int_equal(tall, TCONV_GEMM_ISA_AVX512);
-        assert_string_equal(tconv_gemm_isa_name(wide), "avx512-8x48");
+        assert_string_equal(tc_gemm_isa_name(wide), "avx512-8x48");
     } else {
         assert_int_equal(wide, tall);
     }

@@ -7,15 +7,15 @@
 #define MIB ((int64_t)1 << 20)
 
 static void set_shape(tconv_value *v, int rank, const int64_t *dims) {
-    tconv_dim d[TCONV_MAX_RANK];
+    tc_dim d[TCONV_MAX_RANK];
     for (int i = 0; i < rank; i++) {
         memset(&d[i], 0, sizeof d[i]);
         d[i].kind = dims[i] >= 0 ? TCONV_DIM_STATIC : TCONV_DIM_SYMBOLIC;
         d[i].value = dims[i];
         d[i].param = dims[i] >= 0 ? NULL : "d0"; /* rtt_input names axis 0 "d0" */
     }
-    tconv_error err;
-    assert_int_equal(tconv_value_set_tensor_type(v, TCONV_DTYPE_FLOAT, rank, d, &err), TCONV_OK);
+    tc_error err;
+    assert_int_equal(tc_value_set_tensor_type(v, TCONV_DTYPE_FLOAT, rank, d, &err), TCONV_OK);
 }
 
 /* x -> Relu r0 -> a -> Relu r1 -> b (output); a and b declared with the given dims. */
@@ -37,20 +37,20 @@ static void test_static_shapes_refused_at_creation(void **state) {
     (void)state;
     const int64_t dims[] = {1024, 1024}; /* 4 MiB a value; a and b overlap at r1: 8 MiB */
     tconv_model *m = relu_chain(dims);
-    tconv_session_options o;
-    tconv_session_options_init(&o);
+    tc_session_options o;
+    tc_session_options_init(&o);
     assert_true(o.max_memory_bytes >= (size_t)(16 * 1024) * MIB || o.max_memory_bytes == SIZE_MAX);
     o.max_memory_bytes = 6 * MIB;
-    tconv_session *s = (tconv_session *)1;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
+    tc_session *s = (tc_session *)1;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
     assert_null(s);
     rtt_assert_contains(err.message, "planned memory of 8388608 bytes");
     rtt_assert_contains(err.message, "peak at node 'r1'");
     rtt_assert_contains(err.message, "exceeds the memory limit of 6291456 bytes");
     o.max_memory_bytes = 8 * MIB;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
-    tconv_session_free(s);
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_session_free(s);
     tconv_model_free(m);
 }
 
@@ -58,26 +58,26 @@ static void test_symbolic_shapes_refused_before_the_run_allocates(void **state) 
     (void)state;
     const int64_t dims[] = {-1, 1024}; /* d0 x 1024 */
     tconv_model *m = relu_chain(dims);
-    tconv_session_options o;
-    tconv_session_options_init(&o);
+    tc_session_options o;
+    tc_session_options_init(&o);
     o.max_memory_bytes = 6 * MIB;
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
     const int64_t big[] = {1024, 1024}, small[] = {2, 1024};
-    tconv_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 2, big, NULL), out;
-    assert_int_equal(tconv_session_run(s, &in, 1, &out, &err), TCONV_ERR_LIMIT);
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 2, big, NULL), out;
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "planned memory of 8388608 bytes");
-    tconv_session_stats stats;
-    tconv_session_get_stats(s, &stats);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
     assert_int_equal(stats.n_allocations, 0); /* refused before the first allocation */
     assert_int_equal(stats.n_kernel_calls, 0);
-    tconv_rt_tensor_release(&in);
+    tc_rt_tensor_release(&in);
     in = rtt_tensor(TCONV_DTYPE_FLOAT, 2, small, NULL);
-    assert_int_equal(tconv_session_run(s, &in, 1, &out, &err), TCONV_OK);
-    tconv_rt_tensor_release(&out);
-    tconv_rt_tensor_release(&in);
-    tconv_session_free(s);
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_OK);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&in);
+    tc_session_free(s);
     tconv_model_free(m);
 }
 
@@ -85,11 +85,11 @@ static void test_overflowing_declared_shape(void **state) {
     (void)state;
     const int64_t dims[] = {INT64_MAX / 2, 4};
     tconv_model *m = relu_chain(dims);
-    tconv_session_options o;
-    tconv_session_options_init(&o);
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
+    tc_session_options o;
+    tc_session_options_init(&o);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "planned memory overflows");
     tconv_model_free(m);
 }
@@ -104,21 +104,21 @@ static void test_initializers_count(void **state) {
     const char *y[] = {"y"};
     rtt_node(g, "Relu", "r", &w, 1, y, 1);
     rtt_output(g, "y");
-    tconv_session_options o;
-    tconv_session_options_init(&o);
+    tc_session_options o;
+    tc_session_options_init(&o);
     o.max_memory_bytes = (size_t)MIB / 2;
-    tconv_session *s = NULL;
-    tconv_error err;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "initializer 'w' needs 262144 x 4 bytes, over the memory "
                                      "limit of 524288 bytes");
     o.max_memory_bytes = (size_t)MIB + 4096;
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
-    tconv_rt_tensor out;
-    assert_int_equal(tconv_session_run(s, NULL, 0, &out, &err), TCONV_ERR_LIMIT);
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_rt_tensor out;
+    assert_int_equal(tc_session_run(s, NULL, 0, &out, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "node 'r'");
     rtt_assert_contains(err.message, "memory limit");
-    tconv_session_free(s);
+    tc_session_free(s);
     tconv_model_free(m);
 }
 
@@ -133,38 +133,38 @@ static void test_kernel_scratch_counts(void **state) {
     in[1] = rtt_init(g, "w", TCONV_DTYPE_FLOAT, 4, wd, NULL, 64 * 64 * 9 * sizeof(float));
     const char *y[] = {"y"};
     rtt_node(g, "Conv", "c", in, 2, y, 1);
-    tconv_dim d[4];
+    tc_dim d[4];
     for (int i = 0; i < 4; i++) {
         memset(&d[i], 0, sizeof d[i]);
         d[i].kind = TCONV_DIM_STATIC;
         d[i].value = yd[i];
     }
-    tconv_error err;
-    assert_int_equal(tconv_value_set_tensor_type(rtt_value(g, "y"), TCONV_DTYPE_FLOAT, 4, d, &err),
+    tc_error err;
+    assert_int_equal(tc_value_set_tensor_type(rtt_value(g, "y"), TCONV_DTYPE_FLOAT, 4, d, &err),
                      TCONV_OK);
     rtt_output(g, "y");
-    tconv_session_options o;
-    tconv_session_options_init(&o);
-    tconv_session *s = NULL;
+    tc_session_options o;
+    tc_session_options_init(&o);
+    tc_session *s = NULL;
     size_t admitted = 64 * 1024;
     for (;; admitted += 4096) { /* the smallest limit (to 4 KiB) the plan passes */
         o.max_memory_bytes = admitted;
-        if (tconv_session_create(m, &o, &s, &err) == TCONV_OK)
+        if (tc_session_create(m, &o, &s, &err) == TCONV_OK)
             break;
         assert_true(admitted < (size_t)(8 * MIB));
     }
-    tconv_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL), out;
-    assert_int_equal(tconv_session_run(s, &x, 1, &out, &err), TCONV_ERR_LIMIT);
+    tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL), out;
+    assert_int_equal(tc_session_run(s, &x, 1, &out, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "node 'c'");
     rtt_assert_contains(err.message, "memory limit");
-    tconv_session_free(s);
+    tc_session_free(s);
     o.max_memory_bytes = admitted + (size_t)(4 * MIB);
-    assert_int_equal(tconv_session_create(m, &o, &s, &err), TCONV_OK);
-    assert_int_equal(tconv_session_run(s, &x, 1, &out, &err), TCONV_OK);
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &x, 1, &out, &err), TCONV_OK);
     rtt_assert_dims(&out, 4, yd);
-    tconv_rt_tensor_release(&out);
-    tconv_rt_tensor_release(&x);
-    tconv_session_free(s);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&x);
+    tc_session_free(s);
     tconv_model_free(m);
 }
 

@@ -251,7 +251,7 @@ static void test_threads_agree(void **state) {
             kh_init(&h, ops[o], 1);
             h.n_threads = threads;
             int64_t x_dims[4] = {3, 5, 40, 33};
-            tconv_rt_tensor *x = kh_input(&h, 4, x_dims, NULL);
+            tc_rt_tensor *x = kh_input(&h, 4, x_dims, NULL);
             uint64_t seed = rng;
             kh_fill_random(x->data, x->n_elements, &seed);
             kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){3, 4});
@@ -309,18 +309,18 @@ static void run_node_tests(const char *prefix) {
     char **names;
     size_t count;
     const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
-    assert_int_equal(tconv_test_list_dirs(dir, prefix, &names, &count), 0);
+    assert_int_equal(tc_test_list_dirs(dir, prefix, &names, &count), 0);
     assert_true(count > 0);
     int failed = 0;
     for (size_t i = 0; i < count; i++) {
         char path[4096];
-        tconv_error err;
+        tc_error err;
         tconv_model *model = NULL;
         snprintf(path, sizeof path, "%s/%s/model.onnx", dir, names[i]);
-        tconv_status st = tconv_model_load_file(path, NULL, &model, NULL, &err);
+        tconv_status st = tc_model_load_file(path, NULL, &model, NULL, &err);
         if (st == TCONV_OK) {
             snprintf(path, sizeof path, "%s/%s/test_data_set_0", dir, names[i]);
-            st = tconv_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
+            st = tc_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
         }
         if (st != TCONV_OK) {
             print_error("%s: %s\n", names[i], err.message);
@@ -328,7 +328,7 @@ static void run_node_tests(const char *prefix) {
         }
         tconv_model_free(model);
     }
-    tconv_test_free_names(names, count);
+    tc_test_free_names(names, count);
     assert_int_equal(failed, 0);
 }
 
