@@ -172,6 +172,17 @@ tconv_status tc_node_set_attr_ints(tconv_node *node, const char *name, const int
     return put_attr(node, &a, err);
 }
 
+tconv_status tc_node_set_attr_floats(tconv_node *node, const char *name, const float *values,
+                                     size_t count, tc_error *err) {
+    float *copy = tc_arena_calloc(node->graph->model->arena, count ? count : 1, sizeof(float));
+    if (!copy)
+        return tc_error_nomem(err, "a FLOATS attribute");
+    if (count)
+        memcpy(copy, values, count * sizeof(float));
+    tc_attr a = {.name = name, .type = TCONV_ATTR_FLOATS, .floats = copy, .n = count};
+    return put_attr(node, &a, err);
+}
+
 tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
                                      tc_error *err) {
     tc_attr a = {.name = name, .type = TCONV_ATTR_TENSOR, .t = tensor};
