@@ -526,6 +526,9 @@ static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt
             st = tc_api_tensor_load_pb(file, &inputs[i], err);
         else
             st = tc_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
+        if (st == TCONV_ERR_USAGE)
+            tc_error_prefix(err, "random input (--dim NAME=VALUE binds a dim, --input NAME=FILE.pb "
+                                 "gives the data): ");
     }
     return st;
 }
