@@ -16,7 +16,8 @@
  *
  * Editing: the IR is read through its fields but changed only through the functions below (the
  * rewriter of MLIR's patterns): passes and the public API write no struct field, apart from
- * the `mark` scratch fields. The importer, which builds the IR, is the one exception. */
+ * the `mark` scratch fields and the API's own `last_error`. The importer, which builds the IR
+ * from a file, is the one exception. */
 #ifndef TCONV_IR_IR_H
 #define TCONV_IR_IR_H
 
