@@ -9,36 +9,22 @@
 
 #include <cmocka.h>
 
-#include "ir/ir.h"
-
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        tc_error ok_err_;                                                                          \
-        tc_error_clear(&ok_err_);                                                                  \
-        if ((call) != TCONV_OK)                                                                    \
-            fail_msg("%s failed: %s", #call, ok_err_.message);                                     \
-    } while (0)
+#include "../passes/ir_builder.h"
 
 static tconv_model *new_model(void) {
     tconv_model *model;
-    OK(tc_model_create(&model, &ok_err_));
+    B_OK(tc_model_create(&model, &b_err_));
     return model;
-}
-
-static tconv_value *value(tconv_graph *g, const char *name) {
-    tconv_value *v;
-    OK(tc_graph_get_or_add_value(g, name, &v, &ok_err_));
-    return v;
 }
 
 /* A node Op(inputs...) -> y appended to g. */
 static tconv_node *node_with_inputs(tconv_graph *g, const char *name, tconv_value **inputs,
                                     size_t n) {
     tconv_node *node;
-    OK(tc_node_create(g, "Op", NULL, name, &node, &ok_err_));
+    B_OK(tc_node_create(g, "Op", NULL, name, &node, &b_err_));
     for (size_t i = 0; i < n; i++)
-        OK(tc_node_add_input(node, inputs[i], &ok_err_));
-    OK(tc_node_add_output(node, value(g, "y"), &ok_err_));
+        B_OK(tc_node_add_input(node, inputs[i], &b_err_));
+    B_OK(tc_node_add_output(node, b_value(g, "y"), &b_err_));
     tc_graph_append_node(g, node);
     return node;
 }
@@ -48,11 +34,11 @@ static void test_set_name_reserves_the_name(void **state) {
     tconv_model *m = new_model();
     tconv_node *node = node_with_inputs(m->graph, "old", NULL, 0);
     char name[] = "renamed";
-    OK(tc_node_set_name(node, name, &ok_err_));
+    B_OK(tc_node_set_name(node, name, &b_err_));
     name[0] = 'X'; /* the node holds its own copy */
     assert_string_equal(node->name, "renamed");
     assert_string_equal(tc_model_unique_node_name(m, "renamed"), "renamed_1");
-    OK(tc_node_set_name(node, NULL, &ok_err_));
+    B_OK(tc_node_set_name(node, NULL, &b_err_));
     assert_null(node->name);
     tconv_model_free(m);
 }
@@ -60,7 +46,7 @@ static void test_set_name_reserves_the_name(void **state) {
 static void test_truncate_inputs_drops_their_uses(void **state) {
     (void)state;
     tconv_model *m = new_model();
-    tconv_value *in[3] = {value(m->graph, "x"), value(m->graph, "w"), value(m->graph, "b")};
+    tconv_value *in[3] = {b_value(m->graph, "x"), b_value(m->graph, "w"), b_value(m->graph, "b")};
     tconv_node *node = node_with_inputs(m->graph, "n", in, 3);
     tc_node_truncate_inputs(node, 2);
     assert_int_equal(node->n_inputs, 2);
@@ -80,10 +66,11 @@ static void test_truncate_inputs_drops_their_uses(void **state) {
 static void test_remove_value_info_keeps_order(void **state) {
     (void)state;
     tconv_model *m = new_model();
-    tconv_value *a = value(m->graph, "a"), *b = value(m->graph, "b"), *c = value(m->graph, "c");
-    OK(tc_graph_add_value_info(m->graph, a, NULL, &ok_err_));
-    OK(tc_graph_add_value_info(m->graph, b, NULL, &ok_err_));
-    OK(tc_graph_add_value_info(m->graph, c, NULL, &ok_err_));
+    tconv_value *a = b_value(m->graph, "a"), *b = b_value(m->graph, "b"),
+                *c = b_value(m->graph, "c");
+    B_OK(tc_graph_add_value_info(m->graph, a, NULL, &b_err_));
+    B_OK(tc_graph_add_value_info(m->graph, b, NULL, &b_err_));
+    B_OK(tc_graph_add_value_info(m->graph, c, NULL, &b_err_));
     assert_true(tc_graph_remove_value_info(m->graph, b));
     assert_int_equal(m->graph->n_value_info, 2);
     assert_ptr_equal(m->graph->value_info[0].value, a);
@@ -99,17 +86,17 @@ static void test_set_attr_floats_replaces_in_place(void **state) {
     tconv_model *m = new_model();
     tconv_node *node = node_with_inputs(m->graph, "n", NULL, 0);
     float first[2] = {1.0f, 2.0f}, second[3] = {3.0f, 4.0f, 5.0f};
-    OK(tc_node_set_attr_int(node, "before", 1, &ok_err_));
-    OK(tc_node_set_attr_floats(node, "scales", first, 2, &ok_err_));
-    OK(tc_node_set_attr_int(node, "after", 2, &ok_err_));
-    OK(tc_node_set_attr_floats(node, "scales", second, 3, &ok_err_));
+    B_OK(tc_node_set_attr_int(node, "before", 1, &b_err_));
+    B_OK(tc_node_set_attr_floats(node, "scales", first, 2, &b_err_));
+    B_OK(tc_node_set_attr_int(node, "after", 2, &b_err_));
+    B_OK(tc_node_set_attr_floats(node, "scales", second, 3, &b_err_));
     second[0] = -1.0f; /* the attribute holds its own copy */
     assert_int_equal(node->n_attrs, 3);
     assert_string_equal(node->attrs[1].name, "scales");
     const float *values;
     size_t count;
     bool present;
-    OK(tc_node_attr_floats(node, "scales", &present, &values, &count, &ok_err_));
+    B_OK(tc_node_attr_floats(node, "scales", &present, &values, &count, &b_err_));
     assert_true(present);
     assert_int_equal(count, 3);
     assert_true(values[0] == 3.0f && values[2] == 5.0f);
