@@ -68,6 +68,11 @@ tconv_model *tc_api_value_model(const tconv_value *value);
 tconv_status tc_api_check_dims(tconv_model *model, const char *what, int rank, const int64_t *dims,
                                bool allow_unknown_rank, bool allow_unknown_dims);
 
+/* Reads a serialized TensorProto file (.pb of ONNX test data) into dst (owned data; release
+ * with tc_rt_tensor_release). Errors name the file. The runtime reads no files: the API reads
+ * them through the importer and hands the runtime tensors. */
+tconv_status tc_api_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err);
+
 /* Runs write(ctx, stream) on a memory stream and hands the text to the caller (*text malloc'd,
  * NUL-terminated; free with tconv_free). */
 tconv_status tc_api_capture_text(tconv_status (*write)(const void *ctx, FILE *out), const void *ctx,

@@ -109,8 +109,7 @@ tconv_status tconv_model_new(tconv_model **out) {
     tconv_status st = tc_model_create(out, &err);
     if (st != TCONV_OK)
         return st;
-    (*out)->has_ir_version = true;
-    (*out)->ir_version = NEW_MODEL_IR_VERSION;
+    tc_model_set_ir_version(*out, NEW_MODEL_IR_VERSION);
     return TCONV_OK;
 }
 
@@ -290,8 +289,7 @@ tconv_status tconv_model_set_ir_version(tconv_model *model, int64_t version) {
         return tc_api_usage(model, "tconv_model_set_ir_version: version %lld < 1",
                             (long long)version);
     tc_api_begin(model);
-    model->has_ir_version = true;
-    model->ir_version = version;
+    tc_model_set_ir_version(model, version);
     return TCONV_OK;
 }
 

@@ -134,6 +134,8 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
         a->report_path = v;
     } else if (!strcmp(opt, "--print-ir-after")) {
         NEEDS_VALUE();
+        if (strcmp(v, "all") != 0 && !tc_pass_find(v))
+            return usage_error("--print-ir-after: unknown pass '%s' (see --list-passes)", v);
         a->print_ir_after = v;
     } else if (!strcmp(opt, "--policy")) {
         NEEDS_VALUE();
@@ -295,6 +297,8 @@ static tconv_status make_inputs(tc_session *s, uint64_t seed, const import_args 
     for (size_t i = 0; i < n; i++) {
         tconv_status st = tc_session_random_input(tc_session_input(s, i), seed * 1000 + i, a->dims,
                                                   a->n_dims, &inputs[i], err);
+        if (st == TCONV_ERR_USAGE)
+            return tc_error_prefix(err, "--check (--dim NAME=VALUE binds a dim): ");
         if (st != TCONV_OK)
             return st;
     }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api/api_internal.h"
 #include "cli/cli_limits.h"
 #include "importer/importer.h"
 #include "runtime/kernel_util.h"
@@ -327,7 +328,7 @@ static tconv_status load_numbered(const char *set_dir, const char *prefix, tc_rt
             free(path);
             return TCONV_OK;
         }
-        tconv_status st = tc_rt_tensor_load_pb(path, &out[i], err);
+        tconv_status st = tc_api_tensor_load_pb(path, &out[i], err);
         free(path);
         if (st != TCONV_OK)
             return st;
@@ -522,9 +523,12 @@ static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt
         const tconv_value *v = tc_session_input(s, i);
         const char *file = find_input_file(o, v->name);
         if (file)
-            st = tc_rt_tensor_load_pb(file, &inputs[i], err);
+            st = tc_api_tensor_load_pb(file, &inputs[i], err);
         else
             st = tc_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
+        if (st == TCONV_ERR_USAGE)
+            tc_error_prefix(err, "random input (--dim NAME=VALUE binds a dim, --input NAME=FILE.pb "
+                                 "gives the data): ");
     }
     return st;
 }

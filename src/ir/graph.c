@@ -77,6 +77,11 @@ tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t 
 
 /* ---------------------------------------------------------------- graphs and values */
 
+void tc_model_set_ir_version(tconv_model *model, int64_t version) {
+    model->has_ir_version = true;
+    model->ir_version = version;
+}
+
 tconv_status tc_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
                              tc_error *err) {
     tconv_graph *graph = tc_arena_alloc(model->arena, sizeof *graph);
@@ -273,6 +278,19 @@ size_t tc_graph_retain_value_info(tconv_graph *graph,
     return removed;
 }
 
+bool tc_graph_remove_value_info(tconv_graph *graph, const tconv_value *value) {
+    tc_value_info *list = graph->value_info;
+    size_t n = graph->n_value_info;
+    for (size_t i = n; i-- > 0;) {
+        if (list[i].value == value) {
+            memmove(list + i, list + i + 1, (n - i - 1) * sizeof *list);
+            graph->n_value_info = n - 1;
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool value_info_contains(const tc_value_info *list, size_t n, const tconv_value *v) {
     for (size_t i = 0; i < n; i++) {
         if (list[i].value == v)
@@ -308,6 +326,20 @@ tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char 
         return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
     *out = node;
+    return TCONV_OK;
+}
+
+tconv_status tc_node_set_name(tconv_node *node, const char *name, tc_error *err) {
+    tconv_model *model = node->graph->model;
+    if (!name) {
+        node->name = NULL;
+        return TCONV_OK;
+    }
+    char *copy = tc_arena_strdup(model->arena, name);
+    if (!copy ||
+        (!tc_name_map_contains(&model->names, copy) && !tc_name_map_put(&model->names, copy, NULL)))
+        return tc_error_nomem(err, "a node name");
+    node->name = copy;
     return TCONV_OK;
 }
 
@@ -400,6 +432,15 @@ tconv_status tc_node_set_input(tconv_node *node, size_t index, tconv_value *valu
     if (value && !value_add_use(node->graph->model, value, node, index))
         return tc_error_nomem(err, "a value use");
     return TCONV_OK;
+}
+
+void tc_node_truncate_inputs(tconv_node *node, size_t count) {
+    while (node->n_inputs > count) {
+        size_t index = --node->n_inputs;
+        if (node->inputs[index])
+            value_remove_use(node->inputs[index], node, index);
+        node->inputs[index] = NULL;
+    }
 }
 
 tconv_status tc_node_add_output(tconv_node *node, tconv_value *value, tc_error *err) {

@@ -55,8 +55,8 @@ static tconv_status resolve_input_dims(const tconv_value *value, const tc_dim_bi
                                     (long long)dims[i]);
         } else if (d->kind == TCONV_DIM_SYMBOLIC && d->param) {
             return tc_error_set(err, TCONV_ERR_USAGE,
-                                "input '%s': dim %d ('%s') is dynamic: give its value "
-                                "(--dim %s=VALUE) or the input's data",
+                                "input '%s': dim %d ('%s') is dynamic: bind '%s' to a value "
+                                "or give the input's data",
                                 value->name, i, d->param, d->param);
         } else {
             return tc_error_set(err, TCONV_ERR_USAGE,

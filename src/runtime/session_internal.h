@@ -1,5 +1,8 @@
-/* Executor internals shared by session.c (running), session_plan.c (planning) and the control
- * flow kernels (If runs a subgraph through tc_session_run_subgraph). */
+/* Executor internals shared by session.c (running), session_plan.c (planning),
+ * session_memory.c (the allocator), session_scratch.c and session_cache.c (kernel memory), and
+ * the control flow kernels (If runs a subgraph through tc_session_run_subgraph). Calls go one
+ * way: the executor, the scratch arena and the node caches call the allocator; it calls none
+ * of them. */
 #ifndef TCONV_RUNTIME_SESSION_INTERNAL_H
 #define TCONV_RUNTIME_SESSION_INTERNAL_H
 
@@ -148,6 +151,8 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
                                     tc_error *err);
 
+/* ---- the allocator (session_memory.c) */
+
 /* Frees the buffers a cache holds. */
 void tc_buffer_cache_drop(tc_buffer_cache *cache);
 
@@ -169,6 +174,8 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
 tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
                               const int64_t *dims, tc_error *err);
 void tc_session_release(tc_session *session, tc_rt_tensor *t);
+
+/* ---- the executor (session.c) */
 
 /* Runs `graph`, a subgraph held by ctx->node, with the enclosing scopes' values visible, and
  * fills outputs[0 .. n_outputs) (n_outputs must equal the subgraph's output count). The tensors

@@ -53,7 +53,12 @@ tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-impo
                STDERR "MISMATCH.*was not written" NOT_EXIST ${cli_work}/mismatch.onnx)
 tconv_cli_test(import_check_needs_dims CMD $<TARGET_FILE:tconv-import>
                ${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx --check 1 -o ${cli_work}/dyn.onnx
-               EXIT 2 STDERR "input 'x'.*N" NOT_EXIST ${cli_work}/dyn.onnx)
+               EXIT 2 STDERR "--dim NAME=VALUE.*input 'x'.*dim 0 \\('N'\\) is dynamic"
+               NOT_EXIST ${cli_work}/dyn.onnx)
+# The library names its own passes; the CLI names its flag.
+tconv_cli_test(import_print_ir_after_unknown CMD $<TARGET_FILE:tconv-import> ${keras}
+               --print-ir-after nope -o ${cli_work}/print_after.onnx EXIT 2
+               STDERR "--print-ir-after: unknown pass 'nope'" NOT_EXIST ${cli_work}/print_after.onnx)
 tconv_cli_test(run_test_dir CMD $<TARGET_FILE:tconv-run> ${ct_pads} EXIT 0
                STDOUT "PASS .*test_data_set_0 max_abs_err=.*1 passed, 0 failed")
 tconv_cli_test(run_random_inputs CMD $<TARGET_FILE:tconv-run> ${keras} --seed 3 EXIT 0 STDOUT "image")
