@@ -1,5 +1,7 @@
 # cli.*: the command-line contract (exit codes, messages, no partial output files).
 set(cli_work "${PROJECT_BINARY_DIR}/cli")
+# test_signals.c tests the CLIs' signal handlers themselves.
+target_sources(test_cli_signals PRIVATE "${PROJECT_SOURCE_DIR}/src/cli/cli_signals.c")
 file(MAKE_DIRECTORY "${cli_work}")
 set(keras "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx")
 set(ct_pads "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_pads")
