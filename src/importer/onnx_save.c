@@ -626,9 +626,9 @@ static tconv_status refuse_input_file(const char *path, const char *src, tc_erro
         out.st_ino != in.st_ino)
         return TCONV_OK;
     return tc_error_set(err, TCONV_ERR_USAGE,
-                        "%s: is the input model's external data file '%s'; writing over it would "
-                        "break both models, give another output path",
-                        path, src);
+                        "is the input model's external data file '%s'; writing over it would break "
+                        "both models, give another output path",
+                        src);
 }
 
 static tconv_status add_one_location(tc_file_batch *batch, const tconv_model *model,
@@ -644,9 +644,9 @@ static tconv_status add_one_location(tc_file_batch *batch, const tconv_model *mo
     const char *slash = strrchr(path, '/');
     if (st == TCONV_OK && dst && strcmp(location, slash ? slash + 1 : path) == 0)
         st = tc_error_set(err, TCONV_ERR_USAGE,
-                          "%s: is where the model's external data file '%s' goes; give another "
+                          "is where the model's external data file '%s' goes; give another "
                           "output path",
-                          path, location);
+                          location);
     if (st == TCONV_OK && dst)
         st = add_external_file(batch, src, dst, err);
     free(src);
