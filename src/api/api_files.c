@@ -5,8 +5,9 @@
 static tconv_status finish(tconv_status st, const tc_error *err, char *message,
                            size_t message_size) {
     tc_api_copy_message(message, message_size,
-                        st == TCONV_OK ? "" : err->message[0] ? err->message
-                                                              : tconv_status_name(st));
+                        st == TCONV_OK    ? ""
+                        : err->message[0] ? err->message
+                                          : tconv_status_name(st));
     return st;
 }
 
@@ -26,9 +27,9 @@ tconv_status tconv_write_file(const char *path, const void *data, size_t size, c
 tconv_status tconv_check_output_path(const char *path, char *message, size_t message_size) {
     tc_error err;
     tc_error_clear(&err);
-    tconv_status st = path ? tc_output_path_check(path, &err)
-                           : tc_error_set(&err, TCONV_ERR_USAGE,
-                                          "tconv_check_output_path: path is NULL");
+    tconv_status st =
+        path ? tc_output_path_check(path, &err)
+             : tc_error_set(&err, TCONV_ERR_USAGE, "tconv_check_output_path: path is NULL");
     return finish(st, &err, message, message_size);
 }
 

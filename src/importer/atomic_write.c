@@ -61,9 +61,10 @@ static tconv_status check_target(const char *path, struct stat *st, bool *exists
         return tc_error_set(err, TCONV_ERR_IO, "%s: cannot write here: %s", path, strerror(errno));
     }
     if (!S_ISREG(st->st_mode))
-        return tc_error_set(err, TCONV_ERR_USAGE,
-                            "%s: is %s; tconv only replaces regular files, give another output path",
-                            path, kind_of(st->st_mode));
+        return tc_error_set(
+            err, TCONV_ERR_USAGE,
+            "%s: is %s; tconv only replaces regular files, give another output path", path,
+            kind_of(st->st_mode));
     *exists = true;
     return TCONV_OK;
 }
@@ -174,8 +175,8 @@ tconv_status tc_file_batch_commit(tc_file_batch *batch, tc_error *err) {
     for (size_t i = 0; i < batch->n; i++) {
         batch_file *f = &batch->files[i];
         if (rename(f->temp.path, f->path) != 0) {
-            return tc_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s",
-                                f->path, strerror(errno));
+            return tc_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", f->path,
+                                strerror(errno));
         }
         f->placed = true;
         tc_temp_file_forget(&f->temp);

@@ -251,8 +251,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_only_regular_files_are_replaced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_symlink_output_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_over_input_data_is_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_save_leaves_no_external_data, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failed_save_leaves_no_external_data, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
