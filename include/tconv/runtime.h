@@ -89,8 +89,9 @@ int tconv_runner_output_rank(const tconv_runner *runner, size_t index);
 int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis);
 const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes);
 
-/* Writes output `index` of the last run as a serialized TensorProto file, atomically.
- * Errors: TCONV_ERR_USAGE (no such output, no run yet), TCONV_ERR_IO, TCONV_ERR_NOMEM. */
+/* Writes output `index` of the last run as a serialized TensorProto file, atomically
+ * (tconv/files.h). Errors: TCONV_ERR_USAGE (no such output, no run yet, a target that is not a
+ * regular file), TCONV_ERR_IO, TCONV_ERR_NOMEM. */
 tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const char *pb_path);
 
 /* Compares output `index` of the last run with the TensorProto in expected_pb_path (same dtype

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cli/cli_limits.h"
+#include "cli/cli_signals.h"
+#include "tconv/files.h"
 #include "importer/importer.h"
 #include "ir/print.h"
 #include "passes/conv_transpose_match.h"
@@ -507,9 +509,24 @@ static int save_model(const import_args *a, const tconv_model *model) {
     return EXIT_OK;
 }
 
+/* Refuses an output that is not a regular file before the work, not after it. */
+static int check_output_paths(const import_args *a) {
+    const char *paths[] = {a->output, a->report_path};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char message[1024];
+        if (paths[i] && tconv_check_output_path(paths[i], message, sizeof message) != TCONV_OK) {
+            fprintf(stderr, "tconv-import: %s\n", message);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return EXIT_OK;
+}
+
 static int run_import(const import_args *a) {
     tconv_model *model = NULL, *original = NULL;
-    int rc = load_model(a->input, &model, a);
+    int rc = check_output_paths(a);
+    if (rc == EXIT_OK)
+        rc = load_model(a->input, &model, a);
     bool transforms =
         a->output || a->dry_run || a->check_runs || a->report_path || a->print_ir_after;
     if (rc == EXIT_OK && !transforms) {
@@ -544,6 +561,7 @@ static void free_args(import_args *a) {
 }
 
 int main(int argc, char **argv) {
+    tc_cli_install_signal_handlers();
     import_args args;
     int rc = parse_args(argc, argv, &args);
     if (rc < 0 && args.list_passes) {

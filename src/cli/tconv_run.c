@@ -14,6 +14,7 @@
 
 #include "api/api_internal.h"
 #include "cli/cli_limits.h"
+#include "cli/cli_signals.h"
 #include "importer/importer.h"
 #include "runtime/kernel_util.h"
 #include "runtime/session.h"
@@ -616,6 +617,7 @@ static int run_model(const run_options *o) {
 }
 
 int main(int argc, char **argv) {
+    tc_cli_install_signal_handlers();
     run_options *o = malloc(sizeof *o);
     if (!o) {
         fputs("tconv-run: out of memory\n", stderr);

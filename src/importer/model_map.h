@@ -86,8 +86,14 @@ bool tc_onnx_loaded_file_range(const tc_onnx_loaded *loaded, const void *p, size
 /* The ModelProto for `model`, built in `tmp` (onnx_save.c). */
 tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
                                     tc_error *err);
-/* Packs the model straight into a temp file next to `path`, fsyncs and renames it over `path`
- * (stream_save.c). A failure leaves any existing file untouched. Errors name the path. */
-tconv_status tc_onnx_save_streamed(const tconv_model *model, const char *path, tc_error *err);
+/* A message to pack and the loaded input its large payloads may lie in (NULL: none). */
+typedef struct tc_onnx_packed {
+    const ProtobufCMessage *message;
+    const tc_onnx_loaded *source;
+} tc_onnx_packed;
+/* A tc_fd_writer (importer.h) for a tc_onnx_packed: packs the message into fd as it goes,
+ * copying payloads that lie in a mapped input file in the kernel where it can (stream_save.c).
+ * Errors name path. */
+tconv_status tc_onnx_write_packed(int fd, const char *path, void *packed, tc_error *err);
 
 #endif
