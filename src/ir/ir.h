@@ -23,6 +23,7 @@
 #include "ir/arena.h"
 #include "ir/error.h"
 #include "ir/name_map.h"
+#include "ir/ops.h"
 #include "tconv/types.h"
 
 /* tconv_dtype (ONNX TensorProto.DataType, same numbers) is public: tconv/types.h. */
@@ -221,6 +222,9 @@ struct tconv_node {
     const void *origin; /* Onnx__NodeProto */
     uint64_t id;        /* unique within the model, stable across edits */
     uint32_t mark;      /* scratch for passes */
+    /* The op table entry (ir/ops.h) of op_type/domain at the model's opset: set by tc_node_create
+     * and again by tc_model_set_opset; TC_OP_NONE for ops tconv does not know. */
+    tc_op op;
 };
 
 /* ---------------------------------------------------------------- graphs */

@@ -249,11 +249,6 @@ static void test_known_op_attribute_types(void **state) {
     tconv_model_free(model);
 }
 
-static void test_rule_tables_sorted_for_binary_search(void **state) {
-    (void)state;
-    assert_true(tc_verify_rules_sorted());
-}
-
 static void test_broken_links_are_found(void **state) {
     (void)state;
     tconv_model *model = new_model();
@@ -309,7 +304,6 @@ int main(void) {
         cmocka_unit_test(test_undefined_values),
         cmocka_unit_test(test_subgraph_captures_count_as_dependencies),
         cmocka_unit_test(test_known_op_attribute_types),
-        cmocka_unit_test(test_rule_tables_sorted_for_binary_search),
         cmocka_unit_test(test_broken_links_are_found),
         cmocka_unit_test(test_print_one_node_a_line),
     };
