@@ -28,6 +28,8 @@ static tconv_model *new_model(void) {
     tc_error err;
     if (tc_model_create(&model, &err) != TCONV_OK)
         fail_msg("%s", err.message);
+    if (tc_model_set_opset(model, "", 17, &err) != TCONV_OK)
+        fail_msg("%s", err.message);
     model->graph->name = "main";
     return model;
 }
