@@ -8,9 +8,13 @@
 #define A(attr, type, req) {#attr, TCONV_ATTR_##type, req},
 #define TC_UNPAREN(...) __VA_ARGS__
 
-/* Each entry's attribute list (one spare element: C has no empty arrays). */
-#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
-    static const tc_op_attr ATTRS_##name##_##since[] = {TC_UNPAREN attrs{NULL, 0, false}};
+/* Each entry's attribute list, ending with a NULL name (so that an empty list is an array too),
+ * and a compile-time check of its opset range and arity. */
+#define TC_OP(dom, op, v0, v1, i0, i1, o0, o1, at, shape, kernel)                                  \
+    static const tc_op_attr ATTRS_##op##_##v0[] = {TC_UNPAREN at{NULL, 0, false}};                 \
+    _Static_assert(1 <= (v0) && (v0) <= (v1) && (v1) <= TC_OPSET_LATEST, #op "-" #v0 ": opsets");  \
+    _Static_assert((i0) <= (i1) && (i1) <= TC_MANY && (o0) <= (o1) && (o1) <= TC_MANY,             \
+                   #op "-" #v0 ": arity");
 #include "ir/ops.def"
 #undef TC_OP
 
@@ -18,26 +22,24 @@
 #define S0 false
 #define K(fn) true
 #define K0 false
-#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
-    [TC_OP_##name##_##since] = {#name,                                                             \
-                                TC_DOMAIN_##dom,                                                   \
-                                since,                                                             \
-                                until,                                                             \
-                                in_min,                                                            \
-                                in_max,                                                            \
-                                out_min,                                                           \
-                                out_max,                                                           \
-                                ATTRS_##name##_##since,                                            \
-                                sizeof ATTRS_##name##_##since / sizeof(tc_op_attr) - 1,            \
-                                shape,                                                             \
-                                kernel},
+#define TC_OP(dom, op, v0, v1, i0, i1, o0, o1, at, shape, kernel)                                  \
+    [TC_OP_##op##_##v0] = {.name = #op,                                                            \
+                           .domain = TC_DOMAIN_##dom,                                              \
+                           .since = v0,                                                            \
+                           .until = v1,                                                            \
+                           .min_in = i0,                                                           \
+                           .max_in = i1,                                                           \
+                           .min_out = o0,                                                          \
+                           .max_out = o1,                                                          \
+                           .attrs = ATTRS_##op##_##v0,                                             \
+                           .n_attrs = sizeof ATTRS_##op##_##v0 / sizeof(tc_op_attr) - 1,           \
+                           .has_shape_rule = shape,                                                \
+                           .has_kernel = kernel},
+/* Indexed by tc_op, entry TC_OP_NONE left empty. */
 const tc_op_def tc_ops[TC_OP_COUNT] = {
-    [TC_OP_NONE] = {NULL, "", 0, 0, 0, 0, 0, 0, NULL, 0, false, false},
 #include "ir/ops.def"
 };
 #undef TC_OP
-
-_Static_assert(sizeof tc_ops / sizeof tc_ops[0] == TC_OP_COUNT, "one tc_ops entry per tc_op");
 
 static bool is_default_domain(const char *domain) {
     return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;

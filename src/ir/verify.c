@@ -150,8 +150,8 @@ static tconv_status check_schema(const tconv_node *node, tc_error *err) {
         return count_error(err, "outputs", node->n_outputs, d, d->min_out, d->max_out);
     for (size_t k = 0; k < d->min_in; k++) {
         if (!node->inputs[k])
-            return tc_error_set(err, TCONV_ERR_INVALID, "input %zu is empty, but %s requires it",
-                                k, d->name);
+            return tc_error_set(err, TCONV_ERR_INVALID, "input %zu is empty, but %s requires it", k,
+                                d->name);
     }
     if (d->min_out > 0 && !node->outputs[0])
         return tc_error_set(err, TCONV_ERR_INVALID, "output 0 is empty, but %s requires it",

@@ -76,8 +76,7 @@ typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
  * tc_op. A rule reads ctx->opset where an op's versions differ. */
 #define S(fn) tconv_status fn(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs);
 #define S0
-#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
-    shape
+#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel) shape
 #include "ir/ops.def"
 #undef TC_OP
 #undef S

@@ -151,8 +151,7 @@ tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b;
     matmul_plan p;
     tconv_status st;
-    if ((st = tc_kernel_require_input(ctx, 0, &a)) ||
-        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = matmul_plan_make(ctx, a, b, &p)))
@@ -237,8 +236,7 @@ tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b, *c;
     gemm_attrs g;
     tconv_status st;
-    if ((st = tc_kernel_require_input(ctx, 0, &a)) ||
-        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)) || (st = read_gemm_attrs(ctx, &g)))

@@ -437,8 +437,7 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind,
-                             uint32_t dtypes) {
+static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes) {
     const tc_rt_tensor *x;
     pool_attrs attrs;
     pool_job job = {.kind = kind};

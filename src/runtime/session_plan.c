@@ -266,7 +266,8 @@ static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err
     step->kernel = tc_kernel_for(node->op);
     if (step->kernel) {
         tconv_status st = tc_kernel_check_node_attrs(node, node->op, step->opset, err);
-        return st == TCONV_OK ? TCONV_OK : tc_error_prefix(err, "%s: ", describe(node, where, sizeof where));
+        return st == TCONV_OK ? TCONV_OK
+                              : tc_error_prefix(err, "%s: ", describe(node, where, sizeof where));
     }
     int first, last;
     if (tc_op_kernel_span(node->domain, node->op_type, &first, &last))

@@ -1,6 +1,7 @@
 /* Test harness for calling one kernel directly: a node with attributes (in a scratch model),
  * runtime input tensors and an empty output array, run through the op table's kernel without a
- * session (attributes checked as the executor's plan does). Everything is checked with cmocka asserts. */
+ * session (attributes checked as the executor's plan does). Everything is checked with cmocka
+ * asserts. */
 #ifndef TCONV_TESTS_RUNTIME_KERNEL_HARNESS_H
 #define TCONV_TESTS_RUNTIME_KERNEL_HARNESS_H
 
