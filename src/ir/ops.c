@@ -49,15 +49,23 @@ static bool same_domain(const char *entry, const char *domain) {
     return is_default_domain(domain) ? !*entry : strcmp(entry, domain) == 0;
 }
 
-/* A linear scan: it runs once per node created (and per node when an opset changes), never per
- * run, and the first-character test skips most entries. */
+/* Entries are sorted by name (strcmp order; tests/ir/test_ops.c keeps them so): a binary search
+ * finds an op's first entry, then its versions follow. Runs once per node created (and per node
+ * when an opset changes), never per run. */
 tc_op tc_op_find(const char *domain, const char *op_type, int64_t opset) {
     if (!op_type || !*op_type || opset <= 0)
         return TC_OP_NONE;
-    for (int i = 1; i < TC_OP_COUNT; i++) {
+    int lo = 1, hi = TC_OP_COUNT;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(tc_ops[mid].name, op_type) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i < TC_OP_COUNT && strcmp(tc_ops[i].name, op_type) == 0; i++) {
         const tc_op_def *d = &tc_ops[i];
-        if (d->name[0] == op_type[0] && opset >= d->since && opset <= d->until &&
-            strcmp(d->name, op_type) == 0 && same_domain(d->domain, domain))
+        if (opset >= d->since && opset <= d->until && same_domain(d->domain, domain))
             return (tc_op)i;
     }
     return TC_OP_NONE;

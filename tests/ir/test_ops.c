@@ -43,12 +43,15 @@ static bool same_op(int a, int b) {
            strcmp(tc_ops[a].domain, tc_ops[b].domain) == 0;
 }
 
-/* tc_op_find relies on no two entries matching one (domain, op, opset); the kernel span
- * message and readers of ops.def on an op's versions sitting together. */
+/* tc_op_find relies on entries sorted by name and on no two entries matching one (domain, op,
+ * opset); readers of ops.def on an op's versions sitting together. */
 static void test_versions_are_adjacent_ascending_and_disjoint(void **state) {
     (void)state;
     for (int i = 1; i < TC_OP_COUNT; i++) {
         const tc_op_def *d = &tc_ops[i];
+        if (i > 1 && strcmp(tc_ops[i - 1].name, d->name) > 0)
+            fail_msg("%s comes after %s: entries must be sorted by name (binary search)", d->name,
+                     tc_ops[i - 1].name);
         if (i > 1 && same_op(i - 1, i) && tc_ops[i - 1].until + 1 != d->since)
             fail_msg("%s-%d does not start where %s-%d ends (%d)", d->name, d->since, d->name,
                      tc_ops[i - 1].since, tc_ops[i - 1].until);
