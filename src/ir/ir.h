@@ -434,7 +434,8 @@ tconv_status tc_node_for_each_subgraph(tconv_node *node,
 
 /* SSA and scoping: every node input is defined once (graph input, initializer, node output in
  * an earlier node, or an outer-scope value), node order is topological, graph outputs are
- * defined, attribute types match what known ops need. Walks subgraphs. */
+ * defined, and ops the op table (ops.def) knows at the model's opset have its arity, attribute
+ * types and required attributes. Walks subgraphs. */
 tconv_status tc_graph_verify(const tconv_graph *graph, tc_error *err);
 tconv_status tc_model_verify(const tconv_model *model, tc_error *err);
 /* Reorders nodes topologically when they are not (stable for nodes already in order);

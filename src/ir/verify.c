@@ -1,4 +1,4 @@
-/* IR verification (SSA, scoping, order, use lists, attribute types of known ops) and stable
+/* IR verification (SSA, scoping, order, use lists, the op table's arity and attributes of known ops) and
  * topological sorting. Both walk node lists iteratively; they recurse only into subgraphs,
  * which the loader bounds (max_graph_depth) and VERIFY_MAX_DEPTH bounds here.
  *
