@@ -1,6 +1,6 @@
-/* IR verification (SSA, scoping, order, use lists, the op table's arity and attributes of known ops) and
- * topological sorting. Both walk node lists iteratively; they recurse only into subgraphs,
- * which the loader bounds (max_graph_depth) and VERIFY_MAX_DEPTH bounds here.
+/* IR verification (SSA, scoping, order, use lists, and the arity and attributes the op table
+ * gives known ops) and stable topological sorting. Both walk node lists iteratively; they recurse
+ * only into subgraphs, which the loader bounds (max_graph_depth) and VERIFY_MAX_DEPTH bounds here.
  *
  * A node that holds subgraphs depends on every outer value its subgraphs capture: an If whose
  * branch reads %a must come after the producer of %a, exactly as if %a were an input. */
