@@ -81,7 +81,8 @@ tconv_status tconv_model_set_error(tconv_model *model, tconv_status status, cons
 /* ---------------------------------------------------------------- checks and text */
 
 /* Verifies the IR: SSA (one definition a value), topological node order, defined graph outputs,
- * scoping of subgraphs, attribute types that known ops need. The pipeline does this after every
+ * scoping of subgraphs, and for the ops tconv knows at the model's opset their input and output
+ * counts and the types and presence of their attributes. The pipeline does this after every
  * pass; a caller that edits the graph itself can call it too. Errors: TCONV_ERR_INVALID with
  * the node and value named in tconv_model_last_error. */
 tconv_status tconv_model_validate(tconv_model *model);

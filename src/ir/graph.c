@@ -55,6 +55,14 @@ int64_t tc_model_opset(const tconv_model *model, const char *domain) {
     return 0;
 }
 
+/* A changed opset changes which table entry each node is: resolve them all again. */
+static void resolve_ops(tconv_model *model) {
+    for (size_t i = 0; i < model->n_all_graphs; i++) {
+        for (tconv_node *n = model->all_graphs[i]->first; n; n = n->next)
+            n->op = tc_op_find(n->domain, n->op_type, tc_model_opset(model, n->domain));
+    }
+}
+
 tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t version,
                                 tc_error *err) {
     bool want_default = is_default_domain(domain);
@@ -62,6 +70,7 @@ tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t 
         const char *d = model->opsets[i].domain;
         if (want_default ? is_default_domain(d) : (d && strcmp(d, domain) == 0)) {
             model->opsets[i].version = version;
+            resolve_ops(model);
             return TCONV_OK;
         }
     }
@@ -72,7 +81,10 @@ tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t 
     op->domain = tc_arena_strdup(model->arena, domain ? domain : "");
     op->version = version;
     op->origin = NULL;
-    return op->domain ? TCONV_OK : tc_error_nomem(err, "an opset domain");
+    if (!op->domain)
+        return tc_error_nomem(err, "an opset domain");
+    resolve_ops(model);
+    return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- graphs and values */
@@ -325,6 +337,7 @@ tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char 
         !tc_name_map_put(&graph->model->names, node->name, NULL))
         return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
+    node->op = tc_op_find(node->domain, node->op_type, tc_model_opset(graph->model, node->domain));
     *out = node;
     return TCONV_OK;
 }

@@ -28,6 +28,7 @@
 #include "ir/arena.h"
 #include "ir/error.h"
 #include "ir/name_map.h"
+#include "ir/ops.h"
 #include "tconv/types.h"
 
 /* tconv_dtype (ONNX TensorProto.DataType, same numbers) is public: tconv/types.h. */
@@ -226,6 +227,9 @@ struct tconv_node {
     const void *origin; /* Onnx__NodeProto */
     uint64_t id;        /* unique within the model, stable across edits */
     uint32_t mark;      /* scratch for passes */
+    /* The op table entry (ir/ops.h) of op_type/domain at the model's opset: set by tc_node_create
+     * and again by tc_model_set_opset; TC_OP_NONE for ops tconv does not know. */
+    tc_op op;
 };
 
 /* ---------------------------------------------------------------- graphs */
@@ -447,7 +451,8 @@ tconv_status tc_node_for_each_subgraph(tconv_node *node,
 
 /* SSA and scoping: every node input is defined once (graph input, initializer, node output in
  * an earlier node, or an outer-scope value), node order is topological, graph outputs are
- * defined, attribute types match what known ops need. Walks subgraphs. */
+ * defined, and ops the op table (ops.def) knows at the model's opset have its arity, attribute
+ * types and required attributes. Walks subgraphs. */
 tconv_status tc_graph_verify(const tconv_graph *graph, tc_error *err);
 tconv_status tc_model_verify(const tconv_model *model, tc_error *err);
 /* Reorders nodes topologically when they are not (stable for nodes already in order);

@@ -72,7 +72,7 @@ static void conv_transpose_output(const tc_si_tensor *x, const tc_conv_transpose
     }
 }
 
-static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w;
     tc_si_input(node, 0, &x);
     tc_si_input(node, 1, &w);
@@ -275,7 +275,7 @@ static tconv_status conv_channels(tc_si_ctx *ctx, const tconv_node *node, const 
     return TCONV_OK;
 }
 
-static tconv_status infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w;
     tc_si_input(node, 0, &x);
     tc_si_input(node, 1, &w);
@@ -304,7 +304,7 @@ static tconv_status infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     return window_spatial(ctx, node, &a, &x.shape, &outs[0].shape);
 }
 
-static tconv_status infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -328,7 +328,7 @@ static tconv_status infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     return st;
 }
 
-static tconv_status infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -341,15 +341,3 @@ static tconv_status infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_ou
         outs[0].shape.dims[i] = tc_si_dim_static(1);
     return TCONV_OK;
 }
-
-const tc_si_rule tc_si_rules_conv[] = {
-    {"ConvTranspose", infer_conv_transpose},
-    {"Conv", infer_conv},
-    {"MaxPool", infer_pool},
-    {"AveragePool", infer_pool},
-    {"LpPool", infer_pool},
-    {"GlobalAveragePool", infer_global_pool},
-    {"GlobalMaxPool", infer_global_pool},
-    {"GlobalLpPool", infer_global_pool},
-    {NULL, NULL},
-};

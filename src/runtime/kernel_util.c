@@ -63,21 +63,6 @@ tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, u
                         tconv_dtype_name(dtype), dtype, op_name(ctx), supported);
 }
 
-tconv_status tc_kernel_check_attrs(const tc_kernel_ctx *ctx, const char *const *known) {
-    const tconv_node *node = ctx->node;
-    for (size_t i = 0; node && i < node->n_attrs; i++) {
-        const char *name = node->attrs[i].name ? node->attrs[i].name : "";
-        bool found = false;
-        for (size_t k = 0; known[k] && !found; k++)
-            found = strcmp(known[k], name) == 0;
-        if (!found)
-            return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                                "unsupported attribute '%s' for %s at opset %lld", name,
-                                op_name(ctx), (long long)ctx->opset);
-    }
-    return TCONV_OK;
-}
-
 tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
                                         const char *value) {
     return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,

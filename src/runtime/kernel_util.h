@@ -10,9 +10,6 @@
 
 #include "runtime/kernel.h"
 
-/* The newest ai.onnx opset whose operator specs the kernels were written against. */
-#define TCONV_OPSET_LATEST 25
-
 #define TCONV_DTYPE_BIT(d) (UINT32_C(1) << (d))
 #define TCONV_DTYPES_FLOAT TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT)
 #define TCONV_DTYPES_INDEX (TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64))
@@ -39,10 +36,6 @@ tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint3
 
 /* The same check for a dtype the kernel was asked to produce (e.g. Cast's `to`). */
 tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, uint32_t mask);
-
-/* Fails with TCONV_ERR_UNSUPPORTED naming the first attribute of the node that is not in the
- * NULL-terminated list `known`. */
-tconv_status tc_kernel_check_attrs(const tc_kernel_ctx *ctx, const char *const *known);
 
 /* An attribute value a kernel does not implement: TCONV_ERR_UNSUPPORTED naming both. */
 tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,

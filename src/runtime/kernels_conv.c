@@ -609,13 +609,11 @@ static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
     return TCONV_OK;
 }
 
-static tconv_status run_conv(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape",
-                                        "pads",     "strides",   NULL};
+tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     conv_attrs attrs;
     conv_job job = {0};
-    tconv_status st = tc_conv_read_operands(ctx, known, &ops);
+    tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
         st = read_conv_attrs(ctx, ops.spatial_rank, &attrs);
     if (st == TCONV_OK)
@@ -644,8 +642,3 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
         return conv_run_depthwise(ctx, &job);
     return conv_run_gemm(ctx, &job);
 }
-
-const tc_kernel_def tc_kernels_conv[] = {
-    {"", "Conv", 1, 22, run_conv},
-    {NULL, NULL, 0, 0, NULL},
-};

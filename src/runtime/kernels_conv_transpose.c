@@ -271,13 +271,10 @@ static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job
     return TCONV_OK;
 }
 
-static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"auto_pad",     "dilations",      "group",
-                                        "kernel_shape", "output_padding", "output_shape",
-                                        "pads",         "strides",        NULL};
+tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     tc_conv_transpose_geometry g;
-    tconv_status st = tc_conv_read_operands(ctx, known, &ops);
+    tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
         st = conv_transpose_resolve(ctx, &ops, &g);
     int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
@@ -327,8 +324,3 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
         return conv_transpose_points(ctx, &job, threads);
     return conv_transpose_blocks(ctx, &job, threads);
 }
-
-const tc_kernel_def tc_kernels_conv_transpose[] = {
-    {"", "ConvTranspose", 1, 22, run_conv_transpose},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -147,13 +147,11 @@ static tconv_status matmul_batched(tc_kernel_ctx *ctx, const matmul_plan *p, int
     return st;
 }
 
-static tconv_status run_matmul(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {NULL};
+tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b;
     matmul_plan p;
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = tc_kernel_require_input(ctx, 0, &a)) ||
-        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = matmul_plan_make(ctx, a, b, &p)))
@@ -234,13 +232,11 @@ static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float
     return TCONV_OK;
 }
 
-static tconv_status run_gemm(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"alpha", "beta", "transA", "transB", NULL};
+tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b, *c;
     gemm_attrs g;
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = tc_kernel_require_input(ctx, 0, &a)) ||
-        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)) || (st = read_gemm_attrs(ctx, &g)))
@@ -278,9 +274,3 @@ static tconv_status run_gemm(tc_kernel_ctx *ctx) {
                       .ldc = n};
     return tc_sgemm(&op, ctx->n_threads, ctx->err);
 }
-
-const tc_kernel_def tc_kernels_linalg[] = {
-    {"", "MatMul", 1, 22, run_matmul},
-    {"", "Gemm", 7, 22, run_gemm},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -437,13 +437,12 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, const char *const *known,
-                             uint32_t dtypes) {
+static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes) {
     const tc_rt_tensor *x;
     pool_attrs attrs;
     pool_job job = {.kind = kind};
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = check_spatial_input(ctx, &x, dtypes)) ||
+    if ((st = check_spatial_input(ctx, &x, dtypes)) ||
         (st = read_pool_attrs(ctx, x->rank - 2, &attrs)) ||
         (st = pool_geometry(ctx, x, &attrs, &job.g)))
         return st;
@@ -474,27 +473,20 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, const char *con
     return TCONV_OK;
 }
 
-static tconv_status run_max_pool(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"auto_pad", "ceil_mode", "dilations",     "kernel_shape",
-                                        "pads",     "strides",   "storage_order", NULL};
-    return run_pool(ctx, POOL_MAX, known,
+tconv_status tc_run_max_pool(tc_kernel_ctx *ctx) {
+    return run_pool(ctx, POOL_MAX,
                     TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
                         TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8));
 }
 
-static tconv_status run_average_pool(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {
-        "auto_pad",     "ceil_mode", "count_include_pad", "dilations",
-        "kernel_shape", "pads",      "strides",           NULL};
-    return run_pool(ctx, POOL_AVERAGE, known, TCONV_DTYPES_FLOAT);
+tconv_status tc_run_average_pool(tc_kernel_ctx *ctx) {
+    return run_pool(ctx, POOL_AVERAGE, TCONV_DTYPES_FLOAT);
 }
 
-static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {NULL};
+tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) ||
-        (st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
         return st;
     int64_t dims[TCONV_MAX_RANK], spatial = 1;
     for (int i = 0; i < x->rank; i++) {
@@ -516,10 +508,3 @@ static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
     }
     return TCONV_OK;
 }
-
-const tc_kernel_def tc_kernels_pool[] = {
-    {"", "MaxPool", 1, 22, run_max_pool},
-    {"", "AveragePool", 1, 22, run_average_pool},
-    {"", "GlobalAveragePool", 1, 22, run_global_average_pool},
-    {NULL, NULL, 0, 0, NULL},
-};

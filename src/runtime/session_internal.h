@@ -34,7 +34,7 @@ typedef struct tc_node_cache {
 
 typedef struct tc_step_plan {
     const tconv_node *node;
-    const tc_kernel_def *kernel;
+    tc_kernel_fn kernel;
     int64_t opset;
     tc_slot_ref *inputs; /* slot TCONV_NO_SLOT: omitted optional input */
     size_t n_inputs;
@@ -182,8 +182,5 @@ void tc_session_release(tc_session *session, tc_rt_tensor *t);
  * stay accounted in the session; the caller moves them into its own outputs. */
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
                                      tc_rt_tensor *outputs, size_t n_outputs);
-
-/* The opsets for which (domain, op_type) has kernels; false when it has none at all. */
-bool tc_kernel_opset_span(const char *domain, const char *op_type, int *first, int *last);
 
 #endif
