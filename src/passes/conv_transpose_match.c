@@ -92,8 +92,7 @@ static bool has_any_pads(const tc_conv_transpose_geometry *g) {
 
 bool tc_conv_transpose_needs_rewrite(const tc_conv_transpose_match *m, tconv_policy policy) {
     const tc_conv_transpose_attrs *a = &m->attrs;
-    bool same =
-        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
+    bool same = tc_auto_pad_is_same(a->auto_pad);
     if (same || a->has_output_shape || has_output_padding(a) || has_asymmetric_pads(&m->geometry))
         return true;
     return policy == TCONV_POLICY_VALID_ONLY && has_any_pads(&m->geometry);
