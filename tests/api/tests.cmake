@@ -6,6 +6,7 @@
 #   api.cxx                 a C++ program using tconv.h (when a C++ compiler is found)
 #   api.exported_symbols    nm -D of libtconv.so: only tconv_ symbols, exactly the functions the
 #                           public headers declare
+#   api.exported_symbols.static  the same for nm -g of libtconv.a (the installed static library)
 # and, at build time, every public header compiled alone as C11 (-Wall -Wextra -Wpedantic
 # -Werror, no POSIX feature macros) and as C++11.
 set(tconv_api_dir "${CMAKE_CURRENT_LIST_DIR}")
@@ -78,8 +79,14 @@ else()
 endif()
 
 # --- exported symbols of the shared library
-add_test(NAME api.exported_symbols
-         COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIBRARY=$<TARGET_FILE:tconv_shared>"
-                 "-DHEADERS_DIR=${PROJECT_SOURCE_DIR}/include/tconv"
-                 "-DAPI_HELPERS=${PROJECT_SOURCE_DIR}/cmake/tconv_public_api.cmake"
-                 -P "${tconv_api_dir}/check_exports.cmake")
+foreach(kind shared static)
+  set(name api.exported_symbols)
+  if(kind STREQUAL "static")
+    set(name api.exported_symbols.static)
+  endif()
+  add_test(NAME ${name}
+           COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIBRARY=$<TARGET_FILE:tconv_${kind}>"
+                   "-DKIND=${kind}" "-DHEADERS_DIR=${PROJECT_SOURCE_DIR}/include/tconv"
+                   "-DAPI_HELPERS=${PROJECT_SOURCE_DIR}/cmake/tconv_public_api.cmake"
+                   -P "${tconv_api_dir}/check_exports.cmake")
+endforeach()
