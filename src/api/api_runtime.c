@@ -347,7 +347,7 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
     if (st == TCONV_OK &&
         (st = tc_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
                                    &rel_err, &runner->last_error)) != TCONV_OK)
-        tc_error_prefix(&runner->last_error,
+        tc_error_prefix(&runner->last_error, st,
                         "output '%s': ", tconv_runner_output_name(runner, index));
     tc_rt_tensor_release(&expected);
     if (max_abs_err)

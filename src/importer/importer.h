@@ -49,8 +49,8 @@ tconv_status tc_tensor_load_pb_buffer(tconv_model *model, const void *data, size
                                       const char *label, tconv_tensor **out, tc_error *err);
 tconv_status tc_tensor_save_pb(tconv_tensor *tensor, const char *path, tc_error *err);
 
-/* Writes data to path through a temp file in the same folder and rename(2): a reader never sees
- * a partial file and a failure leaves any existing file untouched. */
+/* Every file tconv writes goes through a temp file in the same folder and rename(2): a reader
+ * never sees a partial file and a failure leaves any existing file untouched. */
 /* Fills a file descriptor with the output; `path` is the final name, for messages. */
 typedef tconv_status (*tc_fd_writer)(int fd, const char *path, void *ctx, tc_error *err);
 /* The same for output produced piecewise: write_fn writes the temp file through fd, then it is
@@ -59,6 +59,7 @@ tconv_status tc_write_file_atomic_with(const char *path, tc_fd_writer write_fn, 
                                        tc_error *err);
 /* write(2) until done, retrying on EINTR; errors name path. */
 tconv_status tc_write_all(int fd, const char *path, const void *data, size_t size, tc_error *err);
+/* Writes data to path that way in one piece. */
 tconv_status tc_write_file_atomic(const char *path, const void *data, size_t size, tc_error *err);
 /* Reads a whole file (malloc'd, caller frees); refuses files over max_bytes (0: no limit). */
 tconv_status tc_read_file(const char *path, size_t max_bytes, void **data, size_t *size,

@@ -171,7 +171,8 @@ static Onnx__TensorProto *save_tensor(save_ctx *ctx, tconv_tensor *tensor) {
     Onnx__TensorProto *t = tc_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
     if (!t) {
         ctx->failed = true;
-        tc_error_prefix(ctx->err, "tensor '%s': ", tensor->name ? tensor->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status,
+                        "tensor '%s': ", tensor->name ? tensor->name : "");
     }
     return t;
 }
@@ -255,7 +256,8 @@ static Onnx__AttributeProto *save_attr(save_ctx *ctx, const tc_attr *attr) {
         if (!ctx->failed)
             tc_error_nomem(ctx->err, "an attribute");
         ctx->failed = true;
-        tc_error_prefix(ctx->err, "attribute '%s': ", attr->name ? attr->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status,
+                        "attribute '%s': ", attr->name ? attr->name : "");
         return NULL;
     }
     return a;
@@ -294,7 +296,8 @@ static Onnx__NodeProto *save_node(save_ctx *ctx, const tconv_node *node) {
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (!(attrs[i] = save_attr(ctx, &node->attrs[i]))) {
             char where[256];
-            tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
+            tc_error_prefix(ctx->err, ctx->err->status,
+                            "%s: ", tc_node_describe(node, where, sizeof where));
             return NULL;
         }
     }
@@ -338,7 +341,7 @@ static Onnx__GraphProto *save_graph(save_ctx *ctx, tconv_graph *graph) {
     g->value_info = save_value_infos(ctx, graph->value_info, graph->n_value_info);
     g->n_value_info = graph->n_value_info;
     if (ctx->failed) {
-        tc_error_prefix(ctx->err, "graph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status, "graph '%s': ", graph->name ? graph->name : "");
         return NULL;
     }
     return g;
@@ -367,7 +370,7 @@ static Onnx__FunctionProto *save_function(save_ctx *ctx, const tc_function *fn) 
     f->value_info = save_value_infos(ctx, body->value_info, body->n_value_info);
     f->n_value_info = body->n_value_info;
     if (ctx->failed) {
-        tc_error_prefix(ctx->err, "function '%s': ", fn->name ? fn->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status, "function '%s': ", fn->name ? fn->name : "");
         return NULL;
     }
     return f;
@@ -449,11 +452,13 @@ static Onnx__ModelProto *save_model(save_ctx *ctx, const tconv_model *model) {
 
 tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
                                     tc_error *err) {
-    save_ctx ctx = {tmp, err, false};
+    tc_error local = {TCONV_OK, ""}; /* the save functions read the status back from a record */
+    save_ctx ctx = {tmp, err ? err : &local, false};
     *out = save_model(&ctx, model);
     if (*out)
         return TCONV_OK;
-    return err->status != TCONV_OK ? err->status : tc_error_nomem(err, "the saved model");
+    return ctx.err->status != TCONV_OK ? ctx.err->status
+                                       : tc_error_nomem(ctx.err, "the saved model");
 }
 
 tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t *size,
@@ -705,6 +710,6 @@ tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_e
     /* Data files first: the model must never exist without what it references. */
     tconv_status st = place_external_files(model, path, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", path);
+        return tc_error_prefix(err, st, "%s: ", path);
     return tc_onnx_save_streamed(model, path, err); /* packs into the file, no full copy */
 }

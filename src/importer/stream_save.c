@@ -135,7 +135,7 @@ tconv_status tc_onnx_save_streamed(const tconv_model *model, const char *path, t
     Onnx__ModelProto *m = NULL;
     tconv_status st = tc_onnx_model_to_proto(model, tmp, &m, err);
     if (st != TCONV_OK)
-        tc_error_prefix(err, "%s: ", path);
+        tc_error_prefix(err, st, "%s: ", path);
     else
         st = tc_write_file_atomic_with(path, write_packed_message,
                                        &(packed_message){&m->base, tc_onnx_model_loaded(model)},

@@ -18,9 +18,9 @@ static int value_dims(const tconv_value *value, int64_t *dims) {
     return value->type.rank;
 }
 
-static tconv_status prefix_node(const tconv_node *node, tc_error *err) {
+static tconv_status prefix_node(const tconv_node *node, tconv_status st, tc_error *err) {
     char where[256];
-    return tc_error_prefix(err, "%s: ", tc_node_describe(node, where, sizeof where));
+    return tc_error_prefix(err, st, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
 tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention convention,
@@ -63,7 +63,7 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
     }
     st = tc_conv_transpose_resolve(&out->attrs, out->x_dims, out->w_dims, convention,
                                    &out->geometry, err);
-    return st == TCONV_OK ? st : prefix_node(node, err);
+    return st == TCONV_OK ? st : prefix_node(node, st, err);
 }
 
 static bool has_output_padding(const tc_conv_transpose_attrs *a) {

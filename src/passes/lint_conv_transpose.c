@@ -90,11 +90,6 @@ static void warn_attribute_corners(const char *where, const tc_conv_transpose_at
                            a->has_output_shape ? "output_shape" : "auto_pad");
 }
 
-tconv_status tc_conv_transpose_lint_node(tconv_node *node, tc_diagnostics *diagnostics,
-                                         tc_error *err) {
-    return tc_conv_transpose_lint_node_at(node, tc_node_index(node), diagnostics, err);
-}
-
 tconv_status tc_conv_transpose_lint_node_at(tconv_node *node, size_t index,
                                             tc_diagnostics *diagnostics, tc_error *err) {
     tc_conv_transpose_match m[3];

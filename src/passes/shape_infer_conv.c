@@ -96,7 +96,7 @@ static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si
     }
     if (st != TCONV_OK) {
         char where[256];
-        return tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
+        return tc_error_prefix(ctx->err, st, "%s: ", tc_node_describe(node, where, sizeof where));
     }
     conv_transpose_output(&x, &a, &g, true, &outs[0]);
     return TCONV_OK;
@@ -129,9 +129,10 @@ static tconv_status window_spatial(tc_si_ctx *ctx, const tconv_node *node, const
             continue;
         if (in->kind == TCONV_DIM_STATIC) {
             tc_window_axis axis;
-            if (tc_window_resolve_axis(w, i, in->value, k, &axis, ctx->err) != TCONV_OK) {
+            tconv_status st = tc_window_resolve_axis(w, i, in->value, k, &axis, ctx->err);
+            if (st != TCONV_OK) {
                 char where[256];
-                return tc_error_prefix(ctx->err,
+                return tc_error_prefix(ctx->err, st,
                                        "%s: ", tc_node_describe(node, where, sizeof where));
             }
             *dst = tc_si_dim_static(axis.out);

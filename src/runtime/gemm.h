@@ -2,8 +2,10 @@
  *
  * A packed, cache-blocked implementation in the style of BLIS/GotoBLAS: panels of op(B) (KC x NC)
  * and op(A) (MC x KC) are copied into contiguous buffers, and a register-blocked micro-kernel
- * computes MR x NR tiles of C. The micro-kernel is chosen at run time: AVX-512 (12x32), AVX2+FMA
- * (6x16) or a portable one (4x8, GCC vector extensions where available). */
+ * computes MR x NR tiles of C. The micro-kernel is chosen at run time, by CPU and by problem shape
+ * (tc_gemm_isa_for_shape): AVX-512 in 12x32 or 8x48 tiles, AVX2+FMA (6x16) or a portable one
+ * (4x8, GCC vector extensions where available). B may also be given as row pointers (b_rows), so
+ * that a stride-1 convolution needs no im2col copy. */
 #ifndef TCONV_RUNTIME_GEMM_H
 #define TCONV_RUNTIME_GEMM_H
 

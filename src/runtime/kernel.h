@@ -1,6 +1,8 @@
-/* The kernel interface: kernels are pure functions of their inputs and the node's attributes.
- * They never call a pass. Each kernel file exports a table of tc_kernel_def; the registry
- * (kernel_registry.c) looks kernels up by (domain, op_type, opset). */
+/* The kernel interface: a kernel's outputs depend only on its inputs and the node's attributes.
+ * It is not stateless: it may keep work derived from constant inputs (packed weights) in the
+ * node's cache across runs (tc_kernel_cache_store, owned and freed by the session) and borrows
+ * scratch memory per call. It never calls a pass. Each kernel file exports a table of
+ * tc_kernel_def; the registry (kernel_registry.c) looks kernels up by (domain, op_type, opset). */
 #ifndef TCONV_RUNTIME_KERNEL_H
 #define TCONV_RUNTIME_KERNEL_H
 

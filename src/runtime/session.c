@@ -171,7 +171,7 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
     tconv_status st =
         session ? tc_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", what);
+        return tc_error_prefix(err, st, "%s: ", what);
     *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
     return *out ? TCONV_OK : tc_error_nomem(err, what);
 }
@@ -225,7 +225,7 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
     tc_session_release(ctx->session, t);
     tconv_status st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "output %zu: ", index);
+        return tc_error_prefix(ctx->err, st, "output %zu: ", index);
     *out = t;
     return TCONV_OK;
 }
@@ -310,7 +310,8 @@ static tconv_status prefix_node(const tc_step_plan *step, tconv_status st, tc_er
     size_t len = strlen(where);
     if (strncmp(err->message, where, len) == 0 && strncmp(err->message + len, ": ", 2) == 0)
         memmove(err->message, err->message + len + 2, strlen(err->message + len + 2) + 1);
-    tc_error_prefix(err, "%s [%s %s-%lld]: ", where, domain, node->op_type, (long long)step->opset);
+    tc_error_prefix(err, st, "%s [%s %s-%lld]: ", where, domain, node->op_type,
+                    (long long)step->opset);
     return st;
 }
 
@@ -418,7 +419,7 @@ static tconv_status take_output(tc_session *s, tc_run_env *env, size_t index, bo
                           ? tc_session_alloc(s, dst, src->dtype, src->rank, src->dims, err)
                           : tc_rt_tensor_alloc(dst, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "graph output '%s': ", name);
+        return tc_error_prefix(err, st, "graph output '%s': ", name);
     if (src->nbytes)
         memcpy(dst->data, src->data, src->nbytes);
     return TCONV_OK;
@@ -597,6 +598,6 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
     s->current_step = saved_step;
     env_free(s, &env);
     if (st != TCONV_OK)
-        tc_error_prefix(ctx->err, "in subgraph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, st, "in subgraph '%s': ", graph->name ? graph->name : "");
     return st;
 }
