@@ -7,6 +7,9 @@
 #   api.exported_symbols    nm -D of libtconv.so: only tconv_ symbols, exactly the functions the
 #                           public headers declare
 #   api.exported_symbols.static  the same for nm -g of libtconv.a (the installed static library)
+#   examples.quickstart     the example of include/tconv/tconv.h (examples/quickstart), built with
+#                           only include/ against libtconv.a and run on models/keras_decoder
+#   examples.quickstart.header  that file is the header's example, line for line
 # and, at build time, every public header compiled alone as C11 (-Wall -Wextra -Wpedantic
 # -Werror, no POSIX feature macros) and as C++11.
 set(tconv_api_dir "${CMAKE_CURRENT_LIST_DIR}")
@@ -90,3 +93,16 @@ foreach(kind shared static)
                    "-DAPI_HELPERS=${PROJECT_SOURCE_DIR}/cmake/tconv_public_api.cmake"
                    -P "${tconv_api_dir}/check_exports.cmake")
 endforeach()
+
+# --- the example at the top of tconv.h: compiled against the installed form of the static
+# library (public symbols only, include/ alone), run, and kept identical to the header's text
+add_executable(example_quickstart "${PROJECT_SOURCE_DIR}/examples/quickstart/quickstart.c")
+target_compile_options(example_quickstart PRIVATE ${tconv_api_strict_flags})
+target_link_libraries(example_quickstart PRIVATE tconv_static)
+add_test(NAME examples.quickstart
+         COMMAND example_quickstart "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx"
+                 "${CMAKE_CURRENT_BINARY_DIR}/quickstart_keras_decoder.onnx")
+add_test(NAME examples.quickstart.header
+         COMMAND "${CMAKE_COMMAND}" "-DHEADER=${PROJECT_SOURCE_DIR}/include/tconv/tconv.h"
+                 "-DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/quickstart/quickstart.c"
+                 -P "${tconv_api_dir}/check_header_example.cmake")
