@@ -13,16 +13,11 @@
  * never aborts on bad input.
  *
  * Threads: separate models (and the objects made from them) can be used from separate threads at
- * the same time. One model, and everything made from it, must be used by one thread at a time,
- * reads included (failed calls record their message in the model).
- *
- * Process-wide state: the runtime's worker pool, and nothing else. Runners and comparisons that
- * use more than one thread (TCONV_LIMIT_THREADS) share one pool of persistent helper threads,
- * started on first use (never more than the largest count asked for, at most 63) and kept until
- * the process exits. It is internally synchronized, so concurrent runs are safe, but one
- * multi-threaded kernel uses the helpers at a time: a kernel that finds them busy runs in its
- * calling thread. Since the helpers never stop, a program must not unload libtconv.so (dlclose)
- * after a multi-threaded run. With TCONV_LIMIT_THREADS set to 1 no helper is ever started. */
+ * the same time; the library has no global mutable state. One model, and everything made from
+ * it, must be used by one thread at a time, reads included (failed calls record their message in
+ * the model). The helper threads of multi-threaded runs belong to an object too: each runner
+ * (and each model a comparison runs) owns a pool, started on first use and joined when it is
+ * freed, unless the caller gives runners a shared tconv_threadpool (tconv/runtime.h). */
 #ifndef TCONV_TYPES_H
 #define TCONV_TYPES_H
 

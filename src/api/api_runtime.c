@@ -199,6 +199,13 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
     return adopt_input(runner, index, &t, st);
 }
 
+tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool *pool) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_set_threadpool");
+    if (st == TCONV_OK)
+        tc_session_set_pool(runner->session, pool ? pool->pool : NULL);
+    return st;
+}
+
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value) {
     tconv_status st = begin_call(runner, 0, 1, "tconv_runner_bind_dim");
     if (st != TCONV_OK)

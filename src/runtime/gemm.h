@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ir/error.h"
+#include "runtime/parallel.h"
 
 typedef enum tc_gemm_isa {
     TCONV_GEMM_ISA_AUTO = 0, /* the best one this CPU supports */
@@ -87,8 +88,8 @@ void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const 
                      int64_t lda, float *packed);
 void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op);
 
-/* Convenience: allocates its own buffers and splits the work over up to n_threads threads
- * (1: the calling thread only). Fails only when memory runs out. */
-tconv_status tc_sgemm(const tc_sgemm_op *op, int n_threads, tc_error *err);
+/* Convenience: allocates its own buffers and splits the work over up to n_threads threads of
+ * `pool` (NULL or 1: the calling thread only). Fails only when memory runs out. */
+tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads, tc_error *err);
 
 #endif

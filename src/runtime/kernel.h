@@ -7,6 +7,7 @@
 #define TCONV_RUNTIME_KERNEL_H
 
 #include "ir/ir.h"
+#include "runtime/parallel.h"
 #include "runtime/rt_tensor.h"
 
 typedef struct tc_session tc_session;
@@ -35,7 +36,8 @@ struct tc_kernel_ctx {
     size_t n_outputs;
     tc_session *session; /* for control flow (If) and the thread count */
     int n_threads;
-    tc_error *err;              /* messages need not name the node: the executor prefixes it */
+    tc_thread_pool *pool; /* the helpers for tc_parallel_for; NULL: everything in this thread */
+    tc_error *err;        /* messages need not name the node: the executor prefixes it */
     const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
 };
 

@@ -214,9 +214,9 @@ static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int
     for (int64_t i = 0; i < job->batch * job->group * job->n_blocks; i++) {
         s.unit = conv_unit_at(job, i);
         if (!job->direct)
-            tc_parallel_for(tc_parallel_workers(threads, im2col_tasks), im2col_tasks,
+            tc_parallel_for(ctx->pool, tc_parallel_workers(threads, im2col_tasks), im2col_tasks,
                             conv_shared_im2col_task, &s);
-        tc_parallel_for(tc_parallel_workers(threads, job->n_chunks), job->n_chunks,
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, job->n_chunks), job->n_chunks,
                         conv_shared_rows_task, &s);
     }
     tc_kernel_scratch_release(ctx, &col);
@@ -476,10 +476,11 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     job->padded_x = job->x;
     if (padded) {
         job->padded_x = (const float *)(void *)base;
-        tc_parallel_for(tc_parallel_workers(threads, planes), planes, phase_planes_task, job);
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes, phase_planes_task,
+                        job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
-    tc_parallel_for(workers, n_tasks, conv_wide_task, job);
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_wide_task, job);
     tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
@@ -513,7 +514,7 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
         else if (shared)
             st = conv_run_shared_units(ctx, job, threads);
         else
-            tc_parallel_for(workers, n_units, conv_unit_task, job);
+            tc_parallel_for(ctx->pool, workers, n_units, conv_unit_task, job);
         tc_conv_scratch_release(ctx, &job->scratch);
     }
     tc_kernel_scratch_release(ctx, &packed);
@@ -578,7 +579,7 @@ static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
                    (double)job->lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
     int64_t n_tasks = job->batch * job->c_out;
-    tc_parallel_for(tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
     return TCONV_OK;
 }
 

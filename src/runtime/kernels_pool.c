@@ -428,7 +428,7 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, const char *con
     job.x = x->data;
     job.y = y->data;
     job.indices = indices ? indices->data : NULL;
-    tc_parallel_for(workers, planes, pool_task, &job);
+    tc_parallel_for(ctx->pool, workers, planes, pool_task, &job);
     free(job.offsets);
     return TCONV_OK;
 }

@@ -41,6 +41,10 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     else
         tc_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
+    if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
+        tc_session_free(s);
+        return tc_error_nomem(err, "the session's thread pool");
+    }
     tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
     if (st == TCONV_OK)
         st = tc_plan_check_memory(s, s->main, NULL, err);
@@ -59,7 +63,12 @@ void tc_session_free(tc_session *session) {
     tc_buffer_cache_drop(&session->cache);
     tc_scratch_arena_free(&session->scratch);
     tc_arena_destroy(session->arena);
+    tc_thread_pool_destroy(session->own_pool);
     free(session);
+}
+
+void tc_session_set_pool(tc_session *session, tc_thread_pool *pool) {
+    session->options.pool = pool;
 }
 
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats) {
@@ -345,6 +354,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         .n_outputs = step->n_outputs,
         .session = s,
         .n_threads = s->n_threads,
+        .pool = s->options.pool ? s->options.pool : s->own_pool,
         .err = err,
         .crop = step->crop,
     };
