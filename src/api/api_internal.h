@@ -27,6 +27,11 @@ void tc_api_session_options(const tconv_limits *limits, tc_session_options *out)
 tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err);
 void tc_api_dims_free(tc_api_dims *dims);
 
+/* A pool of helper threads that runners share (tconv/runtime.h). */
+struct tconv_threadpool {
+    tc_thread_pool *pool;
+};
+
 /* What a pipeline run did (tconv/passes.h). Made by tconv_pipeline_run, read by api_report.c. */
 struct tconv_report {
     tc_rewrite_report rewrites;

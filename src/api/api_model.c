@@ -216,7 +216,7 @@ tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
     tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
     if (st == TCONV_OK && (st = tc_model_load_buffer(bytes, size, model->dir, &unlimited, out, NULL,
                                                      err)) != TCONV_OK)
-        tc_error_prefix(err, "reading the copy back: ");
+        tc_error_prefix(err, st, "reading the copy back: ");
     free(bytes);
     if (st == TCONV_OK && model->path &&
         !((*out)->path = tc_arena_strdup((*out)->arena, model->path)))

@@ -300,7 +300,7 @@ static tconv_status make_inputs(tc_session *s, uint64_t seed, const import_args 
         tconv_status st = tc_session_random_input(tc_session_input(s, i), seed * 1000 + i, a->dims,
                                                   a->n_dims, &inputs[i], err);
         if (st == TCONV_ERR_USAGE)
-            return tc_error_prefix(err, "--check (--dim NAME=VALUE binds a dim): ");
+            return tc_error_prefix(err, st, "--check (--dim NAME=VALUE binds a dim): ");
         if (st != TCONV_OK)
             return st;
     }
@@ -323,9 +323,9 @@ static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed
     if (st == TCONV_OK)
         st = make_inputs(orig, seed, a, inputs, err);
     if (st == TCONV_OK && (st = tc_session_run(orig, inputs, n_in, want, err)) != TCONV_OK)
-        tc_error_prefix(err, "original model: ");
+        tc_error_prefix(err, st, "original model: ");
     if (st == TCONV_OK && (st = tc_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
-        tc_error_prefix(err, "converted model: ");
+        tc_error_prefix(err, st, "converted model: ");
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++) {
         double abs_err = 0, rel_err = 0;
         tc_error cmp;
@@ -372,9 +372,9 @@ static int run_check(tconv_model *original, tconv_model *converted, const import
     tc_error_clear(&err);
     tconv_status st = tc_session_create(original, &so, &orig, &err);
     if (st != TCONV_OK)
-        tc_error_prefix(&err, "original model: ");
+        tc_error_prefix(&err, st, "original model: ");
     else if ((st = tc_session_create(converted, &so, &conv, &err)) != TCONV_OK)
-        tc_error_prefix(&err, "converted model: ");
+        tc_error_prefix(&err, st, "converted model: ");
     size_t n_out = orig ? tc_session_output_count(orig) : 0;
     check_stats *stats = calloc(n_out + 1, sizeof *stats);
     if (st == TCONV_OK && !stats)

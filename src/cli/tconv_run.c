@@ -250,7 +250,7 @@ static tconv_status open_session(const char *model_path, const run_options *o, t
     st = tc_session_create(*model, &so, session, err);
     *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)
-        tc_error_prefix(err, "%s: ", model_path);
+        tc_error_prefix(err, st, "%s: ", model_path);
     return st;
 }
 
@@ -374,7 +374,7 @@ static tconv_status compare_outputs(const tc_session *session, const tc_rt_tenso
         if (st != TCONV_OK && result == TCONV_OK) {
             result = st;
             first = e;
-            tc_error_prefix(&first, "output '%s': ", tc_session_output(session, i)->name);
+            tc_error_prefix(&first, st, "output '%s': ", tc_session_output(session, i)->name);
         }
     }
     if (result != TCONV_OK)
@@ -528,8 +528,9 @@ static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt
         else
             st = tc_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
         if (st == TCONV_ERR_USAGE)
-            tc_error_prefix(err, "random input (--dim NAME=VALUE binds a dim, --input NAME=FILE.pb "
-                                 "gives the data): ");
+            tc_error_prefix(err, st,
+                            "random input (--dim NAME=VALUE binds a dim, --input NAME=FILE.pb "
+                            "gives the data): ");
     }
     return st;
 }
@@ -595,9 +596,9 @@ static int run_model(const run_options *o) {
         st = inputs && outputs ? tc_model_create(&scratch, &err) : TCONV_ERR_NOMEM;
     }
     if (st == TCONV_OK && (st = make_inputs(session, o, inputs, &err)) != TCONV_OK)
-        tc_error_prefix(&err, "%s: ", o->paths[0]);
+        tc_error_prefix(&err, st, "%s: ", o->paths[0]);
     if (st == TCONV_OK && (st = tc_session_run(session, inputs, n_in, outputs, &err)) != TCONV_OK)
-        tc_error_prefix(&err, "%s: ", o->paths[0]);
+        tc_error_prefix(&err, st, "%s: ", o->paths[0]);
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++)
         print_output(tc_session_output(session, i)->name, &outputs[i]);
     if (st == TCONV_OK && o->save_dir)

@@ -69,7 +69,7 @@ tconv_status tc_onnx_loaded_copy(const void *data, size_t size, tc_onnx_loaded *
                                  tc_error *err);
 const uint8_t *tc_onnx_loaded_bytes(const tc_onnx_loaded *loaded, size_t *size);
 /* Unpacks the bytes as a ModelProto whose large raw_data payloads point into them (the wire
- * data must have passed tc_onnx_check_wire). The message is owned by `loaded`. */
+ * data must have passed tc_onnx_check_wire_bounded). The message is owned by `loaded`. */
 tconv_status tc_onnx_loaded_unpack(tc_onnx_loaded *loaded, Onnx__ModelProto **out, tc_error *err);
 /* Frees the message, then the mapping or copy (NULL is fine). Fits tconv_model.release. */
 void tc_onnx_loaded_free(void *loaded);

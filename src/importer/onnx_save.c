@@ -171,7 +171,8 @@ static Onnx__TensorProto *save_tensor(save_ctx *ctx, tconv_tensor *tensor) {
     Onnx__TensorProto *t = tc_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
     if (!t) {
         ctx->failed = true;
-        tc_error_prefix(ctx->err, "tensor '%s': ", tensor->name ? tensor->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status,
+                        "tensor '%s': ", tensor->name ? tensor->name : "");
     }
     return t;
 }
@@ -255,7 +256,8 @@ static Onnx__AttributeProto *save_attr(save_ctx *ctx, const tc_attr *attr) {
         if (!ctx->failed)
             tc_error_nomem(ctx->err, "an attribute");
         ctx->failed = true;
-        tc_error_prefix(ctx->err, "attribute '%s': ", attr->name ? attr->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status,
+                        "attribute '%s': ", attr->name ? attr->name : "");
         return NULL;
     }
     return a;
@@ -294,7 +296,8 @@ static Onnx__NodeProto *save_node(save_ctx *ctx, const tconv_node *node) {
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (!(attrs[i] = save_attr(ctx, &node->attrs[i]))) {
             char where[256];
-            tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
+            tc_error_prefix(ctx->err, ctx->err->status,
+                            "%s: ", tc_node_describe(node, where, sizeof where));
             return NULL;
         }
     }
@@ -338,7 +341,7 @@ static Onnx__GraphProto *save_graph(save_ctx *ctx, tconv_graph *graph) {
     g->value_info = save_value_infos(ctx, graph->value_info, graph->n_value_info);
     g->n_value_info = graph->n_value_info;
     if (ctx->failed) {
-        tc_error_prefix(ctx->err, "graph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status, "graph '%s': ", graph->name ? graph->name : "");
         return NULL;
     }
     return g;
@@ -367,7 +370,7 @@ static Onnx__FunctionProto *save_function(save_ctx *ctx, const tc_function *fn) 
     f->value_info = save_value_infos(ctx, body->value_info, body->n_value_info);
     f->n_value_info = body->n_value_info;
     if (ctx->failed) {
-        tc_error_prefix(ctx->err, "function '%s': ", fn->name ? fn->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status, "function '%s': ", fn->name ? fn->name : "");
         return NULL;
     }
     return f;
@@ -449,11 +452,13 @@ static Onnx__ModelProto *save_model(save_ctx *ctx, const tconv_model *model) {
 
 tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
                                     tc_error *err) {
-    save_ctx ctx = {tmp, err, false};
+    tc_error local = {TCONV_OK, ""}; /* the save functions read the status back from a record */
+    save_ctx ctx = {tmp, err ? err : &local, false};
     *out = save_model(&ctx, model);
     if (*out)
         return TCONV_OK;
-    return err->status != TCONV_OK ? err->status : tc_error_nomem(err, "the saved model");
+    return ctx.err->status != TCONV_OK ? ctx.err->status
+                                       : tc_error_nomem(ctx.err, "the saved model");
 }
 
 tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t *size,
@@ -682,7 +687,7 @@ static tconv_status save_in_batch(tc_file_batch *batch, const tconv_model *model
                                   const Onnx__ModelProto *proto, const char *path, tc_error *err) {
     tconv_status st = add_external_files(batch, model, path, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", path);
+        return tc_error_prefix(err, st, "%s: ", path);
     tc_onnx_packed packed = {&proto->base, tc_onnx_model_loaded(model)};
     st = tc_file_batch_add(batch, path, tc_onnx_write_packed, &packed, err);
     return st == TCONV_OK ? tc_file_batch_commit(batch, err) : st;
@@ -701,7 +706,7 @@ tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_e
     if (!tmp)
         st = tc_error_nomem(err, "the saver");
     if (st == TCONV_OK && (st = tc_onnx_model_to_proto(model, tmp, &proto, err)) != TCONV_OK)
-        tc_error_prefix(err, "%s: ", path);
+        tc_error_prefix(err, st, "%s: ", path);
     if (st == TCONV_OK)
         st = tc_file_batch_new(&batch, err);
     if (st == TCONV_OK)

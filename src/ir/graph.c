@@ -247,18 +247,6 @@ tconv_status tc_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor, 
     return TCONV_OK;
 }
 
-void tc_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor) {
-    size_t k = 0;
-    for (size_t i = 0; i < graph->n_initializers; i++) {
-        if (graph->initializers[i] != tensor)
-            graph->initializers[k++] = graph->initializers[i];
-    }
-    graph->n_initializers = k;
-    if (tensor->value && tensor->value->initializer == tensor)
-        tensor->value->initializer = NULL;
-    tensor->value = NULL;
-}
-
 size_t tc_graph_retain_initializers(tconv_graph *graph,
                                     bool (*keep)(const tconv_tensor *tensor, void *ctx),
                                     void *ctx) {

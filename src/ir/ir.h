@@ -355,15 +355,13 @@ tconv_status tc_graph_add_value_info(tconv_graph *graph, tconv_value *value, con
                                      tc_error *err);
 /* Appends an initializer and binds it to the value of the same name (created if needed). */
 tconv_status tc_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor, tc_error *err);
-/* Removes an initializer (order of the others kept). The value stays but loses its data. */
-void tc_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor);
 bool tc_graph_has_value_info(const tconv_graph *graph, const tconv_value *value);
 /* Removes the value's value_info entry (order of the rest kept); false when it had none.
  * Searched from the end, so dropping an entry a rewrite just added costs O(1). */
 bool tc_graph_remove_value_info(tconv_graph *graph, const tconv_value *value);
 /* Batch removal in one linear sweep (order of the rest kept): drops the initializers / value_info
  * entries for which keep() returns false and returns how many went. A dropped initializer is
- * unbound from its value as by tc_graph_remove_initializer. */
+ * unbound from its value, which stays but loses its data. */
 size_t tc_graph_retain_initializers(tconv_graph *graph,
                                     bool (*keep)(const tconv_tensor *tensor, void *ctx), void *ctx);
 size_t tc_graph_retain_value_info(tconv_graph *graph,

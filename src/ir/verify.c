@@ -90,16 +90,16 @@ static bool ptr_map_get(const ptr_map *m, const void *key, size_t *value) {
 
 /* ---------------------------------------------------------------- shared helpers */
 
-static tconv_status prefix_graph(tc_error *err, const tconv_graph *graph) {
+static tconv_status prefix_graph(tc_error *err, tconv_status st, const tconv_graph *graph) {
     if (graph->function)
         return tc_error_prefix(
-            err, "function '%s': ", graph->function->name ? graph->function->name : "");
-    return tc_error_prefix(err, "graph '%s': ", graph->name ? graph->name : "");
+            err, st, "function '%s': ", graph->function->name ? graph->function->name : "");
+    return tc_error_prefix(err, st, "graph '%s': ", graph->name ? graph->name : "");
 }
 
-static tconv_status prefix_node(tc_error *err, const tconv_node *node) {
+static tconv_status prefix_node(tc_error *err, tconv_status st, const tconv_node *node) {
     char where[256];
-    return tc_error_prefix(err, "%s: ", tc_node_describe(node, where, sizeof where));
+    return tc_error_prefix(err, st, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
 static const char *value_name(const tconv_value *v) {
@@ -239,7 +239,7 @@ static tconv_status verify_subgraph(verify_ctx *ctx, const tconv_node *node, con
                             attr->name);
     tconv_status st = verify_graph(ctx, sub, s, depth + 1);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "attribute '%s': ", attr->name);
+        return tc_error_prefix(ctx->err, st, "attribute '%s': ", attr->name);
     return TCONV_OK;
 }
 
@@ -294,7 +294,7 @@ static tconv_status verify_node(verify_ctx *ctx, const tconv_node *node, scope *
         st = verify_attrs(ctx, node, s, depth);
     if (st == TCONV_OK)
         st = verify_outputs(ctx, node, s);
-    return st == TCONV_OK ? TCONV_OK : prefix_node(ctx->err, node);
+    return st == TCONV_OK ? TCONV_OK : prefix_node(ctx->err, st, node);
 }
 
 static tconv_status define(verify_ctx *ctx, scope *s, const tconv_value *v, const char *what,
@@ -402,7 +402,7 @@ static tconv_status verify_graph(verify_ctx *ctx, const tconv_graph *graph, cons
     if (st == TCONV_OK)
         st = verify_use_lists(ctx, graph);
     ptr_map_free(&s.defined);
-    return st == TCONV_OK ? TCONV_OK : prefix_graph(ctx->err, graph);
+    return st == TCONV_OK ? TCONV_OK : prefix_graph(ctx->err, st, graph);
 }
 
 /* A subgraph verified on its own sees its enclosing graphs as open scopes. */
@@ -682,8 +682,8 @@ static tconv_status sort_node_subgraphs(tconv_node *node, size_t *n_reordered, i
             st = attr->graphs[k] ? sort_tree(attr->graphs[k], n_reordered, depth + 1, err)
                                  : TCONV_OK;
         if (st != TCONV_OK) {
-            tc_error_prefix(err, "attribute '%s': ", attr->name ? attr->name : "");
-            return prefix_node(err, node);
+            tc_error_prefix(err, st, "attribute '%s': ", attr->name ? attr->name : "");
+            return prefix_node(err, st, node);
         }
     }
     return TCONV_OK;
@@ -699,7 +699,7 @@ static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth
         (*n_reordered)++;
     for (tconv_node *n = graph->first; st == TCONV_OK && n; n = n->next)
         st = sort_node_subgraphs(n, n_reordered, depth, err);
-    return st == TCONV_OK ? TCONV_OK : prefix_graph(err, graph);
+    return st == TCONV_OK ? TCONV_OK : prefix_graph(err, st, graph);
 }
 
 tconv_status tc_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered, tc_error *err) {

@@ -65,8 +65,7 @@ static bool any_output_padding(const tc_conv_transpose_attrs *a) {
 
 static void warn_attribute_corners(const char *where, const tc_conv_transpose_attrs *a,
                                    tc_diagnostics *diags) {
-    bool same =
-        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
+    bool same = tc_auto_pad_is_same(a->auto_pad);
     if (same && any_output_padding(a) && !a->has_output_shape)
         tc_diagnostics_add(diags,
                            "%s: auto_pad %s with output_padding: the output is x*stride; "
@@ -89,11 +88,6 @@ static void warn_attribute_corners(const char *where, const tc_conv_transpose_at
     if (a->has_pads && (same || a->auto_pad == TCONV_AUTO_PAD_VALID || a->has_output_shape))
         tc_diagnostics_add(diags, "%s: pads are ignored because %s is set", where,
                            a->has_output_shape ? "output_shape" : "auto_pad");
-}
-
-tconv_status tc_conv_transpose_lint_node(tconv_node *node, tc_diagnostics *diagnostics,
-                                         tc_error *err) {
-    return tc_conv_transpose_lint_node_at(node, tc_node_index(node), diagnostics, err);
 }
 
 tconv_status tc_conv_transpose_lint_node_at(tconv_node *node, size_t index,

@@ -105,12 +105,12 @@ tconv_status tc_run_passes(tconv_model *model, const char *pass_list,
     for (size_t i = 0; st == TCONV_OK && i < n; i++) {
         st = passes[i]->run(model->graph, options, err);
         if (st != TCONV_OK) {
-            tc_error_prefix(err, "pass %s: ", passes[i]->name);
+            tc_error_prefix(err, st, "pass %s: ", passes[i]->name);
             break;
         }
         st = tc_model_verify(model, err);
         if (st != TCONV_OK) {
-            tc_error_prefix(err, "IR invalid after pass %s: ", passes[i]->name);
+            tc_error_prefix(err, st, "IR invalid after pass %s: ", passes[i]->name);
             break;
         }
         if (print_after && print_out &&

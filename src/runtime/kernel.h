@@ -1,10 +1,14 @@
-/* The kernel interface: kernels are functions of their inputs and the node's attributes. They
- * never call a pass. The op table (ir/ops.def) names each kernel (K(fn)) beside the op versions
- * it runs; the registry (kernel_registry.c) indexes them by the node's tc_op. */
+/* The kernel interface: a kernel's outputs depend only on its inputs and the node's attributes.
+ * It is not stateless: it may keep work derived from constant inputs (packed weights) in the
+ * node's cache across runs (tc_kernel_cache_store, owned and freed by the session) and borrows
+ * scratch memory per call. It never calls a pass. The op table (ir/ops.def) names each kernel
+ * (K(fn)) beside the op versions it runs; the registry (kernel_registry.c) indexes them by the
+ * node's tc_op. */
 #ifndef TCONV_RUNTIME_KERNEL_H
 #define TCONV_RUNTIME_KERNEL_H
 
 #include "ir/ir.h"
+#include "runtime/parallel.h"
 #include "runtime/rt_tensor.h"
 
 typedef struct tc_session tc_session;
@@ -33,7 +37,8 @@ struct tc_kernel_ctx {
     size_t n_outputs;
     tc_session *session; /* for control flow (If) and the thread count */
     int n_threads;
-    tc_error *err;              /* messages need not name the node: the executor prefixes it */
+    tc_thread_pool *pool; /* the helpers for tc_parallel_for; NULL: everything in this thread */
+    tc_error *err;        /* messages need not name the node: the executor prefixes it */
     const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
 };
 

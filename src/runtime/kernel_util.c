@@ -115,19 +115,6 @@ tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, doubl
     return TCONV_OK;
 }
 
-tconv_status tc_kernel_read_scalar(const tc_kernel_ctx *ctx, size_t index, double *out) {
-    const tc_rt_tensor *t;
-    tconv_status st = tc_kernel_require_input(ctx, index, &t);
-    if (st != TCONV_OK)
-        return st;
-    if (t->n_elements != 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "input %zu ('%s') must hold one element, has %lld", index,
-                            tc_kernel_input_name(ctx, index), (long long)t->n_elements);
-    *out = tc_rt_get_f64(t, 0);
-    return TCONV_OK;
-}
-
 tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,
                                       int rank, int *out) {
     if (axis < -(int64_t)rank || axis >= (int64_t)rank)

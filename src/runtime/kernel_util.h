@@ -47,8 +47,6 @@ tconv_status tc_kernel_read_ints(const tc_kernel_ctx *ctx, size_t index, int64_t
 /* Reads a 1-D (or scalar) float tensor into values as doubles (at most cap). */
 tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, double *values,
                                    size_t cap, size_t *count);
-/* Element 0 of a one-element tensor of any numeric dtype, as double. */
-tconv_status tc_kernel_read_scalar(const tc_kernel_ctx *ctx, size_t index, double *out);
 
 /* Maps axis in [-rank, rank) to [0, rank); `what` names the attribute/input for the message. */
 tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,

@@ -247,9 +247,9 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
                                  job->block_cols, job->cin_g);
     if (st == TCONV_OK) {
         if (fresh)
-            tc_parallel_for(tc_parallel_workers(threads, n_slots), n_slots,
+            tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_slots), n_slots,
                             conv_transpose_pack_task, job);
-        tc_parallel_for(workers, n_tasks, conv_transpose_task, job);
+        tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
         tc_conv_scratch_release(ctx, &job->scratch);
     }
     tc_kernel_scratch_release(ctx, &packed);
@@ -266,7 +266,7 @@ static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job
                                               job->isa, job->batch, rows, job->cin_g);
     if (st != TCONV_OK)
         return st;
-    tc_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_point_task, job);
     tc_conv_scratch_release(ctx, &job->scratch);
     return TCONV_OK;
 }

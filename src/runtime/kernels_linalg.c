@@ -140,7 +140,7 @@ static tconv_status matmul_batched(tc_kernel_ctx *ctx, const matmul_plan *p, int
         st = tc_gemm_workspace_reserve(&workspaces[i], p->m, p->n, p->k, ctx->err);
     if (st == TCONV_OK) {
         job->workspaces = workspaces;
-        tc_parallel_for(workers, p->n_batch, matmul_task, job);
+        tc_parallel_for(ctx->pool, workers, p->n_batch, matmul_task, job);
     }
     for (int i = 0; i < workers; i++)
         tc_gemm_workspace_release(&workspaces[i]);
@@ -174,7 +174,7 @@ tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
                           .ldb = p.n,
                           .c = job.y,
                           .ldc = p.n};
-        return tc_sgemm(&op, threads, ctx->err);
+        return tc_sgemm(&op, ctx->pool, threads, ctx->err);
     }
     if (p.n_batch >= threads)
         return matmul_batched(ctx, &p, threads, &job);
@@ -191,7 +191,7 @@ tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
                           .ldb = p.n,
                           .c = job.y + i * p.m * p.n,
                           .ldc = p.n};
-        st = tc_sgemm(&op, threads, ctx->err);
+        st = tc_sgemm(&op, ctx->pool, threads, ctx->err);
     }
     return st;
 }
@@ -272,5 +272,5 @@ tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
                       .beta = add_c ? 1.0f : 0.0f,
                       .c = y->data,
                       .ldc = n};
-    return tc_sgemm(&op, ctx->n_threads, ctx->err);
+    return tc_sgemm(&op, ctx->pool, ctx->n_threads, ctx->err);
 }

@@ -100,7 +100,7 @@ tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error
     tc_rt_tensor t;
     st = tc_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "tensor '%s': ", name);
+        return tc_error_prefix(err, st, "tensor '%s': ", name);
     if (nbytes != t.nbytes) {
         tc_rt_tensor_release(&t);
         return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",

@@ -41,6 +41,10 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     else
         tc_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
+    if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
+        tc_session_free(s);
+        return tc_error_nomem(err, "the session's thread pool");
+    }
     tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
     if (st == TCONV_OK)
         st = tc_plan_check_memory(s, s->main, NULL, err);
@@ -59,7 +63,12 @@ void tc_session_free(tc_session *session) {
     tc_buffer_cache_drop(&session->cache);
     tc_scratch_arena_free(&session->scratch);
     tc_arena_destroy(session->arena);
+    tc_thread_pool_destroy(session->own_pool);
     free(session);
+}
+
+void tc_session_set_pool(tc_session *session, tc_thread_pool *pool) {
+    session->options.pool = pool;
 }
 
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats) {
@@ -95,7 +104,7 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
     tc_session_release(ctx->session, t);
     tconv_status st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "output %zu: ", index);
+        return tc_error_prefix(ctx->err, st, "output %zu: ", index);
     *out = t;
     return TCONV_OK;
 }
@@ -180,7 +189,8 @@ static tconv_status prefix_node(const tc_step_plan *step, tconv_status st, tc_er
     size_t len = strlen(where);
     if (strncmp(err->message, where, len) == 0 && strncmp(err->message + len, ": ", 2) == 0)
         memmove(err->message, err->message + len + 2, strlen(err->message + len + 2) + 1);
-    tc_error_prefix(err, "%s [%s %s-%lld]: ", where, domain, node->op_type, (long long)step->opset);
+    tc_error_prefix(err, st, "%s [%s %s-%lld]: ", where, domain, node->op_type,
+                    (long long)step->opset);
     return st;
 }
 
@@ -214,6 +224,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         .n_outputs = step->n_outputs,
         .session = s,
         .n_threads = s->n_threads,
+        .pool = s->options.pool ? s->options.pool : s->own_pool,
         .err = err,
         .crop = step->crop,
     };
@@ -288,7 +299,7 @@ static tconv_status take_output(tc_session *s, tc_run_env *env, size_t index, bo
                           ? tc_session_alloc(s, dst, src->dtype, src->rank, src->dims, err)
                           : tc_rt_tensor_alloc(dst, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "graph output '%s': ", name);
+        return tc_error_prefix(err, st, "graph output '%s': ", name);
     if (src->nbytes)
         memcpy(dst->data, src->data, src->nbytes);
     return TCONV_OK;
@@ -467,6 +478,6 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
     s->current_step = saved_step;
     env_free(s, &env);
     if (st != TCONV_OK)
-        tc_error_prefix(ctx->err, "in subgraph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, st, "in subgraph '%s': ", graph->name ? graph->name : "");
     return st;
 }

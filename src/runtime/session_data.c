@@ -118,7 +118,7 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
         return st;
     st = tc_rt_tensor_alloc(t, value->type.dtype, rank, dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "input '%s': ", value->name);
+        return tc_error_prefix(err, st, "input '%s': ", value->name);
     uint64_t state = seed ^ hash_name(value->name);
     fill_random(t, &state);
     return TCONV_OK;

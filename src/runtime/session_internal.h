@@ -108,9 +108,10 @@ void tc_node_cache_free(tc_session *session, tc_node_cache *cache);
 
 struct tc_session {
     tconv_model *model;
-    tc_session_options options;
+    tc_session_options options; /* options.pool: the borrowed pool, if any */
     int n_threads;
-    tc_arena *arena; /* plans live here */
+    tc_thread_pool *own_pool; /* NULL when single-threaded */
+    tc_arena *arena;          /* plans live here */
     tc_graph_plan *main;
     tc_graph_plan **plans; /* every plan, for freeing name maps and constants */
     size_t n_plans, cap_plans;

@@ -103,7 +103,7 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
     tconv_status st =
         session ? tc_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", what);
+        return tc_error_prefix(err, st, "%s: ", what);
     *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
     return *out ? TCONV_OK : tc_error_nomem(err, what);
 }

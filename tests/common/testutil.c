@@ -98,7 +98,7 @@ static tconv_status compare_outputs(tc_session *s, const tc_rt_tensor *got,
         if (max_abs_err && abs_err > *max_abs_err)
             *max_abs_err = abs_err;
         if (st != TCONV_OK)
-            return tc_error_prefix(err, "output '%s': ", tc_session_output(s, i)->name);
+            return tc_error_prefix(err, st, "output '%s': ", tc_session_output(s, i)->name);
     }
     return TCONV_OK;
 }

@@ -32,6 +32,7 @@ typedef struct kernel_harness {
     size_t n_outputs;
     int64_t opset;
     int n_threads;
+    tc_thread_pool *pool; /* made on the first run with n_threads > 1 */
     tc_error err;
 } kernel_harness;
 
@@ -50,6 +51,7 @@ static inline void kh_free(kernel_harness *h) {
         tc_rt_tensor_release(&h->inputs[i]);
     for (size_t i = 0; i < KH_MAX_OUTPUTS; i++)
         tc_rt_tensor_release(&h->outputs[i]);
+    tc_thread_pool_destroy(h->pool);
     tconv_model_free(h->model);
 }
 
@@ -103,6 +105,8 @@ static inline tconv_status kh_run(kernel_harness *h) {
     for (size_t i = 0; i < KH_MAX_OUTPUTS; i++)
         tc_rt_tensor_release(&h->outputs[i]);
     tc_error_clear(&h->err);
+    if (h->n_threads > 1 && !h->pool)
+        assert_non_null(h->pool = tc_thread_pool_create());
     tc_kernel_ctx ctx = {
         .node = h->node,
         .opset = h->opset,
@@ -112,6 +116,7 @@ static inline tconv_status kh_run(kernel_harness *h) {
         .n_outputs = h->n_outputs,
         .session = NULL,
         .n_threads = h->n_threads,
+        .pool = h->pool,
         .err = &h->err,
     };
     tconv_status st = tc_kernel_check_node_attrs(h->node, op, h->opset, &h->err);
