@@ -102,6 +102,59 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
                                        const char *expected_pb_path, double rtol, double atol,
                                        double *max_abs_err, double *max_rel_err);
 
+/* Sum and sum of |x| of output `index` of the last run, as doubles: the checksum `tconv-run
+ * MODEL` prints. Errors: TCONV_ERR_USAGE (no such output, no run yet, a NULL pointer). */
+tconv_status tconv_runner_output_checksum(tconv_runner *runner, size_t index, double *sum,
+                                          double *abs_sum);
+
+/* The matrix-multiply instruction set the runtime's kernels use on this machine ("avx512",
+ * "avx2" or "portable"). A static string. */
+const char *tconv_runtime_gemm_isa(void);
+
+/* ---------------------------------------------------------------- ONNX test data */
+
+/* An ONNX test directory: DIR/model.onnx and the data sets DIR/test_data_set_N, each with
+ * input_0.pb, input_1.pb, ... (the graph inputs that take data, in order) and output_0.pb, ...
+ * (the expected graph outputs), as ONNX's node tests and `tconv-run DIR` use them.
+ *
+ *   tconv_runner_load_data_set(r, set);    inputs from the set's input_N.pb
+ *   tconv_runner_run(r);
+ *   tconv_runner_check_data_set(r, set, rtol, atol, &abs_err, &rel_err);
+ *
+ * or tconv_runner_run_data_set for the three at once. */
+typedef struct tconv_test_dir tconv_test_dir;
+
+/* Lists the test_data_set_* folders of `dir` (sorted by their number). On success *out is the
+ * listing; free it with tconv_test_dir_free. On failure *out is NULL and, when `message` is not
+ * NULL, the reason is written into message[0 .. message_size-1]. Errors: TCONV_ERR_USAGE (NULL
+ * arguments, no test_data_set_* folder), TCONV_ERR_IO (dir cannot be read), TCONV_ERR_NOMEM. */
+tconv_status tconv_test_dir_open(const char *dir, tconv_test_dir **out, char *message,
+                                 size_t message_size);
+/* NULL is ignored. */
+void tconv_test_dir_free(tconv_test_dir *test_dir);
+/* DIR/model.onnx (trailing slashes of DIR dropped); owned by the listing. */
+const char *tconv_test_dir_model_path(const tconv_test_dir *test_dir);
+/* The data sets: count, and the path DIR/test_data_set_N of set `index` (NULL when out of
+ * range); owned by the listing. */
+size_t tconv_test_dir_data_set_count(const tconv_test_dir *test_dir);
+const char *tconv_test_dir_data_set(const tconv_test_dir *test_dir, size_t index);
+
+/* Sets every input from data_set_dir/input_N.pb. Errors: TCONV_ERR_INVALID (the set has not
+ * one file per input), TCONV_ERR_IO, TCONV_ERR_PARSE, TCONV_ERR_UNSUPPORTED, TCONV_ERR_USAGE,
+ * TCONV_ERR_NOMEM; the message names the file. */
+tconv_status tconv_runner_load_data_set(tconv_runner *runner, const char *data_set_dir);
+/* Compares every output of the last run with data_set_dir/output_N.pb, as
+ * tconv_runner_check_output; *max_abs_err and *max_rel_err (may be NULL) get the largest errors
+ * over all outputs. Errors: TCONV_ERR_MISMATCH (the message names the first output that differs,
+ * or says that the set has not one file per output), TCONV_ERR_USAGE (no run yet),
+ * TCONV_ERR_IO, TCONV_ERR_PARSE, TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_check_data_set(tconv_runner *runner, const char *data_set_dir,
+                                         double rtol, double atol, double *max_abs_err,
+                                         double *max_rel_err);
+/* Load, run and check one data set. Errors: those of the three calls. */
+tconv_status tconv_runner_run_data_set(tconv_runner *runner, const char *data_set_dir, double rtol,
+                                       double atol, double *max_abs_err, double *max_rel_err);
+
 /* ---------------------------------------------------------------- comparing two models */
 
 /* A comparison with tconv-import's --check defaults: 1 run, seed 1, rtol 1e-4, atol 1e-5.

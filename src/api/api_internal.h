@@ -19,6 +19,19 @@ typedef struct tc_api_dims {
     size_t count, cap;
 } tc_api_dims;
 
+/* A runner (tconv/runtime.h): a session of the runtime plus the inputs and outputs of its last
+ * run. Shared by api_runtime.c and api_data_set.c. */
+struct tconv_runner {
+    tconv_model *model;
+    tc_session *session;
+    size_t n_inputs, n_outputs;
+    tc_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
+    tc_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
+    bool has_run;
+    tc_api_dims dims;
+    tc_error last_error;
+};
+
 /* The importer's and the runtime's options a tconv_limits stands for (defaults when NULL). */
 void tc_api_load_options(const tconv_limits *limits, tc_load_options *out);
 void tc_api_session_options(const tconv_limits *limits, tc_session_options *out);

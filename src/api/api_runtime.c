@@ -4,17 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tconv_runner {
-    tconv_model *model;
-    tc_session *session;
-    size_t n_inputs, n_outputs;
-    tc_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
-    tc_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
-    bool has_run;
-    tc_api_dims dims;
-    tc_error last_error;
-};
-
 /* ---------------------------------------------------------------- dim bindings */
 
 tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err) {

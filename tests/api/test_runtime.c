@@ -305,6 +305,48 @@ static void test_compare_with_symbolic_dims(void **state) {
     tconv_model_free(original);
 }
 
+/* An ONNX test directory through the one runner of them (what tconv-run DIR and the tests use):
+ * listing, a data set that passes, one whose golden output belongs to another model, checksums. */
+static void test_test_directory(void **state) {
+    (void)state;
+    char message[512];
+    tconv_test_dir *dir = NULL;
+    assert_int_equal(tconv_test_dir_open(TCONV_SOURCE_DIR "/models/keras_decoder/", &dir, message,
+                                         sizeof message),
+                     TCONV_OK);
+    assert_string_equal(tconv_test_dir_model_path(dir),
+                        TCONV_SOURCE_DIR "/models/keras_decoder/model.onnx");
+    assert_true(tconv_test_dir_data_set_count(dir) >= 1);
+    assert_null(tconv_test_dir_data_set(dir, tconv_test_dir_data_set_count(dir)));
+    tconv_model *m = api_read(tconv_test_dir_model_path(dir));
+    tconv_runner *r = new_runner(m);
+    double abs_err = -1, sum = 0, abs_sum = 0;
+    assert_int_equal(tconv_runner_output_checksum(r, 0, &sum, &abs_sum), TCONV_ERR_USAGE);
+    assert_int_equal(
+        tconv_runner_run_data_set(r, tconv_test_dir_data_set(dir, 0), 1e-4, 1e-5, &abs_err, NULL),
+        TCONV_OK);
+    assert_true(abs_err >= 0 && abs_err < 1e-4);
+    assert_int_equal(tconv_runner_output_checksum(r, 0, &sum, &abs_sum), TCONV_OK);
+    assert_true(abs_sum > 0 && abs_sum >= sum && abs_sum >= -sum);
+    /* The keras outputs are no inputs of another data set: a data set of the wrong model. */
+    assert_int_equal(tconv_runner_check_data_set(
+                         r, TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/test_data_set_0",
+                         1e-4, 1e-5, NULL, NULL),
+                     TCONV_ERR_MISMATCH);
+    assert_non_null(strstr(tconv_runner_last_error(r), "output 'image'"));
+    assert_int_equal(tconv_runner_load_data_set(
+                         r, TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/test_data_set_0"),
+                     TCONV_ERR_INVALID);
+    assert_non_null(strstr(tconv_runner_last_error(r), "2 input files, the model takes 1"));
+    assert_int_equal(tconv_test_dir_open(TCONV_SOURCE_DIR "/models", &dir, message, sizeof message),
+                     TCONV_ERR_USAGE);
+    assert_non_null(strstr(message, "no test_data_set_*"));
+    assert_non_null(tconv_runtime_gemm_isa());
+    tconv_runner_free(r);
+    tconv_model_free(m);
+    tconv_test_dir_free(dir);
+}
+
 static void test_null_handles(void **state) {
     (void)state;
     assert_int_equal(tconv_runner_new(NULL, NULL, NULL), TCONV_ERR_USAGE);
@@ -361,6 +403,7 @@ int main(void) {
         cmocka_unit_test(test_compare_original_with_legalized),
         cmocka_unit_test(test_compare_mismatch_and_interfaces),
         cmocka_unit_test(test_compare_with_symbolic_dims),
+        cmocka_unit_test(test_test_directory),
         cmocka_unit_test(test_null_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * conformance tests (test_convtranspose*), the named semantic cases and the generated matrix
  * (tests/golden, PyTorch-computed). For each case and both policies: legalize, check that no
  * ConvTranspose is left with padding the policy forbids, run the converted model against the
- * golden outputs, compare it with the original on random inputs (the --check logic), and save +
+ * golden outputs, compare it with the original on random inputs (tconv_comparison, the one
+ * compare behind tconv-import --check), and save +
  * reload it to prove the emitted nodes serialize. */
 #include <setjmp.h>
 #include <stdarg.h>
