@@ -39,6 +39,15 @@ typedef struct tconv_comparison tconv_comparison;
  * named), TCONV_ERR_LIMIT (the planned memory exceeds the limit), TCONV_ERR_INVALID,
  * TCONV_ERR_NOMEM. */
 tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tconv_runner **out);
+/* tconv_runner_new with the two choices that shape the plan:
+ * - convention: whose pad split ConvTranspose uses for auto_pad SAME_UPPER/SAME_LOWER
+ *   (TCONV_CONVENTION_ONNX: the spec; ORT / ORT_LEGACY: onnxruntime's, as the legalization's
+ *   convention), so a rewrite made for a backend can be run beside its original;
+ * - fused: true lets the runtime compute ConvTranspose -> Slice -> Pad -> Add in one call (what
+ *   tconv_runner_new does); false runs every node as written, as a backend would (a proof).
+ * Errors: those of tconv_runner_new, and TCONV_ERR_USAGE for a convention outside the enum. */
+tconv_status tconv_runner_new_with(tconv_model *model, const tconv_limits *limits,
+                                   tconv_convention convention, bool fused, tconv_runner **out);
 /* Frees the runner with its inputs and outputs. NULL is ignored. */
 void tconv_runner_free(tconv_runner *runner);
 
@@ -175,6 +184,11 @@ tconv_status tconv_comparison_set_seed(tconv_comparison *comparison, uint64_t se
 tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double rtol, double atol);
 /* The runtime limits (threads, memory) for the models' runs; copied, NULL: the defaults. */
 tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tconv_limits *limits);
+/* The ConvTranspose convention both models run under (TCONV_CONVENTION_ONNX by default): the
+ * one the rewrite was made for, so that both sides mean the same. Comparisons always run the
+ * graphs as written (unfused). Errors: TCONV_ERR_USAGE (a value outside the enum). */
+tconv_status tconv_comparison_set_convention(tconv_comparison *comparison,
+                                             tconv_convention convention);
 /* A value for symbolic input dim `name` (copied), as tconv_runner_bind_dim. */
 tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char *name,
                                        int64_t value);

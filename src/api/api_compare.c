@@ -46,6 +46,7 @@ tconv_status tconv_comparison_new(tconv_comparison **out) {
     (*out)->rtol = 1e-4;
     (*out)->atol = 1e-5;
     tc_api_session_options(NULL, &(*out)->session);
+    (*out)->session.unfused = true; /* a proof runs the graphs as written */
     return TCONV_OK;
 }
 
@@ -107,7 +108,22 @@ tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tco
     if (!comparison)
         return TCONV_ERR_USAGE;
     tc_error_clear(&comparison->last_error);
+    tconv_convention convention = comparison->session.convention;
     tc_api_session_options(limits, &comparison->session);
+    comparison->session.unfused = true;
+    comparison->session.convention = convention;
+    return TCONV_OK;
+}
+
+tconv_status tconv_comparison_set_convention(tconv_comparison *comparison,
+                                             tconv_convention convention) {
+    if (!comparison)
+        return TCONV_ERR_USAGE;
+    tc_error_clear(&comparison->last_error);
+    if ((unsigned)convention > (unsigned)TCONV_CONVENTION_ORT_LEGACY)
+        return tc_error_set(&comparison->last_error, TCONV_ERR_USAGE, "unknown convention %d",
+                            (int)convention);
+    comparison->session.convention = convention;
     return TCONV_OK;
 }
 

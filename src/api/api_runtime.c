@@ -60,12 +60,19 @@ void tconv_runner_free(tconv_runner *runner) {
 }
 
 tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tconv_runner **out) {
+    return tconv_runner_new_with(model, limits, TCONV_CONVENTION_ONNX, true, out);
+}
+
+tconv_status tconv_runner_new_with(tconv_model *model, const tconv_limits *limits,
+                                   tconv_convention convention, bool fused, tconv_runner **out) {
     if (out)
         *out = NULL;
     if (!model)
         return TCONV_ERR_USAGE;
     if (!out)
         return tc_api_usage(model, "tconv_runner_new: out is NULL");
+    if ((unsigned)convention > (unsigned)TCONV_CONVENTION_ORT_LEGACY)
+        return tc_api_usage(model, "tconv_runner_new_with: unknown convention %d", (int)convention);
     tc_error *err = tc_api_begin(model);
     tconv_runner *r = calloc(1, sizeof *r);
     if (!r)
@@ -73,6 +80,8 @@ tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tc
     r->model = model;
     tc_session_options options;
     tc_api_session_options(limits, &options);
+    options.convention = convention;
+    options.unfused = !fused;
     tconv_status st = tc_session_create(model, &options, &r->session, err);
     if (st == TCONV_OK) {
         r->n_inputs = tc_session_input_count(r->session);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_dims.h"
 #include "cli_limits.h"
 #include "tconv/tconv.h"
 
@@ -29,10 +30,7 @@ typedef struct import_args {
     long check_runs;
     uint64_t seed;
     double rtol, atol;
-    struct {
-        char *name; /* malloc'd */
-        int64_t value;
-    } dims[MAX_DIMS];
+    tc_cli_dim dims[MAX_DIMS]; /* names malloc'd */
     size_t n_dims;
     tc_cli_limits limits;
 } import_args;
@@ -55,7 +53,8 @@ static void print_usage(FILE *out) {
           "                          inputs and compare every output (exit 1 on mismatch)\n"
           "  --seed S                first seed for --check (default 1)\n"
           "  --rtol R, --atol A      tolerances for --check (default 1e-4, 1e-5)\n"
-          "  --dim NAME=VALUE        value of a symbolic input dim for --check\n"
+          "  --dim NAME=VALUE        value (>= 1) of a dynamic (symbolic) input dim for --check;\n"
+          "                          every dynamic dim needs one, and each must name one\n"
           "  --print-ir              print the IR (after the passes when -o is given)\n"
           "  --print-ir-after PASS   print the IR after PASS (or 'all')\n"
           "  --quiet                 no summary or warnings on stderr\n"
@@ -96,7 +95,7 @@ static bool parse_long(const char *text, long *out) {
 static bool parse_dim(const char *text, import_args *a) {
     const char *eq = strchr(text, '=');
     long value;
-    if (!eq || eq == text || !parse_long(eq + 1, &value) || value < 0)
+    if (!eq || eq == text || !parse_long(eq + 1, &value) || value < 1)
         return false;
     size_t len = (size_t)(eq - text);
     char *name = malloc(len + 1); /* freed by free_args */
@@ -162,7 +161,7 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
     } else if (!strcmp(opt, "--dim")) {
         NEEDS_VALUE();
         if (a->n_dims == MAX_DIMS || !parse_dim(v, a))
-            return usage_error("--dim needs NAME=VALUE with VALUE >= 0, got '%s'", v);
+            return usage_error("--dim needs NAME=VALUE with VALUE >= 1, got '%s'", v);
     } else if (!strcmp(opt, "--print-ir")) {
         a->print_ir = true;
     } else if (!strcmp(opt, "--quiet")) {
@@ -248,6 +247,8 @@ static tconv_status configure_check(tconv_comparison *c, const import_args *a) {
         st = tconv_comparison_set_tolerance(c, a->rtol, a->atol);
     if (st == TCONV_OK)
         st = tconv_comparison_set_limits(c, a->limits.limits);
+    if (st == TCONV_OK) /* the original means what the rewrite assumed */
+        st = tconv_comparison_set_convention(c, a->convention);
     for (size_t i = 0; st == TCONV_OK && i < a->n_dims; i++)
         st = tconv_comparison_bind_dim(c, a->dims[i].name, a->dims[i].value);
     return st;
@@ -410,6 +411,10 @@ static int run_import(const import_args *a) {
     }
     if (rc == EXIT_OK && a->check_runs)
         rc = load_model(a->input, &original, a);
+    if (rc == EXIT_OK && (a->n_dims || a->check_runs) &&
+        !tc_cli_dims_check(model, a->dims, a->n_dims, a->check_runs > 0, "tconv-import", a->input,
+                           stderr))
+        rc = EXIT_BAD_INPUT;
     if (rc == EXIT_OK)
         rc = convert(a, model, &report);
     if (rc == EXIT_OK && a->print_ir)
@@ -428,7 +433,7 @@ static int run_import(const import_args *a) {
 
 static void free_args(import_args *a) {
     for (size_t i = 0; i < a->n_dims; i++)
-        free(a->dims[i].name);
+        free((char *)a->dims[i].name);
     a->n_dims = 0;
     tc_cli_limits_free(&a->limits);
 }

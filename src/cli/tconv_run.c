@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_dims.h"
 #include "cli_limits.h"
 #include "tconv/tconv.h"
 
@@ -32,11 +33,13 @@ typedef struct run_options {
     const char *save_dir;
     named_arg inputs[MAX_NAMED];
     size_t n_inputs;
-    named_arg dims[MAX_NAMED];
+    tc_cli_dim dims[MAX_NAMED];
     size_t n_dims;
     const char *paths[MAX_NAMED];
     size_t n_paths;
     bool seed_given;
+    bool unfused;
+    tconv_convention convention;
     tc_cli_limits limits;
 } run_options;
 
@@ -44,6 +47,7 @@ static void print_usage(FILE *out) {
     fputs("usage: tconv-run DIR... [--rtol R] [--atol A] [--threads N]\n"
           "       tconv-run MODEL.onnx [--seed S] [--input NAME=FILE.pb]... [--dim NAME=VALUE]...\n"
           "                 [--save-outputs DIR] [--threads N]\n"
+          "       both: [--convention onnx|ort|ort-legacy] [--no-fusion]\n"
           "       tconv-run --help | --version\n"
           "\n"
           "DIR is an ONNX test directory: model.onnx and test_data_set_*/input_N.pb, output_N.pb.\n"
@@ -53,6 +57,10 @@ static void print_usage(FILE *out) {
           "With MODEL.onnx, inputs come from --input files or seeded random data (float in\n"
           "[-1, 1]); --dim gives dynamic (symbolic) dims a value. Each output's name, shape and\n"
           "checksum (sum, sum of |x|) is printed; --save-outputs writes them as output_N.pb.\n"
+          "\n"
+          "--convention: whose pad split ConvTranspose uses for auto_pad SAME (default onnx; ort:\n"
+          "onnxruntime >= 1.14, ort-legacy: <= 1.12). --no-fusion runs every node as written\n"
+          "(by default ConvTranspose -> Slice -> Pad -> Add is computed in one call).\n"
           "\n",
           out);
     tc_cli_limits_usage(out);
@@ -126,17 +134,22 @@ static int parse_named_option(run_options *o, const char *opt, char *value) {
         return EXIT_OK;
     }
     int64_t v;
-    if (!parse_i64(na.value, 0, &v))
-        return usage_error("--dim needs a non-negative integer value, got '%s'", na.value);
+    if (!parse_i64(na.value, 1, &v))
+        return usage_error("--dim needs an integer value >= 1, got '%s'", na.value);
     if (o->n_dims >= MAX_NAMED)
         return usage_error("too many %s options", opt);
-    o->dims[o->n_dims++] = na;
+    o->dims[o->n_dims].name = na.name;
+    o->dims[o->n_dims++].value = v;
     return EXIT_OK;
 }
 
 static int parse_option(run_options *o, int argc, char **argv, int *i) {
     static const char *const with_value[] = {"--rtol",         "--atol",  "--seed", "--threads",
-                                             "--save-outputs", "--input", "--dim"};
+                                             "--save-outputs", "--input", "--dim",  "--convention"};
+    if (strcmp(argv[*i], "--no-fusion") == 0) {
+        o->unfused = true;
+        return EXIT_OK;
+    }
     const char *opt = NULL;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0] && !opt; k++) {
         if (is_option(argv[*i], with_value[k]))
@@ -160,6 +173,9 @@ static int parse_option(run_options *o, int argc, char **argv, int *i) {
         if (!parse_i64(value, 1, &n) || n > 1024)
             return usage_error("bad thread count '%s'", value);
         tconv_limits_set(o->limits.limits, TCONV_LIMIT_THREADS, (uint64_t)n);
+    } else if (strcmp(opt, "--convention") == 0) {
+        if (!tconv_convention_from_name(value, &o->convention))
+            return usage_error("unknown convention '%s' (onnx, ort, ort-legacy)", value);
     } else if (strcmp(opt, "--save-outputs") == 0) {
         o->save_dir = value;
     } else {
@@ -226,7 +242,7 @@ static tconv_status open_runner(const char *model_path, const run_options *o, tc
     tconv_status st = tconv_model_read_file(model_path, o->limits.limits, model, message, size);
     if (st != TCONV_OK)
         return st;
-    st = tconv_runner_new(*model, o->limits.limits, runner);
+    st = tconv_runner_new_with(*model, o->limits.limits, o->convention, !o->unfused, runner);
     *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)
         snprintf(message, size, "%s: %s", model_path, tconv_model_last_error(*model));
@@ -354,7 +370,7 @@ static tconv_status check_named_inputs(tconv_runner *r, const run_options *o, ch
 static tconv_status bind_dims(tconv_runner *r, const run_options *o) {
     tconv_status st = TCONV_OK;
     for (size_t i = 0; st == TCONV_OK && i < o->n_dims; i++)
-        st = tconv_runner_bind_dim(r, o->dims[i].name, strtoll(o->dims[i].value, NULL, 10));
+        st = tconv_runner_bind_dim(r, o->dims[i].name, o->dims[i].value);
     return st;
 }
 
@@ -423,6 +439,12 @@ static int run_model(const run_options *o) {
     bool bad_input;
     tconv_status st =
         open_runner(o->paths[0], o, &model, &runner, &bad_input, message, sizeof message);
+    if (st == TCONV_OK &&
+        !tc_cli_dims_check(model, o->dims, o->n_dims, false, "tconv-run", o->paths[0], stderr)) {
+        tconv_runner_free(runner);
+        tconv_model_free(model);
+        return EXIT_BAD_INPUT;
+    }
     if (st == TCONV_OK)
         st = run_loaded(runner, o, message, sizeof message);
     if (st != TCONV_OK)

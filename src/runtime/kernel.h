@@ -35,6 +35,7 @@ struct tc_kernel_ctx {
     int n_threads;
     tc_error *err;              /* messages need not name the node: the executor prefixes it */
     const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
+    tconv_convention convention; /* the session's: how ConvTranspose splits SAME padding */
 };
 
 typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);

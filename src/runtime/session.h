@@ -19,6 +19,12 @@ typedef struct tc_session_options {
      * buffer lifetimes) exceeds it is refused before anything is allocated; values of unknown
      * shape are held to it as they are allocated. */
     size_t max_memory_bytes;
+    /* Run the graph as written: no ConvTranspose -> Slice -> Pad -> Add fusion (session_fuse.c).
+     * A proof sets it, so that the Slice, Pad and Add a backend runs are what it checks. */
+    bool unfused;
+    /* Whose pad split the ConvTranspose kernel uses for SAME auto_pad (ONNX by default): what
+     * the legalization used, when a proof runs the original beside its rewrite. */
+    tconv_convention convention;
 } tc_session_options;
 
 void tc_session_options_init(tc_session_options *options);

@@ -50,19 +50,28 @@ void tc_test_free_names(char **names, size_t count) {
     free(names);
 }
 
-tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, double rtol,
-                                  double atol, double *max_abs_err, tc_error *err) {
+tconv_status tc_test_run_data_set_as(tconv_model *model, const char *data_set_dir, bool fused,
+                                     double rtol, double atol, double *max_abs_err, tc_error *err) {
     tconv_runner *r = NULL;
-    tconv_status st = tconv_runner_new(model, NULL, &r);
+    tconv_status st = tconv_runner_new_with(model, NULL, TCONV_CONVENTION_ONNX, fused, &r);
     if (st != TCONV_OK)
         return tc_error_set(err, st, "%s", tconv_model_last_error(model));
     double abs_err = 0;
     st = tconv_runner_run_data_set(r, data_set_dir, rtol, atol, &abs_err, NULL);
     if (st != TCONV_OK)
-        tc_error_set(err, st, "%s", tconv_runner_last_error(r));
+        tc_error_set(err, st, "%s: %s", fused ? "fused" : "unfused", tconv_runner_last_error(r));
     if (max_abs_err && abs_err > *max_abs_err)
         *max_abs_err = abs_err;
     tconv_runner_free(r);
+    return st;
+}
+
+tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, double rtol,
+                                  double atol, double *max_abs_err, tc_error *err) {
+    tconv_status st =
+        tc_test_run_data_set_as(model, data_set_dir, false, rtol, atol, max_abs_err, err);
+    if (st == TCONV_OK)
+        st = tc_test_run_data_set_as(model, data_set_dir, true, rtol, atol, max_abs_err, err);
     return st;
 }
 

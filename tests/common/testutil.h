@@ -4,6 +4,7 @@
 #ifndef TCONV_TESTS_TESTUTIL_H
 #define TCONV_TESTS_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "ir/ir.h"
@@ -14,10 +15,14 @@
 int tc_test_list_dirs(const char *parent, const char *prefix, char ***names, size_t *count);
 void tc_test_free_names(char **names, size_t count);
 
-/* Runs `model` on data_set_dir's inputs and compares with its outputs (unfused: the graph as
- * written). On a mismatch the status is TCONV_ERR_MISMATCH and err says which output and where. */
+/* Runs `model` on data_set_dir's inputs and compares with its outputs, both ways: as written
+ * (unfused, what a backend runs) and fused (what tconv-run does). On a mismatch the status is
+ * TCONV_ERR_MISMATCH and err says which way, which output and where. */
 tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, double rtol,
                                   double atol, double *max_abs_err, tc_error *err);
+/* The same one way. */
+tconv_status tc_test_run_data_set_as(tconv_model *model, const char *data_set_dir, bool fused,
+                                     double rtol, double atol, double *max_abs_err, tc_error *err);
 
 /* Runs two models on the same seeded random inputs (tconv_comparison, one run with `seed`) and
  * compares all outputs. */

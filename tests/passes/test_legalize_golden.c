@@ -18,6 +18,8 @@
 #include "importer/importer.h"
 #include "passes/conv_transpose_match.h"
 #include "passes/pass.h"
+#include "passes/rewrite_report.h"
+#include "runtime/test_hooks.h"
 #include "testutil.h"
 
 #define PASSES "shape-infer,legalize-conv-transpose,dce"
@@ -161,11 +163,58 @@ static void test_generated_matrix(void **state) {
     check_all(TCONV_SOURCE_DIR "/tests/golden/matrix", "", 300);
 }
 
+/* A wrong crop in the Slice kernel (every start one too far) must be caught: by the comparison
+ * with the original (--check's) and by the golden outputs run as written. Fused, the Slice
+ * kernel never runs: that is why proofs run unfused. */
+static void test_wrong_slice_crop_is_caught(void **state) {
+    (void)state;
+    const char *parent = TCONV_SOURCE_DIR "/tests/golden/convtranspose";
+    char **names;
+    size_t n, with_slice = 0, caught_cmp = 0, caught_golden = 0, fused_blind = 0;
+    assert_int_equal(tc_test_list_dirs(parent, "", &names, &n), 0);
+    for (size_t i = 0; i < n; i++) {
+        char model_path[4200], data_set[4200];
+        snprintf(model_path, sizeof model_path, "%s/%s/model.onnx", parent, names[i]);
+        snprintf(data_set, sizeof data_set, "%s/%s/test_data_set_0", parent, names[i]);
+        tconv_model *original = NULL, *model = NULL;
+        tc_error err;
+        size_t rewritten = 0;
+        assert_int_equal(tc_model_load_file(model_path, NULL, &original, NULL, &err), TCONV_OK);
+        assert_int_equal(tc_model_load_file(model_path, NULL, &model, NULL, &err), TCONV_OK);
+        assert_int_equal(legalize(model, TCONV_POLICY_SAME_OR_ASYMMETRIC, &rewritten, &err),
+                         TCONV_OK);
+        tc_op_counts ops;
+        assert_int_equal(tc_op_counts_collect(model, &ops, &err), TCONV_OK);
+        if (tc_op_counts_get(&ops, "Slice") > 0) {
+            with_slice++;
+            tc_test_slice_start_shift = 1;
+            caught_cmp += tc_test_compare_models(original, model, 7, 1e-4, 1e-5, &err) != TCONV_OK;
+            caught_golden +=
+                tc_test_run_data_set_as(model, data_set, false, 1e-4, 1e-5, NULL, &err) != TCONV_OK;
+            fused_blind +=
+                tc_test_run_data_set_as(model, data_set, true, 1e-4, 1e-5, NULL, &err) == TCONV_OK;
+            tc_test_slice_start_shift = 0;
+        }
+        tc_op_counts_free(&ops);
+        tconv_model_free(original);
+        tconv_model_free(model);
+    }
+    tc_test_free_names(names, n);
+    fprintf(stderr,
+            "wrong Slice crop: %zu cases with a Slice, caught by the comparison %zu, by "
+            "the unfused golden run %zu; fused runs that missed it %zu\n",
+            with_slice, caught_cmp, caught_golden, fused_blind);
+    assert_true(with_slice >= 10);
+    assert_int_equal(caught_cmp, with_slice);
+    assert_int_equal(caught_golden, with_slice);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_conformance_cases),
         cmocka_unit_test(test_named_semantic_cases),
         cmocka_unit_test(test_generated_matrix),
+        cmocka_unit_test(test_wrong_slice_crop_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
