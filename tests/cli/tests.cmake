@@ -46,11 +46,46 @@ tconv_cli_test(import_report CMD $<TARGET_FILE:tconv-import> ${ct_pads}/model.on
                --report ${cli_work}/report.json -o ${cli_work}/pads.onnx EXIT 0 EXIST ${cli_work}/report.json)
 tconv_cli_test(import_check_passes CMD $<TARGET_FILE:tconv-import> ${keras} --check 3 --seed 5
                -o ${cli_work}/checked.onnx EXIT 0 STDERR "check: output 'image': .*ok" EXIST ${cli_work}/checked.onnx)
-# Rewriting with onnxruntime<=1.12's pad split changes the meaning of SAME_UPPER with odd totals;
-# the check (which runs ONNX semantics) must catch it and write nothing.
-tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-import> ${keras}
-               --convention ort-legacy --check 2 -o ${cli_work}/mismatch.onnx EXIT 1
+# A wrong rewrite (here: a Slice kernel that crops one too far, in a tconv-import built with the
+# test hook) must be caught by --check, which then writes nothing.
+add_executable(tconv-import-faulty "${CMAKE_CURRENT_LIST_DIR}/faulty_import.c"
+               "${PROJECT_SOURCE_DIR}/src/cli/tconv_import.c" ${cli_extra})
+target_compile_definitions(tconv-import-faulty PRIVATE main=tconv_import_main
+                           TCONV_VERSION_STRING="${PROJECT_VERSION}")
+target_include_directories(tconv-import-faulty PRIVATE "${PROJECT_SOURCE_DIR}/src")
+target_link_libraries(tconv-import-faulty PRIVATE tconv_static)
+tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-import-faulty> ${keras}
+               --check 2 -o ${cli_work}/mismatch.onnx EXIT 1
                STDERR "MISMATCH.*was not written" NOT_EXIST ${cli_work}/mismatch.onnx)
+# Rewriting with onnxruntime<=1.12's pad split: the check runs the original under the same
+# convention, so both sides mean the same and the rewrite is proven.
+tconv_cli_test(import_check_same_convention CMD $<TARGET_FILE:tconv-import> ${keras}
+               --convention ort-legacy --check 2 -o ${cli_work}/legacy.onnx EXIT 0
+               STDERR "check: output 'image': .*ok" EXIST ${cli_work}/legacy.onnx)
+set(dyn "${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx")
+tconv_cli_test(import_check_dims_all_named CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1
+               --dim H=4 -o ${cli_work}/dyn_all.onnx EXIT 2
+               STDERR "missing: input 'x': N, W\\)" NOT_EXIST ${cli_work}/dyn_all.onnx)
+tconv_cli_test(import_dim_unknown CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1 --dim N=1
+               --dim H=4 --dim W=4 --dim Q=2 -o ${cli_work}/dyn_q.onnx EXIT 2
+               STDERR "--dim Q: the model has no dynamic dim of that name.*input 'x': N, H, W"
+               NOT_EXIST ${cli_work}/dyn_q.onnx)
+tconv_cli_test(import_dim_not_dynamic CMD $<TARGET_FILE:tconv-import> ${dyn} --dry-run --dim x=2
+               EXIT 2 STDERR "--dim x: that is a value of the model, not a dynamic dim")
+tconv_cli_test(import_dim_zero CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1 --dim N=0 EXIT 2
+               STDERR "--dim needs NAME=VALUE with VALUE >= 1, got 'N=0'")
+tconv_cli_test(import_check_dims_given CMD $<TARGET_FILE:tconv-import> ${dyn} --check 2 --dim N=2
+               --dim H=5 --dim W=3 -o ${cli_work}/dyn_ok.onnx EXIT 0 STDERR "check: output 'y': .*ok"
+               EXIST ${cli_work}/dyn_ok.onnx)
+set(ct_same "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_autopad_same")
+tconv_cli_test(run_convention_legacy_differs CMD $<TARGET_FILE:tconv-run> ${ct_same}
+               --convention ort-legacy EXIT 1 STDOUT "FAIL .*0 passed, 1 failed")
+tconv_cli_test(run_convention_bad CMD $<TARGET_FILE:tconv-run> ${ct_same} --convention nope EXIT 2
+               STDERR "unknown convention 'nope'")
+tconv_cli_test(run_no_fusion CMD $<TARGET_FILE:tconv-run> ${ct_same} --no-fusion EXIT 0
+               STDOUT "PASS .*1 passed, 0 failed")
+tconv_cli_test(run_dim_unknown CMD $<TARGET_FILE:tconv-run> ${dyn} --dim Q=3 EXIT 2
+               STDERR "--dim Q: the model has no dynamic dim")
 tconv_cli_test(import_check_needs_dims CMD $<TARGET_FILE:tconv-import>
                ${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx --check 1 -o ${cli_work}/dyn.onnx
                EXIT 2 STDERR "input 'x'.*N" NOT_EXIST ${cli_work}/dyn.onnx)
