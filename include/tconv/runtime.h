@@ -27,6 +27,7 @@ extern "C" {
 #endif
 
 typedef struct tconv_runner tconv_runner;
+typedef struct tconv_report tconv_report;
 typedef struct tconv_comparison tconv_comparison;
 
 /* ---------------------------------------------------------------- runners */
@@ -120,6 +121,17 @@ tconv_status tconv_runner_output_checksum(tconv_runner *runner, size_t index, do
  * "avx2" or "portable"). A static string. */
 const char *tconv_runtime_gemm_isa(void);
 
+/* The ops of `model` (all graphs) that the runtime has no kernel for at the model's opset, each
+ * once with its count: *count of them, and *text "ConstantOfShape x2, Split x1" (free it with
+ * tconv_free; "" when none). Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
+tconv_status tconv_runtime_missing_ops(tconv_model *model, size_t *count, char **text);
+
+/* Writes `size` bytes to `path` atomically (a temporary file in the same folder, then rename),
+ * as tconv writes models and reports. On failure, when `message` is not NULL, the reason is
+ * written into message[0 .. message_size-1]. Errors: TCONV_ERR_USAGE, TCONV_ERR_IO. */
+tconv_status tconv_file_write(const char *path, const void *data, size_t size, char *message,
+                              size_t message_size);
+
 /* ---------------------------------------------------------------- ONNX test data */
 
 /* An ONNX test directory: DIR/model.onnx and the data sets DIR/test_data_set_N, each with
@@ -202,6 +214,41 @@ tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char 
  * changed. */
 tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *reference,
                                   tconv_model *candidate);
+
+/* ---------------------------------------------------------------- proving each rewrite alone */
+
+/* The local proof: for every rewrite in `report` (what tconv_pipeline_run made of `original`,
+ * giving `rewritten`), the original node alone against the nodes that replaced it alone, as two
+ * small models whose inputs are the node's inputs (initializers copied, the others with the
+ * shapes shape inference gave them in `rewritten`), on the comparison's seeded runs, in the
+ * node's dtype. No other op of the model is involved, so a model with ops the runtime lacks can
+ * still be proven rewrite by rewrite. An input dim that is not static is tried at its bound
+ * value (tconv_comparison_bind_dim; 3 when unbound) and at the two sizes above it.
+ * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. Another status: some
+ * rewrite could not be proven (the node is in a subgraph, an input of unknown rank, ...); the
+ * message names the node. Per-rewrite results below, in the report's order. */
+tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_model *original,
+                                           tconv_model *rewritten, const tconv_report *report);
+/* Per rewrite of the last tconv_comparison_run_rewrites: the node's name, the input shapes tried
+ * ("x[1,8,5,7]; x[1,8,6,8]"), the runs made, the largest errors, whether it was proven, and
+ * why not (NULL when proven). Strings owned by the comparison. 0 / NULL / false out of range. */
+size_t tconv_comparison_rewrite_count(const tconv_comparison *comparison);
+const char *tconv_comparison_rewrite_node(const tconv_comparison *comparison, size_t index);
+const char *tconv_comparison_rewrite_sizes(const tconv_comparison *comparison, size_t index);
+size_t tconv_comparison_rewrite_runs(const tconv_comparison *comparison, size_t index);
+double tconv_comparison_rewrite_max_abs_error(const tconv_comparison *comparison, size_t index);
+double tconv_comparison_rewrite_max_rel_error(const tconv_comparison *comparison, size_t index);
+bool tconv_comparison_rewrite_proven(const tconv_comparison *comparison, size_t index);
+const char *tconv_comparison_rewrite_failure(const tconv_comparison *comparison, size_t index);
+/* The proof as JSON, for `tconv-import --report`: {"rewrites": [{"node", "proven", "sizes",
+ * "runs", "max_abs_err", "max_rel_err", "failure"}...], "whole_model": {"status", "reason",
+ * "outputs": [{"name", "max_abs_err", "max_rel_err", "ok"}...]}} with the caller's whole-model
+ * status ("proven", "skipped", "mismatch") and reason (NULL: none); outputs are those of the last
+ * tconv_comparison_run. On success *json is NUL-terminated; free it with tconv_free. Errors:
+ * TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
+tconv_status tconv_comparison_proof_json(const tconv_comparison *comparison,
+                                         const char *whole_status, const char *whole_reason,
+                                         char **json);
 
 /* Per-output results of the last run (in the reference's output order): name (owned by the
  * comparison), the largest absolute and relative errors over all runs, whether every run was

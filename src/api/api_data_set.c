@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "runtime/gemm.h"
+#include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
 
 #define DATA_SET_PREFIX "test_data_set_"
@@ -254,4 +255,94 @@ const char *tconv_runtime_gemm_isa(void) {
     return tc_gemm_isa_name(tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
                             : tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2) ? TCONV_GEMM_ISA_AVX2
                                                                          : TCONV_GEMM_ISA_PORTABLE);
+}
+
+/* ---------------------------------------------------------------- ops the runtime lacks */
+
+typedef struct missing_op {
+    const char *domain, *op_type;
+    size_t count;
+} missing_op;
+
+typedef struct missing_ops {
+    missing_op *items;
+    size_t count, cap;
+    bool nomem;
+} missing_ops;
+
+static void note_missing(missing_ops *m, const tconv_node *node) {
+    const char *domain = node->domain ? node->domain : "";
+    for (size_t i = 0; i < m->count; i++) {
+        if (strcmp(m->items[i].op_type, node->op_type) == 0 &&
+            strcmp(m->items[i].domain, domain) == 0) {
+            m->items[i].count++;
+            return;
+        }
+    }
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 8;
+        missing_op *grown = realloc(m->items, cap * sizeof *grown);
+        if (!grown) {
+            m->nomem = true;
+            return;
+        }
+        m->items = grown;
+        m->cap = cap;
+    }
+    m->items[m->count++] = (missing_op){domain, node->op_type, 1};
+}
+
+static void collect_missing(const tconv_model *model, const tconv_graph *graph, missing_ops *m) {
+    for (const tconv_node *n = graph->first; n; n = n->next) {
+        if (!tc_kernel_lookup(n->domain, n->op_type, tc_model_opset(model, n->domain)))
+            note_missing(m, n);
+        for (size_t i = 0; i < n->n_attrs; i++) {
+            const tc_attr *a = &n->attrs[i];
+            if (a->type == TCONV_ATTR_GRAPH && a->g)
+                collect_missing(model, a->g, m);
+            for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
+                collect_missing(model, a->graphs[k], m);
+        }
+    }
+}
+
+static tconv_status write_missing(const void *ctx, FILE *out) {
+    const missing_ops *m = ctx;
+    for (size_t i = 0; i < m->count; i++)
+        fprintf(out, "%s%s%s%s x%zu", i ? ", " : "", m->items[i].domain,
+                m->items[i].domain[0] ? "." : "", m->items[i].op_type, m->items[i].count);
+    return TCONV_OK;
+}
+
+tconv_status tconv_runtime_missing_ops(tconv_model *model, size_t *count, char **text) {
+    if (text)
+        *text = NULL;
+    if (count)
+        *count = 0;
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!count || !text)
+        return tc_api_usage(model, "tconv_runtime_missing_ops: count and text must be set");
+    tc_error *err = tc_api_begin(model);
+    missing_ops m = {0};
+    collect_missing(model, model->graph, &m);
+    tconv_status st = m.nomem ? tc_error_nomem(err, "the list of missing ops")
+                              : tc_api_capture_text(write_missing, &m, text);
+    if (st == TCONV_OK)
+        *count = m.count;
+    free(m.items);
+    return tc_api_end(model, st);
+}
+
+/* ---------------------------------------------------------------- writing a file */
+
+tconv_status tconv_file_write(const char *path, const void *data, size_t size, char *message,
+                              size_t message_size) {
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = path && (data || size == 0)
+                          ? tc_write_file_atomic(path, data, size, &err)
+                          : tc_error_set(&err, TCONV_ERR_USAGE, "tconv_file_write: NULL argument");
+    tc_api_copy_message(message, message_size, err.message);
+    return st;
 }

@@ -50,6 +50,16 @@ struct tconv_report {
     tconv_convention convention;
 };
 
+/* The local proof's two small models for one rewrite (api_proof.c): the original node alone
+ * (`before`) and the chain that replaced it (`after`), with the same inputs: the node's data
+ * inputs typed as in `rewritten` (every dim that is not static symbolic, named), its
+ * initializers copied. The models borrow attributes from `original` and `rewritten`, which must
+ * outlive them. Errors: TCONV_ERR_UNSUPPORTED (the node is not in the main graph, an input of
+ * unknown shape), TCONV_ERR_INVALID, TCONV_ERR_NOMEM. */
+tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritten,
+                                    const tc_rewrite_record *rec, tconv_model **before,
+                                    tconv_model **after, tc_error *err);
+
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
 tconv_report *tc_api_report_new(void);
 

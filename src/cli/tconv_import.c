@@ -254,25 +254,114 @@ static tconv_status configure_check(tconv_comparison *c, const import_args *a) {
     return st;
 }
 
-/* Runs the original and the converted model on --check N seeded inputs (tconv_comparison, the
- * library's one compare). Returns an exit code. */
-static int run_check(tconv_model *original, tconv_model *converted, const import_args *a) {
+static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a) {
+    for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++) {
+        bool ok = tconv_comparison_rewrite_proven(c, i);
+        const char *why = tconv_comparison_rewrite_failure(c, i);
+        bool mismatch = !ok && tconv_comparison_rewrite_runs(c, i) > 0;
+        if (a->quiet && ok)
+            continue;
+        fprintf(stderr,
+                "check: node '%s' alone: %s on %s (%zu runs): max_abs_err=%.3g max_rel_err=%.3g\n",
+                tconv_comparison_rewrite_node(c, i),
+                ok         ? "ok"
+                : mismatch ? "MISMATCH"
+                           : "not proven",
+                tconv_comparison_rewrite_sizes(c, i), tconv_comparison_rewrite_runs(c, i),
+                tconv_comparison_rewrite_max_abs_error(c, i),
+                tconv_comparison_rewrite_max_rel_error(c, i));
+        if (why)
+            fprintf(stderr, "check:   %s\n", why);
+    }
+}
+
+/* What the whole-model part of the check found. */
+typedef struct whole_result {
+    const char *status; /* "proven", "skipped", "mismatch", "error" */
+    char *reason;       /* malloc'd, or NULL */
+} whole_result;
+
+/* The whole model, original against converted, where the runtime has every op; else skipped,
+ * naming every op it lacks (with counts) at once. */
+static void prove_whole(tconv_comparison *c, tconv_model *original, tconv_model *converted,
+                        const import_args *a, whole_result *w) {
+    size_t n_missing = 0;
+    char *missing = NULL;
+    if (tconv_runtime_missing_ops(original, &n_missing, &missing) == TCONV_OK && n_missing) {
+        w->status = "skipped";
+        size_t size = strlen(missing) + 64;
+        if ((w->reason = malloc(size)))
+            snprintf(w->reason, size, "the runtime lacks %s", missing);
+        if (!a->quiet)
+            fprintf(stderr, "check: whole model: skipped: the runtime lacks %s\n", missing);
+        tconv_free(missing);
+        return;
+    }
+    tconv_free(missing);
+    tconv_status st = tconv_comparison_run(c, original, converted);
+    if (st == TCONV_OK || (st == TCONV_ERR_MISMATCH && tconv_comparison_output_count(c) > 0)) {
+        w->status = st == TCONV_OK ? "proven" : "mismatch";
+        if (st != TCONV_OK || !a->quiet)
+            print_check_result(c, a);
+        return;
+    }
+    w->status = "error";
+    w->reason = strdup(tconv_comparison_last_error(c));
+    fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input,
+            tconv_comparison_last_error(c));
+    tc_cli_limits_hint(stderr, "tconv-import", st);
+}
+
+/* Exit code of the check: a mismatch anywhere 1; the whole model not run (not for want of ops)
+ * 2; a rewrite proven neither alone nor by the whole model 2. */
+static int check_exit_code(const tconv_comparison *c, tconv_status local, const whole_result *w,
+                           const import_args *a) {
+    bool local_mismatch = false;
+    for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++)
+        local_mismatch |=
+            !tconv_comparison_rewrite_proven(c, i) && tconv_comparison_rewrite_runs(c, i) > 0;
+    if (local_mismatch || strcmp(w->status, "mismatch") == 0)
+        return EXIT_CHECK_FAILED;
+    if (strcmp(w->status, "error") == 0)
+        return EXIT_BAD_INPUT;
+    if (local != TCONV_OK && strcmp(w->status, "proven") != 0) {
+        fprintf(stderr, "tconv-import: %s: check could not prove every rewrite: %s\n", a->input,
+                tconv_comparison_last_error(c));
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* --check N: every rewrite proven alone (the original node against its emitted nodes), then the
+ * whole model where the runtime has every op; all unfused and under the rewrite's convention
+ * (tconv_comparison, the library's one compare). *proof_json gets the proof for --report.
+ * Returns an exit code. */
+static int run_check(tconv_model *original, tconv_model *converted, const tconv_report *report,
+                     const import_args *a, char **proof_json) {
     tconv_comparison *c = NULL;
+    whole_result w = {"error", NULL};
     tconv_status st = tconv_comparison_new(&c);
-    if (st == TCONV_OK && (st = configure_check(c, a)) == TCONV_OK)
-        st = tconv_comparison_run(c, original, converted);
-    int rc = EXIT_OK;
-    if (st == TCONV_ERR_MISMATCH && tconv_comparison_output_count(c) > 0) {
-        rc = EXIT_CHECK_FAILED;
-        print_check_result(c, a);
-    } else if (st != TCONV_OK) {
+    if (st == TCONV_OK)
+        st = configure_check(c, a);
+    if (st != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input,
                 c ? tconv_comparison_last_error(c) : tconv_status_name(st));
-        tc_cli_limits_hint(stderr, "tconv-import", st);
-        rc = EXIT_BAD_INPUT;
-    } else if (!a->quiet) {
-        print_check_result(c, a);
+        tconv_comparison_free(c);
+        return EXIT_BAD_INPUT;
     }
+    tconv_status local = tconv_comparison_run_rewrites(c, original, converted, report);
+    if (local == TCONV_ERR_NOMEM || local == TCONV_ERR_USAGE) {
+        fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input,
+                tconv_comparison_last_error(c));
+        tconv_comparison_free(c);
+        return EXIT_BAD_INPUT;
+    }
+    print_rewrite_proofs(c, a);
+    prove_whole(c, original, converted, a, &w);
+    int rc = check_exit_code(c, local, &w, a);
+    if (tconv_comparison_proof_json(c, w.status, w.reason, proof_json) != TCONV_OK)
+        *proof_json = NULL;
+    free(w.reason);
     tconv_comparison_free(c);
     return rc;
 }
@@ -378,13 +467,32 @@ static int convert(const import_args *a, tconv_model *model, tconv_report **repo
         fprintf(stderr, "tconv-import: warning: %s\n", tconv_report_warning(*report, i));
     if (!a->quiet)
         print_rewrite_summary(*report);
-    char message[MESSAGE_MAX];
-    if (a->report_path &&
-        tconv_report_write_file(*report, a->report_path, message, sizeof message) != TCONV_OK) {
-        fprintf(stderr, "tconv-import: %s\n", message);
-        return EXIT_BAD_INPUT;
-    }
     return EXIT_OK;
+}
+
+/* The report's JSON, with "proof" (what --check found) added when the check ran. */
+static int write_report(const import_args *a, const tconv_report *report, const char *proof) {
+    char message[MESSAGE_MAX] = "";
+    char *json = NULL;
+    tconv_status st = tconv_report_to_json(report, &json);
+    char *end = json ? strrchr(json, '}') : NULL;
+    if (st == TCONV_OK && proof && end) {
+        size_t head = (size_t)(end - json), size = head + strlen(proof) + 32;
+        char *joined = malloc(size);
+        if (joined)
+            snprintf(joined, size, "%.*s,\n  \"proof\": %s\n}\n", (int)head, json, proof);
+        tconv_free(json);
+        json = joined;
+    }
+    if (st == TCONV_OK && json)
+        st = tconv_file_write(a->report_path, json, strlen(json), message, sizeof message);
+    else
+        snprintf(message, sizeof message, "%s: cannot write the report (%s)", a->report_path,
+                 tconv_status_name(st == TCONV_OK ? TCONV_ERR_NOMEM : st));
+    free(json);
+    if (st != TCONV_OK || message[0])
+        fprintf(stderr, "tconv-import: %s\n", message);
+    return st == TCONV_OK && !message[0] ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
 static int save_model(const import_args *a, tconv_model *model) {
@@ -419,8 +527,14 @@ static int run_import(const import_args *a) {
         rc = convert(a, model, &report);
     if (rc == EXIT_OK && a->print_ir)
         rc = print_ir(model);
+    char *proof = NULL;
     if (rc == EXIT_OK && a->check_runs)
-        rc = run_check(original, model, a);
+        rc = run_check(original, model, report, a, &proof);
+    if ((rc == EXIT_OK || (rc == EXIT_CHECK_FAILED && proof)) && a->report_path) {
+        int written = write_report(a, report, proof); /* says why a check failed, too */
+        rc = rc == EXIT_OK ? written : rc;
+    }
+    tconv_free(proof);
     if (rc == EXIT_OK && a->output)
         rc = save_model(a, model);
     else if (rc == EXIT_CHECK_FAILED && a->output)

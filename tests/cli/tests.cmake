@@ -102,3 +102,15 @@ file(COPY "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose/test_data_set_
      DESTINATION "${wrong}/test_data_set_0")
 tconv_cli_test(run_wrong_golden CMD $<TARGET_FILE:tconv-run> ${wrong} ${ct_pads} EXIT 1
                STDOUT "FAIL .*wrong_golden.*PASS .*1 passed, 1 failed")
+# A model with ops the runtime lacks: every rewrite is proven alone, every missing op is named
+# with its count in one message, the whole-model run is skipped and the output is written.
+set(missing_ops "${CMAKE_CURRENT_LIST_DIR}/data/missing_ops.onnx")
+tconv_cli_test(import_check_missing_ops CMD $<TARGET_FILE:tconv-import> ${missing_ops} --check 2
+               --report ${cli_work}/missing_ops.json -o ${cli_work}/missing_ops.onnx EXIT 0
+               STDERR "node 'up1' alone: ok on x.1,4,5,6. .2 runs.*node 'up2' alone: ok.*whole model: skipped: the runtime lacks Neg x2, PRelu x1.*wrote"
+               EXIST ${cli_work}/missing_ops.onnx)
+tconv_cli_test(import_check_missing_ops_faulty CMD $<TARGET_FILE:tconv-import-faulty> ${missing_ops}
+               --check 1 -o ${cli_work}/missing_ops_bad.onnx EXIT 1
+               STDERR "node 'up1' alone: MISMATCH.*was not written" NOT_EXIST ${cli_work}/missing_ops_bad.onnx)
+tconv_cli_test(run_missing_ops CMD $<TARGET_FILE:tconv-run> ${missing_ops} EXIT 2
+               STDERR "unsupported|Neg")

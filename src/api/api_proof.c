@@ -1,0 +1,182 @@
+/* Local proof of one rewrite: the original node alone and the chain the legalization emitted for
+ * it alone, as two small models with the same inputs (the node's data inputs with the shapes
+ * shape inference gave them, its initializers copied), so that the comparison depends on no
+ * other op of the model. Used by tconv_comparison_run_rewrites (api_compare.c). */
+#include "api/api_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static tconv_node *find_node(const tconv_graph *graph, const char *name) {
+    for (tconv_node *n = graph->first; n; n = n->next) {
+        if (n->name && strcmp(n->name, name) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+static tconv_status copy_opsets(const tconv_model *from, tconv_model *to, tc_error *err) {
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < from->n_opsets; i++)
+        st = tc_model_set_opset(to, from->opsets[i].domain, from->opsets[i].version, err);
+    return st;
+}
+
+static tconv_status copy_initializer(tconv_tensor *src, tconv_graph *g, tc_error *err) {
+    const void *data;
+    size_t nbytes;
+    tconv_tensor *t;
+    tconv_status st = tc_tensor_data(src, &data, &nbytes, err);
+    if (st == TCONV_OK)
+        st = tc_tensor_create(g->model, src->name, src->dtype, src->rank, src->dims, data, nbytes,
+                              &t, err);
+    return st == TCONV_OK ? tc_graph_add_initializer(g, t, err) : st;
+}
+
+/* A graph input of the small model with `typed`'s type; a dim that is not static becomes the
+ * symbolic dim of its own name, or "<input>_<axis>" when it has none, so that a comparison can
+ * give it sizes. */
+static tconv_status add_input(tconv_graph *g, const tconv_value *typed, tc_error *err) {
+    const tc_type *type = &typed->type;
+    if (type->kind != TCONV_TYPE_TENSOR || type->rank < 0)
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "the shape of input '%s' is unknown (give --dim values or declare it)",
+                            typed->name);
+    tc_dim dims[TCONV_MAX_RANK];
+    for (int a = 0; a < type->rank; a++) {
+        dims[a] = type->dims[a];
+        dims[a].origin = NULL;
+        if (dims[a].kind == TCONV_DIM_STATIC)
+            continue;
+        if (dims[a].kind != TCONV_DIM_SYMBOLIC || !dims[a].param) {
+            char name[160];
+            snprintf(name, sizeof name, "%.120s_%d", typed->name, a);
+            dims[a].param = tc_arena_strdup(g->model->arena, name);
+            if (!dims[a].param)
+                return tc_error_nomem(err, "a dim name");
+        }
+        dims[a].kind = TCONV_DIM_SYMBOLIC;
+    }
+    tconv_value *v;
+    tconv_status st = tc_graph_get_or_add_value(g, typed->name, &v, err);
+    if (st == TCONV_OK)
+        st = tc_value_set_tensor_type(v, type->dtype, type->rank, dims, err);
+    return st == TCONV_OK ? tc_graph_add_input(g, v, NULL, err) : st;
+}
+
+/* The original node's inputs, in the same order in both small models: initializers copied, the
+ * others graph inputs typed as in the rewritten model (shape inference ran on it). */
+static tconv_status add_node_inputs(const tconv_node *node, const tconv_model *rewritten,
+                                    tconv_graph *g, tc_error *err) {
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < node->n_inputs; i++) {
+        const tconv_value *v = node->inputs[i];
+        if (!v || tc_graph_find_value(g, v->name))
+            continue;
+        if (v->initializer) {
+            st = copy_initializer(v->initializer, g, err);
+            continue;
+        }
+        const tconv_value *typed = tc_graph_find_value(rewritten->graph, v->name);
+        st = add_input(g, typed && typed->type.rank >= 0 ? typed : v, err);
+    }
+    return st;
+}
+
+static tconv_status value_named(tconv_graph *g, const tconv_value *v, tconv_value **out,
+                                tc_error *err) {
+    *out = NULL;
+    return v ? tc_graph_get_or_add_value(g, v->name, out, err) : TCONV_OK;
+}
+
+/* A copy of `node` (attributes shared with the source model, which outlives the copy). Inputs
+ * that no node of the copy produces and that are initializers of the source are copied. */
+static tconv_status copy_node(const tconv_node *node, tconv_graph *g, tc_error *err) {
+    tconv_node *n;
+    tconv_status st = tc_node_create(g, node->op_type, node->domain, node->name, &n, err);
+    for (size_t i = 0; st == TCONV_OK && i < node->n_inputs; i++) {
+        const tconv_value *v = node->inputs[i];
+        tconv_value *copy;
+        if (v && v->initializer && !tc_graph_find_value(g, v->name))
+            st = copy_initializer(v->initializer, g, err);
+        if (st == TCONV_OK && (st = value_named(g, v, &copy, err)) == TCONV_OK)
+            st = tc_node_add_input(n, copy, err);
+    }
+    for (size_t i = 0; st == TCONV_OK && i < node->n_outputs; i++) {
+        tconv_value *copy;
+        if ((st = value_named(g, node->outputs[i], &copy, err)) == TCONV_OK)
+            st = tc_node_add_output(n, copy, err);
+    }
+    for (size_t i = 0; st == TCONV_OK && i < node->n_attrs; i++)
+        st = tc_node_add_attr(n, &node->attrs[i], err);
+    if (st == TCONV_OK)
+        tc_graph_append_node(g, n);
+    return st;
+}
+
+static tconv_status add_output(tconv_graph *g, const char *name, tc_error *err) {
+    tconv_value *v = tc_graph_find_value(g, name);
+    if (!v || !v->producer)
+        return tc_error_set(err, TCONV_ERR_INVALID, "no node of the rewrite produces '%s'", name);
+    return tc_graph_add_output(g, v, NULL, err);
+}
+
+static tconv_status new_model(const tconv_model *like, tconv_model **out, tc_error *err) {
+    tconv_status st = tc_model_create(out, err);
+    return st == TCONV_OK ? copy_opsets(like, *out, err) : st;
+}
+
+static tconv_status build_before(tconv_model *original, const tconv_node *node,
+                                 const tconv_model *rewritten, tconv_model **out, tc_error *err) {
+    tconv_status st = new_model(original, out, err);
+    if (st == TCONV_OK)
+        st = add_node_inputs(node, rewritten, (*out)->graph, err);
+    if (st == TCONV_OK)
+        st = copy_node(node, (*out)->graph, err);
+    for (size_t i = 0; st == TCONV_OK && i < node->n_outputs; i++)
+        if (node->outputs[i])
+            st = add_output((*out)->graph, node->outputs[i]->name, err);
+    return st;
+}
+
+static tconv_status build_after(const tconv_model *original, const tconv_node *node,
+                                tconv_model *rewritten, const tc_rewrite_record *rec,
+                                tconv_model **out, tc_error *err) {
+    tconv_status st = new_model(original, out, err);
+    if (st == TCONV_OK)
+        st = add_node_inputs(node, rewritten, (*out)->graph, err);
+    for (size_t i = 0; st == TCONV_OK && i < rec->n_new; i++) {
+        const tconv_node *emitted = find_node(rewritten->graph, rec->new_names[i]);
+        st = emitted
+                 ? copy_node(emitted, (*out)->graph, err)
+                 : tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                                "emitted node '%s' is not in the main graph", rec->new_names[i]);
+    }
+    for (size_t i = 0; st == TCONV_OK && i < node->n_outputs; i++)
+        if (node->outputs[i])
+            st = add_output((*out)->graph, node->outputs[i]->name, err);
+    return st;
+}
+
+tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritten,
+                                    const tc_rewrite_record *rec, tconv_model **before,
+                                    tconv_model **after, tc_error *err) {
+    *before = *after = NULL;
+    const tconv_node *node = find_node(original->graph, rec->node);
+    if (!node)
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "node '%s' is not in the main graph (a rewrite in a subgraph is "
+                            "proven by the whole model only)",
+                            rec->node);
+    tconv_status st = build_before(original, node, rewritten, before, err);
+    if (st == TCONV_OK)
+        st = build_after(original, node, rewritten, rec, after, err);
+    if (st == TCONV_OK && (st = tc_model_verify(*before, err)) == TCONV_OK)
+        st = tc_model_verify(*after, err);
+    if (st != TCONV_OK) {
+        tconv_model_free(*before);
+        tconv_model_free(*after);
+        *before = *after = NULL;
+    }
+    return st;
+}
