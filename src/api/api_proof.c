@@ -7,10 +7,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The node called `name` in `graph` or in a subgraph of it. */
 static tconv_node *find_node(const tconv_graph *graph, const char *name) {
     for (tconv_node *n = graph->first; n; n = n->next) {
         if (n->name && strcmp(n->name, name) == 0)
             return n;
+        for (size_t i = 0; i < n->n_attrs; i++) {
+            const tc_attr *a = &n->attrs[i];
+            tconv_node *found = a->type == TCONV_ATTR_GRAPH && a->g ? find_node(a->g, name) : NULL;
+            for (size_t k = 0; !found && a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
+                found = find_node(a->graphs[k], name);
+            if (found)
+                return found;
+        }
     }
     return NULL;
 }
@@ -65,8 +74,9 @@ static tconv_status add_input(tconv_graph *g, const tconv_value *typed, tc_error
 }
 
 /* The original node's inputs, in the same order in both small models: initializers copied, the
- * others graph inputs typed as in the rewritten model (shape inference ran on it). */
-static tconv_status add_node_inputs(const tconv_node *node, const tconv_model *rewritten,
+ * others graph inputs typed as in `scope`, the rewritten graph that holds the emitted nodes
+ * (shape inference ran on it). */
+static tconv_status add_node_inputs(const tconv_node *node, const tconv_graph *scope,
                                     tconv_graph *g, tc_error *err) {
     tconv_status st = TCONV_OK;
     for (size_t i = 0; st == TCONV_OK && i < node->n_inputs; i++) {
@@ -77,7 +87,7 @@ static tconv_status add_node_inputs(const tconv_node *node, const tconv_model *r
             st = copy_initializer(v->initializer, g, err);
             continue;
         }
-        const tconv_value *typed = tc_graph_find_value(rewritten->graph, v->name);
+        const tconv_value *typed = tc_graph_find_value(scope, v->name);
         st = add_input(g, typed && typed->type.rank >= 0 ? typed : v, err);
     }
     return st;
@@ -127,10 +137,10 @@ static tconv_status new_model(const tconv_model *like, tconv_model **out, tc_err
 }
 
 static tconv_status build_before(tconv_model *original, const tconv_node *node,
-                                 const tconv_model *rewritten, tconv_model **out, tc_error *err) {
+                                 const tconv_graph *scope, tconv_model **out, tc_error *err) {
     tconv_status st = new_model(original, out, err);
     if (st == TCONV_OK)
-        st = add_node_inputs(node, rewritten, (*out)->graph, err);
+        st = add_node_inputs(node, scope, (*out)->graph, err);
     if (st == TCONV_OK)
         st = copy_node(node, (*out)->graph, err);
     for (size_t i = 0; st == TCONV_OK && i < node->n_outputs; i++)
@@ -140,17 +150,17 @@ static tconv_status build_before(tconv_model *original, const tconv_node *node,
 }
 
 static tconv_status build_after(const tconv_model *original, const tconv_node *node,
-                                tconv_model *rewritten, const tc_rewrite_record *rec,
+                                const tconv_graph *scope, const tc_rewrite_record *rec,
                                 tconv_model **out, tc_error *err) {
     tconv_status st = new_model(original, out, err);
     if (st == TCONV_OK)
-        st = add_node_inputs(node, rewritten, (*out)->graph, err);
+        st = add_node_inputs(node, scope, (*out)->graph, err);
     for (size_t i = 0; st == TCONV_OK && i < rec->n_new; i++) {
-        const tconv_node *emitted = find_node(rewritten->graph, rec->new_names[i]);
+        const tconv_node *emitted = find_node(scope, rec->new_names[i]);
         st = emitted
                  ? copy_node(emitted, (*out)->graph, err)
-                 : tc_error_set(err, TCONV_ERR_UNSUPPORTED,
-                                "emitted node '%s' is not in the main graph", rec->new_names[i]);
+                 : tc_error_set(err, TCONV_ERR_INVALID,
+                                "emitted node '%s' is not beside the others", rec->new_names[i]);
     }
     for (size_t i = 0; st == TCONV_OK && i < node->n_outputs; i++)
         if (node->outputs[i])
@@ -163,14 +173,14 @@ tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritte
                                     tconv_model **after, tc_error *err) {
     *before = *after = NULL;
     const tconv_node *node = find_node(original->graph, rec->node);
-    if (!node)
+    const tconv_node *first = rec->n_new ? find_node(rewritten->graph, rec->new_names[0]) : NULL;
+    if (!node || !first)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
-                            "node '%s' is not in the main graph (a rewrite in a subgraph is "
-                            "proven by the whole model only)",
+                            "node '%s' or the nodes that replaced it cannot be found by name",
                             rec->node);
-    tconv_status st = build_before(original, node, rewritten, before, err);
+    tconv_status st = build_before(original, node, first->graph, before, err);
     if (st == TCONV_OK)
-        st = build_after(original, node, rewritten, rec, after, err);
+        st = build_after(original, node, first->graph, rec, after, err);
     if (st == TCONV_OK && (st = tc_model_verify(*before, err)) == TCONV_OK)
         st = tc_model_verify(*after, err);
     if (st != TCONV_OK) {

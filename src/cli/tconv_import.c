@@ -267,8 +267,8 @@ static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a
                 ok         ? "ok"
                 : mismatch ? "MISMATCH"
                            : "not proven",
-                tconv_comparison_rewrite_sizes(c, i), tconv_comparison_rewrite_runs(c, i),
-                tconv_comparison_rewrite_max_abs_error(c, i),
+                tconv_comparison_rewrite_sizes(c, i) ? tconv_comparison_rewrite_sizes(c, i) : "-",
+                tconv_comparison_rewrite_runs(c, i), tconv_comparison_rewrite_max_abs_error(c, i),
                 tconv_comparison_rewrite_max_rel_error(c, i));
         if (why)
             fprintf(stderr, "check:   %s\n", why);
