@@ -77,8 +77,15 @@ tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, 
 
 tconv_status tc_test_compare_models(tconv_model *a, tconv_model *b, uint64_t seed, double rtol,
                                     double atol, tc_error *err) {
+    return tc_test_compare_models_as(a, b, TCONV_CONVENTION_ONNX, seed, rtol, atol, err);
+}
+
+tconv_status tc_test_compare_models_as(tconv_model *a, tconv_model *b, tconv_convention convention,
+                                       uint64_t seed, double rtol, double atol, tc_error *err) {
     tconv_comparison *c = NULL;
     tconv_status st = tconv_comparison_new(&c);
+    if (st == TCONV_OK)
+        st = tconv_comparison_set_convention(c, convention);
     if (st == TCONV_OK)
         st = tconv_comparison_set_seed(c, seed);
     if (st == TCONV_OK)

@@ -29,6 +29,10 @@ tconv_status tc_test_run_data_set_as(tconv_model *model, const char *data_set_di
 tconv_status tc_test_compare_models(tconv_model *a, tconv_model *b, uint64_t seed, double rtol,
                                     double atol, tc_error *err);
 
+/* The same with both models run under `convention` (as --check does for a rewrite made for it). */
+tconv_status tc_test_compare_models_as(tconv_model *a, tconv_model *b, tconv_convention convention,
+                                       uint64_t seed, double rtol, double atol, tc_error *err);
+
 /* Runs test_data_set_0 of every ONNX node test (TCONV_SHARED_DIR/onnx/node-tests) whose name
  * starts with `prefix`; prints each failure; returns how many failed. *count gets how many
  * ran. */
