@@ -42,15 +42,15 @@ static tconv_status copy_initializer(tconv_tensor *src, tconv_graph *g, tc_error
     return st == TCONV_OK ? tc_graph_add_initializer(g, t, err) : st;
 }
 
-/* A graph input of the small model with `typed`'s type; a dim that is not static becomes the
- * symbolic dim of its own name, or "<input>_<axis>" when it has none, so that a comparison can
- * give it sizes. */
-static tconv_status add_input(tconv_graph *g, const tconv_value *typed, tc_error *err) {
-    const tc_type *type = &typed->type;
+/* A graph input of the small model called `name` with `type`; a dim that is not static becomes
+ * the symbolic dim of its own name, or "<input>_<axis>" when it has none, so that a comparison
+ * can give it sizes. */
+static tconv_status add_input(tconv_graph *g, const char *name, const tc_type *type,
+                              tc_error *err) {
     if (type->kind != TCONV_TYPE_TENSOR || type->rank < 0)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "the shape of input '%s' is unknown (give --dim values or declare it)",
-                            typed->name);
+                            name);
     tc_dim dims[TCONV_MAX_RANK];
     for (int a = 0; a < type->rank; a++) {
         dims[a] = type->dims[a];
@@ -58,24 +58,42 @@ static tconv_status add_input(tconv_graph *g, const tconv_value *typed, tc_error
         if (dims[a].kind == TCONV_DIM_STATIC)
             continue;
         if (dims[a].kind != TCONV_DIM_SYMBOLIC || !dims[a].param) {
-            char name[160];
-            snprintf(name, sizeof name, "%.120s_%d", typed->name, a);
-            dims[a].param = tc_arena_strdup(g->model->arena, name);
+            char param[160];
+            snprintf(param, sizeof param, "%.120s_%d", name, a);
+            dims[a].param = tc_arena_strdup(g->model->arena, param);
             if (!dims[a].param)
                 return tc_error_nomem(err, "a dim name");
         }
         dims[a].kind = TCONV_DIM_SYMBOLIC;
     }
     tconv_value *v;
-    tconv_status st = tc_graph_get_or_add_value(g, typed->name, &v, err);
+    tconv_status st = tc_graph_get_or_add_value(g, name, &v, err);
     if (st == TCONV_OK)
         st = tc_value_set_tensor_type(v, type->dtype, type->rank, dims, err);
     return st == TCONV_OK ? tc_graph_add_input(g, v, NULL, err) : st;
 }
 
+/* The data input of a ConvTranspose whose shape nothing gave (an op before it that shape
+ * inference does not know, no declared shape): its rank and channels follow from the weights
+ * (W is C_in x C_out/group x k...), the other dims are left to the proof's sizes. */
+static bool type_from_weights(const tconv_node *node, size_t index, tc_type *type, tc_dim *dims) {
+    const tconv_value *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
+    if (index != 0 || strcmp(node->op_type, "ConvTranspose") != 0 || !w || !w->initializer ||
+        w->initializer->rank < 3 || w->initializer->rank > TCONV_MAX_RANK)
+        return false;
+    type->kind = TCONV_TYPE_TENSOR;
+    type->dtype = w->initializer->dtype;
+    type->rank = w->initializer->rank;
+    type->dims = dims;
+    for (int a = 0; a < type->rank; a++)
+        dims[a] = (tc_dim){.kind = TCONV_DIM_UNKNOWN};
+    dims[1] = (tc_dim){.kind = TCONV_DIM_STATIC, .value = w->initializer->dims[0]};
+    return true;
+}
+
 /* The original node's inputs, in the same order in both small models: initializers copied, the
  * others graph inputs typed as in `scope`, the rewritten graph that holds the emitted nodes
- * (shape inference ran on it). */
+ * (shape inference ran on it), else as declared, else from the weights. */
 static tconv_status add_node_inputs(const tconv_node *node, const tconv_graph *scope,
                                     tconv_graph *g, tc_error *err) {
     tconv_status st = TCONV_OK;
@@ -88,7 +106,12 @@ static tconv_status add_node_inputs(const tconv_node *node, const tconv_graph *s
             continue;
         }
         const tconv_value *typed = tc_graph_find_value(scope, v->name);
-        st = add_input(g, typed && typed->type.rank >= 0 ? typed : v, err);
+        const tc_type *type = typed && typed->type.rank >= 0 ? &typed->type : &v->type;
+        tc_type derived;
+        tc_dim dims[TCONV_MAX_RANK];
+        if (type->rank < 0 && type_from_weights(node, i, &derived, dims))
+            type = &derived;
+        st = add_input(g, v->name, type, err);
     }
     return st;
 }

@@ -48,9 +48,31 @@ def missing_ops():
     return model
 
 
+def unknown_shape():
+    """A ConvTranspose (SAME_UPPER stride 2) fed by an op of a custom domain: neither shape
+    inference nor the runtime knows it and no shape is declared, so the local proof takes the
+    input's rank and channels from the weights and tries a few spatial sizes."""
+    rng = np.random.default_rng(13)
+    w = rng.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    nodes = [
+        helper.make_node("Scale", ["x"], ["s"], name="scale", domain="com.example"),
+        helper.make_node("ConvTranspose", ["s", "w"], ["y"], name="up", auto_pad="SAME_UPPER",
+                         strides=[2, 2], kernel_shape=[3, 3]),
+    ]
+    graph = helper.make_graph(nodes, "unknown_shape", [vinfo("x", [1, 4, 5, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("com.example", 1)],
+                              producer_name="tconv-tests-cli")
+    model.ir_version = 8
+    return model
+
+
 def main():
     os.makedirs(os.path.join(HERE, "data"), exist_ok=True)
     onnx.save(missing_ops(), os.path.join(HERE, "data", "missing_ops.onnx"))
+    onnx.save(unknown_shape(), os.path.join(HERE, "data", "unknown_shape.onnx"))
 
 
 if __name__ == "__main__":
