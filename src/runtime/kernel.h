@@ -33,8 +33,8 @@ struct tc_kernel_ctx {
     size_t n_outputs;
     tc_session *session; /* for control flow (If) and the thread count */
     int n_threads;
-    tc_error *err;              /* messages need not name the node: the executor prefixes it */
-    const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
+    tc_error *err;               /* messages need not name the node: the executor prefixes it */
+    const tc_kernel_crop *crop;  /* NULL unless the executor fused a Slice/Pad/Add chain */
     tconv_convention convention; /* the session's: how ConvTranspose splits SAME padding */
 };
 
