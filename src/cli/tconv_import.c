@@ -255,15 +255,19 @@ static void print_conv_transpose_nodes(const tconv_graph *graph, int depth, FILE
     }
 }
 
+/* Names from the file are escaped (tc_escape_text): they go to a terminal. */
 static void print_summary(const tconv_model *model, const char *path, FILE *out) {
-    fprintf(out, "model:     %s\n", path);
+    char a[256], b[256];
+    fprintf(out, "model:     %s\n", tc_escape_cstr(a, sizeof a, path));
     fprintf(out, "ir:        %" PRId64 "\n", model->has_ir_version ? model->ir_version : 0);
-    fprintf(out, "producer:  %s %s\n", model->producer_name ? model->producer_name : "-",
-            model->producer_version ? model->producer_version : "");
+    fprintf(out, "producer:  %s %s\n",
+            tc_escape_cstr(a, sizeof a, model->producer_name ? model->producer_name : "-"),
+            tc_escape_cstr(b, sizeof b, model->producer_version));
     fputs("opsets:   ", out);
     for (size_t i = 0; i < model->n_opsets; i++) {
         const char *d = model->opsets[i].domain;
-        fprintf(out, " %s %" PRId64, d && *d ? d : "ai.onnx", model->opsets[i].version);
+        fprintf(out, " %s %" PRId64, tc_escape_cstr(a, sizeof a, d && *d ? d : "ai.onnx"),
+                model->opsets[i].version);
     }
     tc_op_counts counts;
     tc_error err;
@@ -273,7 +277,8 @@ static void print_summary(const tconv_model *model, const char *path, FILE *out)
             total += counts.items[i].count;
         fprintf(out, "\nnodes:     %zu (", total);
         for (size_t i = 0; i < counts.count; i++)
-            fprintf(out, "%s%s %zu", i ? ", " : "", counts.items[i].op_type, counts.items[i].count);
+            fprintf(out, "%s%s %zu", i ? ", " : "",
+                    tc_escape_cstr(a, sizeof a, counts.items[i].op_type), counts.items[i].count);
         fputs(")\n", out);
         tc_op_counts_free(&counts);
     }
@@ -348,8 +353,9 @@ static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed
 static void print_check_result(const tc_session *s, const check_stats *stats,
                                const import_args *a) {
     for (size_t i = 0; i < tc_session_output_count(s); i++) {
+        char name[256];
         fprintf(stderr, "check: output '%s': max_abs_err=%.3g max_rel_err=%.3g over %ld runs: %s\n",
-                tc_session_output(s, i)->name, stats[i].max_abs, stats[i].max_rel, a->check_runs,
+                tc_escape_cstr(name, sizeof name, tc_session_output(s, i)->name), stats[i].max_abs, stats[i].max_rel, a->check_runs,
                 stats[i].failed ? "MISMATCH" : "ok");
         if (stats[i].failed)
             fprintf(stderr, "check:   %s\n", stats[i].first_failure);
@@ -414,9 +420,11 @@ static int load_model(const char *path, tconv_model **out, const import_args *a)
 
 static void print_rewrite_summary(const tc_rewrite_report *report, const tc_op_counts *before,
                                   const tc_op_counts *after) {
+    char shown[256]; /* names from the file, escaped for the terminal */
     fprintf(stderr, "tconv-import: rewrote %zu ConvTranspose node(s)", report->count);
     for (size_t i = 0; i < report->count; i++)
-        fprintf(stderr, "%s%s", i ? ", " : ": ", report->records[i].node);
+        fprintf(stderr, "%s%s", i ? ", " : ": ",
+                tc_escape_cstr(shown, sizeof shown, report->records[i].node));
     fputs("\ntconv-import: ops:", stderr);
     const tc_op_counts *lists[2] = {before, after};
     for (int l = 0; l < 2; l++) {
@@ -424,7 +432,7 @@ static void print_rewrite_summary(const tc_rewrite_report *report, const tc_op_c
             const char *op = lists[l]->items[i].op_type;
             size_t b = tc_op_counts_get(before, op), c = tc_op_counts_get(after, op);
             if (b != c && (l == 0 || b == 0))
-                fprintf(stderr, " %s %zu->%zu", op, b, c);
+                fprintf(stderr, " %s %zu->%zu", tc_escape_cstr(shown, sizeof shown, op), b, c);
         }
     }
     fputs(report->count ? "\n" : " unchanged\n", stderr);

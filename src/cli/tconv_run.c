@@ -536,7 +536,8 @@ static void print_output(const char *name, const tc_rt_tensor *t) {
         sum += v;
         abs_sum += fabs(v);
     }
-    printf("%s %s [", name, tconv_dtype_name(t->dtype));
+    char shown[256]; /* a name from the file: escaped for the terminal */
+    printf("%s %s [", tc_escape_cstr(shown, sizeof shown, name), tconv_dtype_name(t->dtype));
     for (int i = 0; i < t->rank; i++)
         printf("%s%lld", i ? "," : "", (long long)t->dims[i]);
     printf("] sum=%.17g abs_sum=%.17g\n", sum, abs_sum);

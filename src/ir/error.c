@@ -93,6 +93,10 @@ char *tc_escape_text(char *dst, size_t cap, const char *s, size_t len) {
     return dst;
 }
 
+const char *tc_escape_cstr(char *dst, size_t cap, const char *s) {
+    return tc_escape_text(dst, cap, s ? s : "", s ? strlen(s) : 0);
+}
+
 tconv_status tc_error_setv(tc_error *err, tconv_status status, const char *fmt, va_list ap) {
     if (err) {
         char raw[TCONV_ERROR_MESSAGE_MAX];

@@ -43,6 +43,8 @@ tconv_status tc_error_prefix(tc_error *err, const char *fmt, ...) TCONV_PRINTF(2
  * becomes the four characters \xNN. The result holds no control byte and is valid UTF-8, so
  * escaping it again changes nothing. Truncates at a character boundary. Returns dst. */
 char *tc_escape_text(char *dst, size_t cap, const char *s, size_t len);
+/* The same for a C string (NULL shows as ""). */
+const char *tc_escape_cstr(char *dst, size_t cap, const char *s);
 /* The length of the valid UTF-8 sequence at s (1..4), or 0 when s[0] does not start one. */
 size_t tc_utf8_sequence(const unsigned char *s, size_t len);
 

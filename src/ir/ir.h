@@ -412,7 +412,8 @@ tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_t
 tconv_status tc_node_add_attr(tconv_node *node, const tc_attr *attr, tc_error *err);
 void tc_node_remove_attr(tconv_node *node, const char *name);
 
-/* "node 'name' (#index, Op)" for messages; index is the position in its graph. */
+/* "node 'name' (#index, Op)" for messages, escaped (tc_escape_text); index is the position in
+ * its graph. */
 const char *tc_node_describe(const tconv_node *node, char *buf, size_t size);
 /* The same for a node whose index the caller already knows (walks that count as they go:
  * tc_node_index walks the list, which per node makes a whole-graph walk quadratic). */
