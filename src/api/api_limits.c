@@ -69,6 +69,7 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         if (!fits_size)
             return out_of_range(limits, "MEMORY_BYTES", value, SIZE_MAX);
         limits->session.max_memory_bytes = (size_t)value;
+        limits->load.max_memory_bytes = (size_t)value;
         return TCONV_OK;
     case TCONV_LIMIT_THREADS:
         if (value > MAX_THREADS)

@@ -48,6 +48,7 @@ static void store(tc_cli_limits *limits, size_t index, uint64_t value) {
         break;
     case 2:
         limits->max_memory_bytes = mb_to_bytes(value);
+        limits->load.max_memory_bytes = limits->max_memory_bytes;
         break;
     case 3:
         limits->load.max_graph_depth = (int)value;

@@ -13,6 +13,9 @@ typedef struct tc_load_options {
     size_t max_tensor_bytes; /* one tensor's data; default 2 GiB */
     int max_graph_depth;     /* nesting of subgraphs; default 64, at most TCONV_GRAPH_DEPTH_MAX */
     size_t max_nodes;        /* total nodes in all graphs; default 10 million */
+    size_t max_memory_bytes; /* tensor data read or decoded into memory after loading (external
+                                data, typed fields), counted before it is read; the memory
+                                limit, default 16 GiB like the runtime's */
     bool sort_nodes;         /* reorder out-of-order nodes (default true), else an error */
 } tc_load_options;
 

@@ -38,6 +38,7 @@ void tc_load_options_init(tc_load_options *options) {
     options->max_tensor_bytes = clamp_to_size(2 * GIB);
     options->max_graph_depth = 64;
     options->max_nodes = 10 * 1000 * 1000;
+    options->max_memory_bytes = clamp_to_size(16 * GIB);
     options->sort_nodes = true;
 }
 
@@ -772,7 +773,8 @@ static tconv_status unpack_model(tc_onnx_loaded *loaded, const tc_load_options *
 
 /* The model takes `loaded` (the message and the bytes it borrows from), also on failure. */
 static tconv_status new_model(tc_onnx_loaded *loaded, Onnx__ModelProto *message, const char *path,
-                              const char *dir, tconv_model **out, tc_error *err) {
+                              const char *dir, size_t max_memory_bytes, tconv_model **out,
+                              tc_error *err) {
     tconv_status st = tc_model_create(out, err);
     if (st != TCONV_OK) {
         tc_onnx_loaded_free(loaded);
@@ -784,6 +786,7 @@ static tconv_status new_model(tc_onnx_loaded *loaded, Onnx__ModelProto *message,
     model->release_owner = loaded;
     model->path = tc_arena_strdup(model->arena, path);
     model->dir = tc_arena_strdup(model->arena, dir ? dir : ".");
+    model->max_decoded_bytes = max_memory_bytes;
     if ((path && !model->path) || !model->dir)
         return tc_error_nomem(err, "the model path");
     return TCONV_OK;
@@ -825,7 +828,7 @@ static tconv_status load_bytes(tc_onnx_loaded *loaded, const char *label, const 
     if (st != TCONV_OK)
         tc_onnx_loaded_free(loaded);
     if (st == TCONV_OK)
-        st = new_model(loaded, message, path, dir, &ctx.model, err);
+        st = new_model(loaded, message, path, dir, ctx.options.max_memory_bytes, &ctx.model, err);
     if (st == TCONV_OK)
         st = build_model(&ctx, message, info);
     if (st != TCONV_OK) {

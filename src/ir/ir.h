@@ -140,6 +140,10 @@ bool tc_tensor_elements(const tconv_tensor *tensor, int64_t *out);
  * data on first use, then cached). Validates the byte count against dims x dtype. The pointer is
  * owned by the model. Not for STRING tensors. */
 tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes, tc_error *err);
+/* The same bytes copied into dst (dst_bytes must be the tensor's size), decoding straight into
+ * dst when the data is not cached yet: a copy that the caller holds (and counts) does not
+ * also cost a cached copy in the model. */
+tconv_status tc_tensor_copy_data(tconv_tensor *tensor, void *dst, size_t dst_bytes, tc_error *err);
 /* Element i of an integer tensor (int8..int64, uint8..uint64, bool) as int64; for attributes
  * and shape inputs. Calls tc_tensor_data. */
 tconv_status tc_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out, tc_error *err);
@@ -308,6 +312,11 @@ struct tconv_model {
      * an object of it (tconv_model_last_error), and how many graphs the loader had to sort. */
     tc_error last_error;
     size_t n_graphs_sorted_on_load;
+
+    /* Bytes tc_tensor_data has decoded or read from external files into the arena, and the
+     * most it may (0: no limit; the loader sets the memory limit): counted before reading, so
+     * a model's external data cannot take more memory than the limit allows. */
+    size_t decoded_bytes, max_decoded_bytes;
 };
 
 /* ---------------------------------------------------------------- model and graph API */
