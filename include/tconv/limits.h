@@ -48,8 +48,8 @@ tconv_status tconv_limits_new(tconv_limits **out);
 void tconv_limits_free(tconv_limits *limits);
 
 /* Sets one limit. Errors: TCONV_ERR_USAGE for an unknown `which` or a value out of range
- * (GRAPH_DEPTH above TCONV_GRAPH_DEPTH_MAX, THREADS above 1024, a byte count above SIZE_MAX); the message is
- * tconv_limits_last_error. */
+ * (GRAPH_DEPTH above TCONV_GRAPH_DEPTH_MAX, THREADS above 1024, a byte count above SIZE_MAX); the
+ * message is tconv_limits_last_error. */
 tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t value);
 
 /* The value of one limit; `limits` NULL gives the default. 0 for an unknown `which`. */

@@ -355,8 +355,8 @@ static void print_check_result(const tc_session *s, const check_stats *stats,
     for (size_t i = 0; i < tc_session_output_count(s); i++) {
         char name[256];
         fprintf(stderr, "check: output '%s': max_abs_err=%.3g max_rel_err=%.3g over %ld runs: %s\n",
-                tc_escape_cstr(name, sizeof name, tc_session_output(s, i)->name), stats[i].max_abs, stats[i].max_rel, a->check_runs,
-                stats[i].failed ? "MISMATCH" : "ok");
+                tc_escape_cstr(name, sizeof name, tc_session_output(s, i)->name), stats[i].max_abs,
+                stats[i].max_rel, a->check_runs, stats[i].failed ? "MISMATCH" : "ok");
         if (stats[i].failed)
             fprintf(stderr, "check:   %s\n", stats[i].first_failure);
     }

@@ -682,7 +682,7 @@ typedef enum wire_result { WIRE_OK, WIRE_BAD, WIRE_TOO_DEEP, WIRE_TOO_BIG, WIRE_
 typedef struct wire_nul {
     char path[WIRE_PATH_MAX]; /* right-aligned: path + start is the text */
     size_t start;
-    bool elided; /* outer steps did not fit */
+    bool elided;    /* outer steps did not fit */
     char shown[64]; /* the string's first bytes, escaped */
 } wire_nul;
 

@@ -145,7 +145,8 @@ static tconv_status check_output_size(const tconv_node *node, const int64_t *sha
         if (!tc_mul_i64(n, shape[i], &n) || n > MAX_OUTPUT_ELEMENTS) {
             char what[160];
             snprintf(what, sizeof what,
-                     "asks for more than %" PRId64 " output elements per channel (axis %d is %" PRId64
+                     "asks for more than %" PRId64
+                     " output elements per channel (axis %d is %" PRId64
                      "): larger than any tensor may be",
                      MAX_OUTPUT_ELEMENTS, i, shape[i]);
             return attr_error(node, "output_shape", err, what);
@@ -169,9 +170,9 @@ static tconv_status read_output_shape(const tconv_node *node, const ints_attr *a
         return attr_error(node, "output_shape", err, what);
     }
     out->has_output_shape = true;
-    tconv_status st = copy_axis_list(node, "output_shape",
-                                     &(ints_attr){true, a->values + offset, (size_t)rank},
-                                     (size_t)rank, 0, 1, out->output_shape, err);
+    tconv_status st =
+        copy_axis_list(node, "output_shape", &(ints_attr){true, a->values + offset, (size_t)rank},
+                       (size_t)rank, 0, 1, out->output_shape, err);
     return st == TCONV_OK ? check_output_size(node, out->output_shape, rank, err) : st;
 }
 
