@@ -837,7 +837,7 @@ tconv_status tc_onnx_check_wire_bounded(const void *data, size_t size,
         return tc_error_set(err, TCONV_ERR_INVALID,
                             "%s %s%s holds a NUL byte ('%s'): names and other text fields "
                             "cannot contain NUL",
-                            descriptor->short_name, budget.nul.elided ? "...." : "", path,
+                            descriptor->short_name, budget.nul.elided ? "..." : "", path,
                             budget.nul.shown);
     }
     case WIRE_TOO_DEEP:

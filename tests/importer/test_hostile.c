@@ -30,7 +30,8 @@ static void put(wire *w, const void *p, size_t n) {
         w->data = realloc(w->data, w->cap);
         assert_non_null(w->data);
     }
-    memcpy(w->data + w->len, p, n);
+    if (n) /* an empty sub-message has no data yet */
+        memcpy(w->data + w->len, p, n);
     w->len += n;
 }
 
