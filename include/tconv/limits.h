@@ -37,7 +37,10 @@ typedef enum tconv_limit {
     TCONV_LIMIT_NODES,          /* nodes in all graphs; default 10 million */
     TCONV_LIMIT_MEMORY_BYTES,   /* tensor bytes a runner holds at once (initializer copies and
                                    live values; a graph whose planned memory exceeds it is
-                                   refused before anything is allocated); default 16 GiB */
+                                   refused before anything is allocated), and the tensor data a
+                                   model read with these limits may read from external files or
+                                   decode from typed fields, counted before it is read; default
+                                   16 GiB */
     TCONV_LIMIT_THREADS         /* threads a runner uses (0: one per core); default 0 */
 } tconv_limit;
 
