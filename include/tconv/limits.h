@@ -21,6 +21,14 @@ extern "C" {
 
 typedef struct tconv_limits tconv_limits;
 
+/* The largest TCONV_LIMIT_GRAPH_DEPTH: what an 8 MiB stack (Linux's default for the main thread
+ * and for threads) provably holds. protobuf-c's unpacker recurses once per message (Graph >
+ * Node > Attribute > Graph per level of subgraph), and so do the loader, verifier and passes:
+ * measured, a model of nested If costs about 2.9 KiB of stack per level (2.85 MiB at 1000
+ * levels, with or without AddressSanitizer), so 1000 levels leave a margin of almost 3x. A
+ * caller that loads models on a thread with a smaller stack should lower the limit to match. */
+#define TCONV_GRAPH_DEPTH_MAX 1000
+
 /* What can be limited. For the byte and node counts, 0 turns the limit off. */
 typedef enum tconv_limit {
     TCONV_LIMIT_FILE_BYTES = 0, /* a model file's (or buffer's) size; default 4 GiB */
@@ -29,7 +37,10 @@ typedef enum tconv_limit {
     TCONV_LIMIT_NODES,          /* nodes in all graphs; default 10 million */
     TCONV_LIMIT_MEMORY_BYTES,   /* tensor bytes a runner holds at once (initializer copies and
                                    live values; a graph whose planned memory exceeds it is
-                                   refused before anything is allocated); default 16 GiB */
+                                   refused before anything is allocated), and the tensor data a
+                                   model read with these limits may read from external files or
+                                   decode from typed fields, counted before it is read; default
+                                   16 GiB */
     TCONV_LIMIT_THREADS         /* threads a runner uses (0: one per core); default 0 */
 } tconv_limit;
 
@@ -40,8 +51,8 @@ tconv_status tconv_limits_new(tconv_limits **out);
 void tconv_limits_free(tconv_limits *limits);
 
 /* Sets one limit. Errors: TCONV_ERR_USAGE for an unknown `which` or a value out of range
- * (GRAPH_DEPTH above 1000000, THREADS above 1024, a byte count above SIZE_MAX); the message is
- * tconv_limits_last_error. */
+ * (GRAPH_DEPTH above TCONV_GRAPH_DEPTH_MAX, THREADS above 1024, a byte count above SIZE_MAX); the
+ * message is tconv_limits_last_error. */
 tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t value);
 
 /* The value of one limit; `limits` NULL gives the default. 0 for an unknown `which`. */

@@ -108,6 +108,12 @@ const char *tconv_dtype_name(int dtype);
 /* "INT", "FLOATS", ... as ONNX spells them; "UNKNOWN" for other numbers. Never NULL; static. */
 const char *tconv_attr_type_name(int type);
 
+/* Names in a model are bytes from a file: before printing one, escape it. Writes `text` into
+ * buf[0 .. size-1] with control bytes (and C1 controls) and bytes that are not valid UTF-8 shown
+ * as \xNN, valid UTF-8 kept, cut at a character boundary; NULL shows as "". Library messages
+ * (the *_last_error functions) are escaped already. Returns buf. */
+const char *tconv_escape_text(char *buf, size_t size, const char *text);
+
 /* Frees memory the library handed to the caller with "free it with tconv_free" (serialized
  * models, IR text, JSON). NULL is ignored. */
 void tconv_free(void *memory);

@@ -5,7 +5,6 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#define MAX_GRAPH_DEPTH 1000000
 #define MAX_THREADS 1024
 
 struct tconv_limits {
@@ -57,8 +56,8 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         limits->load.max_tensor_bytes = (size_t)value;
         return TCONV_OK;
     case TCONV_LIMIT_GRAPH_DEPTH:
-        if (value > MAX_GRAPH_DEPTH)
-            return out_of_range(limits, "GRAPH_DEPTH", value, MAX_GRAPH_DEPTH);
+        if (value > TCONV_GRAPH_DEPTH_MAX)
+            return out_of_range(limits, "GRAPH_DEPTH", value, TCONV_GRAPH_DEPTH_MAX);
         limits->load.max_graph_depth = (int)value;
         return TCONV_OK;
     case TCONV_LIMIT_NODES:
@@ -70,6 +69,7 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         if (!fits_size)
             return out_of_range(limits, "MEMORY_BYTES", value, SIZE_MAX);
         limits->session.max_memory_bytes = (size_t)value;
+        limits->load.max_memory_bytes = (size_t)value;
         return TCONV_OK;
     case TCONV_LIMIT_THREADS:
         if (value > MAX_THREADS)

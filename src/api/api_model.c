@@ -100,6 +100,10 @@ void tconv_free(void *memory) {
     free(memory);
 }
 
+const char *tconv_escape_text(char *buf, size_t size, const char *text) {
+    return buf && size ? tc_escape_cstr(buf, size, text) : "";
+}
+
 /* ---------------------------------------------------------------- life cycle */
 
 tconv_status tconv_model_new(tconv_model **out) {

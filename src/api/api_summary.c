@@ -38,25 +38,32 @@ static void print_op_counts(const tconv_model *model, FILE *out) {
     if (tc_op_counts_collect(model, &counts, &err) != TCONV_OK)
         return;
     size_t total = 0;
+    char shown[256];
     for (size_t i = 0; i < counts.count; i++)
         total += counts.items[i].count;
     fprintf(out, "\nnodes:     %zu (", total);
     for (size_t i = 0; i < counts.count; i++)
-        fprintf(out, "%s%s %zu", i ? ", " : "", counts.items[i].op_type, counts.items[i].count);
+        fprintf(out, "%s%s %zu", i ? ", " : "",
+                tc_escape_cstr(shown, sizeof shown, counts.items[i].op_type),
+                counts.items[i].count);
     fputs(")\n", out);
     tc_op_counts_free(&counts);
 }
 
+/* Names from the file are escaped (tc_escape_cstr): a summary goes to a terminal. */
 static tconv_status print_summary(const void *ctx, FILE *out) {
     const tconv_model *model = ctx;
-    fprintf(out, "model:     %s\n", model->path ? model->path : "-");
+    char a[256], b[256];
+    fprintf(out, "model:     %s\n", tc_escape_cstr(a, sizeof a, model->path ? model->path : "-"));
     fprintf(out, "ir:        %" PRId64 "\n", model->has_ir_version ? model->ir_version : 0);
-    fprintf(out, "producer:  %s %s\n", model->producer_name ? model->producer_name : "-",
-            model->producer_version ? model->producer_version : "");
+    fprintf(out, "producer:  %s %s\n",
+            tc_escape_cstr(a, sizeof a, model->producer_name ? model->producer_name : "-"),
+            tc_escape_cstr(b, sizeof b, model->producer_version ? model->producer_version : ""));
     fputs("opsets:   ", out);
     for (size_t i = 0; i < model->n_opsets; i++) {
         const char *d = model->opsets[i].domain;
-        fprintf(out, " %s %" PRId64, d && *d ? d : "ai.onnx", model->opsets[i].version);
+        fprintf(out, " %s %" PRId64, tc_escape_cstr(a, sizeof a, d && *d ? d : "ai.onnx"),
+                model->opsets[i].version);
     }
     print_op_counts(model, out);
     fputs("ConvTranspose nodes (-> rewrite: the default policy changes it):\n", out);

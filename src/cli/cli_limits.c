@@ -86,12 +86,18 @@ int tc_cli_limits_parse(tc_cli_limits *limits, const char *prog, int argc, char 
         value = argv[*i] + n + 1;
     else if (*i + 1 < argc)
         value = argv[++*i];
-    uint64_t max = opt->kind == LIMIT_DEPTH ? 100000 : UINT64_MAX;
+    uint64_t max = opt->kind == LIMIT_DEPTH ? TCONV_GRAPH_DEPTH_MAX : UINT64_MAX;
     uint64_t v;
-    if (!value || !parse_u64(value, max, &v)) {
-        fprintf(stderr, "%s: %s needs a non-negative integer%s, got '%s'\n(see %s --help)\n", prog,
-                opt->name, opt->kind == LIMIT_DEPTH ? " up to 100000" : "", value ? value : "",
-                prog);
+    if (!value || !parse_u64(value, UINT64_MAX, &v)) {
+        fprintf(stderr, "%s: %s needs a non-negative integer, got '%s'\n(see %s --help)\n", prog,
+                opt->name, value ? value : "", prog);
+        return -1;
+    }
+    if (v > max) {
+        fprintf(stderr,
+                "%s: %s %llu is above the cap of %llu (the nesting the stack provably holds)\n"
+                "(see %s --help)\n",
+                prog, opt->name, (unsigned long long)v, (unsigned long long)max, prog);
         return -1;
     }
     store(limits, index, v);
@@ -116,6 +122,8 @@ void tc_cli_limits_usage(FILE *out) {
             print_size(out, d);
         else
             fprintf(out, "%llu", (unsigned long long)d);
+        if (LIMIT_OF[k] == TCONV_LIMIT_GRAPH_DEPTH)
+            fprintf(out, ", at most %d", TCONV_GRAPH_DEPTH_MAX);
         fputs(")\n", out);
     }
 }

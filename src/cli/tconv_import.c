@@ -230,11 +230,13 @@ static void list_passes(void) {
 /* ---------------------------------------------------------------- --check */
 
 static void print_check_result(const tconv_comparison *c, const import_args *a) {
+    char shown[256]; /* names from the file: escaped for the terminal */
     for (size_t i = 0; i < tconv_comparison_output_count(c); i++) {
         bool ok = tconv_comparison_output_matches(c, i);
         fprintf(stderr, "check: output '%s': max_abs_err=%.3g max_rel_err=%.3g over %ld runs: %s\n",
-                tconv_comparison_output_name(c, i), tconv_comparison_max_abs_error(c, i),
-                tconv_comparison_max_rel_error(c, i), a->check_runs, ok ? "ok" : "MISMATCH");
+                tconv_escape_text(shown, sizeof shown, tconv_comparison_output_name(c, i)),
+                tconv_comparison_max_abs_error(c, i), tconv_comparison_max_rel_error(c, i),
+                a->check_runs, ok ? "ok" : "MISMATCH");
         if (!ok)
             fprintf(stderr, "check:   %s\n", tconv_comparison_output_failure(c, i));
     }
@@ -256,6 +258,7 @@ static tconv_status configure_check(tconv_comparison *c, const import_args *a) {
 }
 
 static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a) {
+    char shown[256];
     for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++) {
         bool ok = tconv_comparison_rewrite_proven(c, i);
         const char *why = tconv_comparison_rewrite_failure(c, i);
@@ -264,7 +267,7 @@ static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a
             continue;
         fprintf(stderr,
                 "check: node '%s' alone: %s on %s (%zu runs): max_abs_err=%.3g max_rel_err=%.3g\n",
-                tconv_comparison_rewrite_node(c, i),
+                tconv_escape_text(shown, sizeof shown, tconv_comparison_rewrite_node(c, i)),
                 ok         ? "ok"
                 : mismatch ? "MISMATCH"
                            : "not proven",
@@ -388,15 +391,17 @@ static int load_model(const char *path, tconv_model **out, const import_args *a)
 
 static void print_rewrite_summary(const tconv_report *report) {
     size_t n = tconv_report_rewrite_count(report);
+    char shown[256];
     fprintf(stderr, "tconv-import: rewrote %zu ConvTranspose node(s)", n);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", i ? ", " : ": ", tconv_report_rewritten_node(report, i));
+        fprintf(stderr, "%s%s", i ? ", " : ": ",
+                tconv_escape_text(shown, sizeof shown, tconv_report_rewritten_node(report, i)));
     fputs("\ntconv-import: ops:", stderr);
     for (size_t i = 0; i < tconv_report_op_type_count(report); i++) {
         const char *op = tconv_report_op_type(report, i);
         size_t b = tconv_report_ops_before(report, op), c = tconv_report_ops_after(report, op);
         if (b != c)
-            fprintf(stderr, " %s %zu->%zu", op, b, c);
+            fprintf(stderr, " %s %zu->%zu", tconv_escape_text(shown, sizeof shown, op), b, c);
     }
     fputs(n ? "\n" : " unchanged\n", stderr);
 }

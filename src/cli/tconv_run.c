@@ -389,7 +389,8 @@ static tconv_status set_inputs(tconv_runner *r, const run_options *o) {
 static void print_output(tconv_runner *r, size_t index) {
     double sum = 0.0, abs_sum = 0.0;
     tconv_runner_output_checksum(r, index, &sum, &abs_sum);
-    printf("%s %s [", tconv_runner_output_name(r, index),
+    char shown[256]; /* a name from the file: escaped for the terminal */
+    printf("%s %s [", tconv_escape_text(shown, sizeof shown, tconv_runner_output_name(r, index)),
            tconv_dtype_name(tconv_runner_output_dtype(r, index)));
     for (int i = 0; i < tconv_runner_output_rank(r, index); i++)
         printf("%s%lld", i ? "," : "", (long long)tconv_runner_output_dim(r, index, i));

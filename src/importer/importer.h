@@ -5,13 +5,17 @@
 #include <stddef.h>
 
 #include "ir/ir.h"
+#include "tconv/limits.h"
 
 /* Hard limits for untrusted files; 0 means "no limit" for the byte sizes. */
 typedef struct tc_load_options {
     size_t max_file_bytes;   /* model file size; default 4 GiB */
     size_t max_tensor_bytes; /* one tensor's data; default 2 GiB */
-    int max_graph_depth;     /* nesting of subgraphs; default 64 */
+    int max_graph_depth;     /* nesting of subgraphs; default 64, at most TCONV_GRAPH_DEPTH_MAX */
     size_t max_nodes;        /* total nodes in all graphs; default 10 million */
+    size_t max_memory_bytes; /* tensor data read or decoded into memory after loading (external
+                                data, typed fields), counted before it is read; the memory
+                                limit, default 16 GiB like the runtime's */
     bool sort_nodes;         /* reorder out-of-order nodes (default true), else an error */
 } tc_load_options;
 

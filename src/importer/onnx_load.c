@@ -38,6 +38,7 @@ void tc_load_options_init(tc_load_options *options) {
     options->max_tensor_bytes = clamp_to_size(2 * GIB);
     options->max_graph_depth = 64;
     options->max_nodes = 10 * 1000 * 1000;
+    options->max_memory_bytes = clamp_to_size(16 * GIB);
     options->sort_nodes = true;
 }
 
@@ -347,6 +348,23 @@ static tconv_status load_subgraph(load_ctx *ctx, tconv_node *node, const Onnx__G
     return load_graph(ctx, *out, gp, depth);
 }
 
+/* Attribute strings are `bytes` on the wire, but every operator reads them as text (auto_pad,
+ * mode, ...): a NUL would make "SAME_UPPER\0x" read as SAME_UPPER. */
+static tconv_status check_attr_text(load_ctx *ctx, const ProtobufCBinaryData *s, const char *field,
+                                    size_t index) {
+    if (!s->len || !memchr(s->data, 0, s->len))
+        return TCONV_OK;
+    char shown[64];
+    tc_escape_text(shown, sizeof shown, (const char *)s->data, s->len);
+    if (strcmp(field, "s") == 0)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "s holds a NUL byte ('%s'): attribute strings cannot contain NUL",
+                            shown);
+    return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                        "%s[%zu] holds a NUL byte ('%s'): attribute strings cannot contain NUL",
+                        field, index, shown);
+}
+
 static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx__AttributeProto *a,
                                     tc_attr *attr, int depth) {
     tc_arena *arena = ctx->model->arena;
@@ -364,8 +382,11 @@ static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx_
         attr->strings = tc_arena_calloc(arena, a->n_strings + 1, sizeof(tc_bytes));
         if (!attr->strings)
             return nomem(ctx, "an attribute");
-        for (size_t k = 0; k < a->n_strings; k++)
+        for (size_t k = 0; k < a->n_strings; k++) {
+            if (check_attr_text(ctx, &a->strings[k], "strings", k) != TCONV_OK)
+                return ctx->err->status;
             attr->strings[k] = (tc_bytes){a->strings[k].data, a->strings[k].len};
+        }
         return TCONV_OK;
     case TCONV_ATTR_TENSORS:
         attr->n = a->n_tensors;
@@ -406,7 +427,7 @@ static tconv_status load_attr_value(load_ctx *ctx, tconv_node *node, const Onnx_
         return TCONV_OK;
     case TCONV_ATTR_STRING:
         attr->s = (tc_bytes){a->s.data, a->s.len};
-        return TCONV_OK;
+        return check_attr_text(ctx, &a->s, "s", 0);
     case TCONV_ATTR_TENSOR:
         return a->t ? load_attr_tensor(ctx, a->t, &attr->t) : TCONV_OK;
     case TCONV_ATTR_GRAPH:
@@ -510,12 +531,39 @@ static tconv_status resolve_inputs(load_ctx *ctx, tconv_node *node, const Onnx__
     return TCONV_OK;
 }
 
+static int compare_attr_names(const void *a, const void *b) {
+    return strcmp((*(const tc_attr *const *)a)->name, (*(const tc_attr *const *)b)->name);
+}
+
+/* Readers take the first attribute of a name, so a second one would be silently ignored (and
+ * a checker reading the last would see another model). Sorted, to stay linear-logarithmic for
+ * a node with a hostile number of attributes. */
+static tconv_status check_unique_attrs(load_ctx *ctx, const tconv_node *node) {
+    if (node->n_attrs < 2)
+        return TCONV_OK;
+    const tc_attr **sorted = malloc(node->n_attrs * sizeof *sorted);
+    if (!sorted)
+        return nomem(ctx, "attribute names");
+    for (size_t i = 0; i < node->n_attrs; i++)
+        sorted[i] = &node->attrs[i];
+    qsort(sorted, node->n_attrs, sizeof *sorted, compare_attr_names);
+    const char *twice = NULL;
+    for (size_t i = 1; i < node->n_attrs && !twice; i++) {
+        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0)
+            twice = sorted[i]->name;
+    }
+    free(sorted);
+    if (twice)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' is given twice", twice);
+    return TCONV_OK;
+}
+
 static tconv_status complete_node(load_ctx *ctx, tconv_node *node, const Onnx__NodeProto *np,
                                   int depth) {
     tconv_status st = resolve_inputs(ctx, node, np);
     for (size_t k = 0; st == TCONV_OK && k < np->n_attribute; k++)
         st = load_attr(ctx, node, k, np->attribute[k], depth);
-    return st;
+    return st == TCONV_OK ? check_unique_attrs(ctx, node) : st;
 }
 
 static tconv_status load_nodes(load_ctx *ctx, tconv_graph *graph, Onnx__NodeProto **nodes, size_t n,
@@ -728,7 +776,8 @@ static tconv_status unpack_model(tc_onnx_loaded *loaded, const tc_load_options *
 
 /* The model takes `loaded` (the message and the bytes it borrows from), also on failure. */
 static tconv_status new_model(tc_onnx_loaded *loaded, Onnx__ModelProto *message, const char *path,
-                              const char *dir, tconv_model **out, tc_error *err) {
+                              const char *dir, size_t max_memory_bytes, tconv_model **out,
+                              tc_error *err) {
     tconv_status st = tc_model_create(out, err);
     if (st != TCONV_OK) {
         tc_onnx_loaded_free(loaded);
@@ -740,6 +789,7 @@ static tconv_status new_model(tc_onnx_loaded *loaded, Onnx__ModelProto *message,
     model->release_owner = loaded;
     model->path = tc_arena_strdup(model->arena, path);
     model->dir = tc_arena_strdup(model->arena, dir ? dir : ".");
+    model->max_decoded_bytes = max_memory_bytes;
     if ((path && !model->path) || !model->dir)
         return tc_error_nomem(err, "the model path");
     return TCONV_OK;
@@ -769,6 +819,9 @@ static tconv_status load_bytes(tc_onnx_loaded *loaded, const char *label, const 
     else
         tc_load_options_init(&ctx.options);
     ctx.err = err;
+    /* Deeper nesting would overflow the stack in protobuf-c's unpacker (limits.h). */
+    if (ctx.options.max_graph_depth > TCONV_GRAPH_DEPTH_MAX)
+        ctx.options.max_graph_depth = TCONV_GRAPH_DEPTH_MAX;
     ctx.tensor_options.max_tensor_bytes = ctx.options.max_tensor_bytes;
     ctx.tensor_options.allow_external = dir != NULL;
     ctx.tensor_options.no_external_reason =
@@ -778,7 +831,7 @@ static tconv_status load_bytes(tc_onnx_loaded *loaded, const char *label, const 
     if (st != TCONV_OK)
         tc_onnx_loaded_free(loaded);
     if (st == TCONV_OK)
-        st = new_model(loaded, message, path, dir, &ctx.model, err);
+        st = new_model(loaded, message, path, dir, ctx.options.max_memory_bytes, &ctx.model, err);
     if (st == TCONV_OK)
         st = build_model(&ctx, message, info);
     if (st != TCONV_OK) {

@@ -248,9 +248,13 @@ static tconv_status read_range(int fd, const char *path, int64_t offset, uint8_t
 static tconv_status check_external_range(const tconv_tensor *t, int64_t size, size_t nbytes,
                                          tc_error *err) {
     const tc_external_ref *ref = &t->external;
+    if (ref->offset > size)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "offset %" PRId64 " is past the end of '%s' (%" PRId64 " bytes)",
+                            ref->offset, ref->location, size);
     int64_t length = ref->length >= 0 ? ref->length : size - ref->offset;
     int64_t end;
-    if (ref->offset > size || length < 0 || !tc_add_i64(ref->offset, length, &end) || end > size)
+    if (!tc_add_i64(ref->offset, length, &end) || end > size)
         return tc_error_set(err, TCONV_ERR_INVALID,
                             "range [%" PRId64 ", +%" PRId64 ") is past the end of '%s' "
                             "(%" PRId64 " bytes)",
@@ -362,8 +366,10 @@ static tconv_status load_dims(tconv_model *model, const Onnx__TensorProto *p, tc
 static tconv_status parse_i64(const char *key, const char *text, int64_t *out, tc_error *err) {
     char *end = NULL;
     errno = 0;
-    long long v = text ? strtoll(text, &end, 10) : 0;
-    if (!text || !*text || *end || errno || v < 0)
+    /* Decimal digits only: strtoll would also take "+0", " 0" and "-0". */
+    bool digits = text && *text && strspn(text, "0123456789") == strlen(text);
+    long long v = digits ? strtoll(text, &end, 10) : 0;
+    if (!digits || *end || errno || v < 0)
         return tc_error_set(err, TCONV_ERR_INVALID,
                             "external_data '%s' is '%s', not a non-negative integer", key,
                             text ? text : "");
@@ -667,7 +673,18 @@ static bool skip_bytes(wire_reader *r, uint64_t n) {
     return true;
 }
 
-typedef enum wire_result { WIRE_OK, WIRE_BAD, WIRE_TOO_DEEP, WIRE_TOO_BIG } wire_result;
+typedef enum wire_result { WIRE_OK, WIRE_BAD, WIRE_TOO_DEEP, WIRE_TOO_BIG, WIRE_NUL } wire_result;
+
+/* Where a `string` field holding a NUL byte sits ("graph.node[2].name"), built from the inside
+ * out as the checker returns: protobuf-c hands strings over as C strings, so a NUL would cut
+ * the name short ("X\0pwn" becomes a second "X") and change what the model computes. */
+#define WIRE_PATH_MAX 200
+typedef struct wire_nul {
+    char path[WIRE_PATH_MAX]; /* right-aligned: path + start is the text */
+    size_t start;
+    bool elided;    /* outer steps did not fit */
+    char shown[64]; /* the string's first bytes, escaped */
+} wire_nul;
 
 /* What unpacking will allocate beyond the bytes of the file itself: message structs, element
  * arrays, unknown-field records and allocator overhead. Bytes and string payloads are left out
@@ -676,6 +693,7 @@ typedef enum wire_result { WIRE_OK, WIRE_BAD, WIRE_TOO_DEEP, WIRE_TOO_BIG } wire
 typedef struct wire_budget {
     int max_depth;
     uint64_t overhead, max_overhead; /* max_overhead 0: no limit */
+    wire_nul nul;
 } wire_budget;
 
 #define WIRE_ALLOC_OVERHEAD 16u /* malloc's bookkeeping per block, roughly */
@@ -727,6 +745,11 @@ static wire_result check_field(wire_reader *r, uint64_t tag, const ProtobufCMess
     case 2: {
         const uint8_t *start = NULL;
         ok = read_varint(r, &len) && (start = r->p, skip_bytes(r, len));
+        if (ok && f && f->type == PROTOBUF_C_TYPE_STRING && memchr(start, 0, (size_t)len)) {
+            tc_escape_text(budget->nul.shown, sizeof budget->nul.shown, (const char *)start,
+                           (size_t)len);
+            return WIRE_NUL;
+        }
         if (ok && f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
             if (depth + 1 > budget->max_depth)
                 return WIRE_TOO_DEEP;
@@ -744,6 +767,40 @@ static wire_result check_field(wire_reader *r, uint64_t tag, const ProtobufCMess
     return charge(budget, field_cost(f, (unsigned)(tag & 7), len)) ? WIRE_OK : WIRE_TOO_BIG;
 }
 
+/* The step "name" or "name[i]" for the field whose tag starts at `at` in the message at data. */
+static void prepend_step(wire_nul *nul, const uint8_t *data, const uint8_t *at, uint64_t tag,
+                         const ProtobufCMessageDescriptor *desc) {
+    const ProtobufCFieldDescriptor *f =
+        protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
+    char step[96];
+    if (f && f->label == PROTOBUF_C_LABEL_REPEATED) {
+        size_t index = 0; /* occurrences of the same field before this one */
+        wire_reader r = {data, at};
+        uint64_t t, len;
+        while (r.p < r.end && read_varint(&r, &t)) {
+            bool ok = (t & 7) == 0   ? read_varint(&r, &len)
+                      : (t & 7) == 1 ? skip_bytes(&r, 8)
+                      : (t & 7) == 5 ? skip_bytes(&r, 4)
+                                     : read_varint(&r, &len) && skip_bytes(&r, len);
+            if (!ok)
+                break;
+            index += (t >> 3) == (tag >> 3);
+        }
+        snprintf(step, sizeof step, "%s[%zu].", f->name, index);
+    } else {
+        snprintf(step, sizeof step, "%s.", f ? f->name : "?");
+    }
+    size_t n = strlen(step);
+    if (nul->start == 0)
+        nul->start = sizeof nul->path - 1; /* the first step: the string field itself */
+    if (nul->elided || n > nul->start) {
+        nul->elided = true;
+        return;
+    }
+    nul->start -= n;
+    memcpy(nul->path + nul->start, step, n);
+}
+
 static wire_result check_message(const uint8_t *data, size_t size,
                                  const ProtobufCMessageDescriptor *desc, int depth,
                                  wire_budget *budget) {
@@ -752,9 +809,12 @@ static wire_result check_message(const uint8_t *data, size_t size,
     wire_reader r = {data, data + size};
     while (r.p < r.end) {
         uint64_t tag;
+        const uint8_t *at = r.p;
         if (!read_varint(&r, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
             return WIRE_BAD;
         wire_result res = check_field(&r, tag, desc, depth, budget);
+        if (res == WIRE_NUL && desc)
+            prepend_step(&budget->nul, data, at, tag, desc);
         if (res != WIRE_OK)
             return res;
     }
@@ -764,10 +824,22 @@ static wire_result check_message(const uint8_t *data, size_t size,
 tconv_status tc_onnx_check_wire_bounded(const void *data, size_t size,
                                         const ProtobufCMessageDescriptor *descriptor, int max_depth,
                                         size_t max_overhead, tc_error *err) {
-    wire_budget budget = {max_depth, 0, max_overhead};
+    wire_budget budget;
+    memset(&budget, 0, sizeof budget);
+    budget.max_depth = max_depth;
+    budget.max_overhead = max_overhead;
     switch (check_message(data, size, descriptor, 0, &budget)) {
     case WIRE_OK:
         return TCONV_OK;
+    case WIRE_NUL: {
+        char *path = budget.nul.path + budget.nul.start;
+        path[strlen(path) - 1] = '\0'; /* the trailing '.' */
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "%s %s%s holds a NUL byte ('%s'): names and other text fields "
+                            "cannot contain NUL",
+                            descriptor->short_name, budget.nul.elided ? "..." : "", path,
+                            budget.nul.shown);
+    }
     case WIRE_TOO_DEEP:
         return tc_error_set(err, TCONV_ERR_LIMIT, "messages are nested deeper than %d levels",
                             max_depth);

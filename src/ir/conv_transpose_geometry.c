@@ -1,5 +1,6 @@
 #include "ir/conv_transpose_geometry.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,6 +90,28 @@ static tconv_status copy_axis_list(const tconv_node *node, const char *name, con
     return TCONV_OK;
 }
 
+/* The spatial elements an output_shape asks for per channel: beyond this no tensor could hold
+ * the output (2^31 elements is the default tensor limit of 2 GiB even for 1-byte elements),
+ * and the rewrite would write a Pad of that size into the model. */
+#define MAX_OUTPUT_ELEMENTS ((int64_t)1 << 31)
+
+static tconv_status check_output_size(const tconv_node *node, const int64_t *shape, int rank,
+                                      tc_error *err) {
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (!tc_mul_i64(n, shape[i], &n) || n > MAX_OUTPUT_ELEMENTS) {
+            char what[160];
+            snprintf(what, sizeof what,
+                     "asks for more than %" PRId64
+                     " output elements per channel (axis %d is %" PRId64
+                     "): larger than any tensor may be",
+                     MAX_OUTPUT_ELEMENTS, i, shape[i]);
+            return attr_error(node, "output_shape", err, what);
+        }
+    }
+    return TCONV_OK;
+}
+
 static tconv_status read_output_shape(const tconv_node *node, const ints_attr *a, int rank,
                                       tc_conv_transpose_attrs *out, tc_error *err) {
     if (!a->present)
@@ -104,9 +127,10 @@ static tconv_status read_output_shape(const tconv_node *node, const ints_attr *a
         return attr_error(node, "output_shape", err, what);
     }
     out->has_output_shape = true;
-    return copy_axis_list(node, "output_shape",
-                          &(ints_attr){true, a->values + offset, (size_t)rank}, (size_t)rank, 0, 1,
-                          out->output_shape, err);
+    tconv_status st =
+        copy_axis_list(node, "output_shape", &(ints_attr){true, a->values + offset, (size_t)rank},
+                       (size_t)rank, 0, 1, out->output_shape, err);
+    return st == TCONV_OK ? check_output_size(node, out->output_shape, rank, err) : st;
 }
 
 tconv_status tc_conv_transpose_read_attrs(const tconv_node *node, int spatial_rank,

@@ -528,8 +528,11 @@ const char *tc_node_describe(const tconv_node *node, char *buf, size_t size) {
 }
 
 const char *tc_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size) {
-    snprintf(buf, size, "node '%s' (#%zu, %s)", node->name ? node->name : "", index, node->op_type);
-    return buf;
+    char raw[512]; /* names are escaped: the text goes to terminals and logs */
+    int n = snprintf(raw, sizeof raw, "node '%s' (#%zu, %s)", node->name ? node->name : "", index,
+                     node->op_type);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1;
+    return size ? tc_escape_text(buf, size, raw, len) : buf;
 }
 
 tconv_status tc_node_for_each_subgraph(tconv_node *node,

@@ -146,6 +146,10 @@ bool tc_tensor_elements(const tconv_tensor *tensor, int64_t *out);
  * data on first use, then cached). Validates the byte count against dims x dtype. The pointer is
  * owned by the model. Not for STRING tensors. */
 tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes, tc_error *err);
+/* The same bytes copied into dst (dst_bytes must be the tensor's size), decoding straight into
+ * dst when the data is not cached yet: a copy that the caller holds (and counts) does not
+ * also cost a cached copy in the model. */
+tconv_status tc_tensor_copy_data(tconv_tensor *tensor, void *dst, size_t dst_bytes, tc_error *err);
 /* Element i of an integer tensor (int8..int64, uint8..uint64, bool) as int64; for attributes
  * and shape inputs. Calls tc_tensor_data. */
 tconv_status tc_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out, tc_error *err);
@@ -317,6 +321,11 @@ struct tconv_model {
      * an object of it (tconv_model_last_error), and how many graphs the loader had to sort. */
     tc_error last_error;
     size_t n_graphs_sorted_on_load;
+
+    /* Bytes tc_tensor_data has decoded or read from external files into the arena, and the
+     * most it may (0: no limit; the loader sets the memory limit): counted before reading, so
+     * a model's external data cannot take more memory than the limit allows. */
+    size_t decoded_bytes, max_decoded_bytes;
 };
 
 /* ---------------------------------------------------------------- model and graph API */
@@ -431,7 +440,8 @@ tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_t
 tconv_status tc_node_add_attr(tconv_node *node, const tc_attr *attr, tc_error *err);
 void tc_node_remove_attr(tconv_node *node, const char *name);
 
-/* "node 'name' (#index, Op)" for messages; index is the position in its graph. */
+/* "node 'name' (#index, Op)" for messages, escaped (tc_escape_text); index is the position in
+ * its graph. */
 const char *tc_node_describe(const tconv_node *node, char *buf, size_t size);
 /* The same for a node whose index the caller already knows (walks that count as they go:
  * tc_node_index walks the list, which per node makes a whole-graph walk quadratic). */

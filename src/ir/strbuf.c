@@ -83,18 +83,26 @@ void tc_strbuf_append_int(tc_strbuf *sb, long long value) {
     strbuf_append_bytes(sb, digits + sizeof digits - n, n);
 }
 
+/* Valid JSON for any bytes: controls (and DEL) become \\u00XX, and each byte that is not part
+ * of valid UTF-8 becomes U+FFFD (\\ufffd), as a decoder replacing errors would read it. */
 void tc_strbuf_append_json_string(tc_strbuf *sb, const char *s, size_t len) {
+    const unsigned char *p = (const unsigned char *)s;
     strbuf_append_bytes(sb, "\"", 1);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t i = 0; i < len;) {
+        unsigned char c = p[i];
+        size_t n = tc_utf8_sequence(p + i, len - i);
         if (c == '"' || c == '\\') {
             char esc[2] = {'\\', (char)c};
             strbuf_append_bytes(sb, esc, 2);
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || c == 0x7f) {
             tc_strbuf_appendf(sb, "\\u%04x", c);
+        } else if (n == 0) {
+            strbuf_append_bytes(sb, "\\ufffd", 6);
+            n = 1;
         } else {
-            strbuf_append_bytes(sb, (const char *)&c, 1);
+            strbuf_append_bytes(sb, s + i, n);
         }
+        i += n ? n : 1;
     }
     strbuf_append_bytes(sb, "\"", 1);
 }

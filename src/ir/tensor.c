@@ -52,6 +52,11 @@ static tconv_status tensor_expected_bytes(const tconv_tensor *tensor, size_t *ou
     return TCONV_OK;
 }
 
+static tconv_status no_decoder(const tconv_tensor *tensor, tc_error *err) {
+    return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "tensor '%s': no decoder for its data",
+                        tensor->name ? tensor->name : "");
+}
+
 tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nbytes,
                             tc_error *err) {
     size_t expected;
@@ -70,9 +75,16 @@ tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nby
     }
     if (!tensor->decoded) {
         if (!tensor->source || !tensor->source->decode)
-            return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "tensor '%s': no decoder for its data",
-                                tensor->name ? tensor->name : "");
-        void *buf = tc_arena_alloc(tensor->model->arena, expected);
+            return no_decoder(tensor, err);
+        tconv_model *model = tensor->model;
+        size_t limit = model->max_decoded_bytes, held = model->decoded_bytes;
+        if (limit && (held > limit || expected > limit - held))
+            return tc_error_set(err, TCONV_ERR_LIMIT,
+                                "tensor '%s': reading its %zu bytes of data would exceed the "
+                                "memory limit of %zu bytes (%zu bytes of tensor data already "
+                                "read)",
+                                tensor->name ? tensor->name : "", expected, limit, held);
+        void *buf = tc_arena_alloc(model->arena, expected);
         if (!buf)
             return tc_error_nomem(err, "decoded tensor data");
         st = tensor->source->decode(tensor, buf, expected, err);
@@ -80,10 +92,33 @@ tconv_status tc_tensor_data(tconv_tensor *tensor, const void **data, size_t *nby
             return st;
         tensor->decoded = buf;
         tensor->decoded_size = expected;
+        model->decoded_bytes = held + expected;
     }
     *data = tensor->decoded;
     *nbytes = tensor->decoded_size;
     return TCONV_OK;
+}
+
+tconv_status tc_tensor_copy_data(tconv_tensor *tensor, void *dst, size_t dst_bytes, tc_error *err) {
+    size_t expected;
+    tconv_status st = tensor_expected_bytes(tensor, &expected, err);
+    if (st != TCONV_OK)
+        return st;
+    if (expected != dst_bytes)
+        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",
+                            tensor->name ? tensor->name : "", expected, dst_bytes);
+    bool raw = tensor->storage == TCONV_STORAGE_RAW || tensor->storage == TCONV_STORAGE_NONE;
+    if (raw || tensor->decoded) {
+        const void *data;
+        size_t nbytes;
+        st = tc_tensor_data(tensor, &data, &nbytes, err);
+        if (st == TCONV_OK && nbytes)
+            memcpy(dst, data, nbytes);
+        return st;
+    }
+    if (!tensor->source || !tensor->source->decode)
+        return no_decoder(tensor, err);
+    return tensor->source->decode(tensor, dst, dst_bytes, err);
 }
 
 tconv_status tc_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out, tc_error *err) {

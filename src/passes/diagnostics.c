@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 void tc_diagnostics_init(tc_diagnostics *diags) {
@@ -31,11 +32,17 @@ void tc_diagnostics_add(tc_diagnostics *diags, const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *message = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!message)
+    char *raw = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    /* escaped (tc_escape_text): a byte becomes at most 4 */
+    char *message = raw && (size_t)n < SIZE_MAX / 4 ? malloc(4 * (size_t)n + 1) : NULL;
+    if (!message) {
+        free(raw);
         return;
+    }
     va_start(ap, fmt);
-    vsnprintf(message, (size_t)n + 1, fmt, ap);
+    vsnprintf(raw, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    tc_escape_text(message, 4 * (size_t)n + 1, raw, (size_t)n);
+    free(raw);
     diags->messages[diags->count++] = message;
 }

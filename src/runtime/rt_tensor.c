@@ -92,22 +92,17 @@ tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "tensor '%s': unsupported dtype %s for the runtime", name,
                             tconv_dtype_name(src->dtype));
-    const void *data = NULL;
-    size_t nbytes = 0;
-    tconv_status st = tc_tensor_data(src, &data, &nbytes, err);
-    if (st != TCONV_OK)
-        return st;
     tc_rt_tensor t;
-    st = tc_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
+    tconv_status st = tc_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "tensor '%s': ", name);
-    if (nbytes != t.nbytes) {
+    /* External data and typed fields are decoded straight into the copy (no second copy in
+     * the model: the session counts this one against its memory limit). */
+    st = tc_tensor_copy_data(src, t.data, t.nbytes, err);
+    if (st != TCONV_OK) {
         tc_rt_tensor_release(&t);
-        return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",
-                            name, nbytes, t.nbytes);
+        return st;
     }
-    if (nbytes)
-        memcpy(t.data, data, nbytes);
     *dst = t;
     return TCONV_OK;
 }

@@ -221,6 +221,19 @@ def external_defects():
     external("external_past_end", "w.bin", offset=16, length=36, data=nine)
     external("external_short", "w.bin", data=nine[:24])
     external("external_ok", "w.bin", data=nine)
+    external("external_offset_plus", "w.bin", offset="+0", data=nine)
+    external("external_offset_space", "w.bin", offset=" 0", data=nine)
+    external("external_offset_past_end", "w.bin", offset=1000, data=nine)
+    external("external_nul_location", "w.bin\0x", data=nine)
+    # 2 MiB of weights in w.bin: over --max-memory-mb 1 before they are read.
+    w = TensorProto()
+    w.name, w.data_type = "W", TensorProto.FLOAT
+    w.dims.extend([1, 1, 724, 724])
+    w.data_location = TensorProto.EXTERNAL
+    entry = w.external_data.add()
+    entry.key, entry.value = "location", "w.bin"
+    write_bytes("external_memory/model.onnx", model_bytes(conv_transpose_graph(w)))
+    write_bytes("external_memory/w.bin", bytes(4 * 724 * 724))
     # w.bin is a symlink out of the folder (git keeps the link).
     external("external_symlink", "w.bin")
     write_bytes("outside.bin", nine)
@@ -228,6 +241,35 @@ def external_defects():
     if os.path.lexists(link):
         os.unlink(link)
     os.symlink("../outside.bin", link)
+
+
+def hostile_strings():
+    """Issue 16: NUL bytes in names and text, control bytes, duplicate attributes, sizes."""
+    # An initializer named "X\0pwn" used to become a second "X": Y = X + X instead of X + 100.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [4])
+    hundred = helper.make_tensor("X\0pwn", TensorProto.FLOAT, [4], [100.0] * 4)
+    g = helper.make_graph([helper.make_node("Add", ["X", "X\0pwn"], ["Y"], name="add")],
+                          "main", [x], [y], [hundred])
+    write_bytes("nul_initializer_name.onnx", model_bytes(g))
+    g = helper.make_graph([helper.make_node("Relu\0x", ["X"], ["Y"], name="relu")], "main",
+                          [x], [y])
+    write_bytes("nul_op_type.onnx", model_bytes(g))
+    g = helper.make_graph([helper.make_node("Relu", ["X"], ["Y"], name="relu")], "main", [x], [y])
+    write_bytes("nul_opset_domain.onnx",
+                model_bytes(g, [helper.make_opsetid("", 17), helper.make_opsetid("ai\0x", 1)]))
+    write_bytes("nul_auto_pad.onnx", model_bytes(conv_transpose_graph(
+        auto_pad=b"SAME_UPPER\0x", strides=[2, 2])))
+    # Control bytes in a name reach the terminal only escaped.
+    write_bytes("control_bytes_name.onnx", model_bytes(conv_transpose_graph(
+        name="ct\x1b[31mred\x07", strides=[2.0, 2.0])))
+    g = conv_transpose_graph()
+    g.node[0].attribute.append(helper.make_attribute("strides", [1, 1]))
+    write_bytes("duplicate_attr.onnx", model_bytes(g))
+    # Y's shape left undeclared: nothing but the size bound stops a 1e18-element Pad.
+    g = conv_transpose_graph(strides=[2, 2], output_shape=[10 ** 9, 10 ** 9])
+    g.output[0].type.tensor_type.ClearField("shape")
+    write_bytes("output_shape_huge.onnx", model_bytes(g))
 
 
 def run_dir_defects():
@@ -250,6 +292,7 @@ def main():
     node_defects()
     limits()
     external_defects()
+    hostile_strings()
     run_dir_defects()
 
 
