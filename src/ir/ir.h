@@ -214,6 +214,10 @@ struct tconv_node {
     /* Change inputs/outputs/attrs only through the tc_node_* functions (use lists). */
     tconv_value **inputs; /* NULL entry: an omitted optional input ("") */
     size_t n_inputs, cap_inputs;
+    /* Per input: where its entry sits in the input value's use list, so that removing a use is
+     * O(1) (a value read by a million nodes made dead-code removal quadratic). */
+    size_t *use_pos;
+    size_t cap_use_pos;
     tconv_value **outputs; /* NULL entry: an omitted optional output ("") */
     size_t n_outputs, cap_outputs;
     tc_attr *attrs;

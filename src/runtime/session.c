@@ -147,8 +147,8 @@ tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int 
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
         return TCONV_OK;
-    size_t held =
-        session->stats.live_bytes + session->stats.constant_bytes + session->scratch.capacity;
+    size_t held = session->stats.live_bytes + session->stats.constant_bytes +
+                  session->scratch.capacity + session->scratch.own_bytes;
     if (held + session->cache.bytes <= limit &&
         (uint64_t)bytes <= limit - held - session->cache.bytes)
         return TCONV_OK;

@@ -97,6 +97,7 @@ typedef struct tc_buffer_cache {
 typedef struct tc_scratch_arena {
     unsigned char *base;
     size_t capacity, used, high_water;
+    size_t own_bytes; /* pieces of their own alive now: they count against the limit too */
 } tc_scratch_arena;
 
 void tc_scratch_arena_free(tc_scratch_arena *arena);

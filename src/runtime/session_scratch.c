@@ -39,6 +39,8 @@ static tconv_status own_piece(tc_session *s, size_t bytes, tc_rt_tensor *buf, tc
         return st;
     buf->nbytes = bytes;
     buf->owns_data = true;
+    if (s)
+        s->scratch.own_bytes += bytes;
     return TCONV_OK;
 }
 
@@ -71,6 +73,8 @@ tconv_status tc_kernel_scratch(tc_kernel_ctx *ctx, size_t bytes, tc_rt_tensor *b
 void tc_kernel_scratch_release(tc_kernel_ctx *ctx, tc_rt_tensor *buf) {
     if (buf->owns_data) {
         free(buf->data);
+        if (ctx->session)
+            ctx->session->scratch.own_bytes -= buf->nbytes;
     } else if (buf->data) {
         /* Pieces are released in reverse order of their requests (a stack). */
         tc_scratch_arena *a = &ctx->session->scratch;
