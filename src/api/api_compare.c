@@ -194,7 +194,8 @@ static tconv_status record(output_result *result, const tc_rt_tensor *got, const
 
 /* One seeded run of both models, every output compared. */
 static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t seed, tc_error *err) {
-    tconv_status st = TCONV_OK;
+    /* Random inputs take the declared shapes: refused before the first is made. */
+    tconv_status st = tc_session_check_inputs(run->reference, c->dims.items, c->dims.count, err);
     for (size_t i = 0; st == TCONV_OK && i < run->n_in; i++) {
         tc_rt_tensor_release(&run->inputs[i]);
         st = tc_session_random_input(tc_session_input(run->reference, i), seed * 1000 + i,

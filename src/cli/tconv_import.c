@@ -292,6 +292,9 @@ typedef struct check_stats {
 static tconv_status make_inputs(tc_session *s, uint64_t seed, const import_args *a,
                                 tc_rt_tensor *inputs, tc_error *err) {
     size_t n = tc_session_input_count(s);
+    tconv_status checked = tc_session_check_inputs(s, a->dims, a->n_dims, err);
+    if (checked != TCONV_OK)
+        return checked; /* before making any */
     for (size_t i = 0; i < n; i++) {
         tconv_status st = tc_session_random_input(tc_session_input(s, i), seed * 1000 + i, a->dims,
                                                   a->n_dims, &inputs[i], err);

@@ -518,6 +518,8 @@ static tconv_status check_named_inputs(const tc_session *s, const run_options *o
 static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt_tensor *inputs,
                                 tc_error *err) {
     tconv_status st = check_named_inputs(s, o, err);
+    if (st == TCONV_OK)
+        st = tc_session_check_inputs(s, o->dims, o->n_dims, err); /* before making any */
     for (size_t i = 0; st == TCONV_OK && i < tc_session_input_count(s); i++) {
         const tconv_value *v = tc_session_input(s, i);
         const char *file = find_input_file(o, v->name);

@@ -64,6 +64,17 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
                                      const tc_dim_binding *bindings, size_t n_bindings,
                                      tc_rt_tensor *t, tc_error *err);
 
+/* Refuses (TCONV_ERR_LIMIT, before anything is allocated) inputs that would not fit the memory
+ * limit: every graph input at its declared shape, symbolic dims from `bindings`, counted with
+ * the initializers and the planned intermediates. Call it before making random inputs; inputs
+ * whose shape is not known are held to the limit when they are given (tc_session_run). */
+tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
+                                     size_t n_bindings, tc_error *err);
+/* Refuses `bytes` of caller inputs in all (with the initializers) past the memory limit; for a
+ * caller about to copy or load input data. `what` names the input in the message. */
+tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t bytes,
+                                          const char *what, tc_error *err);
+
 /* Compares actual to expected: same dtype and shape, and |a - e| <= atol + rtol * |e| for every
  * element (NaN equal to NaN). Reports the largest absolute and relative errors. A shape or dtype
  * difference or a failed tolerance is TCONV_ERR_MISMATCH with a message saying where. */

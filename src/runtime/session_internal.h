@@ -119,6 +119,7 @@ struct tc_session {
     const tc_run_env *current_env;
     const tc_step_plan *current_step;
     int depth;
+    size_t input_bytes; /* the caller's inputs of the run in progress: held, so counted */
 };
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */
@@ -132,17 +133,20 @@ void tc_plan_free_all(tc_session *session);
  * for memory. */
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err);
 
-/* Values of symbolic dims (dim_param) that the caller's inputs fixed. */
+/* What the memory plan knows about one run: values of symbolic dims (dim_param) that the
+ * caller's inputs or bindings fixed, and, once the caller's inputs exist, their bytes. */
 typedef struct tc_plan_dim_values {
-    const char *const *names;
-    const int64_t *values;
+    const tc_dim_binding *items;
     size_t n;
+    bool inputs_given;    /* input_bytes is what the caller's inputs hold */
+    uint64_t input_bytes; /* else the inputs count at their declared (or bound) shapes */
 } tc_plan_dim_values;
 
 /* Replays plan's buffer lifetimes over the values' declared shapes (static dims, symbolic dims
- * from `bound`, which may be NULL) plus the initializer copies the session holds, and refuses
- * with TCONV_ERR_LIMIT, naming the node where the peak falls, when that exceeds
- * options.max_memory_bytes (session_memory.c). */
+ * from `bound`, which may be NULL) plus the initializer copies the session holds and, for the
+ * main graph, the graph inputs (held for the whole run), and refuses with TCONV_ERR_LIMIT,
+ * naming the node where the peak falls, when that exceeds options.max_memory_bytes
+ * (session_memory.c). */
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err);
 /* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */

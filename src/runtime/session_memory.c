@@ -15,8 +15,8 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 
 static bool bound_dim(const tc_plan_dim_values *bound, const char *param, int64_t *out) {
     for (size_t i = 0; bound && param && i < bound->n; i++) {
-        if (bound->names[i] && strcmp(bound->names[i], param) == 0) {
-            *out = bound->values[i];
+        if (bound->items[i].name && strcmp(bound->items[i].name, param) == 0) {
+            *out = bound->items[i].value;
             return true;
         }
     }
@@ -63,13 +63,27 @@ static uint64_t slot_bytes(const tc_graph_plan *plan, uint32_t slot,
     return bytes;
 }
 
+/* The main graph's inputs: the caller holds them for the whole run. */
+static uint64_t input_bytes(const tc_graph_plan *plan, const tc_plan_dim_values *bound) {
+    if (plan->parent)
+        return 0; /* a subgraph's inputs are its parent's values */
+    if (bound && bound->inputs_given)
+        return bound->input_bytes;
+    uint64_t total = 0;
+    for (size_t i = 0; i < plan->n_inputs; i++)
+        total = add_sat(total, slot_bytes(plan, plan->inputs[i], bound));
+    return total;
+}
+
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err) {
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0)
         return TCONV_OK;
     uint64_t constants = session->stats.constant_bytes;
-    uint64_t live = constants, peak = constants;
+    uint64_t inputs = input_bytes(plan, bound);
+    uint64_t held = add_sat(constants, inputs);
+    uint64_t live = held, peak = held;
     const tc_step_plan *peak_step = NULL;
     for (size_t i = 0; i < plan->n_steps; i++) {
         const tc_step_plan *step = &plan->steps[i];
@@ -86,7 +100,7 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
     }
     if (peak <= (uint64_t)limit)
         return TCONV_OK;
-    char where[256] = "the initializers";
+    char where[256] = "the graph inputs and initializers";
     if (peak_step)
         tc_node_describe(peak_step->node, where, sizeof where);
     if (peak == UINT64_MAX)
@@ -95,9 +109,27 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
                             "the memory limit is %zu bytes",
                             where, limit);
     return tc_error_set(err, TCONV_ERR_LIMIT,
-                        "planned memory of %" PRIu64 " bytes (%" PRIu64 " of initializers, "
-                        "peak at %s) exceeds the memory limit of %zu bytes",
-                        peak, constants, where, limit);
+                        "planned memory of %" PRIu64 " bytes (%" PRIu64 " of graph inputs, %" PRIu64
+                        " of initializers, peak at %s) exceeds the memory limit of %zu bytes",
+                        peak, inputs, constants, where, limit);
+}
+
+tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
+                                     size_t n_bindings, tc_error *err) {
+    tc_plan_dim_values bound = {bindings, n_bindings, false, 0};
+    return tc_plan_check_memory(session, session->main, &bound, err);
+}
+
+tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t bytes,
+                                          const char *what, tc_error *err) {
+    size_t limit = session->options.max_memory_bytes;
+    uint64_t held = session->stats.constant_bytes;
+    if (limit == 0 || (held <= limit && bytes <= (uint64_t)limit - held))
+        return TCONV_OK;
+    return tc_error_set(err, TCONV_ERR_LIMIT,
+                        "input '%s': %" PRIu64 " bytes of inputs and %" PRIu64 " of initializers "
+                        "exceed the memory limit of %zu bytes",
+                        what, bytes, held, limit);
 }
 
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
