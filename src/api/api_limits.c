@@ -76,6 +76,9 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
             return out_of_range(limits, "THREADS", value, MAX_THREADS);
         limits->session.n_threads = (int)value;
         return TCONV_OK;
+    case TCONV_LIMIT_WORK:
+        limits->session.max_work = value;
+        return TCONV_OK;
     }
     return tc_error_set(&limits->last_error, TCONV_ERR_USAGE, "unknown limit %d", (int)which);
 }
@@ -98,6 +101,8 @@ uint64_t tconv_limits_get(const tconv_limits *limits, tconv_limit which) {
         return session.max_memory_bytes;
     case TCONV_LIMIT_THREADS:
         return session.n_threads > 0 ? (uint64_t)session.n_threads : 0;
+    case TCONV_LIMIT_WORK:
+        return session.max_work;
     }
     return 0;
 }

@@ -22,6 +22,7 @@ static const limit_option OPTIONS[] = {
     {"--max-memory-mb", LIMIT_MB, "tensor memory the runtime may hold at once, MiB"},
     {"--max-depth", LIMIT_DEPTH, "nesting of subgraphs (If/Loop/Scan bodies)"},
     {"--max-nodes", LIMIT_COUNT, "nodes in all graphs of the model"},
+    {"--max-work", LIMIT_COUNT, "multiply-adds (or elements, see tconv/limits.h) one run may do"},
 };
 #define N_OPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
 
@@ -30,6 +31,7 @@ void tc_cli_limits_init(tc_cli_limits *limits) {
     tc_session_options so;
     tc_session_options_init(&so);
     limits->max_memory_bytes = so.max_memory_bytes;
+    limits->max_work = so.max_work;
 }
 
 static size_t mb_to_bytes(uint64_t mb) {
@@ -52,8 +54,11 @@ static void store(tc_cli_limits *limits, size_t index, uint64_t value) {
     case 3:
         limits->load.max_graph_depth = (int)value;
         break;
-    default:
+    case 4:
         limits->load.max_nodes = value > SIZE_MAX ? SIZE_MAX : (size_t)value;
+        break;
+    default:
+        limits->max_work = value;
         break;
     }
 }
@@ -126,12 +131,14 @@ void tc_cli_limits_usage(FILE *out) {
     fprintf(out, ")\n  %-22s %s (default %d)\n", OPTIONS[3].name, OPTIONS[3].help,
             d.load.max_graph_depth);
     fprintf(out, "  %-22s %s (default %zu)\n", OPTIONS[4].name, OPTIONS[4].help, d.load.max_nodes);
+    fprintf(out, "  %-22s %s (default %llu)\n", OPTIONS[5].name, OPTIONS[5].help,
+            (unsigned long long)d.max_work);
 }
 
 void tc_cli_limits_hint(FILE *out, const char *prog, tconv_status st) {
     if (st == TCONV_ERR_LIMIT)
         fprintf(out,
                 "%s: a limit was reached; if the model is trusted, raise it with --max-file-mb, "
-                "--max-tensor-mb, --max-memory-mb, --max-depth or --max-nodes\n",
+                "--max-tensor-mb, --max-memory-mb, --max-work, --max-depth or --max-nodes\n",
                 prog);
 }

@@ -1,5 +1,6 @@
 /* Hard limits for untrusted models, shared by tconv-import and tconv-run:
- *   --max-file-mb N  --max-tensor-mb N  --max-memory-mb N  --max-depth N  --max-nodes N
+ *   --max-file-mb N  --max-tensor-mb N  --max-memory-mb N  --max-work N  --max-depth N
+ *   --max-nodes N
  * Defaults come from tc_load_options_init and tc_session_options_init; 0 turns a size or
  * node-count limit off. */
 #ifndef TCONV_CLI_LIMITS_H
@@ -13,6 +14,7 @@
 typedef struct tc_cli_limits {
     tc_load_options load;
     size_t max_memory_bytes;
+    uint64_t max_work;
 } tc_cli_limits;
 
 void tc_cli_limits_init(tc_cli_limits *limits);

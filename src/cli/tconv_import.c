@@ -364,6 +364,7 @@ static int run_check(tconv_model *original, tconv_model *converted, const import
     tc_session_options so;
     tc_session_options_init(&so);
     so.max_memory_bytes = a->limits.max_memory_bytes;
+    so.max_work = a->limits.max_work;
     tc_session *orig = NULL, *conv = NULL;
     tc_error err;
     tc_error_clear(&err);

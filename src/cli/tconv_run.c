@@ -245,6 +245,7 @@ static tconv_status open_session(const char *model_path, const run_options *o, t
     tc_session_options_init(&so);
     so.n_threads = o->n_threads;
     so.max_memory_bytes = o->limits.max_memory_bytes;
+    so.max_work = o->limits.max_work;
     st = tc_session_create(*model, &so, session, err);
     *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)

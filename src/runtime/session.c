@@ -14,6 +14,7 @@ void tc_session_options_init(tc_session_options *options) {
     memset(options, 0, sizeof *options);
     uint64_t limit = TCONV_DEFAULT_MAX_MEMORY_BYTES;
     options->max_memory_bytes = limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
+    options->max_work = TCONV_DEFAULT_MAX_WORK;
 }
 
 static int default_thread_count(void) {
@@ -44,6 +45,8 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
     if (st == TCONV_OK)
         st = tc_plan_check_memory(s, s->main, NULL, err);
+    if (st == TCONV_OK)
+        st = tc_plan_check_work(s, s->main, NULL, err);
     if (st != TCONV_OK) {
         tc_session_free(s);
         return st;
@@ -223,7 +226,10 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
                             ctx->n_outputs);
     tc_rt_tensor *t = &ctx->outputs[index];
     tc_session_release(ctx->session, t);
-    tconv_status st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
+    tconv_status st = TCONV_OK;
+    if (index == 0 && (st = tc_session_count_work(ctx, rank, dims)) != TCONV_OK)
+        return st;
+    st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, "output %zu: ", index);
     *out = t;
@@ -524,7 +530,8 @@ static tconv_status bind_inputs(tc_session *s, tc_run_env *env, const tc_rt_tens
      * dims, the plan is checked again before the first allocation. */
     s->input_bytes = given > SIZE_MAX ? SIZE_MAX : (size_t)given;
     tc_plan_dim_values bound = {bindings.items, bindings.n, true, given};
-    return tc_plan_check_memory(s, plan, &bound, err);
+    tconv_status st = tc_plan_check_memory(s, plan, &bound, err);
+    return st == TCONV_OK ? tc_plan_check_work(s, plan, &bound, err) : st;
 }
 
 /* ---------------------------------------------------------------- running */
@@ -543,6 +550,7 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     session->stats.peak_live_bytes = 0;
     session->stats.n_allocations = 0;
     session->stats.n_kernel_calls = 0;
+    session->stats.work = 0;
     session->depth = 0;
     st = bind_inputs(session, &env, inputs, n_inputs, err);
     if (st == TCONV_OK)

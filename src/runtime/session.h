@@ -19,7 +19,16 @@ typedef struct tc_session_options {
      * buffer lifetimes) exceeds it is refused before anything is allocated; values of unknown
      * shape are held to it as they are allocated. */
     size_t max_memory_bytes;
+    /* Work units one run may do: multiply-adds of the contractions (Conv, ConvTranspose, Gemm,
+     * MatMul), window taps of pooling, one per element read or written elsewhere (see
+     * session_work.c); default TCONV_DEFAULT_MAX_WORK, 0: no limit. Refused before the run
+     * computes, from the declared shapes, or before the node computes, from the actual ones. */
+    uint64_t max_work;
 } tc_session_options;
+
+/* 2^38 (2.7e11) multiply-adds: minutes of one core at tconv's speed. The largest model of
+ * models/ plans 1.6e9 and conformance tests far less; a 120-byte model can ask for 1e12. */
+#define TCONV_DEFAULT_MAX_WORK ((uint64_t)1 << 38)
 
 void tc_session_options_init(tc_session_options *options);
 
@@ -30,6 +39,7 @@ typedef struct tc_session_stats {
     size_t constant_bytes;   /* initializer data the session holds */
     uint64_t n_allocations;  /* tensors allocated during the last run */
     uint64_t n_kernel_calls; /* kernels run during the last run (subgraphs included) */
+    uint64_t work;           /* work units of the last run (max_work's unit) */
 } tc_session_stats;
 
 /* Prepares to run `model` (which must outlive the session): checks every node has a kernel

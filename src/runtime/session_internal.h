@@ -149,6 +149,14 @@ typedef struct tc_plan_dim_values {
  * (session_memory.c). */
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err);
+/* The same replay for work (session_work.c): refuses with TCONV_ERR_LIMIT, naming the node
+ * with the most work, a plan whose nodes of known shape add up to more than options.max_work. */
+tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *plan,
+                                const tc_plan_dim_values *bound, tc_error *err);
+/* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
+ * and refuses the node (before it computes) when that passes options.max_work. */
+tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims);
+
 /* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
                                     tc_error *err);

@@ -117,7 +117,8 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
 tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
                                      size_t n_bindings, tc_error *err) {
     tc_plan_dim_values bound = {bindings, n_bindings, false, 0};
-    return tc_plan_check_memory(session, session->main, &bound, err);
+    tconv_status st = tc_plan_check_memory(session, session->main, &bound, err);
+    return st == TCONV_OK ? tc_plan_check_work(session, session->main, &bound, err) : st;
 }
 
 tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t bytes,

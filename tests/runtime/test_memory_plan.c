@@ -234,6 +234,60 @@ static void test_resize_buffers_count(void **state) {
     tconv_model_free(m);
 }
 
+/* The work limit (issue 16, item 6): ConvTranspose of two [1,1,1000,1000] graph inputs plans
+ * 1e12 multiply-adds and is refused at creation by default; with shapes not declared, the node
+ * is refused when it allocates its output, before it computes. */
+static void test_work_limit(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    const int64_t d[] = {1, 1, 1000, 1000};
+    tconv_value *in[2] = {rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, d),
+                          rtt_input(g, "w", TCONV_DTYPE_FLOAT, 4, d)};
+    const char *y[] = {"y"};
+    rtt_node(g, "ConvTranspose", "ct", in, 2, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    assert_true(o.max_work == TCONV_DEFAULT_MAX_WORK);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "planned work of 1000000000000");
+    rtt_assert_contains(err.message, "node 'ct'");
+    tconv_model_free(m);
+
+    m = rtt_model(14); /* the same node with small inputs of undeclared shape */
+    g = m->graph;
+    tconv_value *x = rtt_value(g, "x"), *w = rtt_value(g, "w");
+    assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_input(g, w, NULL, &err), TCONV_OK);
+    tconv_value *xw[2] = {x, w};
+    rtt_node(g, "ConvTranspose", "ct", xw, 2, y, 1);
+    rtt_output(g, "y");
+    o.max_work = 99;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    const int64_t xd[] = {1, 1, 10, 10}, wd[] = {1, 1, 3, 3};
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL),
+                              rtt_tensor(TCONV_DTYPE_FLOAT, 4, wd, NULL)},
+                 out;
+    assert_int_equal(tc_session_run(s, inputs, 2, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "work of 900");
+    rtt_assert_contains(err.message, "work limit of 99");
+    tc_session_free(s);
+    o.max_work = 900; /* 100 input elements x 9 taps */
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, inputs, 2, &out, &err), TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    assert_int_equal(stats.work, 900);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
 /* Conv scratch (packed weights kept for the node, GEMM buffers) counts against the limit too:
  * with a limit that just admits the planned tensors, the run fails cleanly, naming the node. */
 static void test_kernel_scratch_counts(void **state) {
@@ -291,6 +345,7 @@ int main(void) {
         cmocka_unit_test(test_bound_inputs_checked_before_they_are_made),
         cmocka_unit_test(test_given_inputs_count_while_running),
         cmocka_unit_test(test_resize_buffers_count),
+        cmocka_unit_test(test_work_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
