@@ -26,7 +26,9 @@ typedef enum tconv_limit {
     TCONV_LIMIT_FILE_BYTES = 0, /* a model file's (or buffer's) size; default 4 GiB */
     TCONV_LIMIT_TENSOR_BYTES,   /* one tensor's data (initializers, attributes); default 2 GiB */
     TCONV_LIMIT_GRAPH_DEPTH,    /* nesting of subgraphs (0: the main graph only); default 64 */
-    TCONV_LIMIT_NODES,          /* nodes in all graphs; default 10 million */
+    TCONV_LIMIT_NODES,          /* nodes in all graphs; default MEMORY_BYTES / 4096 (the
+                                   IR and plans of a node take up to 3.6 KB): 4194304, and
+                                   setting MEMORY_BYTES moves it until NODES is set */
     TCONV_LIMIT_MEMORY_BYTES,   /* tensor bytes a runner holds at once (initializer copies and
                                    live values; a graph whose planned memory exceeds it is
                                    refused before anything is allocated); default 16 GiB */

@@ -11,6 +11,7 @@
 struct tconv_limits {
     tc_load_options load;
     tc_session_options session;
+    bool nodes_set; /* NODES was set: MEMORY_BYTES no longer moves it */
     tc_error last_error;
 };
 
@@ -65,11 +66,14 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         if (!fits_size)
             return out_of_range(limits, "NODES", value, SIZE_MAX);
         limits->load.max_nodes = (size_t)value;
+        limits->nodes_set = true;
         return TCONV_OK;
     case TCONV_LIMIT_MEMORY_BYTES:
         if (!fits_size)
             return out_of_range(limits, "MEMORY_BYTES", value, SIZE_MAX);
         limits->session.max_memory_bytes = (size_t)value;
+        if (!limits->nodes_set) /* the IR of the nodes must fit the memory too */
+            limits->load.max_nodes = tc_load_max_nodes_for_memory((size_t)value);
         return TCONV_OK;
     case TCONV_LIMIT_THREADS:
         if (value > MAX_THREADS)

@@ -21,7 +21,7 @@ static const limit_option OPTIONS[] = {
     {"--max-tensor-mb", LIMIT_MB, "largest tensor in the model, MiB"},
     {"--max-memory-mb", LIMIT_MB, "tensor memory the runtime may hold at once, MiB"},
     {"--max-depth", LIMIT_DEPTH, "nesting of subgraphs (If/Loop/Scan bodies)"},
-    {"--max-nodes", LIMIT_COUNT, "nodes in all graphs of the model"},
+    {"--max-nodes", LIMIT_COUNT, "nodes in all graphs of the model (--max-memory-mb moves it)"},
     {"--max-work", LIMIT_COUNT, "multiply-adds (or elements, see tconv/limits.h) one run may do"},
 };
 #define N_OPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
@@ -32,6 +32,7 @@ void tc_cli_limits_init(tc_cli_limits *limits) {
     tc_session_options_init(&so);
     limits->max_memory_bytes = so.max_memory_bytes;
     limits->max_work = so.max_work;
+    limits->nodes_given = false;
 }
 
 static size_t mb_to_bytes(uint64_t mb) {
@@ -50,12 +51,15 @@ static void store(tc_cli_limits *limits, size_t index, uint64_t value) {
         break;
     case 2:
         limits->max_memory_bytes = mb_to_bytes(value);
+        if (!limits->nodes_given) /* the IR of the nodes must fit the memory too */
+            limits->load.max_nodes = tc_load_max_nodes_for_memory(limits->max_memory_bytes);
         break;
     case 3:
         limits->load.max_graph_depth = (int)value;
         break;
     case 4:
         limits->load.max_nodes = value > SIZE_MAX ? SIZE_MAX : (size_t)value;
+        limits->nodes_given = true;
         break;
     default:
         limits->max_work = value;

@@ -15,6 +15,7 @@ typedef struct tc_cli_limits {
     tc_load_options load;
     size_t max_memory_bytes;
     uint64_t max_work;
+    bool nodes_given; /* --max-nodes given: --max-memory-mb no longer moves the node limit */
 } tc_cli_limits;
 
 void tc_cli_limits_init(tc_cli_limits *limits);

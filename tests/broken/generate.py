@@ -267,6 +267,14 @@ def hostile_sizes():
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 256, 256])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 2048, 2048])], [scales])
     write_bytes("resize_bomb.onnx", model_bytes(g))
+    # 300 Relu nodes: over the node limit that --max-memory-mb 1 implies (256 nodes).
+    names = ["X"] + [f"v{i}" for i in range(299)] + ["Y"]
+    nodes = [helper.make_node("Relu", [names[i]], [names[i + 1]], name=f"relu{i}")
+             for i in range(300)]
+    g = helper.make_graph(nodes, "main",
+                          [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    write_bytes("nodes_300.onnx", model_bytes(g))
 
 
 def main():
