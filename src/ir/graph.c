@@ -342,6 +342,7 @@ void tc_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node
  * moved into the hole tells its own node its new place. */
 static void value_remove_use(tconv_value *value, const tconv_node *node, size_t index) {
     size_t pos = node->use_pos[index];
+    node->graph->model->use_list_steps++;
     if (pos >= value->n_uses || value->uses[pos].node != node ||
         value->uses[pos].input_index != index)
         return; /* not a use of value (cannot happen while the lists are kept here) */

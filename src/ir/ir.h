@@ -305,6 +305,9 @@ struct tconv_model {
     tc_name_map names;         /* every value and node name in the model, for unique naming */
     tc_name_map name_suffixes; /* base name -> next suffix to try, keeps naming linear */
     uint64_t next_id;
+    /* Use-list entries that removing uses looked at: one a removal (a statistic that tests use
+     * to prove edits of a value with a million uses stay O(1)). */
+    uint64_t use_list_steps;
     tconv_graph **all_graphs; /* every graph created for this model (they own name maps) */
     size_t n_all_graphs, cap_all_graphs;
 
