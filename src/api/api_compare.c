@@ -206,6 +206,8 @@ static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t see
     if (st == TCONV_OK &&
         (st = tc_session_run(run->reference, run->inputs, run->n_in, run->want, err)) != TCONV_OK)
         tc_error_prefix(err, "reference model: ");
+    if (st == TCONV_OK) /* both within one memory limit */
+        tc_session_yield_to(run->reference, run->want, run->n_out, run->candidate);
     if (st == TCONV_OK &&
         (st = tc_session_run(run->candidate, run->inputs, run->n_in, run->got, err)) != TCONV_OK)
         tc_error_prefix(err, "candidate model: ");

@@ -321,6 +321,8 @@ static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed
         st = make_inputs(orig, seed, a, inputs, err);
     if (st == TCONV_OK && (st = tc_session_run(orig, inputs, n_in, want, err)) != TCONV_OK)
         tc_error_prefix(err, "original model: ");
+    if (st == TCONV_OK)
+        tc_session_yield_to(orig, want, n_out, conv); /* both within one memory limit */
     if (st == TCONV_OK && (st = tc_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
         tc_error_prefix(err, "converted model: ");
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++) {

@@ -151,7 +151,8 @@ tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int 
     if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
         return TCONV_OK;
     size_t held = session->stats.live_bytes + session->stats.constant_bytes +
-                  session->scratch.capacity + session->scratch.own_bytes + session->input_bytes;
+                  session->scratch.capacity + session->scratch.own_bytes + session->input_bytes +
+                  session->external_bytes;
     if (held + session->cache.bytes <= limit &&
         (uint64_t)bytes <= limit - held - session->cache.bytes)
         return TCONV_OK;
@@ -215,6 +216,18 @@ void tc_session_release(tc_session *session, tc_rt_tensor *t) {
     if (session && t->owns_data)
         session->stats.live_bytes -= t->nbytes;
     tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
+}
+
+void tc_session_yield_to(tc_session *done, const tc_rt_tensor *outputs, size_t n_outputs,
+                         tc_session *next) {
+    tc_buffer_cache_drop(&done->cache);
+    if (done->scratch.used == 0) {
+        tc_scratch_arena_free(&done->scratch);
+    }
+    size_t held = done->stats.constant_bytes;
+    for (size_t i = 0; i < n_outputs; i++)
+        held += outputs[i].nbytes;
+    next->external_bytes = held;
 }
 
 /* ---------------------------------------------------------------- kernel interface */

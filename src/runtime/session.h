@@ -74,6 +74,13 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
                                      const tc_dim_binding *bindings, size_t n_bindings,
                                      tc_rt_tensor *t, tc_error *err);
 
+/* Two sessions run one after the other on the same inputs (a comparison): `done` has run and
+ * its caller keeps its outputs while `next` runs. Frees what `done` keeps only for speed (cached
+ * buffers, scratch) and makes `next` count `done`'s initializer copies and the outputs as held,
+ * so that both together stay within next's memory limit. */
+void tc_session_yield_to(tc_session *done, const tc_rt_tensor *outputs, size_t n_outputs,
+                         tc_session *next);
+
 /* Refuses (TCONV_ERR_LIMIT, before anything is allocated) inputs that would not fit the memory
  * limit: every graph input at its declared shape, symbolic dims from `bindings`, counted with
  * the initializers and the planned intermediates. Call it before making random inputs; inputs

@@ -119,7 +119,8 @@ struct tc_session {
     const tc_run_env *current_env;
     const tc_step_plan *current_step;
     int depth;
-    size_t input_bytes; /* the caller's inputs of the run in progress: held, so counted */
+    size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
+    size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */
 };
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */

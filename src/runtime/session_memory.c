@@ -7,6 +7,7 @@
 #include "runtime/session_internal.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static uint64_t add_sat(uint64_t a, uint64_t b) {
@@ -82,7 +83,7 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
         return TCONV_OK;
     uint64_t constants = session->stats.constant_bytes;
     uint64_t inputs = input_bytes(plan, bound);
-    uint64_t held = add_sat(constants, inputs);
+    uint64_t held = add_sat(add_sat(constants, inputs), session->external_bytes);
     uint64_t live = held, peak = held;
     const tc_step_plan *peak_step = NULL;
     for (size_t i = 0; i < plan->n_steps; i++) {
@@ -108,10 +109,13 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
                             "planned memory overflows (a declared shape is too large, at %s); "
                             "the memory limit is %zu bytes",
                             where, limit);
+    char beside[96] = "";
+    if (session->external_bytes)
+        snprintf(beside, sizeof beside, ", %zu of another model's run", session->external_bytes);
     return tc_error_set(err, TCONV_ERR_LIMIT,
                         "planned memory of %" PRIu64 " bytes (%" PRIu64 " of graph inputs, %" PRIu64
-                        " of initializers, peak at %s) exceeds the memory limit of %zu bytes",
-                        peak, inputs, constants, where, limit);
+                        " of initializers%s, peak at %s) exceeds the memory limit of %zu bytes",
+                        peak, inputs, constants, beside, where, limit);
 }
 
 tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
