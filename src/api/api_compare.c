@@ -211,6 +211,7 @@ static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t see
     if (st == TCONV_OK &&
         (st = tc_session_run(run->candidate, run->inputs, run->n_in, run->got, err)) != TCONV_OK)
         tc_error_prefix(err, "candidate model: ");
+    tc_session_yield_to(run->candidate, NULL, 0, run->reference); /* for the next seed */
     for (size_t i = 0; st == TCONV_OK && i < run->n_out; i++)
         st = record(&c->results[i], &run->got[i], &run->want[i], c, seed, err);
     return st;

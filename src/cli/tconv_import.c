@@ -325,6 +325,7 @@ static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed
         tc_session_yield_to(orig, want, n_out, conv); /* both within one memory limit */
     if (st == TCONV_OK && (st = tc_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
         tc_error_prefix(err, "converted model: ");
+    tc_session_yield_to(conv, NULL, 0, orig); /* for the next seed */
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++) {
         double abs_err = 0, rel_err = 0;
         tc_error cmp;
