@@ -150,6 +150,10 @@ typedef struct tc_plan_dim_values {
  * (session_memory.c). */
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err);
+/* A value's dims when its rank and every dim are known (static, or symbolic and bound). */
+bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
+                        int *rank);
+
 /* The same replay for work (session_work.c): refuses with TCONV_ERR_LIMIT, naming the node
  * with the most work, a plan whose nodes of known shape add up to more than options.max_work. */
 tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *plan,

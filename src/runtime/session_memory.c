@@ -24,31 +24,41 @@ static bool bound_dim(const tc_plan_dim_values *bound, const char *param, int64_
     return false;
 }
 
+bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
+                        int *rank) {
+    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0 ||
+        v->type.rank > TCONV_MAX_RANK)
+        return false;
+    for (int i = 0; i < v->type.rank; i++) {
+        const tc_dim *d = &v->type.dims[i];
+        if (d->kind == TCONV_DIM_STATIC)
+            dims[i] = d->value;
+        else if (d->kind != TCONV_DIM_SYMBOLIC || !bound_dim(bound, d->param, &dims[i]))
+            return false;
+        if (dims[i] < 0)
+            return false;
+    }
+    *rank = v->type.rank;
+    return true;
+}
+
 /* The bytes a value's tensor takes when its dtype and every dim are known (static, or symbolic
  * and bound); UINT64_MAX when that size overflows. false when unknown. */
 static bool value_bytes(const tconv_value *v, const tc_plan_dim_values *bound, uint64_t *out) {
-    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0)
-        return false;
-    size_t esize = tc_rt_dtype_size(v->type.dtype);
-    if (esize == 0)
+    int64_t dims[TCONV_MAX_RANK];
+    int rank;
+    size_t esize = v ? tc_rt_dtype_size(v->type.dtype) : 0;
+    if (esize == 0 || !tc_plan_value_dims(v, bound, dims, &rank))
         return false;
     int64_t n = 1;
     bool overflow = false;
-    for (int i = 0; i < v->type.rank; i++) {
-        const tc_dim *d = &v->type.dims[i];
-        int64_t value;
-        if (d->kind == TCONV_DIM_STATIC)
-            value = d->value;
-        else if (d->kind != TCONV_DIM_SYMBOLIC || !bound_dim(bound, d->param, &value))
-            return false;
-        if (value < 0)
-            return false;
-        if (!overflow && !tc_mul_i64(n, value, &n))
-            overflow = true;
-        if (value == 0) {
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] == 0) {
             *out = 0; /* an empty tensor, whatever the other dims say */
             return true;
         }
+        if (!overflow && !tc_mul_i64(n, dims[i], &n))
+            overflow = true;
     }
     int64_t bytes;
     *out = overflow || !tc_mul_i64(n, (int64_t)esize, &bytes) ? UINT64_MAX : (uint64_t)bytes;

@@ -150,34 +150,6 @@ static bool node_work(const tconv_node *node, const work_shapes *w, uint64_t *ou
 
 /* ---------------------------------------------------------------- planning */
 
-/* A value's dims when every one is known (static, or symbolic and bound). */
-static bool declared_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
-                          int *rank) {
-    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0 ||
-        v->type.rank > TCONV_MAX_RANK)
-        return false;
-    for (int i = 0; i < v->type.rank; i++) {
-        const tc_dim *d = &v->type.dims[i];
-        if (d->kind == TCONV_DIM_STATIC) {
-            dims[i] = d->value;
-            continue;
-        }
-        bool found = false;
-        for (size_t k = 0; bound && d->kind == TCONV_DIM_SYMBOLIC && d->param && k < bound->n;
-             k++) {
-            if (bound->items[k].name && strcmp(bound->items[k].name, d->param) == 0) {
-                dims[i] = bound->items[k].value;
-                found = true;
-                break;
-            }
-        }
-        if (!found)
-            return false;
-    }
-    *rank = v->type.rank;
-    return true;
-}
-
 static uint64_t step_planned_work(const tc_step_plan *step, const tc_plan_dim_values *bound) {
     const tconv_node *node = step->node;
     int64_t in_dims[8][TCONV_MAX_RANK], out_dims[TCONV_MAX_RANK];
@@ -185,11 +157,11 @@ static uint64_t step_planned_work(const tc_step_plan *step, const tc_plan_dim_va
     w.n_in = node->n_inputs < 8 ? node->n_inputs : 8;
     for (size_t i = 0; i < w.n_in; i++) {
         w.in_rank[i] = -1;
-        if (declared_dims(node->inputs[i], bound, in_dims[i], &w.in_rank[i]))
+        if (tc_plan_value_dims(node->inputs[i], bound, in_dims[i], &w.in_rank[i]))
             w.in_dims[i] = in_dims[i];
     }
     w.out_rank = -1;
-    if (node->n_outputs > 0 && declared_dims(node->outputs[0], bound, out_dims, &w.out_rank))
+    if (node->n_outputs > 0 && tc_plan_value_dims(node->outputs[0], bound, out_dims, &w.out_rank))
         w.out_dims = out_dims;
     uint64_t work = 0;
     if (!node_work(node, &w, &work))
