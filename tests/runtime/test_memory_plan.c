@@ -234,6 +234,41 @@ static void test_resize_buffers_count(void **state) {
     tconv_model_free(m);
 }
 
+/* A refused scratch request leaves the session usable: the next, smaller run gets its buffers
+ * (the scratch high-water mark does not keep the refused size). */
+static void test_refused_scratch_does_not_stick(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t sd[] = {4};
+    const float scales[] = {1, 1, 8, 8};
+    tconv_value *x = rtt_value(g, "x"); /* shape given by each run */
+    tc_error err;
+    assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
+    tconv_value *in[3] = {x, NULL, NULL};
+    in[2] = rtt_init(g, "scales", TCONV_DTYPE_FLOAT, 1, sd, scales, sizeof scales);
+    const char *y[] = {"y"};
+    rtt_node(g, "Resize", "resize", in, 3, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.max_memory_bytes = 20 * MIB;
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    const int64_t big[] = {1, 1, 256, 256}, small[] = {1, 1, 16, 16}, yd[] = {1, 1, 128, 128};
+    tc_rt_tensor x1 = rtt_tensor(TCONV_DTYPE_FLOAT, 4, big, NULL), out;
+    assert_int_equal(tc_session_run(s, &x1, 1, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "resize buffers");
+    tc_rt_tensor x2 = rtt_tensor(TCONV_DTYPE_FLOAT, 4, small, NULL);
+    assert_int_equal(tc_session_run(s, &x2, 1, &out, &err), TCONV_OK);
+    rtt_assert_dims(&out, 4, yd);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&x1);
+    tc_rt_tensor_release(&x2);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
 /* The work limit (issue 16, item 6): ConvTranspose of two [1,1,1000,1000] graph inputs plans
  * 1e12 multiply-adds and is refused at creation by default; with shapes not declared, the node
  * is refused when it allocates its output, before it computes. */
@@ -346,6 +381,7 @@ int main(void) {
         cmocka_unit_test(test_given_inputs_count_while_running),
         cmocka_unit_test(test_resize_buffers_count),
         cmocka_unit_test(test_work_limit),
+        cmocka_unit_test(test_refused_scratch_does_not_stick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
