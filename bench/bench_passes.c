@@ -1,14 +1,24 @@
-/* Pass scaling: a generated chain of N nodes (ConvTranspose with SAME_UPPER padding, which the
- * default policy rewrites, alternating with Relu; one shared weight) is legalized with the
- * default pipeline. Prints, per N, the milliseconds of each pass and of the whole pipeline, and
- * the microseconds per node (flat per-node cost = linear scaling). Goal: 100k nodes in under
- * 1 s.
+/* Pass scaling: a generated graph of N nodes is legalized with the default pipeline. Prints, per
+ * N, the milliseconds of each pass and of the whole pipeline, and the microseconds per node (flat
+ * per-node cost = linear scaling). Goal: 100k nodes in under 1 s. Graph shapes:
+ *   chain   ConvTranspose with SAME_UPPER padding (which the default policy rewrites)
+ *           alternating with Relu, one shared weight;
+ *   fanout  N Relu nodes all reading the input, only the last one's output used (dce removes
+ *           N-1 uses of one value);
+ *   outputs a chain of N Relu nodes, every value a graph output.
  *
- *   bench_passes [N...]   (default 1000 10000 100000) */
+ *   bench_passes [--shape chain|fanout|outputs] [N...]   (default chain 1000 10000 100000) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_common.h"
+
+typedef enum graph_shape { SHAPE_CHAIN, SHAPE_FANOUT, SHAPE_OUTPUTS } graph_shape;
+
+static const char *const shape_names[] = {"chain", "fanout", "outputs"};
+
+static graph_shape g_shape = SHAPE_CHAIN;
 
 static tconv_model *chain_model(int64_t n_nodes) {
     tconv_model *m = NULL;
@@ -21,14 +31,16 @@ static tconv_model *chain_model(int64_t n_nodes) {
                 tconv_model_last_error(m));
     bench_check(tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, NULL, 64 * 4, &w),
                 "w", tconv_model_last_error(m));
+    tconv_value *x = v;
     for (int64_t i = 0; i < n_nodes; i++) {
-        bool deconv = i % 2 == 0;
+        bool deconv = g_shape == SHAPE_CHAIN && i % 2 == 0;
         tconv_node *node;
         tconv_value *out;
         bench_check(
             tconv_graph_new_node(g, deconv ? "ConvTranspose" : "Relu", NULL, NULL, NULL, &node),
             "node", tconv_model_last_error(m));
-        bench_check(tconv_node_append_input(node, v), "input", tconv_model_last_error(m));
+        bench_check(tconv_node_append_input(node, g_shape == SHAPE_FANOUT ? x : v), "input",
+                    tconv_model_last_error(m));
         if (deconv) {
             bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
             bench_check(tconv_attr_set_string(node, "auto_pad", "SAME_UPPER"), "attr",
@@ -38,8 +50,11 @@ static tconv_model *chain_model(int64_t n_nodes) {
         }
         bench_check(tconv_node_new_output(node, "v", &out), "output", tconv_model_last_error(m));
         v = out;
+        if (g_shape == SHAPE_OUTPUTS)
+            bench_check(tconv_graph_append_output(g, v), "graph output", tconv_model_last_error(m));
     }
-    bench_check(tconv_graph_append_output(g, v), "graph output", tconv_model_last_error(m));
+    if (g_shape != SHAPE_OUTPUTS)
+        bench_check(tconv_graph_append_output(g, v), "graph output", tconv_model_last_error(m));
     return m;
 }
 
@@ -91,23 +106,40 @@ static double median3(double a, double b, double c) {
 static void measure(int64_t n) {
     size_t rewritten = 0;
     pass_times r[REPEATS];
-    for (int i = 0; i < REPEATS; i++)
+    /* BENCH_PASSES_ONCE=1: one measurement (for graphs where a pass is still slow) */
+    const char *once = getenv("BENCH_PASSES_ONCE");
+    int repeats = once && *once == '1' ? 1 : REPEATS;
+    for (int i = 0; i < repeats; i++)
         r[i] = measure_once(n, &rewritten);
+    for (int i = repeats; i < REPEATS; i++)
+        r[i] = r[0];
     pass_times t = {
         median3(r[0].build, r[1].build, r[2].build), median3(r[0].shape, r[1].shape, r[2].shape),
         median3(r[0].legalize, r[1].legalize, r[2].legalize), median3(r[0].dce, r[1].dce, r[2].dce),
         median3(r[0].pipeline, r[1].pipeline, r[2].pipeline)};
-    printf("{\"bench\": \"passes\", \"case\": \"chain_%lld\", \"nodes\": %lld, \"rewritten\": %zu, "
+    printf("{\"bench\": \"passes\", \"case\": \"%s_%lld\", \"nodes\": %lld, \"rewritten\": %zu, "
            "\"build_ms\": %.2f, \"shape_infer_ms\": %.2f, \"legalize_ms\": %.2f, \"dce_ms\": %.2f, "
            "\"pipeline_ms\": %.2f, \"us_per_node\": %.3f, \"repeats\": %d, \"load\": %.2f}\n",
-           (long long)n, (long long)n, rewritten, t.build, t.shape, t.legalize, t.dce, t.pipeline,
-           t.pipeline * 1e3 / (double)n, REPEATS, bench_load());
+           shape_names[g_shape], (long long)n, (long long)n, rewritten, t.build, t.shape,
+           t.legalize, t.dce, t.pipeline, t.pipeline * 1e3 / (double)n, REPEATS, bench_load());
     fflush(stdout);
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) {
-        for (int i = 1; i < argc; i++)
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--shape") == 0) {
+        for (size_t k = 0; k < sizeof shape_names / sizeof shape_names[0]; k++) {
+            if (strcmp(argv[2], shape_names[k]) == 0)
+                g_shape = (graph_shape)k;
+        }
+        if (strcmp(argv[2], shape_names[g_shape]) != 0) {
+            fprintf(stderr, "bench_passes: unknown shape '%s'\n", argv[2]);
+            return 2;
+        }
+        first = 3;
+    }
+    if (argc > first) {
+        for (int i = first; i < argc; i++)
             measure(atoll(argv[i]));
         return 0;
     }

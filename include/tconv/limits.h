@@ -1,6 +1,6 @@
 /* Hard limits for untrusted models (the CLIs' --max-* options): how big a file, a tensor, the
- * subgraph nesting and the node count may be when a model is read, and how much tensor memory
- * and how many threads a runner may use. Pass a tconv_limits to tconv_model_read_file,
+ * subgraph nesting and the node count may be when a model is read, and how much tensor memory,
+ * work and how many threads a runner may use. Pass a tconv_limits to tconv_model_read_file,
  * tconv_model_read_buffer, tconv_runner_new or tconv_comparison_set_limits; NULL there means the
  * defaults below. Reaching a limit is TCONV_ERR_LIMIT with a message naming it.
  *
@@ -34,14 +34,21 @@ typedef enum tconv_limit {
     TCONV_LIMIT_FILE_BYTES = 0, /* a model file's (or buffer's) size; default 4 GiB */
     TCONV_LIMIT_TENSOR_BYTES,   /* one tensor's data (initializers, attributes); default 2 GiB */
     TCONV_LIMIT_GRAPH_DEPTH,    /* nesting of subgraphs (0: the main graph only); default 64 */
-    TCONV_LIMIT_NODES,          /* nodes in all graphs; default 10 million */
+    TCONV_LIMIT_NODES,          /* nodes in all graphs; default MEMORY_BYTES / 4096 (the
+                                   IR and plans of a node take up to 3.6 KB): 4194304, and
+                                   setting MEMORY_BYTES moves it until NODES is set */
     TCONV_LIMIT_MEMORY_BYTES,   /* tensor bytes a runner holds at once (initializer copies and
                                    live values; a graph whose planned memory exceeds it is
                                    refused before anything is allocated), and the tensor data a
                                    model read with these limits may read from external files or
                                    decode from typed fields, counted before it is read; default
                                    16 GiB */
-    TCONV_LIMIT_THREADS         /* threads a runner uses (0: one per core); default 0 */
+    TCONV_LIMIT_THREADS,        /* threads a runner uses (0: one per core); default 0 */
+    TCONV_LIMIT_WORK            /* work one run may do, in multiply-adds (Conv, ConvTranspose,
+                                   Gemm, MatMul), window taps (pooling) or elements read and
+                                   written (other ops); a run whose planned work exceeds it is
+                                   refused before it computes, a node of unknown shape before
+                                   that node computes; default 2^38 (2.7e11) */
 } tconv_limit;
 
 /* Limits set to the defaults. On success *out is the object; free it with tconv_limits_free.

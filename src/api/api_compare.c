@@ -236,7 +236,8 @@ static tconv_status record(output_result *result, const tc_rt_tensor *got, const
 
 /* One seeded run of both models, every output compared. */
 static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t seed, tc_error *err) {
-    tconv_status st = TCONV_OK;
+    /* Random inputs take the declared shapes: refused before the first is made. */
+    tconv_status st = tc_session_check_inputs(run->reference, c->dims.items, c->dims.count, err);
     for (size_t i = 0; st == TCONV_OK && i < run->n_in; i++) {
         tc_rt_tensor_release(&run->inputs[i]);
         st = tc_session_random_input(tc_session_input(run->reference, i), seed * 1000 + i,
@@ -247,9 +248,12 @@ static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t see
     if (st == TCONV_OK &&
         (st = tc_session_run(run->reference, run->inputs, run->n_in, run->want, err)) != TCONV_OK)
         tc_error_prefix(err, st, "reference model: ");
+    if (st == TCONV_OK) /* both within one memory limit */
+        tc_session_yield_to(run->reference, run->want, run->n_out, run->candidate);
     if (st == TCONV_OK &&
         (st = tc_session_run(run->candidate, run->inputs, run->n_in, run->got, err)) != TCONV_OK)
         tc_error_prefix(err, st, "candidate model: ");
+    tc_session_yield_to(run->candidate, NULL, 0, run->reference); /* for the next seed */
     for (size_t i = 0; st == TCONV_OK && i < run->n_out; i++)
         st = record(&c->results[i], &run->got[i], &run->want[i], c, seed, err);
     return st;

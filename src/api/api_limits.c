@@ -10,6 +10,7 @@
 struct tconv_limits {
     tc_load_options load;
     tc_session_options session;
+    bool nodes_set; /* NODES was set: MEMORY_BYTES no longer moves it */
     tc_error last_error;
 };
 
@@ -64,17 +65,23 @@ tconv_status tconv_limits_set(tconv_limits *limits, tconv_limit which, uint64_t 
         if (!fits_size)
             return out_of_range(limits, "NODES", value, SIZE_MAX);
         limits->load.max_nodes = (size_t)value;
+        limits->nodes_set = true;
         return TCONV_OK;
     case TCONV_LIMIT_MEMORY_BYTES:
         if (!fits_size)
             return out_of_range(limits, "MEMORY_BYTES", value, SIZE_MAX);
         limits->session.max_memory_bytes = (size_t)value;
         limits->load.max_memory_bytes = (size_t)value;
+        if (!limits->nodes_set) /* the IR of the nodes must fit the memory too */
+            limits->load.max_nodes = tc_load_max_nodes_for_memory((size_t)value);
         return TCONV_OK;
     case TCONV_LIMIT_THREADS:
         if (value > MAX_THREADS)
             return out_of_range(limits, "THREADS", value, MAX_THREADS);
         limits->session.n_threads = (int)value;
+        return TCONV_OK;
+    case TCONV_LIMIT_WORK:
+        limits->session.max_work = value;
         return TCONV_OK;
     }
     return tc_error_set(&limits->last_error, TCONV_ERR_USAGE, "unknown limit %d", (int)which);
@@ -98,6 +105,8 @@ uint64_t tconv_limits_get(const tconv_limits *limits, tconv_limit which) {
         return session.max_memory_bytes;
     case TCONV_LIMIT_THREADS:
         return session.n_threads > 0 ? (uint64_t)session.n_threads : 0;
+    case TCONV_LIMIT_WORK:
+        return session.max_work;
     }
     return 0;
 }

@@ -185,6 +185,18 @@ static tconv_status adopt_input(tconv_runner *runner, size_t index, tc_rt_tensor
     return TCONV_OK;
 }
 
+/* Inputs are the caller's data held for the run: refuses, before the copy is made, an input of
+ * `bytes` that would take the inputs held (with the initializers) past the memory limit. */
+static tconv_status check_room(tconv_runner *runner, size_t index, uint64_t bytes) {
+    uint64_t held = bytes;
+    for (size_t i = 0; i < runner->n_inputs; i++) {
+        if (i != index)
+            held += runner->inputs[i].nbytes;
+    }
+    return tc_session_check_input_bytes(
+        runner->session, held, tconv_runner_input_name(runner, index), &runner->last_error);
+}
+
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, const void *data, size_t nbytes) {
     tconv_status st =
@@ -200,7 +212,9 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
                             "input '%s': the runtime does not compute with %s",
                             tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
     tc_rt_tensor t = {0};
-    st = tc_rt_tensor_alloc(&t, dtype, rank, dims, err);
+    st = check_room(runner, index, nbytes);
+    if (st == TCONV_OK)
+        st = tc_rt_tensor_alloc(&t, dtype, rank, dims, err);
     if (st == TCONV_OK && (t.nbytes != nbytes || (nbytes > 0 && !data)))
         st = tc_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
                           tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
@@ -224,21 +238,34 @@ tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64
     return tc_api_dims_bind(&runner->dims, name, value, &runner->last_error);
 }
 
+/* Random inputs take the declared shapes: the plan over those shapes (all inputs, initializers
+ * and intermediates) must fit before the first one is made. */
+static tconv_status check_random_inputs(tconv_runner *runner) {
+    return tc_session_check_inputs(runner->session, runner->dims.items, runner->dims.count,
+                                   &runner->last_error);
+}
+
 static tconv_status random_input(tconv_runner *runner, size_t index, uint64_t seed) {
     tc_rt_tensor t = {0};
     tconv_status st = tc_session_random_input(input_value(runner, index), seed, runner->dims.items,
                                               runner->dims.count, &t, &runner->last_error);
+    if (st == TCONV_OK)
+        st = check_room(runner, index, t.nbytes);
     return adopt_input(runner, index, &t, st);
 }
 
 tconv_status tconv_runner_set_random_input(tconv_runner *runner, size_t index, uint64_t seed) {
     tconv_status st =
         begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_random_input");
+    if (st == TCONV_OK)
+        st = check_random_inputs(runner);
     return st == TCONV_OK ? random_input(runner, index, seed) : st;
 }
 
 tconv_status tconv_runner_set_random_inputs(tconv_runner *runner, uint64_t seed) {
     tconv_status st = begin_call(runner, 0, 1, "tconv_runner_set_random_inputs");
+    if (st == TCONV_OK)
+        st = check_random_inputs(runner);
     for (size_t i = 0; st == TCONV_OK && runner && i < runner->n_inputs; i++)
         st = random_input(runner, i, seed + i);
     return st;
@@ -254,6 +281,8 @@ tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const c
                             "tconv_runner_load_input: the path is NULL");
     tc_rt_tensor t = {0};
     st = tc_api_tensor_load_pb(pb_path, &t, &runner->last_error);
+    if (st == TCONV_OK)
+        st = check_room(runner, index, t.nbytes);
     return adopt_input(runner, index, &t, st);
 }
 

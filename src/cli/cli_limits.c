@@ -21,7 +21,8 @@ static const limit_option OPTIONS[] = {
     {"--max-tensor-mb", LIMIT_MB, "largest tensor in the model, MiB"},
     {"--max-memory-mb", LIMIT_MB, "tensor memory the runtime may hold at once, MiB"},
     {"--max-depth", LIMIT_DEPTH, "nesting of subgraphs (If/Loop/Scan bodies)"},
-    {"--max-nodes", LIMIT_COUNT, "nodes in all graphs of the model"},
+    {"--max-nodes", LIMIT_COUNT, "nodes in all graphs of the model (--max-memory-mb moves it)"},
+    {"--max-work", LIMIT_COUNT, "multiply-adds (or elements, see tconv/limits.h) one run may do"},
 };
 #define N_OPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
 
@@ -36,9 +37,10 @@ void tc_cli_limits_free(tc_cli_limits *limits) {
 }
 
 /* The limit each option sets, in OPTIONS order. */
-static const tconv_limit LIMIT_OF[] = {TCONV_LIMIT_FILE_BYTES, TCONV_LIMIT_TENSOR_BYTES,
+static const tconv_limit LIMIT_OF[] = {TCONV_LIMIT_FILE_BYTES,   TCONV_LIMIT_TENSOR_BYTES,
                                        TCONV_LIMIT_MEMORY_BYTES, TCONV_LIMIT_GRAPH_DEPTH,
-                                       TCONV_LIMIT_NODES};
+                                       TCONV_LIMIT_NODES,        TCONV_LIMIT_WORK};
+_Static_assert(sizeof LIMIT_OF / sizeof LIMIT_OF[0] == N_OPTIONS, "one limit per option");
 
 static uint64_t mb_to_bytes(uint64_t mb) {
     return mb > SIZE_MAX / MIB ? SIZE_MAX : mb * MIB;
@@ -132,6 +134,6 @@ void tc_cli_limits_hint(FILE *out, const char *prog, tconv_status st) {
     if (st == TCONV_ERR_LIMIT)
         fprintf(out,
                 "%s: a limit was reached; if the model is trusted, raise it with --max-file-mb, "
-                "--max-tensor-mb, --max-memory-mb, --max-depth or --max-nodes\n",
+                "--max-tensor-mb, --max-memory-mb, --max-work, --max-depth or --max-nodes\n",
                 prog);
 }

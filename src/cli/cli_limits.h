@@ -1,5 +1,6 @@
 /* Hard limits for untrusted models, shared by tconv-import and tconv-run:
- *   --max-file-mb N  --max-tensor-mb N  --max-memory-mb N  --max-depth N  --max-nodes N
+ *   --max-file-mb N  --max-tensor-mb N  --max-memory-mb N  --max-work N  --max-depth N
+ *   --max-nodes N
  * kept in a public tconv_limits (whose defaults are the library's); 0 turns a size or
  * node-count limit off. */
 #ifndef TCONV_CLI_LIMITS_H

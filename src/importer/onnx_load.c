@@ -33,11 +33,18 @@ static size_t clamp_to_size(uint64_t v) {
     return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
 }
 
+size_t tc_load_max_nodes_for_memory(size_t memory_bytes) {
+    if (memory_bytes == 0)
+        return 0;
+    size_t n = memory_bytes / TCONV_NODE_MEMORY_BYTES;
+    return n ? n : 1;
+}
+
 void tc_load_options_init(tc_load_options *options) {
     options->max_file_bytes = clamp_to_size(4 * GIB);
     options->max_tensor_bytes = clamp_to_size(2 * GIB);
     options->max_graph_depth = 64;
-    options->max_nodes = 10 * 1000 * 1000;
+    options->max_nodes = tc_load_max_nodes_for_memory(clamp_to_size(16 * GIB));
     options->max_memory_bytes = clamp_to_size(16 * GIB);
     options->sort_nodes = true;
 }

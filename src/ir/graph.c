@@ -371,19 +371,24 @@ void tc_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node
     link_between(graph, pos, pos ? pos->next : graph->first, node);
 }
 
+/* Removes the use (node, index) in O(1): the node knows where its entry sits, and the entry
+ * moved into the hole tells its own node its new place. */
 static void value_remove_use(tconv_value *value, const tconv_node *node, size_t index) {
-    for (size_t i = 0; i < value->n_uses; i++) {
-        if (value->uses[i].node == node && value->uses[i].input_index == index) {
-            value->uses[i] = value->uses[--value->n_uses];
-            return;
-        }
-    }
+    size_t pos = node->use_pos[index];
+    node->graph->model->use_list_steps++;
+    if (pos >= value->n_uses || value->uses[pos].node != node ||
+        value->uses[pos].input_index != index)
+        return; /* not a use of value (cannot happen while the lists are kept here) */
+    tc_use moved = value->uses[--value->n_uses];
+    value->uses[pos] = moved;
+    moved.node->use_pos[moved.input_index] = pos;
 }
 
 static bool value_add_use(tconv_model *model, tconv_value *value, tconv_node *node, size_t index) {
     if (!tc_arena_grow_array(model->arena, (void **)&value->uses, &value->cap_uses, sizeof(tc_use),
                              value->n_uses + 1))
         return false;
+    node->use_pos[index] = value->n_uses;
     value->uses[value->n_uses].node = node;
     value->uses[value->n_uses].input_index = index;
     value->n_uses++;
@@ -414,7 +419,9 @@ void tc_graph_remove_node(tconv_graph *graph, tconv_node *node) {
 tconv_status tc_node_add_input(tconv_node *node, tconv_value *value, tc_error *err) {
     tconv_model *model = node->graph->model;
     if (!tc_arena_grow_array(model->arena, (void **)&node->inputs, &node->cap_inputs,
-                             sizeof(tconv_value *), node->n_inputs + 1))
+                             sizeof(tconv_value *), node->n_inputs + 1) ||
+        !tc_arena_grow_array(model->arena, (void **)&node->use_pos, &node->cap_use_pos,
+                             sizeof(size_t), node->n_inputs + 1))
         return tc_error_nomem(err, "node inputs");
     size_t index = node->n_inputs++;
     node->inputs[index] = value;

@@ -224,6 +224,10 @@ struct tconv_node {
     /* Change inputs/outputs/attrs only through the tc_node_* functions (use lists). */
     tconv_value **inputs; /* NULL entry: an omitted optional input ("") */
     size_t n_inputs, cap_inputs;
+    /* Per input: where its entry sits in the input value's use list, so that removing a use is
+     * O(1) (a value read by a million nodes made dead-code removal quadratic). */
+    size_t *use_pos;
+    size_t cap_use_pos;
     tconv_value **outputs; /* NULL entry: an omitted optional output ("") */
     size_t n_outputs, cap_outputs;
     tc_attr *attrs;
@@ -314,6 +318,9 @@ struct tconv_model {
     tc_name_map names;         /* every value and node name in the model, for unique naming */
     tc_name_map name_suffixes; /* base name -> next suffix to try, keeps naming linear */
     uint64_t next_id;
+    /* Use-list entries that removing uses looked at: one a removal (a statistic that tests use
+     * to prove edits of a value with a million uses stay O(1)). */
+    uint64_t use_list_steps;
     tconv_graph **all_graphs; /* every graph created for this model (they own name maps) */
     size_t n_all_graphs, cap_all_graphs;
 

@@ -382,6 +382,11 @@ static tconv_status verify_use_lists(verify_ctx *ctx, const tconv_graph *g) {
                 return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                     "value '%s': use #%zu does not match a node input",
                                     value_name(v), k);
+            if (u->node->use_pos[u->input_index] != k)
+                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                    "value '%s': use #%zu is recorded at position %zu in its "
+                                    "node",
+                                    value_name(v), k, u->node->use_pos[u->input_index]);
         }
         ctx->n_uses += v->n_uses;
     }

@@ -411,7 +411,7 @@ static tconv_status resize_finish(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
     tc_rt_tensor *y;
     tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, p->out_dims, &y);
     if (st == TCONV_OK)
-        st = tc_resize_float(p, x, y, ctx->err);
+        st = tc_resize_float(ctx, p, x, y);
     return st;
 }
 

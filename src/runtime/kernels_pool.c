@@ -418,9 +418,12 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes
     int64_t planes = x->dims[0] * x->dims[1];
     double work = (double)y->n_elements * (double)job.g.kernel_size;
     int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
-    job.offsets = malloc((size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t));
-    if (!job.offsets)
-        return tc_error_nomem(ctx->err, "pooling window offsets");
+    tc_rt_tensor offsets;
+    st = tc_kernel_scratch(ctx, (size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t),
+                           &offsets);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "pooling window offsets: ");
+    job.offsets = offsets.data;
     job.count_include_pad = attrs.count_include_pad;
     job.column_major = attrs.storage_order == 1;
     job.dtype = x->dtype;
@@ -428,7 +431,7 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes
     job.y = y->data;
     job.indices = indices ? indices->data : NULL;
     tc_parallel_for(ctx->pool, workers, planes, pool_task, &job);
-    free(job.offsets);
+    tc_kernel_scratch_release(ctx, &offsets);
     return TCONV_OK;
 }
 

@@ -324,12 +324,14 @@ static tconv_status pad_fill(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pa
         if (!tc_add_i64(total, y->dims[i], &total))
             return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "pad index maps overflow");
     }
-    int64_t *maps = malloc((size_t)(total ? total : 1) * sizeof *maps);
-    if (!maps)
-        return tc_error_nomem(ctx->err, "pad index maps");
+    tc_rt_tensor maps_mem;
+    tconv_status st =
+        tc_kernel_scratch(ctx, (size_t)(total ? total : 1) * sizeof(int64_t), &maps_mem);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "pad index maps: ");
+    int64_t *maps = maps_mem.data;
     const int64_t *axis_maps[TCONV_MAX_RANK];
     int64_t used = 0;
-    tconv_status st = TCONV_OK;
     for (int i = 0; i < y->rank && st == TCONV_OK; i++) {
         st = pad_axis_map(ctx, p, i, x->dims[i], y->dims[i], maps + used);
         axis_maps[i] = maps + used;
@@ -337,7 +339,7 @@ static tconv_status pad_fill(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pa
     }
     if (st == TCONV_OK)
         tc_indexed_copy(x, y, axis_maps, p->value);
-    free(maps);
+    tc_kernel_scratch_release(ctx, &maps_mem);
     return st;
 }
 
@@ -756,9 +758,12 @@ tconv_status tc_run_gather(tc_kernel_ctx *ctx) {
         st = gather_shape(ctx, x, idx, axis, &rank, dims);
     if (st != TCONV_OK)
         return st;
-    int64_t *k = malloc((size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof *k);
-    if (!k)
-        return tc_error_nomem(ctx->err, "gather indices");
+    tc_rt_tensor k_mem;
+    st = tc_kernel_scratch(ctx, (size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof(int64_t),
+                           &k_mem);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "gather indices: ");
+    int64_t *k = k_mem.data;
     tc_rt_tensor *y;
     st = gather_indices(ctx, idx, x->dims[axis], k);
     if (st == TCONV_OK)
@@ -778,7 +783,7 @@ tconv_status tc_run_gather(tc_kernel_ctx *ctx) {
                 memcpy(dst, src + (size_t)k[i] * block, block);
         }
     }
-    free(k);
+    tc_kernel_scratch_release(ctx, &k_mem);
     return st;
 }
 

@@ -6,17 +6,22 @@
 #include "runtime/resize.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "runtime/kernel.h"
 
 #define MAX_TAPS 4096
 
+/* The taps of one axis live in one kernel scratch piece (`mem`): they scale with the output
+ * length, so they count against the session's memory limit like every other buffer. */
 typedef struct axis_taps {
     int64_t in, out;
     int64_t n_taps;
     int64_t *index; /* out x n_taps, clamped to [0, in) */
     double *weight; /* out x n_taps */
     bool *outside;  /* out: tf_crop_and_resize extrapolation */
+    double *coeffs; /* n_taps: one output's coefficients while they are built */
+    tc_rt_tensor mem;
 } axis_taps;
 
 /* ---------------------------------------------------------------- coordinates */
@@ -204,41 +209,49 @@ static void fill_output_taps(const tc_resize_params *p, int axis, axis_taps *t, 
     }
 }
 
-static void taps_free(axis_taps *t) {
-    free(t->index);
-    free(t->weight);
-    free(t->outside);
+static void taps_free(tc_kernel_ctx *ctx, axis_taps *t) {
+    tc_kernel_scratch_release(ctx, &t->mem);
     memset(t, 0, sizeof *t);
 }
 
-static tconv_status taps_build(const tc_resize_params *p, int axis, int64_t in, axis_taps *t,
-                               tc_error *err) {
+/* Carves index, weight, coeffs and outside out of one scratch piece (8-byte parts first). */
+static tconv_status taps_alloc(tc_kernel_ctx *ctx, axis_taps *t) {
+    size_t count = (size_t)(t->out ? t->out : 1) * (size_t)t->n_taps;
+    size_t out = (size_t)(t->out ? t->out : 1);
+    size_t eights = 2 * count + (size_t)t->n_taps;
+    if (count / (size_t)t->n_taps != out || eights > (SIZE_MAX - out) / 8)
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "resize coefficients overflow");
+    tconv_status st = tc_kernel_scratch(ctx, eights * 8 + out, &t->mem);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "resize coefficients: ");
+    unsigned char *base = t->mem.data;
+    t->index = (int64_t *)base;
+    t->weight = (double *)(base + count * 8);
+    t->coeffs = (double *)(base + 2 * count * 8);
+    t->outside = (bool *)(base + eights * 8);
+    return TCONV_OK;
+}
+
+static tconv_status taps_build(tc_kernel_ctx *ctx, const tc_resize_params *p, int axis, int64_t in,
+                               axis_taps *t) {
     memset(t, 0, sizeof *t);
     t->in = in;
     t->out = p->out_dims[axis];
     double scale = p->scales[axis];
     if (!(scale > 0.0) || !isfinite(scale))
-        return tc_error_set(err, TCONV_ERR_INVALID, "scale %g of axis %d is not positive", scale,
-                            axis);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "scale %g of axis %d is not positive",
+                            scale, axis);
     t->n_taps = taps_per_output(p, scale);
     if (t->n_taps > MAX_TAPS)
-        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
                             "antialias footprint of %lld taps on axis %d (scale %g) is too "
                             "large",
                             (long long)t->n_taps, axis, scale);
-    size_t count = (size_t)(t->out ? t->out : 1) * (size_t)t->n_taps;
-    t->index = malloc(count * sizeof *t->index);
-    t->weight = malloc(count * sizeof *t->weight);
-    t->outside = malloc((size_t)(t->out ? t->out : 1) * sizeof *t->outside);
-    double *c = malloc((size_t)t->n_taps * sizeof *c);
-    if (!t->index || !t->weight || !t->outside || !c) {
-        free(c);
-        taps_free(t);
-        return tc_error_nomem(err, "resize coefficients");
-    }
+    tconv_status st = taps_alloc(ctx, t);
+    if (st != TCONV_OK)
+        return st;
     for (int64_t x = 0; x < t->out; x++)
-        fill_output_taps(p, axis, t, x, c);
-    free(c);
+        fill_output_taps(p, axis, t, x, t->coeffs);
     return TCONV_OK;
 }
 
@@ -291,67 +304,93 @@ static void apply_axis(const double *src, double *dst, int64_t outer, int64_t in
     }
 }
 
-static tconv_status resize_axis(const tc_resize_params *p, int axis, int rank, int64_t *dims,
-                                double **buf, tc_error *err) {
+/* Resizes axis `axis` of src (shape dims) into dst; dims[axis] becomes the output length.
+ * Returns false in *resized when the axis is an identity (dst untouched). */
+static tconv_status resize_axis(tc_kernel_ctx *ctx, const tc_resize_params *p, int axis, int rank,
+                                int64_t *dims, const double *src, double *dst, bool *resized) {
+    *resized = false;
     axis_taps t;
-    tconv_status st = taps_build(p, axis, dims[axis], &t, err);
+    tconv_status st = taps_build(ctx, p, axis, dims[axis], &t);
     if (st != TCONV_OK)
         return st;
-    if (taps_identity(&t)) {
-        taps_free(&t);
-        return TCONV_OK;
+    if (!taps_identity(&t)) {
+        int64_t outer = 1, inner = 1;
+        for (int i = 0; i < axis; i++)
+            outer *= dims[i];
+        for (int i = axis + 1; i < rank; i++)
+            inner *= dims[i];
+        apply_axis(src, dst, outer, inner, &t, p->extrapolation_value);
+        dims[axis] = t.out;
+        *resized = true;
     }
-    int64_t outer = 1, inner = 1, n_out;
-    bool ok = true;
-    for (int i = 0; i < axis; i++)
-        ok = ok && tc_mul_i64(outer, dims[i], &outer);
-    for (int i = axis + 1; i < rank; i++)
-        ok = ok && tc_mul_i64(inner, dims[i], &inner);
-    ok = ok && tc_mul_i64(outer, inner, &n_out) && tc_mul_i64(n_out, t.out, &n_out) &&
-         (uint64_t)n_out <= SIZE_MAX / sizeof(double);
-    double *next = ok ? malloc((size_t)(n_out ? n_out : 1) * sizeof *next) : NULL;
-    if (!next) {
-        taps_free(&t);
-        return ok ? tc_error_nomem(err, "a resize buffer")
-                  : tc_error_set(err, TCONV_ERR_LIMIT, "resize intermediate is too large");
-    }
-    apply_axis(*buf, next, outer, inner, &t, p->extrapolation_value);
-    free(*buf);
-    *buf = next;
-    dims[axis] = t.out;
-    taps_free(&t);
+    taps_free(ctx, &t);
     return TCONV_OK;
 }
 
-static tconv_status resize_run(const tc_resize_params *p, const tc_rt_tensor *x, tc_rt_tensor *y,
-                               tc_error *err) {
-    double *buf = malloc((size_t)(x->n_elements ? x->n_elements : 1) * sizeof *buf);
-    if (!buf)
-        return tc_error_nomem(err, "a resize buffer");
+/* The most elements any intermediate holds: the input, then after each axis is resized. */
+static bool largest_intermediate(const tc_resize_params *p, const tc_rt_tensor *x, int64_t *out) {
+    int64_t dims[TCONV_MAX_RANK];
+    memcpy(dims, x->dims, sizeof dims);
+    int64_t most = x->n_elements;
+    for (int axis = 0; axis < x->rank; axis++) {
+        dims[axis] = p->out_dims[axis];
+        int64_t n;
+        if (!tc_shape_elements(dims, x->rank, &n))
+            return false;
+        if (n > most)
+            most = n;
+    }
+    *out = most;
+    return (uint64_t)most <= SIZE_MAX / (2 * sizeof(double));
+}
+
+/* Two double buffers, taken from the kernel scratch (within the session's memory limit), that
+ * the axes ping-pong between. */
+static tconv_status resize_run(tc_kernel_ctx *ctx, const tc_resize_params *p, const tc_rt_tensor *x,
+                               tc_rt_tensor *y) {
+    int64_t most;
+    if (!largest_intermediate(p, x, &most))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "resize intermediate is too large");
+    size_t bytes = (size_t)(most ? most : 1) * sizeof(double);
+    tc_rt_tensor a, b;
+    tconv_status st = tc_kernel_scratch(ctx, bytes, &a);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "resize buffers: ");
+    st = tc_kernel_scratch(ctx, bytes, &b);
+    if (st != TCONV_OK) {
+        tc_kernel_scratch_release(ctx, &a);
+        return tc_error_prefix(ctx->err, st, "resize buffers: ");
+    }
+    double *buf = a.data, *other = b.data;
     const float *in = x->data;
     for (int64_t i = 0; i < x->n_elements; i++)
         buf[i] = in[i];
     int64_t dims[TCONV_MAX_RANK];
     memcpy(dims, x->dims, sizeof dims);
-    tconv_status st = TCONV_OK;
-    for (int axis = 0; axis < x->rank && st == TCONV_OK; axis++) {
-        if (y->n_elements > 0)
-            st = resize_axis(p, axis, x->rank, dims, &buf, err);
+    for (int axis = 0; axis < x->rank && st == TCONV_OK && y->n_elements > 0; axis++) {
+        bool resized;
+        st = resize_axis(ctx, p, axis, x->rank, dims, buf, other, &resized);
+        if (resized) {
+            double *t = buf;
+            buf = other;
+            other = t;
+        }
     }
     if (st == TCONV_OK) {
         float *out = y->data;
         for (int64_t i = 0; i < y->n_elements; i++)
             out[i] = (float)buf[i];
     }
-    free(buf);
+    tc_kernel_scratch_release(ctx, &b);
+    tc_kernel_scratch_release(ctx, &a);
     return st;
 }
 
-tconv_status tc_resize_float(const tc_resize_params *p, const tc_rt_tensor *x, tc_rt_tensor *y,
-                             tc_error *err) {
+tconv_status tc_resize_float(tc_kernel_ctx *ctx, const tc_resize_params *p, const tc_rt_tensor *x,
+                             tc_rt_tensor *y) {
     if (x->dtype != TCONV_DTYPE_FLOAT || y->dtype != TCONV_DTYPE_FLOAT || y->rank != x->rank)
-        return tc_error_set(err, TCONV_ERR_USAGE, "tc_resize_float: float tensors only");
+        return tc_error_set(ctx->err, TCONV_ERR_USAGE, "tc_resize_float: float tensors only");
     if (x->n_elements == 0 && y->n_elements > 0)
-        return tc_error_set(err, TCONV_ERR_INVALID, "cannot resize an empty tensor");
-    return resize_run(p, x, y, err);
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "cannot resize an empty tensor");
+    return resize_run(ctx, p, x, y);
 }

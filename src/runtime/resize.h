@@ -49,8 +49,11 @@ typedef struct tc_resize_params {
     double roi_start[TCONV_MAX_RANK], roi_end[TCONV_MAX_RANK]; /* tf_crop_and_resize */
 } tc_resize_params;
 
-/* y (float, allocated with p->out_dims) = x (float) resized. */
-tconv_status tc_resize_float(const tc_resize_params *p, const tc_rt_tensor *x, tc_rt_tensor *y,
-                             tc_error *err);
+struct tc_kernel_ctx;
+
+/* y (float, allocated with p->out_dims) = x (float) resized. Work buffers are kernel scratch of
+ * ctx (errors go to ctx->err). */
+tconv_status tc_resize_float(struct tc_kernel_ctx *ctx, const tc_resize_params *p,
+                             const tc_rt_tensor *x, tc_rt_tensor *y);
 
 #endif

@@ -14,6 +14,7 @@ void tc_session_options_init(tc_session_options *options) {
     memset(options, 0, sizeof *options);
     uint64_t limit = TCONV_DEFAULT_MAX_MEMORY_BYTES;
     options->max_memory_bytes = limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
+    options->max_work = TCONV_DEFAULT_MAX_WORK;
 }
 
 static int default_thread_count(void) {
@@ -48,6 +49,8 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
     if (st == TCONV_OK)
         st = tc_plan_check_memory(s, s->main, NULL, err);
+    if (st == TCONV_OK)
+        st = tc_plan_check_work(s, s->main, NULL, err);
     if (st != TCONV_OK) {
         tc_session_free(s);
         return st;
@@ -102,7 +105,10 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
                             ctx->n_outputs);
     tc_rt_tensor *t = &ctx->outputs[index];
     tc_session_release(ctx->session, t);
-    tconv_status st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
+    tconv_status st = TCONV_OK;
+    if (index == 0 && (st = tc_session_count_work(ctx, rank, dims)) != TCONV_OK)
+        return st;
+    st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, st, "output %zu: ", index);
     *out = t;
@@ -329,27 +335,26 @@ static tconv_status take_outputs(tc_session *s, tc_run_env *env, bool keep_accou
 /* ---------------------------------------------------------------- checking caller inputs */
 
 typedef struct dim_binding_set {
-    const char *names[64];
-    int64_t values[64];
+    tc_dim_binding items[64];
     size_t n;
 } dim_binding_set;
 
 static tconv_status bind_symbolic_dim(dim_binding_set *set, const char *input, int axis,
                                       const char *param, int64_t value, tc_error *err) {
     for (size_t i = 0; i < set->n; i++) {
-        if (strcmp(set->names[i], param) != 0)
+        if (strcmp(set->items[i].name, param) != 0)
             continue;
-        if (set->values[i] != value)
+        if (set->items[i].value != value)
             return tc_error_set(err, TCONV_ERR_INVALID,
                                 "input '%s': dim %d ('%s') is %lld but another input gives "
                                 "'%s' = %lld",
                                 input, axis, param, (long long)value, param,
-                                (long long)set->values[i]);
+                                (long long)set->items[i].value);
         return TCONV_OK;
     }
     if (set->n < 64) {
-        set->names[set->n] = param;
-        set->values[set->n++] = value;
+        set->items[set->n].name = param;
+        set->items[set->n++].value = value;
     }
     return TCONV_OK;
 }
@@ -386,13 +391,14 @@ static tconv_status check_input(const tconv_value *v, const tc_rt_tensor *t,
     return TCONV_OK;
 }
 
-static tconv_status bind_inputs(const tc_session *s, tc_run_env *env, const tc_rt_tensor *inputs,
+static tconv_status bind_inputs(tc_session *s, tc_run_env *env, const tc_rt_tensor *inputs,
                                 size_t n_inputs, tc_error *err) {
     const tc_graph_plan *plan = env->plan;
     if (n_inputs != plan->n_inputs)
         return tc_error_set(err, TCONV_ERR_USAGE, "%zu inputs given, the graph needs %zu", n_inputs,
                             plan->n_inputs);
     dim_binding_set bindings = {0};
+    uint64_t given = 0;
     for (size_t i = 0; i < n_inputs; i++) {
         uint32_t slot = plan->inputs[i];
         tconv_status st = check_input(plan->slot_values[slot], &inputs[i], &bindings, err);
@@ -400,10 +406,14 @@ static tconv_status bind_inputs(const tc_session *s, tc_run_env *env, const tc_r
             return st;
         env->slots[slot] = inputs[i];
         env->slots[slot].owns_data = false; /* borrowed from the caller */
+        given += inputs[i].nbytes;
     }
-    /* Now that the inputs fix the symbolic dims, refuse before the first allocation. */
-    tc_plan_dim_values bound = {bindings.names, bindings.values, bindings.n};
-    return bindings.n ? tc_plan_check_memory(s, plan, &bound, err) : TCONV_OK;
+    /* The inputs are held for the whole run: they count, and now that they fix the symbolic
+     * dims, the plan is checked again before the first allocation. */
+    s->input_bytes = given > SIZE_MAX ? SIZE_MAX : (size_t)given;
+    tc_plan_dim_values bound = {bindings.items, bindings.n, true, given};
+    tconv_status st = tc_plan_check_memory(s, plan, &bound, err);
+    return st == TCONV_OK ? tc_plan_check_work(s, plan, &bound, err) : st;
 }
 
 /* ---------------------------------------------------------------- running */
@@ -422,6 +432,7 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     session->stats.peak_live_bytes = 0;
     session->stats.n_allocations = 0;
     session->stats.n_kernel_calls = 0;
+    session->stats.work = 0;
     session->depth = 0;
     st = bind_inputs(session, &env, inputs, n_inputs, err);
     if (st == TCONV_OK)
@@ -431,6 +442,7 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     env_free(session, &env);
     session->current_env = NULL;
     session->current_step = NULL;
+    session->input_bytes = 0;
     return st;
 }
 

@@ -30,7 +30,16 @@ typedef struct tc_session_options {
     /* Whose pad split the ConvTranspose kernel uses for SAME auto_pad (ONNX by default): what
      * the legalization used, when a proof runs the original beside its rewrite. */
     tconv_convention convention;
+    /* Work units one run may do: multiply-adds of the contractions (Conv, ConvTranspose, Gemm,
+     * MatMul), window taps of pooling, one per element read or written elsewhere (see
+     * session_work.c); default TCONV_DEFAULT_MAX_WORK, 0: no limit. Refused before the run
+     * computes, from the declared shapes, or before the node computes, from the actual ones. */
+    uint64_t max_work;
 } tc_session_options;
+
+/* 2^38 (2.7e11) multiply-adds: minutes of one core at tconv's speed. The largest model of
+ * models/ plans 1.6e9 and conformance tests far less; a 120-byte model can ask for 1e12. */
+#define TCONV_DEFAULT_MAX_WORK ((uint64_t)1 << 38)
 
 void tc_session_options_init(tc_session_options *options);
 
@@ -41,6 +50,7 @@ typedef struct tc_session_stats {
     size_t constant_bytes;   /* initializer data the session holds */
     uint64_t n_allocations;  /* tensors allocated during the last run */
     uint64_t n_kernel_calls; /* kernels run during the last run (subgraphs included) */
+    uint64_t work;           /* work units of the last run (max_work's unit) */
 } tc_session_stats;
 
 /* Prepares to run `model` (which must outlive the session): checks every node has a kernel
@@ -77,6 +87,24 @@ void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t);
 tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
                                      const tc_dim_binding *bindings, size_t n_bindings,
                                      tc_rt_tensor *t, tc_error *err);
+
+/* Two sessions run one after the other on the same inputs (a comparison): `done` has run and
+ * its caller keeps its outputs while `next` runs. Frees what `done` keeps only for speed (cached
+ * buffers, scratch) and makes `next` count `done`'s initializer copies and the outputs as held,
+ * so that both together stay within next's memory limit. */
+void tc_session_yield_to(tc_session *done, const tc_rt_tensor *outputs, size_t n_outputs,
+                         tc_session *next);
+
+/* Refuses (TCONV_ERR_LIMIT, before anything is allocated) inputs that would not fit the memory
+ * limit: every graph input at its declared shape, symbolic dims from `bindings`, counted with
+ * the initializers and the planned intermediates. Call it before making random inputs; inputs
+ * whose shape is not known are held to the limit when they are given (tc_session_run). */
+tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
+                                     size_t n_bindings, tc_error *err);
+/* Refuses `bytes` of caller inputs in all (with the initializers) past the memory limit; for a
+ * caller about to copy or load input data. `what` names the input in the message. */
+tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t bytes,
+                                          const char *what, tc_error *err);
 
 /* Compares actual to expected: same dtype and shape, and |a - e| <= atol + rtol * |e| for every
  * element (NaN equal to NaN). Reports the largest absolute and relative errors. A shape or dtype

@@ -100,6 +100,7 @@ typedef struct tc_buffer_cache {
 typedef struct tc_scratch_arena {
     unsigned char *base;
     size_t capacity, used, high_water;
+    size_t own_bytes; /* pieces of their own alive now: they count against the limit too */
 } tc_scratch_arena;
 
 void tc_scratch_arena_free(tc_scratch_arena *arena);
@@ -122,6 +123,8 @@ struct tc_session {
     const tc_run_env *current_env;
     const tc_step_plan *current_step;
     int depth;
+    size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
+    size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */
 };
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */
@@ -135,19 +138,34 @@ void tc_plan_free_all(tc_session *session);
  * for memory. */
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err);
 
-/* Values of symbolic dims (dim_param) that the caller's inputs fixed. */
+/* What the memory plan knows about one run: values of symbolic dims (dim_param) that the
+ * caller's inputs or bindings fixed, and, once the caller's inputs exist, their bytes. */
 typedef struct tc_plan_dim_values {
-    const char *const *names;
-    const int64_t *values;
+    const tc_dim_binding *items;
     size_t n;
+    bool inputs_given;    /* input_bytes is what the caller's inputs hold */
+    uint64_t input_bytes; /* else the inputs count at their declared (or bound) shapes */
 } tc_plan_dim_values;
 
 /* Replays plan's buffer lifetimes over the values' declared shapes (static dims, symbolic dims
- * from `bound`, which may be NULL) plus the initializer copies the session holds, and refuses
- * with TCONV_ERR_LIMIT, naming the node where the peak falls, when that exceeds
- * options.max_memory_bytes (session_memory.c). */
+ * from `bound`, which may be NULL) plus the initializer copies the session holds and, for the
+ * main graph, the graph inputs (held for the whole run), and refuses with TCONV_ERR_LIMIT,
+ * naming the node where the peak falls, when that exceeds options.max_memory_bytes
+ * (session_memory.c). */
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err);
+/* A value's dims when its rank and every dim are known (static, or symbolic and bound). */
+bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
+                        int *rank);
+
+/* The same replay for work (session_work.c): refuses with TCONV_ERR_LIMIT, naming the node
+ * with the most work, a plan whose nodes of known shape add up to more than options.max_work. */
+tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *plan,
+                                const tc_plan_dim_values *bound, tc_error *err);
+/* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
+ * and refuses the node (before it computes) when that passes options.max_work. */
+tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims);
+
 /* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
                                     tc_error *err);

@@ -16,6 +16,7 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- buffer cache */
@@ -79,8 +80,9 @@ tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int 
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
         return TCONV_OK;
-    size_t held =
-        session->stats.live_bytes + session->stats.constant_bytes + session->scratch.capacity;
+    size_t held = session->stats.live_bytes + session->stats.constant_bytes +
+                  session->scratch.capacity + session->scratch.own_bytes + session->input_bytes +
+                  session->external_bytes;
     if (held + session->cache.bytes <= limit &&
         (uint64_t)bytes <= limit - held - session->cache.bytes)
         return TCONV_OK;
@@ -146,6 +148,17 @@ void tc_session_release(tc_session *session, tc_rt_tensor *t) {
     tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
 }
 
+void tc_session_yield_to(tc_session *done, const tc_rt_tensor *outputs, size_t n_outputs,
+                         tc_session *next) {
+    tc_buffer_cache_drop(&done->cache);
+    if (done->scratch.used == 0)
+        tc_scratch_arena_free(&done->scratch);
+    size_t held = done->stats.constant_bytes;
+    for (size_t i = 0; i < n_outputs; i++)
+        held += outputs[i].nbytes;
+    next->external_bytes = held;
+}
+
 /* ---------------------------------------------------------------- planning */
 
 static uint64_t add_sat(uint64_t a, uint64_t b) {
@@ -154,39 +167,49 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 
 static bool bound_dim(const tc_plan_dim_values *bound, const char *param, int64_t *out) {
     for (size_t i = 0; bound && param && i < bound->n; i++) {
-        if (bound->names[i] && strcmp(bound->names[i], param) == 0) {
-            *out = bound->values[i];
+        if (bound->items[i].name && strcmp(bound->items[i].name, param) == 0) {
+            *out = bound->items[i].value;
             return true;
         }
     }
     return false;
 }
 
+bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
+                        int *rank) {
+    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0 ||
+        v->type.rank > TCONV_MAX_RANK)
+        return false;
+    for (int i = 0; i < v->type.rank; i++) {
+        const tc_dim *d = &v->type.dims[i];
+        if (d->kind == TCONV_DIM_STATIC)
+            dims[i] = d->value;
+        else if (d->kind != TCONV_DIM_SYMBOLIC || !bound_dim(bound, d->param, &dims[i]))
+            return false;
+        if (dims[i] < 0)
+            return false;
+    }
+    *rank = v->type.rank;
+    return true;
+}
+
 /* The bytes a value's tensor takes when its dtype and every dim are known (static, or symbolic
  * and bound); UINT64_MAX when that size overflows. false when unknown. */
 static bool value_bytes(const tconv_value *v, const tc_plan_dim_values *bound, uint64_t *out) {
-    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0)
-        return false;
-    size_t esize = tc_rt_dtype_size(v->type.dtype);
-    if (esize == 0)
+    int64_t dims[TCONV_MAX_RANK];
+    int rank;
+    size_t esize = v ? tc_rt_dtype_size(v->type.dtype) : 0;
+    if (esize == 0 || !tc_plan_value_dims(v, bound, dims, &rank))
         return false;
     int64_t n = 1;
     bool overflow = false;
-    for (int i = 0; i < v->type.rank; i++) {
-        const tc_dim *d = &v->type.dims[i];
-        int64_t value;
-        if (d->kind == TCONV_DIM_STATIC)
-            value = d->value;
-        else if (d->kind != TCONV_DIM_SYMBOLIC || !bound_dim(bound, d->param, &value))
-            return false;
-        if (value < 0)
-            return false;
-        if (!overflow && !tc_mul_i64(n, value, &n))
-            overflow = true;
-        if (value == 0) {
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] == 0) {
             *out = 0; /* an empty tensor, whatever the other dims say */
             return true;
         }
+        if (!overflow && !tc_mul_i64(n, dims[i], &n))
+            overflow = true;
     }
     int64_t bytes;
     *out = overflow || !tc_mul_i64(n, (int64_t)esize, &bytes) ? UINT64_MAX : (uint64_t)bytes;
@@ -202,13 +225,27 @@ static uint64_t slot_bytes(const tc_graph_plan *plan, uint32_t slot,
     return bytes;
 }
 
+/* The main graph's inputs: the caller holds them for the whole run. */
+static uint64_t input_bytes(const tc_graph_plan *plan, const tc_plan_dim_values *bound) {
+    if (plan->parent)
+        return 0; /* a subgraph's inputs are its parent's values */
+    if (bound && bound->inputs_given)
+        return bound->input_bytes;
+    uint64_t total = 0;
+    for (size_t i = 0; i < plan->n_inputs; i++)
+        total = add_sat(total, slot_bytes(plan, plan->inputs[i], bound));
+    return total;
+}
+
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err) {
     size_t limit = session->options.max_memory_bytes;
     if (limit == 0)
         return TCONV_OK;
     uint64_t constants = session->stats.constant_bytes;
-    uint64_t live = constants, peak = constants;
+    uint64_t inputs = input_bytes(plan, bound);
+    uint64_t held = add_sat(add_sat(constants, inputs), session->external_bytes);
+    uint64_t live = held, peak = held;
     const tc_step_plan *peak_step = NULL;
     for (size_t i = 0; i < plan->n_steps; i++) {
         const tc_step_plan *step = &plan->steps[i];
@@ -225,7 +262,7 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
     }
     if (peak <= (uint64_t)limit)
         return TCONV_OK;
-    char where[256] = "the initializers";
+    char where[256] = "the graph inputs and initializers";
     if (peak_step)
         tc_node_describe(peak_step->node, where, sizeof where);
     if (peak == UINT64_MAX)
@@ -233,10 +270,32 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
                             "planned memory overflows (a declared shape is too large, at %s); "
                             "the memory limit is %zu bytes",
                             where, limit);
+    char beside[96] = "";
+    if (session->external_bytes)
+        snprintf(beside, sizeof beside, ", %zu of another model's run", session->external_bytes);
     return tc_error_set(err, TCONV_ERR_LIMIT,
-                        "planned memory of %" PRIu64 " bytes (%" PRIu64 " of initializers, "
-                        "peak at %s) exceeds the memory limit of %zu bytes",
-                        peak, constants, where, limit);
+                        "planned memory of %" PRIu64 " bytes (%" PRIu64 " of graph inputs, %" PRIu64
+                        " of initializers%s, peak at %s) exceeds the memory limit of %zu bytes",
+                        peak, inputs, constants, beside, where, limit);
+}
+
+tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
+                                     size_t n_bindings, tc_error *err) {
+    tc_plan_dim_values bound = {bindings, n_bindings, false, 0};
+    tconv_status st = tc_plan_check_memory(session, session->main, &bound, err);
+    return st == TCONV_OK ? tc_plan_check_work(session, session->main, &bound, err) : st;
+}
+
+tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t bytes,
+                                          const char *what, tc_error *err) {
+    size_t limit = session->options.max_memory_bytes;
+    uint64_t held = session->stats.constant_bytes;
+    if (limit == 0 || (held <= limit && bytes <= (uint64_t)limit - held))
+        return TCONV_OK;
+    return tc_error_set(err, TCONV_ERR_LIMIT,
+                        "input '%s': %" PRIu64 " bytes of inputs and %" PRIu64 " of initializers "
+                        "exceed the memory limit of %zu bytes",
+                        what, bytes, held, limit);
 }
 
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,

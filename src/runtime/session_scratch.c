@@ -39,6 +39,8 @@ static tconv_status own_piece(tc_session *s, size_t bytes, tc_rt_tensor *buf, tc
         return st;
     buf->nbytes = bytes;
     buf->owns_data = true;
+    if (s)
+        s->scratch.own_bytes += bytes;
     return TCONV_OK;
 }
 
@@ -53,15 +55,19 @@ tconv_status tc_kernel_scratch(tc_kernel_ctx *ctx, size_t bytes, tc_rt_tensor *b
     if (!s)
         return own_piece(NULL, bytes, buf, ctx->err);
     tc_scratch_arena *a = &s->scratch;
+    size_t high_water = a->high_water; /* a refused request must not raise it for good */
     if (a->used + bytes > a->high_water)
         a->high_water = a->used + bytes;
-    if (a->used == 0 && a->capacity < a->high_water) {
-        tconv_status st = arena_grow(s, ctx->err);
+    tconv_status st = TCONV_OK;
+    if (a->used == 0 && a->capacity < a->high_water)
+        st = arena_grow(s, ctx->err);
+    if (st == TCONV_OK && a->used + bytes > a->capacity)
+        st = own_piece(s, bytes, buf, ctx->err);
+    if (st != TCONV_OK || buf->owns_data) {
         if (st != TCONV_OK)
-            return st;
+            a->high_water = high_water;
+        return st;
     }
-    if (a->used + bytes > a->capacity)
-        return own_piece(s, bytes, buf, ctx->err);
     buf->data = a->base + a->used;
     buf->nbytes = bytes;
     a->used += bytes;
@@ -71,6 +77,8 @@ tconv_status tc_kernel_scratch(tc_kernel_ctx *ctx, size_t bytes, tc_rt_tensor *b
 void tc_kernel_scratch_release(tc_kernel_ctx *ctx, tc_rt_tensor *buf) {
     if (buf->owns_data) {
         free(buf->data);
+        if (ctx->session)
+            ctx->session->scratch.own_bytes -= buf->nbytes;
     } else if (buf->data) {
         /* Pieces are released in reverse order of their requests (a stack). */
         tc_scratch_arena *a = &ctx->session->scratch;

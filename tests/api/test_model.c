@@ -112,7 +112,7 @@ static void test_read_limits(void **state) {
     assert_int_equal(tconv_limits_get(NULL, TCONV_LIMIT_THREADS), 0);
     tconv_limits *limits = NULL;
     assert_int_equal(tconv_limits_new(&limits), TCONV_OK);
-    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_NODES), 10000000);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_NODES), 4194304);
     assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_MEMORY_BYTES),
                      tconv_limits_get(NULL, TCONV_LIMIT_MEMORY_BYTES));
 
@@ -154,6 +154,24 @@ static void test_read_limits(void **state) {
     assert_int_equal(tconv_limits_new(NULL), TCONV_ERR_USAGE);
     assert_int_equal(tconv_limits_set(NULL, TCONV_LIMIT_THREADS, 1), TCONV_ERR_USAGE);
     assert_string_equal(tconv_limits_last_error(NULL), "");
+}
+
+/* The node limit follows the memory limit (a node's IR and plans take up to 4 KiB) until it is
+ * set itself (issue 16, item 7). */
+static void test_node_limit_follows_memory(void **state) {
+    (void)state;
+    tconv_limits *limits = NULL;
+    assert_int_equal(tconv_limits_new(&limits), TCONV_OK);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_NODES),
+                     tconv_limits_get(limits, TCONV_LIMIT_MEMORY_BYTES) / 4096);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 64u << 20), TCONV_OK);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_NODES), 16384);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 0), TCONV_OK);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_NODES), 0); /* both off */
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_NODES, 5), TCONV_OK);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 64u << 20), TCONV_OK);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_NODES), 5);
+    tconv_limits_free(limits);
 }
 
 static void test_buffer_round_trip(void **state) {
@@ -321,6 +339,7 @@ int main(void) {
         cmocka_unit_test(test_read_file_and_metadata),
         cmocka_unit_test(test_read_errors_go_to_the_message_buffer),
         cmocka_unit_test(test_read_limits),
+        cmocka_unit_test(test_node_limit_follows_memory),
         cmocka_unit_test(test_buffer_round_trip),
         cmocka_unit_test(test_write_file_and_errors_in_the_model),
         cmocka_unit_test(test_clone_is_independent),

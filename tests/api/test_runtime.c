@@ -200,6 +200,48 @@ static void test_runtime_limits(void **state) {
     tconv_model_free(m);
 }
 
+/* Inputs count against the memory limit before they are made or copied (issue 16, item 1), and
+ * the work limit refuses a run before it computes (item 6). */
+static void test_inputs_and_work_count_against_limits(void **state) {
+    (void)state;
+    tconv_model *m = api_read(API_MODEL("dynamic_same")); /* x [N, 8, H, W] */
+    tconv_limits *limits = NULL;
+    assert_int_equal(tconv_limits_new(&limits), TCONV_OK);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_WORK), 1ull << 38);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 1u << 20), TCONV_OK);
+    tconv_runner *r = NULL;
+    API_OK(m, tconv_runner_new(m, limits, &r));
+    assert_int_equal(tconv_runner_bind_dim(r, "N", 1), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "H", 32768), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "W", 32768), TCONV_OK); /* 32 GiB */
+    assert_int_equal(tconv_runner_set_random_inputs(r, 1), TCONV_ERR_LIMIT);
+    assert_non_null(strstr(tconv_runner_last_error(r), "of graph inputs"));
+    assert_int_equal(tconv_runner_bind_dim(r, "H", 4), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "W", 4), TCONV_OK);
+    assert_int_equal(tconv_runner_set_random_inputs(r, 1), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    static float big[1 * 8 * 128 * 256]; /* 1 MiB: with the initializers, over the limit */
+    int64_t dims[] = {1, 8, 128, 256};
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, 4, dims, big, sizeof big),
+                     TCONV_ERR_LIMIT);
+    assert_non_null(strstr(tconv_runner_last_error(r), "input 'x'"));
+    tconv_runner_free(r);
+
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 0), TCONV_OK);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_WORK, 1000), TCONV_OK);
+    assert_int_equal(tconv_limits_get(limits, TCONV_LIMIT_WORK), 1000);
+    API_OK(m, tconv_runner_new(m, limits, &r)); /* nothing known before the dims are bound */
+    assert_int_equal(tconv_runner_bind_dim(r, "N", 1), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "H", 16), TCONV_OK);
+    assert_int_equal(tconv_runner_bind_dim(r, "W", 16), TCONV_OK);
+    assert_int_equal(tconv_runner_set_random_inputs(r, 1), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_ERR_LIMIT);
+    assert_non_null(strstr(tconv_runner_last_error(r), "work limit of 1000"));
+    tconv_runner_free(r);
+    tconv_limits_free(limits);
+    tconv_model_free(m);
+}
+
 static void test_compare_original_with_legalized(void **state) {
     (void)state;
     tconv_model *original = api_read(KERAS);
@@ -486,6 +528,7 @@ int main(void) {
         cmocka_unit_test(test_repeated_runs_reuse_output_buffers),
         cmocka_unit_test(test_runner_on_unsupported_op),
         cmocka_unit_test(test_runtime_limits),
+        cmocka_unit_test(test_inputs_and_work_count_against_limits),
         cmocka_unit_test(test_compare_original_with_legalized),
         cmocka_unit_test(test_compare_mismatch_and_interfaces),
         cmocka_unit_test(test_compare_with_symbolic_dims),

@@ -170,7 +170,8 @@ def limits():
                           [big])
     write_bytes("big_tensor.onnx", model_bytes(g))
 
-    # 512x1024 floats (2 MiB) per value: X -> Relu a -> Relu b -> Y plans 4 MiB at once.
+    # 512x1024 floats (2 MiB) per value: X -> Relu a -> Relu b -> Y plans 6 MiB at once (the
+    # input is held for the whole run).
     shape = [512, 1024]
     g = helper.make_graph([
         helper.make_node("Relu", ["X"], ["A"], name="r0"),
@@ -286,8 +287,41 @@ def run_dir_defects():
     write_bytes(f"{folder}/test_data_set_0/output_0.pb", out.SerializeToString())
 
 
+def hostile_sizes():
+    """Tiny files that ask for much memory or compute (issue 16)."""
+    # 4 GiB input: X [1,1,32768,32768] -> GlobalAveragePool.
+    g = helper.make_graph(
+        [helper.make_node("GlobalAveragePool", ["X"], ["Y"], name="gap")], "main",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 32768, 32768])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 1, 1])])
+    write_bytes("input_bomb.onnx", model_bytes(g))
+    # 1e12 multiply-adds from two 4 MB graph inputs.
+    g = helper.make_graph(
+        [helper.make_node("ConvTranspose", ["X", "W"], ["Y"], name="ct")], "main",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 1000, 1000]),
+         helper.make_tensor_value_info("W", TensorProto.FLOAT, [1, 1, 1000, 1000])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 1999, 1999])])
+    write_bytes("work_bomb.onnx", model_bytes(g))
+    # Resize 256x256 by 8: a 16 MiB result, 2 x 32 MiB of double-precision work buffers.
+    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1.0, 1.0, 8.0, 8.0])
+    g = helper.make_graph(
+        [helper.make_node("Resize", ["X", "", "scales"], ["Y"], name="resize")], "main",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 256, 256])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 2048, 2048])], [scales])
+    write_bytes("resize_bomb.onnx", model_bytes(g))
+    # 300 Relu nodes: over the node limit that --max-memory-mb 1 implies (256 nodes).
+    names = ["X"] + [f"v{i}" for i in range(299)] + ["Y"]
+    nodes = [helper.make_node("Relu", [names[i]], [names[i + 1]], name=f"relu{i}")
+             for i in range(300)]
+    g = helper.make_graph(nodes, "main",
+                          [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+    write_bytes("nodes_300.onnx", model_bytes(g))
+
+
 def main():
     damaged_bytes()
+    hostile_sizes()
     tensor_defects()
     node_defects()
     limits()

@@ -228,6 +228,35 @@ static void test_large_graph_half_dead(void **state) {
     tconv_model_free(m);
 }
 
+/* N nodes all reading X, one of them live: removing the N - 1 dead uses of X looks at one
+ * use-list entry each (issue 16, item 5: a linear search per removal made this quadratic, 23 s
+ * at 500k nodes). */
+static void test_many_users_of_one_value(void **state) {
+    (void)state;
+    enum { N = 50000 };
+    tconv_model *m = b_model(17);
+    tconv_graph *g = m->graph;
+    tconv_value *x = b_input(g, "X", TCONV_DTYPE_FLOAT, "8");
+    tconv_value *out = NULL;
+    for (int i = 0; i < N; i++) {
+        tconv_node *n;
+        char name[32];
+        B_OK(tc_node_create(g, "Relu", NULL, NULL, &n, &b_err_));
+        B_OK(tc_node_add_input(n, x, &b_err_));
+        snprintf(name, sizeof name, "r%d", i);
+        B_OK(tc_graph_get_or_add_value(g, name, &out, &b_err_));
+        B_OK(tc_node_add_output(n, out, &b_err_));
+        tc_graph_append_node(g, n);
+    }
+    B_OK(tc_graph_add_output(g, tc_graph_find_value(g, "r123"), NULL, &b_err_));
+    uint64_t before = m->use_list_steps;
+    run_dce(m); /* verifies the use lists too */
+    assert_int_equal(g->n_nodes, 1);
+    assert_int_equal(x->n_uses, 1);
+    assert_true(m->use_list_steps - before <= (uint64_t)N);
+    tconv_model_free(m);
+}
+
 /* Running it again finds nothing more to do. */
 static void test_idempotent(void **state) {
     (void)state;
@@ -248,6 +277,7 @@ int main(void) {
         cmocka_unit_test(test_dead_if_releases_its_captures),
         cmocka_unit_test(test_multi_output_and_graph_outputs),
         cmocka_unit_test(test_large_graph_half_dead),
+        cmocka_unit_test(test_many_users_of_one_value),
         cmocka_unit_test(test_idempotent),
     };
     return cmocka_run_group_tests_name("passes.dce", tests, NULL, NULL);

@@ -495,7 +495,7 @@ static void test_memory_limit(void **state) {
     rtt_output(g, "b");
     tc_session_options o;
     tc_session_options_init(&o);
-    o.max_memory_bytes = N_ELEMS * sizeof(float) + 16;
+    o.max_memory_bytes = 2 * N_ELEMS * sizeof(float) + 16; /* x and a fit; b does not */
     tc_session *s = NULL;
     tc_error err;
     assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
@@ -507,7 +507,7 @@ static void test_memory_limit(void **state) {
     tc_session_get_stats(s, &stats);
     assert_int_equal(stats.live_bytes, 0);
     tc_session_free(s);
-    o.max_memory_bytes = 2 * N_ELEMS * sizeof(float);
+    o.max_memory_bytes = 3 * N_ELEMS * sizeof(float);
     assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
     assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_OK);
     tc_rt_tensor_release(&out);

@@ -35,7 +35,8 @@ static tconv_model *relu_chain(const int64_t *dims) {
 
 static void test_static_shapes_refused_at_creation(void **state) {
     (void)state;
-    const int64_t dims[] = {1024, 1024}; /* 4 MiB a value; a and b overlap at r1: 8 MiB */
+    /* 4 MiB a value; the input x is held throughout, a and b overlap at r1: 12 MiB */
+    const int64_t dims[] = {1024, 1024};
     tconv_model *m = relu_chain(dims);
     tc_session_options o;
     tc_session_options_init(&o);
@@ -45,10 +46,11 @@ static void test_static_shapes_refused_at_creation(void **state) {
     tc_error err;
     assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
     assert_null(s);
-    rtt_assert_contains(err.message, "planned memory of 8388608 bytes");
+    rtt_assert_contains(err.message, "planned memory of 12582912 bytes");
+    rtt_assert_contains(err.message, "4194304 of graph inputs");
     rtt_assert_contains(err.message, "peak at node 'r1'");
     rtt_assert_contains(err.message, "exceeds the memory limit of 6291456 bytes");
-    o.max_memory_bytes = 8 * MIB;
+    o.max_memory_bytes = 12 * MIB;
     assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
     tc_session_free(s);
     tconv_model_free(m);
@@ -67,7 +69,7 @@ static void test_symbolic_shapes_refused_before_the_run_allocates(void **state) 
     const int64_t big[] = {1024, 1024}, small[] = {2, 1024};
     tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 2, big, NULL), out;
     assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_ERR_LIMIT);
-    rtt_assert_contains(err.message, "planned memory of 8388608 bytes");
+    rtt_assert_contains(err.message, "planned memory of 12582912 bytes");
     tc_session_stats stats;
     tc_session_get_stats(s, &stats);
     assert_int_equal(stats.n_allocations, 0); /* refused before the first allocation */
@@ -118,6 +120,205 @@ static void test_initializers_count(void **state) {
     assert_int_equal(tc_session_run(s, NULL, 0, &out, &err), TCONV_ERR_LIMIT);
     rtt_assert_contains(err.message, "node 'r'");
     rtt_assert_contains(err.message, "memory limit");
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
+/* Graph inputs are held for the whole run: a 4 GiB input declared by a 110-byte model is
+ * refused at creation, before anyone makes the input (issue 16, item 1). */
+static void test_graph_inputs_count_at_creation(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    const int64_t xd[] = {1, 1, 32768, 32768};
+    tconv_value *x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, xd);
+    const char *y[] = {"y"};
+    rtt_node(g, "GlobalAveragePool", "gap", &x, 1, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.max_memory_bytes = 64 * MIB;
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
+    assert_null(s);
+    rtt_assert_contains(err.message, "4294967296 of graph inputs");
+    tconv_model_free(m);
+}
+
+/* Symbolic input dims bound by the caller are checked before random inputs are made. */
+static void test_bound_inputs_checked_before_they_are_made(void **state) {
+    (void)state;
+    const int64_t dims[] = {-1, 1024}; /* d0 x 1024 */
+    tconv_model *m = relu_chain(dims);
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.max_memory_bytes = 64 * MIB;
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_dim_binding big = {"d0", 32768}, small = {"d0", 16}; /* 128 MiB a value; 48 KiB */
+    assert_int_equal(tc_session_check_inputs(s, &big, 1, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "134217728 of graph inputs");
+    assert_int_equal(tc_session_check_inputs(s, &small, 1, &err), TCONV_OK);
+    assert_int_equal(tc_session_check_input_bytes(s, 65 * MIB, "x", &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "input 'x'");
+    assert_int_equal(tc_session_check_input_bytes(s, 63 * MIB, "x", &err), TCONV_OK);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
+/* An input of unknown shape counts once it is given: with 3 MiB given and a 4 MiB limit, the
+ * 3 MiB result no longer fits beside it. */
+static void test_given_inputs_count_while_running(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    tconv_value *x = rtt_value(g, "x"); /* no declared type */
+    tc_error err;
+    assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
+    const char *y[] = {"y"};
+    rtt_node(g, "Relu", "r", &x, 1, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.max_memory_bytes = 4 * MIB;
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    const int64_t d[] = {3 * 256, 1024};
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 2, d, NULL), out;
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "node 'r'");
+    rtt_assert_contains(err.message, "memory limit");
+    tc_session_free(s);
+    o.max_memory_bytes = 6 * MIB;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_OK);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&in);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
+/* Resize's double-precision work buffers are kernel scratch within the limit (issue 16, item
+ * 8): X 256x256 scaled by 8 is a 16 MiB result but 2 x 32 MiB of buffers. */
+static void test_resize_buffers_count(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[] = {1, 1, 256, 256}, yd[] = {1, 1, 2048, 2048}, sd[] = {4};
+    const float scales[] = {1, 1, 8, 8};
+    tconv_value *in[3] = {rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, xd), NULL, NULL};
+    in[2] = rtt_init(g, "scales", TCONV_DTYPE_FLOAT, 1, sd, scales, sizeof scales);
+    const char *y[] = {"y"};
+    rtt_node(g, "Resize", "resize", in, 3, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.max_memory_bytes = 20 * MIB; /* x and y fit */
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL), out;
+    assert_int_equal(tc_session_run(s, &x, 1, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "node 'resize'");
+    rtt_assert_contains(err.message, "resize buffers");
+    tc_session_free(s);
+    o.max_memory_bytes = 100 * MIB;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &x, 1, &out, &err), TCONV_OK);
+    rtt_assert_dims(&out, 4, yd);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&x);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
+/* A refused scratch request leaves the session usable: the next, smaller run gets its buffers
+ * (the scratch high-water mark does not keep the refused size). */
+static void test_refused_scratch_does_not_stick(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t sd[] = {4};
+    const float scales[] = {1, 1, 8, 8};
+    tconv_value *x = rtt_value(g, "x"); /* shape given by each run */
+    tc_error err;
+    assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
+    tconv_value *in[3] = {x, NULL, NULL};
+    in[2] = rtt_init(g, "scales", TCONV_DTYPE_FLOAT, 1, sd, scales, sizeof scales);
+    const char *y[] = {"y"};
+    rtt_node(g, "Resize", "resize", in, 3, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.max_memory_bytes = 20 * MIB;
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    const int64_t big[] = {1, 1, 256, 256}, small[] = {1, 1, 16, 16}, yd[] = {1, 1, 128, 128};
+    tc_rt_tensor x1 = rtt_tensor(TCONV_DTYPE_FLOAT, 4, big, NULL), out;
+    assert_int_equal(tc_session_run(s, &x1, 1, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "resize buffers");
+    tc_rt_tensor x2 = rtt_tensor(TCONV_DTYPE_FLOAT, 4, small, NULL);
+    assert_int_equal(tc_session_run(s, &x2, 1, &out, &err), TCONV_OK);
+    rtt_assert_dims(&out, 4, yd);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&x1);
+    tc_rt_tensor_release(&x2);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
+/* The work limit (issue 16, item 6): ConvTranspose of two [1,1,1000,1000] graph inputs plans
+ * 1e12 multiply-adds and is refused at creation by default; with shapes not declared, the node
+ * is refused when it allocates its output, before it computes. */
+static void test_work_limit(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    const int64_t d[] = {1, 1, 1000, 1000};
+    tconv_value *in[2] = {rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, d),
+                          rtt_input(g, "w", TCONV_DTYPE_FLOAT, 4, d)};
+    const char *y[] = {"y"};
+    rtt_node(g, "ConvTranspose", "ct", in, 2, y, 1);
+    rtt_output(g, "y");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    assert_true(o.max_work == TCONV_DEFAULT_MAX_WORK);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "planned work of 1000000000000");
+    rtt_assert_contains(err.message, "node 'ct'");
+    tconv_model_free(m);
+
+    m = rtt_model(14); /* the same node with small inputs of undeclared shape */
+    g = m->graph;
+    tconv_value *x = rtt_value(g, "x"), *w = rtt_value(g, "w");
+    assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
+    assert_int_equal(tc_graph_add_input(g, w, NULL, &err), TCONV_OK);
+    tconv_value *xw[2] = {x, w};
+    rtt_node(g, "ConvTranspose", "ct", xw, 2, y, 1);
+    rtt_output(g, "y");
+    o.max_work = 99;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    const int64_t xd[] = {1, 1, 10, 10}, wd[] = {1, 1, 3, 3};
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL),
+                              rtt_tensor(TCONV_DTYPE_FLOAT, 4, wd, NULL)},
+                 out;
+    assert_int_equal(tc_session_run(s, inputs, 2, &out, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "work of 900");
+    rtt_assert_contains(err.message, "work limit of 99");
+    tc_session_free(s);
+    o.max_work = 900; /* 100 input elements x 9 taps */
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, inputs, 2, &out, &err), TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    assert_int_equal(stats.work, 900);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
     tc_session_free(s);
     tconv_model_free(m);
 }
@@ -175,6 +376,12 @@ int main(void) {
         cmocka_unit_test(test_overflowing_declared_shape),
         cmocka_unit_test(test_initializers_count),
         cmocka_unit_test(test_kernel_scratch_counts),
+        cmocka_unit_test(test_graph_inputs_count_at_creation),
+        cmocka_unit_test(test_bound_inputs_checked_before_they_are_made),
+        cmocka_unit_test(test_given_inputs_count_while_running),
+        cmocka_unit_test(test_resize_buffers_count),
+        cmocka_unit_test(test_work_limit),
+        cmocka_unit_test(test_refused_scratch_does_not_stick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
