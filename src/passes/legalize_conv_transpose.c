@@ -411,7 +411,8 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
                             "but X's spatial size is dynamic (run shape-infer or give "
                             "static input dims)",
                             tc_node_describe_at(node, index, where, sizeof where));
-    (void)tc_conv_transpose_lint_node_at(node, index, options->diagnostics, NULL);
+    (void)tc_conv_transpose_lint_node_at(node, index, options->convention, options->diagnostics,
+                                         NULL);
     char *old_attributes = options->report ? tc_node_attributes_json(node) : NULL;
     const char *old_name = node->name && *node->name ? node->name : node->outputs[0]->name;
     rewriter rw = {.model = node->graph->model,
