@@ -1,4 +1,4 @@
-/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Relu,
+/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Abs, Relu,
  * LeakyRelu, Sigmoid, Tanh and Clip. Integer arithmetic wraps like numpy (no undefined
  * behaviour); integer division truncates toward zero and a zero divisor is an error. */
 #include "runtime/broadcast.h"
@@ -180,6 +180,34 @@ static tconv_status run_relu(tc_kernel_ctx *ctx) {
     return TCONV_OK;
 }
 
+/* Abs: float, int32, int64 (the legalization computes crops at run time with it; the most
+ * negative integer stays itself, as in two's complement). */
+static tconv_status run_abs(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
+    tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_NUMERIC, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n = x->n_elements;
+    if (x->dtype == TCONV_DTYPE_FLOAT) {
+        const float *in = x->data;
+        float *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = fabsf(in[i]);
+    } else if (x->dtype == TCONV_DTYPE_INT32) {
+        const int32_t *in = x->data;
+        int32_t *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0 ? (int32_t)(0u - (uint32_t)in[i]) : in[i];
+    } else {
+        const int64_t *in = x->data;
+        int64_t *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0 ? (int64_t)(0u - (uint64_t)in[i]) : in[i];
+    }
+    return TCONV_OK;
+}
+
 static tconv_status run_leaky_relu(tc_kernel_ctx *ctx) {
     static const char *const attrs[] = {"alpha", NULL};
     const tc_rt_tensor *x;
@@ -344,6 +372,7 @@ const tc_kernel_def tc_kernels_elementwise[] = {
     {"", "Sub", 7, TCONV_OPSET_LATEST, run_sub},
     {"", "Mul", 7, TCONV_OPSET_LATEST, run_mul},
     {"", "Div", 7, TCONV_OPSET_LATEST, run_div},
+    {"", "Abs", 6, TCONV_OPSET_LATEST, run_abs},
     {"", "Relu", 6, TCONV_OPSET_LATEST, run_relu},
     {"", "LeakyRelu", 6, TCONV_OPSET_LATEST, run_leaky_relu},
     {"", "Sigmoid", 6, TCONV_OPSET_LATEST, run_sigmoid},
