@@ -406,6 +406,9 @@ tconv_status tc_conv_transpose_check_bias(int b_rank, const int64_t *b_dims, int
     }
     if (used < sizeof shape)
         snprintf(shape + used, sizeof shape - used, "]");
+    if (c_out < 0)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "B must be 1-D (one value per output channel), has shape %s", shape);
     return tc_error_set(err, TCONV_ERR_INVALID,
                         "B must be 1-D with %lld elements (the output channels), has shape %s",
                         (long long)c_out, shape);

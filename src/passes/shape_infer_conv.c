@@ -41,16 +41,16 @@ static tconv_status check_ranks(tc_si_ctx *ctx, const tconv_node *node, const tc
     return TCONV_OK;
 }
 
-/* The runtime kernel's operand checks (ir/conv_transpose_geometry.h), prefixed with the node. */
+/* The runtime kernel's operand checks (ir/conv_transpose_geometry.h), prefixed with the node:
+ * the ranks, then (with_bias, once c_out is known or not) B. */
 static tconv_status check_operands(tc_si_ctx *ctx, const tconv_node *node, const tc_si_tensor *x,
-                                   const tc_si_tensor *w, int64_t c_out) {
+                                   const tc_si_tensor *w, bool with_bias, int64_t c_out) {
     tconv_status st = tc_conv_transpose_check_ranks(x->shape.rank, w->shape.rank, ctx->err);
     tc_si_tensor b;
-    if (st == TCONV_OK && node->n_inputs > 2 && node->inputs[2] && tc_si_input(node, 2, &b)) {
-        int64_t b_buf[TCONV_MAX_SPATIAL + 2];
-        const int64_t *b_dims = static_or_minus_one(&b.shape, b_buf);
-        if (b.shape.rank <= TCONV_MAX_SPATIAL + 2)
-            st = tc_conv_transpose_check_bias(b.shape.rank, b_dims, c_out, ctx->err);
+    if (st == TCONV_OK && with_bias && tc_si_input(node, 2, &b)) {
+        int64_t b_buf[TCONV_MAX_RANK];
+        st = tc_conv_transpose_check_bias(b.shape.rank, static_or_minus_one(&b.shape, b_buf), c_out,
+                                          ctx->err);
     }
     if (st == TCONV_OK)
         return st;
@@ -94,7 +94,7 @@ static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si
     tc_si_input(node, 0, &x);
     tc_si_input(node, 1, &w);
     outs[0].dtype = x.dtype != TCONV_DTYPE_UNDEFINED ? x.dtype : w.dtype;
-    tconv_status st = check_operands(ctx, node, &x, &w, -1);
+    tconv_status st = check_operands(ctx, node, &x, &w, false, -1);
     if (st != TCONV_OK)
         return st;
     tc_conv_transpose_attrs a;
@@ -108,6 +108,8 @@ static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si
                                    ctx->err);
     if (st == TCONV_ERR_UNSUPPORTED) { /* kernel size unknown: only N (and rank) can be told */
         tc_error_clear(ctx->err);
+        if ((st = check_operands(ctx, node, &x, &w, true, -1)) != TCONV_OK)
+            return st;
         conv_transpose_output(&x, &a, &g, false, &outs[0]);
         return TCONV_OK;
     }
@@ -115,7 +117,7 @@ static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si
         char where[256];
         return tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
     }
-    st = check_operands(ctx, node, &x, &w, g.c_out);
+    st = check_operands(ctx, node, &x, &w, true, g.c_out);
     if (st != TCONV_OK)
         return st;
     conv_transpose_output(&x, &a, &g, true, &outs[0]);
