@@ -367,6 +367,12 @@ def dynamic_cases():
     ]
 
 
+def attr_text(a):
+    """Attributes as `name=v,v name=v`: no brackets or semicolons (CMake reads cases.tsv)."""
+    return " ".join(f"{k}={','.join(map(str, v)) if isinstance(v, list) else v}"
+                    for k, v in node_attributes(a).items())
+
+
 def write_tsv(path, columns, rows):
     with open(path, "w") as f:
         f.write("\t".join(columns) + "\n")
@@ -391,7 +397,7 @@ def generate_ort(root):
             name = f"{row}_{made}"
             flags = write_case(root, name, 13, a, cin, cout, sizes, rng, idx % 2 == 0, False,
                                True)
-            rows.append([name, row, "".join(flags), repr(node_attributes(a)).replace("\t", " ")])
+            rows.append([name, row, "".join(flags), attr_text(a)])
             made += 1
     # output_shape with a too-negative total on a dynamic input: onnxruntime refuses some sizes
     a = {"kernel": [3], "strides": [3], "output_padding": [1], "output_shape": [11]}
@@ -399,7 +405,7 @@ def generate_ort(root):
     flags = write_case(root, "output_shape_negative_total_dynamic", 13, a, 2, 2, sizes, rng, True,
                        True, True)
     rows.append(["output_shape_negative_total_dynamic", "output_shape_negative_total",
-                 "".join(flags), repr(node_attributes(a))])
+                 "".join(flags), attr_text(a)])
     write_tsv(os.path.join(root, "cases.tsv"), ["name", "row", "ort", "attributes"], rows)
     return rows
 
@@ -411,8 +417,8 @@ def generate_dynamic(root):
     rows = []
     for name, opset, a, cin, cout, bias, sizes in dynamic_cases():
         write_case(root, name, opset, a, cin, cout, sizes, rng, bias, True, False)
-        rows.append([name, opset, ";".join("x".join(map(str, s[2:])) for s in sizes),
-                     repr(node_attributes(a))])
+        rows.append([name, opset, ",".join("x".join(map(str, s[2:])) for s in sizes),
+                     attr_text(a)])
     write_tsv(os.path.join(root, "cases.tsv"), ["name", "opset", "input_sizes", "attributes"],
               rows)
     return rows
