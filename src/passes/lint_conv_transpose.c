@@ -109,7 +109,7 @@ static void warn_attribute_corners(const char *where, const tc_conv_transpose_at
         a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
     if (same && any_output_padding(a) && !a->has_output_shape)
         tc_diagnostics_add(diags,
-                           "%s: auto_pad %s with output_padding: the output is x*stride; "
+                           "%s: auto_pad %s with output_padding: ONNX's output is x*stride; "
                            "onnxruntime <= 1.12 shape inference declared x*stride + "
                            "output_padding",
                            where, tc_auto_pad_name(a->auto_pad));
