@@ -63,6 +63,15 @@ static void plan_rewrite(const tc_conv_transpose_match *m, bool has_bias, rewrit
         p->crop_end[i] = pe - op > 0 ? pe - op : 0;
         p->extend_begin[i] = pb < 0 ? -pb : 0;
         p->extend_end[i] = op - pe > 0 ? op - pe : 0;
+        int64_t full = g->full[i], out = g->out[i];
+        if (full >= 0 && out >= 0 && pb > full) {
+            /* the window [pb, pb + out) starts past F (output_padding beyond a short F): keep
+             * nothing of F, every output position is padding */
+            p->crop_begin[i] = full;
+            p->crop_end[i] = 0;
+            p->extend_begin[i] = 0;
+            p->extend_end[i] = out;
+        }
         p->crops |= p->crop_begin[i] > 0 || p->crop_end[i] > 0;
         p->extends |= p->extend_begin[i] > 0 || p->extend_end[i] > 0;
     }
