@@ -8,6 +8,13 @@
 #                               (its measured rule) where it runs the node, else ONNX's with the
 #                               lint's warning that onnxruntime refuses the node
 set(tconv_conv_golden "${PROJECT_SOURCE_DIR}/tests/golden")
+# The rewritten models also pass onnx.checker (full check) where python3-onnx exists.
+set(tconv_conv_checker "")
+execute_process(COMMAND /usr/bin/python3 -c "import onnx" RESULT_VARIABLE tconv_conv_no_onnx
+                OUTPUT_QUIET ERROR_QUIET)
+if(tconv_conv_no_onnx EQUAL 0)
+  set(tconv_conv_checker "${PROJECT_SOURCE_DIR}/tests/models/onnx_check.py")
+endif()
 foreach(kind dynamic ort)
   if(kind STREQUAL "dynamic")
     set(dir "${tconv_conv_golden}/dynamic_output_shape")
@@ -28,7 +35,7 @@ foreach(kind dynamic ort)
     add_test(NAME "conventions.${kind}.${name}"
              COMMAND "${CMAKE_COMMAND}" -DIMPORT=$<TARGET_FILE:tconv-import> -DRUN=$<TARGET_FILE:tconv-run>
                      "-DCASE_DIR=${dir}/${name}" "-DWORK_DIR=${PROJECT_BINARY_DIR}/conventions/${kind}/${name}"
-                     "-DORT_FLAGS=${ort_flags}"
+                     "-DORT_FLAGS=${ort_flags}" "-DONNX_CHECK=${tconv_conv_checker}"
                      -P "${CMAKE_CURRENT_LIST_DIR}/convention_case.cmake")
     set_tests_properties("conventions.${kind}.${name}" PROPERTIES TIMEOUT 300)
   endforeach()
