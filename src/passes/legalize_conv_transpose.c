@@ -498,9 +498,34 @@ static tconv_status dyn_positive(dyn_ctx *d, const dyn_consts *c, tconv_value *z
     return st;
 }
 
+/* 1 when any axis is refused (refused: 0/1 per axis), as a 1-element vector: the sum over the
+ * axes (Gather + Add), then I(sum >= 1) = (sum + r - 1) / r. */
+static tconv_status dyn_any_axis(dyn_ctx *d, tconv_value *refused, tconv_value **out) {
+    tconv_value *sum = NULL, *bias, *divisor, *shifted;
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; i < d->r && st == TCONV_OK; i++) {
+        int64_t index = (int64_t)i;
+        tconv_value *idx, *one;
+        if ((st = dyn_const(d, "axis_index", &index, 1, &idx)) ||
+            (st = dyn_op(d, "Gather", "axis_refused", refused, idx, &one)))
+            break;
+        if (sum)
+            st = dyn_op(d, "Add", "refused_axes", sum, one, &sum);
+        else
+            sum = one;
+    }
+    int64_t r_minus_1 = (int64_t)d->r - 1, r = (int64_t)d->r;
+    if (st || (st = dyn_const(d, "rank_minus_1", &r_minus_1, 1, &bias)) ||
+        (st = dyn_const(d, "rank", &r, 1, &divisor)) ||
+        (st = dyn_op(d, "Add", "refused_shifted", sum, bias, &shifted)))
+        return st;
+    return dyn_op(d, "Div", "node_refused", shifted, divisor, out);
+}
+
 /* onnxruntime 1.30 (DESIGN.md section 1) clamps a negative total to 0 (b = 0) where it runs the
- * node, op - s < u < 0; elsewhere it refuses and tconv follows ONNX: b -= b * I(op-s < u <= -1),
- * the indicator being I(-u >= 1) - I(op - s + 1 - u >= 1) (both arguments at most O). */
+ * node: on an axis with op - s < u < 0; with u <= op - s on any axis it refuses the whole node
+ * and tconv follows ONNX. So b -= b * I(op-s < u <= -1) * (1 - I(some axis has u <= op-s)), the
+ * per-axis indicators being I(-u >= 1) and I(op - s + 1 - u >= 1) (arguments at most O). */
 static tconv_status dyn_ort_clamp(dyn_ctx *d, const dyn_consts *c, tconv_value *u,
                                   tconv_value **b) {
     tconv_value *neg_u, *z1, *i1, *shifted, *z2, *i2, *mid, *prod;
@@ -510,8 +535,18 @@ static tconv_status dyn_ort_clamp(dyn_ctx *d, const dyn_consts *c, tconv_value *
         (st = dyn_positive(d, c, z1, &i1)) ||
         (st = dyn_op(d, "Sub", "below_window", c->c_plus_1, u, &shifted)) ||
         (st = dyn_relu(d, "below_window_pos", shifted, c->two, &z2)) ||
-        (st = dyn_positive(d, c, z2, &i2)) || (st = dyn_op(d, "Sub", "in_window", i1, i2, &mid)) ||
-        (st = dyn_op(d, "Mul", "window_begin", *b, mid, &prod)))
+        (st = dyn_positive(d, c, z2, &i2)) || (st = dyn_op(d, "Sub", "in_window", i1, i2, &mid)))
+        return st;
+    if (d->r > 1) { /* one axis alone: its own refusal already zeroes mid */
+        tconv_value *refused, *one, *kept;
+        int64_t one_value = 1;
+        if ((st = dyn_any_axis(d, i2, &refused)) ||
+            (st = dyn_const(d, "one", &one_value, 1, &one)) ||
+            (st = dyn_op(d, "Sub", "node_runs", one, refused, &kept)) ||
+            (st = dyn_op(d, "Mul", "in_window_runs", mid, kept, &mid)))
+            return st;
+    }
+    if ((st = dyn_op(d, "Mul", "window_begin", *b, mid, &prod)))
         return st;
     return dyn_op(d, "Sub", "begin_clamped", *b, prod, b);
 }

@@ -293,7 +293,7 @@ ROWS = [  # DESIGN.md section 1's table, in order
     ("output_shape_nc_prefix", "output_shape with N,C in front"),
     ("same_output_padding", "SAME + output_padding"),
 ]
-CASES_PER_ROW = 8
+CASES_PER_ROW = 16
 
 
 def draw_case(rng, row, idx, made):
@@ -405,6 +405,14 @@ def generate_ort(root):
     flags = write_case(root, "output_shape_negative_total_dynamic", 13, a, 2, 2, sizes, rng, True,
                        True, True)
     rows.append(["output_shape_negative_total_dynamic", "output_shape_negative_total",
+                 "".join(flags), attr_text(a)])
+    # the same in 2-D with SAME_UPPER: each axis enters onnxruntime's window at its own size
+    a = {"kernel": [2, 3], "strides": [4, 3], "output_padding": [1, 0], "auto_pad": "SAME_UPPER",
+         "output_shape": [11, 10]}
+    sizes = [[1, 2, h, w] for h, w in ((1, 1), (2, 3), (3, 3), (3, 4), (2, 2), (4, 5))]
+    flags = write_case(root, "output_shape_negative_total_dynamic_2d", 13, a, 2, 4, sizes, rng,
+                       False, True, True)
+    rows.append(["output_shape_negative_total_dynamic_2d", "output_shape_negative_total",
                  "".join(flags), attr_text(a)])
     write_tsv(os.path.join(root, "cases.tsv"), ["name", "row", "ort", "attributes"], rows)
     return rows
