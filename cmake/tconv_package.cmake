@@ -1,4 +1,4 @@
-# The library as a package: the shared library exports exactly the public API, and
+# The library as a package: the shared and the static library export exactly the public API, and
 # `cmake --install` installs both libraries, the public headers, the CLIs, a CMake package
 # (find_package(tconv) -> tconv::tconv, tconv::tconv_static) and a pkg-config file (tconv.pc).
 # Included from the top-level CMakeLists.txt after the library and CLI targets exist.
@@ -37,10 +37,35 @@ target_link_options(tconv_shared PRIVATE "LINKER:--version-script=${TCONV_VERSIO
                     "LINKER:--no-undefined-version" "LINKER:--no-undefined")
 set_property(TARGET tconv_shared APPEND PROPERTY LINK_DEPENDS "${TCONV_VERSION_SCRIPT}")
 
+# --- the installed static library: every object linked into one relocatable object (ld -r) in
+# which only the public functions stay global (objcopy --keep-global-symbols, same list as the
+# version script); every internal symbol, protobuf-c's generated ONNX code included, becomes local
+# to that object, so a program linking libtconv.a sees the public API alone and cannot clash with
+# tconv's internals. Code that calls internal functions links tconv_internal instead.
+set(TCONV_PUBLIC_SYMBOLS "${PROJECT_BINARY_DIR}/tconv.public")
+list(JOIN TCONV_PUBLIC_FUNCTIONS "\n" tconv_public_lines)
+file(CONFIGURE OUTPUT "${TCONV_PUBLIC_SYMBOLS}" CONTENT "${tconv_public_lines}\n")
+set(tconv_static_object "${PROJECT_BINARY_DIR}/tconv_public_api.o")
+add_custom_command(
+  OUTPUT "${tconv_static_object}"
+  COMMAND "${CMAKE_LINKER}" -r -o "${tconv_static_object}.all" $<TARGET_OBJECTS:tconv_obj>
+          $<TARGET_OBJECTS:tconv_proto>
+  COMMAND "${CMAKE_OBJCOPY}" "--keep-global-symbols=${TCONV_PUBLIC_SYMBOLS}"
+          "${tconv_static_object}.all" "${tconv_static_object}"
+  COMMAND "${CMAKE_COMMAND}" -E rm -f "${tconv_static_object}.all"
+  DEPENDS tconv_obj tconv_proto $<TARGET_OBJECTS:tconv_obj> $<TARGET_OBJECTS:tconv_proto>
+          "${TCONV_PUBLIC_SYMBOLS}"
+  COMMAND_EXPAND_LISTS VERBATIM
+  COMMENT "Linking libtconv.a's single object: only the public API stays global")
+add_library(tconv_static STATIC "${tconv_static_object}")
+set_target_properties(tconv_static PROPERTIES OUTPUT_NAME tconv LINKER_LANGUAGE C)
+target_link_libraries(tconv_static PUBLIC ${TCONV_LINK_LIBS})
+
 # --- usage requirements of the installed targets: public headers only
 target_include_directories(tconv_shared PUBLIC
   "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>" "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
-target_include_directories(tconv_static INTERFACE "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+target_include_directories(tconv_static INTERFACE
+  "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>" "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 set_target_properties(tconv_shared PROPERTIES EXPORT_NAME tconv)
 set_target_properties(tconv_static PROPERTIES EXPORT_NAME tconv_static)
 

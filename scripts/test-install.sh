@@ -3,8 +3,8 @@
 # temporary prefix, then examples/compiler_pass built against that prefix only, once through
 # find_package(tconv) and once through pkg-config (each against the shared and the static
 # library), run on models/keras_decoder, and its output checked against the golden data with the
-# installed tconv-run. Also checks the install layout, the soname, and that the shared library
-# exports only tconv_ symbols.
+# installed tconv-run. Also checks the install layout, the soname, and that the shared and the
+# static library both give their users only tconv_ symbols.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
@@ -44,6 +44,14 @@ step "exported symbols (nm -D --defined-only)"
 foreign=$(nm -D --defined-only "$prefix/lib/libtconv.so" | awk '{print $NF}' | grep -v '^tconv_' || true)
 [ -z "$foreign" ] || fail "symbols without the tconv_ prefix are exported: $(echo "$foreign" | tr '\n' ' ' | head -c 500)"
 echo "test-install: $(nm -D --defined-only "$prefix/lib/libtconv.so" | wc -l) symbols, all tconv_" >&2
+
+step "global symbols of the static library (nm -g --defined-only)"
+static_syms=$(nm -g --defined-only "$prefix/lib/libtconv.a" | awk 'NF == 3 {print $3}')
+foreign=$(echo "$static_syms" | grep -v '^tconv_' || true)
+[ -z "$foreign" ] || fail "libtconv.a has global symbols without the tconv_ prefix: $(echo "$foreign" | tr '\n' ' ' | head -c 500)"
+[ "$(echo "$static_syms" | sort)" = "$(nm -D --defined-only "$prefix/lib/libtconv.so" | awk '{print $NF}' | sed 's/@.*//' | sort)" ] ||
+    fail "libtconv.a and libtconv.so give different symbols"
+echo "test-install: $(echo "$static_syms" | wc -l) global symbols in libtconv.a, the same as libtconv.so" >&2
 
 "$prefix/bin/tconv-import" --version >/dev/null || fail "installed tconv-import does not run"
 "$prefix/bin/tconv-run" --version >/dev/null || fail "installed tconv-run does not run"

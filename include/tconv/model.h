@@ -40,10 +40,12 @@ tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *
                                      const tconv_limits *limits, tconv_model **out, char *message,
                                      size_t message_size);
 
-/* Writes the model as an ONNX file, atomically. External data files the model references are
- * made available next to `path`. The message of a failure is tconv_model_last_error(model).
- * Errors: TCONV_ERR_USAGE, TCONV_ERR_IO, TCONV_ERR_INVALID (the IR cannot be serialized),
- * TCONV_ERR_NOMEM. */
+/* Writes the model as an ONNX file, atomically (tconv/files.h). External data files the model
+ * references are made available next to `path`, in the same step: on failure neither the model
+ * nor a data file is left. `path` may be the file the model was read from, never one of its
+ * external data files. The message of a failure is tconv_model_last_error(model).
+ * Errors: TCONV_ERR_USAGE (path is not a regular file, or is one of the model's external data
+ * files), TCONV_ERR_IO, TCONV_ERR_INVALID (the IR cannot be serialized), TCONV_ERR_NOMEM. */
 tconv_status tconv_model_write_file(tconv_model *model, const char *path);
 
 /* Serializes the model into a new buffer: on success *data (free it with tconv_free) holds *size
@@ -79,7 +81,8 @@ tconv_status tconv_model_set_error(tconv_model *model, tconv_status status, cons
 /* ---------------------------------------------------------------- checks and text */
 
 /* Verifies the IR: SSA (one definition a value), topological node order, defined graph outputs,
- * scoping of subgraphs, attribute types that known ops need. The pipeline does this after every
+ * scoping of subgraphs, and for the ops tconv knows at the model's opset their input and output
+ * counts and the types and presence of their attributes. The pipeline does this after every
  * pass; a caller that edits the graph itself can call it too. Errors: TCONV_ERR_INVALID with
  * the node and value named in tconv_model_last_error. */
 tconv_status tconv_model_validate(tconv_model *model);

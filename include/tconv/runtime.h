@@ -28,6 +28,27 @@ extern "C" {
 
 typedef struct tconv_runner tconv_runner;
 typedef struct tconv_comparison tconv_comparison;
+typedef struct tconv_threadpool tconv_threadpool;
+
+/* ---------------------------------------------------------------- thread pools */
+
+/* Helper threads for multi-threaded runs (TCONV_LIMIT_THREADS other than 1). Every runner owns a
+ * pool by default, whose threads start on its first multi-threaded kernel and stop when it is
+ * freed. A program with many runners can give them one pool instead
+ * (tconv_runner_set_threadpool), so that they share its threads; the pool must outlive them.
+ * A pool is used by one kernel at a time: runners that share one may run in separate threads
+ * (each on its own model), and a kernel that finds the pool busy runs in its calling thread.
+ * The library keeps no thread of its own outside the pools. */
+
+/* A pool with no thread yet (they start on first use, as many as a run asks for, at most 63).
+ * On success *out is the pool; free it with tconv_threadpool_free. Errors: TCONV_ERR_USAGE (out
+ * is NULL), TCONV_ERR_NOMEM. */
+tconv_status tconv_threadpool_new(tconv_threadpool **out);
+/* Stops and joins the pool's threads and frees it. Free (or switch away) every runner that uses
+ * it first. NULL is ignored. */
+void tconv_threadpool_free(tconv_threadpool *pool);
+/* Threads the pool has started so far (0 for NULL). */
+int tconv_threadpool_thread_count(const tconv_threadpool *pool);
 
 /* ---------------------------------------------------------------- runners */
 
@@ -62,6 +83,10 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
  * the graph when it runs. */
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, const void *data, size_t nbytes);
+/* Runs the runner's kernels on `pool` (not owned: it must outlive the runner, or until the next
+ * call here) instead of the runner's own; NULL goes back to the runner's own. Errors:
+ * TCONV_ERR_USAGE (NULL runner). */
+tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool *pool);
 /* Gives symbolic dim `name` (a dim_param of an input) a value for the random inputs below. */
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value);
 /* Fills input `index` with seeded random data of its declared type: floats in [-1, 1], small
@@ -89,8 +114,9 @@ int tconv_runner_output_rank(const tconv_runner *runner, size_t index);
 int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis);
 const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes);
 
-/* Writes output `index` of the last run as a serialized TensorProto file, atomically.
- * Errors: TCONV_ERR_USAGE (no such output, no run yet), TCONV_ERR_IO, TCONV_ERR_NOMEM. */
+/* Writes output `index` of the last run as a serialized TensorProto file, atomically
+ * (tconv/files.h). Errors: TCONV_ERR_USAGE (no such output, no run yet, a target that is not a
+ * regular file), TCONV_ERR_IO, TCONV_ERR_NOMEM. */
 tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const char *pb_path);
 
 /* Compares output `index` of the last run with the TensorProto in expected_pb_path (same dtype

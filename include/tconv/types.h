@@ -15,7 +15,9 @@
  * Threads: separate models (and the objects made from them) can be used from separate threads at
  * the same time; the library has no global mutable state. One model, and everything made from
  * it, must be used by one thread at a time, reads included (failed calls record their message in
- * the model). */
+ * the model). The helper threads of multi-threaded runs belong to an object too: each runner
+ * (and each model a comparison runs) owns a pool, started on first use and joined when it is
+ * freed, unless the caller gives runners a shared tconv_threadpool (tconv/runtime.h). */
 #ifndef TCONV_TYPES_H
 #define TCONV_TYPES_H
 

@@ -166,20 +166,8 @@ tconv_status tconv_attr_set_floats(tconv_node *node, const char *name, const flo
     tconv_status st = begin_set(node, name, values, count, &model);
     if (st != TCONV_OK)
         return st;
-    float *copy = tc_arena_calloc(model->arena, count ? count : 1, sizeof(float));
-    const char *owned_name = tc_arena_strdup(model->arena, name);
-    if (!copy || !owned_name)
-        return tc_api_end(model, tc_error_nomem(&model->last_error, "a FLOATS attribute"));
-    if (count)
-        memcpy(copy, values, count * sizeof(float));
-    tc_attr a = {.name = owned_name, .type = TCONV_ATTR_FLOATS, .floats = copy, .n = count};
-    for (size_t i = 0; i < node->n_attrs; i++) {
-        if (node->attrs[i].name && strcmp(node->attrs[i].name, name) == 0) {
-            node->attrs[i] = a; /* in place: attribute order is kept */
-            return TCONV_OK;
-        }
-    }
-    return tc_api_end(model, tc_node_add_attr(node, &a, &model->last_error));
+    return tc_api_end(model,
+                      tc_node_set_attr_floats(node, name, values, count, &model->last_error));
 }
 
 tconv_status tconv_attr_set_tensor(tconv_node *node, const char *name, tconv_dtype dtype, int rank,

@@ -142,9 +142,9 @@ static tconv_status open_run(tconv_comparison *c, tconv_model *reference, tconv_
                              compare_run *run, tc_error *err) {
     tconv_status st = tc_session_create(reference, &c->session, &run->reference, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "reference model: ");
+        return tc_error_prefix(err, st, "reference model: ");
     if ((st = tc_session_create(candidate, &c->session, &run->candidate, err)) != TCONV_OK)
-        return tc_error_prefix(err, "candidate model: ");
+        return tc_error_prefix(err, st, "candidate model: ");
     run->n_in = tc_session_input_count(run->reference);
     run->n_out = tc_session_output_count(run->reference);
     if (tc_session_input_count(run->candidate) != run->n_in ||
@@ -204,10 +204,10 @@ static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t see
     release_all(run->got, run->n_out);
     if (st == TCONV_OK &&
         (st = tc_session_run(run->reference, run->inputs, run->n_in, run->want, err)) != TCONV_OK)
-        tc_error_prefix(err, "reference model: ");
+        tc_error_prefix(err, st, "reference model: ");
     if (st == TCONV_OK &&
         (st = tc_session_run(run->candidate, run->inputs, run->n_in, run->got, err)) != TCONV_OK)
-        tc_error_prefix(err, "candidate model: ");
+        tc_error_prefix(err, st, "candidate model: ");
     for (size_t i = 0; st == TCONV_OK && i < run->n_out; i++)
         st = record(&c->results[i], &run->got[i], &run->want[i], c, seed, err);
     return st;

@@ -224,16 +224,7 @@ tconv_status tconv_node_set_name(tconv_node *node, const char *name) {
     if (!model)
         return TCONV_ERR_USAGE;
     tc_error *err = tc_api_begin(model);
-    if (!name || !*name) {
-        node->name = NULL;
-        return TCONV_OK;
-    }
-    char *copy = tc_arena_strdup(model->arena, name);
-    if (!copy ||
-        (!tc_name_map_contains(&model->names, copy) && !tc_name_map_put(&model->names, copy, NULL)))
-        return tc_api_end(model, tc_error_nomem(err, "a node name"));
-    node->name = copy;
-    return TCONV_OK;
+    return tc_api_end(model, tc_node_set_name(node, name && *name ? name : NULL, err));
 }
 
 tconv_graph *tconv_node_graph(const tconv_node *node) {

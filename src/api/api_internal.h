@@ -27,6 +27,11 @@ void tc_api_session_options(const tconv_limits *limits, tc_session_options *out)
 tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err);
 void tc_api_dims_free(tc_api_dims *dims);
 
+/* A pool of helper threads that runners share (tconv/runtime.h). */
+struct tconv_threadpool {
+    tc_thread_pool *pool;
+};
+
 /* What a pipeline run did (tconv/passes.h). Made by tconv_pipeline_run, read by api_report.c. */
 struct tconv_report {
     tc_rewrite_report rewrites;
@@ -67,6 +72,11 @@ tconv_model *tc_api_value_model(const tconv_value *value);
  * Records a usage error in `model` naming `what`. */
 tconv_status tc_api_check_dims(tconv_model *model, const char *what, int rank, const int64_t *dims,
                                bool allow_unknown_rank, bool allow_unknown_dims);
+
+/* Reads a serialized TensorProto file (.pb of ONNX test data) into dst (owned data; release
+ * with tc_rt_tensor_release). Errors name the file. The runtime reads no files: the API reads
+ * them through the importer and hands the runtime tensors. */
+tconv_status tc_api_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err);
 
 /* Runs write(ctx, stream) on a memory stream and hands the text to the caller (*text malloc'd,
  * NUL-terminated; free with tconv_free). */

@@ -109,8 +109,7 @@ tconv_status tconv_model_new(tconv_model **out) {
     tconv_status st = tc_model_create(out, &err);
     if (st != TCONV_OK)
         return st;
-    (*out)->has_ir_version = true;
-    (*out)->ir_version = NEW_MODEL_IR_VERSION;
+    tc_model_set_ir_version(*out, NEW_MODEL_IR_VERSION);
     return TCONV_OK;
 }
 
@@ -217,7 +216,7 @@ tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
     tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
     if (st == TCONV_OK && (st = tc_model_load_buffer(bytes, size, model->dir, &unlimited, out, NULL,
                                                      err)) != TCONV_OK)
-        tc_error_prefix(err, "reading the copy back: ");
+        tc_error_prefix(err, st, "reading the copy back: ");
     free(bytes);
     if (st == TCONV_OK && model->path &&
         !((*out)->path = tc_arena_strdup((*out)->arena, model->path)))
@@ -290,8 +289,7 @@ tconv_status tconv_model_set_ir_version(tconv_model *model, int64_t version) {
         return tc_api_usage(model, "tconv_model_set_ir_version: version %lld < 1",
                             (long long)version);
     tc_api_begin(model);
-    model->has_ir_version = true;
-    model->ir_version = version;
+    tc_model_set_ir_version(model, version);
     return TCONV_OK;
 }
 

@@ -242,12 +242,12 @@ static tconv_status run_custom(const custom_pass *pass, tconv_model *model, tc_e
         if (model->last_error.status == TCONV_OK || !model->last_error.message[0])
             tc_error_set(err, st, "failed: %s", tconv_status_name(st));
         err->status = st;
-        return tc_error_prefix(err, "pass %s: ", pass->name);
+        return tc_error_prefix(err, st, "pass %s: ", pass->name);
     }
     tc_error_clear(err);
     st = tc_model_verify(model, err);
     if (st != TCONV_OK)
-        tc_error_prefix(err, "IR invalid after pass %s: ", pass->name);
+        tc_error_prefix(err, st, "IR invalid after pass %s: ", pass->name);
     return st;
 }
 
@@ -277,7 +277,7 @@ static tconv_status run_pipeline(const tconv_pipeline *pipeline, tconv_model *mo
     size_t count = 0;
     tconv_status st = resolve_steps(pipeline, &steps, &count, err);
     if (st == TCONV_OK && (st = tc_model_verify(model, err)) != TCONV_OK)
-        tc_error_prefix(err, "IR invalid before the pipeline: ");
+        tc_error_prefix(err, st, "IR invalid before the pipeline: ");
     if (st == TCONV_OK)
         st = tc_op_counts_collect(model, &report->before, err);
     if (st == TCONV_OK)

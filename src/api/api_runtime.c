@@ -4,6 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The IR tensor lives in a scratch model only long enough to be copied out. */
+tconv_status tc_api_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err) {
+    tconv_model *scratch = NULL;
+    tconv_tensor *t = NULL;
+    tconv_status st = tc_model_create(&scratch, err);
+    if (st == TCONV_OK)
+        st = tc_tensor_load_pb(scratch, path, &t, err);
+    if (st == TCONV_OK && (st = tc_rt_tensor_from_ir(t, dst, err)) != TCONV_OK)
+        tc_error_prefix(err, st, "%s: ", path);
+    tconv_model_free(scratch);
+    return st;
+}
+
 struct tconv_runner {
     tconv_model *model;
     tc_session *session;
@@ -199,6 +212,13 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
     return adopt_input(runner, index, &t, st);
 }
 
+tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool *pool) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_set_threadpool");
+    if (st == TCONV_OK)
+        tc_session_set_pool(runner->session, pool ? pool->pool : NULL);
+    return st;
+}
+
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value) {
     tconv_status st = begin_call(runner, 0, 1, "tconv_runner_bind_dim");
     if (st != TCONV_OK)
@@ -235,7 +255,7 @@ tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const c
         return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
                             "tconv_runner_load_input: the path is NULL");
     tc_rt_tensor t = {0};
-    st = tc_rt_tensor_load_pb(pb_path, &t, &runner->last_error);
+    st = tc_api_tensor_load_pb(pb_path, &t, &runner->last_error);
     return adopt_input(runner, index, &t, st);
 }
 
@@ -343,11 +363,11 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
                           "tconv_runner_check_output: tolerances must be >= 0");
     tc_rt_tensor expected = {0};
     if (st == TCONV_OK)
-        st = tc_rt_tensor_load_pb(expected_pb_path, &expected, &runner->last_error);
+        st = tc_api_tensor_load_pb(expected_pb_path, &expected, &runner->last_error);
     if (st == TCONV_OK &&
         (st = tc_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
                                    &rel_err, &runner->last_error)) != TCONV_OK)
-        tc_error_prefix(&runner->last_error,
+        tc_error_prefix(&runner->last_error, st,
                         "output '%s': ", tconv_runner_output_name(runner, index));
     tc_rt_tensor_release(&expected);
     if (max_abs_err)

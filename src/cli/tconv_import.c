@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cli/cli_limits.h"
+#include "cli/cli_signals.h"
+#include "tconv/files.h"
 #include "importer/importer.h"
 #include "ir/print.h"
 #include "passes/conv_transpose_match.h"
@@ -134,6 +136,8 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
         a->report_path = v;
     } else if (!strcmp(opt, "--print-ir-after")) {
         NEEDS_VALUE();
+        if (strcmp(v, "all") != 0 && !tc_pass_find(v))
+            return usage_error("--print-ir-after: unknown pass '%s' (see --list-passes)", v);
         a->print_ir_after = v;
     } else if (!strcmp(opt, "--policy")) {
         NEEDS_VALUE();
@@ -295,6 +299,8 @@ static tconv_status make_inputs(tc_session *s, uint64_t seed, const import_args 
     for (size_t i = 0; i < n; i++) {
         tconv_status st = tc_session_random_input(tc_session_input(s, i), seed * 1000 + i, a->dims,
                                                   a->n_dims, &inputs[i], err);
+        if (st == TCONV_ERR_USAGE)
+            return tc_error_prefix(err, st, "--check (--dim NAME=VALUE binds a dim): ");
         if (st != TCONV_OK)
             return st;
     }
@@ -317,9 +323,9 @@ static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed
     if (st == TCONV_OK)
         st = make_inputs(orig, seed, a, inputs, err);
     if (st == TCONV_OK && (st = tc_session_run(orig, inputs, n_in, want, err)) != TCONV_OK)
-        tc_error_prefix(err, "original model: ");
+        tc_error_prefix(err, st, "original model: ");
     if (st == TCONV_OK && (st = tc_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
-        tc_error_prefix(err, "converted model: ");
+        tc_error_prefix(err, st, "converted model: ");
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++) {
         double abs_err = 0, rel_err = 0;
         tc_error cmp;
@@ -366,9 +372,9 @@ static int run_check(tconv_model *original, tconv_model *converted, const import
     tc_error_clear(&err);
     tconv_status st = tc_session_create(original, &so, &orig, &err);
     if (st != TCONV_OK)
-        tc_error_prefix(&err, "original model: ");
+        tc_error_prefix(&err, st, "original model: ");
     else if ((st = tc_session_create(converted, &so, &conv, &err)) != TCONV_OK)
-        tc_error_prefix(&err, "converted model: ");
+        tc_error_prefix(&err, st, "converted model: ");
     size_t n_out = orig ? tc_session_output_count(orig) : 0;
     check_stats *stats = calloc(n_out + 1, sizeof *stats);
     if (st == TCONV_OK && !stats)
@@ -503,9 +509,24 @@ static int save_model(const import_args *a, const tconv_model *model) {
     return EXIT_OK;
 }
 
+/* Refuses an output that is not a regular file before the work, not after it. */
+static int check_output_paths(const import_args *a) {
+    const char *paths[] = {a->output, a->report_path};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char message[1024];
+        if (paths[i] && tconv_check_output_path(paths[i], message, sizeof message) != TCONV_OK) {
+            fprintf(stderr, "tconv-import: %s\n", message);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    return EXIT_OK;
+}
+
 static int run_import(const import_args *a) {
     tconv_model *model = NULL, *original = NULL;
-    int rc = load_model(a->input, &model, a);
+    int rc = check_output_paths(a);
+    if (rc == EXIT_OK)
+        rc = load_model(a->input, &model, a);
     bool transforms =
         a->output || a->dry_run || a->check_runs || a->report_path || a->print_ir_after;
     if (rc == EXIT_OK && !transforms) {
@@ -540,6 +561,7 @@ static void free_args(import_args *a) {
 }
 
 int main(int argc, char **argv) {
+    tc_cli_install_signal_handlers();
     import_args args;
     int rc = parse_args(argc, argv, &args);
     if (rc < 0 && args.list_passes) {

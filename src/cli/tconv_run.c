@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api/api_internal.h"
 #include "cli/cli_limits.h"
+#include "cli/cli_signals.h"
 #include "importer/importer.h"
 #include "runtime/kernel_util.h"
 #include "runtime/session.h"
@@ -248,7 +250,7 @@ static tconv_status open_session(const char *model_path, const run_options *o, t
     st = tc_session_create(*model, &so, session, err);
     *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)
-        tc_error_prefix(err, "%s: ", model_path);
+        tc_error_prefix(err, st, "%s: ", model_path);
     return st;
 }
 
@@ -327,7 +329,7 @@ static tconv_status load_numbered(const char *set_dir, const char *prefix, tc_rt
             free(path);
             return TCONV_OK;
         }
-        tconv_status st = tc_rt_tensor_load_pb(path, &out[i], err);
+        tconv_status st = tc_api_tensor_load_pb(path, &out[i], err);
         free(path);
         if (st != TCONV_OK)
             return st;
@@ -372,7 +374,7 @@ static tconv_status compare_outputs(const tc_session *session, const tc_rt_tenso
         if (st != TCONV_OK && result == TCONV_OK) {
             result = st;
             first = e;
-            tc_error_prefix(&first, "output '%s': ", tc_session_output(session, i)->name);
+            tc_error_prefix(&first, st, "output '%s': ", tc_session_output(session, i)->name);
         }
     }
     if (result != TCONV_OK)
@@ -522,9 +524,13 @@ static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt
         const tconv_value *v = tc_session_input(s, i);
         const char *file = find_input_file(o, v->name);
         if (file)
-            st = tc_rt_tensor_load_pb(file, &inputs[i], err);
+            st = tc_api_tensor_load_pb(file, &inputs[i], err);
         else
             st = tc_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
+        if (st == TCONV_ERR_USAGE)
+            tc_error_prefix(err, st,
+                            "random input (--dim NAME=VALUE binds a dim, --input NAME=FILE.pb "
+                            "gives the data): ");
     }
     return st;
 }
@@ -590,9 +596,9 @@ static int run_model(const run_options *o) {
         st = inputs && outputs ? tc_model_create(&scratch, &err) : TCONV_ERR_NOMEM;
     }
     if (st == TCONV_OK && (st = make_inputs(session, o, inputs, &err)) != TCONV_OK)
-        tc_error_prefix(&err, "%s: ", o->paths[0]);
+        tc_error_prefix(&err, st, "%s: ", o->paths[0]);
     if (st == TCONV_OK && (st = tc_session_run(session, inputs, n_in, outputs, &err)) != TCONV_OK)
-        tc_error_prefix(&err, "%s: ", o->paths[0]);
+        tc_error_prefix(&err, st, "%s: ", o->paths[0]);
     for (size_t i = 0; st == TCONV_OK && i < n_out; i++)
         print_output(tc_session_output(session, i)->name, &outputs[i]);
     if (st == TCONV_OK && o->save_dir)
@@ -612,6 +618,7 @@ static int run_model(const run_options *o) {
 }
 
 int main(int argc, char **argv) {
+    tc_cli_install_signal_handlers();
     run_options *o = malloc(sizeof *o);
     if (!o) {
         fputs("tconv-run: out of memory\n", stderr);

@@ -1,5 +1,5 @@
-/* Whole-file reads with a size limit and atomic writes (temp file in the same folder, fsync,
- * rename): a reader never sees a half-written model, and a failure leaves any old file intact. */
+/* Whole-file reads with a size limit, complete writes to a descriptor, path helpers. Atomic
+ * writing of whole files is atomic_write.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "importer/importer.h"
@@ -109,61 +109,4 @@ tconv_status tc_write_all(int fd, const char *path, const void *data, size_t siz
         done += (size_t)n;
     }
     return TCONV_OK;
-}
-
-/* mkstemp creates 0600 files; a model should get the usual umask-based mode. */
-static void set_default_mode(int fd) {
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-}
-
-static tconv_status fill_sync_close(int fd, const char *path, tc_fd_writer write_fn, void *ctx,
-                                    tc_error *err) {
-    set_default_mode(fd);
-    tconv_status st = write_fn(fd, path, ctx, err);
-    if (st == TCONV_OK && fsync(fd) != 0)
-        st = tc_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
-    if (close(fd) != 0 && st == TCONV_OK)
-        st = tc_error_set(err, TCONV_ERR_IO, "%s: close failed: %s", path, strerror(errno));
-    return st;
-}
-
-tconv_status tc_write_file_atomic_with(const char *path, tc_fd_writer write_fn, void *ctx,
-                                       tc_error *err) {
-    char *tmp = malloc(strlen(path) + sizeof ".tmp.XXXXXX");
-    if (!tmp)
-        return tc_error_nomem(err, "a temp file name");
-    strcpy(tmp, path);
-    strcat(tmp, ".tmp.XXXXXX");
-    int fd = mkstemp(tmp);
-    tconv_status st;
-    if (fd < 0) {
-        st = tc_error_set(err, TCONV_ERR_IO, "%s: cannot create a temp file: %s", path,
-                          strerror(errno));
-    } else {
-        st = fill_sync_close(fd, path, write_fn, ctx, err);
-        if (st == TCONV_OK && rename(tmp, path) != 0)
-            st = tc_error_set(err, TCONV_ERR_IO, "%s: rename from temp file failed: %s", path,
-                              strerror(errno));
-        if (st != TCONV_OK)
-            unlink(tmp);
-    }
-    free(tmp);
-    return st;
-}
-
-typedef struct byte_span {
-    const void *data;
-    size_t size;
-} byte_span;
-
-static tconv_status write_span(int fd, const char *path, void *ctx, tc_error *err) {
-    const byte_span *span = ctx;
-    return tc_write_all(fd, path, span->data, span->size, err);
-}
-
-tconv_status tc_write_file_atomic(const char *path, const void *data, size_t size, tc_error *err) {
-    byte_span span = {data, size};
-    return tc_write_file_atomic_with(path, write_span, &span, err);
 }

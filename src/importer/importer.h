@@ -36,9 +36,10 @@ tconv_status tc_model_load_buffer(const void *data, size_t size, const char *dir
  * saved without edits is the same message as the one loaded. */
 tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t *size,
                                   tc_error *err); /* *data malloc'd: caller frees */
-/* Writes atomically (temp file in the same folder, then rename). External data files the model
- * references are made available next to `path` when it is in another folder. Never modifies
- * the model's own input file in place. */
+/* Writes atomically with the external data files the model references, which are made available
+ * next to `path` when it is in another folder: all in one tc_file_batch, the model renamed last.
+ * Never modifies the model's own input file in place; refuses (TCONV_ERR_USAGE) a path that is
+ * one of the input's external data files (compared by device and inode). */
 tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_error *err);
 
 /* A serialized TensorProto file (.pb of ONNX test data) as a tensor owned by `model`. */
@@ -49,17 +50,56 @@ tconv_status tc_tensor_load_pb_buffer(tconv_model *model, const void *data, size
                                       const char *label, tconv_tensor **out, tc_error *err);
 tconv_status tc_tensor_save_pb(tconv_tensor *tensor, const char *path, tc_error *err);
 
-/* Writes data to path through a temp file in the same folder and rename(2): a reader never sees
- * a partial file and a failure leaves any existing file untouched. */
+/* ---------------------------------------------------------------- writing files (atomic_write.c)
+ *
+ * Every file tconv writes goes through here: a temp file beside the target (temp_files.c, so a
+ * signal handler can remove it), fsync, the mode (a new file: 0666 under the umask; a replaced
+ * one: its own permission bits), then rename(2). Only regular files are replaced: a target that
+ * is a symbolic link, device, FIFO, socket or folder is refused with TCONV_ERR_USAGE. */
+
 /* Fills a file descriptor with the output; `path` is the final name, for messages. */
 typedef tconv_status (*tc_fd_writer)(int fd, const char *path, void *ctx, tc_error *err);
-/* The same for output produced piecewise: write_fn writes the temp file through fd, then it is
- * fsync'ed, closed and renamed over path; on any failure the temp file is removed. */
+/* Writes path atomically: write_fn fills the temp file; on any failure the temp file is removed
+ * and an existing file is left as it was. */
 tconv_status tc_write_file_atomic_with(const char *path, tc_fd_writer write_fn, void *ctx,
                                        tc_error *err);
+tconv_status tc_write_file_atomic(const char *path, const void *data, size_t size, tc_error *err);
+/* TCONV_OK when path is absent or a regular file; TCONV_ERR_USAGE naming what it is otherwise. */
+tconv_status tc_output_path_check(const char *path, tc_error *err);
+
+/* Files written together: each tc_file_batch_add writes a complete temp file beside its target;
+ * tc_file_batch_commit renames them all, in the order added; tc_file_batch_free removes every
+ * temp left and, unless the commit succeeded, the files and folders the batch created. */
+typedef struct tc_file_batch tc_file_batch;
+tconv_status tc_file_batch_new(tc_file_batch **out, tc_error *err);
+tconv_status tc_file_batch_add(tc_file_batch *batch, const char *path, tc_fd_writer write_fn,
+                               void *ctx, tc_error *err);
+/* Creates the missing folders above path (removed again if the batch fails). */
+tconv_status tc_file_batch_make_parents(tc_file_batch *batch, const char *path, tc_error *err);
+tconv_status tc_file_batch_commit(tc_file_batch *batch, tc_error *err);
+void tc_file_batch_free(tc_file_batch *batch);
+
+/* ---------------------------------------------------------------- temp files (temp_files.c) */
+
+typedef struct tc_temp_slot tc_temp_slot;
+typedef struct tc_temp_file {
+    char *path; /* "<target>.tmp.XXXXXX"; NULL when none */
+    int fd;     /* open for writing until the caller closes it (-1 then) */
+    tc_temp_slot *slot;
+} tc_temp_file;
+/* Creates a new temp file beside final_path (O_EXCL, mode 0666 under the umask), registered so
+ * that tc_temp_files_remove_all removes it. */
+tconv_status tc_temp_file_create(const char *final_path, tc_temp_file *out, tc_error *err);
+/* Takes it out of the registry (after it was renamed into place) and frees the name; the fd is
+ * the caller's. */
+void tc_temp_file_forget(tc_temp_file *temp);
+/* Closes (if open), removes and forgets it; a no-op for an empty one. */
+void tc_temp_file_discard(tc_temp_file *temp);
+/* Removes every registered temp file. Async-signal-safe (tconv_remove_temp_files). */
+void tc_temp_files_remove_all(void);
+
 /* write(2) until done, retrying on EINTR; errors name path. */
 tconv_status tc_write_all(int fd, const char *path, const void *data, size_t size, tc_error *err);
-tconv_status tc_write_file_atomic(const char *path, const void *data, size_t size, tc_error *err);
 /* Reads a whole file (malloc'd, caller frees); refuses files over max_bytes (0: no limit). */
 tconv_status tc_read_file(const char *path, size_t max_bytes, void **data, size_t *size,
                           tc_error *err);

@@ -69,7 +69,7 @@ tconv_status tc_onnx_loaded_copy(const void *data, size_t size, tc_onnx_loaded *
                                  tc_error *err);
 const uint8_t *tc_onnx_loaded_bytes(const tc_onnx_loaded *loaded, size_t *size);
 /* Unpacks the bytes as a ModelProto whose large raw_data payloads point into them (the wire
- * data must have passed tc_onnx_check_wire). The message is owned by `loaded`. */
+ * data must have passed tc_onnx_check_wire_bounded). The message is owned by `loaded`. */
 tconv_status tc_onnx_loaded_unpack(tc_onnx_loaded *loaded, Onnx__ModelProto **out, tc_error *err);
 /* Frees the message, then the mapping or copy (NULL is fine). Fits tconv_model.release. */
 void tc_onnx_loaded_free(void *loaded);
@@ -86,8 +86,14 @@ bool tc_onnx_loaded_file_range(const tc_onnx_loaded *loaded, const void *p, size
 /* The ModelProto for `model`, built in `tmp` (onnx_save.c). */
 tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
                                     tc_error *err);
-/* Packs the model straight into a temp file next to `path`, fsyncs and renames it over `path`
- * (stream_save.c). A failure leaves any existing file untouched. Errors name the path. */
-tconv_status tc_onnx_save_streamed(const tconv_model *model, const char *path, tc_error *err);
+/* A message to pack and the loaded input its large payloads may lie in (NULL: none). */
+typedef struct tc_onnx_packed {
+    const ProtobufCMessage *message;
+    const tc_onnx_loaded *source;
+} tc_onnx_packed;
+/* A tc_fd_writer (importer.h) for a tc_onnx_packed: packs the message into fd as it goes,
+ * copying payloads that lie in a mapped input file in the kernel where it can (stream_save.c).
+ * Errors name path. */
+tconv_status tc_onnx_write_packed(int fd, const char *path, void *packed, tc_error *err);
 
 #endif

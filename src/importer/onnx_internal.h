@@ -29,15 +29,11 @@ tconv_status tc_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorPro
 Onnx__TensorProto *tc_onnx_tensor_to_proto(tc_arena *tmp, tconv_tensor *tensor, tc_error *err);
 
 /* Checks that `data` is well-formed protobuf wire data for `descriptor` whose nesting of
- * sub-messages stays within max_depth, without recursing deeper than that. protobuf-c's
+ * sub-messages stays within max_depth, without recursing deeper than that (protobuf-c's
  * unpacker recurses once per nesting level with no limit of its own, so a crafted file could
- * otherwise exhaust the stack. */
-tconv_status tc_onnx_check_wire(const void *data, size_t size,
-                                const ProtobufCMessageDescriptor *descriptor, int max_depth,
-                                tc_error *err);
-/* Same, and refuses (TCONV_ERR_LIMIT) data whose unpacking would allocate more than
- * max_overhead bytes (0: no limit) beyond the file's own bytes: message structs, arrays and
- * unknown-field records, which a file of many tiny sub-messages multiplies ~100-fold. */
+ * otherwise exhaust the stack), and refuses (TCONV_ERR_LIMIT) data whose unpacking would allocate
+ * more than max_overhead bytes (0: no limit) beyond the file's own bytes: message structs, arrays
+ * and unknown-field records, which a file of many tiny sub-messages multiplies ~100-fold. */
 tconv_status tc_onnx_check_wire_bounded(const void *data, size_t size,
                                         const ProtobufCMessageDescriptor *descriptor, int max_depth,
                                         size_t max_overhead, tc_error *err);

@@ -69,13 +69,14 @@ static bool shows_context(int depth) {
     return depth < CONTEXT_LEVELS;
 }
 
-static tconv_status prefix_node(tc_error *err, size_t index, const Onnx__NodeProto *np, int depth) {
+static tconv_status prefix_node(tc_error *err, tconv_status st, size_t index,
+                                const Onnx__NodeProto *np, int depth) {
     if (!shows_context(depth))
-        return err->status;
+        return st;
     if (np->name && *np->name)
-        return tc_error_prefix(err, "node '%s' (#%zu, %s): ", np->name, index,
+        return tc_error_prefix(err, st, "node '%s' (#%zu, %s): ", np->name, index,
                                str_or_empty(np->op_type));
-    return tc_error_prefix(err, "node #%zu (%s): ", index, str_or_empty(np->op_type));
+    return tc_error_prefix(err, st, "node #%zu (%s): ", index, str_or_empty(np->op_type));
 }
 
 /* ---------------------------------------------------------------- types */
@@ -131,7 +132,7 @@ static tconv_status load_type(load_ctx *ctx, tconv_value *value, const Onnx__Typ
     tc_type type;
     tconv_status st = parse_type(ctx, tp, &type);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "type: ");
+        return tc_error_prefix(ctx->err, st, "type: ");
     if (value->type.kind == TCONV_TYPE_NONE || !value->type_origin) {
         value->type = type;
         value->type_origin = tp;
@@ -187,7 +188,7 @@ static tconv_status load_value_infos(load_ctx *ctx, tconv_graph *graph, vi_kind 
             st = load_type(ctx, value, list[i]->type);
         if (st != TCONV_OK)
             return list[i]->name
-                       ? tc_error_prefix(ctx->err, "%s '%s': ", VI_NAMES[kind], list[i]->name)
+                       ? tc_error_prefix(ctx->err, st, "%s '%s': ", VI_NAMES[kind], list[i]->name)
                        : st;
     }
     return TCONV_OK;
@@ -219,7 +220,7 @@ static tconv_status load_initializer(load_ctx *ctx, tconv_graph *graph, size_t i
     tconv_status st =
         tc_onnx_tensor_from_proto(ctx->model, tp, &ctx->tensor_options, &tensor, ctx->err);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "initializer #%zu: ", index);
+        return tc_error_prefix(ctx->err, st, "initializer #%zu: ", index);
     return tc_graph_add_initializer(graph, tensor, ctx->err);
 }
 
@@ -374,7 +375,7 @@ static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx_
         for (size_t k = 0; k < a->n_tensors; k++) {
             tconv_status st = load_attr_tensor(ctx, a->tensors[k], &attr->tensors[k]);
             if (st != TCONV_OK)
-                return tc_error_prefix(ctx->err, "tensors[%zu]: ", k);
+                return tc_error_prefix(ctx->err, st, "tensors[%zu]: ", k);
         }
         return TCONV_OK;
     case TCONV_ATTR_GRAPHS:
@@ -385,7 +386,8 @@ static tconv_status load_attr_lists(load_ctx *ctx, tconv_node *node, const Onnx_
         for (size_t k = 0; k < a->n_graphs; k++) {
             tconv_status st = load_subgraph(ctx, node, a->graphs[k], depth + 1, &attr->graphs[k]);
             if (st != TCONV_OK)
-                return shows_context(depth) ? tc_error_prefix(ctx->err, "graphs[%zu]: ", k) : st;
+                return shows_context(depth) ? tc_error_prefix(ctx->err, st, "graphs[%zu]: ", k)
+                                            : st;
         }
         return TCONV_OK;
     default:
@@ -430,7 +432,8 @@ static tconv_status load_attr(load_ctx *ctx, tconv_node *node, size_t index,
     if (st == TCONV_OK)
         st = tc_node_add_attr(node, &attr, ctx->err);
     if (st != TCONV_OK)
-        return shows_context(depth) ? tc_error_prefix(ctx->err, "attribute '%s': ", a->name) : st;
+        return shows_context(depth) ? tc_error_prefix(ctx->err, st, "attribute '%s': ", a->name)
+                                    : st;
     return TCONV_OK;
 }
 
@@ -521,7 +524,7 @@ static tconv_status load_nodes(load_ctx *ctx, tconv_graph *graph, Onnx__NodeProt
     for (size_t i = 0; i < n; i++) {
         tconv_status st = declare_node(ctx, graph, nodes[i]);
         if (st != TCONV_OK)
-            return prefix_node(ctx->err, i, nodes[i], depth);
+            return prefix_node(ctx->err, st, i, nodes[i], depth);
         if (i == 0)
             first_new = graph->last;
     }
@@ -529,7 +532,7 @@ static tconv_status load_nodes(load_ctx *ctx, tconv_graph *graph, Onnx__NodeProt
     for (size_t i = 0; i < n; i++, node = node->next) {
         tconv_status st = complete_node(ctx, node, nodes[i], depth);
         if (st != TCONV_OK)
-            return prefix_node(ctx->err, i, nodes[i], depth);
+            return prefix_node(ctx->err, st, i, nodes[i], depth);
     }
     return TCONV_OK;
 }
@@ -562,9 +565,9 @@ static tconv_status load_graph(load_ctx *ctx, tconv_graph *graph, const Onnx__Gr
         return nomem(ctx, "a graph");
     tconv_status st = load_graph_body(ctx, graph, gp, depth);
     if (st != TCONV_OK && depth == CONTEXT_LEVELS)
-        return tc_error_prefix(ctx->err, "graph '%s': ...: ", str_or_empty(gp->name));
+        return tc_error_prefix(ctx->err, st, "graph '%s': ...: ", str_or_empty(gp->name));
     if (st != TCONV_OK && shows_context(depth))
-        return tc_error_prefix(ctx->err, "graph '%s': ", str_or_empty(gp->name));
+        return tc_error_prefix(ctx->err, st, "graph '%s': ", str_or_empty(gp->name));
     return st;
 }
 
@@ -600,7 +603,7 @@ static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp, 
     *out = fn;
     st = load_function_body(ctx, fn->body, fp);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "function '%s': ", str_or_empty(fp->name));
+        return tc_error_prefix(ctx->err, st, "function '%s': ", str_or_empty(fp->name));
     return TCONV_OK;
 }
 
@@ -693,7 +696,7 @@ static tconv_status sort_all(tconv_model *model, bool sort, tc_load_info *info, 
     for (size_t i = 0; st == TCONV_OK && i < model->n_functions; i++) {
         st = tc_graph_sort_count(model->functions[i]->body, &reordered, err);
         if (st != TCONV_OK)
-            tc_error_prefix(err, "function '%s': ", str_or_empty(model->functions[i]->name));
+            tc_error_prefix(err, st, "function '%s': ", str_or_empty(model->functions[i]->name));
     }
     if (info)
         info->n_graphs_reordered = reordered;
@@ -780,7 +783,7 @@ static tconv_status load_bytes(tc_onnx_loaded *loaded, const char *label, const 
         st = build_model(&ctx, message, info);
     if (st != TCONV_OK) {
         tconv_model_free(ctx.model);
-        return tc_error_prefix(err, "%s: ", label);
+        return tc_error_prefix(err, st, "%s: ", label);
     }
     *out = ctx.model;
     return TCONV_OK;
@@ -797,7 +800,7 @@ tconv_status tc_model_load_buffer(const void *data, size_t size, const char *dir
     tc_onnx_loaded *loaded;
     tconv_status st = tc_onnx_loaded_copy(data, size, &loaded, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "<memory>: ");
+        return tc_error_prefix(err, st, "<memory>: ");
     return load_bytes(loaded, "<memory>", NULL, dir, options, out, info, err);
 }
 

@@ -171,7 +171,8 @@ static Onnx__TensorProto *save_tensor(save_ctx *ctx, tconv_tensor *tensor) {
     Onnx__TensorProto *t = tc_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
     if (!t) {
         ctx->failed = true;
-        tc_error_prefix(ctx->err, "tensor '%s': ", tensor->name ? tensor->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status,
+                        "tensor '%s': ", tensor->name ? tensor->name : "");
     }
     return t;
 }
@@ -255,7 +256,8 @@ static Onnx__AttributeProto *save_attr(save_ctx *ctx, const tc_attr *attr) {
         if (!ctx->failed)
             tc_error_nomem(ctx->err, "an attribute");
         ctx->failed = true;
-        tc_error_prefix(ctx->err, "attribute '%s': ", attr->name ? attr->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status,
+                        "attribute '%s': ", attr->name ? attr->name : "");
         return NULL;
     }
     return a;
@@ -294,7 +296,8 @@ static Onnx__NodeProto *save_node(save_ctx *ctx, const tconv_node *node) {
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (!(attrs[i] = save_attr(ctx, &node->attrs[i]))) {
             char where[256];
-            tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
+            tc_error_prefix(ctx->err, ctx->err->status,
+                            "%s: ", tc_node_describe(node, where, sizeof where));
             return NULL;
         }
     }
@@ -338,7 +341,7 @@ static Onnx__GraphProto *save_graph(save_ctx *ctx, tconv_graph *graph) {
     g->value_info = save_value_infos(ctx, graph->value_info, graph->n_value_info);
     g->n_value_info = graph->n_value_info;
     if (ctx->failed) {
-        tc_error_prefix(ctx->err, "graph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status, "graph '%s': ", graph->name ? graph->name : "");
         return NULL;
     }
     return g;
@@ -367,7 +370,7 @@ static Onnx__FunctionProto *save_function(save_ctx *ctx, const tc_function *fn) 
     f->value_info = save_value_infos(ctx, body->value_info, body->n_value_info);
     f->n_value_info = body->n_value_info;
     if (ctx->failed) {
-        tc_error_prefix(ctx->err, "function '%s': ", fn->name ? fn->name : "");
+        tc_error_prefix(ctx->err, ctx->err->status, "function '%s': ", fn->name ? fn->name : "");
         return NULL;
     }
     return f;
@@ -449,11 +452,13 @@ static Onnx__ModelProto *save_model(save_ctx *ctx, const tconv_model *model) {
 
 tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
                                     tc_error *err) {
-    save_ctx ctx = {tmp, err, false};
+    tc_error local = {TCONV_OK, ""}; /* the save functions read the status back from a record */
+    save_ctx ctx = {tmp, err ? err : &local, false};
     *out = save_model(&ctx, model);
     if (*out)
         return TCONV_OK;
-    return err->status != TCONV_OK ? err->status : tc_error_nomem(err, "the saved model");
+    return ctx.err->status != TCONV_OK ? ctx.err->status
+                                       : tc_error_nomem(ctx.err, "the saved model");
 }
 
 tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t *size,
@@ -538,75 +543,24 @@ static bool collect_locations(const tconv_model *model, location_list *list) {
     return true;
 }
 
-static tconv_status make_parent_dirs(const char *path, tc_error *err) {
-    char *copy = malloc(strlen(path) + 1);
-    if (!copy)
-        return tc_error_nomem(err, "a folder name");
-    strcpy(copy, path);
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
-            tconv_status st = tc_error_set(err, TCONV_ERR_IO, "cannot create folder '%s': %s", copy,
-                                           strerror(errno));
-            free(copy);
-            return st;
-        }
-        *p = '/';
-    }
-    free(copy);
-    return TCONV_OK;
-}
-
-static tconv_status write_chunk(int fd, const char *dst, const char *buf, size_t n, tc_error *err) {
-    for (size_t done = 0; done < n;) {
-        ssize_t w = write(fd, buf + done, n - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return tc_error_set(err, TCONV_ERR_IO, "%s: write failed: %s", dst,
-                                w < 0 ? strerror(errno) : "no progress");
-        done += (size_t)w;
-    }
-    return TCONV_OK;
-}
-
-static tconv_status stream_copy(FILE *in, const char *src, int fd, const char *dst, tc_error *err) {
-    char buf[1 << 16];
-    size_t n;
-    tconv_status st = TCONV_OK;
-    while (st == TCONV_OK && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        st = write_chunk(fd, dst, buf, n, err);
-    if (st == TCONV_OK && ferror(in))
-        st = tc_error_set(err, TCONV_ERR_IO, "%s: read failed", src);
-    if (st == TCONV_OK && fsync(fd) != 0)
-        st = tc_error_set(err, TCONV_ERR_IO, "%s: fsync failed: %s", dst, strerror(errno));
-    return st;
-}
-
-/* Streams src into a temp file next to dst, then renames: no partial data file either. */
-static tconv_status copy_file(const char *src, const char *dst, tc_error *err) {
-    FILE *in = fopen(src, "rb");
-    if (!in)
+/* Copies the file at ctx (a path) into fd: a tc_fd_writer. */
+static tconv_status copy_from(int fd, const char *dst, void *ctx, tc_error *err) {
+    const char *src = ctx;
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
         return tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", src, strerror(errno));
-    char *tmp = malloc(strlen(dst) + sizeof ".tmp.XXXXXX");
-    int fd = tmp ? (strcpy(tmp, dst), strcat(tmp, ".tmp.XXXXXX"), mkstemp(tmp)) : -1;
-    tconv_status st;
-    if (fd < 0) {
-        st = tc_error_set(err, TCONV_ERR_IO, "cannot create a temp file for '%s': %s", dst,
-                          strerror(errno));
-    } else {
-        st = stream_copy(in, src, fd, dst, err);
-        if (close(fd) != 0 && st == TCONV_OK)
-            st = tc_error_set(err, TCONV_ERR_IO, "%s: close failed", dst);
-        if (st == TCONV_OK && rename(tmp, dst) != 0)
-            st = tc_error_set(err, TCONV_ERR_IO, "%s: rename failed: %s", dst, strerror(errno));
-        if (st != TCONV_OK)
-            unlink(tmp);
+    char buf[1 << 16];
+    tconv_status st = TCONV_OK;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            st = tc_error_set(err, TCONV_ERR_IO, "%s: read failed: %s", src, strerror(errno));
+        if (n <= 0 || (st = tc_write_all(fd, dst, buf, (size_t)n, err)) != TCONV_OK)
+            break;
     }
-    free(tmp);
-    fclose(in);
+    close(in);
     return st;
 }
 
@@ -635,18 +589,13 @@ static tconv_status files_equal(const char *a, const char *b, bool *equal, tc_er
     return st;
 }
 
-static tconv_status place_external_file(const tconv_model *model, const char *out_dir,
-                                        const char *location, tc_error *err) {
-    char *src, *dst = tc_path_join(out_dir, location);
-    if (!dst)
-        return tc_error_nomem(err, "a path");
-    tconv_status st = tc_onnx_resolve_external(model->dir, location, &src, err);
-    if (st != TCONV_OK) {
-        free(dst);
+/* Adds a copy of the data file to the batch, unless an equal file is already there. */
+static tconv_status add_external_file(tc_file_batch *batch, const char *src, const char *dst,
+                                      tc_error *err) {
+    tconv_status st = tc_output_path_check(dst, err);
+    if (st != TCONV_OK)
         return st;
-    }
-    struct stat info;
-    if (stat(dst, &info) == 0) {
+    if (access(dst, F_OK) == 0) {
         bool equal;
         st = files_equal(src, dst, &equal, err);
         if (st == TCONV_OK && !equal)
@@ -654,14 +603,10 @@ static tconv_status place_external_file(const tconv_model *model, const char *ou
                               "external data file '%s' already exists with different "
                               "contents; refusing to overwrite it",
                               dst);
-    } else {
-        st = make_parent_dirs(dst, err);
-        if (st == TCONV_OK)
-            st = copy_file(src, dst, err);
+        return st;
     }
-    free(src);
-    free(dst);
-    return st;
+    st = tc_file_batch_make_parents(batch, dst, err);
+    return st == TCONV_OK ? tc_file_batch_add(batch, dst, copy_from, (void *)src, err) : st;
 }
 
 static tconv_status same_folder(const char *a, const char *b, bool *same, tc_error *err) {
@@ -677,8 +622,46 @@ static tconv_status same_folder(const char *a, const char *b, bool *same, tc_err
     return st;
 }
 
-static tconv_status place_external_files(const tconv_model *model, const char *path,
-                                         tc_error *err) {
+/* Writing the model over one of the input's data files would break the input and the output
+ * (the model is allowed: it is only replaced by the final rename). Compared by device and
+ * inode, so another name for the same file (a hard link, "./w.bin") is caught too. */
+static tconv_status refuse_input_file(const char *path, const char *src, tc_error *err) {
+    struct stat out, in;
+    if (stat(path, &out) != 0 || stat(src, &in) != 0 || out.st_dev != in.st_dev ||
+        out.st_ino != in.st_ino)
+        return TCONV_OK;
+    return tc_error_set(err, TCONV_ERR_USAGE,
+                        "is the input model's external data file '%s'; writing over it would break "
+                        "both models, give another output path",
+                        src);
+}
+
+static tconv_status add_one_location(tc_file_batch *batch, const tconv_model *model,
+                                     const char *path, const char *out_dir, bool same,
+                                     const char *location, tc_error *err) {
+    char *src, *dst = NULL;
+    tconv_status st = tc_onnx_resolve_external(model->dir, location, &src, err);
+    if (st != TCONV_OK)
+        return st;
+    st = refuse_input_file(path, src, err);
+    if (st == TCONV_OK && !same && !(dst = tc_path_join(out_dir, location)))
+        st = tc_error_nomem(err, "a path");
+    const char *slash = strrchr(path, '/');
+    if (st == TCONV_OK && dst && strcmp(location, slash ? slash + 1 : path) == 0)
+        st = tc_error_set(err, TCONV_ERR_USAGE,
+                          "is where the model's external data file '%s' goes; give another "
+                          "output path",
+                          location);
+    if (st == TCONV_OK && dst)
+        st = add_external_file(batch, src, dst, err);
+    free(src);
+    free(dst);
+    return st;
+}
+
+/* The data files the model references, copied next to `path` when it is in another folder. */
+static tconv_status add_external_files(tc_file_batch *batch, const tconv_model *model,
+                                       const char *path, tc_error *err) {
     location_list list = {0};
     if (!collect_locations(model, &list)) {
         free(list.items);
@@ -691,20 +674,44 @@ static tconv_status place_external_files(const tconv_model *model, const char *p
         st = tc_error_nomem(err, "a folder name");
     if (st == TCONV_OK && list.n)
         st = same_folder(model->dir ? model->dir : ".", out_dir, &same, err);
-    for (size_t i = 0; st == TCONV_OK && !same && i < list.n; i++)
-        st = place_external_file(model, out_dir, list.items[i], err);
+    for (size_t i = 0; st == TCONV_OK && i < list.n; i++)
+        st = add_one_location(batch, model, path, out_dir, same, list.items[i], err);
     free(out_dir);
     free(list.items);
     return st;
+}
+
+/* Data files first, the model last: the model is replaced only once all it references is in
+ * place, and a failure anywhere leaves the old outputs as they were. */
+static tconv_status save_in_batch(tc_file_batch *batch, const tconv_model *model,
+                                  const Onnx__ModelProto *proto, const char *path, tc_error *err) {
+    tconv_status st = add_external_files(batch, model, path, err);
+    if (st != TCONV_OK)
+        return tc_error_prefix(err, st, "%s: ", path);
+    tc_onnx_packed packed = {&proto->base, tc_onnx_model_loaded(model)};
+    st = tc_file_batch_add(batch, path, tc_onnx_write_packed, &packed, err);
+    return st == TCONV_OK ? tc_file_batch_commit(batch, err) : st;
 }
 
 tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_error *err) {
     tc_error local;
     if (!err)
         err = &local;
-    /* Data files first: the model must never exist without what it references. */
-    tconv_status st = place_external_files(model, path, err);
+    tconv_status st = tc_output_path_check(path, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", path);
-    return tc_onnx_save_streamed(model, path, err); /* packs into the file, no full copy */
+        return st;
+    tc_arena *tmp = tc_arena_create();
+    tc_file_batch *batch = NULL;
+    Onnx__ModelProto *proto = NULL;
+    if (!tmp)
+        st = tc_error_nomem(err, "the saver");
+    if (st == TCONV_OK && (st = tc_onnx_model_to_proto(model, tmp, &proto, err)) != TCONV_OK)
+        tc_error_prefix(err, st, "%s: ", path);
+    if (st == TCONV_OK)
+        st = tc_file_batch_new(&batch, err);
+    if (st == TCONV_OK)
+        st = save_in_batch(batch, model, proto, path, err);
+    tc_file_batch_free(batch);
+    tc_arena_destroy(tmp);
+    return st;
 }

@@ -307,7 +307,7 @@ static tconv_status decode_external(const tconv_tensor *t, uint8_t *dst, size_t 
         free(path);
     }
     if (st != TCONV_OK)
-        tc_error_prefix(err, "tensor '%s': ", tensor_label(t));
+        tc_error_prefix(err, st, "tensor '%s': ", tensor_label(t));
     return st;
 }
 
@@ -508,7 +508,7 @@ tconv_status tc_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorPro
     if (st == TCONV_OK)
         st = load_tensor_data(proto, t, options, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "tensor '%s': ", tensor_label(t));
+        return tc_error_prefix(err, st, "tensor '%s': ", tensor_label(t));
     *out = t;
     return TCONV_OK;
 }
@@ -781,10 +781,4 @@ tconv_status tc_onnx_check_wire_bounded(const void *data, size_t size,
     }
     return tc_error_set(err, TCONV_ERR_PARSE, "not a valid ONNX %s (protobuf decoding failed)",
                         descriptor->short_name);
-}
-
-tconv_status tc_onnx_check_wire(const void *data, size_t size,
-                                const ProtobufCMessageDescriptor *descriptor, int max_depth,
-                                tc_error *err) {
-    return tc_onnx_check_wire_bounded(data, size, descriptor, max_depth, 0, err);
 }

@@ -1,8 +1,8 @@
-/* Streams a model into its output file (model_map.h): protobuf-c packs the message through a
- * ProtobufCBuffer that gathers small fields in a 1 MiB buffer and writes large ones (tensor
- * data, which for an unchanged tensor of a loaded model is the input mapping itself) straight
- * from where they are. Nothing the size of the model is ever allocated. The file is written
- * as a temp file in the same folder, fsync'ed and renamed over the target.
+/* Streams a packed message into a file descriptor (model_map.h): protobuf-c packs the message
+ * through a ProtobufCBuffer that gathers small fields in a 1 MiB buffer and writes large ones
+ * (tensor data, which for an unchanged tensor of a loaded model is the input mapping itself)
+ * straight from where they are. Nothing the size of the model is ever allocated. A leaf: the
+ * saver (onnx_save.c) builds the message and owns the file; this only fills the descriptor.
  *
  * Payloads that lie in a mapped input file are copied file to file by the kernel
  * (copy_file_range, Linux) where it can: they never enter the process, so saving does not make
@@ -11,7 +11,6 @@
 #define _GNU_SOURCE /* copy_file_range */
 #endif
 
-#include "importer/importer.h"
 #include "importer/model_map.h"
 
 #include <errno.h>
@@ -118,28 +117,7 @@ static tconv_status pack_to_fd(const ProtobufCMessage *message, const tc_onnx_lo
     return sink.status;
 }
 
-typedef struct packed_message {
-    const ProtobufCMessage *message;
-    const tc_onnx_loaded *source;
-} packed_message;
-
-static tconv_status write_packed_message(int fd, const char *path, void *ctx, tc_error *err) {
-    const packed_message *m = ctx;
-    return pack_to_fd(m->message, m->source, fd, path, err);
-}
-
-tconv_status tc_onnx_save_streamed(const tconv_model *model, const char *path, tc_error *err) {
-    tc_arena *tmp = tc_arena_create();
-    if (!tmp)
-        return tc_error_nomem(err, "the saver");
-    Onnx__ModelProto *m = NULL;
-    tconv_status st = tc_onnx_model_to_proto(model, tmp, &m, err);
-    if (st != TCONV_OK)
-        tc_error_prefix(err, "%s: ", path);
-    else
-        st = tc_write_file_atomic_with(path, write_packed_message,
-                                       &(packed_message){&m->base, tc_onnx_model_loaded(model)},
-                                       err);
-    tc_arena_destroy(tmp);
-    return st;
+tconv_status tc_onnx_write_packed(int fd, const char *path, void *packed, tc_error *err) {
+    const tc_onnx_packed *p = packed;
+    return pack_to_fd(p->message, p->source, fd, path, err);
 }

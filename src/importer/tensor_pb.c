@@ -54,7 +54,7 @@ tconv_status tc_tensor_load_pb_buffer(tconv_model *model, const void *data, size
         st = tc_onnx_tensor_from_proto(model, proto, &options, out, err);
     }
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", label);
+        return tc_error_prefix(err, st, "%s: ", label);
     return TCONV_OK;
 }
 
@@ -105,5 +105,5 @@ tconv_status tc_tensor_save_pb(tconv_tensor *tensor, const char *path, tc_error 
         }
     }
     tc_arena_destroy(tmp);
-    return st == TCONV_OK ? TCONV_OK : tc_error_prefix(err, "%s: ", path);
+    return st == TCONV_OK ? TCONV_OK : tc_error_prefix(err, st, "%s: ", path);
 }

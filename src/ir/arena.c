@@ -18,7 +18,6 @@ typedef struct arena_block {
 
 struct tc_arena {
     arena_block *head;
-    size_t bytes_used;
 };
 
 tc_arena *tc_arena_create(void) {
@@ -71,7 +70,6 @@ void *tc_arena_alloc(tc_arena *arena, size_t size) {
     }
     void *p = b->data + b->used;
     b->used += rounded;
-    arena->bytes_used += rounded;
     memset(p, 0, size);
     return p;
 }
@@ -113,10 +111,6 @@ char *tc_arena_sprintf(tc_arena *arena, const char *fmt, ...) {
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return p;
-}
-
-size_t tc_arena_bytes_used(const tc_arena *arena) {
-    return arena ? arena->bytes_used : 0;
 }
 
 bool tc_arena_grow_array(tc_arena *arena, void **array, size_t *cap, size_t elem_size,

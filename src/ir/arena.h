@@ -27,7 +27,5 @@ char *tc_arena_sprintf(tc_arena *arena, const char *fmt, ...)
 /* Grows an arena array to hold at least `need` elements of elem_size (doubling); the old block
  * stays in the arena. false when out of memory. */
 bool tc_arena_grow_array(tc_arena *arena, void **array, size_t *cap, size_t elem_size, size_t need);
-/* Bytes handed out so far (for limits and statistics). */
-size_t tc_arena_bytes_used(const tc_arena *arena);
 
 #endif

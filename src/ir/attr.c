@@ -161,15 +161,31 @@ tconv_status tc_node_set_attr_string(tconv_node *node, const char *name, const c
     return put_attr(node, &a, err);
 }
 
+/* Sets a list attribute (INTS or FLOATS) to an arena copy of count elements of `size` bytes. */
+static tconv_status put_list_attr(tconv_node *node, const char *name, tconv_attr_type type,
+                                  const void *values, size_t count, size_t size, tc_error *err) {
+    void *copy = tc_arena_calloc(node->graph->model->arena, count ? count : 1, size);
+    if (!copy)
+        return tc_error_nomem(err,
+                              type == TCONV_ATTR_INTS ? "an INTS attribute" : "a FLOATS attribute");
+    if (count)
+        memcpy(copy, values, count * size);
+    tc_attr a = {.name = name, .type = type, .n = count};
+    if (type == TCONV_ATTR_INTS)
+        a.ints = copy;
+    else
+        a.floats = copy;
+    return put_attr(node, &a, err);
+}
+
 tconv_status tc_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
                                    size_t count, tc_error *err) {
-    int64_t *copy = tc_arena_calloc(node->graph->model->arena, count ? count : 1, sizeof(int64_t));
-    if (!copy)
-        return tc_error_nomem(err, "an INTS attribute");
-    if (count)
-        memcpy(copy, values, count * sizeof(int64_t));
-    tc_attr a = {.name = name, .type = TCONV_ATTR_INTS, .ints = copy, .n = count};
-    return put_attr(node, &a, err);
+    return put_list_attr(node, name, TCONV_ATTR_INTS, values, count, sizeof *values, err);
+}
+
+tconv_status tc_node_set_attr_floats(tconv_node *node, const char *name, const float *values,
+                                     size_t count, tc_error *err) {
+    return put_list_attr(node, name, TCONV_ATTR_FLOATS, values, count, sizeof *values, err);
 }
 
 tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,

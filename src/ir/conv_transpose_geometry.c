@@ -3,27 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int64_t tc_floor_div(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-const char *tc_auto_pad_name(tc_auto_pad auto_pad) {
-    switch (auto_pad) {
-    case TCONV_AUTO_PAD_NOTSET:
-        return "NOTSET";
-    case TCONV_AUTO_PAD_VALID:
-        return "VALID";
-    case TCONV_AUTO_PAD_SAME_UPPER:
-        return "SAME_UPPER";
-    case TCONV_AUTO_PAD_SAME_LOWER:
-        return "SAME_LOWER";
-    }
-    return "?";
-}
-
 const char *tconv_convention_name(tconv_convention convention) {
     switch (convention) {
     case TCONV_CONVENTION_ONNX:
@@ -110,28 +89,6 @@ static tconv_status copy_axis_list(const tconv_node *node, const char *name, con
     return TCONV_OK;
 }
 
-static tconv_status read_auto_pad(const tconv_node *node, tc_auto_pad *out, tc_error *err) {
-    const char *text;
-    tconv_status st = tc_node_attr_string(node, "auto_pad", "NOTSET", &text, err);
-    if (st != TCONV_OK)
-        return st;
-    static const tc_auto_pad all[] = {TCONV_AUTO_PAD_NOTSET, TCONV_AUTO_PAD_VALID,
-                                      TCONV_AUTO_PAD_SAME_UPPER, TCONV_AUTO_PAD_SAME_LOWER};
-    if (*text == '\0') { /* some exporters write an empty string for the default */
-        *out = TCONV_AUTO_PAD_NOTSET;
-        return TCONV_OK;
-    }
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (strcmp(text, tc_auto_pad_name(all[i])) == 0) {
-            *out = all[i];
-            return TCONV_OK;
-        }
-    }
-    char what[160];
-    snprintf(what, sizeof what, "'%.64s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", text);
-    return attr_error(node, "auto_pad", err, what);
-}
-
 static tconv_status read_output_shape(const tconv_node *node, const ints_attr *a, int rank,
                                       tc_conv_transpose_attrs *out, tc_error *err) {
     if (!a->present)
@@ -164,7 +121,7 @@ tconv_status tc_conv_transpose_read_attrs(const tconv_node *node, int spatial_ra
         (st = read_ints(node, "output_padding", &output_padding, err)) ||
         (st = read_ints(node, "output_shape", &output_shape, err)) ||
         (st = tc_node_attr_int(node, "group", 1, &out->group, err)) ||
-        (st = read_auto_pad(node, &out->auto_pad, err)))
+        (st = tc_auto_pad_read(node, &out->auto_pad, err)))
         return st;
     if (out->group < 1)
         return attr_error(node, "group", err, "must be at least 1");
@@ -316,8 +273,7 @@ static tconv_status resolve_axis(const tc_conv_transpose_attrs *a, int i, int64_
             split_total(total, extra_at_end(a->auto_pad, convention), convention, &pb, &pe);
             pe = total - pb; /* out is output_shape whatever the split */
         }
-    } else if (a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ||
-               a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER) {
+    } else if (tc_auto_pad_is_same(a->auto_pad)) {
         int64_t total = op + ke - s; /* independent of x: works for dynamic sizes */
         split_total(total, extra_at_end(a->auto_pad, convention), convention, &pb, &pe);
         if (convention == TCONV_CONVENTION_ORT && total < 0) /* 1.30: out = F + op */

@@ -8,19 +8,10 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
-
-#define TCONV_MAX_SPATIAL 8
-
-typedef enum tc_auto_pad {
-    TCONV_AUTO_PAD_NOTSET = 0,
-    TCONV_AUTO_PAD_VALID,
-    TCONV_AUTO_PAD_SAME_UPPER,
-    TCONV_AUTO_PAD_SAME_LOWER
-} tc_auto_pad;
+#include "ir/window_geometry.h" /* TCONV_MAX_SPATIAL, auto_pad, the divisions */
 
 /* tconv_convention (whose pad split to reproduce, DESIGN.md section 1) is public: tconv/types.h. */
 
-const char *tc_auto_pad_name(tc_auto_pad auto_pad);
 const char *tconv_convention_name(tconv_convention convention);
 /* Parses "onnx", "ort", "ort-legacy"; false if unknown. */
 bool tc_convention_parse(const char *text, tconv_convention *out);
@@ -93,8 +84,5 @@ tconv_status tc_conv_transpose_check_ranks(int x_rank, int w_rank, tc_error *err
  * -1 when unknown). */
 tconv_status tc_conv_transpose_check_bias(int b_rank, const int64_t *b_dims, int64_t c_out,
                                           tc_error *err);
-
-/* Floor division for possibly negative totals (C's `/` truncates toward zero). */
-int64_t tc_floor_div(int64_t a, int64_t b);
 
 #endif

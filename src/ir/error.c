@@ -51,9 +51,10 @@ tconv_status tc_error_set(tc_error *err, tconv_status status, const char *fmt, .
     return status;
 }
 
-tconv_status tc_error_prefix(tc_error *err, const char *fmt, ...) {
+tconv_status tc_error_prefix(tc_error *err, tconv_status status, const char *fmt, ...) {
     if (!err)
-        return TCONV_ERR_USAGE;
+        return status;
+    err->status = status;
     char prefix[TCONV_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
@@ -71,7 +72,7 @@ tconv_status tc_error_prefix(tc_error *err, const char *fmt, ...) {
         memcpy(err->message, prefix, plen);
         err->message[plen + mlen] = '\0';
     }
-    return err->status;
+    return status;
 }
 
 tconv_status tc_error_nomem(tc_error *err, const char *what) {

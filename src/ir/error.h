@@ -31,8 +31,12 @@ tconv_status tc_error_set(tc_error *err, tconv_status status, const char *fmt, .
 /* The same with a va_list, for wrappers that take their own format. */
 tconv_status tc_error_setv(tc_error *err, tconv_status status, const char *fmt, va_list ap);
 
-/* Prepends context ("model.onnx: ") to the message already in err; returns err->status. */
-tconv_status tc_error_prefix(tc_error *err, const char *fmt, ...) TCONV_PRINTF(2, 3);
+/* Prepends context ("model.onnx: ") to the message already in err (which may be NULL, as for
+ * tc_error_set) and returns `status`, the failure being passed up, which err records too:
+ * `if (st != TCONV_OK) return tc_error_prefix(err, st, "input '%s': ", name);`. Without an
+ * error record the status still travels up unchanged. */
+tconv_status tc_error_prefix(tc_error *err, tconv_status status, const char *fmt, ...)
+    TCONV_PRINTF(3, 4);
 
 /* Shorthand for an allocation failure; `what` says what was being allocated. */
 tconv_status tc_error_nomem(tc_error *err, const char *what);

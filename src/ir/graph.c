@@ -55,6 +55,14 @@ int64_t tc_model_opset(const tconv_model *model, const char *domain) {
     return 0;
 }
 
+/* A changed opset changes which table entry each node is: resolve them all again. */
+static void resolve_ops(tconv_model *model) {
+    for (size_t i = 0; i < model->n_all_graphs; i++) {
+        for (tconv_node *n = model->all_graphs[i]->first; n; n = n->next)
+            n->op = tc_op_find(n->domain, n->op_type, tc_model_opset(model, n->domain));
+    }
+}
+
 tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t version,
                                 tc_error *err) {
     bool want_default = is_default_domain(domain);
@@ -62,6 +70,7 @@ tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t 
         const char *d = model->opsets[i].domain;
         if (want_default ? is_default_domain(d) : (d && strcmp(d, domain) == 0)) {
             model->opsets[i].version = version;
+            resolve_ops(model);
             return TCONV_OK;
         }
     }
@@ -72,10 +81,18 @@ tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t 
     op->domain = tc_arena_strdup(model->arena, domain ? domain : "");
     op->version = version;
     op->origin = NULL;
-    return op->domain ? TCONV_OK : tc_error_nomem(err, "an opset domain");
+    if (!op->domain)
+        return tc_error_nomem(err, "an opset domain");
+    resolve_ops(model);
+    return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- graphs and values */
+
+void tc_model_set_ir_version(tconv_model *model, int64_t version) {
+    model->has_ir_version = true;
+    model->ir_version = version;
+}
 
 tconv_status tc_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
                              tc_error *err) {
@@ -230,18 +247,6 @@ tconv_status tc_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor, 
     return TCONV_OK;
 }
 
-void tc_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor) {
-    size_t k = 0;
-    for (size_t i = 0; i < graph->n_initializers; i++) {
-        if (graph->initializers[i] != tensor)
-            graph->initializers[k++] = graph->initializers[i];
-    }
-    graph->n_initializers = k;
-    if (tensor->value && tensor->value->initializer == tensor)
-        tensor->value->initializer = NULL;
-    tensor->value = NULL;
-}
-
 size_t tc_graph_retain_initializers(tconv_graph *graph,
                                     bool (*keep)(const tconv_tensor *tensor, void *ctx),
                                     void *ctx) {
@@ -271,6 +276,19 @@ size_t tc_graph_retain_value_info(tconv_graph *graph,
     size_t removed = graph->n_value_info - k;
     graph->n_value_info = k;
     return removed;
+}
+
+bool tc_graph_remove_value_info(tconv_graph *graph, const tconv_value *value) {
+    tc_value_info *list = graph->value_info;
+    size_t n = graph->n_value_info;
+    for (size_t i = n; i-- > 0;) {
+        if (list[i].value == value) {
+            memmove(list + i, list + i + 1, (n - i - 1) * sizeof *list);
+            graph->n_value_info = n - 1;
+            return true;
+        }
+    }
+    return false;
 }
 
 static bool value_info_contains(const tc_value_info *list, size_t n, const tconv_value *v) {
@@ -307,7 +325,22 @@ tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char 
         !tc_name_map_put(&graph->model->names, node->name, NULL))
         return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
+    node->op = tc_op_find(node->domain, node->op_type, tc_model_opset(graph->model, node->domain));
     *out = node;
+    return TCONV_OK;
+}
+
+tconv_status tc_node_set_name(tconv_node *node, const char *name, tc_error *err) {
+    tconv_model *model = node->graph->model;
+    if (!name) {
+        node->name = NULL;
+        return TCONV_OK;
+    }
+    char *copy = tc_arena_strdup(model->arena, name);
+    if (!copy ||
+        (!tc_name_map_contains(&model->names, copy) && !tc_name_map_put(&model->names, copy, NULL)))
+        return tc_error_nomem(err, "a node name");
+    node->name = copy;
     return TCONV_OK;
 }
 
@@ -400,6 +433,15 @@ tconv_status tc_node_set_input(tconv_node *node, size_t index, tconv_value *valu
     if (value && !value_add_use(node->graph->model, value, node, index))
         return tc_error_nomem(err, "a value use");
     return TCONV_OK;
+}
+
+void tc_node_truncate_inputs(tconv_node *node, size_t count) {
+    while (node->n_inputs > count) {
+        size_t index = --node->n_inputs;
+        if (node->inputs[index])
+            value_remove_use(node->inputs[index], node, index);
+        node->inputs[index] = NULL;
+    }
 }
 
 tconv_status tc_node_add_output(tconv_node *node, tconv_value *value, tc_error *err) {

@@ -12,7 +12,12 @@
  *
  * Values are SSA: each has at most one producer (a node output, a graph input, or an
  * initializer) and a list of uses. Node inputs/outputs must be changed through the functions
- * below so that producers and uses stay consistent. */
+ * below so that producers and uses stay consistent.
+ *
+ * Editing: the IR is read through its fields but changed only through the functions below (the
+ * rewriter of MLIR's patterns): passes and the public API write no struct field, apart from
+ * the `mark` scratch fields and the API's own `last_error`. The importer, which builds the IR
+ * from a file, is the one exception. */
 #ifndef TCONV_IR_IR_H
 #define TCONV_IR_IR_H
 
@@ -23,6 +28,7 @@
 #include "ir/arena.h"
 #include "ir/error.h"
 #include "ir/name_map.h"
+#include "ir/ops.h"
 #include "tconv/types.h"
 
 /* tconv_dtype (ONNX TensorProto.DataType, same numbers) is public: tconv/types.h. */
@@ -221,6 +227,9 @@ struct tconv_node {
     const void *origin; /* Onnx__NodeProto */
     uint64_t id;        /* unique within the model, stable across edits */
     uint32_t mark;      /* scratch for passes */
+    /* The op table entry (ir/ops.h) of op_type/domain at the model's opset: set by tc_node_create
+     * and again by tc_model_set_opset; TC_OP_NONE for ops tconv does not know. */
+    tc_op op;
 };
 
 /* ---------------------------------------------------------------- graphs */
@@ -320,6 +329,8 @@ void tconv_model_free(tconv_model *model);
 int64_t tc_model_opset(const tconv_model *model, const char *domain);
 tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t version,
                                 tc_error *err);
+/* Sets (and marks present) the model's ir_version. */
+void tc_model_set_ir_version(tconv_model *model, int64_t version);
 
 /* A graph owned by `model`; parent/owner set for subgraphs. */
 tconv_status tc_graph_create(tconv_model *model, tconv_graph *parent, tconv_graph **out,
@@ -344,12 +355,13 @@ tconv_status tc_graph_add_value_info(tconv_graph *graph, tconv_value *value, con
                                      tc_error *err);
 /* Appends an initializer and binds it to the value of the same name (created if needed). */
 tconv_status tc_graph_add_initializer(tconv_graph *graph, tconv_tensor *tensor, tc_error *err);
-/* Removes an initializer (order of the others kept). The value stays but loses its data. */
-void tc_graph_remove_initializer(tconv_graph *graph, tconv_tensor *tensor);
 bool tc_graph_has_value_info(const tconv_graph *graph, const tconv_value *value);
+/* Removes the value's value_info entry (order of the rest kept); false when it had none.
+ * Searched from the end, so dropping an entry a rewrite just added costs O(1). */
+bool tc_graph_remove_value_info(tconv_graph *graph, const tconv_value *value);
 /* Batch removal in one linear sweep (order of the rest kept): drops the initializers / value_info
  * entries for which keep() returns false and returns how many went. A dropped initializer is
- * unbound from its value as by tc_graph_remove_initializer. */
+ * unbound from its value, which stays but loses its data. */
 size_t tc_graph_retain_initializers(tconv_graph *graph,
                                     bool (*keep)(const tconv_tensor *tensor, void *ctx), void *ctx);
 size_t tc_graph_retain_value_info(tconv_graph *graph,
@@ -360,6 +372,9 @@ bool tc_graph_is_output(const tconv_graph *graph, const tconv_value *value);
  * NULL). Inputs and outputs start empty. */
 tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char *domain,
                             const char *name, tconv_node **out, tc_error *err);
+/* Renames the node: name copied into the arena and reserved in the model's names (so
+ * tc_model_unique_node_name avoids it); NULL removes the name. */
+tconv_status tc_node_set_name(tconv_node *node, const char *name, tc_error *err);
 /* Links `node` into the graph's node list at the end / before `pos` / after `pos`. */
 void tc_graph_append_node(tconv_graph *graph, tconv_node *node);
 void tc_graph_insert_before(tconv_graph *graph, tconv_node *pos, tconv_node *node);
@@ -371,6 +386,8 @@ void tc_graph_remove_node(tconv_graph *graph, tconv_node *node);
  * value's producer. value may be NULL (omitted optional). */
 tconv_status tc_node_add_input(tconv_node *node, tconv_value *value, tc_error *err);
 tconv_status tc_node_set_input(tconv_node *node, size_t index, tconv_value *value, tc_error *err);
+/* Drops the inputs at positions >= count (and their uses): trailing optional inputs. */
+void tc_node_truncate_inputs(tconv_node *node, size_t count);
 tconv_status tc_node_add_output(tconv_node *node, tconv_value *value, tc_error *err);
 tconv_status tc_node_set_output(tconv_node *node, size_t index, tconv_value *value, tc_error *err);
 /* Points every use of `from` at `to` (outputs of the graph are not uses: see graph outputs). */
@@ -406,6 +423,8 @@ tconv_status tc_node_set_attr_string(tconv_node *node, const char *name, const c
                                      tc_error *err);
 tconv_status tc_node_set_attr_ints(tconv_node *node, const char *name, const int64_t *values,
                                    size_t count, tc_error *err);
+tconv_status tc_node_set_attr_floats(tconv_node *node, const char *name, const float *values,
+                                     size_t count, tc_error *err);
 tconv_status tc_node_set_attr_tensor(tconv_node *node, const char *name, tconv_tensor *tensor,
                                      tc_error *err);
 /* Appends a fully formed attribute (used by the importer); the struct is copied. */
@@ -430,7 +449,8 @@ tconv_status tc_node_for_each_subgraph(tconv_node *node,
 
 /* SSA and scoping: every node input is defined once (graph input, initializer, node output in
  * an earlier node, or an outer-scope value), node order is topological, graph outputs are
- * defined, attribute types match what known ops need. Walks subgraphs. */
+ * defined, and ops the op table (ops.def) knows at the model's opset have its arity, attribute
+ * types and required attributes. Walks subgraphs. */
 tconv_status tc_graph_verify(const tconv_graph *graph, tc_error *err);
 tconv_status tc_model_verify(const tconv_model *model, tc_error *err);
 /* Reorders nodes topologically when they are not (stable for nodes already in order);

@@ -219,11 +219,6 @@ static void print_graph_at(FILE *out, const tconv_graph *graph, const char *keyw
     fputs("}\n", out);
 }
 
-tconv_status tc_graph_print(const tconv_graph *graph, FILE *out) {
-    print_graph_at(out, graph, "graph", 0);
-    return ferror(out) ? TCONV_ERR_IO : TCONV_OK;
-}
-
 static void print_model_header(FILE *out, const tconv_model *model) {
     fputs("model", out);
     if (model->has_ir_version)

@@ -9,6 +9,5 @@
 #include "ir/ir.h"
 
 tconv_status tc_model_print(const tconv_model *model, FILE *out);
-tconv_status tc_graph_print(const tconv_graph *graph, FILE *out);
 
 #endif

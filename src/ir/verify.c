@@ -1,6 +1,6 @@
-/* IR verification (SSA, scoping, order, use lists, attribute types of known ops) and stable
- * topological sorting. Both walk node lists iteratively; they recurse only into subgraphs,
- * which the loader bounds (max_graph_depth) and VERIFY_MAX_DEPTH bounds here.
+/* IR verification (SSA, scoping, order, use lists, and the arity and attributes the op table
+ * gives known ops) and stable topological sorting. Both walk node lists iteratively; they recurse
+ * only into subgraphs, which the loader bounds (max_graph_depth) and VERIFY_MAX_DEPTH bounds here.
  *
  * A node that holds subgraphs depends on every outer value its subgraphs capture: an If whose
  * branch reads %a must come after the producer of %a, exactly as if %a were an input. */
@@ -90,254 +90,73 @@ static bool ptr_map_get(const ptr_map *m, const void *key, size_t *value) {
 
 /* ---------------------------------------------------------------- shared helpers */
 
-static tconv_status prefix_graph(tc_error *err, const tconv_graph *graph) {
+static tconv_status prefix_graph(tc_error *err, tconv_status st, const tconv_graph *graph) {
     if (graph->function)
         return tc_error_prefix(
-            err, "function '%s': ", graph->function->name ? graph->function->name : "");
-    return tc_error_prefix(err, "graph '%s': ", graph->name ? graph->name : "");
+            err, st, "function '%s': ", graph->function->name ? graph->function->name : "");
+    return tc_error_prefix(err, st, "graph '%s': ", graph->name ? graph->name : "");
 }
 
-static tconv_status prefix_node(tc_error *err, const tconv_node *node) {
+static tconv_status prefix_node(tc_error *err, tconv_status st, const tconv_node *node) {
     char where[256];
-    return tc_error_prefix(err, "%s: ", tc_node_describe(node, where, sizeof where));
+    return tc_error_prefix(err, st, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
 static const char *value_name(const tconv_value *v) {
     return v->name ? v->name : "";
 }
 
-/* ---------------------------------------------------------------- attribute rules */
+/* ---------------------------------------------------------------- op schema (ir/ops.def) */
 
-typedef struct attr_rule {
-    const char *op;
-    const char *attr;
-    tconv_attr_type type;
-} attr_rule;
-
-/* The attributes of ops tconv reads or rewrites (default domain), by the types the ONNX
- * schemas give them. An op's older forms are included (Slice-1, Pad-2, Clip-6, ...). Sorted by
- * op (strcmp order; looked up by binary search). */
-static const attr_rule ATTR_RULES[] = {
-    {"Add", "broadcast", TCONV_ATTR_INT},
-    {"Add", "axis", TCONV_ATTR_INT},
-    {"AveragePool", "kernel_shape", TCONV_ATTR_INTS},
-    {"AveragePool", "strides", TCONV_ATTR_INTS},
-    {"AveragePool", "dilations", TCONV_ATTR_INTS},
-    {"AveragePool", "pads", TCONV_ATTR_INTS},
-    {"AveragePool", "auto_pad", TCONV_ATTR_STRING},
-    {"AveragePool", "ceil_mode", TCONV_ATTR_INT},
-    {"AveragePool", "count_include_pad", TCONV_ATTR_INT},
-    {"BatchNormalization", "epsilon", TCONV_ATTR_FLOAT},
-    {"BatchNormalization", "momentum", TCONV_ATTR_FLOAT},
-    {"BatchNormalization", "training_mode", TCONV_ATTR_INT},
-    {"Cast", "to", TCONV_ATTR_INT},
-    {"Clip", "min", TCONV_ATTR_FLOAT},
-    {"Clip", "max", TCONV_ATTR_FLOAT},
-    {"Concat", "axis", TCONV_ATTR_INT},
-    {"Constant", "value", TCONV_ATTR_TENSOR},
-    {"Constant", "value_float", TCONV_ATTR_FLOAT},
-    {"Constant", "value_floats", TCONV_ATTR_FLOATS},
-    {"Constant", "value_int", TCONV_ATTR_INT},
-    {"Constant", "value_ints", TCONV_ATTR_INTS},
-    {"Constant", "value_string", TCONV_ATTR_STRING},
-    {"Constant", "value_strings", TCONV_ATTR_STRINGS},
-    {"Conv", "kernel_shape", TCONV_ATTR_INTS},
-    {"Conv", "strides", TCONV_ATTR_INTS},
-    {"Conv", "dilations", TCONV_ATTR_INTS},
-    {"Conv", "pads", TCONV_ATTR_INTS},
-    {"Conv", "output_padding", TCONV_ATTR_INTS},
-    {"Conv", "output_shape", TCONV_ATTR_INTS},
-    {"Conv", "group", TCONV_ATTR_INT},
-    {"Conv", "auto_pad", TCONV_ATTR_STRING},
-    {"ConvTranspose", "kernel_shape", TCONV_ATTR_INTS},
-    {"ConvTranspose", "strides", TCONV_ATTR_INTS},
-    {"ConvTranspose", "dilations", TCONV_ATTR_INTS},
-    {"ConvTranspose", "pads", TCONV_ATTR_INTS},
-    {"ConvTranspose", "output_padding", TCONV_ATTR_INTS},
-    {"ConvTranspose", "output_shape", TCONV_ATTR_INTS},
-    {"ConvTranspose", "group", TCONV_ATTR_INT},
-    {"ConvTranspose", "auto_pad", TCONV_ATTR_STRING},
-    {"Flatten", "axis", TCONV_ATTR_INT},
-    {"Gather", "axis", TCONV_ATTR_INT},
-    {"Gemm", "alpha", TCONV_ATTR_FLOAT},
-    {"Gemm", "beta", TCONV_ATTR_FLOAT},
-    {"Gemm", "transA", TCONV_ATTR_INT},
-    {"Gemm", "transB", TCONV_ATTR_INT},
-    {"If", "then_branch", TCONV_ATTR_GRAPH},
-    {"If", "else_branch", TCONV_ATTR_GRAPH},
-    {"LeakyRelu", "alpha", TCONV_ATTR_FLOAT},
-    {"Loop", "body", TCONV_ATTR_GRAPH},
-    {"MaxPool", "kernel_shape", TCONV_ATTR_INTS},
-    {"MaxPool", "strides", TCONV_ATTR_INTS},
-    {"MaxPool", "dilations", TCONV_ATTR_INTS},
-    {"MaxPool", "pads", TCONV_ATTR_INTS},
-    {"MaxPool", "auto_pad", TCONV_ATTR_STRING},
-    {"MaxPool", "ceil_mode", TCONV_ATTR_INT},
-    {"MaxPool", "storage_order", TCONV_ATTR_INT},
-    {"Pad", "pads", TCONV_ATTR_INTS},
-    {"Pad", "paddings", TCONV_ATTR_INTS},
-    {"Pad", "mode", TCONV_ATTR_STRING},
-    {"Pad", "value", TCONV_ATTR_FLOAT},
-    {"Reshape", "shape", TCONV_ATTR_INTS},
-    {"Reshape", "allowzero", TCONV_ATTR_INT},
-    {"Resize", "mode", TCONV_ATTR_STRING},
-    {"Resize", "coordinate_transformation_mode", TCONV_ATTR_STRING},
-    {"Resize", "nearest_mode", TCONV_ATTR_STRING},
-    {"Resize", "cubic_coeff_a", TCONV_ATTR_FLOAT},
-    {"Resize", "exclude_outside", TCONV_ATTR_INT},
-    {"Resize", "extrapolation_value", TCONV_ATTR_FLOAT},
-    {"Resize", "antialias", TCONV_ATTR_INT},
-    {"Resize", "axes", TCONV_ATTR_INTS},
-    {"Resize", "keep_aspect_ratio_policy", TCONV_ATTR_STRING},
-    {"Scan", "body", TCONV_ATTR_GRAPH},
-    {"Scan", "num_scan_inputs", TCONV_ATTR_INT},
-    {"Shape", "start", TCONV_ATTR_INT},
-    {"Shape", "end", TCONV_ATTR_INT},
-    {"Slice", "starts", TCONV_ATTR_INTS},
-    {"Slice", "ends", TCONV_ATTR_INTS},
-    {"Slice", "axes", TCONV_ATTR_INTS},
-    {"Softmax", "axis", TCONV_ATTR_INT},
-    {"Squeeze", "axes", TCONV_ATTR_INTS},
-    {"Transpose", "perm", TCONV_ATTR_INTS},
-    {"Unsqueeze", "axes", TCONV_ATTR_INTS},
-    {"Upsample", "mode", TCONV_ATTR_STRING},
-    {"Upsample", "scales", TCONV_ATTR_FLOATS},
-};
-
-/* The first of n rules (each `size` bytes, its op name first, sorted by op) whose op is not
- * below `op`: where op's rules start, if it has any. */
-static size_t first_rule_of(const void *rules, size_t n, size_t size, const char *op) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const char *mid_op = *(const char *const *)(const void *)((const char *)rules + mid * size);
-        if (strcmp(mid_op, op) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+static tconv_status check_attr_type(tc_op op, const tc_attr *attr, tc_error *err) {
+    const tc_op_attr *schema = tc_op_attr_find(op, attr->name);
+    if (!schema || schema->type == attr->type)
+        return TCONV_OK;
+    return tc_error_set(err, TCONV_ERR_INVALID, "attribute '%s': expected %s, got %s", attr->name,
+                        tconv_attr_type_name(schema->type), tconv_attr_type_name(attr->type));
 }
 
-#define N_ATTR_RULES (sizeof ATTR_RULES / sizeof ATTR_RULES[0])
-
-/* The rules of node's op: ATTR_RULES[*first .. *end), so that a node's attributes are checked
- * against a few rules, not the whole table. */
-static void op_attr_rules(const tconv_node *node, size_t *first, size_t *end) {
-    *first = *end = N_ATTR_RULES;
-    if (!tc_node_is_onnx_domain(node) || !node->op_type)
-        return;
-    size_t lo = first_rule_of(ATTR_RULES, N_ATTR_RULES, sizeof ATTR_RULES[0], node->op_type);
-    *first = lo;
-    while (lo < N_ATTR_RULES && strcmp(ATTR_RULES[lo].op, node->op_type) == 0)
-        lo++;
-    *end = lo;
-}
-
-static tconv_status check_attr_rule(size_t first, size_t end, const tc_attr *attr, tc_error *err) {
-    for (size_t i = first; i < end && attr->name; i++) {
-        const attr_rule *r = &ATTR_RULES[i];
-        if (strcmp(r->attr, attr->name) != 0)
-            continue;
-        if (r->type == attr->type)
-            return TCONV_OK;
-        return tc_error_set(err, TCONV_ERR_INVALID, "attribute '%s': expected %s, got %s",
-                            attr->name, tconv_attr_type_name(r->type),
-                            tconv_attr_type_name(attr->type));
+static tconv_status check_required_attrs(const tconv_node *node, tc_error *err) {
+    const tc_op_def *d = &tc_ops[node->op];
+    for (size_t i = 0; i < d->n_attrs; i++) {
+        if (d->attrs[i].required && !tc_node_attr(node, d->attrs[i].name))
+            return tc_error_set(err, TCONV_ERR_INVALID,
+                                "attribute '%s' is missing, but %s-%d requires it",
+                                d->attrs[i].name, d->name, d->since);
     }
     return TCONV_OK;
 }
 
-/* ---------------------------------------------------------------- input and output counts */
-
-typedef struct arity_rule {
-    const char *op;
-    unsigned char min_in, max_in, min_out, max_out; /* ARITY_MANY: no upper bound */
-} arity_rule;
-
-#define ARITY_MANY 255
-
-/* The ops tconv reads, rewrites or emits (default domain), over every version of their schema:
- * Reshape-1 and Slice-1 take their parameters as attributes, Pad-18 adds `axes`, ... An input
- * below min_in is required and must not be empty. Sorted by op (binary search). */
-static const arity_rule ARITY_RULES[] = {
-    {"Add", 2, 2, 1, 1},
-    {"AveragePool", 1, 1, 1, 1},
-    {"BatchNormalization", 5, 5, 1, 5},
-    {"Cast", 1, 1, 1, 1},
-    {"Concat", 1, ARITY_MANY, 1, 1},
-    {"Constant", 0, 0, 1, 1},
-    {"Conv", 2, 3, 1, 1},
-    {"ConvTranspose", 2, 3, 1, 1},
-    {"Div", 2, 2, 1, 1},
-    {"Flatten", 1, 1, 1, 1},
-    {"Gather", 2, 2, 1, 1},
-    {"Gemm", 2, 3, 1, 1},
-    {"Identity", 1, 1, 1, 1},
-    {"If", 1, 1, 1, ARITY_MANY},
-    {"MatMul", 2, 2, 1, 1},
-    {"MaxPool", 1, 1, 1, 2},
-    {"Mul", 2, 2, 1, 1},
-    {"Pad", 1, 4, 1, 1},
-    {"Relu", 1, 1, 1, 1},
-    {"Reshape", 1, 2, 1, 1},
-    {"Resize", 1, 4, 1, 1},
-    {"Shape", 1, 1, 1, 1},
-    {"Slice", 1, 5, 1, 1},
-    {"Squeeze", 1, 2, 1, 1},
-    {"Sub", 2, 2, 1, 1},
-    {"Transpose", 1, 1, 1, 1},
-    {"Unsqueeze", 1, 2, 1, 1},
-    {"Upsample", 1, 2, 1, 1},
-};
-
-bool tc_verify_rules_sorted(void) {
-    for (size_t i = 1; i < N_ATTR_RULES; i++) {
-        if (strcmp(ATTR_RULES[i - 1].op, ATTR_RULES[i].op) > 0)
-            return false;
-    }
-    for (size_t i = 1; i < sizeof ARITY_RULES / sizeof ARITY_RULES[0]; i++) {
-        if (strcmp(ARITY_RULES[i - 1].op, ARITY_RULES[i].op) >= 0)
-            return false;
-    }
-    return true;
-}
-
-static tconv_status count_error(tc_error *err, const char *what, size_t n, const arity_rule *r,
+static tconv_status count_error(tc_error *err, const char *what, size_t n, const tc_op_def *d,
                                 unsigned min, unsigned max) {
-    if (max == ARITY_MANY)
+    if (max == TC_MANY)
         return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes at least %u", what, n,
-                            r->op, min);
+                            d->name, min);
     if (min == max)
-        return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n, r->op,
+        return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u", what, n, d->name,
                             min);
-    return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u to %u", what, n, r->op,
-                        min, max);
+    return tc_error_set(err, TCONV_ERR_INVALID, "%s: %zu given, %s takes %u to %u", what, n,
+                        d->name, min, max);
 }
 
-static tconv_status check_arity(const tconv_node *node, tc_error *err) {
-    if (!tc_node_is_onnx_domain(node) || !node->op_type)
+/* Arity and required attributes of the node's table entry (none for ops tconv does not know). */
+static tconv_status check_schema(const tconv_node *node, tc_error *err) {
+    if (node->op == TC_OP_NONE)
         return TCONV_OK;
-    size_t n = sizeof ARITY_RULES / sizeof ARITY_RULES[0];
-    size_t lo = first_rule_of(ARITY_RULES, n, sizeof ARITY_RULES[0], node->op_type);
-    if (lo < n && strcmp(ARITY_RULES[lo].op, node->op_type) == 0) {
-        const arity_rule *r = &ARITY_RULES[lo];
-        if (node->n_inputs < r->min_in || (r->max_in != ARITY_MANY && node->n_inputs > r->max_in))
-            return count_error(err, "inputs", node->n_inputs, r, r->min_in, r->max_in);
-        if (node->n_outputs < r->min_out ||
-            (r->max_out != ARITY_MANY && node->n_outputs > r->max_out))
-            return count_error(err, "outputs", node->n_outputs, r, r->min_out, r->max_out);
-        for (size_t k = 0; k < r->min_in; k++) {
-            if (!node->inputs[k])
-                return tc_error_set(err, TCONV_ERR_INVALID,
-                                    "input %zu is empty, but %s requires it", k, r->op);
-        }
-        if (!node->outputs[0])
-            return tc_error_set(err, TCONV_ERR_INVALID, "output 0 is empty, but %s requires it",
-                                r->op);
-        return TCONV_OK;
+    const tc_op_def *d = &tc_ops[node->op];
+    if (node->n_inputs < d->min_in || (d->max_in != TC_MANY && node->n_inputs > d->max_in))
+        return count_error(err, "inputs", node->n_inputs, d, d->min_in, d->max_in);
+    if (node->n_outputs < d->min_out || (d->max_out != TC_MANY && node->n_outputs > d->max_out))
+        return count_error(err, "outputs", node->n_outputs, d, d->min_out, d->max_out);
+    for (size_t k = 0; k < d->min_in; k++) {
+        if (!node->inputs[k])
+            return tc_error_set(err, TCONV_ERR_INVALID, "input %zu is empty, but %s requires it", k,
+                                d->name);
     }
-    return TCONV_OK;
+    if (d->min_out > 0 && !node->outputs[0])
+        return tc_error_set(err, TCONV_ERR_INVALID, "output 0 is empty, but %s requires it",
+                            d->name);
+    return check_required_attrs(node, err);
 }
 
 /* ---------------------------------------------------------------- verification */
@@ -420,17 +239,15 @@ static tconv_status verify_subgraph(verify_ctx *ctx, const tconv_node *node, con
                             attr->name);
     tconv_status st = verify_graph(ctx, sub, s, depth + 1);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "attribute '%s': ", attr->name);
+        return tc_error_prefix(ctx->err, st, "attribute '%s': ", attr->name);
     return TCONV_OK;
 }
 
 static tconv_status verify_attrs(verify_ctx *ctx, const tconv_node *node, const scope *s,
                                  int depth) {
-    size_t first, end;
-    op_attr_rules(node, &first, &end);
     for (size_t i = 0; i < node->n_attrs; i++) {
         const tc_attr *a = &node->attrs[i];
-        tconv_status st = check_attr_rule(first, end, a, ctx->err);
+        tconv_status st = check_attr_type(node->op, a, ctx->err);
         if (st == TCONV_OK && a->type == TCONV_ATTR_GRAPH)
             st = verify_subgraph(ctx, node, a, a->g, s, depth);
         for (size_t k = 0; st == TCONV_OK && a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
@@ -470,14 +287,14 @@ static tconv_status verify_node(verify_ctx *ctx, const tconv_node *node, scope *
     if (!node->op_type || !*node->op_type)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "op_type is empty");
     if (st == TCONV_OK)
-        st = check_arity(node, ctx->err);
+        st = check_schema(node, ctx->err);
     if (st == TCONV_OK)
         st = verify_inputs(ctx, node, s);
     if (st == TCONV_OK)
         st = verify_attrs(ctx, node, s, depth);
     if (st == TCONV_OK)
         st = verify_outputs(ctx, node, s);
-    return st == TCONV_OK ? TCONV_OK : prefix_node(ctx->err, node);
+    return st == TCONV_OK ? TCONV_OK : prefix_node(ctx->err, st, node);
 }
 
 static tconv_status define(verify_ctx *ctx, scope *s, const tconv_value *v, const char *what,
@@ -585,7 +402,7 @@ static tconv_status verify_graph(verify_ctx *ctx, const tconv_graph *graph, cons
     if (st == TCONV_OK)
         st = verify_use_lists(ctx, graph);
     ptr_map_free(&s.defined);
-    return st == TCONV_OK ? TCONV_OK : prefix_graph(ctx->err, graph);
+    return st == TCONV_OK ? TCONV_OK : prefix_graph(ctx->err, st, graph);
 }
 
 /* A subgraph verified on its own sees its enclosing graphs as open scopes. */
@@ -865,8 +682,8 @@ static tconv_status sort_node_subgraphs(tconv_node *node, size_t *n_reordered, i
             st = attr->graphs[k] ? sort_tree(attr->graphs[k], n_reordered, depth + 1, err)
                                  : TCONV_OK;
         if (st != TCONV_OK) {
-            tc_error_prefix(err, "attribute '%s': ", attr->name ? attr->name : "");
-            return prefix_node(err, node);
+            tc_error_prefix(err, st, "attribute '%s': ", attr->name ? attr->name : "");
+            return prefix_node(err, st, node);
         }
     }
     return TCONV_OK;
@@ -882,7 +699,7 @@ static tconv_status sort_tree(tconv_graph *graph, size_t *n_reordered, int depth
         (*n_reordered)++;
     for (tconv_node *n = graph->first; st == TCONV_OK && n; n = n->next)
         st = sort_node_subgraphs(n, n_reordered, depth, err);
-    return st == TCONV_OK ? TCONV_OK : prefix_graph(err, graph);
+    return st == TCONV_OK ? TCONV_OK : prefix_graph(err, st, graph);
 }
 
 tconv_status tc_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered, tc_error *err) {

@@ -10,8 +10,4 @@
  * *n_graphs_reordered the number of graphs whose node order changed (the loader reports it). */
 tconv_status tc_graph_sort_count(tconv_graph *graph, size_t *n_graphs_reordered, tc_error *err);
 
-/* Whether the verifier's per-op rule tables are sorted by op, as its binary searches need (a
- * unit test keeps them so). */
-bool tc_verify_rules_sorted(void);
-
 #endif

@@ -18,9 +18,9 @@ static int value_dims(const tconv_value *value, int64_t *dims) {
     return value->type.rank;
 }
 
-static tconv_status prefix_node(const tconv_node *node, tc_error *err) {
+static tconv_status prefix_node(const tconv_node *node, tconv_status st, tc_error *err) {
     char where[256];
-    return tc_error_prefix(err, "%s: ", tc_node_describe(node, where, sizeof where));
+    return tc_error_prefix(err, st, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
 tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention convention,
@@ -39,11 +39,11 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
     out->x_rank = value_dims(node->inputs[0], out->x_dims);
     out->w_rank = value_dims(node->inputs[1], out->w_dims);
     /* the runtime kernel's checks, wherever the shapes are known */
-    if (tc_conv_transpose_check_ranks(out->x_rank, out->w_rank, err) != TCONV_OK)
-        return prefix_node(node, err);
+    tconv_status st = tc_conv_transpose_check_ranks(out->x_rank, out->w_rank, err);
+    if (st != TCONV_OK)
+        return prefix_node(node, st, err);
     int rank = out->x_rank >= 0 ? out->x_rank : out->w_rank;
-    tconv_status st =
-        tc_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
+    st = tc_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
     if (st != TCONV_OK)
         return st;
     if (rank < 0)
@@ -66,7 +66,7 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
         st = tc_conv_transpose_check_bias(value_dims(node->inputs[2], b_dims), b_dims,
                                           out->geometry.c_out, err);
     }
-    return st == TCONV_OK ? st : prefix_node(node, err);
+    return st == TCONV_OK ? st : prefix_node(node, st, err);
 }
 
 static bool has_output_padding(const tc_conv_transpose_attrs *a) {
@@ -95,8 +95,7 @@ static bool has_any_pads(const tc_conv_transpose_geometry *g) {
 
 bool tc_conv_transpose_needs_rewrite(const tc_conv_transpose_match *m, tconv_policy policy) {
     const tc_conv_transpose_attrs *a = &m->attrs;
-    bool same =
-        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
+    bool same = tc_auto_pad_is_same(a->auto_pad);
     if (same || a->has_output_shape || has_output_padding(a) || has_asymmetric_pads(&m->geometry))
         return true;
     return policy == TCONV_POLICY_VALID_ONLY && has_any_pads(&m->geometry);

@@ -200,16 +200,13 @@ static tconv_status make_valid_conv_transpose(rewriter *rw, tconv_value **t_out)
     const char *name = base ? tc_model_unique_node_name(rw->model, base) : NULL;
     if (!name)
         return tc_error_nomem(rw->err, "a node name");
-    node->name = name;
+    tconv_status st = tc_node_set_name(node, name, rw->err);
+    if (st != TCONV_OK)
+        return st;
     for (size_t i = 0; i < sizeof PADDING_ATTRS / sizeof PADDING_ATTRS[0]; i++)
         tc_node_remove_attr(node, PADDING_ATTRS[i]);
-    tconv_status st;
-    if (rw->plan.moves_bias) {
-        st = tc_node_set_input(node, 2, NULL, rw->err);
-        if (st != TCONV_OK)
-            return st;
-        node->n_inputs = 2;
-    }
+    if (rw->plan.moves_bias)
+        tc_node_truncate_inputs(node, 2);
     st = new_value(rw, "valid_output", t_out);
     if (st == TCONV_OK)
         st = tc_node_set_output(node, 0, *t_out, rw->err);
@@ -369,19 +366,10 @@ static tconv_status hand_over_output(rewriter *rw, tconv_value *last, tconv_valu
     if (!producer) /* cannot happen: the chain always has at least the VALID node */
         return tc_error_set(rw->err, TCONV_ERR_INVALID, "internal: chain value unproduced");
     tconv_status st = tc_node_set_output(producer, last->producer_index, y, rw->err);
-    if (st == TCONV_OK && was_declared(rw, last)) {
-        /* The intermediate name is gone; drop its value_info entry, one of the last few added
-         * (searched from the end, so a rewrite costs O(1), not O(graph)). */
-        tc_value_info *vi = rw->graph->value_info;
-        size_t n = rw->graph->n_value_info;
-        for (size_t i = n; i-- > 0;) {
-            if (vi[i].value == last) {
-                memmove(vi + i, vi + i + 1, (n - i - 1) * sizeof *vi);
-                rw->graph->n_value_info = n - 1;
-                break;
-            }
-        }
-    }
+    /* The intermediate name is gone; drop its value_info entry, one of the last few added
+     * (tc_graph_remove_value_info searches from the end: a rewrite costs O(1), not O(graph)). */
+    if (st == TCONV_OK && was_declared(rw, last))
+        tc_graph_remove_value_info(rw->graph, last);
     return st;
 }
 

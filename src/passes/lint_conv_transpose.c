@@ -105,8 +105,7 @@ static bool any_output_padding(const tc_conv_transpose_attrs *a) {
 
 static void warn_attribute_corners(const char *where, const tc_conv_transpose_attrs *a,
                                    tc_diagnostics *diags) {
-    bool same =
-        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
+    bool same = tc_auto_pad_is_same(a->auto_pad);
     if (same && any_output_padding(a) && !a->has_output_shape)
         tc_diagnostics_add(diags,
                            "%s: auto_pad %s with output_padding: ONNX's output is x*stride; "

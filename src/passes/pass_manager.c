@@ -24,6 +24,18 @@ const tc_pass_def *tc_pass_table(size_t *count) {
     return PASSES;
 }
 
+/* "unknown pass 'name' (passes: a, b, ...)": the message names what the table holds. */
+static tconv_status unknown_pass(tc_error *err, const char *what, const char *name) {
+    char known[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof PASSES / sizeof PASSES[0] && len < sizeof known; i++) {
+        int n = snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", PASSES[i].name);
+        len += n > 0 ? (size_t)n : 0;
+    }
+    return tc_error_set(err, TCONV_ERR_USAGE, "%sunknown pass '%s' (passes: %s)", what, name,
+                        known);
+}
+
 const tc_pass_def *tc_pass_find(const char *name) {
     for (size_t i = 0; i < sizeof PASSES / sizeof PASSES[0]; i++) {
         if (strcmp(PASSES[i].name, name) == 0)
@@ -70,8 +82,7 @@ static tconv_status resolve_pass_list(const char *list, const tc_pass_def **pass
         name[len] = '\0';
         const tc_pass_def *def = tc_pass_find(name);
         if (!def)
-            return tc_error_set(err, TCONV_ERR_USAGE, "unknown pass '%s' (see --list-passes)",
-                                name);
+            return unknown_pass(err, "", name);
         if (*count == max)
             return tc_error_set(err, TCONV_ERR_USAGE, "too many passes in '%s'", list);
         passes[(*count)++] = def;
@@ -90,16 +101,16 @@ tconv_status tc_run_passes(tconv_model *model, const char *pass_list,
     tconv_status st = resolve_pass_list(pass_list, passes, 32, &n, err);
     if (st == TCONV_OK && print_after && strcmp(print_after, "all") != 0 &&
         !tc_pass_find(print_after))
-        st = tc_error_set(err, TCONV_ERR_USAGE, "--print-ir-after: unknown pass '%s'", print_after);
+        st = unknown_pass(err, "print_after: ", print_after);
     for (size_t i = 0; st == TCONV_OK && i < n; i++) {
         st = passes[i]->run(model->graph, options, err);
         if (st != TCONV_OK) {
-            tc_error_prefix(err, "pass %s: ", passes[i]->name);
+            tc_error_prefix(err, st, "pass %s: ", passes[i]->name);
             break;
         }
         st = tc_model_verify(model, err);
         if (st != TCONV_OK) {
-            tc_error_prefix(err, "IR invalid after pass %s: ", passes[i]->name);
+            tc_error_prefix(err, st, "IR invalid after pass %s: ", passes[i]->name);
             break;
         }
         if (print_after && print_out &&

@@ -150,7 +150,7 @@ static const tconv_graph *graph_attr(const tconv_node *node, const char *name) {
 }
 
 /* Both branches' output types, keeping what agrees. */
-static tconv_status infer_if(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_if(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     const tconv_graph *then_branch = graph_attr(node, "then_branch");
     const tconv_graph *else_branch = graph_attr(node, "else_branch");
@@ -172,10 +172,20 @@ static tconv_status infer_if(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) 
     return TCONV_OK;
 }
 
-static const tc_si_rule CONTROL_RULES[] = {
-    {"If", infer_if},
-    {NULL, NULL},
+#define S(fn) fn
+#define S0 NULL
+#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
+    [TC_OP_##name##_##since] = shape,
+static const tc_si_fn RULES[TC_OP_COUNT] = {
+#include "ir/ops.def"
 };
+#undef TC_OP
+#undef S
+#undef S0
+
+tc_si_fn tc_si_rule_for(tc_op op) {
+    return op > TC_OP_NONE && op < TC_OP_COUNT ? RULES[op] : NULL;
+}
 
 /* ---------------------------------------------------------------- the walk */
 
@@ -213,7 +223,7 @@ static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
     tconv_status st = tc_node_for_each_subgraph(node, infer_subgraph, ctx);
     if (st != TCONV_OK || !tc_node_is_onnx_domain(node) || node->n_outputs == 0)
         return st;
-    const tc_si_rule *rule = tc_name_map_get(&ctx->rules, node->op_type);
+    tc_si_fn rule = tc_si_rule_for(node->op);
     if (!rule)
         return TCONV_OK;
     tc_si_out *outs = calloc(node->n_outputs, sizeof *outs);
@@ -221,7 +231,7 @@ static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
         return tc_error_nomem(ctx->err, "shape inference results");
     for (size_t i = 0; i < node->n_outputs; i++)
         outs[i].shape.rank = -1;
-    st = rule->infer(ctx, node, outs);
+    st = rule(ctx, node, outs);
     if (st == TCONV_OK)
         st = apply_outputs(ctx, node, outs);
     free_outs(outs, node->n_outputs);
@@ -248,14 +258,6 @@ static tconv_status infer_graph(tc_si_ctx *ctx, tconv_graph *graph) {
 
 /* ---------------------------------------------------------------- the pass */
 
-static tconv_status add_rules(tc_si_ctx *ctx, const tc_si_rule *rules) {
-    for (const tc_si_rule *r = rules; r->op_type; r++) {
-        if (!tc_name_map_put(&ctx->rules, r->op_type, (void *)r))
-            return tc_error_nomem(ctx->err, "the shape inference rules");
-    }
-    return TCONV_OK;
-}
-
 static void ctx_free(tc_si_ctx *ctx) {
     for (size_t i = 0; i < ctx->data.capacity; i++) {
         if (ctx->data.keys[i])
@@ -263,7 +265,6 @@ static void ctx_free(tc_si_ctx *ctx) {
     }
     tc_si_map_free(&ctx->data);
     tc_si_map_free(&ctx->described);
-    tc_name_map_free(&ctx->rules);
 }
 
 tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *options,
@@ -274,20 +275,7 @@ tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *opti
     ctx.opset = tc_model_opset(graph->model, "");
     ctx.convention = options ? options->convention : TCONV_CONVENTION_ONNX;
     ctx.err = err;
-    tc_name_map_init(&ctx.rules);
-    tconv_status st = add_rules(&ctx, CONTROL_RULES);
-    if (st == TCONV_OK)
-        st = add_rules(&ctx, tc_si_rules_conv);
-    if (st == TCONV_OK)
-        st = add_rules(&ctx, tc_si_rules_math);
-    if (st == TCONV_OK)
-        st = add_rules(&ctx, tc_si_rules_tensor);
-    if (st == TCONV_OK)
-        st = add_rules(&ctx, tc_si_rules_data);
-    if (st == TCONV_OK)
-        st = add_rules(&ctx, tc_si_rules_resize);
-    if (st == TCONV_OK)
-        st = infer_graph(&ctx, graph);
+    tconv_status st = infer_graph(&ctx, graph);
     ctx_free(&ctx);
     return st;
 }

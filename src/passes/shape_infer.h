@@ -68,22 +68,22 @@ typedef struct tc_si_ctx {
     tc_error *err;
     tc_si_map data;      /* tconv_value* -> tc_si_data* (malloc'd, freed at the end) */
     tc_si_map described; /* tconv_value* with a value_info entry or graph output */
-    tc_name_map rules;   /* op_type -> const tc_si_rule* */
 } tc_si_ctx;
 
 typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs);
 
-typedef struct tc_si_rule {
-    const char *op_type; /* default domain */
-    tc_si_fn infer;
-} tc_si_rule;
+/* The rules ir/ops.def names (S(fn)), declared by expanding it; shape_infer.c indexes them by
+ * tc_op. A rule reads ctx->opset where an op's versions differ. */
+#define S(fn) tconv_status fn(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs);
+#define S0
+#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel) shape
+#include "ir/ops.def"
+#undef TC_OP
+#undef S
+#undef S0
 
-/* Rule tables, each ending with an entry whose op_type is NULL. */
-extern const tc_si_rule tc_si_rules_conv[];
-extern const tc_si_rule tc_si_rules_math[];
-extern const tc_si_rule tc_si_rules_tensor[];
-extern const tc_si_rule tc_si_rules_data[];
-extern const tc_si_rule tc_si_rules_resize[];
+/* The rule of an op table entry, or NULL. */
+tc_si_fn tc_si_rule_for(tc_op op);
 
 /* ---------------------------------------------------------------- maps */
 

@@ -55,7 +55,7 @@ static tconv_status check_operands(tc_si_ctx *ctx, const tconv_node *node, const
     if (st == TCONV_OK)
         return st;
     char where[256];
-    return tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
+    return tc_error_prefix(ctx->err, st, "%s: ", tc_node_describe(node, where, sizeof where));
 }
 
 /* A symbolic input size stays the same symbol when the output size equals the input size for
@@ -64,7 +64,7 @@ static bool conv_transpose_keeps_size(const tc_conv_transpose_attrs *a,
                                       const tc_conv_transpose_geometry *g, int i) {
     if (g->strides[i] != 1 || a->has_output_shape)
         return false;
-    if (a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER)
+    if (tc_auto_pad_is_same(a->auto_pad))
         return true;
     int64_t growth = (g->kernel[i] - 1) * g->dilations[i] + g->output_padding[i];
     return growth == g->pad_begin[i] + g->pad_end[i];
@@ -89,7 +89,7 @@ static void conv_transpose_output(const tc_si_tensor *x, const tc_conv_transpose
     }
 }
 
-static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w;
     tc_si_input(node, 0, &x);
     tc_si_input(node, 1, &w);
@@ -115,7 +115,7 @@ static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si
     }
     if (st != TCONV_OK) {
         char where[256];
-        return tc_error_prefix(ctx->err, "%s: ", tc_node_describe(node, where, sizeof where));
+        return tc_error_prefix(ctx->err, st, "%s: ", tc_node_describe(node, where, sizeof where));
     }
     st = check_operands(ctx, node, &x, &w, true, g.c_out);
     if (st != TCONV_OK)
@@ -126,151 +126,39 @@ static tconv_status infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si
 
 /* ---------------------------------------------------------------- Conv and pooling */
 
-typedef struct window_attrs {
-    int spatial_rank;
-    tc_auto_pad auto_pad;
-    int64_t kernel[TCONV_MAX_SPATIAL]; /* -1: unknown */
-    int64_t strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t pads[2 * TCONV_MAX_SPATIAL];
+/* Reads the window attributes (kernel_shape -1 when absent: W tells it, or it is unknown).
+ * Shape inference takes negative pads as written; the kernels refuse them. */
+static tconv_status read_window(tc_si_ctx *ctx, const tconv_node *node, int spatial_rank,
+                                tc_window_attrs *w) {
     int64_t ceil_mode;
-} window_attrs;
-
-static tconv_status read_auto_pad(tc_si_ctx *ctx, const tconv_node *node, tc_auto_pad *out) {
-    const char *text;
-    tconv_status st = tc_node_attr_string(node, "auto_pad", "NOTSET", &text, ctx->err);
-    if (st != TCONV_OK)
+    tconv_status st;
+    if ((st = tc_window_read_attrs(node, spatial_rank, -1, INT64_MIN, w, ctx->err)) ||
+        (st = tc_node_attr_int(node, "ceil_mode", 0, &ceil_mode, ctx->err)))
         return st;
-    static const tc_auto_pad all[] = {TCONV_AUTO_PAD_NOTSET, TCONV_AUTO_PAD_VALID,
-                                      TCONV_AUTO_PAD_SAME_UPPER, TCONV_AUTO_PAD_SAME_LOWER};
-    *out = TCONV_AUTO_PAD_NOTSET;
-    if (*text == '\0')
-        return TCONV_OK;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (strcmp(text, tc_auto_pad_name(all[i])) == 0) {
-            *out = all[i];
-            return TCONV_OK;
-        }
-    }
-    return tc_si_fail(ctx, node,
-                      "attribute 'auto_pad': '%.64s' is not NOTSET, VALID, "
-                      "SAME_UPPER or SAME_LOWER",
-                      text);
-}
-
-/* An optional per-axis INTS attribute of `count` values, each at least min_value. */
-static tconv_status read_axis_ints(tc_si_ctx *ctx, const tconv_node *node, const char *name,
-                                   int count, int64_t fallback, int64_t min_value, int64_t *dst) {
-    bool present;
-    const int64_t *values;
-    size_t n;
-    tconv_status st = tc_node_attr_ints(node, name, &present, &values, &n, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    for (int i = 0; i < count; i++)
-        dst[i] = fallback;
-    if (!present)
-        return TCONV_OK;
-    if (n != (size_t)count)
-        return tc_si_fail(ctx, node, "attribute '%s' has %zu values, expected %d", name, n, count);
-    for (int i = 0; i < count; i++) {
-        if (values[i] < min_value)
-            return tc_si_fail(ctx, node, "attribute '%s': value %lld at index %d is below %lld",
-                              name, (long long)values[i], i, (long long)min_value);
-        dst[i] = values[i];
-    }
+    w->ceil_mode = ceil_mode != 0;
     return TCONV_OK;
 }
 
-static tconv_status read_window(tc_si_ctx *ctx, const tconv_node *node, int spatial_rank,
-                                window_attrs *w) {
-    memset(w, 0, sizeof *w);
-    w->spatial_rank = spatial_rank;
-    tconv_status st;
-    if ((st = read_auto_pad(ctx, node, &w->auto_pad)) ||
-        (st = read_axis_ints(ctx, node, "kernel_shape", spatial_rank, -1, 1, w->kernel)) ||
-        (st = read_axis_ints(ctx, node, "strides", spatial_rank, 1, 1, w->strides)) ||
-        (st = read_axis_ints(ctx, node, "dilations", spatial_rank, 1, 1, w->dilations)) ||
-        (st = read_axis_ints(ctx, node, "pads", 2 * spatial_rank, 0, INT64_MIN, w->pads)))
-        return st;
-    return tc_node_attr_int(node, "ceil_mode", 0, &w->ceil_mode, ctx->err);
-}
-
-static int64_t ceil_div(int64_t a, int64_t b) {
-    return -tc_floor_div(-a, b);
-}
-
-static bool dilated_kernel(const window_attrs *w, int i, int64_t *ke) {
-    return tc_mul_i64(w->kernel[i] - 1, w->dilations[i], ke) && tc_add_i64(*ke, 1, ke);
-}
-
-/* Output size of one spatial axis for a static input size (0 or less is invalid); false when
- * the arithmetic overflows. */
-static bool window_output(const window_attrs *w, int i, int64_t x, int64_t *out) {
-    int64_t s = w->strides[i], ke, span;
-    if (!dilated_kernel(w, i, &ke))
-        return false;
-    switch (w->auto_pad) {
-    case TCONV_AUTO_PAD_SAME_UPPER:
-    case TCONV_AUTO_PAD_SAME_LOWER:
-        *out = ceil_div(x, s);
-        return true;
-    case TCONV_AUTO_PAD_VALID:
-        *out = tc_floor_div(x - ke, s) + 1;
-        return true;
-    case TCONV_AUTO_PAD_NOTSET:
-        break;
-    }
-    int64_t pb = w->pads[i], pe = w->pads[i + w->spatial_rank], start_limit;
-    if (!tc_add_i64(x, pb, &start_limit) || !tc_add_i64(start_limit, pe, &span) ||
-        !tc_add_i64(span, -ke, &span))
-        return false;
-    if (!w->ceil_mode) {
-        *out = tc_floor_div(span, s) + 1;
-        return true;
-    }
-    *out = ceil_div(span, s) + 1;
-    if (*out > 1 && (*out - 1) * s >= start_limit) /* last window would start in the end pads */
-        (*out)--;
-    return true;
-}
-
-static bool window_keeps_size(const window_attrs *w, int i) {
-    int64_t ke;
-    if (w->strides[i] != 1 || !dilated_kernel(w, i, &ke))
-        return false;
-    switch (w->auto_pad) {
-    case TCONV_AUTO_PAD_SAME_UPPER:
-    case TCONV_AUTO_PAD_SAME_LOWER:
-        return true;
-    case TCONV_AUTO_PAD_VALID:
-        return ke == 1;
-    case TCONV_AUTO_PAD_NOTSET:
-        break;
-    }
-    int64_t pads;
-    return tc_add_i64(w->pads[i], w->pads[i + w->spatial_rank], &pads) && ke - 1 == pads;
-}
-
-/* Spatial dims of a windowed op's output (kernel sizes in w->kernel, -1 if unknown). */
-static tconv_status window_spatial(tc_si_ctx *ctx, const tconv_node *node, const window_attrs *w,
+/* Spatial dims of a windowed op's output (kernel sizes in w->kernel_shape, -1 if unknown). */
+static tconv_status window_spatial(tc_si_ctx *ctx, const tconv_node *node, const tc_window_attrs *w,
                                    const tc_si_shape *x, tc_si_shape *out) {
     for (int i = 0; i < w->spatial_rank; i++) {
         const tc_dim *in = &x->dims[2 + i];
         tc_dim *dst = &out->dims[2 + i];
+        int64_t k = w->kernel_shape[i];
         *dst = tc_si_dim_unknown();
-        if (w->kernel[i] < 1)
+        if (k < 1)
             continue;
         if (in->kind == TCONV_DIM_STATIC) {
-            int64_t size = 0;
-            if (!window_output(w, i, in->value, &size) || size < 1)
-                return tc_si_fail(ctx, node,
-                                  "output size of spatial axis %d would be %lld (input %lld, "
-                                  "kernel %lld, stride %lld)",
-                                  i, (long long)size, (long long)in->value, (long long)w->kernel[i],
-                                  (long long)w->strides[i]);
-            *dst = tc_si_dim_static(size);
-        } else if (in->kind == TCONV_DIM_SYMBOLIC && window_keeps_size(w, i)) {
+            tc_window_axis axis;
+            tconv_status st = tc_window_resolve_axis(w, i, in->value, k, &axis, ctx->err);
+            if (st != TCONV_OK) {
+                char where[256];
+                return tc_error_prefix(ctx->err, st,
+                                       "%s: ", tc_node_describe(node, where, sizeof where));
+            }
+            *dst = tc_si_dim_static(axis.out);
+        } else if (in->kind == TCONV_DIM_SYMBOLIC && tc_window_keeps_size(w, i, k)) {
             *dst = *in;
         }
     }
@@ -297,7 +185,7 @@ static tconv_status conv_channels(tc_si_ctx *ctx, const tconv_node *node, const 
     return TCONV_OK;
 }
 
-static tconv_status infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w;
     tc_si_input(node, 0, &x);
     tc_si_input(node, 1, &w);
@@ -306,16 +194,17 @@ static tconv_status infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     int spatial_rank = spatial_rank_of(&x, &w);
     if (st != TCONV_OK || spatial_rank < 1)
         return st;
-    window_attrs a;
+    tc_window_attrs a;
     if ((st = read_window(ctx, node, spatial_rank, &a)))
         return st;
     for (int i = 0; i < spatial_rank; i++) {
         const tc_dim *k = w.shape.rank >= 0 ? &w.shape.dims[2 + i] : NULL;
-        if (k && k->kind == TCONV_DIM_STATIC && a.kernel[i] >= 0 && k->value != a.kernel[i])
+        if (k && k->kind == TCONV_DIM_STATIC && a.kernel_shape[i] >= 0 &&
+            k->value != a.kernel_shape[i])
             return tc_si_fail(ctx, node, "kernel_shape[%d] = %lld but W has %lld on that axis", i,
-                              (long long)a.kernel[i], (long long)k->value);
+                              (long long)a.kernel_shape[i], (long long)k->value);
         if (k && k->kind == TCONV_DIM_STATIC)
-            a.kernel[i] = k->value;
+            a.kernel_shape[i] = k->value;
     }
     tc_si_shape_unknown(&outs[0].shape, spatial_rank + 2);
     if ((st = conv_channels(ctx, node, &x, &w, &outs[0].shape.dims[1])))
@@ -326,7 +215,7 @@ static tconv_status infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     return window_spatial(ctx, node, &a, &x.shape, &outs[0].shape);
 }
 
-static tconv_status infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -335,7 +224,7 @@ static tconv_status infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     if (x.shape.rank < 3 || x.shape.rank > TCONV_MAX_SPATIAL + 2)
         return tc_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x.shape.rank,
                           TCONV_MAX_SPATIAL + 2);
-    window_attrs a;
+    tc_window_attrs a;
     tconv_status st = read_window(ctx, node, x.shape.rank - 2, &a);
     if (st != TCONV_OK)
         return st;
@@ -350,7 +239,7 @@ static tconv_status infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     return st;
 }
 
-static tconv_status infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -363,15 +252,3 @@ static tconv_status infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_ou
         outs[0].shape.dims[i] = tc_si_dim_static(1);
     return TCONV_OK;
 }
-
-const tc_si_rule tc_si_rules_conv[] = {
-    {"ConvTranspose", infer_conv_transpose},
-    {"Conv", infer_conv},
-    {"MaxPool", infer_pool},
-    {"AveragePool", infer_pool},
-    {"LpPool", infer_pool},
-    {"GlobalAveragePool", infer_global_pool},
-    {"GlobalMaxPool", infer_global_pool},
-    {"GlobalLpPool", infer_global_pool},
-    {NULL, NULL},
-};

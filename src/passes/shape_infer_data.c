@@ -46,7 +46,7 @@ static tconv_status constant_ints(tc_si_ctx *ctx, const int64_t *values, size_t 
     return TCONV_OK;
 }
 
-static tconv_status infer_constant(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_constant(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     for (size_t i = 0; i < node->n_attrs; i++) {
         const tc_attr *a = &node->attrs[i];
         if (!a->name)
@@ -91,7 +91,7 @@ static int clamp_shape_index(int64_t index, int rank) {
 }
 
 /* Shape-15's start/end pick a range of the dims (negative counts from the end, clamped). */
-static tconv_status infer_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
@@ -109,7 +109,7 @@ static tconv_status infer_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     return data_from_dims(ctx, &x.shape.dims[first], count, 1, &outs[0]);
 }
 
-static tconv_status infer_size(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_size(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
@@ -143,7 +143,7 @@ static tconv_status gather_data(tc_si_ctx *ctx, const tconv_node *node, int axis
                           indices->shape.rank < 0 ? (n == 1 ? 0 : 1) : indices->shape.rank, out);
 }
 
-static tconv_status infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor data, indices;
     tc_si_input(node, 0, &data);
     tc_si_input(node, 1, &indices);
@@ -175,7 +175,7 @@ static tconv_status infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 
 /* ---------------------------------------------------------------- ConstantOfShape */
 
-static tconv_status infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     const tc_attr *value = tc_node_attr(node, "value");
     outs[0].dtype =
         value && value->type == TCONV_ATTR_TENSOR && value->t ? value->t->dtype : TCONV_DTYPE_FLOAT;
@@ -196,12 +196,3 @@ static tconv_status infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
 }
-
-const tc_si_rule tc_si_rules_data[] = {
-    {"Constant", infer_constant},
-    {"Shape", infer_shape},
-    {"Size", infer_size},
-    {"Gather", infer_gather},
-    {"ConstantOfShape", infer_constant_of_shape},
-    {NULL, NULL},
-};

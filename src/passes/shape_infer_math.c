@@ -96,46 +96,46 @@ static tconv_status infer_arith(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     return st == TCONV_OK ? arith_data(ctx, node, op, &outs[0]) : st;
 }
 
-static tconv_status infer_add(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_add(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_ADD);
 }
 
-static tconv_status infer_sub(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_sub(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_SUB);
 }
 
-static tconv_status infer_mul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_mul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_MUL);
 }
 
-static tconv_status infer_div(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_div(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return infer_arith(ctx, node, outs, ARITH_DIV);
 }
 
 /* Pow, PRelu, Mod, Max, Min, Sum, Mean, BitShift: broadcast, dtype of the first input. */
-static tconv_status infer_broadcast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_broadcast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return broadcast_inputs(ctx, node, 0, TCONV_DTYPE_UNDEFINED, &outs[0]);
 }
 
-static tconv_status infer_compare(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_compare(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return broadcast_inputs(ctx, node, 0, TCONV_DTYPE_BOOL, &outs[0]);
 }
 
 /* Where(condition, X, Y): the dtype is X's. */
-static tconv_status infer_where(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_where(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return broadcast_inputs(ctx, node, 1, TCONV_DTYPE_UNDEFINED, &outs[0]);
 }
 
 /* ---------------------------------------------------------------- same-shape ops */
 
-static tconv_status infer_unary(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_unary(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_same_as_input(node, 0, &outs[0]);
     return TCONV_OK;
 }
 
 /* Identity also passes known contents through (shape computations). */
-static tconv_status infer_identity(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_identity(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_same_as_input(node, 0, &outs[0]);
     const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (!src)
@@ -147,7 +147,7 @@ static tconv_status infer_identity(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
     return TCONV_OK;
 }
 
-static tconv_status infer_predicate(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_predicate(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_same_as_input(node, 0, &outs[0]);
     outs[0].dtype = TCONV_DTYPE_BOOL;
@@ -158,7 +158,7 @@ static bool is_valid_dtype(int64_t dtype) {
     return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TCONV_DTYPE_MAX;
 }
 
-static tconv_status infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t to;
     tconv_status st = tc_node_attr_int(node, "to", TCONV_DTYPE_UNDEFINED, &to, ctx->err);
     if (st != TCONV_OK)
@@ -177,7 +177,7 @@ static tconv_status infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     return TCONV_OK;
 }
 
-static tconv_status infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_tensor like;
     tc_si_same_as_input(node, 0, &outs[0]);
@@ -187,7 +187,7 @@ static tconv_status infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out 
 }
 
 /* Output 0 like the input; the mask (opset 10+: bool) too. */
-static tconv_status infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_same_as_input(node, 0, &outs[0]);
     if (node->n_outputs > 1) {
         outs[1] = outs[0];
@@ -198,7 +198,7 @@ static tconv_status infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
 }
 
 /* Y like X; the optional statistics outputs (training mode) are per channel: [C]. */
-static tconv_status infer_batch_norm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_batch_norm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_tensor x, mean;
     tc_si_input(node, 0, &x);
@@ -225,7 +225,7 @@ static tconv_status check_inner(tc_si_ctx *ctx, const tconv_node *node, const tc
 }
 
 /* numpy matmul: 1-D operands are promoted to matrices and the added axis removed after. */
-static tconv_status infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor a, b;
     tc_si_input(node, 0, &a);
     tc_si_input(node, 1, &b);
@@ -263,7 +263,7 @@ static tconv_status infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     return TCONV_OK;
 }
 
-static tconv_status infer_gemm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_gemm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor a, b;
     tc_si_input(node, 0, &a);
     tc_si_input(node, 1, &b);
@@ -287,73 +287,3 @@ static tconv_status infer_gemm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
                            &b.shape.dims[trans_b ? 1 : 0]);
     return TCONV_OK;
 }
-
-const tc_si_rule tc_si_rules_math[] = {
-    {"Add", infer_add},
-    {"Sub", infer_sub},
-    {"Mul", infer_mul},
-    {"Div", infer_div},
-    {"Pow", infer_broadcast},
-    {"PRelu", infer_broadcast},
-    {"Mod", infer_broadcast},
-    {"BitShift", infer_broadcast},
-    {"Max", infer_broadcast},
-    {"Min", infer_broadcast},
-    {"Sum", infer_broadcast},
-    {"Mean", infer_broadcast},
-    {"Equal", infer_compare},
-    {"Less", infer_compare},
-    {"LessOrEqual", infer_compare},
-    {"Greater", infer_compare},
-    {"GreaterOrEqual", infer_compare},
-    {"And", infer_compare},
-    {"Or", infer_compare},
-    {"Xor", infer_compare},
-    {"Where", infer_where},
-    {"Identity", infer_identity},
-    {"Relu", infer_unary},
-    {"LeakyRelu", infer_unary},
-    {"Sigmoid", infer_unary},
-    {"HardSigmoid", infer_unary},
-    {"HardSwish", infer_unary},
-    {"Tanh", infer_unary},
-    {"Clip", infer_unary},
-    {"Softmax", infer_unary},
-    {"LogSoftmax", infer_unary},
-    {"Hardmax", infer_unary},
-    {"Elu", infer_unary},
-    {"Selu", infer_unary},
-    {"Celu", infer_unary},
-    {"Gelu", infer_unary},
-    {"Mish", infer_unary},
-    {"Softplus", infer_unary},
-    {"Softsign", infer_unary},
-    {"ThresholdedRelu", infer_unary},
-    {"Exp", infer_unary},
-    {"Log", infer_unary},
-    {"Sqrt", infer_unary},
-    {"Reciprocal", infer_unary},
-    {"Neg", infer_unary},
-    {"Abs", infer_unary},
-    {"Sign", infer_unary},
-    {"Erf", infer_unary},
-    {"Ceil", infer_unary},
-    {"Floor", infer_unary},
-    {"Round", infer_unary},
-    {"Sin", infer_unary},
-    {"Cos", infer_unary},
-    {"Not", infer_unary},
-    {"InstanceNormalization", infer_unary},
-    {"LRN", infer_unary},
-    {"MeanVarianceNormalization", infer_unary},
-    {"LayerNormalization", infer_unary},
-    {"IsNaN", infer_predicate},
-    {"IsInf", infer_predicate},
-    {"Cast", infer_cast},
-    {"CastLike", infer_cast_like},
-    {"Dropout", infer_dropout},
-    {"BatchNormalization", infer_batch_norm},
-    {"MatMul", infer_matmul},
-    {"Gemm", infer_gemm},
-    {NULL, NULL},
-};

@@ -125,7 +125,7 @@ static void unknown_axes(const resize_args *r, tc_si_shape *out) {
         out->dims[r->axes[i]] = tc_si_dim_unknown();
 }
 
-static tconv_status infer_resize(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_resize(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -149,7 +149,7 @@ static tconv_status infer_resize(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     return TCONV_OK;
 }
 
-static tconv_status infer_upsample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_upsample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -175,9 +175,3 @@ static tconv_status infer_upsample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
     unknown_axes(&r, &outs[0].shape);
     return TCONV_OK;
 }
-
-const tc_si_rule tc_si_rules_resize[] = {
-    {"Resize", infer_resize},
-    {"Upsample", infer_upsample},
-    {NULL, NULL},
-};

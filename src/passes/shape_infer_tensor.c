@@ -96,7 +96,7 @@ static bool slice_args_known(const slice_args *a) {
            (a->steps.state == TCONV_SI_ARG_ABSENT || a->steps.count == n);
 }
 
-static tconv_status infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -170,7 +170,7 @@ static tconv_status read_pad_args(tc_si_ctx *ctx, const tconv_node *node, tc_si_
     return st == TCONV_OK ? tc_si_ints_arg(ctx, node, NULL, 3, axes) : st;
 }
 
-static tconv_status infer_pad(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_pad(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -255,7 +255,7 @@ static tconv_status concat_merge(tc_si_ctx *ctx, const tconv_node *node, int axi
     return TCONV_OK;
 }
 
-static tconv_status infer_concat(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_concat(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t axis_attr, total = 0;
     tconv_status st = tc_node_attr_int(node, "axis", INT64_MIN, &axis_attr, ctx->err);
     if (st != TCONV_OK)
@@ -380,7 +380,7 @@ static tconv_status reshape_target(tc_si_ctx *ctx, const tconv_node *node, const
     return reshape_check_total(ctx, node, in, out);
 }
 
-static tconv_status infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -414,7 +414,7 @@ static tconv_status infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
 
 /* ---------------------------------------------------------------- Transpose */
 
-static tconv_status infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -464,7 +464,7 @@ static void rank_changing_data(tc_si_ctx *ctx, const tconv_node *node, int from_
     }
 }
 
-static tconv_status infer_unsqueeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_unsqueeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -506,7 +506,7 @@ static tconv_status squeeze_all_ones(const tc_si_shape *x, tc_si_shape *out) {
     return TCONV_OK;
 }
 
-static tconv_status infer_squeeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_squeeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -558,7 +558,7 @@ static tc_dim range_product(const tc_si_shape *x, int begin, int end) {
     return other >= 0 ? x->dims[other] : tc_si_dim_unknown();
 }
 
-static tconv_status infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -579,7 +579,7 @@ static tconv_status infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
 
 /* ---------------------------------------------------------------- Expand and Tile */
 
-static tconv_status infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -599,7 +599,7 @@ static tconv_status infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     return tc_si_broadcast(ctx, node, &x.shape, &target, &outs[0].shape);
 }
 
-static tconv_status infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -654,7 +654,7 @@ static tconv_status split_sizes(tc_si_ctx *ctx, const tconv_node *node, const tc
     return TCONV_OK;
 }
 
-static tconv_status infer_split(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_split(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     for (size_t i = 0; i < node->n_outputs; i++)
@@ -702,7 +702,7 @@ static void reduced_shape(const tc_si_shape *x, const bool *reduced, bool keep_d
     }
 }
 
-static tconv_status infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+tconv_status tc_si_infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
     outs[0].dtype = x.dtype;
@@ -731,28 +731,3 @@ static tconv_status infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     reduced_shape(&x.shape, reduced, keep_dims != 0, &outs[0].shape);
     return TCONV_OK;
 }
-
-const tc_si_rule tc_si_rules_tensor[] = {
-    {"Slice", infer_slice},
-    {"Pad", infer_pad},
-    {"Concat", infer_concat},
-    {"Reshape", infer_reshape},
-    {"Transpose", infer_transpose},
-    {"Unsqueeze", infer_unsqueeze},
-    {"Squeeze", infer_squeeze},
-    {"Flatten", infer_flatten},
-    {"Expand", infer_expand},
-    {"Tile", infer_tile},
-    {"Split", infer_split},
-    {"ReduceMean", infer_reduce},
-    {"ReduceSum", infer_reduce},
-    {"ReduceMax", infer_reduce},
-    {"ReduceMin", infer_reduce},
-    {"ReduceProd", infer_reduce},
-    {"ReduceL1", infer_reduce},
-    {"ReduceL2", infer_reduce},
-    {"ReduceLogSum", infer_reduce},
-    {"ReduceLogSumExp", infer_reduce},
-    {"ReduceSumSquare", infer_reduce},
-    {NULL, NULL},
-};

@@ -49,11 +49,9 @@ tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_ke
     return st;
 }
 
-tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, const char *const *known_attrs,
-                                   tc_conv_operands *ops) {
+tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops) {
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known_attrs)) ||
-        (st = tc_kernel_require_input(ctx, 0, &ops->x)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &ops->x)) ||
         (st = tc_kernel_require_input(ctx, 1, &ops->w)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||

@@ -40,10 +40,8 @@ void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
 tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                     size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
 
-/* Checks the attributes against known_attrs and reads X, W and the optional B (float, ranks
- * 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
-tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, const char *const *known_attrs,
-                                   tc_conv_operands *ops);
+/* Reads X, W and the optional B (float, ranks 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
+tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops);
 /* B, when given, must be 1-D with c_out elements. */
 tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64_t c_out);
 

@@ -42,7 +42,7 @@ static bool map_run(const tc_lattice *lat, const tc_coarse_run *run, const int64
     /* u range with lo <= u*s + base < hi (no division for the common stride 1) */
     int64_t w_lo = lat->window_lo[last], w_hi = lat->window_hi[last];
     int64_t first = s == 1 ? w_lo - base : tc_ceil_div(w_lo - base, s);
-    int64_t end = s == 1 ? w_hi - base : tc_floor_div_pos(w_hi - 1 - base, s) + 1;
+    int64_t end = s == 1 ? w_hi - base : tc_floor_div(w_hi - 1 - base, s) + 1;
     int64_t u_lo = tc_max_i64(run->u0, first);
     int64_t u_hi = tc_min_i64(run->u0 + run->length, end);
     if (u_lo >= u_hi)

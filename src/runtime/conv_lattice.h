@@ -36,16 +36,6 @@ typedef struct tc_lattice {
     int64_t coarse_size, fine_size, kernel_size; /* products over the axes */
 } tc_lattice;
 
-/* Floor and ceiling division by a positive b (inlined: they run per column run). */
-static inline int64_t tc_floor_div_pos(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-static inline int64_t tc_ceil_div(int64_t a, int64_t b) {
-    return -tc_floor_div_pos(-a, b);
-}
-
 static inline int64_t tc_max_i64(int64_t a, int64_t b) {
     return a > b ? a : b;
 }

@@ -533,9 +533,9 @@ static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
     tc_sgemm_run(&s->workspaces[worker], &sub);
 }
 
-tconv_status tc_sgemm(const tc_sgemm_op *op, int n_threads, tc_error *err) {
+tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads, tc_error *err) {
     double flops = 2.0 * (double)op->m * (double)op->n * (double)op->k;
-    int threads = tc_parallel_threads_for_work(n_threads, flops);
+    int threads = pool ? tc_parallel_threads_for_work(n_threads, flops) : 1;
     /* row pointers for B cannot be offset by a column split */
     sgemm_split split = {.op = op, .by_columns = op->n >= op->m && !op->b_rows};
     int64_t extent = split.by_columns ? op->n : op->m;
@@ -554,7 +554,7 @@ tconv_status tc_sgemm(const tc_sgemm_op *op, int n_threads, tc_error *err) {
                                        split.by_columns ? split.chunk : op->n, op->k, err);
     if (st == TCONV_OK) {
         split.workspaces = workspaces;
-        tc_parallel_for(workers, n_tasks, sgemm_chunk_task, &split);
+        tc_parallel_for(pool, workers, n_tasks, sgemm_chunk_task, &split);
     }
     for (int i = 0; i < workers; i++)
         tc_gemm_workspace_release(&workspaces[i]);

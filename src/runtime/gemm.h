@@ -2,8 +2,10 @@
  *
  * A packed, cache-blocked implementation in the style of BLIS/GotoBLAS: panels of op(B) (KC x NC)
  * and op(A) (MC x KC) are copied into contiguous buffers, and a register-blocked micro-kernel
- * computes MR x NR tiles of C. The micro-kernel is chosen at run time: AVX-512 (12x32), AVX2+FMA
- * (6x16) or a portable one (4x8, GCC vector extensions where available). */
+ * computes MR x NR tiles of C. The micro-kernel is chosen at run time, by CPU and by problem shape
+ * (tc_gemm_isa_for_shape): AVX-512 in 12x32 or 8x48 tiles, AVX2+FMA (6x16) or a portable one
+ * (4x8, GCC vector extensions where available). B may also be given as row pointers (b_rows), so
+ * that a stride-1 convolution needs no im2col copy. */
 #ifndef TCONV_RUNTIME_GEMM_H
 #define TCONV_RUNTIME_GEMM_H
 
@@ -12,6 +14,7 @@
 #include <stdint.h>
 
 #include "ir/error.h"
+#include "runtime/parallel.h"
 
 typedef enum tc_gemm_isa {
     TCONV_GEMM_ISA_AUTO = 0, /* the best one this CPU supports */
@@ -85,8 +88,8 @@ void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const 
                      int64_t lda, float *packed);
 void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op);
 
-/* Convenience: allocates its own buffers and splits the work over up to n_threads threads
- * (1: the calling thread only). Fails only when memory runs out. */
-tconv_status tc_sgemm(const tc_sgemm_op *op, int n_threads, tc_error *err);
+/* Convenience: allocates its own buffers and splits the work over up to n_threads threads of
+ * `pool` (NULL or 1: the calling thread only). Fails only when memory runs out. */
+tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads, tc_error *err);
 
 #endif

@@ -1,10 +1,14 @@
-/* The kernel interface: kernels are pure functions of their inputs and the node's attributes.
- * They never call a pass. Each kernel file exports a table of tc_kernel_def; the registry
- * (kernel_registry.c) looks kernels up by (domain, op_type, opset). */
+/* The kernel interface: a kernel's outputs depend only on its inputs and the node's attributes.
+ * It is not stateless: it may keep work derived from constant inputs (packed weights) in the
+ * node's cache across runs (tc_kernel_cache_store, owned and freed by the session) and borrows
+ * scratch memory per call. It never calls a pass. The op table (ir/ops.def) names each kernel
+ * (K(fn)) beside the op versions it runs; the registry (kernel_registry.c) indexes them by the
+ * node's tc_op. */
 #ifndef TCONV_RUNTIME_KERNEL_H
 #define TCONV_RUNTIME_KERNEL_H
 
 #include "ir/ir.h"
+#include "runtime/parallel.h"
 #include "runtime/rt_tensor.h"
 
 typedef struct tc_session tc_session;
@@ -33,19 +37,12 @@ struct tc_kernel_ctx {
     size_t n_outputs;
     tc_session *session; /* for control flow (If) and the thread count */
     int n_threads;
-    tc_error *err;              /* messages need not name the node: the executor prefixes it */
+    tc_thread_pool *pool; /* the helpers for tc_parallel_for; NULL: everything in this thread */
+    tc_error *err;        /* messages need not name the node: the executor prefixes it */
     const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
 };
 
 typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);
-
-typedef struct tc_kernel_def {
-    const char *domain; /* "" for ai.onnx */
-    const char *op_type;
-    int since_version; /* first opset this implementation covers */
-    int until_version; /* last opset it covers (inclusive) */
-    tc_kernel_fn run;
-} tc_kernel_def;
 
 /* Allocates output `index` with the given dtype and shape, honouring the session's memory
  * limit. The kernel writes into (*out)->data. */
@@ -79,18 +76,24 @@ tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key
 /* The input at index, or NULL if absent/omitted. */
 const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index);
 
-/* Kernel tables, each ending with an entry whose op_type is NULL. */
-extern const tc_kernel_def tc_kernels_conv_transpose[]; /* ConvTranspose */
-extern const tc_kernel_def tc_kernels_conv[];           /* Conv */
-extern const tc_kernel_def tc_kernels_pool[];        /* MaxPool, AveragePool, GlobalAveragePool */
-extern const tc_kernel_def tc_kernels_linalg[];      /* MatMul, Gemm */
-extern const tc_kernel_def tc_kernels_elementwise[]; /* Add..Div, Relu, LeakyRelu, ... */
-extern const tc_kernel_def tc_kernels_tensor[];      /* Slice, Pad, Concat, Reshape, ... */
-extern const tc_kernel_def tc_kernels_nn[];          /* BatchNormalization, Softmax, Resize, ... */
-extern const tc_kernel_def tc_kernels_control[];     /* If */
+/* The kernels ir/ops.def names (K(fn)), declared by expanding it. */
+#define K(fn) tconv_status fn(tc_kernel_ctx *ctx);
+#define K0
+#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
+    kernel
+#include "ir/ops.def"
+#undef TC_OP
+#undef K
+#undef K0
 
-/* The kernel for a node at the model's opset, or NULL (then the executor reports the op,
- * domain and opset as unsupported). */
-const tc_kernel_def *tc_kernel_lookup(const char *domain, const char *op_type, int64_t opset);
+/* The kernel of an op table entry, or NULL (then the executor reports the op, domain and opset
+ * as unsupported). */
+tc_kernel_fn tc_kernel_for(tc_op op);
+
+/* The node's attributes against its table entry `op`: one the entry does not list is
+ * TCONV_ERR_UNSUPPORTED ("unsupported attribute 'x' for Op at opset N"). The executor checks
+ * this once per node when it plans, so kernels need not. */
+tconv_status tc_kernel_check_node_attrs(const tconv_node *node, tc_op op, int64_t opset,
+                                        tc_error *err);
 
 #endif

@@ -1,55 +1,29 @@
-/* The kernel registry: every kernel table, looked up by (domain, op type, opset). */
+/* The kernel registry: the kernels ir/ops.def names, indexed by op table entry. */
 #include "runtime/kernel.h"
-#include "runtime/session_internal.h"
 
-#include <string.h>
-
-static const tc_kernel_def *const KERNEL_TABLES[] = {
-    tc_kernels_conv_transpose, tc_kernels_conv,   tc_kernels_pool, tc_kernels_linalg,
-    tc_kernels_elementwise,    tc_kernels_tensor, tc_kernels_nn,   tc_kernels_control,
+#define K(fn) fn
+#define K0 NULL
+#define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
+    [TC_OP_##name##_##since] = kernel,
+static const tc_kernel_fn KERNELS[TC_OP_COUNT] = {
+#include "ir/ops.def"
 };
+#undef TC_OP
+#undef K
+#undef K0
 
-#define N_TABLES (sizeof KERNEL_TABLES / sizeof KERNEL_TABLES[0])
-
-static bool is_default_domain(const char *domain) {
-    return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
+tc_kernel_fn tc_kernel_for(tc_op op) {
+    return op > TC_OP_NONE && op < TC_OP_COUNT ? KERNELS[op] : NULL;
 }
 
-static bool same_domain(const char *a, const char *b) {
-    if (is_default_domain(a) || is_default_domain(b))
-        return is_default_domain(a) && is_default_domain(b);
-    return strcmp(a, b) == 0;
-}
-
-static bool same_op(const tc_kernel_def *def, const char *domain, const char *op_type) {
-    return strcmp(def->op_type, op_type) == 0 && same_domain(def->domain, domain);
-}
-
-const tc_kernel_def *tc_kernel_lookup(const char *domain, const char *op_type, int64_t opset) {
-    if (!op_type)
-        return NULL;
-    for (size_t t = 0; t < N_TABLES; t++) {
-        for (const tc_kernel_def *def = KERNEL_TABLES[t]; def->op_type; def++) {
-            if (same_op(def, domain, op_type) && opset >= def->since_version &&
-                opset <= def->until_version)
-                return def;
-        }
+tconv_status tc_kernel_check_node_attrs(const tconv_node *node, tc_op op, int64_t opset,
+                                        tc_error *err) {
+    for (size_t i = 0; i < node->n_attrs; i++) {
+        const char *name = node->attrs[i].name ? node->attrs[i].name : "";
+        if (!tc_op_attr_find(op, name))
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                                "unsupported attribute '%s' for %s at opset %lld", name,
+                                node->op_type, (long long)opset);
     }
-    return NULL;
-}
-
-bool tc_kernel_opset_span(const char *domain, const char *op_type, int *first, int *last) {
-    bool found = false;
-    for (size_t t = 0; op_type && t < N_TABLES; t++) {
-        for (const tc_kernel_def *def = KERNEL_TABLES[t]; def->op_type; def++) {
-            if (!same_op(def, domain, op_type))
-                continue;
-            if (!found || def->since_version < *first)
-                *first = def->since_version;
-            if (!found || def->until_version > *last)
-                *last = def->until_version;
-            found = true;
-        }
-    }
-    return found;
+    return TCONV_OK;
 }

@@ -63,21 +63,6 @@ tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, u
                         tconv_dtype_name(dtype), dtype, op_name(ctx), supported);
 }
 
-tconv_status tc_kernel_check_attrs(const tc_kernel_ctx *ctx, const char *const *known) {
-    const tconv_node *node = ctx->node;
-    for (size_t i = 0; node && i < node->n_attrs; i++) {
-        const char *name = node->attrs[i].name ? node->attrs[i].name : "";
-        bool found = false;
-        for (size_t k = 0; known[k] && !found; k++)
-            found = strcmp(known[k], name) == 0;
-        if (!found)
-            return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                                "unsupported attribute '%s' for %s at opset %lld", name,
-                                op_name(ctx), (long long)ctx->opset);
-    }
-    return TCONV_OK;
-}
-
 tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
                                         const char *value) {
     return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
@@ -127,19 +112,6 @@ tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, doubl
     for (int64_t i = 0; i < t->n_elements; i++)
         values[i] = tc_rt_get_f64(t, i);
     *count = (size_t)t->n_elements;
-    return TCONV_OK;
-}
-
-tconv_status tc_kernel_read_scalar(const tc_kernel_ctx *ctx, size_t index, double *out) {
-    const tc_rt_tensor *t;
-    tconv_status st = tc_kernel_require_input(ctx, index, &t);
-    if (st != TCONV_OK)
-        return st;
-    if (t->n_elements != 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "input %zu ('%s') must hold one element, has %lld", index,
-                            tc_kernel_input_name(ctx, index), (long long)t->n_elements);
-    *out = tc_rt_get_f64(t, 0);
     return TCONV_OK;
 }
 

@@ -10,9 +10,6 @@
 
 #include "runtime/kernel.h"
 
-/* The newest ai.onnx opset whose operator specs the kernels were written against. */
-#define TCONV_OPSET_LATEST 25
-
 #define TCONV_DTYPE_BIT(d) (UINT32_C(1) << (d))
 #define TCONV_DTYPES_FLOAT TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT)
 #define TCONV_DTYPES_INDEX (TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64))
@@ -40,10 +37,6 @@ tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint3
 /* The same check for a dtype the kernel was asked to produce (e.g. Cast's `to`). */
 tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, uint32_t mask);
 
-/* Fails with TCONV_ERR_UNSUPPORTED naming the first attribute of the node that is not in the
- * NULL-terminated list `known`. */
-tconv_status tc_kernel_check_attrs(const tc_kernel_ctx *ctx, const char *const *known);
-
 /* An attribute value a kernel does not implement: TCONV_ERR_UNSUPPORTED naming both. */
 tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
                                         const char *value);
@@ -54,8 +47,6 @@ tconv_status tc_kernel_read_ints(const tc_kernel_ctx *ctx, size_t index, int64_t
 /* Reads a 1-D (or scalar) float tensor into values as doubles (at most cap). */
 tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, double *values,
                                    size_t cap, size_t *count);
-/* Element 0 of a one-element tensor of any numeric dtype, as double. */
-tconv_status tc_kernel_read_scalar(const tc_kernel_ctx *ctx, size_t index, double *out);
 
 /* Maps axis in [-rank, rank) to [0, rank); `what` names the attribute/input for the message. */
 tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,

@@ -30,13 +30,10 @@ static tconv_status if_condition(tc_kernel_ctx *ctx, bool *cond) {
     return TCONV_OK;
 }
 
-static tconv_status run_if(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"then_branch", "else_branch", NULL};
+tconv_status tc_run_if(tc_kernel_ctx *ctx) {
     const tconv_graph *then_g = NULL, *else_g = NULL;
     bool cond = false;
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = if_branch(ctx, "then_branch", &then_g);
+    tconv_status st = if_branch(ctx, "then_branch", &then_g);
     if (st == TCONV_OK)
         st = if_branch(ctx, "else_branch", &else_g);
     if (st == TCONV_OK)
@@ -56,8 +53,3 @@ static tconv_status run_if(tc_kernel_ctx *ctx) {
     free(results);
     return st;
 }
-
-const tc_kernel_def tc_kernels_control[] = {
-    {"", "If", 1, TCONV_OPSET_LATEST, run_if},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/window_geometry.h"
 #include "runtime/conv_common.h"
 #include "runtime/conv_lattice.h"
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
-#include "runtime/spatial_attrs.h"
 
 /* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
  * to amortise that. */
@@ -25,61 +25,34 @@
 typedef struct conv_attrs {
     int rank;
     int64_t group;
-    tc_auto_pad auto_pad;
-    bool has_kernel_shape;
-    int64_t kernel_shape[TCONV_MAX_SPATIAL];
-    int64_t strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t pads[2 * TCONV_MAX_SPATIAL];
+    tc_window_attrs win; /* kernel_shape 0 when absent: W gives the kernel */
 } conv_attrs;
 
 static tconv_status read_conv_attrs(tc_kernel_ctx *ctx, int rank, conv_attrs *a) {
     memset(a, 0, sizeof *a);
     a->rank = rank;
-    size_t r = (size_t)rank;
     tconv_status st;
     if ((st = tc_node_attr_int(ctx->node, "group", 1, &a->group, ctx->err)) ||
-        (st = tc_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "kernel_shape", r, 0, 1, a->kernel_shape,
-                                       &a->has_kernel_shape)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
+        (st = tc_window_read_attrs(ctx->node, rank, 0, 0, &a->win, ctx->err)))
         return st;
     if (a->group < 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'group' must be >= 1");
     return TCONV_OK;
 }
 
-/* Output size and begin pad of one Conv axis (ONNX: SAME total = max(0, (ceil(x/s)-1)*s + ke - x),
- * SAME_UPPER puts the odd extra at the end). */
+/* One Conv axis of the lattice: output size and begin pad from the shared window geometry. */
 static tconv_status conv_axis(tc_kernel_ctx *ctx, const conv_attrs *a, int i, int64_t x, int64_t k,
                               tc_lattice *lat) {
-    int64_t s = a->strides[i], d = a->dilations[i];
-    bool explicit_pads = a->auto_pad == TCONV_AUTO_PAD_NOTSET;
-    int64_t pb = explicit_pads ? a->pads[i] : 0, pe = explicit_pads ? a->pads[i + a->rank] : 0;
-    int64_t ke, span, out;
-    tconv_status st = tc_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
+    tc_window_axis axis;
+    tconv_status st = tc_window_resolve_axis(&a->win, i, x, k, &axis, ctx->err);
     if (st != TCONV_OK)
         return st;
-    if (a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER) {
-        out = tc_ceil_div(x, s);
-        int64_t total = tc_max_i64(0, (out - 1) * s + ke - x);
-        pb = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
-    } else {
-        out = tc_floor_div_pos(span, s) + 1; /* VALID: pads 0 */
-    }
-    if (out < 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "output size of spatial axis %d would be %lld (input %lld, "
-                            "dilated kernel %lld, stride %lld)",
-                            i, (long long)out, (long long)x, (long long)ke, (long long)s);
-    lat->coarse[i] = out;
+    lat->coarse[i] = axis.out;
     lat->fine[i] = x;
     lat->kernel[i] = k;
-    lat->strides[i] = s;
-    lat->dilations[i] = d;
-    lat->pad_begin[i] = pb;
+    lat->strides[i] = a->win.strides[i];
+    lat->dilations[i] = a->win.dilations[i];
+    lat->pad_begin[i] = axis.pad_begin;
     return TCONV_OK;
 }
 
@@ -97,10 +70,10 @@ static tconv_status conv_geometry(tc_kernel_ctx *ctx, const tc_conv_operands *op
     lat->rank = a->rank;
     for (int i = 0; i < a->rank; i++) {
         int64_t k = wd[2 + i];
-        if (a->has_kernel_shape && a->kernel_shape[i] != k)
+        if (a->win.has_kernel_shape && a->win.kernel_shape[i] != k)
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "kernel_shape[%d] = %lld but W has %lld on that axis", i,
-                                (long long)a->kernel_shape[i], (long long)k);
+                                (long long)a->win.kernel_shape[i], (long long)k);
         if (k < 1 || xd[2 + i] < 1)
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "spatial axis %d is empty (X %lld, W %lld)", i,
@@ -241,9 +214,9 @@ static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int
     for (int64_t i = 0; i < job->batch * job->group * job->n_blocks; i++) {
         s.unit = conv_unit_at(job, i);
         if (!job->direct)
-            tc_parallel_for(tc_parallel_workers(threads, im2col_tasks), im2col_tasks,
+            tc_parallel_for(ctx->pool, tc_parallel_workers(threads, im2col_tasks), im2col_tasks,
                             conv_shared_im2col_task, &s);
-        tc_parallel_for(tc_parallel_workers(threads, job->n_chunks), job->n_chunks,
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, job->n_chunks), job->n_chunks,
                         conv_shared_rows_task, &s);
     }
     tc_kernel_scratch_release(ctx, &col);
@@ -503,10 +476,11 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     job->padded_x = job->x;
     if (padded) {
         job->padded_x = (const float *)(void *)base;
-        tc_parallel_for(tc_parallel_workers(threads, planes), planes, phase_planes_task, job);
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes, phase_planes_task,
+                        job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
-    tc_parallel_for(workers, n_tasks, conv_wide_task, job);
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_wide_task, job);
     tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
@@ -540,7 +514,7 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
         else if (shared)
             st = conv_run_shared_units(ctx, job, threads);
         else
-            tc_parallel_for(workers, n_units, conv_unit_task, job);
+            tc_parallel_for(ctx->pool, workers, n_units, conv_unit_task, job);
         tc_conv_scratch_release(ctx, &job->scratch);
     }
     tc_kernel_scratch_release(ctx, &packed);
@@ -605,17 +579,15 @@ static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
                    (double)job->lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
     int64_t n_tasks = job->batch * job->c_out;
-    tc_parallel_for(tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
     return TCONV_OK;
 }
 
-static tconv_status run_conv(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape",
-                                        "pads",     "strides",   NULL};
+tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     conv_attrs attrs;
     conv_job job = {0};
-    tconv_status st = tc_conv_read_operands(ctx, known, &ops);
+    tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
         st = read_conv_attrs(ctx, ops.spatial_rank, &attrs);
     if (st == TCONV_OK)
@@ -644,8 +616,3 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
         return conv_run_depthwise(ctx, &job);
     return conv_run_gemm(ctx, &job);
 }
-
-const tc_kernel_def tc_kernels_conv[] = {
-    {"", "Conv", 1, 22, run_conv},
-    {NULL, NULL, 0, 0, NULL},
-};

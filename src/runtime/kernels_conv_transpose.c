@@ -249,9 +249,9 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
                                  job->block_cols, job->cin_g);
     if (st == TCONV_OK) {
         if (fresh)
-            tc_parallel_for(tc_parallel_workers(threads, n_slots), n_slots,
+            tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_slots), n_slots,
                             conv_transpose_pack_task, job);
-        tc_parallel_for(workers, n_tasks, conv_transpose_task, job);
+        tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
         tc_conv_scratch_release(ctx, &job->scratch);
     }
     tc_kernel_scratch_release(ctx, &packed);
@@ -268,18 +268,15 @@ static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job
                                               job->isa, job->batch, rows, job->cin_g);
     if (st != TCONV_OK)
         return st;
-    tc_parallel_for(workers, n_tasks, conv_transpose_point_task, job);
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_point_task, job);
     tc_conv_scratch_release(ctx, &job->scratch);
     return TCONV_OK;
 }
 
-static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"auto_pad",     "dilations",      "group",
-                                        "kernel_shape", "output_padding", "output_shape",
-                                        "pads",         "strides",        NULL};
+tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     tc_conv_transpose_geometry g;
-    tconv_status st = tc_conv_read_operands(ctx, known, &ops);
+    tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
         st = conv_transpose_resolve(ctx, &ops, &g);
     int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
@@ -329,8 +326,3 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
         return conv_transpose_points(ctx, &job, threads);
     return conv_transpose_blocks(ctx, &job, threads);
 }
-
-const tc_kernel_def tc_kernels_conv_transpose[] = {
-    {"", "ConvTranspose", 1, 22, run_conv_transpose},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -7,8 +7,6 @@
 #include <float.h>
 #include <math.h>
 
-static const char *const NO_ATTRS[] = {NULL};
-
 /* ---------------------------------------------------------------- binary arithmetic */
 
 typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binary_op;
@@ -92,9 +90,7 @@ static tconv_status check_same_dtype(tc_kernel_ctx *ctx, const tc_rt_tensor *a,
 
 static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
     const tc_rt_tensor *a, *b;
-    tconv_status st = tc_kernel_check_attrs(ctx, NO_ATTRS);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 0, &a);
+    tconv_status st = tc_kernel_require_input(ctx, 0, &a);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 1, &b);
     if (st == TCONV_OK)
@@ -125,27 +121,25 @@ static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
     return TCONV_OK;
 }
 
-static tconv_status run_add(tc_kernel_ctx *ctx) {
+tconv_status tc_run_add(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_ADD);
 }
-static tconv_status run_sub(tc_kernel_ctx *ctx) {
+tconv_status tc_run_sub(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_SUB);
 }
-static tconv_status run_mul(tc_kernel_ctx *ctx) {
+tconv_status tc_run_mul(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_MUL);
 }
-static tconv_status run_div(tc_kernel_ctx *ctx) {
+tconv_status tc_run_div(tc_kernel_ctx *ctx) {
     return run_binary(ctx, OP_DIV);
 }
 
 /* ---------------------------------------------------------------- unary */
 
-/* Checks attributes and dtype, allocates an output shaped like input 0. */
-static tconv_status prepare_unary(tc_kernel_ctx *ctx, const char *const *attrs, uint32_t dtypes,
-                                  const tc_rt_tensor **x, tc_rt_tensor **y) {
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 0, x);
+/* Checks the dtype, allocates an output shaped like input 0. */
+static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_rt_tensor **x,
+                                  tc_rt_tensor **y) {
+    tconv_status st = tc_kernel_require_input(ctx, 0, x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
     if (st == TCONV_OK)
@@ -172,7 +166,7 @@ static inline int64_t unary_i64(numeric_unary op, int64_t v) {
 static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numeric_unary op) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, NO_ATTRS, dtypes, &x, &y);
+    tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st != TCONV_OK)
         return st;
     int64_t n = x->n_elements;
@@ -195,23 +189,22 @@ static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numer
     return TCONV_OK;
 }
 
-static tconv_status run_relu(tc_kernel_ctx *ctx) {
+tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     return run_numeric_unary(ctx, ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT,
                              UNARY_RELU);
 }
 
-static tconv_status run_abs(tc_kernel_ctx *ctx) {
+tconv_status tc_run_abs(tc_kernel_ctx *ctx) {
     return run_numeric_unary(ctx, TCONV_DTYPES_NUMERIC, UNARY_ABS);
 }
 
-static tconv_status run_leaky_relu(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"alpha", NULL};
+tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
     float alpha;
     tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, attrs, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
     const float *in = x->data;
@@ -228,10 +221,10 @@ static float sigmoid(float v) {
     return e / (1.0f + e);
 }
 
-static tconv_status run_sigmoid(tc_kernel_ctx *ctx) {
+tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
     const float *in = x->data;
@@ -270,10 +263,10 @@ static void tanh_array(float *restrict out, const float *restrict in, int64_t n)
         out[i] = tanh_f32(in[i]);
 }
 
-static tconv_status run_tanh(tc_kernel_ctx *ctx) {
+tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, NO_ATTRS, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
     tanh_array(y->data, x->data, x->n_elements);
@@ -300,8 +293,7 @@ static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi)
 DEFINE_CLIP_INT(clip_i32, int32_t)
 DEFINE_CLIP_INT(clip_i64, int64_t)
 
-static tconv_status run_clip_6(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"min", "max", NULL};
+tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
     float lo, hi;
@@ -309,7 +301,7 @@ static tconv_status run_clip_6(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, attrs, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
     if (st != TCONV_OK)
         return st;
     clip_f32(x->data, y->data, x->n_elements, lo, hi);
@@ -335,12 +327,12 @@ static tconv_status clip_bound(tc_kernel_ctx *ctx, size_t index, const tc_rt_ten
     return TCONV_OK;
 }
 
-static tconv_status run_clip_11(tc_kernel_ctx *ctx) {
+tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *bmin, *bmax;
     tc_rt_tensor *y;
     bool has_min, has_max;
     uint32_t dtypes = ctx->opset >= 12 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
-    tconv_status st = prepare_unary(ctx, NO_ATTRS, dtypes, &x, &y);
+    tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st == TCONV_OK)
         st = clip_bound(ctx, 1, x, &has_min, &bmin);
     if (st == TCONV_OK)
@@ -362,18 +354,3 @@ static tconv_status run_clip_11(tc_kernel_ctx *ctx) {
     }
     return TCONV_OK;
 }
-
-const tc_kernel_def tc_kernels_elementwise[] = {
-    {"", "Add", 7, TCONV_OPSET_LATEST, run_add},
-    {"", "Sub", 7, TCONV_OPSET_LATEST, run_sub},
-    {"", "Mul", 7, TCONV_OPSET_LATEST, run_mul},
-    {"", "Div", 7, TCONV_OPSET_LATEST, run_div},
-    {"", "Abs", 6, TCONV_OPSET_LATEST, run_abs},
-    {"", "Relu", 6, TCONV_OPSET_LATEST, run_relu},
-    {"", "LeakyRelu", 6, TCONV_OPSET_LATEST, run_leaky_relu},
-    {"", "Sigmoid", 6, TCONV_OPSET_LATEST, run_sigmoid},
-    {"", "Tanh", 6, TCONV_OPSET_LATEST, run_tanh},
-    {"", "Clip", 6, 10, run_clip_6},
-    {"", "Clip", 11, TCONV_OPSET_LATEST, run_clip_11},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -140,20 +140,18 @@ static tconv_status matmul_batched(tc_kernel_ctx *ctx, const matmul_plan *p, int
         st = tc_gemm_workspace_reserve(&workspaces[i], p->m, p->n, p->k, ctx->err);
     if (st == TCONV_OK) {
         job->workspaces = workspaces;
-        tc_parallel_for(workers, p->n_batch, matmul_task, job);
+        tc_parallel_for(ctx->pool, workers, p->n_batch, matmul_task, job);
     }
     for (int i = 0; i < workers; i++)
         tc_gemm_workspace_release(&workspaces[i]);
     return st;
 }
 
-static tconv_status run_matmul(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {NULL};
+tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b;
     matmul_plan p;
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = tc_kernel_require_input(ctx, 0, &a)) ||
-        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = matmul_plan_make(ctx, a, b, &p)))
@@ -176,7 +174,7 @@ static tconv_status run_matmul(tc_kernel_ctx *ctx) {
                           .ldb = p.n,
                           .c = job.y,
                           .ldc = p.n};
-        return tc_sgemm(&op, threads, ctx->err);
+        return tc_sgemm(&op, ctx->pool, threads, ctx->err);
     }
     if (p.n_batch >= threads)
         return matmul_batched(ctx, &p, threads, &job);
@@ -193,7 +191,7 @@ static tconv_status run_matmul(tc_kernel_ctx *ctx) {
                           .ldb = p.n,
                           .c = job.y + i * p.m * p.n,
                           .ldc = p.n};
-        st = tc_sgemm(&op, threads, ctx->err);
+        st = tc_sgemm(&op, ctx->pool, threads, ctx->err);
     }
     return st;
 }
@@ -234,13 +232,11 @@ static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float
     return TCONV_OK;
 }
 
-static tconv_status run_gemm(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"alpha", "beta", "transA", "transB", NULL};
+tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b, *c;
     gemm_attrs g;
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = tc_kernel_require_input(ctx, 0, &a)) ||
-        (st = tc_kernel_require_input(ctx, 1, &b)) ||
+    if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
         (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)) || (st = read_gemm_attrs(ctx, &g)))
@@ -276,11 +272,5 @@ static tconv_status run_gemm(tc_kernel_ctx *ctx) {
                       .beta = add_c ? 1.0f : 0.0f,
                       .c = y->data,
                       .ldc = n};
-    return tc_sgemm(&op, ctx->n_threads, ctx->err);
+    return tc_sgemm(&op, ctx->pool, ctx->n_threads, ctx->err);
 }
-
-const tc_kernel_def tc_kernels_linalg[] = {
-    {"", "MatMul", 1, 22, run_matmul},
-    {"", "Gemm", 7, 22, run_gemm},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -79,18 +79,12 @@ static void batchnorm_row(float *restrict out, const float *restrict in, int64_t
         out[i] = in[i] * scale[i] + shift[i];
 }
 
-static tconv_status run_batchnorm(tc_kernel_ctx *ctx) {
-    static const char *const attrs_7[] = {"epsilon", "momentum", "spatial", NULL};
-    static const char *const attrs_9[] = {"epsilon", "momentum", NULL};
-    static const char *const attrs_14[] = {"epsilon", "momentum", "training_mode", NULL};
-    const char *const *attrs = ctx->opset >= 14 ? attrs_14 : (ctx->opset >= 9 ? attrs_9 : attrs_7);
+tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     const float *prm[4];
     float eps = 1e-5f;
     int64_t size = 0, inner = 1;
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = batchnorm_check_inference(ctx);
+    tconv_status st = batchnorm_check_inference(ctx);
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "epsilon", 1e-5f, &eps, ctx->err);
     if (st == TCONV_OK)
@@ -157,14 +151,11 @@ static void softmax_rows(const float *in, float *out, int64_t outer, int64_t n, 
 
 /* Opset < 13 flattens the input to 2-D at axis and normalizes whole rows; 13+ normalizes along
  * the one axis. */
-static tconv_status run_softmax(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"axis", NULL};
+tconv_status tc_run_softmax(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     bool coerce_2d = ctx->opset < 13;
     int64_t axis;
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 0, &x);
+    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
     if (st == TCONV_OK)
@@ -425,26 +416,7 @@ static tconv_status resize_finish(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
 }
 
 static tconv_status resize_attrs(tc_kernel_ctx *ctx, tc_resize_params *p) {
-    static const char *const attrs_11[] = {"coordinate_transformation_mode",
-                                           "cubic_coeff_a",
-                                           "exclude_outside",
-                                           "extrapolation_value",
-                                           "mode",
-                                           "nearest_mode",
-                                           NULL};
-    static const char *const attrs_18[] = {"antialias",
-                                           "axes",
-                                           "coordinate_transformation_mode",
-                                           "cubic_coeff_a",
-                                           "exclude_outside",
-                                           "extrapolation_value",
-                                           "keep_aspect_ratio_policy",
-                                           "mode",
-                                           "nearest_mode",
-                                           NULL};
-    tconv_status st = tc_kernel_check_attrs(ctx, ctx->opset >= 18 ? attrs_18 : attrs_11);
-    if (st == TCONV_OK)
-        st = resize_mode(ctx, true, p);
+    tconv_status st = resize_mode(ctx, true, p);
     if (st == TCONV_OK)
         st = resize_ctm(ctx, p);
     if (st == TCONV_OK)
@@ -455,7 +427,7 @@ static tconv_status resize_attrs(tc_kernel_ctx *ctx, tc_resize_params *p) {
 }
 
 /* Resize-11 and later: X, roi, scales, sizes. */
-static tconv_status run_resize_11(tc_kernel_ctx *ctx) {
+tconv_status tc_run_resize_11(tc_kernel_ctx *ctx) {
     tc_resize_params p;
     memset(&p, 0, sizeof p);
     const tc_rt_tensor *x;
@@ -506,25 +478,19 @@ static tconv_status run_scales_only(tc_kernel_ctx *ctx, const double *scales, si
     return st;
 }
 
-static tconv_status run_resize_10(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"mode", NULL};
+tconv_status tc_run_resize_10(tc_kernel_ctx *ctx) {
     double scales[TCONV_MAX_RANK];
     size_t n;
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = tc_kernel_read_floats(ctx, 1, scales, TCONV_MAX_RANK, &n);
+    tconv_status st = tc_kernel_read_floats(ctx, 1, scales, TCONV_MAX_RANK, &n);
     return st == TCONV_OK ? run_scales_only(ctx, scales, n) : st;
 }
 
-static tconv_status run_upsample_7(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"mode", "scales", NULL};
+tconv_status tc_run_upsample_7(tc_kernel_ctx *ctx) {
     double scales[TCONV_MAX_RANK];
     const float *v;
     size_t n;
     bool present;
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = tc_node_attr_floats(ctx->node, "scales", &present, &v, &n, ctx->err);
+    tconv_status st = tc_node_attr_floats(ctx->node, "scales", &present, &v, &n, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!present || n > TCONV_MAX_RANK)
@@ -535,16 +501,6 @@ static tconv_status run_upsample_7(tc_kernel_ctx *ctx) {
     return run_scales_only(ctx, scales, n);
 }
 
-static tconv_status run_upsample_9(tc_kernel_ctx *ctx) {
-    return run_resize_10(ctx);
+tconv_status tc_run_upsample_9(tc_kernel_ctx *ctx) {
+    return tc_run_resize_10(ctx);
 }
-
-const tc_kernel_def tc_kernels_nn[] = {
-    {"", "BatchNormalization", 7, TCONV_OPSET_LATEST, run_batchnorm},
-    {"", "Softmax", 1, TCONV_OPSET_LATEST, run_softmax},
-    {"", "Resize", 10, 10, run_resize_10},
-    {"", "Resize", 11, TCONV_OPSET_LATEST, run_resize_11},
-    {"", "Upsample", 7, 8, run_upsample_7},
-    {"", "Upsample", 9, 9, run_upsample_9},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -1,11 +1,7 @@
 /* MaxPool, AveragePool and GlobalAveragePool (ONNX semantics).
  *
- * Output size per axis, with ke = (k-1)*d + 1:
- *   NOTSET: (x + pb + pe - ke) / s + 1, rounded down, or up with ceil_mode; with ceil_mode the
- *           last window must start inside the input or the left padding, else it is dropped.
- *   VALID:  (x - ke) / s + 1 rounded down (ceil_mode gives the same size), no pads.
- *   SAME_*: ceil(x / s); total pad max(0, (out-1)*s + ke - x), SAME_UPPER puts the odd extra at
- *           the end, SAME_LOWER at the beginning.
+ * The window (output size and pads per axis) is ir/window_geometry.h's, shared with shape
+ * inference.
  * AveragePool with count_include_pad divides by the taps inside the padded input [-pb, x+pe)
  * (taps in the extra ceil_mode region do not count); without it, by the taps inside the input.
  * MaxPool's Indices are flat indices into X: plane * (spatial size) + the position in the plane,
@@ -14,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/window_geometry.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
-#include "runtime/spatial_attrs.h"
 
 typedef struct pool_geom {
     int rank;
@@ -30,12 +26,9 @@ typedef struct pool_geom {
 } pool_geom;
 
 typedef struct pool_attrs {
-    tc_auto_pad auto_pad;
-    bool ceil_mode;
+    tc_window_attrs win;
     bool count_include_pad;
     int64_t storage_order;
-    int64_t kernel[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL], pads[2 * TCONV_MAX_SPATIAL];
 } pool_attrs;
 
 static int64_t max_i64(int64_t a, int64_t b) {
@@ -44,10 +37,6 @@ static int64_t max_i64(int64_t a, int64_t b) {
 
 static int64_t min_i64(int64_t a, int64_t b) {
     return a < b ? a : b;
-}
-
-static int64_t ceil_div_i64(int64_t a, int64_t b) {
-    return -tc_floor_div(-a, b);
 }
 
 /* ---------------------------------------------------------------- attributes and geometry */
@@ -63,19 +52,13 @@ static tconv_status read_flag(tc_kernel_ctx *ctx, const char *name, bool *out) {
 
 static tconv_status read_pool_attrs(tc_kernel_ctx *ctx, int rank, pool_attrs *a) {
     memset(a, 0, sizeof *a);
-    size_t r = (size_t)rank;
-    bool has_kernel;
     tconv_status st;
-    if ((st = tc_kernel_read_auto_pad(ctx, &a->auto_pad)) ||
-        (st = read_flag(ctx, "ceil_mode", &a->ceil_mode)) ||
+    if ((st = tc_window_read_attrs(ctx->node, rank, 1, 0, &a->win, ctx->err)) ||
+        (st = read_flag(ctx, "ceil_mode", &a->win.ceil_mode)) ||
         (st = read_flag(ctx, "count_include_pad", &a->count_include_pad)) ||
-        (st = tc_node_attr_int(ctx->node, "storage_order", 0, &a->storage_order, ctx->err)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "kernel_shape", r, 1, 1, a->kernel, &has_kernel)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "strides", r, 1, 1, a->strides, NULL)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "dilations", r, 1, 1, a->dilations, NULL)) ||
-        (st = tc_kernel_read_axis_ints(ctx, "pads", 2 * r, 0, 0, a->pads, NULL)))
+        (st = tc_node_attr_int(ctx->node, "storage_order", 0, &a->storage_order, ctx->err)))
         return st;
-    if (!has_kernel)
+    if (!a->win.has_kernel_shape)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
     if (a->storage_order != 0 && a->storage_order != 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
@@ -84,44 +67,20 @@ static tconv_status read_pool_attrs(tc_kernel_ctx *ctx, int rank, pool_attrs *a)
     return TCONV_OK;
 }
 
-static tconv_status pool_axis(tc_kernel_ctx *ctx, const pool_attrs *a, int rank, int i, int64_t x,
+static tconv_status pool_axis(tc_kernel_ctx *ctx, const pool_attrs *a, int i, int64_t x,
                               pool_geom *g) {
-    int64_t k = a->kernel[i], s = a->strides[i], d = a->dilations[i];
-    bool same =
-        a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER || a->auto_pad == TCONV_AUTO_PAD_SAME_LOWER;
-    bool explicit_pads = a->auto_pad == TCONV_AUTO_PAD_NOTSET;
-    int64_t pb = explicit_pads ? a->pads[i] : 0, pe = explicit_pads ? a->pads[i + rank] : 0;
-    int64_t ke, span, out, last_start;
-    tconv_status st = tc_kernel_window_span(ctx, i, x, k, d, pb, pe, &ke, &span);
+    tc_window_axis axis;
+    tconv_status st =
+        tc_window_resolve_axis(&a->win, i, x, a->win.kernel_shape[i], &axis, ctx->err);
     if (st != TCONV_OK)
         return st;
-    if (same) {
-        out = ceil_div_i64(x, s);
-        int64_t total = max_i64(0, (out - 1) * s + ke - x);
-        pb = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
-        pe = total - pb;
-    } else if (!explicit_pads) { /* VALID */
-        out = tc_floor_div(span, s) + 1;
-    } else {
-        out = (a->ceil_mode ? ceil_div_i64(span, s) : tc_floor_div(span, s)) + 1;
-        /* ceil_mode: a last window that would start in the right padding is dropped */
-        if (a->ceil_mode && out > 1 &&
-            (!tc_mul_i64(out - 1, s, &last_start) || last_start >= x + pb))
-            out--;
-    }
-    if (out < 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "output size of spatial axis %d would be %lld (input %lld, "
-                            "dilated kernel %lld, stride %lld, pads %lld+%lld)",
-                            i, (long long)out, (long long)x, (long long)ke, (long long)s,
-                            (long long)pb, (long long)pe);
     g->in[i] = x;
-    g->out[i] = out;
-    g->kernel[i] = k;
-    g->strides[i] = s;
-    g->dilations[i] = d;
-    g->pad_begin[i] = pb;
-    g->pad_end[i] = pe;
+    g->out[i] = axis.out;
+    g->kernel[i] = a->win.kernel_shape[i];
+    g->strides[i] = a->win.strides[i];
+    g->dilations[i] = a->win.dilations[i];
+    g->pad_begin[i] = axis.pad_begin;
+    g->pad_end[i] = axis.pad_end;
     return TCONV_OK;
 }
 
@@ -131,7 +90,7 @@ static tconv_status pool_geometry(tc_kernel_ctx *ctx, const tc_rt_tensor *x, con
     for (int i = 0; i < g->rank; i++) {
         if (x->dims[2 + i] < 1)
             return tc_error_set(ctx->err, TCONV_ERR_INVALID, "spatial axis %d of X is empty", i);
-        tconv_status st = pool_axis(ctx, a, g->rank, i, x->dims[2 + i], g);
+        tconv_status st = pool_axis(ctx, a, i, x->dims[2 + i], g);
         if (st != TCONV_OK)
             return st;
     }
@@ -171,7 +130,7 @@ typedef struct window {
 /* Taps t in [0, k) with lower <= start + t*d < upper. */
 static int64_t tap_range(int64_t start, int64_t d, int64_t k, int64_t lower, int64_t upper,
                          int64_t *lo, int64_t *hi) {
-    *lo = max_i64(0, ceil_div_i64(lower - start, d));
+    *lo = max_i64(0, tc_ceil_div(lower - start, d));
     *hi = min_i64(k, tc_floor_div(upper - 1 - start, d) + 1);
     return max_i64(0, *hi - *lo);
 }
@@ -437,13 +396,12 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, const char *const *known,
-                             uint32_t dtypes) {
+static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes) {
     const tc_rt_tensor *x;
     pool_attrs attrs;
     pool_job job = {.kind = kind};
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) || (st = check_spatial_input(ctx, &x, dtypes)) ||
+    if ((st = check_spatial_input(ctx, &x, dtypes)) ||
         (st = read_pool_attrs(ctx, x->rank - 2, &attrs)) ||
         (st = pool_geometry(ctx, x, &attrs, &job.g)))
         return st;
@@ -469,32 +427,25 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, const char *con
     job.x = x->data;
     job.y = y->data;
     job.indices = indices ? indices->data : NULL;
-    tc_parallel_for(workers, planes, pool_task, &job);
+    tc_parallel_for(ctx->pool, workers, planes, pool_task, &job);
     free(job.offsets);
     return TCONV_OK;
 }
 
-static tconv_status run_max_pool(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {"auto_pad", "ceil_mode", "dilations",     "kernel_shape",
-                                        "pads",     "strides",   "storage_order", NULL};
-    return run_pool(ctx, POOL_MAX, known,
+tconv_status tc_run_max_pool(tc_kernel_ctx *ctx) {
+    return run_pool(ctx, POOL_MAX,
                     TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
                         TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8));
 }
 
-static tconv_status run_average_pool(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {
-        "auto_pad",     "ceil_mode", "count_include_pad", "dilations",
-        "kernel_shape", "pads",      "strides",           NULL};
-    return run_pool(ctx, POOL_AVERAGE, known, TCONV_DTYPES_FLOAT);
+tconv_status tc_run_average_pool(tc_kernel_ctx *ctx) {
+    return run_pool(ctx, POOL_AVERAGE, TCONV_DTYPES_FLOAT);
 }
 
-static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
-    static const char *const known[] = {NULL};
+tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tconv_status st;
-    if ((st = tc_kernel_check_attrs(ctx, known)) ||
-        (st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
         return st;
     int64_t dims[TCONV_MAX_RANK], spatial = 1;
     for (int i = 0; i < x->rank; i++) {
@@ -516,10 +467,3 @@ static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
     }
     return TCONV_OK;
 }
-
-const tc_kernel_def tc_kernels_pool[] = {
-    {"", "MaxPool", 1, 22, run_max_pool},
-    {"", "AveragePool", 1, 22, run_average_pool},
-    {"", "GlobalAveragePool", 1, 22, run_global_average_pool},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -9,14 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const NO_ATTRS[] = {NULL};
-
-/* Checks known attributes and that input 0 (the data) exists and has a stored dtype. */
-static tconv_status prepare_data(tc_kernel_ctx *ctx, const char *const *attrs,
-                                 const tc_rt_tensor **data) {
-    tconv_status st = tc_kernel_check_attrs(ctx, attrs);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 0, data);
+/* Checks that input 0 (the data) exists and has a stored dtype. */
+static tconv_status prepare_data(tc_kernel_ctx *ctx, const tc_rt_tensor **data) {
+    tconv_status st = tc_kernel_require_input(ctx, 0, data);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
     return st;
@@ -114,13 +109,12 @@ static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi) {
     return v < lo ? lo : (v > hi ? hi : v);
 }
 
-static tconv_status run_slice(tc_kernel_ctx *ctx) {
-    static const char *const attrs_1[] = {"starts", "ends", "axes", NULL};
+tconv_status tc_run_slice(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     slice_params p;
     memset(&p, 0, sizeof p);
     bool attr_form = ctx->opset < 10;
-    tconv_status st = prepare_data(ctx, attr_form ? attrs_1 : NO_ATTRS, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = attr_form ? slice_params_from_attrs(ctx, &p) : slice_params_from_inputs(ctx, &p);
     if (st != TCONV_OK)
@@ -342,14 +336,12 @@ static tconv_status pad_fill(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pa
     return st;
 }
 
-static tconv_status run_pad(tc_kernel_ctx *ctx) {
-    static const char *const attrs_2[] = {"pads", "mode", "value", NULL};
-    static const char *const attrs_11[] = {"mode", NULL};
+tconv_status tc_run_pad(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     pad_params p;
     memset(&p, 0, sizeof p);
     bool attr_form = ctx->opset < 11;
-    tconv_status st = prepare_data(ctx, attr_form ? attrs_2 : attrs_11, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = pad_mode_from_attr(ctx, &p.mode);
     if (st == TCONV_OK)
@@ -393,12 +385,11 @@ static tconv_status concat_check(tc_kernel_ctx *ctx, const tc_rt_tensor *first, 
     return TCONV_OK;
 }
 
-static tconv_status run_concat(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"axis", NULL};
+tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *first;
     int64_t axis_attr;
     int axis;
-    tconv_status st = prepare_data(ctx, attrs, &first);
+    tconv_status st = prepare_data(ctx, &first);
     if (st == TCONV_OK && !tc_node_attr(ctx->node, "axis"))
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'axis' is required");
     if (st == TCONV_OK)
@@ -488,13 +479,11 @@ static tconv_status reshape_resolve(tc_kernel_ctx *ctx, const tc_rt_tensor *x, c
     return TCONV_OK;
 }
 
-static tconv_status run_reshape(tc_kernel_ctx *ctx) {
-    static const char *const attrs_5[] = {NULL};
-    static const char *const attrs_14[] = {"allowzero", NULL};
+tconv_status tc_run_reshape(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t shape[TCONV_MAX_RANK], dims[TCONV_MAX_RANK], allowzero = 0;
     size_t n;
-    tconv_status st = prepare_data(ctx, ctx->opset >= 14 ? attrs_14 : attrs_5, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "allowzero", 0, &allowzero, ctx->err);
     if (st == TCONV_OK)
@@ -506,19 +495,18 @@ static tconv_status run_reshape(tc_kernel_ctx *ctx) {
     return st;
 }
 
-static tconv_status run_identity(tc_kernel_ctx *ctx) {
+tconv_status tc_run_identity(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    tconv_status st = prepare_data(ctx, NO_ATTRS, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims);
     return st;
 }
 
-static tconv_status run_flatten(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"axis", NULL};
+tconv_status tc_run_flatten(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t axis;
-    tconv_status st = prepare_data(ctx, attrs, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", 1, &axis, ctx->err);
     if (st != TCONV_OK)
@@ -545,13 +533,12 @@ static tconv_status squeeze_axes(tc_kernel_ctx *ctx, int64_t *axes, size_t *n, b
     return *present ? tc_kernel_read_ints(ctx, 1, axes, TCONV_MAX_RANK, n) : TCONV_OK;
 }
 
-static tconv_status run_squeeze(tc_kernel_ctx *ctx) {
-    static const char *const attrs_1[] = {"axes", NULL};
+tconv_status tc_run_squeeze(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t raw[TCONV_MAX_RANK];
     size_t n;
     bool present;
-    tconv_status st = prepare_data(ctx, ctx->opset < 13 ? attrs_1 : NO_ATTRS, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = squeeze_axes(ctx, raw, &n, &present);
     int axes[TCONV_MAX_RANK];
@@ -575,13 +562,12 @@ static tconv_status run_squeeze(tc_kernel_ctx *ctx) {
     return tc_kernel_copy_to_output(ctx, 0, x, rank, dims);
 }
 
-static tconv_status run_unsqueeze(tc_kernel_ctx *ctx) {
-    static const char *const attrs_1[] = {"axes", NULL};
+tconv_status tc_run_unsqueeze(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t raw[TCONV_MAX_RANK];
     size_t n;
     bool present;
-    tconv_status st = prepare_data(ctx, ctx->opset < 13 ? attrs_1 : NO_ATTRS, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = squeeze_axes(ctx, raw, &n, &present);
     if (st != TCONV_OK)
@@ -606,13 +592,12 @@ static tconv_status run_unsqueeze(tc_kernel_ctx *ctx) {
 
 /* ================================================================ Transpose */
 
-static tconv_status run_transpose(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"perm", NULL};
+tconv_status tc_run_transpose(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t perm[TCONV_MAX_RANK];
     size_t n;
     bool present;
-    tconv_status st = prepare_data(ctx, attrs, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = attr_ints(ctx, "perm", perm, TCONV_MAX_RANK, &n, &present);
     if (st != TCONV_OK)
@@ -674,13 +659,7 @@ static tconv_status constant_from_numbers(tc_kernel_ctx *ctx, const tc_attr *a) 
     return TCONV_OK;
 }
 
-static tconv_status run_constant(tc_kernel_ctx *ctx) {
-    static const char *const value_attrs[] = {"value",        "value_float",   "value_floats",
-                                              "value_int",    "value_ints",    "sparse_value",
-                                              "value_string", "value_strings", NULL};
-    tconv_status st = tc_kernel_check_attrs(ctx, value_attrs);
-    if (st != TCONV_OK)
-        return st;
+tconv_status tc_run_constant(tc_kernel_ctx *ctx) {
     if (ctx->node->n_attrs != 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "Constant needs exactly one value attribute, has %zu",
@@ -699,12 +678,10 @@ static tconv_status run_constant(tc_kernel_ctx *ctx) {
                         a->name, tconv_attr_type_name(a->type));
 }
 
-static tconv_status run_shape(tc_kernel_ctx *ctx) {
-    static const char *const attrs_1[] = {NULL};
-    static const char *const attrs_15[] = {"start", "end", NULL};
+tconv_status tc_run_shape(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t start = 0, end = TCONV_MAX_RANK;
-    tconv_status st = prepare_data(ctx, ctx->opset >= 15 ? attrs_15 : attrs_1, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "start", 0, &start, ctx->err);
     if (st == TCONV_OK)
@@ -756,13 +733,12 @@ static tconv_status gather_shape(tc_kernel_ctx *ctx, const tc_rt_tensor *x, cons
     return TCONV_OK;
 }
 
-static tconv_status run_gather(tc_kernel_ctx *ctx) {
-    static const char *const attrs[] = {"axis", NULL};
+tconv_status tc_run_gather(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *idx;
     int64_t axis_attr;
     int axis, rank;
     int64_t dims[TCONV_MAX_RANK];
-    tconv_status st = prepare_data(ctx, attrs, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 1, &idx);
     if (st == TCONV_OK)
@@ -803,12 +779,10 @@ static tconv_status run_gather(tc_kernel_ctx *ctx) {
 
 /* ================================================================ Cast */
 
-static tconv_status run_cast(tc_kernel_ctx *ctx) {
-    static const char *const attrs_6[] = {"to", NULL};
-    static const char *const attrs_19[] = {"to", "saturate", NULL};
+tconv_status tc_run_cast(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t to;
-    tconv_status st = prepare_data(ctx, ctx->opset >= 19 ? attrs_19 : attrs_6, &x);
+    tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK && !tc_node_attr(ctx->node, "to"))
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'to' is required");
     if (st == TCONV_OK)
@@ -822,22 +796,3 @@ static tconv_status run_cast(tc_kernel_ctx *ctx) {
         tc_convert_elements(x, y);
     return st;
 }
-
-const tc_kernel_def tc_kernels_tensor[] = {
-    {"", "Slice", 1, 9, run_slice},
-    {"", "Slice", 10, TCONV_OPSET_LATEST, run_slice},
-    {"", "Pad", 2, 10, run_pad},
-    {"", "Pad", 11, TCONV_OPSET_LATEST, run_pad},
-    {"", "Concat", 4, TCONV_OPSET_LATEST, run_concat},
-    {"", "Reshape", 5, TCONV_OPSET_LATEST, run_reshape},
-    {"", "Transpose", 1, TCONV_OPSET_LATEST, run_transpose},
-    {"", "Identity", 1, TCONV_OPSET_LATEST, run_identity},
-    {"", "Constant", 1, TCONV_OPSET_LATEST, run_constant},
-    {"", "Shape", 1, TCONV_OPSET_LATEST, run_shape},
-    {"", "Gather", 1, TCONV_OPSET_LATEST, run_gather},
-    {"", "Unsqueeze", 1, TCONV_OPSET_LATEST, run_unsqueeze},
-    {"", "Squeeze", 1, TCONV_OPSET_LATEST, run_squeeze},
-    {"", "Flatten", 1, TCONV_OPSET_LATEST, run_flatten},
-    {"", "Cast", 6, TCONV_OPSET_LATEST, run_cast},
-    {NULL, NULL, 0, 0, NULL},
-};

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Below this much work a parallel-for is not worth it. */
@@ -16,7 +17,7 @@
 #define TCONV_PARALLEL_SPIN_NS 200000
 
 /* One parallel-for. It lives on the caller's stack: the caller does not return before every
- * worker that joined it has left (pool.active == 0). */
+ * worker that joined it has left (pool->active == 0). */
 typedef struct parallel_job {
     tc_parallel_fn fn;
     void *ctx;
@@ -24,32 +25,77 @@ typedef struct parallel_job {
     atomic_int_fast64_t next_task;
 } parallel_job;
 
-/* A process-wide pool of persistent workers, started on first use and grown on demand. A
+/* A pool of persistent workers, started on first use and grown on demand, owned by whoever
+ * created it (a session by default; the caller when it shares one between runners). A
  * parallel-for publishes its job and wakes the pool; workers that wake while the job is still
  * open join it (up to workers - 1 of them) and claim tasks from a shared counter. The caller
  * works too and, once every task is claimed, closes the job and waits only for the workers that
  * joined: a worker that has not been scheduled yet (another process holds the core) is not
- * waited for, it simply finds the job closed. One parallel-for at a time uses the pool; a
+ * waited for, it simply finds the job closed. One parallel-for at a time uses a pool; a
  * concurrent or nested one runs in its calling thread. */
-typedef struct worker_pool {
+struct tc_thread_pool {
     pthread_mutex_t mutex;
-    pthread_cond_t work; /* a job was published */
+    pthread_cond_t work; /* a job was published, or the pool is stopping */
     pthread_cond_t idle; /* the last joined worker left */
     int n_threads;       /* workers started */
     bool busy;           /* a parallel-for owns the pool */
     bool open;           /* the job takes new workers */
+    bool stopping;       /* tc_thread_pool_destroy: workers exit */
     /* Written under the mutex; atomic so that polling threads may read them without it. */
     _Atomic uint64_t generation; /* of the job published last */
     atomic_int active;           /* joined workers still running tasks */
     int joined, max_join;        /* workers that joined the job; how many may */
     parallel_job *job;
-} worker_pool;
-
-static worker_pool pool = {
-    .mutex = PTHREAD_MUTEX_INITIALIZER,
-    .work = PTHREAD_COND_INITIALIZER,
-    .idle = PTHREAD_COND_INITIALIZER,
+    pthread_t threads[TCONV_PARALLEL_MAX_THREADS];
 };
+
+tc_thread_pool *tc_thread_pool_create(void) {
+    tc_thread_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return NULL;
+    if (pthread_mutex_init(&pool->mutex, NULL) != 0) {
+        free(pool);
+        return NULL;
+    }
+    if (pthread_cond_init(&pool->work, NULL) != 0) {
+        pthread_mutex_destroy(&pool->mutex);
+        free(pool);
+        return NULL;
+    }
+    if (pthread_cond_init(&pool->idle, NULL) != 0) {
+        pthread_cond_destroy(&pool->work);
+        pthread_mutex_destroy(&pool->mutex);
+        free(pool);
+        return NULL;
+    }
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->active, 0);
+    return pool;
+}
+
+void tc_thread_pool_destroy(tc_thread_pool *pool) {
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->mutex);
+    pool->stopping = true;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->mutex);
+    for (int i = 0; i < pool->n_threads; i++)
+        pthread_join(pool->threads[i], NULL);
+    pthread_cond_destroy(&pool->idle);
+    pthread_cond_destroy(&pool->work);
+    pthread_mutex_destroy(&pool->mutex);
+    free(pool);
+}
+
+int tc_thread_pool_size(tc_thread_pool *pool) {
+    if (!pool)
+        return 0;
+    pthread_mutex_lock(&pool->mutex);
+    int n = pool->n_threads;
+    pthread_mutex_unlock(&pool->mutex);
+    return n;
+}
 
 static void run_tasks(parallel_job *job, int worker) {
     for (;;) {
@@ -61,8 +107,8 @@ static void run_tasks(parallel_job *job, int worker) {
 }
 
 /* Whether a worker that last saw generation `seen` may join the published job. */
-static bool can_join(uint64_t seen) {
-    return pool.open && pool.generation != seen && pool.joined < pool.max_join;
+static bool can_join(const tc_thread_pool *pool, uint64_t seen) {
+    return pool->open && pool->generation != seen && pool->joined < pool->max_join;
 }
 
 static void cpu_relax(void) {
@@ -77,11 +123,12 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Polls until ready(arg) (true) or the spin time is up (false). */
-static bool poll_until(bool (*ready)(uint64_t arg), uint64_t arg) {
+/* Polls until ready(pool, arg) (true) or the spin time is up (false). */
+static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool, uint64_t arg),
+                       uint64_t arg) {
     int64_t start = now_ns();
     for (unsigned i = 1;; i++) {
-        if (ready(arg))
+        if (ready(pool, arg))
             return true;
         cpu_relax();
         if (i % 256 == 0 && now_ns() - start > TCONV_PARALLEL_SPIN_NS)
@@ -90,62 +137,58 @@ static bool poll_until(bool (*ready)(uint64_t arg), uint64_t arg) {
 }
 
 /* A job other than generation `seen` was published. */
-static bool generation_changed(uint64_t seen) {
-    return atomic_load_explicit(&pool.generation, memory_order_relaxed) != seen;
+static bool generation_changed(tc_thread_pool *pool, uint64_t seen) {
+    return atomic_load_explicit(&pool->generation, memory_order_relaxed) != seen;
 }
 
 /* No joined worker is active. */
-static bool workers_idle(uint64_t unused) {
+static bool workers_idle(tc_thread_pool *pool, uint64_t unused) {
     (void)unused;
-    return atomic_load_explicit(&pool.active, memory_order_relaxed) == 0;
+    return atomic_load_explicit(&pool->active, memory_order_relaxed) == 0;
 }
 
 /* Waits (mutex held) until the worker may join a job it has not seen: polls first, then sleeps.
- * A job it cannot join (closed, or full) is marked seen, so polling waits for the next one. */
-static void wait_for_job(uint64_t *seen) {
-    while (!can_join(*seen)) {
-        *seen = pool.generation;
-        pthread_mutex_unlock(&pool.mutex);
-        bool published = poll_until(generation_changed, *seen);
-        pthread_mutex_lock(&pool.mutex);
-        if (!published && pool.generation == *seen)
-            pthread_cond_wait(&pool.work, &pool.mutex);
+ * A job it cannot join (closed, or full) is marked seen, so polling waits for the next one.
+ * False when the pool is stopping (checked under the mutex before every sleep, so the
+ * destroyer's broadcast is never missed). */
+static bool wait_for_job(tc_thread_pool *pool, uint64_t *seen) {
+    while (!pool->stopping && !can_join(pool, *seen)) {
+        *seen = pool->generation;
+        pthread_mutex_unlock(&pool->mutex);
+        bool published = poll_until(pool, generation_changed, *seen);
+        pthread_mutex_lock(&pool->mutex);
+        if (!published && pool->generation == *seen && !pool->stopping)
+            pthread_cond_wait(&pool->work, &pool->mutex);
     }
+    return !pool->stopping;
 }
 
 static void *worker_main(void *arg) {
-    (void)arg;
+    tc_thread_pool *pool = arg;
     uint64_t seen = 0;
-    pthread_mutex_lock(&pool.mutex);
-    for (;;) {
-        wait_for_job(&seen);
-        seen = pool.generation;
-        int index = ++pool.joined;
-        pool.active++;
-        parallel_job *job = pool.job;
-        pthread_mutex_unlock(&pool.mutex);
+    pthread_mutex_lock(&pool->mutex);
+    while (wait_for_job(pool, &seen)) {
+        seen = pool->generation;
+        int index = ++pool->joined;
+        pool->active++;
+        parallel_job *job = pool->job;
+        pthread_mutex_unlock(&pool->mutex);
         run_tasks(job, index);
-        pthread_mutex_lock(&pool.mutex);
-        if (--pool.active == 0)
-            pthread_cond_signal(&pool.idle);
+        pthread_mutex_lock(&pool->mutex);
+        if (--pool->active == 0)
+            pthread_cond_signal(&pool->idle);
     }
+    pthread_mutex_unlock(&pool->mutex);
     return NULL;
 }
 
 /* Starts workers until the pool has `wanted` (called with the mutex held). A worker that
  * cannot be started is simply missing: the others and the caller do its share. */
-static void grow_pool(int wanted) {
-    while (pool.n_threads < wanted) {
-        pthread_t thread;
-        pthread_attr_t attr;
-        if (pthread_attr_init(&attr) != 0)
+static void grow_pool(tc_thread_pool *pool, int wanted) {
+    while (pool->n_threads < wanted && pool->n_threads < TCONV_PARALLEL_MAX_THREADS) {
+        if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, pool) != 0)
             return;
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int rc = pthread_create(&thread, &attr, worker_main, NULL);
-        pthread_attr_destroy(&attr);
-        if (rc != 0)
-            return;
-        pool.n_threads++;
+        pool->n_threads++;
     }
 }
 
@@ -164,51 +207,52 @@ int tc_parallel_threads_for_work(int n_threads, double flops) {
 }
 
 /* Publishes job to the pool for up to workers - 1 helpers; false when the pool is in use. */
-static bool publish(parallel_job *job, int workers) {
-    pthread_mutex_lock(&pool.mutex);
-    if (pool.busy) {
-        pthread_mutex_unlock(&pool.mutex);
+static bool publish(tc_thread_pool *pool, parallel_job *job, int workers) {
+    pthread_mutex_lock(&pool->mutex);
+    if (pool->busy || pool->stopping) {
+        pthread_mutex_unlock(&pool->mutex);
         return false;
     }
-    pool.busy = true;
-    grow_pool(workers - 1);
-    pool.job = job;
-    pool.generation++;
-    pool.joined = 0;
-    pool.max_join = workers - 1;
-    pool.active = 0;
-    pool.open = true;
-    pthread_cond_broadcast(&pool.work);
-    pthread_mutex_unlock(&pool.mutex);
+    pool->busy = true;
+    grow_pool(pool, workers - 1);
+    pool->job = job;
+    pool->generation++;
+    pool->joined = 0;
+    pool->max_join = workers - 1;
+    pool->active = 0;
+    pool->open = true;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->mutex);
     return true;
 }
 
 /* Closes the job to new workers and waits for the ones that joined. */
-static void finish(void) {
-    pthread_mutex_lock(&pool.mutex);
-    pool.open = false;
-    if (pool.active > 0) {
-        pthread_mutex_unlock(&pool.mutex);
-        poll_until(workers_idle, 0);
-        pthread_mutex_lock(&pool.mutex);
+static void finish(tc_thread_pool *pool) {
+    pthread_mutex_lock(&pool->mutex);
+    pool->open = false;
+    if (pool->active > 0) {
+        pthread_mutex_unlock(&pool->mutex);
+        poll_until(pool, workers_idle, 0);
+        pthread_mutex_lock(&pool->mutex);
     }
-    while (pool.active > 0)
-        pthread_cond_wait(&pool.idle, &pool.mutex);
-    pool.job = NULL;
-    pool.busy = false;
-    pthread_mutex_unlock(&pool.mutex);
+    while (pool->active > 0)
+        pthread_cond_wait(&pool->idle, &pool->mutex);
+    pool->job = NULL;
+    pool->busy = false;
+    pthread_mutex_unlock(&pool->mutex);
 }
 
-void tc_parallel_for(int n_threads, int64_t n_tasks, tc_parallel_fn fn, void *ctx) {
+void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_parallel_fn fn,
+                     void *ctx) {
     if (n_tasks <= 0)
         return;
-    int workers = tc_parallel_workers(n_threads, n_tasks);
+    int workers = pool ? tc_parallel_workers(n_threads, n_tasks) : 1;
     parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = n_tasks};
     atomic_init(&job.next_task, 0);
-    if (workers <= 1 || !publish(&job, workers)) {
+    if (workers <= 1 || !publish(pool, &job, workers)) {
         run_tasks(&job, 0);
         return;
     }
     run_tasks(&job, 0);
-    finish();
+    finish(pool);
 }

@@ -2,11 +2,12 @@
  * so uneven tasks balance; the calling thread works too. Each task learns which worker runs it
  * (0 .. n_threads-1) so that kernels can give every worker its own scratch buffers.
  *
- * Helpers come from a process-wide pool of persistent threads (started on first use, never
- * more than a parallel-for asked for), so a kernel call costs a wake-up, not a thread start. The
- * caller never waits for a helper that has not started on its job yet: on a loaded machine the
- * caller just does more of the tasks. One parallel-for uses the pool at a time; a concurrent or
- * nested one runs in its calling thread. */
+ * Helpers come from a tc_thread_pool of persistent threads (started on first use, never more
+ * than a parallel-for asked for), so a kernel call costs a wake-up, not a thread start. A pool
+ * is an object, not process state: each session owns one by default, and the caller may share
+ * one between sessions (tconv_threadpool). The caller never waits for a helper that has not
+ * started on its job yet: on a loaded machine the caller just does more of the tasks. One
+ * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread. */
 #ifndef TCONV_RUNTIME_PARALLEL_H
 #define TCONV_RUNTIME_PARALLEL_H
 
@@ -15,14 +16,25 @@
 /* Upper bound on the workers of one parallel-for (callers may size arrays with it). */
 #define TCONV_PARALLEL_MAX_THREADS 64
 
+typedef struct tc_thread_pool tc_thread_pool;
+
+/* A pool with no thread yet (they start on first use); NULL when out of memory. */
+tc_thread_pool *tc_thread_pool_create(void);
+/* Stops and joins the pool's threads and frees it (NULL is ignored). No parallel-for may be
+ * running on it, and nothing may use it afterwards. */
+void tc_thread_pool_destroy(tc_thread_pool *pool);
+/* Threads the pool has started (0 for NULL). */
+int tc_thread_pool_size(tc_thread_pool *pool);
+
 /* Runs one task. `worker` is in [0, workers used) and no two concurrent calls share it. */
 typedef void (*tc_parallel_fn)(void *ctx, int64_t task, int worker);
 
 /* Runs fn(ctx, task, worker) for every task in [0, n_tasks), on at most n_threads threads (the
- * caller included). n_threads <= 1 or n_tasks <= 1 runs everything in the calling thread. If a
- * thread cannot be started, the remaining workers (at least the caller) do its share: the call
- * never fails. Returns when all tasks are done. */
-void tc_parallel_for(int n_threads, int64_t n_tasks, tc_parallel_fn fn, void *ctx);
+ * caller included) taken from `pool`. A NULL pool, n_threads <= 1 or n_tasks <= 1 runs
+ * everything in the calling thread. If a thread cannot be started, the remaining workers (at
+ * least the caller) do its share: the call never fails. Returns when all tasks are done. */
+void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_parallel_fn fn,
+                     void *ctx);
 
 /* How many workers tc_parallel_for will use for n_tasks tasks (for sizing scratch). */
 int tc_parallel_workers(int n_threads, int64_t n_tasks);

@@ -1,5 +1,4 @@
 /* Runtime tensors: dense row-major buffers in native (little-endian) byte order. */
-#include "importer/importer.h"
 #include "runtime/rt_tensor.h"
 
 #include <stdlib.h>
@@ -101,7 +100,7 @@ tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error
     tc_rt_tensor t;
     st = tc_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "tensor '%s': ", name);
+        return tc_error_prefix(err, st, "tensor '%s': ", name);
     if (nbytes != t.nbytes) {
         tc_rt_tensor_release(&t);
         return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu data bytes, expected %zu",
@@ -116,17 +115,4 @@ tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error
 tconv_status tc_rt_tensor_to_ir(const tc_rt_tensor *t, tconv_model *model, const char *name,
                                 tconv_tensor **out, tc_error *err) {
     return tc_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out, err);
-}
-
-/* The IR tensor lives in a scratch model only long enough to be copied out. */
-tconv_status tc_rt_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err) {
-    tconv_model *scratch = NULL;
-    tconv_tensor *t = NULL;
-    tconv_status st = tc_model_create(&scratch, err);
-    if (st == TCONV_OK)
-        st = tc_tensor_load_pb(scratch, path, &t, err);
-    if (st == TCONV_OK && (st = tc_rt_tensor_from_ir(t, dst, err)) != TCONV_OK)
-        tc_error_prefix(err, "%s: ", path);
-    tconv_model_free(scratch);
-    return st;
 }

@@ -30,9 +30,6 @@ tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, co
 void tc_rt_tensor_release(tc_rt_tensor *t);
 /* A runtime copy of an IR tensor's data (decoding typed/external data through the IR). */
 tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error *err);
-/* Reads a serialized TensorProto file (.pb of ONNX test data) into dst (owned data; release
- * with tc_rt_tensor_release). Errors name the file. */
-tconv_status tc_rt_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err);
 /* An IR tensor (owned by model) holding a copy of t, e.g. to save it as a .pb file. */
 tconv_status tc_rt_tensor_to_ir(const tc_rt_tensor *t, tconv_model *model, const char *name,
                                 tconv_tensor **out, tc_error *err);

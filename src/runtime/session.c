@@ -41,6 +41,10 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     else
         tc_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
+    if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
+        tc_session_free(s);
+        return tc_error_nomem(err, "the session's thread pool");
+    }
     tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
     if (st == TCONV_OK)
         st = tc_plan_check_memory(s, s->main, NULL, err);
@@ -59,7 +63,12 @@ void tc_session_free(tc_session *session) {
     tc_buffer_cache_drop(&session->cache);
     tc_scratch_arena_free(&session->scratch);
     tc_arena_destroy(session->arena);
+    tc_thread_pool_destroy(session->own_pool);
     free(session);
+}
+
+void tc_session_set_pool(tc_session *session, tc_thread_pool *pool) {
+    session->options.pool = pool;
 }
 
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats) {
@@ -84,136 +93,6 @@ const tconv_value *tc_session_output(const tc_session *session, size_t index) {
     return index < g->n_outputs ? g->outputs[index].value : NULL;
 }
 
-/* ---------------------------------------------------------------- accounting */
-
-/* ---------------------------------------------------------------- buffer cache */
-
-void tc_buffer_cache_drop(tc_buffer_cache *c) {
-    for (size_t i = 0; i < c->n; i++)
-        free(c->data[i]);
-    c->n = 0;
-    c->bytes = 0;
-}
-
-/* Keeps a released buffer for reuse; false when it is too small or the cache is full. */
-static bool cache_put(tc_buffer_cache *c, void *data, size_t nbytes) {
-    if (!data || nbytes < TCONV_BUFFER_CACHE_MIN_BYTES || c->n == TCONV_BUFFER_CACHE_SLOTS)
-        return false;
-    c->data[c->n] = data;
-    c->nbytes[c->n++] = nbytes;
-    c->bytes += nbytes;
-    return true;
-}
-
-/* The byte size of a tensor of dtype and dims; false on overflow or a bad rank. */
-static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64_t *n,
-                         int64_t *bytes) {
-    return rank >= 0 && rank <= TCONV_MAX_RANK && tc_shape_elements(dims, rank, n) &&
-           tc_mul_i64(*n, (int64_t)tc_rt_dtype_size(dtype), bytes);
-}
-
-/* Gives t a zeroed cached buffer of exactly the size it needs, when there is one. */
-static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                       const int64_t *dims) {
-    int64_t n, bytes;
-    if (c->n == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes) || bytes <= 0 ||
-        tc_rt_dtype_size(dtype) == 0)
-        return false;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->nbytes[i] != (size_t)bytes)
-            continue;
-        memset(t, 0, sizeof *t);
-        t->data = c->data[i];
-        t->nbytes = (size_t)bytes;
-        t->dtype = dtype;
-        t->rank = rank;
-        memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
-        t->n_elements = n;
-        t->owns_data = true;
-        memset(t->data, 0, t->nbytes);
-        c->bytes -= t->nbytes;
-        c->data[i] = c->data[--c->n];
-        c->nbytes[i] = c->nbytes[c->n];
-        return true;
-    }
-    return false;
-}
-
-/* ---------------------------------------------------------------- allocation */
-
-tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int rank,
-                                    const int64_t *dims, tc_error *err) {
-    int64_t n, bytes;
-    size_t limit = session->options.max_memory_bytes;
-    if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
-        return TCONV_OK;
-    size_t held =
-        session->stats.live_bytes + session->stats.constant_bytes + session->scratch.capacity;
-    if (held + session->cache.bytes <= limit &&
-        (uint64_t)bytes <= limit - held - session->cache.bytes)
-        return TCONV_OK;
-    tc_buffer_cache_drop(&session->cache);
-    if (held > limit || (uint64_t)bytes > limit - held)
-        return tc_error_set(err, TCONV_ERR_LIMIT,
-                            "%lld more bytes would exceed the memory limit of %zu "
-                            "bytes (%zu bytes in use)",
-                            (long long)bytes, limit, held);
-    return TCONV_OK;
-}
-
-tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const char *what, void **out,
-                                    tc_error *err) {
-    *out = NULL;
-    size_t rounded = (bytes + TCONV_SESSION_ALIGN - 1) / TCONV_SESSION_ALIGN * TCONV_SESSION_ALIGN;
-    if (bytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
-        return tc_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes", what, bytes);
-    int64_t dims[1] = {(int64_t)rounded};
-    tconv_status st =
-        session ? tc_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
-    if (st != TCONV_OK)
-        return tc_error_prefix(err, "%s: ", what);
-    *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
-    return *out ? TCONV_OK : tc_error_nomem(err, what);
-}
-
-tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                              const int64_t *dims, tc_error *err) {
-    tc_rt_tensor tmp;
-    if (session) {
-        tconv_status st = tc_session_check_limit(session, dtype, rank, dims, err);
-        if (st != TCONV_OK)
-            return st;
-    }
-    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims)) {
-        tconv_status st = tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
-        if (st != TCONV_OK)
-            return st;
-    }
-    *t = tmp;
-    if (session && t->owns_data) {
-        session->stats.live_bytes += t->nbytes;
-        if (session->stats.live_bytes > session->stats.peak_live_bytes)
-            session->stats.peak_live_bytes = session->stats.live_bytes;
-        session->stats.n_allocations++;
-    }
-    return TCONV_OK;
-}
-
-void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
-    /* outputs left the session's live bytes when they were handed out */
-    if (session && t->owns_data && cache_put(&session->cache, t->data, t->nbytes)) {
-        memset(t, 0, sizeof *t);
-        return;
-    }
-    tc_rt_tensor_release(t);
-}
-
-void tc_session_release(tc_session *session, tc_rt_tensor *t) {
-    if (session && t->owns_data)
-        session->stats.live_bytes -= t->nbytes;
-    tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
-}
-
 /* ---------------------------------------------------------------- kernel interface */
 
 tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
@@ -225,7 +104,7 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
     tc_session_release(ctx->session, t);
     tconv_status st = tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, "output %zu: ", index);
+        return tc_error_prefix(ctx->err, st, "output %zu: ", index);
     *out = t;
     return TCONV_OK;
 }
@@ -310,7 +189,8 @@ static tconv_status prefix_node(const tc_step_plan *step, tconv_status st, tc_er
     size_t len = strlen(where);
     if (strncmp(err->message, where, len) == 0 && strncmp(err->message + len, ": ", 2) == 0)
         memmove(err->message, err->message + len + 2, strlen(err->message + len + 2) + 1);
-    tc_error_prefix(err, "%s [%s %s-%lld]: ", where, domain, node->op_type, (long long)step->opset);
+    tc_error_prefix(err, st, "%s [%s %s-%lld]: ", where, domain, node->op_type,
+                    (long long)step->opset);
     return st;
 }
 
@@ -344,6 +224,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         .n_outputs = step->n_outputs,
         .session = s,
         .n_threads = s->n_threads,
+        .pool = s->options.pool ? s->options.pool : s->own_pool,
         .err = err,
         .crop = step->crop,
     };
@@ -352,7 +233,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
     s->current_env = env;
     s->current_step = step;
     err->message[0] = '\0';
-    st = step->kernel->run(&ctx);
+    st = step->kernel(&ctx);
     s->current_env = saved_env;
     s->current_step = saved_step;
     s->stats.n_kernel_calls++;
@@ -418,7 +299,7 @@ static tconv_status take_output(tc_session *s, tc_run_env *env, size_t index, bo
                           ? tc_session_alloc(s, dst, src->dtype, src->rank, src->dims, err)
                           : tc_rt_tensor_alloc(dst, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "graph output '%s': ", name);
+        return tc_error_prefix(err, st, "graph output '%s': ", name);
     if (src->nbytes)
         memcpy(dst->data, src->data, src->nbytes);
     return TCONV_OK;
@@ -597,6 +478,6 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
     s->current_step = saved_step;
     env_free(s, &env);
     if (st != TCONV_OK)
-        tc_error_prefix(ctx->err, "in subgraph '%s': ", graph->name ? graph->name : "");
+        tc_error_prefix(ctx->err, st, "in subgraph '%s': ", graph->name ? graph->name : "");
     return st;
 }

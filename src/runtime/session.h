@@ -3,6 +3,7 @@
 #define TCONV_RUNTIME_SESSION_H
 
 #include "ir/ir.h"
+#include "runtime/parallel.h"
 #include "runtime/rt_tensor.h"
 
 typedef struct tc_session tc_session;
@@ -19,6 +20,10 @@ typedef struct tc_session_options {
      * buffer lifetimes) exceeds it is refused before anything is allocated; values of unknown
      * shape are held to it as they are allocated. */
     size_t max_memory_bytes;
+    /* The helper threads of multi-threaded kernels: a pool shared with other sessions (borrowed:
+     * it must outlive the session), or NULL for the session's own (made when n_threads is not 1,
+     * its threads started on first use and stopped by tc_session_free). */
+    tc_thread_pool *pool;
 } tc_session_options;
 
 void tc_session_options_init(tc_session_options *options);
@@ -37,6 +42,9 @@ typedef struct tc_session_stats {
 tconv_status tc_session_create(tconv_model *model, const tc_session_options *options,
                                tc_session **out, tc_error *err);
 void tc_session_free(tc_session *session);
+/* Runs the session's kernels on `pool` from now on (borrowed, as tc_session_options.pool); NULL
+ * goes back to the session's own pool. */
+void tc_session_set_pool(tc_session *session, tc_thread_pool *pool);
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats);
 
 /* The graph inputs that need data (inputs that are not initializers), in graph order. */

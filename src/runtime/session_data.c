@@ -55,8 +55,8 @@ static tconv_status resolve_input_dims(const tconv_value *value, const tc_dim_bi
                                     (long long)dims[i]);
         } else if (d->kind == TCONV_DIM_SYMBOLIC && d->param) {
             return tc_error_set(err, TCONV_ERR_USAGE,
-                                "input '%s': dim %d ('%s') is dynamic: give its value "
-                                "(--dim %s=VALUE) or the input's data",
+                                "input '%s': dim %d ('%s') is dynamic: bind '%s' to a value "
+                                "or give the input's data",
                                 value->name, i, d->param, d->param);
         } else {
             return tc_error_set(err, TCONV_ERR_USAGE,
@@ -118,7 +118,7 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
         return st;
     st = tc_rt_tensor_alloc(t, value->type.dtype, rank, dims, err);
     if (st != TCONV_OK)
-        return tc_error_prefix(err, "input '%s': ", value->name);
+        return tc_error_prefix(err, st, "input '%s': ", value->name);
     uint64_t state = seed ^ hash_name(value->name);
     fill_random(t, &state);
     return TCONV_OK;

@@ -1,5 +1,8 @@
-/* Executor internals shared by session.c (running), session_plan.c (planning) and the control
- * flow kernels (If runs a subgraph through tc_session_run_subgraph). */
+/* Executor internals shared by session.c (running), session_plan.c (planning),
+ * session_memory.c (the allocator), session_scratch.c and session_cache.c (kernel memory), and
+ * the control flow kernels (If runs a subgraph through tc_session_run_subgraph). Calls go one
+ * way: the executor, the scratch arena and the node caches call the allocator; it calls none
+ * of them. */
 #ifndef TCONV_RUNTIME_SESSION_INTERNAL_H
 #define TCONV_RUNTIME_SESSION_INTERNAL_H
 
@@ -31,7 +34,7 @@ typedef struct tc_node_cache {
 
 typedef struct tc_step_plan {
     const tconv_node *node;
-    const tc_kernel_def *kernel;
+    tc_kernel_fn kernel;
     int64_t opset;
     tc_slot_ref *inputs; /* slot TCONV_NO_SLOT: omitted optional input */
     size_t n_inputs;
@@ -105,9 +108,10 @@ void tc_node_cache_free(tc_session *session, tc_node_cache *cache);
 
 struct tc_session {
     tconv_model *model;
-    tc_session_options options;
+    tc_session_options options; /* options.pool: the borrowed pool, if any */
     int n_threads;
-    tc_arena *arena; /* plans live here */
+    tc_thread_pool *own_pool; /* NULL when single-threaded */
+    tc_arena *arena;          /* plans live here */
     tc_graph_plan *main;
     tc_graph_plan **plans; /* every plan, for freeing name maps and constants */
     size_t n_plans, cap_plans;
@@ -148,6 +152,8 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
                                     tc_error *err);
 
+/* ---- the allocator (session_memory.c) */
+
 /* Frees the buffers a cache holds. */
 void tc_buffer_cache_drop(tc_buffer_cache *cache);
 
@@ -170,13 +176,12 @@ tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype 
                               const int64_t *dims, tc_error *err);
 void tc_session_release(tc_session *session, tc_rt_tensor *t);
 
+/* ---- the executor (session.c) */
+
 /* Runs `graph`, a subgraph held by ctx->node, with the enclosing scopes' values visible, and
  * fills outputs[0 .. n_outputs) (n_outputs must equal the subgraph's output count). The tensors
  * stay accounted in the session; the caller moves them into its own outputs. */
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
                                      tc_rt_tensor *outputs, size_t n_outputs);
-
-/* The opsets for which (domain, op_type) has kernels; false when it has none at all. */
-bool tc_kernel_opset_span(const char *domain, const char *op_type, int *first, int *last);
 
 #endif

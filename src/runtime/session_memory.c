@@ -1,13 +1,152 @@
-/* Memory planning: the session refuses a graph whose planned memory exceeds
- * tc_session_options.max_memory_bytes before it allocates anything for it. The plan is the
- * lifetime plan of session_plan.c replayed over the values' declared shapes: initializer copies,
- * plus every intermediate value from the step that produces it to the step that releases it.
- * Values whose shape is not known in advance count as 0 bytes here; the per-allocation check in
- * tc_session_alloc still holds them to the same limit while the graph runs. */
+/* The session's memory: every byte a session holds goes through here, so one place keeps the
+ * limit (tc_session_options.max_memory_bytes) and the statistics. The executor (session.c), the
+ * scratch arena (session_scratch.c) and the node caches (session_cache.c) call in; this file
+ * calls none of them.
+ *
+ * Allocation: tc_session_alloc for tensors, tc_session_alloc_bytes for raw blocks; released
+ * buffers of a useful size are kept for the next allocation of the same size.
+ *
+ * Planning: the session refuses a graph whose planned memory exceeds the limit before it
+ * allocates anything for it. The plan is the lifetime plan of session_plan.c replayed over the
+ * values' declared shapes: initializer copies, plus every intermediate value from the step that
+ * produces it to the step that releases it. Values whose shape is not known in advance count as
+ * 0 bytes there; the per-allocation check in tc_session_alloc still holds them to the same limit
+ * while the graph runs. */
 #include "runtime/session_internal.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* ---------------------------------------------------------------- buffer cache */
+
+void tc_buffer_cache_drop(tc_buffer_cache *c) {
+    for (size_t i = 0; i < c->n; i++)
+        free(c->data[i]);
+    c->n = 0;
+    c->bytes = 0;
+}
+
+/* Keeps a released buffer for reuse; false when it is too small or the cache is full. */
+static bool cache_put(tc_buffer_cache *c, void *data, size_t nbytes) {
+    if (!data || nbytes < TCONV_BUFFER_CACHE_MIN_BYTES || c->n == TCONV_BUFFER_CACHE_SLOTS)
+        return false;
+    c->data[c->n] = data;
+    c->nbytes[c->n++] = nbytes;
+    c->bytes += nbytes;
+    return true;
+}
+
+/* The byte size of a tensor of dtype and dims; false on overflow or a bad rank. */
+static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64_t *n,
+                         int64_t *bytes) {
+    return rank >= 0 && rank <= TCONV_MAX_RANK && tc_shape_elements(dims, rank, n) &&
+           tc_mul_i64(*n, (int64_t)tc_rt_dtype_size(dtype), bytes);
+}
+
+/* Gives t a zeroed cached buffer of exactly the size it needs, when there is one. */
+static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                       const int64_t *dims) {
+    int64_t n, bytes;
+    if (c->n == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes) || bytes <= 0 ||
+        tc_rt_dtype_size(dtype) == 0)
+        return false;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->nbytes[i] != (size_t)bytes)
+            continue;
+        memset(t, 0, sizeof *t);
+        t->data = c->data[i];
+        t->nbytes = (size_t)bytes;
+        t->dtype = dtype;
+        t->rank = rank;
+        memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+        t->n_elements = n;
+        t->owns_data = true;
+        memset(t->data, 0, t->nbytes);
+        c->bytes -= t->nbytes;
+        c->data[i] = c->data[--c->n];
+        c->nbytes[i] = c->nbytes[c->n];
+        return true;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- allocation */
+
+tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, tc_error *err) {
+    int64_t n, bytes;
+    size_t limit = session->options.max_memory_bytes;
+    if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
+        return TCONV_OK;
+    size_t held =
+        session->stats.live_bytes + session->stats.constant_bytes + session->scratch.capacity;
+    if (held + session->cache.bytes <= limit &&
+        (uint64_t)bytes <= limit - held - session->cache.bytes)
+        return TCONV_OK;
+    tc_buffer_cache_drop(&session->cache);
+    if (held > limit || (uint64_t)bytes > limit - held)
+        return tc_error_set(err, TCONV_ERR_LIMIT,
+                            "%lld more bytes would exceed the memory limit of %zu "
+                            "bytes (%zu bytes in use)",
+                            (long long)bytes, limit, held);
+    return TCONV_OK;
+}
+
+tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const char *what, void **out,
+                                    tc_error *err) {
+    *out = NULL;
+    size_t rounded = (bytes + TCONV_SESSION_ALIGN - 1) / TCONV_SESSION_ALIGN * TCONV_SESSION_ALIGN;
+    if (bytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
+        return tc_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes", what, bytes);
+    int64_t dims[1] = {(int64_t)rounded};
+    tconv_status st =
+        session ? tc_session_check_limit(session, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
+    if (st != TCONV_OK)
+        return tc_error_prefix(err, st, "%s: ", what);
+    *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
+    return *out ? TCONV_OK : tc_error_nomem(err, what);
+}
+
+tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                              const int64_t *dims, tc_error *err) {
+    tc_rt_tensor tmp;
+    if (session) {
+        tconv_status st = tc_session_check_limit(session, dtype, rank, dims, err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims)) {
+        tconv_status st = tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    *t = tmp;
+    if (session && t->owns_data) {
+        session->stats.live_bytes += t->nbytes;
+        if (session->stats.live_bytes > session->stats.peak_live_bytes)
+            session->stats.peak_live_bytes = session->stats.live_bytes;
+        session->stats.n_allocations++;
+    }
+    return TCONV_OK;
+}
+
+void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
+    /* outputs left the session's live bytes when they were handed out */
+    if (session && t->owns_data && cache_put(&session->cache, t->data, t->nbytes)) {
+        memset(t, 0, sizeof *t);
+        return;
+    }
+    tc_rt_tensor_release(t);
+}
+
+void tc_session_release(tc_session *session, tc_rt_tensor *t) {
+    if (session && t->owns_data)
+        session->stats.live_bytes -= t->nbytes;
+    tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
+}
+
+/* ---------------------------------------------------------------- planning */
 
 static uint64_t add_sat(uint64_t a, uint64_t b) {
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;

@@ -80,7 +80,7 @@ static tconv_status load_constants(tc_session *s, tc_graph_plan *plan, tc_error 
         if (st == TCONV_OK)
             st = tc_rt_tensor_from_ir(t, &plan->constants[slot], err);
         if (st != TCONV_OK)
-            return tc_error_prefix(err, "initializer '%s': ", t->name ? t->name : "");
+            return tc_error_prefix(err, st, "initializer '%s': ", t->name ? t->name : "");
         s->stats.constant_bytes += plan->constants[slot].nbytes;
     }
     return TCONV_OK;
@@ -263,11 +263,15 @@ static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err
                             "%s: op %s of domain '%s' (opset not imported by the model): no "
                             "kernel",
                             describe(node, where, sizeof where), node->op_type, domain);
-    step->kernel = tc_kernel_lookup(node->domain, node->op_type, step->opset);
-    if (step->kernel)
-        return TCONV_OK;
+    step->kernel = tc_kernel_for(node->op);
+    if (step->kernel) {
+        tconv_status st = tc_kernel_check_node_attrs(node, node->op, step->opset, err);
+        return st == TCONV_OK
+                   ? TCONV_OK
+                   : tc_error_prefix(err, st, "%s: ", describe(node, where, sizeof where));
+    }
     int first, last;
-    if (tc_kernel_opset_span(node->domain, node->op_type, &first, &last))
+    if (tc_op_kernel_span(node->domain, node->op_type, &first, &last))
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "%s: unsupported op %s (domain '%s', opset %lld): tconv has "
                             "kernels for opsets %d to %d only",
@@ -341,7 +345,7 @@ static tconv_status plan_step(tc_session *s, tc_graph_plan *plan, tc_step_plan *
     if (st != TCONV_OK) {
         char where[256];
         if (strncmp(err->message, "node ", 5) != 0)
-            tc_error_prefix(err, "%s: subgraph: ", describe(node, where, sizeof where));
+            tc_error_prefix(err, st, "%s: subgraph: ", describe(node, where, sizeof where));
         return st;
     }
     capture_ctx cc = {s, plan, step, err};

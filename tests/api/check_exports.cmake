@@ -1,18 +1,27 @@
-# Checks the dynamic symbols of libtconv.so (cmake -P; NM, LIBRARY, HEADERS_DIR, API_HELPERS):
-# every defined symbol has the tconv_ prefix, and the set is exactly the functions the public
-# headers declare (nothing internal leaks, nothing declared is missing).
+# Checks the symbols a library gives its users (cmake -P; NM, LIBRARY, KIND, HEADERS_DIR,
+# API_HELPERS): KIND=shared reads libtconv.so's dynamic symbols (nm -D), KIND=static the global
+# symbols of libtconv.a's objects (nm -g). Every defined symbol has the tconv_ prefix, and the set
+# is exactly the functions the public headers declare (nothing internal leaks, nothing declared is
+# missing).
 include("${API_HELPERS}")
-execute_process(COMMAND "${NM}" -D --defined-only "${LIBRARY}" OUTPUT_VARIABLE nm_out
+if(KIND STREQUAL "shared")
+  set(nm_scope -D)
+elseif(KIND STREQUAL "static")
+  set(nm_scope -g)
+else()
+  message(FATAL_ERROR "KIND must be shared or static, not '${KIND}'")
+endif()
+execute_process(COMMAND "${NM}" ${nm_scope} --defined-only "${LIBRARY}" OUTPUT_VARIABLE nm_out
                 RESULT_VARIABLE nm_rc ERROR_VARIABLE nm_err)
 if(NOT nm_rc EQUAL 0)
-  message(FATAL_ERROR "${NM} -D --defined-only ${LIBRARY} failed: ${nm_err}")
+  message(FATAL_ERROR "${NM} ${nm_scope} --defined-only ${LIBRARY} failed: ${nm_err}")
 endif()
 
 string(REPLACE "\n" ";" lines "${nm_out}")
 set(exported "")
 set(foreign "")
 foreach(line ${lines})
-  # "<address> <type> <name>[@version]"
+  # "<address> <type> <name>[@version]" (an archive also lists "<member>:" lines, which do not match)
   if(line MATCHES "^[0-9a-fA-F]* *[A-Za-z] ([^ @]+)")
     set(symbol "${CMAKE_MATCH_1}")
     if(symbol MATCHES "^tconv_")

@@ -6,6 +6,10 @@
 #   api.cxx                 a C++ program using tconv.h (when a C++ compiler is found)
 #   api.exported_symbols    nm -D of libtconv.so: only tconv_ symbols, exactly the functions the
 #                           public headers declare
+#   api.exported_symbols.static  the same for nm -g of libtconv.a (the installed static library)
+#   examples.quickstart     the example of include/tconv/tconv.h (examples/quickstart), built with
+#                           only include/ against libtconv.a and run on models/keras_decoder
+#   examples.quickstart.header  that file is the header's example, line for line
 # and, at build time, every public header compiled alone as C11 (-Wall -Wextra -Wpedantic
 # -Werror, no POSIX feature macros) and as C++11.
 set(tconv_api_dir "${CMAKE_CURRENT_LIST_DIR}")
@@ -78,8 +82,27 @@ else()
 endif()
 
 # --- exported symbols of the shared library
-add_test(NAME api.exported_symbols
-         COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIBRARY=$<TARGET_FILE:tconv_shared>"
-                 "-DHEADERS_DIR=${PROJECT_SOURCE_DIR}/include/tconv"
-                 "-DAPI_HELPERS=${PROJECT_SOURCE_DIR}/cmake/tconv_public_api.cmake"
-                 -P "${tconv_api_dir}/check_exports.cmake")
+foreach(kind shared static)
+  set(name api.exported_symbols)
+  if(kind STREQUAL "static")
+    set(name api.exported_symbols.static)
+  endif()
+  add_test(NAME ${name}
+           COMMAND "${CMAKE_COMMAND}" "-DNM=${CMAKE_NM}" "-DLIBRARY=$<TARGET_FILE:tconv_${kind}>"
+                   "-DKIND=${kind}" "-DHEADERS_DIR=${PROJECT_SOURCE_DIR}/include/tconv"
+                   "-DAPI_HELPERS=${PROJECT_SOURCE_DIR}/cmake/tconv_public_api.cmake"
+                   -P "${tconv_api_dir}/check_exports.cmake")
+endforeach()
+
+# --- the example at the top of tconv.h: compiled against the installed form of the static
+# library (public symbols only, include/ alone), run, and kept identical to the header's text
+add_executable(example_quickstart "${PROJECT_SOURCE_DIR}/examples/quickstart/quickstart.c")
+target_compile_options(example_quickstart PRIVATE ${tconv_api_strict_flags})
+target_link_libraries(example_quickstart PRIVATE tconv_static)
+add_test(NAME examples.quickstart
+         COMMAND example_quickstart "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx"
+                 "${CMAKE_CURRENT_BINARY_DIR}/quickstart_keras_decoder.onnx")
+add_test(NAME examples.quickstart.header
+         COMMAND "${CMAKE_COMMAND}" "-DHEADER=${PROJECT_SOURCE_DIR}/include/tconv/tconv.h"
+                 "-DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/quickstart/quickstart.c"
+                 -P "${tconv_api_dir}/check_header_example.cmake")

@@ -1,11 +1,13 @@
 # cli.*: the command-line contract (exit codes, messages, no partial output files).
 set(cli_work "${PROJECT_BINARY_DIR}/cli")
+# test_signals.c tests the CLIs' signal handlers themselves.
+target_sources(test_cli_signals PRIVATE "${PROJECT_SOURCE_DIR}/src/cli/cli_signals.c")
 file(MAKE_DIRECTORY "${cli_work}")
 set(keras "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx")
 set(ct_pads "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_pads")
 
 function(tconv_cli_test name)
-  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;NOT_EXIST;EXIST" "CMD" ${ARGN})
+  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;NOT_EXIST;EXIST;NO_TEMP_IN" "CMD;SAME_FILES" ${ARGN})
   string(REPLACE ";" "|" cmd "${T_CMD}")
   set(args "-DCMD=${cmd}" "-DEXPECT_EXIT=${T_EXIT}")
   foreach(opt STDERR STDOUT)
@@ -18,6 +20,13 @@ function(tconv_cli_test name)
   endif()
   if(DEFINED T_EXIST)
     list(APPEND args "-DMUST_EXIST=${T_EXIST}")
+  endif()
+  if(DEFINED T_NO_TEMP_IN)
+    list(APPEND args "-DNO_TEMP_IN=${T_NO_TEMP_IN}")
+  endif()
+  if(DEFINED T_SAME_FILES)
+    string(REPLACE ";" "|" same "${T_SAME_FILES}")
+    list(APPEND args "-DSAME_FILES=${same}")
   endif()
   add_test(NAME "cli.${name}" COMMAND "${CMAKE_COMMAND}" ${args} -P "${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake")
 endfunction()
@@ -53,7 +62,12 @@ tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-impo
                STDERR "MISMATCH.*was not written" NOT_EXIST ${cli_work}/mismatch.onnx)
 tconv_cli_test(import_check_needs_dims CMD $<TARGET_FILE:tconv-import>
                ${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx --check 1 -o ${cli_work}/dyn.onnx
-               EXIT 2 STDERR "input 'x'.*N" NOT_EXIST ${cli_work}/dyn.onnx)
+               EXIT 2 STDERR "--dim NAME=VALUE.*input 'x'.*dim 0 \\('N'\\) is dynamic"
+               NOT_EXIST ${cli_work}/dyn.onnx)
+# The library names its own passes; the CLI names its flag.
+tconv_cli_test(import_print_ir_after_unknown CMD $<TARGET_FILE:tconv-import> ${keras}
+               --print-ir-after nope -o ${cli_work}/print_after.onnx EXIT 2
+               STDERR "--print-ir-after: unknown pass 'nope'" NOT_EXIST ${cli_work}/print_after.onnx)
 tconv_cli_test(run_test_dir CMD $<TARGET_FILE:tconv-run> ${ct_pads} EXIT 0
                STDOUT "PASS .*test_data_set_0 max_abs_err=.*1 passed, 0 failed")
 tconv_cli_test(run_random_inputs CMD $<TARGET_FILE:tconv-run> ${keras} --seed 3 EXIT 0 STDOUT "image")
@@ -67,3 +81,29 @@ file(COPY "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose/test_data_set_
      DESTINATION "${wrong}/test_data_set_0")
 tconv_cli_test(run_wrong_golden CMD $<TARGET_FILE:tconv-run> ${wrong} ${ct_pads} EXIT 1
                STDOUT "FAIL .*wrong_golden.*PASS .*1 passed, 1 failed")
+
+# Outputs (issue 16 items 3, 10, 12): only regular files are replaced; a symlink is refused; a
+# write past the file size limit fails (SIGXFSZ ignored) and leaves no temp file; -o naming the
+# input's external data file is refused. Shell commands set up FIFOs, links and limits.
+set(out_work "${cli_work}/outputs")
+file(MAKE_DIRECTORY "${out_work}")
+tconv_cli_test(import_output_fifo CMD sh -c "rm -f '${out_work}/fifo' && mkfifo '${out_work}/fifo' && exec '$<TARGET_FILE:tconv-import>' '${keras}' -o '${out_work}/fifo'"
+               EXIT 2 STDERR "fifo: is a FIFO.*regular files" NO_TEMP_IN ${out_work})
+tconv_cli_test(import_report_fifo CMD sh -c "rm -f '${out_work}/rfifo' && mkfifo '${out_work}/rfifo' && exec '$<TARGET_FILE:tconv-import>' '${keras}' --report '${out_work}/rfifo'"
+               EXIT 2 STDERR "rfifo: is a FIFO" NO_TEMP_IN ${out_work})
+tconv_cli_test(import_output_directory CMD $<TARGET_FILE:tconv-import> ${keras} -o ${out_work}
+               EXIT 2 STDERR "outputs: is a directory" NO_TEMP_IN ${out_work})
+tconv_cli_test(import_output_symlink CMD sh -c "printf old > '${out_work}/target.onnx' && ln -sfn target.onnx '${out_work}/link.onnx' && exec '$<TARGET_FILE:tconv-import>' '${keras}' -o '${out_work}/link.onnx'"
+               EXIT 2 STDERR "link.onnx: is a symbolic link" NO_TEMP_IN ${out_work})
+tconv_cli_test(run_save_outputs_fifo CMD sh -c "mkdir -p '${out_work}/saved' && rm -f '${out_work}/saved/output_0.pb' && mkfifo '${out_work}/saved/output_0.pb' && exec '$<TARGET_FILE:tconv-run>' '${keras}' --save-outputs '${out_work}/saved'"
+               EXIT 2 STDERR "output_0.pb: is a FIFO" NO_TEMP_IN ${out_work}/saved)
+# The keras model is 509 KiB; ulimit -f counts 512-byte blocks.
+tconv_cli_test(import_file_size_limit CMD sh -c "ulimit -f 200 && exec '$<TARGET_FILE:tconv-import>' '${keras}' -o '${out_work}/big.onnx'"
+               EXIT 2 STDERR "big.onnx: write failed: File too large" NOT_EXIST ${out_work}/big.onnx
+               NO_TEMP_IN ${out_work})
+file(COPY "${PROJECT_SOURCE_DIR}/tests/broken/external_ok" DESTINATION "${out_work}")
+tconv_cli_test(import_output_is_input_data CMD $<TARGET_FILE:tconv-import>
+               ${out_work}/external_ok/model.onnx -o ${out_work}/external_ok/w.bin
+               EXIT 2 STDERR "w.bin: is the input model's external data file"
+               SAME_FILES ${out_work}/external_ok/w.bin ${PROJECT_SOURCE_DIR}/tests/broken/external_ok/w.bin
+               NO_TEMP_IN ${out_work}/external_ok)

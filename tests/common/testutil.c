@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "api/api_internal.h"
 #include "importer/importer.h"
 #include "runtime/session.h"
 
@@ -75,7 +76,7 @@ tconv_status tc_test_read_pb_files(const char *dir, const char *kind, tc_rt_tens
         }
         *tensors = grown;
         memset(&grown[i], 0, sizeof grown[i]);
-        st = tc_rt_tensor_load_pb(path, &grown[i], err);
+        st = tc_api_tensor_load_pb(path, &grown[i], err);
         if (st == TCONV_OK)
             *count = i + 1;
     }
@@ -97,7 +98,7 @@ static tconv_status compare_outputs(tc_session *s, const tc_rt_tensor *got,
         if (max_abs_err && abs_err > *max_abs_err)
             *max_abs_err = abs_err;
         if (st != TCONV_OK)
-            return tc_error_prefix(err, "output '%s': ", tc_session_output(s, i)->name);
+            return tc_error_prefix(err, st, "output '%s': ", tc_session_output(s, i)->name);
     }
     return TCONV_OK;
 }

@@ -188,4 +188,25 @@ static inline uint8_t *pbb_pack(const ProtobufCMessage *m, size_t *size) {
     return buf;
 }
 
+/* y = x + w, w (2x3 float, 24 bytes) stored in `location` at offset 8. */
+static inline uint8_t *pbb_external_model(const char *location, size_t *size) {
+    pbb b = {tc_arena_create()};
+    Onnx__ModelProto *m = pbb_model(&b, 17);
+    Onnx__GraphProto *g = m->graph;
+    const int64_t dims[] = {2, 3};
+    pbb_input(&b, g, "x", 2, dims);
+    pbb_output(&b, g, "y", 2, dims);
+    Onnx__TensorProto *t = pbb_tensor(&b, "w", 2, dims, NULL, 0);
+    t->has_data_location = 1;
+    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    pbb_push(&b, &t->external_data, &t->n_external_data, pbb_entry(&b, "location", location));
+    pbb_push(&b, &t->external_data, &t->n_external_data, pbb_entry(&b, "offset", "8"));
+    pbb_push(&b, &t->external_data, &t->n_external_data, pbb_entry(&b, "length", "24"));
+    pbb_push(&b, &g->initializer, &g->n_initializer, t);
+    pbb_node(&b, g, "Add", "add", (const char *[]){"x", "w", NULL}, (const char *[]){"y", NULL});
+    uint8_t *bytes = pbb_pack(&m->base, size);
+    tc_arena_destroy(b.arena);
+    return bytes;
+}
+
 #endif

@@ -315,27 +315,6 @@ static void test_unknown_fields_survive_an_edit(void **state) {
 
 static const float EXTERNAL_W[] = {1.5f, -2, 3, 4, 5, 6.25f};
 
-/* y = x + w, w (2x3 float) stored in weights.bin at offset 8. */
-static uint8_t *build_external_model(const char *location, size_t *size) {
-    pbb b = {tc_arena_create()};
-    Onnx__ModelProto *m = pbb_model(&b, 17);
-    Onnx__GraphProto *g = m->graph;
-    const int64_t dims[] = {2, 3};
-    pbb_input(&b, g, "x", 2, dims);
-    pbb_output(&b, g, "y", 2, dims);
-    Onnx__TensorProto *t = pbb_tensor(&b, "w", 2, dims, NULL, 0);
-    t->has_data_location = 1;
-    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-    pbb_push(&b, &t->external_data, &t->n_external_data, pbb_entry(&b, "location", location));
-    pbb_push(&b, &t->external_data, &t->n_external_data, pbb_entry(&b, "offset", "8"));
-    pbb_push(&b, &t->external_data, &t->n_external_data, pbb_entry(&b, "length", "24"));
-    pbb_push(&b, &g->initializer, &g->n_initializer, t);
-    pbb_node(&b, g, "Add", "add", (const char *[]){"x", "w", NULL}, (const char *[]){"y", NULL});
-    uint8_t *bytes = pbb_pack(&m->base, size);
-    tc_arena_destroy(b.arena);
-    return bytes;
-}
-
 static int write_weights(const char *dir, float first) {
     uint8_t data[8 + sizeof EXTERNAL_W];
     memset(data, 0xAB, 8);
@@ -367,7 +346,7 @@ static void test_external_data_round_trip(void **state) {
     assert_non_null(dst);
     assert_non_null(clash);
     size_t size;
-    uint8_t *bytes = build_external_model("weights.bin", &size);
+    uint8_t *bytes = pbb_external_model("weights.bin", &size);
     assert_int_equal(write_weights(src, EXTERNAL_W[0]), 0);
     assert_int_equal(tmpdir_write(src, "model.onnx", bytes, size), 0);
     char path[4096], out[4096];

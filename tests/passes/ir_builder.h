@@ -26,8 +26,7 @@ static inline tconv_model *b_model(int64_t opset) {
     tc_error err;
     if (tc_model_create(&m, &err) != TCONV_OK)
         fail_msg("%s", err.message);
-    m->has_ir_version = true;
-    m->ir_version = 8;
+    tc_model_set_ir_version(m, 8);
     if (tc_model_set_opset(m, "", opset, &err) != TCONV_OK)
         fail_msg("%s", err.message);
     return m;

@@ -1,6 +1,7 @@
 /* Test harness for calling one kernel directly: a node with attributes (in a scratch model),
- * runtime input tensors and an empty output array, run through the kernel tables without a
- * session. Everything is checked with cmocka asserts. */
+ * runtime input tensors and an empty output array, run through the op table's kernel without a
+ * session (attributes checked as the executor's plan does). Everything is checked with cmocka
+ * asserts. */
 #ifndef TCONV_TESTS_RUNTIME_KERNEL_HARNESS_H
 #define TCONV_TESTS_RUNTIME_KERNEL_HARNESS_H
 
@@ -31,6 +32,7 @@ typedef struct kernel_harness {
     size_t n_outputs;
     int64_t opset;
     int n_threads;
+    tc_thread_pool *pool; /* made on the first run with n_threads > 1 */
     tc_error err;
 } kernel_harness;
 
@@ -49,6 +51,7 @@ static inline void kh_free(kernel_harness *h) {
         tc_rt_tensor_release(&h->inputs[i]);
     for (size_t i = 0; i < KH_MAX_OUTPUTS; i++)
         tc_rt_tensor_release(&h->outputs[i]);
+    tc_thread_pool_destroy(h->pool);
     tconv_model_free(h->model);
 }
 
@@ -92,28 +95,18 @@ static inline void kh_skip_input(kernel_harness *h) {
     h->present[h->n_inputs++] = false;
 }
 
-static inline const tc_kernel_def *kh_find(const char *op_type, int64_t opset) {
-    const tc_kernel_def *tables[] = {tc_kernels_conv_transpose, tc_kernels_conv, tc_kernels_pool,
-                                     tc_kernels_linalg};
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-        for (const tc_kernel_def *d = tables[t]; d->op_type; d++) {
-            if (strcmp(d->op_type, op_type) == 0 && opset >= d->since_version &&
-                opset <= d->until_version)
-                return d;
-        }
-    }
-    return NULL;
-}
-
 /* Runs the node's kernel; returns its status (message in h->err). */
 static inline tconv_status kh_run(kernel_harness *h) {
-    const tc_kernel_def *def = kh_find(h->node->op_type, h->opset);
-    assert_non_null(def);
+    tc_op op = tc_op_find("", h->node->op_type, h->opset);
+    tc_kernel_fn kernel = tc_kernel_for(op);
+    assert_non_null(kernel);
     for (size_t i = 0; i < h->n_inputs; i++)
         h->input_ptrs[i] = h->present[i] ? &h->inputs[i] : NULL;
     for (size_t i = 0; i < KH_MAX_OUTPUTS; i++)
         tc_rt_tensor_release(&h->outputs[i]);
     tc_error_clear(&h->err);
+    if (h->n_threads > 1 && !h->pool)
+        assert_non_null(h->pool = tc_thread_pool_create());
     tc_kernel_ctx ctx = {
         .node = h->node,
         .opset = h->opset,
@@ -123,9 +116,11 @@ static inline tconv_status kh_run(kernel_harness *h) {
         .n_outputs = h->n_outputs,
         .session = NULL,
         .n_threads = h->n_threads,
+        .pool = h->pool,
         .err = &h->err,
     };
-    return def->run(&ctx);
+    tconv_status st = tc_kernel_check_node_attrs(h->node, op, h->opset, &h->err);
+    return st == TCONV_OK ? kernel(&ctx) : st;
 }
 
 /* Runs and expects success, printing the kernel's message otherwise. */

@@ -193,23 +193,26 @@ static void test_degenerate(void **state) {
                       .c = c,
                       .ldc = 3};
     tc_error err;
-    assert_int_equal(tc_sgemm(&op, 1, &err), TCONV_OK);
+    assert_int_equal(tc_sgemm(&op, NULL, 1, &err), TCONV_OK);
     for (int i = 0; i < 6; i++)
         assert_true(c[i] == 2.0f * (float)(i + 1));
     for (int i = 0; i < 6; i++)
         c[i] = NAN;
     op.beta = 0.0f;
-    assert_int_equal(tc_sgemm(&op, 1, &err), TCONV_OK);
+    assert_int_equal(tc_sgemm(&op, NULL, 1, &err), TCONV_OK);
     for (int i = 0; i < 6; i++)
         assert_true(c[i] == 0.0f);
     op.m = 0;
-    assert_int_equal(tc_sgemm(&op, 1, &err), TCONV_OK);
+    assert_int_equal(tc_sgemm(&op, NULL, 1, &err), TCONV_OK);
 }
 
-/* The threaded entry point splits rows or columns; results equal the reference. */
+/* The threaded entry point splits rows or columns; results equal the reference. The pool starts
+ * threads for the largest count asked for and keeps them for the next calls. */
 static void test_threaded(void **state) {
     (void)state;
     uint64_t rng = 5;
+    tc_thread_pool *pool = tc_thread_pool_create();
+    assert_non_null(pool);
     static const int64_t shapes[][3] = {{300, 40, 70}, {40, 700, 90}, {257, 259, 129}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         for (int threads = 1; threads <= 4; threads++) {
@@ -223,11 +226,13 @@ static void test_threaded(void **state) {
             matrices mx = make_matrices(&op, 1, &rng);
             naive_sgemm(&op, mx.want);
             tc_error err;
-            assert_int_equal(tc_sgemm(&op, threads, &err), TCONV_OK);
+            assert_int_equal(tc_sgemm(&op, pool, threads, &err), TCONV_OK);
             expect_result(&op, &mx, "threaded");
             free_matrices(&mx);
         }
     }
+    assert_true(tc_thread_pool_size(pool) >= 1 && tc_thread_pool_size(pool) <= 3);
+    tc_thread_pool_destroy(pool);
 }
 
 /* A packed once and reused: several k blocks (kc 256) and m blocks (mc 144), both layouts. */

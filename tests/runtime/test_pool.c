@@ -33,6 +33,7 @@ typedef struct pool_1d_case {
 static void run_pool_1d(const pool_1d_case *c) {
     kernel_harness h;
     kh_init(&h, c->op, 1);
+    h.opset = 19; /* AveragePool takes dilations from opset 19 */
     int64_t x_dims[3] = {1, 1, c->n_in};
     kh_input(&h, 3, x_dims, c->x);
     kh_attr_ints(&h, "kernel_shape", 1, &c->k);
@@ -295,6 +296,7 @@ static void test_errors(void **state) {
     assert_int_equal(kh_run(&h), TCONV_ERR_INVALID);
     kh_free(&h);
     kh_init(&h, "AveragePool", 1); /* untrusted attributes that overflow int64 */
+    h.opset = 19;
     kh_input(&h, 4, x_dims, NULL);
     kh_attr_ints(&h, "kernel_shape", 2, (const int64_t[]){3, 2});
     kh_attr_ints(&h, "dilations", 2, (const int64_t[]){INT64_MAX / 2, 1});

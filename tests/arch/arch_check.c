@@ -1,0 +1,458 @@
+/* The architecture as a test (docs: DESIGN.md section 3, issue 15): reads the #include lines of
+ * every .c/.h/.def under src/, include/ and bench/ of a source tree and checks
+ *   cycle    no include cycle between files;
+ *   runtime  src/runtime includes nothing of src/importer or src/passes;
+ *   rooms    the arrows between the rooms of src/ go one way: ir <- importer, passes, runtime
+ *            <- api (each room may include itself, the rooms listed for it, and include/);
+ *   ir       src/ir includes nothing outside src/ir and include/;
+ *   api-only src/cli and bench/ include only include/tconv/ headers, their own headers and
+ *            system headers (known violators: KNOWN_API_ONLY_VIOLATORS below);
+ *   no-files src/runtime calls no function that opens or reads a file.
+ * Every violation is printed as "path:line: rule: what"; the exit status is 1 when there is one.
+ *
+ * usage: arch_check SOURCE_ROOT [MIN_FILES]
+ * MIN_FILES (default 100): fewer files than that means the walk found the wrong tree, and fails.
+ *
+ * An include resolves like the compiler's: "x" against the including file's folder, then src/
+ * and include/; <x> against src/ and include/ only. One that resolves to no file of the tree is
+ * a system header, or a generated one: in a room that may include only its own and public
+ * headers, a quoted include that resolves nowhere is a violation too. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Files of src/cli and bench/ that still include internal headers: they are reported as known
+ * and do not fail the test. Helper h1's branch moves the CLIs to the public API; after merging
+ * it, empty this list (a listed file that has become clean fails the test, so the list cannot
+ * outlive its reason). */
+static const char *const KNOWN_API_ONLY_VIOLATORS[] = {
+    "src/cli/cli_limits.h",
+    "src/cli/tconv_import.c",
+    "src/cli/tconv_run.c",
+    "bench/bench_kernels.c",
+};
+#define N_KNOWN (sizeof KNOWN_API_ONLY_VIOLATORS / sizeof KNOWN_API_ONLY_VIOLATORS[0])
+
+/* Which rooms of src/ a room may include (besides itself and include/). */
+static const struct {
+    const char *room;
+    const char *may_include[4];
+} ROOM_ARROWS[] = {
+    {"ir", {NULL}},
+    {"importer", {"ir", NULL}},
+    {"passes", {"ir", NULL}},
+    {"runtime", {"ir", NULL}},
+    {"api", {"ir", "importer", "passes", "runtime"}},
+    {"include", {NULL}}, /* the public headers include only each other */
+};
+#define N_ROOMS (sizeof ROOM_ARROWS / sizeof ROOM_ARROWS[0])
+
+/* Calls that open or read a file; src/runtime gets its data from the caller. */
+static const char *const FILE_CALLS[] = {"fopen",   "freopen", "fdopen", "open",    "openat",
+                                         "opendir", "fread",   "fgets",  "getline", "mmap",
+                                         "stat",    "lstat",   "fstat",  "readdir", "fscanf"};
+#define N_FILE_CALLS (sizeof FILE_CALLS / sizeof FILE_CALLS[0])
+
+#define MAX_FILES 4096
+#define MAX_PATH 512
+
+typedef struct include {
+    int line;
+    char target[MAX_PATH]; /* as written */
+    bool quoted;
+    int to; /* index of the file it resolves to, -1: none in the tree */
+} include;
+
+typedef struct source_file {
+    char path[MAX_PATH]; /* relative to the root, e.g. "src/ir/graph.c" */
+    include *includes;
+    size_t n_includes, cap_includes;
+    bool known_violator, violated_api_only;
+} source_file;
+
+static source_file files[MAX_FILES];
+static size_t n_files;
+static const char *root;
+static int n_violations;
+
+static void violation(const source_file *f, int line, const char *rule, const char *fmt,
+                      const char *arg) {
+    printf("%s:%d: %s: ", f->path, line, rule);
+    printf(fmt, arg);
+    printf("\n");
+    n_violations++;
+}
+
+static bool has_prefix(const char *s, const char *prefix) {
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* .c and .h, and .def: X-macro lists (the op table) are included like headers. */
+static bool is_source(const char *name) {
+    size_t n = strlen(name);
+    if (n > 4 && !strcmp(name + n - 4, ".def"))
+        return true;
+    return n > 2 && name[n - 2] == '.' && (name[n - 1] == 'c' || name[n - 1] == 'h');
+}
+
+/* ---------------------------------------------------------------- finding and reading files */
+
+static void walk(const char *rel) {
+    char full[2 * MAX_PATH];
+    snprintf(full, sizeof full, "%s/%s", root, rel);
+    DIR *dir = opendir(full);
+    if (!dir)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char child[MAX_PATH];
+        if (snprintf(child, sizeof child, "%s/%s", rel, e->d_name) >= (int)sizeof child)
+            continue;
+        snprintf(full, sizeof full, "%s/%s", root, child);
+        struct stat st;
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            walk(child);
+        } else if (is_source(e->d_name) && n_files < MAX_FILES) {
+            snprintf(files[n_files++].path, MAX_PATH, "%s", child);
+        }
+    }
+    closedir(dir);
+}
+
+static int find_file(const char *path) {
+    for (size_t i = 0; i < n_files; i++) {
+        if (strcmp(files[i].path, path) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* "#include "x"" or "#include <x>" at the start of a line (blanks allowed around '#'). */
+static bool parse_include(const char *line, include *out) {
+    const char *p = line + strspn(line, " \t");
+    if (*p != '#')
+        return false;
+    p += 1 + strspn(p + 1, " \t");
+    if (strncmp(p, "include", 7) != 0)
+        return false;
+    p += 7 + strspn(p + 7, " \t");
+    if (*p != '"' && *p != '<')
+        return false;
+    char close = *p == '"' ? '"' : '>';
+    const char *end = strchr(p + 1, close);
+    if (!end || (size_t)(end - p - 1) >= sizeof out->target)
+        return false;
+    memcpy(out->target, p + 1, (size_t)(end - p - 1));
+    out->target[end - p - 1] = '\0';
+    out->quoted = close == '"';
+    return true;
+}
+
+static int resolve(const source_file *f, const include *inc) {
+    char candidate[2 * MAX_PATH];
+    if (inc->quoted) {
+        const char *slash = strrchr(f->path, '/');
+        int dir_len = slash ? (int)(slash - f->path) : 0;
+        snprintf(candidate, sizeof candidate, "%.*s/%s", dir_len, f->path, inc->target);
+        int i = find_file(candidate);
+        if (i >= 0)
+            return i;
+    }
+    const char *const search[] = {"src", "include"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(candidate, sizeof candidate, "%s/%s", search[k], inc->target);
+        int i = find_file(candidate);
+        if (i >= 0)
+            return i;
+    }
+    return -1;
+}
+
+static FILE *open_source(const source_file *f) {
+    char full[2 * MAX_PATH];
+    snprintf(full, sizeof full, "%s/%s", root, f->path);
+    return fopen(full, "r");
+}
+
+static void read_includes(source_file *f) {
+    FILE *in = open_source(f);
+    if (!in) {
+        violation(f, 0, "read", "%s", "cannot be read");
+        return;
+    }
+    char line[4096];
+    int number = 0;
+    include inc;
+    while (fgets(line, sizeof line, in)) {
+        number++;
+        if (!parse_include(line, &inc))
+            continue;
+        if (f->n_includes == f->cap_includes) {
+            f->cap_includes = f->cap_includes ? 2 * f->cap_includes : 8;
+            f->includes = realloc(f->includes, f->cap_includes * sizeof *f->includes);
+            if (!f->includes) {
+                fprintf(stderr, "out of memory\n");
+                exit(2);
+            }
+        }
+        inc.line = number;
+        inc.to = -1;
+        f->includes[f->n_includes++] = inc;
+    }
+    fclose(in);
+}
+
+/* ---------------------------------------------------------------- rule: cycle */
+
+static bool gone[MAX_FILES];
+
+/* Drops files that include no file still in play until none goes; what stays is on a cycle or
+ * leads to one. */
+static void prune_acyclic(void) {
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < n_files; i++) {
+            bool leads_on = false;
+            for (size_t k = 0; !gone[i] && k < files[i].n_includes; k++) {
+                int to = files[i].includes[k].to;
+                leads_on = leads_on || (to >= 0 && !gone[to]);
+            }
+            if (!gone[i] && !leads_on) {
+                gone[i] = true;
+                changed = true;
+            }
+        }
+    }
+}
+
+/* The include of f that leads to a file still in play (prune_acyclic leaves one to each). */
+static size_t next_include(const source_file *f) {
+    size_t k = 0;
+    while (f->includes[k].to < 0 || gone[f->includes[k].to])
+        k++;
+    return k;
+}
+
+/* Walking from a file still in play along includes of such files has to come back to a file
+ * it saw: that loop is printed, each arrow with its line, and leaves play. */
+static void check_cycles(void) {
+    static int seen_at[MAX_FILES], path_file[MAX_FILES], path_inc[MAX_FILES];
+    for (;;) {
+        prune_acyclic();
+        size_t start = 0;
+        while (start < n_files && gone[start])
+            start++;
+        if (start == n_files)
+            return;
+        memset(seen_at, -1, sizeof seen_at);
+        int depth = 0, at = (int)start;
+        while (seen_at[at] < 0) {
+            seen_at[at] = depth;
+            size_t k = next_include(&files[at]);
+            path_file[depth] = at;
+            path_inc[depth++] = (int)k;
+            at = files[at].includes[k].to;
+        }
+        int first = seen_at[at];
+        const source_file *f0 = &files[path_file[first]];
+        printf("%s:%d: cycle: ", f0->path, f0->includes[path_inc[first]].line);
+        for (int d = first; d < depth; d++) {
+            const source_file *f = &files[path_file[d]];
+            printf("%s:%d -> ", f->path, f->includes[path_inc[d]].line);
+            gone[path_file[d]] = true;
+        }
+        printf("%s\n", files[at].path);
+        n_violations++;
+    }
+}
+
+/* ---------------------------------------------------------------- rules on rooms */
+
+/* The room of a path: "ir" for src/ir/..., "include" for include/..., "bench", or "" */
+static void room_of(const char *path, char *room, size_t size) {
+    if (has_prefix(path, "src/")) {
+        const char *start = path + 4, *slash = strchr(start, '/');
+        snprintf(room, size, "%.*s", slash ? (int)(slash - start) : 0, start);
+    } else {
+        const char *slash = strchr(path, '/');
+        snprintf(room, size, "%.*s", slash ? (int)(slash - path) : 0, path);
+    }
+}
+
+static bool room_may_include(const char *from, const char *to) {
+    if (strcmp(from, to) == 0 || strcmp(to, "include") == 0)
+        return true;
+    for (size_t i = 0; i < N_ROOMS; i++) {
+        if (strcmp(ROOM_ARROWS[i].room, from) != 0)
+            continue;
+        for (size_t k = 0; k < 4 && ROOM_ARROWS[i].may_include[k]; k++) {
+            if (strcmp(ROOM_ARROWS[i].may_include[k], to) == 0)
+                return true;
+        }
+        return false;
+    }
+    return true; /* rooms without arrows of their own (cli) have their own rule */
+}
+
+static void check_include(source_file *f, const include *inc) {
+    char from[64], to[64];
+    room_of(f->path, from, sizeof from);
+    const char *target = inc->to >= 0 ? files[inc->to].path : NULL;
+    if (target)
+        room_of(target, to, sizeof to);
+    bool outside_tree = !target && inc->quoted; /* generated, or a typo */
+    if (strcmp(from, "runtime") == 0 && target &&
+        (has_prefix(target, "src/importer/") || has_prefix(target, "src/passes/")))
+        violation(f, inc->line, "runtime",
+                  "includes %s (the runtime needs neither the importer "
+                  "nor the passes)",
+                  target);
+    else if (target && !room_may_include(from, to))
+        violation(f, inc->line, "rooms", "includes %s against the arrows between rooms", target);
+    if (strcmp(from, "ir") == 0 &&
+        (outside_tree || (target && strcmp(to, "ir") != 0 && strcmp(to, "include") != 0)))
+        violation(f, inc->line, "ir", "includes \"%s\", outside src/ir and include/", inc->target);
+    bool api_only_room = strcmp(from, "cli") == 0 || strcmp(from, "bench") == 0;
+    if (api_only_room && (outside_tree || (target && !has_prefix(target, "include/tconv/") &&
+                                           strcmp(to, from) != 0))) {
+        f->violated_api_only = true;
+        if (f->known_violator)
+            printf("%s:%d: api-only: known, not counted: includes \"%s\"\n", f->path, inc->line,
+                   inc->target);
+        else
+            violation(f, inc->line, "api-only", "includes \"%s\", not a public tconv/ header",
+                      inc->target);
+    }
+}
+
+static void check_known_violators(void) {
+    for (size_t i = 0; i < N_KNOWN; i++) {
+        int k = find_file(KNOWN_API_ONLY_VIOLATORS[i]);
+        if (k < 0 || !files[k].violated_api_only)
+            printf("%s:0: api-only: listed as a known violator but %s: remove it from "
+                   "KNOWN_API_ONLY_VIOLATORS (tests/arch/arch_check.c)\n",
+                   KNOWN_API_ONLY_VIOLATORS[i], k < 0 ? "does not exist" : "is clean");
+        n_violations += k < 0 || !files[k].violated_api_only;
+    }
+}
+
+/* ---------------------------------------------------------------- rule: no-files */
+
+/* Blanks out comments, string and character literals of one line; *in_comment carries a
+ * block comment over lines. */
+static void strip_line(char *line, bool *in_comment) {
+    for (char *p = line; *p; p++) {
+        if (*in_comment) {
+            if (p[0] == '*' && p[1] == '/') {
+                *in_comment = false;
+                *p++ = ' ';
+            }
+            *p = ' ';
+        } else if (p[0] == '/' && p[1] == '*') {
+            *in_comment = true;
+            *p++ = ' ';
+            *p = ' ';
+        } else if (p[0] == '/' && p[1] == '/') {
+            *p = '\0';
+            return;
+        } else if (*p == '"' || *p == '\'') {
+            char quote = *p;
+            for (p++; *p && *p != quote; p++) {
+                if (*p == '\\' && p[1])
+                    *p++ = ' ';
+                *p = ' ';
+            }
+            if (!*p)
+                return;
+        }
+    }
+}
+
+static bool is_ident(char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* The file function called on this line, or NULL. */
+static const char *file_call(const char *line) {
+    for (size_t i = 0; i < N_FILE_CALLS; i++) {
+        size_t n = strlen(FILE_CALLS[i]);
+        for (const char *p = strstr(line, FILE_CALLS[i]); p; p = strstr(p + 1, FILE_CALLS[i])) {
+            const char *after = p + n;
+            while (*after == ' ' || *after == '\t')
+                after++;
+            if ((p == line || !is_ident(p[-1])) && !is_ident(p[n]) && *after == '(')
+                return FILE_CALLS[i];
+        }
+    }
+    return NULL;
+}
+
+static void check_reads_no_files(const source_file *f) {
+    FILE *in = open_source(f);
+    if (!in)
+        return;
+    char line[4096];
+    int number = 0;
+    bool in_comment = false;
+    while (fgets(line, sizeof line, in)) {
+        number++;
+        strip_line(line, &in_comment);
+        const char *call = file_call(line);
+        if (call)
+            violation(f, number, "no-files", "calls %s (the runtime reads no files)", call);
+    }
+    fclose(in);
+}
+
+/* ---------------------------------------------------------------- main */
+
+int main(int argc, char **argv) {
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: arch_check SOURCE_ROOT [MIN_FILES]\n");
+        return 2;
+    }
+    root = argv[1];
+    size_t min_files = argc == 3 ? (size_t)strtoul(argv[2], NULL, 10) : 100;
+    walk("src");
+    walk("include");
+    walk("bench");
+    size_t n_includes = 0, n_resolved = 0;
+    for (size_t i = 0; i < n_files; i++) {
+        read_includes(&files[i]);
+        for (size_t k = 0; k < N_KNOWN; k++)
+            files[i].known_violator |= strcmp(files[i].path, KNOWN_API_ONLY_VIOLATORS[k]) == 0;
+    }
+    for (size_t i = 0; i < n_files; i++) {
+        for (size_t k = 0; k < files[i].n_includes; k++) {
+            include *inc = &files[i].includes[k];
+            inc->to = resolve(&files[i], inc);
+            n_includes++;
+            n_resolved += inc->to >= 0;
+            check_include(&files[i], inc);
+        }
+        if (has_prefix(files[i].path, "src/runtime/"))
+            check_reads_no_files(&files[i]);
+    }
+    check_cycles();
+    check_known_violators();
+    printf("%zu files, %zu includes (%zu within the tree), %d violation(s)\n", n_files, n_includes,
+           n_resolved, n_violations);
+    if (n_files < min_files || n_resolved == 0) {
+        printf("%s: found %zu files, expected at least %zu: wrong root?\n", root, n_files,
+               min_files);
+        return 1;
+    }
+    for (size_t i = 0; i < n_files; i++)
+        free(files[i].includes);
+    return n_violations ? 1 : 0;
+}

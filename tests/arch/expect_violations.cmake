@@ -1,0 +1,24 @@
+# Runs arch_check on the fixture tree (violations/, every rule broken once) and checks that it
+# fails and reports each break with its file and line. Run with cmake -P and CHECKER, TREE.
+execute_process(COMMAND "${CHECKER}" "${TREE}" 5 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message("exit ${rc}\n${out}")
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "expected exit 1, got ${rc}")
+endif()
+set(expected
+    "src/ir/b.h:2: cycle: src/ir/b.h:2 -> src/ir/a.h:2 -> src/ir/b.h\n"
+    "src/runtime/r.c:5: runtime: includes src/importer/i.h"
+    "src/runtime/r.c:11: no-files: calls fopen"
+    "src/ir/c.c:2: rooms: includes src/passes/p.h"
+    "src/ir/c.c:2: ir: includes \"passes/p.h\""
+    "include/tconv/bad.h:2: rooms: includes src/ir/a.h"
+    "src/cli/tool.c:4: api-only: includes \"runtime/r.h\""
+    "bench/bench_x.c:2: api-only: includes \"ir/a.h\""
+    "11 files, 12 includes \\(10 within the tree\\)")
+# (Not checked here: the lines for KNOWN_API_ONLY_VIOLATORS, which the fixture lacks, so the
+# test holds while that list is emptied.)
+foreach(line IN LISTS expected)
+  if(NOT out MATCHES "${line}")
+    message(FATAL_ERROR "the report lacks '${line}'")
+  endif()
+endforeach()

@@ -1,0 +1,2 @@
+/* Fixture: a benchmark including the IR. */
+#include "ir/a.h"

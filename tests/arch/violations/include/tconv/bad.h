@@ -1,0 +1,2 @@
+/* Fixture: a public header including an internal one. */
+#include "ir/a.h"

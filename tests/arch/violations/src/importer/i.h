@@ -1,0 +1,1 @@
+/* Fixture: an importer header. */
