@@ -11,16 +11,24 @@ endif()
 
 run_step("original model against ONNX's result" "${RUN}" "${CASE_DIR}" ${tolerances})
 
+# Runs the converted model in WORK_DIR/<convention> on its data sets (already there), and
+# onnx.checker on it where python3-onnx exists.
+function(run_converted convention)
+  run_step("converted (--convention ${convention}) against the expected result" "${RUN}"
+           "${WORK_DIR}/${convention}" ${tolerances})
+  if(ONNX_CHECK)
+    run_step("onnx.checker (--convention ${convention})" /usr/bin/python3 "${ONNX_CHECK}"
+             "${WORK_DIR}/${convention}/model.onnx")
+  endif()
+endfunction()
+
 # --convention onnx (the default): ONNX's result, at every input size.
 file(MAKE_DIRECTORY "${WORK_DIR}/onnx")
 run_step("convert" "${IMPORT}" "${CASE_DIR}/model.onnx" -o "${WORK_DIR}/onnx/model.onnx")
 foreach(data_set ${data_sets})
   file(COPY "${data_set}" DESTINATION "${WORK_DIR}/onnx")
 endforeach()
-run_step("converted model against ONNX's result" "${RUN}" "${WORK_DIR}/onnx" ${tolerances})
-if(ONNX_CHECK)
-  run_step("onnx.checker on the converted model" /usr/bin/python3 "${ONNX_CHECK}" "${WORK_DIR}/onnx/model.onnx")
-endif()
+run_converted(onnx)
 
 if(ORT_FLAGS STREQUAL "-")
   return()
@@ -50,7 +58,4 @@ foreach(data_set ${data_sets})
   file(COPY "${data_set}/input_0.pb" DESTINATION "${WORK_DIR}/ort/${set_name}")
   file(COPY "${CASE_DIR}/ort_data_set_${k}/output_0.pb" DESTINATION "${WORK_DIR}/ort/${set_name}")
 endforeach()
-run_step("converted with --convention ort against onnxruntime 1.30's result" "${RUN}" "${WORK_DIR}/ort" ${tolerances})
-if(ONNX_CHECK)
-  run_step("onnx.checker on the model converted with --convention ort" /usr/bin/python3 "${ONNX_CHECK}" "${WORK_DIR}/ort/model.onnx")
-endif()
+run_converted(ort)
