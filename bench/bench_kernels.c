@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "bench_common.h"
-#include "runtime/gemm.h"
 
 typedef struct kernel_case {
     const char *name;
@@ -26,11 +25,8 @@ static void run_case(const kernel_case *kc, int threads, int runs) {
     printf(
         "{\"bench\": \"kernel\", \"case\": \"%s\", \"impl\": \"tconv\", \"isa\": \"%s\", "
         "\"threads\": %d, \"ms\": %.4f, \"gflops\": %.2f, \"load\": %.2f, \"others_cpu\": %.2f}\n",
-        kc->name,
-        tc_gemm_isa_name(tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512) ? TCONV_GEMM_ISA_AVX512
-                         : tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2) ? TCONV_GEMM_ISA_AVX2
-                                                                      : TCONV_GEMM_ISA_PORTABLE),
-        threads, ms, kc->flops / (ms * 1e6), bench_load(), bench_others_cpu());
+        kc->name, tconv_runtime_gemm_isa(), threads, ms, kc->flops / (ms * 1e6), bench_load(),
+        bench_others_cpu());
     fflush(stdout);
     tconv_runner_free(r);
     tconv_model_free(m);

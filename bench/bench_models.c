@@ -22,18 +22,9 @@ static double check_golden(const char *dir) {
     tconv_runner *r = bench_runner(m, 1);
     char path[8192];
     double worst = 0;
-    for (size_t i = 0; i < tconv_runner_input_count(r); i++) {
-        snprintf(path, sizeof path, "%s/test_data_set_0/input_%zu.pb", dir, i);
-        bench_check(tconv_runner_load_input(r, i, path), path, tconv_runner_last_error(r));
-    }
-    bench_check(tconv_runner_run(r), "golden run", tconv_runner_last_error(r));
-    for (size_t i = 0; i < tconv_runner_output_count(r); i++) {
-        double err = 0;
-        snprintf(path, sizeof path, "%s/test_data_set_0/output_%zu.pb", dir, i);
-        bench_check(tconv_runner_check_output(r, i, path, 1e-3, 1e-4, &err, NULL), path,
-                    tconv_runner_last_error(r));
-        worst = err > worst ? err : worst;
-    }
+    snprintf(path, sizeof path, "%s/test_data_set_0", dir);
+    bench_check(tconv_runner_run_data_set(r, path, 1e-3, 1e-4, &worst, NULL), path,
+                tconv_runner_last_error(r));
     tconv_runner_free(r);
     tconv_model_free(m);
     return worst;

@@ -93,6 +93,12 @@ tconv_status tconv_model_validate(tconv_model *model);
  * Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
 tconv_status tconv_model_format_ir(tconv_model *model, char **text);
 
+/* A summary of the model, what `tconv-import MODEL` prints: path, IR version, producer,
+ * opsets, node counts per op type, and every ConvTranspose (in all graphs) with its attributes,
+ * marked "-> rewrite" where the default policy changes it. On success *text is a NUL-terminated
+ * string the caller frees with tconv_free. Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
+tconv_status tconv_model_format_summary(tconv_model *model, char **text);
+
 /* ---------------------------------------------------------------- metadata and opsets */
 
 /* ir_version of the model; 0 when the field is absent (or model is NULL). */

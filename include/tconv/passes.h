@@ -116,12 +116,23 @@ const char *tconv_report_warning(const tconv_report *report, size_t index);
 size_t tconv_report_ops_before(const tconv_report *report, const char *op_type);
 size_t tconv_report_ops_after(const tconv_report *report, const char *op_type);
 
+/* The op types counted before or after: tconv_report_op_type_count of them, each once (those of
+ * the model before the pipeline, sorted, then those that only the result has). NULL when index
+ * is out of range. Strings owned by the report. */
+size_t tconv_report_op_type_count(const tconv_report *report);
+const char *tconv_report_op_type(const tconv_report *report, size_t index);
+
 /* The whole report as JSON, the format of `tconv-import --report`: {"model", "policy",
  * "convention", "rewritten": [...], "ops_before": {...}, "ops_after": {...}, "warnings": [...]}.
  * On success *json is a NUL-terminated string the caller frees with tconv_free.
  * Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM, TCONV_ERR_IO (no memory stream). */
 tconv_status tconv_report_to_json(const tconv_report *report, char **json);
 
+/* Writes tconv_report_to_json's text to `path`, atomically. On failure, when `message` is not
+ * NULL, the reason is written into message[0 .. message_size-1]. Errors: TCONV_ERR_USAGE,
+ * TCONV_ERR_IO, TCONV_ERR_NOMEM. */
+tconv_status tconv_report_write_file(const tconv_report *report, const char *path, char *message,
+                                     size_t message_size);
 /* NULL is ignored. */
 void tconv_report_free(tconv_report *report);
 

@@ -27,6 +27,7 @@ extern "C" {
 #endif
 
 typedef struct tconv_runner tconv_runner;
+typedef struct tconv_report tconv_report;
 typedef struct tconv_comparison tconv_comparison;
 typedef struct tconv_threadpool tconv_threadpool;
 
@@ -60,6 +61,15 @@ int tconv_threadpool_thread_count(const tconv_threadpool *pool);
  * named), TCONV_ERR_LIMIT (the planned memory exceeds the limit), TCONV_ERR_INVALID,
  * TCONV_ERR_NOMEM. */
 tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tconv_runner **out);
+/* tconv_runner_new with the two choices that shape the plan:
+ * - convention: whose pad split ConvTranspose uses for auto_pad SAME_UPPER/SAME_LOWER
+ *   (TCONV_CONVENTION_ONNX: the spec; ORT / ORT_LEGACY: onnxruntime's, as the legalization's
+ *   convention), so a rewrite made for a backend can be run beside its original;
+ * - fused: true lets the runtime compute ConvTranspose -> Slice -> Pad -> Add in one call (what
+ *   tconv_runner_new does); false runs every node as written, as a backend would (a proof).
+ * Errors: those of tconv_runner_new, and TCONV_ERR_USAGE for a convention outside the enum. */
+tconv_status tconv_runner_new_with(tconv_model *model, const tconv_limits *limits,
+                                   tconv_convention convention, bool fused, tconv_runner **out);
 /* Frees the runner with its inputs and outputs. NULL is ignored. */
 void tconv_runner_free(tconv_runner *runner);
 
@@ -128,6 +138,64 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
                                        const char *expected_pb_path, double rtol, double atol,
                                        double *max_abs_err, double *max_rel_err);
 
+/* Sum and sum of |x| of output `index` of the last run, as doubles: the checksum `tconv-run
+ * MODEL` prints. Errors: TCONV_ERR_USAGE (no such output, no run yet, a NULL pointer). */
+tconv_status tconv_runner_output_checksum(tconv_runner *runner, size_t index, double *sum,
+                                          double *abs_sum);
+
+/* The matrix-multiply instruction set the runtime's kernels use on this machine ("avx512",
+ * "avx2" or "portable"). A static string. */
+const char *tconv_runtime_gemm_isa(void);
+
+/* The ops of `model` (all graphs) that the runtime has no kernel for at the model's opset, each
+ * once with its count: *count of them, and *text "ConstantOfShape x2, Split x1" (free it with
+ * tconv_free; "" when none). Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
+tconv_status tconv_runtime_missing_ops(tconv_model *model, size_t *count, char **text);
+
+/* ---------------------------------------------------------------- ONNX test data */
+
+/* An ONNX test directory: DIR/model.onnx and the data sets DIR/test_data_set_N, each with
+ * input_0.pb, input_1.pb, ... (the graph inputs that take data, in order) and output_0.pb, ...
+ * (the expected graph outputs), as ONNX's node tests and `tconv-run DIR` use them.
+ *
+ *   tconv_runner_load_data_set(r, set);    inputs from the set's input_N.pb
+ *   tconv_runner_run(r);
+ *   tconv_runner_check_data_set(r, set, rtol, atol, &abs_err, &rel_err);
+ *
+ * or tconv_runner_run_data_set for the three at once. */
+typedef struct tconv_test_dir tconv_test_dir;
+
+/* Lists the test_data_set_* folders of `dir` (sorted by their number). On success *out is the
+ * listing; free it with tconv_test_dir_free. On failure *out is NULL and, when `message` is not
+ * NULL, the reason is written into message[0 .. message_size-1]. Errors: TCONV_ERR_USAGE (NULL
+ * arguments, no test_data_set_* folder), TCONV_ERR_IO (dir cannot be read), TCONV_ERR_NOMEM. */
+tconv_status tconv_test_dir_open(const char *dir, tconv_test_dir **out, char *message,
+                                 size_t message_size);
+/* NULL is ignored. */
+void tconv_test_dir_free(tconv_test_dir *test_dir);
+/* DIR/model.onnx (trailing slashes of DIR dropped); owned by the listing. */
+const char *tconv_test_dir_model_path(const tconv_test_dir *test_dir);
+/* The data sets: count, and the path DIR/test_data_set_N of set `index` (NULL when out of
+ * range); owned by the listing. */
+size_t tconv_test_dir_data_set_count(const tconv_test_dir *test_dir);
+const char *tconv_test_dir_data_set(const tconv_test_dir *test_dir, size_t index);
+
+/* Sets every input from data_set_dir/input_N.pb. Errors: TCONV_ERR_INVALID (the set has not
+ * one file per input), TCONV_ERR_IO, TCONV_ERR_PARSE, TCONV_ERR_UNSUPPORTED, TCONV_ERR_USAGE,
+ * TCONV_ERR_NOMEM; the message names the file. */
+tconv_status tconv_runner_load_data_set(tconv_runner *runner, const char *data_set_dir);
+/* Compares every output of the last run with data_set_dir/output_N.pb, as
+ * tconv_runner_check_output; *max_abs_err and *max_rel_err (may be NULL) get the largest errors
+ * over all outputs. Errors: TCONV_ERR_MISMATCH (the message names the first output that differs,
+ * or says that the set has not one file per output), TCONV_ERR_USAGE (no run yet),
+ * TCONV_ERR_IO, TCONV_ERR_PARSE, TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_check_data_set(tconv_runner *runner, const char *data_set_dir,
+                                         double rtol, double atol, double *max_abs_err,
+                                         double *max_rel_err);
+/* Load, run and check one data set. Errors: those of the three calls. */
+tconv_status tconv_runner_run_data_set(tconv_runner *runner, const char *data_set_dir, double rtol,
+                                       double atol, double *max_abs_err, double *max_rel_err);
+
 /* ---------------------------------------------------------------- comparing two models */
 
 /* A comparison with tconv-import's --check defaults: 1 run, seed 1, rtol 1e-4, atol 1e-5.
@@ -148,6 +216,11 @@ tconv_status tconv_comparison_set_seed(tconv_comparison *comparison, uint64_t se
 tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double rtol, double atol);
 /* The runtime limits (threads, memory) for the models' runs; copied, NULL: the defaults. */
 tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tconv_limits *limits);
+/* The ConvTranspose convention both models run under (TCONV_CONVENTION_ONNX by default): the
+ * one the rewrite was made for, so that both sides mean the same. Comparisons always run the
+ * graphs as written (unfused). Errors: TCONV_ERR_USAGE (a value outside the enum). */
+tconv_status tconv_comparison_set_convention(tconv_comparison *comparison,
+                                             tconv_convention convention);
 /* A value for symbolic input dim `name` (copied), as tconv_runner_bind_dim. */
 tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char *name,
                                        int64_t value);
@@ -161,6 +234,41 @@ tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char 
  * changed. */
 tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *reference,
                                   tconv_model *candidate);
+
+/* ---------------------------------------------------------------- proving each rewrite alone */
+
+/* The local proof: for every rewrite in `report` (what tconv_pipeline_run made of `original`,
+ * giving `rewritten`), the original node alone against the nodes that replaced it alone, as two
+ * small models whose inputs are the node's inputs (initializers copied, the others with the
+ * shapes shape inference gave them in `rewritten`), on the comparison's seeded runs, in the
+ * node's dtype. No other op of the model is involved, so a model with ops the runtime lacks can
+ * still be proven rewrite by rewrite. An input dim that is not static is tried at its bound
+ * value (tconv_comparison_bind_dim; 3 when unbound) and at the two sizes above it.
+ * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. Another status: some
+ * rewrite could not be proven (the node is in a subgraph, an input of unknown rank, ...); the
+ * message names the node. Per-rewrite results below, in the report's order. */
+tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_model *original,
+                                           tconv_model *rewritten, const tconv_report *report);
+/* Per rewrite of the last tconv_comparison_run_rewrites: the node's name, the input shapes tried
+ * ("x[1,8,5,7]; x[1,8,6,8]"), the runs made, the largest errors, whether it was proven, and
+ * why not (NULL when proven). Strings owned by the comparison. 0 / NULL / false out of range. */
+size_t tconv_comparison_rewrite_count(const tconv_comparison *comparison);
+const char *tconv_comparison_rewrite_node(const tconv_comparison *comparison, size_t index);
+const char *tconv_comparison_rewrite_sizes(const tconv_comparison *comparison, size_t index);
+size_t tconv_comparison_rewrite_runs(const tconv_comparison *comparison, size_t index);
+double tconv_comparison_rewrite_max_abs_error(const tconv_comparison *comparison, size_t index);
+double tconv_comparison_rewrite_max_rel_error(const tconv_comparison *comparison, size_t index);
+bool tconv_comparison_rewrite_proven(const tconv_comparison *comparison, size_t index);
+const char *tconv_comparison_rewrite_failure(const tconv_comparison *comparison, size_t index);
+/* The proof as JSON, for `tconv-import --report`: {"rewrites": [{"node", "proven", "sizes",
+ * "runs", "max_abs_err", "max_rel_err", "failure"}...], "whole_model": {"status", "reason",
+ * "outputs": [{"name", "max_abs_err", "max_rel_err", "ok"}...]}} with the caller's whole-model
+ * status ("proven", "skipped", "mismatch") and reason (NULL: none); outputs are those of the last
+ * tconv_comparison_run. On success *json is NUL-terminated; free it with tconv_free. Errors:
+ * TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
+tconv_status tconv_comparison_proof_json(const tconv_comparison *comparison,
+                                         const char *whole_status, const char *whole_reason,
+                                         char **json);
 
 /* Per-output results of the last run (in the reference's output order): name (owned by the
  * comparison), the largest absolute and relative errors over all runs, whether every run was

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/strbuf.h"
+
 #define MAX_RUNS 1000000
 
 typedef struct output_result {
@@ -15,6 +17,16 @@ typedef struct output_result {
     char *failure; /* malloc'd first failure; NULL while it matches */
 } output_result;
 
+/* The local proof of one rewrite (tconv_comparison_run_rewrites). */
+typedef struct rewrite_result {
+    char *node;    /* malloc'd */
+    char *sizes;   /* malloc'd: the input shapes tried, "x[1,8,5,7]; x[2,8,6,8]" */
+    char *failure; /* malloc'd; NULL when proven */
+    size_t runs;
+    double max_abs, max_rel;
+    bool proven;
+} rewrite_result;
+
 struct tconv_comparison {
     size_t runs;
     uint64_t seed;
@@ -23,6 +35,8 @@ struct tconv_comparison {
     tc_api_dims dims;
     output_result *results;
     size_t n_results;
+    rewrite_result *rewrites;
+    size_t n_rewrites;
     tc_error last_error;
 };
 
@@ -46,6 +60,7 @@ tconv_status tconv_comparison_new(tconv_comparison **out) {
     (*out)->rtol = 1e-4;
     (*out)->atol = 1e-5;
     tc_api_session_options(NULL, &(*out)->session);
+    (*out)->session.unfused = true; /* a proof runs the graphs as written */
     return TCONV_OK;
 }
 
@@ -59,10 +74,22 @@ static void free_results(tconv_comparison *c) {
     c->n_results = 0;
 }
 
+static void free_rewrites(tconv_comparison *c) {
+    for (size_t i = 0; i < c->n_rewrites; i++) {
+        free(c->rewrites[i].node);
+        free(c->rewrites[i].sizes);
+        free(c->rewrites[i].failure);
+    }
+    free(c->rewrites);
+    c->rewrites = NULL;
+    c->n_rewrites = 0;
+}
+
 void tconv_comparison_free(tconv_comparison *comparison) {
     if (!comparison)
         return;
     free_results(comparison);
+    free_rewrites(comparison);
     tc_api_dims_free(&comparison->dims);
     free(comparison);
 }
@@ -107,7 +134,22 @@ tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tco
     if (!comparison)
         return TCONV_ERR_USAGE;
     tc_error_clear(&comparison->last_error);
+    tconv_convention convention = comparison->session.convention;
     tc_api_session_options(limits, &comparison->session);
+    comparison->session.unfused = true;
+    comparison->session.convention = convention;
+    return TCONV_OK;
+}
+
+tconv_status tconv_comparison_set_convention(tconv_comparison *comparison,
+                                             tconv_convention convention) {
+    if (!comparison)
+        return TCONV_ERR_USAGE;
+    tc_error_clear(&comparison->last_error);
+    if ((unsigned)convention > (unsigned)TCONV_CONVENTION_ORT_LEGACY)
+        return tc_error_set(&comparison->last_error, TCONV_ERR_USAGE, "unknown convention %d",
+                            (int)convention);
+    comparison->session.convention = convention;
     return TCONV_OK;
 }
 
@@ -275,4 +317,261 @@ bool tconv_comparison_output_matches(const tconv_comparison *comparison, size_t 
 const char *tconv_comparison_output_failure(const tconv_comparison *comparison, size_t index) {
     const output_result *r = result_at(comparison, index);
     return r ? r->failure : NULL;
+}
+
+/* ---------------------------------------------------------------- local proofs */
+
+/* The dim names of the small model's inputs (each once). */
+static size_t input_params(const tconv_model *m, const char **params, size_t cap) {
+    size_t n = 0;
+    for (size_t i = 0; i < m->graph->n_inputs; i++) {
+        const tc_type *t = &m->graph->inputs[i].value->type;
+        for (int a = 0; a < t->rank; a++) {
+            bool seen = t->dims[a].kind != TCONV_DIM_SYMBOLIC;
+            for (size_t k = 0; k < n && !seen; k++)
+                seen = strcmp(params[k], t->dims[a].param) == 0;
+            if (!seen && n < cap)
+                params[n++] = t->dims[a].param;
+        }
+    }
+    return n;
+}
+
+static int64_t bound_value(const tc_api_dims *dims, const char *name, int64_t fallback) {
+    for (size_t i = 0; i < dims->count; i++) {
+        if (strcmp(dims->items[i].name, name) == 0)
+            return dims->items[i].value;
+    }
+    return fallback;
+}
+
+/* Appends "; x[1,8,5,7]" for every data input of the small model under `dims`. */
+static void describe_sizes(const tconv_model *m, const tc_api_dims *dims, tc_strbuf *out) {
+    for (size_t i = 0; i < m->graph->n_inputs; i++) {
+        const tconv_value *v = m->graph->inputs[i].value;
+        if (v->initializer)
+            continue;
+        tc_strbuf_appendf(out, "%s%s[", out->len ? "; " : "", v->name);
+        for (int a = 0; a < v->type.rank; a++) {
+            const tc_dim *d = &v->type.dims[a];
+            tc_strbuf_appendf(out, "%s%lld", a ? "," : "",
+                              (long long)(d->kind == TCONV_DIM_STATIC
+                                              ? d->value
+                                              : bound_value(dims, d->param, 0)));
+        }
+        tc_strbuf_append(out, "]");
+    }
+}
+
+#define LOCAL_DEFAULT_SIZE 3
+#define LOCAL_VARIANTS 3
+
+/* One size variant: every dynamic dim at its bound value (or LOCAL_DEFAULT_SIZE) + `step`. */
+static tconv_status bind_variant(const tconv_comparison *c, const char *const *params,
+                                 size_t n_params, int64_t step, tc_api_dims *out, tc_error *err) {
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < c->dims.count; i++)
+        st = tc_api_dims_bind(out, c->dims.items[i].name, c->dims.items[i].value, err);
+    for (size_t i = 0; st == TCONV_OK && i < n_params; i++)
+        st = tc_api_dims_bind(out, params[i],
+                              bound_value(&c->dims, params[i], LOCAL_DEFAULT_SIZE) + step, err);
+    return st;
+}
+
+/* Runs the two small models under each size variant with the comparison's settings. */
+static tconv_status prove_sizes(const tconv_comparison *c, tconv_model *before, tconv_model *after,
+                                rewrite_result *r, tc_strbuf *sizes, tc_error *err) {
+    const char *params[TCONV_MAX_RANK * 8];
+    size_t n_params = input_params(before, params, sizeof params / sizeof params[0]);
+    size_t variants = n_params ? LOCAL_VARIANTS : 1;
+    tconv_status st = TCONV_OK;
+    for (size_t k = 0; st == TCONV_OK && k < variants; k++) {
+        tconv_comparison tmp = *c;
+        tmp.results = NULL;
+        tmp.n_results = 0;
+        tmp.rewrites = NULL;
+        tmp.n_rewrites = 0;
+        memset(&tmp.dims, 0, sizeof tmp.dims);
+        st = bind_variant(c, params, n_params, (int64_t)k, &tmp.dims, err);
+        if (st == TCONV_OK)
+            describe_sizes(before, &tmp.dims, sizes);
+        if (st == TCONV_OK)
+            st = tconv_comparison_run(&tmp, before, after);
+        for (size_t i = 0; i < tmp.n_results; i++) {
+            r->max_abs = tmp.results[i].max_abs > r->max_abs ? tmp.results[i].max_abs : r->max_abs;
+            r->max_rel = tmp.results[i].max_rel > r->max_rel ? tmp.results[i].max_rel : r->max_rel;
+        }
+        r->runs += st == TCONV_OK || st == TCONV_ERR_MISMATCH ? c->runs : 0;
+        if (st != TCONV_OK && tmp.last_error.status != TCONV_OK)
+            *err = tmp.last_error;
+        free_results(&tmp);
+        tc_api_dims_free(&tmp.dims);
+    }
+    return st;
+}
+
+static tconv_status prove_one(const tconv_comparison *c, tconv_model *original,
+                              tconv_model *rewritten, const tc_rewrite_record *rec,
+                              rewrite_result *r) {
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_model *before = NULL, *after = NULL;
+    tc_strbuf sizes;
+    tc_strbuf_init(&sizes);
+    if (!(r->node = strdup(rec->node)))
+        return TCONV_ERR_NOMEM;
+    tconv_status st = tc_api_extract_rewrite(original, rewritten, rec, &before, &after, &err);
+    if (st == TCONV_OK)
+        st = prove_sizes(c, before, after, r, &sizes, &err);
+    r->proven = st == TCONV_OK;
+    r->sizes = tc_strbuf_take(&sizes);
+    if (st != TCONV_OK &&
+        !(r->failure = strdup(err.message[0] ? err.message : tconv_status_name(st))))
+        st = TCONV_ERR_NOMEM;
+    tconv_model_free(before);
+    tconv_model_free(after);
+    return st;
+}
+
+tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_model *original,
+                                           tconv_model *rewritten, const tconv_report *report) {
+    if (!comparison)
+        return TCONV_ERR_USAGE;
+    tc_error *err = &comparison->last_error;
+    tc_error_clear(err);
+    free_rewrites(comparison);
+    if (!original || !rewritten || !report)
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "tconv_comparison_run_rewrites: a model or the report is NULL");
+    size_t n = report->rewrites.count;
+    comparison->rewrites = calloc(n + 1, sizeof *comparison->rewrites);
+    if (!comparison->rewrites)
+        return tc_error_nomem(err, "proof results");
+    comparison->n_rewrites = n;
+    tconv_status worst = TCONV_OK;
+    for (size_t i = 0; i < n; i++) {
+        rewrite_result *r = &comparison->rewrites[i];
+        tconv_status st =
+            prove_one(comparison, original, rewritten, &report->rewrites.records[i], r);
+        if (st == TCONV_ERR_NOMEM)
+            return tc_error_nomem(err, "a local proof");
+        if (st != TCONV_OK && (worst == TCONV_OK || st == TCONV_ERR_MISMATCH) &&
+            worst != TCONV_ERR_MISMATCH) {
+            worst = st;
+            tc_error_set(err, st, "node '%s': %s", r->node, r->failure);
+        }
+    }
+    return worst;
+}
+
+static const rewrite_result *rewrite_at(const tconv_comparison *c, size_t index) {
+    return c && index < c->n_rewrites ? &c->rewrites[index] : NULL;
+}
+
+size_t tconv_comparison_rewrite_count(const tconv_comparison *comparison) {
+    return comparison ? comparison->n_rewrites : 0;
+}
+
+const char *tconv_comparison_rewrite_node(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->node : NULL;
+}
+
+const char *tconv_comparison_rewrite_sizes(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->sizes : NULL;
+}
+
+size_t tconv_comparison_rewrite_runs(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->runs : 0;
+}
+
+double tconv_comparison_rewrite_max_abs_error(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->max_abs : 0.0;
+}
+
+double tconv_comparison_rewrite_max_rel_error(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->max_rel : 0.0;
+}
+
+bool tconv_comparison_rewrite_proven(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r && r->proven;
+}
+
+const char *tconv_comparison_rewrite_failure(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->failure : NULL;
+}
+
+/* ---------------------------------------------------------------- the proof as JSON */
+
+static void json_string(tc_strbuf *sb, const char *s) {
+    if (s)
+        tc_strbuf_append_json_string(sb, s, strlen(s));
+    else
+        tc_strbuf_append(sb, "null");
+}
+
+/* JSON has no NaN or infinity: an error that is not finite is written as null. */
+static void json_number(tc_strbuf *sb, double v) {
+    if (v == v && v - v == 0)
+        tc_strbuf_appendf(sb, "%.17g", v);
+    else
+        tc_strbuf_append(sb, "null");
+}
+
+static void rewrite_json(tc_strbuf *sb, const rewrite_result *r) {
+    tc_strbuf_append(sb, "{\"node\": ");
+    json_string(sb, r->node);
+    tc_strbuf_appendf(sb, ", \"proven\": %s, \"sizes\": ", r->proven ? "true" : "false");
+    json_string(sb, r->sizes);
+    tc_strbuf_appendf(sb, ", \"runs\": %zu, \"max_abs_err\": ", r->runs);
+    json_number(sb, r->max_abs);
+    tc_strbuf_append(sb, ", \"max_rel_err\": ");
+    json_number(sb, r->max_rel);
+    tc_strbuf_append(sb, ", \"failure\": ");
+    json_string(sb, r->failure);
+    tc_strbuf_append(sb, "}");
+}
+
+static void output_json(tc_strbuf *sb, const output_result *o) {
+    tc_strbuf_append(sb, "{\"name\": ");
+    json_string(sb, o->name);
+    tc_strbuf_append(sb, ", \"max_abs_err\": ");
+    json_number(sb, o->max_abs);
+    tc_strbuf_append(sb, ", \"max_rel_err\": ");
+    json_number(sb, o->max_rel);
+    tc_strbuf_appendf(sb, ", \"ok\": %s}", o->failed ? "false" : "true");
+}
+
+tconv_status tconv_comparison_proof_json(const tconv_comparison *comparison,
+                                         const char *whole_status, const char *whole_reason,
+                                         char **json) {
+    if (json)
+        *json = NULL;
+    if (!comparison || !whole_status || !json)
+        return TCONV_ERR_USAGE;
+    tc_strbuf sb;
+    tc_strbuf_init(&sb);
+    tc_strbuf_append(&sb, "{\"rewrites\": [");
+    for (size_t i = 0; i < comparison->n_rewrites; i++) {
+        tc_strbuf_append(&sb, i ? ",\n    " : "\n    ");
+        rewrite_json(&sb, &comparison->rewrites[i]);
+    }
+    tc_strbuf_append(&sb, "],\n  \"whole_model\": {\"status\": ");
+    json_string(&sb, whole_status);
+    tc_strbuf_append(&sb, ", \"reason\": ");
+    json_string(&sb, whole_reason);
+    tc_strbuf_append(&sb, ", \"outputs\": [");
+    for (size_t i = 0; i < comparison->n_results; i++) {
+        tc_strbuf_append(&sb, i ? ", " : "");
+        output_json(&sb, &comparison->results[i]);
+    }
+    tc_strbuf_append(&sb, "]}}");
+    *json = tc_strbuf_take(&sb);
+    return *json ? TCONV_OK : TCONV_ERR_NOMEM;
 }

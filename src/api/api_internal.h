@@ -19,6 +19,19 @@ typedef struct tc_api_dims {
     size_t count, cap;
 } tc_api_dims;
 
+/* A runner (tconv/runtime.h): a session of the runtime plus the inputs and outputs of its last
+ * run. Shared by api_runtime.c and api_data_set.c. */
+struct tconv_runner {
+    tconv_model *model;
+    tc_session *session;
+    size_t n_inputs, n_outputs;
+    tc_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
+    tc_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
+    bool has_run;
+    tc_api_dims dims;
+    tc_error last_error;
+};
+
 /* The importer's and the runtime's options a tconv_limits stands for (defaults when NULL). */
 void tc_api_load_options(const tconv_limits *limits, tc_load_options *out);
 void tc_api_session_options(const tconv_limits *limits, tc_session_options *out);
@@ -41,6 +54,16 @@ struct tconv_report {
     tconv_policy policy;
     tconv_convention convention;
 };
+
+/* The local proof's two small models for one rewrite (api_proof.c): the original node alone
+ * (`before`) and the chain that replaced it (`after`), with the same inputs: the node's data
+ * inputs typed as in `rewritten` (every dim that is not static symbolic, named), its
+ * initializers copied. The models borrow attributes from `original` and `rewritten`, which must
+ * outlive them. Errors: TCONV_ERR_UNSUPPORTED (the node is not in the main graph, an input of
+ * unknown shape), TCONV_ERR_INVALID, TCONV_ERR_NOMEM. */
+tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritten,
+                                    const tc_rewrite_record *rec, tconv_model **before,
+                                    tconv_model **after, tc_error *err);
 
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
 tconv_report *tc_api_report_new(void);

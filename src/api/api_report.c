@@ -2,6 +2,7 @@
 #include "api/api_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 tconv_report *tc_api_report_new(void) {
     tconv_report *r = calloc(1, sizeof *r);
@@ -75,4 +76,44 @@ tconv_status tconv_report_to_json(const tconv_report *report, char **json) {
     if (!report || !json)
         return TCONV_ERR_USAGE;
     return tc_api_capture_text(write_report_json, report, json);
+}
+
+/* The op types of before, then those only after (each list is sorted). */
+size_t tconv_report_op_type_count(const tconv_report *report) {
+    if (!report)
+        return 0;
+    size_t n = report->before.count;
+    for (size_t i = 0; i < report->after.count; i++)
+        n += tc_op_counts_get(&report->before, report->after.items[i].op_type) == 0;
+    return n;
+}
+
+const char *tconv_report_op_type(const tconv_report *report, size_t index) {
+    if (!report)
+        return NULL;
+    if (index < report->before.count)
+        return report->before.items[index].op_type;
+    index -= report->before.count;
+    for (size_t i = 0; i < report->after.count; i++) {
+        const char *op = report->after.items[i].op_type;
+        if (tc_op_counts_get(&report->before, op) == 0 && index-- == 0)
+            return op;
+    }
+    return NULL;
+}
+
+tconv_status tconv_report_write_file(const tconv_report *report, const char *path, char *message,
+                                     size_t message_size) {
+    tc_error err;
+    tc_error_clear(&err);
+    char *json = NULL;
+    tconv_status st = report && path ? tconv_report_to_json(report, &json) : TCONV_ERR_USAGE;
+    if (st == TCONV_OK)
+        st = tc_write_file_atomic(path, json, strlen(json), &err);
+    else
+        tc_error_set(&err, st, "%s: cannot write the report (%s)", path ? path : "(null)",
+                     tconv_status_name(st));
+    tconv_free(json);
+    tc_api_copy_message(message, message_size, err.message);
+    return st;
 }

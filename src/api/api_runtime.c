@@ -17,17 +17,6 @@ tconv_status tc_api_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error
     return st;
 }
 
-struct tconv_runner {
-    tconv_model *model;
-    tc_session *session;
-    size_t n_inputs, n_outputs;
-    tc_rt_tensor *inputs;  /* n_inputs; an input is set when it has a dtype */
-    tc_rt_tensor *outputs; /* n_outputs; filled by the last successful run */
-    bool has_run;
-    tc_api_dims dims;
-    tc_error last_error;
-};
-
 /* ---------------------------------------------------------------- dim bindings */
 
 tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err) {
@@ -84,12 +73,19 @@ void tconv_runner_free(tconv_runner *runner) {
 }
 
 tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tconv_runner **out) {
+    return tconv_runner_new_with(model, limits, TCONV_CONVENTION_ONNX, true, out);
+}
+
+tconv_status tconv_runner_new_with(tconv_model *model, const tconv_limits *limits,
+                                   tconv_convention convention, bool fused, tconv_runner **out) {
     if (out)
         *out = NULL;
     if (!model)
         return TCONV_ERR_USAGE;
     if (!out)
         return tc_api_usage(model, "tconv_runner_new: out is NULL");
+    if ((unsigned)convention > (unsigned)TCONV_CONVENTION_ORT_LEGACY)
+        return tc_api_usage(model, "tconv_runner_new_with: unknown convention %d", (int)convention);
     tc_error *err = tc_api_begin(model);
     tconv_runner *r = calloc(1, sizeof *r);
     if (!r)
@@ -97,6 +93,8 @@ tconv_status tconv_runner_new(tconv_model *model, const tconv_limits *limits, tc
     r->model = model;
     tc_session_options options;
     tc_api_session_options(limits, &options);
+    options.convention = convention;
+    options.unfused = !fused;
     tconv_status st = tc_session_create(model, &options, &r->session, err);
     if (st == TCONV_OK) {
         r->n_inputs = tc_session_input_count(r->session);

@@ -1,5 +1,5 @@
 /* Limit options of the command-line tools (cli_limits.h). */
-#include "cli/cli_limits.h"
+#include "cli_limits.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -26,36 +26,30 @@ static const limit_option OPTIONS[] = {
 #define N_OPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
 
 void tc_cli_limits_init(tc_cli_limits *limits) {
-    tc_load_options_init(&limits->load);
-    tc_session_options so;
-    tc_session_options_init(&so);
-    limits->max_memory_bytes = so.max_memory_bytes;
+    limits->limits = NULL;
+    tconv_limits_new(&limits->limits);
 }
 
-static size_t mb_to_bytes(uint64_t mb) {
-    if (mb > SIZE_MAX / MIB)
-        return SIZE_MAX;
-    return (size_t)(mb * MIB);
+void tc_cli_limits_free(tc_cli_limits *limits) {
+    tconv_limits_free(limits->limits);
+    limits->limits = NULL;
+}
+
+/* The limit each option sets, in OPTIONS order. */
+static const tconv_limit LIMIT_OF[] = {TCONV_LIMIT_FILE_BYTES, TCONV_LIMIT_TENSOR_BYTES,
+                                       TCONV_LIMIT_MEMORY_BYTES, TCONV_LIMIT_GRAPH_DEPTH,
+                                       TCONV_LIMIT_NODES};
+
+static uint64_t mb_to_bytes(uint64_t mb) {
+    return mb > SIZE_MAX / MIB ? SIZE_MAX : mb * MIB;
 }
 
 static void store(tc_cli_limits *limits, size_t index, uint64_t value) {
-    switch (index) {
-    case 0:
-        limits->load.max_file_bytes = mb_to_bytes(value);
-        break;
-    case 1:
-        limits->load.max_tensor_bytes = mb_to_bytes(value);
-        break;
-    case 2:
-        limits->max_memory_bytes = mb_to_bytes(value);
-        break;
-    case 3:
-        limits->load.max_graph_depth = (int)value;
-        break;
-    default:
-        limits->load.max_nodes = value > SIZE_MAX ? SIZE_MAX : (size_t)value;
-        break;
-    }
+    if (OPTIONS[index].kind == LIMIT_MB)
+        value = mb_to_bytes(value);
+    else if (value > SIZE_MAX)
+        value = SIZE_MAX;
+    tconv_limits_set(limits->limits, LIMIT_OF[index], value);
 }
 
 static bool parse_u64(const char *text, uint64_t max, uint64_t *out) {
@@ -104,28 +98,26 @@ int tc_cli_limits_parse(tc_cli_limits *limits, const char *prog, int argc, char 
     return 1;
 }
 
-static void print_size(FILE *out, size_t bytes) {
+static void print_size(FILE *out, uint64_t bytes) {
     if (bytes == 0)
         fputs("none", out);
-    else if (bytes == SIZE_MAX)
+    else if (bytes >= SIZE_MAX)
         fputs("max", out);
     else
-        fprintf(out, "%zu", (size_t)(bytes / MIB));
+        fprintf(out, "%llu", (unsigned long long)(bytes / MIB));
 }
 
 void tc_cli_limits_usage(FILE *out) {
-    tc_cli_limits d;
-    tc_cli_limits_init(&d);
     fputs("Limits for untrusted models (0 turns a size or count limit off):\n", out);
-    fprintf(out, "  %-22s %s (default ", OPTIONS[0].name, OPTIONS[0].help);
-    print_size(out, d.load.max_file_bytes);
-    fprintf(out, ")\n  %-22s %s (default ", OPTIONS[1].name, OPTIONS[1].help);
-    print_size(out, d.load.max_tensor_bytes);
-    fprintf(out, ")\n  %-22s %s (default ", OPTIONS[2].name, OPTIONS[2].help);
-    print_size(out, d.max_memory_bytes);
-    fprintf(out, ")\n  %-22s %s (default %d)\n", OPTIONS[3].name, OPTIONS[3].help,
-            d.load.max_graph_depth);
-    fprintf(out, "  %-22s %s (default %zu)\n", OPTIONS[4].name, OPTIONS[4].help, d.load.max_nodes);
+    for (size_t k = 0; k < N_OPTIONS; k++) {
+        uint64_t d = tconv_limits_get(NULL, LIMIT_OF[k]);
+        fprintf(out, "  %-22s %s (default ", OPTIONS[k].name, OPTIONS[k].help);
+        if (OPTIONS[k].kind == LIMIT_MB)
+            print_size(out, d);
+        else
+            fprintf(out, "%llu", (unsigned long long)d);
+        fputs(")\n", out);
+    }
 }
 
 void tc_cli_limits_hint(FILE *out, const char *prog, tconv_status st) {

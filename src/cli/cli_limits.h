@@ -1,21 +1,20 @@
 /* Hard limits for untrusted models, shared by tconv-import and tconv-run:
  *   --max-file-mb N  --max-tensor-mb N  --max-memory-mb N  --max-depth N  --max-nodes N
- * Defaults come from tc_load_options_init and tc_session_options_init; 0 turns a size or
+ * kept in a public tconv_limits (whose defaults are the library's); 0 turns a size or
  * node-count limit off. */
 #ifndef TCONV_CLI_LIMITS_H
 #define TCONV_CLI_LIMITS_H
 
 #include <stdio.h>
 
-#include "importer/importer.h"
-#include "runtime/session.h"
+#include "tconv/tconv.h"
 
 typedef struct tc_cli_limits {
-    tc_load_options load;
-    size_t max_memory_bytes;
+    tconv_limits *limits; /* NULL only when out of memory: then the defaults apply */
 } tc_cli_limits;
 
 void tc_cli_limits_init(tc_cli_limits *limits);
+void tc_cli_limits_free(tc_cli_limits *limits);
 
 /* If argv[*i] is a limit option ("--opt N" or "--opt=N"), parses it (advancing *i past its
  * value) and returns 1; returns 0 for other arguments and -1 after printing a usage error that

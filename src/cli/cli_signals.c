@@ -1,4 +1,4 @@
-#include "cli/cli_signals.h"
+#include "cli_signals.h"
 
 #include <signal.h>
 #include <stddef.h>

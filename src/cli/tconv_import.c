@@ -8,17 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_limits.h"
-#include "cli/cli_signals.h"
-#include "tconv/files.h"
-#include "importer/importer.h"
-#include "ir/print.h"
-#include "passes/conv_transpose_match.h"
-#include "passes/pass.h"
-#include "runtime/session.h"
+#include "cli_dims.h"
+#include "cli_limits.h"
+#include "cli_signals.h"
+#include "tconv/tconv.h"
 
-#define DEFAULT_PASSES "shape-infer,legalize-conv-transpose,dce"
+#define DEFAULT_PASSES TCONV_DEFAULT_PASSES
 #define MAX_DIMS 32
+#define MESSAGE_MAX 1024
 
 enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -28,12 +25,13 @@ typedef struct import_args {
     const char *passes;
     const char *report_path;
     const char *print_ir_after;
-    tc_pass_options pass_options;
+    tconv_policy policy;
+    tconv_convention convention;
     bool print_ir, quiet, dry_run, list_passes;
     long check_runs;
     uint64_t seed;
     double rtol, atol;
-    tc_dim_binding dims[MAX_DIMS];
+    tc_cli_dim dims[MAX_DIMS]; /* names malloc'd */
     size_t n_dims;
     tc_cli_limits limits;
 } import_args;
@@ -56,7 +54,8 @@ static void print_usage(FILE *out) {
           "                          inputs and compare every output (exit 1 on mismatch)\n"
           "  --seed S                first seed for --check (default 1)\n"
           "  --rtol R, --atol A      tolerances for --check (default 1e-4, 1e-5)\n"
-          "  --dim NAME=VALUE        value of a symbolic input dim for --check\n"
+          "  --dim NAME=VALUE        value (>= 1) of a dynamic (symbolic) input dim for --check;\n"
+          "                          every dynamic dim needs one, and each must name one\n"
           "  --print-ir              print the IR (after the passes when -o is given)\n"
           "  --print-ir-after PASS   print the IR after PASS (or 'all')\n"
           "  --quiet                 no summary or warnings on stderr\n"
@@ -94,10 +93,10 @@ static bool parse_long(const char *text, long *out) {
     return errno == 0 && end != text && *end == '\0';
 }
 
-static bool parse_dim(const char *text, tc_dim_binding *out) {
+static bool parse_dim(const char *text, import_args *a) {
     const char *eq = strchr(text, '=');
     long value;
-    if (!eq || eq == text || !parse_long(eq + 1, &value) || value < 0)
+    if (!eq || eq == text || !parse_long(eq + 1, &value) || value < 1)
         return false;
     size_t len = (size_t)(eq - text);
     char *name = malloc(len + 1); /* freed by free_args */
@@ -105,8 +104,8 @@ static bool parse_dim(const char *text, tc_dim_binding *out) {
         return false;
     memcpy(name, text, len);
     name[len] = '\0';
-    out->name = name;
-    out->value = value;
+    a->dims[a->n_dims].name = name;
+    a->dims[a->n_dims++].value = value;
     return true;
 }
 
@@ -136,16 +135,14 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
         a->report_path = v;
     } else if (!strcmp(opt, "--print-ir-after")) {
         NEEDS_VALUE();
-        if (strcmp(v, "all") != 0 && !tc_pass_find(v))
-            return usage_error("--print-ir-after: unknown pass '%s' (see --list-passes)", v);
         a->print_ir_after = v;
     } else if (!strcmp(opt, "--policy")) {
         NEEDS_VALUE();
-        if (!tc_policy_parse(v, &a->pass_options.policy))
+        if (!tconv_policy_from_name(v, &a->policy))
             return usage_error("unknown policy '%s' (same-or-asymmetric, valid-only)", v);
     } else if (!strcmp(opt, "--convention")) {
         NEEDS_VALUE();
-        if (!tc_convention_parse(v, &a->pass_options.convention))
+        if (!tconv_convention_from_name(v, &a->convention))
             return usage_error("unknown convention '%s' (onnx, ort, ort-legacy)", v);
     } else if (!strcmp(opt, "--check")) {
         NEEDS_VALUE();
@@ -164,9 +161,8 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
             return usage_error("bad tolerance '%s'", v);
     } else if (!strcmp(opt, "--dim")) {
         NEEDS_VALUE();
-        if (a->n_dims == MAX_DIMS || !parse_dim(v, &a->dims[a->n_dims]))
-            return usage_error("--dim needs NAME=VALUE with VALUE >= 0, got '%s'", v);
-        a->n_dims++;
+        if (a->n_dims == MAX_DIMS || !parse_dim(v, a))
+            return usage_error("--dim needs NAME=VALUE with VALUE >= 1, got '%s'", v);
     } else if (!strcmp(opt, "--print-ir")) {
         a->print_ir = true;
     } else if (!strcmp(opt, "--quiet")) {
@@ -189,7 +185,8 @@ static int parse_args(int argc, char **argv, import_args *a) {
     a->seed = 1;
     a->rtol = 1e-4;
     a->atol = 1e-5;
-    tc_pass_options_init(&a->pass_options);
+    a->policy = TCONV_POLICY_SAME_OR_ASYMMETRIC;
+    a->convention = TCONV_CONVENTION_ONNX;
     tc_cli_limits_init(&a->limits);
     for (int i = 1; i < argc; i++) {
         int limit = tc_cli_limits_parse(&a->limits, "tconv-import", argc, argv, &i);
@@ -225,283 +222,283 @@ static int parse_args(int argc, char **argv, import_args *a) {
 }
 
 static void list_passes(void) {
-    size_t n;
-    const tc_pass_def *passes = tc_pass_table(&n);
-    for (size_t i = 0; i < n; i++)
-        printf("%-26s %s\n", passes[i].name, passes[i].summary);
+    for (size_t i = 0; i < tconv_builtin_pass_count(); i++)
+        printf("%-26s %s\n", tconv_builtin_pass_name(i), tconv_builtin_pass_summary(i));
     printf("\ndefault: %s\n", DEFAULT_PASSES);
-}
-
-/* ---------------------------------------------------------------- summary of a loaded model */
-
-static void print_conv_transpose_nodes(const tconv_graph *graph, int depth, FILE *out) {
-    for (tconv_node *node = graph->first; node; node = node->next) {
-        if (tc_is_conv_transpose(node)) {
-            char where[256];
-            char *attrs = tc_node_attributes_json(node);
-            tc_conv_transpose_match m;
-            tc_error err;
-            bool rewrite =
-                tc_conv_transpose_match_node(node, TCONV_CONVENTION_ONNX, &m, &err) == TCONV_OK &&
-                tc_conv_transpose_needs_rewrite(&m, TCONV_POLICY_SAME_OR_ASYMMETRIC);
-            fprintf(out, "  %*s%s %s%s\n", 2 * depth, "",
-                    tc_node_describe(node, where, sizeof where), attrs ? attrs : "{}",
-                    rewrite ? "  -> rewrite" : "");
-            free(attrs);
-        }
-        for (size_t i = 0; i < node->n_attrs; i++) {
-            const tc_attr *a = &node->attrs[i];
-            if (a->type == TCONV_ATTR_GRAPH && a->g)
-                print_conv_transpose_nodes(a->g, depth + 1, out);
-            for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
-                print_conv_transpose_nodes(a->graphs[k], depth + 1, out);
-        }
-    }
-}
-
-static void print_summary(const tconv_model *model, const char *path, FILE *out) {
-    fprintf(out, "model:     %s\n", path);
-    fprintf(out, "ir:        %" PRId64 "\n", model->has_ir_version ? model->ir_version : 0);
-    fprintf(out, "producer:  %s %s\n", model->producer_name ? model->producer_name : "-",
-            model->producer_version ? model->producer_version : "");
-    fputs("opsets:   ", out);
-    for (size_t i = 0; i < model->n_opsets; i++) {
-        const char *d = model->opsets[i].domain;
-        fprintf(out, " %s %" PRId64, d && *d ? d : "ai.onnx", model->opsets[i].version);
-    }
-    tc_op_counts counts;
-    tc_error err;
-    if (tc_op_counts_collect(model, &counts, &err) == TCONV_OK) {
-        size_t total = 0;
-        for (size_t i = 0; i < counts.count; i++)
-            total += counts.items[i].count;
-        fprintf(out, "\nnodes:     %zu (", total);
-        for (size_t i = 0; i < counts.count; i++)
-            fprintf(out, "%s%s %zu", i ? ", " : "", counts.items[i].op_type, counts.items[i].count);
-        fputs(")\n", out);
-        tc_op_counts_free(&counts);
-    }
-    fputs("ConvTranspose nodes (-> rewrite: the default policy changes it):\n", out);
-    print_conv_transpose_nodes(model->graph, 0, out);
 }
 
 /* ---------------------------------------------------------------- --check */
 
-typedef struct check_stats {
-    double max_abs, max_rel;
-    bool failed;
-    char first_failure[TCONV_ERROR_MESSAGE_MAX];
-} check_stats;
-
-static tconv_status make_inputs(tc_session *s, uint64_t seed, const import_args *a,
-                                tc_rt_tensor *inputs, tc_error *err) {
-    size_t n = tc_session_input_count(s);
-    for (size_t i = 0; i < n; i++) {
-        tconv_status st = tc_session_random_input(tc_session_input(s, i), seed * 1000 + i, a->dims,
-                                                  a->n_dims, &inputs[i], err);
-        if (st == TCONV_ERR_USAGE)
-            return tc_error_prefix(err, st, "--check (--dim NAME=VALUE binds a dim): ");
-        if (st != TCONV_OK)
-            return st;
+static void print_check_result(const tconv_comparison *c, const import_args *a) {
+    for (size_t i = 0; i < tconv_comparison_output_count(c); i++) {
+        bool ok = tconv_comparison_output_matches(c, i);
+        fprintf(stderr, "check: output '%s': max_abs_err=%.3g max_rel_err=%.3g over %ld runs: %s\n",
+                tconv_comparison_output_name(c, i), tconv_comparison_max_abs_error(c, i),
+                tconv_comparison_max_rel_error(c, i), a->check_runs, ok ? "ok" : "MISMATCH");
+        if (!ok)
+            fprintf(stderr, "check:   %s\n", tconv_comparison_output_failure(c, i));
     }
-    return TCONV_OK;
 }
 
-static void release_all(tc_rt_tensor *tensors, size_t n) {
-    for (size_t i = 0; tensors && i < n; i++)
-        tc_rt_tensor_release(&tensors[i]);
-}
-
-/* One seeded run of both graphs; compares every output into stats[]. */
-static tconv_status check_once(tc_session *orig, tc_session *conv, uint64_t seed,
-                               const import_args *a, check_stats *stats, tc_error *err) {
-    size_t n_in = tc_session_input_count(orig), n_out = tc_session_output_count(orig);
-    tc_rt_tensor *inputs = calloc(n_in + 1, sizeof *inputs);
-    tc_rt_tensor *want = calloc(n_out + 1, sizeof *want);
-    tc_rt_tensor *got = calloc(n_out + 1, sizeof *got);
-    tconv_status st = inputs && want && got ? TCONV_OK : tc_error_nomem(err, "check buffers");
+static tconv_status configure_check(tconv_comparison *c, const import_args *a) {
+    tconv_status st = tconv_comparison_set_runs(c, (size_t)a->check_runs);
     if (st == TCONV_OK)
-        st = make_inputs(orig, seed, a, inputs, err);
-    if (st == TCONV_OK && (st = tc_session_run(orig, inputs, n_in, want, err)) != TCONV_OK)
-        tc_error_prefix(err, st, "original model: ");
-    if (st == TCONV_OK && (st = tc_session_run(conv, inputs, n_in, got, err)) != TCONV_OK)
-        tc_error_prefix(err, st, "converted model: ");
-    for (size_t i = 0; st == TCONV_OK && i < n_out; i++) {
-        double abs_err = 0, rel_err = 0;
-        tc_error cmp;
-        tc_error_clear(&cmp);
-        if (tc_rt_tensor_compare(&got[i], &want[i], a->rtol, a->atol, &abs_err, &rel_err, &cmp) !=
-                TCONV_OK &&
-            !stats[i].failed) {
-            stats[i].failed = true;
-            snprintf(stats[i].first_failure, sizeof stats[i].first_failure,
-                     "seed %" PRIu64 ": %.900s", seed, cmp.message);
-        }
-        if (abs_err > stats[i].max_abs)
-            stats[i].max_abs = abs_err;
-        if (rel_err > stats[i].max_rel)
-            stats[i].max_rel = rel_err;
-    }
-    release_all(inputs, n_in);
-    release_all(want, n_out);
-    release_all(got, n_out);
-    free(inputs);
-    free(want);
-    free(got);
+        st = tconv_comparison_set_seed(c, a->seed);
+    if (st == TCONV_OK)
+        st = tconv_comparison_set_tolerance(c, a->rtol, a->atol);
+    if (st == TCONV_OK)
+        st = tconv_comparison_set_limits(c, a->limits.limits);
+    if (st == TCONV_OK) /* the original means what the rewrite assumed */
+        st = tconv_comparison_set_convention(c, a->convention);
+    for (size_t i = 0; st == TCONV_OK && i < a->n_dims; i++)
+        st = tconv_comparison_bind_dim(c, a->dims[i].name, a->dims[i].value);
     return st;
 }
 
-static void print_check_result(const tc_session *s, const check_stats *stats,
-                               const import_args *a) {
-    for (size_t i = 0; i < tc_session_output_count(s); i++) {
-        fprintf(stderr, "check: output '%s': max_abs_err=%.3g max_rel_err=%.3g over %ld runs: %s\n",
-                tc_session_output(s, i)->name, stats[i].max_abs, stats[i].max_rel, a->check_runs,
-                stats[i].failed ? "MISMATCH" : "ok");
-        if (stats[i].failed)
-            fprintf(stderr, "check:   %s\n", stats[i].first_failure);
+static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a) {
+    for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++) {
+        bool ok = tconv_comparison_rewrite_proven(c, i);
+        const char *why = tconv_comparison_rewrite_failure(c, i);
+        bool mismatch = !ok && tconv_comparison_rewrite_runs(c, i) > 0;
+        if (a->quiet && ok)
+            continue;
+        fprintf(stderr,
+                "check: node '%s' alone: %s on %s (%zu runs): max_abs_err=%.3g max_rel_err=%.3g\n",
+                tconv_comparison_rewrite_node(c, i),
+                ok         ? "ok"
+                : mismatch ? "MISMATCH"
+                           : "not proven",
+                tconv_comparison_rewrite_sizes(c, i) ? tconv_comparison_rewrite_sizes(c, i) : "-",
+                tconv_comparison_rewrite_runs(c, i), tconv_comparison_rewrite_max_abs_error(c, i),
+                tconv_comparison_rewrite_max_rel_error(c, i));
+        if (why)
+            fprintf(stderr, "check:   %s\n", why);
     }
 }
 
-/* Runs the original and the converted model on --check N seeded inputs. Returns an exit code. */
-static int run_check(tconv_model *original, tconv_model *converted, const import_args *a) {
-    tc_session_options so;
-    tc_session_options_init(&so);
-    so.max_memory_bytes = a->limits.max_memory_bytes;
-    tc_session *orig = NULL, *conv = NULL;
-    tc_error err;
-    tc_error_clear(&err);
-    tconv_status st = tc_session_create(original, &so, &orig, &err);
-    if (st != TCONV_OK)
-        tc_error_prefix(&err, st, "original model: ");
-    else if ((st = tc_session_create(converted, &so, &conv, &err)) != TCONV_OK)
-        tc_error_prefix(&err, st, "converted model: ");
-    size_t n_out = orig ? tc_session_output_count(orig) : 0;
-    check_stats *stats = calloc(n_out + 1, sizeof *stats);
-    if (st == TCONV_OK && !stats)
-        st = tc_error_nomem(&err, "check statistics");
-    for (long r = 0; st == TCONV_OK && r < a->check_runs; r++)
-        st = check_once(orig, conv, a->seed + (uint64_t)r, a, stats, &err);
-    int rc = EXIT_OK;
-    if (st != TCONV_OK) {
-        fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input, err.message);
-        tc_cli_limits_hint(stderr, "tconv-import", st);
-        rc = EXIT_BAD_INPUT;
-    } else {
-        for (size_t i = 0; i < n_out; i++)
-            rc = stats[i].failed ? EXIT_CHECK_FAILED : rc;
-        if (!a->quiet || rc != EXIT_OK)
-            print_check_result(orig, stats, a);
+/* What the whole-model part of the check found. */
+typedef struct whole_result {
+    const char *status; /* "proven", "skipped", "mismatch", "error" */
+    char *reason;       /* malloc'd, or NULL */
+} whole_result;
+
+/* The whole model, original against converted, where the runtime has every op; else skipped,
+ * naming every op it lacks (with counts) at once. */
+static void prove_whole(tconv_comparison *c, tconv_model *original, tconv_model *converted,
+                        const import_args *a, whole_result *w) {
+    size_t n_missing = 0;
+    char *missing = NULL;
+    if (tconv_runtime_missing_ops(original, &n_missing, &missing) == TCONV_OK && n_missing) {
+        w->status = "skipped";
+        size_t size = strlen(missing) + 64;
+        if ((w->reason = malloc(size)))
+            snprintf(w->reason, size, "the runtime lacks %s", missing);
+        if (!a->quiet)
+            fprintf(stderr, "check: whole model: skipped: the runtime lacks %s\n", missing);
+        tconv_free(missing);
+        return;
     }
-    free(stats);
-    tc_session_free(orig);
-    tc_session_free(conv);
+    tconv_free(missing);
+    tconv_status st = tconv_comparison_run(c, original, converted);
+    if (st == TCONV_OK || (st == TCONV_ERR_MISMATCH && tconv_comparison_output_count(c) > 0)) {
+        w->status = st == TCONV_OK ? "proven" : "mismatch";
+        if (st != TCONV_OK || !a->quiet)
+            print_check_result(c, a);
+        return;
+    }
+    w->status = "error";
+    w->reason = strdup(tconv_comparison_last_error(c));
+    fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input,
+            tconv_comparison_last_error(c));
+    tc_cli_limits_hint(stderr, "tconv-import", st);
+}
+
+/* Exit code of the check: a mismatch anywhere 1; the whole model not run (not for want of ops)
+ * 2; a rewrite proven neither alone nor by the whole model 2. */
+static int check_exit_code(const tconv_comparison *c, tconv_status local, const whole_result *w,
+                           const import_args *a) {
+    bool local_mismatch = false;
+    for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++)
+        local_mismatch |=
+            !tconv_comparison_rewrite_proven(c, i) && tconv_comparison_rewrite_runs(c, i) > 0;
+    if (local_mismatch || strcmp(w->status, "mismatch") == 0)
+        return EXIT_CHECK_FAILED;
+    if (strcmp(w->status, "error") == 0)
+        return EXIT_BAD_INPUT;
+    if (local != TCONV_OK && strcmp(w->status, "proven") != 0) {
+        fprintf(stderr, "tconv-import: %s: check could not prove every rewrite: %s\n", a->input,
+                tconv_comparison_last_error(c));
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* --check N: every rewrite proven alone (the original node against its emitted nodes), then the
+ * whole model where the runtime has every op; all unfused and under the rewrite's convention
+ * (tconv_comparison, the library's one compare). *proof_json gets the proof for --report.
+ * Returns an exit code. */
+static int run_check(tconv_model *original, tconv_model *converted, const tconv_report *report,
+                     const import_args *a, char **proof_json) {
+    tconv_comparison *c = NULL;
+    whole_result w = {"error", NULL};
+    tconv_status st = tconv_comparison_new(&c);
+    if (st == TCONV_OK)
+        st = configure_check(c, a);
+    if (st != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input,
+                c ? tconv_comparison_last_error(c) : tconv_status_name(st));
+        tconv_comparison_free(c);
+        return EXIT_BAD_INPUT;
+    }
+    tconv_status local = tconv_comparison_run_rewrites(c, original, converted, report);
+    if (local == TCONV_ERR_NOMEM || local == TCONV_ERR_USAGE) {
+        fprintf(stderr, "tconv-import: %s: check could not run: %s\n", a->input,
+                tconv_comparison_last_error(c));
+        tconv_comparison_free(c);
+        return EXIT_BAD_INPUT;
+    }
+    print_rewrite_proofs(c, a);
+    prove_whole(c, original, converted, a, &w);
+    int rc = check_exit_code(c, local, &w, a);
+    if (tconv_comparison_proof_json(c, w.status, w.reason, proof_json) != TCONV_OK)
+        *proof_json = NULL;
+    free(w.reason);
+    tconv_comparison_free(c);
     return rc;
 }
 
 /* ---------------------------------------------------------------- main flow */
 
 static int load_model(const char *path, tconv_model **out, const import_args *a) {
-    tc_error err;
-    tc_error_clear(&err);
-    tc_load_info info = {0};
-    tconv_status st = tc_model_load_file(path, &a->limits.load, out, &info, &err);
+    char message[MESSAGE_MAX];
+    tconv_status st = tconv_model_read_file(path, a->limits.limits, out, message, sizeof message);
     if (st != TCONV_OK) {
-        fprintf(stderr, "tconv-import: %s\n", err.message);
+        fprintf(stderr, "tconv-import: %s\n", message);
         tc_cli_limits_hint(stderr, "tconv-import", st);
         return EXIT_BAD_INPUT;
     }
-    if (info.n_graphs_reordered && !a->quiet)
+    size_t sorted = tconv_model_sorted_graph_count(*out);
+    if (sorted && !a->quiet)
         fprintf(stderr,
                 "tconv-import: warning: %s: nodes were not in topological order in %zu "
                 "graph(s); they were sorted\n",
-                path, info.n_graphs_reordered);
+                path, sorted);
     return EXIT_OK;
 }
 
-static void print_rewrite_summary(const tc_rewrite_report *report, const tc_op_counts *before,
-                                  const tc_op_counts *after) {
-    fprintf(stderr, "tconv-import: rewrote %zu ConvTranspose node(s)", report->count);
-    for (size_t i = 0; i < report->count; i++)
-        fprintf(stderr, "%s%s", i ? ", " : ": ", report->records[i].node);
+static void print_rewrite_summary(const tconv_report *report) {
+    size_t n = tconv_report_rewrite_count(report);
+    fprintf(stderr, "tconv-import: rewrote %zu ConvTranspose node(s)", n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i ? ", " : ": ", tconv_report_rewritten_node(report, i));
     fputs("\ntconv-import: ops:", stderr);
-    const tc_op_counts *lists[2] = {before, after};
-    for (int l = 0; l < 2; l++) {
-        for (size_t i = 0; i < lists[l]->count; i++) {
-            const char *op = lists[l]->items[i].op_type;
-            size_t b = tc_op_counts_get(before, op), c = tc_op_counts_get(after, op);
-            if (b != c && (l == 0 || b == 0))
-                fprintf(stderr, " %s %zu->%zu", op, b, c);
-        }
+    for (size_t i = 0; i < tconv_report_op_type_count(report); i++) {
+        const char *op = tconv_report_op_type(report, i);
+        size_t b = tconv_report_ops_before(report, op), c = tconv_report_ops_after(report, op);
+        if (b != c)
+            fprintf(stderr, " %s %zu->%zu", op, b, c);
     }
-    fputs(report->count ? "\n" : " unchanged\n", stderr);
+    fputs(n ? "\n" : " unchanged\n", stderr);
 }
 
-/* The JSON goes to memory first, then to the file atomically (like the model). */
-static int write_report(const import_args *a, const tc_rewrite_report *report,
-                        const tc_op_counts *before, const tc_op_counts *after,
-                        const tc_diagnostics *diags) {
-    char *json = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&json, &size);
-    tc_error err;
-    tc_error_clear(&err);
-    tconv_status st = f ? tc_rewrite_report_write_json(
-                              report, a->input, tconv_policy_name(a->pass_options.policy),
-                              tconv_convention_name(a->pass_options.convention), before, after,
-                              diags->messages, diags->count, f)
-                        : TCONV_ERR_NOMEM;
-    if (f && fclose(f) != 0 && st == TCONV_OK)
-        st = TCONV_ERR_NOMEM;
+/* Prints the text of tconv_model_format_ir or tconv_model_format_summary on stdout. */
+static int print_formatted(tconv_model *model, tconv_status (*format)(tconv_model *, char **)) {
+    char *text = NULL;
+    if (format(model, &text) != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s\n", tconv_model_last_error(model));
+        return EXIT_BAD_INPUT;
+    }
+    fputs(text, stdout);
+    tconv_free(text);
+    return EXIT_OK;
+}
+
+static int print_ir(tconv_model *model) {
+    return print_formatted(model, tconv_model_format_ir);
+}
+
+/* --print-ir-after PASS (or all): called by the pipeline after each pass. */
+static void print_after_pass(const char *pass_name, tconv_model *model, void *user_data) {
+    const char *wanted = user_data;
+    if (strcmp(wanted, "all") == 0 || strcmp(wanted, pass_name) == 0) {
+        printf("// IR after %s\n", pass_name);
+        print_ir(model);
+    }
+}
+
+static bool is_builtin_pass(const char *name) {
+    for (size_t i = 0; i < tconv_builtin_pass_count(); i++) {
+        if (strcmp(tconv_builtin_pass_name(i), name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static tconv_status run_pipeline(const import_args *a, tconv_model *model, tconv_report **report) {
+    tconv_pipeline *p = NULL;
+    tconv_status st = tconv_pipeline_new(&p);
     if (st == TCONV_OK)
-        st = tc_write_file_atomic(a->report_path, json, size, &err);
-    else
-        tc_error_set(&err, st, "%s: cannot write the report (%s)", a->report_path,
-                     tconv_status_name(st));
+        st = tconv_pipeline_set_passes(p, a->passes);
+    if (st == TCONV_OK)
+        st = tconv_pipeline_set_policy(p, a->policy);
+    if (st == TCONV_OK)
+        st = tconv_pipeline_set_convention(p, a->convention);
+    if (st == TCONV_OK && a->print_ir_after)
+        st = tconv_pipeline_set_after_pass(p, print_after_pass, (void *)a->print_ir_after);
     if (st != TCONV_OK)
-        fprintf(stderr, "tconv-import: %s\n", err.message);
-    free(json);
-    return st == TCONV_OK ? EXIT_OK : EXIT_BAD_INPUT;
+        tconv_model_set_error(model, st, p ? tconv_pipeline_last_error(p) : "out of memory");
+    else
+        st = tconv_pipeline_run(p, model, report);
+    tconv_pipeline_free(p);
+    return st;
 }
 
-static int convert(const import_args *a, tconv_model *model) {
-    tc_diagnostics diags;
-    tc_rewrite_report report;
-    tc_op_counts before = {0}, after = {0};
-    tc_diagnostics_init(&diags);
-    tc_rewrite_report_init(&report);
-    tc_pass_options options = a->pass_options;
-    options.diagnostics = &diags;
-    options.report = &report;
-    tc_error err;
-    tc_error_clear(&err);
-    tconv_status st = tc_op_counts_collect(model, &before, &err);
-    if (st == TCONV_OK)
-        st = tc_run_passes(model, a->passes, &options, a->print_ir_after, stdout, &err);
-    if (st == TCONV_OK)
-        st = tc_op_counts_collect(model, &after, &err);
-    int rc = EXIT_OK;
-    if (st != TCONV_OK) {
-        fprintf(stderr, "tconv-import: %s: %s\n", a->input, err.message);
-        rc = EXIT_BAD_INPUT;
+static int convert(const import_args *a, tconv_model *model, tconv_report **report) {
+    if (a->print_ir_after && strcmp(a->print_ir_after, "all") != 0 &&
+        !is_builtin_pass(a->print_ir_after)) {
+        fprintf(stderr, "tconv-import: %s: --print-ir-after: unknown pass '%s'\n", a->input,
+                a->print_ir_after);
+        return EXIT_BAD_INPUT;
     }
-    for (size_t i = 0; !a->quiet && i < diags.count; i++)
-        fprintf(stderr, "tconv-import: warning: %s\n", diags.messages[i]);
-    if (rc == EXIT_OK && !a->quiet)
-        print_rewrite_summary(&report, &before, &after);
-    if (rc == EXIT_OK && a->report_path)
-        rc = write_report(a, &report, &before, &after, &diags);
-    tc_op_counts_free(&before);
-    tc_op_counts_free(&after);
-    tc_rewrite_report_free(&report);
-    tc_diagnostics_free(&diags);
-    return rc;
+    if (run_pipeline(a, model, report) != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s: %s\n", a->input, tconv_model_last_error(model));
+        return EXIT_BAD_INPUT;
+    }
+    for (size_t i = 0; !a->quiet && i < tconv_report_warning_count(*report); i++)
+        fprintf(stderr, "tconv-import: warning: %s\n", tconv_report_warning(*report, i));
+    if (!a->quiet)
+        print_rewrite_summary(*report);
+    return EXIT_OK;
 }
 
-static int save_model(const import_args *a, const tconv_model *model) {
-    tc_error err;
-    tc_error_clear(&err);
-    if (tc_model_save_file(model, a->output, &err) != TCONV_OK) {
-        fprintf(stderr, "tconv-import: %s\n", err.message);
+/* The report's JSON, with "proof" (what --check found) added when the check ran. */
+static int write_report(const import_args *a, const tconv_report *report, const char *proof) {
+    char message[MESSAGE_MAX] = "";
+    char *json = NULL;
+    tconv_status st = tconv_report_to_json(report, &json);
+    char *end = json ? strrchr(json, '}') : NULL;
+    if (st == TCONV_OK && proof && end) {
+        size_t head = (size_t)(end - json), size = head + strlen(proof) + 32;
+        char *joined = malloc(size);
+        if (joined)
+            snprintf(joined, size, "%.*s,\n  \"proof\": %s\n}\n", (int)head, json, proof);
+        tconv_free(json);
+        json = joined;
+    }
+    if (st == TCONV_OK && json)
+        st = tconv_write_file(a->report_path, json, strlen(json), message, sizeof message);
+    else
+        snprintf(message, sizeof message, "%s: cannot write the report (%s)", a->report_path,
+                 tconv_status_name(st == TCONV_OK ? TCONV_ERR_NOMEM : st));
+    free(json);
+    if (st != TCONV_OK || message[0])
+        fprintf(stderr, "tconv-import: %s\n", message);
+    return st == TCONV_OK && !message[0] ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static int save_model(const import_args *a, tconv_model *model) {
+    if (tconv_model_write_file(model, a->output) != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s\n", tconv_model_last_error(model));
         return EXIT_BAD_INPUT;
     }
     if (!a->quiet)
@@ -524,31 +521,41 @@ static int check_output_paths(const import_args *a) {
 
 static int run_import(const import_args *a) {
     tconv_model *model = NULL, *original = NULL;
+    tconv_report *report = NULL;
     int rc = check_output_paths(a);
     if (rc == EXIT_OK)
         rc = load_model(a->input, &model, a);
     bool transforms =
         a->output || a->dry_run || a->check_runs || a->report_path || a->print_ir_after;
     if (rc == EXIT_OK && !transforms) {
-        if (a->print_ir)
-            tc_model_print(model, stdout);
-        else
-            print_summary(model, a->input, stdout);
+        rc = print_formatted(model,
+                             a->print_ir ? tconv_model_format_ir : tconv_model_format_summary);
         tconv_model_free(model);
-        return EXIT_OK;
+        return rc;
     }
     if (rc == EXIT_OK && a->check_runs)
         rc = load_model(a->input, &original, a);
+    if (rc == EXIT_OK && (a->n_dims || a->check_runs) &&
+        !tc_cli_dims_check(model, a->dims, a->n_dims, a->check_runs > 0, "tconv-import", a->input,
+                           stderr))
+        rc = EXIT_BAD_INPUT;
     if (rc == EXIT_OK)
-        rc = convert(a, model);
+        rc = convert(a, model, &report);
     if (rc == EXIT_OK && a->print_ir)
-        tc_model_print(model, stdout);
+        rc = print_ir(model);
+    char *proof = NULL;
     if (rc == EXIT_OK && a->check_runs)
-        rc = run_check(original, model, a);
+        rc = run_check(original, model, report, a, &proof);
+    if ((rc == EXIT_OK || (rc == EXIT_CHECK_FAILED && proof)) && a->report_path) {
+        int written = write_report(a, report, proof); /* says why a check failed, too */
+        rc = rc == EXIT_OK ? written : rc;
+    }
+    tconv_free(proof);
     if (rc == EXIT_OK && a->output)
         rc = save_model(a, model);
     else if (rc == EXIT_CHECK_FAILED && a->output)
         fprintf(stderr, "tconv-import: check failed: %s was not written\n", a->output);
+    tconv_report_free(report);
     tconv_model_free(original);
     tconv_model_free(model);
     return rc;
@@ -558,6 +565,7 @@ static void free_args(import_args *a) {
     for (size_t i = 0; i < a->n_dims; i++)
         free((char *)a->dims[i].name);
     a->n_dims = 0;
+    tc_cli_limits_free(&a->limits);
 }
 
 int main(int argc, char **argv) {

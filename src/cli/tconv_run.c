@@ -12,18 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "api/api_internal.h"
-#include "cli/cli_limits.h"
-#include "cli/cli_signals.h"
-#include "importer/importer.h"
-#include "runtime/kernel_util.h"
-#include "runtime/session.h"
+#include "cli_dims.h"
+#include "cli_limits.h"
+#include "cli_signals.h"
+#include "tconv/tconv.h"
 
 #define EXIT_OK 0
 #define EXIT_MISMATCH 1
 #define EXIT_BAD_INPUT 2
 #define MAX_NAMED 256
-#define MAX_DATA_FILES 1024
+#define MESSAGE_MAX 1024
 
 typedef struct named_arg {
     const char *name;
@@ -33,15 +31,16 @@ typedef struct named_arg {
 typedef struct run_options {
     double rtol, atol;
     uint64_t seed;
-    int n_threads;
     const char *save_dir;
     named_arg inputs[MAX_NAMED];
     size_t n_inputs;
-    tc_dim_binding dims[MAX_NAMED];
+    tc_cli_dim dims[MAX_NAMED];
     size_t n_dims;
     const char *paths[MAX_NAMED];
     size_t n_paths;
     bool seed_given;
+    bool unfused;
+    tconv_convention convention;
     tc_cli_limits limits;
 } run_options;
 
@@ -49,6 +48,7 @@ static void print_usage(FILE *out) {
     fputs("usage: tconv-run DIR... [--rtol R] [--atol A] [--threads N]\n"
           "       tconv-run MODEL.onnx [--seed S] [--input NAME=FILE.pb]... [--dim NAME=VALUE]...\n"
           "                 [--save-outputs DIR] [--threads N]\n"
+          "       both: [--convention onnx|ort|ort-legacy] [--no-fusion]\n"
           "       tconv-run --help | --version\n"
           "\n"
           "DIR is an ONNX test directory: model.onnx and test_data_set_*/input_N.pb, output_N.pb.\n"
@@ -58,6 +58,10 @@ static void print_usage(FILE *out) {
           "With MODEL.onnx, inputs come from --input files or seeded random data (float in\n"
           "[-1, 1]); --dim gives dynamic (symbolic) dims a value. Each output's name, shape and\n"
           "checksum (sum, sum of |x|) is printed; --save-outputs writes them as output_N.pb.\n"
+          "\n"
+          "--convention: whose pad split ConvTranspose uses for auto_pad SAME (default onnx; ort:\n"
+          "onnxruntime >= 1.14, ort-legacy: <= 1.12). --no-fusion runs every node as written\n"
+          "(by default ConvTranspose -> Slice -> Pad -> Add is computed in one call).\n"
           "\n",
           out);
     tc_cli_limits_usage(out);
@@ -131,8 +135,8 @@ static int parse_named_option(run_options *o, const char *opt, char *value) {
         return EXIT_OK;
     }
     int64_t v;
-    if (!parse_i64(na.value, 0, &v))
-        return usage_error("--dim needs a non-negative integer value, got '%s'", na.value);
+    if (!parse_i64(na.value, 1, &v))
+        return usage_error("--dim needs an integer value >= 1, got '%s'", na.value);
     if (o->n_dims >= MAX_NAMED)
         return usage_error("too many %s options", opt);
     o->dims[o->n_dims].name = na.name;
@@ -142,7 +146,11 @@ static int parse_named_option(run_options *o, const char *opt, char *value) {
 
 static int parse_option(run_options *o, int argc, char **argv, int *i) {
     static const char *const with_value[] = {"--rtol",         "--atol",  "--seed", "--threads",
-                                             "--save-outputs", "--input", "--dim"};
+                                             "--save-outputs", "--input", "--dim",  "--convention"};
+    if (strcmp(argv[*i], "--no-fusion") == 0) {
+        o->unfused = true;
+        return EXIT_OK;
+    }
     const char *opt = NULL;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0] && !opt; k++) {
         if (is_option(argv[*i], with_value[k]))
@@ -165,7 +173,10 @@ static int parse_option(run_options *o, int argc, char **argv, int *i) {
     } else if (strcmp(opt, "--threads") == 0) {
         if (!parse_i64(value, 1, &n) || n > 1024)
             return usage_error("bad thread count '%s'", value);
-        o->n_threads = (int)n;
+        tconv_limits_set(o->limits.limits, TCONV_LIMIT_THREADS, (uint64_t)n);
+    } else if (strcmp(opt, "--convention") == 0) {
+        if (!tconv_convention_from_name(value, &o->convention))
+            return usage_error("unknown convention '%s' (onnx, ort, ort-legacy)", value);
     } else if (strcmp(opt, "--save-outputs") == 0) {
         o->save_dir = value;
     } else {
@@ -221,37 +232,27 @@ static bool file_exists(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static char *join_path(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static void release_tensors(tc_rt_tensor *t, size_t n) {
-    for (size_t i = 0; t && i < n; i++)
-        tc_rt_tensor_release(&t[i]);
-}
-
-/* Loads the model and prepares a session for it. *bad_input when the model cannot be loaded or
- * exceeds a limit (exit 2), not when it merely cannot run (an unsupported op: exit 1). */
-static tconv_status open_session(const char *model_path, const run_options *o, tconv_model **model,
-                                 tc_session **session, bool *bad_input, tc_error *err) {
-    *session = NULL;
+/* Reads the model and prepares a runner for it. *bad_input when the model cannot be read or
+ * exceeds a limit (exit 2), not when it merely cannot run (an unsupported op: exit 1). On
+ * failure `message` says why, naming the file. */
+static tconv_status open_runner(const char *model_path, const run_options *o, tconv_model **model,
+                                tconv_runner **runner, bool *bad_input, char *message,
+                                size_t size) {
+    *runner = NULL;
     *bad_input = true;
-    tconv_status st = tc_model_load_file(model_path, &o->limits.load, model, NULL, err);
+    tconv_status st = tconv_model_read_file(model_path, o->limits.limits, model, message, size);
     if (st != TCONV_OK)
         return st;
-    tc_session_options so;
-    tc_session_options_init(&so);
-    so.n_threads = o->n_threads;
-    so.max_memory_bytes = o->limits.max_memory_bytes;
-    st = tc_session_create(*model, &so, session, err);
+    st = tconv_runner_new_with(*model, o->limits.limits, o->convention, !o->unfused, runner);
     *bad_input = st == TCONV_ERR_LIMIT;
     if (st != TCONV_OK)
-        tc_error_prefix(err, st, "%s: ", model_path);
+        snprintf(message, size, "%s: %s", model_path, tconv_model_last_error(*model));
     return st;
+}
+
+static void print_failure(const char *what, tconv_status st) {
+    fprintf(stderr, "tconv-run: %s\n", what[0] ? what : tconv_status_name(st));
+    tc_cli_limits_hint(stderr, "tconv-run", st);
 }
 
 /* ---------------------------------------------------------------- test directories */
@@ -266,212 +267,61 @@ static void raise_exit(tally *t, int code) {
         t->exit_code = code;
 }
 
-static int compare_data_set_name(const void *a, const void *b) {
-    const char *sa = *(const char *const *)a, *sb = *(const char *const *)b;
-    long na = strtol(sa + strlen("test_data_set_"), NULL, 10);
-    long nb = strtol(sb + strlen("test_data_set_"), NULL, 10);
-    return na != nb ? (na < nb ? -1 : 1) : strcmp(sa, sb);
-}
-
-/* Names of the test_data_set_* folders, sorted by number. */
-static tconv_status list_data_sets(const char *dir, char ***names, size_t *count, tc_error *err) {
-    DIR *d = opendir(dir);
-    if (!d)
-        return tc_error_set(err, TCONV_ERR_IO, "%s: cannot open directory: %s", dir,
-                            strerror(errno));
-    char **list = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    tconv_status st = TCONV_OK;
-    while (st == TCONV_OK && (e = readdir(d))) {
-        if (strncmp(e->d_name, "test_data_set_", 14) != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            char **grown = realloc(list, cap * sizeof *list);
-            if (!grown) {
-                st = tc_error_nomem(err, "a directory listing");
-                break;
-            }
-            list = grown;
-        }
-        if (!(list[n] = strdup(e->d_name)))
-            st = tc_error_nomem(err, "a directory listing");
-        else
-            n++;
-    }
-    closedir(d);
-    if (st == TCONV_OK && n == 0)
-        st = tc_error_set(err, TCONV_ERR_USAGE, "%s: no test_data_set_* directories", dir);
-    if (st != TCONV_OK) {
-        for (size_t i = 0; i < n; i++)
-            free(list[i]);
-        free(list);
-        return st;
-    }
-    qsort(list, n, sizeof *list, compare_data_set_name);
-    *names = list;
-    *count = n;
-    return TCONV_OK;
-}
-
-/* Loads prefix_0.pb, prefix_1.pb, ... from a data set folder. */
-static tconv_status load_numbered(const char *set_dir, const char *prefix, tc_rt_tensor *out,
-                                  size_t cap, size_t *count, tc_error *err) {
-    *count = 0;
-    for (size_t i = 0; i < cap; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "%s_%zu.pb", prefix, i);
-        char *path = join_path(set_dir, name);
-        if (!path)
-            return tc_error_nomem(err, "a path");
-        if (!file_exists(path)) {
-            free(path);
-            return TCONV_OK;
-        }
-        tconv_status st = tc_api_tensor_load_pb(path, &out[i], err);
-        free(path);
-        if (st != TCONV_OK)
-            return st;
-        (*count)++;
-    }
-    return TCONV_OK;
-}
-
-typedef struct data_set {
-    tc_rt_tensor inputs[MAX_DATA_FILES], expected[MAX_DATA_FILES];
-    size_t n_inputs, n_expected;
-} data_set;
-
-static tconv_status load_data_set(data_set *ds, const char *set_dir, tc_error *err) {
-    tconv_status st =
-        load_numbered(set_dir, "input", ds->inputs, MAX_DATA_FILES, &ds->n_inputs, err);
+static void run_data_set(tconv_runner *runner, const char *set_dir, const run_options *o,
+                         tally *t) {
+    tconv_status st = tconv_runner_load_data_set(runner, set_dir);
+    bool bad_input = st != TCONV_OK; /* broken data, not a wrong result */
     if (st == TCONV_OK)
-        st = load_numbered(set_dir, "output", ds->expected, MAX_DATA_FILES, &ds->n_expected, err);
-    return st;
-}
-
-/* Compares every output; on failure err says which output and how. */
-static tconv_status compare_outputs(const tc_session *session, const tc_rt_tensor *actual,
-                                    const data_set *ds, const run_options *o, double *max_abs,
-                                    tc_error *err) {
-    *max_abs = 0.0;
-    size_t n = tc_session_output_count(session);
-    if (ds->n_expected != n)
-        return tc_error_set(err, TCONV_ERR_MISMATCH,
-                            "%zu expected output files, the model has %zu outputs", ds->n_expected,
-                            n);
-    tconv_status result = TCONV_OK;
-    tc_error first;
-    tc_error_clear(&first);
-    for (size_t i = 0; i < n; i++) {
-        double abs_err, rel_err;
-        tc_error e;
-        tconv_status st = tc_rt_tensor_compare(&actual[i], &ds->expected[i], o->rtol, o->atol,
-                                               &abs_err, &rel_err, &e);
-        if (abs_err > *max_abs || isnan(abs_err))
-            *max_abs = abs_err;
-        if (st != TCONV_OK && result == TCONV_OK) {
-            result = st;
-            first = e;
-            tc_error_prefix(&first, st, "output '%s': ", tc_session_output(session, i)->name);
-        }
-    }
-    if (result != TCONV_OK)
-        *err = first;
-    return result;
-}
-
-static void run_data_set(tc_session *session, const char *label, const char *set_dir,
-                         const run_options *o, tally *t) {
-    data_set *ds = calloc(1, sizeof *ds);
-    tc_error err;
-    tc_error_clear(&err);
-    tconv_status st = ds ? load_data_set(ds, set_dir, &err) : TCONV_ERR_NOMEM;
-    bool bad_input = st != TCONV_OK;
-    size_t n_out = tc_session_output_count(session);
-    tc_rt_tensor *outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
-    if (st == TCONV_OK && !outputs)
-        st = tc_error_nomem(&err, "outputs");
-    if (st == TCONV_OK)
-        st = tc_session_run(session, ds->inputs, ds->n_inputs, outputs, &err);
+        st = tconv_runner_run(runner);
     double max_abs = 0.0;
     if (st == TCONV_OK)
-        st = compare_outputs(session, outputs, ds, o, &max_abs, &err);
+        st = tconv_runner_check_data_set(runner, set_dir, o->rtol, o->atol, &max_abs, NULL);
     if (st == TCONV_OK) {
-        printf("PASS %s max_abs_err=%.3g\n", label, max_abs);
+        printf("PASS %s max_abs_err=%.3g\n", set_dir, max_abs);
         t->passed++;
-    } else {
-        printf("FAIL %s %s\n", label, err.message[0] ? err.message : tconv_status_name(st));
-        t->failed++;
-        bad_input = bad_input || st == TCONV_ERR_LIMIT;
-        raise_exit(t, bad_input ? EXIT_BAD_INPUT : EXIT_MISMATCH);
-        if (bad_input) { /* broken data, not a wrong result: say so where errors go */
-            fprintf(stderr, "tconv-run: %s\n",
-                    err.message[0] ? err.message : tconv_status_name(st));
-            tc_cli_limits_hint(stderr, "tconv-run", st);
-        }
+        return;
     }
-    if (outputs)
-        release_tensors(outputs, n_out);
-    free(outputs);
-    if (ds) {
-        release_tensors(ds->inputs, ds->n_inputs);
-        release_tensors(ds->expected, ds->n_expected);
-    }
-    free(ds);
-}
-
-static char *trimmed_copy(const char *path) {
-    char *p = strdup(path);
-    size_t n = p ? strlen(p) : 0;
-    while (p && n > 1 && p[n - 1] == '/')
-        p[--n] = '\0';
-    return p;
+    const char *why = tconv_runner_last_error(runner);
+    printf("FAIL %s %s\n", set_dir, why[0] ? why : tconv_status_name(st));
+    t->failed++;
+    bad_input = bad_input || st == TCONV_ERR_LIMIT || st == TCONV_ERR_IO || st == TCONV_ERR_PARSE;
+    raise_exit(t, bad_input ? EXIT_BAD_INPUT : EXIT_MISMATCH);
+    if (bad_input) /* say so where errors go */
+        print_failure(why, st);
 }
 
 /* Every data set of the directory: one line each. A model that cannot be loaded (bad input) or
  * run (e.g. an unsupported op) is reported once for each data set. */
 static void run_test_dir(const char *path, const run_options *o, tally *t) {
-    char *dir = trimmed_copy(path);
-    char *model_path = dir ? join_path(dir, "model.onnx") : NULL;
-    char **sets = NULL;
-    size_t n_sets = 0;
-    tc_error err;
-    tc_error_clear(&err);
-    tconv_status st =
-        model_path ? list_data_sets(dir, &sets, &n_sets, &err) : tc_error_nomem(&err, "a path");
+    char message[MESSAGE_MAX];
+    tconv_test_dir *dir = NULL;
     tconv_model *model = NULL;
-    tc_session *session = NULL;
+    tconv_runner *runner = NULL;
     bool bad_input = true;
+    tconv_status st = tconv_test_dir_open(path, &dir, message, sizeof message);
     if (st == TCONV_OK)
-        st = open_session(model_path, o, &model, &session, &bad_input, &err);
-    if (st != TCONV_OK) {
-        fprintf(stderr, "tconv-run: %s\n", err.message);
-        tc_cli_limits_hint(stderr, "tconv-run", st);
-    }
-    if (st != TCONV_OK && n_sets == 0) {
-        printf("FAIL %s %s\n", dir ? dir : path, err.message);
+        st = open_runner(tconv_test_dir_model_path(dir), o, &model, &runner, &bad_input, message,
+                         sizeof message);
+    if (st != TCONV_OK)
+        print_failure(message, st);
+    if (st != TCONV_OK && tconv_test_dir_data_set_count(dir) == 0) {
+        printf("FAIL %s %s\n", path, message);
         t->failed++;
         raise_exit(t, EXIT_BAD_INPUT);
     }
-    for (size_t i = 0; i < n_sets; i++) {
-        char *label = join_path(dir, sets[i]);
+    for (size_t i = 0; i < tconv_test_dir_data_set_count(dir); i++) {
+        const char *set = tconv_test_dir_data_set(dir, i);
         if (st != TCONV_OK) {
-            printf("FAIL %s %s\n", label ? label : sets[i], err.message);
+            printf("FAIL %s %s\n", set, message);
             t->failed++;
             raise_exit(t, bad_input ? EXIT_BAD_INPUT : EXIT_MISMATCH);
-        } else if (label) {
-            run_data_set(session, label, label, o, t);
+        } else {
+            run_data_set(runner, set, o, t);
         }
-        free(label);
-        free(sets[i]);
     }
-    free(sets);
-    tc_session_free(session);
+    tconv_runner_free(runner);
     tconv_model_free(model);
-    free(model_path);
-    free(dir);
+    tconv_test_dir_free(dir);
 }
 
 static int run_test_dirs(const run_options *o) {
@@ -503,75 +353,79 @@ static const char *find_input_file(const run_options *o, const char *name) {
     return NULL;
 }
 
-static tconv_status check_named_inputs(const tc_session *s, const run_options *o, tc_error *err) {
+static tconv_status check_named_inputs(tconv_runner *r, const run_options *o, char *message,
+                                       size_t size) {
     for (size_t i = 0; i < o->n_inputs; i++) {
-        bool found = false;
-        for (size_t k = 0; k < tc_session_input_count(s) && !found; k++)
-            found = strcmp(tc_session_input(s, k)->name, o->inputs[i].name) == 0;
-        if (!found)
-            return tc_error_set(err, TCONV_ERR_USAGE,
-                                "--input %s: the model has no input of that name (inputs "
-                                "that are initializers cannot be fed)",
-                                o->inputs[i].name);
+        size_t index;
+        if (tconv_runner_find_input(r, o->inputs[i].name, &index) != TCONV_OK) {
+            snprintf(message, size,
+                     "--input %s: the model has no input of that name (inputs that are "
+                     "initializers cannot be fed)",
+                     o->inputs[i].name);
+            return TCONV_ERR_USAGE;
+        }
     }
     return TCONV_OK;
 }
 
-static tconv_status make_inputs(const tc_session *s, const run_options *o, tc_rt_tensor *inputs,
-                                tc_error *err) {
-    tconv_status st = check_named_inputs(s, o, err);
-    for (size_t i = 0; st == TCONV_OK && i < tc_session_input_count(s); i++) {
-        const tconv_value *v = tc_session_input(s, i);
-        const char *file = find_input_file(o, v->name);
-        if (file)
-            st = tc_api_tensor_load_pb(file, &inputs[i], err);
-        else
-            st = tc_session_random_input(v, o->seed + i, o->dims, o->n_dims, &inputs[i], err);
-        if (st == TCONV_ERR_USAGE)
-            tc_error_prefix(err, st,
-                            "random input (--dim NAME=VALUE binds a dim, --input NAME=FILE.pb "
-                            "gives the data): ");
+static tconv_status bind_dims(tconv_runner *r, const run_options *o) {
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < o->n_dims; i++)
+        st = tconv_runner_bind_dim(r, o->dims[i].name, o->dims[i].value);
+    return st;
+}
+
+/* Inputs from --input files, the others seeded random (input i with seed + i). */
+static tconv_status set_inputs(tconv_runner *r, const run_options *o) {
+    tconv_status st = bind_dims(r, o);
+    for (size_t i = 0; st == TCONV_OK && i < tconv_runner_input_count(r); i++) {
+        const char *file = find_input_file(o, tconv_runner_input_name(r, i));
+        st = file ? tconv_runner_load_input(r, i, file)
+                  : tconv_runner_set_random_input(r, i, o->seed + i);
     }
     return st;
 }
 
-static void print_output(const char *name, const tc_rt_tensor *t) {
+static void print_output(tconv_runner *r, size_t index) {
     double sum = 0.0, abs_sum = 0.0;
-    for (int64_t i = 0; i < t->n_elements; i++) {
-        double v = tc_rt_get_f64(t, i);
-        sum += v;
-        abs_sum += fabs(v);
-    }
-    printf("%s %s [", name, tconv_dtype_name(t->dtype));
-    for (int i = 0; i < t->rank; i++)
-        printf("%s%lld", i ? "," : "", (long long)t->dims[i]);
+    tconv_runner_output_checksum(r, index, &sum, &abs_sum);
+    printf("%s %s [", tconv_runner_output_name(r, index),
+           tconv_dtype_name(tconv_runner_output_dtype(r, index)));
+    for (int i = 0; i < tconv_runner_output_rank(r, index); i++)
+        printf("%s%lld", i ? "," : "", (long long)tconv_runner_output_dim(r, index, i));
     printf("] sum=%.17g abs_sum=%.17g\n", sum, abs_sum);
 }
 
-static tconv_status ensure_dir(const char *dir, tc_error *err) {
-    if (is_directory(dir))
-        return TCONV_OK;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tc_error_set(err, TCONV_ERR_IO, "%s: cannot create directory: %s", dir,
-                            strerror(errno));
-    return TCONV_OK;
+static tconv_status save_outputs(tconv_runner *r, const char *dir, char *message, size_t size) {
+    if (!is_directory(dir) && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(message, size, "%s: cannot create directory: %s", dir, strerror(errno));
+        return TCONV_ERR_IO;
+    }
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < tconv_runner_output_count(r); i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/output_%zu.pb", dir, i);
+        st = tconv_runner_save_output(r, i, path);
+    }
+    return st;
 }
 
-static tconv_status save_outputs(const tc_session *s, const tc_rt_tensor *outputs,
-                                 tconv_model *scratch, const char *dir, tc_error *err) {
-    tconv_status st = ensure_dir(dir, err);
-    for (size_t i = 0; st == TCONV_OK && i < tc_session_output_count(s); i++) {
-        char name[64];
-        snprintf(name, sizeof name, "output_%zu.pb", i);
-        char *path = join_path(dir, name);
-        tconv_tensor *t;
-        if (!path)
-            return tc_error_nomem(err, "a path");
-        st = tc_rt_tensor_to_ir(&outputs[i], scratch, tc_session_output(s, i)->name, &t, err);
-        if (st == TCONV_OK)
-            st = tc_tensor_save_pb(t, path, err);
-        free(path);
+/* Inputs, the run, the printed outputs and the saved ones; on failure `message` says why. */
+static tconv_status run_loaded(tconv_runner *r, const run_options *o, char *message, size_t size) {
+    tconv_status st = check_named_inputs(r, o, message, size);
+    if (st != TCONV_OK)
+        return st;
+    if ((st = set_inputs(r, o)) == TCONV_OK)
+        st = tconv_runner_run(r);
+    for (size_t i = 0; st == TCONV_OK && i < tconv_runner_output_count(r); i++)
+        print_output(r, i);
+    if (st != TCONV_OK) {
+        snprintf(message, size, "%s: %s", o->paths[0], tconv_runner_last_error(r));
+        return st;
     }
+    if (o->save_dir && (st = save_outputs(r, o->save_dir, message, size)) != TCONV_OK &&
+        !message[0])
+        snprintf(message, size, "%s", tconv_runner_last_error(r));
     return st;
 }
 
@@ -580,39 +434,23 @@ static int run_model(const run_options *o) {
         return usage_error("%s", "give test directories, or exactly one model file");
     if (!file_exists(o->paths[0]))
         return usage_error("%s: no such file or directory", o->paths[0]);
-    tconv_model *model = NULL, *scratch = NULL;
-    tc_session *session = NULL;
-    tc_rt_tensor *inputs = NULL, *outputs = NULL;
-    size_t n_in = 0, n_out = 0;
-    tc_error err;
-    tc_error_clear(&err);
+    char message[MESSAGE_MAX] = "";
+    tconv_model *model = NULL;
+    tconv_runner *runner = NULL;
     bool bad_input;
-    tconv_status st = open_session(o->paths[0], o, &model, &session, &bad_input, &err);
-    if (st == TCONV_OK) {
-        n_in = tc_session_input_count(session);
-        n_out = tc_session_output_count(session);
-        inputs = calloc(n_in ? n_in : 1, sizeof *inputs);
-        outputs = calloc(n_out ? n_out : 1, sizeof *outputs);
-        st = inputs && outputs ? tc_model_create(&scratch, &err) : TCONV_ERR_NOMEM;
+    tconv_status st =
+        open_runner(o->paths[0], o, &model, &runner, &bad_input, message, sizeof message);
+    if (st == TCONV_OK &&
+        !tc_cli_dims_check(model, o->dims, o->n_dims, false, "tconv-run", o->paths[0], stderr)) {
+        tconv_runner_free(runner);
+        tconv_model_free(model);
+        return EXIT_BAD_INPUT;
     }
-    if (st == TCONV_OK && (st = make_inputs(session, o, inputs, &err)) != TCONV_OK)
-        tc_error_prefix(&err, st, "%s: ", o->paths[0]);
-    if (st == TCONV_OK && (st = tc_session_run(session, inputs, n_in, outputs, &err)) != TCONV_OK)
-        tc_error_prefix(&err, st, "%s: ", o->paths[0]);
-    for (size_t i = 0; st == TCONV_OK && i < n_out; i++)
-        print_output(tc_session_output(session, i)->name, &outputs[i]);
-    if (st == TCONV_OK && o->save_dir)
-        st = save_outputs(session, outputs, scratch, o->save_dir, &err);
-    if (st != TCONV_OK) {
-        fprintf(stderr, "tconv-run: %s\n", err.message[0] ? err.message : tconv_status_name(st));
-        tc_cli_limits_hint(stderr, "tconv-run", st);
-    }
-    release_tensors(inputs, n_in);
-    release_tensors(outputs, n_out);
-    free(inputs);
-    free(outputs);
-    tc_session_free(session);
-    tconv_model_free(scratch);
+    if (st == TCONV_OK)
+        st = run_loaded(runner, o, message, sizeof message);
+    if (st != TCONV_OK)
+        print_failure(message, st);
+    tconv_runner_free(runner);
     tconv_model_free(model);
     return st == TCONV_OK ? EXIT_OK : EXIT_BAD_INPUT;
 }
@@ -627,6 +465,7 @@ int main(int argc, char **argv) {
     int rc = parse_args(o, argc, argv);
     if (rc < 0)
         rc = is_directory(o->paths[0]) ? run_test_dirs(o) : run_model(o);
+    tc_cli_limits_free(&o->limits);
     free(o);
     return rc;
 }

@@ -15,6 +15,9 @@ void tc_rewrite_report_free(tc_rewrite_report *report) {
         free(report->records[i].node);
         free(report->records[i].old_attributes);
         free(report->records[i].new_nodes);
+        for (size_t k = 0; k < report->records[i].n_new; k++)
+            free(report->records[i].new_names[k]);
+        free(report->records[i].new_names);
     }
     free(report->records);
     tc_rewrite_report_init(report);
@@ -129,6 +132,11 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_n
     }
     tc_strbuf_append(&nodes, "]");
     char *name = malloc(strlen(node_name) + 1);
+    char **names = calloc(n_new_nodes + 1, sizeof *names);
+    for (size_t i = 0; names && i < n_new_nodes; i++) {
+        if (!(names[i] = strdup(new_nodes[i]->name ? new_nodes[i]->name : "")))
+            nodes.failed = true;
+    }
     if (report->count == report->capacity) {
         size_t capacity = report->capacity ? report->capacity * 2 : 8;
         tc_rewrite_record *grown = realloc(report->records, capacity * sizeof(tc_rewrite_record));
@@ -137,7 +145,10 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_n
             report->capacity = capacity;
         }
     }
-    if (!name || nodes.failed || !old_attributes || report->count == report->capacity) {
+    if (!name || !names || nodes.failed || !old_attributes || report->count == report->capacity) {
+        for (size_t i = 0; names && i < n_new_nodes; i++)
+            free(names[i]);
+        free(names);
         free(name);
         free(old_attributes);
         tc_strbuf_free(&nodes);
@@ -148,6 +159,8 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_n
     rec->node = name;
     rec->old_attributes = old_attributes;
     rec->new_nodes = tc_strbuf_take(&nodes);
+    rec->new_names = names;
+    rec->n_new = n_new_nodes;
     return TCONV_OK;
 }
 

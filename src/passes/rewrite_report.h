@@ -11,6 +11,8 @@ typedef struct tc_rewrite_record {
     char *node;           /* original node name */
     char *old_attributes; /* JSON object of the original attributes */
     char *new_nodes;      /* JSON array of {name, op_type, inputs, outputs, attributes} */
+    char **new_names;     /* names of the nodes that replaced it (n_new), for the local proof */
+    size_t n_new;
 } tc_rewrite_record;
 
 typedef struct tc_rewrite_report {

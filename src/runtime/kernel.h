@@ -38,8 +38,9 @@ struct tc_kernel_ctx {
     tc_session *session; /* for control flow (If) and the thread count */
     int n_threads;
     tc_thread_pool *pool; /* the helpers for tc_parallel_for; NULL: everything in this thread */
-    tc_error *err;        /* messages need not name the node: the executor prefixes it */
-    const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
+    tc_error *err;               /* messages need not name the node: the executor prefixes it */
+    const tc_kernel_crop *crop;  /* NULL unless the executor fused a Slice/Pad/Add chain */
+    tconv_convention convention; /* the session's: how ConvTranspose splits SAME padding */
 };
 
 typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);

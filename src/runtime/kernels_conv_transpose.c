@@ -189,7 +189,7 @@ static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_ope
     if (st == TCONV_OK)
         st = tc_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
     if (st == TCONV_OK)
-        st = tc_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, TCONV_CONVENTION_ONNX, g,
+        st = tc_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, ctx->convention, g,
                                        ctx->err);
     return st;
 }

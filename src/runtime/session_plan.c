@@ -487,7 +487,7 @@ tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_gra
         st = plan_outputs(session, plan, err);
     if (st == TCONV_OK)
         st = plan_lifetimes(session, plan, err);
-    if (st == TCONV_OK)
+    if (st == TCONV_OK && !session->options.unfused)
         st = tc_plan_fuse_crops(session, plan, err);
     if (st != TCONV_OK)
         return st;

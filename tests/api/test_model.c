@@ -216,6 +216,23 @@ static void test_clone_is_independent(void **state) {
     tconv_model_free(copy);
 }
 
+/* What tconv-import MODEL prints. */
+static void test_format_summary(void **state) {
+    (void)state;
+    tconv_model *m = api_read(API_MODEL("keras_decoder"));
+    char *text = NULL;
+    API_OK(m, tconv_model_format_summary(m, &text));
+    assert_non_null(strstr(text, "keras_decoder/model.onnx"));
+    assert_non_null(strstr(text, "ConvTranspose 4"));
+    assert_non_null(strstr(text, "deconv1"));
+    assert_non_null(strstr(text, "-> rewrite"));
+    tconv_free(text);
+    assert_int_equal(tconv_model_format_summary(m, NULL), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_model_format_summary(NULL, &text), TCONV_ERR_USAGE);
+    assert_null(text);
+    tconv_model_free(m);
+}
+
 static void test_set_error_and_format_ir(void **state) {
     (void)state;
     tconv_model *m = api_read(KERAS);
@@ -308,6 +325,7 @@ int main(void) {
         cmocka_unit_test(test_write_file_and_errors_in_the_model),
         cmocka_unit_test(test_clone_is_independent),
         cmocka_unit_test(test_set_error_and_format_ir),
+        cmocka_unit_test(test_format_summary),
         cmocka_unit_test(test_new_model_round_trip),
         cmocka_unit_test(test_null_arguments_never_crash),
     };

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <unistd.h>
+
 #include "api_test_util.h"
 
 #define KERAS API_MODEL("keras_decoder")
@@ -73,6 +75,33 @@ static void test_default_pipeline_and_report(void **state) {
     assert_non_null(strstr(json, "\"rewritten\""));
     assert_non_null(strstr(json, "keras_decoder/model.onnx"));
     tconv_free(json);
+
+    /* Every op type once, those of before first; Slice (new) after them. */
+    size_t n_types = tconv_report_op_type_count(r), slice_at = n_types;
+    for (size_t i = 0; i < n_types; i++) {
+        if (strcmp(tconv_report_op_type(r, i), "Slice") == 0)
+            slice_at = i;
+        assert_true(tconv_report_ops_before(r, tconv_report_op_type(r, i)) +
+                        tconv_report_ops_after(r, tconv_report_op_type(r, i)) >
+                    0);
+    }
+    assert_true(slice_at < n_types && tconv_report_ops_before(r, "Slice") == 0);
+    assert_null(tconv_report_op_type(r, n_types));
+    char message[256], path[] = "/tmp/tconv_api_report_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(tconv_report_write_file(r, path, message, sizeof message), TCONV_OK);
+    FILE *f = fopen(path, "r");
+    char head[64] = "";
+    assert_non_null(f);
+    assert_non_null(fgets(head, sizeof head, f));
+    fclose(f);
+    remove(path);
+    assert_int_equal(head[0], '{');
+    assert_int_equal(tconv_report_write_file(r, "/nonexistent-dir/r.json", message, sizeof message),
+                     TCONV_ERR_IO);
+    assert_non_null(strstr(message, "nonexistent-dir"));
 
     /* Running again finds nothing left to rewrite. */
     tconv_report_free(r);

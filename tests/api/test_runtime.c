@@ -305,6 +305,134 @@ static void test_compare_with_symbolic_dims(void **state) {
     tconv_model_free(original);
 }
 
+/* An ONNX test directory through the one runner of them (what tconv-run DIR and the tests use):
+ * listing, a data set that passes, one whose golden output belongs to another model, checksums. */
+static void test_test_directory(void **state) {
+    (void)state;
+    char message[512];
+    tconv_test_dir *dir = NULL;
+    assert_int_equal(tconv_test_dir_open(TCONV_SOURCE_DIR "/models/keras_decoder/", &dir, message,
+                                         sizeof message),
+                     TCONV_OK);
+    assert_string_equal(tconv_test_dir_model_path(dir),
+                        TCONV_SOURCE_DIR "/models/keras_decoder/model.onnx");
+    assert_true(tconv_test_dir_data_set_count(dir) >= 1);
+    assert_null(tconv_test_dir_data_set(dir, tconv_test_dir_data_set_count(dir)));
+    tconv_model *m = api_read(tconv_test_dir_model_path(dir));
+    tconv_runner *r = new_runner(m);
+    double abs_err = -1, sum = 0, abs_sum = 0;
+    assert_int_equal(tconv_runner_output_checksum(r, 0, &sum, &abs_sum), TCONV_ERR_USAGE);
+    assert_int_equal(
+        tconv_runner_run_data_set(r, tconv_test_dir_data_set(dir, 0), 1e-4, 1e-5, &abs_err, NULL),
+        TCONV_OK);
+    assert_true(abs_err >= 0 && abs_err < 1e-4);
+    assert_int_equal(tconv_runner_output_checksum(r, 0, &sum, &abs_sum), TCONV_OK);
+    assert_true(abs_sum > 0 && abs_sum >= sum && abs_sum >= -sum);
+    /* The keras outputs are no inputs of another data set: a data set of the wrong model. */
+    assert_int_equal(tconv_runner_check_data_set(
+                         r, TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/test_data_set_0",
+                         1e-4, 1e-5, NULL, NULL),
+                     TCONV_ERR_MISMATCH);
+    assert_non_null(strstr(tconv_runner_last_error(r), "output 'image'"));
+    assert_int_equal(tconv_runner_load_data_set(
+                         r, TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/test_data_set_0"),
+                     TCONV_ERR_INVALID);
+    assert_non_null(strstr(tconv_runner_last_error(r), "2 input files, the model takes 1"));
+    tconv_test_dir *none = dir;
+    assert_int_equal(
+        tconv_test_dir_open(TCONV_SOURCE_DIR "/models", &none, message, sizeof message),
+        TCONV_ERR_USAGE);
+    assert_null(none);
+    assert_non_null(strstr(message, "no test_data_set_*"));
+    assert_non_null(tconv_runtime_gemm_isa());
+    tconv_runner_free(r);
+    tconv_model_free(m);
+    tconv_test_dir_free(dir);
+}
+
+/* The local proof: each rewrite alone (original node against its emitted nodes), also in a model
+ * with ops the runtime lacks; the proof as JSON; the missing ops named with counts. */
+static void test_local_proofs(void **state) {
+    (void)state;
+    static const char *const models[] = {KERAS,
+                                         TCONV_SOURCE_DIR "/tests/cli/data/missing_ops.onnx"};
+    static const size_t rewrites[] = {4, 2};
+    for (size_t k = 0; k < 2; k++) {
+        tconv_model *original = api_read(models[k]), *rewritten = api_read(models[k]);
+        tconv_pipeline *p = NULL;
+        tconv_report *report = NULL;
+        assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+        API_OK(rewritten, tconv_pipeline_run(p, rewritten, &report));
+        tconv_comparison *c = NULL;
+        assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+        assert_int_equal(tconv_comparison_set_runs(c, 2), TCONV_OK);
+        assert_int_equal(tconv_comparison_run_rewrites(c, original, rewritten, report), TCONV_OK);
+        assert_int_equal(tconv_comparison_rewrite_count(c), rewrites[k]);
+        for (size_t i = 0; i < rewrites[k]; i++) {
+            assert_string_equal(tconv_comparison_rewrite_node(c, i),
+                                tconv_report_rewritten_node(report, i));
+            assert_true(tconv_comparison_rewrite_proven(c, i));
+            assert_int_equal(tconv_comparison_rewrite_runs(c, i), 2);
+            assert_non_null(strchr(tconv_comparison_rewrite_sizes(c, i), '['));
+            assert_null(tconv_comparison_rewrite_failure(c, i));
+            assert_true(tconv_comparison_rewrite_max_abs_error(c, i) < 1e-5);
+        }
+        char *json = NULL, *missing = NULL;
+        size_t n_missing = 99;
+        assert_int_equal(tconv_comparison_proof_json(c, "skipped", "why", &json), TCONV_OK);
+        assert_non_null(strstr(json, "\"proven\": true"));
+        assert_non_null(
+            strstr(json, "\"whole_model\": {\"status\": \"skipped\", \"reason\": \"why\""));
+        tconv_free(json);
+        API_OK(original, tconv_runtime_missing_ops(original, &n_missing, &missing));
+        assert_int_equal(n_missing, k == 0 ? 0 : 2);
+        assert_string_equal(missing, k == 0 ? "" : "Neg x2, PRelu x1");
+        tconv_free(missing);
+        tconv_comparison_free(c);
+        tconv_report_free(report);
+        tconv_pipeline_free(p);
+        tconv_model_free(rewritten);
+        tconv_model_free(original);
+    }
+}
+
+/* The runner's and the comparison's convention and fusion choices. */
+static void test_convention_and_fusion(void **state) {
+    (void)state;
+    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose_autopad_same";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    tconv_model *m = api_read(path);
+    snprintf(path, sizeof path, "%s/test_data_set_0", dir);
+    static const tconv_convention conventions[] = {TCONV_CONVENTION_ONNX, TCONV_CONVENTION_ORT,
+                                                   TCONV_CONVENTION_ORT_LEGACY};
+    static const tconv_status expected[] = {TCONV_OK, TCONV_OK, TCONV_ERR_MISMATCH};
+    for (size_t i = 0; i < 3; i++) {
+        for (int fused = 0; fused < 2; fused++) {
+            tconv_runner *r = NULL;
+            API_OK(m, tconv_runner_new_with(m, NULL, conventions[i], fused, &r));
+            assert_int_equal(tconv_runner_run_data_set(r, path, 1e-4, 1e-5, NULL, NULL),
+                             expected[i]);
+            tconv_runner_free(r);
+        }
+    }
+    tconv_runner *r = NULL;
+    assert_int_equal(tconv_runner_new_with(m, NULL, (tconv_convention)7, true, &r),
+                     TCONV_ERR_USAGE);
+    assert_null(r);
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_convention(c, (tconv_convention)7), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_comparison_set_convention(c, TCONV_CONVENTION_ORT_LEGACY), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, m, m), TCONV_OK);
+    tconv_comparison_free(c);
+    char message[256];
+    assert_int_equal(tconv_write_file("/nonexistent-dir/x", "a", 1, message, sizeof message),
+                     TCONV_ERR_IO);
+    assert_non_null(strstr(message, "nonexistent-dir"));
+    tconv_model_free(m);
+}
+
 static void test_null_handles(void **state) {
     (void)state;
     assert_int_equal(tconv_runner_new(NULL, NULL, NULL), TCONV_ERR_USAGE);
@@ -361,6 +489,9 @@ int main(void) {
         cmocka_unit_test(test_compare_original_with_legalized),
         cmocka_unit_test(test_compare_mismatch_and_interfaces),
         cmocka_unit_test(test_compare_with_symbolic_dims),
+        cmocka_unit_test(test_test_directory),
+        cmocka_unit_test(test_local_proofs),
+        cmocka_unit_test(test_convention_and_fusion),
         cmocka_unit_test(test_null_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

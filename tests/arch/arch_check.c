@@ -6,7 +6,7 @@
  *            <- api (each room may include itself, the rooms listed for it, and include/);
  *   ir       src/ir includes nothing outside src/ir and include/;
  *   api-only src/cli and bench/ include only include/tconv/ headers, their own headers and
- *            system headers (known violators: KNOWN_API_ONLY_VIOLATORS below);
+ *            system headers;
  *   no-files src/runtime calls no function that opens or reads a file.
  * Every violation is printed as "path:line: rule: what"; the exit status is 1 when there is one.
  *
@@ -25,18 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Files of src/cli and bench/ that still include internal headers: they are reported as known
- * and do not fail the test. Helper h1's branch moves the CLIs to the public API; after merging
- * it, empty this list (a listed file that has become clean fails the test, so the list cannot
- * outlive its reason). */
-static const char *const KNOWN_API_ONLY_VIOLATORS[] = {
-    "src/cli/cli_limits.h",
-    "src/cli/tconv_import.c",
-    "src/cli/tconv_run.c",
-    "bench/bench_kernels.c",
-};
-#define N_KNOWN (sizeof KNOWN_API_ONLY_VIOLATORS / sizeof KNOWN_API_ONLY_VIOLATORS[0])
 
 /* Which rooms of src/ a room may include (besides itself and include/). */
 static const struct {
@@ -72,7 +60,6 @@ typedef struct source_file {
     char path[MAX_PATH]; /* relative to the root, e.g. "src/ir/graph.c" */
     include *includes;
     size_t n_includes, cap_includes;
-    bool known_violator, violated_api_only;
 } source_file;
 
 static source_file files[MAX_FILES];
@@ -325,24 +312,8 @@ static void check_include(source_file *f, const include *inc) {
     bool api_only_room = strcmp(from, "cli") == 0 || strcmp(from, "bench") == 0;
     if (api_only_room && (outside_tree || (target && !has_prefix(target, "include/tconv/") &&
                                            strcmp(to, from) != 0))) {
-        f->violated_api_only = true;
-        if (f->known_violator)
-            printf("%s:%d: api-only: known, not counted: includes \"%s\"\n", f->path, inc->line,
-                   inc->target);
-        else
-            violation(f, inc->line, "api-only", "includes \"%s\", not a public tconv/ header",
-                      inc->target);
-    }
-}
-
-static void check_known_violators(void) {
-    for (size_t i = 0; i < N_KNOWN; i++) {
-        int k = find_file(KNOWN_API_ONLY_VIOLATORS[i]);
-        if (k < 0 || !files[k].violated_api_only)
-            printf("%s:0: api-only: listed as a known violator but %s: remove it from "
-                   "KNOWN_API_ONLY_VIOLATORS (tests/arch/arch_check.c)\n",
-                   KNOWN_API_ONLY_VIOLATORS[i], k < 0 ? "does not exist" : "is clean");
-        n_violations += k < 0 || !files[k].violated_api_only;
+        violation(f, inc->line, "api-only", "includes \"%s\", not a public tconv/ header",
+                  inc->target);
     }
 }
 
@@ -427,11 +398,8 @@ int main(int argc, char **argv) {
     walk("include");
     walk("bench");
     size_t n_includes = 0, n_resolved = 0;
-    for (size_t i = 0; i < n_files; i++) {
+    for (size_t i = 0; i < n_files; i++)
         read_includes(&files[i]);
-        for (size_t k = 0; k < N_KNOWN; k++)
-            files[i].known_violator |= strcmp(files[i].path, KNOWN_API_ONLY_VIOLATORS[k]) == 0;
-    }
     for (size_t i = 0; i < n_files; i++) {
         for (size_t k = 0; k < files[i].n_includes; k++) {
             include *inc = &files[i].includes[k];
@@ -444,7 +412,6 @@ int main(int argc, char **argv) {
             check_reads_no_files(&files[i]);
     }
     check_cycles();
-    check_known_violators();
     printf("%zu files, %zu includes (%zu within the tree), %d violation(s)\n", n_files, n_includes,
            n_resolved, n_violations);
     if (n_files < min_files || n_resolved == 0) {

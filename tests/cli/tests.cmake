@@ -55,14 +55,49 @@ tconv_cli_test(import_report CMD $<TARGET_FILE:tconv-import> ${ct_pads}/model.on
                --report ${cli_work}/report.json -o ${cli_work}/pads.onnx EXIT 0 EXIST ${cli_work}/report.json)
 tconv_cli_test(import_check_passes CMD $<TARGET_FILE:tconv-import> ${keras} --check 3 --seed 5
                -o ${cli_work}/checked.onnx EXIT 0 STDERR "check: output 'image': .*ok" EXIST ${cli_work}/checked.onnx)
-# Rewriting with onnxruntime<=1.12's pad split changes the meaning of SAME_UPPER with odd totals;
-# the check (which runs ONNX semantics) must catch it and write nothing.
-tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-import> ${keras}
-               --convention ort-legacy --check 2 -o ${cli_work}/mismatch.onnx EXIT 1
+# A wrong rewrite (here: a Slice kernel that crops one too far, in a tconv-import built with the
+# test hook) must be caught by --check, which then writes nothing.
+add_executable(tconv-import-faulty "${CMAKE_CURRENT_LIST_DIR}/faulty_import.c"
+               "${PROJECT_SOURCE_DIR}/src/cli/tconv_import.c" ${cli_extra})
+target_compile_definitions(tconv-import-faulty PRIVATE main=tconv_import_main
+                           TCONV_VERSION_STRING="${PROJECT_VERSION}")
+target_include_directories(tconv-import-faulty PRIVATE "${PROJECT_SOURCE_DIR}/src")
+target_link_libraries(tconv-import-faulty PRIVATE tconv_internal)
+tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-import-faulty> ${keras}
+               --check 2 -o ${cli_work}/mismatch.onnx EXIT 1
                STDERR "MISMATCH.*was not written" NOT_EXIST ${cli_work}/mismatch.onnx)
+# Rewriting with onnxruntime<=1.12's pad split: the check runs the original under the same
+# convention, so both sides mean the same and the rewrite is proven.
+tconv_cli_test(import_check_same_convention CMD $<TARGET_FILE:tconv-import> ${keras}
+               --convention ort-legacy --check 2 -o ${cli_work}/legacy.onnx EXIT 0
+               STDERR "check: output 'image': .*ok" EXIST ${cli_work}/legacy.onnx)
+set(dyn "${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx")
+tconv_cli_test(import_check_dims_all_named CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1
+               --dim H=4 -o ${cli_work}/dyn_all.onnx EXIT 2
+               STDERR "missing: input 'x': N, W\\)" NOT_EXIST ${cli_work}/dyn_all.onnx)
+tconv_cli_test(import_dim_unknown CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1 --dim N=1
+               --dim H=4 --dim W=4 --dim Q=2 -o ${cli_work}/dyn_q.onnx EXIT 2
+               STDERR "--dim Q: the model has no dynamic dim of that name.*input 'x': N, H, W"
+               NOT_EXIST ${cli_work}/dyn_q.onnx)
+tconv_cli_test(import_dim_not_dynamic CMD $<TARGET_FILE:tconv-import> ${dyn} --dry-run --dim x=2
+               EXIT 2 STDERR "--dim x: that is a value of the model, not a dynamic dim")
+tconv_cli_test(import_dim_zero CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1 --dim N=0 EXIT 2
+               STDERR "--dim needs NAME=VALUE with VALUE >= 1, got 'N=0'")
+tconv_cli_test(import_check_dims_given CMD $<TARGET_FILE:tconv-import> ${dyn} --check 2 --dim N=2
+               --dim H=5 --dim W=3 -o ${cli_work}/dyn_ok.onnx EXIT 0 STDERR "check: output 'y': .*ok"
+               EXIST ${cli_work}/dyn_ok.onnx)
+set(ct_same "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_autopad_same")
+tconv_cli_test(run_convention_legacy_differs CMD $<TARGET_FILE:tconv-run> ${ct_same}
+               --convention ort-legacy EXIT 1 STDOUT "FAIL .*0 passed, 1 failed")
+tconv_cli_test(run_convention_bad CMD $<TARGET_FILE:tconv-run> ${ct_same} --convention nope EXIT 2
+               STDERR "unknown convention 'nope'")
+tconv_cli_test(run_no_fusion CMD $<TARGET_FILE:tconv-run> ${ct_same} --no-fusion EXIT 0
+               STDOUT "PASS .*1 passed, 0 failed")
+tconv_cli_test(run_dim_unknown CMD $<TARGET_FILE:tconv-run> ${dyn} --dim Q=3 EXIT 2
+               STDERR "--dim Q: the model has no dynamic dim")
 tconv_cli_test(import_check_needs_dims CMD $<TARGET_FILE:tconv-import>
                ${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx --check 1 -o ${cli_work}/dyn.onnx
-               EXIT 2 STDERR "--dim NAME=VALUE.*input 'x'.*dim 0 \\('N'\\) is dynamic"
+               EXIT 2 STDERR "--dim NAME=VALUE .missing: input 'x': N, H, W."
                NOT_EXIST ${cli_work}/dyn.onnx)
 # The library names its own passes; the CLI names its flag.
 tconv_cli_test(import_print_ir_after_unknown CMD $<TARGET_FILE:tconv-import> ${keras}
@@ -107,3 +142,25 @@ tconv_cli_test(import_output_is_input_data CMD $<TARGET_FILE:tconv-import>
                EXIT 2 STDERR "w.bin: is the input model's external data file"
                SAME_FILES ${out_work}/external_ok/w.bin ${PROJECT_SOURCE_DIR}/tests/broken/external_ok/w.bin
                NO_TEMP_IN ${out_work}/external_ok)
+# A model with ops the runtime lacks: every rewrite is proven alone, every missing op is named
+# with its count in one message, the whole-model run is skipped and the output is written.
+set(missing_ops "${CMAKE_CURRENT_LIST_DIR}/data/missing_ops.onnx")
+tconv_cli_test(import_check_missing_ops CMD $<TARGET_FILE:tconv-import> ${missing_ops} --check 2
+               --report ${cli_work}/missing_ops.json -o ${cli_work}/missing_ops.onnx EXIT 0
+               STDERR "node 'up1' alone: ok on x.1,4,5,6. .2 runs.*node 'up2' alone: ok.*whole model: skipped: the runtime lacks Neg x2, PRelu x1.*wrote"
+               EXIST ${cli_work}/missing_ops.onnx)
+tconv_cli_test(import_check_missing_ops_faulty CMD $<TARGET_FILE:tconv-import-faulty> ${missing_ops}
+               --check 1 -o ${cli_work}/missing_ops_bad.onnx EXIT 1
+               STDERR "node 'up1' alone: MISMATCH.*was not written" NOT_EXIST ${cli_work}/missing_ops_bad.onnx)
+tconv_cli_test(run_missing_ops CMD $<TARGET_FILE:tconv-run> ${missing_ops} EXIT 2
+               STDERR "unsupported|Neg")
+# No shape reaches the ConvTranspose (a custom op before it): the proof takes rank and channels
+# from the weights and tries three sizes; a wrong crop is still caught.
+set(unknown_shape "${CMAKE_CURRENT_LIST_DIR}/data/unknown_shape.onnx")
+tconv_cli_test(import_check_unknown_shape CMD $<TARGET_FILE:tconv-import> ${unknown_shape} --check 1
+               -o ${cli_work}/unknown_shape.onnx EXIT 0
+               STDERR "node 'up' alone: ok on s.3,4,3,3.. s.4,4,4,4.. s.5,4,5,5. .3 runs.*whole model: skipped: the runtime lacks com.example.Scale x1"
+               EXIST ${cli_work}/unknown_shape.onnx)
+tconv_cli_test(import_check_unknown_shape_faulty CMD $<TARGET_FILE:tconv-import-faulty> ${unknown_shape}
+               --check 1 -o ${cli_work}/unknown_shape_bad.onnx EXIT 1
+               STDERR "node 'up' alone: MISMATCH.*was not written" NOT_EXIST ${cli_work}/unknown_shape_bad.onnx)

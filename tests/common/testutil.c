@@ -6,9 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "api/api_internal.h"
-#include "importer/importer.h"
-#include "runtime/session.h"
+#include "tconv/tconv.h"
 
 static int compare_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -52,122 +50,80 @@ void tc_test_free_names(char **names, size_t count) {
     free(names);
 }
 
-void tc_test_free_tensors(tc_rt_tensor *tensors, size_t count) {
-    for (size_t i = 0; tensors && i < count; i++)
-        tc_rt_tensor_release(&tensors[i]);
-    free(tensors);
-}
-
-tconv_status tc_test_read_pb_files(const char *dir, const char *kind, tc_rt_tensor **tensors,
-                                   size_t *count, tc_error *err) {
-    *tensors = NULL;
-    *count = 0;
-    tconv_status st = TCONV_OK;
-    for (size_t i = 0; st == TCONV_OK; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s_%zu.pb", dir, kind, i);
-        struct stat sb;
-        if (stat(path, &sb) != 0)
-            break;
-        tc_rt_tensor *grown = realloc(*tensors, (i + 1) * sizeof **tensors);
-        if (!grown) {
-            st = tc_error_nomem(err, "test tensors");
-            break;
-        }
-        *tensors = grown;
-        memset(&grown[i], 0, sizeof grown[i]);
-        st = tc_api_tensor_load_pb(path, &grown[i], err);
-        if (st == TCONV_OK)
-            *count = i + 1;
-    }
-    if (st != TCONV_OK) {
-        tc_test_free_tensors(*tensors, *count);
-        *tensors = NULL;
-        *count = 0;
-    }
+tconv_status tc_test_run_data_set_as(tconv_model *model, const char *data_set_dir, bool fused,
+                                     double rtol, double atol, double *max_abs_err, tc_error *err) {
+    tconv_runner *r = NULL;
+    tconv_status st = tconv_runner_new_with(model, NULL, TCONV_CONVENTION_ONNX, fused, &r);
+    if (st != TCONV_OK)
+        return tc_error_set(err, st, "%s", tconv_model_last_error(model));
+    double abs_err = 0;
+    st = tconv_runner_run_data_set(r, data_set_dir, rtol, atol, &abs_err, NULL);
+    if (st != TCONV_OK)
+        tc_error_set(err, st, "%s: %s", fused ? "fused" : "unfused", tconv_runner_last_error(r));
+    if (max_abs_err && abs_err > *max_abs_err)
+        *max_abs_err = abs_err;
+    tconv_runner_free(r);
     return st;
-}
-
-static tconv_status compare_outputs(tc_session *s, const tc_rt_tensor *got,
-                                    const tc_rt_tensor *want, size_t n, double rtol, double atol,
-                                    double *max_abs_err, tc_error *err) {
-    for (size_t i = 0; i < n; i++) {
-        double abs_err = 0, rel_err = 0;
-        tconv_status st =
-            tc_rt_tensor_compare(&got[i], &want[i], rtol, atol, &abs_err, &rel_err, err);
-        if (max_abs_err && abs_err > *max_abs_err)
-            *max_abs_err = abs_err;
-        if (st != TCONV_OK)
-            return tc_error_prefix(err, st, "output '%s': ", tc_session_output(s, i)->name);
-    }
-    return TCONV_OK;
 }
 
 tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, double rtol,
                                   double atol, double *max_abs_err, tc_error *err) {
-    tc_rt_tensor *inputs = NULL, *want = NULL, *got = NULL;
-    size_t n_in = 0, n_want = 0, n_out = 0;
-    tc_session *s = NULL;
-    tc_session_options options;
-    tc_session_options_init(&options);
-    tconv_status st = tc_test_read_pb_files(data_set_dir, "input", &inputs, &n_in, err);
+    tconv_status st =
+        tc_test_run_data_set_as(model, data_set_dir, false, rtol, atol, max_abs_err, err);
     if (st == TCONV_OK)
-        st = tc_test_read_pb_files(data_set_dir, "output", &want, &n_want, err);
-    if (st == TCONV_OK)
-        st = tc_session_create(model, &options, &s, err);
-    if (st == TCONV_OK) {
-        n_out = tc_session_output_count(s);
-        got = calloc(n_out + 1, sizeof *got);
-        if (!got)
-            st = tc_error_nomem(err, "outputs");
-        else if (n_out != n_want)
-            st = tc_error_set(err, TCONV_ERR_MISMATCH, "model has %zu outputs, data set %zu", n_out,
-                              n_want);
-    }
-    if (st == TCONV_OK)
-        st = tc_session_run(s, inputs, n_in, got, err);
-    if (st == TCONV_OK)
-        st = compare_outputs(s, got, want, n_out, rtol, atol, max_abs_err, err);
-    tc_test_free_tensors(inputs, n_in);
-    tc_test_free_tensors(want, n_want);
-    tc_test_free_tensors(got, n_out);
-    tc_session_free(s);
+        st = tc_test_run_data_set_as(model, data_set_dir, true, rtol, atol, max_abs_err, err);
     return st;
 }
 
 tconv_status tc_test_compare_models(tconv_model *a, tconv_model *b, uint64_t seed, double rtol,
                                     double atol, tc_error *err) {
-    tc_session_options options;
-    tc_session_options_init(&options);
-    tc_session *sa = NULL, *sb = NULL;
-    tc_rt_tensor *inputs = NULL, *out_a = NULL, *out_b = NULL;
-    size_t n_in = 0, n_out = 0;
-    tconv_status st = tc_session_create(a, &options, &sa, err);
+    return tc_test_compare_models_as(a, b, TCONV_CONVENTION_ONNX, seed, rtol, atol, err);
+}
+
+tconv_status tc_test_compare_models_as(tconv_model *a, tconv_model *b, tconv_convention convention,
+                                       uint64_t seed, double rtol, double atol, tc_error *err) {
+    tconv_comparison *c = NULL;
+    tconv_status st = tconv_comparison_new(&c);
     if (st == TCONV_OK)
-        st = tc_session_create(b, &options, &sb, err);
-    if (st == TCONV_OK) {
-        n_in = tc_session_input_count(sa);
-        n_out = tc_session_output_count(sa);
-        inputs = calloc(n_in + 1, sizeof *inputs);
-        out_a = calloc(n_out + 1, sizeof *out_a);
-        out_b = calloc(n_out + 1, sizeof *out_b);
-        if (!inputs || !out_a || !out_b)
-            st = tc_error_nomem(err, "comparison buffers");
-    }
-    for (size_t i = 0; st == TCONV_OK && i < n_in; i++)
-        st = tc_session_random_input(tc_session_input(sa, i), seed + i, NULL, 0, &inputs[i], err);
+        st = tconv_comparison_set_convention(c, convention);
     if (st == TCONV_OK)
-        st = tc_session_run(sa, inputs, n_in, out_a, err);
+        st = tconv_comparison_set_seed(c, seed);
     if (st == TCONV_OK)
-        st = tc_session_run(sb, inputs, n_in, out_b, err);
+        st = tconv_comparison_set_tolerance(c, rtol, atol);
     if (st == TCONV_OK)
-        st = compare_outputs(sa, out_b, out_a, n_out, rtol, atol, NULL, err);
-    for (size_t i = 0; i < n_in && inputs; i++)
-        tc_rt_tensor_release(&inputs[i]);
-    free(inputs);
-    tc_test_free_tensors(out_a, n_out);
-    tc_test_free_tensors(out_b, n_out);
-    tc_session_free(sa);
-    tc_session_free(sb);
+        st = tconv_comparison_run(c, a, b);
+    if (st != TCONV_OK)
+        tc_error_set(err, st, "%s", c ? tconv_comparison_last_error(c) : "out of memory");
+    tconv_comparison_free(c);
     return st;
+}
+
+size_t tc_test_run_node_tests(const char *prefix, double rtol, double atol, size_t *count) {
+    char **names;
+    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
+    *count = 0;
+    if (tc_test_list_dirs(dir, prefix, &names, count) != 0)
+        return 1;
+    size_t failed = 0;
+    for (size_t i = 0; i < *count; i++) {
+        char path[4096], message[1024] = "";
+        tc_error err;
+        tc_error_clear(&err);
+        tconv_model *model = NULL;
+        snprintf(path, sizeof path, "%s/%s/model.onnx", dir, names[i]);
+        tconv_status st = tconv_model_read_file(path, NULL, &model, message, sizeof message);
+        if (st != TCONV_OK)
+            tc_error_set(&err, st, "%s", message);
+        if (st == TCONV_OK) {
+            snprintf(path, sizeof path, "%s/%s/test_data_set_0", dir, names[i]);
+            st = tc_test_run_data_set(model, path, rtol, atol, NULL, &err);
+        }
+        if (st != TCONV_OK) {
+            fprintf(stderr, "%s: %s\n", names[i], err.message);
+            failed++;
+        }
+        tconv_model_free(model);
+    }
+    tc_test_free_names(names, *count);
+    return failed;
 }

@@ -2,7 +2,8 @@
  * conformance tests (test_convtranspose*), the named semantic cases and the generated matrix
  * (tests/golden, PyTorch-computed). For each case and both policies: legalize, check that no
  * ConvTranspose is left with padding the policy forbids, run the converted model against the
- * golden outputs, compare it with the original on random inputs (the --check logic), and save +
+ * golden outputs, compare it with the original on random inputs (tconv_comparison, the one
+ * compare behind tconv-import --check), and save +
  * reload it to prove the emitted nodes serialize. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@
 #include "importer/importer.h"
 #include "passes/conv_transpose_match.h"
 #include "passes/pass.h"
+#include "passes/rewrite_report.h"
+#include "runtime/test_hooks.h"
 #include "testutil.h"
 
 #define PASSES "shape-infer,legalize-conv-transpose,dce"
@@ -65,11 +68,12 @@ static const char *illegal_conv_transpose(const tconv_graph *graph, tconv_policy
     return NULL;
 }
 
-static tconv_status legalize(tconv_model *model, tconv_policy policy, size_t *rewritten,
-                             tc_error *err) {
+static tconv_status legalize_as(tconv_model *model, tconv_policy policy,
+                                tconv_convention convention, size_t *rewritten, tc_error *err) {
     tc_pass_options options;
     tc_pass_options_init(&options);
     options.policy = policy;
+    options.convention = convention;
     tc_rewrite_report report;
     tc_rewrite_report_init(&report);
     options.report = &report;
@@ -77,6 +81,11 @@ static tconv_status legalize(tconv_model *model, tconv_policy policy, size_t *re
     *rewritten += report.count;
     tc_rewrite_report_free(&report);
     return st;
+}
+
+static tconv_status legalize(tconv_model *model, tconv_policy policy, size_t *rewritten,
+                             tc_error *err) {
+    return legalize_as(model, policy, TCONV_CONVENTION_ONNX, rewritten, err);
 }
 
 static tconv_status reload(const tconv_model *model, tconv_model **out, tc_error *err) {
@@ -160,11 +169,108 @@ static void test_generated_matrix(void **state) {
     check_all(TCONV_SOURCE_DIR "/tests/golden/matrix", "", 300);
 }
 
+/* Rewrites made for onnxruntime's conventions (--convention ort / ort-legacy) are proven the way
+ * --check proves them: the original run under the same convention. */
+static void check_conventions(const char *parent, const char *prefix, size_t min_cases) {
+    char **names;
+    size_t n, failures = 0, rewritten = 0;
+    assert_int_equal(tc_test_list_dirs(parent, prefix, &names, &n), 0);
+    assert_true(n >= min_cases);
+    static const tconv_convention conventions[] = {TCONV_CONVENTION_ORT,
+                                                   TCONV_CONVENTION_ORT_LEGACY};
+    for (size_t i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s/model.onnx", parent, names[i]);
+        for (size_t k = 0; k < 2; k++) {
+            tconv_model *original = NULL, *model = NULL;
+            tc_error err;
+            tc_error_clear(&err);
+            tconv_status st = tc_model_load_file(path, NULL, &original, NULL, &err);
+            if (st == TCONV_OK)
+                st = tc_model_load_file(path, NULL, &model, NULL, &err);
+            if (st == TCONV_OK)
+                st = legalize_as(model, TCONV_POLICY_SAME_OR_ASYMMETRIC, conventions[k], &rewritten,
+                                 &err);
+            if (st == TCONV_OK)
+                st =
+                    tc_test_compare_models_as(original, model, conventions[k], 7, 1e-4, 1e-5, &err);
+            if (st != TCONV_OK) {
+                fprintf(stderr, "FAIL %s [%s]: %s\n", names[i],
+                        tconv_convention_name(conventions[k]), err.message);
+                failures++;
+            }
+            tconv_model_free(original);
+            tconv_model_free(model);
+        }
+    }
+    fprintf(stderr,
+            "%s: %zu cases x 2 conventions (ort, ort-legacy), %zu nodes rewritten, %zu failures\n",
+            parent, n, rewritten, failures);
+    tc_test_free_names(names, n);
+    assert_int_equal(failures, 0);
+    assert_true(rewritten > 0);
+}
+
+static void test_onnxruntime_conventions(void **state) {
+    (void)state;
+    check_conventions(TCONV_SHARED_DIR "/onnx/node-tests", "test_convtranspose", 11);
+    check_conventions(TCONV_SOURCE_DIR "/tests/golden/convtranspose", "", 40);
+    check_conventions(TCONV_SOURCE_DIR "/tests/golden/matrix", "", 300);
+}
+
+/* A wrong crop in the Slice kernel (every start one too far) must be caught: by the comparison
+ * with the original (--check's) and by the golden outputs run as written. Fused, the Slice
+ * kernel never runs: that is why proofs run unfused. */
+static void test_wrong_slice_crop_is_caught(void **state) {
+    (void)state;
+    const char *parent = TCONV_SOURCE_DIR "/tests/golden/convtranspose";
+    char **names;
+    size_t n, with_slice = 0, caught_cmp = 0, caught_golden = 0, fused_blind = 0;
+    assert_int_equal(tc_test_list_dirs(parent, "", &names, &n), 0);
+    for (size_t i = 0; i < n; i++) {
+        char model_path[4200], data_set[4200];
+        snprintf(model_path, sizeof model_path, "%s/%s/model.onnx", parent, names[i]);
+        snprintf(data_set, sizeof data_set, "%s/%s/test_data_set_0", parent, names[i]);
+        tconv_model *original = NULL, *model = NULL;
+        tc_error err;
+        size_t rewritten = 0;
+        assert_int_equal(tc_model_load_file(model_path, NULL, &original, NULL, &err), TCONV_OK);
+        assert_int_equal(tc_model_load_file(model_path, NULL, &model, NULL, &err), TCONV_OK);
+        assert_int_equal(legalize(model, TCONV_POLICY_SAME_OR_ASYMMETRIC, &rewritten, &err),
+                         TCONV_OK);
+        tc_op_counts ops;
+        assert_int_equal(tc_op_counts_collect(model, &ops, &err), TCONV_OK);
+        if (tc_op_counts_get(&ops, "Slice") > 0) {
+            with_slice++;
+            tc_test_slice_start_shift = 1;
+            caught_cmp += tc_test_compare_models(original, model, 7, 1e-4, 1e-5, &err) != TCONV_OK;
+            caught_golden +=
+                tc_test_run_data_set_as(model, data_set, false, 1e-4, 1e-5, NULL, &err) != TCONV_OK;
+            fused_blind +=
+                tc_test_run_data_set_as(model, data_set, true, 1e-4, 1e-5, NULL, &err) == TCONV_OK;
+            tc_test_slice_start_shift = 0;
+        }
+        tc_op_counts_free(&ops);
+        tconv_model_free(original);
+        tconv_model_free(model);
+    }
+    tc_test_free_names(names, n);
+    fprintf(stderr,
+            "wrong Slice crop: %zu cases with a Slice, caught by the comparison %zu, by "
+            "the unfused golden run %zu; fused runs that missed it %zu\n",
+            with_slice, caught_cmp, caught_golden, fused_blind);
+    assert_true(with_slice >= 10);
+    assert_int_equal(caught_cmp, with_slice);
+    assert_int_equal(caught_golden, with_slice);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_conformance_cases),
         cmocka_unit_test(test_named_semantic_cases),
         cmocka_unit_test(test_generated_matrix),
+        cmocka_unit_test(test_onnxruntime_conventions),
+        cmocka_unit_test(test_wrong_slice_crop_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

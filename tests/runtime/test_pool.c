@@ -308,30 +308,9 @@ static void test_errors(void **state) {
 /* Runs every ONNX node test whose name starts with prefix, with the tolerances of ONNX's own
  * backend test runner (rtol 1e-3, atol 1e-7: some expected values are written rounded). */
 static void run_node_tests(const char *prefix) {
-    char **names;
     size_t count;
-    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
-    assert_int_equal(tc_test_list_dirs(dir, prefix, &names, &count), 0);
+    assert_int_equal(tc_test_run_node_tests(prefix, 1e-3, 1e-7, &count), 0);
     assert_true(count > 0);
-    int failed = 0;
-    for (size_t i = 0; i < count; i++) {
-        char path[4096];
-        tc_error err;
-        tconv_model *model = NULL;
-        snprintf(path, sizeof path, "%s/%s/model.onnx", dir, names[i]);
-        tconv_status st = tc_model_load_file(path, NULL, &model, NULL, &err);
-        if (st == TCONV_OK) {
-            snprintf(path, sizeof path, "%s/%s/test_data_set_0", dir, names[i]);
-            st = tc_test_run_data_set(model, path, 1e-3, 1e-7, NULL, &err);
-        }
-        if (st != TCONV_OK) {
-            print_error("%s: %s\n", names[i], err.message);
-            failed++;
-        }
-        tconv_model_free(model);
-    }
-    tc_test_free_names(names, count);
-    assert_int_equal(failed, 0);
 }
 
 static void test_onnx_conformance_max_pool(void **state) {

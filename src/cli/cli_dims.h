@@ -1,0 +1,22 @@
+/* --dim NAME=VALUE of the command-line tools: values for the symbolic (dynamic) dims of a
+ * model's inputs, checked against the model before anything runs. */
+#ifndef TCONV_CLI_DIMS_H
+#define TCONV_CLI_DIMS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tconv/tconv.h"
+
+typedef struct tc_cli_dim {
+    const char *name;
+    int64_t value;
+} tc_cli_dim;
+
+/* Every --dim names a dynamic dim of an input of the model's main graph (not an initializer);
+ * and, when `need_all`, every dynamic dim of those inputs has a value. Prints one message for
+ * all that is wrong ("prog: PATH: ...") and returns false; true when all is well. */
+bool tc_cli_dims_check(tconv_model *model, const tc_cli_dim *dims, size_t n_dims, bool need_all,
+                       const char *prog, const char *path, FILE *out);
+
+#endif
