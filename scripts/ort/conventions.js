@@ -6,7 +6,7 @@
 // data set the original runs in onnxruntime, then:
 //   onnxruntime runs it:  its output must equal the measured rule's (ort_data_set_K, which
 //     `R` in cases.tsv predicts), and the rewritten model must reproduce it exactly, both in
-//     onnxruntime and in tconv (tconv-run);
+//     onnxruntime and in tconv (tconv-run), as must the original run by tconv-run --convention ort;
 //   onnxruntime refuses it (`X` predicted):  tconv's lint must say so, and the rewritten model
 //     (ONNX's meaning) must run in onnxruntime and in tconv and give ONNX's result.
 // Prints a line per data set and a table per row; exit 0 when every check holds.
@@ -44,7 +44,20 @@ function asGot(t) {
   return { type: t.ortType, dims: t.dims, data: t.data };
 }
 
-// Converts with --convention ort and runs the rewritten model in tconv against ort_data_set_K.
+// tconv-run DIR [args]: PASS/FAIL per data set name.
+function tconvRun(a, dir, args) {
+  const run = spawnSync(a.run, [dir, '--rtol', String(RTOL), '--atol', String(ATOL), ...args],
+                        { encoding: 'utf8' });
+  const passed = {};
+  for (const line of (run.stdout || '').split('\n')) {
+    const m = /^(PASS|FAIL) .*(test_data_set_\d+)/.exec(line);
+    if (m) passed[m[2]] = m[1] === 'PASS';
+  }
+  return passed;
+}
+
+// Converts with --convention ort and runs the rewritten model in tconv against ort_data_set_K;
+// runs the original in tconv under --convention ort against the same.
 function convertAndRunInTconv(a, c, caseDir, sets) {
   const out = path.join(a.work, c.name);
   fs.mkdirSync(out, { recursive: true });
@@ -60,12 +73,13 @@ function convertAndRunInTconv(a, c, caseDir, sets) {
     fs.copyFileSync(path.join(caseDir, `ort_data_set_${k}`, 'output_0.pb'),
                     path.join(dst, 'output_0.pb'));
   });
-  const run = spawnSync(a.run, [out, '--rtol', String(RTOL), '--atol', String(ATOL)],
-                        { encoding: 'utf8' });
-  for (const line of (run.stdout || '').split('\n')) {
-    const m = /^(PASS|FAIL) .*(test_data_set_\d+)/.exec(line);
-    if (m) result.tconv[m[2]] = m[1] === 'PASS';
-  }
+  result.tconv = tconvRun(a, out, []);
+  // the original, run by tconv's runtime under --convention ort, against the same results
+  const orig = path.join(out, 'original');
+  fs.mkdirSync(orig, { recursive: true });
+  fs.copyFileSync(path.join(caseDir, 'model.onnx'), path.join(orig, 'model.onnx'));
+  for (const set of sets) fs.cpSync(path.join(out, set), path.join(orig, set), { recursive: true });
+  result.tconvOriginal = tconvRun(a, orig, ['--convention', 'ort']);
   result.model = path.join(out, 'model.onnx');
   return result;
 }
@@ -99,6 +113,8 @@ async function checkSet(a, c, caseDir, conv, set, k) {
   }
   if (conv.tconv[set] !== true)
     problems.push('tconv (tconv-run on the rewritten model) does not reproduce it');
+  if (conv.tconvOriginal[set] !== true)
+    problems.push('tconv-run --convention ort on the original does not reproduce it');
   const rewritten = await tryOrt(conv.model, inputs);
   if (!rewritten.ran) {
     problems.push(`onnxruntime refused the rewritten model: ${rewritten.why}`);

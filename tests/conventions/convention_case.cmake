@@ -59,3 +59,12 @@ foreach(data_set ${data_sets})
   file(COPY "${CASE_DIR}/ort_data_set_${k}/output_0.pb" DESTINATION "${WORK_DIR}/ort/${set_name}")
 endforeach()
 run_converted(ort)
+# The original, run by tconv's runtime under --convention ort, gives the same.
+file(MAKE_DIRECTORY "${WORK_DIR}/ort_original")
+file(COPY "${CASE_DIR}/model.onnx" DESTINATION "${WORK_DIR}/ort_original")
+file(GLOB ort_sets LIST_DIRECTORIES true "${WORK_DIR}/ort/test_data_set_*")
+foreach(data_set ${ort_sets})
+  file(COPY "${data_set}" DESTINATION "${WORK_DIR}/ort_original")
+endforeach()
+run_step("original under tconv-run --convention ort against onnxruntime 1.30's result" "${RUN}"
+         "${WORK_DIR}/ort_original" --convention ort ${tolerances})
