@@ -5,7 +5,10 @@
 # provider, through the npm package onnxruntime-node) and compares with the golden outputs.
 # The originals are run in onnxruntime too, for the record: where onnxruntime's ConvTranspose
 # differs from ONNX (DESIGN.md section 1) they fail, and their rewrites must not.
+# Then scripts/ort/conventions.js checks --convention ort against onnxruntime on the generated
+# cases of every row of DESIGN.md's table (tests/golden/ort_conventions).
 #   scripts/ort-check.sh           exit 0 when every converted model matches its golden outputs
+#                                  and every convention check holds
 # Installs nodejs/npm (Debian) when missing and onnxruntime-node@1.30.0 into build/ort, with
 # --ignore-scripts: its install script would fetch GPU files from a host CI cannot reach; the
 # package itself carries the linux-x64 CPU library.
@@ -25,7 +28,7 @@ fi
 
 build="$root/build/test"
 cmake -S "$root" -B "$build" -DTCONV_WERROR=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target tconv-import >/dev/null
+cmake --build "$build" -j"$(nproc)" --target tconv-import tconv-run >/dev/null
 import="$build/tconv-import"
 
 node "$root/scripts/ort/selftest.js" "$root/tests/golden/convtranspose/same_upper_k3_s2_odd_total"
@@ -49,18 +52,29 @@ convert_all() {
     echo "$n"
 }
 
-cases=("$root"/models/*/ "$root"/tests/golden/convtranspose/*/ "$root"/tests/golden/matrix/*/)
+cases=("$root"/models/*/ "$root"/tests/golden/convtranspose/*/ "$root"/tests/golden/matrix/*/
+    "$root"/tests/golden/ort_conventions/*/ "$root"/tests/golden/dynamic_output_shape/*/)
 cases=("${cases[@]%/}")
 status=0
 for policy in same-or-asymmetric valid-only; do
     n=$(convert_all "$policy" "${cases[@]}")
     echo "ort-check: $n models converted with --policy $policy; running them in onnxruntime"
-    if ! node "$root/scripts/ort/run_dirs.js" "$work/$policy"/*/* >"$work/$policy.log"; then
+    printf '%s\n' "$work/$policy"/*/* >"$work/$policy.list"
+    if ! node "$root/scripts/ort/run_dirs.js" "@$work/$policy.list" >"$work/$policy.log"; then
         grep '^FAIL' "$work/$policy.log" || true
         status=1
     fi
     echo "ort-check: converted ($policy): $(tail -n 1 "$work/$policy.log")"
 done
-node "$root/scripts/ort/run_dirs.js" "${cases[@]}" >"$work/originals.log" || true
+# --convention ort against onnxruntime on every row of DESIGN.md's table (cases per row, how
+# many onnxruntime ran and tconv matched, how many it refused and tconv warned).
+if ! node "$root/scripts/ort/conventions.js" --import "$import" --run "$build/tconv-run" \
+    --work "$work/conventions" "$root/tests/golden/ort_conventions" >"$work/conventions.log"; then
+    grep '^FAIL' "$work/conventions.log" || true
+    status=1
+fi
+sed -n '/^row\t/,$p' "$work/conventions.log" | sed 's/^/ort-check: /'
+printf '%s\n' "${cases[@]}" >"$work/originals.list"
+node "$root/scripts/ort/run_dirs.js" "@$work/originals.list" >"$work/originals.log" || true
 echo "ort-check: originals, for the record (onnxruntime's ConvTranspose corners): $(tail -n 1 "$work/originals.log")"
 exit $status

@@ -96,7 +96,8 @@ typedef enum tconv_policy {
 /* Whose ConvTranspose pad split to reproduce where runtimes disagree (DESIGN.md section 1). */
 typedef enum tconv_convention {
     TCONV_CONVENTION_ONNX = 0,  /* the ONNX spec (default) */
-    TCONV_CONVENTION_ORT,       /* onnxruntime >= 1.14: negative totals clamped, extend at end */
+    TCONV_CONVENTION_ORT,       /* onnxruntime 1.30, measured: negative totals clamped to 0; ONNX
+                                   for the nodes it refuses */
     TCONV_CONVENTION_ORT_LEGACY /* onnxruntime <= 1.12: SAME_UPPER odd extra at the beginning,
                                    output_shape/SAME_LOWER odd extra at the end, clamped */
 } tconv_convention;

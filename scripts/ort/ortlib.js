@@ -121,8 +121,12 @@ async function runDataSet(session, dataSetDir, rtol, atol) {
 // Runs a model on given tensors (decoded TensorProtos, graph-input order); returns decoded outputs.
 async function runModel(modelPath, inputs, threads) {
   const session = await createSession(modelPath, threads);
-  const results = await session.run(makeFeeds(session, inputs, modelPath), QUIET);
-  return session.outputNames.map((name) => fromOrtTensor(name, results[name]));
+  try {
+    const results = await session.run(makeFeeds(session, inputs, modelPath), QUIET);
+    return session.outputNames.map((name) => fromOrtTensor(name, results[name]));
+  } finally {
+    await session.release();
+  }
 }
 
 module.exports = { ort, createSession, runDataSet, runModel, compareTensor, listDataSets,

@@ -1,7 +1,7 @@
 'use strict';
 // Runs ONNX test directories (model.onnx + test_data_set_*/input_N.pb, output_N.pb) in
 // onnxruntime and compares each output with the expected one, as `tconv-run DIR` does.
-//   node run_dirs.js [--rtol R] [--atol A] [--model NAME] DIR...
+//   node run_dirs.js [--rtol R] [--atol A] [--model NAME] DIR|@LISTFILE...
 // --model NAME runs DIR/NAME instead of DIR/model.onnx (a rewritten model beside its data).
 // Prints one PASS/FAIL line per data set and ends with "N passed, M failed".
 // Exit: 0 all passed, 1 a mismatch or a model onnxruntime refused, 2 usage.
@@ -20,11 +20,18 @@ function parseArgs(argv) {
     else if (opt === '--atol') a.atol = Number(value());
     else if (opt === '--model') a.model = value();
     else if (opt.startsWith('--')) usage(`unknown option ${opt}`);
+    else if (opt.startsWith('@')) a.dirs.push(...readList(opt.slice(1)));
     else a.dirs.push(opt);
   }
   if (!a.dirs.length) usage('no test directory given');
   if (!(a.rtol >= 0) || !(a.atol >= 0)) usage('--rtol and --atol take numbers >= 0');
   return a;
+}
+
+// @FILE: directories one per line (onnxruntime-node crashes at startup, with no message, when
+// the command line holds some 400 long paths).
+function readList(file) {
+  return require('fs').readFileSync(file, 'utf8').split('\n').filter((l) => l.length);
 }
 
 function usage(msg) {
@@ -42,6 +49,14 @@ async function runDir(dir, a, tally) {
     tally.failed++;
     return;
   }
+  try {
+    await runSets(session, dir, a, tally);
+  } finally {
+    await session.release(); // hundreds of sessions in one process otherwise exhaust it
+  }
+}
+
+async function runSets(session, dir, a, tally) {
   const sets = lib.listDataSets(dir);
   if (!sets.length) {
     console.log(`FAIL ${dir}: no test_data_set_*`);

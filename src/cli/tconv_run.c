@@ -59,8 +59,9 @@ static void print_usage(FILE *out) {
           "[-1, 1]); --dim gives dynamic (symbolic) dims a value. Each output's name, shape and\n"
           "checksum (sum, sum of |x|) is printed; --save-outputs writes them as output_N.pb.\n"
           "\n"
-          "--convention: whose pad split ConvTranspose uses for auto_pad SAME (default onnx; ort:\n"
-          "onnxruntime >= 1.14, ort-legacy: <= 1.12). --no-fusion runs every node as written\n"
+          "--convention: whose ConvTranspose semantics to run (default onnx; ort: onnxruntime\n"
+          "1.30, and ONNX's for the nodes it refuses; ort-legacy: onnxruntime <= 1.12's pad\n"
+          "splits). --no-fusion runs every node as written\n"
           "(by default ConvTranspose -> Slice -> Pad -> Add is computed in one call).\n"
           "\n",
           out);

@@ -179,13 +179,14 @@ tconv_status tc_conv_transpose_read_attrs(const tconv_node *node, int spatial_ra
 /* ---------------------------------------------------------------- resolution */
 
 /* Splits a total pad into begin/end the way `convention` does for this auto_pad mode. The
- * odd extra goes to the end when `extra_at_end`. */
+ * odd extra goes to the end when `extra_at_end`. onnxruntime clamps a negative total to 0:
+ * 1.30 then adds nothing (the caller sets the output size from the clamped total), <= 1.12
+ * keeps its output size, so the whole shortfall lands at the end. */
 static void split_total(int64_t total, bool extra_at_end, tconv_convention convention, int64_t *pb,
                         int64_t *pe) {
     if (convention != TCONV_CONVENTION_ONNX && total < 0) {
-        /* onnxruntime clamps the pads to 0 and lets the output grow at the end. */
         *pb = 0;
-        *pe = total;
+        *pe = convention == TCONV_CONVENTION_ORT ? 0 : total;
         return;
     }
     int64_t half = tc_floor_div(total, 2);
@@ -198,6 +199,34 @@ static void split_total(int64_t total, bool extra_at_end, tconv_convention conve
 static bool extra_at_end(tc_auto_pad auto_pad, tconv_convention convention) {
     bool upper = auto_pad == TCONV_AUTO_PAD_SAME_UPPER;
     return convention == TCONV_CONVENTION_ORT_LEGACY ? !upper : upper;
+}
+
+/* Why onnxruntime 1.30 refuses the node (DESIGN.md section 1, measured), or NULL. Per axis:
+ * output_shape given: t = max(0, F + op - output_shape), refused unless
+ * floor((output_shape + t - ke) / s) + 1 == x; otherwise refused when op >= s. */
+static const char *ort_refusal(const tc_conv_transpose_attrs *a, const int64_t *x_dims,
+                               const int64_t *kernel, bool *depends_on_size) {
+    *depends_on_size = false;
+    if (a->has_output_shape && a->output_shape_has_batch_channel)
+        return "output_shape with N,C in front (\"output_shape has incorrect size\")";
+    for (int i = 0; i < a->spatial_rank; i++) {
+        int64_t s = a->strides[i], op = a->output_padding[i];
+        if (op >= s)
+            return "output_padding >= stride (\"output_padding may be too large for stride\")";
+        int64_t x = x_dims ? x_dims[2 + i] : -1;
+        if (!a->has_output_shape)
+            continue;
+        int64_t ke, full, os = a->output_shape[i];
+        if (x < 1 || !tc_mul_i64(kernel[i] - 1, a->dilations[i], &ke) || !tc_add_i64(ke, 1, &ke) ||
+            !tc_mul_i64(s, x - 1, &full) || !tc_add_i64(full, ke, &full) || full > INT64_MAX - op) {
+            *depends_on_size = true; /* too-negative totals are refused for some input sizes */
+            continue;
+        }
+        int64_t t = full + op - os > 0 ? full + op - os : 0;
+        if (tc_floor_div(os + t - ke, s) + 1 != x)
+            return "output_shape whose total padding is too negative for the input size";
+    }
+    return NULL;
 }
 
 static tconv_status resolve_kernel(const tc_conv_transpose_attrs *a, const int64_t *w_dims,
@@ -266,11 +295,14 @@ static tconv_status resolve_axis(const tc_conv_transpose_attrs *a, int i, int64_
         } else {
             int64_t total = full + op - out;
             split_total(total, extra_at_end(a->auto_pad, convention), convention, &pb, &pe);
+            pe = total - pb; /* out is output_shape whatever the split */
         }
     } else if (tc_auto_pad_is_same(a->auto_pad)) {
         int64_t total = op + ke - s; /* independent of x: works for dynamic sizes */
         split_total(total, extra_at_end(a->auto_pad, convention), convention, &pb, &pe);
-        if (x > 0 && !tc_mul_i64(x, s, &out))
+        if (convention == TCONV_CONVENTION_ORT && total < 0) /* 1.30: out = F + op */
+            out = full >= 0 ? full + op : -1;
+        else if (x > 0 && !tc_mul_i64(x, s, &out))
             return tc_error_set(err, TCONV_ERR_INVALID, "output size of axis %d overflows", i);
     } else {
         if (a->auto_pad == TCONV_AUTO_PAD_NOTSET) {
@@ -303,9 +335,61 @@ tconv_status tc_conv_transpose_resolve(const tc_conv_transpose_attrs *attrs, con
     memcpy(out->dilations, attrs->dilations, sizeof out->dilations);
     memcpy(out->output_padding, attrs->output_padding, sizeof out->output_padding);
     tconv_status st = resolve_kernel(attrs, w_dims, out, err);
+    if (st == TCONV_OK && convention == TCONV_CONVENTION_ORT) {
+        out->convention_refusal =
+            ort_refusal(attrs, x_dims, out->kernel, &out->convention_refusal_depends_on_size);
+        if (out->convention_refusal) /* tconv follows ONNX where onnxruntime refuses */
+            convention = TCONV_CONVENTION_ONNX;
+    }
     if (st == TCONV_OK)
         st = resolve_channels(attrs, x_dims, w_dims, out, err);
     for (int i = 0; st == TCONV_OK && i < attrs->spatial_rank; i++)
         st = resolve_axis(attrs, i, x_dims ? x_dims[2 + i] : -1, convention, out, err);
     return st;
+}
+
+/* ---------------------------------------------------------------- operand checks */
+
+tconv_status tc_conv_transpose_check_ranks(int x_rank, int w_rank, tc_error *err) {
+    if (x_rank >= 0 && (x_rank < 3 || x_rank - 2 > TCONV_MAX_SPATIAL))
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                            "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                            "supported",
+                            x_rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+    if (x_rank >= 0 && w_rank >= 0 && w_rank != x_rank)
+        return tc_error_set(err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d", w_rank,
+                            x_rank);
+    if (w_rank >= 0 && (w_rank < 3 || w_rank - 2 > TCONV_MAX_SPATIAL))
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "W has rank %d; it must be (C_in, C_out/group, k...) with 1 to %d "
+                            "kernel axes",
+                            w_rank, TCONV_MAX_SPATIAL);
+    return TCONV_OK;
+}
+
+tconv_status tc_conv_transpose_check_bias(int b_rank, const int64_t *b_dims, int64_t c_out,
+                                          tc_error *err) {
+    if (b_rank == -2 || b_rank == -1)
+        return TCONV_OK;
+    bool wrong = b_rank != 1 || (b_dims[0] >= 0 && c_out >= 0 && b_dims[0] != c_out);
+    if (!wrong)
+        return TCONV_OK;
+    char shape[32 * TCONV_MAX_SPATIAL + 8] = "[";
+    size_t used = 1;
+    for (int i = 0; i < b_rank && i < TCONV_MAX_SPATIAL + 2 && used < sizeof shape; i++) {
+        char dim[24];
+        if (b_dims[i] >= 0)
+            snprintf(dim, sizeof dim, "%lld", (long long)b_dims[i]);
+        else
+            snprintf(dim, sizeof dim, "?");
+        used += (size_t)snprintf(shape + used, sizeof shape - used, "%s%s", i ? "," : "", dim);
+    }
+    if (used < sizeof shape)
+        snprintf(shape + used, sizeof shape - used, "]");
+    if (c_out < 0)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "B must be 1-D (one value per output channel), has shape %s", shape);
+    return tc_error_set(err, TCONV_ERR_INVALID,
+                        "B must be 1-D with %lld elements (the output channels), has shape %s",
+                        (long long)c_out, shape);
 }

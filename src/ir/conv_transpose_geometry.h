@@ -56,15 +56,33 @@ typedef struct tc_conv_transpose_geometry {
     int64_t pad_begin[TCONV_MAX_SPATIAL];
     int64_t pad_end[TCONV_MAX_SPATIAL];
     bool pads_known; /* false only for output_shape with an unknown input size */
+    /* Set when the requested convention's runtime refuses this node (onnxruntime 1.30, DESIGN.md
+     * section 1): a static reason; the geometry above is then ONNX's, which tconv follows. */
+    const char *convention_refusal;
+    /* onnxruntime 1.30 refuses output_shape with a too-negative total, which depends on the
+     * input size: true when that size is unknown and the node may be refused for some sizes. */
+    bool convention_refusal_depends_on_size;
 } tc_conv_transpose_geometry;
 
-/* Resolves pads and sizes. x_dims: N, C, spatial... (rank = spatial_rank + 2, -1 for unknown
- * dims). w_dims: C_in, C_out/group, k... (-1 for unknown; the kernel must be known from W or
- * kernel_shape). Validates: kernel_shape agrees with W, group divides C_in and X's channels
- * match W, output_padding < max(stride, dilation), output size > 0. Messages say which axis and
- * value; the caller prefixes the node. */
+/* Resolves pads and sizes under `convention` (DESIGN.md section 1: ONNX; onnxruntime 1.30's
+ * measured rule for TCONV_CONVENTION_ORT, which clamps negative totals to 0 and refuses some
+ * nodes, resolved as ONNX with convention_refusal set; onnxruntime <= 1.12's for ORT_LEGACY).
+ * x_dims: N, C, spatial... (rank = spatial_rank + 2, -1 for unknown dims). w_dims: C_in,
+ * C_out/group, k... (-1 for unknown; the kernel must be known from W or kernel_shape). Validates:
+ * kernel_shape agrees with W, group divides C_in and X's channels match W, output_padding <
+ * max(stride, dilation), output size > 0. Messages say which axis and value; the caller prefixes
+ * the node. */
 tconv_status tc_conv_transpose_resolve(const tc_conv_transpose_attrs *attrs, const int64_t *x_dims,
                                        const int64_t *w_dims, tconv_convention convention,
                                        tc_conv_transpose_geometry *out, tc_error *err);
+
+/* The operand checks of the runtime kernel, for import and shape inference too (one message
+ * wherever the shapes are known). Ranks are -1 when unknown: X's rank is 3 to
+ * TCONV_MAX_SPATIAL + 2, W's rank equals X's (or is at least 3 when X's is unknown). */
+tconv_status tc_conv_transpose_check_ranks(int x_rank, int w_rank, tc_error *err);
+/* B (absent: b_rank -2; unknown rank: -1; unknown dims -1) is 1-D with c_out elements (c_out
+ * -1 when unknown). */
+tconv_status tc_conv_transpose_check_bias(int b_rank, const int64_t *b_dims, int64_t c_out,
+                                          tc_error *err);
 
 #endif

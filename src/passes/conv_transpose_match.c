@@ -38,14 +38,12 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
     }
     out->x_rank = value_dims(node->inputs[0], out->x_dims);
     out->w_rank = value_dims(node->inputs[1], out->w_dims);
-    if (out->x_rank >= 0 && out->w_rank >= 0 && out->x_rank != out->w_rank) {
-        char where[256];
-        return tc_error_set(err, TCONV_ERR_INVALID, "%s: X has rank %d but W has rank %d",
-                            tc_node_describe(node, where, sizeof where), out->x_rank, out->w_rank);
-    }
+    /* the runtime kernel's checks, wherever the shapes are known */
+    tconv_status st = tc_conv_transpose_check_ranks(out->x_rank, out->w_rank, err);
+    if (st != TCONV_OK)
+        return prefix_node(node, st, err);
     int rank = out->x_rank >= 0 ? out->x_rank : out->w_rank;
-    tconv_status st =
-        tc_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
+    st = tc_conv_transpose_read_attrs(node, rank >= 0 ? rank - 2 : -1, &out->attrs, err);
     if (st != TCONV_OK)
         return st;
     if (rank < 0)
@@ -63,6 +61,11 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
     }
     st = tc_conv_transpose_resolve(&out->attrs, out->x_dims, out->w_dims, convention,
                                    &out->geometry, err);
+    if (st == TCONV_OK && node->n_inputs > 2 && node->inputs[2]) {
+        int64_t b_dims[TCONV_MAX_RANK];
+        st = tc_conv_transpose_check_bias(value_dims(node->inputs[2], b_dims), b_dims,
+                                          out->geometry.c_out, err);
+    }
     return st == TCONV_OK ? st : prefix_node(node, st, err);
 }
 

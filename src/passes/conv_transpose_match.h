@@ -27,8 +27,10 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
 bool tc_conv_transpose_needs_rewrite(const tc_conv_transpose_match *m, tconv_policy policy);
 
 /* Adds the lint warnings for the node at position `index` of its graph (meaning that differs
- * between conventions, ignored attributes, N,C-prefixed output_shape) to diagnostics. */
+ * between conventions, nodes onnxruntime 1.30 refuses, ignored attributes, N,C-prefixed
+ * output_shape) to diagnostics; `followed` is the convention the rewrite uses. */
 tconv_status tc_conv_transpose_lint_node_at(tconv_node *node, size_t index,
-                                            tc_diagnostics *diagnostics, tc_error *err);
+                                            tconv_convention followed, tc_diagnostics *diagnostics,
+                                            tc_error *err);
 
 #endif

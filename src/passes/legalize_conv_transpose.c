@@ -24,6 +24,9 @@ typedef struct shared_constants {
     tc_name_map by_content; /* "suffix:v0,v1,..." (in the model arena) -> tconv_value * */
 } shared_constants;
 
+/* Nodes one rewrite may emit: 4 for constant crops, about 40 for a crop computed at run time. */
+#define MAX_EMITTED 64
+
 typedef struct rewrite_plan {
     int rank; /* spatial axes */
     int64_t crop_begin[TCONV_MAX_SPATIAL];
@@ -42,7 +45,7 @@ typedef struct rewriter {
     int64_t opset;
     const char *base; /* readable prefix of new names: the node name, or its output's */
     tconv_node *last; /* new nodes go after this one */
-    tconv_node *emitted[6];
+    tconv_node *emitted[MAX_EMITTED];
     size_t n_emitted;
     tconv_value *declared[6]; /* new values this rewrite gave a value_info entry */
     size_t n_declared;
@@ -60,6 +63,15 @@ static void plan_rewrite(const tc_conv_transpose_match *m, bool has_bias, rewrit
         p->crop_end[i] = pe - op > 0 ? pe - op : 0;
         p->extend_begin[i] = pb < 0 ? -pb : 0;
         p->extend_end[i] = op - pe > 0 ? op - pe : 0;
+        int64_t full = g->full[i], out = g->out[i];
+        if (full >= 0 && out >= 0 && pb > full) {
+            /* the window [pb, pb + out) starts past F (output_padding beyond a short F): keep
+             * nothing of F, every output position is padding */
+            p->crop_begin[i] = full;
+            p->crop_end[i] = 0;
+            p->extend_begin[i] = 0;
+            p->extend_end[i] = out;
+        }
         p->crops |= p->crop_begin[i] > 0 || p->crop_end[i] > 0;
         p->extends |= p->extend_begin[i] > 0 || p->extend_end[i] > 0;
     }
@@ -78,6 +90,8 @@ static tconv_status new_value(rewriter *rw, const char *suffix, tconv_value **ou
 /* A node named <base>/<suffix>, linked after the previous new node. */
 static tconv_status new_node(rewriter *rw, const char *op_type, const char *suffix,
                              tconv_node **out) {
+    if (rw->n_emitted == MAX_EMITTED)
+        return tc_error_set(rw->err, TCONV_ERR_LIMIT, "internal: rewrite emits too many nodes");
     char *base = tc_arena_sprintf(rw->model->arena, "%s/%s", rw->base, suffix);
     const char *name = base ? tc_model_unique_node_name(rw->model, base) : NULL;
     if (!name)
@@ -376,6 +390,266 @@ static tconv_status rewrite_node(rewriter *rw) {
     return st;
 }
 
+/* ---------------------------------------------------------------- output_shape at run time */
+
+/* With output_shape and a dynamic input size the crop depends on that size, so it is computed
+ * in the graph (int64 vectors over the spatial axes, from Shape(X)):
+ *
+ *   F = s*x + ke - s,  u = F + op - O (the total),  h = floor(u/2),  b = h or u - h (ONNX)
+ *   Y = Pad(Slice(T, starts = max(b,0), ends = b + O), pads = max(-b,0) | max(b + O - max(F,b), 0))
+ *
+ * Output o is T[o + b]: the Slice keeps [b, b + O) clamped to [0, F) (b + O > 0 always), the
+ * Pad adds the rest. Only Abs, Add, Sub, Mul and Div appear, on non-negative dividends
+ * (max(v,0) = (v + |v|) / 2; floor(u/2) = (u + 2*O)/2 - O, as u >= 1 - O), so truncating and
+ * flooring division agree and every opset from 11 (Slice-10, Pad-11 inputs) has them. */
+typedef struct dyn_ctx {
+    rewriter *rw;
+    size_t r; /* spatial axes */
+} dyn_ctx;
+
+static tconv_status dyn_const(dyn_ctx *d, const char *suffix, const int64_t *values, size_t n,
+                              tconv_value **out) {
+    return add_int64_initializer(d->rw, suffix, values, n, out);
+}
+
+/* out = op_type(a[, b]), a new node and value named after `suffix`. */
+static tconv_status dyn_op(dyn_ctx *d, const char *op_type, const char *suffix, tconv_value *a,
+                           tconv_value *b, tconv_value **out) {
+    tconv_node *node;
+    tconv_status st = new_node(d->rw, op_type, suffix, &node);
+    if (st == TCONV_OK)
+        st = tc_node_add_input(node, a, d->rw->err);
+    if (st == TCONV_OK && b)
+        st = tc_node_add_input(node, b, d->rw->err);
+    if (st == TCONV_OK)
+        st = new_value(d->rw, suffix, out);
+    if (st == TCONV_OK)
+        st = tc_node_add_output(node, *out, d->rw->err);
+    return st;
+}
+
+/* max(v, 0) = (v + |v|) / 2 */
+static tconv_status dyn_relu(dyn_ctx *d, const char *suffix, tconv_value *v, tconv_value *two,
+                             tconv_value **out) {
+    tconv_value *a, *sum;
+    tconv_status st = dyn_op(d, "Abs", "abs", v, NULL, &a);
+    if (st == TCONV_OK)
+        st = dyn_op(d, "Add", "abs_sum", v, a, &sum);
+    if (st == TCONV_OK)
+        st = dyn_op(d, "Div", suffix, sum, two, out);
+    return st;
+}
+
+/* The per-axis constants of the arithmetic. */
+typedef struct dyn_consts {
+    tconv_value *axes, *strides, *ke_minus_s, *op_minus_o, *two_o, *o, *o_plus_1, *two, *zero;
+    tconv_value *c_plus_1; /* op - s + 1 (onnxruntime's window of negative totals) */
+} dyn_consts;
+
+static tconv_status dyn_make_consts(dyn_ctx *d, dyn_consts *c) {
+    const tc_conv_transpose_geometry *g = &d->rw->match->geometry;
+    const int64_t *os = d->rw->match->attrs.output_shape;
+    int64_t v[10][TCONV_MAX_SPATIAL];
+    for (size_t i = 0; i < d->r; i++) {
+        int64_t ke = (g->kernel[i] - 1) * g->dilations[i] + 1, s = g->strides[i];
+        int64_t op = g->output_padding[i];
+        v[0][i] = 2 + (int64_t)i;
+        v[1][i] = s;
+        v[2][i] = ke - s;
+        v[3][i] = op - os[i];
+        v[4][i] = 2 * os[i];
+        v[5][i] = os[i];
+        v[6][i] = os[i] + 1;
+        v[7][i] = 2;
+        v[8][i] = 0;
+        v[9][i] = op - s + 1;
+    }
+    static const char *const names[10] = {"crop_axes", "strides", "ke_minus_s", "op_minus_o",
+                                          "two_o",     "o",       "o_plus_1",   "two",
+                                          "zero",      "c_plus_1"};
+    tconv_value **slots[10] = {&c->axes,  &c->strides, &c->ke_minus_s, &c->op_minus_o,
+                               &c->two_o, &c->o,       &c->o_plus_1,   &c->two,
+                               &c->zero,  &c->c_plus_1};
+    tconv_status st = TCONV_OK;
+    for (int k = 0; k < 10 && st == TCONV_OK; k++)
+        st = dyn_const(d, names[k], v[k], d->r, slots[k]);
+    return st;
+}
+
+/* I(z >= 1) for 0 <= z <= O: (z + O) / (O + 1). */
+static tconv_status dyn_positive(dyn_ctx *d, const dyn_consts *c, tconv_value *z,
+                                 tconv_value **out) {
+    tconv_value *sum;
+    tconv_status st = dyn_op(d, "Add", "step_sum", z, c->o, &sum);
+    if (st == TCONV_OK)
+        st = dyn_op(d, "Div", "step", sum, c->o_plus_1, out);
+    return st;
+}
+
+/* 1 when any axis is refused (refused: 0/1 per axis), as a 1-element vector: the sum over the
+ * axes (Gather + Add), then I(sum >= 1) = (sum + r - 1) / r. */
+static tconv_status dyn_any_axis(dyn_ctx *d, tconv_value *refused, tconv_value **out) {
+    tconv_value *sum = NULL, *bias, *divisor, *shifted;
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; i < d->r && st == TCONV_OK; i++) {
+        int64_t index = (int64_t)i;
+        tconv_value *idx, *one;
+        if ((st = dyn_const(d, "axis_index", &index, 1, &idx)) ||
+            (st = dyn_op(d, "Gather", "axis_refused", refused, idx, &one)))
+            break;
+        if (sum)
+            st = dyn_op(d, "Add", "refused_axes", sum, one, &sum);
+        else
+            sum = one;
+    }
+    int64_t r_minus_1 = (int64_t)d->r - 1, r = (int64_t)d->r;
+    if (st || (st = dyn_const(d, "rank_minus_1", &r_minus_1, 1, &bias)) ||
+        (st = dyn_const(d, "rank", &r, 1, &divisor)) ||
+        (st = dyn_op(d, "Add", "refused_shifted", sum, bias, &shifted)))
+        return st;
+    return dyn_op(d, "Div", "node_refused", shifted, divisor, out);
+}
+
+/* onnxruntime 1.30 (DESIGN.md section 1) clamps a negative total to 0 (b = 0) where it runs the
+ * node: on an axis with op - s < u < 0; with u <= op - s on any axis it refuses the whole node
+ * and tconv follows ONNX. So b -= b * I(op-s < u <= -1) * (1 - I(some axis has u <= op-s)), the
+ * per-axis indicators being I(-u >= 1) and I(op - s + 1 - u >= 1) (arguments at most O). */
+static tconv_status dyn_ort_clamp(dyn_ctx *d, const dyn_consts *c, tconv_value *u,
+                                  tconv_value **b) {
+    tconv_value *neg_u, *z1, *i1, *shifted, *z2, *i2, *mid, *prod;
+    tconv_status st;
+    if ((st = dyn_op(d, "Sub", "neg_total", c->zero, u, &neg_u)) ||
+        (st = dyn_relu(d, "below_zero", neg_u, c->two, &z1)) ||
+        (st = dyn_positive(d, c, z1, &i1)) ||
+        (st = dyn_op(d, "Sub", "below_window", c->c_plus_1, u, &shifted)) ||
+        (st = dyn_relu(d, "below_window_pos", shifted, c->two, &z2)) ||
+        (st = dyn_positive(d, c, z2, &i2)) || (st = dyn_op(d, "Sub", "in_window", i1, i2, &mid)))
+        return st;
+    if (d->r > 1) { /* one axis alone: its own refusal already zeroes mid */
+        tconv_value *refused, *one, *kept;
+        int64_t one_value = 1;
+        if ((st = dyn_any_axis(d, i2, &refused)) ||
+            (st = dyn_const(d, "one", &one_value, 1, &one)) ||
+            (st = dyn_op(d, "Sub", "node_runs", one, refused, &kept)) ||
+            (st = dyn_op(d, "Mul", "in_window_runs", mid, kept, &mid)))
+            return st;
+    }
+    if ((st = dyn_op(d, "Mul", "window_begin", *b, mid, &prod)))
+        return st;
+    return dyn_op(d, "Sub", "begin_clamped", *b, prod, b);
+}
+
+/* b, the begin pad of the convention (ONNX, or onnxruntime's clamp), from the total u. */
+static tconv_status dyn_begin(dyn_ctx *d, const dyn_consts *c, tconv_value *u,
+                              tconv_convention convention, tconv_value **b) {
+    const tc_conv_transpose_attrs *a = &d->rw->match->attrs;
+    bool upper = a->auto_pad == TCONV_AUTO_PAD_SAME_UPPER;
+    tconv_status st = TCONV_OK;
+    if (convention == TCONV_CONVENTION_ORT_LEGACY) { /* total clamped to 0, odd extra swapped */
+        st = dyn_relu(d, "total_clamped", u, c->two, &u);
+        upper = !upper;
+    }
+    tconv_value *shifted, *halved, *h;
+    if (st == TCONV_OK)
+        st = dyn_op(d, "Add", "total_shifted", u, c->two_o, &shifted);
+    if (st == TCONV_OK)
+        st = dyn_op(d, "Div", "total_halved", shifted, c->two, &halved);
+    if (st == TCONV_OK)
+        st = dyn_op(d, "Sub", "total_floor_half", halved, c->o, &h);
+    if (st == TCONV_OK && upper)
+        *b = h;
+    else if (st == TCONV_OK)
+        st = dyn_op(d, "Sub", "pad_begin", u, h, b);
+    if (st == TCONV_OK && convention == TCONV_CONVENTION_ORT)
+        st = dyn_ort_clamp(d, c, u, b);
+    return st;
+}
+
+/* Slice(T, max(b,0), b + O) then Pad(max(-b,0) | max(b + O - max(F,b), 0)). */
+static tconv_status dyn_crop_and_extend(dyn_ctx *d, const dyn_consts *c, tconv_value *t,
+                                        tconv_value *f, tconv_value *b, tconv_value **out) {
+    tconv_value *starts, *ends, *neg_b, *ext_begin, *diff, *abs_diff, *sum, *sum2, *max_fb;
+    tconv_value *room, *ext_end, *zeros2, *pads, *cropped;
+    tconv_status st;
+    int64_t zeros[2] = {0, 0};
+    if ((st = dyn_relu(d, "crop_starts", b, c->two, &starts)) ||
+        (st = dyn_op(d, "Add", "crop_ends", b, c->o, &ends)) ||
+        (st = dyn_op(d, "Sub", "neg_begin", c->zero, b, &neg_b)) ||
+        (st = dyn_relu(d, "extend_begin", neg_b, c->two, &ext_begin)) ||
+        (st = dyn_op(d, "Sub", "full_minus_begin", f, b, &diff)) ||
+        (st = dyn_op(d, "Abs", "abs", diff, NULL, &abs_diff)) ||
+        (st = dyn_op(d, "Add", "full_plus_begin", f, b, &sum)) ||
+        (st = dyn_op(d, "Add", "max_sum", sum, abs_diff, &sum2)) ||
+        (st = dyn_op(d, "Div", "max_full_begin", sum2, c->two, &max_fb)) ||
+        (st = dyn_op(d, "Sub", "end_room", ends, max_fb, &room)) ||
+        (st = dyn_relu(d, "extend_end", room, c->two, &ext_end)) ||
+        (st = dyn_const(d, "zeros_nc", zeros, 2, &zeros2)))
+        return st;
+    tconv_node *concat, *slice, *pad;
+    if ((st = new_node(d->rw, "Concat", "extend_pads", &concat)) ||
+        (st = tc_node_set_attr_int(concat, "axis", 0, d->rw->err)))
+        return st;
+    tconv_value *parts[4] = {zeros2, ext_begin, zeros2, ext_end};
+    for (int k = 0; k < 4 && st == TCONV_OK; k++)
+        st = tc_node_add_input(concat, parts[k], d->rw->err);
+    if (st || (st = new_value(d->rw, "extend_pads", &pads)) ||
+        (st = tc_node_add_output(concat, pads, d->rw->err)) ||
+        (st = new_node(d->rw, "Slice", "crop", &slice)))
+        return st;
+    tconv_value *slice_in[4] = {t, starts, ends, c->axes};
+    for (int k = 0; k < 4 && st == TCONV_OK; k++)
+        st = tc_node_add_input(slice, slice_in[k], d->rw->err);
+    int64_t unknown[TCONV_MAX_SPATIAL];
+    for (size_t i = 0; i < d->r; i++)
+        unknown[i] = -1;
+    if (st || (st = new_value(d->rw, "crop_output", &cropped)) ||
+        (st = tc_node_add_output(slice, cropped, d->rw->err)) ||
+        (st = declare_type(d->rw, cropped, unknown)) ||
+        (st = new_node(d->rw, "Pad", "extend", &pad)) ||
+        (st = tc_node_add_input(pad, cropped, d->rw->err)) ||
+        (st = tc_node_add_input(pad, pads, d->rw->err)) ||
+        (st = new_value(d->rw, "extend_output", out)) ||
+        (st = tc_node_add_output(pad, *out, d->rw->err)))
+        return st;
+    return declare_type(d->rw, *out, d->rw->match->geometry.out);
+}
+
+/* The rewrite of a node with output_shape whose input size is dynamic (opset >= 11). */
+static tconv_status rewrite_node_dynamic(rewriter *rw, tconv_convention convention) {
+    tconv_node *node = rw->node;
+    tconv_value *x = node->inputs[0], *y = node->outputs[0];
+    tconv_value *bias = node->n_inputs > 2 ? node->inputs[2] : NULL;
+    dyn_ctx d = {rw, (size_t)rw->match->attrs.spatial_rank};
+    dyn_consts c;
+    tconv_value *t, *shape, *xs, *scaled, *f, *u, *b, *current;
+    tconv_status st;
+    if ((st = make_valid_conv_transpose(rw, &t)) || (st = dyn_make_consts(&d, &c)) ||
+        (st = dyn_op(&d, "Shape", "input_shape", x, NULL, &shape)) ||
+        (st = dyn_op(&d, "Gather", "input_size", shape, c.axes, &xs)) ||
+        (st = dyn_op(&d, "Mul", "input_scaled", xs, c.strides, &scaled)) ||
+        (st = dyn_op(&d, "Add", "full_size", scaled, c.ke_minus_s, &f)) ||
+        (st = dyn_op(&d, "Add", "total", f, c.op_minus_o, &u)) ||
+        (st = dyn_begin(&d, &c, u, convention, &b)) ||
+        (st = dyn_crop_and_extend(&d, &c, t, f, b, &current)))
+        return st;
+    if (bias)
+        st = emit_bias(rw, current, bias, &current);
+    if (st == TCONV_OK)
+        st = hand_over_output(rw, current, y);
+    return st;
+}
+
+/* A crop computed at run time needs Slice-10 and Pad-11: an error below opset 11. */
+static tconv_status check_dynamic_opset(int64_t opset, const char *where, tc_error *err) {
+    if (opset >= 11)
+        return TCONV_OK;
+    return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                        "%s: output_shape with a dynamic input size needs the crop computed at "
+                        "run time, which needs opset 11 or later (Slice-10 and Pad-11 take "
+                        "starts, ends and pads as inputs); the model has opset %lld",
+                        where, (long long)opset);
+}
+
 /* ---------------------------------------------------------------- the pass */
 
 typedef struct legalize_walk {
@@ -393,27 +667,33 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
     if (!tc_conv_transpose_needs_rewrite(&match, options->policy))
         return TCONV_OK;
     char where[256];
-    if (!match.geometry.pads_known)
-        return tc_error_set(w->err, TCONV_ERR_UNSUPPORTED,
-                            "%s: output_shape needs a static input size to place the crop, "
-                            "but X's spatial size is dynamic (run shape-infer or give "
-                            "static input dims)",
-                            tc_node_describe_at(node, index, where, sizeof where));
-    (void)tc_conv_transpose_lint_node_at(node, index, options->diagnostics, NULL);
+    int64_t opset = tc_model_opset(node->graph->model, "");
+    if (!match.geometry.pads_known &&
+        (st = check_dynamic_opset(opset, tc_node_describe_at(node, index, where, sizeof where),
+                                  w->err)) != TCONV_OK)
+        return st;
+    (void)tc_conv_transpose_lint_node_at(node, index, options->convention, options->diagnostics,
+                                         NULL);
     char *old_attributes = options->report ? tc_node_attributes_json(node) : NULL;
     const char *old_name = node->name && *node->name ? node->name : node->outputs[0]->name;
     rewriter rw = {.model = node->graph->model,
                    .graph = node->graph,
                    .node = node,
                    .match = &match,
-                   .opset = tc_model_opset(node->graph->model, ""),
+                   .opset = opset,
                    .base = old_name,
                    .last = node,
                    .shared = shared,
                    .err = w->err};
     bool has_bias = node->n_inputs > 2 && node->inputs[2];
     plan_rewrite(&match, has_bias, &rw.plan);
-    st = rewrite_node(&rw);
+    if (match.geometry.pads_known) {
+        st = rewrite_node(&rw);
+    } else {
+        rw.plan.moves_bias = has_bias; /* the Pad may extend at some sizes */
+        st = rewrite_node_dynamic(&rw, match.geometry.convention_refusal ? TCONV_CONVENTION_ONNX
+                                                                         : options->convention);
+    }
     if (st == TCONV_OK && options->report)
         return tc_rewrite_report_add(options->report, old_name, old_attributes, rw.emitted,
                                      rw.n_emitted, w->err);

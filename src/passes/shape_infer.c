@@ -43,14 +43,29 @@ static tconv_status merge_dtype(tc_si_ctx *ctx, const tconv_node *node, const tc
     return TCONV_OK;
 }
 
-/* Declared static wins (a different inferred static is an error), then inferred static, then a
- * declared symbol, then an inferred symbol, then whatever was declared. The declared dim's origin
- * (denotation) is kept. */
+/* A model declares ConvTranspose's output sizes as ONNX defines them; under --convention ort
+ * the node computes what onnxruntime 1.30 does, which is shorter where it clamps a negative
+ * total (onnxruntime runs such a model and ignores the declaration; the lint shows both sizes).
+ * There the inferred size replaces the declared one. */
+static bool convention_resizes(const tc_si_ctx *ctx, const tconv_node *node) {
+    return ctx->convention != TCONV_CONVENTION_ONNX && node->op_type &&
+           strcmp(node->op_type, "ConvTranspose") == 0;
+}
+
+/* Declared static wins (a different inferred static is an error, but see convention_resizes), then
+ * inferred static, then a declared symbol, then an inferred symbol, then whatever was declared. The
+ * declared dim's origin (denotation) is kept. */
 static tconv_status merge_dim(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
                               int axis, const tc_dim *declared, const tc_dim *inferred,
                               tc_dim *out) {
     /* Some exporters write dim_value -1 for "dynamic": that declares nothing. */
     if (declared && declared->kind == TCONV_DIM_STATIC && declared->value >= 0) {
+        if (inferred && inferred->kind == TCONV_DIM_STATIC && inferred->value != declared->value &&
+            convention_resizes(ctx, node)) {
+            *out = *inferred;
+            out->origin = declared->origin;
+            return TCONV_OK;
+        }
         if (inferred && inferred->kind == TCONV_DIM_STATIC && inferred->value != declared->value) {
             char what[200];
             snprintf(what, sizeof what, "axis %d is declared %lld but inference gives %lld", axis,

@@ -41,6 +41,23 @@ static tconv_status check_ranks(tc_si_ctx *ctx, const tconv_node *node, const tc
     return TCONV_OK;
 }
 
+/* The runtime kernel's operand checks (ir/conv_transpose_geometry.h), prefixed with the node:
+ * the ranks, then (with_bias, once c_out is known or not) B. */
+static tconv_status check_operands(tc_si_ctx *ctx, const tconv_node *node, const tc_si_tensor *x,
+                                   const tc_si_tensor *w, bool with_bias, int64_t c_out) {
+    tconv_status st = tc_conv_transpose_check_ranks(x->shape.rank, w->shape.rank, ctx->err);
+    tc_si_tensor b;
+    if (st == TCONV_OK && with_bias && tc_si_input(node, 2, &b)) {
+        int64_t b_buf[TCONV_MAX_RANK];
+        st = tc_conv_transpose_check_bias(b.shape.rank, static_or_minus_one(&b.shape, b_buf), c_out,
+                                          ctx->err);
+    }
+    if (st == TCONV_OK)
+        return st;
+    char where[256];
+    return tc_error_prefix(ctx->err, st, "%s: ", tc_node_describe(node, where, sizeof where));
+}
+
 /* A symbolic input size stays the same symbol when the output size equals the input size for
  * every input size: stride 1 and (SAME, or pads that cancel the kernel's growth). */
 static bool conv_transpose_keeps_size(const tc_conv_transpose_attrs *a,
@@ -77,7 +94,7 @@ tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_
     tc_si_input(node, 0, &x);
     tc_si_input(node, 1, &w);
     outs[0].dtype = x.dtype != TCONV_DTYPE_UNDEFINED ? x.dtype : w.dtype;
-    tconv_status st = check_ranks(ctx, node, &x, &w);
+    tconv_status st = check_operands(ctx, node, &x, &w, false, -1);
     if (st != TCONV_OK)
         return st;
     tc_conv_transpose_attrs a;
@@ -91,6 +108,8 @@ tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_
                                    ctx->err);
     if (st == TCONV_ERR_UNSUPPORTED) { /* kernel size unknown: only N (and rank) can be told */
         tc_error_clear(ctx->err);
+        if ((st = check_operands(ctx, node, &x, &w, true, -1)) != TCONV_OK)
+            return st;
         conv_transpose_output(&x, &a, &g, false, &outs[0]);
         return TCONV_OK;
     }
@@ -98,6 +117,9 @@ tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_
         char where[256];
         return tc_error_prefix(ctx->err, st, "%s: ", tc_node_describe(node, where, sizeof where));
     }
+    st = check_operands(ctx, node, &x, &w, true, g.c_out);
+    if (st != TCONV_OK)
+        return st;
     conv_transpose_output(&x, &a, &g, true, &outs[0]);
     return TCONV_OK;
 }

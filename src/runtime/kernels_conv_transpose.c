@@ -185,7 +185,9 @@ static void conv_transpose_plan(conv_transpose_job *job, int threads) {
 static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_operands *ops,
                                            tc_conv_transpose_geometry *g) {
     tc_conv_transpose_attrs attrs;
-    tconv_status st = tc_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
+    tconv_status st = tc_conv_transpose_check_ranks(ops->x->rank, ops->w->rank, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
     if (st == TCONV_OK)
         st = tc_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, ctx->convention, g,
                                        ctx->err);
@@ -288,8 +290,8 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
                                 (long long)ctx->crop->bias_len, (long long)g.c_out);
         bias = ctx->crop->bias;
     }
-    if (st == TCONV_OK)
-        st = tc_conv_check_bias(ctx, ops.b, g.c_out);
+    if (st == TCONV_OK && ops.b) /* the import checks B with the same function */
+        st = tc_conv_transpose_check_bias(ops.b->rank, ops.b->dims, g.c_out, ctx->err);
     if (st != TCONV_OK)
         return st;
     conv_transpose_job job = {.batch = ops.x->dims[0],

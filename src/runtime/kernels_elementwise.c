@@ -1,4 +1,4 @@
-/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Relu,
+/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Abs, Relu,
  * LeakyRelu, Sigmoid, Tanh and Clip. Integer arithmetic wraps like numpy (no undefined
  * behaviour); integer division truncates toward zero and a zero divisor is an error. */
 #include "runtime/broadcast.h"
@@ -147,10 +147,25 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
     return st;
 }
 
-tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
+/* Relu and Abs over float, int32 and int64 (Abs: the legalization computes crops at run time
+ * with it; the most negative integer stays itself, as in two's complement). */
+typedef enum numeric_unary { UNARY_RELU, UNARY_ABS } numeric_unary;
+
+static inline float unary_f32(numeric_unary op, float v) {
+    if (op == UNARY_ABS)
+        return fabsf(v);
+    return v < 0.0f ? 0.0f : v; /* NaN stays NaN */
+}
+
+static inline int64_t unary_i64(numeric_unary op, int64_t v) {
+    if (v >= 0)
+        return v;
+    return op == UNARY_RELU ? 0 : (int64_t)(0u - (uint64_t)v);
+}
+
+static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numeric_unary op) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    uint32_t dtypes = ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st != TCONV_OK)
         return st;
@@ -159,19 +174,28 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         const float *in = x->data;
         float *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+            out[i] = unary_f32(op, in[i]);
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         const int32_t *in = x->data;
         int32_t *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = in[i] < 0 ? 0 : in[i];
+            out[i] = (int32_t)(uint32_t)(uint64_t)unary_i64(op, in[i]);
     } else {
         const int64_t *in = x->data;
         int64_t *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = in[i] < 0 ? 0 : in[i];
+            out[i] = unary_i64(op, in[i]);
     }
     return TCONV_OK;
+}
+
+tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
+    return run_numeric_unary(ctx, ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT,
+                             UNARY_RELU);
+}
+
+tconv_status tc_run_abs(tc_kernel_ctx *ctx) {
+    return run_numeric_unary(ctx, TCONV_DTYPES_NUMERIC, UNARY_ABS);
 }
 
 tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {

@@ -118,6 +118,22 @@ def node_defects():
     write_bytes("output_padding_too_big.onnx", model_bytes(conv_transpose_graph(
         strides=[2, 2], output_padding=[2, 0])))
 
+    # What the runtime kernel refuses, refused at import (the same check, ir/conv_transpose_geometry):
+    # a bias of the wrong length or rank (onnxruntime's InvalidBiasShape_1/_2), a rank-0 W; the
+    # node with symmetric pads is not rewritten and is checked all the same.
+    def with_bias(dims, **attrs):
+        g = conv_transpose_graph(node_inputs=("X", "W", "B"), **attrs)
+        g.initializer.append(weight("B", dims))
+        return g
+    write_bytes("bias_wrong_length.onnx", model_bytes(with_bias((2,))))
+    write_bytes("bias_wrong_rank.onnx", model_bytes(with_bias((1, 1))))
+    g = with_bias((3,), pads=[1, 1, 1, 1])
+    g.output[0].type.tensor_type.shape.dim[2].dim_value = 3
+    g.output[0].type.tensor_type.shape.dim[3].dim_value = 3
+    write_bytes("bias_wrong_length_not_rewritten.onnx", model_bytes(g))
+    write_bytes("w_rank0.onnx", model_bytes(conv_transpose_graph(
+        w=helper.make_tensor("W", TensorProto.FLOAT, [], [1.0]))))
+
     x = [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])]
     y = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3])]
     g = helper.make_graph([

@@ -1,11 +1,5 @@
 # One regression model end to end (see tests.cmake). Run with cmake -P.
-function(run_step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${what}:\n${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (exit ${rc})")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../common/run_step.cmake")
 
 set(tolerances --rtol 1e-3 --atol 1e-4)
 string(REPLACE "|" ";" CHECK_ARGS "${CHECK_ARGS}")

@@ -369,9 +369,8 @@ static void test_dynamic_dims_same_needs_no_static_size(void **state) {
     tconv_model_free(m);
 }
 
-static void test_output_shape_with_dynamic_input_is_a_clear_error(void **state) {
-    (void)state;
-    ct_spec s = {.opset = 13,
+static ct_spec output_shape_dynamic_h(int64_t opset) {
+    ct_spec s = {.opset = opset,
                  .rank = 4,
                  .x = {1, 1, 0, 3},
                  .x_dim_params = {NULL, NULL, "H", NULL},
@@ -380,11 +379,38 @@ static void test_output_shape_with_dynamic_input_is_a_clear_error(void **state) 
                  .strides = {3, 2},
                  .n_output_shape = 2,
                  .output_shape = {10, 8}};
+    return s;
+}
+
+/* The crop depends on H: it is computed at run time from Shape(X), and Slice reads it. The
+ * numbers at several sizes are proven by tests/golden/dynamic_output_shape (cli tests). */
+static void test_output_shape_with_dynamic_input_computes_the_crop(void **state) {
+    (void)state;
+    ct_spec s = output_shape_dynamic_h(13);
+    tconv_model *m = build(&s);
+    assert_int_equal(legalize(m, TCONV_POLICY_SAME_OR_ASYMMETRIC, NULL), TCONV_OK);
+    tconv_node *shape = find_node(m, "Shape");
+    assert_string_equal(shape->inputs[0]->name, "X");
+    tconv_node *slice = find_node(m, "Slice");
+    assert_int_equal(slice->n_inputs, 4);
+    assert_null(slice->inputs[1]->initializer); /* starts and ends are computed */
+    assert_null(slice->inputs[2]->initializer);
+    tconv_node *pad = find_node(m, "Pad");
+    assert_null(pad->inputs[1]->initializer);
+    assert_string_equal(pad->outputs[0]->name, "Y");
+    tconv_model_free(m);
+}
+
+static void test_output_shape_with_dynamic_input_below_opset11_is_a_clear_error(void **state) {
+    (void)state;
+    ct_spec s = output_shape_dynamic_h(10);
     tconv_model *m = build(&s);
     tc_error err;
     assert_int_equal(legalize(m, TCONV_POLICY_SAME_OR_ASYMMETRIC, &err), TCONV_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.message, "node 'ct'"));
     assert_non_null(strstr(err.message, "output_shape"));
+    assert_non_null(strstr(err.message, "opset 11"));
+    assert_non_null(strstr(err.message, "has opset 10"));
     tconv_model_free(m);
 }
 
@@ -489,7 +515,8 @@ int main(void) {
         cmocka_unit_test(test_symmetric_pads_follow_the_policy),
         cmocka_unit_test(test_bias_input_is_unsqueezed_per_opset),
         cmocka_unit_test(test_dynamic_dims_same_needs_no_static_size),
-        cmocka_unit_test(test_output_shape_with_dynamic_input_is_a_clear_error),
+        cmocka_unit_test(test_output_shape_with_dynamic_input_computes_the_crop),
+        cmocka_unit_test(test_output_shape_with_dynamic_input_below_opset11_is_a_clear_error),
         cmocka_unit_test(test_ir3_initializers_are_also_inputs),
         cmocka_unit_test(test_new_names_never_collide),
         cmocka_unit_test(test_alike_layers_share_constants),

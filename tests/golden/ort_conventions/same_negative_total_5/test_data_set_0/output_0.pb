@@ -1,0 +1,1 @@
+BYJG6'¿G6'¿G6'¿G6'¿08À¾G6'¿‚x¿‚x¿‚x¿‚x¿Ú³K¿‚x¿SNI¿SNI¿SNI¿SNI¿Ò¾•¿SNI¿G6'¿G6'¿G6'¿G6'¿±µ¾G6'¿‚x¿‚x¿‚x¿‚x¿[|¥½‚x¿SNI¿SNI¿SNI¿SNI¿å¾¿SNI¿
