@@ -307,6 +307,208 @@ static void reduce_task(void *arg, int64_t task, int worker) {
     }
 }
 
+/* ---------------------------------------------------------------- float32 fast path */
+
+/* The common float32 case: the reduced axes form one block, X viewed as [outer, n, inner].
+ * inner == 1 reduces contiguous rows; otherwise each task sweeps up to BLOCK_COLS columns of
+ * the inner rows at once (unit stride, vectorizable), accumulating in double. */
+#define BLOCK_COLS 256
+
+typedef struct block_job {
+    reduce_kind kind;
+    const float *x;
+    float *y;
+    int64_t outer, n, inner;
+    int64_t rows_per_task; /* inner == 1 */
+    int64_t col_tasks;     /* inner > 1: column chunks per outer index */
+} block_job;
+
+/* sum of p[i], |p[i]| or p[i]^2 in double, 4 independent lanes. */
+static double row_sum(const float *p, int64_t n, reduce_kind kind) {
+    double s[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        for (int l = 0; l < 4; l++) {
+            double v = p[i + l];
+            s[l] += kind == REDUCE_L1                                ? fabs(v)
+                    : kind == REDUCE_L2 || kind == REDUCE_SUM_SQUARE ? v * v
+                                                                     : v;
+        }
+    }
+    for (; i < n; i++) {
+        double v = p[i];
+        s[0] += kind == REDUCE_L1                                ? fabs(v)
+                : kind == REDUCE_L2 || kind == REDUCE_SUM_SQUARE ? v * v
+                                                                 : v;
+    }
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static float row_best(const float *p, int64_t n, bool is_max) {
+    float best = is_max ? -INFINITY : INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        float v = p[i];
+        bool take = is_max ? v > best : v < best;
+        best = (take || v != v) ? v : best;
+    }
+    return best;
+}
+
+/* The output value from a finished accumulation: sum (or product, or extremum) of n values. */
+static double block_finish(reduce_kind kind, double acc, int64_t n) {
+    switch (kind) {
+    case REDUCE_MEAN:
+        return acc / (double)n;
+    case REDUCE_L2:
+        return sqrt(acc);
+    case REDUCE_LOG_SUM:
+        return log(acc);
+    default:
+        return acc;
+    }
+}
+
+static float row_reduce(const float *p, int64_t n, reduce_kind kind) {
+    switch (kind) {
+    case REDUCE_MAX:
+    case REDUCE_MIN:
+        return row_best(p, n, kind == REDUCE_MAX);
+    case REDUCE_PROD: {
+        double prod = 1.0;
+        for (int64_t i = 0; i < n; i++)
+            prod *= p[i];
+        return (float)prod;
+    }
+    case REDUCE_LOG_SUM_EXP: {
+        float max = row_best(p, n, true), shift = isfinite(max) ? max : 0.0f;
+        double s[4] = {0, 0, 0, 0};
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            for (int l = 0; l < 4; l++)
+                s[l] += expf(p[i + l] - shift);
+        for (; i < n; i++)
+            s[0] += expf(p[i] - shift);
+        return (float)(shift + log((s[0] + s[1]) + (s[2] + s[3])));
+    }
+    default:
+        return (float)block_finish(kind, row_sum(p, n, kind), n);
+    }
+}
+
+/* Columns [0, cols) of x[o, :, j0 + ...] (rows `inner` apart) into y. */
+static void columns_reduce(const block_job *job, const float *x, float *y, int64_t cols) {
+    double acc[BLOCK_COLS];
+    float best[BLOCK_COLS];
+    reduce_kind kind = job->kind;
+    int64_t n = job->n, inner = job->inner;
+    if (kind == REDUCE_MAX || kind == REDUCE_MIN || kind == REDUCE_LOG_SUM_EXP) {
+        bool is_max = kind != REDUCE_MIN;
+        for (int64_t j = 0; j < cols; j++)
+            best[j] = is_max ? -INFINITY : INFINITY;
+        for (int64_t r = 0; r < n; r++) {
+            const float *row = x + r * inner;
+            for (int64_t j = 0; j < cols; j++) {
+                float v = row[j];
+                bool take = is_max ? v > best[j] : v < best[j];
+                best[j] = (take || v != v) ? v : best[j];
+            }
+        }
+        if (kind != REDUCE_LOG_SUM_EXP) {
+            memcpy(y, best, (size_t)cols * sizeof *y);
+            return;
+        }
+        for (int64_t j = 0; j < cols; j++)
+            best[j] = isfinite(best[j]) ? best[j] : 0.0f; /* the shift */
+    }
+    double init = kind == REDUCE_PROD ? 1.0 : 0.0;
+    for (int64_t j = 0; j < cols; j++)
+        acc[j] = init;
+    for (int64_t r = 0; r < n; r++) {
+        const float *row = x + r * inner;
+        switch (kind) {
+        case REDUCE_PROD:
+            for (int64_t j = 0; j < cols; j++)
+                acc[j] *= row[j];
+            break;
+        case REDUCE_L1:
+            for (int64_t j = 0; j < cols; j++)
+                acc[j] += fabs((double)row[j]);
+            break;
+        case REDUCE_L2:
+        case REDUCE_SUM_SQUARE:
+            for (int64_t j = 0; j < cols; j++)
+                acc[j] += (double)row[j] * (double)row[j];
+            break;
+        case REDUCE_LOG_SUM_EXP:
+            for (int64_t j = 0; j < cols; j++)
+                acc[j] += expf(row[j] - best[j]);
+            break;
+        default:
+            for (int64_t j = 0; j < cols; j++)
+                acc[j] += row[j];
+            break;
+        }
+    }
+    for (int64_t j = 0; j < cols; j++)
+        y[j] = (float)(kind == REDUCE_LOG_SUM_EXP ? best[j] + log(acc[j])
+                                                  : block_finish(kind, acc[j], n));
+}
+
+static void block_task(void *arg, int64_t task, int worker) {
+    (void)worker;
+    const block_job *job = arg;
+    if (job->inner == 1) {
+        int64_t o1 = (task + 1) * job->rows_per_task;
+        for (int64_t o = task * job->rows_per_task; o < o1 && o < job->outer; o++)
+            job->y[o] = row_reduce(job->x + o * job->n, job->n, job->kind);
+        return;
+    }
+    int64_t o = task / job->col_tasks, j0 = task % job->col_tasks * BLOCK_COLS;
+    int64_t cols = job->inner - j0 < BLOCK_COLS ? job->inner - j0 : BLOCK_COLS;
+    columns_reduce(job, job->x + o * job->n * job->inner + j0, job->y + o * job->inner + j0, cols);
+}
+
+/* Whether the reduced dims (of size > 1) are one contiguous block; sets the [outer, n, inner]
+ * view when they are. */
+static bool single_block(int rank, const int64_t *dims, const bool *reduced, int64_t *outer,
+                         int64_t *n, int64_t *inner) {
+    int first = -1, last = -1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] == 1)
+            continue;
+        if (reduced[i]) {
+            if (last >= 0 && last != i - 1)
+                for (int k = last + 1; k < i; k++)
+                    if (dims[k] != 1)
+                        return false;
+            first = first < 0 ? i : first;
+            last = i;
+        }
+    }
+    if (first < 0)
+        return false;
+    *outer = *n = *inner = 1;
+    for (int i = 0; i < rank; i++)
+        *(i < first ? outer : i <= last ? n : inner) *= dims[i];
+    return true;
+}
+
+static void run_block(tc_kernel_ctx *ctx, reduce_kind kind, const tc_rt_tensor *x, float *y,
+                      int64_t outer, int64_t n, int64_t inner) {
+    block_job job = {kind, x->data, y, outer, n, inner, 1, 1};
+    int64_t n_tasks;
+    if (inner == 1) {
+        job.rows_per_task = n >= 4096 ? 1 : 4096 / n;
+        n_tasks = (outer + job.rows_per_task - 1) / job.rows_per_task;
+    } else {
+        job.col_tasks = (inner + BLOCK_COLS - 1) / BLOCK_COLS;
+        n_tasks = outer * job.col_tasks;
+    }
+    double flops = (double)x->n_elements * (kind == REDUCE_LOG_SUM_EXP ? 20.0 : 1.0);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, block_task, &job);
+}
+
 /* ---------------------------------------------------------------- Reduce* */
 
 static const reduce_op *find_reduce_op(const char *name) {
@@ -384,6 +586,12 @@ tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, out_rank, out_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    int64_t outer, n, inner;
+    if (x->dtype == TCONV_DTYPE_FLOAT && x->n_elements > 0 &&
+        single_block(x->rank, x->dims, reduced, &outer, &n, &inner)) {
+        run_block(ctx, op->kind, x, y->data, outer, n, inner);
+        return TCONV_OK;
+    }
     reduce_plan plan;
     reduce_plan_init(&plan, x->rank, x->dims, reduced);
     reduce_job job = {&plan, op->kind, x->dtype, x->data, y->data, plan.n_out};
