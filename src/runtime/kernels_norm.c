@@ -38,10 +38,8 @@ typedef struct softmax_job {
     int64_t n, inner; /* the normalized axis (or coerced row) and what follows it */
 } softmax_job;
 
-/* One task: every (inner) row of outer index o. */
-static void softmax_task(void *arg, int64_t o, int worker) {
-    (void)worker;
-    const softmax_job *job = arg;
+/* One task, float64 or any layout: every (inner) row of outer index o. */
+static void softmax_task_generic(const softmax_job *job, int64_t o) {
     bool dbl = job->is_double;
     for (int64_t i = 0; i < job->inner; i++) {
         int64_t first = o * job->n * job->inner + i, step = job->inner;
@@ -68,6 +66,96 @@ static void softmax_task(void *arg, int64_t o, int worker) {
                 store_f(job->y, dbl, at, load_f(job->y, dbl, at) / sum);
         }
     }
+}
+
+#define SOFTMAX_COLS 256
+
+/* float32: columns of the inner rows SOFTMAX_COLS at a time (unit stride), expf, sums in
+ * double. A contiguous row (inner 1) is the case of one column. */
+static void softmax_columns_f32(const softmax_job *job, const float *x, float *y, int64_t cols) {
+    float max[SOFTMAX_COLS];
+    double sum[SOFTMAX_COLS];
+    int64_t n = job->n, inner = job->inner;
+    for (int64_t j = 0; j < cols; j++) {
+        max[j] = -INFINITY;
+        sum[j] = 0.0;
+    }
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < cols; j++)
+            max[j] = x[k * inner + j] > max[j] ? x[k * inner + j] : max[j];
+    for (int64_t j = 0; j < cols; j++)
+        max[j] = isfinite(max[j]) ? max[j] : 0.0f;
+    for (int64_t k = 0; k < n; k++) {
+        for (int64_t j = 0; j < cols; j++) {
+            float e = expf(x[k * inner + j] - max[j]);
+            sum[j] += e;
+            if (!job->log)
+                y[k * inner + j] = e;
+        }
+    }
+    /* log: y = (x - max) - log sum, in that order (x - max is exact for nearby values; max +
+     * log sum would round at max's magnitude); else y = e * (1 / sum). */
+    float scale[SOFTMAX_COLS];
+    for (int64_t j = 0; j < cols; j++)
+        scale[j] = (float)(job->log ? log(sum[j]) : 1.0 / sum[j]);
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t j = 0; j < cols; j++)
+            y[k * inner + j] =
+                job->log ? (x[k * inner + j] - max[j]) - scale[j] : y[k * inner + j] * scale[j];
+}
+
+static void softmax_row_f32(const softmax_job *job, const float *x, float *y) {
+    int64_t n = job->n;
+    float max = -INFINITY;
+    for (int64_t k = 0; k < n; k++)
+        max = x[k] > max ? x[k] : max;
+    max = isfinite(max) ? max : 0.0f;
+    double s[4] = {0, 0, 0, 0};
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        for (int l = 0; l < 4; l++) {
+            float e = expf(x[k + l] - max);
+            s[l] += e;
+            if (!job->log)
+                y[k + l] = e;
+        }
+    }
+    for (; k < n; k++) {
+        float e = expf(x[k] - max);
+        s[0] += e;
+        if (!job->log)
+            y[k] = e;
+    }
+    double sum = (s[0] + s[1]) + (s[2] + s[3]);
+    if (job->log) {
+        float log_sum = (float)log(sum);
+        for (k = 0; k < n; k++)
+            y[k] = (x[k] - max) - log_sum;
+    } else {
+        float scale = (float)(1.0 / sum);
+        for (k = 0; k < n; k++)
+            y[k] *= scale;
+    }
+}
+
+/* Task o: outer index o / col_tasks, columns from (o % col_tasks) * SOFTMAX_COLS. */
+static void softmax_task(void *arg, int64_t task, int worker) {
+    (void)worker;
+    const softmax_job *job = arg;
+    if (job->is_double) {
+        softmax_task_generic(job, task);
+        return;
+    }
+    int64_t col_tasks = (job->inner + SOFTMAX_COLS - 1) / SOFTMAX_COLS;
+    int64_t o = task / col_tasks, j0 = task % col_tasks * SOFTMAX_COLS;
+    int64_t cols = job->inner - j0 < SOFTMAX_COLS ? job->inner - j0 : SOFTMAX_COLS;
+    int64_t first = o * job->n * job->inner + j0;
+    const float *x = (const float *)job->x + first;
+    float *y = (float *)job->y + first;
+    if (job->inner == 1)
+        softmax_row_f32(job, x, y);
+    else
+        softmax_columns_f32(job, x, y, cols);
 }
 
 static tconv_status run_softmax(tc_kernel_ctx *ctx, bool log) {
@@ -102,8 +190,9 @@ static tconv_status run_softmax(tc_kernel_ctx *ctx, bool log) {
             inner *= x->dims[i];
     }
     softmax_job job = {x->data, y->data, x->dtype == TCONV_DTYPE_DOUBLE, log, n, inner};
+    int64_t n_tasks = job.is_double ? outer : outer * ((inner + SOFTMAX_COLS - 1) / SOFTMAX_COLS);
     int threads = threads_for(ctx, x->n_elements, 20.0);
-    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, outer), outer, softmax_task, &job);
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, softmax_task, &job);
     return TCONV_OK;
 }
 
