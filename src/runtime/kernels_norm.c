@@ -218,37 +218,83 @@ typedef struct norm_job {
     bool is_double;
     int64_t block;
     double eps;
-    const double *scale, *bias; /* NULL bias: zero */
+    const double *scale, *bias; /* bias: zeros when the input is absent */
     int64_t period, per_block, run;
     void *mean, *inv_std; /* LayerNormalization's optional statistics, one per block, or NULL */
     bool stats_double;
 } norm_job;
 
+/* Mean and sum of squared deviations of x[0, m) (float32), 4 double lanes a pass. */
+static void stats_f32(const float *x, int64_t m, double *mean, double *sq) {
+    double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+    int64_t j = 0;
+    for (; j + 4 <= m; j += 4)
+        for (int l = 0; l < 4; l++)
+            s[l] += x[j + l];
+    for (; j < m; j++)
+        s[0] += x[j];
+    *mean = ((s[0] + s[1]) + (s[2] + s[3])) / (double)m;
+    for (j = 0; j + 4 <= m; j += 4) {
+        for (int l = 0; l < 4; l++) {
+            double d = x[j + l] - *mean;
+            q[l] += d * d;
+        }
+    }
+    for (; j < m; j++)
+        q[0] += (x[j] - *mean) * (x[j] - *mean);
+    *sq = (q[0] + q[1]) + (q[2] + q[3]);
+}
+
+static void stats_any(const norm_job *job, int64_t first, double *mean, double *sq) {
+    if (!job->is_double) {
+        stats_f32((const float *)job->x + first, job->block, mean, sq);
+        return;
+    }
+    const double *x = (const double *)job->x + first;
+    double sum = 0.0;
+    for (int64_t j = 0; j < job->block; j++)
+        sum += x[j];
+    *mean = sum / (double)job->block;
+    *sq = 0.0;
+    for (int64_t j = 0; j < job->block; j++)
+        *sq += (x[j] - *mean) * (x[j] - *mean);
+}
+
 static void norm_task(void *arg, int64_t b, int worker) {
     (void)worker;
     const norm_job *job = arg;
-    bool dbl = job->is_double;
     int64_t first = b * job->block;
-    double sum = 0.0;
-    for (int64_t j = 0; j < job->block; j++)
-        sum += load_f(job->x, dbl, first + j);
-    double mean = sum / (double)job->block, sq = 0.0;
-    for (int64_t j = 0; j < job->block; j++) {
-        double d = load_f(job->x, dbl, first + j) - mean;
-        sq += d * d;
-    }
+    double mean, sq;
+    stats_any(job, first, &mean, &sq);
     double inv_std = 1.0 / sqrt(sq / (double)job->block + job->eps);
     if (job->mean)
         store_f(job->mean, job->stats_double, b, mean);
     if (job->inv_std)
         store_f(job->inv_std, job->stats_double, b, inv_std);
-    int64_t param0 = (b % job->period) * job->per_block;
+    const double *scale = job->scale + (b % job->period) * job->per_block;
+    const double *bias = job->bias + (b % job->period) * job->per_block;
+    if (job->run == 1 && !job->is_double) { /* LayerNormalization: parameters per element */
+        const float *x = (const float *)job->x + first;
+        float *y = (float *)job->y + first;
+        for (int64_t j = 0; j < job->block; j++)
+            y[j] = (float)((x[j] - mean) * inv_std * scale[j] + bias[j]);
+        return;
+    }
     for (int64_t r = 0; r * job->run < job->block; r++) {
-        double scale = job->scale[param0 + r] * inv_std;
-        double shift = (job->bias ? job->bias[param0 + r] : 0.0) - mean * scale;
-        int64_t begin = first + r * job->run;
-        for (int64_t j = begin; j < begin + job->run; j++)
-            store_f(job->y, dbl, j, load_f(job->x, dbl, j) * scale + shift);
+        double a = scale[r] * inv_std, c = bias[r] - mean * a;
+        int64_t begin = first + r * job->run, end = begin + job->run;
+        if (job->is_double) {
+            const double *x = job->x;
+            double *y = job->y;
+            for (int64_t j = begin; j < end; j++)
+                y[j] = x[j] * a + c;
+        } else {
+            const float *x = job->x;
+            float *y = job->y;
+            float af = (float)a, cf = (float)c;
+            for (int64_t j = begin; j < end; j++)
+                y[j] = x[j] * af + cf;
+        }
     }
 }
 
