@@ -632,6 +632,34 @@ static bool arg_better_i(const arg_job *job, int64_t v, int64_t best) {
     return job->is_max ? v > best : v < best;
 }
 
+/* float32: BLOCK_COLS columns of the inner rows at a time, unit stride. */
+static void arg_columns_f32(const arg_job *job, const float *x, int64_t *out, int64_t cols) {
+    float best[BLOCK_COLS];
+    for (int64_t j = 0; j < cols; j++) {
+        best[j] = x[j];
+        out[j] = 0;
+    }
+    for (int64_t k = 1; k < job->n; k++) {
+        const float *row = x + k * job->inner;
+        for (int64_t j = 0; j < cols; j++) {
+            if (arg_better_f(job, row[j], best[j])) {
+                best[j] = row[j];
+                out[j] = k;
+            }
+        }
+    }
+}
+
+static void arg_task_f32(void *arg, int64_t task, int worker) {
+    (void)worker;
+    const arg_job *job = arg;
+    int64_t col_tasks = (job->inner + BLOCK_COLS - 1) / BLOCK_COLS;
+    int64_t o = task / col_tasks, j0 = task % col_tasks * BLOCK_COLS;
+    int64_t cols = job->inner - j0 < BLOCK_COLS ? job->inner - j0 : BLOCK_COLS;
+    arg_columns_f32(job, (const float *)job->x->data + o * job->n * job->inner + j0,
+                    job->out + o * job->inner + j0, cols);
+}
+
 static void arg_task(void *arg, int64_t o, int worker) {
     (void)worker;
     const arg_job *job = arg;
@@ -701,6 +729,12 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     arg_job job = {x,    y->data, x->dims[axis], inner, strcmp(ctx->node->op_type, "ArgMax") == 0,
                    last, floating};
     int threads = tc_parallel_threads_for_work(ctx->n_threads, (double)x->n_elements);
+    if (x->dtype == TCONV_DTYPE_FLOAT) {
+        int64_t n_tasks = outer * ((inner + BLOCK_COLS - 1) / BLOCK_COLS);
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, arg_task_f32,
+                        &job);
+        return TCONV_OK;
+    }
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, outer), outer, arg_task, &job);
     return TCONV_OK;
 }

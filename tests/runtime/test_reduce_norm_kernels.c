@@ -49,6 +49,15 @@ static void test_reduce_threaded(void **state) {
             kh_free(&h);
         }
     }
+    for (int axis = 1; axis <= 3; axis += 2) {
+        kernel_harness h;
+        kh_init(&h, axis == 1 ? "ArgMax" : "ArgMin", 1);
+        h.opset = 13;
+        random_input(&h, 4, dims, 8);
+        kh_attr_int(&h, "axis", axis);
+        expect_same_threaded(&h);
+        kh_free(&h);
+    }
 }
 
 static void test_normalizations_threaded(void **state) {
