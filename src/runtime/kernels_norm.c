@@ -331,6 +331,22 @@ static void run_norm_job(tc_kernel_ctx *ctx, norm_job *job, int64_t n_blocks) {
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_blocks), n_blocks, norm_task, job);
 }
 
+/* Allocates Y like X, runs job over n_blocks blocks of X (job's layout fields set) and gives
+ * back the parameter scratch. */
+static tconv_status run_norm_output(tc_kernel_ctx *ctx, const tc_rt_tensor *x, norm_job *job,
+                                    int64_t n_blocks, tc_rt_tensor *params) {
+    tc_rt_tensor *y;
+    tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
+    if (st == TCONV_OK && y->n_elements > 0) {
+        job->x = x->data;
+        job->y = y->data;
+        job->is_double = x->dtype == TCONV_DTYPE_DOUBLE;
+        run_norm_job(ctx, job, n_blocks);
+    }
+    tc_kernel_scratch_release(ctx, params);
+    return st;
+}
+
 static tconv_status read_epsilon(tc_kernel_ctx *ctx, double *eps) {
     float value;
     tconv_status st = tc_node_attr_float(ctx->node, "epsilon", 1e-5f, &value, ctx->err);
@@ -379,23 +395,15 @@ tconv_status tc_run_instance_normalization(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     int64_t channels = x->dims[1];
-    tc_rt_tensor params, *y;
+    tc_rt_tensor params;
     st = read_affine(ctx, channels, "one per channel", &params, &job.scale, &job.bias);
     if (st != TCONV_OK)
         return st;
-    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
-    if (st == TCONV_OK && y->n_elements > 0) {
-        job.x = x->data;
-        job.y = y->data;
-        job.is_double = x->dtype == TCONV_DTYPE_DOUBLE;
-        job.block = spatial;
-        job.period = channels;
-        job.per_block = 1;
-        job.run = spatial;
-        run_norm_job(ctx, &job, x->dims[0] * channels);
-    }
-    tc_kernel_scratch_release(ctx, &params);
-    return st;
+    job.block = spatial;
+    job.period = channels;
+    job.per_block = 1;
+    job.run = spatial;
+    return run_norm_output(ctx, x, &job, x->dims[0] * channels, &params);
 }
 
 tconv_status tc_run_group_normalization(tc_kernel_ctx *ctx) {
@@ -418,26 +426,18 @@ tconv_status tc_run_group_normalization(tc_kernel_ctx *ctx) {
                             "num_groups %lld must be positive and divide the %lld channels",
                             (long long)groups, (long long)channels);
     bool per_channel = ctx->opset >= 21;
-    tc_rt_tensor params, *y;
+    tc_rt_tensor params;
     st =
         read_affine(ctx, per_channel ? channels : groups,
                     per_channel ? "one per channel from opset 21" : "one per group before opset 21",
                     &params, &job.scale, &job.bias);
     if (st != TCONV_OK)
         return st;
-    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
-    if (st == TCONV_OK && y->n_elements > 0) {
-        job.x = x->data;
-        job.y = y->data;
-        job.is_double = x->dtype == TCONV_DTYPE_DOUBLE;
-        job.block = channels / groups * spatial;
-        job.period = groups;
-        job.per_block = per_channel ? channels / groups : 1;
-        job.run = per_channel ? spatial : job.block;
-        run_norm_job(ctx, &job, x->dims[0] * groups);
-    }
-    tc_kernel_scratch_release(ctx, &params);
-    return st;
+    job.block = channels / groups * spatial;
+    job.period = groups;
+    job.per_block = per_channel ? channels / groups : 1;
+    job.run = per_channel ? spatial : job.block;
+    return run_norm_output(ctx, x, &job, x->dims[0] * groups, &params);
 }
 
 /* Scale and bias broadcast to X's dims from axis on: the same element count as that shape, or a

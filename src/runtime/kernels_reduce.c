@@ -229,22 +229,17 @@ static void sweep(const reduce_job *job, int64_t base, reduce_kind kind, reduce_
     }
 }
 
+static double block_finish(reduce_kind kind, double acc, int64_t n);
+
 static double finish_float(const reduce_acc *a, reduce_kind kind, int64_t count) {
-    double sum = a->sum + a->comp;
     switch (kind) {
     case REDUCE_MAX:
     case REDUCE_MIN:
         return a->best;
     case REDUCE_PROD:
         return a->prod;
-    case REDUCE_MEAN:
-        return sum / (double)count; /* 0/0: NaN over an empty set */
-    case REDUCE_L2:
-        return sqrt(sum);
-    case REDUCE_LOG_SUM:
-        return log(sum);
-    default:
-        return sum;
+    default: /* MEAN over an empty set: 0/0, NaN */
+        return block_finish(kind, a->sum + a->comp, count);
     }
 }
 
