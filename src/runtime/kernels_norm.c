@@ -280,20 +280,21 @@ static void norm_task(void *arg, int64_t b, int worker) {
             y[j] = (float)((x[j] - mean) * inv_std * scale[j] + bias[j]);
         return;
     }
+    /* (x - mean) in double before scaling: x * a + (bias - mean * a) in float would cancel
+     * when the mean is large against the deviation. */
     for (int64_t r = 0; r * job->run < job->block; r++) {
-        double a = scale[r] * inv_std, c = bias[r] - mean * a;
+        double a = scale[r] * inv_std, c = bias[r];
         int64_t begin = first + r * job->run, end = begin + job->run;
         if (job->is_double) {
             const double *x = job->x;
             double *y = job->y;
             for (int64_t j = begin; j < end; j++)
-                y[j] = x[j] * a + c;
+                y[j] = (x[j] - mean) * a + c;
         } else {
             const float *x = job->x;
             float *y = job->y;
-            float af = (float)a, cf = (float)c;
             for (int64_t j = begin; j < end; j++)
-                y[j] = x[j] * af + cf;
+                y[j] = (float)(((double)x[j] - mean) * a + c);
         }
     }
 }

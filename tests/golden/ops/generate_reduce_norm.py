@@ -356,11 +356,13 @@ def instance_norm_cases():
                                    ("rank3_eps", (3, 4, 7), np.float32, 1e-2),
                                    ("rank5", (1, 2, 3, 4, 2), np.float32, 1e-5),
                                    ("big_plane", (1, 2, 64, 65), np.float32, 1e-5),
-                                   ("f64", (2, 3, 6), np.float64, 1e-5)]:
+                                   ("f64", (2, 3, 6), np.float64, 1e-5),
+                                   ("large_mean", (2, 3, 64), np.float32, 1e-5)]:
         name = "instancenorm_" + suffix
         r = rng_for(name)
         c = shape[1]
-        x = (r.normal(1.0, 3.0, size=shape)).astype(dt)
+        offset = 1e4 if "large_mean" in suffix else 1.0  # mean far above the deviation
+        x = (r.normal(offset, 3.0, size=shape)).astype(dt)
         s = r.normal(size=c).astype(dt)
         b = r.normal(size=c).astype(dt)
         y = F.instance_norm(torch.from_numpy(x.astype(np.float64)),
@@ -380,13 +382,14 @@ def group_norm_cases():
              ("v21_per_channel", 21, (2, 6, 4, 3), 3, np.float32),
              ("v21_one_group", 21, (3, 4, 10), 1, np.float32),
              ("v21_f64", 21, (2, 4, 3, 2), 2, np.float64),
-             ("v18_f64", 18, (2, 4, 3, 2), 2, np.float64)]
+             ("v18_f64", 18, (2, 4, 3, 2), 2, np.float64),
+             ("v21_large_mean", 21, (2, 4, 32), 2, np.float32)]
     for suffix, opset, shape, groups, dt in specs:
         name = "groupnorm_" + suffix
         r = rng_for(name)
         c = shape[1]
         n_param = c if opset >= 21 else groups
-        x = r.normal(0.5, 2.0, size=shape).astype(dt)
+        x = r.normal(1e4 if "large_mean" in suffix else 0.5, 2.0, size=shape).astype(dt)
         s = r.normal(size=n_param).astype(dt)
         b = r.normal(size=n_param).astype(dt)
         s_c = s if opset >= 21 else np.repeat(s, c // groups)
@@ -410,6 +413,7 @@ def layer_norm_cases():
         ("axis0_mean_only", (3, 4), 0, True, 2, np.float32, 1e-5),
         ("long_row", (2, 4096), -1, True, 3, np.float32, 1e-5),
         ("f64_stats", (3, 5, 6), -1, True, 3, np.float64, 1e-5),
+        ("large_mean", (4, 64), -1, True, 1, np.float32, 1e-5),
     ]
     for suffix, shape, axis, has_bias, n_out, dt, eps in specs:
         name = "layernorm_" + suffix
@@ -417,7 +421,7 @@ def layer_norm_cases():
         a = -1 if axis is None else axis
         a = a + len(shape) if a < 0 else a
         norm_shape = shape[a:]
-        x = r.normal(1.0, 2.0, size=shape).astype(dt)
+        x = r.normal(1e4 if "large_mean" in suffix else 1.0, 2.0, size=shape).astype(dt)
         s = r.normal(size=norm_shape).astype(dt)
         b = r.normal(size=norm_shape).astype(dt)
         x64 = x.astype(np.float64)
