@@ -318,25 +318,31 @@ typedef struct block_job {
     int64_t col_tasks;     /* inner > 1: column chunks per outer index */
 } block_job;
 
-/* sum of p[i], |p[i]| or p[i]^2 in double, 4 independent lanes. */
+/* sum of p[i], |p[i]| or p[i]^2 in double, 8 independent lanes (one loop per form, so that
+ * each vectorizes). */
+#define ROW_SUM_LOOP(EXPR)                                                                         \
+    do {                                                                                           \
+        for (; i + 8 <= n; i += 8)                                                                 \
+            for (int l = 0; l < 8; l++) {                                                          \
+                double v = p[i + l];                                                               \
+                s[l] += (EXPR);                                                                    \
+            }                                                                                      \
+        for (; i < n; i++) {                                                                       \
+            double v = p[i];                                                                       \
+            s[0] += (EXPR);                                                                        \
+        }                                                                                          \
+    } while (0)
+
 static double row_sum(const float *p, int64_t n, reduce_kind kind) {
-    double s[4] = {0, 0, 0, 0};
+    double s[8] = {0};
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        for (int l = 0; l < 4; l++) {
-            double v = p[i + l];
-            s[l] += kind == REDUCE_L1                                ? fabs(v)
-                    : kind == REDUCE_L2 || kind == REDUCE_SUM_SQUARE ? v * v
-                                                                     : v;
-        }
-    }
-    for (; i < n; i++) {
-        double v = p[i];
-        s[0] += kind == REDUCE_L1                                ? fabs(v)
-                : kind == REDUCE_L2 || kind == REDUCE_SUM_SQUARE ? v * v
-                                                                 : v;
-    }
-    return (s[0] + s[1]) + (s[2] + s[3]);
+    if (kind == REDUCE_L1)
+        ROW_SUM_LOOP(fabs(v));
+    else if (kind == REDUCE_L2 || kind == REDUCE_SUM_SQUARE)
+        ROW_SUM_LOOP(v * v);
+    else
+        ROW_SUM_LOOP(v);
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
 static float row_best(const float *p, int64_t n, bool is_max) {
