@@ -1,6 +1,7 @@
-/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Relu,
- * LeakyRelu, Sigmoid, Tanh and Clip. Integer arithmetic wraps like numpy (no undefined
- * behaviour); integer division truncates toward zero and a zero divisor is an error. */
+/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, double and every integer
+ * type), Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu and Clip integers too).
+ * Integer arithmetic wraps like numpy (no undefined behaviour); integer division truncates toward
+ * zero and a zero divisor is an error. */
 #include "runtime/broadcast.h"
 #include "runtime/kernel_util.h"
 
@@ -189,7 +190,8 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    uint32_t dtypes = ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
+    uint32_t dtypes =
+        (ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT) | TCONV_DTYPES_DOUBLE;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st != TCONV_OK)
         return st;
@@ -199,6 +201,11 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         float *out = y->data;
         for (int64_t i = 0; i < n; i++)
             out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+    } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0.0 ? 0.0 : in[i];
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         const int32_t *in = x->data;
         int32_t *out = y->data;
@@ -219,9 +226,16 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     float alpha;
     tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
+        return TCONV_OK;
+    }
     const float *in = x->data;
     float *out = y->data;
     for (int64_t i = 0; i < x->n_elements; i++)
@@ -236,12 +250,26 @@ static float sigmoid(float v) {
     return e / (1.0f + e);
 }
 
+static double sigmoid_f64(double v) {
+    if (v >= 0.0)
+        return 1.0 / (1.0 + exp(-v));
+    double e = exp(v);
+    return e / (1.0 + e);
+}
+
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = sigmoid_f64(in[i]);
+        return TCONV_OK;
+    }
     const float *in = x->data;
     float *out = y->data;
     for (int64_t i = 0; i < x->n_elements; i++)
@@ -281,9 +309,16 @@ static void tanh_array(float *restrict out, const float *restrict in, int64_t n)
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = tanh(in[i]);
+        return TCONV_OK;
+    }
     tanh_array(y->data, x->data, x->n_elements);
     return TCONV_OK;
 }
@@ -323,10 +358,13 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
-    clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    if (x->dtype == TCONV_DTYPE_DOUBLE)
+        clip_f64(x->data, y->data, x->n_elements, lo, hi);
+    else
+        clip_f32(x->data, y->data, x->n_elements, lo, hi);
     return TCONV_OK;
 }
 

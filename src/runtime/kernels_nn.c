@@ -49,22 +49,42 @@ static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor 
     return TCONV_OK;
 }
 
-static tconv_status batchnorm_params(tc_kernel_ctx *ctx, int64_t size, const float *params[4]) {
+/* scale, B, mean, var: float for float X; float or double for double X (opset 15 lets their
+ * types differ from X's), read as double. */
+static tconv_status batchnorm_params(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t size,
+                                     const tc_rt_tensor *params[4]) {
     static const char *const names[] = {"scale", "B", "mean", "var"};
+    uint32_t mask = x->dtype == TCONV_DTYPE_DOUBLE ? TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE
+                                                   : TCONV_DTYPES_FLOAT;
     for (size_t i = 0; i < 4; i++) {
         const tc_rt_tensor *t;
         tconv_status st = tc_kernel_require_input(ctx, i + 1, &t);
         if (st == TCONV_OK)
-            st = tc_kernel_check_dtype(ctx, i + 1, TCONV_DTYPES_FLOAT);
+            st = tc_kernel_check_dtype(ctx, i + 1, mask);
         if (st != TCONV_OK)
             return st;
         if (t->n_elements != size)
             return tc_error_set(
                 ctx->err, TCONV_ERR_INVALID, "%s ('%s') has %lld elements, expected %lld", names[i],
                 tc_kernel_input_name(ctx, i + 1), (long long)t->n_elements, (long long)size);
-        params[i] = t->data;
+        params[i] = t;
     }
     return TCONV_OK;
+}
+
+/* float64: y = (x - mean) / sqrt(var + eps) * scale + B, per element in double. */
+static void batchnorm_f64(const tc_rt_tensor *x, const tc_rt_tensor *const prm[4], double eps,
+                          int64_t size, int64_t inner, tc_rt_tensor *y) {
+    const double *in = x->data;
+    double *out = y->data;
+    bool per_channel = size == x->dims[1];
+    int64_t channels = x->dims[1];
+    for (int64_t i = 0; i < x->n_elements; i++) {
+        int64_t c = (i / inner) % channels;
+        int64_t k = per_channel ? c : c * inner + i % inner;
+        double scale = tc_rt_get_f64(prm[0], k) / sqrt(tc_rt_get_f64(prm[3], k) + eps);
+        out[i] = (in[i] - tc_rt_get_f64(prm[2], k)) * scale + tc_rt_get_f64(prm[1], k);
+    }
 }
 
 static void batchnorm_plane(float *restrict out, const float *restrict in, int64_t count,
@@ -81,7 +101,7 @@ static void batchnorm_row(float *restrict out, const float *restrict in, int64_t
 
 tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    const float *prm[4];
+    const tc_rt_tensor *params[4];
     float eps = 1e-5f;
     int64_t size = 0, inner = 1;
     tconv_status st = batchnorm_check_inference(ctx);
@@ -90,16 +110,21 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
     if (st == TCONV_OK)
         st = batchnorm_param_size(ctx, x, &size, &inner);
     if (st == TCONV_OK)
-        st = batchnorm_params(ctx, size, prm);
+        st = batchnorm_params(ctx, x, size, params);
     tc_rt_tensor *y;
     if (st == TCONV_OK)
         st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        batchnorm_f64(x, params, (double)eps, size, inner, y);
+        return TCONV_OK;
+    }
+    const float *prm[4] = {params[0]->data, params[1]->data, params[2]->data, params[3]->data};
     /* y = x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
      * computed once per parameter instead of a square root and a division per element. */
     tc_rt_tensor folded;

@@ -7,7 +7,10 @@ Run with a Python that has onnx, torch and numpy (on the dev box: /usr/bin/pytho
 
 It deletes and rewrites tests/golden/dtypes/ (one ONNX test directory <dtype>_<case> per dtype
 and named case of generate.py: every padding mode, output_shape, output_padding, group > 1,
-ranks 1-3, bias, initializers; plus cases.tsv). Everything is deterministic.
+ranks 1-3, bias, initializers; plus cases.tsv) and tests/golden/dtype_ops/ (Conv, Gemm, MatMul,
+BatchNormalization, pools, elementwise ops and activations in float64 and float16/bfloat16,
+golden by torch/numpy in float64 from the rounded inputs, OP_CASES below). Everything is
+deterministic.
 
 Golden values never come from tconv. For each case, X, W and B are drawn as in generate.py
 (float64 for the float64 cases, so that a float32 detour would show), rounded to the case's
@@ -33,6 +36,8 @@ from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate as g  # noqa: E402
+
+torch.set_num_threads(1)  # float64 sums in one fixed order: the files are reproducible
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "dtypes")
@@ -121,10 +126,148 @@ def write_case(c, dtype, arrays, y):
         f.write(make_tensor("Y", dtype, y, False).SerializeToString())
 
 
+# ---------------------------------------------------------------------------------------------
+# Other float kernels: float64 natively, float16/bfloat16 through float32 (tests/golden/dtype_ops)
+# ---------------------------------------------------------------------------------------------
+
+OPS_ROOT = os.path.join(HERE, "dtype_ops")
+TF = torch.nn.functional
+
+
+def conv_ref(x, w, b, a):
+    rank = x.ndim - 2
+    fn = {1: TF.conv1d, 2: TF.conv2d, 3: TF.conv3d}[rank]
+    pads = a.get("pads", [0] * 2 * rank)
+    x = torch.from_numpy(x)
+    padded = TF.pad(x, [p for i in reversed(range(rank)) for p in (pads[i], pads[rank + i])])
+    y = fn(padded, torch.from_numpy(w), None if b is None else torch.from_numpy(b),
+           stride=a.get("strides", [1] * rank), dilation=a.get("dilations", [1] * rank),
+           groups=a.get("group", 1))
+    return y.numpy()
+
+
+def gemm_ref(a_, b_, c_, a):
+    A = a_.T if a.get("transA", 0) else a_
+    B = b_.T if a.get("transB", 0) else b_
+    return a.get("alpha", 1.0) * (A @ B) + a.get("beta", 1.0) * c_
+
+
+def avgpool_ref(x, a):
+    rank = x.ndim - 2
+    fn = {1: TF.avg_pool1d, 2: TF.avg_pool2d, 3: TF.avg_pool3d}[rank]
+    return fn(torch.from_numpy(x), a["kernel_shape"], a.get("strides"), 0).numpy()
+
+
+def maxpool_ref(x, a):
+    rank = x.ndim - 2
+    fn = {1: TF.max_pool1d, 2: TF.max_pool2d, 3: TF.max_pool3d}[rank]
+    return fn(torch.from_numpy(x), a["kernel_shape"], a.get("strides")).numpy()
+
+
+def bn_ref(x, s_, b_, m, v, a):
+    sh = (1, -1) + (1,) * (x.ndim - 2)
+    eps = float(np.float32(a.get("epsilon", 1e-5)))  # ONNX float attributes are float32
+    return (x - m.reshape(sh)) / np.sqrt(v.reshape(sh) + eps) * s_.reshape(sh) + b_.reshape(sh)
+
+
+def softmax_ref(x, a):
+    e = np.exp(x - x.max(axis=a["axis"], keepdims=True))
+    return e / e.sum(axis=a["axis"], keepdims=True)
+
+
+# (name, op, opset, input shapes, attrs, reference(*inputs, attrs), dtypes, positive inputs)
+OP_CASES = [
+    ("conv_group2_pads_s2_d2", "Conv", 13, [(2, 4, 9, 8), (6, 2, 3, 3), (6,)],
+     dict(group=2, pads=[1, 0, 2, 1], strides=[2, 1], dilations=[1, 2]),
+     lambda x, w, b, a: conv_ref(x, w, b, a), ("float64", "float16", "bfloat16")),
+    ("conv_rank1", "Conv", 11, [(1, 3, 12), (4, 3, 5)], dict(pads=[2, 2]),
+     lambda x, w, a: conv_ref(x, w, None, a), ("float64", "float16")),
+    ("conv_rank3_depthwise", "Conv", 13, [(1, 3, 4, 5, 4), (3, 1, 2, 3, 2), (3,)],
+     dict(group=3, strides=[1, 2, 1]),
+     lambda x, w, b, a: conv_ref(x, w, b, a), ("float64", "bfloat16")),
+    ("gemm_transb_bias_row", "Gemm", 13, [(5, 7), (4, 7), (4,)],
+     dict(transB=1, alpha=0.5, beta=2.0),
+     lambda a_, b_, c_, a: gemm_ref(a_, b_, c_, a), ("float64", "float16", "bfloat16")),
+    ("gemm_transa_bias_matrix", "Gemm", 11, [(7, 5), (7, 3), (5, 3)], dict(transA=1),
+     lambda a_, b_, c_, a: gemm_ref(a_, b_, c_, a), ("float64",)),
+    ("matmul_batched_broadcast", "MatMul", 13, [(2, 1, 4, 6), (3, 6, 5)], {},
+     lambda a_, b_, a: np.matmul(a_, b_), ("float64", "float16", "bfloat16")),
+    ("batchnorm", "BatchNormalization", 15, [(2, 3, 4, 5), (3,), (3,), (3,), (3,)],
+     dict(epsilon=1e-3), lambda *args: bn_ref(*args), ("float64", "float16"), (4,)),
+    ("averagepool_s2", "AveragePool", 11, [(1, 2, 7, 6)], dict(kernel_shape=[3, 2],
+     strides=[2, 2]), lambda x, a: avgpool_ref(x, a), ("float64", "float16")),
+    ("maxpool_s2", "MaxPool", 12, [(1, 2, 7, 6)], dict(kernel_shape=[3, 3], strides=[2, 1]),
+     lambda x, a: maxpool_ref(x, a), ("float64", "bfloat16")),
+    ("globalaveragepool", "GlobalAveragePool", 1, [(2, 3, 5, 4)], {},
+     lambda x, a: x.mean(axis=(2, 3), keepdims=True), ("float64", "float16")),
+    ("add_broadcast", "Add", 14, [(2, 3, 4), (3, 1)], {}, lambda x, y, a: x + y,
+     ("float64", "float16", "bfloat16")),
+    ("sub", "Sub", 14, [(3, 4), (3, 4)], {}, lambda x, y, a: x - y, ("float64",)),
+    ("mul_broadcast", "Mul", 14, [(4, 1, 3), (2, 3)], {}, lambda x, y, a: x * y,
+     ("float64", "bfloat16")),
+    ("div", "Div", 14, [(3, 5), (3, 5)], {}, lambda x, y, a: x / y, ("float64", "float16")),
+    ("relu", "Relu", 14, [(3, 7)], {}, lambda x, a: np.maximum(x, 0), ("float64", "float16")),
+    ("leakyrelu", "LeakyRelu", 6, [(3, 7)], dict(alpha=0.2),
+     lambda x, a: np.where(x < 0, float(np.float32(0.2)) * x, x), ("float64", "bfloat16")),
+    ("sigmoid", "Sigmoid", 13, [(3, 7)], {}, lambda x, a: 1 / (1 + np.exp(-x)),
+     ("float64", "float16")),
+    ("tanh", "Tanh", 13, [(3, 7)], {}, lambda x, a: np.tanh(x), ("float64", "float16")),
+    ("clip_6", "Clip", 6, [(3, 7)], dict(min=-0.5, max=0.75),
+     lambda x, a: np.clip(x, -0.5, 0.75), ("float64", "float16")),
+    ("softmax_axis1", "Softmax", 13, [(2, 5, 3)], dict(axis=1),
+     lambda x, a: softmax_ref(x, a), ("float16", "bfloat16")),
+]
+
+
+def write_op_case(name, dtype, op, opset, arrays, attrs, y):
+    elem = DTYPES[dtype][0]
+    case_dir = os.path.join(OPS_ROOT, f"{dtype}_{name}")
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    os.makedirs(data_dir)
+    names = [f"in{i}" for i in range(len(arrays))]
+    inputs = [helper.make_tensor_value_info(n, elem, a.shape) for n, a in zip(names, arrays)]
+    node = helper.make_node(op, names, ["y"], name=name, **attrs)
+    graph = helper.make_graph([node], f"{dtype}_{name}", inputs,
+                              [helper.make_tensor_value_info("y", elem, y.shape)])
+    model = helper.make_model(graph, producer_name="tconv-golden-dtypes",
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset >= 15 else 7
+    if dtype != "bfloat16":  # onnx 1.12's schemas list bfloat16 for few of these ops
+        onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(case_dir, "model.onnx"))
+    for i, (n, a) in enumerate(zip(names, arrays)):
+        with open(os.path.join(data_dir, f"input_{i}.pb"), "wb") as f:
+            f.write(make_tensor(n, dtype, a, False).SerializeToString())
+    with open(os.path.join(data_dir, "output_0.pb"), "wb") as f:
+        f.write(make_tensor("y", dtype, y, False).SerializeToString())
+
+
+def generate_op_cases():
+    if os.path.exists(OPS_ROOT):
+        shutil.rmtree(OPS_ROOT)
+    os.makedirs(OPS_ROOT)
+    n = 0
+    for name, op, opset, shapes, attrs, ref, dtypes, *positive in OP_CASES:
+        positive = positive[0] if positive else ()
+        for dtype in dtypes:
+            rng = np.random.default_rng(zlib.crc32((dtype + name).encode()))
+            arrays = []
+            for i, s in enumerate(shapes):
+                a = rng.standard_normal(s)
+                if i in positive or (op == "Div" and i == 1):
+                    a = np.abs(a) + 0.5
+                arrays.append(round_to(a, dtype)[0])
+            y = np.asarray(ref(*arrays, attrs), dtype=np.float64)
+            write_op_case(name, dtype, op, opset, arrays, attrs, y)
+            n += 1
+    return n
+
+
 def main():
     if os.path.exists(ROOT):
         shutil.rmtree(ROOT)
     os.makedirs(ROOT)
+    print(f"ok: {generate_op_cases()} op cases written to {OPS_ROOT}")
     rows = []
     for dtype in DTYPES:
         for c in g.named_cases():
