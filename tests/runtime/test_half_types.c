@@ -124,6 +124,33 @@ static void test_cast_between_float_types(void **state) {
     tc_rt_tensor_release(&back);
 }
 
+/* CastLike takes the second input's type: double -> float16 in one rounding, and back. */
+static void test_cast_like(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(15);
+    int64_t d[] = {2}, one[] = {1};
+    tconv_value *in[] = {rtt_input(m->graph, "x", TCONV_DTYPE_DOUBLE, 1, d),
+                         rtt_input(m->graph, "like", TCONV_DTYPE_FLOAT16, 1, one)};
+    const char *out_names[] = {"y"};
+    rtt_node(m->graph, "CastLike", "n", in, 2, out_names, 1);
+    rtt_output(m->graph, "y");
+    const double x[] = {1.0 + 0x1p-11 + 0x1p-40, -65536.0};
+    const uint16_t like_bits[] = {0x3c00};
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, x),
+                              rtt_tensor(TCONV_DTYPE_FLOAT16, 1, one, like_bits)};
+    tc_rt_tensor out;
+    tc_error err;
+    assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_OK);
+    assert_int_equal(out.dtype, TCONV_DTYPE_FLOAT16);
+    const uint16_t *y = out.data;
+    assert_int_equal(y[0], 0x3c01);
+    assert_int_equal(y[1], 0xfc00); /* -65536 overflows float16: -inf */
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
+    tconv_model_free(m);
+}
+
 /* The native list: sorted, every name an op of the table with a kernel at some opset. */
 static void test_half_native_list(void **state) {
     (void)state;
@@ -150,6 +177,7 @@ int main(void) {
         cmocka_unit_test(test_float16_kernels_round_on_store),
         cmocka_unit_test(test_bfloat16_kernels_round_on_store),
         cmocka_unit_test(test_cast_between_float_types),
+        cmocka_unit_test(test_cast_like),
         cmocka_unit_test(test_half_native_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
