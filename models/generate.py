@@ -787,7 +787,8 @@ def export_torch(module, example_inputs, input_names, output_names, opset):
                    [o.numpy().astype(np.float32) for o in outs]]
 
 
-def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
+def seeded_module(seed, ctor, input_shapes):
+    """The module with its seeded weights (He, BatchNorm statistics, LSUV) and the inputs."""
     torch.manual_seed(seed)
     module = ctor()
     he_init(module, torch.Generator().manual_seed(seed + 3))
@@ -796,7 +797,11 @@ def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
     gen = torch.Generator().manual_seed(seed + 2)
     calib = [torch.randn(*s, generator=gen) for s in input_shapes]
     lsuv(module, calib)
-    xs = [torch.randn(*s, generator=gen) for s in input_shapes]
+    return module, [torch.randn(*s, generator=gen) for s in input_shapes]
+
+
+def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
+    module, xs = seeded_module(seed, ctor, input_shapes)
     model, ds = export_torch(module, xs, input_names, output_names, opset)
     return model, [ds]
 
@@ -808,19 +813,12 @@ def float16_case(seed, ctor, input_shapes, input_names, output_names, opset):
     with no casts kept).  Golden: torch's float32 forward on the rounded weights and rounded
     inputs, rounded once to float16 (a float16 runtime rounds after every op, so it matches
     to a few float16 units, not exactly)."""
-    torch.manual_seed(seed)
-    module = ctor()
-    he_init(module, torch.Generator().manual_seed(seed + 3))
-    randomize_bn(module, torch.Generator().manual_seed(seed + 1))
-    module.eval()
-    gen = torch.Generator().manual_seed(seed + 2)
-    calib = [torch.randn(*s, generator=gen) for s in input_shapes]
-    lsuv(module, calib)
+    module, xs = seeded_module(seed, ctor, input_shapes)
     with torch.no_grad():
         for t in list(module.parameters()) + list(module.buffers()):
             if t.is_floating_point():
                 t.copy_(t.half().float())
-    xs = [torch.randn(*s, generator=gen).half().float() for s in input_shapes]
+    xs = [x.half().float() for x in xs]
     model, (ins, outs) = export_torch(module, xs, input_names, output_names, opset)
     to_float16(model.graph)
     return model, [([a.astype(np.float16) for a in ins], [o.astype(np.float16) for o in outs])]

@@ -225,16 +225,27 @@ static tconv_status read_gemm_attrs(tc_kernel_ctx *ctx, gemm_attrs *g) {
     return TCONV_OK;
 }
 
-/* Y = beta * C broadcast to m x n (C is scalar, [n], [1|m, 1|n] ...). */
-static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float beta, int64_t m,
-                                int64_t n, float *y) {
-    int64_t rows = c->rank >= 2 ? c->dims[c->rank - 2] : 1;
-    int64_t cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
-    if (c->rank > 2 || (rows != 1 && rows != m) || (cols != 1 && cols != n))
+/* C's rows and columns, checked to broadcast to m x n (C is scalar, [n], [1|m, 1|n] ...). */
+static tconv_status gemm_c_shape(tc_kernel_ctx *ctx, const tc_rt_tensor *c, int64_t m, int64_t n,
+                                 int64_t *rows, int64_t *cols) {
+    *rows = c->rank >= 2 ? c->dims[c->rank - 2] : 1;
+    *cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+    if (c->rank > 2 || (*rows != 1 && *rows != m) || (*cols != 1 && *cols != n))
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "Gemm: C (rank %d, last dims %lld x %lld) does not broadcast to "
                             "%lld x %lld",
-                            c->rank, (long long)rows, (long long)cols, (long long)m, (long long)n);
+                            c->rank, (long long)*rows, (long long)*cols, (long long)m,
+                            (long long)n);
+    return TCONV_OK;
+}
+
+/* Y = beta * C broadcast to m x n. */
+static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float beta, int64_t m,
+                                int64_t n, float *y) {
+    int64_t rows, cols;
+    tconv_status st = gemm_c_shape(ctx, c, m, n, &rows, &cols);
+    if (st != TCONV_OK)
+        return st;
     const float *src = c->data;
     for (int64_t i = 0; i < m; i++) {
         const float *row = src + (rows == 1 ? 0 : i * cols);
@@ -250,14 +261,10 @@ static tconv_status gemm_f64(tc_kernel_ctx *ctx, const gemm_attrs *g, const tc_r
     int64_t m = y->dims[0], n = y->dims[1], k = g->trans_a ? a->dims[0] : a->dims[1];
     double *out = y->data;
     if (c) {
-        int64_t rows = c->rank >= 2 ? c->dims[c->rank - 2] : 1;
-        int64_t cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
-        if (c->rank > 2 || (rows != 1 && rows != m) || (cols != 1 && cols != n))
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                "Gemm: C (rank %d, last dims %lld x %lld) does not broadcast to "
-                                "%lld x %lld",
-                                c->rank, (long long)rows, (long long)cols, (long long)m,
-                                (long long)n);
+        int64_t rows, cols;
+        tconv_status st = gemm_c_shape(ctx, c, m, n, &rows, &cols);
+        if (st != TCONV_OK)
+            return st;
         const double *src = c->data;
         for (int64_t i = 0; i < m; i++) {
             for (int64_t j = 0; j < n; j++)

@@ -88,27 +88,13 @@ def reference64(x, w, b, attrs):
 
 
 def build_model(c, dtype, arrays, y_shape):
-    elem = DTYPES[dtype][0]
-    inputs, inits, node_inputs = [], [], []
-    for name, arr, is_init in (("X", arrays[0], False), ("W", arrays[1], c.w_init),
-                               ("B", arrays[2], c.b_init)):
-        if arr is None:
-            continue
-        node_inputs.append(name)
-        if is_init:
-            as_int32 = zlib.crc32((c.name + name).encode()) % 2 == 0
-            inits.append(make_tensor(name, dtype, arr, as_int32))
-        else:
-            inputs.append(helper.make_tensor_value_info(name, elem, arr.shape))
-    node = helper.make_node("ConvTranspose", node_inputs, ["Y"], name=c.name, **c.attrs)
-    output = helper.make_tensor_value_info("Y", elem, y_shape)
-    graph = helper.make_graph([node], f"{dtype}_{c.name}", inputs, [output], initializer=inits)
-    model = helper.make_model(graph, producer_name="tconv-golden-dtypes",
-                              opset_imports=[helper.make_opsetid("", c.opset)])
-    model.ir_version = g.IR_VERSION[c.opset]
-    if dtype != "bfloat16":  # onnx 1.12's checker knows ConvTranspose without bfloat16
-        onnx.checker.check_model(model)
-    return model
+    def make_init(arr, name):
+        as_int32 = zlib.crc32((c.name + name).encode()) % 2 == 0
+        return make_tensor(name, dtype, arr, as_int32)
+
+    # onnx 1.12's checker knows ConvTranspose without bfloat16
+    return g.build_model(c, arrays, y_shape, DTYPES[dtype][0], make_init,
+                         "tconv-golden-dtypes", check=dtype != "bfloat16")
 
 
 def write_case(c, dtype, arrays, y):
