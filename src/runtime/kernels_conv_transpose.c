@@ -286,10 +286,10 @@ static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_
             fused[c] = ctx->crop->bias[c];
         bias = fused;
     }
-    tc_conv_transpose_f64(&job->lat, job->batch, job->c_in, job->c_out, job->group, ops->x->data,
-                          ops->w->data, bias, y->data);
+    bool ok = tc_conv_transpose_f64(&job->lat, job->batch, job->c_in, job->c_out, job->group,
+                                    ops->x->data, ops->w->data, bias, y->data);
     free(fused);
-    return TCONV_OK;
+    return ok ? TCONV_OK : tc_error_nomem(ctx->err, "the float64 ConvTranspose's index map");
 }
 
 tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {

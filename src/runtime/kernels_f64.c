@@ -3,6 +3,8 @@
  * output_padding, dilations, groups, fused crops) is resolved once, in one place. */
 #include "runtime/kernels_f64.h"
 
+#include <stdlib.h>
+
 /* Fine (linear) index of coarse position `c` through tap `t`, or -1 when it falls outside the
  * window (Conv: outside X, i.e. a padding zero; ConvTranspose: cropped away). */
 static int64_t fine_index(const tc_lattice *lat, int64_t c, int64_t t) {
@@ -20,54 +22,77 @@ static int64_t fine_index(const tc_lattice *lat, int64_t c, int64_t t) {
     return fine;
 }
 
-void tc_conv_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_out, int64_t group,
+/* Every (coarse position, tap)'s fine index (-1 outside the window), computed once per call
+ * instead of per channel: coarse_size * kernel_size entries, or NULL when out of memory. */
+static int64_t *fine_map(const tc_lattice *lat) {
+    size_t n = (size_t)(lat->coarse_size * lat->kernel_size);
+    int64_t *map = malloc((n ? n : 1) * sizeof *map);
+    if (!map)
+        return NULL;
+    for (int64_t c = 0; c < lat->coarse_size; c++) {
+        for (int64_t t = 0; t < lat->kernel_size; t++)
+            map[c * lat->kernel_size + t] = fine_index(lat, c, t);
+    }
+    return map;
+}
+
+bool tc_conv_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_out, int64_t group,
                  const double *x, const double *w, const double *bias, double *y) {
     int64_t cin_g = c_in / group, cout_g = c_out / group, K = lat->kernel_size;
+    int64_t *map = fine_map(lat);
+    if (!map)
+        return false;
     for (int64_t n = 0; n < batch; n++) {
         for (int64_t co = 0; co < c_out; co++) {
             int64_t g = co / cout_g;
             double *yp = y + (n * c_out + co) * lat->coarse_size;
-            for (int64_t c = 0; c < lat->coarse_size; c++) {
-                double sum = bias ? bias[co] : 0.0;
-                for (int64_t t = 0; t < K; t++) {
-                    int64_t f = fine_index(lat, c, t);
-                    if (f < 0)
-                        continue;
-                    for (int64_t ci = 0; ci < cin_g; ci++)
-                        sum += x[(n * c_in + g * cin_g + ci) * lat->fine_size + f] *
-                               w[(co * cin_g + ci) * K + t];
+            for (int64_t c = 0; c < lat->coarse_size; c++)
+                yp[c] = bias ? bias[co] : 0.0;
+            for (int64_t ci = 0; ci < cin_g; ci++) {
+                const double *xp = x + (n * c_in + g * cin_g + ci) * lat->fine_size;
+                const double *wp = w + (co * cin_g + ci) * K;
+                for (int64_t c = 0; c < lat->coarse_size; c++) {
+                    const int64_t *m = map + c * K;
+                    double sum = 0.0;
+                    for (int64_t t = 0; t < K; t++)
+                        sum += m[t] < 0 ? 0.0 : xp[m[t]] * wp[t];
+                    yp[c] += sum;
                 }
-                yp[c] = sum;
             }
         }
     }
+    free(map);
+    return true;
 }
 
-void tc_conv_transpose_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_out,
+bool tc_conv_transpose_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_out,
                            int64_t group, const double *x, const double *w, const double *bias,
                            double *y) {
     int64_t cin_g = c_in / group, cout_g = c_out / group, K = lat->kernel_size;
+    int64_t *map = fine_map(lat);
+    if (!map)
+        return false;
     for (int64_t n = 0; n < batch; n++) {
         for (int64_t co = 0; co < c_out; co++) {
+            int64_t g = co / cout_g;
             double *yp = y + (n * c_out + co) * lat->fine_size;
             for (int64_t f = 0; f < lat->fine_size; f++)
                 yp[f] = bias ? bias[co] : 0.0;
-        }
-        for (int64_t ci = 0; ci < c_in; ci++) {
-            int64_t g = ci / cin_g;
-            const double *xp = x + (n * c_in + ci) * lat->coarse_size;
-            for (int64_t c = 0; c < lat->coarse_size; c++) {
-                for (int64_t t = 0; t < K; t++) {
-                    int64_t f = fine_index(lat, c, t);
-                    if (f < 0)
-                        continue;
-                    for (int64_t col = 0; col < cout_g; col++)
-                        y[(n * c_out + g * cout_g + col) * lat->fine_size + f] +=
-                            xp[c] * w[(ci * cout_g + col) * K + t];
+            for (int64_t ci = 0; ci < cin_g; ci++) {
+                const double *xp = x + (n * c_in + g * cin_g + ci) * lat->coarse_size;
+                const double *wp = w + ((g * cin_g + ci) * cout_g + co % cout_g) * K;
+                for (int64_t c = 0; c < lat->coarse_size; c++) {
+                    const int64_t *m = map + c * K;
+                    for (int64_t t = 0; t < K; t++) {
+                        if (m[t] >= 0)
+                            yp[m[t]] += xp[c] * wp[t];
+                    }
                 }
             }
         }
     }
+    free(map);
+    return true;
 }
 
 void tc_dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
