@@ -117,6 +117,9 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
         tc_session_release(ctx->session, &wide[i]);
     free(wide);
     free(ptrs);
+    if (st == TCONV_ERR_UNSUPPORTED) /* a dtype message would name float, not what was given */
+        return tc_error_prefix(ctx->err, st,
+                               "%s inputs widened to float: ", tconv_dtype_name(half));
     return st == TCONV_OK ? narrow_outputs(ctx, half) : st;
 }
 
