@@ -249,11 +249,111 @@ def generate_op_cases():
     return n
 
 
+# Cast between the float types, integers and bool. Values: normal ones, ties, float16 overflow
+# (70000 -> inf), float16 subnormals, +-0, infinities and NaN. Golden: numpy's float64 -> float16
+# conversion (one rounding, to nearest even), bfloat16 by rounding float32 bits to nearest even
+# (sources of bfloat16 cases are exact in float32), integers truncated toward zero.
+CAST_VALUES = [0.0, -0.0, 1.0, -2.5, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 1.0 + 2.0 ** -8,
+               1.0 + 2.0 ** -11 + 2.0 ** -40,  # float64 -> float16 must not round twice
+               1.0 + 3 * 2.0 ** -8, 65504.0, 65520.0, 70000.0, -70000.0, 2.0 ** -24, 2.0 ** -25,
+               3 * 2.0 ** -25, 1e-6, 0.1, 3.14159265, -123.456, float("inf"), float("-inf"),
+               float("nan")]
+CAST_PAIRS = [("FLOAT", "FLOAT16"), ("FLOAT16", "FLOAT"), ("DOUBLE", "FLOAT16"),
+              ("FLOAT16", "DOUBLE"), ("FLOAT", "BFLOAT16"), ("BFLOAT16", "FLOAT"),
+              ("FLOAT16", "BFLOAT16"), ("BFLOAT16", "FLOAT16"), ("BFLOAT16", "DOUBLE"),
+              ("FLOAT16", "INT32"), ("BFLOAT16", "INT64"), ("INT64", "FLOAT16"),
+              ("INT32", "BFLOAT16"), ("BOOL", "FLOAT16"), ("FLOAT16", "BOOL")]
+NP_OF = {"FLOAT": np.float32, "DOUBLE": np.float64, "INT32": np.int32, "INT64": np.int64,
+         "BOOL": np.bool_}
+
+
+def to_bfloat16_bits(values):
+    """float64 values exact in float32 -> bfloat16 bits, nearest even; NaN stays NaN."""
+    u = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(values), (u >> 16).astype(np.uint16) | 0x40, bits)
+
+
+def cast_bits(values, to):
+    """The target tensor's values (float types: their bit patterns as uint16 for 16-bit)."""
+    if to == "FLOAT16":
+        return np.asarray(values, dtype=np.float64).astype(np.float16)
+    if to == "BFLOAT16":
+        return to_bfloat16_bits(values)
+    if to in ("INT32", "INT64"):
+        return np.trunc(values).astype(NP_OF[to])
+    if to == "BOOL":
+        return np.asarray(values) != 0
+    return np.asarray(values, dtype=NP_OF[to])
+
+
+def source_values(frm):
+    np.seterr(over="ignore", invalid="ignore")  # 70000 -> float16 inf, NaN -> int on purpose
+    v = np.array(CAST_VALUES, dtype=np.float64)
+    if frm in ("INT32", "INT64"):
+        return np.array([0, 1, -3, 2049, 65519, 65521, 100000, -7, 257], dtype=np.float64)
+    if frm == "BOOL":
+        return np.array([0, 1, 1, 0], dtype=np.float64)
+    if frm == "FLOAT16":
+        return np.asarray(v, dtype=np.float16).astype(np.float64)
+    if frm == "BFLOAT16":
+        b = to_bfloat16_bits(v).astype(np.uint32) << 16
+        return b.view(np.float32).astype(np.float64)
+    return np.asarray(v, dtype=NP_OF[frm]).astype(np.float64)
+
+
+def tensor_of(name, type_name, values, bits=None):
+    """A TensorProto of the values; 16-bit floats from their bits (raw_data)."""
+    t = TensorProto()
+    t.name = name
+    t.data_type = getattr(TensorProto, type_name)
+    t.dims.append(len(values if values is not None else bits))
+    if type_name == "FLOAT16":
+        t.raw_data = np.asarray(values, dtype=np.float16).view("<u2").tobytes()
+    elif type_name == "BFLOAT16":
+        t.raw_data = np.asarray(bits if bits is not None else to_bfloat16_bits(values),
+                                dtype="<u2").tobytes()
+    else:
+        arr = np.asarray(values).astype(NP_OF[type_name])
+        t.raw_data = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+    return t
+
+
+def generate_cast_cases():
+    n = 0
+    for frm, to in CAST_PAIRS:
+        x = source_values(frm)
+        if to in ("INT32", "INT64"):
+            x = x[np.isfinite(x) & (np.abs(x) < 2 ** 31)]
+        y = cast_bits(x, to)
+        case_dir = os.path.join(OPS_ROOT, f"cast_{frm.lower()}_to_{to.lower()}")
+        data_dir = os.path.join(case_dir, "test_data_set_0")
+        os.makedirs(data_dir)
+        node = helper.make_node("Cast", ["x"], ["y"], to=getattr(TensorProto, to))
+        graph = helper.make_graph(
+            [node], f"cast_{frm}_{to}",
+            [helper.make_tensor_value_info("x", getattr(TensorProto, frm), (len(x),))],
+            [helper.make_tensor_value_info("y", getattr(TensorProto, to), (len(x),))])
+        model = helper.make_model(graph, producer_name="tconv-golden-dtypes",
+                                  opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(case_dir, "model.onnx"))
+        with open(os.path.join(data_dir, "input_0.pb"), "wb") as f:
+            f.write(tensor_of("x", frm, x).SerializeToString())
+        with open(os.path.join(data_dir, "output_0.pb"), "wb") as f:
+            f.write(tensor_of("y", to, y if to != "BFLOAT16" else None,
+                              y if to == "BFLOAT16" else None).SerializeToString())
+        n += 1
+    return n
+
+
 def main():
     if os.path.exists(ROOT):
         shutil.rmtree(ROOT)
     os.makedirs(ROOT)
     print(f"ok: {generate_op_cases()} op cases written to {OPS_ROOT}")
+    print(f"ok: {generate_cast_cases()} Cast cases written to {OPS_ROOT}")
     rows = []
     for dtype in DTYPES:
         for c in g.named_cases():
