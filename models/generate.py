@@ -407,7 +407,7 @@ def run_graph(graph, feeds, opset, outer=None, trace=None):
     env = dict(outer or {})
     for t in graph.initializer:
         env[t.name] = numpy_helper.to_array(t).astype(np.float64) \
-            if t.data_type == TensorProto.FLOAT else numpy_helper.to_array(t)
+            if t.data_type in (TensorProto.FLOAT, TensorProto.FLOAT16) else numpy_helper.to_array(t)
     env.update(feeds)
     for node in graph.node:
         where = "%s(%s)" % (node.op_type, node.name)
@@ -477,7 +477,8 @@ def run_graph(graph, feeds, opset, outer=None, trace=None):
 
 def run_model(model, feeds, trace=None):
     opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-    feeds = {k: (v.astype(np.float64) if v.dtype == np.float32 else v) for k, v in feeds.items()}
+    feeds = {k: (v.astype(np.float64) if v.dtype in (np.float32, np.float16) else v)
+             for k, v in feeds.items()}
     env = run_graph(model.graph, feeds, opset, trace=trace)
     return [env[o.name] for o in model.graph.output]
 
@@ -786,7 +787,8 @@ def export_torch(module, example_inputs, input_names, output_names, opset):
                    [o.numpy().astype(np.float32) for o in outs]]
 
 
-def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
+def seeded_module(seed, ctor, input_shapes):
+    """The module with its seeded weights (He, BatchNorm statistics, LSUV) and the inputs."""
     torch.manual_seed(seed)
     module = ctor()
     he_init(module, torch.Generator().manual_seed(seed + 3))
@@ -795,9 +797,47 @@ def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
     gen = torch.Generator().manual_seed(seed + 2)
     calib = [torch.randn(*s, generator=gen) for s in input_shapes]
     lsuv(module, calib)
-    xs = [torch.randn(*s, generator=gen) for s in input_shapes]
+    return module, [torch.randn(*s, generator=gen) for s in input_shapes]
+
+
+def torch_case(seed, ctor, input_shapes, input_names, output_names, opset):
+    module, xs = seeded_module(seed, ctor, input_shapes)
     model, ds = export_torch(module, xs, input_names, output_names, opset)
     return model, [ds]
+
+
+def float16_case(seed, ctor, input_shapes, input_names, output_names, opset):
+    """A half-precision export: torch_case's module with every parameter and buffer rounded
+    to float16 (nearest even), exported in float32, then every float tensor, value type and
+    Constant of the graph turned float16 (what onnxconverter-common's float16 conversion does,
+    with no casts kept).  Golden: torch's float32 forward on the rounded weights and rounded
+    inputs, rounded once to float16 (a float16 runtime rounds after every op, so it matches
+    to a few float16 units, not exactly)."""
+    module, xs = seeded_module(seed, ctor, input_shapes)
+    with torch.no_grad():
+        for t in list(module.parameters()) + list(module.buffers()):
+            if t.is_floating_point():
+                t.copy_(t.half().float())
+    xs = [x.half().float() for x in xs]
+    model, (ins, outs) = export_torch(module, xs, input_names, output_names, opset)
+    to_float16(model.graph)
+    return model, [([a.astype(np.float16) for a in ins], [o.astype(np.float16) for o in outs])]
+
+
+def to_float16(graph):
+    """Every FLOAT of the graph becomes FLOAT16 (values exactly representable: rounded before)."""
+    for i, t in enumerate(graph.initializer):
+        if t.data_type == TensorProto.FLOAT:
+            graph.initializer[i].CopyFrom(
+                numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+    for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+        if vi.type.tensor_type.elem_type == TensorProto.FLOAT:
+            vi.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for node in graph.node:
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == TensorProto.FLOAT:
+                a.t.CopyFrom(numpy_helper.from_array(
+                    numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
 
 
 # --------------------------------------------------------------------------------------
@@ -1024,6 +1064,10 @@ SUITE = [
      lambda op: torch_case(101, DCGANGenerator, [(2, 100, 1, 1)], ["z"], ["image"], op),
      "DCGAN generator (ngf 16): k4 s1 p0 from a 1x1 latent, then k4 s2 p1 x4 with BatchNorm/ReLU, "
      "Tanh; symmetric pads, batch 2"),
+    ("dcgan_generator_fp16", 13, "torch export, float16",
+     lambda op: float16_case(111, DCGANGenerator, [(2, 100, 1, 1)], ["z"], ["image"], op),
+     "the DCGAN generator in float16 (a half-precision export: weights, BatchNorm statistics, "
+     "input and output float16); golden from torch in float32 on the rounded values, rounded"),
     ("unet", 11, "torch export",
      lambda op: torch_case(102, UNet, [(1, 3, 64, 96)], ["image"], ["logits"], op),
      "U-Net (base 8): Conv/BN(folded)/ReLU, MaxPool, ConvTranspose k2 s2 x4 (VALID-equivalent), "
@@ -1152,7 +1196,9 @@ def main():
                     die("%s set %d: interpreter shape %s vs golden %s" % (name, k, g.shape, want.shape))
                 scale = max(1.0, float(np.max(np.abs(want))))
                 err = float(np.max(np.abs(g - want)))
-                if err > 1e-4 * scale:
+                # float16 golden is rounded once: half a float16 unit (2^-11) of the value
+                tol = 1e-3 if want.dtype == np.float16 else 1e-4
+                if err > tol * scale:
                     die("%s set %d: interpreter vs golden max abs error %g" % (name, k, err))
                 errs.append(err)
         if source == "onnx.helper":

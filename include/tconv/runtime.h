@@ -212,7 +212,9 @@ const char *tconv_comparison_last_error(const tconv_comparison *comparison);
 /* Number of seeded runs (1 .. 1000000); run r uses seed + r. Errors: TCONV_ERR_USAGE. */
 tconv_status tconv_comparison_set_runs(tconv_comparison *comparison, size_t runs);
 tconv_status tconv_comparison_set_seed(tconv_comparison *comparison, uint64_t seed);
-/* Tolerances (>= 0). Errors: TCONV_ERR_USAGE. */
+/* Tolerances (>= 0). A float16 or bfloat16 output is compared at no less than two units of its
+ * type (rtol 2^-9 or 2^-6, and atol that much of the output's largest magnitude): such models
+ * round after every op, and a rewrite moves roundings. Errors: TCONV_ERR_USAGE. */
 tconv_status tconv_comparison_set_tolerance(tconv_comparison *comparison, double rtol, double atol);
 /* The runtime limits (threads, memory) for the models' runs; copied, NULL: the defaults. */
 tconv_status tconv_comparison_set_limits(tconv_comparison *comparison, const tconv_limits *limits);

@@ -1,6 +1,7 @@
 /* The op table: ops.def expanded into tc_ops, and the name -> entry lookup nodes resolve with. */
 #include "ir/ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define REQ true
@@ -93,4 +94,34 @@ bool tc_op_kernel_span(const char *domain, const char *op_type, int *first, int 
         found = true;
     }
     return found;
+}
+
+/* Ops whose kernels only move, select or reinterpret elements (or read shapes), so they take
+ * float16/bfloat16 tensors as 2-byte elements (TCONV_DTYPES_ANY), and Cast, which converts
+ * between every float type itself. Every other op with a kernel computes in float: the executor
+ * runs it on float32 copies of its float16/bfloat16 inputs and rounds its float outputs back
+ * (session_half.c). Sorted (strcmp): looked up by binary search. An op left off only costs two
+ * conversions (widening is exact, so data movement gives the same bits); an op listed must take
+ * TCONV_DTYPES_ANY. */
+static const char *const HALF_NATIVE_OPS[] = {
+    "Cast",     "CastLike", "Concat",  "Constant", "Expand",    "Flatten",   "Gather",
+    "Identity", "If",       "Loop",    "Reshape",  "Scan",      "Shape",     "Size",
+    "Slice",    "Split",    "Squeeze", "Tile",     "Transpose", "Unsqueeze",
+};
+
+static int compare_names(const void *key, const void *entry) {
+    return strcmp((const char *)key, *(const char *const *)entry);
+}
+
+bool tc_op_half_native(tc_op op) {
+    if (op <= TC_OP_NONE || op >= TC_OP_COUNT || !same_domain(tc_ops[op].domain, ""))
+        return false;
+    return bsearch(tc_ops[op].name, HALF_NATIVE_OPS,
+                   sizeof HALF_NATIVE_OPS / sizeof HALF_NATIVE_OPS[0], sizeof HALF_NATIVE_OPS[0],
+                   compare_names) != NULL;
+}
+
+size_t tc_op_half_native_names(const char *const **names) {
+    *names = HALF_NATIVE_OPS;
+    return sizeof HALF_NATIVE_OPS / sizeof HALF_NATIVE_OPS[0];
 }

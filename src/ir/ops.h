@@ -54,4 +54,10 @@ const tc_op_attr *tc_op_attr_find(tc_op op, const char *name);
 /* The first and last opset at which (domain, op_type) has a kernel; false when it has none. */
 bool tc_op_kernel_span(const char *domain, const char *op_type, int *first, int *last);
 
+/* float16/bfloat16 at runtime: true when the op's kernel takes them itself (it moves 2-byte
+ * elements, or it is Cast); false when the executor widens them to float32 around the kernel. */
+bool tc_op_half_native(tc_op op);
+/* That list of op names (sorted), for the op table's test. */
+size_t tc_op_half_native_names(const char *const **names);
+
 #endif

@@ -53,11 +53,13 @@ tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops) {
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &ops->x)) ||
         (st = tc_kernel_require_input(ctx, 1, &ops->w)) ||
-        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
-        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
-        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)))
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
         return st;
     ops->b = tc_kernel_input(ctx, 2);
+    /* W and B: X's type (float16/bfloat16 arrive widened to float, see session_half.c) */
+    uint32_t same = TCONV_DTYPE_BIT(ops->x->dtype);
+    if ((st = tc_kernel_check_dtype(ctx, 1, same)) || (st = tc_kernel_check_dtype(ctx, 2, same)))
+        return st;
     if (ops->x->rank < 3 || ops->x->rank - 2 > TCONV_MAX_SPATIAL)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
                             "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "

@@ -133,6 +133,8 @@ double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i) {
         return ((const double *)t->data)[i];
     case TCONV_DTYPE_FLOAT16:
         return tc_half_to_float(((const uint16_t *)t->data)[i]);
+    case TCONV_DTYPE_BFLOAT16:
+        return tc_bfloat16_to_float(((const uint16_t *)t->data)[i]);
     case TCONV_DTYPE_INT8:
         return ((const int8_t *)t->data)[i];
     case TCONV_DTYPE_UINT8:
@@ -180,6 +182,7 @@ int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i) {
     case TCONV_DTYPE_FLOAT:
     case TCONV_DTYPE_DOUBLE:
     case TCONV_DTYPE_FLOAT16:
+    case TCONV_DTYPE_BFLOAT16:
         return saturate_f64_to_i64(tc_rt_get_f64(t, i));
     default:
         return (int64_t)tc_rt_get_f64(t, i);
@@ -278,4 +281,45 @@ uint16_t tc_float_to_half(float f) {
     if (rem > 0x1000u || (rem == 0x1000u && (half & 1u)))
         half++; /* may carry into the exponent: still correct, up to infinity */
     return (uint16_t)(sign | half);
+}
+
+uint16_t tc_double_to_half(double d) {
+    return tc_float_to_half(tc_double_to_float_odd(d));
+}
+
+float tc_bfloat16_to_float(uint16_t b) {
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+uint16_t tc_float_to_bfloat16(float f) {
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((bits >> 16) | 0x40u); /* NaN stays NaN (quiet), sign kept */
+    /* round to nearest even on the 16 dropped bits; a carry into the exponent is correct, up to
+     * infinity, and subnormals round the same way */
+    uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+    return (uint16_t)((bits + rounding) >> 16);
+}
+
+uint16_t tc_double_to_bfloat16(double d) {
+    return tc_float_to_bfloat16(tc_double_to_float_odd(d));
+}
+
+float tc_double_to_float_odd(double d) {
+    float f = (float)d;
+    if (isnan(d) || isinf(f) || (double)f == d)
+        return f;
+    /* inexact: truncate toward zero, then set the last bit (round to odd) so that the later
+     * rounding to 16 bits sees the sticky bit and does not round twice */
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    if (fabs((double)f) > fabs(d))
+        bits--;
+    bits |= 1u;
+    memcpy(&f, &bits, sizeof f);
+    return f;
 }

@@ -12,6 +12,7 @@
 
 #define TCONV_DTYPE_BIT(d) (UINT32_C(1) << (d))
 #define TCONV_DTYPES_FLOAT TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT)
+#define TCONV_DTYPES_DOUBLE TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
 #define TCONV_DTYPES_INDEX (TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64))
 #define TCONV_DTYPES_NUMERIC (TCONV_DTYPES_FLOAT | TCONV_DTYPES_INDEX)
 /* Every dtype the runtime stores: data-movement kernels copy elements of any of them. */
@@ -21,7 +22,12 @@
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) |                     \
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) |                    \
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL))
+     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL) |                     \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
+/* float16 and bfloat16: kernels never see them unless their op is listed as moving data
+ * (tc_op_half_native): the executor runs the float32 kernel on widened copies. */
+#define TCONV_DTYPES_HALF                                                                          \
+    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
 
 /* The graph name of input `index` ("" when unnamed or absent), for messages. */
 const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index);
@@ -69,5 +75,13 @@ const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t siz
 /* IEEE half <-> float conversions (round to nearest even). */
 float tc_half_to_float(uint16_t h);
 uint16_t tc_float_to_half(float f);
+/* bfloat16 <-> float (round to nearest even; NaN stays NaN, overflow goes to infinity). */
+float tc_bfloat16_to_float(uint16_t b);
+uint16_t tc_float_to_bfloat16(float f);
+/* double -> 16-bit floats with one rounding (not double -> float -> half, which can round
+ * twice): through tc_double_to_float_odd, float rounded to odd when inexact. */
+uint16_t tc_double_to_half(double d);
+uint16_t tc_double_to_bfloat16(double d);
+float tc_double_to_float_odd(double d);
 
 #endif

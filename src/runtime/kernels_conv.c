@@ -1,8 +1,9 @@
-/* Conv over float32, built on the packed GEMM: Y_g = W_g x col, where col's rows are the input
- * seen through each kernel tap (conv_lattice.h). Mostly col is never built: the GEMM packs it
- * straight from stride phase planes of the padded input (the "wide" path below). Otherwise
- * im2col gathers it block by block; depthwise Conv runs directly. The work is split over
- * (batch, group, column block, output-channel chunk): tasks write disjoint parts of Y. */
+/* Conv over float32 (float64: kernels_f64.c), built on the packed GEMM: Y_g = W_g x col, where
+ * col's rows are the input seen through each kernel tap (conv_lattice.h). Mostly col is never
+ * built: the GEMM packs it straight from stride phase planes of the padded input (the "wide" path
+ * below). Otherwise im2col gathers it block by block; depthwise Conv runs directly. The work is
+ * split over (batch, group, column block, output-channel chunk): tasks write disjoint parts of Y.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
+#include "runtime/kernels_f64.h"
 #include "runtime/parallel.h"
 
 /* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
@@ -605,9 +607,15 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, job.lat.coarse, (size_t)job.lat.rank * sizeof(int64_t));
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
+    st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    if (ops.x->dtype == TCONV_DTYPE_DOUBLE) {
+        if (!tc_conv_f64(&job.lat, job.batch, job.c_in, job.c_out, job.group, ops.x->data,
+                         ops.w->data, ops.b ? ops.b->data : NULL, y->data))
+            return tc_error_nomem(ctx->err, "the float64 Conv's index map");
+        return TCONV_OK;
+    }
     job.x = ops.x->data;
     job.w = ops.w->data;
     job.bias = ops.b ? ops.b->data : NULL;

@@ -1,7 +1,7 @@
-/* ConvTranspose over float32, built on the packed GEMM: col = W_g^T x X_g, then col2im adds
- * each column into Y (conv_lattice.h), skipping fine positions outside [0, out): pads crop
- * directly, and positions past the full output just keep the bias they were initialised with.
- * A Slice/Pad/Add chain the executor fused in narrows that window. The work is split over
+/* ConvTranspose over float32 (float64: kernels_f64.c), built on the packed GEMM: col = W_g^T x X_g,
+ * then col2im adds each column into Y (conv_lattice.h), skipping fine positions outside [0, out):
+ * pads crop directly, and positions past the full output just keep the bias they were initialised
+ * with. A Slice/Pad/Add chain the executor fused in narrows that window. The work is split over
  * (batch, group, output-channel chunk): tasks write disjoint planes of Y, so no locking is
  * needed. The pad arithmetic is tc_conv_transpose_resolve's, the same as the legalization's
  * check of itself: never a call into a pass. */
@@ -14,6 +14,7 @@
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
+#include "runtime/kernels_f64.h"
 #include "runtime/parallel.h"
 
 typedef struct conv_transpose_job {
@@ -273,6 +274,26 @@ static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job
     return TCONV_OK;
 }
 
+/* float64: the direct loop of kernels_f64.c over the same lattice; a fused bias (float32, the
+ * executor's) is widened first. */
+static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_job *job,
+                                       const tc_conv_operands *ops, tc_rt_tensor *y) {
+    const double *bias = ops->b ? ops->b->data : NULL;
+    double *fused = NULL;
+    if (ctx->crop && ctx->crop->bias) {
+        fused = malloc((size_t)job->c_out * sizeof *fused);
+        if (!fused)
+            return tc_error_nomem(ctx->err, "the fused bias");
+        for (int64_t c = 0; c < job->c_out; c++)
+            fused[c] = ctx->crop->bias[c];
+        bias = fused;
+    }
+    bool ok = tc_conv_transpose_f64(&job->lat, job->batch, job->c_in, job->c_out, job->group,
+                                    ops->x->data, ops->w->data, bias, y->data);
+    free(fused);
+    return ok ? TCONV_OK : tc_error_nomem(ctx->err, "the float64 ConvTranspose's index map");
+}
+
 tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     tc_conv_transpose_geometry g;
@@ -311,9 +332,11 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, ops.x->rank, y_dims, &y);
+    st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    if (ops.x->dtype == TCONV_DTYPE_DOUBLE)
+        return conv_transpose_f64(ctx, &job, &ops, y);
     double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
                    (double)job.lat.kernel_size * (double)job.lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);

@@ -1,6 +1,7 @@
-/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Abs, Relu,
- * LeakyRelu, Sigmoid, Tanh and Clip. Integer arithmetic wraps like numpy (no undefined
- * behaviour); integer division truncates toward zero and a zero divisor is an error. */
+/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, double and every integer
+ * type), Abs, Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Abs, Relu and Clip
+ * integers too). Integer arithmetic wraps like numpy (no undefined behaviour); integer division
+ * truncates toward zero and a zero divisor is an error. */
 #include "runtime/broadcast.h"
 #include "runtime/kernel_util.h"
 
@@ -11,35 +12,38 @@
 
 typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binary_op;
 
-static void binary_f32(const tc_bcast *b, binary_op op, const float *x, const float *y,
-                       float *out) {
-    tc_bcast_cursor c;
-    tc_bcast_cursor_init(b, &c);
-    const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];
-    for (int64_t r = 0; r < b->n_rows; r++) {
-        const float *px = x + c.offsets[0], *py = y + c.offsets[1];
-        float *po = out + r * n;
-        switch (op) {
-        case OP_ADD:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] + py[j * sy];
-            break;
-        case OP_SUB:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] - py[j * sy];
-            break;
-        case OP_MUL:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] * py[j * sy];
-            break;
-        case OP_DIV:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] / py[j * sy];
-            break;
-        }
-        tc_bcast_cursor_next(b, &c);
+#define DEFINE_BINARY_FLOAT(name, T)                                                               \
+    static void name(const tc_bcast *b, binary_op op, const T *x, const T *y, T *out) {            \
+        tc_bcast_cursor c;                                                                         \
+        tc_bcast_cursor_init(b, &c);                                                               \
+        const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];         \
+        for (int64_t r = 0; r < b->n_rows; r++) {                                                  \
+            const T *px = x + c.offsets[0], *py = y + c.offsets[1];                                \
+            T *po = out + r * n;                                                                   \
+            switch (op) {                                                                          \
+            case OP_ADD:                                                                           \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    po[j] = px[j * sx] + py[j * sy];                                               \
+                break;                                                                             \
+            case OP_SUB:                                                                           \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    po[j] = px[j * sx] - py[j * sy];                                               \
+                break;                                                                             \
+            case OP_MUL:                                                                           \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    po[j] = px[j * sx] * py[j * sy];                                               \
+                break;                                                                             \
+            case OP_DIV:                                                                           \
+                for (int64_t j = 0; j < n; j++)                                                    \
+                    po[j] = px[j * sx] / py[j * sy];                                               \
+                break;                                                                             \
+            }                                                                                      \
+            tc_bcast_cursor_next(b, &c);                                                           \
+        }                                                                                          \
     }
-}
+
+DEFINE_BINARY_FLOAT(binary_f32, float)
+DEFINE_BINARY_FLOAT(binary_f64, double)
 
 /* Integer arithmetic in two's complement through the unsigned type (wraps, no UB). */
 #define DEFINE_BINARY_INT(name, T, UT, T_MIN)                                                      \
@@ -65,8 +69,9 @@ static void binary_f32(const tc_bcast *b, binary_op op, const float *x, const fl
                 case OP_DIV:                                                                       \
                     if (py[j * sy] == 0)                                                           \
                         return false;                                                              \
-                    po[j] = (px[j * sx] == T_MIN && py[j * sy] == -1) ? T_MIN                      \
-                                                                      : px[j * sx] / py[j * sy];   \
+                    po[j] = (px[j * sx] == T_MIN && py[j * sy] == (T)-1)                           \
+                                ? T_MIN                                                            \
+                                : (T)(px[j * sx] / py[j * sy]);                                    \
                     break;                                                                         \
                 }                                                                                  \
             }                                                                                      \
@@ -75,8 +80,50 @@ static void binary_f32(const tc_bcast *b, binary_op op, const float *x, const fl
         return true;                                                                               \
     }
 
+DEFINE_BINARY_INT(binary_i8, int8_t, uint8_t, INT8_MIN)
+DEFINE_BINARY_INT(binary_i16, int16_t, uint16_t, INT16_MIN)
 DEFINE_BINARY_INT(binary_i32, int32_t, uint32_t, INT32_MIN)
 DEFINE_BINARY_INT(binary_i64, int64_t, uint64_t, INT64_MIN)
+/* Unsigned: T_MIN 0 never meets the (T)-1 divisor case with a nonzero quotient. */
+DEFINE_BINARY_INT(binary_u8, uint8_t, uint8_t, 0)
+DEFINE_BINARY_INT(binary_u16, uint16_t, uint16_t, 0)
+DEFINE_BINARY_INT(binary_u32, uint32_t, uint32_t, 0)
+DEFINE_BINARY_INT(binary_u64, uint64_t, uint64_t, 0)
+
+/* Every numeric type of Add/Sub/Mul/Div (float16/bfloat16 arrive as float, session_half.c). */
+#define TCONV_DTYPES_ARITHMETIC                                                                    \
+    (TCONV_DTYPES_NUMERIC | TCONV_DTYPES_DOUBLE | TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) |              \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) |                     \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) |                   \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
+
+static bool binary_any(const tc_bcast *bc, binary_op op, tconv_dtype dtype, const void *a,
+                       const void *b, void *out) {
+    switch (dtype) {
+    case TCONV_DTYPE_FLOAT:
+        binary_f32(bc, op, a, b, out);
+        return true;
+    case TCONV_DTYPE_DOUBLE:
+        binary_f64(bc, op, a, b, out);
+        return true;
+    case TCONV_DTYPE_INT8:
+        return binary_i8(bc, op, a, b, out);
+    case TCONV_DTYPE_INT16:
+        return binary_i16(bc, op, a, b, out);
+    case TCONV_DTYPE_INT32:
+        return binary_i32(bc, op, a, b, out);
+    case TCONV_DTYPE_UINT8:
+        return binary_u8(bc, op, a, b, out);
+    case TCONV_DTYPE_UINT16:
+        return binary_u16(bc, op, a, b, out);
+    case TCONV_DTYPE_UINT32:
+        return binary_u32(bc, op, a, b, out);
+    case TCONV_DTYPE_UINT64:
+        return binary_u64(bc, op, a, b, out);
+    default:
+        return binary_i64(bc, op, a, b, out);
+    }
+}
 
 static tconv_status check_same_dtype(tc_kernel_ctx *ctx, const tc_rt_tensor *a,
                                      const tc_rt_tensor *b) {
@@ -94,9 +141,9 @@ static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 1, &b);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_NUMERIC);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ARITHMETIC);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_NUMERIC);
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_ARITHMETIC);
     if (st == TCONV_OK)
         st = check_same_dtype(ctx, a, b);
     if (st != TCONV_OK)
@@ -109,14 +156,7 @@ static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
         st = tc_kernel_alloc_output(ctx, 0, a->dtype, bc.out_rank, bc.out_dims, &out);
     if (st != TCONV_OK || bc.n_elements == 0)
         return st;
-    bool ok = true;
-    if (a->dtype == TCONV_DTYPE_FLOAT)
-        binary_f32(&bc, op, a->data, b->data, out->data);
-    else if (a->dtype == TCONV_DTYPE_INT32)
-        ok = binary_i32(&bc, op, a->data, b->data, out->data);
-    else
-        ok = binary_i64(&bc, op, a->data, b->data, out->data);
-    if (!ok)
+    if (!binary_any(&bc, op, a->dtype, a->data, b->data, out->data))
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "integer division by zero");
     return TCONV_OK;
 }
@@ -175,6 +215,11 @@ static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numer
         float *out = y->data;
         for (int64_t i = 0; i < n; i++)
             out[i] = unary_f32(op, in[i]);
+    } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = op == UNARY_ABS ? fabs(in[i]) : in[i] < 0.0 ? 0.0 : in[i];
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         const int32_t *in = x->data;
         int32_t *out = y->data;
@@ -190,12 +235,13 @@ static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numer
 }
 
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
-    return run_numeric_unary(ctx, ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT,
-                             UNARY_RELU);
+    return run_numeric_unary(
+        ctx, (ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT) | TCONV_DTYPES_DOUBLE,
+        UNARY_RELU);
 }
 
 tconv_status tc_run_abs(tc_kernel_ctx *ctx) {
-    return run_numeric_unary(ctx, TCONV_DTYPES_NUMERIC, UNARY_ABS);
+    return run_numeric_unary(ctx, TCONV_DTYPES_NUMERIC | TCONV_DTYPES_DOUBLE, UNARY_ABS);
 }
 
 tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
@@ -204,9 +250,16 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     float alpha;
     tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
+        return TCONV_OK;
+    }
     const float *in = x->data;
     float *out = y->data;
     for (int64_t i = 0; i < x->n_elements; i++)
@@ -221,12 +274,26 @@ static float sigmoid(float v) {
     return e / (1.0f + e);
 }
 
+static double sigmoid_f64(double v) {
+    if (v >= 0.0)
+        return 1.0 / (1.0 + exp(-v));
+    double e = exp(v);
+    return e / (1.0 + e);
+}
+
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = sigmoid_f64(in[i]);
+        return TCONV_OK;
+    }
     const float *in = x->data;
     float *out = y->data;
     for (int64_t i = 0; i < x->n_elements; i++)
@@ -266,9 +333,16 @@ static void tanh_array(float *restrict out, const float *restrict in, int64_t n)
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = tanh(in[i]);
+        return TCONV_OK;
+    }
     tanh_array(y->data, x->data, x->n_elements);
     return TCONV_OK;
 }
@@ -290,8 +364,15 @@ static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi)
             out[i] = v > hi ? hi : v;                                                              \
         }                                                                                          \
     }
+DEFINE_CLIP_INT(clip_f64, double)
+DEFINE_CLIP_INT(clip_i8, int8_t)
+DEFINE_CLIP_INT(clip_i16, int16_t)
 DEFINE_CLIP_INT(clip_i32, int32_t)
 DEFINE_CLIP_INT(clip_i64, int64_t)
+DEFINE_CLIP_INT(clip_u8, uint8_t)
+DEFINE_CLIP_INT(clip_u16, uint16_t)
+DEFINE_CLIP_INT(clip_u32, uint32_t)
+DEFINE_CLIP_INT(clip_u64, uint64_t)
 
 tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
@@ -301,10 +382,13 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
     if (st != TCONV_OK)
         return st;
-    clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    if (x->dtype == TCONV_DTYPE_DOUBLE)
+        clip_f64(x->data, y->data, x->n_elements, lo, hi);
+    else
+        clip_f32(x->data, y->data, x->n_elements, lo, hi);
     return TCONV_OK;
 }
 
@@ -331,7 +415,8 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *bmin, *bmax;
     tc_rt_tensor *y;
     bool has_min, has_max;
-    uint32_t dtypes = ctx->opset >= 12 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
+    uint32_t dtypes =
+        ctx->opset >= 12 ? TCONV_DTYPES_ARITHMETIC : TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st == TCONV_OK)
         st = clip_bound(ctx, 1, x, &has_min, &bmin);
@@ -339,18 +424,26 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
         st = clip_bound(ctx, 2, x, &has_max, &bmax);
     if (st != TCONV_OK)
         return st;
-    if (x->dtype == TCONV_DTYPE_FLOAT) {
-        float lo = has_min ? *(const float *)bmin->data : -INFINITY;
-        float hi = has_max ? *(const float *)bmax->data : INFINITY;
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
-    } else if (x->dtype == TCONV_DTYPE_INT32) {
-        int32_t lo = has_min ? *(const int32_t *)bmin->data : INT32_MIN;
-        int32_t hi = has_max ? *(const int32_t *)bmax->data : INT32_MAX;
-        clip_i32(x->data, y->data, x->n_elements, lo, hi);
-    } else {
-        int64_t lo = has_min ? *(const int64_t *)bmin->data : INT64_MIN;
-        int64_t hi = has_max ? *(const int64_t *)bmax->data : INT64_MAX;
-        clip_i64(x->data, y->data, x->n_elements, lo, hi);
+        /* each type's case: the bounds (or the type's extremes) and its loop */
+#define CLIP_CASE(dtype, T, fn, lowest, highest)                                                   \
+    case dtype:                                                                                    \
+        fn(x->data, y->data, x->n_elements, has_min ? *(const T *)bmin->data : (lowest),           \
+           has_max ? *(const T *)bmax->data : (highest));                                          \
+        break;
+    switch (x->dtype) {
+        CLIP_CASE(TCONV_DTYPE_FLOAT, float, clip_f32, -INFINITY, INFINITY)
+        CLIP_CASE(TCONV_DTYPE_DOUBLE, double, clip_f64, -INFINITY, INFINITY)
+        CLIP_CASE(TCONV_DTYPE_INT8, int8_t, clip_i8, INT8_MIN, INT8_MAX)
+        CLIP_CASE(TCONV_DTYPE_INT16, int16_t, clip_i16, INT16_MIN, INT16_MAX)
+        CLIP_CASE(TCONV_DTYPE_INT32, int32_t, clip_i32, INT32_MIN, INT32_MAX)
+        CLIP_CASE(TCONV_DTYPE_UINT8, uint8_t, clip_u8, 0, UINT8_MAX)
+        CLIP_CASE(TCONV_DTYPE_UINT16, uint16_t, clip_u16, 0, UINT16_MAX)
+        CLIP_CASE(TCONV_DTYPE_UINT32, uint32_t, clip_u32, 0, UINT32_MAX)
+        CLIP_CASE(TCONV_DTYPE_UINT64, uint64_t, clip_u64, 0, UINT64_MAX)
+        CLIP_CASE(TCONV_DTYPE_INT64, int64_t, clip_i64, INT64_MIN, INT64_MAX)
+    default:
+        break;
     }
+#undef CLIP_CASE
     return TCONV_OK;
 }

@@ -1,10 +1,12 @@
-/* MatMul (numpy semantics) and Gemm over float32, on the packed GEMM. */
+/* MatMul (numpy semantics) and Gemm over float32, on the packed GEMM; float64 through the
+ * direct loop of kernels_f64.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
+#include "runtime/kernels_f64.h"
 #include "runtime/parallel.h"
 
 /* ---------------------------------------------------------------- MatMul */
@@ -152,14 +154,24 @@ tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
     matmul_plan p;
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
-        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
-        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(a->dtype))) ||
         (st = matmul_plan_make(ctx, a, b, &p)))
         return st;
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, p.out_rank, p.out_dims, &y);
+    st = tc_kernel_alloc_output(ctx, 0, a->dtype, p.out_rank, p.out_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    if (a->dtype == TCONV_DTYPE_DOUBLE) {
+        for (int64_t i = 0; i < p.n_batch; i++) {
+            int64_t a_off, b_off;
+            batch_offsets(&p, i, &a_off, &b_off);
+            tc_dgemm(false, false, p.m, p.n, p.k, 1.0, (const double *)a->data + a_off, p.k,
+                     (const double *)b->data + b_off, p.n, false, (double *)y->data + i * p.m * p.n,
+                     p.n);
+        }
+        return TCONV_OK;
+    }
     matmul_job job = {.plan = &p, .a = a->data, .b = b->data, .y = y->data};
     double flops = 2.0 * (double)p.n_batch * (double)p.m * (double)p.n * (double)p.k;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
@@ -213,16 +225,27 @@ static tconv_status read_gemm_attrs(tc_kernel_ctx *ctx, gemm_attrs *g) {
     return TCONV_OK;
 }
 
-/* Y = beta * C broadcast to m x n (C is scalar, [n], [1|m, 1|n] ...). */
-static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float beta, int64_t m,
-                                int64_t n, float *y) {
-    int64_t rows = c->rank >= 2 ? c->dims[c->rank - 2] : 1;
-    int64_t cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
-    if (c->rank > 2 || (rows != 1 && rows != m) || (cols != 1 && cols != n))
+/* C's rows and columns, checked to broadcast to m x n (C is scalar, [n], [1|m, 1|n] ...). */
+static tconv_status gemm_c_shape(tc_kernel_ctx *ctx, const tc_rt_tensor *c, int64_t m, int64_t n,
+                                 int64_t *rows, int64_t *cols) {
+    *rows = c->rank >= 2 ? c->dims[c->rank - 2] : 1;
+    *cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+    if (c->rank > 2 || (*rows != 1 && *rows != m) || (*cols != 1 && *cols != n))
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "Gemm: C (rank %d, last dims %lld x %lld) does not broadcast to "
                             "%lld x %lld",
-                            c->rank, (long long)rows, (long long)cols, (long long)m, (long long)n);
+                            c->rank, (long long)*rows, (long long)*cols, (long long)m,
+                            (long long)n);
+    return TCONV_OK;
+}
+
+/* Y = beta * C broadcast to m x n. */
+static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float beta, int64_t m,
+                                int64_t n, float *y) {
+    int64_t rows, cols;
+    tconv_status st = gemm_c_shape(ctx, c, m, n, &rows, &cols);
+    if (st != TCONV_OK)
+        return st;
     const float *src = c->data;
     for (int64_t i = 0; i < m; i++) {
         const float *row = src + (rows == 1 ? 0 : i * cols);
@@ -232,14 +255,37 @@ static tconv_status gemm_fill_c(tc_kernel_ctx *ctx, const tc_rt_tensor *c, float
     return TCONV_OK;
 }
 
+/* float64 Gemm: beta * C broadcast as gemm_fill_c does, then the direct product. */
+static tconv_status gemm_f64(tc_kernel_ctx *ctx, const gemm_attrs *g, const tc_rt_tensor *a,
+                             const tc_rt_tensor *b, const tc_rt_tensor *c, tc_rt_tensor *y) {
+    int64_t m = y->dims[0], n = y->dims[1], k = g->trans_a ? a->dims[0] : a->dims[1];
+    double *out = y->data;
+    if (c) {
+        int64_t rows, cols;
+        tconv_status st = gemm_c_shape(ctx, c, m, n, &rows, &cols);
+        if (st != TCONV_OK)
+            return st;
+        const double *src = c->data;
+        for (int64_t i = 0; i < m; i++) {
+            for (int64_t j = 0; j < n; j++)
+                out[i * n + j] =
+                    (double)g->beta * src[(rows == 1 ? 0 : i * cols) + (cols == 1 ? 0 : j)];
+        }
+    }
+    tc_dgemm(g->trans_a != 0, g->trans_b != 0, m, n, k, (double)g->alpha, a->data, a->dims[1],
+             b->data, b->dims[1], c != NULL, out, n);
+    return TCONV_OK;
+}
+
 tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b, *c;
     gemm_attrs g;
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
-        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT)) ||
-        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT)) ||
-        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPES_FLOAT)) || (st = read_gemm_attrs(ctx, &g)))
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(a->dtype))) ||
+        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPE_BIT(a->dtype))) ||
+        (st = read_gemm_attrs(ctx, &g)))
         return st;
     c = tc_kernel_input(ctx, 2);
     if (a->rank != 2 || b->rank != 2)
@@ -253,10 +299,12 @@ tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
                             (long long)k, (long long)kb);
     int64_t dims[2] = {m, n};
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, 2, dims, &y);
+    st = tc_kernel_alloc_output(ctx, 0, a->dtype, 2, dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     bool add_c = c && g.beta != 0.0f;
+    if (a->dtype == TCONV_DTYPE_DOUBLE)
+        return gemm_f64(ctx, &g, a, b, add_c ? c : NULL, y);
     if (add_c && (st = gemm_fill_c(ctx, c, g.beta, m, n, y->data)) != TCONV_OK)
         return st;
     tc_sgemm_op op = {.trans_a = g.trans_a != 0,

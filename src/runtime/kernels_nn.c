@@ -1,23 +1,24 @@
-/* Neural-network kernels: BatchNormalization (inference), Resize and Upsample. */
+/* Neural-network kernels: BatchNormalization (inference, and training_mode), Resize and Upsample.
+ */
 #include "runtime/kernel_util.h"
 #include "runtime/resize.h"
+#include "runtime/tensor_copy.h"
 
 #include <math.h>
 #include <string.h>
 
 /* ================================================================ BatchNormalization */
 
-/* Training-mode statistics (outputs 1..4, or training_mode=1) are not implemented. */
-static tconv_status batchnorm_check_inference(tc_kernel_ctx *ctx) {
+/* training_mode = 1 (opset 14+) is run by batchnorm_training; the training outputs of older
+ * opsets (saved mean/var, is_test = 0) are not implemented. */
+static tconv_status batchnorm_check_inference(tc_kernel_ctx *ctx, bool *training_mode) {
     int64_t training = 0;
     tconv_status st = tc_node_attr_int(ctx->node, "training_mode", 0, &training, ctx->err);
     if (st != TCONV_OK)
         return st;
-    if (training != 0)
-        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                            "unsupported training_mode = %lld: only inference "
-                            "BatchNormalization is implemented",
-                            (long long)training);
+    *training_mode = training != 0;
+    if (*training_mode)
+        return TCONV_OK;
     for (size_t i = 1; i < ctx->n_outputs; i++) {
         const tconv_node *n = ctx->node;
         if (i < n->n_outputs && n->outputs[i])
@@ -49,22 +50,42 @@ static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor 
     return TCONV_OK;
 }
 
-static tconv_status batchnorm_params(tc_kernel_ctx *ctx, int64_t size, const float *params[4]) {
+/* scale, B, mean, var: float for float X; float or double for double X (opset 15 lets their
+ * types differ from X's), read as double. */
+static tconv_status batchnorm_params(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t size,
+                                     const tc_rt_tensor *params[4]) {
     static const char *const names[] = {"scale", "B", "mean", "var"};
+    uint32_t mask = x->dtype == TCONV_DTYPE_DOUBLE ? TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE
+                                                   : TCONV_DTYPES_FLOAT;
     for (size_t i = 0; i < 4; i++) {
         const tc_rt_tensor *t;
         tconv_status st = tc_kernel_require_input(ctx, i + 1, &t);
         if (st == TCONV_OK)
-            st = tc_kernel_check_dtype(ctx, i + 1, TCONV_DTYPES_FLOAT);
+            st = tc_kernel_check_dtype(ctx, i + 1, mask);
         if (st != TCONV_OK)
             return st;
         if (t->n_elements != size)
             return tc_error_set(
                 ctx->err, TCONV_ERR_INVALID, "%s ('%s') has %lld elements, expected %lld", names[i],
                 tc_kernel_input_name(ctx, i + 1), (long long)t->n_elements, (long long)size);
-        params[i] = t->data;
+        params[i] = t;
     }
     return TCONV_OK;
+}
+
+/* float64: y = (x - mean) / sqrt(var + eps) * scale + B, per element in double. */
+static void batchnorm_f64(const tc_rt_tensor *x, const tc_rt_tensor *const prm[4], double eps,
+                          int64_t size, int64_t inner, tc_rt_tensor *y) {
+    const double *in = x->data;
+    double *out = y->data;
+    bool per_channel = size == x->dims[1];
+    int64_t channels = x->dims[1];
+    for (int64_t i = 0; i < x->n_elements; i++) {
+        int64_t c = (i / inner) % channels;
+        int64_t k = per_channel ? c : c * inner + i % inner;
+        double scale = tc_rt_get_f64(prm[0], k) / sqrt(tc_rt_get_f64(prm[3], k) + eps);
+        out[i] = (in[i] - tc_rt_get_f64(prm[2], k)) * scale + tc_rt_get_f64(prm[1], k);
+    }
 }
 
 static void batchnorm_plane(float *restrict out, const float *restrict in, int64_t count,
@@ -79,27 +100,83 @@ static void batchnorm_row(float *restrict out, const float *restrict in, int64_t
         out[i] = in[i] * scale[i] + shift[i];
 }
 
+/* training_mode = 1: normalizes with the batch's own mean and (population) variance per channel
+ * and outputs the running statistics input * momentum + batch * (1 - momentum) (outputs 1 and 2,
+ * each optional, in the type of input_mean/input_var). Sums in double, for float and double. */
+static tconv_status batchnorm_training(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
+                                       const tc_rt_tensor *const prm[4], double eps, int64_t inner,
+                                       tc_rt_tensor *y) {
+    float momentum;
+    tconv_status st = tc_node_attr_float(ctx->node, "momentum", 0.9f, &momentum, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    int64_t channels = x->dims[1], batch = x->dims[0], count = batch * inner;
+    tc_rt_tensor *running[2] = {NULL, NULL};
+    for (size_t k = 0; k < 2 && st == TCONV_OK; k++) {
+        if (ctx->n_outputs > k + 1 && ctx->node->n_outputs > k + 1 && ctx->node->outputs[k + 1])
+            st = tc_kernel_alloc_output(ctx, k + 1, prm[2 + k]->dtype, 1, &channels, &running[k]);
+    }
+    for (int64_t c = 0; c < channels && st == TCONV_OK; c++) {
+        double sum = 0.0, sq = 0.0;
+        for (int64_t n = 0; n < batch; n++) {
+            for (int64_t i = 0; i < inner; i++)
+                sum += tc_rt_get_f64(x, (n * channels + c) * inner + i);
+        }
+        double mean = count > 0 ? sum / (double)count : 0.0;
+        for (int64_t n = 0; n < batch; n++) {
+            for (int64_t i = 0; i < inner; i++) {
+                double d = tc_rt_get_f64(x, (n * channels + c) * inner + i) - mean;
+                sq += d * d;
+            }
+        }
+        double var = count > 0 ? sq / (double)count : 0.0;
+        double scale = tc_rt_get_f64(prm[0], c) / sqrt(var + eps), shift = tc_rt_get_f64(prm[1], c);
+        for (int64_t n = 0; n < batch; n++) {
+            for (int64_t i = 0; i < inner; i++) {
+                int64_t at = (n * channels + c) * inner + i;
+                tc_store_f64(y->dtype, y->data, at, (tc_rt_get_f64(x, at) - mean) * scale + shift);
+            }
+        }
+        const double batch_stat[2] = {mean, var};
+        for (size_t k = 0; k < 2; k++) {
+            if (running[k])
+                tc_store_f64(running[k]->dtype, running[k]->data, c,
+                             tc_rt_get_f64(prm[2 + k], c) * (double)momentum +
+                                 batch_stat[k] * (1.0 - (double)momentum));
+        }
+    }
+    return st;
+}
+
 tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    const float *prm[4];
+    const tc_rt_tensor *params[4];
     float eps = 1e-5f;
     int64_t size = 0, inner = 1;
-    tconv_status st = batchnorm_check_inference(ctx);
+    bool training = false;
+    tconv_status st = batchnorm_check_inference(ctx, &training);
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "epsilon", 1e-5f, &eps, ctx->err);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
     if (st == TCONV_OK)
         st = batchnorm_param_size(ctx, x, &size, &inner);
     if (st == TCONV_OK)
-        st = batchnorm_params(ctx, size, prm);
+        st = batchnorm_params(ctx, x, size, params);
     tc_rt_tensor *y;
     if (st == TCONV_OK)
         st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
     if (st != TCONV_OK)
         return st;
+    if (training)
+        return batchnorm_training(ctx, x, params, (double)eps, inner, y);
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        batchnorm_f64(x, params, (double)eps, size, inner, y);
+        return TCONV_OK;
+    }
+    const float *prm[4] = {params[0]->data, params[1]->data, params[2]->data, params[3]->data};
     /* y = x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
      * computed once per parameter instead of a square root and a division per element. */
     tc_rt_tensor folded;

@@ -366,10 +366,12 @@ static void max_pool_plane_2d(const pool_job *job, int64_t plane) {
     }
 }
 
+/* Sums in double for float and double data alike. */
 static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
     const pool_geom *g = &job->g;
+    bool f64 = job->dtype == TCONV_DTYPE_DOUBLE;
     const float *x = (const float *)job->x + plane * g->in_size;
-    float *y = (float *)job->y + plane * g->out_size;
+    const double *xd = (const double *)job->x + plane * g->in_size;
     int64_t o[TCONV_MAX_SPATIAL] = {0};
     for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
         window w;
@@ -377,9 +379,13 @@ static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offs
         int64_t n = window_offsets(g, &w, offsets);
         double sum = 0.0;
         for (int64_t t = 0; t < n; t++)
-            sum += x[offsets[t]];
+            sum += f64 ? xd[offsets[t]] : (double)x[offsets[t]];
         int64_t divisor = job->count_include_pad ? w.padded : w.valid;
-        y[q] = divisor > 0 ? (float)(sum / (double)divisor) : 0.0f;
+        double mean = divisor > 0 ? sum / (double)divisor : 0.0;
+        if (f64)
+            ((double *)job->y)[plane * g->out_size + q] = mean;
+        else
+            ((float *)job->y)[plane * g->out_size + q] = (float)mean;
     }
 }
 
@@ -442,13 +448,13 @@ tconv_status tc_run_max_pool(tc_kernel_ctx *ctx) {
 }
 
 tconv_status tc_run_average_pool(tc_kernel_ctx *ctx) {
-    return run_pool(ctx, POOL_AVERAGE, TCONV_DTYPES_FLOAT);
+    return run_pool(ctx, POOL_AVERAGE, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
 }
 
 tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tconv_status st;
-    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT)))
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
         return st;
     int64_t dims[TCONV_MAX_RANK], spatial = 1;
     for (int i = 0; i < x->rank; i++) {
@@ -457,16 +463,26 @@ tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
             spatial *= x->dims[i];
     }
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_FLOAT, x->rank, dims, &y);
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
     if (st != TCONV_OK)
         return st;
+    bool f64 = x->dtype == TCONV_DTYPE_DOUBLE;
     const float *src = x->data;
-    float *dst = y->data;
+    const double *src64 = x->data;
     for (int64_t p = 0; p < y->n_elements; p++) {
         double sum = 0.0;
-        for (int64_t i = 0; i < spatial; i++)
-            sum += src[p * spatial + i];
-        dst[p] = spatial > 0 ? (float)(sum / (double)spatial) : NAN;
+        if (f64) {
+            for (int64_t i = 0; i < spatial; i++)
+                sum += src64[p * spatial + i];
+        } else {
+            for (int64_t i = 0; i < spatial; i++)
+                sum += src[p * spatial + i];
+        }
+        double mean = spatial > 0 ? sum / (double)spatial : NAN;
+        if (f64)
+            ((double *)y->data)[p] = mean;
+        else
+            ((float *)y->data)[p] = (float)mean;
     }
     return TCONV_OK;
 }

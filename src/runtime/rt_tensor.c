@@ -13,6 +13,7 @@ size_t tc_rt_dtype_size(tconv_dtype dtype) {
     case TCONV_DTYPE_INT16:
     case TCONV_DTYPE_UINT16:
     case TCONV_DTYPE_FLOAT16:
+    case TCONV_DTYPE_BFLOAT16:
         return 2;
     case TCONV_DTYPE_FLOAT:
     case TCONV_DTYPE_INT32:

@@ -240,7 +240,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
     s->current_env = env;
     s->current_step = step;
     err->message[0] = '\0';
-    st = step->kernel(&ctx);
+    st = tc_step_run_kernel(step, &ctx);
     s->current_env = saved_env;
     s->current_step = saved_step;
     s->stats.n_kernel_calls++;

@@ -83,6 +83,9 @@ static void fill_random(tc_rt_tensor *t, uint64_t *state) {
         case TCONV_DTYPE_FLOAT16:
             ((uint16_t *)t->data)[i] = tc_float_to_half((float)u);
             break;
+        case TCONV_DTYPE_BFLOAT16:
+            ((uint16_t *)t->data)[i] = tc_float_to_bfloat16((float)u);
+            break;
         case TCONV_DTYPE_BOOL:
             ((uint8_t *)t->data)[i] = (uint8_t)(r & 1u);
             break;
@@ -127,7 +130,8 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
 /* ---------------------------------------------------------------- comparison */
 
 static bool is_float_dtype(tconv_dtype d) {
-    return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16;
+    return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16 ||
+           d == TCONV_DTYPE_BFLOAT16;
 }
 
 static tconv_status compare_layout(const tc_rt_tensor *a, const tc_rt_tensor *e, tc_error *err) {

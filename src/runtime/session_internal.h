@@ -50,9 +50,14 @@ typedef struct tc_step_plan {
      * its kernel) and the Slice step only moves it from its input slot to its output slot. */
     const tc_kernel_crop *crop;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
+    bool half_native;     /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
     bool forwards_input;
     size_t forward_from; /* the input it moves (0, or 1 for an Add whose chain value is B) */
 } tc_step_plan;
+
+/* Runs the step's kernel; float16/bfloat16 inputs of an op that computes in float go through
+ * float32 copies and its float outputs are rounded back (session_half.c). */
+tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx);
 
 struct tc_graph_plan {
     const tconv_graph *graph;

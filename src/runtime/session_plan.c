@@ -264,6 +264,7 @@ static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err
                             "kernel",
                             describe(node, where, sizeof where), node->op_type, domain);
     step->kernel = tc_kernel_for(node->op);
+    step->half_native = tc_op_half_native(node->op);
     if (step->kernel) {
         tconv_status st = tc_kernel_check_node_attrs(node, node->op, step->opset, err);
         return st == TCONV_OK

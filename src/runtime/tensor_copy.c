@@ -158,6 +158,7 @@ static number load_number(const tc_rt_tensor *t, int64_t i) {
     case TCONV_DTYPE_FLOAT:
     case TCONV_DTYPE_DOUBLE:
     case TCONV_DTYPE_FLOAT16:
+    case TCONV_DTYPE_BFLOAT16:
         n.kind = NUM_FLOAT;
         n.f = tc_rt_get_f64(t, i);
         break;
@@ -219,8 +220,11 @@ static void store_number(tconv_dtype dtype, void *data, int64_t i, number n) {
     case TCONV_DTYPE_DOUBLE:
         ((double *)data)[i] = number_f64(n);
         break;
-    case TCONV_DTYPE_FLOAT16:
-        ((uint16_t *)data)[i] = tc_float_to_half(number_f32(n));
+    case TCONV_DTYPE_FLOAT16: /* from double in one rounding */
+        ((uint16_t *)data)[i] = tc_double_to_half(number_f64(n));
+        break;
+    case TCONV_DTYPE_BFLOAT16:
+        ((uint16_t *)data)[i] = tc_double_to_bfloat16(number_f64(n));
         break;
     case TCONV_DTYPE_BOOL:
         ((uint8_t *)data)[i] = number_nonzero(n) ? 1 : 0;

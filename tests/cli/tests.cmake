@@ -71,6 +71,20 @@ tconv_cli_test(import_check_mismatch_writes_nothing CMD $<TARGET_FILE:tconv-impo
 tconv_cli_test(import_check_same_convention CMD $<TARGET_FILE:tconv-import> ${keras}
                --convention ort-legacy --check 2 -o ${cli_work}/legacy.onnx EXIT 0
                STDERR "check: output 'image': .*ok" EXIST ${cli_work}/legacy.onnx)
+# A float16 rewrite moves a rounding (the bias Add after the rounded ConvTranspose output): the
+# proof holds at float16's tolerances (tconv_comparison_set_tolerance), not at float32's, and
+# float64 is proven at the default ones.
+set(half_case "${PROJECT_SOURCE_DIR}/tests/golden/dtypes/float16_output_padding_past_full_bias")
+tconv_cli_test(import_check_float16 CMD $<TARGET_FILE:tconv-import> ${half_case}/model.onnx
+               --check 3 -o ${cli_work}/half.onnx EXIT 0
+               STDERR "check: output 'Y': max_abs_err=[0-9.e-]+ .*ok" EXIST ${cli_work}/half.onnx)
+tconv_cli_test(import_check_float64 CMD $<TARGET_FILE:tconv-import>
+               ${PROJECT_SOURCE_DIR}/tests/golden/dtypes/float64_output_shape_nc_prefix/model.onnx
+               --check 3 -o ${cli_work}/double.onnx EXIT 0
+               STDERR "check: output 'Y': .*ok" EXIST ${cli_work}/double.onnx)
+tconv_cli_test(run_random_bfloat16 CMD $<TARGET_FILE:tconv-run>
+               ${PROJECT_SOURCE_DIR}/tests/golden/dtypes/bfloat16_group3_bias/model.onnx EXIT 0
+               STDOUT "Y bfloat16 .1,6,6,6. sum=")
 set(dyn "${PROJECT_SOURCE_DIR}/models/dynamic_same/model.onnx")
 tconv_cli_test(import_check_dims_all_named CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1
                --dim H=4 -o ${cli_work}/dyn_all.onnx EXIT 2

@@ -2,6 +2,9 @@
 include("${CMAKE_CURRENT_LIST_DIR}/../common/run_step.cmake")
 
 set(tolerances --rtol 1e-3 --atol 1e-4)
+if(TOLERANCES)
+  string(REPLACE "|" ";" tolerances "${TOLERANCES}")
+endif()
 string(REPLACE "|" ";" CHECK_ARGS "${CHECK_ARGS}")
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}/converted")

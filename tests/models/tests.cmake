@@ -14,6 +14,11 @@ if(NOT tconv_no_python_onnx EQUAL 0)
 endif()
 # Symbolic input dims need values for --check's random inputs.
 set(tconv_check_dims_dynamic_same "--dim|N=2|--dim|H=5|--dim|W=7") # "|" separates arguments
+# Golden-data tolerances (default --rtol 1e-3 --atol 1e-4). The float16 model: tconv rounds to
+# float16 after every op while its golden is torch's float32 forward rounded once, so the
+# outputs (|y| < 1, after Tanh) differ by a few float16 units of the intermediates (measured
+# max 2.7e-3).
+set(tconv_tolerances_dcgan_generator_fp16 "--rtol|1e-2|--atol|5e-3")
 foreach(row ${tconv_model_rows})
   # The last column holds ';'-separated notes, which CMake splits into extra list items: match
   # the first five columns of real rows only.
@@ -28,6 +33,7 @@ foreach(row ${tconv_model_rows})
                    "-DMODEL_DIR=${TCONV_MODELS_DIR}/${model_name}" "-DWORK_DIR=${work}"
                    "-DEXPECTED_REWRITES=${model_rewrites}"
                    "-DCHECK_ARGS=${tconv_check_dims_${model_name}}"
+                   "-DTOLERANCES=${tconv_tolerances_${model_name}}"
                    -P "${CMAKE_CURRENT_LIST_DIR}/model_test.cmake")
   set_tests_properties("models.${model_name}" PROPERTIES TIMEOUT 900)
   if(tconv_no_python_onnx EQUAL 0)

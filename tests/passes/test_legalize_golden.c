@@ -2,7 +2,8 @@
  * conformance tests (test_convtranspose*), the named semantic cases and the generated matrix
  * (tests/golden, PyTorch-computed). For each case and both policies: legalize, check that no
  * ConvTranspose is left with padding the policy forbids, run the converted model against the
- * golden outputs, compare it with the original on random inputs (tconv_comparison, the one
+ * golden outputs (tests/golden/dtypes: float16, bfloat16 and float64, run as written too),
+ * compare it with the original on random inputs (tconv_comparison, the one
  * compare behind tconv-import --check), and save +
  * reload it to prove the emitted nodes serialize. */
 #include <setjmp.h>
@@ -98,8 +99,19 @@ static tconv_status reload(const tconv_model *model, tconv_model **out, tc_error
     return st;
 }
 
+/* Tolerances of a set of cases (|got - expected| <= atol + rtol * |expected|): rtol/atol for the
+ * rewritten model (golden data, and the original on random inputs); run_original: the model as
+ * written is run against the golden outputs too, at original_rtol/original_atol. */
+typedef struct tolerance {
+    double rtol, atol;
+    bool run_original;
+    double original_rtol, original_atol;
+} tolerance;
+
+static const tolerance FLOAT32_TOLERANCE = {1e-4, 1e-5, false, 0.0, 0.0};
+
 /* One case under one policy; returns false (after printing why) on any failure. */
-static bool check_case(const char *dir, tconv_policy policy, case_counts *counts) {
+static bool check_case(const char *dir, tconv_policy policy, tolerance tol, case_counts *counts) {
     char model_path[4200], data_set[4200];
     snprintf(model_path, sizeof model_path, "%s/model.onnx", dir);
     snprintf(data_set, sizeof data_set, "%s/test_data_set_0", dir);
@@ -108,6 +120,9 @@ static bool check_case(const char *dir, tconv_policy policy, case_counts *counts
     tc_error_clear(&err);
     const char *why = NULL;
     tconv_status st = tc_model_load_file(model_path, NULL, &original, NULL, &err);
+    if (st == TCONV_OK && tol.run_original)
+        st = tc_test_run_data_set(original, data_set, tol.original_rtol, tol.original_atol, NULL,
+                                  &err);
     if (st == TCONV_OK)
         st = tc_model_load_file(model_path, NULL, &model, NULL, &err);
     if (st == TCONV_OK)
@@ -115,13 +130,13 @@ static bool check_case(const char *dir, tconv_policy policy, case_counts *counts
     if (st == TCONV_OK && (why = illegal_conv_transpose(model->graph, policy)) != NULL)
         st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", why);
     if (st == TCONV_OK)
-        st = tc_test_run_data_set(model, data_set, 1e-4, 1e-5, NULL, &err);
+        st = tc_test_run_data_set(model, data_set, tol.rtol, tol.atol, NULL, &err);
     if (st == TCONV_OK)
-        st = tc_test_compare_models(original, model, 7, 1e-4, 1e-5, &err);
+        st = tc_test_compare_models(original, model, 7, tol.rtol, tol.atol, &err);
     if (st == TCONV_OK)
         st = reload(model, &reloaded, &err);
     if (st == TCONV_OK)
-        st = tc_test_run_data_set(reloaded, data_set, 1e-4, 1e-5, NULL, &err);
+        st = tc_test_run_data_set(reloaded, data_set, tol.rtol, tol.atol, NULL, &err);
     if (st != TCONV_OK)
         fprintf(stderr, "FAIL %s [%s]: %s\n", dir, tconv_policy_name(policy), err.message);
     tconv_model_free(original);
@@ -131,7 +146,7 @@ static bool check_case(const char *dir, tconv_policy policy, case_counts *counts
     return st == TCONV_OK;
 }
 
-static void check_all(const char *parent, const char *prefix, size_t min_cases) {
+static void check_all_at(const char *parent, const char *prefix, size_t min_cases, tolerance tol) {
     char **names;
     size_t n;
     assert_int_equal(tc_test_list_dirs(parent, prefix, &names, &n), 0);
@@ -143,7 +158,7 @@ static void check_all(const char *parent, const char *prefix, size_t min_cases) 
         char dir[4096];
         snprintf(dir, sizeof dir, "%s/%s", parent, names[i]);
         for (size_t p = 0; p < 2; p++) {
-            if (!check_case(dir, policies[p], &counts))
+            if (!check_case(dir, policies[p], tol, &counts))
                 counts.failures++;
         }
     }
@@ -152,6 +167,10 @@ static void check_all(const char *parent, const char *prefix, size_t min_cases) 
     tc_test_free_names(names, n);
     assert_int_equal(counts.failures, 0);
     assert_true(counts.rewritten_nodes > 0);
+}
+
+static void check_all(const char *parent, const char *prefix, size_t min_cases) {
+    check_all_at(parent, prefix, min_cases, FLOAT32_TOLERANCE);
 }
 
 static void test_onnx_conformance_cases(void **state) {
@@ -167,6 +186,26 @@ static void test_named_semantic_cases(void **state) {
 static void test_generated_matrix(void **state) {
     (void)state;
     check_all(TCONV_SOURCE_DIR "/tests/golden/matrix", "", 300);
+}
+
+/* tests/golden/dtypes (generate_dtypes.py): every named case in float16, bfloat16 and float64,
+ * golden computed in float64 from the rounded inputs and rounded once. Run as written and after
+ * the rewrite.
+ * As written, float16 and bfloat16 are computed in float32 and rounded once on store: within one
+ * unit in the last place, 2^-10 (float16, 11-bit significand) and 2^-7 (bfloat16, 8 bits)
+ * relative (atol 1e-5 for float32's sum error near zero).
+ * The rewritten model stores intermediate values in the type (the ConvTranspose's output before a
+ * separate bias Add or Pad): each such rounding costs up to half a unit of the intermediate
+ * (|value| < 16 in these cases: 2^-8 in float16, 2^-5 in bfloat16), which cancellation can leave
+ * in a small result, so atol is one such unit, 2^-7 and 2^-4.
+ * float64 computes in double: a few ulps of double sums of ~30 terms of size ~10, 1e-12, which a
+ * float32 detour (errors ~1e-7) could never meet. */
+static void test_dtype_cases(void **state) {
+    (void)state;
+    const char *parent = TCONV_SOURCE_DIR "/tests/golden/dtypes";
+    check_all_at(parent, "float16_", 40, (tolerance){1.0 / 512, 1.0 / 128, true, 1.0 / 1024, 1e-5});
+    check_all_at(parent, "bfloat16_", 40, (tolerance){1.0 / 64, 1.0 / 16, true, 1.0 / 128, 1e-5});
+    check_all_at(parent, "float64_", 40, (tolerance){1e-12, 1e-12, true, 1e-12, 1e-12});
 }
 
 /* Rewrites made for onnxruntime's conventions (--convention ort / ort-legacy) are proven the way
@@ -269,6 +308,7 @@ int main(void) {
         cmocka_unit_test(test_onnx_conformance_cases),
         cmocka_unit_test(test_named_semantic_cases),
         cmocka_unit_test(test_generated_matrix),
+        cmocka_unit_test(test_dtype_cases),
         cmocka_unit_test(test_onnxruntime_conventions),
         cmocka_unit_test(test_wrong_slice_crop_is_caught),
     };

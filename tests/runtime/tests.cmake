@@ -42,3 +42,25 @@ foreach(case IN LISTS tconv_reduce_norm_cases)
            COMMAND tconv-run "${PROJECT_SOURCE_DIR}/tests/golden/ops/${case}")
   set_tests_properties("golden.ops.${case}" PROPERTIES LABELS golden_ops)
 endforeach()
+
+# tests/golden/dtype_ops (tests/golden/generate_dtypes.py): Conv, Gemm, MatMul, BatchNormalization,
+# pools, elementwise ops and activations in float64 (native double paths) and float16/bfloat16
+# (float32 kernels, rounded on store), and Cast between float types, integers and bool. Golden: float64 from the rounded inputs, rounded once.
+# Tolerances: float64 1e-12 (double sums; a float32 detour would miss by ~1e-7); float16 and
+# bfloat16 one unit in the last place, 2^-10 and 2^-7 relative (the float32 result rounds to the
+# neighbour of the golden value at most), atol 1e-5 for float32's error near zero.
+set(tconv_dtype_tolerance_float64 --rtol 1e-12 --atol 1e-12)
+set(tconv_dtype_tolerance_float16 --rtol 9.77e-4 --atol 1e-5)
+set(tconv_dtype_tolerance_bfloat16 --rtol 7.82e-3 --atol 1e-5)
+# Cast (cast_<from>_to_<to>): exact, one rounding to nearest even (NaN equal to NaN).
+set(tconv_dtype_tolerance_cast --rtol 0 --atol 0)
+file(GLOB tconv_dtype_op_dirs LIST_DIRECTORIES true CONFIGURE_DEPENDS
+     "${PROJECT_SOURCE_DIR}/tests/golden/dtype_ops/*")
+foreach(dir IN LISTS tconv_dtype_op_dirs)
+  get_filename_component(case "${dir}" NAME)
+  if(NOT case MATCHES "^(float64|float16|bfloat16|cast)_")
+    message(FATAL_ERROR "tests/golden/dtype_ops/${case}: name must start with its dtype")
+  endif()
+  add_test(NAME "runtime.dtype_ops.${case}"
+           COMMAND tconv-run "${dir}" ${tconv_dtype_tolerance_${CMAKE_MATCH_1}})
+endforeach()

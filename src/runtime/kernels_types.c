@@ -1,0 +1,24 @@
+/* Type conversion kernels beside Cast (kernels_tensor.c): CastLike. Conversions between every
+ * stored type, float16 and bfloat16 included, are tc_convert_elements' (one rounding, to nearest
+ * even). Cast-19's and CastLike-19's `saturate` concerns float8 targets only, which the runtime
+ * does not store. */
+#include "runtime/kernel_util.h"
+#include "runtime/tensor_copy.h"
+
+/* CastLike: input 0 converted to the type of input 1 (whose values are not read). */
+tconv_status tc_run_cast_like(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x, *like;
+    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, 1, &like);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_ANY);
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, like->dtype, x->rank, x->dims, &y);
+    if (st == TCONV_OK)
+        tc_convert_elements(x, y);
+    return st;
+}

@@ -1,0 +1,184 @@
+/* float16 and bfloat16 at runtime: the conversions (round to nearest even, NaN, infinity,
+ * subnormals), the executor's widening around float kernels (session_half.c), Cast between
+ * every float type, and the op table's list of ops that take 16-bit floats natively. */
+#include "rt_test_util.h"
+
+#include <math.h>
+
+#include "ir/ops.h"
+#include "runtime/kernel_util.h"
+#include "runtime/tensor_copy.h"
+
+static void test_half_conversions(void **state) {
+    (void)state;
+    assert_int_equal(tc_float_to_half(1.0f), 0x3c00);
+    assert_int_equal(tc_float_to_half(65504.0f), 0x7bff);
+    assert_int_equal(tc_float_to_half(65520.0f), 0x7c00); /* halfway to 2^16: rounds to inf */
+    assert_int_equal(tc_float_to_half(-1e9f), 0xfc00);
+    assert_true((tc_float_to_half(NAN) & 0x7fff) > 0x7c00);
+    assert_int_equal(tc_float_to_half(0x1p-24f), 0x0001);        /* smallest subnormal */
+    assert_int_equal(tc_float_to_half(0x1p-25f), 0x0000);        /* tie: to even (0) */
+    assert_int_equal(tc_float_to_half(0x3p-25f), 0x0002);        /* tie: to even (2) */
+    assert_int_equal(tc_float_to_half(1.0f + 0x1p-11f), 0x3c00); /* tie: to even */
+    assert_int_equal(tc_float_to_half(1.0f + 0x3p-11f), 0x3c02);
+    assert_true(tc_half_to_float(0x0001) == 0x1p-24f);
+    assert_true(isinf(tc_half_to_float(0x7c00)));
+    assert_true(isnan(tc_half_to_float(0x7e00)));
+    /* double -> half in one rounding: just above the tie, double -> float would land on the
+     * tie (1 + 2^-11) and round to even, down */
+    assert_int_equal(tc_double_to_half(1.0 + 0x1p-11 + 0x1p-40), 0x3c01);
+    assert_int_equal(tc_float_to_half((float)(1.0 + 0x1p-11 + 0x1p-40)), 0x3c00);
+}
+
+static void test_bfloat16_conversions(void **state) {
+    (void)state;
+    assert_int_equal(tc_float_to_bfloat16(1.0f), 0x3f80);
+    assert_int_equal(tc_float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80); /* tie: to even */
+    assert_int_equal(tc_float_to_bfloat16(1.0f + 0x3p-8f), 0x3f82);
+    assert_int_equal(tc_float_to_bfloat16(3.4e38f), 0x7f80); /* rounds past the largest: inf */
+    assert_true((tc_float_to_bfloat16(NAN) & 0x7fff) > 0x7f80);
+    assert_true((tc_float_to_bfloat16(-NAN) & 0x7fff) > 0x7f80);
+    assert_int_equal(tc_float_to_bfloat16(0x1p-133f), 0x0001); /* subnormal */
+    assert_true(tc_bfloat16_to_float(0x3f80) == 1.0f);
+    assert_int_equal(tc_double_to_bfloat16(1.0 + 0x1p-8 + 0x1p-40), 0x3f81);
+}
+
+/* y = op(a, b) on 16-bit float tensors of the given bits. */
+static void run_binary(const char *op, tconv_dtype dtype, const uint16_t *a, const uint16_t *b,
+                       size_t n, uint16_t *y) {
+    tconv_model *m = rtt_model(14);
+    int64_t d[] = {(int64_t)n};
+    tconv_value *in[] = {rtt_input(m->graph, "a", dtype, 1, d),
+                         rtt_input(m->graph, "b", dtype, 1, d)};
+    const char *out_names[] = {"y"};
+    rtt_node(m->graph, op, "n", in, 2, out_names, 1);
+    rtt_output(m->graph, "y");
+    tc_rt_tensor inputs[2] = {rtt_tensor(dtype, 1, d, a), rtt_tensor(dtype, 1, d, b)};
+    tc_rt_tensor out;
+    tc_error err;
+    assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_OK);
+    assert_int_equal(out.dtype, dtype);
+    assert_int_equal(out.n_elements, (int64_t)n);
+    memcpy(y, out.data, n * sizeof *y);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
+    tconv_model_free(m);
+}
+
+static void test_float16_kernels_round_on_store(void **state) {
+    (void)state;
+    /* (1+2^-10)^2 = 1 + 2^-9 + 2^-20: rounds to 1 + 2^-9; 60000+60000 overflows to inf;
+     * 3*2^-24 * 0.5 is a subnormal tie, to even; NaN stays NaN. */
+    const uint16_t a[] = {0x3c01, 0x7b53, 0x0003, 0x7e00};
+    const uint16_t b[] = {0x3c01, 0x3c00, 0x3800, 0x3c00};
+    uint16_t y[4];
+    run_binary("Mul", TCONV_DTYPE_FLOAT16, a, b, 4, y);
+    assert_int_equal(y[0], 0x3c02);
+    assert_int_equal(y[1], 0x7b53);
+    assert_int_equal(y[2], 0x0002);
+    assert_true((y[3] & 0x7fff) > 0x7c00);
+    run_binary("Add", TCONV_DTYPE_FLOAT16, a, a, 4, y);
+    assert_int_equal(y[1], 0x7c00);
+}
+
+static void test_bfloat16_kernels_round_on_store(void **state) {
+    (void)state;
+    /* 1.0078125 (0x3f81) squared = 1.01568604: between 0x3f82 (1.015625) and 0x3f83, nearer
+     * 0x3f82; 3 / 7 = 0.428571: 0x3edb */
+    const uint16_t a[] = {0x3f81, 0x4040};
+    const uint16_t b[] = {0x3f81, 0x40e0};
+    uint16_t y[2];
+    run_binary("Mul", TCONV_DTYPE_BFLOAT16, a, b, 2, y);
+    assert_int_equal(y[0], 0x3f82);
+    run_binary("Div", TCONV_DTYPE_BFLOAT16, a, b, 2, y);
+    assert_int_equal(y[1], tc_float_to_bfloat16(3.0f / 7.0f));
+    assert_int_equal(y[1], 0x3edb);
+}
+
+/* Cast between every float type: double -> float16 rounds once. */
+static void test_cast_between_float_types(void **state) {
+    (void)state;
+    int64_t d[] = {3};
+    const double values[] = {1.0 + 0x1p-11 + 0x1p-40, -2.5, 1e300};
+    tc_rt_tensor src = rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, values);
+    tc_rt_tensor half = rtt_tensor(TCONV_DTYPE_FLOAT16, 1, d, NULL);
+    tc_rt_tensor bf = rtt_tensor(TCONV_DTYPE_BFLOAT16, 1, d, NULL);
+    tc_rt_tensor back = rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, NULL);
+    tc_convert_elements(&src, &half);
+    const uint16_t *h = half.data;
+    assert_int_equal(h[0], 0x3c01);
+    assert_int_equal(h[1], 0xc100);
+    assert_int_equal(h[2], 0x7c00);
+    tc_convert_elements(&half, &bf); /* float16 -> bfloat16 */
+    const uint16_t *b = bf.data;
+    assert_int_equal(b[0], 0x3f80); /* 1 + 2^-10 is a tie in bfloat16: to even */
+    assert_int_equal(b[1], 0xc020);
+    assert_int_equal(b[2], 0x7f80);
+    tc_convert_elements(&bf, &back);
+    const double *r = back.data;
+    assert_true(r[0] == 1.0 && r[1] == -2.5 && isinf(r[2]));
+    tc_rt_tensor_release(&src);
+    tc_rt_tensor_release(&half);
+    tc_rt_tensor_release(&bf);
+    tc_rt_tensor_release(&back);
+}
+
+/* CastLike takes the second input's type: double -> float16 in one rounding, and back. */
+static void test_cast_like(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(15);
+    int64_t d[] = {2}, one[] = {1};
+    tconv_value *in[] = {rtt_input(m->graph, "x", TCONV_DTYPE_DOUBLE, 1, d),
+                         rtt_input(m->graph, "like", TCONV_DTYPE_FLOAT16, 1, one)};
+    const char *out_names[] = {"y"};
+    rtt_node(m->graph, "CastLike", "n", in, 2, out_names, 1);
+    rtt_output(m->graph, "y");
+    const double x[] = {1.0 + 0x1p-11 + 0x1p-40, -65536.0};
+    const uint16_t like_bits[] = {0x3c00};
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_DOUBLE, 1, d, x),
+                              rtt_tensor(TCONV_DTYPE_FLOAT16, 1, one, like_bits)};
+    tc_rt_tensor out;
+    tc_error err;
+    assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_OK);
+    assert_int_equal(out.dtype, TCONV_DTYPE_FLOAT16);
+    const uint16_t *y = out.data;
+    assert_int_equal(y[0], 0x3c01);
+    assert_int_equal(y[1], 0xfc00); /* -65536 overflows float16: -inf */
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&inputs[0]);
+    tc_rt_tensor_release(&inputs[1]);
+    tconv_model_free(m);
+}
+
+/* The native list: sorted, every name an op of the table with a kernel at some opset. */
+static void test_half_native_list(void **state) {
+    (void)state;
+    const char *const *names;
+    size_t n = tc_op_half_native_names(&names);
+    assert_true(n > 10);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(names[i - 1], names[i]) >= 0) {
+            print_error("%s listed after %s\n", names[i], names[i - 1]);
+            fail();
+        }
+        assert_true(tc_op_find("", names[i], TC_OPSET_LATEST) != TC_OP_NONE);
+    }
+    assert_true(tc_op_half_native(tc_op_find("", "Reshape", 14)));
+    assert_true(tc_op_half_native(tc_op_find("", "Cast", 13)));
+    assert_false(tc_op_half_native(tc_op_find("", "ConvTranspose", 13)));
+    assert_false(tc_op_half_native(tc_op_find("", "Add", 14)));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_half_conversions),
+        cmocka_unit_test(test_bfloat16_conversions),
+        cmocka_unit_test(test_float16_kernels_round_on_store),
+        cmocka_unit_test(test_bfloat16_kernels_round_on_store),
+        cmocka_unit_test(test_cast_between_float_types),
+        cmocka_unit_test(test_cast_like),
+        cmocka_unit_test(test_half_native_list),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
