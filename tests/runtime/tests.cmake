@@ -30,3 +30,4 @@ add_test(NAME runtime.conformance_list
          COMMAND "${CMAKE_COMMAND}" "-DTSV=${TCONV_CONFORMANCE_TSV}"
                  "-DNODE_TESTS=${TCONV_NODE_TESTS_DIR}" -DEXPECTED=291
                  -P "${CMAKE_CURRENT_LIST_DIR}/check_conformance_list.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/golden_tensor.cmake")
