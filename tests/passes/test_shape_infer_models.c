@@ -1,5 +1,6 @@
 /* shape-infer against real files with known answers: the ONNX conformance node tests
- * (shared/onnx/node-tests), the ConvTranspose golden cases (tests/golden) and the regression
+ * (shared/onnx/node-tests), the ConvTranspose golden cases (tests/golden), the tensor op golden
+ * cases (tests/golden/ops) and the regression
  * models (models/). For each model:
  *   1. inference on the model as written must succeed: what the file declares is consistent
  *      with what tconv computes (a disagreement is an error);
@@ -221,6 +222,18 @@ static void test_conv_transpose_golden(void **state) {
     assert_true(a.models > 40 && b.models > 250);
 }
 
+/* The tensor and shape op cases (tests/golden/ops, generate_tensor.py), inputs folded: every
+ * output static except NonZero's count, which depends on the data (five nonzero_* cases), and
+ * range_f64 (shape inference reads float32 constants only). */
+static void test_tensor_op_golden(void **state) {
+    (void)state;
+    tally t = check_tree(TCONV_SOURCE_DIR "/tests/golden/ops", true);
+    assert_int_equal(t.failures, 0);
+    assert_int_equal(t.skipped + t.unchecked, 0);
+    assert_true(t.models >= 145);
+    assert_true(t.fully_static + 6 >= t.outputs);
+}
+
 static void test_regression_models(void **state) {
     (void)state;
     tally t = check_tree(TCONV_SOURCE_DIR "/models", false);
@@ -233,6 +246,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_node_tests),
         cmocka_unit_test(test_conv_transpose_golden),
+        cmocka_unit_test(test_tensor_op_golden),
         cmocka_unit_test(test_regression_models),
     };
     return cmocka_run_group_tests_name("passes.shape_infer_models", tests, NULL, NULL);
