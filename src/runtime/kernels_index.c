@@ -79,6 +79,86 @@ static tconv_status normalize_index(tc_kernel_ctx *ctx, int64_t k, int64_t dim, 
     return TCONV_OK;
 }
 
+/* ================================================================ threaded copies */
+
+/* Large copies are cut into blocks of the outermost axis longer than 1 (the axes before it have
+ * size 1, so each block is a contiguous piece of the output), one task each; each task copies
+ * its block with the single-threaded tc_strided_copy / tc_indexed_copy. The axis is one of the
+ * strided view's axes (its order is the output's) or of the output (indexed copies). */
+#define COPY_TASK_BYTES (64 * 1024)
+
+typedef struct copy_job {
+    const tc_rt_tensor *src;
+    tc_rt_tensor *dst;
+    const tc_strided_view *view; /* strided copies; NULL: indexed */
+    const int64_t *const *maps;  /* indexed copies */
+    int axis;
+    int64_t rows, rows_per_task;
+} copy_job;
+
+static void copy_rows_task(void *arg, int64_t task, int worker) {
+    (void)worker;
+    const copy_job *j = arg;
+    int64_t first = task * j->rows_per_task, n = j->rows - first;
+    if (n > j->rows_per_task)
+        n = j->rows_per_task;
+    int64_t inner = j->dst->n_elements / j->rows;
+    tc_rt_tensor part = *j->dst;
+    part.n_elements = n * inner;
+    part.nbytes = (size_t)part.n_elements * tc_rt_dtype_size(part.dtype);
+    part.data = (char *)j->dst->data + (size_t)(first * inner) * tc_rt_dtype_size(part.dtype);
+    part.owns_data = false;
+    if (j->view) {
+        tc_strided_view v = *j->view;
+        v.dims[j->axis] = n;
+        v.offset += first * v.strides[j->axis];
+        tc_strided_copy(&v, j->src, &part);
+    } else {
+        const int64_t *maps[TCONV_MAX_RANK];
+        for (int i = 0; i < part.rank; i++)
+            maps[i] = j->maps[i];
+        maps[j->axis] += first;
+        part.dims[j->axis] = n;
+        tc_indexed_copy(j->src, &part, maps, NULL);
+    }
+}
+
+static void parallel_copy(tc_kernel_ctx *ctx, copy_job *job, int rank, const int64_t *dims) {
+    tc_rt_tensor *dst = job->dst;
+    if (dst->n_elements == 0)
+        return;
+    job->axis = 0;
+    while (job->axis < rank - 1 && dims[job->axis] == 1)
+        job->axis++;
+    size_t bytes = (size_t)dst->n_elements * tc_rt_dtype_size(dst->dtype);
+    job->rows = rank > 0 ? dims[job->axis] : 1;
+    int64_t tasks = (int64_t)(bytes / COPY_TASK_BYTES);
+    if (tasks > job->rows)
+        tasks = job->rows;
+    if (tasks < 2 || ctx->n_threads < 2 || rank == 0) {
+        if (job->view)
+            tc_strided_copy(job->view, job->src, dst);
+        else
+            tc_indexed_copy(job->src, dst, job->maps, NULL);
+        return;
+    }
+    job->rows_per_task = (job->rows + tasks - 1) / tasks;
+    tasks = (job->rows + job->rows_per_task - 1) / job->rows_per_task;
+    tc_parallel_for(ctx->pool, ctx->n_threads, tasks, copy_rows_task, job);
+}
+
+static void parallel_strided_copy(tc_kernel_ctx *ctx, const tc_strided_view *view,
+                                  const tc_rt_tensor *src, tc_rt_tensor *dst) {
+    copy_job job = {src, dst, view, NULL, 0, 0, 0};
+    parallel_copy(ctx, &job, view->rank, view->dims);
+}
+
+static void parallel_indexed_copy(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tc_rt_tensor *dst,
+                                  const int64_t *const *maps) {
+    copy_job job = {src, dst, NULL, maps, 0, 0, 0};
+    parallel_copy(ctx, &job, dst->rank, dst->dims);
+}
+
 /* ================================================================ ConstantOfShape, Size */
 
 tconv_status tc_run_constant_of_shape(tc_kernel_ctx *ctx) {
@@ -192,7 +272,7 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
         maps[i] = m;
         m += out_dims[i];
     }
-    tc_indexed_copy(&src, y, maps, NULL);
+    parallel_indexed_copy(ctx, &src, y, maps);
     free(buf);
     return TCONV_OK;
 }
@@ -322,7 +402,7 @@ tconv_status tc_run_split(tc_kernel_ctx *ctx) {
         view.offset = start * view.strides[axis];
         st = tc_kernel_alloc_output(ctx, i, x->dtype, x->rank, view.dims, &y);
         if (st == TCONV_OK)
-            tc_strided_copy(&view, x, y);
+            parallel_strided_copy(ctx, &view, x, y);
         start += sizes[i];
     }
     free(sizes);
@@ -724,7 +804,7 @@ static tconv_status copy_view(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const i
     tc_rt_tensor *y;
     tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, 4, out_dims, &y);
     if (st == TCONV_OK)
-        tc_strided_copy(&view, x, y);
+        parallel_strided_copy(ctx, &view, x, y);
     return st;
 }
 

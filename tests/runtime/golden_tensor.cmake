@@ -1,6 +1,7 @@
 # Golden data for the tensor and shape ops (tests/golden/ops/generate_tensor.py): every case that
 # tensor_cases.tsv lists becomes runtime.golden.<case>, tconv-run over its test directory at the
-# default tolerances (a missing directory fails).
+# default tolerances (a missing directory fails); *_threaded cases (outputs big enough to be cut
+# into blocks for several threads) run with --threads 4.
 set(TCONV_GOLDEN_TENSOR_TSV "${PROJECT_SOURCE_DIR}/tests/golden/ops/tensor_cases.tsv")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${TCONV_GOLDEN_TENSOR_TSV}")
 file(STRINGS "${TCONV_GOLDEN_TENSOR_TSV}" tconv_golden_tensor_rows)
@@ -8,8 +9,12 @@ list(POP_FRONT tconv_golden_tensor_rows) # header
 foreach(row IN LISTS tconv_golden_tensor_rows)
   if(row MATCHES "^([A-Za-z0-9_]+)\t")
     set(case "${CMAKE_MATCH_1}")
+    set(threads "")
+    if(case MATCHES "_threaded")
+      set(threads --threads 4)
+    endif()
     add_test(NAME "runtime.golden.${case}"
-             COMMAND tconv-run "${PROJECT_SOURCE_DIR}/tests/golden/ops/${case}")
+             COMMAND tconv-run "${PROJECT_SOURCE_DIR}/tests/golden/ops/${case}" ${threads})
     set_tests_properties("runtime.golden.${case}" PROPERTIES TIMEOUT 120 LABELS golden)
   endif()
 endforeach()

@@ -532,8 +532,27 @@ def data_movement():
          to=onnx.TensorProto.INT32)
 
 
+def threaded():
+    """Outputs of 128 KiB and more: the kernels cut them into blocks copied by several threads
+    (tests/runtime/golden_tensor.cmake runs *_threaded cases with --threads 4)."""
+    x = f32("expand_threaded", (64, 1))
+    case("expand_threaded", "Expand", [("x", x), ("shape", i64(1, 64, 512))],
+         [("y", np.broadcast_to(x, (1, 64, 512)).copy())], opset=13)
+    xu = ints("tile_threaded", (4, 64), 0, 255, np.uint8)
+    case("tile_threaded_u8", "Tile", [("x", xu), ("repeats", i64(32, 16))],
+         [("y", np.tile(xu, (32, 16)))], opset=13)
+    x = f32("d2s_threaded", (1, 16, 32, 64))
+    b, c, h, w = x.shape
+    y = x.reshape(b, 2, 2, c // 4, h, w).transpose(0, 3, 4, 1, 5, 2).reshape(b, c // 4, h * 2,
+                                                                             w * 2)
+    case("depthtospace_threaded", "DepthToSpace", [("x", x)], [("y", y)], opset=13, blocksize=2)
+    x = f32("split_threaded", (1, 2, 128, 256))
+    case("split_threaded", "Split", [("x", x)], [("a", x[:, :1]), ("b", x[:, 1:])], opset=13,
+         axis=1)
+
+
 def main():
-    for make in (constant_of_shape, size_shape, dropout_identity, expand_tile_range, split, gathers,
+    for make in (threaded, constant_of_shape, size_shape, dropout_identity, expand_tile_range, split, gathers,
                  scatters, cumsum, blocks, nonzero, topk, one_hot, trilu, einsum, data_movement):
         make()
     names = [c[0] for c in CASES]
