@@ -19,7 +19,7 @@ typedef struct einsum_plan {
     int64_t out_strides[TC_EINSUM_MAX_OPERANDS][TCONV_MAX_RANK];
     int64_t sum_strides[TC_EINSUM_MAX_OPERANDS][TC_EINSUM_LABELS];
     int64_t sum_count;
-    bool is_float;
+    bool is_float, all_f32; /* all_f32: float32 operands, read without conversion */
     tc_rt_tensor *y;
 } einsum_plan;
 
@@ -97,7 +97,12 @@ static void einsum_element(const einsum_plan *p, int64_t index) {
     double fsum = 0.0;
     int64_t isum = 0;
     for (int64_t s = 0; s < p->sum_count; s++) {
-        if (p->is_float) {
+        if (p->all_f32) {
+            double v = 1.0;
+            for (int i = 0; i < p->n_ops; i++)
+                v *= ((const float *)p->ops[i]->data)[off[i]];
+            fsum += v;
+        } else if (p->is_float) {
             double v = 1.0;
             for (int i = 0; i < p->n_ops; i++)
                 v *= tc_rt_get_f64(p->ops[i], off[i]);
@@ -168,6 +173,7 @@ tconv_status tc_run_einsum(tc_kernel_ctx *ctx) {
         return st;
     tconv_dtype d = p.ops[0]->dtype;
     p.is_float = d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16;
+    p.all_f32 = d == TCONV_DTYPE_FLOAT;
     int64_t tasks = (p.y->n_elements + EINSUM_CHUNK - 1) / EINSUM_CHUNK;
     double work = (double)p.y->n_elements * (double)p.sum_count * (double)p.n_ops;
     tc_parallel_for(ctx->pool, tc_parallel_threads_for_work(ctx->n_threads, work), tasks,
