@@ -69,16 +69,6 @@ static tconv_status read_int_scalar(tc_kernel_ctx *ctx, size_t index, int64_t *o
     return TCONV_OK;
 }
 
-/* An index k into an axis of size dim, negative counting from the end. */
-static tconv_status normalize_index(tc_kernel_ctx *ctx, int64_t k, int64_t dim, int64_t *out) {
-    if (k < -dim || k >= dim)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "index %lld is out of range for an axis of size %lld", (long long)k,
-                            (long long)dim);
-    *out = k < 0 ? k + dim : k;
-    return TCONV_OK;
-}
-
 /* ================================================================ threaded copies */
 
 /* Large copies are cut into blocks of the outermost axis longer than 1 (the axes before it have
@@ -527,7 +517,8 @@ static tconv_status element_offsets(tc_kernel_ctx *ctx, const tc_rt_tensor *data
     tc_shape_strides(data->rank, data->dims, strides);
     for (int64_t i = 0; i < idx->n_elements; i++) {
         int64_t k = 0, off = 0;
-        tconv_status st = normalize_index(ctx, tc_rt_get_i64(idx, i), data->dims[axis], &k);
+        tconv_status st =
+            tc_kernel_normalize_index(ctx, tc_rt_get_i64(idx, i), data->dims[axis], &k);
         if (st != TCONV_OK)
             return st;
         for (int d = 0; d < data->rank; d++) {
@@ -626,8 +617,8 @@ static tconv_status nd_offsets(tc_kernel_ctx *ctx, const tc_rt_tensor *data,
         int64_t off = 0;
         for (int j = 0; j < k; j++) {
             int64_t v = 0;
-            tconv_status st =
-                normalize_index(ctx, tc_rt_get_i64(idx, t * k + j), data->dims[batch + j], &v);
+            tconv_status st = tc_kernel_normalize_index(ctx, tc_rt_get_i64(idx, t * k + j),
+                                                        data->dims[batch + j], &v);
             if (st != TCONV_OK)
                 return st;
             off += v * strides[batch + j];
