@@ -188,6 +188,8 @@ static tally check_tree(const char *root, bool fold_inputs) {
         fail_msg("cannot list %s", root);
     for (size_t i = 0; i < count; i++) {
         char dir[4096];
+        if (strncmp(names[i], "error_", 6) == 0)
+            continue; /* tests/golden/ops cases the runtime must refuse: no shapes to check */
         snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
         check_model_dir(dir, fold_inputs, &t);
     }

@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LIST = os.path.join(HERE, "tensor_cases.tsv")
 CHECKER_MAX_OPSET = 17  # onnx 1.12 (the dev box) checks models up to this opset
 CASES = []
+ERRORS = {}  # case name -> regex its failure message must match (the case must not pass)
 
 
 def rng(name):
@@ -43,6 +44,12 @@ def elem_type(arr):
 def case(name, op, inputs, outputs, opset=13, **attrs):
     """inputs: list of (name, array or None for an omitted input); outputs: (name, array)."""
     CASES.append((name, op, inputs, outputs, opset, attrs))
+
+
+def error_case(name, regex, op, inputs, outputs, opset=13, **attrs):
+    """A node the runtime must refuse; outputs are placeholders of the declared shape."""
+    ERRORS[name] = regex
+    case(name, op, inputs, outputs, opset, **attrs)
 
 
 def build(name, op, inputs, outputs, opset, attrs):
@@ -551,8 +558,38 @@ def threaded():
          axis=1)
 
 
+def errors():
+    z = np.zeros((2, 2), np.float32)
+    error_case("error_gatherelements_index_range", "index 5 is out of range for an axis of size 3",
+               "GatherElements", [("data", f32("err_ge", (3, 2))), ("indices", i64([[5, 0]]))],
+               [("y", np.zeros((1, 2), np.float32))], axis=0)
+    error_case("error_topk_k_above_axis", "k = 7 for an axis of size 5", "TopK",
+               [("x", f32("err_topk", (2, 5))), ("k", i64(7))],
+               [("values", np.zeros((2, 7), np.float32)), ("indices", np.zeros((2, 7), np.int64))],
+               opset=11)
+    error_case("error_split_sizes_sum", "split sizes .* do not cut", "Split",
+               [("x", f32("err_split", (5, 2))), ("split", i64(2, 2))],
+               [("a", z), ("b", z)], opset=13)
+    error_case("error_scatternd_max_before_18", "unsupported reduction = 'max'", "ScatterND",
+               [("data", z), ("indices", i64([[0]])), ("updates", np.zeros((1, 2), np.float32))],
+               [("y", z)], opset=16, reduction="max")
+    error_case("error_depthtospace_channels", "channels 6 are not a multiple of blocksize", "DepthToSpace",
+               [("x", f32("err_d2s", (1, 6, 2, 2)))], [("y", np.zeros((1, 1, 4, 4), np.float32))],
+               blocksize=2)
+    error_case("error_einsum_output_label", "einsum: output label 1 of .* is in no input", "Einsum",
+               [("a", z), ("b", z)], [("y", z)], opset=12, equation="ij,jk->il")
+    error_case("error_range_delta_zero", "delta is 0", "Range",
+               [("start", np.array(0, np.int64)), ("limit", np.array(4, np.int64)),
+                ("delta", np.array(0, np.int64))], [("y", np.zeros((4,), np.int64))], opset=11)
+    error_case("error_dropout_training", "unsupported training_mode", "Dropout",
+               [("x", z), ("ratio", np.array(0.5, np.float32)), ("training_mode", np.array(True))],
+               [("y", z)], opset=13)
+    error_case("error_expand_incompatible", "shapes do not broadcast", "Expand",
+               [("x", f32("err_expand", (3,))), ("shape", i64(4))], [("y", np.zeros((4,), np.float32))])
+
+
 def main():
-    for make in (threaded, constant_of_shape, size_shape, dropout_identity, expand_tile_range, split, gathers,
+    for make in (errors, threaded, constant_of_shape, size_shape, dropout_identity, expand_tile_range, split, gathers,
                  scatters, cumsum, blocks, nonzero, topk, one_hot, trilu, einsum, data_movement):
         make()
     names = [c[0] for c in CASES]
@@ -561,10 +598,10 @@ def main():
     if os.path.exists(LIST):
         for line in open(LIST).read().splitlines()[1:]:
             shutil.rmtree(os.path.join(HERE, line.split("\t")[0]), ignore_errors=True)
-    rows = ["case\top\topset"]
+    rows = ["case\top\topset\texpected failure (regex; empty: must pass)"]
     for name, op, inputs, outputs, opset, attrs in CASES:
         write(HERE, name, op, inputs, outputs, opset, attrs)
-        rows.append("%s\t%s\t%d" % (name, op, opset))
+        rows.append("%s\t%s\t%d\t%s" % (name, op, opset, ERRORS.get(name, "")))
     with open(LIST, "w") as f:
         f.write("\n".join(rows) + "\n")
     print("%d cases written" % len(CASES))
