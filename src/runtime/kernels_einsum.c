@@ -2,8 +2,14 @@
  * diagonals, sums over labels, ellipsis broadcasting). Each output element sums, over the
  * labels the output drops, the product of the operands' elements; operands are read through
  * per-label strides (0 where a dim of 1 broadcasts), so no operand is copied. Floats compute in
- * double, integers in int64. Threaded over output elements. */
+ * double, integers in int64. Threaded over output elements.
+ * Two float32 operands whose labels are each batch (both inputs and the output), rows (first
+ * input and output), columns (second input and output) or contracted (both inputs only), as in
+ * "bij,bjk->bik" or "bhwc,cd->bhwd", are a batched matrix product instead: the operands are
+ * copied into [batch, rows, k] and [batch, k, columns] order, multiplied by the GEMM, and the
+ * product copied into the output's label order. */
 #include "ir/einsum_equation.h"
+#include "runtime/gemm.h"
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
 
@@ -141,6 +147,143 @@ static void einsum_chunk(void *arg, int64_t task, int worker) {
         einsum_element(p, i);
 }
 
+/* ================================================================ the GEMM form */
+
+enum { ROLE_BATCH, ROLE_ROWS, ROLE_COLS, ROLE_SUM, ROLE_COUNT };
+
+typedef struct gemm_form {
+    int n[ROLE_COUNT];
+    int labels[ROLE_COUNT][TCONV_MAX_RANK]; /* label codes by role, in first-seen order */
+    int64_t size[ROLE_COUNT];               /* product of the role's label sizes */
+} gemm_form;
+
+static int find_label(const int *labels, int n, int l) {
+    for (int i = 0; i < n; i++) {
+        if (labels[i] == l)
+            return i;
+    }
+    return -1;
+}
+
+/* Classifies every label; false when the equation is not a plain batched matrix product
+ * (a label repeated in a term, only in one input, or a dim that broadcasts). */
+static bool gemm_form_of(const tc_einsum *e, const tc_rt_tensor *const *ops, gemm_form *f,
+                         int64_t *size) {
+    memset(f, 0, sizeof *f);
+    int all[2 * TCONV_MAX_RANK], n_all = 0;
+    for (int i = 0; i < 2; i++) {
+        for (int d = 0; d < e->ranks[i]; d++) {
+            int l = e->labels[i][d];
+            if (find_label(e->labels[i], d, l) >= 0)
+                return false; /* repeated within a term: a diagonal */
+            int64_t n = ops[i]->dims[d];
+            if (find_label(all, n_all, l) < 0) {
+                all[n_all++] = l;
+                size[l] = n;
+            } else if (size[l] != n) {
+                return false; /* broadcasting */
+            }
+        }
+    }
+    for (int k = 0; k < n_all; k++) {
+        int l = all[k];
+        bool in_a = find_label(e->labels[0], e->ranks[0], l) >= 0;
+        bool in_b = find_label(e->labels[1], e->ranks[1], l) >= 0;
+        bool in_out = find_label(e->out, e->out_rank, l) >= 0;
+        int role = in_a && in_b ? (in_out ? ROLE_BATCH : ROLE_SUM)
+                   : in_out     ? (in_a ? ROLE_ROWS : ROLE_COLS)
+                                : -1;
+        if (role < 0)
+            return false; /* summed within one operand */
+        f->labels[role][f->n[role]++] = l;
+    }
+    for (int r = 0; r < ROLE_COUNT; r++) {
+        f->size[r] = 1;
+        for (int k = 0; k < f->n[r]; k++)
+            f->size[r] *= size[f->labels[r][k]];
+    }
+    return true;
+}
+
+/* dst = src's elements with its dims reordered as the label list `order` (n labels): src has
+ * labels src_labels (src_rank of them). */
+static void gather_by_labels(const tc_rt_tensor *src, const int *src_labels, const int *order,
+                             int n, tc_rt_tensor *dst) {
+    int64_t strides[TCONV_MAX_RANK];
+    tc_shape_strides(src->rank, src->dims, strides);
+    tc_strided_view v;
+    v.rank = n;
+    v.offset = 0;
+    for (int k = 0; k < n; k++) {
+        int d = find_label(src_labels, src->rank, order[k]);
+        v.dims[k] = src->dims[d];
+        v.strides[k] = strides[d];
+    }
+    if (n == 0) { /* a scalar */
+        v.rank = 0;
+    }
+    tc_strided_copy(&v, src, dst);
+}
+
+/* A float32 tensor over `data` with the dims of the labels in `order`. */
+static tc_rt_tensor label_tensor(float *data, const int *order, int n, const int64_t *size) {
+    tc_rt_tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = TCONV_DTYPE_FLOAT;
+    t.rank = n;
+    t.n_elements = 1;
+    for (int k = 0; k < n; k++) {
+        t.dims[k] = size[order[k]];
+        t.n_elements *= t.dims[k];
+    }
+    t.data = data;
+    t.nbytes = (size_t)t.n_elements * sizeof(float);
+    return t;
+}
+
+static int concat_labels(const gemm_form *f, int r0, int r1, int r2, int *out) {
+    int n = 0, roles[3] = {r0, r1, r2};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < f->n[roles[k]]; i++)
+            out[n++] = f->labels[roles[k]][i];
+    }
+    return n;
+}
+
+static tconv_status einsum_gemm(tc_kernel_ctx *ctx, const tc_einsum *e, const gemm_form *f,
+                                const int64_t *size, const tc_rt_tensor *const *ops,
+                                tc_rt_tensor *y) {
+    int a_order[TCONV_MAX_RANK * 2], b_order[TCONV_MAX_RANK * 2], c_order[TCONV_MAX_RANK * 2];
+    int na = concat_labels(f, ROLE_BATCH, ROLE_ROWS, ROLE_SUM, a_order);
+    int nb = concat_labels(f, ROLE_BATCH, ROLE_SUM, ROLE_COLS, b_order);
+    int nc = concat_labels(f, ROLE_BATCH, ROLE_ROWS, ROLE_COLS, c_order);
+    int64_t batch = f->size[ROLE_BATCH], m = f->size[ROLE_ROWS], n = f->size[ROLE_COLS],
+            k = f->size[ROLE_SUM];
+    size_t floats = (size_t)(batch * (m * k + k * n + m * n));
+    float *buf = malloc((floats ? floats : 1) * sizeof *buf);
+    if (!buf)
+        return tc_error_nomem(ctx->err, "einsum operands");
+    float *a = buf, *b = a + batch * m * k, *c = b + batch * k * n;
+    tc_rt_tensor ta = label_tensor(a, a_order, na, size);
+    tc_rt_tensor tb = label_tensor(b, b_order, nb, size);
+    tc_rt_tensor tcm = label_tensor(c, c_order, nc, size);
+    gather_by_labels(ops[0], e->labels[0], a_order, na, &ta);
+    gather_by_labels(ops[1], e->labels[1], b_order, nb, &tb);
+    tconv_status st = TCONV_OK;
+    for (int64_t i = 0; i < batch && st == TCONV_OK; i++) {
+        tc_sgemm_op op = {false, false,         m, n,    k,    1.0f,          a + i * m * k,
+                          k,     b + i * k * n, n, NULL, 0.0f, c + i * m * n, n};
+        if (k == 0)
+            memset(op.c, 0, (size_t)(m * n) * sizeof(float));
+        else
+            st = tc_sgemm(&op, ctx->pool, ctx->n_threads, ctx->err);
+    }
+    if (st == TCONV_OK)
+        gather_by_labels(&tcm, c_order, e->out, e->out_rank, y);
+    free(buf);
+    return st;
+}
+
 tconv_status tc_run_einsum(tc_kernel_ctx *ctx) {
     const uint32_t mask = TCONV_DTYPES_NUMERIC | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
     einsum_plan p;
@@ -172,6 +315,10 @@ tconv_status tc_run_einsum(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK || p.y->n_elements == 0)
         return st;
     tconv_dtype d = p.ops[0]->dtype;
+    gemm_form form;
+    int64_t size[TC_EINSUM_LABELS];
+    if (d == TCONV_DTYPE_FLOAT && p.n_ops == 2 && gemm_form_of(&e, p.ops, &form, size))
+        return einsum_gemm(ctx, &e, &form, size, p.ops, p.y);
     p.is_float = d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16;
     p.all_f32 = d == TCONV_DTYPE_FLOAT;
     int64_t tasks = (p.y->n_elements + EINSUM_CHUNK - 1) / EINSUM_CHUNK;
