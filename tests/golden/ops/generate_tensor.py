@@ -483,7 +483,9 @@ def einsum():
              ("outer", "i,j->ij", [(3,), (4,)]),
              ("trace", "ii", [(3, 3)]),
              ("three_operands", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
-             ("spaces", "b i j , b j k -> b i k", [(1, 2, 3), (1, 3, 2)]))
+             ("spaces", "b i j , b j k -> b i k", [(1, 2, 3), (1, 3, 2)]),
+             ("permuted_gemm", "kbj,bik->jbi", [(4, 2, 3), (2, 5, 4)]),
+             ("grouped_gemm", "ijkl,klm->mji", [(2, 3, 4, 2), (4, 2, 3)]))
     for tag, eq, shapes in forms:
         ops = [f32("einsum_%s_%d" % (tag, i), s) for i, s in enumerate(shapes)]
         y = np.einsum(eq.replace(" ", ""), *[o.astype(np.float64) for o in ops]).astype(np.float32)
