@@ -590,8 +590,25 @@ def errors():
                [("x", f32("err_expand", (3,))), ("shape", i64(4))], [("y", np.zeros((4,), np.float32))])
 
 
+def half():
+    """float16 data through the ops that move elements (taken as 2-byte elements natively)."""
+    x = f32("half", (2, 4, 2, 2)).astype(np.float16)
+    case("expand_f16", "Expand", [("x", x[:, :1]), ("shape", i64(2, 3, 2, 2))],
+         [("y", np.broadcast_to(x[:, :1], (2, 3, 2, 2)).copy())], opset=13)
+    case("tile_f16", "Tile", [("x", x), ("repeats", i64(1, 1, 2, 1))],
+         [("y", np.tile(x, (1, 1, 2, 1)))], opset=13)
+    case("split_f16", "Split", [("x", x), ("split", i64(1, 3))],
+         [("a", x[:, :1]), ("b", x[:, 1:])], opset=13, axis=1)
+    y = x.reshape(2, 2, 2, 1, 2, 2).transpose(0, 3, 4, 1, 5, 2).reshape(2, 1, 4, 4)
+    case("depthtospace_f16", "DepthToSpace", [("x", x)], [("y", y)], opset=13, blocksize=2)
+    idx = i64([[[[1, 0], [0, 1]]]])
+    case("gatherelements_f16", "GatherElements", [("data", x[:1, :1]), ("indices", idx)],
+         [("y", np.take_along_axis(x[:1, :1], idx, axis=-1))], opset=13, axis=-1)
+    case("trilu_f16", "Trilu", [("x", x)], [("y", np.triu(x))], opset=14)
+
+
 def main():
-    for make in (errors, threaded, constant_of_shape, size_shape, dropout_identity, expand_tile_range, split, gathers,
+    for make in (errors, half, threaded, constant_of_shape, size_shape, dropout_identity, expand_tile_range, split, gathers,
                  scatters, cumsum, blocks, nonzero, topk, one_hot, trilu, einsum, data_movement):
         make()
     names = [c[0] for c in CASES]
