@@ -64,3 +64,5 @@ foreach(dir IN LISTS tconv_dtype_op_dirs)
   add_test(NAME "runtime.dtype_ops.${case}"
            COMMAND tconv-run "${dir}" ${tconv_dtype_tolerance_${CMAKE_MATCH_1}})
 endforeach()
+
+include("${CMAKE_CURRENT_LIST_DIR}/golden_tensor.cmake")
