@@ -7,6 +7,7 @@
  * arithmetic wraps like numpy (through the unsigned type, no undefined behaviour). */
 #include "runtime/broadcast.h"
 #include "runtime/kernel_util.h"
+#include "runtime/tensor_copy.h"
 
 #include <math.h>
 #include <string.h>
@@ -902,4 +903,26 @@ tconv_status tc_run_where(tc_kernel_ctx *ctx) {
                  .dst = out->data};
     ew_run(ctx, &jb, COST_CHEAP);
     return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- CastLike */
+
+/* Cast to the dtype of input 1 (its values are not read); the conversion is Cast's
+ * (tc_convert_elements). `saturate` (19+) only matters for float8 types, which the runtime does
+ * not store. */
+tconv_status tc_run_cast_like(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x, *like;
+    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, 1, &like);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_ANY);
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, like->dtype, x->rank, x->dims, &y);
+    if (st == TCONV_OK)
+        tc_convert_elements(x, y);
+    return st;
 }

@@ -328,6 +328,39 @@ def where_cases():
                "Where-9, scalar condition")
 
 
+def existing_kernel_f64_cases():
+    """float64 forms of kernels that predate this generator (float32 is proven by ONNX's node
+    tests), and CastLike."""
+    unary = [("Relu", 14, lambda x: np.where(x < 0, 0.0, x), None),
+             ("LeakyRelu", 16, lambda x: np.where(x < 0, np.float64(np.float32(0.1)) * x, x),
+              {"alpha": 0.1}),
+             ("Sigmoid", 13, lambda x: 1.0 / (1.0 + np.exp(-x)), None),
+             ("Tanh", 13, np.tanh, None),
+             ("Clip", 6, lambda x: np.clip(x, -1.0, 0.5), {"min": -1.0, "max": 0.5})]
+    for op, opset, fn, attrs in unary:
+        name = op.lower() + "_f64"
+        x = real_input(name, F64)
+        with np.errstate(all="ignore"):
+            write_case(name, op, opset, [x], fn(x), "float64, NaN/inf/+-0", attrs, TIGHT)
+    x = real_input("clip_13_f64", F64)
+    lo, hi = np.array(-0.5, F64), np.array(1.25, F64)
+    write_case("clip_13_f64", "Clip", 13, [x, lo, hi], np.clip(x, lo, hi), "Clip-13 float64",
+               None, TIGHT)
+    fns = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
+    for op, fn in fns.items():
+        name = op.lower() + "_bcast_f64"
+        a = real_input(name + "_a", F64, SHAPES3[0], special=False)
+        b = real_input(name + "_b", F64, SHAPES3[1], special=False)
+        write_case(name, op, 14, [a, b], fn(a, b), "float64, broadcast", None, TIGHT)
+    x = np.array([[1.7, -2.5, 0.0, -0.9], [3.99, -7.2, 100.5, 2.0]], F32)
+    like = np.array([1], I64)
+    write_case("castlike_f32_to_i64", "CastLike", 15, [x, like], x.astype(I64),
+               "truncates toward zero")
+    xi = np.array([[-3, 0, 7], [2 ** 40, -(2 ** 40), 1]], I64)
+    write_case("castlike_i64_to_f64", "CastLike", 19, [xi, np.zeros((2,), F64)], xi.astype(F64),
+               "CastLike-19")
+
+
 def main():
     if os.path.exists(TSV):
         with open(TSV) as f:
@@ -342,6 +375,7 @@ def main():
     compare_cases()
     logic_cases()
     where_cases()
+    existing_kernel_f64_cases()
     names = [c[0] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     with open(TSV, "w") as f:
