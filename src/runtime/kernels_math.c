@@ -1,10 +1,11 @@
-/* Elementwise math (Abs ... Cos, Erf, Pow, Mod), activations (Elu, Selu, Softplus, Softsign,
- * HardSigmoid, HardSwish, Mish, Gelu, PRelu), variadic Min/Max/Sum/Mean, comparisons, logic and
- * Where. float and double share one body per op (macros over the element type and libm's
- * suffix); int32/int64 where the spec and exports use them; bool for logic and comparison
- * outputs. Every op walks its operands with the broadcast iterator (broadcast.h) over element
- * ranges, so large tensors split across the kernel's thread pool whatever their shapes. Integer
- * arithmetic wraps like numpy (through the unsigned type, no undefined behaviour). */
+/* Elementwise math (Add, Sub, Mul, Div, Abs ... Cos, Erf, Pow, Mod), activations (Elu, Selu,
+ * Softplus, Softsign, HardSigmoid, HardSwish, Mish, Gelu, PRelu), variadic Min/Max/Sum/Mean,
+ * comparisons, logic and Where. float and double share one body per op (macros over the element
+ * type and libm's suffix); int32/int64 where the spec and exports use them; bool for logic and
+ * comparison outputs. Every op walks its operands with the broadcast iterator (broadcast.h) over
+ * element ranges, so large tensors split across the kernel's thread pool whatever their shapes.
+ * Integer arithmetic wraps like numpy (through the unsigned type, no undefined behaviour); integer
+ * division truncates toward zero, and a zero divisor is an error. */
 #include "runtime/broadcast.h"
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
@@ -51,7 +52,10 @@ typedef enum binary_op {
     B_IMOD, /* integer floor remainder: the result has the divisor's sign (Python's %) */
     B_MIN,
     B_MAX,
-    B_SUM,
+    B_SUM, /* also Add */
+    B_SUB,
+    B_MUL,
+    B_DIV,
     B_PRELU, /* x, slope */
     B_EQ,
     B_LT,
@@ -453,6 +457,15 @@ tconv_status tc_run_gelu(tc_kernel_ctx *ctx) {
         case B_SUM:                                                                                \
             SPAN2(T, T, T, x + y);                                                                 \
             break;                                                                                 \
+        case B_SUB:                                                                                \
+            SPAN2(T, T, T, x - y);                                                                 \
+            break;                                                                                 \
+        case B_MUL:                                                                                \
+            SPAN2(T, T, T, x *y);                                                                  \
+            break;                                                                                 \
+        case B_DIV:                                                                                \
+            SPAN2(T, T, T, x / y);                                                                 \
+            break;                                                                                 \
         case B_PRELU:                                                                              \
             SPAN2(T, T, T, x < 0 ? y * x : x);                                                     \
             break;                                                                                 \
@@ -501,6 +514,15 @@ DEFINE_IPOW(ipow_i64, int64_t, uint64_t)
             break;                                                                                 \
         case B_SUM:                                                                                \
             SPAN2(T, T, T, (T)((UT)x + (UT)y));                                                    \
+            break;                                                                                 \
+        case B_SUB:                                                                                \
+            SPAN2(T, T, T, (T)((UT)x - (UT)y));                                                    \
+            break;                                                                                 \
+        case B_MUL:                                                                                \
+            SPAN2(T, T, T, (T)((UT)x * (UT)y));                                                    \
+            break;                                                                                 \
+        case B_DIV: /* the minimum / -1 wraps to the minimum */                                    \
+            SPAN2(T, T, T, y == -1 ? (T)((UT)0 - (UT)x) : x / y);                                  \
             break;                                                                                 \
         case B_PRELU:                                                                              \
             SPAN2(T, T, T, x < 0 ? (T)((UT)y * (UT)x) : x);                                        \
@@ -674,6 +696,41 @@ static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op, uint32_t dtypes
     return run_variadic(ctx, op, dtypes, COST_CHEAP, &out);
 }
 
+/* An integer divisor with a zero, or an integer exponent with a negative value (numpy refuses
+ * both: "integers to negative integer powers are not allowed"), is TCONV_ERR_INVALID. */
+static tconv_status check_int_operand(tc_kernel_ctx *ctx, size_t index, binary_op op) {
+    const tc_rt_tensor *t = tc_kernel_input(ctx, index);
+    if (t->dtype != TCONV_DTYPE_INT32 && t->dtype != TCONV_DTYPE_INT64)
+        return TCONV_OK;
+    for (int64_t i = 0; i < t->n_elements; i++) {
+        int64_t v = tc_rt_get_i64(t, i);
+        if (op == B_POW && v < 0)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "integer Pow with a negative exponent (%lld in '%s')", (long long)v,
+                                tc_kernel_input_name(ctx, index));
+        if (op != B_POW && v == 0)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "integer %s by zero ('%s')",
+                                op == B_DIV ? "division" : "Mod", tc_kernel_input_name(ctx, index));
+    }
+    return TCONV_OK;
+}
+
+tconv_status tc_run_add(tc_kernel_ctx *ctx) {
+    return run_binary(ctx, B_SUM, DTYPES_SIGNED);
+}
+tconv_status tc_run_sub(tc_kernel_ctx *ctx) {
+    return run_binary(ctx, B_SUB, DTYPES_SIGNED);
+}
+tconv_status tc_run_mul(tc_kernel_ctx *ctx) {
+    return run_binary(ctx, B_MUL, DTYPES_SIGNED);
+}
+tconv_status tc_run_div(tc_kernel_ctx *ctx) {
+    tconv_status st = require_same_dtype(ctx, 0, 2, DTYPES_SIGNED);
+    if (st == TCONV_OK)
+        st = check_int_operand(ctx, 1, B_DIV);
+    return st != TCONV_OK ? st : run_binary(ctx, B_DIV, DTYPES_SIGNED);
+}
+
 tconv_status tc_run_min(tc_kernel_ctx *ctx) {
     return run_binary(ctx, B_MIN, DTYPES_SIGNED);
 }
@@ -725,25 +782,6 @@ tconv_status tc_run_or(tc_kernel_ctx *ctx) {
 }
 tconv_status tc_run_xor(tc_kernel_ctx *ctx) {
     return run_binary(ctx, B_XOR, DTYPES_BOOL);
-}
-
-/* An integer divisor with a zero, or an integer exponent with a negative value (numpy refuses
- * both: "integers to negative integer powers are not allowed"), is TCONV_ERR_INVALID. */
-static tconv_status check_int_operand(tc_kernel_ctx *ctx, size_t index, binary_op op) {
-    const tc_rt_tensor *t = tc_kernel_input(ctx, index);
-    if (t->dtype != TCONV_DTYPE_INT32 && t->dtype != TCONV_DTYPE_INT64)
-        return TCONV_OK;
-    for (int64_t i = 0; i < t->n_elements; i++) {
-        int64_t v = tc_rt_get_i64(t, i);
-        if (op == B_POW && v < 0)
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                "integer Pow with a negative exponent (%lld in '%s')", (long long)v,
-                                tc_kernel_input_name(ctx, index));
-        if (op != B_POW && v == 0)
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "integer Mod by zero ('%s')",
-                                tc_kernel_input_name(ctx, index));
-    }
-    return TCONV_OK;
 }
 
 tconv_status tc_run_mod(tc_kernel_ctx *ctx) {
