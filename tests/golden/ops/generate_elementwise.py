@@ -361,6 +361,50 @@ def existing_kernel_f64_cases():
                "CastLike-19")
 
 
+def torch_export_cases():
+    """A PyTorch 1.13 export that chains most of these ops as torch writes them (Mish and GELU
+    decomposed, PReLU's (C,1,1) slope, fmod, where over and/or/not masks), golden from torch."""
+    import torch  # only this part needs it
+
+    class Mix(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+            self.prelu = torch.nn.PReLU(4)
+            self.elu = torch.nn.ELU(0.7)
+
+        def forward(self, x):
+            f = torch.nn.functional
+            y = self.prelu(self.conv(x))
+            y = f.gelu(y) + f.hardswish(y) - f.mish(y)
+            y = torch.where(y < 0.1, torch.sqrt(torch.abs(y)), torch.fmod(y, 0.3))
+            y = (torch.maximum(y, -y.exp()) * torch.sign(y) + torch.erf(y) + self.elu(y).pow(2) +
+                 f.softplus(y) + torch.floor(y * 3) + torch.round(y))
+            y = (y + torch.clamp(torch.sin(y) * torch.cos(y), -0.2, 0.2) + f.selu(y) +
+                 f.hardsigmoid(y) + f.softsign(y))
+            mask = (y > 0.5) & ~(y >= 2.0) | (y == 0)
+            return torch.where(mask, y.reciprocal(), torch.log(y.abs() + 1))
+
+    torch.manual_seed(0)
+    model = Mix().eval()
+    x = torch.randn(2, 3, 8, 8)
+    with torch.no_grad():
+        y = model(x).numpy()
+    for opset in (13, 17):
+        name = "torch_elementwise_opset%d" % opset
+        d = os.path.join(HERE, name)
+        os.makedirs(os.path.join(d, "test_data_set_0"))
+        torch.onnx.export(model, x, os.path.join(d, "model.onnx"), opset_version=opset,
+                          input_names=["x"], output_names=["y"])
+        ops = sorted(set(n.op_type for n in onnx.load(os.path.join(d, "model.onnx")).graph.node))
+        with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x.numpy(), "x").SerializeToString())
+        with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(y, "y").SerializeToString())
+        cases.append((name, "model", str(opset), "float32->float32", "", "",
+                      "torch 1.13 export, golden from torch: " + " ".join(ops)))
+
+
 def main():
     if os.path.exists(TSV):
         with open(TSV) as f:
@@ -376,6 +420,7 @@ def main():
     logic_cases()
     where_cases()
     existing_kernel_f64_cases()
+    torch_export_cases()
     names = [c[0] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     with open(TSV, "w") as f:
