@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Golden data for tconv's elementwise kernels (math, activations, Min/Max/Sum/Mean, PRelu, Mod,
-Pow, comparisons, logic, Where), computed by numpy without tconv:
+Pow, comparisons, logic, Where), computed by numpy without tconv (and two PyTorch 1.13 exports
+that chain most of them, golden from torch):
 
     /usr/bin/python3 tests/golden/ops/generate_elementwise.py
 
