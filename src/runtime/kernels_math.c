@@ -208,16 +208,20 @@ static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
                 out[i] = in[i] * (v > 1 ? (T)1 : v);                                               \
             }                                                                                      \
             break;                                                                                 \
-        case U_MISH: /* x tanh(softplus(x)) */                                                     \
-            UNARY_LOOP(T, x *tanh##F(x > 0 ? x + log1p##F(exp##F(-x)) : log1p##F(exp##F(x))))      \
+        case U_MISH: /* x tanh(softplus(x)) = x n / (n + 2), n = e^x (e^x + 2): one exp; past */   \
+                     /* 20 the factor is 1 in double too (and n would overflow float at 44) */     \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                const T x = in[i], e = exp##F(x), m = e * (e + (T)2);                              \
+                out[i] = x > (T)20 ? x : x * m / (m + (T)2);                                       \
+            }                                                                                      \
             break;                                                                                 \
         case U_GELU:                                                                               \
             UNARY_LOOP(T, (T)0.5 * x * ((T)1 + erf##F(x * (T)0.70710678118654752440)))             \
             break;                                                                                 \
-        case U_GELU_TANH: /* tanh(sqrt(2/pi) (x + 0.044715 x^3)) */                                \
-            UNARY_LOOP(T, (T)0.5 * x *                                                             \
-                              ((T)1 + tanh##F((T)0.79788456080286535588 *                          \
-                                              (x + (T)0.044715 * x * x * x))))                     \
+        case U_GELU_TANH: /* 0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)), u = sqrt(2/pi) (x + */       \
+                          /* 0.044715 x^3): one exp, no cancellation where tanh(u) is near -1 */   \
+            UNARY_LOOP(T, x / ((T)1 + exp##F((T)-1.59576912160573071176 *                          \
+                                             (x + (T)0.044715 * x * x * x))))                      \
             break;                                                                                 \
         case U_NOT:                                                                                \
             break;                                                                                 \
