@@ -502,6 +502,25 @@ DEFINE_IPOW(ipow_i16, int16_t, uint32_t)
 DEFINE_IPOW(ipow_i32, int32_t, uint32_t)
 DEFINE_IPOW(ipow_i64, int64_t, uint64_t)
 
+/* Min, Max and the wrapping Sum/Sub/Mul of any integer type (through UT, at least unsigned int,
+ * so that no product overflows a promoted int). */
+#define INT_WRAPPING_CASES(T, UT)                                                                  \
+    case B_MIN:                                                                                    \
+        SPAN2(T, T, T, x < y ? x : y);                                                             \
+        break;                                                                                     \
+    case B_MAX:                                                                                    \
+        SPAN2(T, T, T, x > y ? x : y);                                                             \
+        break;                                                                                     \
+    case B_SUM:                                                                                    \
+        SPAN2(T, T, T, (T)((UT)x + (UT)y));                                                        \
+        break;                                                                                     \
+    case B_SUB:                                                                                    \
+        SPAN2(T, T, T, (T)((UT)x - (UT)y));                                                        \
+        break;                                                                                     \
+    case B_MUL:                                                                                    \
+        SPAN2(T, T, T, (T)((UT)x * (UT)y));                                                        \
+        break;
+
 /* Zero divisors and negative exponents are refused before this runs (see check_int_operand);
  * y == -1 has its own branch because INT_MIN % -1 overflows in C. */
 #define DEFINE_ARITH_INT(name, T, UT, IPOW)                                                        \
@@ -518,21 +537,7 @@ DEFINE_IPOW(ipow_i64, int64_t, uint64_t)
             SPAN2(T, T, T,                                                                         \
                   y == -1 ? 0 : ((x % y != 0 && ((x % y < 0) != (y < 0))) ? x % y + y : x % y));   \
             break;                                                                                 \
-        case B_MIN:                                                                                \
-            SPAN2(T, T, T, x < y ? x : y);                                                         \
-            break;                                                                                 \
-        case B_MAX:                                                                                \
-            SPAN2(T, T, T, x > y ? x : y);                                                         \
-            break;                                                                                 \
-        case B_SUM:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x + (UT)y));                                                    \
-            break;                                                                                 \
-        case B_SUB:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x - (UT)y));                                                    \
-            break;                                                                                 \
-        case B_MUL:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x * (UT)y));                                                    \
-            break;                                                                                 \
+            INT_WRAPPING_CASES(T, UT)                                                              \
         case B_DIV: /* the minimum / -1 wraps to the minimum */                                    \
             SPAN2(T, T, T, y == -1 ? (T)((UT)0 - (UT)x) : x / y);                                  \
             break;                                                                                 \
@@ -548,8 +553,8 @@ DEFINE_ARITH_INT(arith_i16, int16_t, uint32_t, ipow_i16)
 DEFINE_ARITH_INT(arith_i32, int32_t, uint32_t, ipow_i32)
 DEFINE_ARITH_INT(arith_i64, int64_t, uint64_t, ipow_i64)
 
-/* Unsigned types (UT: at least unsigned int, so that products do not overflow a promoted int):
- * the ops that take them (no Pow, no PRelu); both Mod forms are the plain remainder. */
+/* Unsigned types: the ops that take them (no Pow, no PRelu); both Mod forms are the plain
+ * remainder. */
 #define DEFINE_ARITH_UINT(name, T, UT)                                                             \
     static void name(const ew_job *jb, const tc_bcast_cursor *c, int64_t sa, int64_t sb,           \
                      int64_t j0, int64_t j1) {                                                     \
@@ -558,21 +563,7 @@ DEFINE_ARITH_INT(arith_i64, int64_t, uint64_t, ipow_i64)
         case B_IMOD:                                                                               \
             SPAN2(T, T, T, x % y);                                                                 \
             break;                                                                                 \
-        case B_MIN:                                                                                \
-            SPAN2(T, T, T, x < y ? x : y);                                                         \
-            break;                                                                                 \
-        case B_MAX:                                                                                \
-            SPAN2(T, T, T, x > y ? x : y);                                                         \
-            break;                                                                                 \
-        case B_SUM:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x + (UT)y));                                                    \
-            break;                                                                                 \
-        case B_SUB:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x - (UT)y));                                                    \
-            break;                                                                                 \
-        case B_MUL:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x * (UT)y));                                                    \
-            break;                                                                                 \
+            INT_WRAPPING_CASES(T, UT)                                                              \
         case B_DIV:                                                                                \
             SPAN2(T, T, T, x / y);                                                                 \
             break;                                                                                 \
