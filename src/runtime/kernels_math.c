@@ -285,8 +285,8 @@ static void span_unary(const ew_job *jb, const tc_bcast_cursor *c, int64_t j0, i
 
 static tconv_status run_unary_with(tc_kernel_ctx *ctx, unary_op op, uint32_t dtypes, double alpha,
                                    double beta, double cost) {
-    const tc_rt_tensor *x;
-    tc_rt_tensor *y;
+    const tc_rt_tensor *x = NULL;
+    tc_rt_tensor *y = NULL;
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
