@@ -1,179 +1,13 @@
-/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, double and every integer
- * type), Abs, Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Abs, Relu and Clip
- * integers too). Integer arithmetic wraps like numpy (no undefined behaviour); integer division
- * truncates toward zero and a zero divisor is an error. */
-#include "runtime/broadcast.h"
+/* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu also
+ * int32/int64, Clip int8, int32 and int64). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in kernels_math.c. */
 #include "runtime/kernel_util.h"
 
 #include <float.h>
 #include <math.h>
 
-/* ---------------------------------------------------------------- binary arithmetic */
-
-typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binary_op;
-
-#define DEFINE_BINARY_FLOAT(name, T)                                                               \
-    static void name(const tc_bcast *b, binary_op op, const T *x, const T *y, T *out) {            \
-        tc_bcast_cursor c;                                                                         \
-        tc_bcast_cursor_init(b, &c);                                                               \
-        const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];         \
-        for (int64_t r = 0; r < b->n_rows; r++) {                                                  \
-            const T *px = x + c.offsets[0], *py = y + c.offsets[1];                                \
-            T *po = out + r * n;                                                                   \
-            switch (op) {                                                                          \
-            case OP_ADD:                                                                           \
-                for (int64_t j = 0; j < n; j++)                                                    \
-                    po[j] = px[j * sx] + py[j * sy];                                               \
-                break;                                                                             \
-            case OP_SUB:                                                                           \
-                for (int64_t j = 0; j < n; j++)                                                    \
-                    po[j] = px[j * sx] - py[j * sy];                                               \
-                break;                                                                             \
-            case OP_MUL:                                                                           \
-                for (int64_t j = 0; j < n; j++)                                                    \
-                    po[j] = px[j * sx] * py[j * sy];                                               \
-                break;                                                                             \
-            case OP_DIV:                                                                           \
-                for (int64_t j = 0; j < n; j++)                                                    \
-                    po[j] = px[j * sx] / py[j * sy];                                               \
-                break;                                                                             \
-            }                                                                                      \
-            tc_bcast_cursor_next(b, &c);                                                           \
-        }                                                                                          \
-    }
-
-DEFINE_BINARY_FLOAT(binary_f32, float)
-DEFINE_BINARY_FLOAT(binary_f64, double)
-
-/* Integer arithmetic in two's complement through the unsigned type (wraps, no UB). */
-#define DEFINE_BINARY_INT(name, T, UT, T_MIN)                                                      \
-    static bool name(const tc_bcast *b, binary_op op, const T *x, const T *y, T *out) {            \
-        tc_bcast_cursor c;                                                                         \
-        tc_bcast_cursor_init(b, &c);                                                               \
-        const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];         \
-        for (int64_t r = 0; r < b->n_rows; r++) {                                                  \
-            const T *px = x + c.offsets[0], *py = y + c.offsets[1];                                \
-            T *po = out + r * n;                                                                   \
-            for (int64_t j = 0; j < n; j++) {                                                      \
-                UT a = (UT)px[j * sx], bb = (UT)py[j * sy];                                        \
-                switch (op) {                                                                      \
-                case OP_ADD:                                                                       \
-                    po[j] = (T)(UT)(a + bb);                                                       \
-                    break;                                                                         \
-                case OP_SUB:                                                                       \
-                    po[j] = (T)(UT)(a - bb);                                                       \
-                    break;                                                                         \
-                case OP_MUL:                                                                       \
-                    po[j] = (T)(UT)(a * bb);                                                       \
-                    break;                                                                         \
-                case OP_DIV:                                                                       \
-                    if (py[j * sy] == 0)                                                           \
-                        return false;                                                              \
-                    po[j] = (px[j * sx] == T_MIN && py[j * sy] == (T)-1)                           \
-                                ? T_MIN                                                            \
-                                : (T)(px[j * sx] / py[j * sy]);                                    \
-                    break;                                                                         \
-                }                                                                                  \
-            }                                                                                      \
-            tc_bcast_cursor_next(b, &c);                                                           \
-        }                                                                                          \
-        return true;                                                                               \
-    }
-
-DEFINE_BINARY_INT(binary_i8, int8_t, uint8_t, INT8_MIN)
-DEFINE_BINARY_INT(binary_i16, int16_t, uint16_t, INT16_MIN)
-DEFINE_BINARY_INT(binary_i32, int32_t, uint32_t, INT32_MIN)
-DEFINE_BINARY_INT(binary_i64, int64_t, uint64_t, INT64_MIN)
-/* Unsigned: T_MIN 0 never meets the (T)-1 divisor case with a nonzero quotient. */
-DEFINE_BINARY_INT(binary_u8, uint8_t, uint8_t, 0)
-DEFINE_BINARY_INT(binary_u16, uint16_t, uint16_t, 0)
-DEFINE_BINARY_INT(binary_u32, uint32_t, uint32_t, 0)
-DEFINE_BINARY_INT(binary_u64, uint64_t, uint64_t, 0)
-
-/* Every numeric type of Add/Sub/Mul/Div (float16/bfloat16 arrive as float, session_half.c). */
-#define TCONV_DTYPES_ARITHMETIC                                                                    \
-    (TCONV_DTYPES_NUMERIC | TCONV_DTYPES_DOUBLE | TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) |              \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) |                     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) |                   \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
-
-static bool binary_any(const tc_bcast *bc, binary_op op, tconv_dtype dtype, const void *a,
-                       const void *b, void *out) {
-    switch (dtype) {
-    case TCONV_DTYPE_FLOAT:
-        binary_f32(bc, op, a, b, out);
-        return true;
-    case TCONV_DTYPE_DOUBLE:
-        binary_f64(bc, op, a, b, out);
-        return true;
-    case TCONV_DTYPE_INT8:
-        return binary_i8(bc, op, a, b, out);
-    case TCONV_DTYPE_INT16:
-        return binary_i16(bc, op, a, b, out);
-    case TCONV_DTYPE_INT32:
-        return binary_i32(bc, op, a, b, out);
-    case TCONV_DTYPE_UINT8:
-        return binary_u8(bc, op, a, b, out);
-    case TCONV_DTYPE_UINT16:
-        return binary_u16(bc, op, a, b, out);
-    case TCONV_DTYPE_UINT32:
-        return binary_u32(bc, op, a, b, out);
-    case TCONV_DTYPE_UINT64:
-        return binary_u64(bc, op, a, b, out);
-    default:
-        return binary_i64(bc, op, a, b, out);
-    }
-}
-
-static tconv_status check_same_dtype(tc_kernel_ctx *ctx, const tc_rt_tensor *a,
-                                     const tc_rt_tensor *b) {
-    if (a->dtype == b->dtype)
-        return TCONV_OK;
-    return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                        "inputs have different dtypes: %s ('%s') and %s ('%s')",
-                        tconv_dtype_name(a->dtype), tc_kernel_input_name(ctx, 0),
-                        tconv_dtype_name(b->dtype), tc_kernel_input_name(ctx, 1));
-}
-
-static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
-    const tc_rt_tensor *a, *b;
-    tconv_status st = tc_kernel_require_input(ctx, 0, &a);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 1, &b);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ARITHMETIC);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_ARITHMETIC);
-    if (st == TCONV_OK)
-        st = check_same_dtype(ctx, a, b);
-    if (st != TCONV_OK)
-        return st;
-    tc_bcast bc;
-    const tc_rt_tensor *operands[2] = {a, b};
-    st = tc_bcast_init(&bc, 2, operands, ctx->err);
-    tc_rt_tensor *out;
-    if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, a->dtype, bc.out_rank, bc.out_dims, &out);
-    if (st != TCONV_OK || bc.n_elements == 0)
-        return st;
-    if (!binary_any(&bc, op, a->dtype, a->data, b->data, out->data))
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "integer division by zero");
-    return TCONV_OK;
-}
-
-tconv_status tc_run_add(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_ADD);
-}
-tconv_status tc_run_sub(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_SUB);
-}
-tconv_status tc_run_mul(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_MUL);
-}
-tconv_status tc_run_div(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_DIV);
-}
-
+#define DTYPES_F64 TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
+#define DTYPES_REAL (TCONV_DTYPES_FLOAT | DTYPES_F64)
+#define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
 /* Checks the dtype, allocates an output shaped like input 0. */
@@ -187,25 +21,10 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
     return st;
 }
 
-/* Relu and Abs over float, int32 and int64 (Abs: the legalization computes crops at run time
- * with it; the most negative integer stays itself, as in two's complement). */
-typedef enum numeric_unary { UNARY_RELU, UNARY_ABS } numeric_unary;
-
-static inline float unary_f32(numeric_unary op, float v) {
-    if (op == UNARY_ABS)
-        return fabsf(v);
-    return v < 0.0f ? 0.0f : v; /* NaN stays NaN */
-}
-
-static inline int64_t unary_i64(numeric_unary op, int64_t v) {
-    if (v >= 0)
-        return v;
-    return op == UNARY_RELU ? 0 : (int64_t)(0u - (uint64_t)v);
-}
-
-static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numeric_unary op) {
+tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
+    uint32_t dtypes = ctx->opset >= 14 ? DTYPES_NUMERIC_F64 : DTYPES_REAL;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st != TCONV_OK)
         return st;
@@ -214,34 +33,24 @@ static tconv_status run_numeric_unary(tc_kernel_ctx *ctx, uint32_t dtypes, numer
         const float *in = x->data;
         float *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = unary_f32(op, in[i]);
+            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = op == UNARY_ABS ? fabs(in[i]) : in[i] < 0.0 ? 0.0 : in[i];
+            out[i] = in[i] < 0.0 ? 0.0 : in[i];
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         const int32_t *in = x->data;
         int32_t *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = (int32_t)(uint32_t)(uint64_t)unary_i64(op, in[i]);
+            out[i] = in[i] < 0 ? 0 : in[i];
     } else {
         const int64_t *in = x->data;
         int64_t *out = y->data;
         for (int64_t i = 0; i < n; i++)
-            out[i] = unary_i64(op, in[i]);
+            out[i] = in[i] < 0 ? 0 : in[i];
     }
     return TCONV_OK;
-}
-
-tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
-    return run_numeric_unary(
-        ctx, (ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT) | TCONV_DTYPES_DOUBLE,
-        UNARY_RELU);
-}
-
-tconv_status tc_run_abs(tc_kernel_ctx *ctx) {
-    return run_numeric_unary(ctx, TCONV_DTYPES_NUMERIC | TCONV_DTYPES_DOUBLE, UNARY_ABS);
 }
 
 tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
@@ -250,7 +59,7 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     float alpha;
     tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
+        st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
     if (x->dtype == TCONV_DTYPE_DOUBLE) {
@@ -274,24 +83,17 @@ static float sigmoid(float v) {
     return e / (1.0f + e);
 }
 
-static double sigmoid_f64(double v) {
-    if (v >= 0.0)
-        return 1.0 / (1.0 + exp(-v));
-    double e = exp(v);
-    return e / (1.0 + e);
-}
-
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
+    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
     if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
         for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = sigmoid_f64(in[i]);
+            out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
         return TCONV_OK;
     }
     const float *in = x->data;
@@ -333,14 +135,14 @@ static void tanh_array(float *restrict out, const float *restrict in, int64_t n)
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
+    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
     if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
         for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = tanh(in[i]);
+            out[i] = tanh(in[i]); /* libm: exact to an ulp */
         return TCONV_OK;
     }
     tanh_array(y->data, x->data, x->n_elements);
@@ -366,13 +168,8 @@ static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi)
     }
 DEFINE_CLIP_INT(clip_f64, double)
 DEFINE_CLIP_INT(clip_i8, int8_t)
-DEFINE_CLIP_INT(clip_i16, int16_t)
 DEFINE_CLIP_INT(clip_i32, int32_t)
 DEFINE_CLIP_INT(clip_i64, int64_t)
-DEFINE_CLIP_INT(clip_u8, uint8_t)
-DEFINE_CLIP_INT(clip_u16, uint16_t)
-DEFINE_CLIP_INT(clip_u32, uint32_t)
-DEFINE_CLIP_INT(clip_u64, uint64_t)
 
 tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
@@ -382,7 +179,7 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, &x, &y);
+        st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
     if (x->dtype == TCONV_DTYPE_DOUBLE)
@@ -416,7 +213,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     tc_rt_tensor *y;
     bool has_min, has_max;
     uint32_t dtypes =
-        ctx->opset >= 12 ? TCONV_DTYPES_ARITHMETIC : TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE;
+        ctx->opset >= 12 ? DTYPES_NUMERIC_F64 | TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) : DTYPES_REAL;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st == TCONV_OK)
         st = clip_bound(ctx, 1, x, &has_min, &bmin);
@@ -424,26 +221,26 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
         st = clip_bound(ctx, 2, x, &has_max, &bmax);
     if (st != TCONV_OK)
         return st;
-        /* each type's case: the bounds (or the type's extremes) and its loop */
-#define CLIP_CASE(dtype, T, fn, lowest, highest)                                                   \
-    case dtype:                                                                                    \
-        fn(x->data, y->data, x->n_elements, has_min ? *(const T *)bmin->data : (lowest),           \
-           has_max ? *(const T *)bmax->data : (highest));                                          \
-        break;
-    switch (x->dtype) {
-        CLIP_CASE(TCONV_DTYPE_FLOAT, float, clip_f32, -INFINITY, INFINITY)
-        CLIP_CASE(TCONV_DTYPE_DOUBLE, double, clip_f64, -INFINITY, INFINITY)
-        CLIP_CASE(TCONV_DTYPE_INT8, int8_t, clip_i8, INT8_MIN, INT8_MAX)
-        CLIP_CASE(TCONV_DTYPE_INT16, int16_t, clip_i16, INT16_MIN, INT16_MAX)
-        CLIP_CASE(TCONV_DTYPE_INT32, int32_t, clip_i32, INT32_MIN, INT32_MAX)
-        CLIP_CASE(TCONV_DTYPE_UINT8, uint8_t, clip_u8, 0, UINT8_MAX)
-        CLIP_CASE(TCONV_DTYPE_UINT16, uint16_t, clip_u16, 0, UINT16_MAX)
-        CLIP_CASE(TCONV_DTYPE_UINT32, uint32_t, clip_u32, 0, UINT32_MAX)
-        CLIP_CASE(TCONV_DTYPE_UINT64, uint64_t, clip_u64, 0, UINT64_MAX)
-        CLIP_CASE(TCONV_DTYPE_INT64, int64_t, clip_i64, INT64_MIN, INT64_MAX)
-    default:
-        break;
+    if (x->dtype == TCONV_DTYPE_FLOAT) {
+        float lo = has_min ? *(const float *)bmin->data : -INFINITY;
+        float hi = has_max ? *(const float *)bmax->data : INFINITY;
+        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        double lo = has_min ? *(const double *)bmin->data : -INFINITY;
+        double hi = has_max ? *(const double *)bmax->data : INFINITY;
+        clip_f64(x->data, y->data, x->n_elements, lo, hi);
+    } else if (x->dtype == TCONV_DTYPE_INT8) {
+        int8_t lo = has_min ? *(const int8_t *)bmin->data : INT8_MIN;
+        int8_t hi = has_max ? *(const int8_t *)bmax->data : INT8_MAX;
+        clip_i8(x->data, y->data, x->n_elements, lo, hi);
+    } else if (x->dtype == TCONV_DTYPE_INT32) {
+        int32_t lo = has_min ? *(const int32_t *)bmin->data : INT32_MIN;
+        int32_t hi = has_max ? *(const int32_t *)bmax->data : INT32_MAX;
+        clip_i32(x->data, y->data, x->n_elements, lo, hi);
+    } else {
+        int64_t lo = has_min ? *(const int64_t *)bmin->data : INT64_MIN;
+        int64_t hi = has_max ? *(const int64_t *)bmax->data : INT64_MAX;
+        clip_i64(x->data, y->data, x->n_elements, lo, hi);
     }
-#undef CLIP_CASE
     return TCONV_OK;
 }
