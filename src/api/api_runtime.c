@@ -383,7 +383,9 @@ tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const 
     tc_error *err = &runner->last_error;
     tconv_model *scratch = NULL;
     tconv_tensor *t = NULL;
-    st = tc_model_create(&scratch, err);
+    st = tc_model_refuse_own_file(runner->model, pb_path, err);
+    if (st == TCONV_OK)
+        st = tc_model_create(&scratch, err);
     if (st == TCONV_OK)
         st = tc_rt_tensor_to_ir(&runner->outputs[index], scratch,
                                 tconv_runner_output_name(runner, index), &t, err);
