@@ -48,6 +48,15 @@ tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *
  * files), TCONV_ERR_IO, TCONV_ERR_INVALID (the IR cannot be serialized), TCONV_ERR_NOMEM. */
 tconv_status tconv_model_write_file(tconv_model *model, const char *path);
 
+/* TCONV_OK when writing `path` (a report, a tensor file, another model) would replace none of
+ * the model's own files: the file it was read from and its external data files, compared by
+ * device and inode (so a hard link or another spelling of the same file is caught too), and
+ * `path` is a regular file or does not exist yet (tconv_check_output_path). Lets a program refuse
+ * an output path before a long computation. The message is tconv_model_last_error(model).
+ * Errors: TCONV_ERR_USAGE (NULL path, one of the model's files, not a regular file; the file is
+ * named), TCONV_ERR_IO (the path cannot be looked at), TCONV_ERR_NOMEM. */
+tconv_status tconv_model_check_output_path(tconv_model *model, const char *path);
+
 /* Serializes the model into a new buffer: on success *data (free it with tconv_free) holds *size
  * bytes. On failure *data is NULL and *size 0. Errors as tconv_model_write_file. */
 tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *size);

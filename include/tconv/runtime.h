@@ -126,7 +126,8 @@ const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, s
 
 /* Writes output `index` of the last run as a serialized TensorProto file, atomically
  * (tconv/files.h). Errors: TCONV_ERR_USAGE (no such output, no run yet, a target that is not a
- * regular file), TCONV_ERR_IO, TCONV_ERR_NOMEM. */
+ * regular file or is one of the model's own files, as tconv_model_check_output_path),
+ * TCONV_ERR_IO, TCONV_ERR_NOMEM. */
 tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const char *pb_path);
 
 /* Compares output `index` of the last run with the TensorProto in expected_pb_path (same dtype

@@ -184,10 +184,10 @@ static void close_run(compare_run *run) {
 /* Sessions for both models with matching interfaces, buffers, and one result per output. */
 static tconv_status open_run(tconv_comparison *c, tconv_model *reference, tconv_model *candidate,
                              compare_run *run, tc_error *err) {
-    tconv_status st = tc_session_create(reference, &c->session, &run->reference, err);
+    tconv_status st = tc_api_session_create(reference, &c->session, &run->reference, err);
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "reference model: ");
-    if ((st = tc_session_create(candidate, &c->session, &run->candidate, err)) != TCONV_OK)
+    if ((st = tc_api_session_create(candidate, &c->session, &run->candidate, err)) != TCONV_OK)
         return tc_error_prefix(err, st, "candidate model: ");
     run->n_in = tc_session_input_count(run->reference);
     run->n_out = tc_session_output_count(run->reference);

@@ -36,6 +36,12 @@ struct tconv_runner {
 void tc_api_load_options(const tconv_limits *limits, tc_load_options *out);
 void tc_api_session_options(const tconv_limits *limits, tc_session_options *out);
 
+/* tc_session_create with the session's memory and work planned from the shapes inference gives
+ * the values the model leaves untyped; the model's types and value_info are put back afterwards
+ * (api_session.c). The model must not be used from another thread meanwhile. */
+tconv_status tc_api_session_create(tconv_model *model, const tc_session_options *options,
+                                   tc_session **out, tc_error *err);
+
 /* Binds (or rebinds) `name` to value >= 0. Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
 tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value, tc_error *err);
 void tc_api_dims_free(tc_api_dims *dims);
@@ -97,9 +103,11 @@ tconv_status tc_api_check_dims(tconv_model *model, const char *what, int rank, c
                                bool allow_unknown_rank, bool allow_unknown_dims);
 
 /* Reads a serialized TensorProto file (.pb of ONNX test data) into dst (owned data; release
- * with tc_rt_tensor_release). Errors name the file. The runtime reads no files: the API reads
- * them through the importer and hands the runtime tensors. */
-tconv_status tc_api_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err);
+ * with tc_rt_tensor_release), refusing before it reads or decodes them a file or a tensor over
+ * max_bytes (0: no limit but the file size cap). Errors name the file. The runtime reads no
+ * files: the API reads them through the importer and hands the runtime tensors. */
+tconv_status tc_api_tensor_load_pb(const char *path, size_t max_bytes, tc_rt_tensor *dst,
+                                   tc_error *err);
 
 /* Runs write(ctx, stream) on a memory stream and hands the text to the caller (*text malloc'd,
  * NUL-terminated; free with tconv_free). */

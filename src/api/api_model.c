@@ -184,6 +184,18 @@ tconv_status tconv_model_write_file(tconv_model *model, const char *path) {
     return tc_api_end(model, tc_model_save_file(model, path, tc_api_begin(model)));
 }
 
+tconv_status tconv_model_check_output_path(tconv_model *model, const char *path) {
+    if (!model)
+        return TCONV_ERR_USAGE;
+    if (!path)
+        return tc_api_usage(model, "tconv_model_check_output_path: path is NULL");
+    tc_error *err = tc_api_begin(model);
+    tconv_status st = tc_output_path_check(path, err);
+    if (st == TCONV_OK)
+        st = tc_model_refuse_own_file(model, path, err);
+    return tc_api_end(model, st);
+}
+
 tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *size) {
     if (data)
         *data = NULL;

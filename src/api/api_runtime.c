@@ -5,12 +5,13 @@
 #include <string.h>
 
 /* The IR tensor lives in a scratch model only long enough to be copied out. */
-tconv_status tc_api_tensor_load_pb(const char *path, tc_rt_tensor *dst, tc_error *err) {
+tconv_status tc_api_tensor_load_pb(const char *path, size_t max_bytes, tc_rt_tensor *dst,
+                                   tc_error *err) {
     tconv_model *scratch = NULL;
     tconv_tensor *t = NULL;
     tconv_status st = tc_model_create(&scratch, err);
     if (st == TCONV_OK)
-        st = tc_tensor_load_pb(scratch, path, &t, err);
+        st = tc_tensor_load_pb_within(scratch, path, max_bytes, &t, err);
     if (st == TCONV_OK && (st = tc_rt_tensor_from_ir(t, dst, err)) != TCONV_OK)
         tc_error_prefix(err, st, "%s: ", path);
     tconv_model_free(scratch);
@@ -95,7 +96,7 @@ tconv_status tconv_runner_new_with(tconv_model *model, const tconv_limits *limit
     tc_api_session_options(limits, &options);
     options.convention = convention;
     options.unfused = !fused;
-    tconv_status st = tc_session_create(model, &options, &r->session, err);
+    tconv_status st = tc_api_session_create(model, &options, &r->session, err);
     if (st == TCONV_OK) {
         r->n_inputs = tc_session_input_count(r->session);
         r->n_outputs = tc_session_output_count(r->session);
@@ -185,16 +186,22 @@ static tconv_status adopt_input(tconv_runner *runner, size_t index, tc_rt_tensor
     return TCONV_OK;
 }
 
-/* Inputs are the caller's data held for the run: refuses, before the copy is made, an input of
- * `bytes` that would take the inputs held (with the initializers) past the memory limit. */
-static tconv_status check_room(tconv_runner *runner, size_t index, uint64_t bytes) {
-    uint64_t held = bytes;
+/* The bytes of the inputs held besides input `index`. */
+static uint64_t other_inputs_bytes(const tconv_runner *runner, size_t index) {
+    uint64_t held = 0;
     for (size_t i = 0; i < runner->n_inputs; i++) {
         if (i != index)
             held += runner->inputs[i].nbytes;
     }
-    return tc_session_check_input_bytes(
-        runner->session, held, tconv_runner_input_name(runner, index), &runner->last_error);
+    return held;
+}
+
+/* Inputs are the caller's data held for the run: refuses, before the copy is made, an input of
+ * `bytes` that would take the inputs held (with the initializers) past the memory limit. */
+static tconv_status check_room(tconv_runner *runner, size_t index, uint64_t bytes) {
+    return tc_session_check_input_bytes(runner->session, bytes + other_inputs_bytes(runner, index),
+                                        tconv_runner_input_name(runner, index),
+                                        &runner->last_error);
 }
 
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
@@ -279,8 +286,15 @@ tconv_status tconv_runner_load_input(tconv_runner *runner, size_t index, const c
     if (!pb_path)
         return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
                             "tconv_runner_load_input: the path is NULL");
+    /* the file is refused by its size, and its tensor by its dims, before either is read into
+     * memory that the limit does not count */
+    size_t room = tc_session_input_room(runner->session, other_inputs_bytes(runner, index));
     tc_rt_tensor t = {0};
-    st = tc_api_tensor_load_pb(pb_path, &t, &runner->last_error);
+    st = tc_api_tensor_load_pb(pb_path, room == SIZE_MAX ? 0 : room, &t, &runner->last_error);
+    if (st == TCONV_ERR_LIMIT && room != SIZE_MAX)
+        tc_error_prefix(&runner->last_error, st,
+                        "input '%s': %zu bytes are left for it within the memory limit: ",
+                        tconv_runner_input_name(runner, index), room);
     if (st == TCONV_OK)
         st = check_room(runner, index, t.nbytes);
     return adopt_input(runner, index, &t, st);
@@ -369,7 +383,9 @@ tconv_status tconv_runner_save_output(tconv_runner *runner, size_t index, const 
     tc_error *err = &runner->last_error;
     tconv_model *scratch = NULL;
     tconv_tensor *t = NULL;
-    st = tc_model_create(&scratch, err);
+    st = tc_model_refuse_own_file(runner->model, pb_path, err);
+    if (st == TCONV_OK)
+        st = tc_model_create(&scratch, err);
     if (st == TCONV_OK)
         st = tc_rt_tensor_to_ir(&runner->outputs[index], scratch,
                                 tconv_runner_output_name(runner, index), &t, err);
@@ -390,7 +406,7 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
                           "tconv_runner_check_output: tolerances must be >= 0");
     tc_rt_tensor expected = {0};
     if (st == TCONV_OK)
-        st = tc_api_tensor_load_pb(expected_pb_path, &expected, &runner->last_error);
+        st = tc_api_tensor_load_pb(expected_pb_path, 0, &expected, &runner->last_error);
     if (st == TCONV_OK &&
         (st = tc_rt_tensor_compare(&runner->outputs[index], &expected, rtol, atol, &abs_err,
                                    &rel_err, &runner->last_error)) != TCONV_OK)

@@ -539,6 +539,11 @@ static int run_import(const import_args *a) {
         tconv_model_free(model);
         return rc;
     }
+    if (rc == EXIT_OK && a->report_path &&
+        tconv_model_check_output_path(model, a->report_path) != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s\n", tconv_model_last_error(model));
+        rc = EXIT_BAD_INPUT; /* the report would replace the input model or its data */
+    }
     if (rc == EXIT_OK && a->check_runs)
         rc = load_model(a->input, &original, a);
     if (rc == EXIT_OK && (a->n_dims || a->check_runs) &&

@@ -412,6 +412,22 @@ static tconv_status save_outputs(tconv_runner *r, const char *dir, char *message
     return st;
 }
 
+/* Refuses, before the run, a --save-outputs folder where an output_N.pb would replace one of
+ * the model's own files (the model, its external data). A folder not made yet holds none. */
+static tconv_status check_save_paths(tconv_model *model, tconv_runner *r, const char *dir,
+                                     char *message, size_t size) {
+    for (size_t i = 0; dir && is_directory(dir) && i < tconv_runner_output_count(r); i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/output_%zu.pb", dir, i);
+        tconv_status st = tconv_model_check_output_path(model, path);
+        if (st != TCONV_OK) {
+            snprintf(message, size, "%s", tconv_model_last_error(model));
+            return st;
+        }
+    }
+    return TCONV_OK;
+}
+
 /* Inputs, the run, the printed outputs and the saved ones; on failure `message` says why. */
 static tconv_status run_loaded(tconv_runner *r, const run_options *o, char *message, size_t size) {
     tconv_status st = check_named_inputs(r, o, message, size);
@@ -448,6 +464,8 @@ static int run_model(const run_options *o) {
         tconv_model_free(model);
         return EXIT_BAD_INPUT;
     }
+    if (st == TCONV_OK)
+        st = check_save_paths(model, runner, o->save_dir, message, sizeof message);
     if (st == TCONV_OK)
         st = run_loaded(runner, o, message, sizeof message);
     if (st != TCONV_OK)

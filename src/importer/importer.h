@@ -56,9 +56,17 @@ tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t 
  * one of the input's external data files (compared by device and inode). */
 tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_error *err);
 
+/* Refuses (TCONV_ERR_USAGE, naming it) a path to be written that is one of the model's own
+ * files: the file it was loaded from or one of its external data files (device and inode). */
+tconv_status tc_model_refuse_own_file(const tconv_model *model, const char *path, tc_error *err);
+
 /* A serialized TensorProto file (.pb of ONNX test data) as a tensor owned by `model`. */
 tconv_status tc_tensor_load_pb(tconv_model *model, const char *path, tconv_tensor **out,
                                tc_error *err);
+/* Same, refusing (TCONV_ERR_LIMIT) before it decodes anything a file over max_bytes or a tensor
+ * whose dims and data_type declare more than max_bytes of data (0: only the file size cap). */
+tconv_status tc_tensor_load_pb_within(tconv_model *model, const char *path, size_t max_bytes,
+                                      tconv_tensor **out, tc_error *err);
 /* Same from memory; `label` names the buffer in errors (NULL: "<memory>"). */
 tconv_status tc_tensor_load_pb_buffer(tconv_model *model, const void *data, size_t size,
                                       const char *label, tconv_tensor **out, tc_error *err);

@@ -28,6 +28,9 @@ tconv_status tc_onnx_tensor_from_proto(tconv_model *model, const Onnx__TensorPro
 /* A TensorProto for `tensor` built in `tmp` (unchanged tensors return their origin). */
 Onnx__TensorProto *tc_onnx_tensor_to_proto(tc_arena *tmp, tconv_tensor *tensor, tc_error *err);
 
+/* One protobuf varint at *p (advanced past it); false when it runs past end. */
+bool tc_onnx_read_varint(const uint8_t **p, const uint8_t *end, uint64_t *out);
+
 /* Checks that `data` is well-formed protobuf wire data for `descriptor` whose nesting of
  * sub-messages stays within max_depth, without recursing deeper than that (protobuf-c's
  * unpacker recurses once per nesting level with no limit of its own, so a crafted file could

@@ -622,13 +622,18 @@ static tconv_status same_folder(const char *a, const char *b, bool *same, tc_err
     return st;
 }
 
+/* Whether a and b name the same file: compared by device and inode, so another name for the
+ * same file (a hard link, "./w.bin") is caught too. false when either does not exist. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 /* Writing the model over one of the input's data files would break the input and the output
- * (the model is allowed: it is only replaced by the final rename). Compared by device and
- * inode, so another name for the same file (a hard link, "./w.bin") is caught too. */
+ * (the model is allowed: it is only replaced by the final rename). */
 static tconv_status refuse_input_file(const char *path, const char *src, tc_error *err) {
-    struct stat out, in;
-    if (stat(path, &out) != 0 || stat(src, &in) != 0 || out.st_dev != in.st_dev ||
-        out.st_ino != in.st_ino)
+    if (!same_file(path, src))
         return TCONV_OK;
     return tc_error_set(err, TCONV_ERR_USAGE,
                         "is the input model's external data file '%s'; writing over it would break "
@@ -677,6 +682,34 @@ static tconv_status add_external_files(tc_file_batch *batch, const tconv_model *
     for (size_t i = 0; st == TCONV_OK && i < list.n; i++)
         st = add_one_location(batch, model, path, out_dir, same, list.items[i], err);
     free(out_dir);
+    free(list.items);
+    return st;
+}
+
+tconv_status tc_model_refuse_own_file(const tconv_model *model, const char *path, tc_error *err) {
+    if (model->path && same_file(path, model->path))
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "%s: is the input model '%s'; give another output path", path,
+                            model->path);
+    location_list list = {0};
+    if (!collect_locations(model, &list)) {
+        free(list.items);
+        return tc_error_nomem(err, "external data locations");
+    }
+    tconv_status st = TCONV_OK;
+    for (size_t i = 0; st == TCONV_OK && i < list.n; i++) {
+        char *src;
+        if (tc_onnx_resolve_external(model->dir, list.items[i], &src, err) != TCONV_OK) {
+            tc_error_clear(err); /* a location that does not resolve names no file to protect */
+            continue;
+        }
+        if (same_file(path, src))
+            st = tc_error_set(err, TCONV_ERR_USAGE,
+                              "%s: is the input model's external data file '%s'; writing over it "
+                              "would break the model, give another output path",
+                              path, src);
+        free(src);
+    }
     free(list.items);
     return st;
 }

@@ -74,7 +74,7 @@ static bool add_payload(hollow_ctx *c, const uint8_t *payload, size_t len) {
 
 /* ---------------------------------------------------------------- wire reading */
 
-static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
+bool tc_onnx_read_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
     uint64_t v = 0;
     for (int shift = 0; shift < 70 && *p < end; shift += 7) {
         uint8_t b = *(*p)++;
@@ -170,11 +170,11 @@ static bool hollow_fields(hollow_ctx *c, const uint8_t *p, const uint8_t *end,
     while (p < end) {
         const uint8_t *tag = p;
         uint64_t key, len;
-        if (!read_varint(&p, end, &key) || (key >> 3) == 0 || (key >> 3) > 0x1fffffff)
+        if (!tc_onnx_read_varint(&p, end, &key) || (key >> 3) == 0 || (key >> 3) > 0x1fffffff)
             return false;
         switch (key & 7) {
         case 0:
-            if (!read_varint(&p, end, &len))
+            if (!tc_onnx_read_varint(&p, end, &len))
                 return false;
             break;
         case 1:
@@ -187,7 +187,7 @@ static bool hollow_fields(hollow_ctx *c, const uint8_t *p, const uint8_t *end,
         }
         case 2: {
             const uint8_t *len_start = p;
-            if (!read_varint(&p, end, &len) || len > (uint64_t)(end - p))
+            if (!tc_onnx_read_varint(&p, end, &len) || len > (uint64_t)(end - p))
                 return false;
             const uint8_t *payload = p;
             p += len;

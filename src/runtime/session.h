@@ -106,6 +106,11 @@ tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_bin
 tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t bytes,
                                           const char *what, tc_error *err);
 
+/* The bytes one more input may take when `held` bytes of other inputs are held (with the
+ * initializers) within the memory limit; SIZE_MAX without a limit. For a caller about to read
+ * input data from a file, to refuse it before it is read. */
+size_t tc_session_input_room(const tc_session *session, uint64_t held);
+
 /* Compares actual to expected: same dtype and shape, and |a - e| <= atol + rtol * |e| for every
  * element (NaN equal to NaN). Reports the largest absolute and relative errors. A shape or dtype
  * difference or a failed tolerance is TCONV_ERR_MISMATCH with a message saying where. */

@@ -298,6 +298,14 @@ tconv_status tc_session_check_input_bytes(const tc_session *session, uint64_t by
                         what, bytes, held, limit);
 }
 
+size_t tc_session_input_room(const tc_session *session, uint64_t held) {
+    size_t limit = session->options.max_memory_bytes;
+    if (limit == 0)
+        return SIZE_MAX;
+    uint64_t used = add_sat(held, session->stats.constant_bytes);
+    return used >= limit ? 0 : (size_t)(limit - used);
+}
+
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
                                     tc_error *err) {
     size_t limit = session->options.max_memory_bytes;

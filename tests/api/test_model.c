@@ -295,6 +295,25 @@ static void test_new_model_round_trip(void **state) {
 }
 
 /* Every model call with NULL handles or out pointers returns a status or a neutral value. */
+/* A model's own files (the file it was read from, its external data) are never an output
+ * (issue 16, item 12). */
+static void test_check_output_path_refuses_own_files(void **state) {
+    (void)state;
+    const char *path = TCONV_SOURCE_DIR "/tests/broken/external_ok/model.onnx";
+    tconv_model *m = api_read(path);
+    assert_int_equal(tconv_model_check_output_path(m, path), TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_model_last_error(m), "is the input model"));
+    assert_int_equal(
+        tconv_model_check_output_path(m, TCONV_SOURCE_DIR "/tests/broken/external_ok/./w.bin"),
+        TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_model_last_error(m), "external data file"));
+    assert_int_equal(tconv_model_check_output_path(m, TCONV_SOURCE_DIR "/tests/broken/x.json"),
+                     TCONV_OK);
+    assert_int_equal(tconv_model_check_output_path(m, NULL), TCONV_ERR_USAGE);
+    assert_int_equal(tconv_model_check_output_path(NULL, path), TCONV_ERR_USAGE);
+    tconv_model_free(m);
+}
+
 static void test_null_arguments_never_crash(void **state) {
     (void)state;
     assert_int_equal(tconv_model_new(NULL), TCONV_ERR_USAGE);
@@ -346,6 +365,7 @@ int main(void) {
         cmocka_unit_test(test_set_error_and_format_ir),
         cmocka_unit_test(test_format_summary),
         cmocka_unit_test(test_new_model_round_trip),
+        cmocka_unit_test(test_check_output_path_refuses_own_files),
         cmocka_unit_test(test_null_arguments_never_crash),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,6 +242,119 @@ static void test_inputs_and_work_count_against_limits(void **state) {
     tconv_model_free(m);
 }
 
+/* Where the model declares no intermediate shapes, the plan takes them from shape inference and
+ * refuses before any kernel runs (issue 16, item 9); the caller's model is left as it was. */
+static void test_plan_from_inferred_shapes(void **state) {
+    (void)state;
+    tconv_model *m = api_read(TCONV_SOURCE_DIR "/tests/broken/undeclared_bomb.onnx");
+    void *before = NULL, *after = NULL;
+    size_t before_size = 0, after_size = 0;
+    API_OK(m, tconv_model_write_buffer(m, &before, &before_size));
+    tconv_limits *limits = NULL;
+    assert_int_equal(tconv_limits_new(&limits), TCONV_OK);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 2u << 20), TCONV_OK);
+    tconv_runner *r = NULL;
+    assert_int_equal(tconv_runner_new(m, limits, &r), TCONV_ERR_LIMIT);
+    assert_null(r);
+    /* two 4 MiB intermediates (pad's output and relu's) alive at once, planned, not met */
+    assert_non_null(strstr(tconv_model_last_error(m), "planned memory of 8405056 bytes"));
+    assert_non_null(strstr(tconv_model_last_error(m), "peak at node 'relu'"));
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_set_limits(c, limits), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, m, m), TCONV_ERR_LIMIT);
+    assert_non_null(strstr(tconv_comparison_last_error(c), "planned memory of 8405056 bytes"));
+    tconv_comparison_free(c);
+
+    assert_int_equal(tconv_value_rank(tconv_graph_lookup(tconv_model_graph(m), "P")), -1);
+    API_OK(m, tconv_model_write_buffer(m, &after, &after_size));
+    assert_int_equal(after_size, before_size);
+    assert_memory_equal(after, before, before_size);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 9u << 20), TCONV_OK);
+    API_OK(m, tconv_runner_new(m, limits, &r));
+    assert_int_equal(tconv_runner_set_random_inputs(r, 1), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    tconv_runner_free(r);
+    tconv_limits_free(limits);
+    tconv_free(before);
+    tconv_free(after);
+    tconv_model_free(m);
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+    size_t n = 0;
+    do {
+        p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+/* A float TensorProto file: dims, data_type FLOAT, raw_data of data_bytes zeros. */
+static void write_float_pb(const char *path, const int64_t *dims, int rank, size_t data_bytes) {
+    uint8_t head[128];
+    size_t n = 0;
+    for (int i = 0; i < rank; i++) {
+        head[n++] = 0x08; /* field 1 (dims), varint */
+        n += put_varint(head + n, (uint64_t)dims[i]);
+    }
+    head[n++] = 0x10; /* field 2 (data_type) */
+    head[n++] = 1;    /* FLOAT */
+    head[n++] = 0x4a; /* field 9 (raw_data), length-delimited */
+    n += put_varint(head + n, data_bytes);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(head, 1, n, f), n);
+    static const uint8_t zeros[4096];
+    for (size_t done = 0; done < data_bytes; done += sizeof zeros) {
+        size_t k = data_bytes - done < sizeof zeros ? data_bytes - done : sizeof zeros;
+        assert_int_equal(fwrite(zeros, 1, k, f), k);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A .pb input is refused by its file size, or by the size its dims declare, before it is read
+ * or decoded (issue 16, item 2). */
+static void test_pb_input_counted_before_reading(void **state) {
+    (void)state;
+    tconv_model *m = api_read(API_MODEL("dynamic_same")); /* x [N, 8, H, W] */
+    tconv_limits *limits = NULL;
+    assert_int_equal(tconv_limits_new(&limits), TCONV_OK);
+    assert_int_equal(tconv_limits_set(limits, TCONV_LIMIT_MEMORY_BYTES, 1u << 20), TCONV_OK);
+    tconv_runner *r = NULL;
+    API_OK(m, tconv_runner_new(m, limits, &r));
+    char dir[] = "/tmp/tconv-api-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char big[128], declared[128], small[128];
+    snprintf(big, sizeof big, "%s/big.pb", dir);
+    snprintf(declared, sizeof declared, "%s/declared.pb", dir);
+    snprintf(small, sizeof small, "%s/small.pb", dir);
+    int64_t big_dims[] = {1, 8, 256, 256}; /* 2 MiB */
+    write_float_pb(big, big_dims, 4, 8 * 256 * 256 * sizeof(float));
+    int64_t huge_dims[] = {1, 8, 32768, 32768}; /* 32 GiB declared, no data */
+    write_float_pb(declared, huge_dims, 4, 0);
+    int64_t small_dims[] = {1, 8, 4, 4};
+    write_float_pb(small, small_dims, 4, 8 * 4 * 4 * sizeof(float));
+
+    assert_int_equal(tconv_runner_load_input(r, 0, big), TCONV_ERR_LIMIT);
+    const char *e = tconv_runner_last_error(r);
+    assert_non_null(strstr(e, "within the memory limit"));
+    assert_non_null(strstr(e, "file is 2097169 bytes")); /* refused by its size: not read */
+    assert_int_equal(tconv_runner_load_input(r, 0, declared), TCONV_ERR_LIMIT);
+    e = tconv_runner_last_error(r);
+    assert_non_null(strstr(e, "declare 34359738368 bytes of data")); /* not decoded */
+    assert_int_equal(tconv_runner_load_input(r, 0, small), TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+
+    unlink(big);
+    unlink(declared);
+    unlink(small);
+    rmdir(dir);
+    tconv_runner_free(r);
+    tconv_limits_free(limits);
+    tconv_model_free(m);
+}
+
 static void test_compare_original_with_legalized(void **state) {
     (void)state;
     tconv_model *original = api_read(KERAS);
@@ -535,6 +648,8 @@ int main(void) {
         cmocka_unit_test(test_test_directory),
         cmocka_unit_test(test_local_proofs),
         cmocka_unit_test(test_convention_and_fusion),
+        cmocka_unit_test(test_plan_from_inferred_shapes),
+        cmocka_unit_test(test_pb_input_counted_before_reading),
         cmocka_unit_test(test_null_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -325,6 +325,16 @@ def hostile_sizes():
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 256, 256])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 2048, 2048])], [scales])
     write_bytes("resize_bomb.onnx", model_bytes(g))
+    # Pad 64x64 by 480 on each side into 4 MiB, Relu, GlobalAveragePool: no value_info, so only
+    # shape inference tells the plan that two 4 MiB intermediates are alive at once.
+    pads = helper.make_tensor("pads", TensorProto.INT64, [8], [0, 0, 480, 480, 0, 0, 480, 480])
+    g = helper.make_graph([
+        helper.make_node("Pad", ["X", "pads"], ["P"], name="pad"),
+        helper.make_node("Relu", ["P"], ["R"], name="relu"),
+        helper.make_node("GlobalAveragePool", ["R"], ["Y"], name="gap"),
+    ], "main", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 64, 64])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 1, 1])], [pads])
+    write_bytes("undeclared_bomb.onnx", model_bytes(g))
     # 300 Relu nodes: over the node limit that --max-memory-mb 1 implies (256 nodes).
     names = ["X"] + [f"v{i}" for i in range(299)] + ["Y"]
     nodes = [helper.make_node("Relu", [names[i]], [names[i + 1]], name=f"relu{i}")

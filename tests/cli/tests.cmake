@@ -156,6 +156,23 @@ tconv_cli_test(import_output_is_input_data CMD $<TARGET_FILE:tconv-import>
                EXIT 2 STDERR "w.bin: is the input model's external data file"
                SAME_FILES ${out_work}/external_ok/w.bin ${PROJECT_SOURCE_DIR}/tests/broken/external_ok/w.bin
                NO_TEMP_IN ${out_work}/external_ok)
+# --report and --save-outputs naming one of the input's own files (the model, its external data,
+# by device and inode: a hard link too) are refused before the work, and the files stay as they
+# were.
+tconv_cli_test(import_report_is_input_data CMD $<TARGET_FILE:tconv-import>
+               ${out_work}/external_ok/model.onnx --report ${out_work}/external_ok/w.bin
+               EXIT 2 STDERR "w.bin: is the input model's external data file"
+               SAME_FILES ${out_work}/external_ok/w.bin ${PROJECT_SOURCE_DIR}/tests/broken/external_ok/w.bin
+               NO_TEMP_IN ${out_work}/external_ok)
+tconv_cli_test(import_report_is_input CMD $<TARGET_FILE:tconv-import>
+               ${out_work}/external_ok/model.onnx --dry-run --report ${out_work}/external_ok/model.onnx
+               EXIT 2 STDERR "model.onnx: is the input model"
+               SAME_FILES ${out_work}/external_ok/model.onnx ${PROJECT_SOURCE_DIR}/tests/broken/external_ok/model.onnx
+               NO_TEMP_IN ${out_work}/external_ok)
+tconv_cli_test(run_save_outputs_is_input_data CMD sh -c "rm -rf '${out_work}/linked' && mkdir -p '${out_work}/linked' && ln '${out_work}/external_ok/w.bin' '${out_work}/linked/output_0.pb' && exec '$<TARGET_FILE:tconv-run>' '${out_work}/external_ok/model.onnx' --save-outputs '${out_work}/linked'"
+               EXIT 2 STDERR "output_0.pb: is the input model's external data file"
+               SAME_FILES ${out_work}/external_ok/w.bin ${PROJECT_SOURCE_DIR}/tests/broken/external_ok/w.bin
+               NO_TEMP_IN ${out_work}/linked)
 # A model with ops the runtime lacks: every rewrite is proven alone, every missing op is named
 # with its count in one message, the whole-model run is skipped and the output is written.
 set(missing_ops "${CMAKE_CURRENT_LIST_DIR}/data/missing_ops.onnx")

@@ -1,0 +1,106 @@
+/* Sessions planned from inferred shapes (issue 16, item 9). The runtime plans a session's memory
+ * and work from the types the model gives its values, and a value whose shape the model does
+ * not declare counts as 0 bytes there (the per-allocation check holds it only once it is
+ * computed): a model without value_info was refused mid-run, after kernels had run. The runtime
+ * calls no pass, so the API runs shape inference for it: on the caller's model, for the time
+ * the session is planned, and then puts every type and value_info list back as it was, so the
+ * model the caller holds (and saves) is not changed. */
+#include "api/api_internal.h"
+#include "passes/pass.h"
+
+#include <stdlib.h>
+
+/* What inference may change: the types of node outputs and the length of value_info lists. */
+typedef struct saved_type {
+    tconv_value *value;
+    tc_type type;
+    bool dirty;
+} saved_type;
+
+typedef struct saved_graph {
+    tconv_graph *graph;
+    size_t n_value_info;
+} saved_graph;
+
+typedef struct snapshot {
+    saved_type *types;
+    size_t n_types, cap_types;
+    saved_graph *graphs;
+    size_t n_graphs, cap_graphs;
+} snapshot;
+
+static bool reserve(void **array, size_t *cap, size_t elem, size_t need) {
+    if (need <= *cap)
+        return true;
+    size_t cap2 = *cap ? 2 * *cap : 64;
+    while (cap2 < need)
+        cap2 *= 2;
+    void *grown = realloc(*array, cap2 * elem);
+    if (!grown)
+        return false;
+    *array = grown;
+    *cap = cap2;
+    return true;
+}
+
+static tconv_status save_graph(tconv_graph *graph, void *ctx) {
+    snapshot *s = ctx;
+    if (!reserve((void **)&s->graphs, &s->cap_graphs, sizeof *s->graphs, s->n_graphs + 1))
+        return TCONV_ERR_NOMEM;
+    s->graphs[s->n_graphs++] = (saved_graph){graph, graph->n_value_info};
+    for (tconv_node *n = graph->first; n; n = n->next) {
+        for (size_t i = 0; i < n->n_outputs; i++) {
+            if (!n->outputs[i])
+                continue;
+            if (!reserve((void **)&s->types, &s->cap_types, sizeof *s->types, s->n_types + 1))
+                return TCONV_ERR_NOMEM;
+            s->types[s->n_types++] =
+                (saved_type){n->outputs[i], n->outputs[i]->type, n->outputs[i]->type_dirty};
+        }
+        tconv_status st = tc_node_for_each_subgraph(n, save_graph, s);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+static void restore(const snapshot *s) {
+    for (size_t i = 0; i < s->n_types; i++) {
+        s->types[i].value->type = s->types[i].type;
+        s->types[i].value->type_dirty = s->types[i].dirty;
+    }
+    for (size_t i = 0; i < s->n_graphs; i++)
+        s->graphs[i].graph->n_value_info = s->graphs[i].n_value_info;
+}
+
+static void snapshot_free(snapshot *s) {
+    free(s->types);
+    free(s->graphs);
+}
+
+/* Types the model's intermediate values by shape inference, as far as it can tell. A model
+ * inference refuses (a declared shape it contradicts) keeps what was inferred before that
+ * point: planning with less is what the runtime did before. */
+static void infer(tconv_model *model, tconv_convention convention) {
+    tc_error local = {0};
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    options.convention = convention;
+    (void)tc_pass_shape_infer(model->graph, &options, &local);
+}
+
+tconv_status tc_api_session_create(tconv_model *model, const tc_session_options *options,
+                                   tc_session **out, tc_error *err) {
+    snapshot s = {0};
+    tc_error local = {0};
+    /* inference walks only IR that verifies; anything else the session itself reports */
+    bool annotated = model && model->graph && tc_model_verify(model, &local) == TCONV_OK &&
+                     save_graph(model->graph, &s) == TCONV_OK;
+    if (annotated)
+        infer(model, options ? options->convention : TCONV_CONVENTION_ONNX);
+    tconv_status st = tc_session_create(model, options, out, err);
+    if (annotated)
+        restore(&s);
+    snapshot_free(&s);
+    return st;
+}
