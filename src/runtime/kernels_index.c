@@ -300,7 +300,7 @@ tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     if (ctx->opset < 6) { /* Tile-1: input 1 repeats input 2's axis */
-        int64_t tiles, axis_raw;
+        int64_t tiles = 0, axis_raw = 0;
         int axis;
         if ((st = read_int_scalar(ctx, 1, &tiles)) || (st = read_int_scalar(ctx, 2, &axis_raw)) ||
             (st = tc_kernel_normalize_axis(ctx, "axis", axis_raw, x->rank, &axis)))
@@ -727,7 +727,7 @@ tconv_status tc_run_scatter_nd(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_cumsum(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t axis_raw, exclusive, reverse;
+    int64_t axis_raw = 0, exclusive = 0, reverse = 0;
     int axis;
     tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES, &x);
     if (st == TCONV_OK)

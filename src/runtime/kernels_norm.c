@@ -388,7 +388,7 @@ static tconv_status read_nc_input(tc_kernel_ctx *ctx, const tc_rt_tensor **x, in
 
 tconv_status tc_run_instance_normalization(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t spatial;
+    int64_t spatial = 0;
     norm_job job = {0};
     tconv_status st = read_nc_input(ctx, &x, &spatial);
     if (st == TCONV_OK)
@@ -409,8 +409,8 @@ tconv_status tc_run_instance_normalization(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_group_normalization(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t spatial, groups;
-    bool stash_double;
+    int64_t spatial = 0, groups = 0;
+    bool stash_double = false;
     norm_job job = {0};
     tconv_status st = read_nc_input(ctx, &x, &spatial);
     if (st == TCONV_OK)
@@ -447,7 +447,7 @@ tconv_status tc_run_layer_normalization(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *scale;
     int64_t axis_attr;
     int axis;
-    bool stash_double;
+    bool stash_double = false;
     norm_job job = {0};
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
@@ -531,7 +531,7 @@ static void lrn_task(void *arg, int64_t task, int worker) {
 
 tconv_status tc_run_lrn(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t spatial, size;
+    int64_t spatial = 0, size = 0;
     float alpha, beta, bias;
     tconv_status st = read_nc_input(ctx, &x, &spatial);
     if (st == TCONV_OK)
