@@ -1,0 +1,574 @@
+/* Recurrent layers (ONNX RNN, GRU, LSTM), float32 and float64, every direction, both layouts,
+ * sequence_lens, initial states, peepholes, clip and the activation functions of the spec.
+ *
+ * One implementation for the three ops: per direction, the input projection X W^T + Wb for all
+ * steps at once (float32: the packed GEMM, threaded; it is most of the work), then the recurrence
+ * step by step in double (small products against R; double so that float32 and float64 share
+ * it and a float32 result is as good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c;
+ * GRU z, r, h; peepholes i, o, f. */
+#include "runtime/gemm.h"
+#include "runtime/kernel_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum rnn_kind { RNN_PLAIN, RNN_GRU, RNN_LSTM } rnn_kind;
+
+enum { RNN_IN_X, RNN_IN_W, RNN_IN_R, RNN_IN_B, RNN_IN_SEQ_LENS, RNN_IN_H0, RNN_IN_C0, RNN_IN_P };
+
+typedef enum rnn_act_kind {
+    ACT_SIGMOID,
+    ACT_TANH,
+    ACT_RELU,
+    ACT_AFFINE,
+    ACT_LEAKY_RELU,
+    ACT_THRESHOLDED_RELU,
+    ACT_SCALED_TANH,
+    ACT_HARD_SIGMOID,
+    ACT_ELU,
+    ACT_SOFTSIGN,
+    ACT_SOFTPLUS,
+} rnn_act_kind;
+
+typedef struct rnn_act {
+    rnn_act_kind kind;
+    double alpha, beta;
+} rnn_act;
+
+/* The spec's activation functions: name, whether they read alpha / beta, and the defaults the
+ * operator text gives (onnxruntime's where the text gives none). */
+static const struct {
+    const char *name;
+    rnn_act_kind kind;
+    bool has_alpha, has_beta;
+    double alpha, beta;
+} rnn_act_table[] = {
+    {"Sigmoid", ACT_SIGMOID, false, false, 0, 0},
+    {"Tanh", ACT_TANH, false, false, 0, 0},
+    {"Relu", ACT_RELU, false, false, 0, 0},
+    {"Affine", ACT_AFFINE, true, true, 1.0, 0.0},
+    {"LeakyRelu", ACT_LEAKY_RELU, true, false, 0.01, 0},
+    {"ThresholdedRelu", ACT_THRESHOLDED_RELU, true, false, 1.0, 0},
+    {"ScaledTanh", ACT_SCALED_TANH, true, true, 1.0, 1.0},
+    {"HardSigmoid", ACT_HARD_SIGMOID, true, true, 0.2, 0.5},
+    {"Elu", ACT_ELU, true, false, 1.0, 0},
+    {"Softsign", ACT_SOFTSIGN, false, false, 0, 0},
+    {"Softplus", ACT_SOFTPLUS, false, false, 0, 0},
+};
+
+static double rnn_act_apply(const rnn_act *a, double x) {
+    switch (a->kind) {
+    case ACT_SIGMOID:
+        return 1.0 / (1.0 + exp(-x));
+    case ACT_TANH:
+        return tanh(x);
+    case ACT_RELU:
+        return x > 0 ? x : 0;
+    case ACT_AFFINE:
+        return a->alpha * x + a->beta;
+    case ACT_LEAKY_RELU:
+        return x >= 0 ? x : a->alpha * x;
+    case ACT_THRESHOLDED_RELU:
+        return x > a->alpha ? x : 0;
+    case ACT_SCALED_TANH:
+        return a->alpha * tanh(a->beta * x);
+    case ACT_HARD_SIGMOID: {
+        double y = a->alpha * x + a->beta;
+        return y < 0 ? 0 : (y > 1 ? 1 : y);
+    }
+    case ACT_ELU:
+        return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
+    case ACT_SOFTSIGN:
+        return x / (1.0 + fabs(x));
+    case ACT_SOFTPLUS:
+        return x > 30 ? x : log1p(exp(x));
+    }
+    return x;
+}
+
+/* Everything a run needs to know, from the attributes and input shapes. */
+typedef struct rnn_spec {
+    rnn_kind kind;
+    int gates;  /* 1, 3, 4 */
+    int n_acts; /* activations per direction: 1, 2, 3 */
+    int64_t t, n, in, h, d;
+    bool layout1, reverse;
+    rnn_act act[2][3];
+    double clip; /* <= 0: none */
+    bool linear_before_reset, input_forget;
+    bool is_double;
+} rnn_spec;
+
+static bool name_equals_nocase(const tc_bytes *s, const char *name) {
+    size_t len = strlen(name);
+    if (s->len != len)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        int a = s->data[i], b = (unsigned char)name[i];
+        if (a >= 'A' && a <= 'Z')
+            a += 'a' - 'A';
+        if (b >= 'A' && b <= 'Z')
+            b += 'a' - 'A';
+        if (a != b)
+            return false;
+    }
+    return true;
+}
+
+/* activations / activation_alpha / activation_beta: n_acts per direction (one list for both
+ * directions is used for each), alphas and betas consumed in order by the functions that take
+ * them (onnxruntime's reading of the operator text). */
+static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
+    static const char *defaults[3][3] = {
+        {"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+    const char *const *def = defaults[s->kind];
+    const tc_attr *names = tc_node_attr(ctx->node, "activations");
+    bool has_alpha, has_beta;
+    const float *alphas, *betas;
+    size_t n_alpha, n_beta;
+    tconv_status st =
+        tc_node_attr_floats(ctx->node, "activation_alpha", &has_alpha, &alphas, &n_alpha, ctx->err);
+    if (st == TCONV_OK)
+        st =
+            tc_node_attr_floats(ctx->node, "activation_beta", &has_beta, &betas, &n_beta, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    size_t n_names = names ? names->n : 0;
+    if (names && names->type != TCONV_ATTR_STRINGS)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "activations must be a list of strings");
+    if (n_names && n_names != (size_t)s->n_acts && n_names != (size_t)(s->n_acts * s->d))
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "activations lists %zu functions, expected %d per direction", n_names,
+                            s->n_acts);
+    size_t ia = 0, ib = 0;
+    for (int64_t d = 0; d < s->d; d++) {
+        for (int k = 0; k < s->n_acts; k++) {
+            size_t idx = n_names == (size_t)s->n_acts ? (size_t)k : (size_t)(d * s->n_acts + k);
+            size_t e = 0, n_table = sizeof rnn_act_table / sizeof rnn_act_table[0];
+            for (; e < n_table; e++) {
+                bool hit = n_names ? name_equals_nocase(&names->strings[idx], rnn_act_table[e].name)
+                                   : strcmp(def[k], rnn_act_table[e].name) == 0;
+                if (hit)
+                    break;
+            }
+            if (e == n_table) {
+                char buf[64];
+                size_t len = names->strings[idx].len < sizeof buf - 1 ? names->strings[idx].len
+                                                                      : sizeof buf - 1;
+                memcpy(buf, names->strings[idx].data, len);
+                buf[len] = '\0';
+                return tc_kernel_unsupported_attr(ctx, "activations", buf);
+            }
+            rnn_act *a = &s->act[d][k];
+            a->kind = rnn_act_table[e].kind;
+            a->alpha = rnn_act_table[e].alpha;
+            a->beta = rnn_act_table[e].beta;
+            if (rnn_act_table[e].has_alpha && ia < n_alpha)
+                a->alpha = alphas[ia++];
+            if (rnn_act_table[e].has_beta && ib < n_beta)
+                a->beta = betas[ib++];
+        }
+    }
+    return TCONV_OK;
+}
+
+static tconv_status rnn_read_attrs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t *hidden) {
+    const char *direction;
+    int64_t layout, lbr, input_forget;
+    float clip;
+    tconv_status st = tc_node_attr_string(ctx->node, "direction", "forward", &direction, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "hidden_size", 0, hidden, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "layout", 0, &layout, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "linear_before_reset", 0, &lbr, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "input_forget", 0, &input_forget, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_float(ctx->node, "clip", 0.0f, &clip, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    if (strcmp(direction, "forward") == 0)
+        s->d = 1;
+    else if (strcmp(direction, "reverse") == 0) {
+        s->d = 1;
+        s->reverse = true;
+    } else if (strcmp(direction, "bidirectional") == 0)
+        s->d = 2;
+    else
+        return tc_kernel_unsupported_attr(ctx, "direction", direction);
+    if (layout != 0 && layout != 1)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "layout must be 0 or 1, is %lld",
+                            (long long)layout);
+    if (clip < 0)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "clip must be positive, is %g",
+                            (double)clip);
+    s->layout1 = layout == 1;
+    s->linear_before_reset = lbr != 0;
+    s->input_forget = input_forget != 0;
+    s->clip = clip;
+    return TCONV_OK;
+}
+
+/* Input `index` must be absent or have exactly these dims. */
+static tconv_status rnn_check_dims(tc_kernel_ctx *ctx, size_t index, const char *what, int rank,
+                                   const int64_t *dims) {
+    const tc_rt_tensor *t = tc_kernel_input(ctx, index);
+    if (!t)
+        return TCONV_OK;
+    bool ok = t->rank == rank;
+    for (int i = 0; ok && i < rank; i++)
+        ok = t->dims[i] == dims[i];
+    if (ok)
+        return TCONV_OK;
+    char got[96], want[96];
+    return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s has shape %s, expected %s", what,
+                        tc_shape_format(t->rank, t->dims, got, sizeof got),
+                        tc_shape_format(rank, dims, want, sizeof want));
+}
+
+static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hidden) {
+    const tc_rt_tensor *x, *w, *r;
+    tconv_status st = tc_kernel_require_input(ctx, RNN_IN_X, &x);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, RNN_IN_W, &w);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, RNN_IN_R, &r);
+    uint32_t mask = TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
+    for (size_t i = 0; st == TCONV_OK && i < ctx->n_inputs; i++) {
+        if (i == RNN_IN_SEQ_LENS)
+            st = tc_kernel_check_dtype(ctx, i, TCONV_DTYPES_INDEX);
+        else if (i <= RNN_IN_P)
+            st = tc_kernel_check_dtype(ctx, i, mask);
+        const tc_rt_tensor *t = tc_kernel_input(ctx, i);
+        if (st == TCONV_OK && t && i != RNN_IN_SEQ_LENS && t->dtype != x->dtype)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "input %zu ('%s') has another dtype than X", i,
+                                tc_kernel_input_name(ctx, i));
+    }
+    if (st != TCONV_OK)
+        return st;
+    if (x->rank != 3 || w->rank != 3 || r->rank != 3)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "X, W and R must have rank 3 (have %d, %d, %d)", x->rank, w->rank,
+                            r->rank);
+    s->is_double = x->dtype == TCONV_DTYPE_DOUBLE;
+    s->t = x->dims[s->layout1 ? 1 : 0];
+    s->n = x->dims[s->layout1 ? 0 : 1];
+    s->in = x->dims[2];
+    s->h = hidden > 0 ? hidden : r->dims[2];
+    int64_t gh = s->gates * s->h;
+    int64_t wd[3] = {s->d, gh, s->in}, rd[3] = {s->d, gh, s->h}, bd[2] = {s->d, 2 * gh};
+    int64_t sd[1] = {s->n}, hd0[3] = {s->d, s->n, s->h}, hd1[3] = {s->n, s->d, s->h};
+    int64_t pd[2] = {s->d, 3 * s->h};
+    st = rnn_check_dims(ctx, RNN_IN_W, "W", 3, wd);
+    if (st == TCONV_OK)
+        st = rnn_check_dims(ctx, RNN_IN_R, "R", 3, rd);
+    if (st == TCONV_OK)
+        st = rnn_check_dims(ctx, RNN_IN_B, "B", 2, bd);
+    if (st == TCONV_OK)
+        st = rnn_check_dims(ctx, RNN_IN_SEQ_LENS, "sequence_lens", 1, sd);
+    if (st == TCONV_OK)
+        st = rnn_check_dims(ctx, RNN_IN_H0, "initial_h", 3, s->layout1 ? hd1 : hd0);
+    if (st == TCONV_OK && s->kind == RNN_LSTM)
+        st = rnn_check_dims(ctx, RNN_IN_C0, "initial_c", 3, s->layout1 ? hd1 : hd0);
+    if (st == TCONV_OK && s->kind == RNN_LSTM)
+        st = rnn_check_dims(ctx, RNN_IN_P, "P", 2, pd);
+    const tc_rt_tensor *lens = tc_kernel_input(ctx, RNN_IN_SEQ_LENS);
+    for (int64_t b = 0; st == TCONV_OK && lens && b < s->n; b++) {
+        int64_t len = tc_rt_get_i64(lens, b);
+        if (len < 0 || len > s->t)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "sequence_lens[%lld] = %lld is outside [0, %lld]", (long long)b,
+                                (long long)len, (long long)s->t);
+    }
+    return st;
+}
+
+/* Element i of a float or double tensor, 0 when the tensor is absent. */
+static double rnn_get(const tc_rt_tensor *t, int64_t i) {
+    if (!t)
+        return 0.0;
+    return t->dtype == TCONV_DTYPE_DOUBLE ? ((const double *)t->data)[i]
+                                          : (double)((const float *)t->data)[i];
+}
+
+/* Working memory of one direction, in one scratch block. */
+typedef struct rnn_work {
+    double *r;  /* [gh, h] */
+    double *wb; /* [gh] */
+    double *rb; /* [gh] */
+    double *p;  /* [3h] */
+    double *h;  /* [n, h] */
+    double *c;  /* [n, h] */
+    double *hr; /* [gh]: h_prev R^T + Rb for one batch row */
+    double *rh; /* [h]: GRU r (.) h_prev */
+    double *xw_d;
+    float *xw_f; /* [rows, gh]: X W^T (without bias), float32 runs */
+} rnn_work;
+
+static size_t rnn_work_doubles(const rnn_spec *s) {
+    int64_t gh = s->gates * s->h;
+    size_t n = (size_t)(gh * s->h + 2 * gh + 3 * s->h + 2 * s->n * s->h + gh + s->h);
+    if (s->is_double)
+        n += (size_t)(s->t * s->n * gh);
+    return n;
+}
+
+static void rnn_work_carve(const rnn_spec *s, void *base, rnn_work *w) {
+    int64_t gh = s->gates * s->h;
+    double *p = base;
+    w->r = p, p += gh * s->h;
+    w->wb = p, p += gh;
+    w->rb = p, p += gh;
+    w->p = p, p += 3 * s->h;
+    w->h = p, p += s->n * s->h;
+    w->c = p, p += s->n * s->h;
+    w->hr = p, p += gh;
+    w->rh = p, p += s->h;
+    w->xw_d = s->is_double ? p : NULL;
+    w->xw_f = s->is_double ? NULL : (float *)(p);
+}
+
+/* Row of X (and of X W^T) holding step t of batch row b. */
+static int64_t rnn_x_row(const rnn_spec *s, int64_t t, int64_t b) {
+    return s->layout1 ? b * s->t + t : t * s->n + b;
+}
+
+/* Offset of the [h] vector (direction d, batch row b) in Y_h / Y_c / initial_h / initial_c. */
+static int64_t rnn_state_offset(const rnn_spec *s, int64_t d, int64_t b) {
+    return (s->layout1 ? b * s->d + d : d * s->n + b) * s->h;
+}
+
+static int64_t rnn_y_offset(const rnn_spec *s, int64_t t, int64_t d, int64_t b) {
+    return (s->layout1 ? (b * s->t + t) * s->d + d : (t * s->d + d) * s->n + b) * s->h;
+}
+
+/* xw = X W_d^T for every step and batch row. */
+static tconv_status rnn_project(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w) {
+    const tc_rt_tensor *x = tc_kernel_input(ctx, RNN_IN_X), *wt = tc_kernel_input(ctx, RNN_IN_W);
+    int64_t gh = s->gates * s->h, rows = s->t * s->n;
+    if (rows == 0 || gh == 0)
+        return TCONV_OK;
+    if (s->is_double) {
+        const double *xv = x->data, *wv = (const double *)wt->data + d * gh * s->in;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < gh; j++) {
+                double acc = 0;
+                for (int64_t k = 0; k < s->in; k++)
+                    acc += xv[i * s->in + k] * wv[j * s->in + k];
+                w->xw_d[i * gh + j] = acc;
+            }
+        return TCONV_OK;
+    }
+    if (s->in == 0) {
+        memset(w->xw_f, 0, (size_t)(rows * gh) * sizeof(float));
+        return TCONV_OK;
+    }
+    tc_sgemm_op op = {.trans_b = true,
+                      .m = rows,
+                      .n = gh,
+                      .k = s->in,
+                      .alpha = 1.0f,
+                      .a = x->data,
+                      .lda = s->in,
+                      .b = (const float *)wt->data + d * gh * s->in,
+                      .ldb = s->in,
+                      .beta = 0.0f,
+                      .c = w->xw_f,
+                      .ldc = gh};
+    return tc_sgemm(&op, ctx->pool, ctx->n_threads, ctx->err);
+}
+
+/* R, biases, peepholes and initial states of direction d, as doubles. */
+static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w) {
+    int64_t gh = s->gates * s->h;
+    const tc_rt_tensor *r = tc_kernel_input(ctx, RNN_IN_R), *b = tc_kernel_input(ctx, RNN_IN_B);
+    const tc_rt_tensor *h0 = tc_kernel_input(ctx, RNN_IN_H0);
+    const tc_rt_tensor *c0 = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_C0) : NULL;
+    const tc_rt_tensor *p = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_P) : NULL;
+    for (int64_t i = 0; i < gh * s->h; i++)
+        w->r[i] = rnn_get(r, d * gh * s->h + i);
+    for (int64_t j = 0; j < gh; j++) {
+        w->wb[j] = b ? rnn_get(b, d * 2 * gh + j) : 0.0;
+        w->rb[j] = b ? rnn_get(b, d * 2 * gh + gh + j) : 0.0;
+    }
+    for (int64_t j = 0; j < 3 * s->h; j++)
+        w->p[j] = p ? rnn_get(p, d * 3 * s->h + j) : 0.0;
+    for (int64_t bi = 0; bi < s->n; bi++)
+        for (int64_t j = 0; j < s->h; j++) {
+            int64_t o = rnn_state_offset(s, d, bi) + j;
+            w->h[bi * s->h + j] = h0 ? rnn_get(h0, o) : 0.0;
+            w->c[bi * s->h + j] = c0 ? rnn_get(c0, o) : 0.0;
+        }
+}
+
+static double rnn_clip(const rnn_spec *s, double v) {
+    if (s->clip <= 0)
+        return v;
+    return v < -s->clip ? -s->clip : (v > s->clip ? s->clip : v);
+}
+
+/* hr[j] = Rb[j] + sum_k R[j, k] h[k] for rows j in [j0, j1). */
+static void rnn_recurrent(const rnn_spec *s, const rnn_work *w, const double *h, int64_t j0,
+                          int64_t j1) {
+    for (int64_t j = j0; j < j1; j++) {
+        const double *row = w->r + j * s->h;
+        double acc = w->rb[j];
+        for (int64_t k = 0; k < s->h; k++)
+            acc += row[k] * h[k];
+        w->hr[j] = acc;
+    }
+}
+
+static double rnn_xw(const rnn_spec *s, const rnn_work *w, int64_t row, int64_t j) {
+    int64_t i = row * s->gates * s->h + j;
+    return (s->is_double ? w->xw_d[i] : (double)w->xw_f[i]) + w->wb[j];
+}
+
+/* One step of batch row b: x row `row` of the projection, state w->h/w->c of row b updated. */
+static void rnn_step(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
+                     int64_t b) {
+    int64_t hs = s->h;
+    double *h = w->h + b * hs, *c = w->c + b * hs;
+    if (s->kind == RNN_PLAIN) {
+        rnn_recurrent(s, w, h, 0, hs);
+        for (int64_t j = 0; j < hs; j++)
+            h[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + w->hr[j]));
+    } else if (s->kind == RNN_LSTM) {
+        rnn_recurrent(s, w, h, 0, 4 * hs);
+        for (int64_t j = 0; j < hs; j++) {
+            double gi = rnn_xw(s, w, row, j) + w->hr[j] + w->p[j] * c[j];
+            double gf = rnn_xw(s, w, row, 2 * hs + j) + w->hr[2 * hs + j] + w->p[2 * hs + j] * c[j];
+            double gc = rnn_xw(s, w, row, 3 * hs + j) + w->hr[3 * hs + j];
+            double i = rnn_act_apply(&act[0], rnn_clip(s, gi));
+            double f = s->input_forget ? 1.0 - i : rnn_act_apply(&act[0], rnn_clip(s, gf));
+            c[j] = f * c[j] + i * rnn_act_apply(&act[1], rnn_clip(s, gc));
+            double go = rnn_xw(s, w, row, hs + j) + w->hr[hs + j] + w->p[hs + j] * c[j];
+            h[j] = rnn_act_apply(&act[0], rnn_clip(s, go)) * rnn_act_apply(&act[2], c[j]);
+        }
+    } else {
+        /* GRU: hr holds the z and r pre-activations, then z and r themselves. */
+        rnn_recurrent(s, w, h, 0, s->linear_before_reset ? 3 * hs : 2 * hs);
+        for (int64_t j = 0; j < 2 * hs; j++)
+            w->hr[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + w->hr[j]));
+        const double *z = w->hr, *r = w->hr + hs;
+        if (!s->linear_before_reset) {
+            for (int64_t k = 0; k < hs; k++)
+                w->rh[k] = r[k] * h[k];
+            for (int64_t j = 0; j < hs; j++) {
+                const double *rrow = w->r + (2 * hs + j) * hs;
+                double acc = w->rb[2 * hs + j];
+                for (int64_t k = 0; k < hs; k++)
+                    acc += rrow[k] * w->rh[k];
+                w->hr[2 * hs + j] = acc;
+            }
+        }
+        for (int64_t j = 0; j < hs; j++) {
+            double rec = s->linear_before_reset ? r[j] * w->hr[2 * hs + j] : w->hr[2 * hs + j];
+            double ht = rnn_act_apply(&act[1], rnn_clip(s, rnn_xw(s, w, row, 2 * hs + j) + rec));
+            h[j] = (1.0 - z[j]) * ht + z[j] * h[j];
+        }
+    }
+}
+
+static void rnn_store(const rnn_spec *s, tc_rt_tensor *t, int64_t offset, const double *v) {
+    if (!t)
+        return;
+    if (s->is_double)
+        memcpy((double *)t->data + offset, v, (size_t)s->h * sizeof(double));
+    else
+        for (int64_t j = 0; j < s->h; j++)
+            ((float *)t->data)[offset + j] = (float)v[j];
+}
+
+static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w,
+                                  tc_rt_tensor *const outs[3]) {
+    tconv_status st = rnn_project(ctx, s, d, w);
+    if (st != TCONV_OK)
+        return st;
+    rnn_load_direction(ctx, s, d, w);
+    const tc_rt_tensor *lens = tc_kernel_input(ctx, RNN_IN_SEQ_LENS);
+    bool reverse = s->reverse || d == 1;
+    for (int64_t step = 0; step < s->t; step++) {
+        for (int64_t b = 0; b < s->n; b++) {
+            int64_t len = lens ? tc_rt_get_i64(lens, b) : s->t;
+            if (step >= len)
+                continue; /* Y stays 0 past the sequence's end */
+            int64_t t = reverse ? len - 1 - step : step;
+            rnn_step(s, s->act[d], w, rnn_x_row(s, t, b), b);
+            rnn_store(s, outs[0], rnn_y_offset(s, t, d, b), w->h + b * s->h);
+        }
+    }
+    for (int64_t b = 0; b < s->n; b++) {
+        rnn_store(s, outs[1], rnn_state_offset(s, d, b), w->h + b * s->h);
+        rnn_store(s, outs[2], rnn_state_offset(s, d, b), w->c + b * s->h);
+    }
+    return TCONV_OK;
+}
+
+/* Allocates the outputs the node asks for (NULL entries for omitted ones); Y zeroed. */
+static tconv_status rnn_alloc_outputs(tc_kernel_ctx *ctx, const rnn_spec *s,
+                                      tc_rt_tensor *outs[3]) {
+    tconv_dtype dt = s->is_double ? TCONV_DTYPE_DOUBLE : TCONV_DTYPE_FLOAT;
+    int64_t y0[4] = {s->t, s->d, s->n, s->h}, y1[4] = {s->n, s->t, s->d, s->h};
+    int64_t h0[3] = {s->d, s->n, s->h}, h1[3] = {s->n, s->d, s->h};
+    for (size_t i = 0; i < 3; i++) {
+        outs[i] = NULL;
+        const tconv_node *n = ctx->node;
+        bool wanted = i < ctx->n_outputs && (!n || i >= n->n_outputs || n->outputs[i]);
+        if (!wanted)
+            continue;
+        tconv_status st =
+            i == 0 ? tc_kernel_alloc_output(ctx, 0, dt, 4, s->layout1 ? y1 : y0, &outs[0])
+                   : tc_kernel_alloc_output(ctx, i, dt, 3, s->layout1 ? h1 : h0, &outs[i]);
+        if (st != TCONV_OK)
+            return st;
+        if (outs[i]->nbytes)
+            memset(outs[i]->data, 0, outs[i]->nbytes);
+    }
+    return TCONV_OK;
+}
+
+static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
+    static const int gates[3] = {1, 3, 4};
+    rnn_spec s = {.kind = kind, .gates = gates[kind], .n_acts = (int)kind + 1};
+    int64_t hidden = 0;
+    tconv_status st = rnn_read_attrs(ctx, &s, &hidden);
+    if (st == TCONV_OK)
+        st = rnn_check_inputs(ctx, &s, hidden);
+    if (st == TCONV_OK)
+        st = rnn_read_activations(ctx, &s);
+    tc_rt_tensor *outs[3];
+    if (st == TCONV_OK)
+        st = rnn_alloc_outputs(ctx, &s, outs);
+    if (st != TCONV_OK)
+        return st;
+    size_t bytes = (rnn_work_doubles(&s) + 1) * sizeof(double); /* never 0: carved below */
+    if (!s.is_double)
+        bytes += (size_t)(s.t * s.n * s.gates * s.h) * sizeof(float);
+    tc_rt_tensor buf;
+    st = tc_kernel_scratch(ctx, bytes, &buf);
+    if (st != TCONV_OK)
+        return st;
+    rnn_work w;
+    rnn_work_carve(&s, buf.data, &w);
+    for (int64_t d = 0; st == TCONV_OK && d < s.d; d++)
+        st = rnn_direction(ctx, &s, d, &w, outs);
+    tc_kernel_scratch_release(ctx, &buf);
+    return st;
+}
+
+tconv_status tc_run_rnn(tc_kernel_ctx *ctx) {
+    return rnn_run(ctx, RNN_PLAIN);
+}
+
+tconv_status tc_run_gru(tc_kernel_ctx *ctx) {
+    return rnn_run(ctx, RNN_GRU);
+}
+
+tconv_status tc_run_lstm(tc_kernel_ctx *ctx) {
+    return rnn_run(ctx, RNN_LSTM);
+}
