@@ -297,24 +297,31 @@ static double rnn_get(const tc_rt_tensor *t, int64_t i) {
 
 /* Working memory of one direction, in one scratch block. */
 typedef struct rnn_work {
-    double *r;  /* [gh, h] */
+    double *r;  /* [gh, h] (float64 runs; float32 ones read R itself) */
     double *wb; /* [gh] */
     double *rb; /* [gh] */
     double *p;  /* [3h] */
     double *h;  /* [n, h] */
     double *c;  /* [n, h] */
-    double *hr; /* [gh]: h_prev R^T + Rb for one batch row */
-    double *rh; /* [h]: GRU r (.) h_prev */
+    double *hr; /* [n, gh]: h_prev R^T + Rb, then (GRU) z and r */
+    double *rh; /* [n, h]: GRU r (.) h_prev */
     double *xw_d;
-    float *xw_f; /* [rows, gh]: X W^T (without bias), float32 runs */
+    float *xw_f;  /* [rows, gh]: X W^T (without bias), float32 runs */
+    float *in_f;  /* [n, h]: the left operand of a recurrent product, float32 runs */
+    float *out_f; /* [n, gh]: its result */
 } rnn_work;
 
 static size_t rnn_work_doubles(const rnn_spec *s) {
     int64_t gh = s->gates * s->h;
-    size_t n = (size_t)(gh * s->h + 2 * gh + 3 * s->h + 2 * s->n * s->h + gh + s->h);
+    size_t n = (size_t)(gh * s->h + 2 * gh + 3 * s->h + 3 * s->n * s->h + s->n * gh);
     if (s->is_double)
         n += (size_t)(s->t * s->n * gh);
     return n;
+}
+
+static size_t rnn_work_floats(const rnn_spec *s) {
+    int64_t gh = s->gates * s->h;
+    return s->is_double ? 0 : (size_t)(s->t * s->n * gh + s->n * s->h + s->n * gh);
 }
 
 static void rnn_work_carve(const rnn_spec *s, void *base, rnn_work *w) {
@@ -326,10 +333,18 @@ static void rnn_work_carve(const rnn_spec *s, void *base, rnn_work *w) {
     w->p = p, p += 3 * s->h;
     w->h = p, p += s->n * s->h;
     w->c = p, p += s->n * s->h;
-    w->hr = p, p += gh;
-    w->rh = p, p += s->h;
-    w->xw_d = s->is_double ? p : NULL;
-    w->xw_f = s->is_double ? NULL : (float *)(p);
+    w->hr = p, p += s->n * gh;
+    w->rh = p, p += s->n * s->h;
+    w->xw_d = NULL;
+    w->xw_f = w->in_f = w->out_f = NULL;
+    if (s->is_double) {
+        w->xw_d = p;
+        return;
+    }
+    float *f = (float *)p;
+    w->xw_f = f, f += s->t * s->n * gh;
+    w->in_f = f, f += s->n * s->h;
+    w->out_f = f;
 }
 
 /* Row of X (and of X W^T) holding step t of batch row b. */
@@ -389,7 +404,7 @@ static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
     const tc_rt_tensor *h0 = tc_kernel_input(ctx, RNN_IN_H0);
     const tc_rt_tensor *c0 = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_C0) : NULL;
     const tc_rt_tensor *p = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_P) : NULL;
-    for (int64_t i = 0; i < gh * s->h; i++)
+    for (int64_t i = 0; s->is_double && i < gh * s->h; i++)
         w->r[i] = rnn_get(r, d * gh * s->h + i);
     for (int64_t j = 0; j < gh; j++) {
         w->wb[j] = b ? rnn_get(b, d * 2 * gh + j) : 0.0;
@@ -411,16 +426,48 @@ static double rnn_clip(const rnn_spec *s, double v) {
     return v < -s->clip ? -s->clip : (v > s->clip ? s->clip : v);
 }
 
-/* hr[j] = Rb[j] + sum_k R[j, k] h[k] for rows j in [j0, j1). */
-static void rnn_recurrent(const rnn_spec *s, const rnn_work *w, const double *h, int64_t j0,
-                          int64_t j1) {
-    for (int64_t j = j0; j < j1; j++) {
-        const double *row = w->r + j * s->h;
-        double acc = w->rb[j];
-        for (int64_t k = 0; k < s->h; k++)
-            acc += row[k] * h[k];
-        w->hr[j] = acc;
+/* The recurrent product of all batch rows at once: hr[b, j] = Rb[j] + sum_k R_d[j, k] in[b, k]
+ * for gate rows j in [j0, j1). float32 runs use the GEMM (in float32, as the model's
+ * weights are), float64 runs a plain product. */
+static tconv_status rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
+                                  const rnn_work *w, const double *in, int64_t j0, int64_t j1) {
+    int64_t gh = s->gates * s->h, n = s->n, hs = s->h;
+    if (s->is_double || hs == 0) {
+        for (int64_t b = 0; b < n; b++)
+            for (int64_t j = j0; j < j1; j++) {
+                const double *row = w->r + j * hs, *v = in + b * hs;
+                double acc = w->rb[j];
+                for (int64_t k = 0; k < hs; k++)
+                    acc += row[k] * v[k];
+                w->hr[b * gh + j] = acc;
+            }
+        return TCONV_OK;
     }
+    for (int64_t i = 0; i < n * hs; i++)
+        w->in_f[i] = (float)in[i];
+    const float *r = (const float *)tc_kernel_input(ctx, RNN_IN_R)->data + d * gh * hs;
+    tc_sgemm_op op = {.trans_b = true,
+                      .m = n,
+                      .n = j1 - j0,
+                      .k = hs,
+                      .alpha = 1.0f,
+                      .a = w->in_f,
+                      .lda = hs,
+                      .b = r + j0 * hs,
+                      .ldb = hs,
+                      .beta = 0.0f,
+                      .c = w->out_f,
+                      .ldc = j1 - j0};
+    tc_gemm_workspace ws;
+    tc_gemm_workspace_init(&ws, tc_gemm_isa_for_shape(op.m, op.n));
+    tconv_status st = tc_gemm_workspace_reserve(&ws, op.m, op.n, op.k, ctx->err);
+    if (st == TCONV_OK)
+        tc_sgemm_run(&ws, &op);
+    tc_gemm_workspace_release(&ws);
+    for (int64_t b = 0; st == TCONV_OK && b < n; b++)
+        for (int64_t j = j0; j < j1; j++)
+            w->hr[b * gh + j] = (double)w->out_f[b * (j1 - j0) + j - j0] + w->rb[j];
+    return st;
 }
 
 static double rnn_xw(const rnn_spec *s, const rnn_work *w, int64_t row, int64_t j) {
@@ -428,46 +475,46 @@ static double rnn_xw(const rnn_spec *s, const rnn_work *w, int64_t row, int64_t 
     return (s->is_double ? w->xw_d[i] : (double)w->xw_f[i]) + w->wb[j];
 }
 
-/* One step of batch row b: x row `row` of the projection, state w->h/w->c of row b updated. */
-static void rnn_step(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
-                     int64_t b) {
-    int64_t hs = s->h;
-    double *h = w->h + b * hs, *c = w->c + b * hs;
+/* GRU without linear_before_reset, first half of a step: z and r (into hr), and r (.) h_prev
+ * (into rh), for the product with R_h. */
+static void gru_gates_zr(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
+                         int64_t b) {
+    int64_t hs = s->h, gh = s->gates * hs;
+    double *hr = w->hr + b * gh;
+    for (int64_t j = 0; j < 2 * hs; j++)
+        hr[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + hr[j]));
+    for (int64_t k = 0; k < hs; k++)
+        w->rh[b * hs + k] = hr[hs + k] * w->h[b * hs + k];
+}
+
+/* The rest of a step of batch row b (hr holds its recurrent product): the new state. */
+static void rnn_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
+                       int64_t b) {
+    int64_t hs = s->h, gh = s->gates * hs;
+    double *h = w->h + b * hs, *c = w->c + b * hs, *hr = w->hr + b * gh;
     if (s->kind == RNN_PLAIN) {
-        rnn_recurrent(s, w, h, 0, hs);
         for (int64_t j = 0; j < hs; j++)
-            h[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + w->hr[j]));
+            h[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + hr[j]));
     } else if (s->kind == RNN_LSTM) {
-        rnn_recurrent(s, w, h, 0, 4 * hs);
         for (int64_t j = 0; j < hs; j++) {
-            double gi = rnn_xw(s, w, row, j) + w->hr[j] + w->p[j] * c[j];
-            double gf = rnn_xw(s, w, row, 2 * hs + j) + w->hr[2 * hs + j] + w->p[2 * hs + j] * c[j];
-            double gc = rnn_xw(s, w, row, 3 * hs + j) + w->hr[3 * hs + j];
+            double gi = rnn_xw(s, w, row, j) + hr[j] + w->p[j] * c[j];
+            double gf = rnn_xw(s, w, row, 2 * hs + j) + hr[2 * hs + j] + w->p[2 * hs + j] * c[j];
+            double gc = rnn_xw(s, w, row, 3 * hs + j) + hr[3 * hs + j];
             double i = rnn_act_apply(&act[0], rnn_clip(s, gi));
             double f = s->input_forget ? 1.0 - i : rnn_act_apply(&act[0], rnn_clip(s, gf));
             c[j] = f * c[j] + i * rnn_act_apply(&act[1], rnn_clip(s, gc));
-            double go = rnn_xw(s, w, row, hs + j) + w->hr[hs + j] + w->p[hs + j] * c[j];
+            double go = rnn_xw(s, w, row, hs + j) + hr[hs + j] + w->p[hs + j] * c[j];
             h[j] = rnn_act_apply(&act[0], rnn_clip(s, go)) * rnn_act_apply(&act[2], c[j]);
         }
     } else {
-        /* GRU: hr holds the z and r pre-activations, then z and r themselves. */
-        rnn_recurrent(s, w, h, 0, s->linear_before_reset ? 3 * hs : 2 * hs);
-        for (int64_t j = 0; j < 2 * hs; j++)
-            w->hr[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + w->hr[j]));
-        const double *z = w->hr, *r = w->hr + hs;
-        if (!s->linear_before_reset) {
-            for (int64_t k = 0; k < hs; k++)
-                w->rh[k] = r[k] * h[k];
-            for (int64_t j = 0; j < hs; j++) {
-                const double *rrow = w->r + (2 * hs + j) * hs;
-                double acc = w->rb[2 * hs + j];
-                for (int64_t k = 0; k < hs; k++)
-                    acc += rrow[k] * w->rh[k];
-                w->hr[2 * hs + j] = acc;
-            }
-        }
+        /* linear_before_reset: z and r are still pre-activations here; else gru_gates_zr made
+         * them gates and hr[2h..3h) is (r (.) h_prev) R_h^T + Rb_h. */
+        if (s->linear_before_reset)
+            for (int64_t j = 0; j < 2 * hs; j++)
+                hr[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + hr[j]));
+        const double *z = hr, *r = hr + hs;
         for (int64_t j = 0; j < hs; j++) {
-            double rec = s->linear_before_reset ? r[j] * w->hr[2 * hs + j] : w->hr[2 * hs + j];
+            double rec = s->linear_before_reset ? r[j] * hr[2 * hs + j] : hr[2 * hs + j];
             double ht = rnn_act_apply(&act[1], rnn_clip(s, rnn_xw(s, w, row, 2 * hs + j) + rec));
             h[j] = (1.0 - z[j]) * ht + z[j] * h[j];
         }
@@ -484,29 +531,49 @@ static void rnn_store(const rnn_spec *s, tc_rt_tensor *t, int64_t offset, const 
             ((float *)t->data)[offset + j] = (float)v[j];
 }
 
+/* Time index of `step` for batch row b (reverse: from its own last step), or -1 when the row's
+ * sequence has ended (Y stays 0 there). */
+static int64_t rnn_time(const tc_kernel_ctx *ctx, const rnn_spec *s, bool reverse, int64_t step,
+                        int64_t b) {
+    const tc_rt_tensor *lens = tc_kernel_input(ctx, RNN_IN_SEQ_LENS);
+    int64_t len = lens ? tc_rt_get_i64(lens, b) : s->t;
+    if (step >= len)
+        return -1;
+    return reverse ? len - 1 - step : step;
+}
+
 static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w,
                                   tc_rt_tensor *const outs[3]) {
     tconv_status st = rnn_project(ctx, s, d, w);
     if (st != TCONV_OK)
         return st;
     rnn_load_direction(ctx, s, d, w);
-    const tc_rt_tensor *lens = tc_kernel_input(ctx, RNN_IN_SEQ_LENS);
     bool reverse = s->reverse || d == 1;
-    for (int64_t step = 0; step < s->t; step++) {
-        for (int64_t b = 0; b < s->n; b++) {
-            int64_t len = lens ? tc_rt_get_i64(lens, b) : s->t;
-            if (step >= len)
-                continue; /* Y stays 0 past the sequence's end */
-            int64_t t = reverse ? len - 1 - step : step;
-            rnn_step(s, s->act[d], w, rnn_x_row(s, t, b), b);
-            rnn_store(s, outs[0], rnn_y_offset(s, t, d, b), w->h + b * s->h);
+    int64_t hs = s->h, gh = s->gates * hs;
+    bool gru_split = s->kind == RNN_GRU && !s->linear_before_reset;
+    for (int64_t step = 0; st == TCONV_OK && step < s->t; step++) {
+        st = rnn_recurrent(ctx, s, d, w, w->h, 0, gru_split ? 2 * hs : gh);
+        if (st == TCONV_OK && gru_split) {
+            for (int64_t b = 0; b < s->n; b++) {
+                int64_t t = rnn_time(ctx, s, reverse, step, b);
+                if (t >= 0)
+                    gru_gates_zr(s, s->act[d], w, rnn_x_row(s, t, b), b);
+            }
+            st = rnn_recurrent(ctx, s, d, w, w->rh, 2 * hs, gh);
+        }
+        for (int64_t b = 0; st == TCONV_OK && b < s->n; b++) {
+            int64_t t = rnn_time(ctx, s, reverse, step, b);
+            if (t < 0)
+                continue;
+            rnn_update(s, s->act[d], w, rnn_x_row(s, t, b), b);
+            rnn_store(s, outs[0], rnn_y_offset(s, t, d, b), w->h + b * hs);
         }
     }
-    for (int64_t b = 0; b < s->n; b++) {
-        rnn_store(s, outs[1], rnn_state_offset(s, d, b), w->h + b * s->h);
-        rnn_store(s, outs[2], rnn_state_offset(s, d, b), w->c + b * s->h);
+    for (int64_t b = 0; st == TCONV_OK && b < s->n; b++) {
+        rnn_store(s, outs[1], rnn_state_offset(s, d, b), w->h + b * hs);
+        rnn_store(s, outs[2], rnn_state_offset(s, d, b), w->c + b * hs);
     }
-    return TCONV_OK;
+    return st;
 }
 
 /* Allocates the outputs the node asks for (NULL entries for omitted ones); Y zeroed. */
@@ -547,8 +614,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     if (st != TCONV_OK)
         return st;
     size_t bytes = (rnn_work_doubles(&s) + 1) * sizeof(double); /* never 0: carved below */
-    if (!s.is_double)
-        bytes += (size_t)(s.t * s.n * s.gates * s.h) * sizeof(float);
+    bytes += rnn_work_floats(&s) * sizeof(float);
     tc_rt_tensor buf;
     st = tc_kernel_scratch(ctx, bytes, &buf);
     if (st != TCONV_OK)
