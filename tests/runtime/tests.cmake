@@ -30,3 +30,31 @@ add_test(NAME runtime.conformance_list
          COMMAND "${CMAKE_COMMAND}" "-DTSV=${TCONV_CONFORMANCE_TSV}"
                  "-DNODE_TESTS=${TCONV_NODE_TESTS_DIR}" -DEXPECTED=291
                  -P "${CMAKE_CURRENT_LIST_DIR}/check_conformance_list.cmake")
+
+# Golden data of single ops (tests/golden/ops, numpy-computed by the committed generators there):
+# every row of every tests/golden/ops/*.tsv (columns: case, op, opset, dtypes, rtol, atol, what)
+# becomes runtime.golden_ops.<case>, tconv-run on tests/golden/ops/<case> at the row's tolerances
+# (tconv-run's defaults where they are empty).
+file(GLOB tconv_golden_ops_tsvs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/golden/ops/*.tsv")
+foreach(tsv IN LISTS tconv_golden_ops_tsvs)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${tsv}")
+  file(STRINGS "${tsv}" tconv_golden_ops_lines)
+  foreach(line IN LISTS tconv_golden_ops_lines)
+    if(NOT line MATCHES "^([^\t]+)\t[^\t]*\t[0-9]+\t[^\t]*\t([^\t]*)\t([^\t]*)\t")
+      continue() # the header
+    endif()
+    set(case "${CMAKE_MATCH_1}")
+    set(rtol "${CMAKE_MATCH_2}")
+    set(atol "${CMAKE_MATCH_3}")
+    set(tolerances "")
+    if(NOT rtol STREQUAL "")
+      list(APPEND tolerances --rtol ${rtol})
+    endif()
+    if(NOT atol STREQUAL "")
+      list(APPEND tolerances --atol ${atol})
+    endif()
+    add_test(NAME "runtime.golden_ops.${case}"
+             COMMAND tconv-run "${PROJECT_SOURCE_DIR}/tests/golden/ops/${case}" ${tolerances})
+    set_tests_properties("runtime.golden_ops.${case}" PROPERTIES LABELS golden_ops)
+  endforeach()
+endforeach()

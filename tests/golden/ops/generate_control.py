@@ -243,6 +243,19 @@ def scan_no_state(rng):
     return ("ctl_scan_no_state", m, [x], [np.maximum(x[::-1], 0).astype(np.float32)])
 
 
+def write_tsv(cases, path):
+    """One row per case for tests/runtime/tests.cmake (columns: case, op, opset, dtypes, rtol,
+    atol, what; empty tolerances: tconv-run's defaults)."""
+    with open(path, "w") as f:
+        f.write("case\top\topset\tdtypes\trtol\tatol\twhat\n")
+        for name, model, ins, outs in cases:
+            op = next(n.op_type for n in model.graph.node if n.op_type in ("Loop", "Scan"))
+            opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+            dt = sorted({str(np.asarray(v).dtype) for v in list(ins) + list(outs)})
+            f.write("%s\t%s\t%d\t%s\t\t\t%s\n" % (name, op, opset, ",".join(dt),
+                                                  name.replace("_", " ")))
+
+
 def main():
     rng = np.random.default_rng(1414)
     cases = onnx_cases() + [f(rng) for f in (loop_trip_and_cond, loop_cond_only, loop_zero_trips,
@@ -254,7 +267,8 @@ def main():
     for name, model, ins, outs in cases:
         write_dir(name, model, ins, outs)
         print(name)
-    print("wrote %d cases under %s" % (len(cases), HERE))
+    write_tsv(cases, os.path.join(HERE, "control.tsv"))
+    print("wrote %d cases and control.tsv under %s" % (len(cases), HERE))
 
 
 if __name__ == "__main__":

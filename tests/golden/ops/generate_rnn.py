@@ -383,6 +383,19 @@ def ref_cases():
     ]
 
 
+def write_tsv(cases, path):
+    """One row per case for tests/runtime/tests.cmake (columns: case, op, opset, dtypes, rtol,
+    atol, what; empty tolerances: tconv-run's defaults)."""
+    with open(path, "w") as f:
+        f.write("case\top\topset\tdtypes\trtol\tatol\twhat\n")
+        for name, model, ins, outs in cases:
+            op = next(n.op_type for n in model.graph.node if n.op_type in ("RNN", "GRU", "LSTM"))
+            opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+            dt = sorted({str(np.asarray(v).dtype) for v in list(ins) + list(outs)})
+            f.write("%s\t%s\t%d\t%s\t\t\t%s\n" % (name, op, opset, ",".join(dt),
+                                                  name.replace("_", " ")))
+
+
 def main():
     cases = onnx_cases() + torch_cases() + ref_cases()
     for d in os.listdir(HERE):
@@ -394,7 +407,8 @@ def main():
     for name, model, ins, outs in cases:
         write_dir(name, model, ins, outs)
         print("%-40s %s" % (name, " ".join(sorted({n.op_type for n in model.graph.node}))))
-    print("wrote %d cases under %s" % (len(cases), HERE))
+    write_tsv(cases, os.path.join(HERE, "rnn.tsv"))
+    print("wrote %d cases and rnn.tsv under %s" % (len(cases), HERE))
 
 
 if __name__ == "__main__":
