@@ -44,6 +44,8 @@ import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "golden", "ops"))
+from generate_rnn import reference as rnn_reference  # noqa: E402  (RNN/GRU/LSTM, validated there)
 SIZE_LIMIT = 3 * 1024 * 1024
 
 torch.set_num_threads(1)
@@ -408,45 +410,6 @@ def _slice(x, starts, ends, axes, steps):
     return x[tuple(idx)]
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _lstm(x, w, r, b, seq_lens, h0, c0, p, a, where):
-    """ONNX LSTM (default activations f=Sigmoid, g=h=Tanh; no clip, no input_forget), layout 0:
-    X [T, N, I], W [D, 4H, I], R [D, 4H, H], B [D, 8H], gates in i, o, f, c order."""
-    for key in ("activations", "clip", "input_forget"):
-        if a.get(key):
-            raise NotImplementedError("%s: LSTM %s" % (where, key))
-    if a.get("layout", 0) != 0 or seq_lens is not None:
-        raise NotImplementedError("%s: LSTM layout/sequence_lens" % where)
-    T, N, _ = x.shape
-    D, H4, _ = w.shape
-    H = H4 // 4
-    direction = _s(a.get("direction", "forward"))
-    assert D == (2 if direction == "bidirectional" else 1), where
-    y = np.zeros((T, D, N, H))
-    yh = np.zeros((D, N, H))
-    yc = np.zeros((D, N, H))
-    for d in range(D):
-        wb = b[d, :H4] + b[d, H4:] if b is not None else np.zeros(H4)
-        pi, po, pf = (p[d, :H], p[d, H:2 * H], p[d, 2 * H:]) if p is not None else (0, 0, 0)
-        h = h0[d] if h0 is not None else np.zeros((N, H))
-        c = c0[d] if c0 is not None else np.zeros((N, H))
-        reverse = direction == "reverse" or (direction == "bidirectional" and d == 1)
-        for t in (range(T - 1, -1, -1) if reverse else range(T)):
-            g = x[t] @ w[d].T + h @ r[d].T + wb
-            gi, go, gf, gc = g[:, :H], g[:, H:2 * H], g[:, 2 * H:3 * H], g[:, 3 * H:]
-            i = _sigmoid(gi + pi * c)
-            f = _sigmoid(gf + pf * c)
-            c = f * c + i * np.tanh(gc)
-            o = _sigmoid(go + po * c)
-            h = o * np.tanh(c)
-            y[t, d] = h
-        yh[d], yc[d] = h, c
-    return [y, yh, yc]
-
-
 def _opt(ins, k):
     return ins[k] if len(ins) > k and ins[k] is not None and np.size(ins[k]) else None
 
@@ -556,8 +519,7 @@ def run_graph(graph, feeds, opset, outer=None, trace=None):
                 split = [ins[0].shape[axis] // len(node.output)] * len(node.output)
             outs = np.split(ins[0], np.cumsum([int(v) for v in split])[:-1], axis=axis)
         elif op == "LSTM":
-            outs = _lstm(ins[0], ins[1], ins[2], _opt(ins, 3), _opt(ins, 4), _opt(ins, 5),
-                         _opt(ins, 6), _opt(ins, 7), a, where)
+            outs = rnn_reference("LSTM", [None if v is None or not np.size(v) else v for v in ins], a)
         elif op == "If":
             cond = bool(np.asarray(ins[0]).reshape(-1)[0])
             branch = a["then_branch"] if cond else a["else_branch"]

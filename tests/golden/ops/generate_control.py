@@ -18,54 +18,24 @@ Deterministic (fixed seeds).
 import os
 import shutil
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # a threaded BLAS sums in varying order
-
+import op_cases  # noqa: F401  (first: pins the BLAS, patches numpy for onnx)
 import numpy as np  # noqa: E402
-
-for _alias, _type in (("float", float), ("int", int), ("bool", bool), ("object", object)):
-    if _alias not in np.__dict__:  # onnx 1.12's case files use aliases numpy 1.24 removed
-        setattr(np, _alias, _type)
-
-import onnx  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-from onnx.backend.test.case import node as onnx_node_cases  # noqa: E402
+from op_cases import onnx_cases as onnx_node_cases, write_dir as write_case_dir, write_tsv  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
-
-def write_dir(name, model, ins, outs):
-    onnx.checker.check_model(model)
-    d = os.path.join(HERE, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, "test_data_set_0"))
-    with open(os.path.join(d, "model.onnx"), "wb") as f:
-        f.write(model.SerializeToString())
-    inits = {t.name for t in model.graph.initializer}
-    gin = [vi for vi in model.graph.input if vi.name not in inits]
-    assert len(gin) == len(ins) and len(model.graph.output) == len(outs), name
-    for kind, vals, decl in (("input", ins, gin), ("output", outs, model.graph.output)):
-        for k, (v, vi) in enumerate(zip(vals, decl)):
-            t = numpy_helper.from_array(np.asarray(v), vi.name)
-            with open(os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, k)), "wb") as f:
-                f.write(t.SerializeToString())
 
 
 def onnx_cases():
     from onnx.backend.test.case.node import loop, scan
     keep = {"test_loop11", "test_scan9_sum"}
     out = []
-    for op, cls in (("Loop", loop.Loop), ("Scan", scan.Scan)):
-        onnx_node_cases._TargetOpType = op
-        before = len(onnx_node_cases._NodeTestCases)
-        for key in sorted(dir(cls)):
-            if key.startswith("export"):
-                np.random.seed(14)  # onnx's case code draws from the global generator
-                getattr(cls, key)()
-        for c in onnx_node_cases._NodeTestCases[before:]:
-            if c.name in keep:
-                ins, outs = c.data_sets[0]
-                out.append(("onnx_" + c.name[len("test_"):], c.model, ins, outs))
+    for c in onnx_node_cases((("Loop", loop.Loop), ("Scan", scan.Scan))):
+        if c.name in keep:
+            ins, outs = c.data_sets[0]
+            out.append(("onnx_" + c.name[len("test_"):], c.model, ins, outs))
     assert len(out) == len(keep), [c[0] for c in out]
     return out
 
@@ -246,18 +216,6 @@ def scan_no_state(rng):
     return ("ctl_scan_no_state", m, [x], [np.maximum(x[::-1], 0).astype(np.float32)])
 
 
-def write_tsv(cases, path):
-    """One row per case for tests/runtime/tests.cmake (columns: case, op, opset, dtypes, rtol,
-    atol, what; empty tolerances: tconv-run's defaults)."""
-    with open(path, "w") as f:
-        f.write("case\top\topset\tdtypes\trtol\tatol\twhat\n")
-        for name, model, ins, outs in cases:
-            op = next(n.op_type for n in model.graph.node if n.op_type in ("Loop", "Scan"))
-            opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-            dt = sorted({str(np.asarray(v).dtype) for v in list(ins) + list(outs)})
-            f.write("%s\t%s\t%d\t%s\t\t\t%s\n" % (name, op, opset, ",".join(dt),
-                                                  name.replace("_", " ")))
-
 
 def main():
     rng = np.random.default_rng(1414)
@@ -268,9 +226,9 @@ def main():
         if d.startswith(("ctl_", "onnx_loop", "onnx_scan")):
             shutil.rmtree(os.path.join(HERE, d))
     for name, model, ins, outs in cases:
-        write_dir(name, model, ins, outs)
+        write_case_dir(HERE, name, model, ins, outs)
         print(name)
-    write_tsv(cases, os.path.join(HERE, "control.tsv"))
+    write_tsv(os.path.join(HERE, "control.tsv"), cases, ("Loop", "Scan"))
     print("wrote %d cases and control.tsv under %s" % (len(cases), HERE))
 
 

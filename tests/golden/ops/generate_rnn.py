@@ -21,19 +21,13 @@ import shutil
 import sys
 import warnings
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # a threaded BLAS sums in varying order
-
+import op_cases  # noqa: F401  (first: pins the BLAS, patches numpy for onnx)
 import numpy as np  # noqa: E402
-
-for _alias, _type in (("float", float), ("int", int), ("bool", bool), ("object", object)):
-    if _alias not in np.__dict__:  # onnx 1.12's case files use aliases numpy 1.24 removed
-        setattr(np, _alias, _type)
-
 import onnx  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-from onnx.backend.test.case import node as onnx_node_cases  # noqa: E402
+from op_cases import onnx_cases as onnx_node_cases, write_dir as write_case_dir, write_tsv  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 torch.set_num_threads(1)
@@ -204,27 +198,12 @@ def close(got, want, name):
                      % (name, g.shape, w.shape, err))
 
 
-def write_dir(name, model, ins, outs):
-    onnx.checker.check_model(model)
-    d = os.path.join(HERE, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(os.path.join(d, "test_data_set_0"))
-    with open(os.path.join(d, "model.onnx"), "wb") as f:
-        f.write(model.SerializeToString())
-    inits = {t.name for t in model.graph.initializer}
-    gin = [vi for vi in model.graph.input if vi.name not in inits]
-    assert len(gin) == len(ins) and len(model.graph.output) == len(outs), name
-    for kind, vals, decl in (("input", ins, gin), ("output", outs, model.graph.output)):
-        for k, (v, vi) in enumerate(zip(vals, decl)):
-            t = numpy_helper.from_array(np.asarray(v), vi.name)
-            with open(os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, k)), "wb") as f:
-                f.write(t.SerializeToString())
-
 
 def onnx_cases():
     """ONNX's node tests for the three ops, checked against the reference."""
     out = []
-    for case in _all_node_cases():
+    from onnx.backend.test.case.node import gru, lstm, rnn
+    for case in onnx_node_cases((("LSTM", lstm.LSTM), ("GRU", gru.GRU), ("RNN", rnn.RNN))):
         if case.model.graph.node[0].op_type not in ("RNN", "GRU", "LSTM"):
             continue
         ins, outs = case.data_sets[0]
@@ -233,20 +212,6 @@ def onnx_cases():
         close(got, outs, case.name)
         out.append(("onnx_" + case.name[len("test_"):], case.model, ins, outs))
     return out
-
-
-def _all_node_cases():
-    """Runs the export functions of onnx's lstm/gru/rnn case modules (collect_testcases imports
-    the case modules once, so it serves one op per process)."""
-    from onnx.backend.test.case.node import gru, lstm, rnn
-    for op, cls in (("LSTM", lstm.LSTM), ("GRU", gru.GRU), ("RNN", rnn.RNN)):
-        onnx_node_cases._TargetOpType = op
-        before = len(onnx_node_cases._NodeTestCases)
-        for key in sorted(dir(cls)):
-            if key.startswith("export"):
-                np.random.seed(14)  # onnx's case code draws from the global generator
-                getattr(cls, key)()
-        yield from onnx_node_cases._NodeTestCases[before:]
 
 
 class Wrap(nn.Module):
@@ -386,18 +351,6 @@ def ref_cases():
     ]
 
 
-def write_tsv(cases, path):
-    """One row per case for tests/runtime/tests.cmake (columns: case, op, opset, dtypes, rtol,
-    atol, what; empty tolerances: tconv-run's defaults)."""
-    with open(path, "w") as f:
-        f.write("case\top\topset\tdtypes\trtol\tatol\twhat\n")
-        for name, model, ins, outs in cases:
-            op = next(n.op_type for n in model.graph.node if n.op_type in ("RNN", "GRU", "LSTM"))
-            opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
-            dt = sorted({str(np.asarray(v).dtype) for v in list(ins) + list(outs)})
-            f.write("%s\t%s\t%d\t%s\t\t\t%s\n" % (name, op, opset, ",".join(dt),
-                                                  name.replace("_", " ")))
-
 
 def main():
     cases = onnx_cases() + torch_cases() + ref_cases()
@@ -408,9 +361,9 @@ def main():
                                                 "ref_lstm", "ref_gru", "ref_rnn")):
                 shutil.rmtree(os.path.join(HERE, d))
     for name, model, ins, outs in cases:
-        write_dir(name, model, ins, outs)
+        write_case_dir(HERE, name, model, ins, outs)
         print("%-40s %s" % (name, " ".join(sorted({n.op_type for n in model.graph.node}))))
-    write_tsv(cases, os.path.join(HERE, "rnn.tsv"))
+    write_tsv(os.path.join(HERE, "rnn.tsv"), cases, ("RNN", "GRU", "LSTM"))
     print("wrote %d cases and rnn.tsv under %s" % (len(cases), HERE))
 
 
