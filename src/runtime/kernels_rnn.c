@@ -306,9 +306,10 @@ typedef struct rnn_work {
     double *hr; /* [n, gh]: h_prev R^T + Rb, then (GRU) z and r */
     double *rh; /* [n, h]: GRU r (.) h_prev */
     double *xw_d;
-    float *xw_f;  /* [rows, gh]: X W^T (without bias), float32 runs */
-    float *in_f;  /* [n, h]: the left operand of a recurrent product, float32 runs */
-    float *out_f; /* [n, gh]: its result */
+    float *xw_f;          /* [rows, gh]: X W^T (without bias), float32 runs */
+    float *in_f;          /* [n, h]: the left operand of a recurrent product, float32 runs */
+    float *out_f;         /* [n, gh]: its result */
+    tc_gemm_workspace ws; /* for the recurrent products, float32 runs */
 } rnn_work;
 
 static size_t rnn_work_doubles(const rnn_spec *s) {
@@ -429,8 +430,8 @@ static double rnn_clip(const rnn_spec *s, double v) {
 /* The recurrent product of all batch rows at once: hr[b, j] = Rb[j] + sum_k R_d[j, k] in[b, k]
  * for gate rows j in [j0, j1). float32 runs use the GEMM (in float32, as the model's
  * weights are), float64 runs a plain product. */
-static tconv_status rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
-                                  const rnn_work *w, const double *in, int64_t j0, int64_t j1) {
+static void rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w,
+                          const double *in, int64_t j0, int64_t j1) {
     int64_t gh = s->gates * s->h, n = s->n, hs = s->h;
     if (s->is_double || hs == 0) {
         for (int64_t b = 0; b < n; b++)
@@ -441,7 +442,7 @@ static tconv_status rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
                     acc += row[k] * v[k];
                 w->hr[b * gh + j] = acc;
             }
-        return TCONV_OK;
+        return;
     }
     for (int64_t i = 0; i < n * hs; i++)
         w->in_f[i] = (float)in[i];
@@ -458,16 +459,10 @@ static tconv_status rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
                       .beta = 0.0f,
                       .c = w->out_f,
                       .ldc = j1 - j0};
-    tc_gemm_workspace ws;
-    tc_gemm_workspace_init(&ws, tc_gemm_isa_for_shape(op.m, op.n));
-    tconv_status st = tc_gemm_workspace_reserve(&ws, op.m, op.n, op.k, ctx->err);
-    if (st == TCONV_OK)
-        tc_sgemm_run(&ws, &op);
-    tc_gemm_workspace_release(&ws);
-    for (int64_t b = 0; st == TCONV_OK && b < n; b++)
+    tc_sgemm_run(&w->ws, &op);
+    for (int64_t b = 0; b < n; b++)
         for (int64_t j = j0; j < j1; j++)
             w->hr[b * gh + j] = (double)w->out_f[b * (j1 - j0) + j - j0] + w->rb[j];
-    return st;
 }
 
 static double rnn_xw(const rnn_spec *s, const rnn_work *w, int64_t row, int64_t j) {
@@ -551,17 +546,17 @@ static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
     bool reverse = s->reverse || d == 1;
     int64_t hs = s->h, gh = s->gates * hs;
     bool gru_split = s->kind == RNN_GRU && !s->linear_before_reset;
-    for (int64_t step = 0; st == TCONV_OK && step < s->t; step++) {
-        st = rnn_recurrent(ctx, s, d, w, w->h, 0, gru_split ? 2 * hs : gh);
-        if (st == TCONV_OK && gru_split) {
+    for (int64_t step = 0; step < s->t; step++) {
+        rnn_recurrent(ctx, s, d, w, w->h, 0, gru_split ? 2 * hs : gh);
+        if (gru_split) {
             for (int64_t b = 0; b < s->n; b++) {
                 int64_t t = rnn_time(ctx, s, reverse, step, b);
                 if (t >= 0)
                     gru_gates_zr(s, s->act[d], w, rnn_x_row(s, t, b), b);
             }
-            st = rnn_recurrent(ctx, s, d, w, w->rh, 2 * hs, gh);
+            rnn_recurrent(ctx, s, d, w, w->rh, 2 * hs, gh);
         }
-        for (int64_t b = 0; st == TCONV_OK && b < s->n; b++) {
+        for (int64_t b = 0; b < s->n; b++) {
             int64_t t = rnn_time(ctx, s, reverse, step, b);
             if (t < 0)
                 continue;
@@ -569,11 +564,11 @@ static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
             rnn_store(s, outs[0], rnn_y_offset(s, t, d, b), w->h + b * hs);
         }
     }
-    for (int64_t b = 0; st == TCONV_OK && b < s->n; b++) {
+    for (int64_t b = 0; b < s->n; b++) {
         rnn_store(s, outs[1], rnn_state_offset(s, d, b), w->h + b * hs);
         rnn_store(s, outs[2], rnn_state_offset(s, d, b), w->c + b * hs);
     }
-    return st;
+    return TCONV_OK;
 }
 
 /* Allocates the outputs the node asks for (NULL entries for omitted ones); Y zeroed. */
@@ -621,8 +616,14 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
         return st;
     rnn_work w;
     rnn_work_carve(&s, buf.data, &w);
+    /* One workspace for every step's product (the widest: all gates; GRU's R_h product is
+     * narrower). */
+    tc_gemm_workspace_init(&w.ws, tc_gemm_isa_for_shape(s.n, s.gates * s.h));
+    if (!s.is_double)
+        st = tc_gemm_workspace_reserve(&w.ws, s.n, s.gates * s.h, s.h, ctx->err);
     for (int64_t d = 0; st == TCONV_OK && d < s.d; d++)
         st = rnn_direction(ctx, &s, d, &w, outs);
+    tc_gemm_workspace_release(&w.ws);
     tc_kernel_scratch_release(ctx, &buf);
     return st;
 }
