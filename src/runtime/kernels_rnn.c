@@ -1,11 +1,11 @@
 /* Recurrent layers (ONNX RNN, GRU, LSTM), float32 and float64, every direction, both layouts,
  * sequence_lens, initial states, peepholes, clip and the activation functions of the spec.
  *
- * One implementation for the three ops: per direction, the input projection X W^T + Wb for all
- * steps at once (float32: the packed GEMM, threaded; it is most of the work), then the recurrence
- * step by step in double (small products against R; double so that float32 and float64 share
- * it and a float32 result is as good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c;
- * GRU z, r, h; peepholes i, o, f. */
+ * One implementation for the three ops: per direction, the input projection X W^T for all steps
+ * at once, then per step the recurrent product h_prev R^T of all batch rows at once (float32:
+ * both through the packed GEMM, the projection threaded; float64: plain products), then the
+ * gates of each row in double (float32 and float64 share that code, and a float32 result is as
+ * good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c; GRU z, r, h; peepholes i, o, f. */
 #include "runtime/gemm.h"
 #include "runtime/kernel_util.h"
 
@@ -314,9 +314,9 @@ typedef struct rnn_work {
 
 static size_t rnn_work_doubles(const rnn_spec *s) {
     int64_t gh = s->gates * s->h;
-    size_t n = (size_t)(gh * s->h + 2 * gh + 3 * s->h + 3 * s->n * s->h + s->n * gh);
+    size_t n = (size_t)(2 * gh + 3 * s->h + 3 * s->n * s->h + s->n * gh);
     if (s->is_double)
-        n += (size_t)(s->t * s->n * gh);
+        n += (size_t)(gh * s->h + s->t * s->n * gh);
     return n;
 }
 
@@ -328,7 +328,9 @@ static size_t rnn_work_floats(const rnn_spec *s) {
 static void rnn_work_carve(const rnn_spec *s, void *base, rnn_work *w) {
     int64_t gh = s->gates * s->h;
     double *p = base;
-    w->r = p, p += gh * s->h;
+    w->r = NULL;
+    if (s->is_double)
+        w->r = p, p += gh * s->h;
     w->wb = p, p += gh;
     w->rb = p, p += gh;
     w->p = p, p += 3 * s->h;
