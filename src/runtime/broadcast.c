@@ -125,3 +125,13 @@ void tc_bcast_cursor_next(const tc_bcast *b, tc_bcast_cursor *c) {
         c->index[ax] = 0;
     }
 }
+
+void tc_bcast_cursor_seek(const tc_bcast *b, tc_bcast_cursor *c, int64_t row) {
+    memset(c, 0, sizeof *c);
+    for (int ax = b->rank - 2; ax >= 0 && row > 0; ax--) {
+        c->index[ax] = row % b->dims[ax];
+        row /= b->dims[ax];
+        for (size_t k = 0; k < b->n_operands; k++)
+            c->offsets[k] += c->index[ax] * b->strides[k][ax];
+    }
+}

@@ -50,5 +50,7 @@ typedef struct tc_bcast_cursor {
 void tc_bcast_cursor_init(const tc_bcast *b, tc_bcast_cursor *c);
 /* Moves to the next row (call n_rows - 1 times). */
 void tc_bcast_cursor_next(const tc_bcast *b, tc_bcast_cursor *c);
+/* Moves to row `row` (0 <= row < n_rows) directly, so that threads can start mid-way. */
+void tc_bcast_cursor_seek(const tc_bcast *b, tc_bcast_cursor *c, int64_t row);
 
 #endif

@@ -1,139 +1,13 @@
-/* Elementwise kernels: Add, Sub, Mul, Div (numpy broadcasting; float, int32, int64), Relu,
- * LeakyRelu, Sigmoid, Tanh and Clip. Integer arithmetic wraps like numpy (no undefined
- * behaviour); integer division truncates toward zero and a zero divisor is an error. */
-#include "runtime/broadcast.h"
+/* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu and Clip
+ * also int32/int64). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in kernels_math.c. */
 #include "runtime/kernel_util.h"
 
 #include <float.h>
 #include <math.h>
 
-/* ---------------------------------------------------------------- binary arithmetic */
-
-typedef enum binary_op { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binary_op;
-
-static void binary_f32(const tc_bcast *b, binary_op op, const float *x, const float *y,
-                       float *out) {
-    tc_bcast_cursor c;
-    tc_bcast_cursor_init(b, &c);
-    const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];
-    for (int64_t r = 0; r < b->n_rows; r++) {
-        const float *px = x + c.offsets[0], *py = y + c.offsets[1];
-        float *po = out + r * n;
-        switch (op) {
-        case OP_ADD:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] + py[j * sy];
-            break;
-        case OP_SUB:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] - py[j * sy];
-            break;
-        case OP_MUL:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] * py[j * sy];
-            break;
-        case OP_DIV:
-            for (int64_t j = 0; j < n; j++)
-                po[j] = px[j * sx] / py[j * sy];
-            break;
-        }
-        tc_bcast_cursor_next(b, &c);
-    }
-}
-
-/* Integer arithmetic in two's complement through the unsigned type (wraps, no UB). */
-#define DEFINE_BINARY_INT(name, T, UT, T_MIN)                                                      \
-    static bool name(const tc_bcast *b, binary_op op, const T *x, const T *y, T *out) {            \
-        tc_bcast_cursor c;                                                                         \
-        tc_bcast_cursor_init(b, &c);                                                               \
-        const int64_t n = b->row_length, sx = b->inner_stride[0], sy = b->inner_stride[1];         \
-        for (int64_t r = 0; r < b->n_rows; r++) {                                                  \
-            const T *px = x + c.offsets[0], *py = y + c.offsets[1];                                \
-            T *po = out + r * n;                                                                   \
-            for (int64_t j = 0; j < n; j++) {                                                      \
-                UT a = (UT)px[j * sx], bb = (UT)py[j * sy];                                        \
-                switch (op) {                                                                      \
-                case OP_ADD:                                                                       \
-                    po[j] = (T)(UT)(a + bb);                                                       \
-                    break;                                                                         \
-                case OP_SUB:                                                                       \
-                    po[j] = (T)(UT)(a - bb);                                                       \
-                    break;                                                                         \
-                case OP_MUL:                                                                       \
-                    po[j] = (T)(UT)(a * bb);                                                       \
-                    break;                                                                         \
-                case OP_DIV:                                                                       \
-                    if (py[j * sy] == 0)                                                           \
-                        return false;                                                              \
-                    po[j] = (px[j * sx] == T_MIN && py[j * sy] == -1) ? T_MIN                      \
-                                                                      : px[j * sx] / py[j * sy];   \
-                    break;                                                                         \
-                }                                                                                  \
-            }                                                                                      \
-            tc_bcast_cursor_next(b, &c);                                                           \
-        }                                                                                          \
-        return true;                                                                               \
-    }
-
-DEFINE_BINARY_INT(binary_i32, int32_t, uint32_t, INT32_MIN)
-DEFINE_BINARY_INT(binary_i64, int64_t, uint64_t, INT64_MIN)
-
-static tconv_status check_same_dtype(tc_kernel_ctx *ctx, const tc_rt_tensor *a,
-                                     const tc_rt_tensor *b) {
-    if (a->dtype == b->dtype)
-        return TCONV_OK;
-    return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                        "inputs have different dtypes: %s ('%s') and %s ('%s')",
-                        tconv_dtype_name(a->dtype), tc_kernel_input_name(ctx, 0),
-                        tconv_dtype_name(b->dtype), tc_kernel_input_name(ctx, 1));
-}
-
-static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op) {
-    const tc_rt_tensor *a, *b;
-    tconv_status st = tc_kernel_require_input(ctx, 0, &a);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 1, &b);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_NUMERIC);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_NUMERIC);
-    if (st == TCONV_OK)
-        st = check_same_dtype(ctx, a, b);
-    if (st != TCONV_OK)
-        return st;
-    tc_bcast bc;
-    const tc_rt_tensor *operands[2] = {a, b};
-    st = tc_bcast_init(&bc, 2, operands, ctx->err);
-    tc_rt_tensor *out;
-    if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, a->dtype, bc.out_rank, bc.out_dims, &out);
-    if (st != TCONV_OK || bc.n_elements == 0)
-        return st;
-    bool ok = true;
-    if (a->dtype == TCONV_DTYPE_FLOAT)
-        binary_f32(&bc, op, a->data, b->data, out->data);
-    else if (a->dtype == TCONV_DTYPE_INT32)
-        ok = binary_i32(&bc, op, a->data, b->data, out->data);
-    else
-        ok = binary_i64(&bc, op, a->data, b->data, out->data);
-    if (!ok)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "integer division by zero");
-    return TCONV_OK;
-}
-
-tconv_status tc_run_add(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_ADD);
-}
-tconv_status tc_run_sub(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_SUB);
-}
-tconv_status tc_run_mul(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_MUL);
-}
-tconv_status tc_run_div(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, OP_DIV);
-}
-
+#define DTYPES_F64 TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
+#define DTYPES_REAL (TCONV_DTYPES_FLOAT | DTYPES_F64)
+#define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
 /* Checks the dtype, allocates an output shaped like input 0. */
@@ -150,7 +24,7 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    uint32_t dtypes = ctx->opset >= 14 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
+    uint32_t dtypes = ctx->opset >= 14 ? DTYPES_NUMERIC_F64 : DTYPES_REAL;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st != TCONV_OK)
         return st;
@@ -160,6 +34,11 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         float *out = y->data;
         for (int64_t i = 0; i < n; i++)
             out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+    } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0.0 ? 0.0 : in[i];
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         const int32_t *in = x->data;
         int32_t *out = y->data;
@@ -180,9 +59,16 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     float alpha;
     tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
+        return TCONV_OK;
+    }
     const float *in = x->data;
     float *out = y->data;
     for (int64_t i = 0; i < x->n_elements; i++)
@@ -200,9 +86,16 @@ static float sigmoid(float v) {
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
+        return TCONV_OK;
+    }
     const float *in = x->data;
     float *out = y->data;
     for (int64_t i = 0; i < x->n_elements; i++)
@@ -242,9 +135,16 @@ static void tanh_array(float *restrict out, const float *restrict in, int64_t n)
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        const double *in = x->data;
+        double *out = y->data;
+        for (int64_t i = 0; i < x->n_elements; i++)
+            out[i] = tanh(in[i]); /* libm: exact to an ulp */
+        return TCONV_OK;
+    }
     tanh_array(y->data, x->data, x->n_elements);
     return TCONV_OK;
 }
@@ -266,6 +166,7 @@ static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi)
             out[i] = v > hi ? hi : v;                                                              \
         }                                                                                          \
     }
+DEFINE_CLIP_INT(clip_f64, double)
 DEFINE_CLIP_INT(clip_i32, int32_t)
 DEFINE_CLIP_INT(clip_i64, int64_t)
 
@@ -277,10 +178,13 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
     if (st == TCONV_OK)
-        st = prepare_unary(ctx, TCONV_DTYPES_FLOAT, &x, &y);
+        st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
         return st;
-    clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    if (x->dtype == TCONV_DTYPE_DOUBLE)
+        clip_f64(x->data, y->data, x->n_elements, lo, hi);
+    else
+        clip_f32(x->data, y->data, x->n_elements, lo, hi);
     return TCONV_OK;
 }
 
@@ -307,7 +211,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *bmin, *bmax;
     tc_rt_tensor *y;
     bool has_min, has_max;
-    uint32_t dtypes = ctx->opset >= 12 ? TCONV_DTYPES_NUMERIC : TCONV_DTYPES_FLOAT;
+    uint32_t dtypes = ctx->opset >= 12 ? DTYPES_NUMERIC_F64 : DTYPES_REAL;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st == TCONV_OK)
         st = clip_bound(ctx, 1, x, &has_min, &bmin);
@@ -319,6 +223,10 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
         float lo = has_min ? *(const float *)bmin->data : -INFINITY;
         float hi = has_max ? *(const float *)bmax->data : INFINITY;
         clip_f32(x->data, y->data, x->n_elements, lo, hi);
+    } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        double lo = has_min ? *(const double *)bmin->data : -INFINITY;
+        double hi = has_max ? *(const double *)bmax->data : INFINITY;
+        clip_f64(x->data, y->data, x->n_elements, lo, hi);
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         int32_t lo = has_min ? *(const int32_t *)bmin->data : INT32_MIN;
         int32_t hi = has_max ? *(const int32_t *)bmax->data : INT32_MAX;
