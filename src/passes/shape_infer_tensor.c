@@ -599,6 +599,25 @@ tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     return tc_si_broadcast(ctx, node, &x.shape, &target, &outs[0].shape);
 }
 
+/* Tile-1 repeats input 2's axis input 1 times: the per-axis repeats that amounts to. */
+static tconv_status tile1_repeats(tc_si_ctx *ctx, const tconv_node *node, int rank,
+                                  tc_si_ints *repeats) {
+    int64_t tiles[TCONV_SI_MAX_DATA], axis_raw[TCONV_SI_MAX_DATA];
+    int n_tiles, n_axis, axis;
+    repeats->state = TCONV_SI_ARG_UNKNOWN;
+    if (!tc_si_input_ints(ctx, node, 1, tiles, &n_tiles) ||
+        !tc_si_input_ints(ctx, node, 2, axis_raw, &n_axis) || n_tiles != 1 || n_axis != 1)
+        return TCONV_OK;
+    tconv_status st = tc_si_normalize_axis(ctx, node, "axis", axis_raw[0], rank, &axis);
+    if (st != TCONV_OK)
+        return st;
+    repeats->state = TCONV_SI_ARG_KNOWN;
+    repeats->count = rank;
+    for (int i = 0; i < rank; i++)
+        repeats->values[i] = i == axis ? tiles[0] : 1;
+    return TCONV_OK;
+}
+
 tconv_status tc_si_infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
@@ -607,6 +626,8 @@ tconv_status tc_si_infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
         return TCONV_OK;
     tc_si_ints repeats;
     tconv_status st = tc_si_ints_arg(ctx, node, NULL, 1, &repeats);
+    if (st == TCONV_OK && ctx->opset > 0 && ctx->opset < 6)
+        st = tile1_repeats(ctx, node, x.shape.rank, &repeats);
     if (st != TCONV_OK)
         return st;
     outs[0].shape = x.shape;
@@ -636,6 +657,8 @@ static tconv_status split_sizes(tc_si_ctx *ctx, const tconv_node *node, const tc
                                 tc_si_ints *split) {
     bool attr = ctx->opset > 0 && ctx->opset < 13;
     tconv_status st = tc_si_ints_arg(ctx, node, attr ? "split" : NULL, 1, split);
+    if (st == TCONV_OK && attr && ctx->opset < 2 && split->state == TCONV_SI_ARG_ABSENT)
+        st = tc_si_ints_arg(ctx, node, NULL, 1, split); /* Split-1 also takes it as input 1 */
     if (st != TCONV_OK || split->state != TCONV_SI_ARG_ABSENT)
         return st;
     /* Equal parts; opset 18 lets the last one be smaller. */

@@ -124,6 +124,16 @@ tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what
     return TCONV_OK;
 }
 
+tconv_status tc_kernel_normalize_index(const tc_kernel_ctx *ctx, int64_t k, int64_t dim,
+                                       int64_t *out) {
+    if (k < -dim || k >= dim)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "index %lld is out of range for an axis of size %lld", (long long)k,
+                            (long long)dim);
+    *out = k < 0 ? k + dim : k;
+    return TCONV_OK;
+}
+
 double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i) {
     const unsigned char *p = t->data;
     switch (t->dtype) {

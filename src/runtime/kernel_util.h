@@ -52,6 +52,11 @@ tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, doubl
 tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,
                                       int rank, int *out);
 
+/* An index k into an axis of size dim (negative counts from the end) as [0, dim); out of range
+ * is TCONV_ERR_INVALID. */
+tconv_status tc_kernel_normalize_index(const tc_kernel_ctx *ctx, int64_t k, int64_t dim,
+                                       int64_t *out);
+
 /* Element i of a tensor of any stored numeric dtype as double / as int64. */
 double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i);
 int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i);

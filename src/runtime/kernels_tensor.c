@@ -712,12 +712,9 @@ tconv_status tc_run_shape(tc_kernel_ctx *ctx) {
 static tconv_status gather_indices(tc_kernel_ctx *ctx, const tc_rt_tensor *idx, int64_t dim,
                                    int64_t *out) {
     for (int64_t i = 0; i < idx->n_elements; i++) {
-        int64_t k = tc_rt_get_i64(idx, i);
-        if (k < -dim || k >= dim)
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                "index %lld is out of range for an axis of size %lld", (long long)k,
-                                (long long)dim);
-        out[i] = k < 0 ? k + dim : k;
+        tconv_status st = tc_kernel_normalize_index(ctx, tc_rt_get_i64(idx, i), dim, &out[i]);
+        if (st != TCONV_OK)
+            return st;
     }
     return TCONV_OK;
 }

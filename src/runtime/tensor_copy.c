@@ -260,6 +260,11 @@ void tc_store_f64(tconv_dtype dtype, void *data, int64_t index, double v) {
     store_number(dtype, data, index, n);
 }
 
+void tc_store_i64(tconv_dtype dtype, void *data, int64_t index, int64_t v) {
+    number n = {NUM_SIGNED, 0.0, v, 0};
+    store_number(dtype, data, index, n);
+}
+
 void tc_convert_elements(const tc_rt_tensor *src, tc_rt_tensor *dst) {
     if (src->dtype == dst->dtype) {
         if (src->nbytes)

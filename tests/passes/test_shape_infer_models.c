@@ -1,5 +1,6 @@
 /* shape-infer against real files with known answers: the ONNX conformance node tests
- * (shared/onnx/node-tests), the ConvTranspose golden cases (tests/golden) and the regression
+ * (shared/onnx/node-tests), the ConvTranspose golden cases (tests/golden), the tensor op golden
+ * cases (tests/golden/ops) and the regression
  * models (models/). For each model:
  *   1. inference on the model as written must succeed: what the file declares is consistent
  *      with what tconv computes (a disagreement is an error);
@@ -179,6 +180,13 @@ static void check_model_dir(const char *dir, bool fold_inputs, tally *t) {
     tconv_model_free(m);
 }
 
+static void print_tally(const char *root, const tally *t) {
+    print_message("%s: %zu models (%zu directories skipped), %zu outputs (%zu unchecked), %zu "
+                  "fully static, %zu failures\n",
+                  root, t->models, t->skipped, t->outputs, t->unchecked, t->fully_static,
+                  t->failures);
+}
+
 static tally check_tree(const char *root, bool fold_inputs) {
     tally t = {0, 0, 0, 0, 0, 0, false};
     char **names;
@@ -191,9 +199,7 @@ static tally check_tree(const char *root, bool fold_inputs) {
         check_model_dir(dir, fold_inputs, &t);
     }
     tc_test_free_names(names, count);
-    print_message("%s: %zu models (%zu directories skipped), %zu outputs (%zu unchecked), %zu "
-                  "fully static, %zu failures\n",
-                  root, t.models, t.skipped, t.outputs, t.unchecked, t.fully_static, t.failures);
+    print_tally(root, &t);
     return t;
 }
 
@@ -221,6 +227,37 @@ static void test_conv_transpose_golden(void **state) {
     assert_true(a.models > 40 && b.models > 250);
 }
 
+/* The tensor and shape op cases tests/golden/ops/tensor_cases.tsv lists (generate_tensor.py),
+ * inputs folded, but the error_* ones (nodes the runtime must refuse: their row names the
+ * expected failure). Every output comes out static except NonZero's count, which depends on the
+ * data (five nonzero_* cases), and range_f64 (shape inference reads float32 constants only). */
+static void test_tensor_op_golden(void **state) {
+    (void)state;
+    const char *root = TCONV_SOURCE_DIR "/tests/golden/ops";
+    FILE *list = fopen(TCONV_SOURCE_DIR "/tests/golden/ops/tensor_cases.tsv", "r");
+    assert_non_null(list);
+    tally t = {0, 0, 0, 0, 0, 0, false};
+    char line[1024];
+    size_t rows = 0;
+    while (fgets(line, sizeof line, list)) {
+        char *tab = strchr(line, '\t');
+        if (rows++ == 0 || !tab)
+            continue; /* the header */
+        *tab = '\0';
+        if (strncmp(line, "error_", 6) == 0)
+            continue;
+        char dir[2048];
+        snprintf(dir, sizeof dir, "%s/%s", root, line);
+        check_model_dir(dir, true, &t);
+    }
+    fclose(list);
+    print_tally(root, &t);
+    assert_int_equal(t.failures, 0);
+    assert_int_equal(t.skipped + t.unchecked, 0);
+    assert_true(t.models >= 145);
+    assert_true(t.fully_static + 6 >= t.outputs);
+}
+
 static void test_regression_models(void **state) {
     (void)state;
     tally t = check_tree(TCONV_SOURCE_DIR "/models", false);
@@ -233,6 +270,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_node_tests),
         cmocka_unit_test(test_conv_transpose_golden),
+        cmocka_unit_test(test_tensor_op_golden),
         cmocka_unit_test(test_regression_models),
     };
     return cmocka_run_group_tests_name("passes.shape_infer_models", tests, NULL, NULL);

@@ -1,0 +1,1 @@
+ByJ`ic Àic Àic Àic ÀÏHu¾ÏHu¾ÏHu¾ÏHu¾ÄÇ?ÄÇ?ÄÇ?ÄÇ?ic Àic Àic Àic ÀÏHu¾ÏHu¾ÏHu¾ÏHu¾ÄÇ?ÄÇ?ÄÇ?ÄÇ?
