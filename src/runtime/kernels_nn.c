@@ -1,4 +1,4 @@
-/* Neural-network kernels: BatchNormalization (inference), Softmax, Resize and Upsample. */
+/* Neural-network kernels: BatchNormalization (inference), Resize and Upsample. */
 #include "runtime/kernel_util.h"
 #include "runtime/resize.h"
 
@@ -125,63 +125,6 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
         }
     }
     tc_kernel_scratch_release(ctx, &folded);
-    return TCONV_OK;
-}
-
-/* ================================================================ Softmax */
-
-static void softmax_rows(const float *in, float *out, int64_t outer, int64_t n, int64_t inner) {
-    for (int64_t o = 0; o < outer; o++) {
-        for (int64_t i = 0; i < inner; i++) {
-            const float *x = in + o * n * inner + i;
-            float *y = out + o * n * inner + i;
-            float max = -INFINITY;
-            for (int64_t k = 0; k < n; k++)
-                max = x[k * inner] > max ? x[k * inner] : max;
-            double sum = 0.0;
-            for (int64_t k = 0; k < n; k++) {
-                y[k * inner] = expf(x[k * inner] - max);
-                sum += y[k * inner];
-            }
-            for (int64_t k = 0; k < n; k++)
-                y[k * inner] = (float)(y[k * inner] / sum);
-        }
-    }
-}
-
-/* Opset < 13 flattens the input to 2-D at axis and normalizes whole rows; 13+ normalizes along
- * the one axis. */
-tconv_status tc_run_softmax(tc_kernel_ctx *ctx) {
-    const tc_rt_tensor *x;
-    bool coerce_2d = ctx->opset < 13;
-    int64_t axis;
-    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
-    if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "axis", coerce_2d ? 1 : -1, &axis, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    int limit = coerce_2d ? x->rank : x->rank - 1;
-    if (axis < -(int64_t)x->rank || axis > limit)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "axis %lld is out of range for rank %d",
-                            (long long)axis, x->rank);
-    if (axis < 0)
-        axis += x->rank;
-    tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
-    if (st != TCONV_OK || y->n_elements == 0)
-        return st;
-    int64_t outer = 1, n = 1, inner = 1; /* all dims > 0 here: products <= n_elements */
-    for (int i = 0; i < x->rank; i++) {
-        if (i < axis)
-            outer *= x->dims[i];
-        else if (i == axis || coerce_2d)
-            n *= x->dims[i];
-        else
-            inner *= x->dims[i];
-    }
-    softmax_rows(x->data, y->data, outer, n, inner);
     return TCONV_OK;
 }
 

@@ -59,3 +59,14 @@ foreach(tsv IN LISTS tconv_golden_ops_tsvs)
   endforeach()
 endforeach()
 include("${CMAKE_CURRENT_LIST_DIR}/golden_tensor.cmake")
+# Golden data of the reductions and normalizations (tests/golden/ops/generate_reduce_norm.py, numpy
+# and torch as oracles): each case listed in reduce_norm_cases.txt becomes golden.ops.<case>, run
+# by tconv-run at its default tolerances.
+set(TCONV_REDUCE_NORM_CASES "${PROJECT_SOURCE_DIR}/tests/golden/ops/reduce_norm_cases.txt")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${TCONV_REDUCE_NORM_CASES}")
+file(STRINGS "${TCONV_REDUCE_NORM_CASES}" tconv_reduce_norm_cases)
+foreach(case IN LISTS tconv_reduce_norm_cases)
+  add_test(NAME "golden.ops.${case}"
+           COMMAND tconv-run "${PROJECT_SOURCE_DIR}/tests/golden/ops/${case}")
+  set_tests_properties("golden.ops.${case}" PROPERTIES LABELS golden_ops)
+endforeach()

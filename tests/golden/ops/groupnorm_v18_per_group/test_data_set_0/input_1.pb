@@ -1,0 +1,1 @@
+BscaleJK”Õ½h…L¾duJ¿

@@ -1,0 +1,1 @@
+BxJ€ýRêF¹eêF YêF½_êFZêF·aêF€nêFÈkêF¾`êÆPcêÆ`YêÆ¾bêÆeêÆ9dêÆiêÆ×hêÆÈ`êFGcêFÒZêFQeêF[UêF\êFXiêFÎaêF±NÆ2EÆº(Æ¾MÆá9ÆôFÆ2ÆÞ=Æ
