@@ -310,6 +310,11 @@ typedef struct rnn_work {
     float *in_f;          /* [n, h]: the left operand of a recurrent product, float32 runs */
     float *out_f;         /* [n, gh]: its result */
     tc_gemm_workspace ws; /* for the recurrent products, float32 runs */
+    /* float32 runs: R_d packed once per direction as the GEMM's left operand (the products are
+     * computed transposed, R h^T, so the weights are packed once instead of every step); GRU
+     * without linear_before_reset packs the z,r rows and the h rows apart. */
+    float *packed[2];
+    int64_t split; /* first row of packed[1]; gh when there is one block */
 } rnn_work;
 
 static size_t rnn_work_doubles(const rnn_spec *s) {
@@ -409,6 +414,13 @@ static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
     const tc_rt_tensor *p = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_P) : NULL;
     for (int64_t i = 0; s->is_double && i < gh * s->h; i++)
         w->r[i] = rnn_get(r, d * gh * s->h + i);
+    if (!s->is_double && s->h > 0) {
+        const float *rd = (const float *)r->data + d * gh * s->h;
+        tc_sgemm_pack_a(w->ws.isa, false, w->split, s->h, rd, s->h, w->packed[0]);
+        if (w->split < gh)
+            tc_sgemm_pack_a(w->ws.isa, false, gh - w->split, s->h, rd + w->split * s->h, s->h,
+                            w->packed[1]);
+    }
     for (int64_t j = 0; j < gh; j++) {
         w->wb[j] = b ? rnn_get(b, d * 2 * gh + j) : 0.0;
         w->rb[j] = b ? rnn_get(b, d * 2 * gh + gh + j) : 0.0;
@@ -432,8 +444,8 @@ static double rnn_clip(const rnn_spec *s, double v) {
 /* The recurrent product of all batch rows at once: hr[b, j] = Rb[j] + sum_k R_d[j, k] in[b, k]
  * for gate rows j in [j0, j1). float32 runs use the GEMM (in float32, as the model's
  * weights are), float64 runs a plain product. */
-static void rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w,
-                          const double *in, int64_t j0, int64_t j1) {
+static void rnn_recurrent(const rnn_spec *s, rnn_work *w, const double *in, int64_t j0,
+                          int64_t j1) {
     int64_t gh = s->gates * s->h, n = s->n, hs = s->h;
     if (s->is_double || hs == 0) {
         for (int64_t b = 0; b < n; b++)
@@ -448,23 +460,20 @@ static void rnn_recurrent(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_
     }
     for (int64_t i = 0; i < n * hs; i++)
         w->in_f[i] = (float)in[i];
-    const float *r = (const float *)tc_kernel_input(ctx, RNN_IN_R)->data + d * gh * hs;
     tc_sgemm_op op = {.trans_b = true,
-                      .m = n,
-                      .n = j1 - j0,
+                      .m = j1 - j0,
+                      .n = n,
                       .k = hs,
                       .alpha = 1.0f,
-                      .a = w->in_f,
-                      .lda = hs,
-                      .b = r + j0 * hs,
+                      .b = w->in_f,
                       .ldb = hs,
                       .beta = 0.0f,
                       .c = w->out_f,
-                      .ldc = j1 - j0};
-    tc_sgemm_run(&w->ws, &op);
+                      .ldc = n};
+    tc_sgemm_run_packed(&w->ws, j0 == 0 ? w->packed[0] : w->packed[1], &op);
     for (int64_t b = 0; b < n; b++)
         for (int64_t j = j0; j < j1; j++)
-            w->hr[b * gh + j] = (double)w->out_f[b * (j1 - j0) + j - j0] + w->rb[j];
+            w->hr[b * gh + j] = (double)w->out_f[(j - j0) * n + b] + w->rb[j];
 }
 
 static double rnn_xw(const rnn_spec *s, const rnn_work *w, int64_t row, int64_t j) {
@@ -549,14 +558,14 @@ static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
     int64_t hs = s->h, gh = s->gates * hs;
     bool gru_split = s->kind == RNN_GRU && !s->linear_before_reset;
     for (int64_t step = 0; step < s->t; step++) {
-        rnn_recurrent(ctx, s, d, w, w->h, 0, gru_split ? 2 * hs : gh);
+        rnn_recurrent(s, w, w->h, 0, gru_split ? 2 * hs : gh);
         if (gru_split) {
             for (int64_t b = 0; b < s->n; b++) {
                 int64_t t = rnn_time(ctx, s, reverse, step, b);
                 if (t >= 0)
                     gru_gates_zr(s, s->act[d], w, rnn_x_row(s, t, b), b);
             }
-            rnn_recurrent(ctx, s, d, w, w->rh, 2 * hs, gh);
+            rnn_recurrent(s, w, w->rh, 2 * hs, gh);
         }
         for (int64_t b = 0; b < s->n; b++) {
             int64_t t = rnn_time(ctx, s, reverse, step, b);
@@ -618,13 +627,23 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
         return st;
     rnn_work w;
     rnn_work_carve(&s, buf.data, &w);
-    /* One workspace for every step's product (the widest: all gates; GRU's R_h product is
-     * narrower). */
-    tc_gemm_workspace_init(&w.ws, tc_gemm_isa_for_shape(s.n, s.gates * s.h));
+    int64_t gh = s.gates * s.h;
+    w.split = s.kind == RNN_GRU && !s.linear_before_reset ? 2 * s.h : gh;
+    /* One workspace for every step's product (the widest: all gates). */
+    tc_gemm_workspace_init(&w.ws, tc_gemm_isa_for_shape(gh, s.n));
+    size_t packed0 = tc_sgemm_packed_a_floats(w.ws.isa, w.split, s.h);
+    size_t packed1 = tc_sgemm_packed_a_floats(w.ws.isa, gh - w.split, s.h);
+    tc_rt_tensor pbuf = {0};
     if (!s.is_double)
-        st = tc_gemm_workspace_reserve(&w.ws, s.n, s.gates * s.h, s.h, ctx->err);
+        st = tc_gemm_workspace_reserve(&w.ws, gh, s.n, s.h, ctx->err);
+    if (st == TCONV_OK && !s.is_double)
+        st = tc_kernel_scratch(ctx, (packed0 + packed1) * sizeof(float), &pbuf);
+    w.packed[0] = pbuf.data;
+    w.packed[1] = pbuf.data ? (float *)pbuf.data + packed0 : NULL;
     for (int64_t d = 0; st == TCONV_OK && d < s.d; d++)
         st = rnn_direction(ctx, &s, d, &w, outs);
+    if (pbuf.data)
+        tc_kernel_scratch_release(ctx, &pbuf);
     tc_gemm_workspace_release(&w.ws);
     tc_kernel_scratch_release(ctx, &buf);
     return st;
