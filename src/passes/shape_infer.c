@@ -266,6 +266,44 @@ tconv_status tc_si_infer_scan(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
     return TCONV_OK;
 }
 
+/* Scan-8: states as Scan's; scan outputs [B, T, body output dims] with B and T from the first
+ * scan input. */
+tconv_status tc_si_infer_scan_8(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    const tconv_graph *body = graph_attr(node, "body");
+    int64_t n_scan;
+    tconv_status st = tc_node_attr_int(node, "num_scan_inputs", 0, &n_scan, ctx->err);
+    if (st != TCONV_OK || !body || n_scan < 1 || (size_t)n_scan + 1 > node->n_inputs)
+        return st;
+    size_t n_state = node->n_inputs - 1 - (size_t)n_scan;
+    tc_dim batch = tc_si_dim_unknown(), len = tc_si_dim_unknown();
+    tc_si_tensor x;
+    if (tc_si_input(node, 1 + n_state, &x) && x.shape.rank >= 2) {
+        batch = x.shape.dims[0];
+        len = x.shape.dims[1];
+    }
+    for (size_t i = 0; i < node->n_outputs && i < body->n_outputs && body->outputs[i].value; i++) {
+        tc_si_tensor a, t;
+        tc_si_value_tensor(body->outputs[i].value, &t);
+        if (i < n_state) {
+            if (tc_si_input(node, 1 + i, &a) && a.shape.rank >= 1 && t.shape.rank >= 0 &&
+                t.shape.rank + 1 == a.shape.rank) {
+                outs[i].dtype = a.dtype;
+                outs[i].shape = a.shape;
+            }
+            continue;
+        }
+        outs[i].dtype = t.dtype;
+        if (t.shape.rank < 0 || t.shape.rank + 2 > TCONV_MAX_RANK)
+            continue;
+        outs[i].shape.rank = t.shape.rank + 2;
+        outs[i].shape.dims[0] = batch;
+        outs[i].shape.dims[1] = len;
+        for (int k = 0; k < t.shape.rank; k++)
+            outs[i].shape.dims[k + 2] = t.shape.dims[k];
+    }
+    return TCONV_OK;
+}
+
 #define S(fn) fn
 #define S0 NULL
 #define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \

@@ -175,17 +175,19 @@ static tconv_status loop_state_output(tc_kernel_ctx *ctx, loop_state *ls) {
     return TCONV_OK;
 }
 
-static tconv_status loop_state_init(tc_kernel_ctx *ctx, loop_state *ls, size_t first, size_t n) {
+/* The state starts as views of `initial` (n tensors; NULL entries are missing inputs). */
+static tconv_status loop_state_init(tc_kernel_ctx *ctx, loop_state *ls,
+                                    const tc_rt_tensor *const *initial, size_t n) {
     ls->n = n;
     ls->carried = calloc(n ? n : 1, sizeof *ls->carried);
     ls->owned = calloc(n ? n : 1, sizeof *ls->owned);
     if (!ls->carried || !ls->owned)
         return tc_error_nomem(ctx->err, "loop state");
     for (size_t i = 0; i < n; i++) {
-        const tc_rt_tensor *t = tc_kernel_input(ctx, first + i);
+        const tc_rt_tensor *t = initial[i];
         if (!t)
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "loop-carried input %zu is missing",
-                                first + i);
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "loop-carried value %zu is missing",
+                                i);
         ls->carried[i] = *t;
         ls->carried[i].owns_data = false;
     }
@@ -284,7 +286,7 @@ tconv_status tc_run_loop(tc_kernel_ctx *ctx) {
                             lr.body->n_outputs, lr.n_carried, ctx->n_outputs, ctx->n_outputs + 1);
     lr.n_scan = ctx->n_outputs - lr.n_carried;
     loop_state ls = {0};
-    st = loop_state_init(ctx, &ls, 2, lr.n_carried);
+    st = loop_state_init(ctx, &ls, lr.n_carried ? ctx->inputs + 2 : NULL, lr.n_carried);
     lr.in = calloc(2 + lr.n_carried, sizeof *lr.in);
     lr.results = calloc(1 + lr.n_carried + lr.n_scan, sizeof *lr.results);
     lr.scans = calloc(lr.n_scan ? lr.n_scan : 1, sizeof *lr.scans);
@@ -325,8 +327,10 @@ static tconv_status scan_ints(tc_kernel_ctx *ctx, const char *name, size_t n, in
 typedef struct scan_run {
     const tconv_graph *body;
     size_t n_state, n_in, n_out;
+    const tc_rt_tensor *const *inputs; /* states, then scan inputs */
     int64_t *in_axes, *in_dirs, *out_axes, *out_dirs;
-    int64_t length;
+    int64_t length;       /* of the scan inputs along their scan axes */
+    int64_t steps;        /* iterations: length, or a Scan-8 row's sequence length */
     tc_rt_tensor *slices; /* the current slice of each scan input (session-accounted) */
     tc_rt_tensor *in;
     tc_rt_tensor *results;
@@ -336,9 +340,11 @@ typedef struct scan_run {
 /* Normalizes the scan input axes and finds the common sequence length. */
 static tconv_status scan_check_inputs(tc_kernel_ctx *ctx, scan_run *sr) {
     for (size_t j = 0; j < sr->n_in; j++) {
-        const tc_rt_tensor *x;
-        tconv_status st = tc_kernel_require_input(ctx, sr->n_state + j, &x);
+        const tc_rt_tensor *x = sr->inputs[sr->n_state + j];
         int axis = 0;
+        tconv_status st =
+            x ? TCONV_OK
+              : tc_error_set(ctx->err, TCONV_ERR_INVALID, "scan input %zu is missing", j);
         if (st == TCONV_OK)
             st = tc_kernel_normalize_axis(ctx, "scan_input_axes", sr->in_axes[j], x->rank, &axis);
         if (st != TCONV_OK)
@@ -356,7 +362,7 @@ static tconv_status scan_check_inputs(tc_kernel_ctx *ctx, scan_run *sr) {
 
 /* slices[j] = scan input j at index t of its scan axis. */
 static tconv_status scan_slice(tc_kernel_ctx *ctx, scan_run *sr, size_t j, int64_t t) {
-    const tc_rt_tensor *x = tc_kernel_input(ctx, sr->n_state + j);
+    const tc_rt_tensor *x = sr->inputs[sr->n_state + j];
     int axis = (int)sr->in_axes[j];
     int64_t dims[TCONV_MAX_RANK], outer = 1, inner = 1;
     for (int i = 0, k = 0; i < x->rank; i++) {
@@ -383,9 +389,9 @@ static tconv_status scan_slice(tc_kernel_ctx *ctx, scan_run *sr, size_t j, int64
 
 static tconv_status scan_iterations(tc_kernel_ctx *ctx, scan_run *sr, loop_state *ls) {
     tconv_status st = TCONV_OK;
-    for (int64_t step = 0; st == TCONV_OK && step < sr->length; step++) {
+    for (int64_t step = 0; st == TCONV_OK && step < sr->steps; step++) {
         for (size_t j = 0; st == TCONV_OK && j < sr->n_in; j++)
-            st = scan_slice(ctx, sr, j, sr->in_dirs[j] ? sr->length - 1 - step : step);
+            st = scan_slice(ctx, sr, j, sr->in_dirs[j] ? sr->steps - 1 - step : step);
         if (st != TCONV_OK)
             break;
         for (size_t i = 0; i < sr->n_state; i++)
@@ -474,15 +480,179 @@ tconv_status tc_run_scan(tc_kernel_ctx *ctx) {
         st = scan_ints(ctx, "scan_output_axes", sr.n_out, sr.out_axes);
     if (st == TCONV_OK)
         st = scan_ints(ctx, "scan_output_directions", sr.n_out, sr.out_dirs);
+    sr.inputs = ctx->inputs;
     if (st == TCONV_OK)
         st = scan_check_inputs(ctx, &sr);
+    sr.steps = sr.length;
     if (st == TCONV_OK)
-        st = loop_state_init(ctx, &ls, 0, sr.n_state);
+        st = loop_state_init(ctx, &ls, ctx->inputs, sr.n_state);
     if (st == TCONV_OK)
         st = scan_iterations(ctx, &sr, &ls);
     if (st == TCONV_OK)
         st = scan_outputs(ctx, &sr, &ls);
     loop_state_free(ctx, &ls);
+    scan_run_free(ctx, &sr);
+    return st;
+}
+
+/* ---------------------------------------------------------------- Scan-8 */
+
+/* Row b of a [B, ...] tensor as a view (no copy). */
+static tc_rt_tensor batch_row(const tc_rt_tensor *t, int64_t b) {
+    tc_rt_tensor v = {.dtype = t->dtype, .rank = t->rank - 1};
+    v.n_elements = 1;
+    for (int i = 1; i < t->rank; i++)
+        v.n_elements *= (v.dims[i - 1] = t->dims[i]);
+    v.nbytes = (size_t)v.n_elements * tc_rt_dtype_size(t->dtype);
+    v.data = v.nbytes ? (unsigned char *)t->data + (size_t)b * v.nbytes : NULL;
+    return v;
+}
+
+/* Output `index` as [B, dims of `part`...] (allocated, zeroed, on first use); the part goes to
+ * row b, at position `pos` of axis 1 when `steps` > 0 (a scan output [B, steps, ...]). */
+static tconv_status batch_write(tc_kernel_ctx *ctx, size_t index, int64_t n_batch, int64_t b,
+                                int64_t steps, int64_t pos, const tc_rt_tensor *part) {
+    tc_rt_tensor *out = &ctx->outputs[index];
+    int extra = steps > 0 ? 2 : 1;
+    if (out->dtype == TCONV_DTYPE_UNDEFINED) {
+        int64_t dims[TCONV_MAX_RANK];
+        if (part->rank + extra > TCONV_MAX_RANK)
+            return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "output %zu has rank > %d", index,
+                                TCONV_MAX_RANK);
+        dims[0] = n_batch;
+        dims[1] = steps;
+        memcpy(dims + extra, part->dims, (size_t)part->rank * sizeof dims[0]);
+        tc_rt_tensor *o;
+        tconv_status st =
+            tc_kernel_alloc_output(ctx, index, part->dtype, part->rank + extra, dims, &o);
+        if (st != TCONV_OK)
+            return st;
+        if (o->nbytes)
+            memset(o->data, 0, o->nbytes);
+    }
+    bool same = out->dtype == part->dtype && out->rank == part->rank + extra;
+    for (int i = 0; same && i < part->rank; i++)
+        same = out->dims[i + extra] == part->dims[i];
+    if (!same)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "output %zu changes dtype or shape between batch rows", index);
+    size_t row = (size_t)(b * (steps > 0 ? steps : 1) + pos);
+    if (part->nbytes)
+        memcpy((unsigned char *)out->data + row * part->nbytes, part->data, part->nbytes);
+    return TCONV_OK;
+}
+
+/* One batch row of a Scan-8: the Scan-9 loop over views of row b, its results written to row b
+ * of the outputs. */
+static tconv_status scan8_row(tc_kernel_ctx *ctx, scan_run *sr, const tc_rt_tensor *views,
+                              int64_t n_batch, int64_t b) {
+    const tc_rt_tensor **ptrs = calloc(sr->n_state + sr->n_in, sizeof *ptrs);
+    if (!ptrs)
+        return tc_error_nomem(ctx->err, "Scan");
+    for (size_t i = 0; i < sr->n_state + sr->n_in; i++)
+        ptrs[i] = &views[i];
+    sr->inputs = ptrs;
+    loop_state ls = {0};
+    tconv_status st = loop_state_init(ctx, &ls, ptrs, sr->n_state);
+    if (st == TCONV_OK)
+        st = scan_iterations(ctx, sr, &ls);
+    for (size_t i = 0; st == TCONV_OK && i < sr->n_state; i++)
+        st = batch_write(ctx, i, n_batch, b, 0, 0, &ls.carried[i]);
+    for (size_t k = 0; k < sr->n_out; k++) {
+        for (size_t t = 0; st == TCONV_OK && t < sr->scans[k].n; t++)
+            st = batch_write(ctx, sr->n_state + k, n_batch, b, sr->length, (int64_t)t,
+                             &sr->scans[k].items[t]);
+        stack_free(ctx, &sr->scans[k]);
+    }
+    loop_state_free(ctx, &ls);
+    free(ptrs);
+    sr->inputs = NULL;
+    return st;
+}
+
+/* Scan-8: inputs [B, ...] (states) and [B, T, ...] (scan inputs, scanned along axis 1, backwards
+ * where `directions` is 1), each batch row scanned on its own for sequence_lens[b] steps (T when
+ * absent); outputs [B, ...] and [B, T, ...], zero past a row's sequence length. */
+tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
+    scan_run sr = {0};
+    int64_t n_in = 0;
+    tconv_status st = body_graph(ctx, &sr.body);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "num_scan_inputs", 0, &n_in, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    if (n_in < 1 || (size_t)n_in + 1 > ctx->n_inputs)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "num_scan_inputs = %lld, the node has %zu inputs", (long long)n_in,
+                            ctx->n_inputs);
+    sr.n_in = (size_t)n_in;
+    sr.n_state = ctx->n_inputs - 1 - sr.n_in;
+    if (ctx->n_outputs < sr.n_state || sr.body->n_outputs != ctx->n_outputs)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "the body has %zu outputs, the node %zu (%zu state variables)",
+                            sr.body->n_outputs, ctx->n_outputs, sr.n_state);
+    sr.n_out = ctx->n_outputs - sr.n_state;
+    size_t n_vals = sr.n_state + sr.n_in;
+    const tc_rt_tensor *lens = tc_kernel_input(ctx, 0);
+    st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
+    int64_t n_batch = -1, length = -1;
+    for (size_t i = 0; st == TCONV_OK && i < n_vals; i++) {
+        const tc_rt_tensor *x = tc_kernel_input(ctx, 1 + i);
+        bool scan = i >= sr.n_state;
+        if (!x || x->rank < (scan ? 2 : 1))
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "input %zu must be present with a batch axis%s", 1 + i,
+                                scan ? " and a sequence axis" : "");
+        if (n_batch < 0)
+            n_batch = x->dims[0];
+        if (scan && length < 0)
+            length = x->dims[1];
+        if (x->dims[0] != n_batch || (scan && x->dims[1] != length))
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "input %zu disagrees on the batch or sequence size", 1 + i);
+    }
+    if (st == TCONV_OK && lens && lens->n_elements != n_batch)
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "sequence_lens has %lld entries, not %lld",
+                          (long long)lens->n_elements, (long long)n_batch);
+    tc_rt_tensor *views = calloc(n_vals, sizeof *views);
+    sr.in_axes = calloc(2 * sr.n_in + 2 * sr.n_out + 1, sizeof *sr.in_axes);
+    sr.slices = calloc(sr.n_in, sizeof *sr.slices);
+    sr.in = calloc(n_vals, sizeof *sr.in);
+    sr.results = calloc(ctx->n_outputs ? ctx->n_outputs : 1, sizeof *sr.results);
+    sr.scans = calloc(sr.n_out ? sr.n_out : 1, sizeof *sr.scans);
+    if (st == TCONV_OK &&
+        (!views || !sr.in_axes || !sr.slices || !sr.in || !sr.results || !sr.scans))
+        st = tc_error_nomem(ctx->err, "Scan");
+    if (st == TCONV_OK) {
+        sr.in_dirs = sr.in_axes + sr.n_in;
+        sr.out_axes = sr.in_dirs + sr.n_in;
+        sr.out_dirs = sr.out_axes + sr.n_out;
+        sr.length = length;
+        st = scan_ints(ctx, "directions", sr.n_in, sr.in_dirs);
+    }
+    for (int64_t b = 0; st == TCONV_OK && b < n_batch; b++) {
+        sr.steps = lens ? tc_rt_get_i64(lens, b) : length;
+        if (sr.steps < 0 || sr.steps > length)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                              "sequence_lens[%lld] = %lld is outside [0, %lld]", (long long)b,
+                              (long long)sr.steps, (long long)length);
+        for (size_t i = 0; st == TCONV_OK && i < n_vals; i++)
+            views[i] = batch_row(tc_kernel_input(ctx, 1 + i), b);
+        if (st == TCONV_OK)
+            st = scan8_row(ctx, &sr, views, n_batch, b);
+    }
+    /* No batch row ran a step (or there are no rows): what was never written is empty/zero. */
+    for (size_t i = 0; st == TCONV_OK && i < ctx->n_outputs; i++) {
+        if (ctx->outputs[i].dtype != TCONV_DTYPE_UNDEFINED)
+            continue;
+        tc_rt_tensor *o;
+        int64_t dims[2] = {n_batch, length};
+        st = tc_kernel_alloc_output(ctx, i, body_output_dtype(sr.body, i), i < sr.n_state ? 1 : 2,
+                                    dims, &o);
+        if (st == TCONV_OK && o->nbytes)
+            memset(o->data, 0, o->nbytes);
+    }
+    free(views);
     scan_run_free(ctx, &sr);
     return st;
 }

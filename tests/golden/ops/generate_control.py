@@ -4,9 +4,9 @@
 Run:  /usr/bin/python3 tests/golden/ops/generate_control.py      (onnx 1.12, numpy)
 
   onnx_<test>  ONNX's own node tests for Loop and Scan (onnx.backend.test.case.node; the shared
-               node-test set has none): test_loop11 and test_scan9_sum. Not written: test_scan_sum
-               (Scan-8, batched with sequence_lens: tconv runs Scan 9+ only), test_loop13_seq and
-               test_loop16_seq_none (sequence and optional values: tconv runs tensors only).
+               node-test set has none): test_loop11, test_scan9_sum and test_scan_sum (Scan-8).
+               Not written: test_loop13_seq and test_loop16_seq_none (sequence and optional
+               values: tconv runs tensors only).
   ctl_<case>   small models built here with the expected outputs computed by hand in numpy
                next to each model (onnx 1.12 has no reference evaluator): trip count and
                condition, condition-only termination, zero trips, outer-scope captures, several
@@ -30,7 +30,7 @@ F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
 def onnx_cases():
     from onnx.backend.test.case.node import loop, scan
-    keep = {"test_loop11", "test_scan9_sum"}
+    keep = {"test_loop11", "test_scan9_sum", "test_scan_sum"}
     out = []
     for c in onnx_node_cases((("Loop", loop.Loop), ("Scan", scan.Scan))):
         if c.name in keep:
@@ -217,11 +217,36 @@ def scan_no_state(rng):
 
 
 
+def scan8_batch_seq_lens(rng):
+    """Scan-8 (opset 8): batch 3, sequence_lens [4, 2, 1]; state s [B,2] <- s + x_t, x [B,4,2]
+    scanned backwards (directions [1]); scan output y_t = s_new * 2, [B,4,2] with zeros past each
+    row's length (onnxruntime refuses length 0, so none here)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+         const("two", np.array(2.0, np.float32)),
+         helper.make_node("Mul", ["s_out", "two"], ["y_t"])],
+        "body", [vi("s_in", F, [2]), vi("x_t", F, [2])], [vi("s_out", F, [2]), vi("y_t", F, [2])])
+    node = helper.make_node("Scan", ["lens", "s0", "x"], ["s", "y"], body=body, num_scan_inputs=1,
+                            directions=[1])
+    m = model_of([node], "scan8", [vi("lens", I64, [3]), vi("s0", F, [3, 2]), vi("x", F, [3, 4, 2])],
+                 [vi("s", F, [3, 2]), vi("y", F, [3, 4, 2])], 8)
+    lens = np.array([4, 2, 1], np.int64)
+    s0 = rng.standard_normal((3, 2)).astype(np.float32)
+    x = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    s, y = s0.astype(np.float64).copy(), np.zeros((3, 4, 2))
+    for b in range(3):
+        for step in range(lens[b]):
+            s[b] = s[b] + x[b, lens[b] - 1 - step]
+            y[b, step] = s[b] * 2
+    return ("ctl_scan8_batch_seq_lens", m, [lens, s0, x], [s.astype(np.float32), y.astype(np.float32)])
+
+
 def main():
     rng = np.random.default_rng(1414)
     cases = onnx_cases() + [f(rng) for f in (loop_trip_and_cond, loop_cond_only, loop_zero_trips,
                                              loop_opset9_two_carried, scan_axes_directions,
-                                             scan_two_states_negative_axis, scan_no_state)]
+                                             scan_two_states_negative_axis, scan_no_state,
+                                             scan8_batch_seq_lens)]
     for d in os.listdir(HERE):
         if d.startswith(("ctl_", "onnx_loop", "onnx_scan")):
             shutil.rmtree(os.path.join(HERE, d))
