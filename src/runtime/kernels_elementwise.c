@@ -1,5 +1,5 @@
-/* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu and Clip
- * also int32/int64). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in kernels_math.c. */
+/* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu also
+ * int32/int64, Clip int8, int32 and int64). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in kernels_math.c. */
 #include "runtime/kernel_util.h"
 
 #include <float.h>
@@ -167,6 +167,7 @@ static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi)
         }                                                                                          \
     }
 DEFINE_CLIP_INT(clip_f64, double)
+DEFINE_CLIP_INT(clip_i8, int8_t)
 DEFINE_CLIP_INT(clip_i32, int32_t)
 DEFINE_CLIP_INT(clip_i64, int64_t)
 
@@ -211,7 +212,8 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *bmin, *bmax;
     tc_rt_tensor *y;
     bool has_min, has_max;
-    uint32_t dtypes = ctx->opset >= 12 ? DTYPES_NUMERIC_F64 : DTYPES_REAL;
+    uint32_t dtypes =
+        ctx->opset >= 12 ? DTYPES_NUMERIC_F64 | TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) : DTYPES_REAL;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st == TCONV_OK)
         st = clip_bound(ctx, 1, x, &has_min, &bmin);
@@ -227,6 +229,10 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
         double lo = has_min ? *(const double *)bmin->data : -INFINITY;
         double hi = has_max ? *(const double *)bmax->data : INFINITY;
         clip_f64(x->data, y->data, x->n_elements, lo, hi);
+    } else if (x->dtype == TCONV_DTYPE_INT8) {
+        int8_t lo = has_min ? *(const int8_t *)bmin->data : INT8_MIN;
+        int8_t hi = has_max ? *(const int8_t *)bmax->data : INT8_MAX;
+        clip_i8(x->data, y->data, x->n_elements, lo, hi);
     } else if (x->dtype == TCONV_DTYPE_INT32) {
         int32_t lo = has_min ? *(const int32_t *)bmin->data : INT32_MIN;
         int32_t hi = has_max ? *(const int32_t *)bmax->data : INT32_MAX;

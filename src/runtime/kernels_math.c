@@ -17,6 +17,12 @@
 #define DTYPES_REAL (TCONV_DTYPES_FLOAT | DTYPES_DOUBLE)
 #define DTYPES_SIGNED (DTYPES_REAL | TCONV_DTYPES_INDEX)
 #define DTYPES_BOOL TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL)
+/* Every integer type: Add, Sub, Mul, Div, Mod, Min, Max and the comparisons take them all. */
+#define DTYPES_SMALL_SIGNED (TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT16))
+#define DTYPES_UNSIGNED                                                                            \
+    (TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
+#define DTYPES_ALL_NUMERIC (DTYPES_SIGNED | DTYPES_SMALL_SIGNED | DTYPES_UNSIGNED)
 
 /* ---------------------------------------------------------------- the parallel element walk */
 
@@ -279,8 +285,8 @@ static void span_unary(const ew_job *jb, const tc_bcast_cursor *c, int64_t j0, i
 
 static tconv_status run_unary_with(tc_kernel_ctx *ctx, unary_op op, uint32_t dtypes, double alpha,
                                    double beta, double cost) {
-    const tc_rt_tensor *x;
-    tc_rt_tensor *y;
+    const tc_rt_tensor *x = NULL;
+    tc_rt_tensor *y = NULL;
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
@@ -491,8 +497,29 @@ DEFINE_ARITH_REAL(arith_f64, double, )
         }                                                                                          \
         return (T)r;                                                                               \
     }
+DEFINE_IPOW(ipow_i8, int8_t, uint32_t)
+DEFINE_IPOW(ipow_i16, int16_t, uint32_t)
 DEFINE_IPOW(ipow_i32, int32_t, uint32_t)
 DEFINE_IPOW(ipow_i64, int64_t, uint64_t)
+
+/* Min, Max and the wrapping Sum/Sub/Mul of any integer type (through UT, at least unsigned int,
+ * so that no product overflows a promoted int). */
+#define INT_WRAPPING_CASES(T, UT)                                                                  \
+    case B_MIN:                                                                                    \
+        SPAN2(T, T, T, x < y ? x : y);                                                             \
+        break;                                                                                     \
+    case B_MAX:                                                                                    \
+        SPAN2(T, T, T, x > y ? x : y);                                                             \
+        break;                                                                                     \
+    case B_SUM:                                                                                    \
+        SPAN2(T, T, T, (T)((UT)x + (UT)y));                                                        \
+        break;                                                                                     \
+    case B_SUB:                                                                                    \
+        SPAN2(T, T, T, (T)((UT)x - (UT)y));                                                        \
+        break;                                                                                     \
+    case B_MUL:                                                                                    \
+        SPAN2(T, T, T, (T)((UT)x * (UT)y));                                                        \
+        break;
 
 /* Zero divisors and negative exponents are refused before this runs (see check_int_operand);
  * y == -1 has its own branch because INT_MIN % -1 overflows in C. */
@@ -510,21 +537,7 @@ DEFINE_IPOW(ipow_i64, int64_t, uint64_t)
             SPAN2(T, T, T,                                                                         \
                   y == -1 ? 0 : ((x % y != 0 && ((x % y < 0) != (y < 0))) ? x % y + y : x % y));   \
             break;                                                                                 \
-        case B_MIN:                                                                                \
-            SPAN2(T, T, T, x < y ? x : y);                                                         \
-            break;                                                                                 \
-        case B_MAX:                                                                                \
-            SPAN2(T, T, T, x > y ? x : y);                                                         \
-            break;                                                                                 \
-        case B_SUM:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x + (UT)y));                                                    \
-            break;                                                                                 \
-        case B_SUB:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x - (UT)y));                                                    \
-            break;                                                                                 \
-        case B_MUL:                                                                                \
-            SPAN2(T, T, T, (T)((UT)x * (UT)y));                                                    \
-            break;                                                                                 \
+            INT_WRAPPING_CASES(T, UT)                                                              \
         case B_DIV: /* the minimum / -1 wraps to the minimum */                                    \
             SPAN2(T, T, T, y == -1 ? (T)((UT)0 - (UT)x) : x / y);                                  \
             break;                                                                                 \
@@ -535,8 +548,33 @@ DEFINE_IPOW(ipow_i64, int64_t, uint64_t)
             break;                                                                                 \
         }                                                                                          \
     }
+DEFINE_ARITH_INT(arith_i8, int8_t, uint32_t, ipow_i8)
+DEFINE_ARITH_INT(arith_i16, int16_t, uint32_t, ipow_i16)
 DEFINE_ARITH_INT(arith_i32, int32_t, uint32_t, ipow_i32)
 DEFINE_ARITH_INT(arith_i64, int64_t, uint64_t, ipow_i64)
+
+/* Unsigned types: the ops that take them (no Pow, no PRelu); both Mod forms are the plain
+ * remainder. */
+#define DEFINE_ARITH_UINT(name, T, UT)                                                             \
+    static void name(const ew_job *jb, const tc_bcast_cursor *c, int64_t sa, int64_t sb,           \
+                     int64_t j0, int64_t j1) {                                                     \
+        switch ((binary_op)jb->op) {                                                               \
+        case B_FMOD:                                                                               \
+        case B_IMOD:                                                                               \
+            SPAN2(T, T, T, x % y);                                                                 \
+            break;                                                                                 \
+            INT_WRAPPING_CASES(T, UT)                                                              \
+        case B_DIV:                                                                                \
+            SPAN2(T, T, T, x / y);                                                                 \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+DEFINE_ARITH_UINT(arith_u8, uint8_t, unsigned)
+DEFINE_ARITH_UINT(arith_u16, uint16_t, unsigned)
+DEFINE_ARITH_UINT(arith_u32, uint32_t, uint32_t)
+DEFINE_ARITH_UINT(arith_u64, uint64_t, uint64_t)
 
 #define DEFINE_COMPARE(name, T)                                                                    \
     static void name(const ew_job *jb, const tc_bcast_cursor *c, int64_t sa, int64_t sb,           \
@@ -563,8 +601,14 @@ DEFINE_ARITH_INT(arith_i64, int64_t, uint64_t, ipow_i64)
     }
 DEFINE_COMPARE(compare_f32, float)
 DEFINE_COMPARE(compare_f64, double)
+DEFINE_COMPARE(compare_i8, int8_t)
+DEFINE_COMPARE(compare_i16, int16_t)
 DEFINE_COMPARE(compare_i32, int32_t)
 DEFINE_COMPARE(compare_i64, int64_t)
+DEFINE_COMPARE(compare_u8, uint8_t)
+DEFINE_COMPARE(compare_u16, uint16_t)
+DEFINE_COMPARE(compare_u32, uint32_t)
+DEFINE_COMPARE(compare_u64, uint64_t)
 
 /* Bools are bytes; any nonzero byte is true, results are 0 or 1. */
 static void logic_bool(const ew_job *jb, const tc_bcast_cursor *c, int64_t sa, int64_t sb,
@@ -602,6 +646,24 @@ static void span_binary(const ew_job *jb, const tc_bcast_cursor *c, int64_t j0, 
         break;
     case TCONV_DTYPE_INT64:
         (compare ? compare_i64 : arith_i64)(jb, c, sa, sb, j0, j1);
+        break;
+    case TCONV_DTYPE_INT8:
+        (compare ? compare_i8 : arith_i8)(jb, c, sa, sb, j0, j1);
+        break;
+    case TCONV_DTYPE_INT16:
+        (compare ? compare_i16 : arith_i16)(jb, c, sa, sb, j0, j1);
+        break;
+    case TCONV_DTYPE_UINT8:
+        (compare ? compare_u8 : arith_u8)(jb, c, sa, sb, j0, j1);
+        break;
+    case TCONV_DTYPE_UINT16:
+        (compare ? compare_u16 : arith_u16)(jb, c, sa, sb, j0, j1);
+        break;
+    case TCONV_DTYPE_UINT32:
+        (compare ? compare_u32 : arith_u32)(jb, c, sa, sb, j0, j1);
+        break;
+    case TCONV_DTYPE_UINT64:
+        (compare ? compare_u64 : arith_u64)(jb, c, sa, sb, j0, j1);
         break;
     default:
         logic_bool(jb, c, sa, sb, j0, j1);
@@ -704,7 +766,7 @@ static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op, uint32_t dtypes
  * both: "integers to negative integer powers are not allowed"), is TCONV_ERR_INVALID. */
 static tconv_status check_int_operand(tc_kernel_ctx *ctx, size_t index, binary_op op) {
     const tc_rt_tensor *t = tc_kernel_input(ctx, index);
-    if (t->dtype != TCONV_DTYPE_INT32 && t->dtype != TCONV_DTYPE_INT64)
+    if (!(TCONV_DTYPE_BIT(t->dtype) & (TCONV_DTYPES_INDEX | DTYPES_SMALL_SIGNED | DTYPES_UNSIGNED)))
         return TCONV_OK;
     for (int64_t i = 0; i < t->n_elements; i++) {
         int64_t v = tc_rt_get_i64(t, i);
@@ -720,26 +782,26 @@ static tconv_status check_int_operand(tc_kernel_ctx *ctx, size_t index, binary_o
 }
 
 tconv_status tc_run_add(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_SUM, DTYPES_SIGNED);
+    return run_binary(ctx, B_SUM, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_sub(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_SUB, DTYPES_SIGNED);
+    return run_binary(ctx, B_SUB, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_mul(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_MUL, DTYPES_SIGNED);
+    return run_binary(ctx, B_MUL, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_div(tc_kernel_ctx *ctx) {
-    tconv_status st = require_same_dtype(ctx, 0, 2, DTYPES_SIGNED);
+    tconv_status st = require_same_dtype(ctx, 0, 2, DTYPES_ALL_NUMERIC);
     if (st == TCONV_OK)
         st = check_int_operand(ctx, 1, B_DIV);
-    return st != TCONV_OK ? st : run_binary(ctx, B_DIV, DTYPES_SIGNED);
+    return st != TCONV_OK ? st : run_binary(ctx, B_DIV, DTYPES_ALL_NUMERIC);
 }
 
 tconv_status tc_run_min(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_MIN, DTYPES_SIGNED);
+    return run_binary(ctx, B_MIN, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_max(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_MAX, DTYPES_SIGNED);
+    return run_binary(ctx, B_MAX, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_sum(tc_kernel_ctx *ctx) {
     return run_binary(ctx, B_SUM, DTYPES_REAL);
@@ -764,19 +826,19 @@ tconv_status tc_run_mean(tc_kernel_ctx *ctx) {
 }
 
 tconv_status tc_run_equal(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_EQ, DTYPES_SIGNED | DTYPES_BOOL);
+    return run_binary(ctx, B_EQ, DTYPES_ALL_NUMERIC | DTYPES_BOOL);
 }
 tconv_status tc_run_less(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_LT, DTYPES_SIGNED);
+    return run_binary(ctx, B_LT, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_greater(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_GT, DTYPES_SIGNED);
+    return run_binary(ctx, B_GT, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_less_or_equal(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_LE, DTYPES_SIGNED);
+    return run_binary(ctx, B_LE, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_greater_or_equal(tc_kernel_ctx *ctx) {
-    return run_binary(ctx, B_GE, DTYPES_SIGNED);
+    return run_binary(ctx, B_GE, DTYPES_ALL_NUMERIC);
 }
 tconv_status tc_run_and(tc_kernel_ctx *ctx) {
     return run_binary(ctx, B_AND, DTYPES_BOOL);
@@ -792,16 +854,16 @@ tconv_status tc_run_mod(tc_kernel_ctx *ctx) {
     int64_t fmod;
     tconv_status st = tc_node_attr_int(ctx->node, "fmod", 0, &fmod, ctx->err);
     if (st == TCONV_OK)
-        st = require_same_dtype(ctx, 0, 2, DTYPES_SIGNED);
+        st = require_same_dtype(ctx, 0, 2, DTYPES_ALL_NUMERIC);
     if (st != TCONV_OK)
         return st;
-    bool real = !(TCONV_DTYPE_BIT(tc_kernel_input(ctx, 0)->dtype) & TCONV_DTYPES_INDEX);
+    bool real = TCONV_DTYPE_BIT(tc_kernel_input(ctx, 0)->dtype) & DTYPES_REAL;
     if (real && fmod != 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "Mod of floating point inputs needs fmod=1 (has %lld)",
                             (long long)fmod);
     st = check_int_operand(ctx, 1, B_FMOD);
-    return st != TCONV_OK ? st : run_binary(ctx, fmod ? B_FMOD : B_IMOD, DTYPES_SIGNED);
+    return st != TCONV_OK ? st : run_binary(ctx, fmod ? B_FMOD : B_IMOD, DTYPES_ALL_NUMERIC);
 }
 
 /* Pow-12+ lets the exponent's dtype differ from the base's: a float base takes any numeric

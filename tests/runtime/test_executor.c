@@ -330,19 +330,19 @@ static void test_unsupported_dtype_names_node(void **state) {
     tconv_model *m = rtt_model(14);
     tconv_graph *g = m->graph;
     int64_t d[] = {2};
-    tconv_value *in[] = {rtt_input(g, "a", TCONV_DTYPE_INT8, 1, d),
-                         rtt_input(g, "b", TCONV_DTYPE_INT8, 1, d)};
+    tconv_value *in[] = {rtt_input(g, "a", TCONV_DTYPE_BOOL, 1, d),
+                         rtt_input(g, "b", TCONV_DTYPE_BOOL, 1, d)};
     const char *y[] = {"y"};
-    rtt_node(g, "Add", "int8_add", in, 2, y, 1);
+    rtt_node(g, "Add", "bool_add", in, 2, y, 1);
     rtt_output(g, "y");
-    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_INT8, 1, d, NULL),
-                              rtt_tensor(TCONV_DTYPE_INT8, 1, d, NULL)};
+    tc_rt_tensor inputs[2] = {rtt_tensor(TCONV_DTYPE_BOOL, 1, d, NULL),
+                              rtt_tensor(TCONV_DTYPE_BOOL, 1, d, NULL)};
     tc_rt_tensor out;
     tc_error err;
     assert_int_equal(rtt_run(m, inputs, 2, &out, &err), TCONV_ERR_UNSUPPORTED);
-    rtt_assert_contains(err.message, "node 'int8_add' (#0, Add) [ai.onnx Add-14]");
-    rtt_assert_contains(err.message, "unsupported dtype int8 for input 0 ('a')");
-    rtt_assert_contains(err.message, "supported: float, int32, int64, double");
+    rtt_assert_contains(err.message, "node 'bool_add' (#0, Add) [ai.onnx Add-14]");
+    rtt_assert_contains(err.message, "unsupported dtype bool for input 0 ('a')");
+    rtt_assert_contains(err.message, "supported: float, uint8");
     tc_rt_tensor_release(&inputs[0]);
     tc_rt_tensor_release(&inputs[1]);
     tconv_model_free(m);

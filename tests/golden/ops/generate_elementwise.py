@@ -362,6 +362,35 @@ def existing_kernel_f64_cases():
                "CastLike-19")
 
 
+def small_int_cases():
+    """int8, int16 and the unsigned types, which Add/Sub/Mul/Div (ONNX's node tests), Mod,
+    Min/Max and the comparisons take; wrapping at the ends of each range."""
+    U32, U64, I8, I16, U8, U16 = np.uint32, np.uint64, np.int8, np.int16, np.uint8, np.uint16
+    for dtype in (I8, I16, U8, U16, U32, U64):
+        info = np.iinfo(dtype)
+        suffix = np.dtype(dtype).name
+        a = rng_for("int_a_" + suffix).integers(info.min, info.max, size=(2, 3, 4),
+                                                 dtype=dtype, endpoint=True)
+        b = rng_for("int_b_" + suffix).integers(max(info.min, -9), 10, size=(3, 1)).astype(dtype)
+        a.reshape(-1)[:3] = [info.min, info.max, 0]
+        b[b == 0] = 1
+        b.reshape(-1)[0] = info.max
+        write_case("mod_" + suffix, "Mod", 13, [a, b], np.mod(a, b),
+                   "fmod=0, broadcast, range ends")
+        write_case("max_" + suffix, "Max", 13, [a, b], np.maximum(a, b), "broadcast")
+        write_case("min_" + suffix, "Min", 13, [a, b], np.minimum(a, b), "broadcast")
+        write_case("less_" + suffix, "Less", 13, [a, b], np.less(a, b), "broadcast")
+        write_case("equal_" + suffix, "Equal", 13, [a, a[:, :1, :]], np.equal(a, a[:, :1, :]),
+                   "broadcast")
+        with np.errstate(all="ignore"):
+            write_case("mul_" + suffix, "Mul", 14, [a, b], np.multiply(a, b),
+                       "wraps, broadcast")
+            write_case("div_" + suffix, "Div", 14, [a, b],
+                       np.trunc(a.astype(np.float64) / b.astype(np.float64)).astype(dtype)
+                       if dtype not in (U64,) else a // b,
+                       "truncates toward zero, broadcast")
+
+
 def torch_export_cases():
     """A PyTorch 1.13 export that chains most of these ops as torch writes them (Mish and GELU
     decomposed, PReLU's (C,1,1) slope, fmod, where over and/or/not masks), golden from torch."""
@@ -421,6 +450,7 @@ def main():
     logic_cases()
     where_cases()
     existing_kernel_f64_cases()
+    small_int_cases()
     torch_export_cases()
     names = [c[0] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
