@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TCONV_DTYPES_COMPUTE                                                                       \
+#define INDEX_NUMERIC_DTYPES                                                                       \
     (TCONV_DTYPES_NUMERIC | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |                                  \
      TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) |                      \
      TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
@@ -491,7 +491,7 @@ static void reduce_into(reduction red, tc_rt_tensor *y, int64_t di, const tc_rt_
 static tconv_status scatter_inputs(tc_kernel_ctx *ctx, reduction *red, const tc_rt_tensor **x,
                                    const tc_rt_tensor **idx, const tc_rt_tensor **upd) {
     tconv_status st = read_reduction(ctx, red);
-    uint32_t mask = *red == RED_NONE ? TCONV_DTYPES_ANY : TCONV_DTYPES_COMPUTE;
+    uint32_t mask = *red == RED_NONE ? TCONV_DTYPES_ANY : INDEX_NUMERIC_DTYPES;
     if (st == TCONV_OK)
         st = require(ctx, 0, mask, x);
     if (st == TCONV_OK)
@@ -729,7 +729,7 @@ tconv_status tc_run_cumsum(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t axis_raw, exclusive, reverse;
     int axis;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_COMPUTE, &x);
+    tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES, &x);
     if (st == TCONV_OK)
         st = read_int_scalar(ctx, 1, &axis_raw);
     if (st == TCONV_OK)
@@ -928,7 +928,7 @@ tconv_status tc_run_topk(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t k, axis_raw, largest;
     int axis;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_COMPUTE, &x);
+    tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES, &x);
     if (st == TCONV_OK)
         st = ctx->opset < 10 ? tc_node_attr_int(ctx->node, "k", -1, &k, ctx->err)
                              : read_int_scalar(ctx, 1, &k);
@@ -976,9 +976,9 @@ tconv_status tc_run_topk(tc_kernel_ctx *ctx) {
 tconv_status tc_run_one_hot(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *idx, *depth_t, *values;
     int64_t axis_raw;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_COMPUTE, &idx);
+    tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES, &idx);
     if (st == TCONV_OK)
-        st = require(ctx, 1, TCONV_DTYPES_COMPUTE, &depth_t);
+        st = require(ctx, 1, INDEX_NUMERIC_DTYPES, &depth_t);
     if (st == TCONV_OK)
         st = require(ctx, 2, TCONV_DTYPES_ANY, &values);
     if (st == TCONV_OK)
