@@ -179,7 +179,7 @@ void tc_session_release(tc_session *session, tc_rt_tensor *t);
 /* ---- the executor (session.c) */
 
 /* Runs `graph`, a subgraph held by ctx->node, with the enclosing scopes' values visible, its
- * declared inputs bound to inputs[0 .. n_inputs) (borrowed, checked against the declared types;
+ * declared inputs bound to inputs[0 .. n_inputs) (borrowed, checked against the declared dtypes;
  * n_inputs must equal the subgraph's input count: 0 for If branches, Loop and Scan bodies pass
  * their iteration's values), and fills outputs[0 .. n_outputs) (n_outputs must equal the
  * subgraph's output count). The tensors stay accounted in the session; the caller moves them

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Golden test directories for Loop and Scan bodies under tests/golden/ops/.
 
-Run:  /usr/bin/python3 tests/golden/ops/generate_control.py      (onnx 1.12, numpy)
+Run:  /usr/bin/python3 tests/golden/ops/generate_control.py      (onnx 1.12, torch 1.13, numpy)
 
   onnx_<test>  ONNX's own node tests for Loop and Scan (onnx.backend.test.case.node; the shared
                node-test set has none): test_loop11, test_scan9_sum and test_scan_sum (Scan-8).
@@ -12,14 +12,21 @@ Run:  /usr/bin/python3 tests/golden/ops/generate_control.py      (onnx 1.12, num
                condition, condition-only termination, zero trips, outer-scope captures, several
                loop-carried values and scan outputs, Loop-1 (opset 9); Scan with several states,
                scan_input_axes / directions, scan_output_axes (negative too) / directions, no
-               state at all.
+               state at all; Scan-8 with a batch, sequence_lens and a reversed input.
+  torch_<case> loops written in TorchScript and exported by torch 1.13 (opset 13), golden from
+               torch: an accumulation, and a tensor the loop grows by Concat (torch declares the
+               first iteration's shape on the body input, which then changes).
 Deterministic (fixed seeds).
 """
+import io
 import os
 import shutil
+import warnings
 
 import op_cases  # noqa: F401  (first: pins the BLAS, patches numpy for onnx)
 import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import torch  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from op_cases import onnx_cases as onnx_node_cases, write_dir as write_case_dir, write_tsv  # noqa: E402
 
@@ -241,14 +248,48 @@ def scan8_batch_seq_lens(rng):
     return ("ctl_scan8_batch_seq_lens", m, [lens, s0, x], [s.astype(np.float32), y.astype(np.float32)])
 
 
+class TorchLoopAccumulate(torch.nn.Module):
+    def forward(self, x, n: int):
+        acc = torch.zeros_like(x)
+        for i in range(n):
+            acc = acc * 0.5 + x * i
+        return acc
+
+
+class TorchLoopConcat(torch.nn.Module):
+    def forward(self, x, n: int):
+        acc = x
+        for i in range(n):
+            acc = torch.cat([acc, torch.relu(acc[-1:] * 0.5 + i)], 0)
+        return acc
+
+
+def torch_loop(name, module, seed):
+    torch.manual_seed(seed)
+    m = torch.jit.script(module)
+    x = torch.randn(2, 3)
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(m, (x, 4), buf, opset_version=13, input_names=["x", "n"],
+                          output_names=["y"])
+    model = onnx.load_from_string(buf.getvalue())
+    assert any(nd.op_type == "Loop" for nd in model.graph.node), name
+    with torch.no_grad():
+        y = m(x, 4).numpy()
+    return ("torch_" + name, model, [x.numpy(), np.array(4, np.int64)], [y])
+
+
 def main():
     rng = np.random.default_rng(1414)
     cases = onnx_cases() + [f(rng) for f in (loop_trip_and_cond, loop_cond_only, loop_zero_trips,
                                              loop_opset9_two_carried, scan_axes_directions,
                                              scan_two_states_negative_axis, scan_no_state,
                                              scan8_batch_seq_lens)]
+    cases += [torch_loop("loop_accumulate", TorchLoopAccumulate(), 1),
+              torch_loop("loop_concat_grows", TorchLoopConcat(), 2)]
     for d in os.listdir(HERE):
-        if d.startswith(("ctl_", "onnx_loop", "onnx_scan")):
+        if d.startswith(("ctl_", "onnx_loop", "onnx_scan", "torch_loop")):
             shutil.rmtree(os.path.join(HERE, d))
     for name, model, ins, outs in cases:
         write_case_dir(HERE, name, model, ins, outs)
