@@ -6,6 +6,7 @@
  * both through the packed GEMM, the projection threaded; float64: plain products), then the
  * gates of each row in double (float32 and float64 share that code, and a float32 result is as
  * good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c; GRU z, r, h; peepholes i, o, f. */
+#include "runtime/fast_tanh.h"
 #include "runtime/gemm.h"
 #include "runtime/kernel_util.h"
 
@@ -34,6 +35,7 @@ typedef enum rnn_act_kind {
 typedef struct rnn_act {
     rnn_act_kind kind;
     double alpha, beta;
+    bool single; /* a float32 run: Tanh and Sigmoid through the vectorizable float tanh */
 } rnn_act;
 
 /* The spec's activation functions: name, whether they read alpha / beta, and the defaults the
@@ -85,6 +87,22 @@ static double rnn_act_apply(const rnn_act *a, double x) {
         return x > 30 ? x : log1p(exp(x));
     }
     return x;
+}
+
+/* v[i] = act(v[i]) for i < n. Float32 runs take Tanh, and Sigmoid as 1/2 + tanh(x/2)/2, from
+ * the float rational tanh in vectorized loops (libm's scalar exp/tanh were most of an LSTM's
+ * time); within 4e-7 of the exact values, as float32 gates need. */
+static void rnn_act_array(const rnn_act *a, double *v, int64_t n) {
+    if (a->single && a->kind == ACT_TANH) {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = tc_tanh_f32((float)v[i]);
+    } else if (a->single && a->kind == ACT_SIGMOID) {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = 0.5f + 0.5f * tc_tanh_f32(0.5f * (float)v[i]);
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            v[i] = rnn_act_apply(a, v[i]);
+    }
 }
 
 /* Everything a run needs to know, from the attributes and input shapes. */
@@ -162,6 +180,7 @@ static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
             }
             rnn_act *a = &s->act[d][k];
             a->kind = rnn_act_table[e].kind;
+            a->single = !s->is_double;
             a->alpha = rnn_act_table[e].alpha;
             a->beta = rnn_act_table[e].beta;
             if (rnn_act_table[e].has_alpha && ia < n_alpha)
@@ -481,49 +500,79 @@ static double rnn_xw(const rnn_spec *s, const rnn_work *w, int64_t row, int64_t 
     return (s->is_double ? w->xw_d[i] : (double)w->xw_f[i]) + w->wb[j];
 }
 
+/* g[j] = clip(x W^T + Wb + g[j]) for gate rows j in [j0, j1): the pre-activations, g holding
+ * the recurrent product of the row. */
+static void rnn_preact(const rnn_spec *s, const rnn_work *w, int64_t row, double *g, int64_t j0,
+                       int64_t j1) {
+    for (int64_t j = j0; j < j1; j++)
+        g[j] = rnn_clip(s, rnn_xw(s, w, row, j) + g[j]);
+}
+
 /* GRU without linear_before_reset, first half of a step: z and r (into hr), and r (.) h_prev
  * (into rh), for the product with R_h. */
 static void gru_gates_zr(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
                          int64_t b) {
     int64_t hs = s->h, gh = s->gates * hs;
-    double *hr = w->hr + b * gh;
-    for (int64_t j = 0; j < 2 * hs; j++)
-        hr[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + hr[j]));
+    double *g = w->hr + b * gh;
+    rnn_preact(s, w, row, g, 0, 2 * hs);
+    rnn_act_array(&act[0], g, 2 * hs);
     for (int64_t k = 0; k < hs; k++)
-        w->rh[b * hs + k] = hr[hs + k] * w->h[b * hs + k];
+        w->rh[b * hs + k] = g[hs + k] * w->h[b * hs + k];
+}
+
+static void lstm_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
+                        double *g, double *h, double *c, double *tmp) {
+    int64_t hs = s->h;
+    const double *p = w->p;
+    for (int64_t j = 0; j < hs; j++) {
+        g[j] = rnn_clip(s, rnn_xw(s, w, row, j) + g[j] + p[j] * c[j]);
+        g[2 * hs + j] =
+            rnn_clip(s, rnn_xw(s, w, row, 2 * hs + j) + g[2 * hs + j] + p[2 * hs + j] * c[j]);
+    }
+    rnn_preact(s, w, row, g, 3 * hs, 4 * hs);
+    rnn_act_array(&act[0], g, hs); /* i */
+    if (!s->input_forget)
+        rnn_act_array(&act[0], g + 2 * hs, hs); /* f */
+    rnn_act_array(&act[1], g + 3 * hs, hs);     /* c~ */
+    for (int64_t j = 0; j < hs; j++) {
+        double f = s->input_forget ? 1.0 - g[j] : g[2 * hs + j];
+        c[j] = f * c[j] + g[j] * g[3 * hs + j];
+        g[hs + j] = rnn_clip(s, rnn_xw(s, w, row, hs + j) + g[hs + j] + p[hs + j] * c[j]);
+        tmp[j] = c[j];
+    }
+    rnn_act_array(&act[0], g + hs, hs); /* o */
+    rnn_act_array(&act[2], tmp, hs);
+    for (int64_t j = 0; j < hs; j++)
+        h[j] = g[hs + j] * tmp[j];
 }
 
 /* The rest of a step of batch row b (hr holds its recurrent product): the new state. */
 static void rnn_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w, int64_t row,
                        int64_t b) {
     int64_t hs = s->h, gh = s->gates * hs;
-    double *h = w->h + b * hs, *c = w->c + b * hs, *hr = w->hr + b * gh;
+    double *h = w->h + b * hs, *c = w->c + b * hs, *g = w->hr + b * gh;
+    double *tmp = w->rh + b * hs; /* free again: GRU's r (.) h_prev has had its product */
     if (s->kind == RNN_PLAIN) {
-        for (int64_t j = 0; j < hs; j++)
-            h[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + hr[j]));
+        rnn_preact(s, w, row, g, 0, hs);
+        rnn_act_array(&act[0], g, hs);
+        memcpy(h, g, (size_t)hs * sizeof *h);
     } else if (s->kind == RNN_LSTM) {
-        for (int64_t j = 0; j < hs; j++) {
-            double gi = rnn_xw(s, w, row, j) + hr[j] + w->p[j] * c[j];
-            double gf = rnn_xw(s, w, row, 2 * hs + j) + hr[2 * hs + j] + w->p[2 * hs + j] * c[j];
-            double gc = rnn_xw(s, w, row, 3 * hs + j) + hr[3 * hs + j];
-            double i = rnn_act_apply(&act[0], rnn_clip(s, gi));
-            double f = s->input_forget ? 1.0 - i : rnn_act_apply(&act[0], rnn_clip(s, gf));
-            c[j] = f * c[j] + i * rnn_act_apply(&act[1], rnn_clip(s, gc));
-            double go = rnn_xw(s, w, row, hs + j) + hr[hs + j] + w->p[hs + j] * c[j];
-            h[j] = rnn_act_apply(&act[0], rnn_clip(s, go)) * rnn_act_apply(&act[2], c[j]);
-        }
+        lstm_update(s, act, w, row, g, h, c, tmp);
     } else {
         /* linear_before_reset: z and r are still pre-activations here; else gru_gates_zr made
-         * them gates and hr[2h..3h) is (r (.) h_prev) R_h^T + Rb_h. */
-        if (s->linear_before_reset)
-            for (int64_t j = 0; j < 2 * hs; j++)
-                hr[j] = rnn_act_apply(&act[0], rnn_clip(s, rnn_xw(s, w, row, j) + hr[j]));
-        const double *z = hr, *r = hr + hs;
-        for (int64_t j = 0; j < hs; j++) {
-            double rec = s->linear_before_reset ? r[j] * hr[2 * hs + j] : hr[2 * hs + j];
-            double ht = rnn_act_apply(&act[1], rnn_clip(s, rnn_xw(s, w, row, 2 * hs + j) + rec));
-            h[j] = (1.0 - z[j]) * ht + z[j] * h[j];
+         * them gates and g[2h..3h) is (r (.) h_prev) R_h^T + Rb_h. */
+        if (s->linear_before_reset) {
+            rnn_preact(s, w, row, g, 0, 2 * hs);
+            rnn_act_array(&act[0], g, 2 * hs);
         }
+        const double *z = g, *r = g + hs;
+        for (int64_t j = 0; j < hs; j++) {
+            double rec = s->linear_before_reset ? r[j] * g[2 * hs + j] : g[2 * hs + j];
+            tmp[j] = rnn_clip(s, rnn_xw(s, w, row, 2 * hs + j) + rec);
+        }
+        rnn_act_array(&act[1], tmp, hs);
+        for (int64_t j = 0; j < hs; j++)
+            h[j] = (1.0 - z[j]) * tmp[j] + z[j] * h[j];
     }
 }
 
