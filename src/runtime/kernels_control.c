@@ -436,44 +436,50 @@ static void scan_run_free(tc_kernel_ctx *ctx, scan_run *sr) {
     free(sr->scans);
 }
 
+/* What Scan-8 and Scan-9 read alike: the body, num_scan_inputs, the counts of states, scan
+ * inputs and scan outputs (the node's inputs from `first` on are the states, then the scan
+ * inputs), and the run's arrays. */
+static tconv_status scan_open(tc_kernel_ctx *ctx, scan_run *sr, size_t first) {
+    int64_t n_in = 0;
+    tconv_status st = body_graph(ctx, &sr->body);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "num_scan_inputs", 0, &n_in, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    if (n_in < 1 || (size_t)n_in + first > ctx->n_inputs)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "num_scan_inputs = %lld, the node has %zu inputs", (long long)n_in,
+                            ctx->n_inputs);
+    sr->n_in = (size_t)n_in;
+    sr->n_state = ctx->n_inputs - first - sr->n_in;
+    if (ctx->n_outputs < sr->n_state || sr->body->n_outputs != ctx->n_outputs)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "the body has %zu outputs, the node %zu (%zu state variables)",
+                            sr->body->n_outputs, ctx->n_outputs, sr->n_state);
+    sr->n_out = ctx->n_outputs - sr->n_state;
+    sr->in_axes = calloc(2 * sr->n_in + 2 * sr->n_out, sizeof *sr->in_axes);
+    sr->slices = calloc(sr->n_in, sizeof *sr->slices);
+    sr->in = calloc(sr->n_state + sr->n_in, sizeof *sr->in);
+    sr->results = calloc(ctx->n_outputs, sizeof *sr->results);
+    sr->scans = calloc(sr->n_out ? sr->n_out : 1, sizeof *sr->scans);
+    if (!sr->in_axes || !sr->slices || !sr->in || !sr->results || !sr->scans)
+        return tc_error_nomem(ctx->err, "Scan");
+    sr->in_dirs = sr->in_axes + sr->n_in;
+    sr->out_axes = sr->in_dirs + sr->n_in;
+    sr->out_dirs = sr->out_axes + sr->n_out;
+    return TCONV_OK;
+}
+
 /* Scan (opset 9+): runs the body once per step of the scan inputs (sliced along
  * scan_input_axes, walked backwards where scan_input_directions is 1) with the state
  * variables carried; outputs the final states, then the per-step outputs stacked along
  * scan_output_axes (in reverse order where scan_output_directions is 1). */
 tconv_status tc_run_scan(tc_kernel_ctx *ctx) {
     scan_run sr = {0};
-    int64_t n_in = 0;
-    tconv_status st = body_graph(ctx, &sr.body);
-    if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "num_scan_inputs", 0, &n_in, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    if (n_in < 1 || (size_t)n_in > ctx->n_inputs)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "num_scan_inputs = %lld, the node has %zu inputs", (long long)n_in,
-                            ctx->n_inputs);
-    sr.n_in = (size_t)n_in;
-    sr.n_state = ctx->n_inputs - sr.n_in;
-    if (ctx->n_outputs < sr.n_state || sr.body->n_outputs != ctx->n_outputs)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "the body has %zu outputs, the node %zu (%zu state variables)",
-                            sr.body->n_outputs, ctx->n_outputs, sr.n_state);
-    sr.n_out = ctx->n_outputs - sr.n_state;
-    size_t n_ints = 2 * sr.n_in + 2 * sr.n_out;
-    sr.in_axes = calloc(n_ints ? n_ints : 1, sizeof *sr.in_axes);
-    sr.slices = calloc(sr.n_in, sizeof *sr.slices);
-    sr.in = calloc(sr.n_state + sr.n_in, sizeof *sr.in);
-    sr.results = calloc(ctx->n_outputs ? ctx->n_outputs : 1, sizeof *sr.results);
-    sr.scans = calloc(sr.n_out ? sr.n_out : 1, sizeof *sr.scans);
     loop_state ls = {0};
-    if (!sr.in_axes || !sr.slices || !sr.in || !sr.results || !sr.scans)
-        st = tc_error_nomem(ctx->err, "Scan");
-    if (st == TCONV_OK) {
-        sr.in_dirs = sr.in_axes + sr.n_in;
-        sr.out_axes = sr.in_dirs + sr.n_in;
-        sr.out_dirs = sr.out_axes + sr.n_out;
+    tconv_status st = scan_open(ctx, &sr, 0);
+    if (st == TCONV_OK)
         st = scan_ints(ctx, "scan_input_axes", sr.n_in, sr.in_axes);
-    }
     if (st == TCONV_OK)
         st = scan_ints(ctx, "scan_input_directions", sr.n_in, sr.in_dirs);
     if (st == TCONV_OK)
@@ -575,23 +581,11 @@ static tconv_status scan8_row(tc_kernel_ctx *ctx, scan_run *sr, const tc_rt_tens
  * absent); outputs [B, ...] and [B, T, ...], zero past a row's sequence length. */
 tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
     scan_run sr = {0};
-    int64_t n_in = 0;
-    tconv_status st = body_graph(ctx, &sr.body);
-    if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "num_scan_inputs", 0, &n_in, ctx->err);
-    if (st != TCONV_OK)
+    tconv_status st = scan_open(ctx, &sr, 1);
+    if (st != TCONV_OK) {
+        scan_run_free(ctx, &sr);
         return st;
-    if (n_in < 1 || (size_t)n_in + 1 > ctx->n_inputs)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "num_scan_inputs = %lld, the node has %zu inputs", (long long)n_in,
-                            ctx->n_inputs);
-    sr.n_in = (size_t)n_in;
-    sr.n_state = ctx->n_inputs - 1 - sr.n_in;
-    if (ctx->n_outputs < sr.n_state || sr.body->n_outputs != ctx->n_outputs)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "the body has %zu outputs, the node %zu (%zu state variables)",
-                            sr.body->n_outputs, ctx->n_outputs, sr.n_state);
-    sr.n_out = ctx->n_outputs - sr.n_state;
+    }
     size_t n_vals = sr.n_state + sr.n_in;
     const tc_rt_tensor *lens = tc_kernel_input(ctx, 0);
     st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
@@ -599,37 +593,29 @@ tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
     for (size_t i = 0; st == TCONV_OK && i < n_vals; i++) {
         const tc_rt_tensor *x = tc_kernel_input(ctx, 1 + i);
         bool scan = i >= sr.n_state;
-        if (!x || x->rank < (scan ? 2 : 1))
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                "input %zu must be present with a batch axis%s", 1 + i,
-                                scan ? " and a sequence axis" : "");
+        if (!x || x->rank < (scan ? 2 : 1)) {
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                              "input %zu must be present with a batch axis%s", 1 + i,
+                              scan ? " and a sequence axis" : "");
+            break;
+        }
         if (n_batch < 0)
             n_batch = x->dims[0];
         if (scan && length < 0)
             length = x->dims[1];
         if (x->dims[0] != n_batch || (scan && x->dims[1] != length))
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                "input %zu disagrees on the batch or sequence size", 1 + i);
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                              "input %zu disagrees on the batch or sequence size", 1 + i);
     }
     if (st == TCONV_OK && lens && lens->n_elements != n_batch)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "sequence_lens has %lld entries, not %lld",
                           (long long)lens->n_elements, (long long)n_batch);
     tc_rt_tensor *views = calloc(n_vals, sizeof *views);
-    sr.in_axes = calloc(2 * sr.n_in + 2 * sr.n_out + 1, sizeof *sr.in_axes);
-    sr.slices = calloc(sr.n_in, sizeof *sr.slices);
-    sr.in = calloc(n_vals, sizeof *sr.in);
-    sr.results = calloc(ctx->n_outputs ? ctx->n_outputs : 1, sizeof *sr.results);
-    sr.scans = calloc(sr.n_out ? sr.n_out : 1, sizeof *sr.scans);
-    if (st == TCONV_OK &&
-        (!views || !sr.in_axes || !sr.slices || !sr.in || !sr.results || !sr.scans))
+    if (st == TCONV_OK && !views)
         st = tc_error_nomem(ctx->err, "Scan");
-    if (st == TCONV_OK) {
-        sr.in_dirs = sr.in_axes + sr.n_in;
-        sr.out_axes = sr.in_dirs + sr.n_in;
-        sr.out_dirs = sr.out_axes + sr.n_out;
-        sr.length = length;
+    sr.length = length;
+    if (st == TCONV_OK)
         st = scan_ints(ctx, "directions", sr.n_in, sr.in_dirs);
-    }
     for (int64_t b = 0; st == TCONV_OK && b < n_batch; b++) {
         sr.steps = lens ? tc_rt_get_i64(lens, b) : length;
         if (sr.steps < 0 || sr.steps > length)
