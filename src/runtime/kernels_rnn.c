@@ -654,6 +654,15 @@ static tconv_status rnn_alloc_outputs(tc_kernel_ctx *ctx, const rnn_spec *s,
     return TCONV_OK;
 }
 
+/* The micro-kernel for the recurrent products R h^T: gh rows by n (batch) columns. A batch of at
+ * most 16 fills AVX2's 16-wide tiles, where AVX-512's 32- and 48-wide ones would compute at
+ * least half padding (bidirectional LSTM, batch 16, H 256: 15% faster overall). */
+static tc_gemm_isa rnn_isa(int64_t gh, int64_t n) {
+    if (n <= 16 && tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2))
+        return TCONV_GEMM_ISA_AVX2;
+    return tc_gemm_isa_for_shape(gh, n);
+}
+
 static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     static const int gates[3] = {1, 3, 4};
     rnn_spec s = {.kind = kind, .gates = gates[kind], .n_acts = (int)kind + 1};
@@ -679,7 +688,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     int64_t gh = s.gates * s.h;
     w.split = s.kind == RNN_GRU && !s.linear_before_reset ? 2 * s.h : gh;
     /* One workspace for every step's product (the widest: all gates). */
-    tc_gemm_workspace_init(&w.ws, tc_gemm_isa_for_shape(gh, s.n));
+    tc_gemm_workspace_init(&w.ws, rnn_isa(gh, s.n));
     size_t packed0 = tc_sgemm_packed_a_floats(w.ws.isa, w.split, s.h);
     size_t packed1 = tc_sgemm_packed_a_floats(w.ws.isa, gh - w.split, s.h);
     tc_rt_tensor pbuf = {0};
