@@ -627,14 +627,24 @@ tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
         if (st == TCONV_OK)
             st = scan8_row(ctx, &sr, views, n_batch, b);
     }
-    /* No batch row ran a step (or there are no rows): what was never written is empty/zero. */
+    /* What no batch row wrote (no rows, or no row ran a step): states as their inputs (no
+     * rows), scan outputs [B, T, the body output's declared dims] of zeros. */
     for (size_t i = 0; st == TCONV_OK && i < ctx->n_outputs; i++) {
         if (ctx->outputs[i].dtype != TCONV_DTYPE_UNDEFINED)
             continue;
+        if (i < sr.n_state) {
+            const tc_rt_tensor *x = tc_kernel_input(ctx, 1 + i);
+            st = tc_kernel_copy_to_output(ctx, i, x, x->rank, x->dims);
+            continue;
+        }
+        int64_t dims[TCONV_MAX_RANK] = {n_batch, length}, body_dims[TCONV_MAX_RANK];
+        int rank = 0;
+        const tconv_value *v = sr.body->outputs[i].value;
+        if (!v || !tc_value_static_shape(v, body_dims, &rank) || rank + 2 > TCONV_MAX_RANK)
+            rank = 0;
+        memcpy(dims + 2, body_dims, (size_t)rank * sizeof dims[0]);
         tc_rt_tensor *o;
-        int64_t dims[2] = {n_batch, length};
-        st = tc_kernel_alloc_output(ctx, i, body_output_dtype(sr.body, i), i < sr.n_state ? 1 : 2,
-                                    dims, &o);
+        st = tc_kernel_alloc_output(ctx, i, body_output_dtype(sr.body, i), rank + 2, dims, &o);
         if (st == TCONV_OK && o->nbytes)
             memset(o->data, 0, o->nbytes);
     }

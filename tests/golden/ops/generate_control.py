@@ -12,7 +12,8 @@ Run:  /usr/bin/python3 tests/golden/ops/generate_control.py      (onnx 1.12, tor
                condition, condition-only termination, zero trips, outer-scope captures, several
                loop-carried values and scan outputs, Loop-1 (opset 9); Scan with several states,
                scan_input_axes / directions, scan_output_axes (negative too) / directions, no
-               state at all; Scan-8 with a batch, sequence_lens and a reversed input.
+               state at all; Scan-8 with a batch, sequence_lens and a reversed input, and with
+               rows of sequence length 0.
   torch_<case> loops written in TorchScript and exported by torch 1.13 (opset 13), golden from
                torch: an accumulation, and a tensor the loop grows by Concat (torch declares the
                first iteration's shape on the body input, which then changes).
@@ -280,12 +281,37 @@ def torch_loop(name, module, seed):
     return ("torch_" + name, model, [x.numpy(), np.array(4, np.int64)], [y])
 
 
+def scan8_zero_lengths(rng):
+    """Scan-8 rows of sequence length 0 (onnxruntime refuses them; tconv keeps the row's initial
+    state and zero scan outputs): batch 2, sequence_lens [3, 0]; then a batch whose rows all
+    have length 0 (scan output [B, T, 2] of zeros, its shape from the body's declaration)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["y_t"])],
+        "body", [vi("s_in", F, [2]), vi("x_t", F, [2])], [vi("s_out", F, [2]), vi("y_t", F, [2])])
+    node = helper.make_node("Scan", ["lens", "s0", "x"], ["s", "y"], body=body, num_scan_inputs=1)
+    out = []
+    for name, lens in (("ctl_scan8_zero_length_row", [3, 0]), ("ctl_scan8_all_zero_lengths", [0, 0])):
+        m = model_of([node], name, [vi("lens", I64, [2]), vi("s0", F, [2, 2]), vi("x", F, [2, 3, 2])],
+                     [vi("s", F, [2, 2]), vi("y", F, [2, 3, 2])], 8)
+        s0 = rng.standard_normal((2, 2)).astype(np.float32)
+        x = rng.standard_normal((2, 3, 2)).astype(np.float32)
+        s, y = s0.astype(np.float64).copy(), np.zeros((2, 3, 2))
+        for b in range(2):
+            for t in range(lens[b]):
+                s[b] = s[b] + x[b, t]
+                y[b, t] = s[b]
+        out.append((name, m, [np.array(lens, np.int64), s0, x], [s.astype(np.float32), y.astype(np.float32)]))
+    return out
+
+
 def main():
     rng = np.random.default_rng(1414)
     cases = onnx_cases() + [f(rng) for f in (loop_trip_and_cond, loop_cond_only, loop_zero_trips,
                                              loop_opset9_two_carried, scan_axes_directions,
                                              scan_two_states_negative_axis, scan_no_state,
                                              scan8_batch_seq_lens)]
+    cases += scan8_zero_lengths(rng)
     cases += [torch_loop("loop_accumulate", TorchLoopAccumulate(), 1),
               torch_loop("loop_concat_grows", TorchLoopConcat(), 2)]
     for d in os.listdir(HERE):
