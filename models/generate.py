@@ -44,6 +44,8 @@ import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "golden", "ops"))
+from generate_rnn import reference as rnn_reference  # noqa: E402  (RNN/GRU/LSTM, validated there)
 SIZE_LIMIT = 3 * 1024 * 1024
 
 torch.set_num_threads(1)
@@ -394,13 +396,22 @@ def _slice(x, starts, ends, axes, steps):
         ax = int(ax) % x.ndim
         dim = x.shape[ax]
         st, en, sp = int(st), int(en), int(sp)
-        assert sp == 1, "Slice steps"
+        assert sp != 0, "Slice step 0"
         st = st + dim if st < 0 else st
         en = en + dim if en < 0 else en
-        st = min(max(st, 0), dim)
-        en = min(max(en, 0), dim)
-        idx[ax] = slice(st, en)
+        if sp > 0:
+            st = min(max(st, 0), dim)
+            en = min(max(en, 0), dim)
+            idx[ax] = slice(st, en, sp)
+        else:  # ONNX clamps to [-1, dim - 1] for negative steps; -1 means "before index 0"
+            st = min(max(st, -1), dim - 1)
+            en = min(max(en, -1), dim - 1)
+            idx[ax] = slice(st, en if en >= 0 else None, sp)
     return x[tuple(idx)]
+
+
+def _opt(ins, k):
+    return ins[k] if len(ins) > k and ins[k] is not None and np.size(ins[k]) else None
 
 
 def run_graph(graph, feeds, opset, outer=None, trace=None):
@@ -462,6 +473,53 @@ def run_graph(graph, feeds, opset, outer=None, trace=None):
                 val = ins[2] if len(ins) > 2 and ins[2] is not None else 0.0
                 outs = [_pad(ins[0], ins[1], mode, float(np.asarray(val).reshape(-1)[0])
                              if np.size(val) else 0.0)]
+        elif op == "Cast":
+            to = onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[a["to"]]
+            outs = [np.asarray(ins[0]).astype(np.float64 if to == np.float32 else to)]
+        elif op == "ConstantOfShape":
+            v = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros([1], np.float32)
+            v = v.astype(np.float64) if v.dtype == np.float32 else v
+            outs = [np.full([int(d) for d in ins[0]], v.reshape(-1)[0], v.dtype)]
+        elif op == "Shape":
+            outs = [np.array(ins[0].shape, np.int64)]
+        elif op == "Reshape":
+            shape = [int(d) for d in ins[1]]
+            shape = [ins[0].shape[i] if d == 0 else d for i, d in enumerate(shape)]
+            outs = [ins[0].reshape(shape)]
+        elif op == "Transpose":
+            outs = [np.transpose(ins[0], a.get("perm"))]
+        elif op == "Unsqueeze":
+            axes = a["axes"] if opset < 13 else [int(v) for v in ins[1]]
+            y = ins[0]
+            nd = y.ndim + len(axes)
+            for ax in sorted(int(v) % nd for v in axes):
+                y = np.expand_dims(y, ax)
+            outs = [y]
+        elif op == "Gather":
+            outs = [np.take(ins[0], ins[1], axis=a.get("axis", 0))]
+        elif op == "Expand":
+            shape = np.broadcast_shapes(ins[0].shape, tuple(int(d) for d in ins[1]))
+            outs = [np.broadcast_to(ins[0], shape).copy()]
+        elif op == "MatMul":
+            outs = [np.matmul(ins[0], ins[1])]
+        elif op == "PRelu":
+            outs = [np.where(ins[0] >= 0, ins[0], ins[1] * ins[0])]
+        elif op == "InstanceNormalization":
+            x, sc, bi = ins
+            axes = tuple(range(2, x.ndim))
+            sh = (1, -1) + (1,) * (x.ndim - 2)
+            mu = x.mean(axis=axes, keepdims=True)
+            var = ((x - mu) ** 2).mean(axis=axes, keepdims=True)
+            eps = a.get("epsilon", 1e-5)
+            outs = [(x - mu) / np.sqrt(var + eps) * sc.reshape(sh) + bi.reshape(sh)]
+        elif op == "Split":
+            axis = a.get("axis", 0)
+            split = a.get("split") if opset < 13 else _opt(ins, 1)
+            if split is None:
+                split = [ins[0].shape[axis] // len(node.output)] * len(node.output)
+            outs = np.split(ins[0], np.cumsum([int(v) for v in split])[:-1], axis=axis)
+        elif op == "LSTM":
+            outs = rnn_reference("LSTM", [None if v is None or not np.size(v) else v for v in ins], a)
         elif op == "If":
             cond = bool(np.asarray(ins[0]).reshape(-1)[0])
             branch = a["then_branch"] if cond else a["else_branch"]
@@ -768,6 +826,98 @@ class GroupedUpsampler(nn.Module):
 
     def forward(self, x):
         return self.net(x)
+
+
+class CycleGANGenerator(nn.Module):
+    """CycleGAN ResNet generator (Zhu et al.), ngf 8, 2 residual blocks (9 in the paper):
+    ReflectionPad2d + Conv 7x7, two stride-2 downsamplings, residual blocks with
+    ReflectionPad2d(1), InstanceNorm2d everywhere (affine=False as in the paper's code, except
+    the last up layer), two ConvTranspose2d k3 s2 p1 output_padding 1, Tanh.  torch 1.13
+    exports each ReflectionPad2d as Pad mode=reflect whose pads a ConstantOfShape / Concat /
+    Reshape / Slice / Transpose / Cast chain computes at run time."""
+
+    def __init__(self, nc=3, ngf=8, nres=2):
+        super().__init__()
+        self.down = nn.Sequential(
+            nn.ReflectionPad2d(3), nn.Conv2d(nc, ngf, 7), nn.InstanceNorm2d(ngf), nn.ReLU(True),
+            nn.Conv2d(ngf, 2 * ngf, 3, stride=2, padding=1), nn.InstanceNorm2d(2 * ngf), nn.ReLU(True),
+            nn.Conv2d(2 * ngf, 4 * ngf, 3, stride=2, padding=1), nn.InstanceNorm2d(4 * ngf), nn.ReLU(True))
+        c = 4 * ngf
+        self.res = nn.ModuleList([nn.Sequential(
+            nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3), nn.InstanceNorm2d(c), nn.ReLU(True),
+            nn.ReflectionPad2d(1), nn.Conv2d(c, c, 3), nn.InstanceNorm2d(c)) for _ in range(nres)])
+        self.up = nn.Sequential(
+            nn.ConvTranspose2d(c, 2 * ngf, 3, stride=2, padding=1, output_padding=1),
+            nn.InstanceNorm2d(2 * ngf), nn.ReLU(True),
+            nn.ConvTranspose2d(2 * ngf, ngf, 3, stride=2, padding=1, output_padding=1),
+            nn.InstanceNorm2d(ngf, affine=True), nn.ReLU(True),
+            nn.ReflectionPad2d(3), nn.Conv2d(ngf, nc, 7), nn.Tanh())
+
+    def forward(self, x):
+        h = self.down(x)
+        for r in self.res:
+            h = h + r(h)
+        return self.up(h)
+
+
+class TasNetDecoder(nn.Module):
+    """Conv-TasNet (Luo & Mesgarani) separator tail and decoder, small (N 32, B 16, L 16, two
+    TCN blocks): global layer norm GroupNorm(1, C) (exported as Reshape +
+    InstanceNormalization + Reshape), 1x1 and depthwise dilated Conv1d, PReLU, sigmoid mask
+    applied to the encoder features, then a ConvTranspose1d k3 s2 p1 output_padding 1
+    upsampler and the overlap-add decoder ConvTranspose1d(N, 1, L, stride L/2, padding L/4)."""
+
+    def __init__(self, N=32, B=16, L=16):
+        super().__init__()
+        self.bottleneck = nn.Sequential(nn.GroupNorm(1, N), nn.Conv1d(N, B, 1))
+        self.blocks = nn.ModuleList([nn.Sequential(
+            nn.Conv1d(B, 2 * B, 1), nn.PReLU(), nn.GroupNorm(1, 2 * B),
+            nn.Conv1d(2 * B, 2 * B, 3, padding=d, dilation=d, groups=2 * B), nn.PReLU(),
+            nn.GroupNorm(1, 2 * B), nn.Conv1d(2 * B, B, 1)) for d in (1, 2)])
+        self.mask = nn.Sequential(nn.PReLU(), nn.Conv1d(B, N, 1), nn.Sigmoid())
+        self.up = nn.ConvTranspose1d(N, N, 3, stride=2, padding=1, output_padding=1)
+        self.dec = nn.ConvTranspose1d(N, 1, L, stride=L // 2, padding=L // 4)
+
+    def forward(self, w):
+        h = self.bottleneck(w)
+        for b in self.blocks:
+            h = h + b(h)
+        return self.dec(self.up(w * self.mask(h)))
+
+
+class DemucsSmall(nn.Module):
+    """Demucs (Defossez et al.) waveform U-Net, small (width 8, depth 2, kernel 8, stride 4):
+    encoder Conv1d + ReLU + 1x1 Conv1d + GLU (exported as Split + Sigmoid + Mul), a 2-layer
+    bidirectional LSTM over time with a Linear back to the channel count, decoder 1x1 Conv1d
+    + GLU + ConvTranspose1d k8 s4 padding 2 output_padding 1 with cropped skip connections."""
+
+    def __init__(self, ch=8, depth=2, k=8, s=4):
+        super().__init__()
+        self.enc = nn.ModuleList()
+        self.dec = nn.ModuleList()
+        cin = 1
+        for i in range(depth):
+            c = ch * 2 ** i
+            self.enc.append(nn.Sequential(nn.Conv1d(cin, c, k, s), nn.ReLU(), nn.Conv1d(c, 2 * c, 1), nn.GLU(1)))
+            tail = [] if i == 0 else [nn.ReLU()]
+            self.dec.insert(0, nn.Sequential(nn.Conv1d(c, 2 * c, 1), nn.GLU(1),
+                                              nn.ConvTranspose1d(c, cin, k, s, padding=2, output_padding=1),
+                                              *tail))
+            cin = c
+        self.lstm = nn.LSTM(cin, cin, num_layers=2, bidirectional=True)
+        self.lin = nn.Linear(2 * cin, cin)
+
+    def forward(self, x):
+        skips = []
+        for e in self.enc:
+            x = e(x)
+            skips.append(x)
+        y, _ = self.lstm(x.permute(2, 0, 1))
+        x = self.lin(y).permute(1, 2, 0)
+        for d in self.dec:
+            s = skips.pop()
+            x = d(x + s[..., :x.shape[-1]])
+        return x
 
 
 def export_torch(module, example_inputs, input_names, output_names, opset):
@@ -1088,6 +1238,21 @@ SUITE = [
      lambda op: torch_case(106, GroupedUpsampler, [(2, 128, 8, 10)], ["features"], ["image"], op),
      "depthwise ConvTranspose (group 128, k4 s2 p1), group 4 k3 s2 p1 output_padding 1, depthwise "
      "with channel multiplier 2 (group 64, 64->128), batch 2"),
+    ("cyclegan_generator", 11, "torch export",
+     lambda op: torch_case(111, CycleGANGenerator, [(1, 3, 32, 32)], ["image"], ["fake"], op),
+     "CycleGAN ResNet generator (ngf 8, 2 res blocks): ReflectionPad2d (Pad reflect, pads computed "
+     "at run time by ConstantOfShape/Concat/Reshape/Slice/Transpose/Cast), InstanceNorm2d, "
+     "ConvTranspose2d k3 s2 p1 output_padding 1 x2, Tanh"),
+    ("tasnet_decoder", 12, "torch export",
+     lambda op: torch_case(112, TasNetDecoder, [(1, 32, 40)], ["features"], ["audio"], op),
+     "Conv-TasNet separator tail + decoder (N 32, B 16, L 16): GroupNorm(1, C) as Reshape + "
+     "InstanceNormalization + Reshape, PRelu, depthwise dilated Conv1d, Sigmoid mask, "
+     "ConvTranspose1d k3 s2 p1 output_padding 1 and k16 s8 p4"),
+    ("demucs_small", 14, "torch export",
+     lambda op: torch_case(113, DemucsSmall, [(1, 1, 200)], ["mix"], ["source"], op),
+     "Demucs waveform U-Net (width 8, depth 2): Conv1d k8 s4, GLU (Split + Sigmoid + Mul), "
+     "2-layer bidirectional LSTM + Linear, ConvTranspose1d k8 s4 p2 output_padding 1 x2, "
+     "cropped skips (Slice)"),
     ("keras_decoder", 9, "onnx.helper",
      lambda op: keras_decoder(107, op),
      "Keras-style: auto_pad SAME_UPPER k3 s2 and k5 s2 (odd totals 1, 3), SAME_LOWER k3 s2 "

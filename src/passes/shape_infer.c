@@ -187,6 +187,138 @@ tconv_status tc_si_infer_if(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     return TCONV_OK;
 }
 
+/* What both a and b say (a loop-carried value before and after an iteration). */
+static void agree_tensors(const tc_si_tensor *a, const tc_si_tensor *b, tc_si_out *out) {
+    out->dtype = a->dtype == b->dtype ? a->dtype : TCONV_DTYPE_UNDEFINED;
+    out->shape.rank = a->shape.rank == b->shape.rank ? a->shape.rank : -1;
+    for (int k = 0; k < out->shape.rank; k++)
+        out->shape.dims[k] = tc_si_dim_agree(&a->shape.dims[k], &b->shape.dims[k]);
+}
+
+/* The body output's type with a new axis `axis` (in [-(rank+1), rank], negative: from the end)
+ * of size `len` inserted: a stacked scan output. */
+static void stacked_output(const tconv_graph *body, size_t index, int64_t axis, tc_dim len,
+                           tc_si_out *out) {
+    tc_si_tensor t;
+    if (index >= body->n_outputs || !body->outputs[index].value)
+        return;
+    tc_si_value_tensor(body->outputs[index].value, &t);
+    out->dtype = t.dtype;
+    if (t.shape.rank < 0 || t.shape.rank + 1 > TCONV_MAX_RANK)
+        return;
+    int rank = t.shape.rank + 1;
+    if (axis < 0)
+        axis += rank;
+    if (axis < 0 || axis >= rank)
+        return;
+    out->shape.rank = rank;
+    for (int i = 0, k = 0; i < rank; i++)
+        out->shape.dims[i] = i == axis ? len : t.shape.dims[k++];
+}
+
+/* Loop: loop-carried outputs are what the initial value and the body's result agree on; scan
+ * outputs are the body's per-iteration type under a new first axis (trip count unknown). */
+tconv_status tc_si_infer_loop(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    (void)ctx;
+    const tconv_graph *body = graph_attr(node, "body");
+    if (!body)
+        return TCONV_OK;
+    size_t n_carried = node->n_inputs > 2 ? node->n_inputs - 2 : 0;
+    for (size_t i = 0; i < node->n_outputs; i++) {
+        if (i < n_carried) {
+            tc_si_tensor a, b;
+            if (!tc_si_input(node, 2 + i, &a) || 1 + i >= body->n_outputs ||
+                !body->outputs[1 + i].value)
+                continue;
+            tc_si_value_tensor(body->outputs[1 + i].value, &b);
+            agree_tensors(&a, &b, &outs[i]);
+        } else {
+            stacked_output(body, 1 + i, 0, tc_si_dim_unknown(), &outs[i]);
+        }
+    }
+    return TCONV_OK;
+}
+
+/* Scan (9+): states as Loop's; scan outputs stacked along scan_output_axes with the length of
+ * the first scan input along its scan axis. */
+tconv_status tc_si_infer_scan(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    const tconv_graph *body = graph_attr(node, "body");
+    int64_t n_scan;
+    tconv_status st = tc_node_attr_int(node, "num_scan_inputs", 0, &n_scan, ctx->err);
+    if (st != TCONV_OK || !body || n_scan < 1 || (size_t)n_scan > node->n_inputs)
+        return st;
+    size_t n_state = node->n_inputs - (size_t)n_scan;
+    bool present;
+    const int64_t *in_axes, *out_axes;
+    size_t n_in_axes, n_out_axes;
+    st = tc_node_attr_ints(node, "scan_input_axes", &present, &in_axes, &n_in_axes, ctx->err);
+    if (st == TCONV_OK)
+        st =
+            tc_node_attr_ints(node, "scan_output_axes", &present, &out_axes, &n_out_axes, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    tc_dim len = tc_si_dim_unknown();
+    tc_si_tensor x;
+    if (tc_si_input(node, n_state, &x) && x.shape.rank > 0) {
+        int64_t axis = n_in_axes ? in_axes[0] : 0;
+        if (axis < 0)
+            axis += x.shape.rank;
+        if (axis >= 0 && axis < x.shape.rank)
+            len = x.shape.dims[axis];
+    }
+    for (size_t i = 0; i < node->n_outputs; i++) {
+        if (i < n_state) {
+            tc_si_tensor a, b;
+            if (!tc_si_input(node, i, &a) || i >= body->n_outputs || !body->outputs[i].value)
+                continue;
+            tc_si_value_tensor(body->outputs[i].value, &b);
+            agree_tensors(&a, &b, &outs[i]);
+        } else {
+            size_t k = i - n_state;
+            stacked_output(body, i, k < n_out_axes ? out_axes[k] : 0, len, &outs[i]);
+        }
+    }
+    return TCONV_OK;
+}
+
+/* Scan-8: states as Scan's; scan outputs [B, T, body output dims] with B and T from the first
+ * scan input. */
+tconv_status tc_si_infer_scan_8(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    const tconv_graph *body = graph_attr(node, "body");
+    int64_t n_scan;
+    tconv_status st = tc_node_attr_int(node, "num_scan_inputs", 0, &n_scan, ctx->err);
+    if (st != TCONV_OK || !body || n_scan < 1 || (size_t)n_scan + 1 > node->n_inputs)
+        return st;
+    size_t n_state = node->n_inputs - 1 - (size_t)n_scan;
+    tc_dim batch = tc_si_dim_unknown(), len = tc_si_dim_unknown();
+    tc_si_tensor x;
+    if (tc_si_input(node, 1 + n_state, &x) && x.shape.rank >= 2) {
+        batch = x.shape.dims[0];
+        len = x.shape.dims[1];
+    }
+    for (size_t i = 0; i < node->n_outputs && i < body->n_outputs && body->outputs[i].value; i++) {
+        tc_si_tensor a, t;
+        tc_si_value_tensor(body->outputs[i].value, &t);
+        if (i < n_state) {
+            if (tc_si_input(node, 1 + i, &a) && a.shape.rank >= 1 && t.shape.rank >= 0 &&
+                t.shape.rank + 1 == a.shape.rank) {
+                outs[i].dtype = a.dtype;
+                outs[i].shape = a.shape;
+            }
+            continue;
+        }
+        outs[i].dtype = t.dtype;
+        if (t.shape.rank < 0 || t.shape.rank + 2 > TCONV_MAX_RANK)
+            continue;
+        outs[i].shape.rank = t.shape.rank + 2;
+        outs[i].shape.dims[0] = batch;
+        outs[i].shape.dims[1] = len;
+        for (int k = 0; k < t.shape.rank; k++)
+            outs[i].shape.dims[k + 2] = t.shape.dims[k];
+    }
+    return TCONV_OK;
+}
+
 #define S(fn) fn
 #define S0 NULL
 #define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \

@@ -446,6 +446,19 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     return st;
 }
 
+/* A body input's dtype must be the declared one; its shape is not checked: exporters declare
+ * the first iteration's shape on loop-carried values whose shape changes (torch does, for a
+ * tensor a loop grows by Concat), and onnxruntime runs those models. */
+static tconv_status check_body_input(const tconv_value *v, const tc_rt_tensor *t, tc_error *err) {
+    const tc_type *type = &v->type;
+    if (type->kind == TCONV_TYPE_TENSOR && type->dtype != TCONV_DTYPE_UNDEFINED &&
+        type->dtype != t->dtype)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "input '%s': dtype %s given, the graph declares %s", v->name,
+                            tconv_dtype_name(t->dtype), tconv_dtype_name(type->dtype));
+    return TCONV_OK;
+}
+
 static const tc_graph_plan *find_subplan(const tc_session *s, const tconv_graph *graph) {
     const tc_step_plan *step = s->current_step;
     for (size_t i = 0; step && i < step->n_subplans; i++) {
@@ -458,17 +471,17 @@ static const tc_graph_plan *find_subplan(const tc_session *s, const tconv_graph 
 #define TCONV_MAX_SUBGRAPH_DEPTH 64
 
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
+                                     const tc_rt_tensor *inputs, size_t n_inputs,
                                      tc_rt_tensor *outputs, size_t n_outputs) {
     tc_session *s = ctx->session;
     const tc_graph_plan *plan = s ? find_subplan(s, graph) : NULL;
     if (!plan)
         return tc_error_set(ctx->err, TCONV_ERR_USAGE, "subgraph '%s' has no execution plan",
                             graph->name ? graph->name : "");
-    if (plan->n_inputs != 0)
-        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                            "subgraph '%s' declares %zu inputs; only input-less subgraphs "
-                            "(If branches) can run",
-                            graph->name ? graph->name : "", plan->n_inputs);
+    if (n_inputs != plan->n_inputs)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "subgraph '%s' declares %zu inputs, the node gives %zu",
+                            graph->name ? graph->name : "", plan->n_inputs, n_inputs);
     if (n_outputs != plan->n_outputs)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "subgraph '%s' has %zu outputs, the node has %zu",
@@ -480,6 +493,16 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
     tconv_status st = env_init(&env, plan, s->current_env, ctx->err);
     if (st != TCONV_OK)
         return st;
+    for (size_t i = 0; st == TCONV_OK && i < n_inputs; i++) {
+        uint32_t slot = plan->inputs[i];
+        st = check_body_input(plan->slot_values[slot], &inputs[i], ctx->err);
+        env.slots[slot] = inputs[i];
+        env.slots[slot].owns_data = false; /* borrowed from the control-flow kernel */
+    }
+    if (st != TCONV_OK) {
+        env_free(s, &env);
+        return tc_error_prefix(ctx->err, st, "in subgraph '%s': ", graph->name ? graph->name : "");
+    }
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->depth++;

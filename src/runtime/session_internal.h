@@ -1,7 +1,7 @@
 /* Executor internals shared by session.c (running), session_plan.c (planning),
  * session_memory.c (the allocator), session_scratch.c and session_cache.c (kernel memory), and
- * the control flow kernels (If runs a subgraph through tc_session_run_subgraph). Calls go one
- * way: the executor, the scratch arena and the node caches call the allocator; it calls none
+ * the control flow kernels (If, Loop and Scan run subgraphs through tc_session_run_subgraph). Calls
+ * go one way: the executor, the scratch arena and the node caches call the allocator; it calls none
  * of them. */
 #ifndef TCONV_RUNTIME_SESSION_INTERNAL_H
 #define TCONV_RUNTIME_SESSION_INTERNAL_H
@@ -201,10 +201,14 @@ void tc_session_release(tc_session *session, tc_rt_tensor *t);
 
 /* ---- the executor (session.c) */
 
-/* Runs `graph`, a subgraph held by ctx->node, with the enclosing scopes' values visible, and
- * fills outputs[0 .. n_outputs) (n_outputs must equal the subgraph's output count). The tensors
- * stay accounted in the session; the caller moves them into its own outputs. */
+/* Runs `graph`, a subgraph held by ctx->node, with the enclosing scopes' values visible, its
+ * declared inputs bound to inputs[0 .. n_inputs) (borrowed, checked against the declared dtypes;
+ * n_inputs must equal the subgraph's input count: 0 for If branches, Loop and Scan bodies pass
+ * their iteration's values), and fills outputs[0 .. n_outputs) (n_outputs must equal the
+ * subgraph's output count). The tensors stay accounted in the session; the caller moves them
+ * into its own outputs or gives them back with tc_session_release. */
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
+                                     const tc_rt_tensor *inputs, size_t n_inputs,
                                      tc_rt_tensor *outputs, size_t n_outputs);
 
 #endif

@@ -713,7 +713,37 @@ static void test_loop_body_is_inferred(void **state) {
     infer_ok(m);
     assert_type(body, "next", "float[N,8]");
     assert_type(body, "c_out", "bool[]");
-    assert_type(g, "out", "none"); /* Loop outputs: not inferred */
+    assert_type(g, "out", "float[N,8]"); /* the loop-carried value: X and next agree */
+    tconv_model_free(m);
+}
+
+/* Scan: the state keeps its type; a scan output is the body's per-step type stacked along
+ * scan_output_axes with the scan input's length (axis 1 of X here). */
+static void test_scan_outputs_are_stacked(void **state) {
+    (void)state;
+    tconv_model *m = b_model(11);
+    tconv_graph *g = m->graph;
+    b_input(g, "S", TCONV_DTYPE_FLOAT, "4");
+    b_input(g, "X", TCONV_DTYPE_FLOAT, "4,T");
+    tconv_node *scan = b_node(g, "Scan", "scan", "S,X", "S_final,Y");
+    tconv_graph *body = b_subgraph(g, "body");
+    b_input(body, "s", TCONV_DTYPE_FLOAT, "4");
+    b_input(body, "x", TCONV_DTYPE_FLOAT, "4");
+    b_node(body, "Add", "step", "s,x", "s_next");
+    b_node(body, "Relu", "out", "x", "y");
+    b_output(body, "s_next");
+    b_output(body, "y");
+    b_graph_attr(scan, "body", body);
+    assert_int_equal(tc_node_set_attr_int(scan, "num_scan_inputs", 1, NULL), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_ints(scan, "scan_input_axes", (int64_t[]){1}, 1, NULL),
+                     TCONV_OK);
+    assert_int_equal(tc_node_set_attr_ints(scan, "scan_output_axes", (int64_t[]){-1}, 1, NULL),
+                     TCONV_OK);
+    b_output(g, "S_final");
+    b_output(g, "Y");
+    infer_ok(m);
+    assert_type(g, "S_final", "float[4]");
+    assert_type(g, "Y", "float[4,T]");
     tconv_model_free(m);
 }
 
@@ -772,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_unknown_ops_leave_types_alone),
         cmocka_unit_test(test_if_branches),
         cmocka_unit_test(test_loop_body_is_inferred),
+        cmocka_unit_test(test_scan_outputs_are_stacked),
         cmocka_unit_test(test_long_chain),
     };
     return cmocka_run_group_tests_name("passes.shape_infer", tests, NULL, NULL);
