@@ -1008,4 +1008,3 @@ tconv_status tc_run_where(tc_kernel_ctx *ctx) {
     ew_run(ctx, &jb, COST_CHEAP);
     return TCONV_OK;
 }
-
