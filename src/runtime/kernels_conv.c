@@ -611,9 +611,12 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE) {
-        if (!tc_conv_f64(&job.lat, job.batch, job.c_in, job.c_out, job.group, ops.x->data,
-                         ops.w->data, ops.b ? ops.b->data : NULL, y->data))
-            return tc_error_nomem(ctx->err, "the float64 Conv's index map");
+        tc_rt_tensor map;
+        if ((st = tc_f64_index_map(ctx, &job.lat, &map)) != TCONV_OK)
+            return st;
+        tc_conv_f64(&job.lat, map.data, job.batch, job.c_in, job.c_out, job.group, ops.x->data,
+                    ops.w->data, ops.b ? ops.b->data : NULL, y->data);
+        tc_kernel_scratch_release(ctx, &map);
         return TCONV_OK;
     }
     job.x = ops.x->data;

@@ -279,19 +279,24 @@ static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job
 static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_job *job,
                                        const tc_conv_operands *ops, tc_rt_tensor *y) {
     const double *bias = ops->b ? ops->b->data : NULL;
-    double *fused = NULL;
+    tc_rt_tensor fused = {0}, map;
+    tconv_status st = TCONV_OK;
     if (ctx->crop && ctx->crop->bias) {
-        fused = malloc((size_t)job->c_out * sizeof *fused);
-        if (!fused)
-            return tc_error_nomem(ctx->err, "the fused bias");
+        if ((st = tc_kernel_scratch(ctx, (size_t)job->c_out * sizeof(double), &fused)) != TCONV_OK)
+            return tc_error_prefix(ctx->err, st, "the fused bias: ");
+        double *widened = fused.data;
         for (int64_t c = 0; c < job->c_out; c++)
-            fused[c] = ctx->crop->bias[c];
-        bias = fused;
+            widened[c] = ctx->crop->bias[c];
+        bias = widened;
     }
-    bool ok = tc_conv_transpose_f64(&job->lat, job->batch, job->c_in, job->c_out, job->group,
-                                    ops->x->data, ops->w->data, bias, y->data);
-    free(fused);
-    return ok ? TCONV_OK : tc_error_nomem(ctx->err, "the float64 ConvTranspose's index map");
+    if ((st = tc_f64_index_map(ctx, &job->lat, &map)) == TCONV_OK) {
+        tc_conv_transpose_f64(&job->lat, map.data, job->batch, job->c_in, job->c_out, job->group,
+                              ops->x->data, ops->w->data, bias, y->data);
+        tc_kernel_scratch_release(ctx, &map);
+    }
+    if (fused.data)
+        tc_kernel_scratch_release(ctx, &fused);
+    return st;
 }
 
 tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {

@@ -260,9 +260,12 @@ static tconv_status einsum_gemm(tc_kernel_ctx *ctx, const tc_einsum *e, const ge
     int64_t batch = f->size[ROLE_BATCH], m = f->size[ROLE_ROWS], n = f->size[ROLE_COLS],
             k = f->size[ROLE_SUM];
     size_t floats = (size_t)(batch * (m * k + k * n + m * n));
-    float *buf = malloc((floats ? floats : 1) * sizeof *buf);
-    if (!buf)
-        return tc_error_nomem(ctx->err, "einsum operands");
+    tc_rt_tensor buf_mem;
+    tconv_status buf_mem_st =
+        tc_kernel_scratch(ctx, (floats ? floats : 1) * sizeof(float), &buf_mem);
+    if (buf_mem_st != TCONV_OK)
+        return tc_error_prefix(ctx->err, buf_mem_st, "einsum operands: ");
+    float *buf = buf_mem.data;
     float *a = buf, *b = a + batch * m * k, *c = b + batch * k * n;
     tc_rt_tensor ta = label_tensor(a, a_order, na, size);
     tc_rt_tensor tb = label_tensor(b, b_order, nb, size);
@@ -280,7 +283,7 @@ static tconv_status einsum_gemm(tc_kernel_ctx *ctx, const tc_einsum *e, const ge
     }
     if (st == TCONV_OK)
         gather_by_labels(&tcm, c_order, e->out, e->out_rank, y);
-    free(buf);
+    tc_kernel_scratch_release(ctx, &buf_mem);
     return st;
 }
 

@@ -3,8 +3,6 @@
  * output_padding, dilations, groups, fused crops) is resolved once, in one place. */
 #include "runtime/kernels_f64.h"
 
-#include <stdlib.h>
-
 /* Fine (linear) index of coarse position `c` through tap `t`, or -1 when it falls outside the
  * window (Conv: outside X, i.e. a padding zero; ConvTranspose: cropped away). */
 static int64_t fine_index(const tc_lattice *lat, int64_t c, int64_t t) {
@@ -22,26 +20,25 @@ static int64_t fine_index(const tc_lattice *lat, int64_t c, int64_t t) {
     return fine;
 }
 
-/* Every (coarse position, tap)'s fine index (-1 outside the window), computed once per call
- * instead of per channel: coarse_size * kernel_size entries, or NULL when out of memory. */
-static int64_t *fine_map(const tc_lattice *lat) {
-    size_t n = (size_t)(lat->coarse_size * lat->kernel_size);
-    int64_t *map = malloc((n ? n : 1) * sizeof *map);
-    if (!map)
-        return NULL;
+tconv_status tc_f64_index_map(tc_kernel_ctx *ctx, const tc_lattice *lat, tc_rt_tensor *buf) {
+    int64_t n;
+    if (!tc_mul_i64(lat->coarse_size, lat->kernel_size, &n) || n > INT64_MAX / 8)
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "the float64 index map is too large");
+    tconv_status st = tc_kernel_scratch(ctx, (size_t)(n ? n : 1) * sizeof(int64_t), buf);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "the float64 index map: ");
+    int64_t *map = buf->data;
     for (int64_t c = 0; c < lat->coarse_size; c++) {
         for (int64_t t = 0; t < lat->kernel_size; t++)
             map[c * lat->kernel_size + t] = fine_index(lat, c, t);
     }
-    return map;
+    return TCONV_OK;
 }
 
-bool tc_conv_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_out, int64_t group,
-                 const double *x, const double *w, const double *bias, double *y) {
+void tc_conv_f64(const tc_lattice *lat, const int64_t *map, int64_t batch, int64_t c_in,
+                 int64_t c_out, int64_t group, const double *x, const double *w, const double *bias,
+                 double *y) {
     int64_t cin_g = c_in / group, cout_g = c_out / group, K = lat->kernel_size;
-    int64_t *map = fine_map(lat);
-    if (!map)
-        return false;
     for (int64_t n = 0; n < batch; n++) {
         for (int64_t co = 0; co < c_out; co++) {
             int64_t g = co / cout_g;
@@ -61,17 +58,12 @@ bool tc_conv_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_o
             }
         }
     }
-    free(map);
-    return true;
 }
 
-bool tc_conv_transpose_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, int64_t c_out,
-                           int64_t group, const double *x, const double *w, const double *bias,
-                           double *y) {
+void tc_conv_transpose_f64(const tc_lattice *lat, const int64_t *map, int64_t batch, int64_t c_in,
+                           int64_t c_out, int64_t group, const double *x, const double *w,
+                           const double *bias, double *y) {
     int64_t cin_g = c_in / group, cout_g = c_out / group, K = lat->kernel_size;
-    int64_t *map = fine_map(lat);
-    if (!map)
-        return false;
     for (int64_t n = 0; n < batch; n++) {
         for (int64_t co = 0; co < c_out; co++) {
             int64_t g = co / cout_g;
@@ -91,8 +83,6 @@ bool tc_conv_transpose_f64(const tc_lattice *lat, int64_t batch, int64_t c_in, i
             }
         }
     }
-    free(map);
-    return true;
 }
 
 void tc_dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,

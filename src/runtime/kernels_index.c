@@ -251,9 +251,12 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
     int64_t total = 0;
     for (int i = 0; i < rank; i++)
         total += out_dims[i];
-    int64_t *buf = malloc((size_t)(total ? total : 1) * sizeof *buf);
-    if (!buf)
-        return tc_error_nomem(ctx->err, "index maps");
+    tc_rt_tensor buf_mem;
+    tconv_status buf_mem_st =
+        tc_kernel_scratch(ctx, (size_t)(total ? total : 1) * sizeof(int64_t), &buf_mem);
+    if (buf_mem_st != TCONV_OK)
+        return tc_error_prefix(ctx->err, buf_mem_st, "index maps: ");
+    int64_t *buf = buf_mem.data;
     const int64_t *maps[TCONV_MAX_RANK];
     int64_t *m = buf;
     for (int i = 0; i < rank; i++) {
@@ -263,7 +266,7 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
         m += out_dims[i];
     }
     parallel_indexed_copy(ctx, &src, y, maps);
-    free(buf);
+    tc_kernel_scratch_release(ctx, &buf_mem);
     return TCONV_OK;
 }
 
@@ -556,9 +559,12 @@ tconv_status tc_run_gather_elements(tc_kernel_ctx *ctx) {
         st = axis_attr(ctx, x->rank, &axis);
     if (st != TCONV_OK)
         return st;
-    int64_t *off = malloc((size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof *off);
-    if (!off)
-        return tc_error_nomem(ctx->err, "gather offsets");
+    tc_rt_tensor off_mem;
+    tconv_status off_mem_st = tc_kernel_scratch(
+        ctx, (size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof(int64_t), &off_mem);
+    if (off_mem_st != TCONV_OK)
+        return tc_error_prefix(ctx->err, off_mem_st, "gather offsets: ");
+    int64_t *off = off_mem.data;
     tc_rt_tensor *y;
     st = element_offsets(ctx, x, idx, axis, off);
     if (st == TCONV_OK)
@@ -568,7 +574,7 @@ tconv_status tc_run_gather_elements(tc_kernel_ctx *ctx) {
         for (int64_t i = 0; i < y->n_elements; i++)
             copy_element(y->data, i, x->data, off[i], esize);
     }
-    free(off);
+    tc_kernel_scratch_release(ctx, &off_mem);
     return st;
 }
 
@@ -584,9 +590,12 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "updates and indices differ in shape");
     if (st != TCONV_OK)
         return st;
-    int64_t *off = malloc((size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof *off);
-    if (!off)
-        return tc_error_nomem(ctx->err, "scatter offsets");
+    tc_rt_tensor off_mem;
+    tconv_status off_mem_st = tc_kernel_scratch(
+        ctx, (size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof(int64_t), &off_mem);
+    if (off_mem_st != TCONV_OK)
+        return tc_error_prefix(ctx->err, off_mem_st, "scatter offsets: ");
+    int64_t *off = off_mem.data;
     tc_rt_tensor *y;
     st = element_offsets(ctx, x, idx, axis, off);
     if (st == TCONV_OK)
@@ -597,7 +606,7 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
         for (int64_t i = 0; i < idx->n_elements; i++)
             reduce_into(red, y, off[i], upd, i, esize);
     }
-    free(off);
+    tc_kernel_scratch_release(ctx, &off_mem);
     return st;
 }
 
@@ -668,9 +677,12 @@ tconv_status tc_run_gather_nd(tc_kernel_ctx *ctx) {
     for (int i = batch + k; i < x->rank; i++)
         dims[rank++] = x->dims[i];
     int64_t tuples = product(idx->dims, 0, idx->rank - 1);
-    int64_t *off = malloc((size_t)(tuples ? tuples : 1) * sizeof *off);
-    if (!off)
-        return tc_error_nomem(ctx->err, "gather offsets");
+    tc_rt_tensor off_mem;
+    tconv_status off_mem_st =
+        tc_kernel_scratch(ctx, (size_t)(tuples ? tuples : 1) * sizeof(int64_t), &off_mem);
+    if (off_mem_st != TCONV_OK)
+        return tc_error_prefix(ctx->err, off_mem_st, "gather offsets: ");
+    int64_t *off = off_mem.data;
     tc_rt_tensor *y;
     st = nd_offsets(ctx, x, idx, batch, off);
     if (st == TCONV_OK)
@@ -687,7 +699,7 @@ tconv_status tc_run_gather_nd(tc_kernel_ctx *ctx) {
                    (size_t)slice * esize);
         }
     }
-    free(off);
+    tc_kernel_scratch_release(ctx, &off_mem);
     return st;
 }
 
@@ -705,9 +717,12 @@ tconv_status tc_run_scatter_nd(tc_kernel_ctx *ctx) {
     if (upd->n_elements != tuples * slice || upd->rank != idx->rank - 1 + x->rank - k)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "updates must have shape indices.shape[:-1] + data.shape[%d:]", k);
-    int64_t *off = malloc((size_t)(tuples ? tuples : 1) * sizeof *off);
-    if (!off)
-        return tc_error_nomem(ctx->err, "scatter offsets");
+    tc_rt_tensor off_mem;
+    tconv_status off_mem_st =
+        tc_kernel_scratch(ctx, (size_t)(tuples ? tuples : 1) * sizeof(int64_t), &off_mem);
+    if (off_mem_st != TCONV_OK)
+        return tc_error_prefix(ctx->err, off_mem_st, "scatter offsets: ");
+    int64_t *off = off_mem.data;
     st = nd_offsets(ctx, x, idx, 0, off);
     if (st == TCONV_OK)
         st = tc_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims);
@@ -719,7 +734,7 @@ tconv_status tc_run_scatter_nd(tc_kernel_ctx *ctx) {
                 reduce_into(red, y, off[t] + e, upd, t * slice + e, esize);
         }
     }
-    free(off);
+    tc_kernel_scratch_release(ctx, &off_mem);
     return st;
 }
 
