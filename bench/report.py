@@ -269,6 +269,35 @@ def ort_gaps(rows):
     return out or ["- none: tconv at least as fast on every workload and thread count"]
 
 
+def ort_rss_gaps(rows):
+    """Issue 17's memory goal: tconv's peak RSS at most onnxruntime's on the same workload."""
+    out = []
+    for t in sorted({r["threads"] for r in rows if r.get("bench") == "ort"}):
+        for mine, ref in ort_pairs(rows, t):
+            if not ref or min(mine.get("peak_rss_kib", -1), ref.get("peak_rss_kib", -1)) < 0:
+                continue
+            own = mine["peak_rss_kib"] - mine["base_rss_kib"]
+            other = ref["peak_rss_kib"] - ref["base_rss_kib"]
+            if mine["peak_rss_kib"] > ref["peak_rss_kib"] or own > other:
+                out.append("- %s, %d threads: tconv %s MiB, onnxruntime %s MiB" %
+                           (ort_label(mine["case"], ref), t, rss(mine), rss(ref)))
+    return out or ["- none: tconv's peak RSS is below onnxruntime's on every workload and thread "
+                   "count, both as a whole process and counting only what the model added"]
+
+
+def thread_slowdowns(rows):
+    """Issue 17's goal "no model slower with more threads than with one", for tconv."""
+    out = []
+    for mine, _ in ort_pairs(rows, 1):
+        for r in rows:
+            if (r.get("bench") == "ort" and r.get("impl") == "tconv" and r["case"] == mine["case"]
+                    and r["threads"] > 1 and r["ms"] > mine["ms"]):
+                out.append("- %s: %s ms with %d threads, %s ms with 1 (busy %.2f)" %
+                           (ORT_LABELS.get(r["case"], "models/" + r["case"]), fmt_ms(r),
+                            r["threads"], fmt_ms(mine), r.get("others_cpu", -1)))
+    return out or ["- none: every workload is at least as fast with more threads"]
+
+
 def ort_sections(rows):
     threads = sorted({r["threads"] for r in rows if r.get("bench") == "ort"})
     sections = []
@@ -279,6 +308,9 @@ def ort_sections(rows):
     if threads:
         sections.append(("### Where tconv is slower than onnxruntime (ratio below 1.0)",
                          ort_gaps(rows)))
+        sections.append(("### Where tconv is slower with more threads than with one",
+                         thread_slowdowns(rows)))
+        sections.append(("### Where tconv's peak RSS is above onnxruntime's", ort_rss_gaps(rows)))
     return sections
 
 
