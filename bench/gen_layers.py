@@ -9,7 +9,10 @@ side-by-side benchmark (bench/run.sh runs both runtimes on them):
   OUT_DIR/workloadA_convT/        ConvTranspose X 1x64x64x64, W 64x32x4x4, stride 2, pads 1
                                   (output 1x32x128x128; 268 MFLOP), bench_kernels' workload A
 
-Each is model.onnx (opset 17, one ConvTranspose node, W an initializer, no bias) plus
+  OUT_DIR/floor_identity/         one Identity on a 1x1 float tensor: what a run costs with
+                                  nothing to compute (each runtime's per-run overhead)
+
+Each ConvTranspose one is model.onnx (opset 17, one ConvTranspose node, W an initializer, no bias) plus
 test_data_set_0/input_0.pb and output_0.pb, the golden output computed in float64 by
 torch.nn.functional.conv_transpose2d (with pads 1 on both sides, ONNX's ConvTranspose and
 PyTorch's padding=1 agree). Inputs in [-1, 1) and weights in [-0.05, 0.05) from a fixed seed.
@@ -62,11 +65,30 @@ def write_layer(out_dir, name, x_dims, w_dims, stride, pad, seed):
     write_tensor(os.path.join(d, "test_data_set_0", "output_0.pb"), y, "y")
 
 
+def write_floor(out_dir):
+    name = "floor_identity"
+    x = np.array([[0.5]], dtype=np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"], name="identity")], name,
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, x.shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="tconv bench/gen_layers.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    d = os.path.join(out_dir, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    write_tensor(os.path.join(d, "test_data_set_0", "input_0.pb"), x, "x")
+    write_tensor(os.path.join(d, "test_data_set_0", "output_0.pb"), x, "y")
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit("usage: gen_layers.py OUT_DIR")
     for i, (name, x_dims, w_dims, stride, pad) in enumerate(LAYERS):
         write_layer(sys.argv[1], name, x_dims, w_dims, stride, pad, seed=17 + i)
+    write_floor(sys.argv[1])
 
 
 main()

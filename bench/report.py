@@ -204,6 +204,7 @@ def model_table(rows):
 ORT_LABELS = {
     "convT_256to128_32x32": "ConvTranspose 256->128 ch, 32x32, k4 s2 p1 (1.07 GFLOP)",
     "workloadA_convT": "ConvTranspose workload A, 64->32 ch, 64x64, k4 s2 p1 (268 MFLOP)",
+    "floor_identity": "floor: one Identity on 1 float (per-run overhead; not a goal)",
 }
 
 
