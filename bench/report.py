@@ -77,7 +77,8 @@ def find_impl(rows, bench, case, threads, prefix):
 def fmt_ms(r, gflops=False):
     if not r:
         return "n/a"
-    s = "%.3f" % r["ms"] if r["ms"] < 10 else "%.2f" % r["ms"]
+    s = "%.2f" % r["ms"] if r["ms"] >= 10 else "%.3f" % r["ms"] if r["ms"] >= 0.01 else \
+        "%.4f" % r["ms"]
     if gflops and "gflops" in r:
         s += " (%.0f)" % r["gflops"]
     return s
