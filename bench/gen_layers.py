@@ -41,6 +41,19 @@ def write_tensor(path, array, name):
         f.write(t.SerializeToString())
 
 
+def write_test_dir(out_dir, name, graph, x, y):
+    """OUT_DIR/name/model.onnx (opset 17) and test_data_set_0 with input x and golden y."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="tconv bench/gen_layers.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    d = os.path.join(out_dir, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    write_tensor(os.path.join(d, "test_data_set_0", "input_0.pb"), x, "x")
+    write_tensor(os.path.join(d, "test_data_set_0", "output_0.pb"), y, "y")
+
+
 def write_layer(out_dir, name, x_dims, w_dims, stride, pad, seed):
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, x_dims).astype(np.float32)
@@ -54,15 +67,7 @@ def write_layer(out_dir, name, x_dims, w_dims, stride, pad, seed):
         [node], name, [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x_dims)],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, y.shape)],
         initializer=[numpy_helper.from_array(w, "w")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
-                              producer_name="tconv bench/gen_layers.py")
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    d = os.path.join(out_dir, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    write_tensor(os.path.join(d, "test_data_set_0", "input_0.pb"), x, "x")
-    write_tensor(os.path.join(d, "test_data_set_0", "output_0.pb"), y, "y")
+    write_test_dir(out_dir, name, graph, x, y)
 
 
 def write_floor(out_dir):
@@ -72,15 +77,7 @@ def write_floor(out_dir):
         [helper.make_node("Identity", ["x"], ["y"], name="identity")], name,
         [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x.shape)],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, x.shape)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
-                              producer_name="tconv bench/gen_layers.py")
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    d = os.path.join(out_dir, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    write_tensor(os.path.join(d, "test_data_set_0", "input_0.pb"), x, "x")
-    write_tensor(os.path.join(d, "test_data_set_0", "output_0.pb"), x, "y")
+    write_test_dir(out_dir, name, graph, x, x)
 
 
 def main():
