@@ -187,6 +187,22 @@ double bench_load(void) {
     return load;
 }
 
+long bench_status_kib(const char *field) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t len = strlen(field);
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, field, len) == 0 && line[len] == ':') {
+            kib = strtol(line + len + 1, NULL, 10);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    return kib;
+}
+
 tconv_runner *bench_runner(tconv_model *m, int threads) {
     tconv_limits *limits = NULL;
     tconv_runner *r = NULL;

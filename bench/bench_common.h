@@ -51,5 +51,8 @@ double bench_load(void);
  * the wall time; -1 when unknown. A multi-thread figure means something only when this is near
  * 0. The load average cannot tell: it counts the benchmark's own threads. */
 double bench_others_cpu(void);
+/* A field of /proc/self/status in KiB ("VmHWM": the peak resident set so far, "VmRSS": the
+ * current one); -1 when unknown. */
+long bench_status_kib(const char *field);
 
 #endif

@@ -1,9 +1,15 @@
-/* Whole-model latency in tconv's runtime: models/dcgan_generator and models/unet (or the
- * directories given) at batch 1 and 8, single-thread and with every core. Each model is first
- * checked against its golden output (test_data_set_0, rtol 1e-3, atol 1e-4); timed inputs are
- * seeded random data. One JSON object a line.
+/* Whole-model latency in tconv's runtime. One JSON object a line.
  *
- *   bench_models MODELS_DIR [RUNS] [NAME...] */
+ *   bench_models MODELS_DIR [RUNS] [NAME...]
+ *       models/dcgan_generator and models/unet (or the names given) at batch 1 and 8,
+ *       single-thread and with every core, on seeded random inputs (the rows beside PyTorch).
+ *   bench_models --case DIR NAME THREADS [RUNS]
+ *       the ONNX test directory DIR (model.onnx, test_data_set_0) as it is, with THREADS
+ *       threads, on the inputs of test_data_set_0 (the rows beside onnxruntime, one process
+ *       per model and thread count so that the peak RSS printed is that model's).
+ *
+ * Each model is first checked against its golden output (test_data_set_0, rtol 1e-3,
+ * atol 1e-4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +77,49 @@ static void time_model(const char *dir, const char *name, int64_t batch, int thr
     tconv_model_free(m);
 }
 
+/* The row beside onnxruntime's (bench/ort_bench.js prints the same keys): the runner that
+ * passed the golden check is timed on the same inputs. base_rss_kib is the process before the
+ * model was read, peak_rss_kib its peak (VmHWM) after the golden run and the warm-up runs,
+ * before timing: the timing loop's own list of times (megabytes for a model that runs in a
+ * microsecond) is not the model's. */
+static void time_case(const char *dir, const char *name, int threads, int runs) {
+    long base_kib = bench_status_kib("VmRSS");
+    char path[8192];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    tconv_model *m = bench_read(path);
+    tconv_runner *r = bench_runner(m, threads);
+    double worst = 0;
+    snprintf(path, sizeof path, "%s/test_data_set_0", dir);
+    bench_check(tconv_runner_run_data_set(r, path, 1e-3, 1e-4, &worst, NULL), path,
+                tconv_runner_last_error(r));
+    for (int i = 0; i < 5; i++)
+        bench_check(tconv_runner_run(r), "warm-up", tconv_runner_last_error(r));
+    long peak_kib = bench_status_kib("VmHWM");
+    double ms = bench_median_ms(bench_run_runner, r, 0, runs, 8.0);
+    if (ms < 0)
+        bench_check(TCONV_ERR_INVALID, name, tconv_runner_last_error(r));
+    printf("{\"bench\": \"ort\", \"case\": \"%s\", \"impl\": \"tconv\", \"model\": "
+           "\"original\", \"threads\": %d, \"ms\": %.4f, \"peak_rss_kib\": %ld, "
+           "\"base_rss_kib\": %ld, \"golden_max_err\": %.3g, \"isa\": \"%s\", \"load\": %.2f, "
+           "\"others_cpu\": %.2f}\n",
+           name, threads, ms, peak_kib, base_kib, worst, tconv_runtime_gemm_isa(), bench_load(),
+           bench_others_cpu());
+    fflush(stdout);
+    tconv_runner_free(r);
+    tconv_model_free(m);
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: bench_models MODELS_DIR [RUNS] [NAME...]\n");
+    if (argc >= 5 && strcmp(argv[1], "--case") == 0) {
+        int threads = atoi(argv[4]), runs = argc > 5 ? atoi(argv[5]) : 100;
+        if (threads < 1)
+            threads = 1;
+        time_case(argv[2], argv[3], threads, runs < 5 ? 5 : runs);
+        return 0;
+    }
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: bench_models MODELS_DIR [RUNS] [NAME...]\n"
+                        "       bench_models --case DIR NAME THREADS [RUNS]\n");
         return 2;
     }
     int runs = argc > 2 ? atoi(argv[2]) : 100;

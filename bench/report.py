@@ -42,6 +42,9 @@ def merge_rounds(rows):
                 continue
             row[field] = max(values) if field in WORST_FIELDS else statistics.median(values)
         row["rounds"] = len(group)
+        times = [g["ms"] for g in group if isinstance(g.get("ms"), (int, float))]
+        if times:
+            row["ms_min"] = min(times)
         out.append(row)
     return out
 
@@ -74,7 +77,8 @@ def find_impl(rows, bench, case, threads, prefix):
 def fmt_ms(r, gflops=False):
     if not r:
         return "n/a"
-    s = "%.3f" % r["ms"] if r["ms"] < 10 else "%.2f" % r["ms"]
+    s = "%.2f" % r["ms"] if r["ms"] >= 10 else "%.3f" % r["ms"] if r["ms"] >= 0.01 else \
+        "%.4f" % r["ms"]
     if gflops and "gflops" in r:
         s += " (%.0f)" % r["gflops"]
     return s
@@ -118,11 +122,12 @@ def header(rows):
                    "threads)." % loads)
         figures = [r for r in rows if "others_cpu" in r]
         rounds = max([r.get("rounds", 1) for r in rows
-                      if r.get("bench") in ("kernel", "model") and r.get("impl") == "tconv"]
+                      if r.get("bench") in ("kernel", "model", "ort") and r.get("impl") == "tconv"]
                      or [1])
         if figures:
             out.append("Each kernel and model figure is the median over %d alternating rounds "
-                       "(tconv, then PyTorch, then again). Other processes kept at most %.2f "
+                       "(tconv, then onnxruntime, then PyTorch, then again). Other processes kept "
+                       "at most %.2f "
                        "cores busy while any figure was timed (/proc/stat minus the benchmark's "
                        "own CPU time)." % (rounds, max(r["others_cpu"] for r in figures)))
     blases = sorted({r["blas"] for r in infos})
@@ -132,7 +137,14 @@ def header(rows):
                    "checked with torch.get_num_threads() = %s." %
                    (infos[0]["torch"], ",".join(infos[0]["blas_info"]), "; ".join(blases),
                     "/".join(str(r["threads"]) for r in infos)))
-    isa = first(rows, bench="kernel", impl="tconv")
+    ort = next((r for r in rows if r.get("bench") == "ort" and r.get("impl") != "tconv"), None)
+    if ort:
+        out.append("%s (npm onnxruntime-node, node %s): CPU provider, graph optimizations 'all', "
+                   "intra-op threads as in the table, inter-op threads 1, sequential execution. "
+                   "Timed inside node around `await session.run(feeds)`, subtracting nothing: "
+                   "the figure includes onnxruntime-node's JavaScript wrapper (one setImmediate "
+                   "hop, feeds checked, outputs wrapped)." % (ort["impl"], ort.get("node", "?")))
+    isa = first(rows, bench="kernel", impl="tconv") or first(rows, bench="ort", impl="tconv")
     if isa:
         out.append("tconv: default build (no BLAS), GEMM micro-kernel selected at run time: %s." %
                    isa["isa"])
@@ -190,6 +202,125 @@ def model_table(rows):
     return out
 
 
+ORT_LABELS = {
+    "convT_256to128_32x32": "ConvTranspose 256->128 ch, 32x32, k4 s2 p1 (1.07 GFLOP)",
+    "workloadA_convT": "ConvTranspose workload A, 64->32 ch, 64x64, k4 s2 p1 (268 MFLOP)",
+    "floor_identity": "floor: one Identity on 1 float (per-run overhead; not a goal)",
+}
+
+
+def ort_label(case, ref):
+    label = ORT_LABELS.get(case, "models/" + case)
+    if ref.get("model") == "legalized":
+        label += " (onnxruntime runs it as tconv-import legalized it)"
+    return label
+
+
+def mib(kib):
+    return kib / 1024.0
+
+
+def rss(r):
+    """Peak RSS in MiB, and how much of it the model added to the bare process."""
+    if r.get("peak_rss_kib", -1) < 0:
+        return "n/a"
+    return "%.1f (+%.1f)" % (mib(r["peak_rss_kib"]), mib(r["peak_rss_kib"] - r["base_rss_kib"]))
+
+
+def ort_pairs(rows, threads):
+    pairs = []
+    for r in rows:
+        if r.get("bench") == "ort" and r.get("impl") == "tconv" and r["threads"] == threads:
+            ref = next((o for o in rows if o.get("bench") == "ort" and o.get("impl") != "tconv"
+                        and o["case"] == r["case"] and o["threads"] == threads), None)
+            pairs.append((r, ref))
+    return pairs
+
+
+def ort_table(rows, threads):
+    out = ["| workload | tconv ms | onnxruntime ms | ratio | ratio of min over rounds | "
+           "tconv peak RSS MiB (+model) | onnxruntime peak RSS MiB (+model) | busy | >= 1 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for mine, ref in ort_pairs(rows, threads):
+        if not ref:
+            out.append("| %s | %s | n/a | | | %s | | %.2f | |" %
+                       (ORT_LABELS.get(mine["case"], "models/" + mine["case"]), fmt_ms(mine),
+                        rss(mine), mine.get("others_cpu", -1)))
+            continue
+        ratio = ref["ms"] / mine["ms"]
+        ratio_min = ref["ms_min"] / mine["ms_min"]
+        busy = max(mine.get("others_cpu", -1), ref.get("others_cpu", -1))
+        out.append("| %s | %s | %s | %.2f | %.2f | %s | %s | %.2f | %s |" %
+                   (ort_label(mine["case"], ref), fmt_ms(mine), fmt_ms(ref), ratio, ratio_min,
+                    rss(mine), rss(ref), busy, met_threads(ratio >= 1, threads, mine, ref)))
+    return out
+
+
+def is_goal(r):
+    return not r["case"].startswith("floor_")  # the per-run overhead row is not a goal
+
+
+def ort_gaps(rows):
+    """The workloads where tconv is slower than onnxruntime (ratio below 1), with the gap."""
+    out = []
+    threads = sorted({r["threads"] for r in rows if r.get("bench") == "ort"})
+    for t in threads:
+        for mine, ref in ort_pairs(rows, t):
+            if ref and is_goal(mine) and ref["ms"] < mine["ms"]:
+                out.append("- %s, %d thread%s: tconv %s ms, onnxruntime %s ms: ratio %.2f, "
+                           "tconv %.0f%% slower (%.3f ms)" %
+                           (ort_label(mine["case"], ref), t, "s" if t > 1 else "",
+                            fmt_ms(mine), fmt_ms(ref), ref["ms"] / mine["ms"],
+                            100.0 * (mine["ms"] / ref["ms"] - 1), mine["ms"] - ref["ms"]))
+    return out or ["- none: tconv at least as fast on every workload and thread count"]
+
+
+def ort_rss_gaps(rows):
+    """Issue 17's memory goal: tconv's peak RSS at most onnxruntime's on the same workload."""
+    out = []
+    for t in sorted({r["threads"] for r in rows if r.get("bench") == "ort"}):
+        for mine, ref in ort_pairs(rows, t):
+            if (not ref or not is_goal(mine)
+                    or min(mine.get("peak_rss_kib", -1), ref.get("peak_rss_kib", -1)) < 0):
+                continue
+            own = mine["peak_rss_kib"] - mine["base_rss_kib"]
+            other = ref["peak_rss_kib"] - ref["base_rss_kib"]
+            if mine["peak_rss_kib"] > ref["peak_rss_kib"] or own > other:
+                out.append("- %s, %d threads: tconv %s MiB, onnxruntime %s MiB" %
+                           (ort_label(mine["case"], ref), t, rss(mine), rss(ref)))
+    return out or ["- none: tconv's peak RSS is below onnxruntime's on every workload and thread "
+                   "count, both as a whole process and counting only what the model added"]
+
+
+def thread_slowdowns(rows):
+    """Issue 17's goal "no model slower with more threads than with one", for tconv."""
+    out = []
+    for mine, _ in ort_pairs(rows, 1):
+        for r in rows:
+            if (r.get("bench") == "ort" and r.get("impl") == "tconv" and r["case"] == mine["case"]
+                    and is_goal(r) and r["threads"] > 1 and r["ms"] > mine["ms"]):
+                out.append("- %s: %s ms with %d threads, %s ms with 1 (busy %.2f)" %
+                           (ORT_LABELS.get(r["case"], "models/" + r["case"]), fmt_ms(r),
+                            r["threads"], fmt_ms(mine), r.get("others_cpu", -1)))
+    return out or ["- none: every workload is at least as fast with more threads"]
+
+
+def ort_sections(rows):
+    threads = sorted({r["threads"] for r in rows if r.get("bench") == "ort"})
+    sections = []
+    for t in threads:
+        sections.append(("### Side by side with onnxruntime, %d thread%s (median latency; "
+                         "ratio = onnxruntime ms / tconv ms, above 1: tconv faster)" %
+                         (t, "s" if t > 1 else ""), ort_table(rows, t)))
+    if threads:
+        sections.append(("### Where tconv is slower than onnxruntime (ratio below 1.0)",
+                         ort_gaps(rows)))
+        sections.append(("### Where tconv is slower with more threads than with one",
+                         thread_slowdowns(rows)))
+        sections.append(("### Where tconv's peak RSS is above onnxruntime's", ort_rss_gaps(rows)))
+    return sections
+
+
 def legalized_table(rows):
     out = ["| case | rewritten nodes | original ms | legalized ms | legalized / original | "
            "goal | met |", "|---|---|---|---|---|---|---|"]
@@ -219,15 +350,16 @@ def passes_table(rows):
 
 def main():
     rows = load(sys.argv[1])
-    sections = [("", header(rows)),
-                ("### Kernels (workload A: X 1x64x64x64, W 64x32x4x4, stride 2, pads 1; "
-                 "268 MFLOP)", kernel_table(rows)),
-                ("### Whole models (median latency)", model_table(rows)),
-                ("### Legalized graph vs original in tconv's runtime (1 thread)",
-                 legalized_table(rows)),
-                ("### Pass scaling (generated chain, ConvTranspose SAME_UPPER + Relu)",
-                 passes_table(rows))]
+    sections = [("", header(rows))] + ort_sections(rows) + [
+        ("### Kernels (workload A: X 1x64x64x64, W 64x32x4x4, stride 2, pads 1; 268 MFLOP)",
+         kernel_table(rows)),
+        ("### Whole models beside PyTorch (median latency)", model_table(rows)),
+        ("### Legalized graph vs original in tconv's runtime (1 thread)", legalized_table(rows)),
+        ("### Pass scaling (generated chain, ConvTranspose SAME_UPPER + Relu)",
+         passes_table(rows))]
     for title, lines in sections:
+        if title.startswith("###") and len(lines) == 2 and lines[1].startswith("|---"):
+            continue  # a table with no rows: that part was not run (run.sh --ort-only)
         if title:
             print(title)
             print()

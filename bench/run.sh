@@ -2,10 +2,12 @@
 # Builds the benchmark programs (Release, -DTCONV_BUILD_BENCH=ON) and runs them next to their
 # references, then prints the side-by-side table (bench/report.py). See bench/README.md.
 #
-#   bench/run.sh [--quick]        # --quick: fewer runs (a smoke test, not for the table)
+#   bench/run.sh [--quick] [--ort-only]
+#     --quick: fewer runs (a smoke test, not for the table)
+#     --ort-only: only the side by side with onnxruntime (no PyTorch, legalized, passes, import)
 #
 # Environment: TCONV_BENCH_BUILD (build dir, default build-bench), TCONV_BENCH_ROUNDS
-# (alternating rounds of tconv and PyTorch, default 3), PYTHON (default
+# (alternating rounds of tconv, onnxruntime and PyTorch, default 3), PYTHON (default
 # /usr/bin/python3), OPENBLAS_DIR (the libblas.so.3 of OpenBLAS; default Debian's
 # openblas-pthread). The system's BLAS alternative is left alone: OpenBLAS is selected per
 # process with LD_LIBRARY_PATH, and every figure names the BLAS it really ran with.
@@ -18,14 +20,24 @@ RUNS=200
 MODEL_RUNS=100
 ROUNDS=15
 ROUNDS_ALL=${TCONV_BENCH_ROUNDS:-3}
-if [ "${1:-}" = "--quick" ]; then
-    RUNS=20
-    MODEL_RUNS=10
-    ROUNDS=3
-    ROUNDS_ALL=1
-fi
+ORT_ONLY=0
+for arg in "$@"; do
+    case "$arg" in
+    --quick)
+        RUNS=20
+        MODEL_RUNS=10
+        ROUNDS=3
+        ROUNDS_ALL=1
+        ;;
+    --ort-only) ORT_ONLY=1 ;;
+    *)
+        echo "usage: bench/run.sh [--quick] [--ort-only]" >&2
+        exit 2
+        ;;
+    esac
+done
 
-if [ ! -e "$OPENBLAS_DIR/libblas.so.3" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+if [ "$ORT_ONLY" = 0 ] && [ ! -e "$OPENBLAS_DIR/libblas.so.3" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "bench: installing libopenblas0-pthread (the PyTorch+OpenBLAS reference)" >&2
     # Installing registers OpenBLAS as the system BLAS alternative; keep the system as it was.
     before=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || true)
@@ -76,15 +88,105 @@ torch_round() {
     done
 }
 
+# Side by side with onnxruntime 1.30 (bench/ort_bench.js; scripts/ort/install.sh puts
+# onnxruntime-node into build/ort): every model of models/ and the single-layer workloads
+# (bench/gen_layers.py, into $BUILD/layers), at 1 and 2 threads and one per core, one process per
+# model and thread count on each side (for its peak RSS). Each side checks the model against its
+# golden output before timing it. A model onnxruntime refuses or gets wrong is run there as
+# tconv-import converted it (its rows say "legalized"); tconv always runs the original.
+ORT_CASES=""
+ORT_THREADS=""
+for t in 1 2 "$(nproc)"; do
+    if [ "$t" -le "$(nproc)" ] && ! echo " $ORT_THREADS " | grep -q " $t "; then
+        ORT_THREADS="$ORT_THREADS $t"
+    fi
+done
+if TCONV_ORT_NODE_MODULES=$("$ROOT/scripts/ort/install.sh"); then
+    export TCONV_ORT_NODE_MODULES
+    rm -rf "$BUILD/layers" "$BUILD/ort-models"
+    "$PYTHON" "$ROOT/bench/gen_layers.py" "$BUILD/layers"
+    for dir in "$ROOT"/models/*/ "$BUILD"/layers/*/; do
+        dir=${dir%/}
+        [ -f "$dir/model.onnx" ] || continue
+        ORT_CASES="$ORT_CASES $dir"
+    done
+else
+    echo "bench: onnxruntime-node could not be installed: onnxruntime rows skipped" >&2
+fi
+
+# The model file onnxruntime runs for test directory $1 and its kind (original or legalized),
+# or nothing when neither passes the golden check.
+# (Paths are kept in space-separated lists: the checkout's path must not contain spaces.)
+ort_model() {
+    om_name=$(basename "$1")
+    if node "$ROOT/bench/ort_bench.js" --model "$1/model.onnx" --data-set \
+        "$1/test_data_set_0" --case "$om_name" --threads 1 --check-only 2>/dev/null; then
+        echo "$1/model.onnx=original"
+        return
+    fi
+    om_out="$BUILD/ort-models/$om_name"
+    mkdir -p "$om_out"
+    "$BUILD/tconv-import" "$1/model.onnx" -o "$om_out/model.onnx" --quiet
+    if node "$ROOT/bench/ort_bench.js" --model "$om_out/model.onnx" --data-set \
+        "$1/test_data_set_0" --case "$om_name" --threads 1 --check-only; then
+        echo "$om_out/model.onnx=legalized"
+    else
+        echo "bench: $om_name: onnxruntime fails its golden check, as written and legalized" >&2
+    fi
+}
+ORT_PLAN=""
+for dir in $ORT_CASES; do
+    plan=$(ort_model "$dir")
+    if [ -n "$plan" ]; then
+        ORT_PLAN="$ORT_PLAN $dir=$plan"
+    fi
+done
+
+tconv_ort_round() {
+    for t in $ORT_THREADS; do
+        for dir in $ORT_CASES; do
+            "$BUILD/bench/bench_models" --case "$dir" "$(basename "$dir")" "$t" "$MODEL_RUNS" >>"$OUT"
+        done
+    done
+}
+ort_round() {
+    for t in $ORT_THREADS; do
+        for entry in $ORT_PLAN; do
+            dir=${entry%%=*}
+            model=${entry#*=}
+            kind=${model#*=}
+            model=${model%=*}
+            node "$ROOT/bench/ort_bench.js" --model "$model" --data-set "$dir/test_data_set_0" \
+                --case "$(basename "$dir")" --threads "$t" --runs "$MODEL_RUNS" \
+                --model-kind "$kind" >>"$OUT"
+        done
+    done
+}
+
 round=1
 while [ "$round" -le "$ROUNDS_ALL" ]; do
-    echo "bench: round $round of $ROUNDS_ALL: tconv kernels and whole models" >&2
-    "$BUILD/bench/bench_kernels" "$RUNS" >>"$OUT"
-    "$BUILD/bench/bench_models" "$ROOT/models" "$MODEL_RUNS" >>"$OUT"
-    echo "bench: round $round of $ROUNDS_ALL: PyTorch references" >&2
-    torch_round "$round"
+    if [ "$ORT_ONLY" = 0 ]; then
+        echo "bench: round $round of $ROUNDS_ALL: tconv kernels and whole models" >&2
+        "$BUILD/bench/bench_kernels" "$RUNS" >>"$OUT"
+        "$BUILD/bench/bench_models" "$ROOT/models" "$MODEL_RUNS" >>"$OUT"
+    fi
+    if [ -n "$ORT_CASES" ]; then
+        echo "bench: round $round of $ROUNDS_ALL: tconv beside onnxruntime (threads:$ORT_THREADS)" >&2
+        tconv_ort_round
+        echo "bench: round $round of $ROUNDS_ALL: onnxruntime" >&2
+        ort_round
+    fi
+    if [ "$ORT_ONLY" = 0 ]; then
+        echo "bench: round $round of $ROUNDS_ALL: PyTorch references" >&2
+        torch_round "$round"
+    fi
     round=$((round + 1))
 done
+if [ "$ORT_ONLY" = 1 ]; then
+    machine >>"$OUT"
+    "$PYTHON" "$ROOT/bench/report.py" "$OUT"
+    exit 0
+fi
 echo "bench: legalized vs original" >&2
 "$BUILD/bench/bench_legalized" "$ROOT/models" "$ROUNDS" >>"$OUT"
 echo "bench: pass scaling" >&2

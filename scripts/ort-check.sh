@@ -9,22 +9,13 @@
 # cases of every row of DESIGN.md's table (tests/golden/ort_conventions).
 #   scripts/ort-check.sh           exit 0 when every converted model matches its golden outputs
 #                                  and every convention check holds
-# Installs nodejs/npm (Debian) when missing and onnxruntime-node@1.30.0 into build/ort, with
-# --ignore-scripts: its install script would fetch GPU files from a host CI cannot reach; the
-# package itself carries the linux-x64 CPU library.
+# Installs nodejs/npm (Debian) when missing and onnxruntime-node@1.30.0 into build/ort
+# (scripts/ort/install.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >/dev/null
-fi
-ort_dir="$root/build/ort"
-export TCONV_ORT_NODE_MODULES="$ort_dir/node_modules"
-if [ ! -f "$TCONV_ORT_NODE_MODULES/onnxruntime-node/package.json" ]; then
-    mkdir -p "$ort_dir"
-    npm install --prefix "$ort_dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
-        onnxruntime-node@1.30.0 >/dev/null
-fi
+TCONV_ORT_NODE_MODULES=$("$root/scripts/ort/install.sh")
+export TCONV_ORT_NODE_MODULES
 
 build="$root/build/test"
 cmake -S "$root" -B "$build" -DTCONV_WERROR=ON >/dev/null

@@ -130,4 +130,4 @@ async function runModel(modelPath, inputs, threads) {
 }
 
 module.exports = { ort, createSession, runDataSet, runModel, compareTensor, listDataSets,
-                   readNumbered, versions: ort.env.versions };
+                   readNumbered, makeFeeds, versions: ort.env.versions };
