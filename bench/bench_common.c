@@ -220,3 +220,12 @@ tconv_model *bench_read(const char *path) {
     bench_check(tconv_model_read_file(path, NULL, &m, message, sizeof message), path, message);
     return m;
 }
+
+void bench_golden_tolerance(tconv_model *m, double *rtol, double *atol) {
+    tconv_graph *g = tconv_model_graph(m);
+    tconv_dtype dtype = tconv_graph_output_count(g) ? tconv_value_dtype(tconv_graph_output(g, 0))
+                                                    : TCONV_DTYPE_FLOAT;
+    bool half = dtype == TCONV_DTYPE_FLOAT16 || dtype == TCONV_DTYPE_BFLOAT16;
+    *rtol = half ? 1e-2 : 1e-3;
+    *atol = half ? 8e-3 : 1e-4;
+}

@@ -42,6 +42,10 @@ tconv_model *bench_conv_model(const bench_conv_spec *spec);
 tconv_runner *bench_runner(tconv_model *m, int threads);
 /* Reads path/model.onnx-style files (exits on failure). */
 tconv_model *bench_read(const char *path);
+/* Tolerances of the golden check before timing: rtol 1e-3, atol 1e-4; a model whose first output
+ * is float16 or bfloat16 rounds after every op (tests/models/tests.cmake): rtol 1e-2, atol 8e-3,
+ * as scripts/ort-check.sh and bench/ort_bench.js use for it. */
+void bench_golden_tolerance(tconv_model *m, double *rtol, double *atol);
 
 /* The number of this machine's online CPUs and its 1-minute load average (-1 when unknown). */
 int bench_cpus(void);

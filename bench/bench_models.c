@@ -8,8 +8,8 @@
  *       threads, on the inputs of test_data_set_0 (the rows beside onnxruntime, one process
  *       per model and thread count so that the peak RSS printed is that model's).
  *
- * Each model is first checked against its golden output (test_data_set_0, rtol 1e-3,
- * atol 1e-4). */
+ * Each model is first checked against its golden output (test_data_set_0, at
+ * bench_golden_tolerance's tolerances). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +27,10 @@ static double check_golden(const char *dir) {
     tconv_model *m = load_model(dir);
     tconv_runner *r = bench_runner(m, 1);
     char path[8192];
-    double worst = 0;
+    double worst = 0, rtol, atol;
+    bench_golden_tolerance(m, &rtol, &atol);
     snprintf(path, sizeof path, "%s/test_data_set_0", dir);
-    bench_check(tconv_runner_run_data_set(r, path, 1e-3, 1e-4, &worst, NULL), path,
+    bench_check(tconv_runner_run_data_set(r, path, rtol, atol, &worst, NULL), path,
                 tconv_runner_last_error(r));
     tconv_runner_free(r);
     tconv_model_free(m);
@@ -88,9 +89,10 @@ static void time_case(const char *dir, const char *name, int threads, int runs) 
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     tconv_model *m = bench_read(path);
     tconv_runner *r = bench_runner(m, threads);
-    double worst = 0;
+    double worst = 0, rtol, atol;
+    bench_golden_tolerance(m, &rtol, &atol);
     snprintf(path, sizeof path, "%s/test_data_set_0", dir);
-    bench_check(tconv_runner_run_data_set(r, path, 1e-3, 1e-4, &worst, NULL), path,
+    bench_check(tconv_runner_run_data_set(r, path, rtol, atol, &worst, NULL), path,
                 tconv_runner_last_error(r));
     for (int i = 0; i < 5; i++)
         bench_check(tconv_runner_run(r), "warm-up", tconv_runner_last_error(r));
