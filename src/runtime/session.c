@@ -469,6 +469,7 @@ static const tc_graph_plan *find_subplan(const tc_session *s, const tconv_graph 
 }
 
 #define TCONV_MAX_SUBGRAPH_DEPTH 64
+#define TCONV_SUBGRAPH_RUN_WORK 1024
 
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
                                      const tc_rt_tensor *inputs, size_t n_inputs,
@@ -489,8 +490,15 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
     if (s->depth >= TCONV_MAX_SUBGRAPH_DEPTH)
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nest deeper than %d",
                             TCONV_MAX_SUBGRAPH_DEPTH);
+    /* A body run costs its dispatch whatever it computes (slots set up, steps visited, values
+     * handed in and out): about a microsecond a step, counted as the elementwise work of that
+     * time, so that a Loop over an empty body with a trip count of 2^62 meets the work limit. */
+    tconv_status st = tc_session_charge_work(
+        ctx, TCONV_SUBGRAPH_RUN_WORK * (1 + (uint64_t)plan->n_steps + plan->n_slots));
+    if (st != TCONV_OK)
+        return st;
     tc_run_env env;
-    tconv_status st = env_init(&env, plan, s->current_env, ctx->err);
+    st = env_init(&env, plan, s->current_env, ctx->err);
     if (st != TCONV_OK)
         return st;
     for (size_t i = 0; st == TCONV_OK && i < n_inputs; i++) {

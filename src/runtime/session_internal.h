@@ -170,6 +170,10 @@ tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *
 /* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
  * and refuses the node (before it computes) when that passes options.max_work. */
 tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims);
+/* Adds `work` units that no kernel output counts to the run's work (a subgraph run's dispatch:
+ * a Loop or Scan iteration whose body may compute nothing, so that a trip count of 2^62 is
+ * refused, not run), refusing the run once it passes options.max_work. */
+tconv_status tc_session_charge_work(tc_kernel_ctx *ctx, uint64_t work);
 
 /* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,

@@ -219,6 +219,13 @@ tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64
     uint64_t work = 0;
     if (!node_work(ctx->node, &w, &work))
         return TCONV_OK;
+    return tc_session_charge_work(ctx, work);
+}
+
+tconv_status tc_session_charge_work(tc_kernel_ctx *ctx, uint64_t work) {
+    tc_session *s = ctx->session;
+    if (!s)
+        return TCONV_OK;
     s->stats.work = add_sat(s->stats.work, work);
     uint64_t limit = s->options.max_work;
     if (limit == 0 || s->stats.work <= limit)
