@@ -233,6 +233,17 @@ tconv_status tc_run_dropout(tc_kernel_ctx *ctx) {
     return TCONV_OK;
 }
 
+/* `count` int64s (at least one) of kernel scratch, within the session's memory limit; the caller
+ * releases `mem` (tc_kernel_scratch_release). */
+static tconv_status int64_scratch(tc_kernel_ctx *ctx, int64_t count, const char *what,
+                                  tc_rt_tensor *mem, int64_t **out) {
+    tconv_status st = tc_kernel_scratch(ctx, (size_t)(count ? count : 1) * sizeof(int64_t), mem);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "%s: ", what);
+    *out = mem->data;
+    return TCONV_OK;
+}
+
 /* ================================================================ Expand, Tile */
 
 /* y = x read through per-axis index maps (x seen at y's rank, leading 1s added). */
@@ -252,11 +263,9 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
     for (int i = 0; i < rank; i++)
         total += out_dims[i];
     tc_rt_tensor buf_mem;
-    tconv_status buf_mem_st =
-        tc_kernel_scratch(ctx, (size_t)(total ? total : 1) * sizeof(int64_t), &buf_mem);
-    if (buf_mem_st != TCONV_OK)
-        return tc_error_prefix(ctx->err, buf_mem_st, "index maps: ");
-    int64_t *buf = buf_mem.data;
+    int64_t *buf = NULL;
+    if ((st = int64_scratch(ctx, total, "index maps", &buf_mem, &buf)) != TCONV_OK)
+        return st;
     const int64_t *maps[TCONV_MAX_RANK];
     int64_t *m = buf;
     for (int i = 0; i < rank; i++) {
@@ -560,11 +569,9 @@ tconv_status tc_run_gather_elements(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     tc_rt_tensor off_mem;
-    tconv_status off_mem_st = tc_kernel_scratch(
-        ctx, (size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof(int64_t), &off_mem);
-    if (off_mem_st != TCONV_OK)
-        return tc_error_prefix(ctx->err, off_mem_st, "gather offsets: ");
-    int64_t *off = off_mem.data;
+    int64_t *off = NULL;
+    if ((st = int64_scratch(ctx, idx->n_elements, "gather offsets", &off_mem, &off)) != TCONV_OK)
+        return st;
     tc_rt_tensor *y;
     st = element_offsets(ctx, x, idx, axis, off);
     if (st == TCONV_OK)
@@ -591,11 +598,9 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     tc_rt_tensor off_mem;
-    tconv_status off_mem_st = tc_kernel_scratch(
-        ctx, (size_t)(idx->n_elements ? idx->n_elements : 1) * sizeof(int64_t), &off_mem);
-    if (off_mem_st != TCONV_OK)
-        return tc_error_prefix(ctx->err, off_mem_st, "scatter offsets: ");
-    int64_t *off = off_mem.data;
+    int64_t *off = NULL;
+    if ((st = int64_scratch(ctx, idx->n_elements, "scatter offsets", &off_mem, &off)) != TCONV_OK)
+        return st;
     tc_rt_tensor *y;
     st = element_offsets(ctx, x, idx, axis, off);
     if (st == TCONV_OK)
@@ -678,11 +683,9 @@ tconv_status tc_run_gather_nd(tc_kernel_ctx *ctx) {
         dims[rank++] = x->dims[i];
     int64_t tuples = product(idx->dims, 0, idx->rank - 1);
     tc_rt_tensor off_mem;
-    tconv_status off_mem_st =
-        tc_kernel_scratch(ctx, (size_t)(tuples ? tuples : 1) * sizeof(int64_t), &off_mem);
-    if (off_mem_st != TCONV_OK)
-        return tc_error_prefix(ctx->err, off_mem_st, "gather offsets: ");
-    int64_t *off = off_mem.data;
+    int64_t *off = NULL;
+    if ((st = int64_scratch(ctx, tuples, "gather offsets", &off_mem, &off)) != TCONV_OK)
+        return st;
     tc_rt_tensor *y;
     st = nd_offsets(ctx, x, idx, batch, off);
     if (st == TCONV_OK)
@@ -718,11 +721,9 @@ tconv_status tc_run_scatter_nd(tc_kernel_ctx *ctx) {
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "updates must have shape indices.shape[:-1] + data.shape[%d:]", k);
     tc_rt_tensor off_mem;
-    tconv_status off_mem_st =
-        tc_kernel_scratch(ctx, (size_t)(tuples ? tuples : 1) * sizeof(int64_t), &off_mem);
-    if (off_mem_st != TCONV_OK)
-        return tc_error_prefix(ctx->err, off_mem_st, "scatter offsets: ");
-    int64_t *off = off_mem.data;
+    int64_t *off = NULL;
+    if ((st = int64_scratch(ctx, tuples, "scatter offsets", &off_mem, &off)) != TCONV_OK)
+        return st;
     st = nd_offsets(ctx, x, idx, 0, off);
     if (st == TCONV_OK)
         st = tc_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims);
