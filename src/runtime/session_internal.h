@@ -23,6 +23,7 @@ typedef struct tc_slot_ref {
 } tc_slot_ref;
 
 typedef struct tc_graph_plan tc_graph_plan;
+typedef struct tc_shape_guard tc_shape_guard; /* session_constfold.c */
 
 /* What a kernel keeps for its node across runs (session_cache.c): one block derived from
  * constant inputs, e.g. packed weights, and the key it was made for. */
@@ -49,6 +50,9 @@ typedef struct tc_step_plan {
     /* Crop fusion (session_fuse.c): the producer computes the cropped result (crop passed to
      * its kernel) and the Slice step only moves it from its input slot to its output slot. */
     const tc_kernel_crop *crop;
+    /* A Shape folded into a plan constant whose input's shape came from inference: the step
+     * checks the actual shape against it (session_constfold.c). */
+    const tc_shape_guard *shape_guard;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
     bool half_native;     /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
     bool forwards_input;
@@ -130,6 +134,7 @@ struct tc_session {
     int depth;
     size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
     size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */
+    size_t fold_max_bytes; /* while constants are folded: the largest tensor allowed, else 0 */
 };
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */
@@ -142,6 +147,17 @@ void tc_plan_free_all(tc_session *session);
  * ConvTranspose kernel (session_fuse.c). Runs on a finished plan (after lifetimes). Fails only
  * for memory. */
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err);
+
+/* Runs, once, the steps whose inputs are all constants (and Shapes of statically shaped values)
+ * and makes their outputs plan constants; those steps leave the plan (session_constfold.c).
+ * Runs on an ordered plan before lifetimes. Fails only for memory. */
+tconv_status tc_plan_fold_constants(tc_session *session, tc_graph_plan *plan, tc_error *err);
+
+/* Makes t (owned, allocated through the session and counted in its live bytes) the constant
+ * of plan's `slot`: its bytes move from live to constant bytes, and the session frees it with
+ * the plan. Any plan-time computed constant goes through here (session_constfold.c). */
+tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, uint32_t slot,
+                                    tc_rt_tensor *t);
 
 /* What the memory plan knows about one run: values of symbolic dims (dim_param) that the
  * caller's inputs or bindings fixed, and, once the caller's inputs exist, their bytes. */

@@ -78,6 +78,11 @@ tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int 
                                     const int64_t *dims, tc_error *err) {
     int64_t n, bytes;
     size_t limit = session->options.max_memory_bytes;
+    if (session->fold_max_bytes &&
+        (!tensor_bytes(dtype, rank, dims, &n, &bytes) || (uint64_t)bytes > session->fold_max_bytes))
+        return tc_error_set(err, TCONV_ERR_LIMIT,
+                            "more than the %zu bytes a folded constant may take",
+                            session->fold_max_bytes);
     if (limit == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes))
         return TCONV_OK;
     size_t held = session->stats.live_bytes + session->stats.constant_bytes +

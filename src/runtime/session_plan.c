@@ -486,6 +486,8 @@ tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_gra
         st = plan_steps(session, plan, err);
     if (st == TCONV_OK)
         st = plan_outputs(session, plan, err);
+    if (st == TCONV_OK && !session->options.unfused)
+        st = tc_plan_fold_constants(session, plan, err);
     if (st == TCONV_OK)
         st = plan_lifetimes(session, plan, err);
     if (st == TCONV_OK && !session->options.unfused)
