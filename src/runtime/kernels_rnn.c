@@ -334,7 +334,14 @@ typedef struct rnn_work {
      * without linear_before_reset packs the z,r rows and the h rows apart. */
     float *packed[2];
     int64_t split; /* first row of packed[1]; gh when there is one block */
+    /* A batch of at most RNN_MATVEC_MAX_BATCH rows: the products are matrix-vector ones, and
+     * the GEMM (pack h, tiles of 16 columns for 1 used) cost more than they compute; packed[]
+     * then hold each block of R_d transposed, [h][rows], for a loop over contiguous gate rows. */
+    bool matvec;
+    float *transposed; /* matvec: every direction's blocks, direction d at d * (gh * h) */
 } rnn_work;
+
+#define RNN_MATVEC_MAX_BATCH 4
 
 static size_t rnn_work_doubles(const rnn_spec *s) {
     int64_t gh = s->gates * s->h;
@@ -424,6 +431,14 @@ static tconv_status rnn_project(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d
     return tc_sgemm(&op, ctx->pool, ctx->n_threads, ctx->err);
 }
 
+/* out[k * (j1 - j0) + j - j0] = r[j * hs + k]: rows [j0, j1) of R_d transposed. */
+static void rnn_transpose_rows(const float *r, int64_t j0, int64_t j1, int64_t hs, float *out) {
+    int64_t m = j1 - j0;
+    for (int64_t j = j0; j < j1; j++)
+        for (int64_t k = 0; k < hs; k++)
+            out[k * m + j - j0] = r[j * hs + k];
+}
+
 /* R, biases, peepholes and initial states of direction d, as doubles. */
 static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w) {
     int64_t gh = s->gates * s->h;
@@ -433,7 +448,10 @@ static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
     const tc_rt_tensor *p = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_P) : NULL;
     for (int64_t i = 0; s->is_double && i < gh * s->h; i++)
         w->r[i] = rnn_get(r, d * gh * s->h + i);
-    if (!s->is_double && s->h > 0) {
+    if (w->matvec) {
+        w->packed[0] = w->transposed + d * gh * s->h;
+        w->packed[1] = w->packed[0] + w->split * s->h;
+    } else if (!s->is_double && s->h > 0) {
         const float *rd = (const float *)r->data + d * gh * s->h;
         tc_sgemm_pack_a(w->ws.isa, false, w->split, s->h, rd, s->h, w->packed[0]);
         if (w->split < gh)
@@ -460,6 +478,44 @@ static double rnn_clip(const rnn_spec *s, double v) {
     return v < -s->clip ? -s->clip : (v > s->clip ? s->clip : v);
 }
 
+/* rnn_recurrent for a small batch: per row, hr = Rb + sum_k in[k] R_d^T[k, :], in float32 as
+ * the GEMM computes it, each step over contiguous gate rows (vectorizable). */
+#define RNN_MATVEC_BODY                                                                            \
+    for (int64_t j = 0; j < m; j++)                                                                \
+        acc[j] = 0.0f;                                                                             \
+    for (int64_t k = 0; k < hs; k++) {                                                             \
+        float hk = (float)in[k];                                                                   \
+        const float *row = rt + k * m;                                                             \
+        for (int64_t j = 0; j < m; j++)                                                            \
+            acc[j] += hk * row[j];                                                                 \
+    }
+
+/* acc[0 .. m) = sum_k in[k] rt[k, :]: the same loop compiled for AVX2 (8 lanes) and for the
+ * baseline ISA (4). */
+__attribute__((target("avx2,fma"))) static void
+rnn_matvec_avx2(int64_t m, int64_t hs, const float *rt, const double *in, float *acc) {
+    RNN_MATVEC_BODY
+}
+
+static void rnn_matvec_base(int64_t m, int64_t hs, const float *rt, const double *in, float *acc) {
+    RNN_MATVEC_BODY
+}
+
+static void rnn_recurrent_matvec(const rnn_spec *s, rnn_work *w, const double *in, int64_t j0,
+                                 int64_t j1) {
+    int64_t gh = s->gates * s->h, hs = s->h, m = j1 - j0;
+    const float *rt = j0 == 0 ? w->packed[0] : w->packed[1];
+    float *acc = w->out_f;
+    for (int64_t b = 0; b < s->n; b++) {
+        if (w->ws.isa != TCONV_GEMM_ISA_PORTABLE) /* AVX2, or AVX-512 (which has AVX2) */
+            rnn_matvec_avx2(m, hs, rt, in + b * hs, acc);
+        else
+            rnn_matvec_base(m, hs, rt, in + b * hs, acc);
+        for (int64_t j = 0; j < m; j++)
+            w->hr[b * gh + j0 + j] = (double)acc[j] + w->rb[j0 + j];
+    }
+}
+
 /* The recurrent product of all batch rows at once: hr[b, j] = Rb[j] + sum_k R_d[j, k] in[b, k]
  * for gate rows j in [j0, j1). float32 runs use the GEMM (in float32, as the model's
  * weights are), float64 runs a plain product. */
@@ -475,6 +531,10 @@ static void rnn_recurrent(const rnn_spec *s, rnn_work *w, const double *in, int6
                     acc += row[k] * v[k];
                 w->hr[b * gh + j] = acc;
             }
+        return;
+    }
+    if (w->matvec) {
+        rnn_recurrent_matvec(s, w, in, j0, j1);
         return;
     }
     for (int64_t i = 0; i < n * hs; i++)
@@ -663,6 +723,38 @@ static tc_gemm_isa rnn_isa(int64_t gh, int64_t n) {
     return tc_gemm_isa_for_shape(gh, n);
 }
 
+/* The matvec path's R_d blocks transposed, every direction: kept in the node's cache when R is
+ * a constant (made on the first run only), else made in scratch (pbuf) now. */
+static tconv_status rnn_transposed_weights(tc_kernel_ctx *ctx, const rnn_spec *s, rnn_work *w,
+                                           tc_rt_tensor *pbuf) {
+    int64_t gh = s->gates * s->h, per_dir = gh * s->h;
+    size_t bytes = (size_t)(s->d * per_dir) * sizeof(float);
+    const float *r = tc_kernel_input(ctx, RNN_IN_R)->data;
+    tc_kernel_cache_key key = {.source = r, .layout = {gh, s->h, w->split, s->d, 1, 0}};
+    void *data = NULL;
+    tconv_status st = TCONV_OK;
+    if (bytes == 0)
+        return TCONV_OK;
+    if (tc_kernel_input_is_constant(ctx, RNN_IN_R)) {
+        w->transposed = tc_kernel_cache_find(ctx, &key, bytes);
+        if (w->transposed)
+            return TCONV_OK;
+        st = tc_kernel_cache_store(ctx, &key, bytes, &data);
+    } else {
+        st = tc_kernel_scratch(ctx, bytes, pbuf);
+        data = pbuf->data;
+    }
+    if (st != TCONV_OK)
+        return st;
+    w->transposed = data;
+    for (int64_t d = 0; d < s->d; d++) {
+        float *out = w->transposed + d * per_dir;
+        rnn_transpose_rows(r + d * per_dir, 0, w->split, s->h, out);
+        rnn_transpose_rows(r + d * per_dir, w->split, gh, s->h, out + w->split * s->h);
+    }
+    return TCONV_OK;
+}
+
 static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     static const int gates[3] = {1, 3, 4};
     rnn_spec s = {.kind = kind, .gates = gates[kind], .n_acts = (int)kind + 1};
@@ -687,17 +779,22 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     rnn_work_carve(&s, buf.data, &w);
     int64_t gh = s.gates * s.h;
     w.split = s.kind == RNN_GRU && !s.linear_before_reset ? 2 * s.h : gh;
+    w.matvec = !s.is_double && s.n <= RNN_MATVEC_MAX_BATCH;
+    w.transposed = NULL;
     /* One workspace for every step's product (the widest: all gates). */
     tc_gemm_workspace_init(&w.ws, rnn_isa(gh, s.n));
-    size_t packed0 = tc_sgemm_packed_a_floats(w.ws.isa, w.split, s.h);
-    size_t packed1 = tc_sgemm_packed_a_floats(w.ws.isa, gh - w.split, s.h);
     tc_rt_tensor pbuf = {0};
-    if (!s.is_double)
+    if (w.matvec) {
+        st = rnn_transposed_weights(ctx, &s, &w, &pbuf);
+    } else if (!s.is_double) {
+        size_t packed0 = tc_sgemm_packed_a_floats(w.ws.isa, w.split, s.h);
+        size_t packed1 = tc_sgemm_packed_a_floats(w.ws.isa, gh - w.split, s.h);
         st = tc_gemm_workspace_reserve(&w.ws, gh, s.n, s.h, ctx->err);
-    if (st == TCONV_OK && !s.is_double)
-        st = tc_kernel_scratch(ctx, (packed0 + packed1) * sizeof(float), &pbuf);
-    w.packed[0] = pbuf.data;
-    w.packed[1] = pbuf.data ? (float *)pbuf.data + packed0 : NULL;
+        if (st == TCONV_OK)
+            st = tc_kernel_scratch(ctx, (packed0 + packed1) * sizeof(float), &pbuf);
+        w.packed[0] = pbuf.data;
+        w.packed[1] = pbuf.data ? (float *)pbuf.data + packed0 : NULL;
+    }
     for (int64_t d = 0; st == TCONV_OK && d < s.d; d++)
         st = rnn_direction(ctx, &s, d, &w, outs);
     if (pbuf.data)
