@@ -1,5 +1,6 @@
 /* Kernel helpers: input checks with messages, parameter tensors, axes, dtype conversions. */
 #include "runtime/kernel_util.h"
+#include "runtime/gemm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,10 @@ const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
     if (!node || index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
         return "";
     return node->inputs[index]->name;
+}
+
+bool tc_cpu_has_avx2(void) {
+    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2);
 }
 
 static const char *op_name(const tc_kernel_ctx *ctx) {

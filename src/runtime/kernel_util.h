@@ -89,4 +89,14 @@ uint16_t tc_double_to_half(double d);
 uint16_t tc_double_to_bfloat16(double d);
 float tc_double_to_float_odd(double d);
 
+/* A loop compiled a second time for AVX2 + FMA (GCC/Clang on x86; elsewhere the second copy is
+ * the baseline one): a static function marked TC_TARGET_AVX2 whose body is an always-inline
+ * helper, called when tc_cpu_has_avx2(). The baseline x86-64 build vectorizes 4 floats wide. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define TC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define TC_TARGET_AVX2
+#endif
+bool tc_cpu_has_avx2(void);
+
 #endif

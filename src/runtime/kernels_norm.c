@@ -222,10 +222,12 @@ typedef struct norm_job {
     int64_t period, per_block, run;
     void *mean, *inv_std; /* LayerNormalization's optional statistics, one per block, or NULL */
     bool stats_double;
+    bool avx2; /* tc_cpu_has_avx2() */
 } norm_job;
 
 /* Mean and sum of squared deviations of x[0, m) (float32), 4 double lanes a pass. */
-static void stats_f32(const float *x, int64_t m, double *mean, double *sq) {
+static inline __attribute__((always_inline)) void stats_f32(const float *x, int64_t m, double *mean,
+                                                            double *sq) {
     double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
     int64_t j = 0;
     for (; j + 4 <= m; j += 4)
@@ -245,9 +247,30 @@ static void stats_f32(const float *x, int64_t m, double *mean, double *sq) {
     *sq = (q[0] + q[1]) + (q[2] + q[3]);
 }
 
+/* y[j] = (x[j] - mean) * a + c over [0, m), float32: (x - mean) in double before scaling, as
+ * x * a + (c - mean * a) in float would cancel when the mean is large against the deviation. */
+static inline __attribute__((always_inline)) void affine_f32(const float *x, float *y, int64_t m,
+                                                             double mean, double a, double c) {
+    for (int64_t j = 0; j < m; j++)
+        y[j] = (float)(((double)x[j] - mean) * a + c);
+}
+
+/* The float32 statistics and affine loops compiled for AVX2 (kernel_util.h). */
+TC_TARGET_AVX2 static void stats_f32_avx2(const float *x, int64_t m, double *mean, double *sq) {
+    stats_f32(x, m, mean, sq);
+}
+
+TC_TARGET_AVX2 static void affine_f32_avx2(const float *x, float *y, int64_t m, double mean,
+                                           double a, double c) {
+    affine_f32(x, y, m, mean, a, c);
+}
+
 static void stats_any(const norm_job *job, int64_t first, double *mean, double *sq) {
     if (!job->is_double) {
-        stats_f32((const float *)job->x + first, job->block, mean, sq);
+        if (job->avx2)
+            stats_f32_avx2((const float *)job->x + first, job->block, mean, sq);
+        else
+            stats_f32((const float *)job->x + first, job->block, mean, sq);
         return;
     }
     const double *x = (const double *)job->x + first;
@@ -280,8 +303,6 @@ static void norm_task(void *arg, int64_t b, int worker) {
             y[j] = (float)((x[j] - mean) * inv_std * scale[j] + bias[j]);
         return;
     }
-    /* (x - mean) in double before scaling: x * a + (bias - mean * a) in float would cancel
-     * when the mean is large against the deviation. */
     for (int64_t r = 0; r * job->run < job->block; r++) {
         double a = scale[r] * inv_std, c = bias[r];
         int64_t begin = first + r * job->run, end = begin + job->run;
@@ -290,11 +311,12 @@ static void norm_task(void *arg, int64_t b, int worker) {
             double *y = job->y;
             for (int64_t j = begin; j < end; j++)
                 y[j] = (x[j] - mean) * a + c;
+        } else if (job->avx2) {
+            affine_f32_avx2((const float *)job->x + begin, (float *)job->y + begin, end - begin,
+                            mean, a, c);
         } else {
-            const float *x = job->x;
-            float *y = job->y;
-            for (int64_t j = begin; j < end; j++)
-                y[j] = (float)(((double)x[j] - mean) * a + c);
+            affine_f32((const float *)job->x + begin, (float *)job->y + begin, end - begin, mean, a,
+                       c);
         }
     }
 }
@@ -342,6 +364,7 @@ static tconv_status run_norm_output(tc_kernel_ctx *ctx, const tc_rt_tensor *x, n
         job->x = x->data;
         job->y = y->data;
         job->is_double = x->dtype == TCONV_DTYPE_DOUBLE;
+        job->avx2 = tc_cpu_has_avx2();
         run_norm_job(ctx, job, n_blocks);
     }
     tc_kernel_scratch_release(ctx, params);

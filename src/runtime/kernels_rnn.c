@@ -337,7 +337,7 @@ typedef struct rnn_work {
     /* A batch of at most RNN_MATVEC_MAX_BATCH rows: the products are matrix-vector ones, and
      * the GEMM (pack h, tiles of 16 columns for 1 used) cost more than they compute; packed[]
      * then hold each block of R_d transposed, [h][rows], for a loop over contiguous gate rows. */
-    bool matvec;
+    bool matvec, avx2;
     float *transposed; /* matvec: every direction's blocks, direction d at d * (gh * h) */
 } rnn_work;
 
@@ -480,25 +480,22 @@ static double rnn_clip(const rnn_spec *s, double v) {
 
 /* rnn_recurrent for a small batch: per row, hr = Rb + sum_k in[k] R_d^T[k, :], in float32 as
  * the GEMM computes it, each step over contiguous gate rows (vectorizable). */
-#define RNN_MATVEC_BODY                                                                            \
-    for (int64_t j = 0; j < m; j++)                                                                \
-        acc[j] = 0.0f;                                                                             \
-    for (int64_t k = 0; k < hs; k++) {                                                             \
-        float hk = (float)in[k];                                                                   \
-        const float *row = rt + k * m;                                                             \
-        for (int64_t j = 0; j < m; j++)                                                            \
-            acc[j] += hk * row[j];                                                                 \
+/* acc[0 .. m) = sum_k in[k] rt[k, :]. */
+static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t hs, const float *rt,
+                                                             const double *in, float *acc) {
+    for (int64_t j = 0; j < m; j++)
+        acc[j] = 0.0f;
+    for (int64_t k = 0; k < hs; k++) {
+        float hk = (float)in[k];
+        const float *row = rt + k * m;
+        for (int64_t j = 0; j < m; j++)
+            acc[j] += hk * row[j];
     }
-
-/* acc[0 .. m) = sum_k in[k] rt[k, :]: the same loop compiled for AVX2 (8 lanes) and for the
- * baseline ISA (4). */
-__attribute__((target("avx2,fma"))) static void
-rnn_matvec_avx2(int64_t m, int64_t hs, const float *rt, const double *in, float *acc) {
-    RNN_MATVEC_BODY
 }
 
-static void rnn_matvec_base(int64_t m, int64_t hs, const float *rt, const double *in, float *acc) {
-    RNN_MATVEC_BODY
+TC_TARGET_AVX2 static void rnn_matvec_avx2(int64_t m, int64_t hs, const float *rt, const double *in,
+                                           float *acc) {
+    rnn_matvec(m, hs, rt, in, acc);
 }
 
 static void rnn_recurrent_matvec(const rnn_spec *s, rnn_work *w, const double *in, int64_t j0,
@@ -507,10 +504,10 @@ static void rnn_recurrent_matvec(const rnn_spec *s, rnn_work *w, const double *i
     const float *rt = j0 == 0 ? w->packed[0] : w->packed[1];
     float *acc = w->out_f;
     for (int64_t b = 0; b < s->n; b++) {
-        if (w->ws.isa != TCONV_GEMM_ISA_PORTABLE) /* AVX2, or AVX-512 (which has AVX2) */
+        if (w->avx2)
             rnn_matvec_avx2(m, hs, rt, in + b * hs, acc);
         else
-            rnn_matvec_base(m, hs, rt, in + b * hs, acc);
+            rnn_matvec(m, hs, rt, in + b * hs, acc);
         for (int64_t j = 0; j < m; j++)
             w->hr[b * gh + j0 + j] = (double)acc[j] + w->rb[j0 + j];
     }
@@ -781,6 +778,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     w.split = s.kind == RNN_GRU && !s.linear_before_reset ? 2 * s.h : gh;
     w.matvec = !s.is_double && s.n <= RNN_MATVEC_MAX_BATCH;
     w.transposed = NULL;
+    w.avx2 = tc_cpu_has_avx2();
     /* One workspace for every step's product (the widest: all gates). */
     tc_gemm_workspace_init(&w.ws, rnn_isa(gh, s.n));
     tc_rt_tensor pbuf = {0};
