@@ -114,6 +114,90 @@ static void indexed_row(char *row, const char *in, int64_t base, const int64_t *
     }
 }
 
+/* The innermost map of an indexed copy cut once into pieces that every row repeats: padding,
+ * a stretch of at least INDEXED_MIN_RUN consecutive sources (one memcpy), or a gather of
+ * scattered or short stretches (a reflect or edge pad's borders: element by element, where a
+ * memcpy call per element cost more than the copy). */
+#define INDEXED_MIN_RUN 8
+#define INDEXED_MAX_PIECES 64
+
+typedef enum piece_kind { PIECE_FILL, PIECE_RUN, PIECE_GATHER } piece_kind;
+
+typedef struct indexed_piece {
+    piece_kind kind;
+    int64_t at, len; /* output positions [at, at + len) */
+} indexed_piece;
+
+/* Length of the stretch of consecutive sources starting at j. */
+static int64_t run_length(const int64_t *inner, int64_t j, int64_t n) {
+    int64_t k = j + 1;
+    while (k < n && inner[k] >= 0 && inner[k] == inner[k - 1] + 1)
+        k++;
+    return k - j;
+}
+
+/* The pieces of inner[0, n); 0 when there would be more than INDEXED_MAX_PIECES. */
+static size_t indexed_pieces(const int64_t *inner, int64_t n, indexed_piece *pieces) {
+    size_t count = 0;
+    for (int64_t j = 0; j < n;) {
+        indexed_piece p = {PIECE_FILL, j, 0};
+        if (inner[j] < 0) {
+            while (j < n && inner[j] < 0)
+                j++;
+        } else if (run_length(inner, j, n) >= INDEXED_MIN_RUN) {
+            p.kind = PIECE_RUN;
+            j += run_length(inner, j, n);
+        } else {
+            p.kind = PIECE_GATHER;
+            while (j < n && inner[j] >= 0 && run_length(inner, j, n) < INDEXED_MIN_RUN)
+                j += run_length(inner, j, n);
+        }
+        p.len = j - p.at;
+        if (count == INDEXED_MAX_PIECES)
+            return 0;
+        pieces[count++] = p;
+    }
+    return count;
+}
+
+static void gather_elements(char *dst, const char *src, const int64_t *index, int64_t n,
+                            size_t esize) {
+    switch (esize) {
+    case 4:
+        for (int64_t i = 0; i < n; i++)
+            memcpy(dst + 4 * i, src + 4 * index[i], 4);
+        break;
+    case 8:
+        for (int64_t i = 0; i < n; i++)
+            memcpy(dst + 8 * i, src + 8 * index[i], 8);
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; i++)
+            memcpy(dst + 2 * i, src + 2 * index[i], 2);
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            memcpy(dst + esize * (size_t)i, src + esize * (size_t)index[i], esize);
+        break;
+    }
+}
+
+static void pieced_row(char *row, const char *in, int64_t base, const int64_t *inner,
+                       const indexed_piece *pieces, size_t n_pieces, size_t esize,
+                       const void *fill) {
+    const char *src = in + (size_t)base * esize;
+    for (size_t i = 0; i < n_pieces; i++) {
+        const indexed_piece *p = &pieces[i];
+        char *dst = row + (size_t)p->at * esize;
+        if (p->kind == PIECE_FILL)
+            fill_elements(dst, p->len, esize, fill);
+        else if (p->kind == PIECE_RUN)
+            memcpy(dst, src + (size_t)inner[p->at] * esize, (size_t)p->len * esize);
+        else
+            gather_elements(dst, src, inner + p->at, p->len, esize);
+    }
+}
+
 void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *const *maps,
                      const void *fill) {
     if (dst->n_elements == 0)
@@ -130,9 +214,17 @@ void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *
     int last = dst->rank - 1;
     int64_t n = dst->dims[last], rows = dst->n_elements / n;
     const int64_t *inner = maps[last];
+    indexed_piece pieces[INDEXED_MAX_PIECES];
+    size_t n_pieces = indexed_pieces(inner, n, pieces);
     for (int64_t r = 0; r < rows; r++) {
         int64_t base = indexed_row_offset(idx, dst->rank, maps, in_strides);
-        indexed_row(out + (size_t)(r * n) * esize, in, base, inner, n, esize, fill);
+        char *row = out + (size_t)(r * n) * esize;
+        if (base < 0)
+            fill_elements(row, n, esize, fill);
+        else if (n_pieces > 0)
+            pieced_row(row, in, base, inner, pieces, n_pieces, esize, fill);
+        else
+            indexed_row(row, in, base, inner, n, esize, fill);
         for (int ax = last - 1; ax >= 0; ax--) {
             if (++idx[ax] < dst->dims[ax])
                 break;
