@@ -411,9 +411,18 @@ static tconv_status bind_inputs(tc_session *s, tc_run_env *env, const tc_rt_tens
     /* The inputs are held for the whole run: they count, and now that they fix the symbolic
      * dims, the plan is checked again before the first allocation. */
     s->input_bytes = given > SIZE_MAX ? SIZE_MAX : (size_t)given;
+    /* The replay depends only on the bound dims and the bytes held beside the plan: a run that
+     * binds no symbolic dim and holds what the last one passed with needs none (run_checked). */
+    uint64_t held[3] = {given, s->stats.constant_bytes, s->external_bytes};
+    if (bindings.n == 0 && s->run_checked && memcmp(held, s->run_checked_held, sizeof held) == 0)
+        return TCONV_OK;
     tc_plan_dim_values bound = {bindings.items, bindings.n, true, given};
     tconv_status st = tc_plan_check_memory(s, plan, &bound, err);
-    return st == TCONV_OK ? tc_plan_check_work(s, plan, &bound, err) : st;
+    if (st == TCONV_OK)
+        st = tc_plan_check_work(s, plan, &bound, err);
+    s->run_checked = st == TCONV_OK && bindings.n == 0;
+    memcpy(s->run_checked_held, held, sizeof held);
+    return st;
 }
 
 /* ---------------------------------------------------------------- running */

@@ -135,6 +135,10 @@ struct tc_session {
     size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
     size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */
     size_t fold_max_bytes; /* while constants are folded: the largest tensor allowed, else 0 */
+    /* A run binding no symbolic dim passed the memory and work replay holding these input,
+     * constant and external bytes (session.c, bind_inputs). */
+    bool run_checked;
+    uint64_t run_checked_held[3];
 };
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */

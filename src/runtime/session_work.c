@@ -50,12 +50,44 @@ static bool input_elements(const work_shapes *w, size_t i, uint64_t *out) {
     return i < w->n_in && elements(w->in_rank[i], w->in_dims[i], out);
 }
 
-static bool op_is(const tconv_node *node, const char *const *names) {
-    for (; *names; names++) {
-        if (strcmp(node->op_type, *names) == 0)
-            return true;
+/* How an op's work is counted. Every kernel's first allocation asks (tens of nodes a run of a
+ * small model), so the name is looked at by its first letter before any strcmp. */
+typedef enum work_class {
+    WORK_ELEMENTS,
+    WORK_CONV,
+    WORK_CONV_TRANSPOSE,
+    WORK_MATMUL,
+    WORK_POOL,
+    WORK_RESIZE,
+} work_class;
+
+static work_class classify(const char *op) {
+    switch (op[0]) {
+    case 'A':
+        return strcmp(op, "AveragePool") == 0 ? WORK_POOL : WORK_ELEMENTS;
+    case 'C':
+        if (strcmp(op, "Conv") == 0 || strcmp(op, "ConvInteger") == 0)
+            return WORK_CONV;
+        return strcmp(op, "ConvTranspose") == 0 ? WORK_CONV_TRANSPOSE : WORK_ELEMENTS;
+    case 'G':
+        return strcmp(op, "Gemm") == 0 ? WORK_MATMUL : WORK_ELEMENTS;
+    case 'L':
+        return strcmp(op, "LpPool") == 0 ? WORK_POOL : WORK_ELEMENTS;
+    case 'M':
+        if (strcmp(op, "MatMul") == 0 || strcmp(op, "MatMulInteger") == 0)
+            return WORK_MATMUL;
+        return strcmp(op, "MaxPool") == 0 ? WORK_POOL : WORK_ELEMENTS;
+    case 'Q':
+        if (strcmp(op, "QLinearConv") == 0)
+            return WORK_CONV;
+        return strcmp(op, "QLinearMatMul") == 0 ? WORK_MATMUL : WORK_ELEMENTS;
+    case 'R':
+        return strcmp(op, "Resize") == 0 ? WORK_RESIZE : WORK_ELEMENTS;
+    case 'U':
+        return strcmp(op, "Upsample") == 0 ? WORK_RESIZE : WORK_ELEMENTS;
+    default:
+        return WORK_ELEMENTS;
     }
-    return false;
 }
 
 /* Weight elements per output (Conv) or per input (ConvTranspose) element: W's elements over its
@@ -98,40 +130,37 @@ static uint64_t window_taps(const tconv_node *node) {
     return taps;
 }
 
-static const char *const CONV_OPS[] = {"Conv", "ConvInteger", "QLinearConv", NULL};
-static const char *const MATMUL_OPS[] = {"Gemm", "MatMul", "MatMulInteger", "QLinearMatMul", NULL};
-static const char *const POOL_OPS[] = {"MaxPool", "AveragePool", "LpPool", NULL};
-
 /* One node's work; false when the shapes it needs are unknown. */
 static bool node_work(const tconv_node *node, const work_shapes *w, uint64_t *out) {
     uint64_t y = 0, taps;
     bool have_y = elements(w->out_rank, w->out_dims, &y);
-    if (strcmp(node->op_type, "ConvTranspose") == 0) {
+    work_class kind = classify(node->op_type);
+    if (kind == WORK_CONV_TRANSPOSE) {
         uint64_t x;
         if (!input_elements(w, 0, &x) || !per_element_taps(node, w, &taps))
             return false;
         *out = mul_sat(x, taps);
         return true;
     }
-    if (op_is(node, CONV_OPS)) {
+    if (kind == WORK_CONV) {
         if (!have_y || !per_element_taps(node, w, &taps))
             return false;
         *out = mul_sat(y, taps);
         return true;
     }
-    if (op_is(node, MATMUL_OPS)) {
+    if (kind == WORK_MATMUL) {
         if (!have_y || !contraction(node, w, &taps))
             return false;
         *out = mul_sat(y, taps);
         return true;
     }
-    if (op_is(node, POOL_OPS)) {
+    if (kind == WORK_POOL) {
         if (!have_y)
             return false;
         *out = mul_sat(y, window_taps(node));
         return true;
     }
-    if (strcmp(node->op_type, "Resize") == 0 || strcmp(node->op_type, "Upsample") == 0) {
+    if (kind == WORK_RESIZE) {
         if (!have_y)
             return false;
         *out = mul_sat(y, 4 * (uint64_t)(w->out_rank > 0 ? w->out_rank : 1));
