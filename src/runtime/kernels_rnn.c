@@ -36,6 +36,7 @@ typedef struct rnn_act {
     rnn_act_kind kind;
     double alpha, beta;
     bool single; /* a float32 run: Tanh and Sigmoid through the vectorizable float tanh */
+    bool avx2;   /* ... in their AVX2 copies (tc_cpu_has_avx2) */
 } rnn_act;
 
 /* The spec's activation functions: name, whether they read alpha / beta, and the defaults the
@@ -92,13 +93,35 @@ static double rnn_act_apply(const rnn_act *a, double x) {
 /* v[i] = act(v[i]) for i < n. Float32 runs take Tanh, and Sigmoid as 1/2 + tanh(x/2)/2, from
  * the float rational tanh in vectorized loops (libm's scalar exp/tanh were most of an LSTM's
  * time); within 4e-7 of the exact values, as float32 gates need. */
+static inline __attribute__((always_inline)) void tanh_f32_array(double *v, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        v[i] = tc_tanh_f32((float)v[i]);
+}
+
+static inline __attribute__((always_inline)) void sigmoid_f32_array(double *v, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        v[i] = 0.5f + 0.5f * tc_tanh_f32(0.5f * (float)v[i]);
+}
+
+TC_TARGET_AVX2 static void tanh_f32_array_avx2(double *v, int64_t n) {
+    tanh_f32_array(v, n);
+}
+
+TC_TARGET_AVX2 static void sigmoid_f32_array_avx2(double *v, int64_t n) {
+    sigmoid_f32_array(v, n);
+}
+
 static void rnn_act_array(const rnn_act *a, double *v, int64_t n) {
     if (a->single && a->kind == ACT_TANH) {
-        for (int64_t i = 0; i < n; i++)
-            v[i] = tc_tanh_f32((float)v[i]);
+        if (a->avx2)
+            tanh_f32_array_avx2(v, n);
+        else
+            tanh_f32_array(v, n);
     } else if (a->single && a->kind == ACT_SIGMOID) {
-        for (int64_t i = 0; i < n; i++)
-            v[i] = 0.5f + 0.5f * tc_tanh_f32(0.5f * (float)v[i]);
+        if (a->avx2)
+            sigmoid_f32_array_avx2(v, n);
+        else
+            sigmoid_f32_array(v, n);
     } else {
         for (int64_t i = 0; i < n; i++)
             v[i] = rnn_act_apply(a, v[i]);
@@ -181,6 +204,7 @@ static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
             rnn_act *a = &s->act[d][k];
             a->kind = rnn_act_table[e].kind;
             a->single = !s->is_double;
+            a->avx2 = a->single && tc_cpu_has_avx2();
             a->alpha = rnn_act_table[e].alpha;
             a->beta = rnn_act_table[e].beta;
             if (rnn_act_table[e].has_alpha && ia < n_alpha)
@@ -339,9 +363,13 @@ typedef struct rnn_work {
      * then hold each block of R_d transposed, [h][rows], for a loop over contiguous gate rows. */
     bool matvec, avx2;
     float *transposed; /* matvec: every direction's blocks, direction d at d * (gh * h) */
+    /* matvec and at most RNN_MATVEC_MAX_ROWS steps x batch rows: W_d transposed, [in][gh] at
+     * d * (in * gh), for the input projection too (else NULL: the threaded GEMM). */
+    float *w_transposed;
 } rnn_work;
 
 #define RNN_MATVEC_MAX_BATCH 4
+#define RNN_MATVEC_MAX_ROWS 64
 
 static size_t rnn_work_doubles(const rnn_spec *s) {
     int64_t gh = s->gates * s->h;
@@ -395,6 +423,33 @@ static int64_t rnn_y_offset(const rnn_spec *s, int64_t t, int64_t d, int64_t b) 
     return (s->layout1 ? (b * s->t + t) * s->d + d : (t * s->d + d) * s->n + b) * s->h;
 }
 
+/* acc[0 .. m) = sum_k in[k] t[k, :] (t: [kn, m] row-major), float32 as the GEMM computes it,
+ * each k over contiguous columns (vectorizable). */
+static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t kn, const float *t,
+                                                             const float *in, float *acc) {
+    for (int64_t j = 0; j < m; j++)
+        acc[j] = 0.0f;
+    for (int64_t k = 0; k < kn; k++) {
+        float xk = in[k];
+        const float *row = t + k * m;
+        for (int64_t j = 0; j < m; j++)
+            acc[j] += xk * row[j];
+    }
+}
+
+TC_TARGET_AVX2 static void rnn_matvec_avx2(int64_t m, int64_t kn, const float *t, const float *in,
+                                           float *acc) {
+    rnn_matvec(m, kn, t, in, acc);
+}
+
+static void rnn_matvec_any(const rnn_work *w, int64_t m, int64_t kn, const float *t,
+                           const float *in, float *acc) {
+    if (w->avx2)
+        rnn_matvec_avx2(m, kn, t, in, acc);
+    else
+        rnn_matvec(m, kn, t, in, acc);
+}
+
 /* xw = X W_d^T for every step and batch row. */
 static tconv_status rnn_project(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d, rnn_work *w) {
     const tc_rt_tensor *x = tc_kernel_input(ctx, RNN_IN_X), *wt = tc_kernel_input(ctx, RNN_IN_W);
@@ -414,6 +469,12 @@ static tconv_status rnn_project(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d
     }
     if (s->in == 0) {
         memset(w->xw_f, 0, (size_t)(rows * gh) * sizeof(float));
+        return TCONV_OK;
+    }
+    if (w->w_transposed) {
+        const float *w_t = w->w_transposed + d * s->in * gh, *xv = x->data;
+        for (int64_t i = 0; i < rows; i++)
+            rnn_matvec_any(w, gh, s->in, w_t, xv + i * s->in, w->xw_f + i * gh);
         return TCONV_OK;
     }
     tc_sgemm_op op = {.trans_b = true,
@@ -437,6 +498,19 @@ static void rnn_transpose_rows(const float *r, int64_t j0, int64_t j1, int64_t h
     for (int64_t j = j0; j < j1; j++)
         for (int64_t k = 0; k < hs; k++)
             out[k * m + j - j0] = r[j * hs + k];
+}
+
+/* Every direction's R_d blocks transposed into out, then (wv not NULL) every W_d transposed. */
+static void rnn_transpose_weights(const rnn_spec *s, const rnn_work *w, const float *r,
+                                  const float *wv, float *out) {
+    int64_t gh = s->gates * s->h, r_dir = gh * s->h, w_dir = s->in * gh;
+    for (int64_t d = 0; d < s->d; d++) {
+        float *o = out + d * r_dir;
+        rnn_transpose_rows(r + d * r_dir, 0, w->split, s->h, o);
+        rnn_transpose_rows(r + d * r_dir, w->split, gh, s->h, o + w->split * s->h);
+    }
+    for (int64_t d = 0; wv && d < s->d; d++)
+        rnn_transpose_rows(wv + d * w_dir, 0, gh, s->in, out + s->d * r_dir + d * w_dir);
 }
 
 /* R, biases, peepholes and initial states of direction d, as doubles. */
@@ -478,36 +552,16 @@ static double rnn_clip(const rnn_spec *s, double v) {
     return v < -s->clip ? -s->clip : (v > s->clip ? s->clip : v);
 }
 
-/* rnn_recurrent for a small batch: per row, hr = Rb + sum_k in[k] R_d^T[k, :], in float32 as
- * the GEMM computes it, each step over contiguous gate rows (vectorizable). */
-/* acc[0 .. m) = sum_k in[k] rt[k, :]. */
-static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t hs, const float *rt,
-                                                             const double *in, float *acc) {
-    for (int64_t j = 0; j < m; j++)
-        acc[j] = 0.0f;
-    for (int64_t k = 0; k < hs; k++) {
-        float hk = (float)in[k];
-        const float *row = rt + k * m;
-        for (int64_t j = 0; j < m; j++)
-            acc[j] += hk * row[j];
-    }
-}
-
-TC_TARGET_AVX2 static void rnn_matvec_avx2(int64_t m, int64_t hs, const float *rt, const double *in,
-                                           float *acc) {
-    rnn_matvec(m, hs, rt, in, acc);
-}
-
+/* rnn_recurrent for a small batch: per row, hr = Rb + in R_d^T through R_d transposed. */
 static void rnn_recurrent_matvec(const rnn_spec *s, rnn_work *w, const double *in, int64_t j0,
                                  int64_t j1) {
     int64_t gh = s->gates * s->h, hs = s->h, m = j1 - j0;
     const float *rt = j0 == 0 ? w->packed[0] : w->packed[1];
     float *acc = w->out_f;
+    for (int64_t i = 0; i < s->n * hs; i++)
+        w->in_f[i] = (float)in[i];
     for (int64_t b = 0; b < s->n; b++) {
-        if (w->avx2)
-            rnn_matvec_avx2(m, hs, rt, in + b * hs, acc);
-        else
-            rnn_matvec(m, hs, rt, in + b * hs, acc);
+        rnn_matvec_any(w, m, hs, rt, w->in_f + b * hs, acc);
         for (int64_t j = 0; j < m; j++)
             w->hr[b * gh + j0 + j] = (double)acc[j] + w->rb[j0 + j];
     }
@@ -720,36 +774,38 @@ static tc_gemm_isa rnn_isa(int64_t gh, int64_t n) {
     return tc_gemm_isa_for_shape(gh, n);
 }
 
-/* The matvec path's R_d blocks transposed, every direction: kept in the node's cache when R is
- * a constant (made on the first run only), else made in scratch (pbuf) now. */
+/* The matvec path's R_d blocks transposed, every direction, and for a short run W_d too: kept
+ * in the node's cache when they are constants (made on the first run only), else made in
+ * scratch (pbuf) now. */
 static tconv_status rnn_transposed_weights(tc_kernel_ctx *ctx, const rnn_spec *s, rnn_work *w,
                                            tc_rt_tensor *pbuf) {
-    int64_t gh = s->gates * s->h, per_dir = gh * s->h;
-    size_t bytes = (size_t)(s->d * per_dir) * sizeof(float);
+    int64_t gh = s->gates * s->h, r_dir = gh * s->h, w_dir = s->in * gh;
+    bool project = s->t * s->n <= RNN_MATVEC_MAX_ROWS && s->in > 0;
+    size_t floats = (size_t)(s->d * (r_dir + (project ? w_dir : 0)));
     const float *r = tc_kernel_input(ctx, RNN_IN_R)->data;
-    tc_kernel_cache_key key = {.source = r, .layout = {gh, s->h, w->split, s->d, 1, 0}};
+    const float *wv = tc_kernel_input(ctx, RNN_IN_W)->data;
+    tc_kernel_cache_key key = {.source = r, .layout = {gh, s->h, w->split, s->d, s->in, project}};
     void *data = NULL;
     tconv_status st = TCONV_OK;
-    if (bytes == 0)
+    if (floats == 0)
         return TCONV_OK;
-    if (tc_kernel_input_is_constant(ctx, RNN_IN_R)) {
-        w->transposed = tc_kernel_cache_find(ctx, &key, bytes);
-        if (w->transposed)
-            return TCONV_OK;
-        st = tc_kernel_cache_store(ctx, &key, bytes, &data);
+    if (tc_kernel_input_is_constant(ctx, RNN_IN_R) &&
+        (!project || tc_kernel_input_is_constant(ctx, RNN_IN_W))) {
+        data = tc_kernel_cache_find(ctx, &key, floats * sizeof(float));
+        if (!data) {
+            st = tc_kernel_cache_store(ctx, &key, floats * sizeof(float), &data);
+            if (st == TCONV_OK)
+                rnn_transpose_weights(s, w, r, project ? wv : NULL, data);
+        }
     } else {
-        st = tc_kernel_scratch(ctx, bytes, pbuf);
+        st = tc_kernel_scratch(ctx, floats * sizeof(float), pbuf);
+        if (st == TCONV_OK)
+            rnn_transpose_weights(s, w, r, project ? wv : NULL, pbuf->data);
         data = pbuf->data;
     }
-    if (st != TCONV_OK)
-        return st;
     w->transposed = data;
-    for (int64_t d = 0; d < s->d; d++) {
-        float *out = w->transposed + d * per_dir;
-        rnn_transpose_rows(r + d * per_dir, 0, w->split, s->h, out);
-        rnn_transpose_rows(r + d * per_dir, w->split, gh, s->h, out + w->split * s->h);
-    }
-    return TCONV_OK;
+    w->w_transposed = project && data ? (float *)data + s->d * r_dir : NULL;
+    return st;
 }
 
 static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
@@ -777,7 +833,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     int64_t gh = s.gates * s.h;
     w.split = s.kind == RNN_GRU && !s.linear_before_reset ? 2 * s.h : gh;
     w.matvec = !s.is_double && s.n <= RNN_MATVEC_MAX_BATCH;
-    w.transposed = NULL;
+    w.transposed = w.w_transposed = NULL;
     w.avx2 = tc_cpu_has_avx2();
     /* One workspace for every step's product (the widest: all gates). */
     tc_gemm_workspace_init(&w.ws, rnn_isa(gh, s.n));
