@@ -225,26 +225,35 @@ typedef struct norm_job {
     bool avx2; /* tc_cpu_has_avx2() */
 } norm_job;
 
-/* Mean and sum of squared deviations of x[0, m) (float32), 4 double lanes a pass. */
+/* Mean and sum of squared deviations of x[0, m) (float32), NORM_LANES double accumulators a
+ * pass: independent chains, so the adds overlap instead of waiting on each other (a block of a
+ * few thousand elements is latency bound with one vector of them). */
+#define NORM_LANES 16
 static inline __attribute__((always_inline)) void stats_f32(const float *x, int64_t m, double *mean,
                                                             double *sq) {
-    double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+    double s[NORM_LANES] = {0}, q[NORM_LANES] = {0};
     int64_t j = 0;
-    for (; j + 4 <= m; j += 4)
-        for (int l = 0; l < 4; l++)
+    for (; j + NORM_LANES <= m; j += NORM_LANES)
+        for (int l = 0; l < NORM_LANES; l++)
             s[l] += x[j + l];
     for (; j < m; j++)
         s[0] += x[j];
-    *mean = ((s[0] + s[1]) + (s[2] + s[3])) / (double)m;
-    for (j = 0; j + 4 <= m; j += 4) {
-        for (int l = 0; l < 4; l++) {
+    double sum = 0.0;
+    for (int l = 0; l < NORM_LANES; l++)
+        sum += s[l];
+    *mean = sum / (double)m;
+    for (j = 0; j + NORM_LANES <= m; j += NORM_LANES) {
+        for (int l = 0; l < NORM_LANES; l++) {
             double d = x[j + l] - *mean;
             q[l] += d * d;
         }
     }
     for (; j < m; j++)
         q[0] += (x[j] - *mean) * (x[j] - *mean);
-    *sq = (q[0] + q[1]) + (q[2] + q[3]);
+    double total = 0.0;
+    for (int l = 0; l < NORM_LANES; l++)
+        total += q[l];
+    *sq = total;
 }
 
 /* y[j] = (x[j] - mean) * a + c over [0, m), float32: (x - mean) in double before scaling, as
