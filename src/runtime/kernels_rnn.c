@@ -423,16 +423,29 @@ static int64_t rnn_y_offset(const rnn_spec *s, int64_t t, int64_t d, int64_t b) 
     return (s->layout1 ? (b * s->t + t) * s->d + d : (t * s->d + d) * s->n + b) * s->h;
 }
 
-/* acc[0 .. m) = sum_k in[k] t[k, :] (t: [kn, m] row-major), float32 as the GEMM computes it,
- * each k over contiguous columns (vectorizable). */
+/* acc[0 .. m) = sum_k in[k] t[k, :] (t: [kn, m] row-major), float32 as the GEMM computes it.
+ * Blocks of RNN_MATVEC_BLOCK columns keep their sums in registers across k (a fixed-size local
+ * the compiler vectorizes); the rest goes through acc. */
+#define RNN_MATVEC_BLOCK 32
 static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t kn, const float *t,
                                                              const float *in, float *acc) {
-    for (int64_t j = 0; j < m; j++)
+    int64_t j0 = 0;
+    for (; j0 + RNN_MATVEC_BLOCK <= m; j0 += RNN_MATVEC_BLOCK) {
+        float a[RNN_MATVEC_BLOCK] = {0};
+        for (int64_t k = 0; k < kn; k++) {
+            float xk = in[k];
+            const float *row = t + k * m + j0;
+            for (int l = 0; l < RNN_MATVEC_BLOCK; l++)
+                a[l] += xk * row[l];
+        }
+        memcpy(acc + j0, a, sizeof a);
+    }
+    for (int64_t j = j0; j < m; j++)
         acc[j] = 0.0f;
-    for (int64_t k = 0; k < kn; k++) {
+    for (int64_t k = 0; k < kn && j0 < m; k++) {
         float xk = in[k];
         const float *row = t + k * m;
-        for (int64_t j = 0; j < m; j++)
+        for (int64_t j = j0; j < m; j++)
             acc[j] += xk * row[j];
     }
 }
