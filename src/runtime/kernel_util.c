@@ -17,6 +17,10 @@ bool tc_cpu_has_avx2(void) {
     return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2);
 }
 
+bool tc_cpu_has_avx512(void) {
+    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
+}
+
 static const char *op_name(const tc_kernel_ctx *ctx) {
     return ctx->node && ctx->node->op_type ? ctx->node->op_type : "?";
 }

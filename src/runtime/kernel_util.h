@@ -89,14 +89,18 @@ uint16_t tc_double_to_half(double d);
 uint16_t tc_double_to_bfloat16(double d);
 float tc_double_to_float_odd(double d);
 
-/* A loop compiled a second time for AVX2 + FMA (GCC/Clang on x86; elsewhere the second copy is
- * the baseline one): a static function marked TC_TARGET_AVX2 whose body is an always-inline
- * helper, called when tc_cpu_has_avx2(). The baseline x86-64 build vectorizes 4 floats wide. */
+/* A loop compiled again for AVX2 + FMA or AVX-512F (GCC/Clang on x86; elsewhere the copies are
+ * baseline ones): a static function marked TC_TARGET_AVX2 / TC_TARGET_AVX512 whose body is an
+ * always-inline helper, called when tc_cpu_has_avx2() / tc_cpu_has_avx512(). The baseline
+ * x86-64 build vectorizes 4 floats wide. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define TC_TARGET_AVX512 __attribute__((target("avx512f,prefer-vector-width=512")))
 #else
 #define TC_TARGET_AVX2
+#define TC_TARGET_AVX512
 #endif
 bool tc_cpu_has_avx2(void);
+bool tc_cpu_has_avx512(void); /* AVX-512F: TC_TARGET_AVX512 copies, 16 floats or 8 doubles */
 
 #endif

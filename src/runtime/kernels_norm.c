@@ -222,13 +222,22 @@ typedef struct norm_job {
     int64_t period, per_block, run;
     void *mean, *inv_std; /* LayerNormalization's optional statistics, one per block, or NULL */
     bool stats_double;
-    bool avx2; /* tc_cpu_has_avx2() */
+    bool avx2, avx512; /* tc_cpu_has_avx2(), tc_cpu_has_avx512() */
 } norm_job;
 
 /* Mean and sum of squared deviations of x[0, m) (float32), NORM_LANES double accumulators a
  * pass: independent chains, so the adds overlap instead of waiting on each other (a block of a
  * few thousand elements is latency bound with one vector of them). */
-#define NORM_LANES 16
+#define NORM_LANES 32
+
+/* The lanes added pairwise (halves, vectorized), not one after the other: a chain of 32
+ * dependent adds cost more than a 64-element block's whole pass. */
+static inline __attribute__((always_inline)) double lanes_sum(double *v) {
+    for (int w = NORM_LANES / 2; w > 0; w /= 2)
+        for (int l = 0; l < w; l++)
+            v[l] += v[l + w];
+    return v[0];
+}
 static inline __attribute__((always_inline)) void stats_f32(const float *x, int64_t m, double *mean,
                                                             double *sq) {
     double s[NORM_LANES] = {0}, q[NORM_LANES] = {0};
@@ -238,10 +247,7 @@ static inline __attribute__((always_inline)) void stats_f32(const float *x, int6
             s[l] += x[j + l];
     for (; j < m; j++)
         s[0] += x[j];
-    double sum = 0.0;
-    for (int l = 0; l < NORM_LANES; l++)
-        sum += s[l];
-    *mean = sum / (double)m;
+    *mean = lanes_sum(s) / (double)m;
     for (j = 0; j + NORM_LANES <= m; j += NORM_LANES) {
         for (int l = 0; l < NORM_LANES; l++) {
             double d = x[j + l] - *mean;
@@ -250,10 +256,7 @@ static inline __attribute__((always_inline)) void stats_f32(const float *x, int6
     }
     for (; j < m; j++)
         q[0] += (x[j] - *mean) * (x[j] - *mean);
-    double total = 0.0;
-    for (int l = 0; l < NORM_LANES; l++)
-        total += q[l];
-    *sq = total;
+    *sq = lanes_sum(q);
 }
 
 /* y[j] = (x[j] - mean) * a + c over [0, m), float32: (x - mean) in double before scaling, as
@@ -274,9 +277,20 @@ TC_TARGET_AVX2 static void affine_f32_avx2(const float *x, float *y, int64_t m, 
     affine_f32(x, y, m, mean, a, c);
 }
 
+TC_TARGET_AVX512 static void stats_f32_avx512(const float *x, int64_t m, double *mean, double *sq) {
+    stats_f32(x, m, mean, sq);
+}
+
+TC_TARGET_AVX512 static void affine_f32_avx512(const float *x, float *y, int64_t m, double mean,
+                                               double a, double c) {
+    affine_f32(x, y, m, mean, a, c);
+}
+
 static void stats_any(const norm_job *job, int64_t first, double *mean, double *sq) {
     if (!job->is_double) {
-        if (job->avx2)
+        if (job->avx512)
+            stats_f32_avx512((const float *)job->x + first, job->block, mean, sq);
+        else if (job->avx2)
             stats_f32_avx2((const float *)job->x + first, job->block, mean, sq);
         else
             stats_f32((const float *)job->x + first, job->block, mean, sq);
@@ -320,6 +334,9 @@ static void norm_task(void *arg, int64_t b, int worker) {
             double *y = job->y;
             for (int64_t j = begin; j < end; j++)
                 y[j] = (x[j] - mean) * a + c;
+        } else if (job->avx512) {
+            affine_f32_avx512((const float *)job->x + begin, (float *)job->y + begin, end - begin,
+                              mean, a, c);
         } else if (job->avx2) {
             affine_f32_avx2((const float *)job->x + begin, (float *)job->y + begin, end - begin,
                             mean, a, c);
@@ -374,6 +391,7 @@ static tconv_status run_norm_output(tc_kernel_ctx *ctx, const tc_rt_tensor *x, n
         job->y = y->data;
         job->is_double = x->dtype == TCONV_DTYPE_DOUBLE;
         job->avx2 = tc_cpu_has_avx2();
+        job->avx512 = tc_cpu_has_avx512();
         run_norm_job(ctx, job, n_blocks);
     }
     tc_kernel_scratch_release(ctx, params);
