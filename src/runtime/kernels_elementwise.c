@@ -111,9 +111,22 @@ static inline float sigmoid(float v) {
 }
 
 /* restrict: without it GCC keeps the loop scalar (in and out might overlap). */
-static void sigmoid_array(float *restrict out, const float *restrict in, int64_t n) {
+static inline __attribute__((always_inline)) void
+sigmoid_loop(float *restrict out, const float *restrict in, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         out[i] = sigmoid(in[i]);
+}
+
+TC_TARGET_AVX2 static void sigmoid_array_avx2(float *restrict out, const float *restrict in,
+                                              int64_t n) {
+    sigmoid_loop(out, in, n);
+}
+
+static void sigmoid_array(float *restrict out, const float *restrict in, int64_t n) {
+    if (tc_cpu_has_avx2())
+        sigmoid_array_avx2(out, in, n);
+    else
+        sigmoid_loop(out, in, n);
 }
 
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
