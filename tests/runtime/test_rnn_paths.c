@@ -96,6 +96,9 @@ static void run_lstm(const lstm_case *c, bool as_inputs, int runs, tc_rt_tensor 
     assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
     tc_rt_tensor first[3];
     for (int k = 0; k < runs; k++) {
+        if (k >= 2) /* the previous run's outputs */
+            for (int i = 0; i < 3; i++)
+                tc_rt_tensor_release(&out[i]);
         tconv_status st = tc_session_run(s, in, as_inputs ? 4 : 1, k == 0 ? first : out, &err);
         if (st != TCONV_OK)
             print_error("%s\n", err.message);
