@@ -182,9 +182,41 @@ static void gather_elements(char *dst, const char *src, const int64_t *index, in
     }
 }
 
+/* pieced_row for 4-byte elements, every piece inlined (4-byte memcpy calls become moves): a
+ * pad's rows are short, and a call per piece was much of their cost. */
+static void pieced_row_4(char *row, const char *src, const int64_t *inner,
+                         const indexed_piece *pieces, size_t n_pieces, const void *fill) {
+    for (size_t i = 0; i < n_pieces; i++) {
+        const indexed_piece *p = &pieces[i];
+        char *dst = row + 4 * p->at;
+        if (p->kind == PIECE_FILL) {
+            uint32_t v;
+            memcpy(&v, fill, 4);
+            for (int64_t k = 0; k < p->len; k++)
+                memcpy(dst + 4 * k, &v, 4);
+        } else if (p->kind == PIECE_RUN) {
+            const char *from = src + 4 * inner[p->at];
+            if (p->len <= 16) {
+                for (int64_t k = 0; k < p->len; k++)
+                    memcpy(dst + 4 * k, from + 4 * k, 4);
+            } else {
+                memcpy(dst, from, (size_t)p->len * 4);
+            }
+        } else {
+            const int64_t *index = inner + p->at;
+            for (int64_t k = 0; k < p->len; k++)
+                memcpy(dst + 4 * k, src + 4 * index[k], 4);
+        }
+    }
+}
+
 static void pieced_row(char *row, const char *in, int64_t base, const int64_t *inner,
                        const indexed_piece *pieces, size_t n_pieces, size_t esize,
                        const void *fill) {
+    if (esize == 4) {
+        pieced_row_4(row, in + (size_t)base * 4, inner, pieces, n_pieces, fill);
+        return;
+    }
     const char *src = in + (size_t)base * esize;
     for (size_t i = 0; i < n_pieces; i++) {
         const indexed_piece *p = &pieces[i];
