@@ -79,8 +79,10 @@ typedef struct fold_inputs {
 static bool static_shape_input(const tc_graph_plan *plan, const tc_step_plan *step,
                                fold_inputs *in) {
     const tconv_node *node = step->node;
+    /* half_native: the stand-in has no data, so it must reach the kernel as it is */
     if (plan->parent || strcmp(node->op_type, "Shape") != 0 || !in_default_domain(node) ||
-        step->n_inputs != 1 || step->inputs[0].slot == TCONV_NO_SLOT || step->inputs[0].up != 0)
+        !step->half_native || step->n_inputs != 1 || step->inputs[0].slot == TCONV_NO_SLOT ||
+        step->inputs[0].up != 0)
         return false;
     const tconv_value *x = node->inputs[0];
     tc_rt_tensor *t = &in->shape_of;
@@ -263,6 +265,9 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
     s->current_step = saved_step;
     s->fold_max_bytes = 0;
     s->options.max_work = saved_max_work;
+    /* what the folded kernels ran is no run's: the statistics start from planning's state */
     s->stats.work = 0;
+    s->stats.peak_live_bytes = s->stats.live_bytes;
+    s->stats.n_allocations = 0;
     return st;
 }
