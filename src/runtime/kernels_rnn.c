@@ -423,23 +423,32 @@ static int64_t rnn_y_offset(const rnn_spec *s, int64_t t, int64_t d, int64_t b) 
     return (s->layout1 ? (b * s->t + t) * s->d + d : (t * s->d + d) * s->n + b) * s->h;
 }
 
-/* acc[0 .. m) = sum_k in[k] t[k, :] (t: [kn, m] row-major), float32 as the GEMM computes it.
- * Blocks of RNN_MATVEC_BLOCK columns keep their sums in registers across k (a fixed-size local
- * the compiler vectorizes); the rest goes through acc. */
-#define RNN_MATVEC_BLOCK 32
+/* acc[j0 .. j0 + width) of rnn_matvec, the sums in registers across k (width a constant
+ * after inlining: a fixed-size local the compiler vectorizes). */
+static inline __attribute__((always_inline)) void rnn_matvec_block(int64_t m, int64_t kn,
+                                                                   const float *t, const float *in,
+                                                                   float *acc, int64_t j0,
+                                                                   int width) {
+    float a[64] = {0};
+    for (int64_t k = 0; k < kn; k++) {
+        float xk = in[k];
+        const float *row = t + k * m + j0;
+        for (int l = 0; l < width; l++)
+            a[l] += xk * row[l];
+    }
+    memcpy(acc + j0, a, (size_t)width * sizeof *a);
+}
+
+/* acc[0 .. m) = sum_k in[k] t[k, :] (t: [kn, m] row-major), float32 as the GEMM computes it:
+ * blocks of 64 columns (8 independent AVX2 sums, enough to hide the add latency), then of 16,
+ * then the rest through acc. */
 static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t kn, const float *t,
                                                              const float *in, float *acc) {
     int64_t j0 = 0;
-    for (; j0 + RNN_MATVEC_BLOCK <= m; j0 += RNN_MATVEC_BLOCK) {
-        float a[RNN_MATVEC_BLOCK] = {0};
-        for (int64_t k = 0; k < kn; k++) {
-            float xk = in[k];
-            const float *row = t + k * m + j0;
-            for (int l = 0; l < RNN_MATVEC_BLOCK; l++)
-                a[l] += xk * row[l];
-        }
-        memcpy(acc + j0, a, sizeof a);
-    }
+    for (; j0 + 64 <= m; j0 += 64)
+        rnn_matvec_block(m, kn, t, in, acc, j0, 64);
+    for (; j0 + 16 <= m; j0 += 16)
+        rnn_matvec_block(m, kn, t, in, acc, j0, 16);
     for (int64_t j = j0; j < m; j++)
         acc[j] = 0.0f;
     for (int64_t k = 0; k < kn && j0 < m; k++) {
@@ -450,8 +459,9 @@ static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t 
     }
 }
 
-TC_TARGET_AVX2 static void rnn_matvec_avx2(int64_t m, int64_t kn, const float *t, const float *in,
-                                           float *acc) {
+/* fp-contract: the products and sums as FMAs, half the vector operations of this loop */
+__attribute__((optimize("fp-contract=fast"))) TC_TARGET_AVX2 static void
+rnn_matvec_avx2(int64_t m, int64_t kn, const float *t, const float *in, float *acc) {
     rnn_matvec(m, kn, t, in, acc);
 }
 
