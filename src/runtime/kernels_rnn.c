@@ -459,9 +459,15 @@ static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t 
     }
 }
 
-/* fp-contract: the products and sums as FMAs, half the vector operations of this loop */
-__attribute__((optimize("fp-contract=fast"))) TC_TARGET_AVX2 static void
-rnn_matvec_avx2(int64_t m, int64_t kn, const float *t, const float *in, float *acc) {
+/* The products and sums as FMAs, half the vector operations of this loop: GCC contracts
+ * nothing in ISO C mode unless told; Clang contracts within an expression by default. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RNN_FP_CONTRACT __attribute__((optimize("fp-contract=fast")))
+#else
+#define RNN_FP_CONTRACT
+#endif
+RNN_FP_CONTRACT TC_TARGET_AVX2 static void rnn_matvec_avx2(int64_t m, int64_t kn, const float *t,
+                                                           const float *in, float *acc) {
     rnn_matvec(m, kn, t, in, acc);
 }
 
