@@ -362,6 +362,7 @@ typedef struct rnn_work {
      * the GEMM (pack h, tiles of 16 columns for 1 used) cost more than they compute; packed[]
      * then hold each block of R_d transposed, [h][rows], for a loop over contiguous gate rows. */
     bool matvec, avx2;
+    bool peephole;     /* LSTM's P input is given */
     float *transposed; /* matvec: every direction's blocks, direction d at d * (gh * h) */
     /* matvec and at most RNN_MATVEC_MAX_ROWS steps x batch rows: W_d transposed, [in][gh] at
      * d * (in * gh), for the input projection too (else NULL: the threaded GEMM). */
@@ -567,6 +568,7 @@ static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
     }
     for (int64_t j = 0; j < 3 * s->h; j++)
         w->p[j] = p ? rnn_get(p, d * 3 * s->h + j) : 0.0;
+    w->peephole = p != NULL;
     for (int64_t bi = 0; bi < s->n; bi++)
         for (int64_t j = 0; j < s->h; j++) {
             int64_t o = rnn_state_offset(s, d, bi) + j;
@@ -664,6 +666,21 @@ static void lstm_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w
                         double *g, double *h, double *c, double *tmp) {
     int64_t hs = s->h;
     const double *p = w->p;
+    if (!w->peephole && !s->input_forget) {
+        /* No peepholes: o does not wait for the new c, so i, o and f (contiguous) take one
+         * activation call; fewer, longer calls hide the activations' latency. */
+        rnn_preact(s, w, row, g, 0, 4 * hs);
+        rnn_act_array(&act[0], g, 3 * hs);      /* i, o, f */
+        rnn_act_array(&act[1], g + 3 * hs, hs); /* c~ */
+        for (int64_t j = 0; j < hs; j++) {
+            c[j] = g[2 * hs + j] * c[j] + g[j] * g[3 * hs + j];
+            tmp[j] = c[j];
+        }
+        rnn_act_array(&act[2], tmp, hs);
+        for (int64_t j = 0; j < hs; j++)
+            h[j] = g[hs + j] * tmp[j];
+        return;
+    }
     for (int64_t j = 0; j < hs; j++) {
         g[j] = rnn_clip(s, rnn_xw(s, w, row, j) + g[j] + p[j] * c[j]);
         g[2 * hs + j] =
