@@ -37,17 +37,24 @@ static void convert_chunk(void *p, int64_t task, int worker) {
     int64_t begin = task * job->chunk, end = begin + job->chunk;
     if (end > job->n)
         end = job->n;
-    bool bf16 = job->half == TCONV_DTYPE_BFLOAT16;
-    if (job->widen) {
+    int64_t count = end - begin;
+    if (job->half == TCONV_DTYPE_FLOAT16) {
+        if (job->widen)
+            tc_half_to_float_n((const uint16_t *)job->src + begin, (float *)job->dst + begin,
+                               count);
+        else
+            tc_float_to_half_n((const float *)job->src + begin, (uint16_t *)job->dst + begin,
+                               count);
+    } else if (job->widen) {
         const uint16_t *in = job->src;
         float *out = job->dst;
         for (int64_t i = begin; i < end; i++)
-            out[i] = bf16 ? tc_bfloat16_to_float(in[i]) : tc_half_to_float(in[i]);
+            out[i] = tc_bfloat16_to_float(in[i]);
     } else {
         const float *in = job->src;
         uint16_t *out = job->dst;
         for (int64_t i = begin; i < end; i++)
-            out[i] = bf16 ? tc_float_to_bfloat16(in[i]) : tc_float_to_half(in[i]);
+            out[i] = tc_float_to_bfloat16(in[i]);
     }
 }
 

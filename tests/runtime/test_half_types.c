@@ -4,6 +4,7 @@
 #include "rt_test_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "ir/ops.h"
 #include "runtime/kernel_util.h"
@@ -28,6 +29,46 @@ static void test_half_conversions(void **state) {
      * tie (1 + 2^-11) and round to even, down */
     assert_int_equal(tc_double_to_half(1.0 + 0x1p-11 + 0x1p-40), 0x3c01);
     assert_int_equal(tc_float_to_half((float)(1.0 + 0x1p-11 + 0x1p-40)), 0x3c00);
+}
+
+/* The bulk conversions (F16C where the CPU has it) give the scalar functions' bits: every half,
+ * and floats across the whole range (a stride through all bit patterns plus the rounding
+ * boundaries, subnormals, infinities and NaNs with payloads), at every offset of the groups of
+ * eight the vector code uses. */
+static void test_bulk_half_conversions(void **state) {
+    (void)state;
+    enum { N_HALF = 65536, N_FLOAT = 65536 + 64 };
+    uint16_t *h = malloc(N_HALF * sizeof *h), *narrow = malloc(N_FLOAT * sizeof *narrow);
+    float *wide = malloc(N_HALF * sizeof *wide), *f = malloc(N_FLOAT * sizeof *f);
+    assert_non_null(h);
+    assert_non_null(narrow);
+    assert_non_null(wide);
+    assert_non_null(f);
+    for (uint32_t i = 0; i < N_HALF; i++)
+        h[i] = (uint16_t)i;
+    tc_half_to_float_n(h, wide, N_HALF);
+    for (uint32_t i = 0; i < N_HALF; i++) {
+        float want = tc_half_to_float(h[i]);
+        assert_memory_equal(&wide[i], &want, sizeof want);
+    }
+    static const uint32_t special[] = {
+        0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffc12345u,
+        0x7fbfffffu, 0x477fe000u, 0x477fefffu, 0x477ff000u, 0x38800000u, 0x387fffffu, 0x33800000u,
+        0x33000000u, 0x33000001u, 0x00000001u, 0x3f801000u, 0x3f803000u, 0x3f800fffu};
+    size_t n_special = sizeof special / sizeof special[0];
+    for (uint32_t i = 0; i < N_FLOAT; i++) {
+        uint32_t bits = i < n_special ? special[i] : i * 65521u + (i >> 3);
+        memcpy(&f[i], &bits, sizeof bits);
+    }
+    for (int offset = 0; offset < 8; offset++) {
+        tc_float_to_half_n(f + offset, narrow, N_FLOAT - offset);
+        for (int i = 0; i < N_FLOAT - offset; i++)
+            assert_int_equal(narrow[i], tc_float_to_half(f[i + offset]));
+    }
+    free(h);
+    free(narrow);
+    free(wide);
+    free(f);
 }
 
 static void test_bfloat16_conversions(void **state) {
@@ -173,6 +214,7 @@ static void test_half_native_list(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_half_conversions),
+        cmocka_unit_test(test_bulk_half_conversions),
         cmocka_unit_test(test_bfloat16_conversions),
         cmocka_unit_test(test_float16_kernels_round_on_store),
         cmocka_unit_test(test_bfloat16_kernels_round_on_store),
