@@ -71,6 +71,81 @@ static void test_bulk_half_conversions(void **state) {
     free(f);
 }
 
+/* x -> Conv(w, b) -> y with float16 or float constants holding the same values. */
+static tconv_model *conv_model(tconv_dtype dtype, const float *w, const float *b) {
+    tconv_model *m = rtt_model(13);
+    int64_t xd[4] = {1, 4, 6, 6}, wd[4] = {8, 4, 3, 3}, bd[1] = {8};
+    uint16_t wh[288], bh[8];
+    for (int i = 0; i < 288; i++)
+        wh[i] = tc_float_to_half(w[i]);
+    for (int i = 0; i < 8; i++)
+        bh[i] = tc_float_to_half(b[i]);
+    bool half = dtype == TCONV_DTYPE_FLOAT16;
+    tconv_value *in[3] = {
+        rtt_input(m->graph, "x", dtype, 4, xd),
+        rtt_init(m->graph, "w", dtype, 4, wd, half ? (const void *)wh : (const void *)w,
+                 half ? sizeof wh : 288 * sizeof(float)),
+        rtt_init(m->graph, "b", dtype, 1, bd, half ? (const void *)bh : (const void *)b,
+                 half ? sizeof bh : 8 * sizeof(float))};
+    rtt_node(m->graph, "Conv", "conv", in, 3, (const char *[]){"y"}, 1);
+    rtt_output(m->graph, "y");
+    return m;
+}
+
+/* A float16 model's constant inputs are widened once, when the session is made (counted as
+ * constant bytes), not on every run: each run widens only x, the kernel sees W as a constant
+ * and keeps its packing (constant bytes grow at the first run only), and the result has the
+ * bits of the float32 computation on the widened values, rounded to float16. */
+static void test_float16_constants_widened_once(void **state) {
+    (void)state;
+    float w[288], b[8], x[144];
+    uint16_t xh[144];
+    for (int i = 0; i < 288; i++)
+        w[i] = tc_half_to_float(tc_float_to_half((float)((i * 37) % 101) / 64.0f - 0.8f));
+    for (int i = 0; i < 8; i++)
+        b[i] = tc_half_to_float(tc_float_to_half((float)i / 3.0f - 1.0f));
+    for (int i = 0; i < 144; i++) {
+        xh[i] = tc_float_to_half((float)((i * 13) % 29) / 7.0f - 2.0f);
+        x[i] = tc_half_to_float(xh[i]);
+    }
+    int64_t xd[4] = {1, 4, 6, 6};
+    tconv_model *wide = conv_model(TCONV_DTYPE_FLOAT, w, b);
+    tc_rt_tensor xf = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, x), want;
+    tc_error err;
+    assert_int_equal(rtt_run(wide, &xf, 1, &want, &err), TCONV_OK);
+
+    tconv_model *m = conv_model(TCONV_DTYPE_FLOAT16, w, b);
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    size_t made = stats.constant_bytes, widened = (288 + 8) * sizeof(float);
+    assert_int_equal(made, (288 + 8) * sizeof(uint16_t) + widened);
+    tc_rt_tensor xin = rtt_tensor(TCONV_DTYPE_FLOAT16, 4, xd, xh), y;
+    size_t after_first = 0;
+    for (int run = 1; run <= 2; run++) {
+        assert_int_equal(tc_session_run(s, &xin, 1, &y, &err), TCONV_OK);
+        assert_int_equal(y.dtype, TCONV_DTYPE_FLOAT16);
+        assert_int_equal(y.n_elements, want.n_elements);
+        for (int64_t i = 0; i < y.n_elements; i++)
+            assert_int_equal(((const uint16_t *)y.data)[i],
+                             tc_float_to_half(((const float *)want.data)[i]));
+        tc_rt_tensor_release(&y);
+        tc_session_get_stats(s, &stats);
+        assert_int_equal(stats.n_half_widenings, (uint64_t)run); /* x only */
+        if (run == 1)
+            after_first = stats.constant_bytes;
+        assert_true(after_first > made); /* the packed weights, kept */
+        assert_int_equal(stats.constant_bytes, after_first);
+    }
+    tc_session_free(s);
+    tc_rt_tensor_release(&xin);
+    tc_rt_tensor_release(&xf);
+    tc_rt_tensor_release(&want);
+    tconv_model_free(m);
+    tconv_model_free(wide);
+}
+
 static void test_bfloat16_conversions(void **state) {
     (void)state;
     assert_int_equal(tc_float_to_bfloat16(1.0f), 0x3f80);
@@ -215,6 +290,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_bulk_half_conversions),
+        cmocka_unit_test(test_float16_constants_widened_once),
         cmocka_unit_test(test_bfloat16_conversions),
         cmocka_unit_test(test_float16_kernels_round_on_store),
         cmocka_unit_test(test_bfloat16_kernels_round_on_store),
