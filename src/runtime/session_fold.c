@@ -53,27 +53,6 @@ static const tc_rt_tensor *constant_input(const tc_graph_plan *plan, const tc_st
     return t->dtype != TCONV_DTYPE_UNDEFINED && (t->data || t->n_elements == 0) ? t : NULL;
 }
 
-/* Whether anything but input 0 of step `reader` reads slot: another input or step, a
- * subgraph, a graph output. */
-static bool has_other_reader(const tc_graph_plan *plan, uint32_t slot, size_t reader) {
-    for (size_t i = 0; i < plan->n_outputs; i++) {
-        if (plan->outputs[i].up == 0 && plan->outputs[i].slot == slot)
-            return true;
-    }
-    for (size_t i = 0; i < plan->n_steps; i++) {
-        const tc_step_plan *st = &plan->steps[i];
-        for (size_t k = 0; k < st->n_captures; k++) {
-            if (st->captures[k] == slot)
-                return true;
-        }
-        for (size_t k = 0; k < st->n_inputs; k++) {
-            if (st->inputs[k].up == 0 && st->inputs[k].slot == slot && (i != reader || k != 0))
-                return true;
-        }
-    }
-    return false;
-}
-
 /* The BatchNormalization's per-channel map, when it is an inference one with constant
  * parameters of c_out values each. */
 typedef struct bn_params {
@@ -256,7 +235,8 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
     tc_step_plan *bn = &plan->steps[at];
     bn_params p;
     if (!read_batchnorm(plan, bn, &p) || bn->inputs[0].up != 0 ||
-        bn->inputs[0].slot == TCONV_NO_SLOT || has_other_reader(plan, bn->inputs[0].slot, at))
+        bn->inputs[0].slot == TCONV_NO_SLOT ||
+        tc_plan_read_elsewhere(plan, bn->inputs[0].slot, at, 0))
         return TCONV_OK;
     ptrdiff_t producer = find_producer(plan, bn->inputs[0].slot);
     conv_shape c;

@@ -150,6 +150,9 @@ void tc_plan_free_all(tc_session *session);
  * ConvTranspose kernel (session_fuse.c). Runs on a finished plan (after lifetimes). Fails only
  * for memory. */
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err);
+/* Whether slot is read by anything but input `input` of step `reader`: another input, another
+ * step, a subgraph, a graph output (session_fuse.c). */
+bool tc_plan_read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input);
 
 /* Folds each BatchNormalization (inference, constant parameters) that alone reads a Conv's or
  * ConvTranspose's output (constant W and B) into per-plan copies of that W and B, the
