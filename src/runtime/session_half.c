@@ -59,16 +59,40 @@ static void convert_chunk(void *p, int64_t task, int worker) {
     }
 }
 
-static tconv_status convert(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tconv_dtype to,
-                            tc_rt_tensor *dst) {
-    tconv_status st = tc_session_alloc(ctx->session, dst, to, src->rank, src->dims, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    bool widen = to == TCONV_DTYPE_FLOAT;
-    convert_job job = {src->data, dst->data,       widen ? src->dtype : to,
+static void convert_data(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tc_rt_tensor *dst) {
+    bool widen = dst->dtype == TCONV_DTYPE_FLOAT;
+    convert_job job = {src->data, dst->data,       widen ? src->dtype : dst->dtype,
                        widen,     src->n_elements, 1 << 16};
     int64_t tasks = (job.n + job.chunk - 1) / job.chunk;
     tc_parallel_for(ctx->pool, ctx->n_threads, tasks, convert_chunk, &job);
+}
+
+/* dst: a new session tensor of type `to` holding src's values. */
+static tconv_status convert(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tconv_dtype to,
+                            tc_rt_tensor *dst) {
+    tconv_status st = tc_session_alloc(ctx->session, dst, to, src->rank, src->dims, ctx->err);
+    if (st == TCONV_OK)
+        convert_data(ctx, src, dst);
+    return st;
+}
+
+/* view: a float32 copy of src in kernel scratch memory (`piece`, released by the caller in
+ * reverse order): it lives only while the kernel runs, and the same cache-warm bytes serve every
+ * step. */
+static tconv_status widen_to_scratch(tc_kernel_ctx *ctx, const tc_rt_tensor *src,
+                                     tc_rt_tensor *piece, tc_rt_tensor *view) {
+    memset(view, 0, sizeof *view);
+    tconv_status st = tc_kernel_scratch(ctx, (size_t)src->n_elements * sizeof(float), piece);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st,
+                               "float32 copy of a %s input: ", tconv_dtype_name(src->dtype));
+    view->dtype = TCONV_DTYPE_FLOAT;
+    view->rank = src->rank;
+    memcpy(view->dims, src->dims, sizeof view->dims);
+    view->n_elements = src->n_elements;
+    view->data = piece->data;
+    view->nbytes = (size_t)src->n_elements * sizeof(float);
+    convert_data(ctx, src, view);
     return TCONV_OK;
 }
 
@@ -103,17 +127,18 @@ static tconv_status narrow_outputs(tc_kernel_ctx *ctx, tconv_dtype half) {
 
 static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tconv_dtype half) {
     size_t n = ctx->n_inputs;
-    tc_rt_tensor local_wide[WIDENED_LOCAL];
+    tc_rt_tensor local[2 * WIDENED_LOCAL];
     const tc_rt_tensor *local_ptrs[WIDENED_LOCAL];
     bool heap = n > WIDENED_LOCAL;
-    tc_rt_tensor *wide = heap ? calloc(n, sizeof *wide) : local_wide;
+    tc_rt_tensor *wide = heap ? calloc(2 * n, sizeof *wide) : local; /* views, then pieces */
     const tc_rt_tensor **ptrs = heap ? calloc(n, sizeof *ptrs) : local_ptrs;
     if (!wide || !ptrs) {
         free(heap ? wide : NULL);
         free(heap ? ptrs : NULL);
         return tc_error_nomem(ctx->err, "float32 copies of float16 inputs");
     }
-    memset(wide, 0, n * sizeof *wide);
+    tc_rt_tensor *pieces = wide + n;
+    memset(wide, 0, 2 * n * sizeof *wide);
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < n && st == TCONV_OK; i++) {
         ptrs[i] = ctx->inputs[i];
@@ -124,7 +149,7 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
             ptrs[i] = kept;
             continue;
         }
-        st = convert(ctx, ctx->inputs[i], TCONV_DTYPE_FLOAT, &wide[i]);
+        st = widen_to_scratch(ctx, ctx->inputs[i], &pieces[i], &wide[i]);
         ptrs[i] = &wide[i];
         if (ctx->session)
             ctx->session->stats.n_half_widenings++;
@@ -135,8 +160,8 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
         st = step->kernel(ctx);
         ctx->inputs = saved;
     }
-    for (size_t i = 0; i < n; i++)
-        tc_session_release(ctx->session, &wide[i]);
+    for (size_t i = n; i-- > 0;)
+        tc_kernel_scratch_release(ctx, &pieces[i]);
     if (heap) {
         free(wide);
         free(ptrs);
