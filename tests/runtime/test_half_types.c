@@ -146,6 +146,98 @@ static void test_float16_constants_widened_once(void **state) {
     tconv_model_free(wide);
 }
 
+/* x -> op(x, constants...) -> y, the constants' values given as floats (float16 or float). */
+static tconv_model *const_op_model(const char *op, tconv_dtype dtype, int x_rank,
+                                   const int64_t *x_dims, size_t n_consts, const int *c_rank,
+                                   const int64_t c_dims[][2], const float *const *values) {
+    tconv_model *m = rtt_model(13);
+    tconv_value *in[5] = {rtt_input(m->graph, "x", dtype, x_rank, x_dims)};
+    static const char *const names[] = {"c1", "c2", "c3", "c4"};
+    for (size_t k = 0; k < n_consts; k++) {
+        size_t n = 1;
+        for (int i = 0; i < c_rank[k]; i++)
+            n *= (size_t)c_dims[k][i];
+        uint16_t h[64];
+        float f[64]; /* the float16 values, widened */
+        for (size_t i = 0; i < n; i++) {
+            h[i] = tc_float_to_half(values[k][i]);
+            f[i] = tc_half_to_float(h[i]);
+        }
+        bool half = dtype == TCONV_DTYPE_FLOAT16;
+        in[k + 1] = rtt_init(m->graph, names[k], dtype, c_rank[k], c_dims[k],
+                             half ? (const void *)h : (const void *)f,
+                             n * (half ? sizeof(uint16_t) : sizeof(float)));
+    }
+    rtt_node(m->graph, op, "n", in, n_consts + 1, (const char *[]){"y"}, 1);
+    rtt_output(m->graph, "y");
+    return m;
+}
+
+/* Gemm and (in a proof session, not folded) BatchNormalization: their float16 constants are
+ * widened once too, and the result keeps the bits of the float32 computation, rounded. */
+static void check_const_op(const char *op, int x_rank, const int64_t *x_dims, size_t n_consts,
+                           const int *c_rank, const int64_t c_dims[][2],
+                           const float *const *values) {
+    tconv_model *wide =
+        const_op_model(op, TCONV_DTYPE_FLOAT, x_rank, x_dims, n_consts, c_rank, c_dims, values);
+    tconv_model *m =
+        const_op_model(op, TCONV_DTYPE_FLOAT16, x_rank, x_dims, n_consts, c_rank, c_dims, values);
+    tc_rt_tensor xf = rtt_tensor(TCONV_DTYPE_FLOAT, x_rank, x_dims, NULL);
+    tc_rt_tensor xh = rtt_tensor(TCONV_DTYPE_FLOAT16, x_rank, x_dims, NULL), want, y;
+    for (int64_t i = 0; i < xf.n_elements; i++) {
+        ((uint16_t *)xh.data)[i] = tc_float_to_half((float)((i * 7) % 13) / 3.0f - 2.0f);
+        ((float *)xf.data)[i] = tc_half_to_float(((uint16_t *)xh.data)[i]);
+    }
+    tc_error err;
+    assert_int_equal(rtt_run(wide, &xf, 1, &want, &err), TCONV_OK);
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.unfused = true;
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    for (int run = 1; run <= 2; run++) {
+        assert_int_equal(tc_session_run(s, &xh, 1, &y, &err), TCONV_OK);
+        assert_int_equal(y.n_elements, want.n_elements);
+        for (int64_t i = 0; i < y.n_elements; i++)
+            assert_int_equal(((const uint16_t *)y.data)[i],
+                             tc_float_to_half(((const float *)want.data)[i]));
+        tc_rt_tensor_release(&y);
+        tc_session_stats stats;
+        tc_session_get_stats(s, &stats);
+        assert_int_equal(stats.n_half_widenings, (uint64_t)run);
+    }
+    tc_session_free(s);
+    tc_rt_tensor_release(&xf);
+    tc_rt_tensor_release(&xh);
+    tc_rt_tensor_release(&want);
+    tconv_model_free(m);
+    tconv_model_free(wide);
+}
+
+static void test_float16_gemm_batchnorm_constants(void **state) {
+    (void)state;
+    float b[12], c[4], prm[4][3];
+    for (int i = 0; i < 12; i++)
+        b[i] = (float)((i * 5) % 7) / 4.0f - 0.6f;
+    for (int i = 0; i < 4; i++)
+        c[i] = (float)i / 8.0f - 0.2f;
+    for (int i = 0; i < 3; i++) {
+        prm[0][i] = 1.5f - (float)i / 4.0f;
+        prm[1][i] = (float)i / 3.0f;
+        prm[2][i] = 0.25f * (float)i - 0.1f;
+        prm[3][i] = 0.5f + (float)i;
+    }
+    int64_t x_gemm[2] = {2, 3};
+    int gemm_rank[2] = {2, 1};
+    const int64_t gemm_dims[2][2] = {{3, 4}, {4, 0}};
+    check_const_op("Gemm", 2, x_gemm, 2, gemm_rank, gemm_dims, (const float *const[]){b, c});
+    int64_t x_bn[3] = {2, 3, 5};
+    int bn_rank[4] = {1, 1, 1, 1};
+    const int64_t bn_dims[4][2] = {{3, 0}, {3, 0}, {3, 0}, {3, 0}};
+    check_const_op("BatchNormalization", 3, x_bn, 4, bn_rank, bn_dims,
+                   (const float *const[]){prm[0], prm[1], prm[2], prm[3]});
+}
+
 static void test_bfloat16_conversions(void **state) {
     (void)state;
     assert_int_equal(tc_float_to_bfloat16(1.0f), 0x3f80);
@@ -291,6 +383,7 @@ int main(void) {
         cmocka_unit_test(test_half_conversions),
         cmocka_unit_test(test_bulk_half_conversions),
         cmocka_unit_test(test_float16_constants_widened_once),
+        cmocka_unit_test(test_float16_gemm_batchnorm_constants),
         cmocka_unit_test(test_bfloat16_conversions),
         cmocka_unit_test(test_float16_kernels_round_on_store),
         cmocka_unit_test(test_bfloat16_kernels_round_on_store),
