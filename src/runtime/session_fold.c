@@ -126,7 +126,8 @@ static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_
     *b = conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT ? constant_input(plan, conv, 2)
                                                                      : NULL;
     const tconv_value *x = conv->node->inputs[0];
-    if (!*w || !float_like((*w)->dtype) || (*w)->rank < 3 || !x || x->type.dtype != (*w)->dtype ||
+    if (!*w || !float_like((*w)->dtype) || (*w)->rank < 3 || !x ||
+        (x->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != (*w)->dtype) ||
         (conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT &&
          (!*b || (*b)->dtype != (*w)->dtype)) ||
         tc_node_attr_int(conv->node, "group", 1, &group, &err) != TCONV_OK || group < 1)
@@ -191,6 +192,7 @@ static tconv_status fold_one(tc_session *session, tc_graph_plan *plan, tc_step_p
     if (!folded || !s || !inputs)
         return tc_error_nomem(err, "an execution plan");
     conv->folded = folded; /* freed with the plan, also when an allocation below fails */
+    conv->folded_x_dtype = w->dtype;
     int64_t c_dims[1] = {c->c_out};
     tconv_status st = tc_plan_constant_alloc(session, TCONV_DTYPE_FLOAT, w->rank, w->dims,
                                              "folded weights", &folded[1], err);
@@ -249,7 +251,9 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
             return TCONV_OK;
     }
     const tconv_value *y = bn->node->outputs[0], *x = bn->node->inputs[0];
-    if (!x || !y || (y->type.dtype != TCONV_DTYPE_UNDEFINED && y->type.dtype != x->type.dtype))
+    if (!x || !y ||
+        (y->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != TCONV_DTYPE_UNDEFINED &&
+         y->type.dtype != x->type.dtype))
         return TCONV_OK;
     return fold_one(session, plan, &plan->steps[producer], bn, &c, w, b, &p, err);
 }

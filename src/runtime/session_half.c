@@ -182,7 +182,12 @@ static tconv_status run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
 tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
     if (!step->folded || ctx->n_inputs > TC_FOLD_INPUTS)
         return run_kernel(step, ctx);
-    /* W and B of a folded BatchNormalization (session_fold.c) replace the initializers. */
+    /* W and B of a folded BatchNormalization (session_fold.c) replace the initializers; they
+     * were made for X of W's type, which the graph as written requires too. */
+    const tc_rt_tensor *x = ctx->n_inputs > 0 ? ctx->inputs[0] : NULL;
+    if (x && x->dtype != step->folded_x_dtype)
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "X is %s but W is %s",
+                            tconv_dtype_name(x->dtype), tconv_dtype_name(step->folded_x_dtype));
     const tc_rt_tensor *inputs[TC_FOLD_INPUTS];
     for (size_t i = 0; i < ctx->n_inputs; i++)
         inputs[i] =

@@ -54,8 +54,9 @@ typedef struct tc_step_plan {
     /* BatchNormalization folding (session_fold.c): NULL, or TC_FOLD_TENSORS plan-owned float
      * constants; the first TC_FOLD_INPUTS with a dtype replace the step's inputs (W and B of a
      * Conv or ConvTranspose that absorbed the BatchNormalization after it, which only moves
-     * the result along: forwards_input). */
+     * the result along: forwards_input). X must then come with W's original dtype. */
     tc_rt_tensor *folded;
+    tconv_dtype folded_x_dtype;
     bool forwards_input;
     size_t forward_from; /* the input it moves (0, or 1 for an Add whose chain value is B) */
 } tc_step_plan;

@@ -26,6 +26,8 @@ typedef struct fold_spec {
     bool mean_input;    /* the BatchNormalization's mean is a graph input */
     bool slice;         /* ConvTranspose -> Slice (crop) -> BatchNormalization */
     bool pad_add;       /* ... -> Pad -> Add (bias) -> BatchNormalization, no B */
+    bool x_computed;    /* X comes from a node (Relu), its dtype undeclared */
+    bool x_double;      /* X comes from a Cast to double: not W's type, an invalid graph */
     tconv_dtype dtype;  /* FLOAT or FLOAT16 */
 } fold_spec;
 
@@ -76,6 +78,17 @@ static tconv_model *fold_model(const fold_spec *c) {
         prm[3][i] = value_at(i, 3, 7, 0.25f, 0.0625f); /* var */
     }
     tconv_value *x = rtt_input(g, "x", c->dtype, rank, xd);
+    if (c->x_computed)
+        rtt_node(g, "Relu", "pre", (tconv_value *[]){x}, 1, (const char *[]){"x_relu"}, 1);
+    if (c->x_computed)
+        x = rtt_value(g, "x_relu");
+    if (c->x_double) {
+        tconv_node *cast =
+            rtt_node(g, "Cast", "to_double", (tconv_value *[]){x}, 1, (const char *[]){"x64"}, 1);
+        tc_error cast_err;
+        assert_int_equal(tc_node_set_attr_int(cast, "to", TCONV_DTYPE_DOUBLE, &cast_err), TCONV_OK);
+        x = rtt_value(g, "x64");
+    }
     tconv_value *conv_in[3] = {x, init_values(g, "w", c->dtype, rank, wd, w, n_w),
                                c->bias ? init_values(g, "b", c->dtype, 1, cd, b, C_OUT) : NULL};
     tconv_node *conv = rtt_node(g, c->transpose ? "ConvTranspose" : "Conv", "conv", conv_in,
@@ -249,6 +262,47 @@ static void test_groups(void **state) {
     }
 }
 
+/* X of no declared dtype (computed by a node before the convolution, as exporters leave it),
+ * float and float16. */
+static void test_x_computed(void **state) {
+    (void)state;
+    for (int half = 0; half < 2; half++) {
+        fold_spec c = {.transpose = true,
+                       .spatial = 2,
+                       .group = 2,
+                       .bias = true,
+                       .x_computed = true,
+                       .dtype = half ? TCONV_DTYPE_FLOAT16 : TCONV_DTYPE_FLOAT};
+        check_fold(&c, 3, 2, half ? 4e-3 : F32_TOL);
+    }
+}
+
+/* X of another type than W (an invalid graph whose X type no declaration shows): refused
+ * with a message naming both types and the status the graph as written gets. */
+static void test_x_type_mismatch(void **state) {
+    (void)state;
+    fold_spec c = {.spatial = 2, .group = 1, .x_double = true, .dtype = TCONV_DTYPE_FLOAT};
+    tconv_model *m = fold_model(&c);
+    int64_t xd[4];
+    x_dims(&c, xd);
+    tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, NULL), y;
+    for (int unfused = 0; unfused < 2; unfused++) {
+        tc_session_options o;
+        tc_session_options_init(&o);
+        o.unfused = unfused;
+        tc_session *s = NULL;
+        tc_error err;
+        assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+        tconv_status st = tc_session_run(s, &x, 1, &y, &err);
+        assert_int_equal(st, TCONV_ERR_UNSUPPORTED); /* the kernel's status for a dtype */
+        if (!unfused)
+            rtt_assert_contains(err.message, "X is double but W is float");
+        tc_session_free(s);
+    }
+    tc_rt_tensor_release(&x);
+    tconv_model_free(m);
+}
+
 static void test_1d_and_3d(void **state) {
     (void)state;
     for (int transpose = 0; transpose < 2; transpose++) {
@@ -362,6 +416,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_2d),          cmocka_unit_test(test_conv_transpose_2d),
         cmocka_unit_test(test_groups),           cmocka_unit_test(test_1d_and_3d),
+        cmocka_unit_test(test_x_computed),       cmocka_unit_test(test_x_type_mismatch),
         cmocka_unit_test(test_after_fused_crop), cmocka_unit_test(test_float16),
         cmocka_unit_test(test_not_folded),       cmocka_unit_test(test_folded_constants),
     };
