@@ -32,12 +32,9 @@ typedef struct convert_job {
     int64_t n, chunk;
 } convert_job;
 
-static void convert_chunk(void *p, int64_t task, int worker) {
-    (void)worker;
+/* Elements [begin, end) of the job. */
+static void convert_range(void *p, int64_t begin, int64_t end) {
     const convert_job *job = p;
-    int64_t begin = task * job->chunk, end = begin + job->chunk;
-    if (end > job->n)
-        end = job->n;
     int64_t count = end - begin;
     if (job->half == TCONV_DTYPE_FLOAT16) {
         if (job->widen)
@@ -57,6 +54,13 @@ static void convert_chunk(void *p, int64_t task, int worker) {
         for (int64_t i = begin; i < end; i++)
             out[i] = tc_float_to_bfloat16(in[i]);
     }
+}
+
+static void convert_chunk(void *p, int64_t task, int worker) {
+    (void)worker;
+    const convert_job *job = p;
+    int64_t begin = task * job->chunk, end = begin + job->chunk;
+    convert_range(p, begin, end > job->n ? job->n : end);
 }
 
 static void convert_data(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tc_rt_tensor *dst) {
@@ -227,9 +231,8 @@ static tconv_status widen_constant(tc_session *session, tc_graph_plan *owner, ui
                                              "a float32 copy of a 16-bit initializer", wide, err);
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "initializer '%s': ", name ? name : "");
-    convert_job job = {src->data, wide->data, src->dtype, true, src->n_elements, src->n_elements};
-    if (src->n_elements > 0)
-        convert_chunk(&job, 0, 0);
+    convert_job job = {.src = src->data, .dst = wide->data, .half = src->dtype, .widen = true};
+    convert_range(&job, 0, src->n_elements);
     return TCONV_OK;
 }
 
