@@ -80,6 +80,9 @@ const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t siz
 /* IEEE half <-> float conversions (round to nearest even). */
 float tc_half_to_float(uint16_t h);
 uint16_t tc_float_to_half(float f);
+/* The same for n values at once (half_convert.c: F16C where the CPU has it, same bits). */
+void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n);
+void tc_float_to_half_n(const float *in, uint16_t *out, int64_t n);
 /* bfloat16 <-> float (round to nearest even; NaN stays NaN, overflow goes to infinity). */
 float tc_bfloat16_to_float(uint16_t b);
 uint16_t tc_float_to_bfloat16(float f);

@@ -100,7 +100,7 @@ static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) 
 
 /* Whether slot is read by anything but input `input` of step `reader`: another input, another
  * step, a subgraph, a graph output. */
-static bool read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input) {
+bool tc_plan_read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input) {
     for (size_t i = 0; i < plan->n_outputs; i++) {
         if (plan->outputs[i].up == 0 && plan->outputs[i].slot == slot)
             return true;
@@ -128,7 +128,7 @@ static ptrdiff_t sole_reader(const tc_graph_plan *plan, uint32_t slot, size_t af
         for (size_t k = 0; k < st->n_inputs; k++) {
             if (st->inputs[k].up != 0 || st->inputs[k].slot != slot)
                 continue;
-            if (read_elsewhere(plan, slot, i, k) || st->n_outputs < 1 ||
+            if (tc_plan_read_elsewhere(plan, slot, i, k) || st->n_outputs < 1 ||
                 st->outputs[0] == TCONV_NO_SLOT || st->forwards_input)
                 return -1;
             *input = k;

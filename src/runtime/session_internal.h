@@ -55,6 +55,12 @@ typedef struct tc_step_plan {
     const tc_shape_guard *shape_guard;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
     bool half_native;     /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
+    /* BatchNormalization folding (session_fold.c): NULL, or TC_FOLD_TENSORS plan-owned float
+     * constants; the first TC_FOLD_INPUTS with a dtype replace the step's inputs (W and B of a
+     * Conv or ConvTranspose that absorbed the BatchNormalization after it, which only moves
+     * the result along: forwards_input). X must then come with W's original dtype. */
+    tc_rt_tensor *folded;
+    tconv_dtype folded_x_dtype;
     bool forwards_input;
     size_t forward_from; /* the input it moves (0, or 1 for an Add whose chain value is B) */
 } tc_step_plan;
@@ -70,7 +76,10 @@ struct tc_graph_plan {
     size_t n_slots;
     const tconv_value **slot_values;
     tc_rt_tensor *constants; /* per slot: initializer data, dtype UNDEFINED otherwise */
-    int32_t *producer_step;  /* per slot: producing step or -1 */
+    /* NULL, or per slot: a float32 copy of a float16/bfloat16 initializer that a step widens
+     * (session_half.c), dtype UNDEFINED otherwise. */
+    tc_rt_tensor *wide_constants;
+    int32_t *producer_step; /* per slot: producing step or -1 */
     tc_step_plan *steps;
     size_t n_steps;
     size_t max_inputs, max_outputs; /* over steps, for scratch arrays */
@@ -151,6 +160,31 @@ void tc_plan_free_all(tc_session *session);
  * ConvTranspose kernel (session_fuse.c). Runs on a finished plan (after lifetimes). Fails only
  * for memory. */
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err);
+/* Whether slot is read by anything but input `input` of step `reader`: another input, another
+ * step, a subgraph, a graph output (session_fuse.c). */
+bool tc_plan_read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input);
+
+/* Folds each BatchNormalization (inference, constant parameters) that alone reads a Conv's or
+ * ConvTranspose's output (constant W and B) into per-plan copies of that W and B, the
+ * BatchNormalization step then only moving the result along (session_fold.c). Runs after
+ * tc_plan_fuse_crops. Fails only for memory. */
+#define TC_FOLD_INPUTS 3
+#define TC_FOLD_TENSORS (TC_FOLD_INPUTS + 1) /* the inputs, then a fused crop's new bias */
+tconv_status tc_plan_fold_batchnorms(tc_session *session, tc_graph_plan *plan, tc_error *err);
+
+/* Makes the float32 copies of the float16/bfloat16 initializers that the plan's widening steps
+ * read (session_half.c), once per session, counted as constant bytes. */
+tconv_status tc_plan_widen_constants(tc_session *session, tc_graph_plan *plan, tc_error *err);
+
+/* The plan's float32 copy of input `index` of the running step when that input is a
+ * float16/bfloat16 initializer widened once (tc_plan_widen_constants), else NULL. */
+const tc_rt_tensor *tc_step_wide_constant(const tc_kernel_ctx *ctx, size_t index);
+
+/* A constant tensor a plan owns (uninitialized data, within the memory limit, counted in the
+ * session's constant bytes; tc_rt_tensor_release frees it): session_cache.c. */
+tconv_status tc_plan_constant_alloc(tc_session *session, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, const char *what, tc_rt_tensor *out,
+                                    tc_error *err);
 
 /* Runs, once, the steps whose inputs are all constants (and Shapes of statically shaped values)
  * and makes their outputs plan constants; those steps leave the plan (session_constfold.c).

@@ -492,6 +492,10 @@ tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_gra
         st = plan_lifetimes(session, plan, err);
     if (st == TCONV_OK && !session->options.unfused)
         st = tc_plan_fuse_crops(session, plan, err);
+    if (st == TCONV_OK && !session->options.unfused)
+        st = tc_plan_fold_batchnorms(session, plan, err);
+    if (st == TCONV_OK)
+        st = tc_plan_widen_constants(session, plan, err);
     if (st != TCONV_OK)
         return st;
     *out = plan;
@@ -506,6 +510,12 @@ void tc_plan_free_all(tc_session *session) {
             tc_node_cache_free(session, plan->steps[k].cache);
         for (size_t k = 0; plan->constants && k < plan->n_slots; k++)
             tc_rt_tensor_release(&plan->constants[k]);
+        for (size_t k = 0; plan->wide_constants && k < plan->n_slots; k++)
+            tc_rt_tensor_release(&plan->wide_constants[k]);
+        for (size_t k = 0; plan->steps && k < plan->n_steps; k++) {
+            for (size_t t = 0; plan->steps[k].folded && t < TC_FOLD_TENSORS; t++)
+                tc_rt_tensor_release(&plan->steps[k].folded[t]);
+        }
     }
     session->n_plans = 0;
 }

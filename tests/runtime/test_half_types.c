@@ -4,6 +4,7 @@
 #include "rt_test_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "ir/ops.h"
 #include "runtime/kernel_util.h"
@@ -28,6 +29,213 @@ static void test_half_conversions(void **state) {
      * tie (1 + 2^-11) and round to even, down */
     assert_int_equal(tc_double_to_half(1.0 + 0x1p-11 + 0x1p-40), 0x3c01);
     assert_int_equal(tc_float_to_half((float)(1.0 + 0x1p-11 + 0x1p-40)), 0x3c00);
+}
+
+/* The bulk conversions (F16C where the CPU has it) give the scalar functions' bits: every half,
+ * and floats across the whole range (a stride through all bit patterns plus the rounding
+ * boundaries, subnormals, infinities and NaNs with payloads), at every offset of the groups of
+ * eight the vector code uses. */
+static void test_bulk_half_conversions(void **state) {
+    (void)state;
+    enum { N_HALF = 65536, N_FLOAT = 65536 + 64 };
+    uint16_t *h = malloc(N_HALF * sizeof *h), *narrow = malloc(N_FLOAT * sizeof *narrow);
+    float *wide = malloc(N_HALF * sizeof *wide), *f = malloc(N_FLOAT * sizeof *f);
+    assert_non_null(h);
+    assert_non_null(narrow);
+    assert_non_null(wide);
+    assert_non_null(f);
+    for (uint32_t i = 0; i < N_HALF; i++)
+        h[i] = (uint16_t)i;
+    tc_half_to_float_n(h, wide, N_HALF);
+    for (uint32_t i = 0; i < N_HALF; i++) {
+        float want = tc_half_to_float(h[i]);
+        assert_memory_equal(&wide[i], &want, sizeof want);
+    }
+    static const uint32_t special[] = {
+        0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffc12345u,
+        0x7fbfffffu, 0x477fe000u, 0x477fefffu, 0x477ff000u, 0x38800000u, 0x387fffffu, 0x33800000u,
+        0x33000000u, 0x33000001u, 0x00000001u, 0x3f801000u, 0x3f803000u, 0x3f800fffu};
+    size_t n_special = sizeof special / sizeof special[0];
+    for (uint32_t i = 0; i < N_FLOAT; i++) {
+        uint32_t bits = i < n_special ? special[i] : i * 65521u + (i >> 3);
+        memcpy(&f[i], &bits, sizeof bits);
+    }
+    for (int offset = 0; offset < 8; offset++) {
+        tc_float_to_half_n(f + offset, narrow, N_FLOAT - offset);
+        for (int i = 0; i < N_FLOAT - offset; i++)
+            assert_int_equal(narrow[i], tc_float_to_half(f[i + offset]));
+    }
+    free(h);
+    free(narrow);
+    free(wide);
+    free(f);
+}
+
+/* x -> Conv(w, b) -> y with float16 or float constants holding the same values. */
+static tconv_model *conv_model(tconv_dtype dtype, const float *w, const float *b) {
+    tconv_model *m = rtt_model(13);
+    int64_t xd[4] = {1, 4, 6, 6}, wd[4] = {8, 4, 3, 3}, bd[1] = {8};
+    uint16_t wh[288], bh[8];
+    for (int i = 0; i < 288; i++)
+        wh[i] = tc_float_to_half(w[i]);
+    for (int i = 0; i < 8; i++)
+        bh[i] = tc_float_to_half(b[i]);
+    bool half = dtype == TCONV_DTYPE_FLOAT16;
+    tconv_value *in[3] = {
+        rtt_input(m->graph, "x", dtype, 4, xd),
+        rtt_init(m->graph, "w", dtype, 4, wd, half ? (const void *)wh : (const void *)w,
+                 half ? sizeof wh : 288 * sizeof(float)),
+        rtt_init(m->graph, "b", dtype, 1, bd, half ? (const void *)bh : (const void *)b,
+                 half ? sizeof bh : 8 * sizeof(float))};
+    rtt_node(m->graph, "Conv", "conv", in, 3, (const char *[]){"y"}, 1);
+    rtt_output(m->graph, "y");
+    return m;
+}
+
+/* A float16 model's constant inputs are widened once, when the session is made (counted as
+ * constant bytes), not on every run: each run widens only x, the kernel sees W as a constant
+ * and keeps its packing (constant bytes grow at the first run only), and the result has the
+ * bits of the float32 computation on the widened values, rounded to float16. */
+static void test_float16_constants_widened_once(void **state) {
+    (void)state;
+    float w[288], b[8], x[144];
+    uint16_t xh[144];
+    for (int i = 0; i < 288; i++)
+        w[i] = tc_half_to_float(tc_float_to_half((float)((i * 37) % 101) / 64.0f - 0.8f));
+    for (int i = 0; i < 8; i++)
+        b[i] = tc_half_to_float(tc_float_to_half((float)i / 3.0f - 1.0f));
+    for (int i = 0; i < 144; i++) {
+        xh[i] = tc_float_to_half((float)((i * 13) % 29) / 7.0f - 2.0f);
+        x[i] = tc_half_to_float(xh[i]);
+    }
+    int64_t xd[4] = {1, 4, 6, 6};
+    tconv_model *wide = conv_model(TCONV_DTYPE_FLOAT, w, b);
+    tc_rt_tensor xf = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, x), want;
+    tc_error err;
+    assert_int_equal(rtt_run(wide, &xf, 1, &want, &err), TCONV_OK);
+
+    tconv_model *m = conv_model(TCONV_DTYPE_FLOAT16, w, b);
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    size_t made = stats.constant_bytes, widened = (288 + 8) * sizeof(float);
+    assert_int_equal(made, (288 + 8) * sizeof(uint16_t) + widened);
+    tc_rt_tensor xin = rtt_tensor(TCONV_DTYPE_FLOAT16, 4, xd, xh), y;
+    size_t after_first = 0;
+    for (int run = 1; run <= 2; run++) {
+        assert_int_equal(tc_session_run(s, &xin, 1, &y, &err), TCONV_OK);
+        assert_int_equal(y.dtype, TCONV_DTYPE_FLOAT16);
+        assert_int_equal(y.n_elements, want.n_elements);
+        for (int64_t i = 0; i < y.n_elements; i++)
+            assert_int_equal(((const uint16_t *)y.data)[i],
+                             tc_float_to_half(((const float *)want.data)[i]));
+        tc_rt_tensor_release(&y);
+        tc_session_get_stats(s, &stats);
+        assert_int_equal(stats.n_half_widenings, (uint64_t)run); /* x only */
+        if (run == 1)
+            after_first = stats.constant_bytes;
+        assert_true(after_first > made); /* the packed weights, kept */
+        assert_int_equal(stats.constant_bytes, after_first);
+    }
+    tc_session_free(s);
+    tc_rt_tensor_release(&xin);
+    tc_rt_tensor_release(&xf);
+    tc_rt_tensor_release(&want);
+    tconv_model_free(m);
+    tconv_model_free(wide);
+}
+
+/* x -> op(x, constants...) -> y, the constants' values given as floats (float16 or float). */
+static tconv_model *const_op_model(const char *op, tconv_dtype dtype, int x_rank,
+                                   const int64_t *x_dims, size_t n_consts, const int *c_rank,
+                                   const int64_t c_dims[][2], const float *const *values) {
+    tconv_model *m = rtt_model(13);
+    tconv_value *in[5] = {rtt_input(m->graph, "x", dtype, x_rank, x_dims)};
+    static const char *const names[] = {"c1", "c2", "c3", "c4"};
+    for (size_t k = 0; k < n_consts; k++) {
+        size_t n = 1;
+        for (int i = 0; i < c_rank[k]; i++)
+            n *= (size_t)c_dims[k][i];
+        uint16_t h[64];
+        float f[64]; /* the float16 values, widened */
+        for (size_t i = 0; i < n; i++) {
+            h[i] = tc_float_to_half(values[k][i]);
+            f[i] = tc_half_to_float(h[i]);
+        }
+        bool half = dtype == TCONV_DTYPE_FLOAT16;
+        in[k + 1] = rtt_init(m->graph, names[k], dtype, c_rank[k], c_dims[k],
+                             half ? (const void *)h : (const void *)f,
+                             n * (half ? sizeof(uint16_t) : sizeof(float)));
+    }
+    rtt_node(m->graph, op, "n", in, n_consts + 1, (const char *[]){"y"}, 1);
+    rtt_output(m->graph, "y");
+    return m;
+}
+
+/* Gemm and (in a proof session, not folded) BatchNormalization: their float16 constants are
+ * widened once too, and the result keeps the bits of the float32 computation, rounded. */
+static void check_const_op(const char *op, int x_rank, const int64_t *x_dims, size_t n_consts,
+                           const int *c_rank, const int64_t c_dims[][2],
+                           const float *const *values) {
+    tconv_model *wide =
+        const_op_model(op, TCONV_DTYPE_FLOAT, x_rank, x_dims, n_consts, c_rank, c_dims, values);
+    tconv_model *m =
+        const_op_model(op, TCONV_DTYPE_FLOAT16, x_rank, x_dims, n_consts, c_rank, c_dims, values);
+    tc_rt_tensor xf = rtt_tensor(TCONV_DTYPE_FLOAT, x_rank, x_dims, NULL);
+    tc_rt_tensor xh = rtt_tensor(TCONV_DTYPE_FLOAT16, x_rank, x_dims, NULL), want, y;
+    for (int64_t i = 0; i < xf.n_elements; i++) {
+        ((uint16_t *)xh.data)[i] = tc_float_to_half((float)((i * 7) % 13) / 3.0f - 2.0f);
+        ((float *)xf.data)[i] = tc_half_to_float(((uint16_t *)xh.data)[i]);
+    }
+    tc_error err;
+    assert_int_equal(rtt_run(wide, &xf, 1, &want, &err), TCONV_OK);
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.unfused = true;
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    for (int run = 1; run <= 2; run++) {
+        assert_int_equal(tc_session_run(s, &xh, 1, &y, &err), TCONV_OK);
+        assert_int_equal(y.n_elements, want.n_elements);
+        for (int64_t i = 0; i < y.n_elements; i++)
+            assert_int_equal(((const uint16_t *)y.data)[i],
+                             tc_float_to_half(((const float *)want.data)[i]));
+        tc_rt_tensor_release(&y);
+        tc_session_stats stats;
+        tc_session_get_stats(s, &stats);
+        assert_int_equal(stats.n_half_widenings, (uint64_t)run);
+    }
+    tc_session_free(s);
+    tc_rt_tensor_release(&xf);
+    tc_rt_tensor_release(&xh);
+    tc_rt_tensor_release(&want);
+    tconv_model_free(m);
+    tconv_model_free(wide);
+}
+
+static void test_float16_gemm_batchnorm_constants(void **state) {
+    (void)state;
+    float b[12], c[4], prm[4][3];
+    for (int i = 0; i < 12; i++)
+        b[i] = (float)((i * 5) % 7) / 4.0f - 0.6f;
+    for (int i = 0; i < 4; i++)
+        c[i] = (float)i / 8.0f - 0.2f;
+    for (int i = 0; i < 3; i++) {
+        prm[0][i] = 1.5f - (float)i / 4.0f;
+        prm[1][i] = (float)i / 3.0f;
+        prm[2][i] = 0.25f * (float)i - 0.1f;
+        prm[3][i] = 0.5f + (float)i;
+    }
+    int64_t x_gemm[2] = {2, 3};
+    int gemm_rank[2] = {2, 1};
+    const int64_t gemm_dims[2][2] = {{3, 4}, {4, 0}};
+    check_const_op("Gemm", 2, x_gemm, 2, gemm_rank, gemm_dims, (const float *const[]){b, c});
+    int64_t x_bn[3] = {2, 3, 5};
+    int bn_rank[4] = {1, 1, 1, 1};
+    const int64_t bn_dims[4][2] = {{3, 0}, {3, 0}, {3, 0}, {3, 0}};
+    check_const_op("BatchNormalization", 3, x_bn, 4, bn_rank, bn_dims,
+                   (const float *const[]){prm[0], prm[1], prm[2], prm[3]});
 }
 
 static void test_bfloat16_conversions(void **state) {
@@ -173,6 +381,9 @@ static void test_half_native_list(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_half_conversions),
+        cmocka_unit_test(test_bulk_half_conversions),
+        cmocka_unit_test(test_float16_constants_widened_once),
+        cmocka_unit_test(test_float16_gemm_batchnorm_constants),
         cmocka_unit_test(test_bfloat16_conversions),
         cmocka_unit_test(test_float16_kernels_round_on_store),
         cmocka_unit_test(test_bfloat16_kernels_round_on_store),
