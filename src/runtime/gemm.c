@@ -21,6 +21,9 @@
 
 typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                          float alpha, float beta);
+/* The same tile with B row p read at rows[p] + col (NULL where a kernel has no such form). */
+typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows, int64_t col,
+                              float *c, int64_t ldc, float alpha, float beta);
 
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
@@ -29,6 +32,7 @@ typedef struct micro_kernel {
     int mr, nr;
     int64_t mc, kc, nc;
     micro_fn fn;
+    micro_rows_fn rows_fn;
 } micro_kernel;
 
 /* ---------------------------------------------------------------- micro-kernels */
@@ -117,16 +121,22 @@ __attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, cons
     }
 }
 
-__attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, const float *pa,
-                                                                  const float *pb, float *c,
-                                                                  int64_t ldc, float alpha,
-                                                                  float beta) {
+/* The AVX-512 kernels read B either packed (pb, nr floats a step) or, when rows is set, straight
+ * from the row pointers of a b_rows product (rows[p] + col): with few row panels to share it, a
+ * packed B panel costs more to build than it saves. Each body is inlined into one function per
+ * form, so the packed loop has no test in it. */
+#define B_STEP(rows, col, pb, p, nr) ((rows) ? (rows)[p] + (col) : (pb) + (p) * (nr))
+
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+             float *c, int64_t ldc, float alpha, float beta) {
     __m512 acc[12][2];
 #pragma GCC unroll 12
     for (int r = 0; r < 12; r++)
         acc[r][0] = acc[r][1] = _mm512_setzero_ps();
     for (int64_t p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+        const float *b = B_STEP(rows, col, pb, p, 32);
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 12
         for (int r = 0; r < 12; r++) {
             __m512 a = _mm512_set1_ps(pa[r]);
@@ -134,7 +144,6 @@ __attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, co
             acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
         }
         pa += 12;
-        pb += 32;
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 12
@@ -152,19 +161,33 @@ __attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, co
     }
 }
 
+__attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, const float *pa,
+                                                                  const float *pb, float *c,
+                                                                  int64_t ldc, float alpha,
+                                                                  float beta) {
+    avx512_12x32(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);
+}
+
+__attribute__((target("avx512f"))) static void rows_avx512_12x32(int64_t kc, const float *pa,
+                                                                 const float *const *rows,
+                                                                 int64_t col, float *c, int64_t ldc,
+                                                                 float alpha, float beta) {
+    avx512_12x32(kc, pa, NULL, rows, col, c, ldc, alpha, beta);
+}
+
 /* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
  * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
-__attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, const float *pa,
-                                                                 const float *pb, float *c,
-                                                                 int64_t ldc, float alpha,
-                                                                 float beta) {
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+            float *c, int64_t ldc, float alpha, float beta) {
     __m512 acc[8][3];
 #pragma GCC unroll 8
     for (int r = 0; r < 8; r++)
         acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_ps();
     for (int64_t p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
-        __m512 b2 = _mm512_loadu_ps(pb + 32);
+        const float *b = B_STEP(rows, col, pb, p, 48);
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        __m512 b2 = _mm512_loadu_ps(b + 32);
 #pragma GCC unroll 8
         for (int r = 0; r < 8; r++) {
             __m512 a = _mm512_set1_ps(pa[r]);
@@ -173,7 +196,6 @@ __attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, con
             acc[r][2] = _mm512_fmadd_ps(a, b2, acc[r][2]);
         }
         pa += 8;
-        pb += 48;
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 8
@@ -188,14 +210,28 @@ __attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, con
         }
     }
 }
+
+__attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, const float *pa,
+                                                                 const float *pb, float *c,
+                                                                 int64_t ldc, float alpha,
+                                                                 float beta) {
+    avx512_8x48(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);
+}
+
+__attribute__((target("avx512f"))) static void rows_avx512_8x48(int64_t kc, const float *pa,
+                                                                const float *const *rows,
+                                                                int64_t col, float *c, int64_t ldc,
+                                                                float alpha, float beta) {
+    avx512_8x48(kc, pa, NULL, rows, col, c, ldc, alpha, beta);
+}
 #endif
 
 static const micro_kernel KERNELS[] = {
-    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8},
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL},
 #if TCONV_GEMM_X86
-    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16},
-    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32},
-    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48},
+    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, NULL},
+    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32},
+    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48},
 #endif
 };
 
@@ -412,26 +448,42 @@ static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float
     }
 }
 
-/* One packed mc x kc block of A times one packed kc x nc block of B into C. */
+/* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
+ * rows is set, read from rows[p] + col0 + j for its full nr-column panels (only the last, partial
+ * panel is packed, at its place in pb). */
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
-                         const float *pa, const float *pb, float *c, int64_t ldc, float alpha,
-                         float beta) {
+                         const float *pa, const float *pb, const float *const *rows, int64_t col0,
+                         float *c, int64_t ldc, float alpha, float beta) {
     _Alignas(64) float tile[MAX_MR * MAX_NR];
     for (int64_t jr = 0; jr < nc; jr += mk->nr) {
         int cols = (int)min_i64(mk->nr, nc - jr);
         const float *b_panel = pb + jr * kc;
+        bool direct = rows && cols == mk->nr;
         for (int64_t ir = 0; ir < mc; ir += mk->mr) {
-            int rows = (int)min_i64(mk->mr, mc - ir);
+            int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
             float *c_tile = c + ir * ldc + jr;
-            if (rows == mk->mr && cols == mk->nr) {
-                mk->fn(kc, a_panel, b_panel, c_tile, ldc, alpha, beta);
-            } else {
-                mk->fn(kc, a_panel, b_panel, tile, mk->nr, 1.0f, 0.0f);
-                merge_tile(tile, mk->nr, rows, cols, c_tile, ldc, alpha, beta);
-            }
+            bool full = rows_here == mk->mr && cols == mk->nr;
+            float *out = full ? c_tile : tile;
+            int64_t out_ld = full ? ldc : mk->nr;
+            float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
+            if (direct)
+                mk->rows_fn(kc, a_panel, rows, col0 + jr, out, out_ld, out_alpha, out_beta);
+            else
+                mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
+            if (!full)
+                merge_tile(tile, mk->nr, rows_here, cols, c_tile, ldc, alpha, beta);
         }
     }
+}
+
+/* Whether a b_rows product reads B in place: the kernel has the form and m has at most this many
+ * row panels (each rereads its B from the scattered rows; packing pays from about there on). */
+#define DIRECT_B_MAX_PANELS 8
+
+static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
+    return op->b_rows && !op->trans_b && mk->rows_fn &&
+           round_up(op->m, mk->mr) / mk->mr <= DIRECT_B_MAX_PANELS;
 }
 
 /* C = beta*C, for k == 0 or alpha == 0 (C not read when beta == 0). */
@@ -466,7 +518,15 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
         for (int64_t pc = 0; pc < op->k; pc += mk->kc) {
             int64_t kc = min_i64(mk->kc, op->k - pc);
             float beta = pc == 0 ? op->beta : 1.0f;
-            pack_b(op, pc, kc, jc, nc, mk->nr, pb);
+            const float *const *rows = NULL;
+            if (reads_b_in_place(mk, op)) {
+                rows = op->b_rows + pc;
+                int64_t tail = nc % mk->nr;
+                if (tail)
+                    pack_b(op, pc, kc, jc + nc - tail, tail, mk->nr, pb + (nc - tail) * kc);
+            } else {
+                pack_b(op, pc, kc, jc, nc, mk->nr, pb);
+            }
             for (int64_t ic = 0; ic < op->m; ic += mk->mc) {
                 int64_t mc = min_i64(mk->mc, op->m - ic);
                 const float *a_block = pa;
@@ -474,8 +534,8 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
                     a_block = packed_block(mk, packed_a, op->m, pc, ic, kc);
                 else
                     pack_a(op, ic, mc, pc, kc, mk->mr, pa);
-                macro_kernel(mk, mc, nc, kc, a_block, pb, op->c + ic * op->ldc + jc, op->ldc,
-                             op->alpha, beta);
+                macro_kernel(mk, mc, nc, kc, a_block, pb, rows, jc, op->c + ic * op->ldc + jc,
+                             op->ldc, op->alpha, beta);
             }
         }
     }
