@@ -23,6 +23,73 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
     return st;
 }
 
+static float sigmoid(float v) {
+    if (v >= 0.0f)
+        return 1.0f / (1.0f + expf(-v));
+    float e = expf(v);
+    return e / (1.0f + e);
+}
+
+/* One value through the activation: the standalone kernels and the fused epilogues (Conv,
+ * ConvTranspose) compute exactly this. Clip is min(max(v, lo), hi), as numpy: with lo > hi every
+ * element becomes hi; NaN stays NaN (so does Relu's). */
+static inline float activation_one(tc_activation_kind kind, float a, float b, float v) {
+    switch (kind) {
+    case TC_ACTIVATION_RELU:
+        return v < 0.0f ? 0.0f : v;
+    case TC_ACTIVATION_LEAKY_RELU:
+        return v < 0.0f ? a * v : v;
+    case TC_ACTIVATION_CLIP: {
+        float t = v < a ? a : v;
+        return t > b ? b : t;
+    }
+    case TC_ACTIVATION_SIGMOID:
+        return sigmoid(v);
+    case TC_ACTIVATION_TANH:
+        return tc_tanh_f32(v);
+    }
+    return v;
+}
+
+/* Separate loops for in place and not: restrict lets GCC vectorize without alias checks, and an
+ * in-place call must not go through restrict pointers. Inlined with a constant kind per call. */
+static inline void activation_span(tc_activation_kind kind, float a, float b, float *restrict dst,
+                                   const float *restrict src, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = activation_one(kind, a, b, src[i]);
+}
+
+static inline void activation_in_place(tc_activation_kind kind, float a, float b, float *x,
+                                       int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        x[i] = activation_one(kind, a, b, x[i]);
+}
+
+#define ACTIVATION_CASE(KIND)                                                                      \
+    case KIND:                                                                                     \
+        if (dst == src)                                                                            \
+            activation_in_place(KIND, act->alpha, act->beta, dst, n);                              \
+        else                                                                                       \
+            activation_span(KIND, act->alpha, act->beta, dst, src, n);                             \
+        return
+
+void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, const float *src,
+                                int64_t n) {
+    switch (act->kind) {
+        ACTIVATION_CASE(TC_ACTIVATION_RELU);
+        ACTIVATION_CASE(TC_ACTIVATION_LEAKY_RELU);
+        ACTIVATION_CASE(TC_ACTIVATION_CLIP);
+        ACTIVATION_CASE(TC_ACTIVATION_SIGMOID);
+        ACTIVATION_CASE(TC_ACTIVATION_TANH);
+    }
+}
+
+static void activation_f32(tc_activation_kind kind, float a, float b, const tc_rt_tensor *x,
+                           tc_rt_tensor *y) {
+    tc_kernel_activation act = {kind, a, b};
+    tc_kernel_activation_apply(&act, y->data, x->data, x->n_elements);
+}
+
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
@@ -32,10 +99,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         return st;
     int64_t n = x->n_elements;
     if (x->dtype == TCONV_DTYPE_FLOAT) {
-        const float *in = x->data;
-        float *out = y->data;
-        for (int64_t i = 0; i < n; i++)
-            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+        activation_f32(TC_ACTIVATION_RELU, 0.0f, 0.0f, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
@@ -71,18 +135,8 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
             out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
         return TCONV_OK;
     }
-    const float *in = x->data;
-    float *out = y->data;
-    for (int64_t i = 0; i < x->n_elements; i++)
-        out[i] = in[i] < 0.0f ? alpha * in[i] : in[i];
+    activation_f32(TC_ACTIVATION_LEAKY_RELU, alpha, 0.0f, x, y);
     return TCONV_OK;
-}
-
-static float sigmoid(float v) {
-    if (v >= 0.0f)
-        return 1.0f / (1.0f + expf(-v));
-    float e = expf(v);
-    return e / (1.0f + e);
 }
 
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
@@ -98,17 +152,8 @@ tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
             out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
         return TCONV_OK;
     }
-    const float *in = x->data;
-    float *out = y->data;
-    for (int64_t i = 0; i < x->n_elements; i++)
-        out[i] = sigmoid(in[i]);
+    activation_f32(TC_ACTIVATION_SIGMOID, 0.0f, 0.0f, x, y);
     return TCONV_OK;
-}
-
-/* restrict: without it GCC keeps the loop scalar (in and out might overlap). */
-static void tanh_array(float *restrict out, const float *restrict in, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        out[i] = tc_tanh_f32(in[i]);
 }
 
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
@@ -124,20 +169,13 @@ tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
             out[i] = tanh(in[i]); /* libm: exact to an ulp */
         return TCONV_OK;
     }
-    tanh_array(y->data, x->data, x->n_elements);
+    activation_f32(TC_ACTIVATION_TANH, 0.0f, 0.0f, x, y);
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- Clip */
 
-/* min(max(x, lo), hi), as numpy: with lo > hi every element becomes hi; NaN stays NaN. */
-static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi) {
-    for (int64_t i = 0; i < n; i++) {
-        float v = in[i] < lo ? lo : in[i];
-        out[i] = v > hi ? hi : v;
-    }
-}
-
+/* min(max(x, lo), hi), as numpy (float: activation_one). */
 #define DEFINE_CLIP_INT(name, T)                                                                   \
     static void name(const T *in, T *out, int64_t n, T lo, T hi) {                                 \
         for (int64_t i = 0; i < n; i++) {                                                          \
@@ -164,7 +202,7 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_DOUBLE)
         clip_f64(x->data, y->data, x->n_elements, lo, hi);
     else
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+        activation_f32(TC_ACTIVATION_CLIP, lo, hi, x, y);
     return TCONV_OK;
 }
 
@@ -203,7 +241,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         float lo = has_min ? *(const float *)bmin->data : -INFINITY;
         float hi = has_max ? *(const float *)bmax->data : INFINITY;
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+        activation_f32(TC_ACTIVATION_CLIP, lo, hi, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         double lo = has_min ? *(const double *)bmin->data : -INFINITY;
         double hi = has_max ? *(const double *)bmax->data : INFINITY;

@@ -233,6 +233,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         .pool = s->options.pool ? s->options.pool : s->own_pool,
         .err = err,
         .crop = step->crop,
+        .activation = step->activation,
         .convention = s->options.convention,
     };
     const tc_run_env *saved_env = s->current_env;

@@ -49,6 +49,9 @@ typedef struct tc_step_plan {
     /* Crop fusion (session_fuse.c): the producer computes the cropped result (crop passed to
      * its kernel) and the Slice step only moves it from its input slot to its output slot. */
     const tc_kernel_crop *crop;
+    /* Activation fusion (session_fuse.c): the producer applies it (passed to its kernel) and the
+     * activation's step only moves the result along. */
+    const tc_kernel_activation *activation;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
     bool half_native;     /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
     bool forwards_input;
@@ -142,6 +145,10 @@ void tc_plan_free_all(tc_session *session);
  * ConvTranspose kernel (session_fuse.c). Runs on a finished plan (after lifetimes). Fails only
  * for memory. */
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err);
+/* Fuses an elementwise activation (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh)
+ * that alone reads a Conv's or ConvTranspose's float32 result (after its fused crop chain) into
+ * that kernel (session_fuse.c). Runs after tc_plan_fuse_crops. Fails only for memory. */
+tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err);
 
 /* What the memory plan knows about one run: values of symbolic dims (dim_param) that the
  * caller's inputs or bindings fixed, and, once the caller's inputs exist, their bytes. */

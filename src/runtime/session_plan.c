@@ -490,6 +490,8 @@ tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_gra
         st = plan_lifetimes(session, plan, err);
     if (st == TCONV_OK && !session->options.unfused)
         st = tc_plan_fuse_crops(session, plan, err);
+    if (st == TCONV_OK && !session->options.unfused)
+        st = tc_plan_fuse_activations(session, plan, err);
     if (st != TCONV_OK)
         return st;
     *out = plan;
