@@ -477,13 +477,27 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
     }
 }
 
-/* Whether a b_rows product reads B in place: the kernel has the form and m has at most this many
- * row panels (each rereads its B from the scattered rows; packing pays from about there on). */
+/* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
+ * form and m has at most this many row panels (each rereads its B from the scattered rows;
+ * packing pays from about there on). */
 #define DIRECT_B_MAX_PANELS 8
+/* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
+ * stack. */
+#define MAX_KC 256
 
 static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
-    return op->b_rows && !op->trans_b && mk->rows_fn &&
+    return !op->trans_b && mk->rows_fn && mk->kc <= MAX_KC &&
            round_up(op->m, mk->mr) / mk->mr <= DIRECT_B_MAX_PANELS;
+}
+
+/* The rows of B's k-block from p0 (kc of them) as pointers: b_rows itself, or `room` filled. */
+static const float *const *b_block_rows(const tc_sgemm_op *op, int64_t p0, int64_t kc,
+                                        const float **room) {
+    if (op->b_rows)
+        return op->b_rows + p0;
+    for (int64_t p = 0; p < kc; p++)
+        room[p] = op->b + (p0 + p) * op->ldb;
+    return room;
 }
 
 /* C = beta*C, for k == 0 or alpha == 0 (C not read when beta == 0). */
@@ -513,14 +527,16 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
     const micro_kernel *mk = kernel_for(ws->isa);
     float *pa = align_floats(ws->buffer);
     float *pb = align_floats(pa + pack_a_floats(mk, op->m, op->k));
+    bool in_place = reads_b_in_place(mk, op);
+    const float *row_room[MAX_KC];
     for (int64_t jc = 0; jc < op->n; jc += mk->nc) {
         int64_t nc = min_i64(mk->nc, op->n - jc);
         for (int64_t pc = 0; pc < op->k; pc += mk->kc) {
             int64_t kc = min_i64(mk->kc, op->k - pc);
             float beta = pc == 0 ? op->beta : 1.0f;
             const float *const *rows = NULL;
-            if (reads_b_in_place(mk, op)) {
-                rows = op->b_rows + pc;
+            if (in_place) {
+                rows = b_block_rows(op, pc, kc, row_room);
                 int64_t tail = nc % mk->nr;
                 if (tail)
                     pack_b(op, pc, kc, jc + nc - tail, tail, mk->nr, pb + (nc - tail) * kc);
