@@ -615,7 +615,11 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, job.lat.coarse, (size_t)job.lat.rank * sizeof(int64_t));
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
+    /* float32: every path writes all of Y (the GEMM all of C, the wide path every kept position,
+     * depthwise fills first); the float64 loop accumulates into zeros */
+    st = ops.x->dtype == TCONV_DTYPE_FLOAT
+             ? tc_kernel_alloc_output_unzeroed(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y)
+             : tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE) {
