@@ -161,19 +161,19 @@ avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *r
     }
 }
 
-__attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, const float *pa,
-                                                                  const float *pb, float *c,
-                                                                  int64_t ldc, float alpha,
-                                                                  float beta) {
-    avx512_12x32(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);
-}
-
-__attribute__((target("avx512f"))) static void rows_avx512_12x32(int64_t kc, const float *pa,
-                                                                 const float *const *rows,
-                                                                 int64_t col, float *c, int64_t ldc,
-                                                                 float alpha, float beta) {
-    avx512_12x32(kc, pa, NULL, rows, col, c, ldc, alpha, beta);
-}
+/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE). */
+#define AVX512_FORMS(SHAPE)                                                                        \
+    __attribute__((target("avx512f"))) static void micro_avx512_##SHAPE(                           \
+        int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc, float alpha,          \
+        float beta) {                                                                              \
+        avx512_##SHAPE(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);                                  \
+    }                                                                                              \
+    __attribute__((target("avx512f"))) static void rows_avx512_##SHAPE(                            \
+        int64_t kc, const float *pa, const float *const *rows, int64_t col, float *c, int64_t ldc, \
+        float alpha, float beta) {                                                                 \
+        avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                              \
+    }
+AVX512_FORMS(12x32)
 
 /* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
  * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
@@ -211,19 +211,7 @@ avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *ro
     }
 }
 
-__attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, const float *pa,
-                                                                 const float *pb, float *c,
-                                                                 int64_t ldc, float alpha,
-                                                                 float beta) {
-    avx512_8x48(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);
-}
-
-__attribute__((target("avx512f"))) static void rows_avx512_8x48(int64_t kc, const float *pa,
-                                                                const float *const *rows,
-                                                                int64_t col, float *c, int64_t ldc,
-                                                                float alpha, float beta) {
-    avx512_8x48(kc, pa, NULL, rows, col, c, ldc, alpha, beta);
-}
+AVX512_FORMS(8x48)
 #endif
 
 static const micro_kernel KERNELS[] = {

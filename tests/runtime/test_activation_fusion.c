@@ -156,17 +156,7 @@ static tc_rt_tensor run_model(tconv_model *m, const conv_spec *c, bool unfused, 
     tc_session_options_init(&opts);
     opts.n_threads = 1;
     opts.unfused = unfused;
-    tc_session *s = NULL;
-    tc_error err;
-    assert_int_equal(tc_session_create(m, &opts, &s, &err), TCONV_OK);
-    tconv_status st = tc_session_run(s, in, c->act == CLIP13_INPUT ? 2 : 1, out, &err);
-    if (st != TCONV_OK)
-        print_error("%s\n", err.message);
-    assert_int_equal(st, TCONV_OK);
-    tc_session_stats stats;
-    tc_session_get_stats(s, &stats);
-    *calls = stats.n_kernel_calls;
-    tc_session_free(s);
+    *calls = rtt_run_counted(m, &opts, in, c->act == CLIP13_INPUT ? 2 : 1, out);
     tc_rt_tensor_release(&in[0]);
     tc_rt_tensor_release(&in[1]);
     tc_rt_tensor_release(&out[1]);

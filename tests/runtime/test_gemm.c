@@ -236,6 +236,22 @@ static void test_threaded(void **state) {
 }
 
 /* A packed once and reused: several k blocks (kc 256) and m blocks (mc 144), both layouts. */
+/* Packs op's A for isa and runs `run` (op with what the packed path must not read changed) on
+ * it. */
+static void run_prepacked(tc_gemm_isa isa, const tc_sgemm_op *op, const tc_sgemm_op *run) {
+    tc_gemm_workspace ws;
+    tc_gemm_workspace_init(&ws, isa);
+    tc_error err;
+    assert_int_equal(tc_gemm_workspace_reserve(&ws, op->m, op->n, op->k, &err), TCONV_OK);
+    size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, op->m, op->k);
+    float *packed = malloc(n_packed * sizeof(float));
+    assert_non_null(packed);
+    tc_sgemm_pack_a(ws.isa, op->trans_a, op->m, op->k, op->a, op->lda, packed);
+    tc_sgemm_run_packed(&ws, packed, run);
+    free(packed);
+    tc_gemm_workspace_release(&ws);
+}
+
 static void test_prepacked_a(void **state) {
     (void)state;
     uint64_t rng = 6;
@@ -253,20 +269,10 @@ static void test_prepacked_a(void **state) {
                                   .beta = 0.5f};
                 matrices mx = make_matrices(&op, 1, &rng);
                 naive_sgemm(&op, mx.want);
-                tc_gemm_workspace ws;
-                tc_gemm_workspace_init(&ws, ALL_ISAS[isa]);
-                tc_error err;
-                assert_int_equal(tc_gemm_workspace_reserve(&ws, op.m, op.n, op.k, &err), TCONV_OK);
-                size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, op.m, op.k);
-                float *packed = malloc(n_packed * sizeof(float));
-                assert_non_null(packed);
-                tc_sgemm_pack_a(ws.isa, op.trans_a, op.m, op.k, op.a, op.lda, packed);
                 tc_sgemm_op no_a = op;
                 no_a.a = NULL; /* must not be read */
-                tc_sgemm_run_packed(&ws, packed, &no_a);
+                run_prepacked(ALL_ISAS[isa], &op, &no_a);
                 expect_result(&op, &mx, "prepacked");
-                free(packed);
-                tc_gemm_workspace_release(&ws);
                 free_matrices(&mx);
             }
         }
@@ -306,18 +312,8 @@ static void test_b_rows(void **state) {
                 tc_sgemm_op by_rows = op;
                 by_rows.b = NULL; /* must not be read */
                 by_rows.b_rows = rows;
-                tc_gemm_workspace ws;
-                tc_gemm_workspace_init(&ws, ALL_ISAS[isa]);
-                tc_error err;
-                assert_int_equal(tc_gemm_workspace_reserve(&ws, op.m, op.n, op.k, &err), TCONV_OK);
-                size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, op.m, op.k);
-                float *packed = malloc(n_packed * sizeof(float));
-                assert_non_null(packed);
-                tc_sgemm_pack_a(ws.isa, false, op.m, op.k, op.a, op.lda, packed);
-                tc_sgemm_run_packed(&ws, packed, &by_rows);
-                expect_result(&op, &mx, tc_gemm_isa_name(ws.isa));
-                free(packed);
-                tc_gemm_workspace_release(&ws);
+                run_prepacked(ALL_ISAS[isa], &op, &by_rows);
+                expect_result(&op, &mx, tc_gemm_isa_name(ALL_ISAS[isa]));
                 free(rows);
                 free(flipped);
                 free_matrices(&mx);
