@@ -468,7 +468,7 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 /* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
  * form and m has at most this many row panels (each rereads its B from the scattered rows;
  * packing pays from about there on). */
-#define DIRECT_B_MAX_PANELS 8
+#define DIRECT_B_MAX_PANELS 16
 /* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
  * stack. */
 #define MAX_KC 256

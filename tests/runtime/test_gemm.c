@@ -285,8 +285,8 @@ static void test_prepacked_a(void **state) {
 static void test_b_rows(void **state) {
     (void)state;
     uint64_t rng = 8;
-    static const int64_t shapes[][3] = {{8, 96, 72},  {5, 61, 9},     {12, 100, 300},
-                                        {64, 49, 27}, {70, 130, 600}, {150, 33, 17}};
+    static const int64_t shapes[][3] = {{8, 96, 72},    {5, 61, 9},    {12, 100, 300}, {64, 49, 27},
+                                        {70, 130, 600}, {150, 33, 17}, {200, 50, 40}};
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
