@@ -23,6 +23,9 @@
  * narrows its column blocks down to this width for them. */
 #define CONV_TASKS_PER_THREAD 4
 #define CONV_MIN_PARALLEL_COLS 64
+/* Phase planes smaller than this (floats, all channels) are built by the calling thread: a copy
+ * that short costs less than handing it to the pool. */
+#define CONV_MIN_PARALLEL_PLANE_FLOATS (1 << 15)
 
 typedef struct conv_attrs {
     int rank;
@@ -484,8 +487,10 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     job->padded_x = job->x;
     if (padded) {
         job->padded_x = (const float *)(void *)base;
-        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes, phase_planes_task,
-                        job);
+        int plane_threads =
+            planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
+        tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, planes), planes,
+                        phase_planes_task, job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
     tc_parallel_for(ctx->pool, workers, n_tasks, conv_wide_task, job);
