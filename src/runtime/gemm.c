@@ -21,9 +21,10 @@
 
 typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                          float alpha, float beta);
-/* The same tile with B row p read at rows[p] + col (NULL where a kernel has no such form). */
+/* The same tile with B row p read at rows[p] + col, its first `cols` (1..nr) columns only: the
+ * others are neither read nor stored (NULL where a kernel has no such form). */
 typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows, int64_t col,
-                              float *c, int64_t ldc, float alpha, float beta);
+                              int cols, float *c, int64_t ldc, float alpha, float beta);
 
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
@@ -161,19 +162,76 @@ avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *r
     }
 }
 
-/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE). */
-#define AVX512_FORMS(SHAPE)                                                                        \
+/* A tile of mr rows and nv 16-column vectors (constants where it is inlined) with B read from
+ * row pointers, the last vector under the mask `last`: a partial panel reads and stores only its
+ * own columns (a masked load does not fault past them), where packing would zero-fill it and
+ * compute the full width. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows, int64_t col,
+                 __mmask16 last, float *c, int64_t ldc, float alpha, float beta) {
+    __m512 acc[MAX_MR][3];
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            acc[r][v] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = rows[p] + col;
+        __m512 bv[3];
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            bv[v] =
+                v == nv - 1 ? _mm512_maskz_loadu_ps(last, b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 12
+        for (int r = 0; r < mr; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+#pragma GCC unroll 3
+            for (int v = 0; v < nv; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, bv[v], acc[r][v]);
+        }
+        pa += mr;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++) {
+            __mmask16 m = v == nv - 1 ? last : (__mmask16)0xFFFF;
+            __m512 y = _mm512_mul_ps(va, acc[r][v]);
+            if (beta != 0.0f)
+                y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, cr + 16 * v), y);
+            _mm512_mask_storeu_ps(cr + 16 * v, m, y);
+        }
+    }
+}
+
+/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE,
+ * full panels through the body, partial ones through avx512_rows_part with as few vectors as
+ * their columns need). */
+#define AVX512_FORMS(SHAPE, MR, NR)                                                                \
     __attribute__((target("avx512f"))) static void micro_avx512_##SHAPE(                           \
         int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc, float alpha,          \
         float beta) {                                                                              \
         avx512_##SHAPE(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);                                  \
     }                                                                                              \
     __attribute__((target("avx512f"))) static void rows_avx512_##SHAPE(                            \
-        int64_t kc, const float *pa, const float *const *rows, int64_t col, float *c, int64_t ldc, \
-        float alpha, float beta) {                                                                 \
-        avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                              \
+        int64_t kc, const float *pa, const float *const *rows, int64_t col, int cols, float *c,    \
+        int64_t ldc, float alpha, float beta) {                                                    \
+        if (cols == NR) {                                                                          \
+            avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                          \
+            return;                                                                                \
+        }                                                                                          \
+        int nv = (cols + 15) / 16;                                                                 \
+        __mmask16 last = (__mmask16)(0xFFFFu >> (16 * nv - cols));                                 \
+        if (nv == 1)                                                                               \
+            avx512_rows_part(MR, 1, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        else if (nv == 2 || NR == 32)                                                              \
+            avx512_rows_part(MR, 2, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        else                                                                                       \
+            avx512_rows_part(MR, 3, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
     }
-AVX512_FORMS(12x32)
+AVX512_FORMS(12x32, 12, 32)
 
 /* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
  * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
@@ -211,7 +269,7 @@ avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *ro
     }
 }
 
-AVX512_FORMS(8x48)
+AVX512_FORMS(8x48, 8, 48)
 #endif
 
 static const micro_kernel KERNELS[] = {
@@ -437,8 +495,7 @@ static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float
 }
 
 /* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
- * rows is set, read from rows[p] + col0 + j for its full nr-column panels (only the last, partial
- * panel is packed, at its place in pb). */
+ * rows is set, read from rows[p] + col0 + j (pb unused). */
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
                          const float *pa, const float *pb, const float *const *rows, int64_t col0,
                          float *c, int64_t ldc, float alpha, float beta) {
@@ -446,17 +503,17 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
     for (int64_t jr = 0; jr < nc; jr += mk->nr) {
         int cols = (int)min_i64(mk->nr, nc - jr);
         const float *b_panel = pb + jr * kc;
-        bool direct = rows && cols == mk->nr;
         for (int64_t ir = 0; ir < mc; ir += mk->mr) {
             int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
             float *c_tile = c + ir * ldc + jr;
-            bool full = rows_here == mk->mr && cols == mk->nr;
+            /* the row-pointer form stores only its columns: a partial panel goes straight to C */
+            bool full = rows_here == mk->mr && (cols == mk->nr || rows);
             float *out = full ? c_tile : tile;
             int64_t out_ld = full ? ldc : mk->nr;
             float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
-            if (direct)
-                mk->rows_fn(kc, a_panel, rows, col0 + jr, out, out_ld, out_alpha, out_beta);
+            if (rows)
+                mk->rows_fn(kc, a_panel, rows, col0 + jr, cols, out, out_ld, out_alpha, out_beta);
             else
                 mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
             if (!full)
@@ -523,14 +580,10 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
             int64_t kc = min_i64(mk->kc, op->k - pc);
             float beta = pc == 0 ? op->beta : 1.0f;
             const float *const *rows = NULL;
-            if (in_place) {
+            if (in_place)
                 rows = b_block_rows(op, pc, kc, row_room);
-                int64_t tail = nc % mk->nr;
-                if (tail)
-                    pack_b(op, pc, kc, jc + nc - tail, tail, mk->nr, pb + (nc - tail) * kc);
-            } else {
+            else
                 pack_b(op, pc, kc, jc, nc, mk->nr, pb);
-            }
             for (int64_t ic = 0; ic < op->m; ic += mk->mc) {
                 int64_t mc = min_i64(mk->mc, op->m - ic);
                 const float *a_block = pa;
