@@ -410,9 +410,12 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
         int64_t keep = kept ? tc_min_i64(out_width - col, run) : 0;
         for (int64_t r = 0; r < rows && keep > 0; r++) {
             float *dst = y + r * lat->coarse_size + out_line * out_width + col;
-            copy_plus(dst, block + r * u->cols + j, keep, job->bias ? job->bias[row0 + r] : 0.0f);
+            const float *src = block + r * u->cols + j;
+            float b = job->bias ? job->bias[row0 + r] : 0.0f;
             if (job->act)
-                tc_kernel_activation_apply(job->act, dst, dst, keep);
+                tc_kernel_activation_apply_plus(job->act, dst, src, b, keep);
+            else
+                copy_plus(dst, src, keep, b);
         }
         j += run;
     }

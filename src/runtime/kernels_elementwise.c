@@ -60,6 +60,16 @@ static inline void activation_span(tc_activation_kind kind, float a, float b, fl
         dst[i] = activation_one(kind, a, b, src[i]);
 }
 
+/* dst[i] = act(src[i] + b): the sum rounded to float first, as an Add then the activation. */
+static inline void activation_span_plus(tc_activation_kind kind, float a, float b,
+                                        float *restrict dst, const float *restrict src, float bias,
+                                        int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = src[i] + bias;
+        dst[i] = activation_one(kind, a, b, v);
+    }
+}
+
 static inline void activation_in_place(tc_activation_kind kind, float a, float b, float *x,
                                        int64_t n) {
     for (int64_t i = 0; i < n; i++)
@@ -82,6 +92,22 @@ void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, con
         ACTIVATION_CASE(TC_ACTIVATION_CLIP);
         ACTIVATION_CASE(TC_ACTIVATION_SIGMOID);
         ACTIVATION_CASE(TC_ACTIVATION_TANH);
+    }
+}
+
+#define ACTIVATION_PLUS_CASE(KIND)                                                                 \
+    case KIND:                                                                                     \
+        activation_span_plus(KIND, act->alpha, act->beta, dst, src, bias, n);                      \
+        return
+
+void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src,
+                                     float bias, int64_t n) {
+    switch (act->kind) {
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_RELU);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_LEAKY_RELU);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_CLIP);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_SIGMOID);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_TANH);
     }
 }
 
