@@ -252,20 +252,22 @@ static void test_conv_transpose_after_crop(void **state) {
  * after the Conv, then again after the activation: fusing would skip the first rounding). */
 static void test_not_fused(void **state) {
     (void)state;
-    conv_spec exposed = spec(8, 3, 1, 1, 1, RELU);
-    exposed.expose = true;
-    check(&exposed, false);
-    conv_spec shared = spec(8, 3, 1, 1, 1, TANH);
-    shared.second_reader = true;
-    check(&shared, false);
-    conv_spec bound = spec(8, 3, 1, 1, 1, CLIP13_INPUT);
-    check(&bound, false);
-    conv_spec f64 = spec(8, 3, 1, 1, 1, RELU);
-    f64.dtype = TCONV_DTYPE_DOUBLE;
-    check(&f64, false);
-    conv_spec f16 = spec(8, 3, 1, 1, 1, LEAKY);
-    f16.dtype = TCONV_DTYPE_FLOAT16;
-    check(&f16, false);
+    static const struct {
+        act_form act;
+        bool expose, second_reader;
+        tconv_dtype dtype;
+    } cases[] = {{RELU, true, false, TCONV_DTYPE_FLOAT},
+                 {TANH, false, true, TCONV_DTYPE_FLOAT},
+                 {CLIP13_INPUT, false, false, TCONV_DTYPE_FLOAT},
+                 {RELU, false, false, TCONV_DTYPE_DOUBLE},
+                 {LEAKY, false, false, TCONV_DTYPE_FLOAT16}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        conv_spec c = spec(8, 3, 1, 1, 1, cases[i].act);
+        c.expose = cases[i].expose;
+        c.second_reader = cases[i].second_reader;
+        c.dtype = cases[i].dtype;
+        check(&c, false);
+    }
     conv_spec ct_exposed = {
         .transpose = true, .act = RELU, .expose = true, .dtype = TCONV_DTYPE_FLOAT};
     check(&ct_exposed, false);
