@@ -62,7 +62,8 @@ static void print_usage(FILE *out) {
           "--convention: whose ConvTranspose semantics to run (default onnx; ort: onnxruntime\n"
           "1.30, and ONNX's for the nodes it refuses; ort-legacy: onnxruntime <= 1.12's pad\n"
           "splits). --no-fusion runs every node as written\n"
-          "(by default ConvTranspose -> Slice -> Pad -> Add is computed in one call).\n"
+          "(by default ConvTranspose -> Slice -> Pad -> Add is computed in one call, and a\n"
+          "Conv's or ConvTranspose's activation in the Conv's own call).\n"
           "\n",
           out);
     tc_cli_limits_usage(out);

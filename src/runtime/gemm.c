@@ -21,6 +21,10 @@
 
 typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                          float alpha, float beta);
+/* The same tile with B row p read at rows[p] + col, its first `cols` (1..nr) columns only: the
+ * others are neither read nor stored (NULL where a kernel has no such form). */
+typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows, int64_t col,
+                              int cols, float *c, int64_t ldc, float alpha, float beta);
 
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
@@ -29,6 +33,7 @@ typedef struct micro_kernel {
     int mr, nr;
     int64_t mc, kc, nc;
     micro_fn fn;
+    micro_rows_fn rows_fn;
 } micro_kernel;
 
 /* ---------------------------------------------------------------- micro-kernels */
@@ -117,16 +122,22 @@ __attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, cons
     }
 }
 
-__attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, const float *pa,
-                                                                  const float *pb, float *c,
-                                                                  int64_t ldc, float alpha,
-                                                                  float beta) {
+/* The AVX-512 kernels read B either packed (pb, nr floats a step) or, when rows is set, straight
+ * from the row pointers of a b_rows product (rows[p] + col): with few row panels to share it, a
+ * packed B panel costs more to build than it saves. Each body is inlined into one function per
+ * form, so the packed loop has no test in it. */
+#define B_STEP(rows, col, pb, p, nr) ((rows) ? (rows)[p] + (col) : (pb) + (p) * (nr))
+
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+             float *c, int64_t ldc, float alpha, float beta) {
     __m512 acc[12][2];
 #pragma GCC unroll 12
     for (int r = 0; r < 12; r++)
         acc[r][0] = acc[r][1] = _mm512_setzero_ps();
     for (int64_t p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+        const float *b = B_STEP(rows, col, pb, p, 32);
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 12
         for (int r = 0; r < 12; r++) {
             __m512 a = _mm512_set1_ps(pa[r]);
@@ -134,7 +145,6 @@ __attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, co
             acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
         }
         pa += 12;
-        pb += 32;
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 12
@@ -152,19 +162,90 @@ __attribute__((target("avx512f"))) static void micro_avx512_12x32(int64_t kc, co
     }
 }
 
+/* A tile of mr rows and nv 16-column vectors (constants where it is inlined) with B read from
+ * row pointers, the last vector under the mask `last`: a partial panel reads and stores only its
+ * own columns (a masked load does not fault past them), where packing would zero-fill it and
+ * compute the full width. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows, int64_t col,
+                 __mmask16 last, float *c, int64_t ldc, float alpha, float beta) {
+    __m512 acc[MAX_MR][3];
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            acc[r][v] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = rows[p] + col;
+        __m512 bv[3];
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            bv[v] =
+                v == nv - 1 ? _mm512_maskz_loadu_ps(last, b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 12
+        for (int r = 0; r < mr; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+#pragma GCC unroll 3
+            for (int v = 0; v < nv; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, bv[v], acc[r][v]);
+        }
+        pa += mr;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++) {
+            __mmask16 m = v == nv - 1 ? last : (__mmask16)0xFFFF;
+            __m512 y = _mm512_mul_ps(va, acc[r][v]);
+            if (beta != 0.0f)
+                y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, cr + 16 * v), y);
+            _mm512_mask_storeu_ps(cr + 16 * v, m, y);
+        }
+    }
+}
+
+/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE,
+ * full panels through the body, partial ones through avx512_rows_part with as few vectors as
+ * their columns need). */
+#define AVX512_FORMS(SHAPE, MR, NR)                                                                \
+    __attribute__((target("avx512f"))) static void micro_avx512_##SHAPE(                           \
+        int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc, float alpha,          \
+        float beta) {                                                                              \
+        avx512_##SHAPE(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);                                  \
+    }                                                                                              \
+    __attribute__((target("avx512f"))) static void rows_avx512_##SHAPE(                            \
+        int64_t kc, const float *pa, const float *const *rows, int64_t col, int cols, float *c,    \
+        int64_t ldc, float alpha, float beta) {                                                    \
+        if (cols == NR) {                                                                          \
+            avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                          \
+            return;                                                                                \
+        }                                                                                          \
+        int nv = (cols + 15) / 16;                                                                 \
+        __mmask16 last = (__mmask16)(0xFFFFu >> (16 * nv - cols));                                 \
+        if (nv == 1)                                                                               \
+            avx512_rows_part(MR, 1, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        else if (nv == 2 || NR == 32)                                                              \
+            avx512_rows_part(MR, 2, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        else                                                                                       \
+            avx512_rows_part(MR, 3, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+    }
+AVX512_FORMS(12x32, 12, 32)
+
 /* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
  * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
-__attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, const float *pa,
-                                                                 const float *pb, float *c,
-                                                                 int64_t ldc, float alpha,
-                                                                 float beta) {
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+            float *c, int64_t ldc, float alpha, float beta) {
     __m512 acc[8][3];
 #pragma GCC unroll 8
     for (int r = 0; r < 8; r++)
         acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_ps();
     for (int64_t p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
-        __m512 b2 = _mm512_loadu_ps(pb + 32);
+        const float *b = B_STEP(rows, col, pb, p, 48);
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        __m512 b2 = _mm512_loadu_ps(b + 32);
 #pragma GCC unroll 8
         for (int r = 0; r < 8; r++) {
             __m512 a = _mm512_set1_ps(pa[r]);
@@ -173,7 +254,6 @@ __attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, con
             acc[r][2] = _mm512_fmadd_ps(a, b2, acc[r][2]);
         }
         pa += 8;
-        pb += 48;
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 8
@@ -188,14 +268,16 @@ __attribute__((target("avx512f"))) static void micro_avx512_8x48(int64_t kc, con
         }
     }
 }
+
+AVX512_FORMS(8x48, 8, 48)
 #endif
 
 static const micro_kernel KERNELS[] = {
-    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8},
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL},
 #if TCONV_GEMM_X86
-    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16},
-    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32},
-    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48},
+    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, NULL},
+    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32},
+    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48},
 #endif
 };
 
@@ -412,26 +494,55 @@ static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float
     }
 }
 
-/* One packed mc x kc block of A times one packed kc x nc block of B into C. */
+/* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
+ * rows is set, read from rows[p] + col0 + j (pb unused). */
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
-                         const float *pa, const float *pb, float *c, int64_t ldc, float alpha,
-                         float beta) {
+                         const float *pa, const float *pb, const float *const *rows, int64_t col0,
+                         float *c, int64_t ldc, float alpha, float beta) {
     _Alignas(64) float tile[MAX_MR * MAX_NR];
     for (int64_t jr = 0; jr < nc; jr += mk->nr) {
         int cols = (int)min_i64(mk->nr, nc - jr);
         const float *b_panel = pb + jr * kc;
         for (int64_t ir = 0; ir < mc; ir += mk->mr) {
-            int rows = (int)min_i64(mk->mr, mc - ir);
+            int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
             float *c_tile = c + ir * ldc + jr;
-            if (rows == mk->mr && cols == mk->nr) {
-                mk->fn(kc, a_panel, b_panel, c_tile, ldc, alpha, beta);
-            } else {
-                mk->fn(kc, a_panel, b_panel, tile, mk->nr, 1.0f, 0.0f);
-                merge_tile(tile, mk->nr, rows, cols, c_tile, ldc, alpha, beta);
-            }
+            /* the row-pointer form stores only its columns: a partial panel goes straight to C */
+            bool full = rows_here == mk->mr && (cols == mk->nr || rows);
+            float *out = full ? c_tile : tile;
+            int64_t out_ld = full ? ldc : mk->nr;
+            float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
+            if (rows)
+                mk->rows_fn(kc, a_panel, rows, col0 + jr, cols, out, out_ld, out_alpha, out_beta);
+            else
+                mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
+            if (!full)
+                merge_tile(tile, mk->nr, rows_here, cols, c_tile, ldc, alpha, beta);
         }
     }
+}
+
+/* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
+ * form and m has at most this many row panels (each rereads its B from the scattered rows;
+ * packing pays from about there on). */
+#define DIRECT_B_MAX_PANELS 16
+/* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
+ * stack. */
+#define MAX_KC 256
+
+static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
+    return !op->trans_b && mk->rows_fn && mk->kc <= MAX_KC &&
+           round_up(op->m, mk->mr) / mk->mr <= DIRECT_B_MAX_PANELS;
+}
+
+/* The rows of B's k-block from p0 (kc of them) as pointers: b_rows itself, or `room` filled. */
+static const float *const *b_block_rows(const tc_sgemm_op *op, int64_t p0, int64_t kc,
+                                        const float **room) {
+    if (op->b_rows)
+        return op->b_rows + p0;
+    for (int64_t p = 0; p < kc; p++)
+        room[p] = op->b + (p0 + p) * op->ldb;
+    return room;
 }
 
 /* C = beta*C, for k == 0 or alpha == 0 (C not read when beta == 0). */
@@ -461,12 +572,18 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
     const micro_kernel *mk = kernel_for(ws->isa);
     float *pa = align_floats(ws->buffer);
     float *pb = align_floats(pa + pack_a_floats(mk, op->m, op->k));
+    bool in_place = reads_b_in_place(mk, op);
+    const float *row_room[MAX_KC];
     for (int64_t jc = 0; jc < op->n; jc += mk->nc) {
         int64_t nc = min_i64(mk->nc, op->n - jc);
         for (int64_t pc = 0; pc < op->k; pc += mk->kc) {
             int64_t kc = min_i64(mk->kc, op->k - pc);
             float beta = pc == 0 ? op->beta : 1.0f;
-            pack_b(op, pc, kc, jc, nc, mk->nr, pb);
+            const float *const *rows = NULL;
+            if (in_place)
+                rows = b_block_rows(op, pc, kc, row_room);
+            else
+                pack_b(op, pc, kc, jc, nc, mk->nr, pb);
             for (int64_t ic = 0; ic < op->m; ic += mk->mc) {
                 int64_t mc = min_i64(mk->mc, op->m - ic);
                 const float *a_block = pa;
@@ -474,8 +591,8 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
                     a_block = packed_block(mk, packed_a, op->m, pc, ic, kc);
                 else
                     pack_a(op, ic, mc, pc, kc, mk->mr, pa);
-                macro_kernel(mk, mc, nc, kc, a_block, pb, op->c + ic * op->ldc + jc, op->ldc,
-                             op->alpha, beta);
+                macro_kernel(mk, mc, nc, kc, a_block, pb, rows, jc, op->c + ic * op->ldc + jc,
+                             op->ldc, op->alpha, beta);
             }
         }
     }

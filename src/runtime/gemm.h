@@ -5,7 +5,8 @@
  * computes MR x NR tiles of C. The micro-kernel is chosen at run time, by CPU and by problem shape
  * (tc_gemm_isa_for_shape): AVX-512 in 12x32 or 8x48 tiles, AVX2+FMA (6x16) or a portable one
  * (4x8, GCC vector extensions where available). B may also be given as row pointers (b_rows), so
- * that a stride-1 convolution needs no im2col copy. */
+ * that a stride-1 convolution needs no im2col copy. With few rows of A (at most 16 row panels), the
+ * AVX-512 kernels read an untransposed B where it lies instead of packing it. */
 #ifndef TCONV_RUNTIME_GEMM_H
 #define TCONV_RUNTIME_GEMM_H
 

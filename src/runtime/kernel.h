@@ -28,6 +28,31 @@ typedef struct tc_kernel_crop {
     int64_t bias_len;
 } tc_kernel_crop;
 
+/* An elementwise activation the executor fused into this step (Conv or ConvTranspose with a
+ * float32 output, see session_fuse.c): output 0 must come out as the activation of what the
+ * kernel computes (after a fused crop, its zeros and bias included), by the very float operations
+ * of the standalone kernel, which applies it through tc_kernel_activation_apply as well. */
+typedef enum tc_activation_kind {
+    TC_ACTIVATION_RELU = 1,
+    TC_ACTIVATION_LEAKY_RELU, /* alpha */
+    TC_ACTIVATION_CLIP,       /* [lo, hi] = [alpha, beta] */
+    TC_ACTIVATION_SIGMOID,
+    TC_ACTIVATION_TANH,
+} tc_activation_kind;
+
+typedef struct tc_kernel_activation {
+    tc_activation_kind kind;
+    float alpha, beta;
+} tc_kernel_activation;
+
+/* dst[i] = act(src[i]) for i < n; dst may be src (in place). */
+void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, const float *src,
+                                int64_t n);
+/* dst[i] = act(src[i] + bias) (the float sum, then the activation) for i < n; dst and src do not
+ * overlap. One pass for a Conv block's bias and activation. */
+void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src,
+                                     float bias, int64_t n);
+
 struct tc_kernel_ctx {
     const tconv_node *node;
     int64_t opset;                     /* version of the node's domain imported by the model */
@@ -39,16 +64,21 @@ struct tc_kernel_ctx {
     int n_threads;
     tc_thread_pool *pool; /* the helpers for tc_parallel_for; NULL: everything in this thread */
     tc_error *err;        /* messages need not name the node: the executor prefixes it */
-    const tc_kernel_crop *crop;  /* NULL unless the executor fused a Slice/Pad/Add chain */
+    const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
+    const tc_kernel_activation *activation; /* NULL unless the executor fused one */
     tconv_convention convention; /* the session's: how ConvTranspose splits SAME padding */
 };
 
 typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);
 
 /* Allocates output `index` with the given dtype and shape, honouring the session's memory
- * limit. The kernel writes into (*out)->data. */
+ * limit. The kernel writes into (*out)->data, which starts zeroed. */
 tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, tc_rt_tensor **out);
+/* The same for a kernel that writes every element of the output: its bytes may be left from an
+ * earlier value (zeroing them was a whole extra pass over each Conv output). */
+tconv_status tc_kernel_alloc_output_unzeroed(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
+                                             int rank, const int64_t *dims, tc_rt_tensor **out);
 
 /* Scratch memory for one kernel call: `bytes` bytes in buf->data (NULL when bytes is 0), not
  * zeroed, 64-byte aligned. It comes from the session's scratch arena (counted against its memory

@@ -23,6 +23,9 @@
  * narrows its column blocks down to this width for them. */
 #define CONV_TASKS_PER_THREAD 4
 #define CONV_MIN_PARALLEL_COLS 64
+/* Phase planes smaller than this (floats, all channels) are built by the calling thread: a copy
+ * that short costs less than handing it to the pool. */
+#define CONV_MIN_PARALLEL_PLANE_FLOATS (1 << 15)
 
 typedef struct conv_attrs {
     int rank;
@@ -98,6 +101,7 @@ typedef struct conv_job {
     bool direct;                  /* 1x1 identity mapping: the GEMM reads X */
     const float *x, *w, *bias;
     float *y;
+    const tc_kernel_activation *act; /* fused by the executor: applied to each finished block */
     float *packed_w; /* W of every (group, row chunk), packed once for all column blocks */
     size_t packed_chunk_floats;
     tc_conv_scratch scratch;
@@ -156,13 +160,15 @@ static void conv_unit_rows(const conv_job *job, tc_gemm_workspace *gemm, const c
     const float *packed =
         job->packed_w + (size_t)(u->g * job->n_chunks + chunk) * job->packed_chunk_floats;
     tc_sgemm_run_packed(gemm, packed, &op);
-    if (!job->bias)
-        return;
-    for (int64_t c = 0; c < op.m; c++) {
-        float b = job->bias[row0 + c];
+    for (int64_t c = 0; c < op.m && (job->bias || job->act); c++) {
         float *row = y + c * lat->coarse_size;
-        for (int64_t j = 0; j < u->cols; j++)
-            row[j] += b;
+        if (job->bias) {
+            float b = job->bias[row0 + c];
+            for (int64_t j = 0; j < u->cols; j++)
+                row[j] += b;
+        }
+        if (job->act)
+            tc_kernel_activation_apply(job->act, row, row, u->cols);
     }
 }
 
@@ -383,7 +389,7 @@ static void copy_plus(float *restrict y, const float *restrict src, int64_t coun
 }
 
 /* Moves the kept positions of a C block (rows x cols wide positions from q0) into Y, adding the
- * bias. */
+ * bias, then applying the fused activation while they are in cache. */
 static void wide_compact(const conv_job *job, const float *block, int64_t rows, const conv_unit *u,
                          int64_t row0) {
     const tc_lattice *lat = &job->lat;
@@ -402,9 +408,15 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
         }
         int64_t run = tc_min_i64(width - col, u->cols - j);
         int64_t keep = kept ? tc_min_i64(out_width - col, run) : 0;
-        for (int64_t r = 0; r < rows && keep > 0; r++)
-            copy_plus(y + r * lat->coarse_size + out_line * out_width + col,
-                      block + r * u->cols + j, keep, job->bias ? job->bias[row0 + r] : 0.0f);
+        for (int64_t r = 0; r < rows && keep > 0; r++) {
+            float *dst = y + r * lat->coarse_size + out_line * out_width + col;
+            const float *src = block + r * u->cols + j;
+            float b = job->bias ? job->bias[row0 + r] : 0.0f;
+            if (job->act)
+                tc_kernel_activation_apply_plus(job->act, dst, src, b, keep);
+            else
+                copy_plus(dst, src, keep, b);
+        }
         j += run;
     }
 }
@@ -478,8 +490,10 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     job->padded_x = job->x;
     if (padded) {
         job->padded_x = (const float *)(void *)base;
-        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes, phase_planes_task,
-                        job);
+        int plane_threads =
+            planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
+        tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, planes), planes,
+                        phase_planes_task, job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
     tc_parallel_for(ctx->pool, workers, n_tasks, conv_wide_task, job);
@@ -574,6 +588,8 @@ static void depthwise_task(void *vjob, int64_t task, int worker) {
     depthwise_plane plane = {lat, job->x + (n * job->c_in + co / job->cout_g) * lat->fine_size,
                              job->w + co * lat->kernel_size, y};
     tc_lattice_for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
+    if (job->act)
+        tc_kernel_activation_apply(job->act, y, y, lat->coarse_size);
 }
 
 static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
@@ -607,10 +623,17 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, job.lat.coarse, (size_t)job.lat.rank * sizeof(int64_t));
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
+    /* float32: every path writes all of Y (the GEMM all of C, the wide path every kept position,
+     * depthwise fills first); the float64 loop accumulates into zeros */
+    st = ops.x->dtype == TCONV_DTYPE_FLOAT
+             ? tc_kernel_alloc_output_unzeroed(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y)
+             : tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE) {
+        if (ctx->activation) /* the plan fuses only into outputs declared float32 */
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "a fused activation needs a float32 output, X is float64");
         tc_rt_tensor map;
         if ((st = tc_f64_index_map(ctx, &job.lat, &map)) != TCONV_OK)
             return st;
@@ -623,6 +646,7 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     job.w = ops.w->data;
     job.bias = ops.b ? ops.b->data : NULL;
     job.y = y->data;
+    job.act = ctx->activation;
     if (job.group > 1 && job.cin_g == 1)
         return conv_run_depthwise(ctx, &job);
     return conv_run_gemm(ctx, &job);

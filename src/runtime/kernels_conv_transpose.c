@@ -340,6 +340,9 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    if (ops.x->dtype == TCONV_DTYPE_DOUBLE && ctx->activation) /* fused only into float32 */
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "a fused activation needs a float32 output, X is float64");
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE)
         return conv_transpose_f64(ctx, &job, &ops, y);
     double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
@@ -350,7 +353,10 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     job.w = ops.w->data;
     job.bias = bias;
     job.y = y->data;
-    if (job.lat.coarse_size == 1 && !job.direct)
-        return conv_transpose_points(ctx, &job, threads);
-    return conv_transpose_blocks(ctx, &job, threads);
+    st = job.lat.coarse_size == 1 && !job.direct ? conv_transpose_points(ctx, &job, threads)
+                                                 : conv_transpose_blocks(ctx, &job, threads);
+    /* activation fusion (session_fuse.c, helper p2): the final output, crop and bias included */
+    if (st == TCONV_OK && ctx->activation)
+        tc_kernel_activation_apply(ctx->activation, y->data, y->data, y->n_elements);
+    return st;
 }

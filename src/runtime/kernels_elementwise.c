@@ -13,15 +13,146 @@
 #define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
-/* Checks the dtype, allocates an output shaped like input 0. */
+/* Checks the dtype, allocates an output shaped like input 0 (each kernel here writes all of
+ * it). */
 static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_rt_tensor **x,
                                   tc_rt_tensor **y) {
     tconv_status st = tc_kernel_require_input(ctx, 0, x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
     if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
+        st = tc_kernel_alloc_output_unzeroed(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
     return st;
+}
+
+/* e^x for x <= 0 (NaN not allowed), branch-free so the loop vectorizes: Cephes' expf
+ * (x = n ln2 + r, |r| <= ln2 / 2, a degree-6 polynomial, 2^n from the exponent bits), within
+ * 2 ulp; below -87 it gives e^-87, a difference under 2e-38. */
+static inline float exp_nonpositive(float x) {
+    x = x < -87.0f ? -87.0f : x;
+    const float round_magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    float n = (x * 1.44269504088896341f + round_magic) - round_magic;
+    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t bits = ((int32_t)n + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+/* 1 / (1 + e^-v) as e / (1 + e) or 1 / (1 + e) with e = e^-|v|: no overflow, full relative
+ * precision for large negative v (down to -87; e^-87 below, 0 past -104). NaN stays NaN. */
+static inline float sigmoid(float v) {
+    float a = v < 0.0f ? -v : v;
+    float e = exp_nonpositive(a == a ? -a : 0.0f);
+    float s = 1.0f / (1.0f + e);
+    float y = v >= 0.0f ? s : (v < -104.0f ? 0.0f : e * s); /* float's e^-104: 0 */
+    return v == v ? y : v;
+}
+
+/* One value through the activation: the standalone kernels and the fused epilogues (Conv,
+ * ConvTranspose) compute exactly this. Clip is min(max(v, lo), hi), as numpy: with lo > hi every
+ * element becomes hi; NaN stays NaN (so does Relu's). */
+static inline float activation_one(tc_activation_kind kind, float a, float b, float v) {
+    switch (kind) {
+    case TC_ACTIVATION_RELU:
+        return v < 0.0f ? 0.0f : v;
+    case TC_ACTIVATION_LEAKY_RELU:
+        return v < 0.0f ? a * v : v;
+    case TC_ACTIVATION_CLIP: {
+        float t = v < a ? a : v;
+        return t > b ? b : t;
+    }
+    case TC_ACTIVATION_SIGMOID:
+        return sigmoid(v);
+    case TC_ACTIVATION_TANH:
+        return tc_tanh_f32(v);
+    }
+    return v;
+}
+
+/* Separate loops for in place and not: restrict lets GCC vectorize without alias checks, and an
+ * in-place call must not go through restrict pointers. Inlined with a constant kind per call. */
+static inline void activation_span(tc_activation_kind kind, float a, float b, float *restrict dst,
+                                   const float *restrict src, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = activation_one(kind, a, b, src[i]);
+}
+
+/* dst[i] = act(src[i] + b): the sum rounded to float first, as an Add then the activation. */
+static inline void activation_span_plus(tc_activation_kind kind, float a, float b,
+                                        float *restrict dst, const float *restrict src, float bias,
+                                        int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = src[i] + bias;
+        dst[i] = activation_one(kind, a, b, v);
+    }
+}
+
+static inline void activation_in_place(tc_activation_kind kind, float a, float b, float *x,
+                                       int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        x[i] = activation_one(kind, a, b, x[i]);
+}
+
+/* The activations run over whole Conv outputs: on x86-64 Linux each entry point is also built for
+ * AVX-512 and picked at load time (an ifunc), 16 floats a step instead of SSE's 4. The same IEEE
+ * operations either way (C11 mode contracts no a*b+c into an FMA), so the bits do not depend on
+ * the clone. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ACTIVATION_CLONES __attribute__((target_clones("avx512f", "default")))
+#endif
+#endif
+#ifndef ACTIVATION_CLONES
+#define ACTIVATION_CLONES
+#endif
+
+#define ACTIVATION_CASE(KIND)                                                                      \
+    case KIND:                                                                                     \
+        if (dst == src)                                                                            \
+            activation_in_place(KIND, act->alpha, act->beta, dst, n);                              \
+        else                                                                                       \
+            activation_span(KIND, act->alpha, act->beta, dst, src, n);                             \
+        return
+
+ACTIVATION_CLONES void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst,
+                                                  const float *src, int64_t n) {
+    switch (act->kind) {
+        ACTIVATION_CASE(TC_ACTIVATION_RELU);
+        ACTIVATION_CASE(TC_ACTIVATION_LEAKY_RELU);
+        ACTIVATION_CASE(TC_ACTIVATION_CLIP);
+        ACTIVATION_CASE(TC_ACTIVATION_SIGMOID);
+        ACTIVATION_CASE(TC_ACTIVATION_TANH);
+    }
+}
+
+#define ACTIVATION_PLUS_CASE(KIND)                                                                 \
+    case KIND:                                                                                     \
+        activation_span_plus(KIND, act->alpha, act->beta, dst, src, bias, n);                      \
+        return
+
+ACTIVATION_CLONES void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst,
+                                                       const float *src, float bias, int64_t n) {
+    switch (act->kind) {
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_RELU);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_LEAKY_RELU);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_CLIP);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_SIGMOID);
+        ACTIVATION_PLUS_CASE(TC_ACTIVATION_TANH);
+    }
+}
+
+static void activation_f32(tc_activation_kind kind, float a, float b, const tc_rt_tensor *x,
+                           tc_rt_tensor *y) {
+    tc_kernel_activation act = {kind, a, b};
+    tc_kernel_activation_apply(&act, y->data, x->data, x->n_elements);
 }
 
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
@@ -33,10 +164,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         return st;
     int64_t n = x->n_elements;
     if (x->dtype == TCONV_DTYPE_FLOAT) {
-        const float *in = x->data;
-        float *out = y->data;
-        for (int64_t i = 0; i < n; i++)
-            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+        activation_f32(TC_ACTIVATION_RELU, 0.0f, 0.0f, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
@@ -72,61 +200,8 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
             out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
         return TCONV_OK;
     }
-    const float *in = x->data;
-    float *out = y->data;
-    for (int64_t i = 0; i < x->n_elements; i++)
-        out[i] = in[i] < 0.0f ? alpha * in[i] : in[i];
+    activation_f32(TC_ACTIVATION_LEAKY_RELU, alpha, 0.0f, x, y);
     return TCONV_OK;
-}
-
-/* e^x for x <= 0 (NaN not allowed), branch-free so the loop vectorizes: Cephes' expf
- * (x = n ln2 + r, |r| <= ln2 / 2, a degree-6 polynomial, 2^n from the exponent bits), within
- * 2 ulp; below -87 it gives e^-87, a difference under 2e-38. */
-static inline float exp_nonpositive(float x) {
-    x = x < -87.0f ? -87.0f : x;
-    const float round_magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-    float n = (x * 1.44269504088896341f + round_magic) - round_magic;
-    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) << 23;
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
-}
-
-/* 1 / (1 + e^-v) as e / (1 + e) or 1 / (1 + e) with e = e^-|v|: no overflow, full relative
- * precision for large negative v (down to -87; e^-87 below, 0 past -104). NaN stays NaN. */
-static inline float sigmoid(float v) {
-    float a = v < 0.0f ? -v : v;
-    float e = exp_nonpositive(a == a ? -a : 0.0f);
-    float s = 1.0f / (1.0f + e);
-    float y = v >= 0.0f ? s : (v < -104.0f ? 0.0f : e * s); /* float's e^-104: 0 */
-    return v == v ? y : v;
-}
-
-/* restrict: without it GCC keeps the loop scalar (in and out might overlap). */
-static inline __attribute__((always_inline)) void
-sigmoid_loop(float *restrict out, const float *restrict in, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        out[i] = sigmoid(in[i]);
-}
-
-TC_TARGET_AVX2 static void sigmoid_array_avx2(float *restrict out, const float *restrict in,
-                                              int64_t n) {
-    sigmoid_loop(out, in, n);
-}
-
-static void sigmoid_array(float *restrict out, const float *restrict in, int64_t n) {
-    if (tc_cpu_has_avx2())
-        sigmoid_array_avx2(out, in, n);
-    else
-        sigmoid_loop(out, in, n);
 }
 
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
@@ -142,14 +217,8 @@ tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
             out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
         return TCONV_OK;
     }
-    sigmoid_array(y->data, x->data, x->n_elements);
+    activation_f32(TC_ACTIVATION_SIGMOID, 0.0f, 0.0f, x, y);
     return TCONV_OK;
-}
-
-/* restrict: without it GCC keeps the loop scalar (in and out might overlap). */
-static void tanh_array(float *restrict out, const float *restrict in, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        out[i] = tc_tanh_f32(in[i]);
 }
 
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
@@ -165,20 +234,13 @@ tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
             out[i] = tanh(in[i]); /* libm: exact to an ulp */
         return TCONV_OK;
     }
-    tanh_array(y->data, x->data, x->n_elements);
+    activation_f32(TC_ACTIVATION_TANH, 0.0f, 0.0f, x, y);
     return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- Clip */
 
-/* min(max(x, lo), hi), as numpy: with lo > hi every element becomes hi; NaN stays NaN. */
-static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi) {
-    for (int64_t i = 0; i < n; i++) {
-        float v = in[i] < lo ? lo : in[i];
-        out[i] = v > hi ? hi : v;
-    }
-}
-
+/* min(max(x, lo), hi), as numpy (float: activation_one). */
 #define DEFINE_CLIP_INT(name, T)                                                                   \
     static void name(const T *in, T *out, int64_t n, T lo, T hi) {                                 \
         for (int64_t i = 0; i < n; i++) {                                                          \
@@ -205,7 +267,7 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_DOUBLE)
         clip_f64(x->data, y->data, x->n_elements, lo, hi);
     else
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+        activation_f32(TC_ACTIVATION_CLIP, lo, hi, x, y);
     return TCONV_OK;
 }
 
@@ -244,7 +306,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         float lo = has_min ? *(const float *)bmin->data : -INFINITY;
         float hi = has_max ? *(const float *)bmax->data : INFINITY;
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+        activation_f32(TC_ACTIVATION_CLIP, lo, hi, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         double lo = has_min ? *(const double *)bmin->data : -INFINITY;
         double hi = has_max ? *(const double *)bmax->data : INFINITY;

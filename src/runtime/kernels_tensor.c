@@ -148,8 +148,8 @@ tconv_status tc_run_slice(tc_kernel_ctx *ctx) {
         view.strides[a] = count > 1 ? view.strides[a] * p.steps[i] : 0;
         view.dims[a] = count;
     }
-    tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, view.dims, &y);
+    tc_rt_tensor *y; /* the copy writes every element */
+    st = tc_kernel_alloc_output_unzeroed(ctx, 0, x->dtype, x->rank, view.dims, &y);
     if (st == TCONV_OK)
         tc_strided_copy(&view, x, y);
     return st;
@@ -629,8 +629,8 @@ tconv_status tc_run_transpose(tc_kernel_ctx *ctx) {
         view.dims[i] = x->dims[axes[i]];
         view.strides[i] = src.strides[axes[i]];
     }
-    tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, view.dims, &y);
+    tc_rt_tensor *y; /* the copy writes every element */
+    st = tc_kernel_alloc_output_unzeroed(ctx, 0, x->dtype, x->rank, view.dims, &y);
     if (st == TCONV_OK)
         tc_strided_copy(&view, x, y);
     return st;

@@ -24,7 +24,8 @@ typedef struct tc_session_options {
      * it must outlive the session), or NULL for the session's own (made when n_threads is not 1,
      * its threads started on first use and stopped by tc_session_free). */
     tc_thread_pool *pool;
-    /* Run the graph as written: no ConvTranspose -> Slice -> Pad -> Add fusion (session_fuse.c).
+    /* Run the graph as written: no ConvTranspose -> Slice -> Pad -> Add fusion and no activation
+     * fusion into Conv/ConvTranspose (session_fuse.c).
      * A proof sets it, so that the Slice, Pad and Add a backend runs are what it checks. */
     bool unfused;
     /* Whose pad split the ConvTranspose kernel uses for SAME auto_pad (ONNX by default): what

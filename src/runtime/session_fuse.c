@@ -9,6 +9,8 @@
  * pass (the runtime never runs passes). */
 #include "runtime/session_internal.h"
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -274,6 +276,131 @@ tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_err
         if (!is_op(plan->steps[i].node, "ConvTranspose") || plan->steps[i].crop)
             continue;
         tconv_status st = fuse_chain(session, plan, i, err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+/* ---- Activation fusion. A Conv or ConvTranspose (with its fused crop chain, if any) whose
+ * float32 result is read only by an elementwise activation (Relu, LeakyRelu, Clip with constant
+ * bounds, Sigmoid, Tanh) applies it to each output block while that is still in cache; the
+ * activation's step just moves the result along. Same float operations as the standalone
+ * kernel (tc_kernel_activation_apply), so the result is the same bits. */
+
+/* The slot holding step p's final result: its output, or the last step of its fused crop chain. */
+static uint32_t chain_result(const tc_graph_plan *plan, size_t p) {
+    uint32_t slot = plan->steps[p].outputs[0];
+    for (size_t i = p + 1; i < plan->n_steps && (plan->steps[p].crop || plan->steps[p].folded);
+         i++) {
+        const tc_step_plan *st = &plan->steps[i];
+        size_t k = st->forward_from;
+        if (st->forwards_input && k < st->n_inputs && st->inputs[k].up == 0 &&
+            st->inputs[k].slot == slot && st->n_outputs >= 1)
+            slot = st->outputs[0];
+    }
+    return slot;
+}
+
+/* A Clip bound: absent (the default), else a constant float scalar. */
+static bool clip_bound_const(const tc_graph_plan *plan, const tc_step_plan *step, size_t k,
+                             float *bound) {
+    if (!has_input(step, k))
+        return true;
+    const tc_rt_tensor *t = const_input(plan, step, k);
+    if (!t || t->dtype != TCONV_DTYPE_FLOAT || t->n_elements != 1)
+        return false;
+    *bound = ((const float *)t->data)[0];
+    return true;
+}
+
+/* The activation a step computes, when it is one the Conv kernels can apply. */
+static bool read_activation(const tc_graph_plan *plan, const tc_step_plan *step,
+                            tc_kernel_activation *act) {
+    const tconv_node *node = step->node;
+    tc_error err;
+    memset(act, 0, sizeof *act);
+    if (is_op(node, "Relu")) {
+        act->kind = TC_ACTIVATION_RELU;
+    } else if (is_op(node, "Sigmoid")) {
+        act->kind = TC_ACTIVATION_SIGMOID;
+    } else if (is_op(node, "Tanh")) {
+        act->kind = TC_ACTIVATION_TANH;
+    } else if (is_op(node, "LeakyRelu")) {
+        act->kind = TC_ACTIVATION_LEAKY_RELU;
+        return tc_node_attr_float(node, "alpha", 0.01f, &act->alpha, &err) == TCONV_OK;
+    } else if (is_op(node, "Clip")) {
+        act->kind = TC_ACTIVATION_CLIP;
+        if (step->opset < 11)
+            return tc_node_attr_float(node, "min", -FLT_MAX, &act->alpha, &err) == TCONV_OK &&
+                   tc_node_attr_float(node, "max", FLT_MAX, &act->beta, &err) == TCONV_OK;
+        act->alpha = -INFINITY;
+        act->beta = INFINITY;
+        return clip_bound_const(plan, step, 1, &act->alpha) &&
+               clip_bound_const(plan, step, 2, &act->beta);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool declared_float(const tconv_node *node) {
+    return node->n_outputs >= 1 && node->outputs[0] &&
+           node->outputs[0]->type.dtype == TCONV_DTYPE_FLOAT;
+}
+
+/* Input k is absent, a float32 constant or declared float32. */
+static bool input_float(const tc_graph_plan *plan, const tc_step_plan *step, size_t k) {
+    if (!has_input(step, k))
+        return true;
+    const tc_rt_tensor *t = const_input(plan, step, k);
+    if (t)
+        return t->dtype == TCONV_DTYPE_FLOAT;
+    const tconv_value *v = k < step->node->n_inputs ? step->node->inputs[k] : NULL;
+    return v && v->type.dtype == TCONV_DTYPE_FLOAT;
+}
+
+/* The producer's result is float32 when it runs: declared so, or all its inputs are float32
+ * (then no float16 input makes the executor widen them and round the result back, which would
+ * round between the Conv and the activation: session_half.c). */
+static bool float_result(const tc_graph_plan *plan, const tc_step_plan *producer) {
+    if (declared_float(producer->node))
+        return true;
+    for (size_t k = 0; k < producer->n_inputs; k++) {
+        if (!input_float(plan, producer, k))
+            return false;
+    }
+    return true;
+}
+
+static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, size_t p,
+                                    tc_error *err) {
+    tc_step_plan *producer = &plan->steps[p];
+    if (producer->n_outputs < 1 || producer->outputs[0] == TCONV_NO_SLOT ||
+        !float_result(plan, producer))
+        return TCONV_OK;
+    size_t input = 0;
+    uint32_t slot = chain_result(plan, p);
+    ptrdiff_t next = sole_reader(plan, slot, p, &input);
+    tc_kernel_activation act;
+    if (next < 0 || input != 0 || !read_activation(plan, &plan->steps[next], &act))
+        return TCONV_OK;
+    tc_kernel_activation *kept = tc_arena_alloc(session->arena, sizeof *kept);
+    if (!kept)
+        return tc_error_nomem(err, "an execution plan");
+    *kept = act;
+    producer->activation = kept;
+    plan->steps[next].forwards_input = true;
+    plan->steps[next].forward_from = 0;
+    return TCONV_OK;
+}
+
+tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err) {
+    for (size_t i = 0; i < plan->n_steps; i++) {
+        const tconv_node *node = plan->steps[i].node;
+        if ((!is_op(node, "Conv") && !is_op(node, "ConvTranspose")) || plan->steps[i].activation)
+            continue;
+        tconv_status st = fuse_activation(session, plan, i, err);
         if (st != TCONV_OK)
             return st;
     }

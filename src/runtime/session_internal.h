@@ -53,6 +53,9 @@ typedef struct tc_step_plan {
     /* A Shape folded into a plan constant whose input's shape came from inference: the step
      * checks the actual shape against it (session_constfold.c). */
     const tc_shape_guard *shape_guard;
+    /* Activation fusion (session_fuse.c): the producer applies it (passed to its kernel) and the
+     * activation's step only moves the result along. */
+    const tc_kernel_activation *activation;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
     bool half_native;     /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
     /* BatchNormalization folding (session_fold.c): NULL, or TC_FOLD_TENSORS plan-owned float
@@ -196,6 +199,10 @@ tconv_status tc_plan_fold_constants(tc_session *session, tc_graph_plan *plan, tc
  * the plan. Any plan-time computed constant goes through here (session_constfold.c). */
 tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, uint32_t slot,
                                     tc_rt_tensor *t);
+/* Fuses an elementwise activation (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh)
+ * that alone reads a Conv's or ConvTranspose's float32 result (after its fused crop chain) into
+ * that kernel (session_fuse.c). Runs after tc_plan_fuse_crops. Fails only for memory. */
+tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err);
 
 /* What the memory plan knows about one run: values of symbolic dims (dim_param) that the
  * caller's inputs or bindings fixed, and, once the caller's inputs exist, their bytes. */
@@ -255,6 +262,9 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
 /* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
 tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
                               const int64_t *dims, tc_error *err);
+/* The same for a caller that writes every element: a recycled buffer is not zeroed first. */
+tconv_status tc_session_alloc_unzeroed(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
+                                       int rank, const int64_t *dims, tc_error *err);
 void tc_session_release(tc_session *session, tc_rt_tensor *t);
 
 /* ---- the executor (session.c) */

@@ -112,6 +112,24 @@ static inline tconv_status rtt_run(tconv_model *m, const tc_rt_tensor *inputs, s
     return st;
 }
 
+/* Creates a session with `options` (NULL: the defaults), runs it, asserting success (the message
+ * printed otherwise), and returns the kernel calls it made. */
+static inline uint64_t rtt_run_counted(tconv_model *m, const tc_session_options *options,
+                                       const tc_rt_tensor *inputs, size_t n_inputs,
+                                       tc_rt_tensor *outputs) {
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, options, &s, &err), TCONV_OK);
+    tconv_status st = tc_session_run(s, inputs, n_inputs, outputs, &err);
+    if (st != TCONV_OK)
+        print_error("%s\n", err.message);
+    assert_int_equal(st, TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    tc_session_free(s);
+    return stats.n_kernel_calls;
+}
+
 static inline void rtt_assert_floats(const tc_rt_tensor *t, const float *expected, size_t n) {
     assert_int_equal(t->dtype, TCONV_DTYPE_FLOAT);
     assert_int_equal(t->n_elements, (int64_t)n);

@@ -64,17 +64,7 @@ static tc_rt_tensor run_chain(tconv_model *m, uint64_t *kernel_calls) {
     tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, x_dims, x);
     tc_rt_tensor out[2];
     memset(out, 0, sizeof out);
-    tc_session *s = NULL;
-    tc_error err;
-    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
-    tconv_status st = tc_session_run(s, &in, 1, out, &err);
-    if (st != TCONV_OK)
-        print_error("%s\n", err.message);
-    assert_int_equal(st, TCONV_OK);
-    tc_session_stats stats;
-    tc_session_get_stats(s, &stats);
-    *kernel_calls = stats.n_kernel_calls;
-    tc_session_free(s);
+    *kernel_calls = rtt_run_counted(m, NULL, &in, 1, out);
     tc_rt_tensor_release(&in);
     tc_rt_tensor_release(&out[1]);
     return out[0];

@@ -236,6 +236,22 @@ static void test_threaded(void **state) {
 }
 
 /* A packed once and reused: several k blocks (kc 256) and m blocks (mc 144), both layouts. */
+/* Packs op's A for isa and runs `run` (op with what the packed path must not read changed) on
+ * it. */
+static void run_prepacked(tc_gemm_isa isa, const tc_sgemm_op *op, const tc_sgemm_op *run) {
+    tc_gemm_workspace ws;
+    tc_gemm_workspace_init(&ws, isa);
+    tc_error err;
+    assert_int_equal(tc_gemm_workspace_reserve(&ws, op->m, op->n, op->k, &err), TCONV_OK);
+    size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, op->m, op->k);
+    float *packed = malloc(n_packed * sizeof(float));
+    assert_non_null(packed);
+    tc_sgemm_pack_a(ws.isa, op->trans_a, op->m, op->k, op->a, op->lda, packed);
+    tc_sgemm_run_packed(&ws, packed, run);
+    free(packed);
+    tc_gemm_workspace_release(&ws);
+}
+
 static void test_prepacked_a(void **state) {
     (void)state;
     uint64_t rng = 6;
@@ -253,20 +269,53 @@ static void test_prepacked_a(void **state) {
                                   .beta = 0.5f};
                 matrices mx = make_matrices(&op, 1, &rng);
                 naive_sgemm(&op, mx.want);
-                tc_gemm_workspace ws;
-                tc_gemm_workspace_init(&ws, ALL_ISAS[isa]);
-                tc_error err;
-                assert_int_equal(tc_gemm_workspace_reserve(&ws, op.m, op.n, op.k, &err), TCONV_OK);
-                size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, op.m, op.k);
-                float *packed = malloc(n_packed * sizeof(float));
-                assert_non_null(packed);
-                tc_sgemm_pack_a(ws.isa, op.trans_a, op.m, op.k, op.a, op.lda, packed);
                 tc_sgemm_op no_a = op;
                 no_a.a = NULL; /* must not be read */
-                tc_sgemm_run_packed(&ws, packed, &no_a);
+                run_prepacked(ALL_ISAS[isa], &op, &no_a);
                 expect_result(&op, &mx, "prepacked");
-                free(packed);
-                tc_gemm_workspace_release(&ws);
+                free_matrices(&mx);
+            }
+        }
+    }
+}
+
+/* B given as row pointers (b_rows), in reverse order of the rows stored: products with few row
+ * panels read B in place (full column panels) and pack only the partial one; more rows pack it.
+ * Shapes cross both, partial row and column tiles, several kc blocks, and alpha/beta. */
+static void test_b_rows(void **state) {
+    (void)state;
+    uint64_t rng = 8;
+    static const int64_t shapes[][3] = {{8, 96, 72},    {5, 61, 9},    {12, 100, 300}, {64, 49, 27},
+                                        {70, 130, 600}, {150, 33, 17}, {200, 50, 40}};
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            for (int scaled = 0; scaled < 2; scaled++) {
+                tc_sgemm_op op = {.m = shapes[s][0],
+                                  .n = shapes[s][1],
+                                  .k = shapes[s][2],
+                                  .alpha = scaled ? 0.5f : 1.0f,
+                                  .beta = scaled ? 2.0f : 0.0f};
+                matrices mx = make_matrices(&op, 3, &rng);
+                /* B's rows stored bottom up, so only the pointers give their order */
+                float *flipped = malloc((size_t)(op.k * op.ldb) * sizeof(float));
+                const float **rows = malloc((size_t)op.k * sizeof *rows);
+                assert_non_null(flipped);
+                assert_non_null(rows);
+                for (int64_t p = 0; p < op.k; p++) {
+                    float *row = flipped + (op.k - 1 - p) * op.ldb;
+                    memcpy(row, op.b + p * op.ldb, (size_t)op.n * sizeof(float));
+                    rows[p] = row;
+                }
+                naive_sgemm(&op, mx.want);
+                tc_sgemm_op by_rows = op;
+                by_rows.b = NULL; /* must not be read */
+                by_rows.b_rows = rows;
+                run_prepacked(ALL_ISAS[isa], &op, &by_rows);
+                expect_result(&op, &mx, tc_gemm_isa_name(ALL_ISAS[isa]));
+                free(rows);
+                free(flipped);
                 free_matrices(&mx);
             }
         }
@@ -310,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_degenerate),
         cmocka_unit_test(test_threaded),
         cmocka_unit_test(test_prepacked_a),
+        cmocka_unit_test(test_b_rows),
         cmocka_unit_test(test_isa_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
