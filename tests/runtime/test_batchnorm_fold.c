@@ -28,6 +28,7 @@ typedef struct fold_spec {
     bool pad_add;       /* ... -> Pad -> Add (bias) -> BatchNormalization, no B */
     bool x_computed;    /* X comes from a node (Relu), its dtype undeclared */
     bool x_double;      /* X comes from a Cast to double: not W's type, an invalid graph */
+    bool relu_after;    /* the BatchNormalization's result goes through a Relu */
     tconv_dtype dtype;  /* FLOAT or FLOAT16 */
 } fold_spec;
 
@@ -128,8 +129,12 @@ static tconv_model *fold_model(const fold_spec *c) {
                            ? rtt_input(g, names[k], c->dtype, 1, cd)
                            : init_values(g, names[k], c->dtype, 1, cd, prm[k], C_OUT);
     }
-    tconv_node *bn = rtt_node(g, "BatchNormalization", "bn", bn_in, 5, (const char *[]){"y"}, 1);
+    tconv_node *bn = rtt_node(g, "BatchNormalization", "bn", bn_in, 5,
+                              (const char *[]){c->relu_after ? "bn_out" : "y"}, 1);
     assert_int_equal(tc_node_set_attr_float(bn, "epsilon", 1e-3f, &err), TCONV_OK);
+    if (c->relu_after)
+        rtt_node(g, "Relu", "act", (tconv_value *[]){rtt_value(g, "bn_out")}, 1,
+                 (const char *[]){"y"}, 1);
     rtt_output(g, "y");
     if (c->expose)
         rtt_output(g, "t");
@@ -235,6 +240,21 @@ static void test_conv_2d(void **state) {
     for (int bias = 0; bias < 2; bias++) {
         fold_spec c = {.spatial = 2, .group = 1, .bias = bias, .dtype = TCONV_DTYPE_FLOAT};
         check_fold(&c, 2, 1, F32_TOL);
+    }
+}
+
+/* The Relu after a folded BatchNormalization fuses into the convolution too (session_fuse.c
+ * follows the folded step's forwarding): one kernel call instead of three. */
+static void test_relu_after_fold(void **state) {
+    (void)state;
+    for (int transpose = 0; transpose < 2; transpose++) {
+        fold_spec c = {.transpose = transpose,
+                       .spatial = 2,
+                       .group = 1,
+                       .bias = true,
+                       .relu_after = true,
+                       .dtype = TCONV_DTYPE_FLOAT};
+        check_fold(&c, 3, 1, F32_TOL);
     }
 }
 
@@ -414,11 +434,12 @@ static void test_folded_constants(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv_2d),          cmocka_unit_test(test_conv_transpose_2d),
-        cmocka_unit_test(test_groups),           cmocka_unit_test(test_1d_and_3d),
-        cmocka_unit_test(test_x_computed),       cmocka_unit_test(test_x_type_mismatch),
-        cmocka_unit_test(test_after_fused_crop), cmocka_unit_test(test_float16),
-        cmocka_unit_test(test_not_folded),       cmocka_unit_test(test_folded_constants),
+        cmocka_unit_test(test_conv_2d),           cmocka_unit_test(test_relu_after_fold),
+        cmocka_unit_test(test_conv_transpose_2d), cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_1d_and_3d),         cmocka_unit_test(test_x_computed),
+        cmocka_unit_test(test_x_type_mismatch),   cmocka_unit_test(test_after_fused_crop),
+        cmocka_unit_test(test_float16),           cmocka_unit_test(test_not_folded),
+        cmocka_unit_test(test_folded_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
