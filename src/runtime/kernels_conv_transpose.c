@@ -226,18 +226,19 @@ static void conv_transpose_lattice(const tc_conv_transpose_geometry *g, tc_latti
  * strides of 4 and up that costs more than the GEMM. Same FLOPs, but over the super-pixel grid
  * (X grown by T - 1 per axis). */
 
-/* The sub-pixel form when the last axis' stride is at least this, or input channels per group
- * at most SUBPIXEL_MAX_CIN: col2im's work per GEMM flop grows with the stride and falls with
- * the input channels. Measured here: FCN's k16 s8 and MelGAN's k16 s8 23% and a few percent
- * faster; DCGAN's k4 s2 (16 to 128 input channels) 8%, depthwise k4 s2 30%; k4 s2 with 64 and
- * 256 input channels (bench/gen_layers.py) 3-8% slower, so not those. */
+/* The sub-pixel form when the last axis' stride is at least this, or (stride 2 and 3) input
+ * channels per group at most SUBPIXEL_MAX_CIN: col2im's work per GEMM flop grows with the stride
+ * and falls with the input channels. Measured here (thread CPU time, 1 thread): FCN's k16 s8
+ * 20-25% faster, MelGAN's k16 s8 even; depthwise k4 s2 (grouped_upsampler) 30% faster; k4 s2
+ * with 16 to 256 input channels (DCGAN, bench/gen_layers.py) 2-10% slower, and stride 1 (a
+ * plain correlation over a grid grown by the kernel) much slower, so not those. */
 #define SUBPIXEL_MIN_STRIDE 4
-#define SUBPIXEL_MAX_CIN 32
+#define SUBPIXEL_MAX_CIN 8
 
 static bool subpixel_fits(const conv_transpose_job *job) {
     const tc_lattice *lat = &job->lat;
     bool overlaps = false;
-    if (tc_lattice_is_identity(lat) || lat->coarse_size <= 1 ||
+    if (tc_lattice_is_identity(lat) || lat->coarse_size <= 1 || lat->strides[lat->rank - 1] < 2 ||
         (lat->strides[lat->rank - 1] < SUBPIXEL_MIN_STRIDE && job->cin_g > SUBPIXEL_MAX_CIN))
         return false;
     for (int i = 0; i < lat->rank; i++) {
