@@ -529,7 +529,8 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
+    /* every path fills each Y plane (bias or 0) before adding into it */
+    st = tc_kernel_alloc_output_uninit(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE)

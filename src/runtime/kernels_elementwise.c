@@ -12,14 +12,15 @@
 #define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
-/* Checks the dtype, allocates an output shaped like input 0. */
+/* Checks the dtype, allocates an output shaped like input 0 (not zeroed: every kernel here
+ * writes each element). */
 static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_rt_tensor **x,
                                   tc_rt_tensor **y) {
     tconv_status st = tc_kernel_require_input(ctx, 0, x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
     if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
+        st = tc_kernel_alloc_output_uninit(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
     return st;
 }
 

@@ -290,8 +290,8 @@ static tconv_status run_unary_with(tc_kernel_ctx *ctx, unary_op op, uint32_t dty
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
-    if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
+    if (st == TCONV_OK) /* ew_run writes every element */
+        st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, x->dims, &y);
     tc_bcast bc;
     const tc_rt_tensor *operands[2] = {y, x};
     if (st == TCONV_OK)
@@ -742,7 +742,9 @@ static tconv_status run_variadic(tc_kernel_ctx *ctx, binary_op op, uint32_t dtyp
     const tc_rt_tensor *in0 = tc_kernel_input(ctx, 0);
     bool boolean = op >= B_EQ && op <= B_XOR;
     tc_rt_tensor *out;
-    st = tc_kernel_alloc_output(ctx, 0, boolean ? TCONV_DTYPE_BOOL : in0->dtype, rank, dims, &out);
+    /* written whole: the copy below, or apply_binary's ew_run over every element */
+    st = tc_kernel_alloc_output_uninit(ctx, 0, boolean ? TCONV_DTYPE_BOOL : in0->dtype, rank, dims,
+                                       &out);
     *result = out;
     if (st != TCONV_OK)
         return st;

@@ -45,9 +45,10 @@ static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64
            tc_mul_i64(*n, (int64_t)tc_rt_dtype_size(dtype), bytes);
 }
 
-/* Gives t a zeroed cached buffer of exactly the size it needs, when there is one. */
+/* Gives t a cached buffer of exactly the size it needs, when there is one; zeroed unless the
+ * caller writes every byte itself. */
 static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                       const int64_t *dims) {
+                       const int64_t *dims, bool zero) {
     int64_t n, bytes;
     if (c->n == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes) || bytes <= 0 ||
         tc_rt_dtype_size(dtype) == 0)
@@ -63,7 +64,8 @@ static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, i
         memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
         t->n_elements = n;
         t->owns_data = true;
-        memset(t->data, 0, t->nbytes);
+        if (zero)
+            memset(t->data, 0, t->nbytes);
         c->bytes -= t->nbytes;
         c->data[i] = c->data[--c->n];
         c->nbytes[i] = c->nbytes[c->n];
@@ -110,15 +112,15 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
     return *out ? TCONV_OK : tc_error_nomem(err, what);
 }
 
-tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                              const int64_t *dims, tc_error *err) {
+static tconv_status session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                                  const int64_t *dims, bool zero, tc_error *err) {
     tc_rt_tensor tmp;
     if (session) {
         tconv_status st = tc_session_check_limit(session, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }
-    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims)) {
+    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims, zero)) {
         tconv_status st = tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
@@ -131,6 +133,16 @@ tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype 
         session->stats.n_allocations++;
     }
     return TCONV_OK;
+}
+
+tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                              const int64_t *dims, tc_error *err) {
+    return session_alloc(session, t, dtype, rank, dims, true, err);
+}
+
+tconv_status tc_session_alloc_uninit(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
+                                     int rank, const int64_t *dims, tc_error *err) {
+    return session_alloc(session, t, dtype, rank, dims, false, err);
 }
 
 void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
