@@ -24,6 +24,67 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
     return st;
 }
 
+/* ---------------------------------------------------------------- float32, split over threads
+ *
+ * The float32 bodies run over ranges of elements (tc_parallel_ranges): a large tensor is split
+ * over the session's threads, a small one runs in the calling thread. */
+
+typedef enum f32_op { F32_RELU, F32_LEAKY_RELU, F32_SIGMOID, F32_TANH, F32_CLIP } f32_op;
+
+typedef struct f32_job {
+    f32_op op;
+    const float *in;
+    float *out;
+    float alpha, lo, hi; /* LeakyRelu's slope; Clip's bounds */
+} f32_job;
+
+/* Work per element (parallel.h): the polynomial tanh about 4 streamed elements, sigmoid's expf
+ * a libm call. */
+#define COST_STREAM TCONV_PARALLEL_COST_STREAM
+#define COST_TANH (4.0 * TCONV_PARALLEL_COST_STREAM)
+#define COST_SIGMOID TCONV_PARALLEL_COST_LIBM
+
+static float sigmoid(float v);
+static void tanh_array(float *restrict out, const float *restrict in, int64_t n);
+static void clip_f32(const float *in, float *out, int64_t n, float lo, float hi);
+
+static void f32_range(void *vjob, int64_t begin, int64_t end) {
+    const f32_job *job = vjob;
+    const float *restrict in = job->in + begin;
+    float *restrict out = job->out + begin;
+    int64_t n = end - begin;
+    float alpha = job->alpha;
+    switch (job->op) {
+    case F32_RELU:
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+        break;
+    case F32_LEAKY_RELU:
+        for (int64_t i = 0; i < n; i++)
+            out[i] = in[i] < 0.0f ? alpha * in[i] : in[i];
+        break;
+    case F32_SIGMOID:
+        for (int64_t i = 0; i < n; i++)
+            out[i] = sigmoid(in[i]);
+        break;
+    case F32_TANH:
+        tanh_array(out, in, n);
+        break;
+    case F32_CLIP:
+        clip_f32(in, out, n, job->lo, job->hi);
+        break;
+    }
+}
+
+static void run_f32(tc_kernel_ctx *ctx, f32_job job, const tc_rt_tensor *x, tc_rt_tensor *y) {
+    static const double costs[] = {COST_STREAM, COST_STREAM, COST_SIGMOID, COST_TANH, COST_STREAM};
+    job.in = x->data;
+    job.out = y->data;
+    /* whole cache lines per range, at least 4096 elements */
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, x->n_elements, costs[job.op], 16, 4096, f32_range,
+                       &job);
+}
+
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
@@ -33,10 +94,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         return st;
     int64_t n = x->n_elements;
     if (x->dtype == TCONV_DTYPE_FLOAT) {
-        const float *in = x->data;
-        float *out = y->data;
-        for (int64_t i = 0; i < n; i++)
-            out[i] = in[i] < 0.0f ? 0.0f : in[i]; /* NaN stays NaN */
+        run_f32(ctx, (f32_job){.op = F32_RELU}, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
@@ -72,10 +130,7 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
             out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
         return TCONV_OK;
     }
-    const float *in = x->data;
-    float *out = y->data;
-    for (int64_t i = 0; i < x->n_elements; i++)
-        out[i] = in[i] < 0.0f ? alpha * in[i] : in[i];
+    run_f32(ctx, (f32_job){.op = F32_LEAKY_RELU, .alpha = alpha}, x, y);
     return TCONV_OK;
 }
 
@@ -99,10 +154,7 @@ tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
             out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
         return TCONV_OK;
     }
-    const float *in = x->data;
-    float *out = y->data;
-    for (int64_t i = 0; i < x->n_elements; i++)
-        out[i] = sigmoid(in[i]);
+    run_f32(ctx, (f32_job){.op = F32_SIGMOID}, x, y);
     return TCONV_OK;
 }
 
@@ -125,7 +177,7 @@ tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
             out[i] = tanh(in[i]); /* libm: exact to an ulp */
         return TCONV_OK;
     }
-    tanh_array(y->data, x->data, x->n_elements);
+    run_f32(ctx, (f32_job){.op = F32_TANH}, x, y);
     return TCONV_OK;
 }
 
@@ -165,7 +217,7 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_DOUBLE)
         clip_f64(x->data, y->data, x->n_elements, lo, hi);
     else
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+        run_f32(ctx, (f32_job){.op = F32_CLIP, .lo = lo, .hi = hi}, x, y);
     return TCONV_OK;
 }
 
@@ -204,7 +256,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         float lo = has_min ? *(const float *)bmin->data : -INFINITY;
         float hi = has_max ? *(const float *)bmax->data : INFINITY;
-        clip_f32(x->data, y->data, x->n_elements, lo, hi);
+        run_f32(ctx, (f32_job){.op = F32_CLIP, .lo = lo, .hi = hi}, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         double lo = has_min ? *(const double *)bmin->data : -INFINITY;
         double hi = has_max ? *(const double *)bmax->data : INFINITY;

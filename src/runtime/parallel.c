@@ -206,6 +206,35 @@ int tc_parallel_threads_for_work(int n_threads, double flops) {
     return n_threads;
 }
 
+typedef struct range_job {
+    tc_range_fn fn;
+    void *ctx;
+    int64_t n_items, chunk;
+} range_job;
+
+static void range_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    const range_job *job = vjob;
+    int64_t begin = task * job->chunk, end = begin + job->chunk;
+    job->fn(job->ctx, begin, end < job->n_items ? end : job->n_items);
+}
+
+void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, double cost,
+                        int64_t granule, int64_t min_items, tc_range_fn fn, void *ctx) {
+    if (n_items <= 0)
+        return;
+    int threads = pool ? tc_parallel_threads_for_work(n_threads, (double)n_items * cost) : 1;
+    if (threads <= 1) {
+        fn(ctx, 0, n_items);
+        return;
+    }
+    int64_t tasks = (int64_t)threads * 4, g = granule > 0 ? granule : 1;
+    int64_t chunk = (n_items + tasks - 1) / tasks;
+    chunk = chunk < min_items ? min_items : chunk;
+    range_job job = {.fn = fn, .ctx = ctx, .n_items = n_items, .chunk = (chunk + g - 1) / g * g};
+    tc_parallel_for(pool, threads, (n_items + job.chunk - 1) / job.chunk, range_task, &job);
+}
+
 /* Publishes job to the pool for up to workers - 1 helpers; false when the pool is in use. */
 static bool publish(tc_thread_pool *pool, parallel_job *job, int workers) {
     pthread_mutex_lock(&pool->mutex);
