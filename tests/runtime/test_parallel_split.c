@@ -1,6 +1,7 @@
 /* The shared split of elementwise-style work (tc_parallel_ranges, parallel.h): every item runs
  * exactly once, in ranges of whole granules, in the calling thread alone when the work is small;
- * and the elementwise kernels built on it give the same bits on 1 and on several threads. */
+ * and the kernels built on it (elementwise, Concat) give the same bits on 1 and on several
+ * threads. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -134,10 +135,58 @@ static void test_elementwise_threads_agree(void **state) {
     free(x);
 }
 
+/* Concat of three inputs (one empty along the axis) on each axis, large enough to split over
+ * threads, against an element-by-element concatenation. */
+static void test_concat_threads(void **state) {
+    (void)state;
+    static const int64_t base[3] = {60, 60, 60}; /* 172 KiB out: split over threads */
+    static const int64_t sizes[3] = {5, 0, 7};   /* each input's extent along the axis */
+    uint64_t rng = 23;
+    for (int axis = 0; axis < 3; axis++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            kernel_harness h;
+            kh_init(&h, "Concat", 1);
+            h.n_threads = threads;
+            kh_attr_int(&h, "axis", axis);
+            const tc_rt_tensor *in[3];
+            int64_t out_dims[3] = {base[0], base[1], base[2]};
+            out_dims[axis] = 0;
+            for (int i = 0; i < 3; i++) {
+                int64_t d[3] = {base[0], base[1], base[2]};
+                d[axis] = sizes[i];
+                out_dims[axis] += sizes[i];
+                tc_rt_tensor *t = kh_input(&h, 3, d, NULL);
+                kh_fill_random(t->data, t->n_elements, &rng);
+                in[i] = t;
+            }
+            kh_run_ok(&h);
+            const tc_rt_tensor *y = &h.outputs[0];
+            kh_expect_shape(y, 3, out_dims);
+            const float *got = y->data;
+            int64_t idx[3];
+            for (idx[0] = 0; idx[0] < out_dims[0]; idx[0]++)
+                for (idx[1] = 0; idx[1] < out_dims[1]; idx[1]++)
+                    for (idx[2] = 0; idx[2] < out_dims[2]; idx[2]++) {
+                        int64_t k = idx[axis], i = 0;
+                        while (k >= sizes[i])
+                            k -= sizes[i++];
+                        int64_t s[3] = {idx[0], idx[1], idx[2]}, *d = (int64_t *)in[i]->dims;
+                        s[axis] = k;
+                        float want =
+                            ((const float *)in[i]->data)[(s[0] * d[1] + s[1]) * d[2] + s[2]];
+                        assert_true(got[(idx[0] * out_dims[1] + idx[1]) * out_dims[2] + idx[2]] ==
+                                    want);
+                    }
+            kh_free(&h);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_cover_each_item_once),
         cmocka_unit_test(test_elementwise_threads_agree),
+        cmocka_unit_test(test_concat_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
