@@ -29,6 +29,7 @@ typedef struct conv_transpose_job {
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t chunk_channels, n_chunks, block_cols;
     int64_t n_blocks; /* sub-pixel: column blocks per (batch, group) */
+    bool covers;      /* sub-pixel: the blocks set every Y position (no fill first) */
     tc_gemm_isa isa;  /* the GEMM kernel, for the chunk's rows and block's columns */
     bool direct;      /* 1x1 identity mapping: the GEMM writes Y */
     const float *x, *w, *bias;
@@ -139,7 +140,11 @@ static void subpixel_task(void *vjob, int64_t task, int worker) {
     op.ldc = op.n;
     tc_sgemm_run_packed(&ws->gemm, job->packed_w + (size_t)g * job->packed_chunk, &op);
     float *y = job->y + (n * job->c_out + g * job->cout_g) * lat->fine_size;
-    tc_col2im_block(lat, ws->col, job->cout_g, p0, op.n, y);
+    if (job->covers)
+        tc_col2im_block_store(lat, ws->col, job->cout_g, p0, op.n,
+                              job->bias ? job->bias + g * job->cout_g : NULL, y);
+    else
+        tc_col2im_block(lat, ws->col, job->cout_g, p0, op.n, y);
 }
 
 /* Task: one Y plane (batch item, channel). */
@@ -276,6 +281,13 @@ static bool subpixel_plan(conv_transpose_job *job) {
     tc_lattice_finish(lat);
     job->taps_rows = job->cin_g * taps->kernel_size;
     job->subpixel = true;
+    /* The super-pixels reach Y positions [-pad, Q*s - pad) per axis, each exactly once: when
+     * that holds the whole window and the window is all of Y, the blocks set every value. */
+    job->covers = true;
+    for (int i = 0; i < lat->rank; i++)
+        job->covers = job->covers && lat->window_lo[i] == 0 && lat->window_hi[i] == lat->fine[i] &&
+                      lat->pad_begin[i] >= 0 &&
+                      lat->coarse[i] * lat->strides[i] - lat->pad_begin[i] >= lat->fine[i];
     return true;
 }
 
@@ -439,8 +451,9 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
             st = conv_transpose_pack(ctx, job, threads);
         if (st == TCONV_OK && job->subpixel) {
             int64_t planes = job->batch * job->c_out;
-            tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes,
-                            subpixel_fill_task, job);
+            if (!job->covers)
+                tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes,
+                                subpixel_fill_task, job);
             tc_parallel_for(ctx->pool, workers, n_tasks, subpixel_task, job);
         } else if (st == TCONV_OK) {
             tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
