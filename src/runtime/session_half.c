@@ -28,15 +28,10 @@ typedef struct convert_job {
     void *dst;
     tconv_dtype half; /* the 16-bit side */
     bool widen;       /* half -> float, else float -> half */
-    int64_t n, chunk;
 } convert_job;
 
-static void convert_chunk(void *p, int64_t task, int worker) {
-    (void)worker;
+static void convert_range(void *p, int64_t begin, int64_t end) {
     const convert_job *job = p;
-    int64_t begin = task * job->chunk, end = begin + job->chunk;
-    if (end > job->n)
-        end = job->n;
     bool bf16 = job->half == TCONV_DTYPE_BFLOAT16;
     if (job->widen) {
         const uint16_t *in = job->src;
@@ -53,14 +48,15 @@ static void convert_chunk(void *p, int64_t task, int worker) {
 
 static tconv_status convert(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tconv_dtype to,
                             tc_rt_tensor *dst) {
-    tconv_status st = tc_session_alloc(ctx->session, dst, to, src->rank, src->dims, ctx->err);
+    /* every element is written below */
+    tconv_status st =
+        tc_session_alloc_uninit(ctx->session, dst, to, src->rank, src->dims, ctx->err);
     if (st != TCONV_OK)
         return st;
     bool widen = to == TCONV_DTYPE_FLOAT;
-    convert_job job = {src->data, dst->data,       widen ? src->dtype : to,
-                       widen,     src->n_elements, 1 << 16};
-    int64_t tasks = (job.n + job.chunk - 1) / job.chunk;
-    tc_parallel_for(ctx->pool, ctx->n_threads, tasks, convert_chunk, &job);
+    convert_job job = {src->data, dst->data, widen ? src->dtype : to, widen};
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, src->n_elements, TCONV_PARALLEL_COST_STREAM, 16,
+                       4096, convert_range, &job);
     return TCONV_OK;
 }
 

@@ -340,6 +340,17 @@ static void set_conv_transpose_attrs(kernel_harness *h, const ct_draw *c) {
         kh_attr_ints(h, "output_shape", r, c->oshape);
 }
 
+/* Sets a fixed geometry (rank entries of each array; pads: 2 * rank). */
+static void ct_geometry(ct_draw *c, const int64_t *k, const int64_t *s, const int64_t *d,
+                        const int64_t *x, const int64_t *pads) {
+    size_t r = (size_t)c->rank;
+    memcpy(c->k, k, r * sizeof *k);
+    memcpy(c->s, s, r * sizeof *s);
+    memcpy(c->d, d, r * sizeof *d);
+    memcpy(c->x, x, r * sizeof *x);
+    memcpy(c->pads, pads, 2 * r * sizeof *pads);
+}
+
 /* Builds and runs one drawn case; false when the draw is invalid (output size <= 0). */
 static bool run_random_conv_transpose(const ct_draw *c, uint64_t *rng) {
     kernel_harness h;
@@ -429,11 +440,7 @@ static void test_conv_transpose_random_subpixel(void **state) {
     ct_draw f = {.rank = 2, .group = 1, .cin_g = 21, .cout_g = 21, .batch = 2, .bias = true};
     int64_t k[2] = {16, 16}, st[2] = {8, 8}, one[2] = {1, 1}, x[2] = {12, 16};
     int64_t pads[4] = {4, 4, 4, 4};
-    memcpy(f.k, k, sizeof k);
-    memcpy(f.s, st, sizeof st);
-    memcpy(f.d, one, sizeof one);
-    memcpy(f.x, x, sizeof x);
-    memcpy(f.pads, pads, sizeof pads);
+    ct_geometry(&f, k, st, one, x, pads);
     for (int threads = 1; threads <= 3; threads++) {
         f.threads = threads;
         assert_true(run_random_conv_transpose(&f, &rng));
@@ -454,12 +461,8 @@ static void test_conv_transpose_large_blocks(void **state) {
                  .has_op = true};
     int64_t k[2] = {4, 3}, s[2] = {2, 3}, d[2] = {1, 2}, x[2] = {37, 29}, op[2] = {1, 2};
     int64_t pads[4] = {1, 3, 2, 0};
-    memcpy(c.k, k, sizeof k);
-    memcpy(c.s, s, sizeof s);
-    memcpy(c.d, d, sizeof d);
-    memcpy(c.x, x, sizeof x);
+    ct_geometry(&c, k, s, d, x, pads);
     memcpy(c.op, op, sizeof op);
-    memcpy(c.pads, pads, sizeof pads);
     for (int threads = 1; threads <= 3; threads++) {
         c.threads = threads;
         assert_true(run_random_conv_transpose(&c, &rng));
