@@ -13,6 +13,7 @@
  * 0 bytes there; the per-allocation check in tc_session_alloc still holds them to the same limit
  * while the graph runs. */
 #include "runtime/session_internal.h"
+#include "runtime/test_hooks.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -126,6 +127,8 @@ static tconv_status session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dt
             return st;
     }
     *t = tmp;
+    if (!zero && tc_test_poison_uninit && t->data) /* tests only */
+        memset(t->data, 0xFF, t->nbytes);
     if (session && t->owns_data) {
         session->stats.live_bytes += t->nbytes;
         if (session->stats.live_bytes > session->stats.peak_live_bytes)
@@ -134,6 +137,8 @@ static tconv_status session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dt
     }
     return TCONV_OK;
 }
+
+int tc_test_poison_uninit = 0;
 
 tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
                               const int64_t *dims, tc_error *err) {
