@@ -259,35 +259,38 @@ static bool subpixel_fits(const conv_transpose_job *job) {
 static bool subpixel_plan(conv_transpose_job *job) {
     if (!subpixel_fits(job))
         return false;
-    tc_lattice *lat = &job->lat, *taps = &job->taps;
-    memset(taps, 0, sizeof *taps);
-    taps->rank = lat->rank;
-    job->w_kernel_size = lat->kernel_size;
-    for (int i = 0; i < lat->rank; i++) {
-        int64_t t = lat->kernel[i] / lat->strides[i];
-        job->w_kernel[i] = lat->kernel[i];
-        taps->coarse[i] = lat->coarse[i] + t - 1;
-        taps->fine[i] = lat->coarse[i];
-        taps->kernel[i] = t;
-        taps->strides[i] = 1;
-        taps->dilations[i] = 1;
-        taps->pad_begin[i] = t - 1;
-        lat->coarse[i] = taps->coarse[i];
-        lat->kernel[i] = lat->strides[i];
+    tc_lattice phases = job->lat, taps;
+    memset(&taps, 0, sizeof taps);
+    taps.rank = phases.rank;
+    for (int i = 0; i < phases.rank; i++) {
+        int64_t t = phases.kernel[i] / phases.strides[i];
+        taps.coarse[i] = phases.coarse[i] + t - 1;
+        taps.fine[i] = phases.coarse[i];
+        taps.kernel[i] = t;
+        taps.strides[i] = 1;
+        taps.dilations[i] = 1;
+        taps.pad_begin[i] = t - 1;
+        phases.coarse[i] = taps.coarse[i];
+        phases.kernel[i] = phases.strides[i];
     }
-    /* sizes are at most X's grid grown by the kernel and W's taps: no overflow past the
-     * geometry's checked ones */
-    tc_lattice_finish(taps);
-    tc_lattice_finish(lat);
-    job->taps_rows = job->cin_g * taps->kernel_size;
+    int64_t taps_rows;
+    if (!tc_lattice_finish(&taps) || !tc_lattice_finish(&phases) ||
+        !tc_mul_i64(job->cin_g, taps.kernel_size, &taps_rows))
+        return false; /* sizes past int64: the col2im form, which has none */
+    job->w_kernel_size = job->lat.kernel_size;
+    memcpy(job->w_kernel, job->lat.kernel, sizeof job->w_kernel);
+    job->lat = phases;
+    job->taps = taps;
+    job->taps_rows = taps_rows;
     job->subpixel = true;
     /* The super-pixels reach Y positions [-pad, Q*s - pad) per axis, each exactly once: when
      * that holds the whole window and the window is all of Y, the blocks set every value. */
     job->covers = true;
-    for (int i = 0; i < lat->rank; i++)
-        job->covers = job->covers && lat->window_lo[i] == 0 && lat->window_hi[i] == lat->fine[i] &&
-                      lat->pad_begin[i] >= 0 &&
-                      lat->coarse[i] * lat->strides[i] - lat->pad_begin[i] >= lat->fine[i];
+    for (int i = 0; i < phases.rank; i++)
+        job->covers = job->covers && phases.window_lo[i] == 0 &&
+                      phases.window_hi[i] == phases.fine[i] && phases.pad_begin[i] >= 0 &&
+                      phases.coarse[i] >=
+                          tc_ceil_div(phases.fine[i] + phases.pad_begin[i], phases.strides[i]);
     return true;
 }
 
