@@ -7,7 +7,10 @@
  * is an object, not process state: each session owns one by default, and the caller may share
  * one between sessions (tconv_threadpool). The caller never waits for a helper that has not
  * started on its job yet: on a loaded machine the caller just does more of the tasks. One
- * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread. */
+ * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread.
+ * Waiting threads offer their core every few microseconds, and a pool whose helpers keep making
+ * the caller wait (descheduled mid-task: the cores are oversubscribed) runs its next jobs in the
+ * calling thread for a while (parallel.c, the oversubscription guard). */
 #ifndef TCONV_RUNTIME_PARALLEL_H
 #define TCONV_RUNTIME_PARALLEL_H
 
