@@ -70,8 +70,16 @@ typedef struct col_block {
     float *col;
     int64_t cols;
     int64_t planes;
-    float *fine; /* col2im: Y planes (written); im2col: X planes (read) */
+    float *fine;       /* col2im: Y planes (written); im2col: X planes (read) */
+    bool store;        /* col2im: write col + bias instead of adding col (taps never overlap) */
+    const float *bias; /* with store: per plane, or NULL */
 } col_block;
+
+/* How col2im puts a value into a fine position: += v, or (store) = v + bias. */
+typedef struct put_op {
+    bool store;
+    float bias;
+} put_op;
 
 #if TCONV_HAVE_VECTOR_EXT
 #if defined(__clang__)
@@ -87,10 +95,32 @@ typedef struct col_block {
 #endif
 #endif
 
-/* dst[i * stride] += src[i] */
-static void accumulate_strided(float *restrict dst, const float *restrict src, int64_t count,
-                               int64_t stride) {
+/* dst[i * stride] = src[i] + bias */
+static void store_strided(float *restrict dst, const float *restrict src, int64_t count,
+                          int64_t stride, float bias) {
     int64_t i = 0;
+    if (stride != 1) {
+        for (; i < count; i++)
+            dst[i * stride] = src[i] + bias;
+        return;
+    }
+#if TCONV_HAVE_VECTOR_EXT
+    tc_v4f vbias = {bias, bias, bias, bias};
+    for (; i + 4 <= count; i += 4)
+        tc_v4f_store(dst + i, tc_v4f_load(src + i) + vbias);
+#endif
+    for (; i < count; i++)
+        dst[i] = src[i] + bias;
+}
+
+/* dst[i * stride] += src[i], or the store */
+static void accumulate_strided(float *restrict dst, const float *restrict src, int64_t count,
+                               int64_t stride, put_op op) {
+    int64_t i = 0;
+    if (op.store) {
+        store_strided(dst, src, count, stride, op.bias);
+        return;
+    }
     if (stride != 1) {
         for (; i < count; i++)
             dst[i * stride] += src[i];
@@ -104,47 +134,57 @@ static void accumulate_strided(float *restrict dst, const float *restrict src, i
         dst[i] += src[i];
 }
 
-/* dst[2j] += a[j], dst[2j + 1] += b[j] */
+/* dst[2j] += a[j], dst[2j + 1] += b[j], or the store */
 static void accumulate_interleaved(float *restrict dst, const float *restrict a,
-                                   const float *restrict b, int64_t count) {
+                                   const float *restrict b, int64_t count, put_op op) {
     int64_t j = 0;
 #if TCONV_HAVE_VECTOR_EXT
-    for (; j + 4 <= count; j += 4) {
-        tc_v4f va = tc_v4f_load(a + j), vb = tc_v4f_load(b + j);
-        tc_v4f_store(dst + 2 * j, tc_v4f_load(dst + 2 * j) + INTERLEAVE_LO(va, vb));
-        tc_v4f_store(dst + 2 * j + 4, tc_v4f_load(dst + 2 * j + 4) + INTERLEAVE_HI(va, vb));
+    if (op.store) {
+        tc_v4f bias = {op.bias, op.bias, op.bias, op.bias};
+        for (; j + 4 <= count; j += 4) {
+            tc_v4f va = tc_v4f_load(a + j), vb = tc_v4f_load(b + j);
+            tc_v4f_store(dst + 2 * j, INTERLEAVE_LO(va, vb) + bias);
+            tc_v4f_store(dst + 2 * j + 4, INTERLEAVE_HI(va, vb) + bias);
+        }
+    } else {
+        for (; j + 4 <= count; j += 4) {
+            tc_v4f va = tc_v4f_load(a + j), vb = tc_v4f_load(b + j);
+            tc_v4f_store(dst + 2 * j, tc_v4f_load(dst + 2 * j) + INTERLEAVE_LO(va, vb));
+            tc_v4f_store(dst + 2 * j + 4, tc_v4f_load(dst + 2 * j + 4) + INTERLEAVE_HI(va, vb));
+        }
     }
 #endif
     for (; j < count; j++) {
-        dst[2 * j] += a[j];
-        dst[2 * j + 1] += b[j];
+        dst[2 * j] = op.store ? a[j] + op.bias : dst[2 * j] + a[j];
+        dst[2 * j + 1] = op.store ? b[j] + op.bias : dst[2 * j + 1] + b[j];
     }
 }
 
 static void accumulate_row_part(float *plane, const float *row, const tc_mapped_tap *m,
-                                int64_t from, int64_t to, int64_t stride) {
+                                int64_t from, int64_t to, int64_t stride, put_op op) {
     if (to > from)
         accumulate_strided(plane + m->start + (from - m->lo) * stride, row + from, to - from,
-                           stride);
+                           stride, op);
 }
 
 /* Stride 2, dilation 1: taps k and k+1 fill alternate positions of the same fine span, so
  * their rows are interleaved and added with vectors where both are valid. */
 static void accumulate_tap_pair(float *plane, const float *row_a, const tc_mapped_tap *a,
-                                const float *row_b, const tc_mapped_tap *b) {
+                                const float *row_b, const tc_mapped_tap *b, put_op op) {
     int64_t lo = a->lo > b->lo ? a->lo : b->lo, hi = a->hi < b->hi ? a->hi : b->hi;
     if (!a->valid || !b->valid || lo >= hi) {
         if (a->valid)
-            accumulate_row_part(plane, row_a, a, a->lo, a->hi, 2);
+            accumulate_row_part(plane, row_a, a, a->lo, a->hi, 2, op);
         if (b->valid)
-            accumulate_row_part(plane, row_b, b, b->lo, b->hi, 2);
+            accumulate_row_part(plane, row_b, b, b->lo, b->hi, 2, op);
         return;
     }
-    accumulate_interleaved(plane + a->start + (lo - a->lo) * 2, row_a + lo, row_b + lo, hi - lo);
-    accumulate_row_part(plane, row_a, a, a->lo, lo, 2);
-    accumulate_row_part(plane, row_a, a, hi, a->hi, 2);
-    accumulate_row_part(plane, row_b, b, b->lo, lo, 2);
-    accumulate_row_part(plane, row_b, b, hi, b->hi, 2);
+    accumulate_interleaved(plane + a->start + (lo - a->lo) * 2, row_a + lo, row_b + lo, hi - lo,
+                           op);
+    accumulate_row_part(plane, row_a, a, a->lo, lo, 2, op);
+    accumulate_row_part(plane, row_a, a, hi, a->hi, 2, op);
+    accumulate_row_part(plane, row_b, b, b->lo, lo, 2, op);
+    accumulate_row_part(plane, row_b, b, hi, b->hi, 2, op);
 }
 
 void tc_lattice_map_tap(const tc_lattice *lat, const tc_coarse_run *run, const int64_t *tap,
@@ -162,10 +202,11 @@ static void col2im_taps(const col_block *b, const tc_coarse_run *run, int64_t t,
     for (int64_t c = 0; c < b->planes; c++) {
         float *plane = b->fine + c * lat->fine_size;
         const float *row = b->col + (c * lat->kernel_size + t) * b->cols + run->col;
+        put_op op = {b->store, b->bias ? b->bias[c] : 0.0f};
         if (second)
-            accumulate_tap_pair(plane, row, first, row + b->cols, second);
+            accumulate_tap_pair(plane, row, first, row + b->cols, second, op);
         else
-            accumulate_row_part(plane, row, first, first->lo, first->hi, stride);
+            accumulate_row_part(plane, row, first, first->lo, first->hi, stride, op);
     }
 }
 
@@ -200,7 +241,13 @@ static void col2im_run(void *ctx, const tc_coarse_run *run) {
 /* Adds every column of the block [p0, p0 + cols) into the fine planes. */
 void tc_col2im_block(const tc_lattice *lat, const float *col, int64_t planes, int64_t p0,
                      int64_t cols, float *fine) {
-    col_block b = {lat, (float *)col, cols, planes, fine};
+    col_block b = {lat, (float *)col, cols, planes, fine, false, NULL};
+    tc_lattice_for_each_run(lat, p0, cols, col2im_run, &b);
+}
+
+void tc_col2im_block_store(const tc_lattice *lat, const float *col, int64_t planes, int64_t p0,
+                           int64_t cols, const float *bias, float *fine) {
+    col_block b = {lat, (float *)col, cols, planes, fine, true, bias};
     tc_lattice_for_each_run(lat, p0, cols, col2im_run, &b);
 }
 
@@ -283,7 +330,7 @@ static void im2col_run(void *ctx, const tc_coarse_run *run) {
  * [p0, p0 + cols). */
 void tc_im2col_block(const tc_lattice *lat, const float *fine, int64_t planes, int64_t p0,
                      int64_t cols, float *col) {
-    col_block b = {lat, col, cols, planes, (float *)fine};
+    col_block b = {lat, col, cols, planes, (float *)fine, false, NULL};
     tc_lattice_for_each_run(lat, p0, cols, im2col_run, &b);
 }
 

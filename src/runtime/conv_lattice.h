@@ -133,6 +133,11 @@ void tc_lattice_map_tap(const tc_lattice *lat, const tc_coarse_run *run, const i
  * fine planes. */
 void tc_col2im_block(const tc_lattice *lat, const float *col, int64_t planes, int64_t p0,
                      int64_t cols, float *fine);
+/* The same, but each fine position a column reaches is set to its value plus bias[plane] (NULL:
+ * plus 0), not added to: for a lattice whose taps never reach a position twice (kernel at most
+ * the stride, dilation 1), so that the planes need no fill first. */
+void tc_col2im_block_store(const tc_lattice *lat, const float *col, int64_t planes, int64_t p0,
+                           int64_t cols, const float *bias, float *fine);
 /* Fills col (planes * kernel_size rows of `cols`) from the fine planes for the coarse block
  * [p0, p0 + cols). */
 void tc_im2col_block(const tc_lattice *lat, const float *fine, int64_t planes, int64_t p0,

@@ -75,10 +75,10 @@ typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);
  * limit. The kernel writes into (*out)->data, which starts zeroed. */
 tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, tc_rt_tensor **out);
-/* The same for a kernel that writes every element of the output: its bytes may be left from an
- * earlier value (zeroing them was a whole extra pass over each Conv output). */
-tconv_status tc_kernel_alloc_output_unzeroed(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
-                                             int rank, const int64_t *dims, tc_rt_tensor **out);
+/* The same without zeroing (a reused buffer holds an earlier tensor's bytes): only for kernels
+ * that write every element of the output, which then save a pass over it. */
+tconv_status tc_kernel_alloc_output_uninit(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
+                                           int rank, const int64_t *dims, tc_rt_tensor **out);
 
 /* Scratch memory for one kernel call: `bytes` bytes in buf->data (NULL when bytes is 0), not
  * zeroed, 64-byte aligned. It comes from the session's scratch arena (counted against its memory

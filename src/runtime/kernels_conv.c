@@ -626,7 +626,7 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     /* float32: every path writes all of Y (the GEMM all of C, the wide path every kept position,
      * depthwise fills first); the float64 loop accumulates into zeros */
     st = ops.x->dtype == TCONV_DTYPE_FLOAT
-             ? tc_kernel_alloc_output_unzeroed(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y)
+             ? tc_kernel_alloc_output_uninit(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y)
              : tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;

@@ -18,11 +18,20 @@
 #include "runtime/parallel.h"
 
 typedef struct conv_transpose_job {
-    tc_lattice lat; /* coarse: X spatial, fine: Y spatial */
+    /* coarse: X spatial, fine: Y spatial; sub-pixel: coarse the super-pixel grid, kernel =
+     * strides (one tap per phase) */
+    tc_lattice lat;
+    /* Sub-pixel form (subpixel_plan): the im2col of X for the phases' stride-1 correlation */
+    bool subpixel;
+    tc_lattice taps;
+    int64_t taps_rows;                                  /* cin_g * taps.kernel_size: the GEMM's k */
+    int64_t w_kernel[TCONV_MAX_SPATIAL], w_kernel_size; /* W's taps (lat.kernel before) */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t chunk_channels, n_chunks, block_cols;
-    tc_gemm_isa isa; /* the GEMM kernel, for the chunk's rows and block's columns */
-    bool direct;     /* 1x1 identity mapping: the GEMM writes Y */
+    int64_t n_blocks; /* sub-pixel: column blocks per (batch, group) */
+    bool covers;      /* sub-pixel: the blocks set every Y position (no fill first) */
+    tc_gemm_isa isa;  /* the GEMM kernel, for the chunk's rows and block's columns */
+    bool direct;      /* 1x1 identity mapping: the GEMM writes Y */
     const float *x, *w, *bias;
     float *y;
     float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
@@ -30,9 +39,18 @@ typedef struct conv_transpose_job {
     tc_conv_scratch scratch;
 } conv_transpose_job;
 
-/* The W_g^T rows of one (group, chunk) as the GEMM's op(A): cc*K x cin_g. */
+/* The W_g^T rows of one (group, chunk) as the GEMM's op(A): cc*K x cin_g; sub-pixel: the
+ * rearranged weights' rows (subpixel_weights), cc*P x taps_rows. */
 static tc_sgemm_op chunk_op(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cc) {
     int64_t k = job->lat.kernel_size;
+    if (job->subpixel) {
+        tc_sgemm_op op = {.m = cc * k,
+                          .k = job->taps_rows,
+                          .alpha = 1.0f,
+                          .a = job->w + (g * job->cout_g + c0) * k * job->taps_rows,
+                          .lda = job->taps_rows};
+        return op;
+    }
     tc_sgemm_op op = {
         .trans_a = true,
         .m = cc * k,
@@ -100,6 +118,43 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
     }
 }
 
+/* Sub-pixel form: one (batch, group, column block of the super-pixel grid), with every output
+ * channel of the group. The blocks write disjoint Y positions, whose planes were filled first
+ * (subpixel_fill_task). */
+static void subpixel_task(void *vjob, int64_t task, int worker) {
+    conv_transpose_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t n_blocks = job->n_blocks;
+    int64_t p0 = task % n_blocks * job->block_cols;
+    int64_t g = task / n_blocks % job->group, n = task / (n_blocks * job->group);
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_sgemm_op op = chunk_op(job, g, 0, job->cout_g);
+    op.n = tc_min_i64(job->block_cols, lat->coarse_size - p0);
+    /* the block's X taps after its col rows */
+    float *taps = ws->col + op.m * job->block_cols;
+    const float *x = job->x + (n * job->c_in + g * job->cin_g) * job->taps.fine_size;
+    tc_im2col_block(&job->taps, x, job->cin_g, p0, op.n, taps);
+    op.b = taps;
+    op.ldb = op.n;
+    op.c = ws->col;
+    op.ldc = op.n;
+    tc_sgemm_run_packed(&ws->gemm, job->packed_w + (size_t)g * job->packed_chunk, &op);
+    float *y = job->y + (n * job->c_out + g * job->cout_g) * lat->fine_size;
+    if (job->covers)
+        tc_col2im_block_store(lat, ws->col, job->cout_g, p0, op.n,
+                              job->bias ? job->bias + g * job->cout_g : NULL, y);
+    else
+        tc_col2im_block(lat, ws->col, job->cout_g, p0, op.n, y);
+}
+
+/* Task: one Y plane (batch item, channel). */
+static void subpixel_fill_task(void *vjob, int64_t plane, int worker) {
+    (void)worker;
+    conv_transpose_job *job = vjob;
+    tc_floats_fill(job->y + plane * job->lat.fine_size, job->lat.fine_size,
+                   job->bias ? job->bias[plane % job->c_out] : 0.0f);
+}
+
 /* A single coarse position (a 1x1 input, e.g. a generator's first layer from its latent
  * vector): per batch item the GEMM would have one column. Instead the whole batch is one GEMM
  * with the roles swapped, col^T = X_g^T x W_g (batch x cc*K), each row of which is that item's
@@ -165,8 +220,128 @@ static void conv_transpose_lattice(const tc_conv_transpose_geometry *g, tc_latti
     }
 }
 
+/* ---------------------------------------------------------------- sub-pixel form
+ *
+ * Where every stride divides its kernel (k = T*s, dilation 1), output position y = q*s + a - pad
+ * (phase a in [0, s)) takes W taps a + s*m from X at q - m, m in [0, T): per phase, a stride-1
+ * correlation of X with T taps. So col = A' x im2col(X, T taps, pad T - 1), where A' holds W
+ * rearranged to rows (channel, phase) and columns (input channel, tap): one GEMM, and the col
+ * block then adds exactly one value into each Y position (a col2im whose kernel is the stride).
+ * col2im proper would add k/s values (per axis) into each, with strided read-modify-writes; at
+ * strides of 4 and up that costs more than the GEMM. Same FLOPs, but over the super-pixel grid
+ * (X grown by T - 1 per axis). */
+
+/* The sub-pixel form when the last axis' stride is at least this, or (stride 2 and 3) input
+ * channels per group at most SUBPIXEL_MAX_CIN: col2im's work per GEMM flop grows with the stride
+ * and falls with the input channels. Measured here (thread CPU time, 1 thread): FCN's k16 s8
+ * 20-25% faster, MelGAN's k16 s8 even; depthwise k4 s2 (grouped_upsampler) 30% faster; k4 s2
+ * with 16 to 256 input channels (DCGAN, bench/gen_layers.py) 2-10% slower, and stride 1 (a
+ * plain correlation over a grid grown by the kernel) much slower, so not those. */
+#define SUBPIXEL_MIN_STRIDE 4
+#define SUBPIXEL_MAX_CIN 8
+
+static bool subpixel_fits(const conv_transpose_job *job) {
+    const tc_lattice *lat = &job->lat;
+    bool overlaps = false;
+    if (tc_lattice_is_identity(lat) || lat->coarse_size <= 1 || lat->strides[lat->rank - 1] < 2 ||
+        (lat->strides[lat->rank - 1] < SUBPIXEL_MIN_STRIDE && job->cin_g > SUBPIXEL_MAX_CIN))
+        return false;
+    for (int i = 0; i < lat->rank; i++) {
+        if (lat->dilations[i] != 1 || lat->kernel[i] % lat->strides[i] != 0)
+            return false;
+        overlaps = overlaps || lat->kernel[i] > lat->strides[i];
+    }
+    return overlaps;
+}
+
+/* Turns lat into the phases' lattice (coarse: the super-pixel grid, one tap per phase) and sets
+ * the taps' im2col lattice. False (nothing changed) when the form does not apply. */
+static bool subpixel_plan(conv_transpose_job *job) {
+    if (!subpixel_fits(job))
+        return false;
+    tc_lattice phases = job->lat, taps;
+    memset(&taps, 0, sizeof taps);
+    taps.rank = phases.rank;
+    for (int i = 0; i < phases.rank; i++) {
+        int64_t t = phases.kernel[i] / phases.strides[i];
+        taps.coarse[i] = phases.coarse[i] + t - 1;
+        taps.fine[i] = phases.coarse[i];
+        taps.kernel[i] = t;
+        taps.strides[i] = 1;
+        taps.dilations[i] = 1;
+        taps.pad_begin[i] = t - 1;
+        phases.coarse[i] = taps.coarse[i];
+        phases.kernel[i] = phases.strides[i];
+    }
+    int64_t taps_rows;
+    if (!tc_lattice_finish(&taps) || !tc_lattice_finish(&phases) ||
+        !tc_mul_i64(job->cin_g, taps.kernel_size, &taps_rows))
+        return false; /* sizes past int64: the col2im form, which has none */
+    job->w_kernel_size = job->lat.kernel_size;
+    memcpy(job->w_kernel, job->lat.kernel, sizeof job->w_kernel);
+    job->lat = phases;
+    job->taps = taps;
+    job->taps_rows = taps_rows;
+    job->subpixel = true;
+    /* The super-pixels reach Y positions [-pad, Q*s - pad) per axis, each exactly once: when
+     * that holds the whole window and the window is all of Y, the blocks set every value. */
+    job->covers = true;
+    for (int i = 0; i < phases.rank; i++)
+        job->covers = job->covers && phases.window_lo[i] == 0 &&
+                      phases.window_hi[i] == phases.fine[i] && phases.pad_begin[i] >= 0 &&
+                      phases.coarse[i] >=
+                          tc_ceil_div(phases.fine[i] + phases.pad_begin[i], phases.strides[i]);
+    return true;
+}
+
+/* A' = W rearranged: row (output channel, phase), column (input channel, im2col tap t), which
+ * holds W's tap a + s*(T - 1 - t) per axis. Task: one output channel of every group. */
+static void subpixel_weights_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    conv_transpose_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t rank = lat->rank, phases = lat->kernel_size, t_size = job->taps.kernel_size;
+    int64_t g = task / job->cout_g, co = task % job->cout_g;
+    float *rows = job->packed_w + task * phases * job->taps_rows; /* the unpacked A' here */
+    int64_t a[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t ph = 0; ph < phases; ph++, tc_lattice_next_tap(lat, a)) {
+        float *row = rows + ph * job->taps_rows;
+        int64_t t[TCONV_MAX_SPATIAL] = {0};
+        for (int64_t ti = 0; ti < t_size; ti++, tc_lattice_next_tap(&job->taps, t)) {
+            int64_t tap = 0;
+            for (int i = 0; i < rank; i++)
+                tap = tap * job->w_kernel[i] + a[i] +
+                      lat->strides[i] * (job->taps.kernel[i] - 1 - t[i]);
+            for (int64_t ci = 0; ci < job->cin_g; ci++)
+                row[ci * t_size + ti] =
+                    job->w[((g * job->cin_g + ci) * job->cout_g + co) * job->w_kernel_size + tap];
+        }
+    }
+}
+
 /* Splits output channels into chunks when batch x group alone gives the threads too little. */
+/* Sub-pixel: every output channel of a group in one GEMM (the taps' im2col is shared by all of
+ * them), the threads split the super-pixel grid instead. */
+static void subpixel_split(conv_transpose_job *job, int threads) {
+    int64_t rows = job->cout_g * job->lat.kernel_size, total = job->lat.coarse_size;
+    job->n_chunks = 1;
+    job->chunk_channels = job->cout_g;
+    job->block_cols = tc_conv_block_columns(rows + job->taps_rows, total, 0);
+    int64_t outer = job->batch * job->group;
+    if (threads > 1 && outer * ((total + job->block_cols - 1) / job->block_cols) < 2 * threads) {
+        int64_t blocks = (2 * threads + outer - 1) / outer;
+        job->block_cols =
+            tc_min_i64(job->block_cols, ((total + blocks - 1) / blocks + 15) / 16 * 16);
+    }
+    job->n_blocks = (total + job->block_cols - 1) / job->block_cols;
+    job->isa = tc_gemm_isa_for_shape(rows, job->block_cols);
+}
+
 static void conv_transpose_plan(conv_transpose_job *job, int threads) {
+    if (job->subpixel) {
+        subpixel_split(job, threads);
+        return;
+    }
     job->direct = tc_lattice_is_identity(&job->lat);
     /* a single coarse position runs the whole batch in one task per (group, chunk) */
     bool points = job->lat.coarse_size == 1 && !job->direct;
@@ -228,14 +403,40 @@ static tconv_status apply_crop(tc_kernel_ctx *ctx, tc_conv_transpose_geometry *g
 }
 
 /* The general case: weights packed once per (group, chunk), then (batch, group, chunk) tasks. */
+/* Packs the weights of every (group, chunk); sub-pixel: rearranges them first, in scratch. */
+static tconv_status conv_transpose_pack(tc_kernel_ctx *ctx, conv_transpose_job *job, int threads) {
+    int64_t n_slots = job->group * job->n_chunks;
+    const float *w = job->w, *packed = job->packed_w;
+    tc_rt_tensor rearranged = {0};
+    if (job->subpixel) {
+        int64_t channels = job->group * job->cout_g;
+        size_t floats = (size_t)(channels * job->lat.kernel_size * job->taps_rows);
+        tconv_status st = tc_kernel_scratch(ctx, floats * sizeof(float), &rearranged);
+        if (st != TCONV_OK)
+            return st;
+        job->packed_w = rearranged.data;
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, channels), channels,
+                        subpixel_weights_task, job);
+        job->packed_w = (float *)packed;
+        job->w = rearranged.data;
+    }
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_slots), n_slots,
+                    conv_transpose_pack_task, job);
+    job->w = w;
+    if (rearranged.data)
+        tc_kernel_scratch_release(ctx, &rearranged);
+    return TCONV_OK;
+}
+
 static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job *job,
                                           int threads) {
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    int64_t gemm_k = job->subpixel ? job->taps_rows : job->cin_g;
     int64_t n_slots = job->group * job->n_chunks;
-    job->packed_chunk = tc_sgemm_packed_a_floats(job->isa, rows, job->cin_g);
-    tc_kernel_cache_key key = {
-        .source = job->w,
-        .layout = {job->chunk_channels, job->n_chunks, job->group, job->cin_g, job->isa}};
+    job->packed_chunk = tc_sgemm_packed_a_floats(job->isa, rows, gemm_k);
+    tc_kernel_cache_key key = {.source = job->w,
+                               .layout = {job->chunk_channels, job->n_chunks, job->group,
+                                          job->cin_g, job->isa, job->subpixel}};
     tc_rt_tensor packed;
     bool fresh;
     tconv_status st =
@@ -243,16 +444,23 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
                                &job->packed_w, &fresh, &packed);
     if (st != TCONV_OK)
         return st;
-    int64_t n_tasks = job->batch * n_slots;
+    int64_t n_tasks = job->batch * n_slots * (job->subpixel ? job->n_blocks : 1);
     int workers = tc_parallel_workers(threads, n_tasks);
-    st = tc_conv_scratch_reserve(ctx, &job->scratch, workers,
-                                 job->direct ? 0 : rows * job->block_cols, job->isa, rows,
-                                 job->block_cols, job->cin_g);
+    int64_t col_rows = job->direct ? 0 : rows + (job->subpixel ? job->taps_rows : 0);
+    st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, col_rows * job->block_cols, job->isa,
+                                 rows, job->block_cols, gemm_k);
     if (st == TCONV_OK) {
         if (fresh)
-            tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_slots), n_slots,
-                            conv_transpose_pack_task, job);
-        tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
+            st = conv_transpose_pack(ctx, job, threads);
+        if (st == TCONV_OK && job->subpixel) {
+            int64_t planes = job->batch * job->c_out;
+            if (!job->covers)
+                tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes,
+                                subpixel_fill_task, job);
+            tc_parallel_for(ctx->pool, workers, n_tasks, subpixel_task, job);
+        } else if (st == TCONV_OK) {
+            tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
+        }
         tc_conv_scratch_release(ctx, &job->scratch);
     }
     tc_kernel_scratch_release(ctx, &packed);
@@ -337,7 +545,8 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
+    /* every path fills each Y plane (bias or 0) before adding into it */
+    st = tc_kernel_alloc_output_uninit(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE && ctx->activation) /* fused only into float32 */
@@ -348,6 +557,7 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
                    (double)job.lat.kernel_size * (double)job.lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    subpixel_plan(&job);
     conv_transpose_plan(&job, threads);
     job.x = ops.x->data;
     job.w = ops.w->data;

@@ -13,15 +13,15 @@
 #define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
-/* Checks the dtype, allocates an output shaped like input 0 (each kernel here writes all of
- * it). */
+/* Checks the dtype, allocates an output shaped like input 0 (not zeroed: every kernel here
+ * writes each element). */
 static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_rt_tensor **x,
                                   tc_rt_tensor **y) {
     tconv_status st = tc_kernel_require_input(ctx, 0, x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
     if (st == TCONV_OK)
-        st = tc_kernel_alloc_output_unzeroed(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
+        st = tc_kernel_alloc_output_uninit(ctx, 0, (*x)->dtype, (*x)->rank, (*x)->dims, y);
     return st;
 }
 
@@ -149,10 +149,33 @@ ACTIVATION_CLONES void tc_kernel_activation_apply_plus(const tc_kernel_activatio
     }
 }
 
-static void activation_f32(tc_activation_kind kind, float a, float b, const tc_rt_tensor *x,
-                           tc_rt_tensor *y) {
-    tc_kernel_activation act = {kind, a, b};
-    tc_kernel_activation_apply(&act, y->data, x->data, x->n_elements);
+/* Work per element (parallel.h): the polynomial tanh and the branch-free sigmoid about 4
+ * streamed elements each. */
+static double activation_cost(tc_activation_kind kind) {
+    return kind == TC_ACTIVATION_SIGMOID || kind == TC_ACTIVATION_TANH
+               ? 4.0 * TCONV_PARALLEL_COST_STREAM
+               : TCONV_PARALLEL_COST_STREAM;
+}
+
+typedef struct activation_job {
+    tc_kernel_activation act;
+    const float *in;
+    float *out;
+} activation_job;
+
+static void activation_range(void *vjob, int64_t begin, int64_t end) {
+    const activation_job *job = vjob;
+    tc_kernel_activation_apply(&job->act, job->out + begin, job->in + begin, end - begin);
+}
+
+/* The float32 bodies run over ranges of elements (tc_parallel_ranges): a large tensor is split
+ * over the session's threads, a small one runs in the calling thread. */
+static void activation_f32(tc_kernel_ctx *ctx, tc_activation_kind kind, float a, float b,
+                           const tc_rt_tensor *x, tc_rt_tensor *y) {
+    activation_job job = {{kind, a, b}, x->data, y->data};
+    /* whole cache lines per range, at least 4096 elements */
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, x->n_elements, activation_cost(kind), 16, 4096,
+                       activation_range, &job);
 }
 
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
@@ -164,7 +187,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         return st;
     int64_t n = x->n_elements;
     if (x->dtype == TCONV_DTYPE_FLOAT) {
-        activation_f32(TC_ACTIVATION_RELU, 0.0f, 0.0f, x, y);
+        activation_f32(ctx, TC_ACTIVATION_RELU, 0.0f, 0.0f, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
@@ -200,7 +223,7 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
             out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
         return TCONV_OK;
     }
-    activation_f32(TC_ACTIVATION_LEAKY_RELU, alpha, 0.0f, x, y);
+    activation_f32(ctx, TC_ACTIVATION_LEAKY_RELU, alpha, 0.0f, x, y);
     return TCONV_OK;
 }
 
@@ -217,7 +240,7 @@ tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
             out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
         return TCONV_OK;
     }
-    activation_f32(TC_ACTIVATION_SIGMOID, 0.0f, 0.0f, x, y);
+    activation_f32(ctx, TC_ACTIVATION_SIGMOID, 0.0f, 0.0f, x, y);
     return TCONV_OK;
 }
 
@@ -234,7 +257,7 @@ tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
             out[i] = tanh(in[i]); /* libm: exact to an ulp */
         return TCONV_OK;
     }
-    activation_f32(TC_ACTIVATION_TANH, 0.0f, 0.0f, x, y);
+    activation_f32(ctx, TC_ACTIVATION_TANH, 0.0f, 0.0f, x, y);
     return TCONV_OK;
 }
 
@@ -267,7 +290,7 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_DOUBLE)
         clip_f64(x->data, y->data, x->n_elements, lo, hi);
     else
-        activation_f32(TC_ACTIVATION_CLIP, lo, hi, x, y);
+        activation_f32(ctx, TC_ACTIVATION_CLIP, lo, hi, x, y);
     return TCONV_OK;
 }
 
@@ -306,7 +329,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         float lo = has_min ? *(const float *)bmin->data : -INFINITY;
         float hi = has_max ? *(const float *)bmax->data : INFINITY;
-        activation_f32(TC_ACTIVATION_CLIP, lo, hi, x, y);
+        activation_f32(ctx, TC_ACTIVATION_CLIP, lo, hi, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         double lo = has_min ? *(const double *)bmin->data : -INFINITY;
         double hi = has_max ? *(const double *)bmax->data : INFINITY;

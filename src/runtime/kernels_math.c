@@ -88,7 +88,6 @@ struct ew_job {
     const void *a, *b, *w;
     void *dst;
     double alpha, beta; /* unary parameters */
-    int64_t chunk;      /* elements per parallel task */
 };
 
 /* Elements [e0, e1) of the output, row piece by row piece. */
@@ -109,29 +108,15 @@ static void ew_walk(const ew_job *jb, int64_t e0, int64_t e1) {
     }
 }
 
-static void ew_task(void *arg, int64_t task, int worker) {
-    (void)worker;
-    const ew_job *jb = arg;
-    int64_t e0 = task * jb->chunk, e1 = e0 + jb->chunk;
-    ew_walk(jb, e0, e1 < jb->bc->n_elements ? e1 : jb->bc->n_elements);
+static void ew_range(void *arg, int64_t e0, int64_t e1) {
+    ew_walk(arg, e0, e1);
 }
 
 /* Runs the job over every output element; `cost` is a rough count of operations per element,
- * which decides whether threads pay off. */
+ * which decides whether threads pay off. Ranges of whole cache lines (64 elements), at least
+ * 4096. */
 static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
-    const int64_t n = jb->bc->n_elements;
-    if (n == 0)
-        return;
-    int threads = ctx->pool ? tc_parallel_threads_for_work(ctx->n_threads, (double)n * cost) : 1;
-    if (threads <= 1) {
-        ew_walk(jb, 0, n);
-        return;
-    }
-    int64_t tasks = (int64_t)threads * 4;
-    int64_t chunk = (n + tasks - 1) / tasks;
-    chunk = (chunk + 63) / 64 * 64; /* whole cache lines per task */
-    jb->chunk = chunk < 4096 ? 4096 : chunk;
-    tc_parallel_for(ctx->pool, threads, (n + jb->chunk - 1) / jb->chunk, ew_task, jb);
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, jb->bc->n_elements, cost, 64, 4096, ew_range, jb);
 }
 
 /* ---------------------------------------------------------------- unary kernels */
@@ -290,8 +275,8 @@ static tconv_status run_unary_with(tc_kernel_ctx *ctx, unary_op op, uint32_t dty
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
-    if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
+    if (st == TCONV_OK) /* ew_run writes every element */
+        st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, x->dims, &y);
     tc_bcast bc;
     const tc_rt_tensor *operands[2] = {y, x};
     if (st == TCONV_OK)
@@ -314,9 +299,9 @@ static tconv_status run_unary(tc_kernel_ctx *ctx, unary_op op, uint32_t dtypes, 
     return run_unary_with(ctx, op, dtypes, 0.0, 0.0, cost);
 }
 
-/* Cheap ops (a compare or an add) and libm calls, in rough operations per element. */
-#define COST_CHEAP 1.0
-#define COST_LIBM 20.0
+/* Cheap ops (a compare or an add) and libm calls: work per element (parallel.h). */
+#define COST_CHEAP TCONV_PARALLEL_COST_STREAM
+#define COST_LIBM TCONV_PARALLEL_COST_LIBM
 
 tconv_status tc_run_abs(tc_kernel_ctx *ctx) {
     return run_unary(ctx, U_ABS, DTYPES_SIGNED, COST_CHEAP);
@@ -742,7 +727,9 @@ static tconv_status run_variadic(tc_kernel_ctx *ctx, binary_op op, uint32_t dtyp
     const tc_rt_tensor *in0 = tc_kernel_input(ctx, 0);
     bool boolean = op >= B_EQ && op <= B_XOR;
     tc_rt_tensor *out;
-    st = tc_kernel_alloc_output(ctx, 0, boolean ? TCONV_DTYPE_BOOL : in0->dtype, rank, dims, &out);
+    /* written whole: the copy below, or apply_binary's ew_run over every element */
+    st = tc_kernel_alloc_output_uninit(ctx, 0, boolean ? TCONV_DTYPE_BOOL : in0->dtype, rank, dims,
+                                       &out);
     *result = out;
     if (st != TCONV_OK)
         return st;

@@ -191,7 +191,7 @@ static tconv_status run_softmax(tc_kernel_ctx *ctx, bool log) {
     }
     softmax_job job = {x->data, y->data, x->dtype == TCONV_DTYPE_DOUBLE, log, n, inner};
     int64_t n_tasks = job.is_double ? outer : outer * ((inner + SOFTMAX_COLS - 1) / SOFTMAX_COLS);
-    int threads = threads_for(ctx, x->n_elements, 20.0);
+    int threads = threads_for(ctx, x->n_elements, TCONV_PARALLEL_COST_LIBM); /* an expf each */
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, softmax_task, &job);
     return TCONV_OK;
 }
@@ -376,7 +376,8 @@ static tconv_status read_affine(tc_kernel_ctx *ctx, int64_t count, const char *w
 }
 
 static void run_norm_job(tc_kernel_ctx *ctx, norm_job *job, int64_t n_blocks) {
-    int threads = threads_for(ctx, n_blocks * job->block, 8.0);
+    /* statistics, then the normalized write: two streamed passes (parallel.h) */
+    int threads = threads_for(ctx, n_blocks * job->block, 2.0 * TCONV_PARALLEL_COST_STREAM);
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_blocks), n_blocks, norm_task, job);
 }
 

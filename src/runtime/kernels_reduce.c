@@ -596,7 +596,8 @@ tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
     reduce_plan plan;
     reduce_plan_init(&plan, x->rank, x->dims, reduced);
     reduce_job job = {&plan, op->kind, x->dtype, x->data, y->data, plan.n_out};
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, (double)x->n_elements);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads,
+                                               (double)x->n_elements * TCONV_PARALLEL_COST_STREAM);
     int64_t n_tasks = 1;
     if (threads > 1 && plan.n_out > 1) {
         job.chunk = (plan.n_out + 4 * threads - 1) / (4 * threads);
@@ -729,7 +730,8 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     bool floating = x->dtype == TCONV_DTYPE_FLOAT || x->dtype == TCONV_DTYPE_DOUBLE;
     arg_job job = {x,    y->data, x->dims[axis], inner, strcmp(ctx->node->op_type, "ArgMax") == 0,
                    last, floating};
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, (double)x->n_elements);
+    int threads = tc_parallel_threads_for_work(ctx->n_threads,
+                                               (double)x->n_elements * TCONV_PARALLEL_COST_STREAM);
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         int64_t n_tasks = outer * ((inner + BLOCK_COLS - 1) / BLOCK_COLS);
         tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, arg_task_f32,

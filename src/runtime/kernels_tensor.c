@@ -149,7 +149,7 @@ tconv_status tc_run_slice(tc_kernel_ctx *ctx) {
         view.dims[a] = count;
     }
     tc_rt_tensor *y; /* the copy writes every element */
-    st = tc_kernel_alloc_output_unzeroed(ctx, 0, x->dtype, x->rank, view.dims, &y);
+    st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, view.dims, &y);
     if (st == TCONV_OK)
         tc_strided_copy(&view, x, y);
     return st;
@@ -392,6 +392,35 @@ static tconv_status concat_check(tc_kernel_ctx *ctx, const tc_rt_tensor *first, 
     return TCONV_OK;
 }
 
+typedef struct concat_job {
+    const tc_kernel_ctx *ctx;
+    int axis;
+    int64_t inner;
+    size_t esize, out_row; /* bytes of one output row (every input's piece of it) */
+    char *y;
+} concat_job;
+
+/* Output bytes [begin, end): each output row is the inputs' pieces of that row, in order. */
+static void concat_bytes(void *vjob, int64_t begin, int64_t end) {
+    const concat_job *job = vjob;
+    size_t at = (size_t)begin;
+    while (at < (size_t)end) {
+        size_t row = at / job->out_row, offset = at % job->out_row, done = 0, chunk = 0, i = 0;
+        const tc_rt_tensor *t = NULL;
+        for (; i < job->ctx->n_inputs; i++, done += chunk) {
+            t = job->ctx->inputs[i];
+            chunk = (size_t)(t->dims[job->axis] * job->inner) * job->esize;
+            if (offset < done + chunk)
+                break;
+        }
+        size_t within = offset - done, n = chunk - within;
+        if (n > (size_t)end - at)
+            n = (size_t)end - at;
+        memcpy(job->y + at, (const char *)t->data + row * chunk + within, n);
+        at += n;
+    }
+}
+
 tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *first;
     int64_t axis_attr;
@@ -412,25 +441,17 @@ tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
     memcpy(dims, first->dims, sizeof dims);
     dims[axis] = total;
     tc_rt_tensor *y;
-    st = tc_kernel_alloc_output(ctx, 0, first->dtype, first->rank, dims, &y);
+    st = tc_kernel_alloc_output_uninit(ctx, 0, first->dtype, first->rank, dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
-    size_t esize = tc_rt_dtype_size(first->dtype);
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; d++)
-        outer *= dims[d];
+    concat_job job = {.ctx = ctx, .axis = axis, .inner = 1, .y = y->data};
+    job.esize = tc_rt_dtype_size(first->dtype);
     for (int d = axis + 1; d < first->rank; d++)
-        inner *= dims[d];
-    size_t out_row = (size_t)(total * inner) * esize;
-    size_t done = 0;
-    for (size_t i = 0; i < ctx->n_inputs; i++) {
-        const tc_rt_tensor *t = ctx->inputs[i];
-        size_t chunk = (size_t)(t->dims[axis] * inner) * esize;
-        for (int64_t o = 0; o < outer && chunk; o++)
-            memcpy((char *)y->data + (size_t)o * out_row + done,
-                   (const char *)t->data + (size_t)o * chunk, chunk);
-        done += chunk;
-    }
+        job.inner *= dims[d];
+    job.out_row = (size_t)(total * job.inner) * job.esize;
+    /* the output's bytes split over threads (a streamed float per 4 bytes), whole cache lines */
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, (int64_t)y->nbytes,
+                       TCONV_PARALLEL_COST_STREAM / 4.0, 64, 16 * 1024, concat_bytes, &job);
     return TCONV_OK;
 }
 
@@ -630,7 +651,7 @@ tconv_status tc_run_transpose(tc_kernel_ctx *ctx) {
         view.strides[i] = src.strides[axes[i]];
     }
     tc_rt_tensor *y; /* the copy writes every element */
-    st = tc_kernel_alloc_output_unzeroed(ctx, 0, x->dtype, x->rank, view.dims, &y);
+    st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, view.dims, &y);
     if (st == TCONV_OK)
         tc_strided_copy(&view, x, y);
     return st;

@@ -1,6 +1,7 @@
 #include "runtime/parallel.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,6 +16,18 @@
  * interrupt to a halted vCPU: measured here, that made a 2-thread DCGAN generator at batch 1
  * 1.6x slower than 1 thread. OpenMP runtimes poll the same way (GOMP_SPINCOUNT). */
 #define TCONV_PARALLEL_SPIN_NS 200000
+
+/* The oversubscription guard. A helper that joined a job and was then descheduled (other
+ * processes hold the cores) keeps its task, and the caller waits for it: a scheduler time slice,
+ * far longer than the job. A wait past TCONV_PARALLEL_LATE_NS that is also longer than the
+ * caller's own share of the job counts as a strike, a job without one takes a strike back; at
+ * TCONV_PARALLEL_STRIKES the pool runs the next TCONV_PARALLEL_SERIAL_JOBS jobs in their calling
+ * threads (which is always correct: the kernel's tasks just run in one thread), then tries its
+ * helpers again. On an idle machine the waits stay within a task's length and nothing changes;
+ * on a loaded one 2 threads then cost about what 1 does instead of much more. */
+#define TCONV_PARALLEL_LATE_NS 100000
+#define TCONV_PARALLEL_STRIKES 4
+#define TCONV_PARALLEL_SERIAL_JOBS 256
 
 /* One parallel-for. It lives on the caller's stack: the caller does not return before every
  * worker that joined it has left (pool->active == 0). */
@@ -46,6 +59,7 @@ struct tc_thread_pool {
     atomic_int active;           /* joined workers still running tasks */
     int joined, max_join;        /* workers that joined the job; how many may */
     parallel_job *job;
+    atomic_int strikes, serial_left; /* the oversubscription guard */
     pthread_t threads[TCONV_PARALLEL_MAX_THREADS];
 };
 
@@ -70,6 +84,8 @@ tc_thread_pool *tc_thread_pool_create(void) {
     }
     atomic_init(&pool->generation, 0);
     atomic_init(&pool->active, 0);
+    atomic_init(&pool->strikes, 0);
+    atomic_init(&pool->serial_left, 0);
     return pool;
 }
 
@@ -123,7 +139,11 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Polls until ready(pool, arg) (true) or the spin time is up (false). */
+/* Polls until ready(pool, arg) (true) or the spin time is up (false). Every 256 polls (some
+ * 10 us) it offers the core to another thread: when other processes hold the cores, the thread
+ * this one waits for (the caller, or a helper with a task) may be queued behind it on this very
+ * core, and without the offer would wait for the scheduler's tick, milliseconds. On an idle core
+ * the offer returns at once. */
 static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool, uint64_t arg),
                        uint64_t arg) {
     int64_t start = now_ns();
@@ -131,8 +151,11 @@ static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool,
         if (ready(pool, arg))
             return true;
         cpu_relax();
-        if (i % 256 == 0 && now_ns() - start > TCONV_PARALLEL_SPIN_NS)
-            return false;
+        if (i % 256 == 0) {
+            if (now_ns() - start > TCONV_PARALLEL_SPIN_NS)
+                return false;
+            sched_yield();
+        }
     }
 }
 
@@ -206,6 +229,35 @@ int tc_parallel_threads_for_work(int n_threads, double flops) {
     return n_threads;
 }
 
+typedef struct range_job {
+    tc_range_fn fn;
+    void *ctx;
+    int64_t n_items, chunk;
+} range_job;
+
+static void range_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    const range_job *job = vjob;
+    int64_t begin = task * job->chunk, end = begin + job->chunk;
+    job->fn(job->ctx, begin, end < job->n_items ? end : job->n_items);
+}
+
+void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, double cost,
+                        int64_t granule, int64_t min_items, tc_range_fn fn, void *ctx) {
+    if (n_items <= 0)
+        return;
+    int threads = pool ? tc_parallel_threads_for_work(n_threads, (double)n_items * cost) : 1;
+    if (threads <= 1) {
+        fn(ctx, 0, n_items);
+        return;
+    }
+    int64_t tasks = (int64_t)threads * 4, g = granule > 0 ? granule : 1;
+    int64_t chunk = (n_items + tasks - 1) / tasks;
+    chunk = chunk < min_items ? min_items : chunk;
+    range_job job = {.fn = fn, .ctx = ctx, .n_items = n_items, .chunk = (chunk + g - 1) / g * g};
+    tc_parallel_for(pool, threads, (n_items + job.chunk - 1) / job.chunk, range_task, &job);
+}
+
 /* Publishes job to the pool for up to workers - 1 helpers; false when the pool is in use. */
 static bool publish(tc_thread_pool *pool, parallel_job *job, int workers) {
     pthread_mutex_lock(&pool->mutex);
@@ -242,6 +294,30 @@ static void finish(tc_thread_pool *pool) {
     pthread_mutex_unlock(&pool->mutex);
 }
 
+/* Whether the guard has the pool run this job in its calling thread. */
+static bool guard_serial(tc_thread_pool *pool) {
+    int left = atomic_load_explicit(&pool->serial_left, memory_order_relaxed);
+    while (left > 0) {
+        if (atomic_compare_exchange_weak(&pool->serial_left, &left, left - 1))
+            return true;
+    }
+    return false;
+}
+
+/* The caller worked `own_ns` on the job, then waited `wait_ns` for its helpers. */
+static void guard_note(tc_thread_pool *pool, int64_t own_ns, int64_t wait_ns) {
+    if (wait_ns > TCONV_PARALLEL_LATE_NS && wait_ns > own_ns) {
+        if (atomic_fetch_add(&pool->strikes, 1) + 1 >= TCONV_PARALLEL_STRIKES) {
+            atomic_store(&pool->strikes, 0);
+            atomic_store(&pool->serial_left, TCONV_PARALLEL_SERIAL_JOBS);
+        }
+        return;
+    }
+    int s = atomic_load_explicit(&pool->strikes, memory_order_relaxed);
+    while (s > 0 && !atomic_compare_exchange_weak(&pool->strikes, &s, s - 1)) {
+    }
+}
+
 void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_parallel_fn fn,
                      void *ctx) {
     if (n_tasks <= 0)
@@ -249,10 +325,13 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
     int workers = pool ? tc_parallel_workers(n_threads, n_tasks) : 1;
     parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = n_tasks};
     atomic_init(&job.next_task, 0);
-    if (workers <= 1 || !publish(pool, &job, workers)) {
+    if (workers <= 1 || guard_serial(pool) || !publish(pool, &job, workers)) {
         run_tasks(&job, 0);
         return;
     }
+    int64_t start = now_ns();
     run_tasks(&job, 0);
+    int64_t own_done = now_ns();
     finish(pool);
+    guard_note(pool, own_done - start, now_ns() - own_done);
 }

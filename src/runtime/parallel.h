@@ -7,7 +7,10 @@
  * is an object, not process state: each session owns one by default, and the caller may share
  * one between sessions (tconv_threadpool). The caller never waits for a helper that has not
  * started on its job yet: on a loaded machine the caller just does more of the tasks. One
- * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread. */
+ * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread.
+ * Waiting threads offer their core every few microseconds, and a pool whose helpers keep making
+ * the caller wait (descheduled mid-task: the cores are oversubscribed) runs its next jobs in the
+ * calling thread for a while (parallel.c, the oversubscription guard). */
 #ifndef TCONV_RUNTIME_PARALLEL_H
 #define TCONV_RUNTIME_PARALLEL_H
 
@@ -42,5 +45,21 @@ int tc_parallel_workers(int n_threads, int64_t n_tasks);
 /* A thread count for work of `flops` floating point operations: 1 below a size where starting
  * threads costs more than it saves, else n_threads (at least 1). */
 int tc_parallel_threads_for_work(int n_threads, double flops);
+
+/* The work of one element of a streamed (memory-bound) pass, in the GEMM flops that
+ * tc_parallel_threads_for_work weighs: about a cycle, in which the GEMM does some 64 flops. A
+ * libm call (expf, logf) is some 16 of these. */
+#define TCONV_PARALLEL_COST_STREAM 64.0
+#define TCONV_PARALLEL_COST_LIBM (16.0 * TCONV_PARALLEL_COST_STREAM)
+
+/* Items [begin, end) of a job split into ranges. */
+typedef void (*tc_range_fn)(void *ctx, int64_t begin, int64_t end);
+
+/* Runs fn over items [0, n_items) of `cost` operations each: in the calling thread, as one
+ * range, when the work is too small for threads (tc_parallel_threads_for_work), else in about
+ * 4 ranges per thread (dynamic, so a late or slow thread takes fewer), each a multiple of
+ * `granule` items and at least min_items. The split every elementwise-style kernel uses. */
+void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, double cost,
+                        int64_t granule, int64_t min_items, tc_range_fn fn, void *ctx);
 
 #endif

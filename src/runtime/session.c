@@ -99,7 +99,7 @@ const tconv_value *tc_session_output(const tc_session *session, size_t index) {
 /* ---------------------------------------------------------------- kernel interface */
 
 static tconv_status alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
-                                 const int64_t *dims, bool zeroed, tc_rt_tensor **out) {
+                                 const int64_t *dims, bool zero, tc_rt_tensor **out) {
     if (index >= ctx->n_outputs)
         return tc_error_set(ctx->err, TCONV_ERR_USAGE, "kernel allocates output %zu of %zu", index,
                             ctx->n_outputs);
@@ -108,8 +108,8 @@ static tconv_status alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype d
     tconv_status st = TCONV_OK;
     if (index == 0 && (st = tc_session_count_work(ctx, rank, dims)) != TCONV_OK)
         return st;
-    st = zeroed ? tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err)
-                : tc_session_alloc_unzeroed(ctx->session, t, dtype, rank, dims, ctx->err);
+    st = zero ? tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err)
+              : tc_session_alloc_uninit(ctx->session, t, dtype, rank, dims, ctx->err);
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, st, "output %zu: ", index);
     *out = t;
@@ -121,8 +121,8 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
     return alloc_output(ctx, index, dtype, rank, dims, true, out);
 }
 
-tconv_status tc_kernel_alloc_output_unzeroed(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
-                                             int rank, const int64_t *dims, tc_rt_tensor **out) {
+tconv_status tc_kernel_alloc_output_uninit(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
+                                           int rank, const int64_t *dims, tc_rt_tensor **out) {
     return alloc_output(ctx, index, dtype, rank, dims, false, out);
 }
 

@@ -82,10 +82,13 @@ static bool read_slice(const tc_graph_plan *plan, const tc_step_plan *step, slic
     return true;
 }
 
-/* Axes normalized against the rank; only spatial axes (>= 2), each once. */
+/* Appends the Slice's axes, normalized against the rank, to the crop: only spatial axes (>= 2),
+ * each once over all the Slices of the chain. Slices of distinct axes commute, so a chain of
+ * them (an exporter's one Slice per axis) is one crop. */
 static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) {
     bool seen[TCONV_MAX_RANK] = {false};
-    crop->n = c->n;
+    for (size_t i = 0; i < crop->n; i++)
+        seen[crop->axes[i]] = true;
     for (size_t i = 0; i < c->n; i++) {
         int64_t a = c->axes[i];
         if (a < 0)
@@ -93,9 +96,10 @@ static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) 
         if (rank < 3 || a < 2 || a >= rank || seen[a])
             return false;
         seen[a] = true;
-        crop->axes[i] = (int)a;
-        crop->starts[i] = c->starts[i];
-        crop->ends[i] = c->ends[i];
+        crop->axes[crop->n] = (int)a;
+        crop->starts[crop->n] = c->starts[i];
+        crop->ends[crop->n] = c->ends[i];
+        crop->n++;
     }
     return true;
 }
@@ -232,7 +236,7 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
     bool producer_bias = has_input(producer, 2);
     tc_kernel_crop crop;
     memset(&crop, 0, sizeof crop);
-    ptrdiff_t fused[3];
+    ptrdiff_t fused[TCONV_MAX_RANK + 2];
     int n_fused = 0;
     size_t at = p, input = 0;
     ptrdiff_t next = producer->n_outputs >= 1 && producer->outputs[0] != TCONV_NO_SLOT
@@ -240,8 +244,9 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
                          : -1;
     slice_consts c;
     tc_kernel_crop sliced = crop;
-    if (next >= 0 && input == 0 && is_op(plan->steps[next].node, "Slice") &&
-        read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
+    /* each Slice adds at least one new spatial axis, so at most TCONV_MAX_RANK of them */
+    while (next >= 0 && input == 0 && is_op(plan->steps[next].node, "Slice") &&
+           read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
         crop = sliced;
         fused[n_fused++] = next;
         at = (size_t)next;

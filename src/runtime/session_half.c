@@ -29,7 +29,6 @@ typedef struct convert_job {
     void *dst;
     tconv_dtype half; /* the 16-bit side */
     bool widen;       /* half -> float, else float -> half */
-    int64_t n, chunk;
 } convert_job;
 
 /* Elements [begin, end) of the job. */
@@ -56,25 +55,19 @@ static void convert_range(void *p, int64_t begin, int64_t end) {
     }
 }
 
-static void convert_chunk(void *p, int64_t task, int worker) {
-    (void)worker;
-    const convert_job *job = p;
-    int64_t begin = task * job->chunk, end = begin + job->chunk;
-    convert_range(p, begin, end > job->n ? job->n : end);
-}
-
 static void convert_data(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tc_rt_tensor *dst) {
     bool widen = dst->dtype == TCONV_DTYPE_FLOAT;
-    convert_job job = {src->data, dst->data,       widen ? src->dtype : dst->dtype,
-                       widen,     src->n_elements, 1 << 16};
-    int64_t tasks = (job.n + job.chunk - 1) / job.chunk;
-    tc_parallel_for(ctx->pool, ctx->n_threads, tasks, convert_chunk, &job);
+    convert_job job = {src->data, dst->data, widen ? src->dtype : dst->dtype, widen};
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, src->n_elements, TCONV_PARALLEL_COST_STREAM, 16,
+                       4096, convert_range, &job);
 }
 
 /* dst: a new session tensor of type `to` holding src's values. */
 static tconv_status convert(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tconv_dtype to,
                             tc_rt_tensor *dst) {
-    tconv_status st = tc_session_alloc(ctx->session, dst, to, src->rank, src->dims, ctx->err);
+    /* every element is written by convert_data */
+    tconv_status st =
+        tc_session_alloc_uninit(ctx->session, dst, to, src->rank, src->dims, ctx->err);
     if (st == TCONV_OK)
         convert_data(ctx, src, dst);
     return st;

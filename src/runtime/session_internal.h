@@ -262,9 +262,9 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
 /* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
 tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
                               const int64_t *dims, tc_error *err);
-/* The same for a caller that writes every element: a recycled buffer is not zeroed first. */
-tconv_status tc_session_alloc_unzeroed(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
-                                       int rank, const int64_t *dims, tc_error *err);
+/* The same, but a reused buffer is not zeroed first: for a kernel that writes every element. */
+tconv_status tc_session_alloc_uninit(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
+                                     int rank, const int64_t *dims, tc_error *err);
 void tc_session_release(tc_session *session, tc_rt_tensor *t);
 
 /* ---- the executor (session.c) */

@@ -13,6 +13,7 @@
  * 0 bytes there; the per-allocation check in tc_session_alloc still holds them to the same limit
  * while the graph runs. */
 #include "runtime/session_internal.h"
+#include "runtime/test_hooks.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,10 +46,10 @@ static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64
            tc_mul_i64(*n, (int64_t)tc_rt_dtype_size(dtype), bytes);
 }
 
-/* Gives t a cached buffer of exactly the size it needs, when there is one (zeroed unless the
- * caller writes every element). */
+/* Gives t a cached buffer of exactly the size it needs, when there is one; zeroed unless the
+ * caller writes every byte itself. */
 static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                       const int64_t *dims, bool zeroed) {
+                       const int64_t *dims, bool zero) {
     int64_t n, bytes;
     if (c->n == 0 || !tensor_bytes(dtype, rank, dims, &n, &bytes) || bytes <= 0 ||
         tc_rt_dtype_size(dtype) == 0)
@@ -64,7 +65,7 @@ static bool cache_take(tc_buffer_cache *c, tc_rt_tensor *t, tconv_dtype dtype, i
         memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
         t->n_elements = n;
         t->owns_data = true;
-        if (zeroed)
+        if (zero)
             memset(t->data, 0, t->nbytes);
         c->bytes -= t->nbytes;
         c->data[i] = c->data[--c->n];
@@ -118,19 +119,21 @@ tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const cha
 }
 
 static tconv_status session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                                  const int64_t *dims, bool zeroed, tc_error *err) {
+                                  const int64_t *dims, bool zero, tc_error *err) {
     tc_rt_tensor tmp;
     if (session) {
         tconv_status st = tc_session_check_limit(session, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }
-    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims, zeroed)) {
+    if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims, zero)) {
         tconv_status st = tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }
     *t = tmp;
+    if (!zero && tc_test_poison_uninit && t->data) /* tests only */
+        memset(t->data, 0xFF, t->nbytes);
     if (session && t->owns_data) {
         session->stats.live_bytes += t->nbytes;
         if (session->stats.live_bytes > session->stats.peak_live_bytes)
@@ -140,13 +143,15 @@ static tconv_status session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dt
     return TCONV_OK;
 }
 
+int tc_test_poison_uninit = 0;
+
 tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
                               const int64_t *dims, tc_error *err) {
     return session_alloc(session, t, dtype, rank, dims, true, err);
 }
 
-tconv_status tc_session_alloc_unzeroed(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
-                                       int rank, const int64_t *dims, tc_error *err) {
+tconv_status tc_session_alloc_uninit(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
+                                     int rank, const int64_t *dims, tc_error *err) {
     return session_alloc(session, t, dtype, rank, dims, false, err);
 }
 

@@ -9,4 +9,8 @@
 /* Added to each non-negative start of every Slice (step > 0): an off-by-one crop. */
 extern int64_t tc_test_slice_start_shift;
 
+/* Nonzero: every unzeroed output (tc_kernel_alloc_output_uninit) starts as all-ones bytes (NaN
+ * floats), so that an element a kernel leaves unwritten shows. */
+extern int tc_test_poison_uninit;
+
 #endif

@@ -340,6 +340,17 @@ static void set_conv_transpose_attrs(kernel_harness *h, const ct_draw *c) {
         kh_attr_ints(h, "output_shape", r, c->oshape);
 }
 
+/* Sets a fixed geometry (rank entries of each array; pads: 2 * rank). */
+static void ct_geometry(ct_draw *c, const int64_t *k, const int64_t *s, const int64_t *d,
+                        const int64_t *x, const int64_t *pads) {
+    size_t r = (size_t)c->rank;
+    memcpy(c->k, k, r * sizeof *k);
+    memcpy(c->s, s, r * sizeof *s);
+    memcpy(c->d, d, r * sizeof *d);
+    memcpy(c->x, x, r * sizeof *x);
+    memcpy(c->pads, pads, 2 * r * sizeof *pads);
+}
+
 /* Builds and runs one drawn case; false when the draw is invalid (output size <= 0). */
 static bool run_random_conv_transpose(const ct_draw *c, uint64_t *rng) {
     kernel_harness h;
@@ -398,6 +409,44 @@ static void test_conv_transpose_random_vs_scatter(void **state) {
     assert_true(ran > 300);
 }
 
+/* Strides of 4 and up with kernels a multiple of them: the sub-pixel form (one stride-1
+ * correlation per phase), against the scatter loops, over every padding mode, groups, batches,
+ * output_padding and output_shape past the computed span (bias-only positions). Some kernels
+ * are not multiples (the col2im form, side by side). */
+static void test_conv_transpose_random_subpixel(void **state) {
+    (void)state;
+    uint64_t rng = 13;
+    int ran = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        ct_draw c;
+        draw_conv_transpose(&rng, &c);
+        for (int i = 0; i < c.rank; i++) {
+            c.s[i] = kh_rand_range(&rng, i == c.rank - 1 ? 4 : 1, 8);
+            c.k[i] =
+                trial % 5 == 4 ? kh_rand_range(&rng, 1, 17) : c.s[i] * kh_rand_range(&rng, 1, 3);
+            c.d[i] = 1;
+            c.op[i] = c.has_op ? kh_rand_range(&rng, 0, c.s[i] - 1) : 0;
+            c.pads[i] = kh_rand_range(&rng, 0, c.k[i] - 1);
+            c.pads[i + c.rank] = kh_rand_range(&rng, 0, c.k[i] - 1);
+            int64_t full = c.s[i] * (c.x[i] - 1) + c.k[i];
+            c.oshape[i] = full + c.op[i] - kh_rand_range(&rng, -3, c.k[i]);
+            if (c.oshape[i] < 1)
+                c.oshape[i] = 1;
+        }
+        ran += run_random_conv_transpose(&c, &rng);
+    }
+    assert_true(ran > 150);
+    /* FCN's k16 s8 over a 12x16 input, several column blocks and channel chunks */
+    ct_draw f = {.rank = 2, .group = 1, .cin_g = 21, .cout_g = 21, .batch = 2, .bias = true};
+    int64_t k[2] = {16, 16}, st[2] = {8, 8}, one[2] = {1, 1}, x[2] = {12, 16};
+    int64_t pads[4] = {4, 4, 4, 4};
+    ct_geometry(&f, k, st, one, x, pads);
+    for (int threads = 1; threads <= 3; threads++) {
+        f.threads = threads;
+        assert_true(run_random_conv_transpose(&f, &rng));
+    }
+}
+
 /* Large enough for several column blocks and output-channel chunks per thread. */
 static void test_conv_transpose_large_blocks(void **state) {
     (void)state;
@@ -412,12 +461,8 @@ static void test_conv_transpose_large_blocks(void **state) {
                  .has_op = true};
     int64_t k[2] = {4, 3}, s[2] = {2, 3}, d[2] = {1, 2}, x[2] = {37, 29}, op[2] = {1, 2};
     int64_t pads[4] = {1, 3, 2, 0};
-    memcpy(c.k, k, sizeof k);
-    memcpy(c.s, s, sizeof s);
-    memcpy(c.d, d, sizeof d);
-    memcpy(c.x, x, sizeof x);
+    ct_geometry(&c, k, s, d, x, pads);
     memcpy(c.op, op, sizeof op);
-    memcpy(c.pads, pads, sizeof pads);
     for (int threads = 1; threads <= 3; threads++) {
         c.threads = threads;
         assert_true(run_random_conv_transpose(&c, &rng));
@@ -760,6 +805,7 @@ int main(void) {
         cmocka_unit_test(test_conv_depthwise_hand),
         cmocka_unit_test(test_conv_transpose_random_vs_scatter),
         cmocka_unit_test(test_conv_transpose_large_blocks),
+        cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),
         cmocka_unit_test(test_conv_large_and_depthwise),
         cmocka_unit_test(test_errors),

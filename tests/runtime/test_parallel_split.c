@@ -1,0 +1,192 @@
+/* The shared split of elementwise-style work (tc_parallel_ranges, parallel.h): every item runs
+ * exactly once, in ranges of whole granules, in the calling thread alone when the work is small;
+ * and the kernels built on it (elementwise, Concat) give the same bits on 1 and on several
+ * threads. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "kernel_harness.h"
+
+typedef struct range_count {
+    atomic_int *hits;
+    atomic_int calls;
+    int64_t granule;
+    atomic_int misaligned;
+} range_count;
+
+static void count_range(void *ctx, int64_t begin, int64_t end) {
+    range_count *rc = ctx;
+    atomic_fetch_add(&rc->calls, 1);
+    if (begin % rc->granule != 0)
+        atomic_fetch_add(&rc->misaligned, 1);
+    for (int64_t i = begin; i < end; i++)
+        atomic_fetch_add(&rc->hits[i], 1);
+}
+
+static void check_ranges(tc_thread_pool *pool, int threads, int64_t n, double cost, int64_t granule,
+                         int64_t min_items, bool expect_one_call) {
+    range_count rc = {.granule = granule};
+    rc.hits = calloc((size_t)(n > 0 ? n : 1), sizeof *rc.hits);
+    assert_non_null(rc.hits);
+    atomic_init(&rc.calls, 0);
+    atomic_init(&rc.misaligned, 0);
+    tc_parallel_ranges(pool, threads, n, cost, granule, min_items, count_range, &rc);
+    for (int64_t i = 0; i < n; i++)
+        assert_int_equal(atomic_load(&rc.hits[i]), 1);
+    assert_int_equal(atomic_load(&rc.misaligned), 0);
+    if (n == 0)
+        assert_int_equal(atomic_load(&rc.calls), 0);
+    else if (expect_one_call)
+        assert_int_equal(atomic_load(&rc.calls), 1);
+    else
+        assert_true(atomic_load(&rc.calls) > 1);
+    free(rc.hits);
+}
+
+static void test_ranges_cover_each_item_once(void **state) {
+    (void)state;
+    tc_thread_pool *pool = tc_thread_pool_create();
+    assert_non_null(pool);
+    static const int64_t sizes[] = {0, 1, 15, 4095, 4096, 4097, 100003};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            int64_t n = sizes[s];
+            /* small work: one range in the calling thread, whatever the thread count */
+            check_ranges(pool, threads, n, 1.0, 16, 1, true);
+            /* large work: ranges of whole granules, several when there are items enough */
+            bool one = threads == 1 || n <= 64;
+            check_ranges(pool, threads, n, 1e9, 64, 1, one);
+            check_ranges(pool, threads, n, 1e9, 1, 4096, threads == 1 || n <= 4096);
+        }
+    }
+    /* no pool: always the calling thread */
+    check_ranges(NULL, 4, 100003, 1e9, 16, 1, true);
+    tc_thread_pool_destroy(pool);
+}
+
+/* Runs a one-input float kernel on x with `threads` threads; returns the output (caller frees). */
+static float *run_unary(const char *op, int64_t opset, int threads, const float *x, int64_t n,
+                        void (*set_attrs)(kernel_harness *h)) {
+    kernel_harness h;
+    kh_init(&h, op, 1);
+    h.opset = opset;
+    h.n_threads = threads;
+    if (set_attrs)
+        set_attrs(&h);
+    int64_t dims[2] = {3, n / 3};
+    tc_rt_tensor *in = kh_input(&h, 2, dims, NULL);
+    memcpy(in->data, x, (size_t)n * sizeof(float));
+    kh_run_ok(&h);
+    kh_expect_shape(&h.outputs[0], 2, dims);
+    float *out = malloc((size_t)n * sizeof(float));
+    assert_non_null(out);
+    memcpy(out, h.outputs[0].data, (size_t)n * sizeof(float));
+    kh_free(&h);
+    return out;
+}
+
+static void leaky_attrs(kernel_harness *h) {
+    kh_attr_float(h, "alpha", 0.125f);
+}
+
+static void clip_attrs(kernel_harness *h) {
+    kh_attr_float(h, "min", -0.5f);
+    kh_attr_float(h, "max", 0.25f);
+}
+
+/* Large enough that every kernel splits over threads; NaNs and infinities included. */
+static void test_elementwise_threads_agree(void **state) {
+    (void)state;
+    enum { N = 3 * 100001 };
+    float *x = malloc(N * sizeof(float));
+    assert_non_null(x);
+    uint64_t rng = 17;
+    kh_fill_random(x, N, &rng);
+    for (int64_t i = 0; i < N; i++)
+        x[i] *= 8.0f;
+    x[5] = NAN;
+    x[N - 1] = INFINITY;
+    x[N / 2] = -INFINITY;
+    static const struct {
+        const char *op;
+        int64_t opset;
+        void (*attrs)(kernel_harness *h);
+    } ops[] = {{"Relu", 14, NULL},
+               {"LeakyRelu", 6, leaky_attrs},
+               {"Sigmoid", 13, NULL},
+               {"Tanh", 13, NULL},
+               {"Clip", 6, clip_attrs}};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        float *one = run_unary(ops[k].op, ops[k].opset, 1, x, N, ops[k].attrs);
+        for (int threads = 2; threads <= 3; threads++) {
+            float *many = run_unary(ops[k].op, ops[k].opset, threads, x, N, ops[k].attrs);
+            assert_memory_equal(one, many, N * sizeof(float));
+            free(many);
+        }
+        if (k == 1) { /* LeakyRelu, against the definition */
+            for (int64_t i = 0; i < N; i++) {
+                float want = x[i] < 0.0f ? 0.125f * x[i] : x[i];
+                assert_true(one[i] == want || (isnan(one[i]) && isnan(want)));
+            }
+        }
+        free(one);
+    }
+    free(x);
+}
+
+/* Concat of three inputs (one empty along the axis) on each axis, large enough to split over
+ * threads, against an element-by-element concatenation. */
+static void test_concat_threads(void **state) {
+    (void)state;
+    static const int64_t base[3] = {60, 60, 60}; /* 172 KiB out: split over threads */
+    static const int64_t sizes[3] = {5, 0, 7};   /* each input's extent along the axis */
+    uint64_t rng = 23;
+    for (int axis = 0; axis < 3; axis++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            kernel_harness h;
+            kh_init(&h, "Concat", 1);
+            h.n_threads = threads;
+            kh_attr_int(&h, "axis", axis);
+            const tc_rt_tensor *in[3];
+            int64_t out_dims[3] = {base[0], base[1], base[2]};
+            out_dims[axis] = 0;
+            for (int i = 0; i < 3; i++) {
+                int64_t d[3] = {base[0], base[1], base[2]};
+                d[axis] = sizes[i];
+                out_dims[axis] += sizes[i];
+                tc_rt_tensor *t = kh_input(&h, 3, d, NULL);
+                kh_fill_random(t->data, t->n_elements, &rng);
+                in[i] = t;
+            }
+            kh_run_ok(&h);
+            const tc_rt_tensor *y = &h.outputs[0];
+            kh_expect_shape(y, 3, out_dims);
+            const float *got = y->data;
+            int64_t idx[3];
+            for (idx[0] = 0; idx[0] < out_dims[0]; idx[0]++)
+                for (idx[1] = 0; idx[1] < out_dims[1]; idx[1]++)
+                    for (idx[2] = 0; idx[2] < out_dims[2]; idx[2]++) {
+                        int64_t k = idx[axis], i = 0;
+                        while (k >= sizes[i])
+                            k -= sizes[i++];
+                        int64_t s[3] = {idx[0], idx[1], idx[2]}, *d = (int64_t *)in[i]->dims;
+                        s[axis] = k;
+                        float want =
+                            ((const float *)in[i]->data)[(s[0] * d[1] + s[1]) * d[2] + s[2]];
+                        assert_true(got[(idx[0] * out_dims[1] + idx[1]) * out_dims[2] + idx[2]] ==
+                                    want);
+                    }
+            kh_free(&h);
+        }
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ranges_cover_each_item_once),
+        cmocka_unit_test(test_elementwise_threads_agree),
+        cmocka_unit_test(test_concat_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
