@@ -35,8 +35,15 @@ typedef struct parallel_job {
     tc_parallel_fn fn;
     void *ctx;
     int64_t n_tasks;
-    atomic_int_fast64_t next_task;
+    /* Tasks claimed from each end of [0, n_tasks): the low 32 bits count the caller's claims
+     * from the front, the high bits the helpers' from the back (run_tasks). */
+    atomic_int_fast64_t claims;
+    int_fast64_t back_step; /* what a helper's claim adds: CLAIM_BACK, or 1 (all from the front) */
 } parallel_job;
+
+#define CLAIM_BACK ((int_fast64_t)1 << 32)
+/* Up to this many tasks both counts fit their 32 bits, failed claims included. */
+#define CLAIM_MAX_TWO_ENDED ((int64_t)1 << 30)
 
 /* A pool of persistent workers, started on first use and grown on demand, owned by whoever
  * created it (a session by default; the caller when it shares one between runners). A
@@ -113,11 +120,21 @@ int tc_thread_pool_size(tc_thread_pool *pool) {
     return n;
 }
 
+/* The caller (worker 0) takes tasks from the front, helpers from the back. Kernels number their
+ * tasks in data order (column blocks, element ranges), so in a chain of kernels each thread
+ * mostly works on the part of the data it wrote in the one before, still in its core's cache. A
+ * single shared counter dealt the parts in arrival order instead: on 2 cores a chain of small
+ * 1-D Convs (audio_upsampler) then ran slower with 2 threads than with 1, each node reading the
+ * other core's output. A claim is valid while front + back < n_tasks; the two ends never meet on
+ * one task, and every task is claimed once. */
 static void run_tasks(parallel_job *job, int worker) {
+    int_fast64_t step = worker == 0 ? 1 : job->back_step;
     for (;;) {
-        int64_t task = atomic_fetch_add(&job->next_task, 1);
-        if (task >= job->n_tasks)
+        int_fast64_t c = atomic_fetch_add(&job->claims, step);
+        int64_t front = (int64_t)(c & (CLAIM_BACK - 1)), back = (int64_t)(c >> 32);
+        if (front + back >= job->n_tasks)
             return;
+        int64_t task = worker == 0 || step == 1 ? front : job->n_tasks - 1 - back;
         job->fn(job->ctx, task, worker);
     }
 }
@@ -323,8 +340,11 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
     if (n_tasks <= 0)
         return;
     int workers = pool ? tc_parallel_workers(n_threads, n_tasks) : 1;
-    parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = n_tasks};
-    atomic_init(&job.next_task, 0);
+    parallel_job job = {.fn = fn,
+                        .ctx = ctx,
+                        .n_tasks = n_tasks,
+                        .back_step = n_tasks <= CLAIM_MAX_TWO_ENDED ? CLAIM_BACK : 1};
+    atomic_init(&job.claims, 0);
     if (workers <= 1 || guard_serial(pool) || !publish(pool, &job, workers)) {
         run_tasks(&job, 0);
         return;

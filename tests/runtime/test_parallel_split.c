@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "kernel_harness.h"
 
@@ -62,6 +63,57 @@ static void test_ranges_cover_each_item_once(void **state) {
     }
     /* no pool: always the calling thread */
     check_ranges(NULL, 4, 100003, 1e9, 16, 1, true);
+    tc_thread_pool_destroy(pool);
+}
+
+typedef struct task_log {
+    atomic_int *runs;
+    int *worker; /* who ran each task */
+    bool slow;
+} task_log;
+
+static void log_task(void *ctx, int64_t task, int worker) {
+    task_log *log = ctx;
+    atomic_fetch_add(&log->runs[task], 1);
+    log->worker[task] = worker;
+    if (log->slow) { /* long enough that helpers join */
+        struct timespec pause = {0, 20000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* tc_parallel_for: every task runs once; the calling thread (worker 0) takes tasks from the
+ * front and helpers from the back, so in consecutive kernels each thread keeps its part of the
+ * data (parallel.c, run_tasks): the caller's tasks are a prefix of [0, n). */
+static void test_parallel_for_two_ends(void **state) {
+    (void)state;
+    tc_thread_pool *pool = tc_thread_pool_create();
+    assert_non_null(pool);
+    static const int64_t sizes[] = {1, 2, 3, 7, 64, 257};
+    int helpers_seen = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (int threads = 1; threads <= 4; threads++) {
+            int64_t n = sizes[s];
+            task_log log = {calloc((size_t)n, sizeof(atomic_int)), calloc((size_t)n, sizeof(int)),
+                            n >= 64};
+            assert_non_null(log.runs);
+            assert_non_null(log.worker);
+            tc_parallel_for(pool, threads, n, log_task, &log);
+            int64_t caller_end = 0;
+            while (caller_end < n && log.worker[caller_end] == 0)
+                caller_end++;
+            for (int64_t i = 0; i < n; i++) {
+                assert_int_equal(atomic_load(&log.runs[i]), 1);
+                if (i >= caller_end) {
+                    assert_true(log.worker[i] > 0 && log.worker[i] < threads);
+                    helpers_seen++;
+                }
+            }
+            free(log.runs);
+            free(log.worker);
+        }
+    }
+    assert_true(helpers_seen > 0); /* the slow jobs had helpers: the split was exercised */
     tc_thread_pool_destroy(pool);
 }
 
@@ -185,6 +237,7 @@ static void test_concat_threads(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_cover_each_item_once),
+        cmocka_unit_test(test_parallel_for_two_ends),
         cmocka_unit_test(test_elementwise_threads_agree),
         cmocka_unit_test(test_concat_threads),
     };
