@@ -9,6 +9,7 @@
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TCONV_HALF_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define TCONV_HALF_X86 0
@@ -18,8 +19,10 @@
 static bool have_f16c(void) {
     static int cached = -1; /* benign race: every thread computes the same answer */
     if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        /* AVX2 (checked with the OS's support for the YMM state) and the F16C bit of CPUID leaf
+         * 1: clang's __builtin_cpu_supports knows no "f16c" */
+        unsigned eax, ebx, ecx, edx;
+        cached = tc_cpu_has_avx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
     }
     return cached != 0;
 }

@@ -2,6 +2,7 @@
 #include "runtime/kernel_util.h"
 #include "runtime/gemm.h"
 
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,12 +14,25 @@ const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
     return node->inputs[index]->name;
 }
 
+/* Asked per row block by the fused activations: the answer is kept (threads racing to fill it
+ * all store the same value). */
+static bool cached_isa(tc_gemm_isa isa, atomic_int *cache) {
+    int known = atomic_load_explicit(cache, memory_order_relaxed);
+    if (known < 0) {
+        known = tc_gemm_isa_available(isa);
+        atomic_store_explicit(cache, known, memory_order_relaxed);
+    }
+    return known != 0;
+}
+
 bool tc_cpu_has_avx2(void) {
-    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2);
+    static atomic_int cache = -1;
+    return cached_isa(TCONV_GEMM_ISA_AVX2, &cache);
 }
 
 bool tc_cpu_has_avx512(void) {
-    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
+    static atomic_int cache = -1;
+    return cached_isa(TCONV_GEMM_ISA_AVX512, &cache);
 }
 
 static const char *op_name(const tc_kernel_ctx *ctx) {

@@ -98,7 +98,11 @@ float tc_double_to_float_odd(double d);
  * x86-64 build vectorizes 4 floats wide. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#if defined(__clang__) /* clang knows no prefer-vector-width target option (and needs none) */
+#define TC_TARGET_AVX512 __attribute__((target("avx512f")))
+#else
 #define TC_TARGET_AVX512 __attribute__((target("avx512f,prefer-vector-width=512")))
+#endif
 #else
 #define TC_TARGET_AVX2
 #define TC_TARGET_AVX512

@@ -28,7 +28,7 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
 /* e^x for x <= 0 (NaN not allowed), branch-free so the loop vectorizes: Cephes' expf
  * (x = n ln2 + r, |r| <= ln2 / 2, a degree-6 polynomial, 2^n from the exponent bits), within
  * 2 ulp; below -87 it gives e^-87, a difference under 2e-38. */
-static inline float exp_nonpositive(float x) {
+static inline __attribute__((always_inline)) float exp_nonpositive(float x) {
     x = x < -87.0f ? -87.0f : x;
     const float round_magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
     float n = (x * 1.44269504088896341f + round_magic) - round_magic;
@@ -48,7 +48,7 @@ static inline float exp_nonpositive(float x) {
 
 /* 1 / (1 + e^-v) as e / (1 + e) or 1 / (1 + e) with e = e^-|v|: no overflow, full relative
  * precision for large negative v (down to -87; e^-87 below, 0 past -104). NaN stays NaN. */
-static inline float sigmoid(float v) {
+static inline __attribute__((always_inline)) float sigmoid(float v) {
     float a = v < 0.0f ? -v : v;
     float e = exp_nonpositive(a == a ? -a : 0.0f);
     float s = 1.0f / (1.0f + e);
@@ -59,7 +59,8 @@ static inline float sigmoid(float v) {
 /* One value through the activation: the standalone kernels and the fused epilogues (Conv,
  * ConvTranspose) compute exactly this. Clip is min(max(v, lo), hi), as numpy: with lo > hi every
  * element becomes hi; NaN stays NaN (so does Relu's). */
-static inline float activation_one(tc_activation_kind kind, float a, float b, float v) {
+static inline __attribute__((always_inline)) float activation_one(tc_activation_kind kind, float a,
+                                                                  float b, float v) {
     switch (kind) {
     case TC_ACTIVATION_RELU:
         return v < 0.0f ? 0.0f : v;
@@ -79,41 +80,33 @@ static inline float activation_one(tc_activation_kind kind, float a, float b, fl
 
 /* Separate loops for in place and not: restrict lets GCC vectorize without alias checks, and an
  * in-place call must not go through restrict pointers. Inlined with a constant kind per call. */
-static inline void activation_span(tc_activation_kind kind, float a, float b, float *restrict dst,
-                                   const float *restrict src, int64_t n) {
+static inline __attribute__((always_inline)) void activation_span(tc_activation_kind kind, float a,
+                                                                  float b, float *restrict dst,
+                                                                  const float *restrict src,
+                                                                  int64_t n) {
     for (int64_t i = 0; i < n; i++)
         dst[i] = activation_one(kind, a, b, src[i]);
 }
 
 /* dst[i] = act(src[i] + b): the sum rounded to float first, as an Add then the activation. */
-static inline void activation_span_plus(tc_activation_kind kind, float a, float b,
-                                        float *restrict dst, const float *restrict src, float bias,
-                                        int64_t n) {
+static inline __attribute__((always_inline)) void
+activation_span_plus(tc_activation_kind kind, float a, float b, float *restrict dst,
+                     const float *restrict src, float bias, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         float v = src[i] + bias;
         dst[i] = activation_one(kind, a, b, v);
     }
 }
 
-static inline void activation_in_place(tc_activation_kind kind, float a, float b, float *x,
-                                       int64_t n) {
+static inline __attribute__((always_inline)) void
+activation_in_place(tc_activation_kind kind, float a, float b, float *x, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         x[i] = activation_one(kind, a, b, x[i]);
 }
 
-/* The activations run over whole Conv outputs: on x86-64 Linux each entry point is also built for
- * AVX-512 and picked at load time (an ifunc), 16 floats a step instead of SSE's 4. The same IEEE
- * operations either way (C11 mode contracts no a*b+c into an FMA), so the bits do not depend on
- * the clone. */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define ACTIVATION_CLONES __attribute__((target_clones("avx512f", "default")))
-#endif
-#endif
-#ifndef ACTIVATION_CLONES
-#define ACTIVATION_CLONES
-#endif
-
+/* The activations run over whole Conv outputs: each entry point has an AVX-512 copy (16 floats a
+ * step instead of SSE's 4) chosen at run time. The same IEEE operations either way (C11 mode
+ * contracts no a*b+c into an FMA), so the bits do not depend on the copy. */
 #define ACTIVATION_CASE(KIND)                                                                      \
     case KIND:                                                                                     \
         if (dst == src)                                                                            \
@@ -122,8 +115,8 @@ static inline void activation_in_place(tc_activation_kind kind, float a, float b
             activation_span(KIND, act->alpha, act->beta, dst, src, n);                             \
         return
 
-ACTIVATION_CLONES void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst,
-                                                  const float *src, int64_t n) {
+static inline __attribute__((always_inline)) void
+activation_apply(const tc_kernel_activation *act, float *dst, const float *src, int64_t n) {
     switch (act->kind) {
         ACTIVATION_CASE(TC_ACTIVATION_RELU);
         ACTIVATION_CASE(TC_ACTIVATION_LEAKY_RELU);
@@ -138,8 +131,9 @@ ACTIVATION_CLONES void tc_kernel_activation_apply(const tc_kernel_activation *ac
         activation_span_plus(KIND, act->alpha, act->beta, dst, src, bias, n);                      \
         return
 
-ACTIVATION_CLONES void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst,
-                                                       const float *src, float bias, int64_t n) {
+static inline __attribute__((always_inline)) void
+activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src, float bias,
+                      int64_t n) {
     switch (act->kind) {
         ACTIVATION_PLUS_CASE(TC_ACTIVATION_RELU);
         ACTIVATION_PLUS_CASE(TC_ACTIVATION_LEAKY_RELU);
@@ -147,6 +141,33 @@ ACTIVATION_CLONES void tc_kernel_activation_apply_plus(const tc_kernel_activatio
         ACTIVATION_PLUS_CASE(TC_ACTIVATION_SIGMOID);
         ACTIVATION_PLUS_CASE(TC_ACTIVATION_TANH);
     }
+}
+
+TC_TARGET_AVX512 static void activation_apply_avx512(const tc_kernel_activation *act, float *dst,
+                                                     const float *src, int64_t n) {
+    activation_apply(act, dst, src, n);
+}
+
+TC_TARGET_AVX512 static void activation_apply_plus_avx512(const tc_kernel_activation *act,
+                                                          float *dst, const float *src, float bias,
+                                                          int64_t n) {
+    activation_apply_plus(act, dst, src, bias, n);
+}
+
+void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, const float *src,
+                                int64_t n) {
+    if (tc_cpu_has_avx512())
+        activation_apply_avx512(act, dst, src, n);
+    else
+        activation_apply(act, dst, src, n);
+}
+
+void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src,
+                                     float bias, int64_t n) {
+    if (tc_cpu_has_avx512())
+        activation_apply_plus_avx512(act, dst, src, bias, n);
+    else
+        activation_apply_plus(act, dst, src, bias, n);
 }
 
 /* Work per element (parallel.h): the polynomial tanh and the branch-free sigmoid about 4

@@ -279,8 +279,8 @@ static tconv_status resize_nearest_mode(tc_kernel_ctx *ctx, tc_resize_params *p)
 }
 
 static tconv_status resize_numeric_attrs(tc_kernel_ctx *ctx, tc_resize_params *p) {
-    float a, extrapolation;
-    int64_t exclude, antialias;
+    float a = -0.75f, extrapolation = 0.0f;
+    int64_t exclude = 0, antialias = 0;
     tconv_status st = tc_node_attr_float(ctx->node, "cubic_coeff_a", -0.75f, &a, ctx->err);
     if (st == TCONV_OK)
         st = tc_node_attr_float(ctx->node, "extrapolation_value", 0.0f, &extrapolation, ctx->err);

@@ -178,17 +178,7 @@ static tc_rt_tensor run_fold(const fold_spec *c, tconv_model *m, bool unfused,
     o.n_threads = 1;
     tc_rt_tensor out[3];
     memset(out, 0, sizeof out);
-    tc_session *s = NULL;
-    tc_error err;
-    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
-    tconv_status st = tc_session_run(s, in, n_in, out, &err);
-    if (st != TCONV_OK)
-        print_error("%s\n", err.message);
-    assert_int_equal(st, TCONV_OK);
-    tc_session_stats stats;
-    tc_session_get_stats(s, &stats);
-    *kernel_calls = stats.n_kernel_calls;
-    tc_session_free(s);
+    *kernel_calls = rtt_run_counted(m, &o, in, n_in, out);
     for (size_t i = 0; i < n_in; i++)
         tc_rt_tensor_release(&in[i]);
     for (size_t i = 1; i < 3; i++)
@@ -196,8 +186,9 @@ static tc_rt_tensor run_fold(const fold_spec *c, tconv_model *m, bool unfused,
     if (out[0].dtype == TCONV_DTYPE_FLOAT)
         return out[0];
     tc_rt_tensor wide;
-    assert_int_equal(tc_rt_tensor_alloc(&wide, TCONV_DTYPE_FLOAT, out[0].rank, out[0].dims, &err),
-                     TCONV_OK);
+    assert_int_equal(
+        tc_rt_tensor_alloc(&wide, TCONV_DTYPE_FLOAT, out[0].rank, out[0].dims, &(tc_error){0}),
+        TCONV_OK);
     for (int64_t i = 0; i < wide.n_elements; i++)
         ((float *)wide.data)[i] = tc_half_to_float(((const uint16_t *)out[0].data)[i]);
     tc_rt_tensor_release(&out[0]);
