@@ -118,17 +118,18 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
     }
 }
 
-/* Sub-pixel form: one (batch, group, column block of the super-pixel grid), with every output
- * channel of the group. The blocks write disjoint Y positions, whose planes were filled first
- * (subpixel_fill_task). */
+/* Sub-pixel form: one (batch, group, column block of the super-pixel grid, output-channel
+ * chunk); the chunk varies fastest. The blocks write disjoint Y positions, whose planes were
+ * filled first (subpixel_fill_task) unless the blocks cover them. */
 static void subpixel_task(void *vjob, int64_t task, int worker) {
     conv_transpose_job *job = vjob;
     const tc_lattice *lat = &job->lat;
-    int64_t n_blocks = job->n_blocks;
-    int64_t p0 = task % n_blocks * job->block_cols;
-    int64_t g = task / n_blocks % job->group, n = task / (n_blocks * job->group);
+    int64_t n_blocks = job->n_blocks, chunk = task % job->n_chunks, rest = task / job->n_chunks;
+    int64_t p0 = rest % n_blocks * job->block_cols;
+    int64_t g = rest / n_blocks % job->group, n = rest / (n_blocks * job->group);
+    int64_t c0 = chunk * job->chunk_channels, cc = chunk_channels_at(job, chunk);
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
-    tc_sgemm_op op = chunk_op(job, g, 0, job->cout_g);
+    tc_sgemm_op op = chunk_op(job, g, c0, cc);
     op.n = tc_min_i64(job->block_cols, lat->coarse_size - p0);
     /* the block's X taps after its col rows */
     float *taps = ws->col + op.m * job->block_cols;
@@ -138,13 +139,15 @@ static void subpixel_task(void *vjob, int64_t task, int worker) {
     op.ldb = op.n;
     op.c = ws->col;
     op.ldc = op.n;
-    tc_sgemm_run_packed(&ws->gemm, job->packed_w + (size_t)g * job->packed_chunk, &op);
-    float *y = job->y + (n * job->c_out + g * job->cout_g) * lat->fine_size;
+    tc_sgemm_run_packed(
+        &ws->gemm, job->packed_w + (size_t)(g * job->n_chunks + chunk) * job->packed_chunk, &op);
+    int64_t first_channel = g * job->cout_g + c0;
+    float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
     if (job->covers)
-        tc_col2im_block_store(lat, ws->col, job->cout_g, p0, op.n,
-                              job->bias ? job->bias + g * job->cout_g : NULL, y);
+        tc_col2im_block_store(lat, ws->col, cc, p0, op.n,
+                              job->bias ? job->bias + first_channel : NULL, y);
     else
-        tc_col2im_block(lat, ws->col, job->cout_g, p0, op.n, y);
+        tc_col2im_block(lat, ws->col, cc, p0, op.n, y);
 }
 
 /* Task: one Y plane (batch item, channel). */
@@ -319,22 +322,33 @@ static void subpixel_weights_task(void *vjob, int64_t task, int worker) {
     }
 }
 
-/* Splits output channels into chunks when batch x group alone gives the threads too little. */
 /* Sub-pixel: every output channel of a group in one GEMM (the taps' im2col is shared by all of
- * them), the threads split the super-pixel grid instead. */
+ * them), the threads split the super-pixel grid instead. A grid too small for blocks of
+ * SUBPIXEL_MIN_PARALLEL_COLS columns a thread splits the output channels (each chunk builds the
+ * taps' im2col again, a small copy): narrower blocks leave most of a GEMM tile empty, and
+ * audio_upsampler's k16 s8 layer over 24 positions ran slower on 2 threads than on 1. */
+#define SUBPIXEL_MIN_PARALLEL_COLS 64
 static void subpixel_split(conv_transpose_job *job, int threads) {
     int64_t rows = job->cout_g * job->lat.kernel_size, total = job->lat.coarse_size;
     job->n_chunks = 1;
     job->chunk_channels = job->cout_g;
     job->block_cols = tc_conv_block_columns(rows + job->taps_rows, total, 0);
-    int64_t outer = job->batch * job->group;
-    if (threads > 1 && outer * ((total + job->block_cols - 1) / job->block_cols) < 2 * threads) {
-        int64_t blocks = (2 * threads + outer - 1) / outer;
-        job->block_cols =
-            tc_min_i64(job->block_cols, ((total + blocks - 1) / blocks + 15) / 16 * 16);
+    int64_t outer = job->batch * job->group, want = 2 * (int64_t)threads;
+    int64_t blocks = (total + job->block_cols - 1) / job->block_cols;
+    if (threads > 1 && outer * blocks < want) {
+        int64_t wanted_blocks = (want + outer - 1) / outer;
+        int64_t cols = ((total + wanted_blocks - 1) / wanted_blocks + 15) / 16 * 16;
+        if (cols >= SUBPIXEL_MIN_PARALLEL_COLS) {
+            job->block_cols = tc_min_i64(job->block_cols, cols);
+        } else {
+            int64_t chunks =
+                tc_min_i64(job->cout_g, (want + outer * blocks - 1) / (outer * blocks));
+            job->chunk_channels = (job->cout_g + chunks - 1) / chunks;
+            job->n_chunks = (job->cout_g + job->chunk_channels - 1) / job->chunk_channels;
+        }
     }
     job->n_blocks = (total + job->block_cols - 1) / job->block_cols;
-    job->isa = tc_gemm_isa_for_shape(rows, job->block_cols);
+    job->isa = tc_gemm_isa_for_shape(job->chunk_channels * job->lat.kernel_size, job->block_cols);
 }
 
 static void conv_transpose_plan(conv_transpose_job *job, int threads) {

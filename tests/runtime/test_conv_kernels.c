@@ -445,6 +445,19 @@ static void test_conv_transpose_random_subpixel(void **state) {
         f.threads = threads;
         assert_true(run_random_conv_transpose(&f, &rng));
     }
+    /* audio_upsampler's k16 s8 over 24 positions: a grid too small to split, so the threads
+     * split the output channels (33 of them: uneven chunks; work enough for threads), with and
+     * without covering blocks */
+    ct_draw a = {.rank = 1, .group = 1, .cin_g = 96, .cout_g = 33, .batch = 1, .bias = true};
+    int64_t ka[1] = {16}, sa[1] = {8}, xa[1] = {24};
+    for (int covering = 0; covering < 2; covering++) {
+        int64_t pads_a[2] = {4, covering ? 4 : 1};
+        ct_geometry(&a, ka, sa, one, xa, pads_a);
+        for (int threads = 1; threads <= 3; threads++) {
+            a.threads = threads;
+            assert_true(run_random_conv_transpose(&a, &rng));
+        }
+    }
 }
 
 /* Large enough for several column blocks and output-channel chunks per thread. */
