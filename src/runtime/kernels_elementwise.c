@@ -10,6 +10,7 @@
 
 #define DTYPES_F64 TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
 #define DTYPES_REAL (TCONV_DTYPES_FLOAT | DTYPES_F64)
+#define DTYPES_HALF (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
 #define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
@@ -199,15 +200,56 @@ static void activation_f32(tc_kernel_ctx *ctx, tc_activation_kind kind, float a,
                        activation_range, &job);
 }
 
+/* Relu on float16/bfloat16 bits (the op is in HALF_NATIVE_OPS: no float32 copy in and out,
+ * about a tenth of a float16 DCGAN's time). The same bits as widening, Relu in float and
+ * rounding back: a negative number becomes +0, -0 and positive numbers stay, and a NaN goes
+ * through those very conversions (the rounding quiets it). */
+static uint16_t relu_half_bits(uint16_t h, bool bf16) {
+    uint16_t magnitude = h & 0x7fff, nan_above = bf16 ? 0x7f80 : 0x7c00;
+    if (magnitude > nan_above)
+        return bf16 ? tc_float_to_bfloat16(tc_bfloat16_to_float(h))
+                    : tc_float_to_half(tc_half_to_float(h));
+    return (h & 0x8000) && magnitude != 0 ? 0 : h;
+}
+
+typedef struct relu_half_job {
+    const uint16_t *in;
+    uint16_t *out;
+    bool bf16;
+} relu_half_job;
+
+/* A vectorizable pass (a pattern above 0x8000 is a negative number, or a NaN with its sign
+ * set), then, only for a range holding a NaN, the exact one. */
+static void relu_half_range(void *vjob, int64_t begin, int64_t end) {
+    const relu_half_job *job = vjob;
+    const uint16_t *restrict in = job->in;
+    uint16_t *restrict out = job->out;
+    uint16_t nan_above = job->bf16 ? 0x7f80 : 0x7c00;
+    int any_nan = 0;
+    for (int64_t i = begin; i < end; i++) {
+        uint16_t h = in[i];
+        any_nan |= (h & 0x7fff) > nan_above;
+        out[i] = h > 0x8000 ? 0 : h;
+    }
+    if (any_nan) {
+        for (int64_t i = begin; i < end; i++)
+            out[i] = relu_half_bits(in[i], job->bf16);
+    }
+}
+
 tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    uint32_t dtypes = ctx->opset >= 14 ? DTYPES_NUMERIC_F64 : DTYPES_REAL;
+    uint32_t dtypes = (ctx->opset >= 14 ? DTYPES_NUMERIC_F64 : DTYPES_REAL) | DTYPES_HALF;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st != TCONV_OK)
         return st;
     int64_t n = x->n_elements;
-    if (x->dtype == TCONV_DTYPE_FLOAT) {
+    if (x->dtype == TCONV_DTYPE_FLOAT16 || x->dtype == TCONV_DTYPE_BFLOAT16) {
+        relu_half_job job = {x->data, y->data, x->dtype == TCONV_DTYPE_BFLOAT16};
+        tc_parallel_ranges(ctx->pool, ctx->n_threads, n, TCONV_PARALLEL_COST_STREAM, 32, 4096,
+                           relu_half_range, &job);
+    } else if (x->dtype == TCONV_DTYPE_FLOAT) {
         activation_f32(ctx, TC_ACTIVATION_RELU, 0.0f, 0.0f, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;

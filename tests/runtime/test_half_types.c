@@ -359,6 +359,46 @@ static void test_cast_like(void **state) {
     tconv_model_free(m);
 }
 
+/* Relu takes float16/bfloat16 natively (HALF_NATIVE_OPS): on every one of the 65536 bit
+ * patterns it gives the bits of widening, Relu in float and rounding back (what every other op
+ * gets from session_half.c), NaNs and -0 included. */
+static void test_relu_half_native(void **state) {
+    (void)state;
+    assert_true(tc_op_half_native(tc_op_find("", "Relu", 14)));
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        tconv_dtype dtype = bf16 ? TCONV_DTYPE_BFLOAT16 : TCONV_DTYPE_FLOAT16;
+        tconv_model *m = rtt_model(14);
+        int64_t d[1] = {65536};
+        tconv_value *in[] = {rtt_input(m->graph, "x", dtype, 1, d)};
+        const char *out_names[] = {"y"};
+        rtt_node(m->graph, "Relu", "relu", in, 1, out_names, 1);
+        rtt_output(m->graph, "y");
+        uint16_t *bits = malloc(65536 * sizeof *bits);
+        assert_non_null(bits);
+        for (int i = 0; i < 65536; i++)
+            bits[i] = (uint16_t)i;
+        tc_rt_tensor input = rtt_tensor(dtype, 1, d, bits), out;
+        tc_error err;
+        assert_int_equal(rtt_run(m, &input, 1, &out, &err), TCONV_OK);
+        assert_int_equal(out.dtype, dtype);
+        const uint16_t *y = out.data;
+        for (int i = 0; i < 65536; i++) {
+            float v = bf16 ? tc_bfloat16_to_float((uint16_t)i) : tc_half_to_float((uint16_t)i);
+            v = v < 0.0f ? 0.0f : v;
+            uint16_t want = bf16 ? tc_float_to_bfloat16(v) : tc_float_to_half(v);
+            if (y[i] != want) {
+                print_error("%s 0x%04x: relu gave 0x%04x, the float round trip 0x%04x\n",
+                            bf16 ? "bfloat16" : "float16", i, y[i], want);
+                fail();
+            }
+        }
+        tc_rt_tensor_release(&out);
+        tc_rt_tensor_release(&input);
+        free(bits);
+        tconv_model_free(m);
+    }
+}
+
 /* The native list: sorted, every name an op of the table with a kernel at some opset. */
 static void test_half_native_list(void **state) {
     (void)state;
@@ -389,6 +429,7 @@ int main(void) {
         cmocka_unit_test(test_bfloat16_kernels_round_on_store),
         cmocka_unit_test(test_cast_between_float_types),
         cmocka_unit_test(test_cast_like),
+        cmocka_unit_test(test_relu_half_native),
         cmocka_unit_test(test_half_native_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
