@@ -9,24 +9,12 @@
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TCONV_HALF_X86 1
-#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define TCONV_HALF_X86 0
 #endif
 
 #if TCONV_HALF_X86
-static bool have_f16c(void) {
-    static int cached = -1; /* benign race: every thread computes the same answer */
-    if (cached < 0) {
-        /* AVX2 (checked with the OS's support for the YMM state) and the F16C bit of CPUID leaf
-         * 1: clang's __builtin_cpu_supports knows no "f16c" */
-        unsigned eax, ebx, ecx, edx;
-        cached = tc_cpu_has_avx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
-    }
-    return cached != 0;
-}
-
 __attribute__((target("avx,f16c"))) static int64_t widen_f16c(const uint16_t *in, float *out,
                                                               int64_t n) {
     const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
@@ -64,7 +52,7 @@ __attribute__((target("avx,f16c"))) static int64_t narrow_f16c(const float *in, 
 void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n) {
     int64_t i = 0;
 #if TCONV_HALF_X86
-    if (have_f16c())
+    if (tc_cpu_has_f16c())
         i = widen_f16c(in, out, n);
 #endif
     for (; i < n; i++)
@@ -74,7 +62,7 @@ void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n) {
 void tc_float_to_half_n(const float *in, uint16_t *out, int64_t n) {
     int64_t i = 0;
 #if TCONV_HALF_X86
-    if (have_f16c())
+    if (tc_cpu_has_f16c())
         i = narrow_f16c(in, out, n);
 #endif
     for (; i < n; i++)

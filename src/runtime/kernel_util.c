@@ -2,6 +2,10 @@
 #include "runtime/kernel_util.h"
 #include "runtime/gemm.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
+
 #include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,23 +20,47 @@ const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
 
 /* Asked per row block by the fused activations: the answer is kept (threads racing to fill it
  * all store the same value). */
-static bool cached_isa(tc_gemm_isa isa, atomic_int *cache) {
+static bool cached_probe(bool (*probe)(void), atomic_int *cache) {
     int known = atomic_load_explicit(cache, memory_order_relaxed);
     if (known < 0) {
-        known = tc_gemm_isa_available(isa);
+        known = probe();
         atomic_store_explicit(cache, known, memory_order_relaxed);
     }
     return known != 0;
 }
 
+static bool probe_avx2(void) {
+    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2);
+}
+
+static bool probe_avx512(void) {
+    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
+}
+
+/* AVX2 (checked with the OS's support for the YMM state) and the F16C bit of CPUID leaf 1:
+ * clang's __builtin_cpu_supports knows no "f16c". */
+static bool probe_f16c(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    unsigned eax, ebx, ecx, edx;
+    return probe_avx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+#else
+    return false;
+#endif
+}
+
 bool tc_cpu_has_avx2(void) {
     static atomic_int cache = -1;
-    return cached_isa(TCONV_GEMM_ISA_AVX2, &cache);
+    return cached_probe(probe_avx2, &cache);
 }
 
 bool tc_cpu_has_avx512(void) {
     static atomic_int cache = -1;
-    return cached_isa(TCONV_GEMM_ISA_AVX512, &cache);
+    return cached_probe(probe_avx512, &cache);
+}
+
+bool tc_cpu_has_f16c(void) {
+    static atomic_int cache = -1;
+    return cached_probe(probe_f16c, &cache);
 }
 
 static const char *op_name(const tc_kernel_ctx *ctx) {

@@ -109,5 +109,6 @@ float tc_double_to_float_odd(double d);
 #endif
 bool tc_cpu_has_avx2(void);
 bool tc_cpu_has_avx512(void); /* AVX-512F: TC_TARGET_AVX512 copies, 16 floats or 8 doubles */
+bool tc_cpu_has_f16c(void);   /* F16C (with AVX2): 8 float16 conversions an instruction */
 
 #endif

@@ -209,7 +209,7 @@ static uint16_t relu_half_bits(uint16_t h, bool bf16) {
     if (magnitude > nan_above)
         return bf16 ? tc_float_to_bfloat16(tc_bfloat16_to_float(h))
                     : tc_float_to_half(tc_half_to_float(h));
-    return (h & 0x8000) && magnitude != 0 ? 0 : h;
+    return h > 0x8000 ? 0 : h; /* above 0x8000: a negative number (the sign, and a magnitude) */
 }
 
 typedef struct relu_half_job {

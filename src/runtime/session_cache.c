@@ -55,12 +55,8 @@ tconv_status tc_plan_constant_alloc(tc_session *session, tconv_dtype dtype, int 
                                     tc_error *err) {
     memset(out, 0, sizeof *out);
     size_t esize = tc_rt_dtype_size(dtype);
-    int64_t n = 1, nbytes = 0;
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] < 0 || !tc_mul_i64(n, dims[i], &n))
-            return tc_error_set(err, TCONV_ERR_LIMIT, "%s: shape overflows", what);
-    }
-    if (esize == 0 || !tc_mul_i64(n, (int64_t)esize, &nbytes))
+    int64_t n, nbytes = 0;
+    if (!tc_shape_elements(dims, rank, &n) || esize == 0 || !tc_mul_i64(n, (int64_t)esize, &nbytes))
         return tc_error_set(err, TCONV_ERR_LIMIT, "%s: shape overflows", what);
     tconv_status st;
     void *data = NULL;
