@@ -222,6 +222,27 @@ static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *st
         tc_session_release(s, &env->slots[step->releases[i]]);
 }
 
+tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
+                                 const tc_rt_tensor **inputs, tc_rt_tensor *outputs,
+                                 tc_error *err) {
+    tc_kernel_ctx ctx = {
+        .node = step->node,
+        .opset = step->opset,
+        .inputs = inputs,
+        .n_inputs = step->n_inputs,
+        .outputs = outputs,
+        .n_outputs = step->n_outputs,
+        .session = s,
+        .n_threads = s->n_threads,
+        .pool = s->options.pool ? s->options.pool : s->own_pool,
+        .err = err,
+        .crop = step->crop,
+        .activation = step->activation,
+        .convention = s->options.convention,
+    };
+    return ctx;
+}
+
 static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan *step,
                              tc_error *err) {
     if (step->forwards_input) {
@@ -232,21 +253,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
     if (st != TCONV_OK)
         return prefix_node(step, st, err);
     memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
-    tc_kernel_ctx ctx = {
-        .node = step->node,
-        .opset = step->opset,
-        .inputs = env->input_ptrs,
-        .n_inputs = step->n_inputs,
-        .outputs = env->outputs,
-        .n_outputs = step->n_outputs,
-        .session = s,
-        .n_threads = s->n_threads,
-        .pool = s->options.pool ? s->options.pool : s->own_pool,
-        .err = err,
-        .crop = step->crop,
-        .activation = step->activation,
-        .convention = s->options.convention,
-    };
+    tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, env->input_ptrs, env->outputs, err);
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->current_env = env;

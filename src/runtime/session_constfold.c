@@ -162,20 +162,9 @@ static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *st
     tc_error local;
     tc_error_clear(&local);
     memset(outputs, 0, step->n_outputs * sizeof *outputs);
-    tc_kernel_ctx ctx = {
-        .node = step->node,
-        .opset = step->opset,
-        .inputs = in->ptrs,
-        .n_inputs = step->n_inputs,
-        .outputs = outputs,
-        .n_outputs = step->n_outputs,
-        .session = s,
-        .n_threads = 1,
-        .pool = NULL,
-        .err = &local,
-        .crop = NULL,
-        .convention = s->options.convention,
-    };
+    tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, in->ptrs, outputs, &local);
+    ctx.n_threads = 1; /* once, at planning: not worth waking the pool */
+    ctx.pool = NULL;
     s->stats.work = 0;
     tconv_status st = tc_step_run_kernel(step, &ctx);
     for (size_t k = 0; st == TCONV_OK && k < step->n_outputs; k++) {

@@ -71,6 +71,10 @@ typedef struct tc_step_plan {
 /* Runs the step's kernel; float16/bfloat16 inputs of an op that computes in float go through
  * float32 copies and its float outputs are rounded back (session_half.c). */
 tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx);
+/* The context a kernel runs step with: the session's threads and convention, the step's fused
+ * crop and activation (session.c). */
+tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
+                                 const tc_rt_tensor **inputs, tc_rt_tensor *outputs, tc_error *err);
 
 struct tc_graph_plan {
     const tconv_graph *graph;
