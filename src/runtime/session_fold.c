@@ -30,27 +30,8 @@
 /* The folded[] entry past the inputs: the fused crop's new bias. */
 #define FOLD_CROP_BIAS TC_FOLD_INPUTS
 
-static bool op_is(const tc_step_plan *step, const char *op) {
-    const tconv_node *node = step->node;
-    return strcmp(node->op_type, op) == 0 && (!node->domain || !node->domain[0]);
-}
-
 static bool float_like(tconv_dtype d) {
     return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_FLOAT16 || d == TCONV_DTYPE_BFLOAT16;
-}
-
-/* Input k as an initializer of this graph that no run can replace, or NULL. */
-static const tc_rt_tensor *constant_input(const tc_graph_plan *plan, const tc_step_plan *step,
-                                          size_t k) {
-    if (k >= step->n_inputs || step->inputs[k].slot == TCONV_NO_SLOT || step->inputs[k].up != 0)
-        return NULL;
-    uint32_t slot = step->inputs[k].slot;
-    for (size_t i = 0; i < plan->n_inputs; i++) {
-        if (plan->inputs[i] == slot)
-            return NULL;
-    }
-    const tc_rt_tensor *t = &plan->constants[slot];
-    return t->dtype != TCONV_DTYPE_UNDEFINED && (t->data || t->n_elements == 0) ? t : NULL;
 }
 
 /* The BatchNormalization's per-channel map, when it is an inference one with constant
@@ -77,7 +58,7 @@ static bool read_batchnorm(const tc_graph_plan *plan, const tc_step_plan *bn, bn
     }
     const tc_rt_tensor *prm[4];
     for (size_t k = 0; k < 4; k++) {
-        prm[k] = constant_input(plan, bn, k + 1);
+        prm[k] = tc_plan_const_input(plan, bn, k + 1);
         if (!prm[k] || !float_like(prm[k]->dtype))
             return false;
     }
@@ -92,7 +73,8 @@ static ptrdiff_t find_producer(const tc_graph_plan *plan, uint32_t x) {
     bool through_crop = false;
     while (p >= 0 && plan->steps[p].forwards_input) {
         const tc_step_plan *st = &plan->steps[p];
-        if (!op_is(st, "Slice") && !op_is(st, "Pad") && !op_is(st, "Add"))
+        if (!tc_node_is_default_op(st->node, "Slice") && !tc_node_is_default_op(st->node, "Pad") &&
+            !tc_node_is_default_op(st->node, "Add"))
             return -1;
         tc_slot_ref from = st->inputs[st->forward_from];
         if (from.up != 0 || from.slot == TCONV_NO_SLOT)
@@ -103,9 +85,9 @@ static ptrdiff_t find_producer(const tc_graph_plan *plan, uint32_t x) {
     if (p < 0)
         return -1;
     const tc_step_plan *conv = &plan->steps[p];
-    bool transpose = op_is(conv, "ConvTranspose");
-    if ((!transpose && !op_is(conv, "Conv")) || conv->folded || !conv->kernel ||
-        (through_crop && (!transpose || !conv->crop)) || conv->n_outputs < 1 ||
+    bool transpose = tc_node_is_default_op(conv->node, "ConvTranspose");
+    if ((!transpose && !tc_node_is_default_op(conv->node, "Conv")) || conv->folded ||
+        !conv->kernel || (through_crop && (!transpose || !conv->crop)) || conv->n_outputs < 1 ||
         conv->n_inputs < 2 || conv->n_inputs > TC_FOLD_INPUTS)
         return -1;
     return p;
@@ -122,9 +104,10 @@ static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_
                       const tc_rt_tensor **w, const tc_rt_tensor **b) {
     tc_error err;
     int64_t group = 1;
-    *w = constant_input(plan, conv, 1);
-    *b = conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT ? constant_input(plan, conv, 2)
-                                                                     : NULL;
+    *w = tc_plan_const_input(plan, conv, 1);
+    *b = conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT
+             ? tc_plan_const_input(plan, conv, 2)
+             : NULL;
     const tconv_value *x = conv->node->inputs[0];
     if (!*w || !float_like((*w)->dtype) || (*w)->rank < 3 || !x ||
         (x->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != (*w)->dtype) ||
@@ -132,7 +115,7 @@ static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_
          (!*b || (*b)->dtype != (*w)->dtype)) ||
         tc_node_attr_int(conv->node, "group", 1, &group, &err) != TCONV_OK || group < 1)
         return false;
-    *c = (conv_shape){.transpose = op_is(conv, "ConvTranspose")};
+    *c = (conv_shape){.transpose = tc_node_is_default_op(conv->node, "ConvTranspose")};
     c->rows = (*w)->dims[0];
     c->cols = (*w)->dims[1];
     c->inner = c->rows * c->cols > 0 ? (*w)->n_elements / (c->rows * c->cols) : 0;
@@ -260,7 +243,7 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
 
 tconv_status tc_plan_fold_batchnorms(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
-        if (!op_is(&plan->steps[i], "BatchNormalization"))
+        if (!tc_node_is_default_op(plan->steps[i].node, "BatchNormalization"))
             continue;
         tconv_status st = fold_batchnorm(session, plan, i, err);
         if (st != TCONV_OK)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
-static bool is_op(const tconv_node *node, const char *op) {
+bool tc_node_is_default_op(const tconv_node *node, const char *op) {
     return node && strcmp(node->op_type, op) == 0 && (!node->domain || !node->domain[0]);
 }
 
@@ -156,13 +156,12 @@ static bool has_input(const tc_step_plan *step, size_t k) {
     return k < step->n_inputs && step->inputs[k].slot != TCONV_NO_SLOT;
 }
 
-/* A constant input as an rt tensor (same graph), or NULL. */
-static const tc_rt_tensor *const_input(const tc_graph_plan *plan, const tc_step_plan *step,
-                                       size_t k) {
+const tc_rt_tensor *tc_plan_const_input(const tc_graph_plan *plan, const tc_step_plan *step,
+                                        size_t k) {
     if (!has_input(step, k) || step->inputs[k].up != 0)
         return NULL;
     const tc_rt_tensor *t = &plan->constants[step->inputs[k].slot];
-    return t->dtype == TCONV_DTYPE_UNDEFINED ? NULL : t;
+    return t->dtype == TCONV_DTYPE_UNDEFINED || (!t->data && t->n_elements > 0) ? NULL : t;
 }
 
 /* Pad with zeros on spatial axes only: extend_begin / extend_end of crop. */
@@ -183,7 +182,7 @@ static bool read_pad(const tc_graph_plan *plan, const tc_step_plan *step, int ra
             value != 0.0f)
             return false;
     } else {
-        const tc_rt_tensor *value = const_input(plan, step, 2);
+        const tc_rt_tensor *value = tc_plan_const_input(plan, step, 2);
         if (!const_ints(plan, step, 1, pads, &n) || has_input(step, 3) ||
             (has_input(step, 2) &&
              (!value || value->dtype != TCONV_DTYPE_FLOAT || value->n_elements != 1 ||
@@ -203,7 +202,7 @@ static bool read_pad(const tc_graph_plan *plan, const tc_step_plan *step, int ra
 
 /* C_out of a ConvTranspose whose W is a constant (W.shape[1] * group), or -1. */
 static int64_t constant_channels(const tc_graph_plan *plan, const tc_step_plan *producer) {
-    const tc_rt_tensor *w = const_input(plan, producer, 1);
+    const tc_rt_tensor *w = tc_plan_const_input(plan, producer, 1);
     int64_t group = 1;
     tc_error err;
     if (!w || w->rank < 3 || tc_node_attr_int(producer->node, "group", 1, &group, &err) != TCONV_OK)
@@ -215,7 +214,7 @@ static int64_t constant_channels(const tc_graph_plan *plan, const tc_step_plan *
  * input `input` of the Add. */
 static bool read_bias_add(const tc_graph_plan *plan, const tc_step_plan *add, size_t input,
                           int64_t c_out, int rank, tc_kernel_crop *crop) {
-    const tc_rt_tensor *b = input < 2 ? const_input(plan, add, 1 - input) : NULL;
+    const tc_rt_tensor *b = input < 2 ? tc_plan_const_input(plan, add, 1 - input) : NULL;
     if (!b || b->dtype != TCONV_DTYPE_FLOAT || c_out < 1 || b->n_elements != c_out ||
         b->rank < rank - 1 || b->rank > rank)
         return false;
@@ -245,20 +244,21 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
     slice_consts c;
     tc_kernel_crop sliced = crop;
     /* each Slice adds at least one new spatial axis, so at most TCONV_MAX_RANK of them */
-    while (next >= 0 && input == 0 && is_op(plan->steps[next].node, "Slice") &&
+    while (next >= 0 && input == 0 && tc_node_is_default_op(plan->steps[next].node, "Slice") &&
            read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
         crop = sliced;
         fused[n_fused++] = next;
         at = (size_t)next;
         next = sole_reader(plan, plan->steps[at].outputs[0], at, &input);
     }
-    if (next >= 0 && input == 0 && !producer_bias && is_op(plan->steps[next].node, "Pad") &&
+    if (next >= 0 && input == 0 && !producer_bias &&
+        tc_node_is_default_op(plan->steps[next].node, "Pad") &&
         read_pad(plan, &plan->steps[next], rank, &crop)) {
         fused[n_fused++] = next;
         at = (size_t)next;
         next = sole_reader(plan, plan->steps[at].outputs[0], at, &input);
     }
-    if (next >= 0 && !producer_bias && is_op(plan->steps[next].node, "Add") &&
+    if (next >= 0 && !producer_bias && tc_node_is_default_op(plan->steps[next].node, "Add") &&
         read_bias_add(plan, &plan->steps[next], input, constant_channels(plan, producer), rank,
                       &crop)) {
         fused[n_fused++] = next;
@@ -278,7 +278,7 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
 
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
-        if (!is_op(plan->steps[i].node, "ConvTranspose") || plan->steps[i].crop)
+        if (!tc_node_is_default_op(plan->steps[i].node, "ConvTranspose") || plan->steps[i].crop)
             continue;
         tconv_status st = fuse_chain(session, plan, i, err);
         if (st != TCONV_OK)
@@ -312,7 +312,7 @@ static bool clip_bound_const(const tc_graph_plan *plan, const tc_step_plan *step
                              float *bound) {
     if (!has_input(step, k))
         return true;
-    const tc_rt_tensor *t = const_input(plan, step, k);
+    const tc_rt_tensor *t = tc_plan_const_input(plan, step, k);
     if (!t || t->dtype != TCONV_DTYPE_FLOAT || t->n_elements != 1)
         return false;
     *bound = ((const float *)t->data)[0];
@@ -325,16 +325,16 @@ static bool read_activation(const tc_graph_plan *plan, const tc_step_plan *step,
     const tconv_node *node = step->node;
     tc_error err;
     memset(act, 0, sizeof *act);
-    if (is_op(node, "Relu")) {
+    if (tc_node_is_default_op(node, "Relu")) {
         act->kind = TC_ACTIVATION_RELU;
-    } else if (is_op(node, "Sigmoid")) {
+    } else if (tc_node_is_default_op(node, "Sigmoid")) {
         act->kind = TC_ACTIVATION_SIGMOID;
-    } else if (is_op(node, "Tanh")) {
+    } else if (tc_node_is_default_op(node, "Tanh")) {
         act->kind = TC_ACTIVATION_TANH;
-    } else if (is_op(node, "LeakyRelu")) {
+    } else if (tc_node_is_default_op(node, "LeakyRelu")) {
         act->kind = TC_ACTIVATION_LEAKY_RELU;
         return tc_node_attr_float(node, "alpha", 0.01f, &act->alpha, &err) == TCONV_OK;
-    } else if (is_op(node, "Clip")) {
+    } else if (tc_node_is_default_op(node, "Clip")) {
         act->kind = TC_ACTIVATION_CLIP;
         if (step->opset < 11)
             return tc_node_attr_float(node, "min", -FLT_MAX, &act->alpha, &err) == TCONV_OK &&
@@ -358,7 +358,7 @@ static bool declared_float(const tconv_node *node) {
 static bool input_float(const tc_graph_plan *plan, const tc_step_plan *step, size_t k) {
     if (!has_input(step, k))
         return true;
-    const tc_rt_tensor *t = const_input(plan, step, k);
+    const tc_rt_tensor *t = tc_plan_const_input(plan, step, k);
     if (t)
         return t->dtype == TCONV_DTYPE_FLOAT;
     const tconv_value *v = k < step->node->n_inputs ? step->node->inputs[k] : NULL;
@@ -403,7 +403,9 @@ static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, si
 tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
         const tconv_node *node = plan->steps[i].node;
-        if ((!is_op(node, "Conv") && !is_op(node, "ConvTranspose")) || plan->steps[i].activation)
+        if ((!tc_node_is_default_op(node, "Conv") &&
+             !tc_node_is_default_op(node, "ConvTranspose")) ||
+            plan->steps[i].activation)
             continue;
         tconv_status st = fuse_activation(session, plan, i, err);
         if (st != TCONV_OK)

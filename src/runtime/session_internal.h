@@ -170,6 +170,12 @@ tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_err
 /* Whether slot is read by anything but input `input` of step `reader`: another input, another
  * step, a subgraph, a graph output (session_fuse.c). */
 bool tc_plan_read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input);
+/* Whether node is `op` of the default domain (session_fuse.c). */
+bool tc_node_is_default_op(const tconv_node *node, const char *op);
+/* Input k of a step as a constant of the same graph (an initializer: a graph input never has
+ * one in the plan), or NULL (session_fuse.c). */
+const tc_rt_tensor *tc_plan_const_input(const tc_graph_plan *plan, const tc_step_plan *step,
+                                        size_t k);
 
 /* Folds each BatchNormalization (inference, constant parameters) that alone reads a Conv's or
  * ConvTranspose's output (constant W and B) into per-plan copies of that W and B, the
