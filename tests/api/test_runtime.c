@@ -485,12 +485,12 @@ static void test_test_directory(void **state) {
     assert_true(abs_sum > 0 && abs_sum >= sum && abs_sum >= -sum);
     /* The keras outputs are no inputs of another data set: a data set of the wrong model. */
     assert_int_equal(tconv_runner_check_data_set(
-                         r, TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/test_data_set_0",
+                         r, TCONV_ONNX_NODE_TESTS "/test_convtranspose/test_data_set_0",
                          1e-4, 1e-5, NULL, NULL),
                      TCONV_ERR_MISMATCH);
     assert_non_null(strstr(tconv_runner_last_error(r), "output 'image'"));
     assert_int_equal(tconv_runner_load_data_set(
-                         r, TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/test_data_set_0"),
+                         r, TCONV_ONNX_NODE_TESTS "/test_convtranspose/test_data_set_0"),
                      TCONV_ERR_INVALID);
     assert_non_null(strstr(tconv_runner_last_error(r), "2 input files, the model takes 1"));
     tconv_test_dir *none = dir;
@@ -554,7 +554,7 @@ static void test_local_proofs(void **state) {
 /* The runner's and the comparison's convention and fusion choices. */
 static void test_convention_and_fusion(void **state) {
     (void)state;
-    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose_autopad_same";
+    const char *dir = TCONV_ONNX_NODE_TESTS "/test_convtranspose_autopad_same";
     char path[4096];
     snprintf(path, sizeof path, "%s/model.onnx", dir);
     tconv_model *m = api_read(path);

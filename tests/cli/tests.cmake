@@ -4,7 +4,7 @@ set(cli_work "${PROJECT_BINARY_DIR}/cli")
 target_sources(test_cli_signals PRIVATE "${PROJECT_SOURCE_DIR}/src/cli/cli_signals.c")
 file(MAKE_DIRECTORY "${cli_work}")
 set(keras "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx")
-set(ct_pads "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_pads")
+set(ct_pads "${TCONV_ONNX_NODE_TESTS}/test_convtranspose_pads")
 
 function(tconv_cli_test name)
   cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;NOT_EXIST;EXIST;NO_TEMP_IN" "CMD;SAME_FILES" ${ARGN})
@@ -100,7 +100,7 @@ tconv_cli_test(import_dim_zero CMD $<TARGET_FILE:tconv-import> ${dyn} --check 1 
 tconv_cli_test(import_check_dims_given CMD $<TARGET_FILE:tconv-import> ${dyn} --check 2 --dim N=2
                --dim H=5 --dim W=3 -o ${cli_work}/dyn_ok.onnx EXIT 0 STDERR "check: output 'y': .*ok"
                EXIST ${cli_work}/dyn_ok.onnx)
-set(ct_same "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_autopad_same")
+set(ct_same "${TCONV_ONNX_NODE_TESTS}/test_convtranspose_autopad_same")
 tconv_cli_test(run_convention_legacy_differs CMD $<TARGET_FILE:tconv-run> ${ct_same}
                --convention ort-legacy EXIT 1 STDOUT "FAIL .*0 passed, 1 failed")
 tconv_cli_test(run_convention_bad CMD $<TARGET_FILE:tconv-run> ${ct_same} --convention nope EXIT 2
@@ -126,7 +126,7 @@ file(MAKE_DIRECTORY "${wrong}/test_data_set_0")
 file(COPY "${ct_pads}/model.onnx" DESTINATION "${wrong}")
 file(COPY "${ct_pads}/test_data_set_0/input_0.pb" "${ct_pads}/test_data_set_0/input_1.pb"
      DESTINATION "${wrong}/test_data_set_0")
-file(COPY "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose/test_data_set_0/output_0.pb"
+file(COPY "${TCONV_ONNX_NODE_TESTS}/test_convtranspose/test_data_set_0/output_0.pb"
      DESTINATION "${wrong}/test_data_set_0")
 tconv_cli_test(run_wrong_golden CMD $<TARGET_FILE:tconv-run> ${wrong} ${ct_pads} EXIT 1
                STDOUT "FAIL .*wrong_golden.*PASS .*1 passed, 1 failed")

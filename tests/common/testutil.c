@@ -44,6 +44,53 @@ int tc_test_list_dirs(const char *parent, const char *prefix, char ***names, siz
     return 0;
 }
 
+int tc_test_list_node_test_subset(char ***names, size_t *count) {
+    *names = NULL;
+    *count = 0;
+    FILE *f = fopen(TCONV_ONNX_NODE_TESTS_SUBSET, "r");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open\n", TCONV_ONNX_NODE_TESTS_SUBSET);
+        return -1;
+    }
+    char line[1024];
+    size_t cap = 0;
+    int result = 0;
+    while (result == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\t\r\n")] = '\0';
+        if (strncmp(line, "test_", 5) != 0)
+            continue; /* the header */
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", TCONV_ONNX_NODE_TESTS, line);
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "%s names %s, which is not a folder\n", TCONV_ONNX_NODE_TESTS_SUBSET,
+                    path);
+            result = -1;
+            break;
+        }
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 256;
+            char **grown = realloc(*names, cap * sizeof(char *));
+            if (!grown) {
+                result = -1;
+                break;
+            }
+            *names = grown;
+        }
+        if (((*names)[*count] = strdup(line)) == NULL)
+            result = -1;
+        else
+            (*count)++;
+    }
+    fclose(f);
+    if (result != 0) {
+        tc_test_free_names(*names, *count);
+        *names = NULL;
+        *count = 0;
+    }
+    return result;
+}
+
 void tc_test_free_names(char **names, size_t count) {
     for (size_t i = 0; i < count; i++)
         free(names[i]);
@@ -100,7 +147,7 @@ tconv_status tc_test_compare_models_as(tconv_model *a, tconv_model *b, tconv_con
 
 size_t tc_test_run_node_tests(const char *prefix, double rtol, double atol, size_t *count) {
     char **names;
-    const char *dir = TCONV_SHARED_DIR "/onnx/node-tests";
+    const char *dir = TCONV_ONNX_NODE_TESTS;
     *count = 0;
     if (tc_test_list_dirs(dir, prefix, &names, count) != 0)
         return 1;

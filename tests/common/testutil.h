@@ -15,6 +15,14 @@
 int tc_test_list_dirs(const char *parent, const char *prefix, char ***names, size_t *count);
 void tc_test_free_names(char **names, size_t count);
 
+/* The 291 ONNX node tests of the ops tconv had first (TCONV_ONNX_NODE_TESTS_SUBSET,
+ * tests/data/onnx-node-tests-subset.tsv, first column), in the list's order, each checked to be
+ * a folder of TCONV_ONNX_NODE_TESTS. The tests that must pass on every test of a folder (full
+ * shape inference, every .pb round trip) walk this list; walks by op name prefix take the whole
+ * suite. Returns -1 with a message on stderr when the list cannot be read or names a missing
+ * test. Free with tc_test_free_names. */
+int tc_test_list_node_test_subset(char ***names, size_t *count);
+
 /* Runs `model` on data_set_dir's inputs and compares with its outputs, both ways: as written
  * (unfused, what a backend runs) and fused (what tconv-run does). On a mismatch the status is
  * TCONV_ERR_MISMATCH and err says which way, which output and where. */
@@ -33,7 +41,7 @@ tconv_status tc_test_compare_models(tconv_model *a, tconv_model *b, uint64_t see
 tconv_status tc_test_compare_models_as(tconv_model *a, tconv_model *b, tconv_convention convention,
                                        uint64_t seed, double rtol, double atol, tc_error *err);
 
-/* Runs test_data_set_0 of every ONNX node test (TCONV_SHARED_DIR/onnx/node-tests) whose name
+/* Runs test_data_set_0 of every ONNX node test (TCONV_ONNX_NODE_TESTS, all of v1.22.0) whose name
  * starts with `prefix`; prints each failure; returns how many failed. *count gets how many
  * ran. */
 size_t tc_test_run_node_tests(const char *prefix, double rtol, double atol, size_t *count);

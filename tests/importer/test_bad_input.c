@@ -13,7 +13,7 @@
 #include "onnx_builder.h"
 #include "tmpdir.h"
 
-#define SMALL_MODEL TCONV_SHARED_DIR "/onnx/node-tests/test_convtranspose/model.onnx"
+#define SMALL_MODEL TCONV_ONNX_NODE_TESTS "/test_convtranspose/model.onnx"
 
 static const int64_t DIMS_2x3[] = {2, 3};
 static const float SIX[] = {1, 2, 3, 4, 5, 6};

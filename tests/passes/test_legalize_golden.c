@@ -175,7 +175,7 @@ static void check_all(const char *parent, const char *prefix, size_t min_cases) 
 
 static void test_onnx_conformance_cases(void **state) {
     (void)state;
-    check_all(TCONV_SHARED_DIR "/onnx/node-tests", "test_convtranspose", 11);
+    check_all(TCONV_ONNX_NODE_TESTS, "test_convtranspose", 11);
 }
 
 static void test_named_semantic_cases(void **state) {
@@ -252,7 +252,7 @@ static void check_conventions(const char *parent, const char *prefix, size_t min
 
 static void test_onnxruntime_conventions(void **state) {
     (void)state;
-    check_conventions(TCONV_SHARED_DIR "/onnx/node-tests", "test_convtranspose", 11);
+    check_conventions(TCONV_ONNX_NODE_TESTS, "test_convtranspose", 11);
     check_conventions(TCONV_SOURCE_DIR "/tests/golden/convtranspose", "", 40);
     check_conventions(TCONV_SOURCE_DIR "/tests/golden/matrix", "", 300);
 }
