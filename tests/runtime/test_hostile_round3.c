@@ -2,6 +2,8 @@
  * and fusion, rebuilt by hand as the smallest model that showed it. Every test here failed on
  * the code before its fix. */
 #include "ir/einsum_equation.h"
+#include "ir/ops.h"
+#include "runtime/op_work.h"
 #include "rt_test_util.h"
 
 #include <stdio.h>
@@ -111,11 +113,238 @@ static void test_einsum_diagonal_dims_must_match(void **state) {
     tconv_model_free(m);
 }
 
+/* ---------------------------------------------------------------- work (items 2 and 7) */
+
+static tc_session_options work_options(uint64_t max_work) {
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.n_threads = 1;
+    o.max_work = max_work;
+    return o;
+}
+
+/* Session creation with these options: the status, the message in err. */
+static tconv_status create_only(tconv_model *m, const tc_session_options *o, tc_error *err) {
+    tc_session *s = NULL;
+    tconv_status st = tc_session_create(m, o, &s, err);
+    tc_session_free(s);
+    return st;
+}
+
+/* Four [n] graph inputs (n < 0: a symbolic dim) into "a,b,c,d->": n^4 products from 4n floats. */
+static tconv_model *einsum4_model(int64_t n) {
+    tconv_model *m = rtt_model(12);
+    tconv_graph *g = m->graph;
+    const int64_t dims[1] = {n};
+    tconv_value *in[4] = {rtt_input(g, "A", TCONV_DTYPE_FLOAT, 1, dims),
+                          rtt_input(g, "B", TCONV_DTYPE_FLOAT, 1, dims),
+                          rtt_input(g, "C", TCONV_DTYPE_FLOAT, 1, dims),
+                          rtt_input(g, "D", TCONV_DTYPE_FLOAT, 1, dims)};
+    const char *outs[] = {"Y"};
+    tconv_node *node = rtt_node(g, "Einsum", "outer", in, 4, outs, 1);
+    tc_error err;
+    assert_int_equal(tc_node_set_attr_string(node, "equation", "a,b,c,d->", &err), TCONV_OK);
+    rtt_output(g, "Y");
+    return m;
+}
+
+/* Einsum counted 4n + 1 element operations for n^4 products: 78 s under --max-work 1e7 at n =
+ * 200. Declared shapes are refused at creation; symbolic ones when the kernel starts. */
+static void test_work_einsum_counts_products(void **state) {
+    (void)state;
+    tc_session_options o = work_options(10000000);
+    tconv_model *m = einsum4_model(200);
+    tc_error err;
+    assert_int_equal(create_only(m, &o, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "planned work of 6400");
+    rtt_assert_contains(err.message, "'outer'");
+    tconv_model_free(m);
+
+    /* 30^4 * 4 = 3.24e6 products from symbolic dims: refused before the kernel computes */
+    o = work_options(1000000);
+    m = einsum4_model(-1);
+    const int64_t dims[1] = {30};
+    tc_rt_tensor in[4], y = {0};
+    for (int i = 0; i < 4; i++)
+        in[i] = rtt_tensor(TCONV_DTYPE_FLOAT, 1, dims, NULL);
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, in, 4, &y, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "work limit of 1000000");
+    tc_session_free(s);
+    for (int i = 0; i < 4; i++)
+        tc_rt_tensor_release(&in[i]);
+    tconv_model_free(m);
+}
+
+/* LRN of size 40001 over 20000 channels: 4e8 squares counted as 4e4 elements (181 s). */
+static void test_work_lrn_counts_window(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(13);
+    const int64_t dims[4] = {1, 20000, 1, 1};
+    tconv_value *x = rtt_input(m->graph, "X", TCONV_DTYPE_FLOAT, 4, dims);
+    const char *outs[] = {"Y"};
+    tconv_node *n = rtt_node(m->graph, "LRN", "lrn", &x, 1, outs, 1);
+    tc_error err;
+    assert_int_equal(tc_node_set_attr_int(n, "size", 40001, &err), TCONV_OK);
+    rtt_output(m->graph, "Y");
+    tc_session_options o = work_options(10000000);
+    assert_int_equal(create_only(m, &o, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "'lrn'");
+    tconv_model_free(m);
+}
+
+/* An LSTM / GRU / RNN of seq * batch * (W + R) multiply-adds: [1000, 100, 1000] inputs, hidden
+ * 1000, is 8e11 for LSTM (it started under the default limit, 2^38 = 2.7e11). */
+static void test_work_recurrent_counts_multiply_adds(void **state) {
+    (void)state;
+    static const struct {
+        const char *op;
+        int64_t gates;
+    } ops[] = {{"LSTM", 4}, {"GRU", 3}, {"RNN", 1}};
+    for (size_t k = 0; k < 3; k++) {
+        tconv_model *m = rtt_model(14);
+        tconv_graph *g = m->graph;
+        const int64_t xd[3] = {1000, 100, 1000}, wd[3] = {1, ops[k].gates * 1000, 1000};
+        tconv_value *in[3] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 3, xd),
+                              rtt_input(g, "W", TCONV_DTYPE_FLOAT, 3, wd),
+                              rtt_input(g, "R", TCONV_DTYPE_FLOAT, 3, wd)};
+        const char *outs[] = {"Y"};
+        tconv_node *n = rtt_node(g, ops[k].op, "cell", in, 3, outs, 1);
+        tc_error err;
+        assert_int_equal(tc_node_set_attr_int(n, "hidden_size", 1000, &err), TCONV_OK);
+        rtt_output(g, "Y");
+        /* 1e10: the elements (1.1e8) pass, the multiply-adds (2e11 to 8e11) do not */
+        tc_session_options o = work_options(10000000000ull);
+        assert_int_equal(create_only(m, &o, &err), TCONV_ERR_LIMIT);
+        rtt_assert_contains(err.message, "planned work of");
+        rtt_assert_contains(err.message, "'cell'");
+        if (k == 0) { /* and the default limit, 2^38, refuses the LSTM's 8e11 */
+            tc_session_options_init(&o);
+            assert_int_equal(create_only(m, &o, &err), TCONV_ERR_LIMIT);
+            rtt_assert_contains(err.message, "planned work of");
+        }
+        tconv_model_free(m);
+    }
+}
+
+/* TopK sorts each slice: 1e6 elements along the axis are ~2e7 comparisons, not 1e6 moves. */
+static void test_work_topk_counts_sort(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(11);
+    tconv_graph *g = m->graph;
+    const int64_t dims[2] = {1, 1000000};
+    const int64_t k = 1;
+    tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 2, dims),
+                          rtt_init_i64(g, "K", 1, &k)};
+    const char *outs[] = {"V", "I"};
+    rtt_node(g, "TopK", "top", in, 2, outs, 2);
+    rtt_output(g, "V");
+    tc_session_options o = work_options(4000000);
+    tc_error err;
+    assert_int_equal(create_only(m, &o, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "'top'");
+    tconv_model_free(m);
+}
+
+/* Every cost function is declared with an op the table knows, in the table's order (the
+ * lookup is a binary search). */
+static void test_work_table_names_known_ops(void **state) {
+    (void)state;
+    const char *const *names;
+    size_t n = tc_op_work_names(&names);
+    assert_true(n >= 10);
+    for (size_t i = 0; i < n; i++) {
+        bool known = false;
+        for (int v = 1; v <= TC_OPSET_LATEST && !known; v++)
+            known = tc_op_find("", names[i], v) != TC_OP_NONE;
+        assert_true(known);
+        if (i > 0)
+            assert_true(strcmp(names[i - 1], names[i]) < 0);
+    }
+}
+
+/* A chain of n MatMuls of a [64,64] constant, each folded at planning (262144 multiply-adds). */
+static tconv_model *matmul_chain(int n) {
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    static float c[64 * 64];
+    for (int i = 0; i < 64 * 64; i++)
+        c[i] = (i % 64 == i / 64) ? 1.0f : 0.0f; /* the identity: values stay finite */
+    const int64_t dims[2] = {64, 64};
+    tconv_value *cv = rtt_init(g, "C", TCONV_DTYPE_FLOAT, 2, dims, c, sizeof c);
+    tconv_value *prev = cv;
+    char name[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "M%d", i);
+        tconv_value *in[2] = {prev, cv};
+        const char *outs[] = {name};
+        rtt_node(g, "MatMul", name, in, 2, outs, 1);
+        prev = rtt_value(g, name);
+    }
+    rtt_output(g, name);
+    return m;
+}
+
+/* 200 folded MatMuls did 200 * 262144 = 5.2e7 units at planning under max_work 2e7 (each node
+ * within the per-node bound), and the session then planned no work at all: folding now charges
+ * the same budget, in total, and the session's check counts it. */
+static void test_fold_work_charged_to_the_limit(void **state) {
+    (void)state;
+    tconv_model *m = matmul_chain(200);
+    tc_session_options o = work_options(20000000);
+    tc_error err;
+    assert_int_equal(create_only(m, &o, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "folded into constants at planning");
+    tconv_model_free(m);
+
+    /* within the limit: everything folds, and the work is in the statistics */
+    m = matmul_chain(40);
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    assert_true(stats.fold_work >= 40 * 262144ull && stats.fold_work <= 20000000);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
+/* Without a limit, all folding of one session stops at 2^28 units (1200 MatMuls ask 3.1e8);
+ * the rest runs as steps, and the answer is the same. */
+static void test_fold_work_bounded_in_total(void **state) {
+    (void)state;
+    tconv_model *m = matmul_chain(1200);
+    tc_session_options o = work_options(0);
+    tc_session *s = NULL;
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    assert_true(stats.fold_work <= (1ull << 28));
+    tc_rt_tensor y = {0};
+    assert_int_equal(tc_session_run(s, NULL, 0, &y, &err), TCONV_OK);
+    tc_session_get_stats(s, &stats);
+    assert_true(stats.n_kernel_calls > 100);
+    const float *v = y.data;
+    for (int i = 0; i < 64 * 64; i++)
+        assert_true(v[i] == ((i % 64 == i / 64) ? 1.0f : 0.0f));
+    tc_rt_tensor_release(&y);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
         cmocka_unit_test(test_einsum_repeated_output_label_refused),
         cmocka_unit_test(test_einsum_diagonal_dims_must_match),
+        cmocka_unit_test(test_work_einsum_counts_products),
+        cmocka_unit_test(test_work_lrn_counts_window),
+        cmocka_unit_test(test_work_recurrent_counts_multiply_adds),
+        cmocka_unit_test(test_work_topk_counts_sort),
+        cmocka_unit_test(test_work_table_names_known_ops),
+        cmocka_unit_test(test_fold_work_charged_to_the_limit),
+        cmocka_unit_test(test_fold_work_bounded_in_total),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
