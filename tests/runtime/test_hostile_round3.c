@@ -6,6 +6,7 @@
 #include "runtime/op_work.h"
 #include "rt_test_util.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* ---------------------------------------------------------------- Einsum (item 1, Low) */
@@ -333,6 +334,163 @@ static void test_fold_work_bounded_in_total(void **state) {
     tconv_model_free(m);
 }
 
+/* ---------------------------------------------------------------- empty tensors (item 4) */
+
+/* X [2^58, 4, 0] (no data) into BatchNormalization or Trilu looped 2^60 times over nothing under
+ * --max-work 1000 --max-memory-mb 16: both return the empty result at once. */
+static void test_empty_huge_leading_dim_returns_at_once(void **state) {
+    (void)state;
+    const int64_t dims[3] = {(int64_t)1 << 58, 4, 0};
+    for (int op = 0; op < 3; op++) { /* BatchNormalization, its training mode, Trilu */
+        tconv_model *m = rtt_model(15);
+        tconv_graph *g = m->graph;
+        tconv_value *in[5] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 3, dims)};
+        const char *outs[] = {"Y"};
+        if (op < 2) {
+            const float one[4] = {1, 1, 1, 1};
+            const int64_t c[1] = {4};
+            in[1] = rtt_init(g, "s", TCONV_DTYPE_FLOAT, 1, c, one, sizeof one);
+            in[2] = rtt_init(g, "b", TCONV_DTYPE_FLOAT, 1, c, one, sizeof one);
+            in[3] = rtt_init(g, "m", TCONV_DTYPE_FLOAT, 1, c, one, sizeof one);
+            in[4] = rtt_init(g, "v", TCONV_DTYPE_FLOAT, 1, c, one, sizeof one);
+            tconv_node *n = rtt_node(g, "BatchNormalization", "bn", in, 5, outs, 1);
+            tc_error err;
+            if (op == 1)
+                assert_int_equal(tc_node_set_attr_int(n, "training_mode", 1, &err), TCONV_OK);
+        } else {
+            rtt_node(g, "Trilu", "tri", in, 1, outs, 1);
+        }
+        rtt_output(g, "Y");
+        tc_session_options o = work_options(1000);
+        o.max_memory_bytes = (size_t)16 << 20;
+        tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 3, dims, NULL), y = {0};
+        tc_session *s = NULL;
+        tc_error err;
+        assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+        assert_int_equal(tc_session_run(s, &x, 1, &y, &err), TCONV_OK);
+        rtt_assert_dims(&y, 3, dims);
+        tc_session_free(s);
+        tc_rt_tensor_release(&x);
+        tc_rt_tensor_release(&y);
+        tconv_model_free(m);
+    }
+}
+
+/* ---------------------------------------------------------------- TopK's scratch (item 6) */
+
+/* The sort's 16 bytes per element (64 MB for a [1, 4M] input) were a malloc of their own: 882
+ * MB RSS under --max-memory-mb 150. They count against the limit now. */
+static void test_topk_scratch_counted(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(11);
+    tconv_graph *g = m->graph;
+    const int64_t dims[2] = {1, 4 << 20};
+    const int64_t k = 1;
+    tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 2, dims),
+                          rtt_init_i64(g, "K", 1, &k)};
+    const char *outs[] = {"V", "I"};
+    rtt_node(g, "TopK", "top", in, 2, outs, 2);
+    rtt_output(g, "V");
+    tc_session_options o = work_options(0);
+    o.max_memory_bytes = (size_t)48 << 20; /* X's 16 MB fit, the sort's 64 MB do not */
+    tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 2, dims, NULL), y = {0};
+    tc_error err;
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &x, 1, &y, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "TopK's sort scratch");
+    tc_session_free(s);
+    /* within a limit that holds it, the answer: the largest element */
+    float *v = x.data;
+    v[12345] = 7.0f;
+    o.max_memory_bytes = (size_t)128 << 20;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &x, 1, &y, &err), TCONV_OK);
+    const float expected[1] = {7.0f};
+    rtt_assert_floats(&y, expected, 1);
+    tc_session_free(s);
+    tc_rt_tensor_release(&x);
+    tc_rt_tensor_release(&y);
+    tconv_model_free(m);
+}
+
+/* ---------------------------------------------------------------- Trilu k (Low) */
+
+/* k = INT64_MAX wrapped i + k to a negative edge and kept a row upper should zero. */
+static void test_trilu_extreme_k(void **state) {
+    (void)state;
+    const int64_t dims[2] = {2, 3};
+    const float x[6] = {1, 2, 3, 4, 5, 6}, zero[6] = {0};
+    static const struct {
+        int64_t k;
+        int upper;
+        bool keeps;
+    } cases[] = {{INT64_MAX, 1, false}, {INT64_MAX, 0, true}, {INT64_MIN, 1, true},
+                 {INT64_MIN, 0, false}, {3, 1, false},        {-2, 1, true}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tconv_model *m = rtt_model(14);
+        tconv_graph *g = m->graph;
+        tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 2, dims),
+                              rtt_init(g, "k", TCONV_DTYPE_INT64, 0, NULL, &cases[c].k, 8)};
+        const char *outs[] = {"Y"};
+        tconv_node *n = rtt_node(g, "Trilu", "tri", in, 2, outs, 1);
+        tc_error err;
+        assert_int_equal(tc_node_set_attr_int(n, "upper", cases[c].upper, &err), TCONV_OK);
+        rtt_output(g, "Y");
+        tc_rt_tensor xt = rtt_tensor(TCONV_DTYPE_FLOAT, 2, dims, x), y = {0};
+        assert_int_equal(rtt_run(m, &xt, 1, &y, &err), TCONV_OK);
+        rtt_assert_floats(&y, cases[c].keeps ? x : zero, 6);
+        tc_rt_tensor_release(&xt);
+        tc_rt_tensor_release(&y);
+        tconv_model_free(m);
+    }
+}
+
+/* ---------------------------------------------------------------- BatchNormalization (Low) */
+
+/* var + eps = 0: the formula gives (x - mean) / 0 * scale + B, -inf, NaN, +inf for x below, at
+ * and above the mean. The float kernel computed x * inf - mean * inf (NaN throughout), and the
+ * fold into the Conv before it W * inf: folded, unfused and formula disagreed. */
+static void test_batchnorm_zero_variance_by_the_formula(void **state) {
+    (void)state;
+    const int64_t xd[4] = {1, 1, 1, 3}, wd[4] = {1, 1, 1, 1}, cd[1] = {1};
+    const float w = 1.0f, scale = 2.0f, beta = 1.0f, mean = 1.0f, var = -1e-5f;
+    const float x[3] = {0.0f, 1.0f, 2.0f};
+    for (int unfused = 0; unfused <= 1; unfused++) {
+        for (int conv = 0; conv <= 1; conv++) {
+            tconv_model *m = rtt_model(15);
+            tconv_graph *g = m->graph;
+            tconv_value *xv = rtt_input(g, "X", TCONV_DTYPE_FLOAT, 4, xd);
+            if (conv) {
+                tconv_value *cin[2] = {xv, rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, &w, 4)};
+                const char *cout[] = {"C"};
+                rtt_node(g, "Conv", "conv", cin, 2, cout, 1);
+                xv = rtt_value(g, "C");
+            }
+            tconv_value *in[5] = {xv, rtt_init(g, "s", TCONV_DTYPE_FLOAT, 1, cd, &scale, 4),
+                                  rtt_init(g, "b", TCONV_DTYPE_FLOAT, 1, cd, &beta, 4),
+                                  rtt_init(g, "m", TCONV_DTYPE_FLOAT, 1, cd, &mean, 4),
+                                  rtt_init(g, "v", TCONV_DTYPE_FLOAT, 1, cd, &var, 4)};
+            const char *outs[] = {"Y"};
+            rtt_node(g, "BatchNormalization", "bn", in, 5, outs, 1);
+            rtt_output(g, "Y");
+            tc_session_options o = work_options(0);
+            o.unfused = unfused;
+            tc_rt_tensor xt = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, x), y = {0};
+            rtt_run_counted(m, &o, &xt, 1, &y);
+            const float *got = y.data;
+            if (!(isinf(got[0]) && got[0] < 0 && isnan(got[1]) && isinf(got[2]) && got[2] > 0)) {
+                print_error("unfused %d conv %d: %g %g %g\n", unfused, conv, (double)got[0],
+                            (double)got[1], (double)got[2]);
+                fail();
+            }
+            tc_rt_tensor_release(&xt);
+            tc_rt_tensor_release(&y);
+            tconv_model_free(m);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -345,6 +503,10 @@ int main(void) {
         cmocka_unit_test(test_work_table_names_known_ops),
         cmocka_unit_test(test_fold_work_charged_to_the_limit),
         cmocka_unit_test(test_fold_work_bounded_in_total),
+        cmocka_unit_test(test_empty_huge_leading_dim_returns_at_once),
+        cmocka_unit_test(test_topk_scratch_counted),
+        cmocka_unit_test(test_trilu_extreme_k),
+        cmocka_unit_test(test_batchnorm_zero_variance_by_the_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
