@@ -20,7 +20,7 @@ static tconv_status parse_term(const char **p, term *t, tc_error *err) {
             continue;
         if (c == '.') {
             if (strncmp(*p, "...", 3) != 0 || t->ellipsis_at >= 0)
-                return tc_error_set(err, TCONV_ERR_INVALID, "einsum: a malformed ellipsis");
+                return tc_error_set(err, TCONV_ERR_INVALID, "a malformed ellipsis");
             t->ellipsis_at = t->n;
             *p += 2;
             continue;
@@ -28,7 +28,7 @@ static tconv_status parse_term(const char **p, term *t, tc_error *err) {
         if (!isalpha((unsigned char)c))
             return TCONV_OK;
         if (t->n == TCONV_MAX_RANK)
-            return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "einsum: a term of more than %d labels",
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "a term of more than %d labels",
                                 TCONV_MAX_RANK);
         t->letters[t->n++] = (unsigned char)c;
     }
@@ -59,13 +59,13 @@ static tconv_status parse_inputs(const char **p, int n_operands, const int *rank
         int ell = ranks[i] - terms[i].n;
         if (ell < 0 || (ell > 0 && terms[i].ellipsis_at < 0))
             return tc_error_set(err, TCONV_ERR_INVALID,
-                                "einsum: term %d has %d labels for an operand of rank %d", i,
-                                terms[i].n, ranks[i]);
+                                "term %d has %d labels for an operand of rank %d", i, terms[i].n,
+                                ranks[i]);
         if (ell > *width)
             *width = ell;
         char want = i + 1 < n_operands ? ',' : '\0';
         if (want && **p != want)
-            return tc_error_set(err, TCONV_ERR_INVALID, "einsum: %d terms for %d operands", i + 1,
+            return tc_error_set(err, TCONV_ERR_INVALID, "%d terms for %d operands", i + 1,
                                 n_operands);
         if (want)
             (*p)++;
@@ -93,9 +93,36 @@ static void implicit_output(tc_einsum *e, int width) {
     }
 }
 
-tconv_status tc_einsum_parse(const char *equation, int n_operands, const int *ranks, tc_einsum *out,
-                             tc_error *err) {
-    memset(out, 0, sizeof *out);
+/* The checks numpy makes on an explicit output: each label once (a repeated one, "ij->ii",
+ * would make the kernel walk an input past its end: numpy refuses it), each in some input, and
+ * the ellipsis there when the inputs' ellipsis covers dims. */
+static tconv_status check_output(const tc_einsum *e, const term *t, int width, tc_error *err) {
+    for (int a = 0; a < t->n; a++) {
+        for (int b = 0; b < a; b++) {
+            if (t->letters[a] == t->letters[b])
+                return tc_error_set(err, TCONV_ERR_INVALID, "output label '%c' appears twice",
+                                    t->letters[a]);
+        }
+    }
+    if (width > 0 && t->ellipsis_at < 0)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "the inputs' ellipsis covers %d dims but the output has no ellipsis",
+                            width);
+    for (int o = 0; o < e->out_rank; o++) {
+        bool found = false;
+        for (int i = 0; i < e->n_operands && !found; i++) {
+            for (int d = 0; d < e->ranks[i] && !found; d++)
+                found = e->labels[i][d] == e->out[o];
+        }
+        if (!found)
+            return tc_error_set(err, TCONV_ERR_INVALID, "output label '%c' is in no input",
+                                e->out[o] < TC_EINSUM_ELLIPSIS ? e->out[o] : '.');
+    }
+    return TCONV_OK;
+}
+
+static tconv_status parse_equation(const char *equation, int n_operands, const int *ranks,
+                                   tc_einsum *out, tc_error *err) {
     if (n_operands < 1 || n_operands > TC_EINSUM_MAX_OPERANDS)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "einsum: %d operands (at most %d)",
                             n_operands, TC_EINSUM_MAX_OPERANDS);
@@ -112,28 +139,24 @@ tconv_status tc_einsum_parse(const char *equation, int n_operands, const int *ra
         return TCONV_OK;
     }
     if (strncmp(p, "->", 2) != 0)
-        return tc_error_set(err, TCONV_ERR_INVALID, "einsum: unexpected '%c' in '%s'", *p,
-                            equation);
+        return tc_error_set(err, TCONV_ERR_INVALID, "unexpected '%c'", *p);
     p += 2;
     term t;
     if ((st = parse_term(&p, &t, err)))
         return st;
     if (*p != '\0')
-        return tc_error_set(err, TCONV_ERR_INVALID, "einsum: unexpected '%c' in '%s'", *p,
-                            equation);
+        return tc_error_set(err, TCONV_ERR_INVALID, "unexpected '%c'", *p);
     if (t.n + (t.ellipsis_at >= 0 ? width : 0) > TCONV_MAX_RANK)
-        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "einsum: output rank above %d",
-                            TCONV_MAX_RANK);
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "output rank above %d", TCONV_MAX_RANK);
     out->out_rank = expand_term(&t, t.ellipsis_at >= 0 ? width : 0, width, out->out);
-    for (int o = 0; o < out->out_rank; o++) {
-        bool found = false;
-        for (int i = 0; i < n_operands && !found; i++) {
-            for (int d = 0; d < out->ranks[i] && !found; d++)
-                found = out->labels[i][d] == out->out[o];
-        }
-        if (!found)
-            return tc_error_set(err, TCONV_ERR_INVALID,
-                                "einsum: output label %d of '%s' is in no input", o, equation);
-    }
+    return check_output(out, &t, width, err);
+}
+
+tconv_status tc_einsum_parse(const char *equation, int n_operands, const int *ranks, tc_einsum *out,
+                             tc_error *err) {
+    memset(out, 0, sizeof *out);
+    tconv_status st = parse_equation(equation, n_operands, ranks, out, err);
+    if (st != TCONV_OK)
+        return tc_error_prefix(err, st, "attribute 'equation' '%s': ", equation);
     return TCONV_OK;
 }

@@ -21,9 +21,10 @@ typedef struct tc_einsum {
     int out[TCONV_MAX_RANK];
 } tc_einsum;
 
-/* Parses `equation` for n_operands operands of the given ranks. A malformed equation, a term
- * whose labels do not match its operand's rank, or an output label that no input has is
- * TCONV_ERR_INVALID with a message. */
+/* Parses `equation` for n_operands operands of the given ranks. What numpy refuses is
+ * TCONV_ERR_INVALID with a message naming the attribute and equation: a malformed equation, a
+ * term whose labels do not match its operand's rank, an output label repeated or in no input,
+ * an output without ellipsis where the inputs' ellipsis covers dims. */
 tconv_status tc_einsum_parse(const char *equation, int n_operands, const int *ranks, tc_einsum *out,
                              tc_error *err);
 

@@ -38,6 +38,14 @@ static tconv_status label_sizes(tc_kernel_ctx *ctx, const tc_einsum *e, const ei
         for (int d = 0; d < e->ranks[i]; d++) {
             int l = e->labels[i][d];
             int64_t n = p->ops[i]->dims[d];
+            /* a label repeated in one operand walks its diagonal: numpy wants equal dims */
+            for (int k = 0; k < d; k++) {
+                if (e->labels[i][k] == l && p->ops[i]->dims[k] != n)
+                    return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                        "einsum: operand %d repeats a label over dims %d and %d "
+                                        "of sizes %lld and %lld",
+                                        i, k, d, (long long)p->ops[i]->dims[k], (long long)n);
+            }
             if (size[l] < 0 || size[l] == 1)
                 size[l] = n;
             else if (n != 1 && n != size[l])

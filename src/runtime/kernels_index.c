@@ -979,11 +979,18 @@ tconv_status tc_run_topk(tc_kernel_ctx *ctx) {
         return TCONV_OK;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, (double)x->n_elements * 20.0);
     int workers = tc_parallel_workers(threads, slices);
-    job.items = malloc((size_t)workers * (size_t)job.n * sizeof *job.items);
-    if (!job.items)
-        return tc_error_nomem(ctx->err, "topk scratch");
+    /* the sort's scratch (16 bytes per element of a slice, per worker) is held within the
+     * memory limit: a malloc of its own escaped it (882 MB under --max-memory-mb 150) */
+    int64_t items;
+    tc_rt_tensor scratch;
+    if (!tc_mul_i64(workers, job.n, &items) || items > (int64_t)(SIZE_MAX / sizeof *job.items))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "TopK's sort scratch is too large");
+    size_t bytes = (size_t)items * sizeof *job.items;
+    if ((st = tc_kernel_scratch(ctx, bytes, &scratch)) != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "TopK's sort scratch: ");
+    job.items = scratch.data;
     tc_parallel_for(ctx->pool, threads, slices, topk_slice, &job);
-    free(job.items);
+    tc_kernel_scratch_release(ctx, &scratch);
     return TCONV_OK;
 }
 
@@ -1052,8 +1059,16 @@ tconv_status tc_run_trilu(tc_kernel_ctx *ctx) {
     if ((st = tc_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims)))
         return st;
     tc_rt_tensor *y = &ctx->outputs[0];
+    if (y->n_elements == 0) /* X [2^58, 4, 0] would loop 2^60 times over no data */
+        return TCONV_OK;
     int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
     int64_t mats = product(x->dims, 0, x->rank - 2);
+    /* Past the matrix's corners every k keeps or drops the same: clamped so that i + k cannot
+     * overflow (k = INT64_MAX wrapped to a negative edge and dropped the wrong triangle). */
+    if (k > cols)
+        k = cols;
+    if (k < -rows)
+        k = -rows;
     size_t esize = tc_rt_dtype_size(x->dtype);
     char *data = y->data;
     /* Zero what the triangle drops: upper keeps j - i >= k, lower keeps j - i <= k. */

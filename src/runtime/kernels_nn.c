@@ -88,6 +88,20 @@ static void batchnorm_f64(const tc_rt_tensor *x, const tc_rt_tensor *const prm[4
     }
 }
 
+/* float32 by the formula, element by element: y = (x - mean) / sqrt(var + eps) * scale + B. */
+static void batchnorm_formula_f32(const tc_rt_tensor *x, const float *const prm[4], float eps,
+                                  int64_t size, int64_t inner, tc_rt_tensor *y) {
+    const float *in = x->data;
+    float *out = y->data;
+    bool per_channel = size == x->dims[1];
+    int64_t channels = x->dims[1];
+    for (int64_t i = 0; i < x->n_elements; i++) {
+        int64_t c = (i / inner) % channels;
+        int64_t k = per_channel ? c : c * inner + i % inner;
+        out[i] = (in[i] - prm[2][k]) / sqrtf(prm[3][k] + eps) * prm[0][k] + prm[1][k];
+    }
+}
+
 static void batchnorm_plane(float *restrict out, const float *restrict in, int64_t count,
                             float scale, float shift) {
     for (int64_t i = 0; i < count; i++)
@@ -110,12 +124,15 @@ static tconv_status batchnorm_training(tc_kernel_ctx *ctx, const tc_rt_tensor *x
     tconv_status st = tc_node_attr_float(ctx->node, "momentum", 0.9f, &momentum, ctx->err);
     if (st != TCONV_OK)
         return st;
-    int64_t channels = x->dims[1], batch = x->dims[0], count = batch * inner;
+    int64_t channels = x->dims[1], batch = x->dims[0];
+    int64_t count = channels > 0 ? x->n_elements / channels : 0; /* batch * inner, no overflow */
     tc_rt_tensor *running[2] = {NULL, NULL};
     for (size_t k = 0; k < 2 && st == TCONV_OK; k++) {
         if (ctx->n_outputs > k + 1 && ctx->node->n_outputs > k + 1 && ctx->node->outputs[k + 1])
             st = tc_kernel_alloc_output(ctx, k + 1, prm[2 + k]->dtype, 1, &channels, &running[k]);
     }
+    if (count == 0) /* empty: the batch loops would walk a huge leading dim over no data */
+        batch = 0;
     for (int64_t c = 0; c < channels && st == TCONV_OK; c++) {
         double sum = 0.0, sq = 0.0;
         for (int64_t n = 0; n < batch; n++) {
@@ -172,6 +189,9 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
         return st;
     if (training)
         return batchnorm_training(ctx, x, params, (double)eps, inner, y);
+    /* empty: nothing to compute (X [2^58, 4, 0] would loop 2^60 times over no data) */
+    if (y->n_elements == 0)
+        return TCONV_OK;
     if (x->dtype == TCONV_DTYPE_DOUBLE) {
         batchnorm_f64(x, params, (double)eps, size, inner, y);
         return TCONV_OK;
@@ -184,9 +204,19 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     float *scale = folded.data, *shift = scale + size;
+    bool finite = true;
     for (int64_t k = 0; k < size; k++) {
         scale[k] = prm[0][k] / sqrtf(prm[3][k] + eps);
         shift[k] = prm[1][k] - prm[2][k] * scale[k];
+        finite = finite && isfinite(scale[k]) && isfinite(shift[k]);
+    }
+    if (!finite) {
+        /* var + eps = 0 (or an infinite parameter): x * inf - mean * inf is NaN where the
+         * formula gives (x - mean) / 0 * scale + B = +-inf; compute the formula itself, as the
+         * float64 path does (and folding refuses such a BatchNormalization). */
+        tc_kernel_scratch_release(ctx, &folded);
+        batchnorm_formula_f32(x, prm, eps, size, inner, y);
+        return TCONV_OK;
     }
     bool per_channel = size == x->dims[1];
     int64_t channels = x->dims[1], batch = x->dims[0];

@@ -52,6 +52,9 @@ typedef struct tc_session_stats {
     uint64_t n_allocations;  /* tensors allocated during the last run */
     uint64_t n_kernel_calls; /* kernels run during the last run (subgraphs included) */
     uint64_t work;           /* work units of the last run (max_work's unit) */
+    /* work units constant folding did when the session was planned, within max_work: the
+     * session's work checks count them beside each run's */
+    uint64_t fold_work;
     /* float16/bfloat16 tensors widened to float for a float kernel since the session was
      * made (constant ones are widened once, when it is made, and not counted here) */
     uint64_t n_half_widenings;

@@ -10,7 +10,11 @@
  *
  * Bounds: a folded node may allocate at most TCONV_FOLD_MAX_BYTES per tensor and do at most
  * TCONV_FOLD_MAX_WORK work units (session_work.c), so a ConstantOfShape of 10 GB is not made at
- * planning; its outputs count as constant bytes against the memory limit. A node that fails
+ * planning; its outputs count as constant bytes against the memory limit. All folding of a
+ * session does at most TCONV_FOLD_MAX_TOTAL_WORK and at most max_work units in total
+ * (stats.fold_work), charged to the same budget as a run: the session's work check counts them
+ * beside the plan's (session_work.c), so a model cannot have its work done at planning, outside
+ * the limit. A node that fails
  * (a kernel error, a bound) is simply not folded: it stays a step, and the run reports its error
  * naming the node exactly as before.
  *
@@ -21,6 +25,7 @@
  * and the step stays as a guard that checks the actual shape against the folded one without
  * allocating (a wrong value_info gives an error naming the node, never a wrong result). */
 #include "runtime/kernel_util.h"
+#include "runtime/op_work.h"
 #include "runtime/session_internal.h"
 
 #include <string.h>
@@ -29,6 +34,9 @@
 #define TCONV_FOLD_MAX_BYTES ((size_t)4 << 20)
 /* The most work one folded node may do: a few milliseconds. */
 #define TCONV_FOLD_MAX_WORK ((uint64_t)1 << 26)
+/* The most all folding of one session may do, subgraphs included: 4,000 folded MatMuls each
+ * under the node's bound did 250 times max_work at planning (issue 27). Within max_work too. */
+#define TCONV_FOLD_MAX_TOTAL_WORK ((uint64_t)1 << 28)
 
 /* Ops whose outputs differ from run to run: never folded. */
 static const char *const NONDETERMINISTIC_OPS[] = {
@@ -73,6 +81,7 @@ typedef struct fold_inputs {
     const tc_rt_tensor **ptrs; /* plan->max_inputs */
     tc_rt_tensor shape_of;     /* the Shape's input, by its static dims */
     bool needs_guard;
+    uint64_t max_work; /* the caller's max_work (0: none) */
 } fold_inputs;
 
 /* The static shape of a Shape's input, when the plan may rely on it. */
@@ -155,6 +164,16 @@ static void release_outputs(tc_session *s, tc_rt_tensor *outputs, size_t n) {
         tc_session_release(s, &outputs[i]);
 }
 
+/* What the next folded node may do: its own bound, within what the session's folding has left
+ * of the total and of the caller's max_work (0: nothing left). */
+static uint64_t fold_work_left(const tc_session *s, uint64_t max_work) {
+    uint64_t total = max_work == 0 || max_work > TCONV_FOLD_MAX_TOTAL_WORK
+                         ? TCONV_FOLD_MAX_TOTAL_WORK
+                         : max_work;
+    uint64_t left = s->stats.fold_work < total ? total - s->stats.fold_work : 0;
+    return left < TCONV_FOLD_MAX_WORK ? left : TCONV_FOLD_MAX_WORK;
+}
+
 /* Runs the step on in's tensors; true with its outputs made plan constants, false (nothing
  * kept) when its kernel fails, meets a bound or returns a view of something else. */
 static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *step, fold_inputs *in,
@@ -166,7 +185,10 @@ static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *st
     ctx.n_threads = 1; /* once, at planning: not worth waking the pool */
     ctx.pool = NULL;
     s->stats.work = 0;
-    tconv_status st = tc_step_run_kernel(step, &ctx);
+    s->options.max_work = fold_work_left(s, in->max_work);
+    tconv_status st = s->options.max_work > 0 ? tc_step_run_kernel(step, &ctx) : TCONV_ERR_LIMIT;
+    /* a node refused part-way did that work too */
+    s->stats.fold_work = tc_work_add_sat(s->stats.fold_work, s->stats.work);
     for (size_t k = 0; st == TCONV_OK && k < step->n_outputs; k++) {
         const tc_rt_tensor *t = &outputs[k];
         if (step->outputs[k] != TCONV_NO_SLOT &&
@@ -231,8 +253,7 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
     if (!outputs || !in.ptrs)
         return tc_error_nomem(err, "an execution plan");
     uint64_t saved_max_work = s->options.max_work;
-    if (saved_max_work == 0 || saved_max_work > TCONV_FOLD_MAX_WORK)
-        s->options.max_work = TCONV_FOLD_MAX_WORK;
+    in.max_work = saved_max_work;
     s->fold_max_bytes = TCONV_FOLD_MAX_BYTES;
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;

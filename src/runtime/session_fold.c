@@ -215,6 +215,20 @@ static tconv_status fold_one(tc_session *session, tc_graph_plan *plan, tc_step_p
     return TCONV_OK;
 }
 
+/* Whether every channel's map is finite: with var + eps = 0 the formula gives
+ * (x - mean) / 0 * scale + B, +-inf or NaN by the sign of x - mean, which no folded weight
+ * reproduces (W * inf sums to NaN); such a BatchNormalization runs as written. */
+static bool finite_affine(const bn_params *p, int64_t channels) {
+    for (int64_t o = 0; o < channels; o++) {
+        float s = (float)(tc_rt_get_f64(p->scale, o) / sqrt(tc_rt_get_f64(p->var, o) + p->eps));
+        float shift = (float)(tc_rt_get_f64(p->beta, o) - tc_rt_get_f64(p->mean, o) * s);
+        if (!isfinite(s) || !isfinite(shift) ||
+            !((float)tc_rt_get_f64(p->var, o) + (float)p->eps > 0.0f)) /* as the kernel sees */
+            return false;
+    }
+    return true;
+}
+
 static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, size_t at,
                                    tc_error *err) {
     tc_step_plan *bn = &plan->steps[at];
@@ -233,6 +247,8 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
         if (prm[k]->n_elements != c.c_out)
             return TCONV_OK;
     }
+    if (!finite_affine(&p, c.c_out))
+        return TCONV_OK;
     const tconv_value *y = bn->node->outputs[0], *x = bn->node->inputs[0];
     if (!x || !y ||
         (y->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != TCONV_DTYPE_UNDEFINED &&

@@ -1,0 +1,282 @@
+/* The ops' cost functions (op_work.h), declared with the ops in ir/ops.def. Each counts what its
+ * kernel really does, so that a 16 KB model cannot ask for 1e12 products under a limit that
+ * counted them as elements (issue 27: Einsum "a,b,c,d->", LRN of size 40001, an LSTM of
+ * 1.7e12 multiply-adds). */
+#include "runtime/op_work.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/einsum_equation.h"
+#include "ir/ops.h"
+
+uint64_t tc_work_add_sat(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t tc_work_mul_sat(uint64_t a, uint64_t b) {
+    return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* Elements of a shape; false when unknown. */
+static bool elements(int rank, const int64_t *dims, uint64_t *out) {
+    if (rank < 0 || !dims)
+        return false;
+    uint64_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0)
+            return false;
+        n = tc_work_mul_sat(n, (uint64_t)dims[i]);
+    }
+    *out = n;
+    return true;
+}
+
+static bool input_elements(const tc_work_shapes *w, size_t i, uint64_t *out) {
+    return i < w->n_in && elements(w->in_rank[i], w->in_dims[i], out);
+}
+
+static bool known_input(const tc_work_shapes *w, size_t i) {
+    return i < w->n_in && w->in_rank[i] >= 0 && w->in_dims[i];
+}
+
+static int64_t dim_or_zero(int64_t d) {
+    return d > 0 ? d : 0;
+}
+
+/* ---------------------------------------------------------------- the default */
+
+/* One unit per element read or written. */
+static bool elements_moved(const tc_work_shapes *w, uint64_t *out) {
+    uint64_t y = 0;
+    bool have_y = elements(w->out_rank, w->out_dims, &y);
+    uint64_t total = have_y ? y : 0;
+    for (size_t i = 0; i < w->n_in; i++) {
+        uint64_t n;
+        if (input_elements(w, i, &n))
+            total = tc_work_add_sat(total, n);
+    }
+    *out = total;
+    return have_y || w->n_in > 0;
+}
+
+/* ---------------------------------------------------------------- contractions */
+
+/* Weight elements per output (Conv) or per input (ConvTranspose) element: W's (input 1)
+ * elements over its first dim. */
+static bool per_element_taps(const tc_work_shapes *w, uint64_t *out) {
+    uint64_t n;
+    if (!input_elements(w, 1, &n) || w->in_rank[1] < 1 || w->in_dims[1][0] <= 0)
+        return false;
+    *out = n / (uint64_t)w->in_dims[1][0];
+    return true;
+}
+
+/* Conv: a multiply-add per output element and weight tap. */
+bool tc_work_conv(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    (void)node;
+    uint64_t y, taps;
+    if (!elements(w->out_rank, w->out_dims, &y) || !per_element_taps(w, &taps))
+        return false;
+    *out = tc_work_mul_sat(y, taps);
+    return true;
+}
+
+/* ConvTranspose: a multiply-add per input element and weight tap. */
+bool tc_work_conv_transpose(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    (void)node;
+    uint64_t x, taps;
+    if (!input_elements(w, 0, &x) || !per_element_taps(w, &taps))
+        return false;
+    *out = tc_work_mul_sat(x, taps);
+    return true;
+}
+
+/* Gemm, MatMul: a multiply-add per output element along A's last dim (Gemm: per transA). */
+bool tc_work_matmul(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    uint64_t y;
+    if (!elements(w->out_rank, w->out_dims, &y) || !known_input(w, 0) || w->in_rank[0] < 1)
+        return false;
+    int axis = w->in_rank[0] - 1;
+    if (node->op_type[0] == 'G' && w->in_rank[0] == 2) {
+        int64_t trans_a = 0;
+        tc_error ignored;
+        if (tc_node_attr_int(node, "transA", 0, &trans_a, &ignored) == TCONV_OK && trans_a)
+            axis = 0;
+    }
+    *out = tc_work_mul_sat(y, (uint64_t)dim_or_zero(w->in_dims[0][axis]));
+    return true;
+}
+
+/* Einsum: every combination of label values, one product of the operands each: the product
+ * of all label sizes times the operands. */
+bool tc_work_einsum(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    int ranks[TC_EINSUM_MAX_OPERANDS];
+    if (w->n_in < 1 || node->n_inputs > TC_EINSUM_MAX_OPERANDS || node->n_inputs > w->n_in)
+        return elements_moved(w, out);
+    for (size_t i = 0; i < node->n_inputs; i++) {
+        if (!known_input(w, i))
+            return false;
+        ranks[i] = w->in_rank[i];
+    }
+    const char *equation;
+    tc_error ignored;
+    tc_einsum e;
+    if (tc_node_attr_string(node, "equation", "", &equation, &ignored) != TCONV_OK ||
+        tc_einsum_parse(equation, (int)node->n_inputs, ranks, &e, &ignored) != TCONV_OK)
+        return elements_moved(w, out); /* the kernel refuses it before computing */
+    int64_t size[TC_EINSUM_LABELS];
+    for (int l = 0; l < TC_EINSUM_LABELS; l++)
+        size[l] = -1;
+    for (int i = 0; i < e.n_operands; i++) {
+        for (int d = 0; d < e.ranks[i]; d++) {
+            int64_t n = dim_or_zero(w->in_dims[i][d]);
+            int l = e.labels[i][d];
+            if (size[l] < 0 || size[l] == 1)
+                size[l] = n;
+        }
+    }
+    uint64_t work = (uint64_t)e.n_operands;
+    for (int l = 0; l < TC_EINSUM_LABELS; l++) {
+        if (size[l] >= 0)
+            work = tc_work_mul_sat(work, (uint64_t)size[l]);
+    }
+    uint64_t moved = 0;
+    (void)elements_moved(w, &moved);
+    *out = tc_work_add_sat(work, moved);
+    return true;
+}
+
+/* ---------------------------------------------------------------- windows */
+
+/* Taps of a pooling window: the product of kernel_shape. */
+static uint64_t window_taps(const tconv_node *node) {
+    const int64_t *k = NULL;
+    size_t n = 0;
+    bool present = false;
+    tc_error ignored;
+    if (tc_node_attr_ints(node, "kernel_shape", &present, &k, &n, &ignored) != TCONV_OK || !present)
+        return 1;
+    uint64_t taps = 1;
+    for (size_t i = 0; i < n; i++)
+        taps = tc_work_mul_sat(taps, k[i] > 0 ? (uint64_t)k[i] : 1);
+    return taps;
+}
+
+/* AveragePool, LpPool, MaxPool: one tap per output element and window position. */
+bool tc_work_pool(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    uint64_t y;
+    if (!elements(w->out_rank, w->out_dims, &y))
+        return false;
+    *out = tc_work_mul_sat(y, window_taps(node));
+    return true;
+}
+
+/* Resize, Upsample: a few taps per output element and axis. */
+bool tc_work_resize(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    (void)node;
+    uint64_t y;
+    if (!elements(w->out_rank, w->out_dims, &y))
+        return false;
+    *out = tc_work_mul_sat(y, 4 * (uint64_t)(w->out_rank > 0 ? w->out_rank : 1));
+    return true;
+}
+
+/* LRN: each element sums the squares of its window over the channels (size, clipped to C). */
+bool tc_work_lrn(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    uint64_t x;
+    if (!input_elements(w, 0, &x))
+        return false;
+    int64_t size = 1;
+    tc_error ignored;
+    if (tc_node_attr_int(node, "size", 1, &size, &ignored) != TCONV_OK || size < 1)
+        size = 1;
+    if (w->in_rank[0] >= 2 && size > w->in_dims[0][1])
+        size = w->in_dims[0][1] > 1 ? w->in_dims[0][1] : 1;
+    *out = tc_work_mul_sat(x, (uint64_t)size + 2);
+    return true;
+}
+
+/* ---------------------------------------------------------------- sorts, recurrences */
+
+/* TopK: each slice along the axis is sorted, about n log2 n comparisons of n elements. */
+bool tc_work_topk(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    uint64_t x;
+    if (!input_elements(w, 0, &x))
+        return false;
+    int64_t axis = -1;
+    tc_error ignored;
+    if (tc_node_attr_int(node, "axis", -1, &axis, &ignored) != TCONV_OK)
+        axis = -1;
+    int rank = w->in_rank[0];
+    if (axis < 0)
+        axis += rank;
+    uint64_t n = axis >= 0 && axis < rank ? (uint64_t)dim_or_zero(w->in_dims[0][axis]) : x;
+    uint64_t log2n = 1;
+    while (n >> log2n)
+        log2n++;
+    uint64_t moved = 0;
+    (void)elements_moved(w, &moved);
+    *out = tc_work_add_sat(tc_work_mul_sat(x, log2n), moved);
+    return true;
+}
+
+/* LSTM, GRU, RNN: every time step of every sequence multiplies X's row by W and the hidden
+ * state by R, per direction: seq_length * batch_size * (W's + R's elements) multiply-adds
+ * (X is [seq, batch, input] or [batch, seq, input]: its first two dims either way). */
+bool tc_work_recurrent(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    (void)node;
+    uint64_t wn, rn;
+    if (!known_input(w, 0) || w->in_rank[0] < 2 || !input_elements(w, 1, &wn) ||
+        !input_elements(w, 2, &rn))
+        return false;
+    uint64_t steps = tc_work_mul_sat((uint64_t)dim_or_zero(w->in_dims[0][0]),
+                                     (uint64_t)dim_or_zero(w->in_dims[0][1]));
+    uint64_t moved = 0;
+    (void)elements_moved(w, &moved);
+    *out = tc_work_add_sat(tc_work_mul_sat(steps, tc_work_add_sat(wn, rn)), moved);
+    return true;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+typedef struct work_entry {
+    const char *name;
+    tc_op_work_fn fn;
+} work_entry;
+
+/* In ops.def's order, which is strcmp order of names: looked up by binary search. */
+static const work_entry WORK[] = {
+#define TC_OP(...)
+#define TC_OP_WORK(dom, name, fn) {#name, fn},
+#include "ir/ops.def"
+#undef TC_OP_WORK
+#undef TC_OP
+};
+#define N_WORK (sizeof WORK / sizeof WORK[0])
+
+static int compare_entry(const void *key, const void *entry) {
+    return strcmp((const char *)key, ((const work_entry *)entry)->name);
+}
+
+bool tc_op_work(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    if (node->op > TC_OP_NONE && node->op < TC_OP_COUNT && !*tc_ops[node->op].domain) {
+        const work_entry *e =
+            bsearch(tc_ops[node->op].name, WORK, N_WORK, sizeof WORK[0], compare_entry);
+        if (e)
+            return e->fn(node, w, out);
+    }
+    return elements_moved(w, out);
+}
+
+size_t tc_op_work_names(const char *const **names) {
+    static const char *const NAMES[] = {
+#define TC_OP(...)
+#define TC_OP_WORK(dom, name, fn) #name,
+#include "ir/ops.def"
+#undef TC_OP_WORK
+#undef TC_OP
+    };
+    *names = NAMES;
+    return sizeof NAMES / sizeof NAMES[0];
+}
