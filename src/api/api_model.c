@@ -214,6 +214,35 @@ tconv_status tconv_model_write_buffer(tconv_model *model, void **data, size_t *s
     return tc_api_end(model, st);
 }
 
+static void copy_ids(const tconv_graph *from, tconv_graph *to);
+
+/* The subgraphs of two copies of a node, attribute by attribute. */
+static void copy_subgraph_ids(const tconv_node *from, tconv_node *to) {
+    for (size_t i = 0; i < from->n_attrs && i < to->n_attrs; i++) {
+        const tc_attr *a = &from->attrs[i], *b = &to->attrs[i];
+        if (a->type == TCONV_ATTR_GRAPH && b->type == TCONV_ATTR_GRAPH && a->g && b->g)
+            copy_ids(a->g, b->g);
+        for (size_t k = 0;
+             a->type == TCONV_ATTR_GRAPHS && b->type == TCONV_ATTR_GRAPHS && k < a->n && k < b->n;
+             k++) {
+            if (a->graphs[k] && b->graphs[k])
+                copy_ids(a->graphs[k], b->graphs[k]);
+        }
+    }
+}
+
+/* A copy keeps its nodes' ids, so that a rewrite report made on one (its node ids) finds the
+ * same nodes in the other: the saved copy lists the nodes in the same order. */
+static void copy_ids(const tconv_graph *from, tconv_graph *to) {
+    if (from->n_nodes != to->n_nodes)
+        return;
+    tconv_node *b = to->first;
+    for (const tconv_node *a = from->first; a && b; a = a->next, b = b->next) {
+        b->id = a->id;
+        copy_subgraph_ids(a, b);
+    }
+}
+
 tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
     if (out)
         *out = NULL;
@@ -234,6 +263,10 @@ tconv_status tconv_model_clone(tconv_model *model, tconv_model **out) {
                                                      err)) != TCONV_OK)
         tc_error_prefix(err, st, "reading the copy back: ");
     free(bytes);
+    if (st == TCONV_OK) {
+        copy_ids(model->graph, (*out)->graph);
+        (*out)->next_id = model->next_id > (*out)->next_id ? model->next_id : (*out)->next_id;
+    }
     if (st == TCONV_OK && model->path &&
         !((*out)->path = tc_arena_strdup((*out)->arena, model->path)))
         st = tc_error_nomem(err, "a model path");

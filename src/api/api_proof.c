@@ -7,16 +7,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The node called `name` in `graph` or in a subgraph of it. */
-static tconv_node *find_node(const tconv_graph *graph, const char *name) {
+/* The node with id `id` in `graph` or in a subgraph of it: nodes are found by identity, so that
+ * unnamed nodes and nodes sharing a name are proven like any other. */
+static tconv_node *find_node(const tconv_graph *graph, uint64_t id) {
     for (tconv_node *n = graph->first; n; n = n->next) {
-        if (n->name && strcmp(n->name, name) == 0)
+        if (n->id == id)
             return n;
         for (size_t i = 0; i < n->n_attrs; i++) {
             const tc_attr *a = &n->attrs[i];
-            tconv_node *found = a->type == TCONV_ATTR_GRAPH && a->g ? find_node(a->g, name) : NULL;
+            tconv_node *found = a->type == TCONV_ATTR_GRAPH && a->g ? find_node(a->g, id) : NULL;
             for (size_t k = 0; !found && a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
-                found = find_node(a->graphs[k], name);
+                found = a->graphs[k] ? find_node(a->graphs[k], id) : NULL;
             if (found)
                 return found;
         }
@@ -179,11 +180,12 @@ static tconv_status build_after(const tconv_model *original, const tconv_node *n
     if (st == TCONV_OK)
         st = add_node_inputs(node, scope, (*out)->graph, err);
     for (size_t i = 0; st == TCONV_OK && i < rec->n_new; i++) {
-        const tconv_node *emitted = find_node(scope, rec->new_names[i]);
-        st = emitted
+        const tconv_node *emitted = find_node(scope->model->graph, rec->new_ids[i]);
+        st = emitted && emitted->graph == scope
                  ? copy_node(emitted, (*out)->graph, err)
                  : tc_error_set(err, TCONV_ERR_INVALID,
-                                "emitted node '%s' is not beside the others", rec->new_names[i]);
+                                "node %zu of the %zu that replaced it is not beside the others",
+                                i + 1, rec->n_new);
     }
     for (size_t i = 0; st == TCONV_OK && i < node->n_outputs; i++)
         if (node->outputs[i])
@@ -195,12 +197,16 @@ tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritte
                                     const tc_rewrite_record *rec, tconv_model **before,
                                     tconv_model **after, tc_error *err) {
     *before = *after = NULL;
-    const tconv_node *node = find_node(original->graph, rec->node);
-    const tconv_node *first = rec->n_new ? find_node(rewritten->graph, rec->new_names[0]) : NULL;
+    const tconv_node *node = find_node(original->graph, rec->node_id);
+    const tconv_node *first = rec->n_new ? find_node(rewritten->graph, rec->new_ids[0]) : NULL;
     if (!node || !first)
-        return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
-                            "node '%s' or the nodes that replaced it cannot be found by name",
-                            rec->node);
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "the %s is not in the %s model given (node id %llu): give the model "
+                            "the pipeline ran on and a copy of it made before "
+                            "(tconv_model_clone or read from the same file)",
+                            !node ? "original node" : "nodes that replaced it",
+                            !node ? "original" : "rewritten",
+                            (unsigned long long)(!node ? rec->node_id : rec->new_ids[0]));
     tconv_status st = build_before(original, node, first->graph, before, err);
     if (st == TCONV_OK)
         st = build_after(original, node, first->graph, rec, after, err);

@@ -534,6 +534,44 @@ const char *tc_node_describe(const tconv_node *node, char *buf, size_t size) {
     return tc_node_describe_at(node, tc_node_index(node), buf, size);
 }
 
+static const char *node_label(const tconv_node *node) {
+    if (node->name && *node->name)
+        return node->name;
+    return node->n_outputs && node->outputs[0] ? node->outputs[0]->name : node->op_type;
+}
+
+/* The attribute of `owner` that holds `graph`: its name, with "[k]" for a GRAPHS entry. */
+static void holder_attr(const tconv_node *owner, const tconv_graph *graph, char *buf, size_t size) {
+    snprintf(buf, size, "?");
+    for (size_t i = 0; i < owner->n_attrs; i++) {
+        const tc_attr *a = &owner->attrs[i];
+        const char *name = a->name ? a->name : "";
+        if (a->type == TCONV_ATTR_GRAPH && a->g == graph)
+            snprintf(buf, size, "%s", name);
+        for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++) {
+            if (a->graphs[k] == graph)
+                snprintf(buf, size, "%s[%zu]", name, k);
+        }
+    }
+}
+
+const char *tc_node_path(const tconv_node *node, char *buf, size_t size) {
+    if (!size)
+        return buf;
+    const tconv_node *owner = node->graph ? node->graph->owner : NULL;
+    buf[0] = '\0';
+    if (owner && owner != node) {
+        char attr[128];
+        tc_node_path(owner, buf, size);
+        holder_attr(owner, node->graph, attr, sizeof attr);
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "/%s/", attr);
+    }
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s", node_label(node));
+    return buf;
+}
+
 const char *tc_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size) {
     char raw[512]; /* names are escaped: the text goes to terminals and logs */
     int n = snprintf(raw, sizeof raw, "node '%s' (#%zu, %s)", node->name ? node->name : "", index,

@@ -453,6 +453,10 @@ const char *tc_node_describe(const tconv_node *node, char *buf, size_t size);
 /* The same for a node whose index the caller already knows (walks that count as they go:
  * tc_node_index walks the list, which per node makes a whole-graph walk quadratic). */
 const char *tc_node_describe_at(const tconv_node *node, size_t index, char *buf, size_t size);
+/* The node's name (its first output's, or its op type, when it has none) after those of the
+ * nodes and attributes that hold its graph: "If_1422/else_branch/NonMaxSuppression_1440",
+ * "Loop_3/body/Scan_1/body[0]/Add_2". Not escaped; cut short (NUL-terminated) to fit `size`. */
+const char *tc_node_path(const tconv_node *node, char *buf, size_t size);
 /* Position of the node in its graph's list (O(n)). */
 size_t tc_node_index(const tconv_node *node);
 bool tc_node_is_onnx_domain(const tconv_node *node);

@@ -676,6 +676,9 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
                                          NULL);
     char *old_attributes = options->report ? tc_node_attributes_json(node) : NULL;
     const char *old_name = node->name && *node->name ? node->name : node->outputs[0]->name;
+    char old_path[512];
+    uint64_t old_id = node->id;
+    tc_node_path(node, old_path, sizeof old_path);
     rewriter rw = {.model = node->graph->model,
                    .graph = node->graph,
                    .node = node,
@@ -695,7 +698,7 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
                                                                          : options->convention);
     }
     if (st == TCONV_OK && options->report)
-        return tc_rewrite_report_add(options->report, old_name, old_attributes, rw.emitted,
+        return tc_rewrite_report_add(options->report, old_path, old_id, old_attributes, rw.emitted,
                                      rw.n_emitted, w->err);
     free(old_attributes);
     return st;

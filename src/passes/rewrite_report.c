@@ -15,9 +15,7 @@ void tc_rewrite_report_free(tc_rewrite_report *report) {
         free(report->records[i].node);
         free(report->records[i].old_attributes);
         free(report->records[i].new_nodes);
-        for (size_t k = 0; k < report->records[i].n_new; k++)
-            free(report->records[i].new_names[k]);
-        free(report->records[i].new_names);
+        free(report->records[i].new_ids);
     }
     free(report->records);
     tc_rewrite_report_init(report);
@@ -113,9 +111,10 @@ char *tc_node_json(const tconv_node *node) {
     return tc_strbuf_take(&sb);
 }
 
-tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_name,
-                                   char *old_attributes, tconv_node *const *new_nodes,
-                                   size_t n_new_nodes, tc_error *err) {
+tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_path,
+                                   uint64_t node_id, char *old_attributes,
+                                   tconv_node *const *new_nodes, size_t n_new_nodes,
+                                   tc_error *err) {
     tc_strbuf nodes;
     tc_strbuf_init(&nodes);
     tc_strbuf_append(&nodes, "[");
@@ -131,12 +130,10 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_n
         free(json);
     }
     tc_strbuf_append(&nodes, "]");
-    char *name = malloc(strlen(node_name) + 1);
-    char **names = calloc(n_new_nodes + 1, sizeof *names);
-    for (size_t i = 0; names && i < n_new_nodes; i++) {
-        if (!(names[i] = strdup(new_nodes[i]->name ? new_nodes[i]->name : "")))
-            nodes.failed = true;
-    }
+    char *name = strdup(node_path);
+    uint64_t *ids = calloc(n_new_nodes + 1, sizeof *ids);
+    for (size_t i = 0; ids && i < n_new_nodes; i++)
+        ids[i] = new_nodes[i]->id;
     if (report->count == report->capacity) {
         size_t capacity = report->capacity ? report->capacity * 2 : 8;
         tc_rewrite_record *grown = realloc(report->records, capacity * sizeof(tc_rewrite_record));
@@ -145,21 +142,19 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_n
             report->capacity = capacity;
         }
     }
-    if (!name || !names || nodes.failed || !old_attributes || report->count == report->capacity) {
-        for (size_t i = 0; names && i < n_new_nodes; i++)
-            free(names[i]);
-        free(names);
+    if (!name || !ids || nodes.failed || !old_attributes || report->count == report->capacity) {
+        free(ids);
         free(name);
         free(old_attributes);
         tc_strbuf_free(&nodes);
         return tc_error_nomem(err, "the rewrite report");
     }
-    strcpy(name, node_name);
     tc_rewrite_record *rec = &report->records[report->count++];
     rec->node = name;
+    rec->node_id = node_id;
     rec->old_attributes = old_attributes;
     rec->new_nodes = tc_strbuf_take(&nodes);
-    rec->new_names = names;
+    rec->new_ids = ids;
     rec->n_new = n_new_nodes;
     return TCONV_OK;
 }

@@ -3,15 +3,21 @@
 #define TCONV_PASSES_REWRITE_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ir/ir.h"
 
 typedef struct tc_rewrite_record {
-    char *node;           /* original node name */
+    char *node;           /* original node: its name, with its subgraph path (tc_node_path) */
     char *old_attributes; /* JSON object of the original attributes */
     char *new_nodes;      /* JSON array of {name, op_type, inputs, outputs, attributes} */
-    char **new_names;     /* names of the nodes that replaced it (n_new), for the local proof */
+    /* For the local proof, which finds nodes by identity, not by name (names may be empty or
+     * shared): the original node's id and those of the nodes that replaced it (n_new), ids of the
+     * model the pass ran on (tconv_node.id; a model read from the same file or cloned has the
+     * same ids). */
+    uint64_t node_id;
+    uint64_t *new_ids;
     size_t n_new;
 } tc_rewrite_record;
 
@@ -29,11 +35,11 @@ char *tc_node_attributes_json(const tconv_node *node);
 /* JSON object describing a node: name, op_type, inputs, outputs, attributes. malloc'd. */
 char *tc_node_json(const tconv_node *node);
 
-/* Records one rewrite: old node name and attributes (captured before the rewrite) and the nodes
- * that replaced it. Takes ownership of old_attributes. */
-tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_name,
-                                   char *old_attributes, tconv_node *const *new_nodes,
-                                   size_t n_new_nodes, tc_error *err);
+/* Records one rewrite: old node path and id and attributes (captured before the rewrite) and the
+ * nodes that replaced it. Takes ownership of old_attributes. */
+tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_path,
+                                   uint64_t node_id, char *old_attributes,
+                                   tconv_node *const *new_nodes, size_t n_new_nodes, tc_error *err);
 
 /* Op-type counts of a model (all graphs), for "ops before -> after". */
 typedef struct tc_op_count {

@@ -38,11 +38,15 @@ typedef struct tc_si_tensor {
     tc_si_shape shape;
 } tc_si_tensor;
 
-/* Known contents of a small integer tensor of rank 0 or 1, element by element: a static number,
- * a symbolic dim (from Shape of a symbolic input) or unknown. */
+/* Known contents of a small integer tensor of rank 0, 1 or 2, element by element (row-major): a
+ * static number, a symbolic dim (from Shape of a symbolic input) or unknown. Rank 2 is what
+ * exporters build pads with (torch's ReflectionPad: Reshape to [n,2], reverse the rows, Transpose,
+ * flatten); the rules that read data as a list (Gather, Concat, Reshape's shape...) take rank <= 1
+ * only. */
 typedef struct tc_si_data {
-    int rank;  /* 0 or 1 */
+    int rank;  /* 0, 1 or 2 */
     int count; /* elements (1 for rank 0) */
+    int cols;  /* rank 2: elements per row (count / cols rows) */
     tc_dim elems[TCONV_SI_MAX_DATA];
 } tc_si_data;
 

@@ -257,13 +257,14 @@ static bool is_integer_dtype(tconv_dtype dtype) {
 /* Unreadable data makes inference unable to tell; the runtime or saver reports it. */
 tc_si_data *tc_si_data_from_tensor(tconv_tensor *tensor) {
     int64_t n;
-    if (!is_integer_dtype(tensor->dtype) || tensor->rank > 1 || !tc_tensor_elements(tensor, &n) ||
-        n > TCONV_SI_MAX_DATA)
+    if (!is_integer_dtype(tensor->dtype) || tensor->rank > 2 || !tc_tensor_elements(tensor, &n) ||
+        n > TCONV_SI_MAX_DATA || (tensor->rank == 2 && tensor->dims[1] == 0))
         return NULL;
     tc_si_data *data = calloc(1, sizeof *data);
     if (!data)
         return NULL;
     data->rank = tensor->rank;
+    data->cols = tensor->rank == 2 ? (int)tensor->dims[1] : 0;
     data->count = (int)n;
     for (int i = 0; i < data->count; i++) {
         int64_t v;

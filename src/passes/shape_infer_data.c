@@ -175,6 +175,32 @@ tconv_status tc_si_infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
 
 /* ---------------------------------------------------------------- ConstantOfShape */
 
+/* Known contents of a small integer ConstantOfShape of static shape and rank <= 2 (the zeros
+ * torch appends to a pads list). */
+static tconv_status filled_data(tc_si_ctx *ctx, const tc_attr *value, tc_si_out *out) {
+    int64_t n, fill;
+    tc_error scratch;
+    const tc_si_shape *shape = &out->shape;
+    if (!value || value->type != TCONV_ATTR_TENSOR || !value->t || shape->rank > 2 ||
+        !tc_si_shape_product(shape, 0, shape->rank, &n) || n > TCONV_SI_MAX_DATA ||
+        (shape->rank == 2 && shape->dims[1].value == 0))
+        return TCONV_OK;
+    tc_si_data *one = tc_si_data_from_tensor(value->t); /* integer dtypes only */
+    bool known =
+        one && one->count == 1 && tc_tensor_get_i64(value->t, 0, &fill, &scratch) == TCONV_OK;
+    free(one);
+    if (!known)
+        return TCONV_OK;
+    if (!(out->data = tc_si_data_new(ctx)))
+        return ctx->err->status;
+    out->data->rank = shape->rank;
+    out->data->count = (int)n;
+    out->data->cols = shape->rank == 2 ? (int)shape->dims[1].value : 0;
+    for (int64_t i = 0; i < n; i++)
+        out->data->elems[i] = tc_si_dim_static(fill);
+    return TCONV_OK;
+}
+
 tconv_status tc_si_infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     const tc_attr *value = tc_node_attr(node, "value");
     outs[0].dtype =
@@ -189,7 +215,7 @@ tconv_status tc_si_infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_
                                   (long long)e->value);
             outs[0].shape.dims[i] = *e;
         }
-        return TCONV_OK;
+        return filled_data(ctx, value, &outs[0]);
     }
     int64_t n = tc_si_input_elements(node, 0);
     if (n >= 0 && n <= TCONV_MAX_RANK)

@@ -65,25 +65,39 @@ static tconv_status slice_axis(tc_si_ctx *ctx, const tconv_node *node, const sli
     return TCONV_OK;
 }
 
-/* Known contents of a 1-D shape tensor sliced on axis 0. */
+/* Known contents of a sliced tensor of rank 1 or 2 (pads reversed row by row, shape pieces). */
 static tconv_status slice_data(tc_si_ctx *ctx, const tconv_node *node, const slice_args *a,
-                               tc_si_out *out) {
+                               const int *axes, tc_si_out *out) {
     const tc_si_data *src = tc_si_input_data(ctx, node, 0);
-    if (!src || src->rank != 1 || a->starts.count != 1)
+    if (!src || src->rank < 1 || src->rank > 2 || (src->rank == 2 && src->cols <= 0))
         return TCONV_OK;
-    if (a->axes.state == TCONV_SI_ARG_KNOWN && a->axes.values[0] != 0 && a->axes.values[0] != -1)
-        return TCONV_OK;
-    int64_t step = a->steps.state == TCONV_SI_ARG_KNOWN ? a->steps.values[0] : 1, first;
-    if (step == 0)
-        return TCONV_OK;
+    int64_t size[2] = {src->rank == 2 ? src->count / src->cols : src->count, src->cols};
+    int64_t first[2] = {0, 0}, step[2] = {1, 1}, count[2] = {size[0], size[1]};
+    for (int i = 0; i < a->starts.count; i++) {
+        int ax = axes[i];
+        step[ax] = a->steps.state == TCONV_SI_ARG_KNOWN ? a->steps.values[i] : 1;
+        if (step[ax] == 0)
+            return TCONV_OK;
+        count[ax] = tc_slice_axis_count(size[ax], a->starts.values[i], a->ends.values[i], step[ax],
+                                        &first[ax]);
+    }
+    if (src->rank == 2 && count[1] == 0)
+        return TCONV_OK; /* empty rows: nothing to tell */
     tc_si_data *d = tc_si_data_new(ctx);
     if (!d)
         return ctx->err->status;
-    d->rank = 1;
-    d->count =
-        (int)tc_slice_axis_count(src->count, a->starts.values[0], a->ends.values[0], step, &first);
-    for (int k = 0; k < d->count; k++)
-        d->elems[k] = src->elems[first + k * step];
+    d->rank = src->rank;
+    int64_t cols = src->rank == 2 ? count[1] : 1;
+    d->cols = src->rank == 2 ? (int)count[1] : 0;
+    d->count = (int)(count[0] * cols);
+    for (int64_t r = 0; r < count[0]; r++) {
+        for (int64_t c = 0; c < cols; c++) {
+            int64_t from = src->rank == 2
+                               ? (first[0] + r * step[0]) * size[1] + first[1] + c * step[1]
+                               : first[0] + r * step[0];
+            d->elems[r * cols + c] = src->elems[from];
+        }
+    }
     out->data = d;
     return TCONV_OK;
 }
@@ -134,7 +148,7 @@ tconv_status tc_si_infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     st = normalize_axes(ctx, node, "axes", a.axes.values, a.axes.count, rank, axes, seen);
     for (int i = 0; st == TCONV_OK && i < a.axes.count; i++)
         st = slice_axis(ctx, node, &a, i, &outs[0].shape.dims[axes[i]]);
-    return st == TCONV_OK ? slice_data(ctx, node, &a, &outs[0]) : st;
+    return st == TCONV_OK ? slice_data(ctx, node, &a, axes, &outs[0]) : st;
 }
 
 /* ---------------------------------------------------------------- Pad */
@@ -380,6 +394,23 @@ static tconv_status reshape_target(tc_si_ctx *ctx, const tconv_node *node, const
     return reshape_check_total(ctx, node, in, out);
 }
 
+/* Known contents keep their order through a Reshape to a static shape of rank <= 2. */
+static tconv_status reshaped_data(tc_si_ctx *ctx, const tconv_node *node, tc_si_out *out) {
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
+    int64_t n;
+    const tc_si_shape *shape = &out->shape;
+    if (!src || shape->rank < 0 || shape->rank > 2 ||
+        !tc_si_shape_product(shape, 0, shape->rank, &n) || n != src->count ||
+        (shape->rank == 2 && shape->dims[1].value == 0))
+        return TCONV_OK;
+    if (!(out->data = tc_si_data_new(ctx)))
+        return ctx->err->status;
+    *out->data = *src;
+    out->data->rank = shape->rank;
+    out->data->cols = shape->rank == 2 ? (int)shape->dims[1].value : 0;
+    return TCONV_OK;
+}
+
 tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
     tc_si_input(node, 0, &x);
@@ -404,8 +435,10 @@ tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     } else if (node->n_inputs > 1) {
         target = tc_si_input_data(ctx, node, 1);
     }
-    if (target && target->rank == 1 && target->count <= TCONV_MAX_RANK)
-        return reshape_target(ctx, node, target, allow_zero != 0, &x.shape, &outs[0].shape);
+    if (target && target->rank == 1 && target->count <= TCONV_MAX_RANK) {
+        st = reshape_target(ctx, node, target, allow_zero != 0, &x.shape, &outs[0].shape);
+        return st == TCONV_OK ? reshaped_data(ctx, node, &outs[0]) : st;
+    }
     int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
     if (n >= 0 && n <= TCONV_MAX_RANK)
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
@@ -413,6 +446,26 @@ tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 }
 
 /* ---------------------------------------------------------------- Transpose */
+
+/* Known contents of a transposed tensor of rank <= 2. */
+static tconv_status transposed_data(tc_si_ctx *ctx, const tconv_node *node, const tc_si_ints *perm,
+                                    tc_si_out *out) {
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
+    if (!src || src->rank > 2 || (src->rank == 2 && src->cols <= 0))
+        return TCONV_OK;
+    if (!(out->data = tc_si_data_new(ctx)))
+        return ctx->err->status;
+    *out->data = *src;
+    if (src->rank < 2 || perm->values[0] == 0)
+        return TCONV_OK;
+    int rows = src->count / src->cols;
+    out->data->cols = rows;
+    for (int r = 0; r < rows; r++) {
+        for (int c = 0; c < src->cols; c++)
+            out->data->elems[c * rows + r] = src->elems[r * src->cols + c];
+    }
+    return TCONV_OK;
+}
 
 tconv_status tc_si_infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
@@ -441,7 +494,7 @@ tconv_status tc_si_infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
         seen[p] = true;
         outs[0].shape.dims[i] = x.shape.dims[p];
     }
-    return TCONV_OK;
+    return transposed_data(ctx, node, &perm, &outs[0]);
 }
 
 /* ---------------------------------------------------------------- Unsqueeze and Squeeze */

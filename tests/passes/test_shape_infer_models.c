@@ -291,11 +291,148 @@ static void test_regression_models(void **state) {
     assert_true(t.models >= 10);
 }
 
+/* ---------------------------------------------------------------- every value of a static model */
+
+typedef struct value_tally {
+    size_t models, values, shaped, not_tensors;
+} value_tally;
+
+static bool fully_static(const tc_type *type) {
+    if (type->kind != TCONV_TYPE_TENSOR || type->rank < 0)
+        return false;
+    for (int a = 0; a < type->rank; a++) {
+        if (type->dims[a].kind != TCONV_DIM_STATIC)
+            return false;
+    }
+    return true;
+}
+
+/* Counts the values the nodes of `g` (and of its subgraphs) produce; prints those left without
+ * a fully static shape. */
+static void count_values(const char *path, const tconv_graph *g, value_tally *t, size_t *missing) {
+    for (const tconv_node *n = g->first; n; n = n->next) {
+        for (size_t i = 0; i < n->n_attrs; i++) {
+            const tc_attr *a = &n->attrs[i];
+            if (a->type == TCONV_ATTR_GRAPH && a->g)
+                count_values(path, a->g, t, missing);
+            for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
+                count_values(path, a->graphs[k], t, missing);
+        }
+        for (size_t i = 0; i < n->n_outputs; i++) {
+            const tconv_value *v = n->outputs[i];
+            if (!v)
+                continue;
+            if (v->type.kind == TCONV_TYPE_OTHER) {
+                t->not_tensors++; /* sequences, optionals: no shape to give */
+                continue;
+            }
+            t->values++;
+            if (fully_static(&v->type)) {
+                t->shaped++;
+            } else {
+                (*missing)++;
+                print_message("no shape %s: '%s' of node '%s' (%s)\n", path, v->name,
+                              n->name ? n->name : "", n->op_type);
+            }
+        }
+    }
+}
+
+static bool inputs_static(const tconv_graph *g) {
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        if (!g->inputs[i].value->initializer && !fully_static(&g->inputs[i].value->type))
+            return false;
+    }
+    return true;
+}
+
+/* Values whose size depends on what a Loop computes, not on shapes: a slice at the iteration
+ * number in the body (ONNX's test_loop11) and a loop-carried value that grows every iteration. */
+static bool data_dependent(const char *path) {
+    static const char *const names[] = {"/onnx_loop11/", "/torch_loop_concat_grows/"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strstr(path, names[i]))
+            return true;
+    }
+    return false;
+}
+
+static void count_model(const char *path, value_tally *t, size_t *missing, size_t *exempt) {
+    tconv_model *m;
+    tc_error err;
+    if (tc_model_load_file(path, NULL, &m, NULL, &err) != TCONV_OK)
+        fail_msg("%s: %s", path, err.message);
+    if (inputs_static(m->graph)) {
+        if (infer(m, &err) != TCONV_OK)
+            fail_msg("%s: %s", path, err.message);
+        value_tally one = {1, 0, 0, 0};
+        size_t gaps = 0;
+        count_values(path, m->graph, &one, &gaps);
+        t->models++;
+        t->values += one.values;
+        t->shaped += one.shaped;
+        t->not_tensors += one.not_tensors;
+        *(data_dependent(path) ? exempt : missing) += gaps;
+    }
+    tconv_model_free(m);
+}
+
+static void count_tree(const char *root, value_tally *t, size_t *missing, size_t *exempt) {
+    char **names;
+    size_t count;
+    if (tc_test_list_dirs(root, "", &names, &count) != 0)
+        fail_msg("cannot list %s", root);
+    for (size_t i = 0; i < count; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s/model.onnx", root, names[i]);
+        if (file_exists(path) && strncmp(names[i], "error_", 6) != 0) /* broken on purpose */
+            count_model(path, t, missing, exempt);
+    }
+    tc_test_free_names(names, count);
+}
+
+/* Every value of every static model (every graph input of static shape) in models/, the golden
+ * suites and tests/proof gets a static shape from inference: the local proof of a rewrite runs at
+ * the shapes it finds, so a value left unknown would be proven at guessed sizes. */
+static void test_static_models_every_value(void **state) {
+    (void)state;
+    static const char *const roots[] = {"/models",
+                                        "/tests/golden/convtranspose",
+                                        "/tests/golden/matrix",
+                                        "/tests/golden/ort_conventions",
+                                        "/tests/golden/dynamic_output_shape",
+                                        "/tests/golden/dtypes",
+                                        "/tests/golden/dtype_ops",
+                                        "/tests/golden/ops"};
+    static const char *const proof_models[] = {"melgan_pad.onnx", "chunk_slice.onnx",
+                                               "unnamed.onnx", "same_name.onnx"};
+    value_tally t = {0, 0, 0, 0};
+    size_t missing = 0, exempt = 0;
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+        char root[1024];
+        snprintf(root, sizeof root, "%s%s", TCONV_SOURCE_DIR, roots[i]);
+        count_tree(root, &t, &missing, &exempt);
+    }
+    for (size_t i = 0; i < sizeof proof_models / sizeof proof_models[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/proof/%s", TCONV_SOURCE_DIR, proof_models[i]);
+        count_model(path, &t, &missing, &exempt);
+    }
+    print_message("%zu static models: %zu values, %zu with a static shape, %zu data-dependent, "
+                  "%zu without (%zu sequences/optionals)\n",
+                  t.models, t.values, t.shaped, exempt, missing, t.not_tensors);
+    assert_true(t.models > 900);
+    assert_int_equal(missing, 0);
+    assert_true(exempt <= 2);
+    assert_int_equal(t.shaped + exempt, t.values);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_node_test_subset), cmocka_unit_test(test_onnx_node_tests_all),
         cmocka_unit_test(test_conv_transpose_golden), cmocka_unit_test(test_tensor_op_golden),
         cmocka_unit_test(test_regression_models),
+        cmocka_unit_test(test_static_models_every_value),
     };
     return cmocka_run_group_tests_name("passes.shape_infer_models", tests, NULL, NULL);
 }

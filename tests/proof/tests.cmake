@@ -1,0 +1,38 @@
+# proof.*: what `tconv-import --check` proves, on the models of tests/proof/generate.py: nodes
+# found by identity (unnamed, shared names), real shapes, exit codes of models the runtime cannot
+# run, external data named after the output.
+set(proof_data "${CMAKE_CURRENT_LIST_DIR}")
+set(proof_work "${PROJECT_BINARY_DIR}/proof")
+file(MAKE_DIRECTORY "${proof_work}")
+
+function(tconv_proof_test name)
+  cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;NOT_EXIST;EXIST" "CMD" ${ARGN})
+  string(REPLACE ";" "|" cmd "${T_CMD}")
+  set(args "-DCMD=${cmd}" "-DEXPECT_EXIT=${T_EXIT}")
+  foreach(opt STDERR STDOUT)
+    if(DEFINED T_${opt})
+      list(APPEND args "-DEXPECT_${opt}=${T_${opt}}")
+    endif()
+  endforeach()
+  if(DEFINED T_NOT_EXIST)
+    list(APPEND args "-DMUST_NOT_EXIST=${T_NOT_EXIST}")
+  endif()
+  if(DEFINED T_EXIST)
+    list(APPEND args "-DMUST_EXIST=${T_EXIST}")
+  endif()
+  add_test(NAME "proof.${name}" COMMAND "${CMAKE_COMMAND}" ${args} -P
+           "${PROJECT_SOURCE_DIR}/tests/cli/cli_expect.cmake")
+endfunction()
+
+# Identity, not names: ONNX's node tests leave nodes unnamed; exporters may repeat a name.
+tconv_proof_test(unnamed_nodes CMD $<TARGET_FILE:tconv-import> ${proof_data}/unnamed.onnx --check 1
+                 -o ${proof_work}/unnamed.onnx EXIT 0
+                 STDERR "check: node 'u' alone: ok on x\\[1,2,3,4\\] \\(1 runs\\).*check: node 'y' alone: ok on u\\[1,3,6,8\\] \\(1 runs\\)"
+                 EXIST ${proof_work}/unnamed.onnx)
+tconv_proof_test(same_name_nodes CMD $<TARGET_FILE:tconv-import> ${proof_data}/same_name.onnx --check 1
+                 -o ${proof_work}/same_name.onnx EXIT 0
+                 STDERR "check: node 'up' alone: ok on x\\[1,2,3,4\\] \\(1 runs\\).*check: node 'up' alone: ok on u\\[1,3,6,8\\] \\(1 runs\\)"
+                 EXIST ${proof_work}/same_name.onnx)
+tconv_proof_test(onnx_autopad_same CMD $<TARGET_FILE:tconv-import>
+                 ${TCONV_ONNX_NODE_TESTS}/test_convtranspose_autopad_same/model.onnx
+                 --check 2 --dry-run EXIT 0 STDERR "check: node 'Y' alone: ok on X\\[1,1,3,3\\]")
