@@ -1,5 +1,6 @@
 /* Public API: runners, a session of the runtime plus the inputs and outputs of its last run. */
 #include "api/api_internal.h"
+#include "runtime/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ void tconv_runner_free(tconv_runner *runner) {
     free(runner->outputs);
     tc_api_dims_free(&runner->dims);
     tc_session_free(runner->session);
+    tc_profile_free(runner->profile);
     free(runner);
 }
 
