@@ -93,6 +93,13 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
  * the graph when it runs. */
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, const void *data, size_t nbytes);
+/* tconv_runner_set_input without the copy: the runner reads the caller's `data` in place in
+ * every run until input `index` is set again or the runner is freed, and never writes or frees
+ * it; the caller keeps it alive and unchanged meanwhile (the Python package passes numpy
+ * buffers this way). Errors: those of tconv_runner_set_input but NOMEM. */
+tconv_status tconv_runner_set_input_borrowed(tconv_runner *runner, size_t index, tconv_dtype dtype,
+                                             int rank, const int64_t *dims, const void *data,
+                                             size_t nbytes);
 /* Runs the runner's kernels on `pool` (not owned: it must outlive the runner, or until the next
  * call here) instead of the runner's own; NULL goes back to the runner's own. Errors:
  * TCONV_ERR_USAGE (NULL runner). */
@@ -123,6 +130,14 @@ tconv_dtype tconv_runner_output_dtype(const tconv_runner *runner, size_t index);
 int tconv_runner_output_rank(const tconv_runner *runner, size_t index);
 int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis);
 const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes);
+/* Hands output `index` of the last run to the caller without a copy: *data (64-byte aligned;
+ * free it with tconv_free; NULL for an empty tensor) and *nbytes (may be NULL). Read its dtype
+ * and dims first: afterwards the runner no longer holds that output (its dtype is UNDEFINED,
+ * its data NULL, and save/check/checksum refuse it) until the next run. Errors:
+ * TCONV_ERR_USAGE (no such output, no successful run, taken already, data NULL),
+ * TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_take_output(tconv_runner *runner, size_t index, void **data,
+                                      size_t *nbytes);
 
 /* Writes output `index` of the last run as a serialized TensorProto file, atomically
  * (tconv/files.h). Errors: TCONV_ERR_USAGE (no such output, no run yet, a target that is not a
