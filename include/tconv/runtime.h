@@ -96,6 +96,13 @@ tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, siz
  * the graph when it runs. */
 tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
                                     const int64_t *dims, const void *data, size_t nbytes);
+/* tconv_runner_set_input without the copy: the runner reads the caller's `data` in place in
+ * every run until input `index` is set again or the runner is freed, and never writes or frees
+ * it; the caller keeps it alive and unchanged meanwhile (the Python package passes numpy
+ * buffers this way). Errors: those of tconv_runner_set_input but NOMEM. */
+tconv_status tconv_runner_set_input_borrowed(tconv_runner *runner, size_t index, tconv_dtype dtype,
+                                             int rank, const int64_t *dims, const void *data,
+                                             size_t nbytes);
 /* Runs the runner's kernels on `pool` (not owned: it must outlive the runner, or until the next
  * call here) instead of the runner's own; NULL goes back to the runner's own. Errors:
  * TCONV_ERR_USAGE (NULL runner). */
@@ -126,6 +133,14 @@ tconv_dtype tconv_runner_output_dtype(const tconv_runner *runner, size_t index);
 int tconv_runner_output_rank(const tconv_runner *runner, size_t index);
 int64_t tconv_runner_output_dim(const tconv_runner *runner, size_t index, int axis);
 const void *tconv_runner_output_data(const tconv_runner *runner, size_t index, size_t *nbytes);
+/* Hands output `index` of the last run to the caller without a copy: *data (64-byte aligned;
+ * free it with tconv_free; NULL for an empty tensor) and *nbytes (may be NULL). Read its dtype
+ * and dims first: afterwards the runner no longer holds that output (its dtype is UNDEFINED,
+ * its data NULL, and save/check/checksum refuse it) until the next run. Errors:
+ * TCONV_ERR_USAGE (no such output, no successful run, taken already, data NULL),
+ * TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_take_output(tconv_runner *runner, size_t index, void **data,
+                                      size_t *nbytes);
 
 /* Writes output `index` of the last run as a serialized TensorProto file, atomically
  * (tconv/files.h). Errors: TCONV_ERR_USAGE (no such output, no run yet, a target that is not a
@@ -146,6 +161,40 @@ tconv_status tconv_runner_check_output(tconv_runner *runner, size_t index,
  * MODEL` prints. Errors: TCONV_ERR_USAGE (no such output, no run yet, a NULL pointer). */
 tconv_status tconv_runner_output_checksum(tconv_runner *runner, size_t index, double *sum,
                                           double *abs_sum);
+
+/* ---------------------------------------------------------------- profiling */
+
+/* Profiling: with `enabled`, every following run records, per executed step (node), its start
+ * and duration, the threads its kernel used, its input and output shapes, and for a step that
+ * computes several nodes (a fused ConvTranspose -> Slice -> Pad -> Add chain, an activation or
+ * a BatchNormalization folded into a Conv) which ones; the fused nodes get their own (short)
+ * events naming the node that computed them. Turning it on starts a new, empty profile;
+ * turning it off stops recording and keeps what was recorded. Off (the default), a run costs
+ * what it did before: one pointer test per step. Nodes folded into constants when the runner
+ * was made run no more and are not in the profile. At most 1000000 events are kept (as
+ * onnxruntime); the summary says how many more were not. Errors: TCONV_ERR_USAGE,
+ * TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_set_profiling(tconv_runner *runner, bool enabled);
+/* The profile as a Chrome trace (chrome://tracing, Perfetto), in the layout onnxruntime's
+ * profiler writes: a JSON array of complete events ("ph": "X", "ts" and "dur" in microseconds,
+ * "pid", "tid"), one "model_run" event (cat "Session") per run and one "<node>_kernel_time"
+ * event (cat "Node") per step, whose args hold op_name, node_name, provider ("tconv"),
+ * thread_count, input_type_shape and output_type_shape ([{"float": [1, 3, 8, 8]}, ...]; {} for
+ * an omitted optional value), fused_ops (the op types this step's kernel computed besides its
+ * own) or fused_into (the node that computed this one). On success *json is NUL-terminated;
+ * free it with tconv_free. Errors: TCONV_ERR_USAGE (profiling was never turned on),
+ * TCONV_ERR_NOMEM. */
+tconv_status tconv_runner_profile_json(tconv_runner *runner, char **json);
+/* Writes that trace to `path` atomically (tconv/files.h). Errors (the message names the file):
+ * those of tconv_runner_profile_json, TCONV_ERR_USAGE (a target that is not a regular file or
+ * is one of the model's own files), TCONV_ERR_IO. */
+tconv_status tconv_runner_write_profile(tconv_runner *runner, const char *path);
+/* The `top` nodes with the most time over all profiled runs, one line each after a header:
+ * total ms, share of the time in main-graph nodes, calls, mean ms, op and node name, and the
+ * ops fused into it ("profile:   1.234 ms  40.1%      3 x     0.411 ms  ConvTranspose  up1
+ * (fused: Slice + Add)"). What `tconv-run --profile` prints on stderr. On success *text is
+ * NUL-terminated; free it with tconv_free. Errors: those of tconv_runner_profile_json. */
+tconv_status tconv_runner_profile_summary(tconv_runner *runner, size_t top, char **text);
 
 /* The matrix-multiply instruction set the runtime's kernels use on this machine ("avx512",
  * "avx2" or "portable"). A static string. */

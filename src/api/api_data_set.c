@@ -236,10 +236,11 @@ tconv_status tconv_runner_output_checksum(tconv_runner *runner, size_t index, do
     if (!runner)
         return TCONV_ERR_USAGE;
     tc_error_clear(&runner->last_error);
-    if (!sum || !abs_sum || !runner->has_run || index >= runner->n_outputs)
+    if (!sum || !abs_sum || !runner->has_run || index >= runner->n_outputs ||
+        runner->outputs[index].dtype == TCONV_DTYPE_UNDEFINED)
         return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
-                            "tconv_runner_output_checksum: no output %zu of a run, or a NULL "
-                            "pointer",
+                            "tconv_runner_output_checksum: no output %zu of a run (or it was "
+                            "taken), or a NULL pointer",
                             index);
     const tc_rt_tensor *t = &runner->outputs[index];
     *sum = 0.0;

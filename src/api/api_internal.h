@@ -30,6 +30,7 @@ struct tconv_runner {
     bool has_run;
     tc_api_dims dims;
     tc_error last_error;
+    struct tc_profile *profile; /* NULL unless tconv_runner_set_profiling turned it on */
 };
 
 /* The importer's and the runtime's options a tconv_limits stands for (defaults when NULL). */

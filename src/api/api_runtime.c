@@ -1,5 +1,6 @@
 /* Public API: runners, a session of the runtime plus the inputs and outputs of its last run. */
 #include "api/api_internal.h"
+#include "runtime/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ void tconv_runner_free(tconv_runner *runner) {
     free(runner->outputs);
     tc_api_dims_free(&runner->dims);
     tc_session_free(runner->session);
+    tc_profile_free(runner->profile);
     free(runner);
 }
 
@@ -231,6 +233,42 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
     return adopt_input(runner, index, &t, st);
 }
 
+tconv_status tconv_runner_set_input_borrowed(tconv_runner *runner, size_t index, tconv_dtype dtype,
+                                             int rank, const int64_t *dims, const void *data,
+                                             size_t nbytes) {
+    tconv_status st =
+        begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_input_borrowed");
+    if (st != TCONV_OK)
+        return st;
+    tc_error *err = &runner->last_error;
+    if (tc_api_check_dims(NULL, "", rank, dims, false, false) != TCONV_OK)
+        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
+                            tconv_runner_input_name(runner, index), rank);
+    size_t size = tc_rt_dtype_size(dtype);
+    if (size == 0)
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "input '%s': the runtime does not compute with %s",
+                            tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
+    tc_rt_tensor t = {.dtype = dtype, .rank = rank, .n_elements = 1};
+    for (int i = 0; i < rank; i++) {
+        t.dims[i] = dims[i];
+        if (dims[i] && (uint64_t)t.n_elements > (uint64_t)INT64_MAX / (uint64_t)dims[i] / size)
+            return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': its dims overflow",
+                                tconv_runner_input_name(runner, index));
+        t.n_elements *= dims[i];
+    }
+    t.nbytes = (size_t)t.n_elements * size;
+    if (t.nbytes != nbytes || (nbytes > 0 && !data))
+        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
+                            tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
+                            (long long)t.n_elements, t.nbytes);
+    if ((st = check_room(runner, index, nbytes)) != TCONV_OK)
+        return st;
+    t.data = nbytes ? (void *)data : NULL;
+    t.owns_data = false; /* the caller's: never freed here */
+    return adopt_input(runner, index, &t, TCONV_OK);
+}
+
 tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool *pool) {
     tconv_status st = begin_call(runner, 0, 1, "tconv_runner_set_threadpool");
     if (st == TCONV_OK)
@@ -326,8 +364,12 @@ tconv_status tconv_runner_run(tconv_runner *runner) {
 
 /* ---------------------------------------------------------------- outputs */
 
+/* Output `index` of the last run while the runner holds it (not taken). */
 static const tc_rt_tensor *output_at(const tconv_runner *runner, size_t index) {
-    return runner && runner->has_run && index < runner->n_outputs ? &runner->outputs[index] : NULL;
+    return runner && runner->has_run && index < runner->n_outputs &&
+                   runner->outputs[index].dtype != TCONV_DTYPE_UNDEFINED
+               ? &runner->outputs[index]
+               : NULL;
 }
 
 size_t tconv_runner_output_count(const tconv_runner *runner) {
@@ -371,8 +413,41 @@ static tconv_status begin_output_call(tconv_runner *runner, size_t index, const 
     if (!runner->has_run)
         return tc_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: no successful run yet",
                             what);
+    if (!output_at(runner, index))
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                            "%s: output %zu was taken (tconv_runner_take_output)", what, index);
     if (!path)
         return tc_error_set(&runner->last_error, TCONV_ERR_USAGE, "%s: the path is NULL", what);
+    return TCONV_OK;
+}
+
+tconv_status tconv_runner_take_output(tconv_runner *runner, size_t index, void **data,
+                                      size_t *nbytes) {
+    if (data)
+        *data = NULL;
+    if (nbytes)
+        *nbytes = 0;
+    if (runner && !data)
+        return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                            "tconv_runner_take_output: data is NULL");
+    /* a path of "" passes begin_output_call's check: this call writes no file */
+    tconv_status st = begin_output_call(runner, index, "", "tconv_runner_take_output");
+    if (st != TCONV_OK)
+        return st;
+    tc_rt_tensor *t = &runner->outputs[index];
+    if (!t->owns_data && t->nbytes) { /* never so today: a run hands out owned outputs */
+        void *copy = malloc(t->nbytes);
+        if (!copy)
+            return tc_error_nomem(&runner->last_error, "an output");
+        memcpy(copy, t->data, t->nbytes);
+        t->data = copy;
+    }
+    *data = t->nbytes ? t->data : NULL;
+    if (!t->nbytes)
+        tc_rt_tensor_release(t);
+    if (nbytes)
+        *nbytes = t->nbytes;
+    memset(t, 0, sizeof *t);
     return TCONV_OK;
 }
 

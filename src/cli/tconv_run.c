@@ -22,6 +22,7 @@
 #define EXIT_BAD_INPUT 2
 #define MAX_NAMED 256
 #define MESSAGE_MAX 1024
+#define PROFILE_TOP 10
 
 typedef struct named_arg {
     const char *name;
@@ -32,6 +33,7 @@ typedef struct run_options {
     double rtol, atol;
     uint64_t seed;
     const char *save_dir;
+    const char *profile_path;
     named_arg inputs[MAX_NAMED];
     size_t n_inputs;
     tc_cli_dim dims[MAX_NAMED];
@@ -48,7 +50,7 @@ static void print_usage(FILE *out) {
     fputs("usage: tconv-run DIR... [--rtol R] [--atol A] [--threads N]\n"
           "       tconv-run MODEL.onnx [--seed S] [--input NAME=FILE.pb]... [--dim NAME=VALUE]...\n"
           "                 [--save-outputs DIR] [--threads N]\n"
-          "       both: [--convention onnx|ort|ort-legacy] [--no-fusion]\n"
+          "       both: [--convention onnx|ort|ort-legacy] [--no-fusion] [--profile FILE.json]\n"
           "       tconv-run --help | --version\n"
           "\n"
           "DIR is an ONNX test directory: model.onnx and test_data_set_*/input_N.pb, output_N.pb.\n"
@@ -64,6 +66,12 @@ static void print_usage(FILE *out) {
           "splits). --no-fusion runs every node as written\n"
           "(by default ConvTranspose -> Slice -> Pad -> Add is computed in one call, and a\n"
           "Conv's or ConvTranspose's activation in the Conv's own call).\n"
+          "\n"
+          "--profile FILE.json (one model or one test directory): times every node of every run\n"
+          "and writes a Chrome trace (chrome://tracing, Perfetto) in onnxruntime's profile\n"
+          "layout: per node its op, threads and input/output shapes, and the nodes fused into\n"
+          "it. The "
+          "10 nodes with the most time are printed on stderr.\n"
           "\n",
           out);
     tc_cli_limits_usage(out);
@@ -147,8 +155,9 @@ static int parse_named_option(run_options *o, const char *opt, char *value) {
 }
 
 static int parse_option(run_options *o, int argc, char **argv, int *i) {
-    static const char *const with_value[] = {"--rtol",         "--atol",  "--seed", "--threads",
-                                             "--save-outputs", "--input", "--dim",  "--convention"};
+    static const char *const with_value[] = {"--rtol",    "--atol",         "--seed",
+                                             "--threads", "--save-outputs", "--input",
+                                             "--dim",     "--convention",   "--profile"};
     if (strcmp(argv[*i], "--no-fusion") == 0) {
         o->unfused = true;
         return EXIT_OK;
@@ -181,6 +190,8 @@ static int parse_option(run_options *o, int argc, char **argv, int *i) {
             return usage_error("unknown convention '%s' (onnx, ort, ort-legacy)", value);
     } else if (strcmp(opt, "--save-outputs") == 0) {
         o->save_dir = value;
+    } else if (strcmp(opt, "--profile") == 0) {
+        o->profile_path = value;
     } else {
         return parse_named_option(o, opt, value);
     }
@@ -219,6 +230,8 @@ static int parse_args(run_options *o, int argc, char **argv) {
     }
     if (o->n_paths == 0)
         return usage_error("%s", "no test directory or model given");
+    if (o->profile_path && o->n_paths != 1)
+        return usage_error("%s", "--profile takes one model or one test directory");
     return -1;
 }
 
@@ -255,6 +268,38 @@ static tconv_status open_runner(const char *model_path, const run_options *o, tc
 static void print_failure(const char *what, tconv_status st) {
     fprintf(stderr, "tconv-run: %s\n", what[0] ? what : tconv_status_name(st));
     tc_cli_limits_hint(stderr, "tconv-run", st);
+}
+
+/* --profile: refuses a target that is not a regular file, or is one of the model's own files,
+ * before anything runs; then turns profiling on. */
+static tconv_status start_profile(tconv_model *model, tconv_runner *runner, const run_options *o,
+                                  char *message, size_t size) {
+    if (!o->profile_path)
+        return TCONV_OK;
+    tconv_status st = tconv_check_output_path(o->profile_path, message, size);
+    if (st == TCONV_OK && (st = tconv_model_check_output_path(model, o->profile_path)) != TCONV_OK)
+        snprintf(message, size, "%s", tconv_model_last_error(model));
+    if (st == TCONV_OK && (st = tconv_runner_set_profiling(runner, true)) != TCONV_OK)
+        snprintf(message, size, "%s: %s", o->profile_path, tconv_runner_last_error(runner));
+    return st;
+}
+
+/* --profile: writes the trace (atomically) and prints the nodes with the most time. */
+static tconv_status finish_profile(tconv_runner *runner, const run_options *o) {
+    if (!o->profile_path || !runner)
+        return TCONV_OK;
+    char *summary = NULL;
+    tconv_status st = tconv_runner_write_profile(runner, o->profile_path);
+    if (st == TCONV_OK)
+        st = tconv_runner_profile_summary(runner, PROFILE_TOP, &summary);
+    if (st != TCONV_OK) {
+        print_failure(tconv_runner_last_error(runner), st);
+        return st;
+    }
+    fputs(summary, stderr);
+    fprintf(stderr, "tconv-run: wrote the profile %s\n", o->profile_path);
+    tconv_free(summary);
+    return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- test directories */
@@ -304,6 +349,15 @@ static void run_test_dir(const char *path, const run_options *o, tally *t) {
     if (st == TCONV_OK)
         st = open_runner(tconv_test_dir_model_path(dir), o, &model, &runner, &bad_input, message,
                          sizeof message);
+    if (st == TCONV_OK &&
+        (st = start_profile(model, runner, o, message, sizeof message)) != TCONV_OK) {
+        print_failure(message, st);
+        raise_exit(t, EXIT_BAD_INPUT);
+        tconv_runner_free(runner);
+        tconv_model_free(model);
+        tconv_test_dir_free(dir);
+        return;
+    }
     if (st != TCONV_OK)
         print_failure(message, st);
     if (st != TCONV_OK && tconv_test_dir_data_set_count(dir) == 0) {
@@ -321,6 +375,8 @@ static void run_test_dir(const char *path, const run_options *o, tally *t) {
             run_data_set(runner, set, o, t);
         }
     }
+    if (st == TCONV_OK && finish_profile(runner, o) != TCONV_OK)
+        raise_exit(t, EXIT_BAD_INPUT);
     tconv_runner_free(runner);
     tconv_model_free(model);
     tconv_test_dir_free(dir);
@@ -468,9 +524,13 @@ static int run_model(const run_options *o) {
     if (st == TCONV_OK)
         st = check_save_paths(model, runner, o->save_dir, message, sizeof message);
     if (st == TCONV_OK)
+        st = start_profile(model, runner, o, message, sizeof message);
+    if (st == TCONV_OK)
         st = run_loaded(runner, o, message, sizeof message);
     if (st != TCONV_OK)
         print_failure(message, st);
+    else
+        st = finish_profile(runner, o);
     tconv_runner_free(runner);
     tconv_model_free(model);
     return st == TCONV_OK ? EXIT_OK : EXIT_BAD_INPUT;

@@ -67,6 +67,7 @@ struct tc_thread_pool {
     int joined, max_join;        /* workers that joined the job; how many may */
     parallel_job *job;
     atomic_int strikes, serial_left; /* the oversubscription guard */
+    int peak_workers; /* the most workers (caller included) of a job since the last take */
     pthread_t threads[TCONV_PARALLEL_MAX_THREADS];
 };
 
@@ -232,6 +233,16 @@ static void grow_pool(tc_thread_pool *pool, int wanted) {
     }
 }
 
+int tc_thread_pool_take_peak(tc_thread_pool *pool) {
+    if (!pool)
+        return 0;
+    pthread_mutex_lock(&pool->mutex);
+    int peak = pool->peak_workers;
+    pool->peak_workers = 0;
+    pthread_mutex_unlock(&pool->mutex);
+    return peak;
+}
+
 int tc_parallel_workers(int n_threads, int64_t n_tasks) {
     if (n_threads < 1 || n_tasks < 1)
         return 1;
@@ -306,6 +317,8 @@ static void finish(tc_thread_pool *pool) {
     }
     while (pool->active > 0)
         pthread_cond_wait(&pool->idle, &pool->mutex);
+    if (pool->joined + 1 > pool->peak_workers)
+        pool->peak_workers = pool->joined + 1;
     pool->job = NULL;
     pool->busy = false;
     pthread_mutex_unlock(&pool->mutex);

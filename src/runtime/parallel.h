@@ -29,6 +29,11 @@ void tc_thread_pool_destroy(tc_thread_pool *pool);
 /* Threads the pool has started (0 for NULL). */
 int tc_thread_pool_size(tc_thread_pool *pool);
 
+/* The most workers (the calling thread included) that one job of the pool had since the last
+ * call, and starts counting anew; 0 when no job ran on helpers (or pool is NULL). The profiler
+ * reads it around a kernel: what its parallel-fors used. */
+int tc_thread_pool_take_peak(tc_thread_pool *pool);
+
 /* Runs one task. `worker` is in [0, workers used) and no two concurrent calls share it. */
 typedef void (*tc_parallel_fn)(void *ctx, int64_t task, int worker);
 

@@ -74,6 +74,10 @@ void tc_session_set_pool(tc_session *session, tc_thread_pool *pool) {
     session->options.pool = pool;
 }
 
+void tc_session_set_profile(tc_session *session, tc_profile *profile) {
+    session->profile = profile;
+}
+
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats) {
     *stats = session->stats;
 }
@@ -211,6 +215,15 @@ static tconv_status prefix_node(const tc_step_plan *step, tconv_status st, tc_er
     return st;
 }
 
+/* The step's outputs are in their slots: the profiler notes them, then the values whose last
+ * use this step was are released. */
+static void finish_step(tc_session *s, tc_run_env *env, const tc_step_plan *step) {
+    if (s->profile)
+        tc_profile_note_outputs(s->profile, env->slots, step->outputs, step->n_outputs);
+    for (size_t i = 0; i < step->n_releases; i++)
+        tc_session_release(s, &env->slots[step->releases[i]]);
+}
+
 /* A Slice fused into its producer: the producer's output already is the Slice's result. */
 static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *step) {
     tc_rt_tensor *from = &env->slots[step->inputs[step->forward_from].slot];
@@ -218,8 +231,7 @@ static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *st
     tc_session_release(s, to);
     *to = *from;
     memset(from, 0, sizeof *from);
-    for (size_t i = 0; i < step->n_releases; i++)
-        tc_session_release(s, &env->slots[step->releases[i]]);
+    finish_step(s, env, step);
 }
 
 tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
@@ -280,14 +292,48 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         *slot = env->outputs[i];
         memset(&env->outputs[i], 0, sizeof env->outputs[i]);
     }
-    for (size_t i = 0; i < step->n_releases; i++)
-        tc_session_release(s, &env->slots[step->releases[i]]);
+    finish_step(s, env, step);
     return TCONV_OK;
+}
+
+/* The node whose kernel computed a forwarding step's result: the producer of the value it
+ * moves, through the steps that only move it too; NULL for a step that computes. */
+static const tconv_node *fused_producer(const tc_graph_plan *plan, const tc_step_plan *step) {
+    const tc_step_plan *at = step;
+    while (at->forwards_input) {
+        tc_slot_ref from = at->inputs[at->forward_from];
+        int32_t p =
+            from.up == 0 && from.slot != TCONV_NO_SLOT ? plan->producer_step[from.slot] : -1;
+        if (p < 0)
+            return NULL;
+        at = &plan->steps[p];
+    }
+    return at == step ? NULL : at->node;
+}
+
+/* run_step timed, with the step's shapes and the threads its kernel used (profile.h). */
+static tconv_status run_step_profiled(tc_session *s, tc_run_env *env, const tc_step_plan *step,
+                                      tc_error *err) {
+    tc_thread_pool *pool = s->options.pool ? s->options.pool : s->own_pool;
+    for (size_t i = 0; i < step->n_inputs; i++)
+        env->input_ptrs[i] =
+            step->inputs[i].slot == TCONV_NO_SLOT ? NULL : env_at(env, step->inputs[i]);
+    int64_t outer = tc_profile_current(s->profile);
+    int64_t event = tc_profile_step_begin(s->profile, step->node, fused_producer(env->plan, step),
+                                          env->input_ptrs, step->n_inputs);
+    tc_profile_set_current(s->profile, event);
+    tc_thread_pool_take_peak(pool);
+    tconv_status st = run_step(s, env, step, err);
+    tc_profile_step_end(s->profile, event, tc_thread_pool_take_peak(pool));
+    tc_profile_set_current(s->profile, outer);
+    return st;
 }
 
 static tconv_status run_steps(tc_session *s, tc_run_env *env, tc_error *err) {
     for (size_t i = 0; i < env->plan->n_steps; i++) {
-        tconv_status st = run_step(s, env, &env->plan->steps[i], err);
+        const tc_step_plan *step = &env->plan->steps[i];
+        tconv_status st =
+            s->profile ? run_step_profiled(s, env, step, err) : run_step(s, env, step, err);
         if (st != TCONV_OK)
             return st;
     }
@@ -463,8 +509,12 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     session->stats.work = 0;
     session->depth = 0;
     st = bind_inputs(session, &env, inputs, n_inputs, err);
+    if (st == TCONV_OK && session->profile)
+        tc_profile_run_begin(session->profile);
     if (st == TCONV_OK)
         st = run_steps(session, &env, err);
+    if (session->profile)
+        tc_profile_run_end(session->profile);
     if (st == TCONV_OK)
         st = take_outputs(session, &env, false, outputs, err);
     env_free(session, &env);

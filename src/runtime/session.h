@@ -69,6 +69,10 @@ void tc_session_free(tc_session *session);
  * goes back to the session's own pool. */
 void tc_session_set_pool(tc_session *session, tc_thread_pool *pool);
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats);
+/* Records every step of the following runs in `profile` (borrowed: it must outlive the session
+ * or be detached first); NULL stops recording. */
+struct tc_profile;
+void tc_session_set_profile(tc_session *session, struct tc_profile *profile);
 
 /* The graph inputs that need data (inputs that are not initializers), in graph order. */
 size_t tc_session_input_count(const tc_session *session);

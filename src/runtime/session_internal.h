@@ -11,6 +11,7 @@
 
 #include "ir/name_map.h"
 #include "runtime/kernel.h"
+#include "runtime/profile.h"
 #include "runtime/session.h"
 
 #define TCONV_NO_SLOT UINT32_MAX
@@ -155,6 +156,7 @@ struct tc_session {
      * constant and external bytes (session.c, bind_inputs). */
     bool run_checked;
     uint64_t run_checked_held[3];
+    tc_profile *profile; /* borrowed; NULL: not profiling (tc_session_set_profile) */
 };
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */

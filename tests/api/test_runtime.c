@@ -634,6 +634,60 @@ static void test_null_handles(void **state) {
     assert_null(tconv_comparison_output_failure(NULL, 0));
 }
 
+/* Inputs borrowed (read in place, never freed) and outputs taken (handed over, freed with
+ * tconv_free): what the Python package does to cross without copies. */
+static void test_borrowed_inputs_taken_outputs(void **state) {
+    (void)state;
+    tconv_model *m = api_read(KERAS);
+    tconv_runner *r = new_runner(m);
+    int64_t dims[4];
+    int rank = tconv_runner_input_rank(r, 0);
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        dims[i] = tconv_runner_input_dim(r, 0, i);
+        n *= (size_t)dims[i];
+    }
+    float *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(i % 7) * 0.25f - 0.5f;
+    assert_int_equal(tconv_runner_set_input(r, 0, TCONV_DTYPE_FLOAT, rank, dims, x, n * 4),
+                     TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    size_t copied_bytes = 0;
+    const void *copied = tconv_runner_output_data(r, 0, &copied_bytes);
+    void *expected = malloc(copied_bytes);
+    assert_non_null(expected);
+    memcpy(expected, copied, copied_bytes);
+    assert_int_equal(
+        tconv_runner_set_input_borrowed(r, 0, TCONV_DTYPE_FLOAT, rank, dims, x, n * 4 - 4),
+        TCONV_ERR_USAGE);
+    assert_int_equal(tconv_runner_set_input_borrowed(r, 0, TCONV_DTYPE_FLOAT, rank, dims, x, n * 4),
+                     TCONV_OK);
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    void *taken = NULL;
+    size_t taken_bytes = 0;
+    assert_int_equal(tconv_runner_take_output(r, 0, &taken, &taken_bytes), TCONV_OK);
+    assert_int_equal(taken_bytes, copied_bytes);
+    assert_memory_equal(taken, expected, copied_bytes);
+    /* taken: the runner holds it no more */
+    assert_null(tconv_runner_output_data(r, 0, NULL));
+    assert_int_equal(tconv_runner_output_dtype(r, 0), TCONV_DTYPE_UNDEFINED);
+    void *again = NULL;
+    assert_int_equal(tconv_runner_take_output(r, 0, &again, NULL), TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_runner_last_error(r), "taken"));
+    double sum, abs_sum;
+    assert_int_equal(tconv_runner_output_checksum(r, 0, &sum, &abs_sum), TCONV_ERR_USAGE);
+    /* the next run uses the borrowed input again and makes a new output */
+    assert_int_equal(tconv_runner_run(r), TCONV_OK);
+    assert_memory_equal(tconv_runner_output_data(r, 0, NULL), expected, copied_bytes);
+    tconv_free(taken);
+    free(expected);
+    tconv_runner_free(r);
+    free(x); /* after the runner: it only borrowed it */
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_against_golden_data),
@@ -651,6 +705,7 @@ int main(void) {
         cmocka_unit_test(test_plan_from_inferred_shapes),
         cmocka_unit_test(test_pb_input_counted_before_reading),
         cmocka_unit_test(test_null_handles),
+        cmocka_unit_test(test_borrowed_inputs_taken_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

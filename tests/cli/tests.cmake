@@ -195,3 +195,30 @@ tconv_cli_test(import_check_unknown_shape CMD $<TARGET_FILE:tconv-import> ${unkn
 tconv_cli_test(import_check_unknown_shape_faulty CMD $<TARGET_FILE:tconv-import-faulty> ${unknown_shape}
                --check 1 -o ${cli_work}/unknown_shape_bad.onnx EXIT 1
                STDERR "node 'up' alone: MISMATCH.*was not written" NOT_EXIST ${cli_work}/unknown_shape_bad.onnx)
+# tconv-run --profile: the trace is onnxruntime's profile layout, holds every node of every run
+# (validated by python3's json in check_profile.py, registered where python3-onnx exists), and
+# a bad target is refused before the run, naming the file, with nothing written.
+execute_process(COMMAND /usr/bin/python3 -c "import onnx" RESULT_VARIABLE tconv_cli_no_onnx
+                OUTPUT_QUIET ERROR_QUIET)
+if(tconv_cli_no_onnx EQUAL 0)
+  set(check_profile /usr/bin/python3 "${CMAKE_CURRENT_LIST_DIR}/check_profile.py" $<TARGET_FILE:tconv-run>)
+  add_test(NAME cli.run_profile_model COMMAND ${check_profile}
+           "${PROJECT_SOURCE_DIR}/models/dcgan_generator/model.onnx" "${cli_work}/profile_dcgan.json" 1
+           --threads 2)
+  add_test(NAME cli.run_profile_fused COMMAND ${check_profile} ${keras}
+           "${cli_work}/profile_keras.json" 1 --import $<TARGET_FILE:tconv-import>)
+  add_test(NAME cli.run_profile_unfused COMMAND ${check_profile} ${keras}
+           "${cli_work}/profile_keras_unfused.json" 1 --import $<TARGET_FILE:tconv-import> --no-fusion)
+  add_test(NAME cli.run_profile_test_dir COMMAND ${check_profile}
+           "${PROJECT_SOURCE_DIR}/tests/golden/dynamic_output_shape/notset_k3_s2_2d"
+           "${cli_work}/profile_dir.json" 5)
+endif()
+tconv_cli_test(run_profile_is_folder CMD $<TARGET_FILE:tconv-run> ${keras} --profile ${cli_work}
+               EXIT 2 STDERR "${cli_work}")
+tconv_cli_test(run_profile_is_model CMD sh -c "cp '${keras}' '${cli_work}/profiled.onnx' && exec '$<TARGET_FILE:tconv-run>' '${cli_work}/profiled.onnx' --profile '${cli_work}/profiled.onnx'"
+               EXIT 2 STDERR "profiled.onnx")
+tconv_cli_test(run_profile_two_dirs CMD $<TARGET_FILE:tconv-run> ${ct_pads} ${ct_pads} --profile
+               ${cli_work}/two.json EXIT 2 STDERR "--profile takes one model or one test directory"
+               NOT_EXIST ${cli_work}/two.json)
+tconv_cli_test(run_profile_failed_run CMD $<TARGET_FILE:tconv-run> ${missing_ops} --profile
+               ${cli_work}/failed.json EXIT 2 STDERR "unsupported|Hardmax" NOT_EXIST ${cli_work}/failed.json)
