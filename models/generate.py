@@ -520,6 +520,61 @@ def run_graph(graph, feeds, opset, outer=None, trace=None):
             outs = np.split(ins[0], np.cumsum([int(v) for v in split])[:-1], axis=axis)
         elif op == "LSTM":
             outs = rnn_reference("LSTM", [None if v is None or not np.size(v) else v for v in ins], a)
+        elif op == "Sub":
+            outs = [ins[0] - ins[1]]
+        elif op == "Div":
+            if np.issubdtype(np.asarray(ins[0]).dtype, np.integer):
+                q = np.asarray(ins[0]) // np.asarray(ins[1])      # ONNX: truncation toward zero
+                outs = [np.where((q < 0) & (q * ins[1] != ins[0]), q + 1, q)]
+            else:
+                outs = [ins[0] / ins[1]]
+        elif op == "Mod":
+            if a.get("fmod", 0):
+                raise NotImplementedError("%s: fmod" % where)
+            outs = [np.mod(ins[0], ins[1])]              # integer Mod: sign of the divisor
+        elif op in ("Equal", "Less", "Greater", "And", "Or", "Xor"):
+            fn = {"Equal": np.equal, "Less": np.less, "Greater": np.greater, "And": np.logical_and,
+                  "Or": np.logical_or, "Xor": np.logical_xor}[op]
+            outs = [fn(ins[0], ins[1])]
+        elif op == "Not":
+            outs = [np.logical_not(ins[0])]
+        elif op == "Where":
+            outs = [np.where(ins[0], ins[1], ins[2])]
+        elif op == "Sqrt":
+            outs = [np.sqrt(ins[0])]
+        elif op == "Elu":
+            al = a.get("alpha", 1.0)
+            outs = [np.where(ins[0] > 0, ins[0], al * np.expm1(np.minimum(ins[0], 0)))]
+        elif op in ("ReduceMean", "ReduceSum"):
+            axes = a.get("axes") if op == "ReduceMean" or opset < 13 else \
+                (None if _opt(ins, 1) is None else [int(v) for v in ins[1]])
+            if axes is None and a.get("noop_with_empty_axes", 0):
+                outs = [ins[0]]
+            else:
+                fn = np.mean if op == "ReduceMean" else np.sum
+                outs = [fn(ins[0], axis=None if axes is None else tuple(axes),
+                           keepdims=bool(a.get("keepdims", 1)))]
+        elif op == "Squeeze":
+            axes = a.get("axes") if opset < 13 else (None if _opt(ins, 1) is None else [int(v) for v in ins[1]])
+            outs = [np.squeeze(ins[0], axis=None if axes is None else tuple(int(v) for v in axes))]
+        elif op == "Gemm":
+            A = ins[0].T if a.get("transA", 0) else ins[0]
+            B = ins[1].T if a.get("transB", 0) else ins[1]
+            y = a.get("alpha", 1.0) * (A @ B)
+            if _opt(ins, 2) is not None:
+                y = y + a.get("beta", 1.0) * ins[2]
+            outs = [y]
+        elif op == "Resize":
+            if _s(a.get("mode", "nearest")) != "linear" or \
+                    _s(a.get("coordinate_transformation_mode", "half_pixel")) not in ("half_pixel", "pytorch_half_pixel"):
+                raise NotImplementedError("%s: Resize variant" % where)
+            sizes = _opt(ins, 3)
+            if sizes is None:
+                sizes = [int(np.floor(d * s)) for d, s in zip(ins[0].shape, ins[2])]
+            if [int(v) for v in sizes[:2]] != list(ins[0].shape[:2]) or ins[0].ndim != 4:
+                raise NotImplementedError("%s: Resize of N or C" % where)
+            outs = [F.interpolate(_tt(ins[0]), size=[int(v) for v in sizes[2:]], mode="bilinear",
+                                  align_corners=False).numpy()]
         elif op == "If":
             cond = bool(np.asarray(ins[0]).reshape(-1)[0])
             branch = a["then_branch"] if cond else a["else_branch"]
@@ -920,6 +975,282 @@ class DemucsSmall(nn.Module):
         return x
 
 
+class BasicBlock(nn.Module):
+    """ResNet basic block: 3x3 Conv/BN/ReLU, 3x3 Conv/BN, 1x1 stride-2 projection when the
+    shape changes, residual sum, ReLU."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
+        self.proj = None
+        if stride != 1 or cin != cout:
+            self.proj = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        return F.relu(self.body(x) + (x if self.proj is None else self.proj(x)))
+
+
+class LinkNetDecoderBlock(nn.Module):
+    """LinkNet decoder block: 1x1 m -> m/4, ConvTranspose 3x3 s2 p1 output_padding 1, 1x1 m/4 -> n,
+    each with BatchNorm and ReLU."""
+
+    def __init__(self, m, n):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv2d(m, m // 4, 1, bias=False), nn.BatchNorm2d(m // 4), nn.ReLU(inplace=True),
+            nn.ConvTranspose2d(m // 4, m // 4, 3, 2, 1, output_padding=1, bias=False),
+            nn.BatchNorm2d(m // 4), nn.ReLU(inplace=True),
+            nn.Conv2d(m // 4, n, 1, bias=False), nn.BatchNorm2d(n), nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class LinkNet(nn.Module):
+    """LinkNet (Chaurasia & Culurciello): ResNet-18 encoder (stem 7x7 s2 + MaxPool, four stages of
+    two basic blocks), decoder blocks added to the encoder features, full-resolution head of
+    ConvTranspose 3x3 s2, 3x3 Conv, ConvTranspose 2x2 s2.  Widths 16..128 (64..512 in the paper:
+    its weights would be 44 MiB; bench/ measures the paper widths layer by layer)."""
+
+    def __init__(self, ncls=5, base=16):
+        super().__init__()
+        c = [base, base * 2, base * 4, base * 8]
+        self.stem = nn.Sequential(nn.Conv2d(3, c[0], 7, 2, 3, bias=False), nn.BatchNorm2d(c[0]),
+                                  nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1))
+        self.enc = nn.ModuleList()
+        cin = c[0]
+        for i, ch in enumerate(c):
+            self.enc.append(nn.Sequential(BasicBlock(cin, ch, 1 if i == 0 else 2), BasicBlock(ch, ch, 1)))
+            cin = ch
+        self.dec = nn.ModuleList([LinkNetDecoderBlock(c[i], c[i - 1] if i else c[0]) for i in range(4)])
+        self.head = nn.Sequential(
+            nn.ConvTranspose2d(c[0], c[0] // 2, 3, 2, 1, output_padding=1, bias=False),
+            nn.BatchNorm2d(c[0] // 2), nn.ReLU(inplace=True),
+            nn.Conv2d(c[0] // 2, c[0] // 2, 3, 1, 1, bias=False), nn.BatchNorm2d(c[0] // 2),
+            nn.ReLU(inplace=True), nn.ConvTranspose2d(c[0] // 2, ncls, 2, 2))
+
+    def forward(self, x):
+        h = self.stem(x)
+        feats = []
+        for e in self.enc:
+            h = e(h)
+            feats.append(h)
+        d = self.dec[3](feats[3])
+        for i in (2, 1):
+            d = self.dec[i](d + feats[i])
+        d = self.dec[0](d + feats[0])
+        return self.head(d)
+
+
+class NonBottleneck1D(nn.Module):
+    """ERFNet's non-bottleneck-1D block: Conv 3x1, ReLU, Conv 1x3, BN, ReLU, dilated Conv 3x1,
+    ReLU, dilated Conv 1x3, BN, residual sum, ReLU (dropout is the identity in eval mode)."""
+
+    def __init__(self, ch, dil):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv2d(ch, ch, (3, 1), padding=(1, 0)), nn.ReLU(inplace=True),
+            nn.Conv2d(ch, ch, (1, 3), padding=(0, 1)), nn.BatchNorm2d(ch), nn.ReLU(inplace=True),
+            nn.Conv2d(ch, ch, (3, 1), padding=(dil, 0), dilation=(dil, 1)), nn.ReLU(inplace=True),
+            nn.Conv2d(ch, ch, (1, 3), padding=(0, dil), dilation=(1, dil)), nn.BatchNorm2d(ch))
+
+    def forward(self, x):
+        return F.relu(self.net(x) + x)
+
+
+class ERFDownsampler(nn.Module):
+    """ERFNet downsampler: Conv 3x3 s2 (cin -> cout - cin) concatenated with MaxPool 2x2, BN, ReLU."""
+
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout - cin, 3, 2, 1)
+        self.bn = nn.BatchNorm2d(cout)
+
+    def forward(self, x):
+        return F.relu(self.bn(torch.cat([self.conv(x), F.max_pool2d(x, 2)], 1)))
+
+
+class ERFNet(nn.Module):
+    """ERFNet (Romera et al.), widths 16/32/64 (16/64/128 in the paper), fewer blocks: the encoder's
+    factorized 3x1/1x3 blocks with dilations 2, 4, 8, 16, the decoder's ConvTranspose 3x3 s2 p1
+    output_padding 1 upsamplers and ConvTranspose 2x2 s2 output layer."""
+
+    def __init__(self, ncls=5, w=(16, 32, 64)):
+        super().__init__()
+        self.enc = nn.Sequential(
+            ERFDownsampler(3, w[0]), ERFDownsampler(w[0], w[1]),
+            NonBottleneck1D(w[1], 1), NonBottleneck1D(w[1], 1),
+            ERFDownsampler(w[1], w[2]),
+            *[NonBottleneck1D(w[2], d) for d in (2, 4, 8, 16)])
+        self.dec = nn.Sequential(
+            nn.ConvTranspose2d(w[2], w[1], 3, 2, 1, output_padding=1), nn.BatchNorm2d(w[1]), nn.ReLU(inplace=True),
+            NonBottleneck1D(w[1], 1),
+            nn.ConvTranspose2d(w[1], w[0], 3, 2, 1, output_padding=1), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True),
+            NonBottleneck1D(w[0], 1),
+            nn.ConvTranspose2d(w[0], ncls, 2, 2))
+
+    def forward(self, x):
+        return self.dec(self.enc(x))
+
+
+def _encodec_extra_padding(x, k, s, padding_total):
+    """EnCodec's get_extra_padding_for_conv1d with the length read from the tensor at run time:
+    torch exports it as a Shape/Gather/Sub/Div/Ceil/... chain."""
+    length = x.shape[-1]
+    n_frames = torch.div(length - k + padding_total + s - 1, s, rounding_mode="floor") + 1
+    ideal = (n_frames - 1) * s + (k - padding_total)
+    return ideal - length
+
+
+class SConv1d(nn.Module):
+    """EnCodec's SConv1d (non-causal): reflect padding split evenly plus the extra padding that
+    makes the last window whole, computed from the input length at run time."""
+
+    def __init__(self, cin, cout, k, s=1, dilation=1):
+        super().__init__()
+        self.conv = nn.Conv1d(cin, cout, k, s, dilation=dilation)
+        self.k, self.s = (k - 1) * dilation + 1, s
+
+    def forward(self, x):
+        pt = self.k - self.s
+        extra = _encodec_extra_padding(x, self.k, self.s, pt)
+        pr = pt // 2
+        return self.conv(F.pad(x, (pt - pr, pr + extra), mode="reflect"))
+
+
+class SConvTranspose1d(nn.Module):
+    """EnCodec's SConvTranspose1d (non-causal): the k - s extra samples trimmed from both ends
+    with a Slice whose end is computed from the output length at run time."""
+
+    def __init__(self, cin, cout, k, s):
+        super().__init__()
+        self.convtr = nn.ConvTranspose1d(cin, cout, k, s)
+        self.pt = k - s
+
+    def forward(self, x):
+        y = self.convtr(x)
+        pr = self.pt // 2
+        pl = self.pt - pr
+        return y[..., pl:y.shape[-1] - pr]
+
+
+class SEANetResBlock(nn.Module):
+    def __init__(self, ch, dil):
+        super().__init__()
+        self.block = nn.Sequential(nn.ELU(), SConv1d(ch, ch // 2, 3, dilation=dil), nn.ELU(),
+                                   SConv1d(ch // 2, ch, 1))
+        self.shortcut = SConv1d(ch, ch, 1)
+
+    def forward(self, x):
+        return self.shortcut(x) + self.block(x)
+
+
+class SEANetDecoder(nn.Module):
+    """EnCodec's SEANet decoder (Defossez et al.), small: SConv1d k7 from the latent, a 2-layer
+    LSTM with a residual sum, per ratio ELU + SConvTranspose1d(k = 2r, stride r) + a residual unit
+    (ELU, dilated SConv1d k3, ELU, SConv1d k1, 1x1 shortcut), ELU + SConv1d k7 to the waveform.
+    Width: 64 at the latent, halved per ratio (512 in the paper)."""
+
+    def __init__(self, dim=32, ch=8, ratios=(4, 4, 2)):
+        super().__init__()
+        mult = 2 ** len(ratios)
+        layers = [SConv1d(dim, mult * ch, 7)]
+        self.pre = nn.Sequential(*layers)
+        self.lstm = nn.LSTM(mult * ch, mult * ch, 2)
+        ups = []
+        for r in ratios:
+            ups += [nn.ELU(), SConvTranspose1d(mult * ch, mult * ch // 2, 2 * r, r),
+                    SEANetResBlock(mult * ch // 2, 1)]
+            mult //= 2
+        ups += [nn.ELU(), SConv1d(ch, 1, 7)]
+        self.post = nn.Sequential(*ups)
+
+    def forward(self, z):
+        h = self.pre(z)
+        y, _ = self.lstm(h.permute(2, 0, 1))
+        h = (y + h.permute(2, 0, 1)).permute(1, 2, 0)
+        return self.post(h)
+
+
+class ModulatedConv(nn.Module):
+    """StyleGAN2's modulated convolution: per-sample weights W * style (from an affine map of w),
+    demodulated to unit norm per output channel, run as one grouped convolution with
+    groups = batch (a stride-2 ConvTranspose with groups = batch for the upsampling layers)."""
+
+    def __init__(self, cin, cout, k, wdim, up=False, demod=True):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(cout, cin, k, k))
+        self.gain = 1.0 / float(np.sqrt(cin * k * k))      # StyleGAN2's equalized learning rate
+        self.affine = nn.Linear(wdim, cin)
+        self.up, self.demod, self.pad = up, demod, k // 2
+
+    def forward(self, x, w):
+        n, cin, h, wd = x.shape
+        style = self.affine(w) + 1.0
+        wt = (self.weight * self.gain)[None] * style[:, None, :, None, None]
+        if self.demod:
+            wt = wt * torch.rsqrt((wt * wt).sum(dim=[2, 3, 4], keepdim=True) + 1e-8)
+        cout, k = wt.shape[1], wt.shape[3]
+        x = x.reshape(1, n * cin, h, wd)
+        if self.up:
+            wt = wt.transpose(1, 2).reshape(n * cin, cout, k, k)
+            y = F.conv_transpose2d(x, wt, stride=2, padding=self.pad, output_padding=1, groups=n)
+        else:
+            y = F.conv2d(x, wt.reshape(n * cout, cin, k, k), padding=self.pad, groups=n)
+        return y.reshape(n, cout, y.shape[2], y.shape[3])
+
+
+class StyleLayer(nn.Module):
+    def __init__(self, cin, cout, wdim, up=False):
+        super().__init__()
+        self.conv = ModulatedConv(cin, cout, 3, wdim, up)
+        self.bias = nn.Parameter(torch.zeros(cout))
+
+    def forward(self, x, w, noise):
+        y = self.conv(x, w) + 0.1 * noise
+        return F.leaky_relu(y + self.bias[None, :, None, None], 0.2) * 2 ** 0.5
+
+
+class StyleGAN2Generator(nn.Module):
+    """StyleGAN2 synthesis network (Karras et al.), small: a mapping MLP (4 Linear + LeakyReLU,
+    pixel-norm of z), a learned 4x4 constant, per resolution 8, 16, 32 a modulated upsampling
+    ConvTranspose (groups = batch) and a modulated 3x3 Conv, per-layer noise inputs (the noise is
+    a graph input, so the golden data is deterministic), modulated 1x1 toRGB without
+    demodulation summed over the resolutions with bilinear upsampling.  Width 32 (512)."""
+
+    def __init__(self, zdim=32, wdim=32, ch=32, nres=3):
+        super().__init__()
+        mlp = []
+        for i in range(4):
+            mlp += [nn.Linear(zdim if i == 0 else wdim, wdim), nn.LeakyReLU(0.2)]
+        self.mapping = nn.Sequential(*mlp)
+        self.const = nn.Parameter(torch.randn(1, ch, 4, 4))
+        self.first = StyleLayer(ch, ch, wdim)
+        self.rgb = nn.ModuleList([ModulatedConv(ch, 3, 1, wdim, demod=False)])
+        self.ups = nn.ModuleList()
+        self.convs = nn.ModuleList()
+        for _ in range(nres):
+            self.ups.append(StyleLayer(ch, ch, wdim, up=True))
+            self.convs.append(StyleLayer(ch, ch, wdim))
+            self.rgb.append(ModulatedConv(ch, 3, 1, wdim, demod=False))
+        self.nres = nres
+
+    def forward(self, z, noise):
+        z = z * torch.rsqrt((z * z).mean(dim=1, keepdim=True) + 1e-8)
+        w = self.mapping(z)
+        x = self.const.expand(z.shape[0], -1, -1, -1)
+        x = self.first(x, w, noise[..., :4, :4])
+        rgb = self.rgb[0](x, w)
+        for i in range(self.nres):
+            s = 8 << i
+            x = self.ups[i](x, w, noise[..., :s, :s])
+            x = self.convs[i](x, w, noise[..., :s, :s])
+            rgb = F.interpolate(rgb, scale_factor=2.0, mode="bilinear", align_corners=False) + self.rgb[i + 1](x, w)
+        return rgb
+
+
 def export_torch(module, example_inputs, input_names, output_names, opset):
     module.eval()
     buf = io.BytesIO()
@@ -1271,6 +1602,30 @@ SUITE = [
      lambda op: if_branch(110, op),
      "1-D ConvTranspose inside If: then = pads [1,1] + output_padding 1 (subgraph initializers), "
      "else = SAME_LOWER k5 s2 (outer-scope weights); data sets cond=True and cond=False"),
+    ("linknet", 13, "torch export",
+     lambda op: torch_case(114, LinkNet, [(1, 3, 64, 64)], ["image"], ["logits"], op),
+     "LinkNet segmenter: ResNet-18 encoder (stem 7x7 s2 + MaxPool, 4 stages of 2 basic blocks, "
+     "3x3 Convs 16-128 channels, a quarter of the paper's 64-512), decoder blocks 1x1 / "
+     "ConvTranspose 3x3 s2 p1 output_padding 1 / 1x1 added to the encoder features, "
+     "ConvTranspose 2x2 s2 head"),
+    ("erfnet", 13, "torch export",
+     lambda op: torch_case(115, ERFNet, [(1, 3, 64, 64)], ["image"], ["logits"], op),
+     "ERFNet segmenter (widths 16/32/64): downsamplers Conv 3x3 s2 + MaxPool Concat, "
+     "non-bottleneck-1D blocks of factorized 3x1/1x3 Convs dilated 1-16, ConvTranspose 3x3 s2 "
+     "p1 output_padding 1 upsamplers, ConvTranspose 2x2 s2 output"),
+    ("encodec_decoder", 13, "torch export",
+     lambda op: torch_case(116, SEANetDecoder, [(1, 32, 20)], ["latent"], ["audio"], op),
+     "EnCodec/SEANet decoder (width 64..8): SConv1d whose reflect padding is computed from the "
+     "length at run time (Shape/Gather/Div/Mod/Where/Concat/Slice chains), 2-layer LSTM with a "
+     "residual sum, ELU, ConvTranspose1d k2r s r (r 4, 4, 2) trimmed by run-time Slices, "
+     "residual units with dilated Conv1d"),
+    ("stylegan2_generator", 13, "torch export",
+     lambda op: torch_case(117, StyleGAN2Generator, [(2, 32), (1, 1, 32, 32)], ["z", "noise"],
+                           ["image"], op),
+     "StyleGAN2 synthesis (width 32, 4x4 -> 32x32, batch 2): mapping MLP (Gemm), modulated and "
+     "demodulated weights computed from the style every run, grouped Conv 3x3 and "
+     "ConvTranspose 3x3 s2 p1 output_padding 1 with groups = batch on those run-time weights, "
+     "noise input, toRGB summed through bilinear Resize"),
 ]
 
 

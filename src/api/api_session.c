@@ -89,6 +89,39 @@ static void infer(tconv_model *model, tconv_convention convention) {
     (void)tc_pass_shape_infer(model->graph, &options, &local);
 }
 
+/* The constant inputs of a node the session does not fold (tc_session_options.refine_types):
+ * each folded value's type becomes its constant's (exact) and a small integer one's contents
+ * known, then the node's rule runs again with them. That is inference with the values only the
+ * runtime's folded kernels compute: a reflect Pad's pads, built by Reshape/Slice/Transpose, give
+ * the Pad's output shape, and from it the shapes of everything after, whose Shape nodes then fold.
+ * Types change only where inference can tell more; they are put back with the rest. */
+static void refine_node(void *ctx, const tconv_node *node, const tc_rt_tensor *const *constants) {
+    tc_shape_refiner *refiner = ctx;
+    tconv_node *n = (tconv_node *)node; /* the plan's view of the caller's (mutable) model */
+    for (size_t k = 0; k < n->n_inputs; k++) {
+        const tc_rt_tensor *t = constants[k];
+        tconv_value *v = n->inputs[k];
+        if (!t || !v || v->initializer)
+            continue;
+        tc_dim dims[TCONV_MAX_RANK];
+        for (int i = 0; i < t->rank; i++)
+            dims[i] = (tc_dim){.kind = TCONV_DIM_STATIC, .value = t->dims[i]};
+        tc_error scratch;
+        if (v->type.kind != TCONV_TYPE_OTHER &&
+            tc_value_set_tensor_type(v, t->dtype, t->rank, dims, &scratch) != TCONV_OK)
+            continue;
+        int64_t values[64];
+        if (t->rank > 1 || t->n_elements > 64 ||
+            (t->dtype != TCONV_DTYPE_INT64 && t->dtype != TCONV_DTYPE_INT32))
+            continue;
+        for (int64_t i = 0; i < t->n_elements; i++)
+            values[i] = t->dtype == TCONV_DTYPE_INT64 ? ((const int64_t *)t->data)[i]
+                                                      : ((const int32_t *)t->data)[i];
+        (void)tc_shape_refiner_set_data(refiner, v, t->rank, (int)t->n_elements, values);
+    }
+    (void)tc_shape_refiner_node(refiner, n);
+}
+
 tconv_status tc_api_session_create(tconv_model *model, const tc_session_options *options,
                                    tc_session **out, tc_error *err) {
     snapshot s = {0};
@@ -96,9 +129,22 @@ tconv_status tc_api_session_create(tconv_model *model, const tc_session_options 
     /* inference walks only IR that verifies; anything else the session itself reports */
     bool annotated = model && model->graph && tc_model_verify(model, &local) == TCONV_OK &&
                      save_graph(model->graph, &s) == TCONV_OK;
-    if (annotated)
-        infer(model, options ? options->convention : TCONV_CONVENTION_ONNX);
-    tconv_status st = tc_session_create(model, options, out, err);
+    tconv_convention convention = options ? options->convention : TCONV_CONVENTION_ONNX;
+    tc_session_options refined;
+    tc_shape_refiner *refiner = NULL;
+    if (options)
+        refined = *options;
+    else
+        tc_session_options_init(&refined);
+    if (annotated) {
+        infer(model, convention);
+        if (tc_shape_refiner_new(model, convention, &refiner) == TCONV_OK) {
+            refined.refine_types = refine_node;
+            refined.refine_ctx = refiner;
+        }
+    }
+    tconv_status st = tc_session_create(model, &refined, out, err);
+    tc_shape_refiner_free(refiner);
     if (annotated)
         restore(&s);
     snapshot_free(&s);

@@ -40,6 +40,24 @@ const tc_pass_def *tc_pass_find(const char *name);
 
 /* The passes themselves. */
 tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *options, tc_error *err);
+/* Shape inference one node at a time, for a client that learns values as it goes: the
+ * runtime's constant folding knows the contents of values that only its folded kernels tell
+ * (a reflect Pad's pads from a Reshape/Slice/Transpose chain), and with them the shapes after
+ * them. Each call merges what the node's rule infers into its outputs' types, as the pass
+ * does (sharper types, value_info for new ones); the caller puts the model's types back when
+ * that is what it wants (src/api/api_session.c). */
+typedef struct tc_shape_refiner tc_shape_refiner;
+tconv_status tc_shape_refiner_new(tconv_model *model, tconv_convention convention,
+                                  tc_shape_refiner **out);
+void tc_shape_refiner_free(tc_shape_refiner *refiner);
+/* The contents of an integer value of rank 0 or 1 (at most 64 elements), known from now on;
+ * false when it is not such a value or memory runs out (nothing recorded). */
+bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, int rank, int count,
+                               const int64_t *values);
+/* Infers node's outputs from its inputs' types and known contents (its own rule only: a
+ * subgraph's values are left as they are); false when its rule refuses it (a conflict). */
+bool tc_shape_refiner_node(tc_shape_refiner *refiner, tconv_node *node);
+
 tconv_status tc_pass_legalize_conv_transpose(tconv_graph *graph, const tc_pass_options *options,
                                              tc_error *err);
 tconv_status tc_pass_lint_conv_transpose(tconv_graph *graph, const tc_pass_options *options,

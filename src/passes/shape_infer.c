@@ -366,10 +366,10 @@ static tconv_status apply_outputs(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
     return TCONV_OK;
 }
 
-static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
-    tconv_status st = tc_node_for_each_subgraph(node, infer_subgraph, ctx);
-    if (st != TCONV_OK || !tc_node_is_onnx_domain(node) || node->n_outputs == 0)
-        return st;
+/* The node's own rule, its subgraphs already done. */
+static tconv_status apply_rule(tc_si_ctx *ctx, tconv_node *node) {
+    if (!tc_node_is_onnx_domain(node) || node->n_outputs == 0)
+        return TCONV_OK;
     tc_si_fn rule = tc_si_rule_for(node->op);
     if (!rule)
         return TCONV_OK;
@@ -378,11 +378,16 @@ static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
         return tc_error_nomem(ctx->err, "shape inference results");
     for (size_t i = 0; i < node->n_outputs; i++)
         outs[i].shape.rank = -1;
-    st = rule(ctx, node, outs);
+    tconv_status st = rule(ctx, node, outs);
     if (st == TCONV_OK)
         st = apply_outputs(ctx, node, outs);
     free_outs(outs, node->n_outputs);
     return st;
+}
+
+static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
+    tconv_status st = tc_node_for_each_subgraph(node, infer_subgraph, ctx);
+    return st == TCONV_OK ? apply_rule(ctx, node) : st;
 }
 
 /* Values that already have an entry (value_info or a graph output) get no new value_info. */
@@ -425,4 +430,56 @@ tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *opti
     tconv_status st = infer_graph(&ctx, graph);
     ctx_free(&ctx);
     return st;
+}
+
+/* ---------------------------------------------------------------- one node at a time */
+
+struct tc_shape_refiner {
+    tc_si_ctx ctx;
+    tc_error err;
+};
+
+tconv_status tc_shape_refiner_new(tconv_model *model, tconv_convention convention,
+                                  tc_shape_refiner **out) {
+    tc_shape_refiner *r = calloc(1, sizeof *r);
+    *out = r;
+    if (!r)
+        return TCONV_ERR_NOMEM;
+    r->ctx.model = model;
+    r->ctx.opset = tc_model_opset(model, "");
+    r->ctx.convention = convention;
+    r->ctx.err = &r->err;
+    return TCONV_OK;
+}
+
+void tc_shape_refiner_free(tc_shape_refiner *refiner) {
+    if (!refiner)
+        return;
+    ctx_free(&refiner->ctx);
+    free(refiner);
+}
+
+bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, int rank, int count,
+                               const int64_t *values) {
+    if (rank > 1 || count < 0 || count > TCONV_SI_MAX_DATA || (rank == 0 && count != 1))
+        return false;
+    if (tc_si_map_get(&refiner->ctx.data, value))
+        return true;
+    tc_si_data *data = calloc(1, sizeof *data);
+    if (!data)
+        return false;
+    data->rank = rank;
+    data->count = count;
+    for (int i = 0; i < count; i++)
+        data->elems[i] = tc_si_dim_static(values[i]);
+    if (!tc_si_map_put(&refiner->ctx.data, value, data)) {
+        free(data);
+        return false;
+    }
+    return true;
+}
+
+bool tc_shape_refiner_node(tc_shape_refiner *refiner, tconv_node *node) {
+    tc_error_clear(&refiner->err);
+    return apply_rule(&refiner->ctx, node) == TCONV_OK;
 }

@@ -47,6 +47,8 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
         return tc_error_nomem(err, "the session's thread pool");
     }
     tconv_status st = tc_plan_build(s, model->graph, NULL, &s->main, err);
+    s->options.refine_types = NULL; /* planning's alone: its context ends with the call */
+    s->options.refine_ctx = NULL;
     if (st == TCONV_OK)
         st = tc_plan_check_memory(s, s->main, NULL, err);
     if (st == TCONV_OK)

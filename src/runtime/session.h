@@ -36,6 +36,14 @@ typedef struct tc_session_options {
      * session_work.c); default TCONV_DEFAULT_MAX_WORK, 0: no limit. Refused before the run
      * computes, from the declared shapes, or before the node computes, from the actual ones. */
     uint64_t max_work;
+    /* While constants are folded (session_constfold.c), called in plan order for each step of
+     * the main graph that is not folded, with the plan constants among its inputs (NULL where
+     * an input is not one): it may sharpen the IR types of the node's outputs from them, so
+     * that a Shape of a value whose shape only folded constants tell (a Pad whose pads a
+     * Reshape/Slice/Transpose chain computes) is folded too. NULL: types as the model has
+     * them. src/api sets it to shape inference and puts the model's types back afterwards. */
+    void (*refine_types)(void *ctx, const tconv_node *node, const tc_rt_tensor *const *constants);
+    void *refine_ctx;
 } tc_session_options;
 
 /* 2^38 (2.7e11) multiply-adds: minutes of one core at tconv's speed. The largest model of

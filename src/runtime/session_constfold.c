@@ -243,6 +243,21 @@ static tconv_status make_guard(tc_session *s, const tc_graph_plan *plan, tc_step
     return TCONV_OK;
 }
 
+/* ---------------------------------------------------------------- sharper types */
+
+/* A step that stays: its constant inputs (folded ones included) go to options.refine_types,
+ * which may make its outputs' shapes static, and so fold the Shapes that read them. */
+static void refine_step(tc_session *s, const tc_graph_plan *plan, const tc_step_plan *step,
+                        const tc_rt_tensor **constants) {
+    if (!s->options.refine_types || plan->parent || step->n_subplans > 0)
+        return;
+    for (size_t k = 0; k < step->n_inputs; k++)
+        constants[k] = is_constant_input(plan, step->inputs[k])
+                           ? &plan->constants[step->inputs[k].slot]
+                           : NULL;
+    s->options.refine_types(s->options.refine_ctx, step->node, constants);
+}
+
 /* ---------------------------------------------------------------- the plan */
 
 tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error *err) {
@@ -266,6 +281,8 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
         bool folded = foldable(plan, step, &in) && fold_step(s, plan, step, &in, outputs);
         if (folded && !in.needs_guard)
             continue;
+        if (!folded)
+            refine_step(s, plan, step, in.ptrs);
         if (folded && st == TCONV_OK)
             st = make_guard(s, plan, step, &in, err);
         plan->steps[kept++] = *step;
