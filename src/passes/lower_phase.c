@@ -773,6 +773,9 @@ tconv_status tc_lower_conv_transpose_as_convs(tconv_model *model, tconv_graph *g
                  .opset = p.opset,
                  .err = err};
     char *old_attributes = report ? tc_node_attributes_json(node) : NULL;
+    char old_path[512];
+    uint64_t old_id = node->id;
+    tc_node_path(node, old_path, sizeof old_path);
     tconv_value *last = NULL;
     tconv_status st = emit_chain(&e, &p, node, &last);
     if (st == TCONV_OK) {
@@ -782,7 +785,8 @@ tconv_status tc_lower_conv_transpose_as_convs(tconv_model *model, tconv_graph *g
         st = tc_node_set_output(producer, index, y, err);
     }
     if (st == TCONV_OK && report) {
-        st = tc_rewrite_report_add(report, old_name, old_attributes, e.nodes, e.n_nodes, err);
+        st = tc_rewrite_report_add(report, old_path, old_id, old_attributes, e.nodes, e.n_nodes,
+                                   err);
         old_attributes = NULL;
     }
     free(old_attributes);
