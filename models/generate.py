@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Regenerate tconv's regression model suite (models/<name>/...).
 
-Run:  /usr/bin/python3 models/generate.py [--out DIR] [--shared DIR] [--only NAME...]
+Run:  /usr/bin/python3 models/generate.py [--out DIR] [--node-tests DIR] [--only NAME...]
 
 Needs Debian's python3-onnx (1.12), python3-torch (1.13) and python3-numpy
 (apt-get install python3-onnx python3-torch); Python is used only to produce these
@@ -14,7 +14,7 @@ It also writes models.tsv (read by the test harness) and README.md (the table).
 Golden data:
   * torch-exported models: torch's own float32 forward output;
   * onnx.helper-built models: an independent float64 computation: torch's VALID
-    transposed conv followed by the crop/extension/bias of DESIGN.md section 1,
+    transposed conv followed by the crop/extension/bias of docs/semantics.md,
     written out by hand per model (conv_transpose_ref below).  conv_transpose_ref
     is first validated against all ONNX conformance tests test_convtranspose*, against
     hand-computed cases from the operator text, and against PyTorch's padding /
@@ -58,7 +58,7 @@ def die(msg):
 
 
 # --------------------------------------------------------------------------------------
-# ConvTranspose reference (DESIGN.md section 1)
+# ConvTranspose reference (docs/semantics.md)
 # --------------------------------------------------------------------------------------
 
 def _s(v):
@@ -66,7 +66,7 @@ def _s(v):
 
 
 def resolve_convtranspose(x_shape, w_shape, attrs, where="ConvTranspose"):
-    """Pads and output size per spatial axis, exactly as DESIGN.md section 1.
+    """Pads and output size per spatial axis, exactly as docs/semantics.md.
 
     Returns dict(nd, k, s, d, op, group, pb, pe, full, out)."""
     nd = len(x_shape) - 2
@@ -177,7 +177,7 @@ def load_dataset(ds_dir):
 # extra padding is added at the end for SAME_UPPER and at the beginning for SAME_LOWER";
 # output_shape: pads = total - total/2 at the begin unless SAME_UPPER): anchors for the pad
 # split rules that no conformance test covers (SAME_LOWER, negative totals, bias past F,
-# SAME + output_padding: out = x*s as DESIGN.md section 1 fixes it).
+# SAME + output_padding: out = x*s as docs/semantics.md fixes it).
 # 1-D, x = [1, 2], W = ones(k), stride 2, so the VALID result is easy to write down:
 #   k3:      full = [1, 1, 3, 2, 2]            (F = 5)
 #   k5:      full = [1, 1, 3, 3, 3, 2, 2]      (F = 7)
@@ -212,11 +212,11 @@ def validate_hand_cases():
     return len(HAND_CASES)
 
 
-def validate_against_conformance(shared):
-    tests = sorted(glob.glob(os.path.join(shared, "onnx", "node-tests", "test_convtranspose*")))
+def validate_against_conformance(node_tests):
+    tests = sorted(glob.glob(os.path.join(node_tests, "test_convtranspose*")))
     if len(tests) != 11:
-        die("expected 11 ONNX conformance tests test_convtranspose* under %s/onnx/node-tests, "
-            "found %d (use --shared)" % (shared, len(tests)))
+        die("expected 11 ONNX conformance tests test_convtranspose* under %s, "
+            "found %d (use --node-tests)" % (node_tests, len(tests)))
     lines = []
     for t in tests:
         m = onnx.load(os.path.join(t, "model.onnx"))
@@ -1674,14 +1674,17 @@ def fmt_attrs(node):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=HERE, help="output directory (default: this script's directory)")
-    ap.add_argument("--shared", default=os.environ.get("TCONV_SHARED",
-                                                        os.path.join(HERE, "..", "..", "shared")),
-                    help="the shared/ directory holding onnx/node-tests (default ../../shared, $TCONV_SHARED)")
+    ap.add_argument("--node-tests", help="a folder holding ONNX's node tests test_convtranspose*/, e.g. "
+                    "BUILD/onnx-node-tests-v1.22.0 (default: $TCONV_ONNX_NODE_TESTS, else unpacked "
+                    "from tests/data/onnx-node-tests-v1.22.0.tar.xz)")
     ap.add_argument("--only", nargs="*", help="regenerate only these models (README/TSV not rewritten)")
     args = ap.parse_args()
 
-    print("ConvTranspose reference vs ONNX conformance tests (%s):" % os.path.abspath(args.shared))
-    for line in validate_against_conformance(args.shared):
+    sys.path.insert(0, os.path.join(HERE, "..", "tests", "data"))
+    import onnx_node_tests
+    print("ConvTranspose reference vs ONNX v1.22.0 conformance tests (tests/data):")
+    node_tests = onnx_node_tests.node_tests_dir(args.node_tests, "test_convtranspose")
+    for line in validate_against_conformance(node_tests):
         print(line)
     print("  all 11 conformance tests match")
     print("ConvTranspose reference vs %d hand-computed cases from the ONNX operator text: ok"
@@ -1797,9 +1800,10 @@ compares the legalized graph with the original.
     /usr/bin/python3 models/generate.py --only if_branch   # one model; README/TSV untouched
     /usr/bin/python3 models/generate.py --out /tmp/m       # elsewhere, e.g. to diff
 
-The ONNX conformance tests are looked up in `../../shared` relative to the script
-(`--shared DIR` or `$TCONV_SHARED` to override). Python is needed only to regenerate;
-tconv and its tests never run it.
+The ONNX conformance tests come from the repository's `tests/data/onnx-node-tests-v1.22.0.tar.xz`
+(unpacked into a temporary folder; `--node-tests DIR` or `$TCONV_ONNX_NODE_TESTS` gives an
+unpacked copy instead, e.g. `build/test/onnx-node-tests-v1.22.0`). Python is needed only to
+regenerate; tconv and its tests never run it.
 
 It is deterministic (fixed seeds, one torch thread): re-running it on the same machine
 reproduces the files byte for byte (torch's float32 results may differ in the last bits on
@@ -1814,11 +1818,11 @@ another CPU; compare with a tolerance).
   the identity (torch folds BN into a preceding Conv, not into a ConvTranspose).
 - **onnx.helper** models: an independent float64 computation: torch's VALID transposed
   convolution (`F.conv_transpose{1,2,3}d`, padding 0, no bias), then the crop / extension /
-  bias of DESIGN.md section 1 in numpy (`out[o] = full[o + pb]` where `0 <= o + pb < F`,
+  bias of docs/semantics.md in numpy (`out[o] = full[o + pb]` where `0 <= o + pb < F`,
   else 0; then bias everywhere; floor division for the pad split), then the rest of the
   graph written out by hand.
 - That reference (`conv_transpose_ref`) is validated on every run, and any mismatch aborts:
-  1. against all 11 ONNX conformance tests `shared/onnx/node-tests/test_convtranspose*`;
+  1. against all 11 ONNX conformance tests `test_convtranspose*` (v1.22.0, `tests/data`);
   2. against 14 cases hand-computed from the ONNX operator text, for the rules no
      conformance test covers (SAME_LOWER, `output_shape` with SAME_UPPER or N,C in front,
      negative totals, bias past F, SAME + output_padding);

@@ -3,8 +3,8 @@
 # finding (crash, sanitizer report, leak, timeout, out-of-memory).
 #   scripts/fuzz.sh [--time SECONDS] [--targets a,b,...] [--build DIR] [--work DIR] [-- LIBFUZZER_ARGS...]
 # Defaults: 60 s per target, all three targets, build/fuzz, build/fuzz-work. The seed corpus is
-# made at run time from the ONNX conformance data (TCONV_SHARED_DIR, default ../shared) plus the
-# curated seeds in fuzz/seeds/<target>/; new inputs go to WORK/corpus/<target>, findings to
+# made at run time from ONNX's node conformance suite vendored in tests/data (all 1,765 tests of
+# v1.22.0; $TCONV_ONNX_NODE_TESTS may name an unpacked copy instead) plus the curated seeds in fuzz/seeds/<target>/; new inputs go to WORK/corpus/<target>, findings to
 # WORK/artifacts/, the libFuzzer log of each target to WORK/<target>.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +12,7 @@ time_per_target=60
 targets="load_save,legalize_check,tensor_decode"
 build="$root/build/fuzz"
 work="$root/build/fuzz-work"
-shared="${TCONV_SHARED_DIR:-$root/../shared}"
+node_tests="${TCONV_ONNX_NODE_TESTS:-$root/tests/data/onnx-node-tests-v1.22.0.tar.xz}"
 extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +28,8 @@ done
 "$root/scripts/deps.sh" clang libclang-rt-14-dev
 "$root/fuzz/build.sh" "$build"
 mkdir -p "$work/artifacts"
-"$root/fuzz/make_seeds.sh" "$shared/onnx/node-tests" "$work/seeds"
+rm -rf "$work/seeds"
+"$root/fuzz/make_seeds.sh" "$node_tests" "$work/seeds"
 
 failed=0
 IFS=, read -r -a list <<<"$targets"

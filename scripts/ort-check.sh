@@ -4,9 +4,9 @@
 # policy and under --policy valid-only, runs each converted model in onnxruntime 1.30 (CPU
 # provider, through the npm package onnxruntime-node) and compares with the golden outputs.
 # The originals are run in onnxruntime too, for the record: where onnxruntime's ConvTranspose
-# differs from ONNX (DESIGN.md section 1) they fail, and their rewrites must not.
+# differs from ONNX (docs/semantics.md) they fail, and their rewrites must not.
 # Then scripts/ort/conventions.js checks --convention ort against onnxruntime on the generated
-# cases of every row of DESIGN.md's table (tests/golden/ort_conventions).
+# cases of every row of docs/semantics.md's table (tests/golden/ort_conventions).
 #   scripts/ort-check.sh           exit 0 when every converted model matches its golden outputs
 #                                  and every convention check holds
 # Installs nodejs/npm (Debian) when missing and onnxruntime-node@1.30.0 into build/ort
@@ -71,7 +71,7 @@ for policy in same-or-asymmetric valid-only; do
         echo "ort-check: converted ($policy, $kind): $(tail -n 1 "$work/$policy.$kind.log")"
     done
 done
-# --convention ort against onnxruntime on every row of DESIGN.md's table (cases per row, how
+# --convention ort against onnxruntime on every row of docs/semantics.md's table (cases per row, how
 # many onnxruntime ran and tconv matched, how many it refused and tconv warned).
 if ! node "$root/scripts/ort/conventions.js" --import "$import" --run "$build/tconv-run" \
     --work "$work/conventions" "$root/tests/golden/ort_conventions" >"$work/conventions.log"; then

@@ -93,7 +93,7 @@ typedef enum tconv_policy {
     TCONV_POLICY_VALID_ONLY              /* every ConvTranspose that is not plain VALID */
 } tconv_policy;
 
-/* Whose ConvTranspose pad split to reproduce where runtimes disagree (DESIGN.md section 1). */
+/* Whose ConvTranspose pad split to reproduce where runtimes disagree (docs/semantics.md). */
 typedef enum tconv_convention {
     TCONV_CONVENTION_ONNX = 0,  /* the ONNX spec (default) */
     TCONV_CONVENTION_ORT,       /* onnxruntime 1.30, measured: negative totals clamped to 0; ONNX

@@ -1,6 +1,6 @@
 'use strict';
 // `--convention ort` against onnxruntime itself, on the generated cases of every row of
-// DESIGN.md section 1's table (tests/golden/ort_conventions, tests/golden/generate_conventions.py).
+// docs/semantics.md's table (tests/golden/ort_conventions, tests/golden/generate_conventions.py).
 //   node conventions.js --import TCONV_IMPORT --run TCONV_RUN --work DIR CASES_DIR
 // Per case: tconv-import --convention ort writes the rewritten model (its warnings kept); per
 // data set the original runs in onnxruntime, then:

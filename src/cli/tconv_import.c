@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ enum { EXIT_OK = 0, EXIT_CHECK_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
 typedef struct import_args {
     const char *input;
-    const char *output;
+    const char *output;            /* -o */
+    const char *positional_output; /* the second file argument, as onnxsim takes it */
     const char *passes;
     const char *report_path;
     const char *print_ir_after;
@@ -37,13 +39,16 @@ typedef struct import_args {
 } import_args;
 
 static void print_usage(FILE *out) {
-    fputs("usage: tconv-import IN.onnx [-o OUT.onnx] [options]\n"
+    fputs("usage: tconv-import IN.onnx [OUT.onnx] [options]\n"
+          "       tconv-import IN.onnx -o OUT.onnx [options]\n"
           "\n"
           "Loads an ONNX model, rewrites every ConvTranspose with SAME padding, asymmetric pads,\n"
           "output_shape or output_padding into a VALID ConvTranspose + Slice (+ Pad/Add), and\n"
-          "saves it. Without -o (and without --dry-run/--check) it prints a summary.\n"
+          "saves it to OUT.onnx. Without an output (and without --dry-run/--check) it prints a\n"
+          "summary of the model and of what it would rewrite.\n"
           "\n"
-          "  -o, --output FILE       write the converted model (atomically)\n"
+          "  -o, --output FILE       write the converted model (atomically); the same as giving\n"
+          "                          OUT.onnx as the second file argument\n"
           "  --passes LIST|none      passes to run (default " DEFAULT_PASSES ")\n"
           "  --list-passes           list the passes and exit\n"
           "  --policy P              same-or-asymmetric (default) | valid-only\n"
@@ -60,23 +65,29 @@ static void print_usage(FILE *out) {
           "  --print-ir              print the IR (after the passes when -o is given)\n"
           "  --print-ir-after PASS   print the IR after PASS (or 'all')\n"
           "  --quiet                 no summary or warnings on stderr\n"
-          "  --version, --help\n"
+          "  --version               print tconv's version and exit\n"
+          "  --help                  print this help and exit\n"
           "\n",
           out);
     tc_cli_limits_usage(out);
     fputs("\n"
           "The output is written to a temp file in its folder and renamed over OUT only once\n"
-          "complete: on any failure an existing OUT is left as it was. -o may name the input\n"
+          "complete: on any failure an existing OUT is left as it was. OUT may be the input\n"
           "file itself: it is replaced (by the rename) only by a complete converted model.\n"
           "\n"
           "Exit codes: 0 ok, 1 check failed, 2 bad input (including a limit reached) or usage.\n",
           out);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
+/* Prints "tconv-import: <what went wrong and what to do>" and where to read more: exit 2. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fputs("tconv-import: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(see tconv-import --help)\n", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(tconv-import --help lists every option)\n", stderr);
+    va_end(ap);
     return EXIT_BAD_INPUT;
 }
 
@@ -123,7 +134,7 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
 #define NEEDS_VALUE()                                                                              \
     do {                                                                                           \
         if (!(v = option_value(argc, argv, i)))                                                    \
-            return usage_error("option %s needs a value", opt);                                    \
+            return usage_error("option %s needs a value: %s VALUE", opt, opt);                     \
     } while (0)
     if (!strcmp(opt, "-o") || !strcmp(opt, "--output")) {
         NEEDS_VALUE();
@@ -159,7 +170,7 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
         NEEDS_VALUE();
         double *dst = !strcmp(opt, "--rtol") ? &a->rtol : &a->atol;
         if (!parse_double(v, dst) || *dst < 0)
-            return usage_error("bad tolerance '%s'", v);
+            return usage_error("%s needs a number >= 0 (e.g. 1e-4), got '%s'", opt, v);
     } else if (!strcmp(opt, "--dim")) {
         NEEDS_VALUE();
         if (a->n_dims == MAX_DIMS || !parse_dim(v, a))
@@ -173,7 +184,9 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
     } else if (!strcmp(opt, "--list-passes")) {
         a->list_passes = true;
     } else {
-        return usage_error("unknown option '%s'", opt);
+        return usage_error("unknown option '%s'; a file name that starts with '-' can be "
+                           "given as ./%s",
+                           opt, opt);
     }
 #undef NEEDS_VALUE
     return EXIT_OK;
@@ -200,7 +213,7 @@ static int parse_args(int argc, char **argv, import_args *a) {
             return EXIT_OK;
         }
         if (!strcmp(argv[i], "--version")) {
-            printf("tconv-import %s\n", TCONV_VERSION_STRING);
+            printf("tconv-import %s\n", tconv_version());
             return EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -209,16 +222,28 @@ static int parse_args(int argc, char **argv, import_args *a) {
                 return rc;
         } else if (!a->input) {
             a->input = argv[i];
+        } else if (!a->positional_output) {
+            a->positional_output = argv[i];
         } else {
-            return usage_error("more than one input model ('%s')", argv[i]);
+            return usage_error("too many file arguments ('%s'): give IN.onnx and at most one "
+                               "OUT.onnx",
+                               argv[i]);
         }
     }
     if (a->list_passes)
         return -1;
     if (!a->input)
-        return usage_error("%s", "no input model given");
+        return usage_error("no input model given: tconv-import IN.onnx [OUT.onnx] [options]");
+    if (a->positional_output) {
+        if (a->output && strcmp(a->output, a->positional_output) != 0)
+            return usage_error("two outputs given, '%s' and -o '%s': give the output once, as "
+                               "OUT.onnx or with -o",
+                               a->positional_output, a->output);
+        a->output = a->positional_output;
+    }
     if (a->output && a->dry_run)
-        return usage_error("%s", "--dry-run writes nothing; drop -o or --dry-run");
+        return usage_error("--dry-run writes nothing: drop the output '%s' or --dry-run",
+                           a->output);
     return -1;
 }
 

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,10 +83,15 @@ static void print_usage(FILE *out) {
 
 /* ---------------------------------------------------------------- argument parsing */
 
-static int usage_error(const char *fmt, const char *arg) {
+/* Prints "tconv-run: <what went wrong and what to do>" and where to read more: exit 2. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fputs("tconv-run: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(try tconv-run --help)\n", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\n(tconv-run --help lists every option)\n", stderr);
+    va_end(ap);
     return EXIT_BAD_INPUT;
 }
 
@@ -137,7 +143,8 @@ static bool is_option(const char *arg, const char *opt) {
 static int parse_named_option(run_options *o, const char *opt, char *value) {
     named_arg na;
     if (!split_named(value, &na))
-        return usage_error("expected NAME=VALUE after %s", opt);
+        return usage_error("%s needs NAME=VALUE (e.g. %s x=%s), got '%s'", opt, opt,
+                           strcmp(opt, "--input") == 0 ? "x.pb" : "4", value);
     if (strcmp(opt, "--input") == 0) {
         if (o->n_inputs >= MAX_NAMED)
             return usage_error("too many %s options", opt);
@@ -168,22 +175,24 @@ static int parse_option(run_options *o, int argc, char **argv, int *i) {
             opt = with_value[k];
     }
     if (!opt)
-        return usage_error("unknown option '%s'", argv[*i]);
+        return usage_error("unknown option '%s'; a path that starts with '-' can be given as "
+                           "./%s",
+                           argv[*i], argv[*i]);
     char *value = option_value(argc, argv, i, opt);
     if (!value)
-        return usage_error("%s needs a value", opt);
+        return usage_error("%s needs a value: %s VALUE or %s=VALUE", opt, opt, opt);
     int64_t n;
     if (strcmp(opt, "--rtol") == 0 || strcmp(opt, "--atol") == 0) {
         if (!parse_double(value, strcmp(opt, "--rtol") == 0 ? &o->rtol : &o->atol))
-            return usage_error("bad tolerance '%s'", value);
+            return usage_error("%s needs a number >= 0 (e.g. 1e-4), got '%s'", opt, value);
     } else if (strcmp(opt, "--seed") == 0) {
         if (!parse_i64(value, 0, &n))
-            return usage_error("bad seed '%s'", value);
+            return usage_error("--seed needs an integer >= 0, got '%s'", value);
         o->seed = (uint64_t)n;
         o->seed_given = true;
     } else if (strcmp(opt, "--threads") == 0) {
         if (!parse_i64(value, 1, &n) || n > 1024)
-            return usage_error("bad thread count '%s'", value);
+            return usage_error("--threads needs an integer from 1 to 1024, got '%s'", value);
         tconv_limits_set(o->limits.limits, TCONV_LIMIT_THREADS, (uint64_t)n);
     } else if (strcmp(opt, "--convention") == 0) {
         if (!tconv_convention_from_name(value, &o->convention))
@@ -215,7 +224,7 @@ static int parse_args(run_options *o, int argc, char **argv) {
             return EXIT_OK;
         }
         if (strcmp(argv[i], "--version") == 0) {
-            printf("tconv-run %s\n", TCONV_VERSION_STRING);
+            printf("tconv-run %s\n", tconv_version());
             return EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1]) {
@@ -225,11 +234,13 @@ static int parse_args(run_options *o, int argc, char **argv) {
             continue;
         }
         if (o->n_paths >= MAX_NAMED)
-            return usage_error("too many paths (at most %s)", "256");
+            return usage_error("too many paths (at most %d): run tconv-run more than once",
+                               MAX_NAMED);
         o->paths[o->n_paths++] = argv[i];
     }
     if (o->n_paths == 0)
-        return usage_error("%s", "no test directory or model given");
+        return usage_error("no test directory or model given: tconv-run DIR... or tconv-run "
+                           "MODEL.onnx");
     if (o->profile_path && o->n_paths != 1)
         return usage_error("%s", "--profile takes one model or one test directory");
     return -1;
@@ -384,7 +395,9 @@ static void run_test_dir(const char *path, const run_options *o, tally *t) {
 
 static int run_test_dirs(const run_options *o) {
     if (o->n_inputs || o->n_dims || o->save_dir || o->seed_given)
-        return usage_error("%s", "--input, --dim, --seed and --save-outputs need a model file");
+        return usage_error("--input, --dim, --seed and --save-outputs need a model file: "
+                           "tconv-run MODEL.onnx [options] (a test directory brings its own "
+                           "inputs)");
     tally t = {0, 0, EXIT_OK};
     for (size_t i = 0; i < o->n_paths; i++) {
         if (!is_directory(o->paths[i])) {
@@ -506,7 +519,9 @@ static tconv_status run_loaded(tconv_runner *r, const run_options *o, char *mess
 
 static int run_model(const run_options *o) {
     if (o->n_paths != 1)
-        return usage_error("%s", "give test directories, or exactly one model file");
+        return usage_error("give test directories, or exactly one model file (got %zu paths, "
+                           "not all of them directories)",
+                           o->n_paths);
     if (!file_exists(o->paths[0]))
         return usage_error("%s: no such file or directory", o->paths[0]);
     char message[MESSAGE_MAX] = "";

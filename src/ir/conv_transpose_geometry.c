@@ -201,7 +201,7 @@ static bool extra_at_end(tc_auto_pad auto_pad, tconv_convention convention) {
     return convention == TCONV_CONVENTION_ORT_LEGACY ? !upper : upper;
 }
 
-/* Why onnxruntime 1.30 refuses the node (DESIGN.md section 1, measured), or NULL. Per axis:
+/* Why onnxruntime 1.30 refuses the node (docs/semantics.md, measured), or NULL. Per axis:
  * output_shape given: t = max(0, F + op - output_shape), refused unless
  * floor((output_shape + t - ke) / s) + 1 == x; otherwise refused when op >= s. */
 static const char *ort_refusal(const tc_conv_transpose_attrs *a, const int64_t *x_dims,

@@ -1,4 +1,4 @@
-/* The one place where ConvTranspose's pads and output size are resolved (DESIGN.md section 1).
+/* The one place where ConvTranspose's pads and output size are resolved (docs/semantics.md).
  * Shape inference, the legalization pass, the lint and the runtime kernel all call this, so the
  * arithmetic cannot drift between them; golden data (ONNX conformance, PyTorch) proves it. */
 #ifndef TCONV_IR_CONV_TRANSPOSE_GEOMETRY_H
@@ -10,7 +10,7 @@
 #include "ir/ir.h"
 #include "ir/window_geometry.h" /* TCONV_MAX_SPATIAL, auto_pad, the divisions */
 
-/* tconv_convention (whose pad split to reproduce, DESIGN.md section 1) is public: tconv/types.h. */
+/* tconv_convention (whose pad split to reproduce, docs/semantics.md) is public: tconv/types.h. */
 
 const char *tconv_convention_name(tconv_convention convention);
 /* Parses "onnx", "ort", "ort-legacy"; false if unknown. */
@@ -56,15 +56,16 @@ typedef struct tc_conv_transpose_geometry {
     int64_t pad_begin[TCONV_MAX_SPATIAL];
     int64_t pad_end[TCONV_MAX_SPATIAL];
     bool pads_known; /* false only for output_shape with an unknown input size */
-    /* Set when the requested convention's runtime refuses this node (onnxruntime 1.30, DESIGN.md
-     * section 1): a static reason; the geometry above is then ONNX's, which tconv follows. */
+    /* Set when the requested convention's runtime refuses this node (onnxruntime 1.30,
+     * docs/semantics.md): a static reason; the geometry above is then ONNX's, which tconv follows.
+     */
     const char *convention_refusal;
     /* onnxruntime 1.30 refuses output_shape with a too-negative total, which depends on the
      * input size: true when that size is unknown and the node may be refused for some sizes. */
     bool convention_refusal_depends_on_size;
 } tc_conv_transpose_geometry;
 
-/* Resolves pads and sizes under `convention` (DESIGN.md section 1: ONNX; onnxruntime 1.30's
+/* Resolves pads and sizes under `convention` (docs/semantics.md: ONNX; onnxruntime 1.30's
  * measured rule for TCONV_CONVENTION_ORT, which clamps negative totals to 0 and refuses some
  * nodes, resolved as ONNX with convention_refusal set; onnxruntime <= 1.12's for ORT_LEGACY).
  * x_dims: N, C, spatial... (rank = spatial_rank + 2, -1 for unknown dims). w_dims: C_in,

@@ -1,4 +1,4 @@
-/* The in-memory graph IR (DESIGN.md section 3).
+/* The in-memory graph IR (docs/architecture.md).
  *
  * Ownership: a tconv_model owns everything reachable from it through its arena (graphs, nodes,
  * values, attributes, tensors, strings). Nothing in the IR is freed one by one; a pass that

@@ -1,5 +1,5 @@
-/* legalize-conv-transpose (DESIGN.md section 2): every ConvTranspose that the policy selects
- * becomes
+/* legalize-conv-transpose (docs/semantics.md, the rewrite): every ConvTranspose that the policy
+ * selects becomes
  *
  *   T = ConvTranspose(X, W[, B])   pads 0, no auto_pad/output_shape/output_padding: length F
  *   U = Slice(T)                   only the axes that crop: [max(pb,0), F - max(pe-op,0))
@@ -510,7 +510,7 @@ static tconv_status dyn_any_axis(dyn_ctx *d, tconv_value *refused, tconv_value *
     return dyn_op(d, "Div", "node_refused", shifted, divisor, out);
 }
 
-/* onnxruntime 1.30 (DESIGN.md section 1) clamps a negative total to 0 (b = 0) where it runs the
+/* onnxruntime 1.30 (docs/semantics.md) clamps a negative total to 0 (b = 0) where it runs the
  * node: on an axis with op - s < u < 0; with u <= op - s on any axis it refuses the whole node
  * and tconv follows ONNX. So b -= b * I(op-s < u <= -1) * (1 - I(some axis has u <= op-s)), the
  * per-axis indicators being I(-u >= 1) and I(op - s + 1 - u >= 1) (arguments at most O). */

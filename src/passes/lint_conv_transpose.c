@@ -1,5 +1,5 @@
 /* Warnings for ConvTranspose nodes whose meaning depends on whose convention a runtime follows
- * (DESIGN.md section 1, table of disagreements). The rewrite follows ONNX; these warnings tell a
+ * (docs/semantics.md, where runtimes disagree). The rewrite follows ONNX; these warnings tell a
  * user when a model that was tuned against onnxruntime would change. */
 #include <stdio.h>
 
@@ -73,7 +73,7 @@ static void warn_convention_split(const char *where, const tc_conv_transpose_mat
                        convention_label(followed));
 }
 
-/* onnxruntime 1.30 refuses the node (DESIGN.md section 1): the original model does not run
+/* onnxruntime 1.30 refuses the node (docs/semantics.md): the original model does not run
  * there, the rewritten one does. */
 static void warn_ort_refusal(const char *where, const tc_conv_transpose_geometry *ort,
                              tconv_convention followed, tc_diagnostics *diags) {

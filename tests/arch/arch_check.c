@@ -1,4 +1,4 @@
-/* The architecture as a test (docs: DESIGN.md section 3, issue 15): reads the #include lines of
+/* The architecture as a test (docs: docs/architecture.md, issue 15): reads the #include lines of
  * every .c/.h/.def under src/, include/ and bench/ of a source tree and checks
  *   cycle    no include cycle between files;
  *   runtime  src/runtime includes nothing of src/importer or src/passes;

@@ -32,7 +32,45 @@ function(tconv_cli_test name)
 endfunction()
 
 tconv_cli_test(import_help CMD $<TARGET_FILE:tconv-import> --help EXIT 0 STDOUT "usage: tconv-import")
-tconv_cli_test(import_version CMD $<TARGET_FILE:tconv-import> --version EXIT 0 STDOUT "tconv-import [0-9]+\\.[0-9]+")
+# --version prints the library's version (tconv_version(), include/tconv/version.h, which the
+# build checks against the project's version), with or without other arguments.
+string(REPLACE "." "\\." tconv_version_re "${PROJECT_VERSION}")
+tconv_cli_test(import_version CMD $<TARGET_FILE:tconv-import> --version EXIT 0
+               STDOUT "^tconv-import ${tconv_version_re}\n$")
+tconv_cli_test(run_version CMD $<TARGET_FILE:tconv-run> --version EXIT 0
+               STDOUT "^tconv-run ${tconv_version_re}\n$")
+tconv_cli_test(import_version_with_args CMD $<TARGET_FILE:tconv-import> ${keras} --version EXIT 0
+               STDOUT "^tconv-import ${tconv_version_re}\n$")
+# The output as a second file argument (as onnxsim takes it) writes what -o writes; both given
+# must agree; a third file argument, or an output with --dry-run, is a usage error (exit 2) that
+# says what to do.
+tconv_cli_test(import_output_o CMD $<TARGET_FILE:tconv-import> ${keras} -o ${cli_work}/by_o.onnx
+               EXIT 0 EXIST ${cli_work}/by_o.onnx)
+set_tests_properties(cli.import_output_o PROPERTIES FIXTURES_SETUP cli_output_by_o)
+tconv_cli_test(import_output_positional CMD $<TARGET_FILE:tconv-import> ${keras} ${cli_work}/positional.onnx
+               EXIT 0 EXIST ${cli_work}/positional.onnx
+               SAME_FILES ${cli_work}/positional.onnx ${cli_work}/by_o.onnx)
+set_tests_properties(cli.import_output_positional PROPERTIES FIXTURES_REQUIRED cli_output_by_o)
+tconv_cli_test(import_output_both_same CMD $<TARGET_FILE:tconv-import> ${keras} ${cli_work}/both.onnx
+               -o ${cli_work}/both.onnx EXIT 0 EXIST ${cli_work}/both.onnx)
+tconv_cli_test(import_output_both_differ CMD $<TARGET_FILE:tconv-import> ${keras} ${cli_work}/differ_a.onnx
+               -o ${cli_work}/differ_b.onnx EXIT 2
+               STDERR "two outputs given, '.*differ_a.onnx' and -o '.*differ_b.onnx': give the output once"
+               NOT_EXIST ${cli_work}/differ_a.onnx)
+tconv_cli_test(import_three_files CMD $<TARGET_FILE:tconv-import> ${keras} ${cli_work}/three_a.onnx
+               ${cli_work}/three_b.onnx EXIT 2
+               STDERR "too many file arguments \\('.*three_b.onnx'\\): give IN.onnx and at most one OUT.onnx"
+               NOT_EXIST ${cli_work}/three_a.onnx)
+tconv_cli_test(import_positional_dry_run CMD $<TARGET_FILE:tconv-import> ${keras} ${cli_work}/dry.onnx
+               --dry-run EXIT 2 STDERR "--dry-run writes nothing: drop the output" NOT_EXIST ${cli_work}/dry.onnx)
+tconv_cli_test(import_usage_says_what_to_do CMD $<TARGET_FILE:tconv-import> ${keras} --rtol abc EXIT 2
+               STDERR "--rtol needs a number >= 0 \\(e.g. 1e-4\\), got 'abc'\n\\(tconv-import --help lists every option\\)")
+tconv_cli_test(import_help_positional CMD $<TARGET_FILE:tconv-import> --help EXIT 0
+               STDOUT "usage: tconv-import IN.onnx \\[OUT.onnx\\] \\[options\\]")
+tconv_cli_test(run_no_input CMD $<TARGET_FILE:tconv-run> EXIT 2
+               STDERR "no test directory or model given: tconv-run DIR... or tconv-run MODEL.onnx")
+tconv_cli_test(run_bad_threads CMD $<TARGET_FILE:tconv-run> ${ct_pads} --threads 0 EXIT 2
+               STDERR "--threads needs an integer from 1 to 1024, got '0'")
 tconv_cli_test(import_list_passes CMD $<TARGET_FILE:tconv-import> --list-passes EXIT 0
                STDOUT "shape-infer.*lint-conv-transpose.*legalize-conv-transpose.*dce")
 tconv_cli_test(import_no_input CMD $<TARGET_FILE:tconv-import> EXIT 2 STDERR "no input model")

@@ -3,7 +3,7 @@
 #   conventions.dynamic.<case>  output_shape on a dynamic input: the original and the rewritten
 #                               model (crop computed at run time) against ONNX's result at every
 #                               input size of the case
-#   conventions.ort.<case>      a row of DESIGN.md's table: the rewrite under --convention onnx
+#   conventions.ort.<case>      a row of docs/semantics.md's table: the rewrite under --convention onnx
 #                               gives ONNX's result; under --convention ort, onnxruntime 1.30's
 #                               (its measured rule) where it runs the node, else ONNX's with the
 #                               lint's warning that onnxruntime refuses the node

@@ -3,7 +3,7 @@
 
 Run with a Python that has onnx, torch and numpy (on the dev box: /usr/bin/python3):
 
-    /usr/bin/python3 tests/golden/generate.py [--shared-dir DIR]
+    /usr/bin/python3 tests/golden/generate.py [--node-tests DIR]
 
 It deletes and rewrites tests/golden/convtranspose/ and tests/golden/matrix/ (model.onnx +
 test_data_set_0/*.pb per case, plus a cases.tsv per set). Everything is deterministic.
@@ -11,10 +11,10 @@ test_data_set_0/*.pb per case, plus a cases.tsv per set). Everything is determin
 Golden values never come from tconv. They are computed by `reference()` below:
   1. the full VALID result F via torch.nn.functional.conv_transpose{1,2,3}d in float64
      (padding=0, output_padding=0, no bias);
-  2. pb/pe/out resolved per tconv's DESIGN.md section 1 (`resolve()`);
+  2. pb/pe/out resolved per tconv's docs/semantics.md (`resolve()`);
   3. out[o] = full[o + pb] where 0 <= o + pb < F, else 0 (numpy), then bias added everywhere.
 Before writing anything, `reference()` is checked against every ONNX conformance test
-test_convtranspose*/ in <shared-dir>/onnx/node-tests, and each generated case whose resolved pads are
+test_convtranspose*/ of ONNX v1.22.0 (tests/data), and each generated case whose resolved pads are
 expressible as PyTorch padding/output_padding is recomputed directly by torch and compared.
 """
 
@@ -54,7 +54,7 @@ def case(name, x_shape, w_shape, opset=13, bias=False, w_init=False, b_init=Fals
 
 
 # ---------------------------------------------------------------------------------------------
-# Reference semantics (DESIGN.md section 1)
+# Reference semantics (docs/semantics.md)
 # ---------------------------------------------------------------------------------------------
 
 def resolve_axis(x, k, s, d, op, auto_pad, pad_begin, pad_end, output_size):
@@ -228,10 +228,11 @@ def load_onnx_test(test_dir):
     return model.graph.node[0], values, numpy_helper.to_array(expected)
 
 
-def check_onnx_conformance(shared_dir):
-    dirs = sorted(glob.glob(os.path.join(shared_dir, "onnx", "node-tests", "test_convtranspose*")))
-    if not dirs:
-        sys.exit(f"FAIL: no ONNX conformance tests test_convtranspose* under {shared_dir}")
+def check_onnx_conformance(node_tests):
+    dirs = sorted(glob.glob(os.path.join(node_tests, "test_convtranspose*")))
+    if len(dirs) != 11:
+        sys.exit(f"FAIL: {len(dirs)} ONNX conformance tests test_convtranspose* under {node_tests}, "
+                 "expected 11")
     for d in dirs:
         node, values, expected = load_onnx_test(d)
         inputs = [values[n] if n else None for n in node.input] + [None] * 3
@@ -633,11 +634,13 @@ def check_matrix_coverage(cases):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--shared-dir", default=os.environ.get("TCONV_SHARED_DIR", "/work/shared"),
-                        help="directory holding onnx/node-tests/test_convtranspose*")
+    parser.add_argument("--node-tests", help="a folder holding ONNX's node tests test_*/, e.g. BUILD/onnx-node-tests-v1.22.0 (default: $TCONV_ONNX_NODE_TESTS, else unpacked from tests/data/onnx-node-tests-v1.22.0.tar.xz)")
     args = parser.parse_args()
+    sys.path.insert(0, os.path.join(HERE, "..", "data"))
+    import onnx_node_tests
     print("checking reference() against ONNX conformance tests")
-    n_conf = check_onnx_conformance(args.shared_dir)
+    n_conf = check_onnx_conformance(onnx_node_tests.node_tests_dir(args.node_tests,
+                                                                   "test_convtranspose"))
     totals = {}
     for sub, cases in (("convtranspose", named_cases()), ("matrix", matrix_cases())):
         direct = generate_set(os.path.join(HERE, sub), cases)

@@ -1,25 +1,25 @@
 #!/usr/bin/python3
-"""Generate the convention cases (DESIGN.md section 1) and the dynamic output_shape cases.
+"""Generate the convention cases (docs/semantics.md) and the dynamic output_shape cases.
 
-Run:  /usr/bin/python3 tests/golden/generate_conventions.py [--shared-dir DIR]
+Run:  /usr/bin/python3 tests/golden/generate_conventions.py [--node-tests DIR]
 
 Needs onnx and numpy only. Writes (deleting them first):
 
   tests/golden/ort_conventions/<row>_<n>/   one ConvTranspose per case, for every row of
-      DESIGN.md's table of disagreements; cases.tsv lists them with their row.
+      docs/semantics.md's table of disagreements; cases.tsv lists them with their row.
   tests/golden/dynamic_output_shape/<case>/ output_shape on dynamic spatial dims, one data set
       per input size (totals negative, zero and positive).
 
 Every case directory has the layout of ONNX's conformance tests (model.onnx,
 test_data_set_K/input_N.pb, output_N.pb: the ONNX result). ort_conventions cases also have
 ort_data_set_K/output_0.pb: what `--convention ort` must give, that is onnxruntime 1.30's result
-by DESIGN.md's measured rule where onnxruntime runs the node, else ONNX's (tconv follows ONNX
+by docs/semantics.md's measured rule where onnxruntime runs the node, else ONNX's (tconv follows ONNX
 where onnxruntime refuses). The `ort` column of cases.tsv says, per data set, whether
 onnxruntime 1.30 runs (R) or refuses (X) the node by that rule; scripts/ort/conventions.js
 checks the rule and tconv against onnxruntime itself.
 
 Golden values never come from tconv: `full_valid` is a textbook scatter in float64, checked
-first against ONNX's conformance tests (<shared-dir>/onnx/node-tests/test_convtranspose*) and
+first against ONNX's conformance tests (test_convtranspose* of ONNX v1.22.0, tests/data) and
 against tests/golden/convtranspose (computed with PyTorch); any mismatch aborts the run.
 """
 
@@ -74,7 +74,7 @@ def attrs_of(a, rank):
 
 
 def resolve_onnx(x_spatial, a):
-    """(pb, out) per axis, DESIGN.md section 1 (ONNX). Python's // floors."""
+    """(pb, out) per axis, docs/semantics.md (ONNX). Python's // floors."""
     rank = len(x_spatial)
     strides, dil, op, pads, auto_pad, oshape, kernel = attrs_of(a, rank)
     if oshape is not None:
@@ -101,7 +101,7 @@ def resolve_onnx(x_spatial, a):
 
 
 def resolve_ort(x_spatial, a):
-    """(pb, out) per axis by onnxruntime 1.30's measured rule (DESIGN.md section 1), or None
+    """(pb, out) per axis by onnxruntime 1.30's measured rule (docs/semantics.md), or None
     where onnxruntime refuses the node."""
     rank = len(x_spatial)
     strides, dil, op, pads, auto_pad, oshape, kernel = attrs_of(a, rank)
@@ -172,11 +172,11 @@ def load_case(case_dir):
     return node_attrs(node), ins[0], ins[1], ins[2], want
 
 
-def check_reference(shared_dir):
-    dirs = sorted(glob.glob(os.path.join(shared_dir, "onnx/node-tests/test_convtranspose*")))
+def check_reference(node_tests):
+    dirs = sorted(glob.glob(os.path.join(node_tests, "test_convtranspose*")))
     dirs += sorted(glob.glob(os.path.join(HERE, "convtranspose/*/")))
     if len(dirs) < 40:
-        sys.exit(f"FAIL: only {len(dirs)} reference directories found (--shared-dir?)")
+        sys.exit(f"FAIL: only {len(dirs)} reference directories found (--node-tests?)")
     for d in dirs:
         a, x, w, b, want = load_case(d)
         a = dict(a)
@@ -284,7 +284,7 @@ def draw_axis(rng, row):
     return (k, s, d, op if op < s else 0)
 
 
-ROWS = [  # DESIGN.md section 1's table, in order
+ROWS = [  # docs/semantics.md's table, in order
     ("same_upper_odd_total", "SAME_UPPER, odd total"),
     ("output_shape_notset_odd_total", "output_shape + NOTSET, odd total"),
     ("same_negative_total", "SAME, total < 0"),
@@ -434,9 +434,11 @@ def generate_dynamic(root):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shared-dir", default=os.environ.get("TCONV_SHARED_DIR", "/work/shared"))
+    ap.add_argument("--node-tests", help="a folder holding ONNX's node tests test_*/, e.g. BUILD/onnx-node-tests-v1.22.0 (default: $TCONV_ONNX_NODE_TESTS, else unpacked from tests/data/onnx-node-tests-v1.22.0.tar.xz)")
     args = ap.parse_args()
-    check_reference(args.shared_dir)
+    sys.path.insert(0, os.path.join(HERE, "..", "data"))
+    import onnx_node_tests
+    check_reference(onnx_node_tests.node_tests_dir(args.node_tests, "test_convtranspose"))
     rows = generate_ort(os.path.join(HERE, "ort_conventions"))
     per_row = {}
     for r in rows:

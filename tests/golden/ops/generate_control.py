@@ -3,8 +3,8 @@
 
 Run:  /usr/bin/python3 tests/golden/ops/generate_control.py      (onnx 1.12, torch 1.13, numpy)
 
-  onnx_<test>  ONNX's own node tests for Loop and Scan (onnx.backend.test.case.node; the shared
-               node-test set has none): test_loop11, test_scan9_sum and test_scan_sum (Scan-8).
+  onnx_<test>  ONNX's own node tests for Loop and Scan (onnx.backend.test.case.node; the 291-test
+               subset tests/data/onnx-node-tests-subset.tsv has none): test_loop11, test_scan9_sum and test_scan_sum (Scan-8).
                Not written: test_loop13_seq and test_loop16_seq_none (sequence and optional
                values: tconv runs tensors only).
   ctl_<case>   small models built here with the expected outputs computed by hand in numpy

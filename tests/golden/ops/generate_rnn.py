@@ -5,7 +5,8 @@ Run:  /usr/bin/python3 tests/golden/ops/generate_rnn.py      (onnx 1.12, torch 1
 
 Three sources, each written as an ONNX test directory (model.onnx, test_data_set_0/*.pb):
   onnx_<test>   ONNX's own node tests for LSTM/GRU/RNN (onnx.backend.test.case.node, numpy
-                references of the ONNX authors; the shared node-test set has none of them);
+                references of the ONNX authors; the 291-test subset
+                tests/data/onnx-node-tests-subset.tsv has none of them);
   torch_<case>  nn.LSTM / nn.GRU / nn.RNN exported by torch.onnx.export, golden = torch's own
                 forward (float32 and float64 modules);
   ref_<case>    forms neither covers (layout 1, sequence_lens shorter than T, clip, other
