@@ -4,6 +4,8 @@
 #include "ir/einsum_equation.h"
 #include "ir/ops.h"
 #include "runtime/op_work.h"
+#include "tconv/passes.h"
+#include "tconv/runtime.h"
 #include "rt_test_util.h"
 
 #include <math.h>
@@ -491,6 +493,77 @@ static void test_batchnorm_zero_variance_by_the_formula(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- empty crops (last Low) */
+
+/* X [1,1,h,2], ConvTranspose with pads [2,0,0,0] (k = 1): its output h - 2 is 0 or negative at
+ * h = 1, 2, where ConvTranspose fails. `as_rewritten`: the VALID ConvTranspose + Slice the
+ * legalization made of it, which returned an empty tensor there. */
+static tconv_model *empty_crop_model(bool as_rewritten) {
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[4] = {1, 1, -1, 2}, wd[4] = {1, 1, 1, 1};
+    const float w = 1.0f;
+    tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 4, xd),
+                          rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, &w, 4)};
+    const char *t[] = {as_rewritten ? "T" : "Y"};
+    tconv_node *ct = rtt_node(g, "ConvTranspose", "ct", in, 2, t, 1);
+    tc_error err;
+    if (!as_rewritten) {
+        const int64_t pads[4] = {2, 0, 0, 0};
+        assert_int_equal(tc_node_set_attr_ints(ct, "pads", pads, 4, &err), TCONV_OK);
+    } else {
+        const int64_t starts = 2, ends = INT64_MAX, axes = 2;
+        tconv_value *sin[4] = {rtt_value(g, "T"), rtt_init_i64(g, "starts", 1, &starts),
+                               rtt_init_i64(g, "ends", 1, &ends),
+                               rtt_init_i64(g, "axes", 1, &axes)};
+        const char *y[] = {"Y"};
+        rtt_node(g, "Slice", "crop", sin, 4, y, 1);
+    }
+    rtt_output(g, "Y");
+    return m;
+}
+
+/* The legalization leaves such a node as it is, with a warning, rather than rewrite it into a
+ * crop that answers where the node fails. */
+static void test_legalize_keeps_node_that_empties(void **state) {
+    (void)state;
+    tconv_model *m = empty_crop_model(false);
+    tconv_pipeline *p = NULL;
+    tconv_report *report = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    assert_int_equal(tconv_pipeline_run(p, m, &report), TCONV_OK);
+    assert_int_equal(tconv_report_rewrite_count(report), 0);
+    assert_int_equal(tconv_report_ops_after(report, "Slice"), 0);
+    assert_int_equal(tconv_report_warning_count(report), 1);
+    rtt_assert_contains(tconv_report_warning(report, 0),
+                        "not rewritten: for input sizes below 3 on spatial axis 0");
+    tconv_report_free(report);
+    tconv_pipeline_free(p);
+    tconv_model_free(m);
+}
+
+/* --check: a candidate that returns a tensor where the reference refuses the inputs is a
+ * mismatch (it was "could not run", and the per-node proof only tried sizes 3-5). */
+static void test_check_candidate_answering_where_reference_fails(void **state) {
+    (void)state;
+    tconv_model *ref = empty_crop_model(false), *cand = empty_crop_model(true);
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "d2", 2), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, ref, cand), TCONV_ERR_MISMATCH);
+    rtt_assert_contains(tconv_comparison_last_error(c),
+                        "the candidate model returns output 'Y' [1,1,0,2] where the reference "
+                        "fails (reference model: node 'ct'");
+    tconv_comparison_free(c);
+    /* at h = 3 both answer, and agree */
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "d2", 3), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, ref, cand), TCONV_OK);
+    tconv_comparison_free(c);
+    tconv_model_free(ref);
+    tconv_model_free(cand);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -507,6 +580,8 @@ int main(void) {
         cmocka_unit_test(test_topk_scratch_counted),
         cmocka_unit_test(test_trilu_extreme_k),
         cmocka_unit_test(test_batchnorm_zero_variance_by_the_formula),
+        cmocka_unit_test(test_legalize_keeps_node_that_empties),
+        cmocka_unit_test(test_check_candidate_answering_where_reference_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
