@@ -564,6 +564,73 @@ static void test_check_candidate_answering_where_reference_fails(void **state) {
     tconv_model_free(cand);
 }
 
+/* ---------------------------------------------------------------- crop fusion (item 3) */
+
+/* X [1,1,3,3] -> Identity -> T, whose value_info falsely says rank 3 -> ConvTranspose (W
+ * [1,1,2,2]: [1,1,4,4]) -> Slice(axes [-1], starts [1]) [-> Pad(pads of rank 3)] -> Y. */
+static tconv_model *false_rank_model(bool with_pad) {
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[4] = {1, 1, 3, 3}, wd[4] = {1, 1, 2, 2};
+    const float w[4] = {1, 2, 3, 4};
+    tconv_value *x = rtt_input(g, "X", TCONV_DTYPE_FLOAT, 4, xd);
+    const char *t[] = {"T"};
+    rtt_node(g, "Identity", "id", &x, 1, t, 1);
+    tc_dim d[3];
+    memset(d, 0, sizeof d);
+    for (int i = 0; i < 3; i++) {
+        d[i].kind = TCONV_DIM_STATIC;
+        d[i].value = i < 2 ? 1 : 3;
+    }
+    tc_error err;
+    assert_int_equal(tc_value_set_tensor_type(rtt_value(g, "T"), TCONV_DTYPE_FLOAT, 3, d, &err),
+                     TCONV_OK);
+    tconv_value *cin[2] = {rtt_value(g, "T"), rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, w, 16)};
+    const char *c[] = {"C"};
+    rtt_node(g, "ConvTranspose", "ct", cin, 2, c, 1);
+    const int64_t starts = 1, ends = 100, axes = -1;
+    tconv_value *sin[4] = {rtt_value(g, "C"), rtt_init_i64(g, "starts", 1, &starts),
+                           rtt_init_i64(g, "ends", 1, &ends), rtt_init_i64(g, "axes", 1, &axes)};
+    const char *sl[] = {with_pad ? "S" : "Y"};
+    rtt_node(g, "Slice", "crop", sin, 4, sl, 1);
+    if (with_pad) {
+        const int64_t pads[6] = {0, 0, 1, 0, 0, 1};
+        tconv_value *pin[2] = {rtt_value(g, "S"), rtt_init_i64(g, "pads", 6, pads)};
+        const char *y[] = {"Y"};
+        rtt_node(g, "Pad", "pad", pin, 2, y, 1);
+    }
+    rtt_output(g, "Y");
+    return m;
+}
+
+/* The fused crop read axis -1 against the declared rank 3 (Y [1,1,3,4]; as written [1,1,4,3]),
+ * and with a Pad of rank-3 pads ran where the Pad as written fails. Fused and unfused agree. */
+static void test_crop_fusion_ignores_declared_rank(void **state) {
+    (void)state;
+    const int64_t xd[4] = {1, 1, 3, 3}, want[4] = {1, 1, 4, 3};
+    const float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    for (int unfused = 0; unfused <= 1; unfused++) {
+        tconv_model *m = false_rank_model(false);
+        tc_session_options o = work_options(0);
+        o.unfused = unfused;
+        tc_rt_tensor xt = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, x), y = {0};
+        rtt_run_counted(m, &o, &xt, 1, &y);
+        rtt_assert_dims(&y, 4, want);
+        tc_rt_tensor_release(&y);
+        tconv_model_free(m);
+
+        m = false_rank_model(true);
+        tc_session *s = NULL;
+        tc_error err;
+        assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+        assert_int_equal(tc_session_run(s, &xt, 1, &y, &err), TCONV_ERR_INVALID);
+        rtt_assert_contains(err.message, "'pad'");
+        tc_session_free(s);
+        tc_rt_tensor_release(&xt);
+        tconv_model_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -582,6 +649,7 @@ int main(void) {
         cmocka_unit_test(test_batchnorm_zero_variance_by_the_formula),
         cmocka_unit_test(test_legalize_keeps_node_that_empties),
         cmocka_unit_test(test_check_candidate_answering_where_reference_fails),
+        cmocka_unit_test(test_crop_fusion_ignores_declared_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
