@@ -399,13 +399,17 @@ static int64_t bound_value(const tc_api_dims *dims, const char *name, int64_t fa
     return fallback;
 }
 
-/* Appends "; x[1,8,5,7]" for every data input of the small model under `dims`. */
+/* Appends "; x[1,8,5,7]" for every data input of the small model under `dims`. The names come
+ * from the file: escaped (tc_escape_text), as in every message, since --check prints the line
+ * (ESC, newline and 0xff reached the terminal). */
 static void describe_sizes(const tconv_model *m, const tc_api_dims *dims, tc_strbuf *out) {
     for (size_t i = 0; i < m->graph->n_inputs; i++) {
         const tconv_value *v = m->graph->inputs[i].value;
         if (v->initializer)
             continue;
-        tc_strbuf_appendf(out, "%s%s[", out->len ? "; " : "", v->name);
+        char name[256];
+        tc_escape_text(name, sizeof name, v->name, strlen(v->name));
+        tc_strbuf_appendf(out, "%s%s[", out->len ? "; " : "", name);
         for (int a = 0; a < v->type.rank; a++) {
             const tc_dim *d = &v->type.dims[a];
             tc_strbuf_appendf(out, "%s%lld", a ? "," : "",

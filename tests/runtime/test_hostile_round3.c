@@ -4,6 +4,7 @@
 #include "ir/einsum_equation.h"
 #include "ir/ops.h"
 #include "runtime/op_work.h"
+#include "tconv/model.h"
 #include "tconv/passes.h"
 #include "tconv/runtime.h"
 #include "rt_test_util.h"
@@ -631,6 +632,51 @@ static void test_crop_fusion_ignores_declared_rank(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- --check's sizes (item 8) */
+
+/* A rewritten ConvTranspose whose input is named with ESC, a newline and 0xff: the per-node
+ * proof's sizes line (printed by --check) carried them raw to the terminal. */
+static void test_proof_sizes_escape_names(void **state) {
+    (void)state;
+    static const char name[] = "x\x1b[31m\n\xff";
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[4] = {1, 1, -1, 3}, wd[4] = {1, 1, 2, 2};
+    const float w[4] = {1, 2, 3, 4};
+    tconv_value *in[2] = {rtt_input(g, name, TCONV_DTYPE_FLOAT, 4, xd),
+                          rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, w, 16)};
+    const char *y[] = {"Y"};
+    tconv_node *ct = rtt_node(g, "ConvTranspose", "ct", in, 2, y, 1);
+    const int64_t pads[4] = {1, 0, 0, 0};
+    tc_error err;
+    assert_int_equal(tc_node_set_attr_ints(ct, "pads", pads, 4, &err), TCONV_OK);
+    rtt_output(g, "Y");
+    tconv_model *original = NULL;
+    assert_int_equal(tconv_model_clone(m, &original), TCONV_OK);
+    tconv_pipeline *p = NULL;
+    tconv_report *report = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    assert_int_equal(tconv_pipeline_run(p, m, &report), TCONV_OK);
+    assert_int_equal(tconv_report_rewrite_count(report), 1);
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_run_rewrites(c, original, m, report), TCONV_OK);
+    const char *sizes = tconv_comparison_rewrite_sizes(c, 0);
+    assert_non_null(sizes);
+    for (const unsigned char *b = (const unsigned char *)sizes; *b; b++) {
+        if (*b < 0x20 || *b == 0x7f || *b == 0xff) {
+            print_error("raw byte 0x%02x in '%s'\n", *b, sizes);
+            fail();
+        }
+    }
+    rtt_assert_contains(sizes, "x\\x1b[31m\\x0a\\xff[1,1,3,3]");
+    tconv_comparison_free(c);
+    tconv_report_free(report);
+    tconv_pipeline_free(p);
+    tconv_model_free(original);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -650,6 +696,7 @@ int main(void) {
         cmocka_unit_test(test_legalize_keeps_node_that_empties),
         cmocka_unit_test(test_check_candidate_answering_where_reference_fails),
         cmocka_unit_test(test_crop_fusion_ignores_declared_rank),
+        cmocka_unit_test(test_proof_sizes_escape_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
