@@ -9,6 +9,7 @@
  * Slice ends are negative offsets from the end, so SAME and explicit pads need no static size.
  * The emitted forms follow the model's opset (Slice-1 attributes vs Slice-10 inputs, Pad-1/2
  * attributes vs Pad-11 inputs, Unsqueeze-1 vs -13, Add-6 legacy broadcast). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,6 +653,30 @@ static tconv_status check_dynamic_opset(int64_t opset, const char *where, tc_err
 
 /* ---------------------------------------------------------------- the pass */
 
+/* Whether, on some spatial axis of unknown input size x, pads known, the output
+ * s*(x-1) + ke + op - pb - pe is 0 or negative for small x >= 1: ConvTranspose fails there (as
+ * shape inference does for such a static size), while a VALID ConvTranspose and a Slice would
+ * give an empty tensor (issue 27). `below`: the smallest input size that gives an output. */
+static bool empty_at_small_sizes(const tc_conv_transpose_geometry *g, int *axis, int64_t *below) {
+    if (!g->pads_known)
+        return false; /* output_shape: the output size is fixed */
+    for (int i = 0; i < g->spatial_rank; i++) {
+        if (g->in[i] >= 0)
+            continue; /* a static size: shape inference has checked it */
+        /* in double: attributes may be near INT64_MAX (an estimate is enough past 2^53) */
+        double ke = (double)(g->kernel[i] - 1) * (double)g->dilations[i] + 1;
+        double at_one =
+            ke + (double)g->output_padding[i] - (double)g->pad_begin[i] - (double)g->pad_end[i];
+        if (at_one >= 1)
+            continue;
+        double x = 1 + ceil((1 - at_one) / (double)(g->strides[i] > 0 ? g->strides[i] : 1));
+        *axis = i;
+        *below = x < 9.2e18 ? (int64_t)x : INT64_MAX;
+        return true;
+    }
+    return false;
+}
+
 typedef struct legalize_walk {
     const tc_pass_options *options;
     tc_error *err;
@@ -672,6 +697,17 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
         (st = check_dynamic_opset(opset, tc_node_describe_at(node, index, where, sizeof where),
                                   w->err)) != TCONV_OK)
         return st;
+    int empty_axis;
+    int64_t below;
+    if (empty_at_small_sizes(&match.geometry, &empty_axis, &below)) {
+        tc_diagnostics_add(options->diagnostics,
+                           "%s: not rewritten: for input sizes below %lld on spatial axis %d its "
+                           "output size is 0 or negative, where ConvTranspose fails and a "
+                           "rewritten crop would return an empty tensor",
+                           tc_node_describe_at(node, index, where, sizeof where), (long long)below,
+                           empty_axis);
+        return TCONV_OK;
+    }
     (void)tc_conv_transpose_lint_node_at(node, index, options->convention, options->diagnostics,
                                          NULL);
     char *old_attributes = options->report ? tc_node_attributes_json(node) : NULL;

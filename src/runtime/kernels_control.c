@@ -3,6 +3,7 @@
 #include "runtime/kernel_util.h"
 #include "runtime/session_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,29 @@ typedef struct stack_parts {
     size_t n, cap;
 } stack_parts;
 
+/* A stack's bookkeeping counts against the memory limit as intermediate bytes: its item array
+ * and, per part, the allocator's header of the part's data. Some 200 bytes an iteration, of a
+ * Loop whose parts hold no data, made 2.75 GB under --max-memory-mb 64 (issue 27). */
+#define STACK_PART_OVERHEAD 16
+
+static tconv_status stack_charge(tc_kernel_ctx *ctx, size_t bytes) {
+    tc_session *s = ctx->session;
+    if (!s)
+        return TCONV_OK;
+    int64_t dims[1] = {(int64_t)bytes};
+    tconv_status st = tc_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, ctx->err);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "scan outputs' bookkeeping: ");
+    s->stats.live_bytes += bytes;
+    if (s->stats.live_bytes > s->stats.peak_live_bytes)
+        s->stats.peak_live_bytes = s->stats.live_bytes;
+    return TCONV_OK;
+}
+
+static size_t stack_bytes(const stack_parts *p) {
+    return p->cap * sizeof *p->items + p->n * STACK_PART_OVERHEAD;
+}
+
 static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor *t) {
     if (p->n > 0) {
         const tc_rt_tensor *first = &p->items[0];
@@ -73,11 +97,20 @@ static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor 
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "a scan output changes dtype or shape between iterations");
     }
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 8;
+    size_t cap = p->n == p->cap ? (p->cap ? 2 * p->cap : 8) : p->cap;
+    if (cap > SIZE_MAX / 2 / sizeof *p->items)
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "too many scan output parts");
+    tconv_status st = stack_charge(ctx, (cap - p->cap) * sizeof *p->items + STACK_PART_OVERHEAD);
+    if (st != TCONV_OK)
+        return st;
+    if (cap != p->cap) {
         tc_rt_tensor *items = realloc(p->items, cap * sizeof *items);
-        if (!items)
+        if (!items) {
+            if (ctx->session)
+                ctx->session->stats.live_bytes -=
+                    (cap - p->cap) * sizeof *p->items + STACK_PART_OVERHEAD;
             return tc_error_nomem(ctx->err, "scan outputs");
+        }
         p->items = items;
         p->cap = cap;
     }
@@ -89,6 +122,8 @@ static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor 
 static void stack_free(tc_kernel_ctx *ctx, stack_parts *p) {
     for (size_t i = 0; i < p->n; i++)
         tc_session_release(ctx->session, &p->items[i]);
+    if (ctx->session)
+        ctx->session->stats.live_bytes -= stack_bytes(p);
     free(p->items);
     memset(p, 0, sizeof *p);
 }

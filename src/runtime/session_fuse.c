@@ -144,16 +144,17 @@ static ptrdiff_t sole_reader(const tc_graph_plan *plan, uint32_t slot, size_t af
     return -1;
 }
 
-/* The rank of the ConvTranspose's X (its output rank), or -1 when unknown. */
-static int producer_rank(const tc_step_plan *producer) {
-    const tconv_node *node = producer->node;
-    if (node->n_inputs < 1 || !node->inputs[0])
-        return -1;
-    return node->inputs[0]->type.rank;
-}
-
 static bool has_input(const tc_step_plan *step, size_t k) {
     return k < step->n_inputs && step->inputs[k].slot != TCONV_NO_SLOT;
+}
+
+/* The rank of the ConvTranspose's output, or -1 when unknown: that of its constant W, which the
+ * kernel requires X to have. A declared rank (X's value_info) may be false: the crop's negative
+ * axes and Pad's pads read against it cropped the wrong axis, or ran a Pad that fails as
+ * written (issue 27). Without a constant W nothing is fused. */
+static int producer_rank(const tc_graph_plan *plan, const tc_step_plan *producer) {
+    const tc_rt_tensor *w = tc_plan_const_input(plan, producer, 1);
+    return w ? w->rank : -1;
 }
 
 const tc_rt_tensor *tc_plan_const_input(const tc_graph_plan *plan, const tc_step_plan *step,
@@ -231,7 +232,7 @@ static bool read_bias_add(const tc_graph_plan *plan, const tc_step_plan *add, si
 /* Follows ConvTranspose -> [Slice] -> [Pad] -> [Add] from step p; marks the steps fused. */
 static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t p, tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
-    int rank = producer_rank(producer);
+    int rank = producer_rank(plan, producer);
     bool producer_bias = has_input(producer, 2);
     tc_kernel_crop crop;
     memset(&crop, 0, sizeof crop);

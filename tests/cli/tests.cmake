@@ -224,11 +224,11 @@ tconv_cli_test(import_check_missing_ops_faulty CMD $<TARGET_FILE:tconv-import-fa
 tconv_cli_test(run_missing_ops CMD $<TARGET_FILE:tconv-run> ${missing_ops} EXIT 2
                STDERR "unsupported|Hardmax")
 # No shape reaches the ConvTranspose (a custom op before it): the proof takes rank and channels
-# from the weights and tries three sizes; a wrong crop is still caught.
+# from the weights and tries five sizes (3-5, then 1 and 2); a wrong crop is still caught.
 set(unknown_shape "${CMAKE_CURRENT_LIST_DIR}/data/unknown_shape.onnx")
 tconv_cli_test(import_check_unknown_shape CMD $<TARGET_FILE:tconv-import> ${unknown_shape} --check 1
                -o ${cli_work}/unknown_shape.onnx EXIT 0
-               STDERR "node 'up' alone: ok on s.3,4,3,3.. s.4,4,4,4.. s.5,4,5,5. .3 runs.*whole model: skipped: the runtime lacks com.example.Scale x1"
+               STDERR "node 'up' alone: ok on s.3,4,3,3.. s.4,4,4,4.. s.5,4,5,5.. s.1,4,1,1.. s.2,4,2,2. .5 runs.*whole model: skipped: the runtime lacks com.example.Scale x1"
                EXIST ${cli_work}/unknown_shape.onnx)
 tconv_cli_test(import_check_unknown_shape_faulty CMD $<TARGET_FILE:tconv-import-faulty> ${unknown_shape}
                --check 1 -o ${cli_work}/unknown_shape_bad.onnx EXIT 1

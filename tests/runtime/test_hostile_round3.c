@@ -4,6 +4,9 @@
 #include "ir/einsum_equation.h"
 #include "ir/ops.h"
 #include "runtime/op_work.h"
+#include "tconv/model.h"
+#include "tconv/passes.h"
+#include "tconv/runtime.h"
 #include "rt_test_util.h"
 
 #include <math.h>
@@ -491,6 +494,247 @@ static void test_batchnorm_zero_variance_by_the_formula(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- empty crops (last Low) */
+
+/* X [1,1,h,2], ConvTranspose with pads [2,0,0,0] (k = 1): its output h - 2 is 0 or negative at
+ * h = 1, 2, where ConvTranspose fails. `as_rewritten`: the VALID ConvTranspose + Slice the
+ * legalization made of it, which returned an empty tensor there. */
+static tconv_model *empty_crop_model(bool as_rewritten) {
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[4] = {1, 1, -1, 2}, wd[4] = {1, 1, 1, 1};
+    const float w = 1.0f;
+    tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 4, xd),
+                          rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, &w, 4)};
+    const char *t[] = {as_rewritten ? "T" : "Y"};
+    tconv_node *ct = rtt_node(g, "ConvTranspose", "ct", in, 2, t, 1);
+    tc_error err;
+    if (!as_rewritten) {
+        const int64_t pads[4] = {2, 0, 0, 0};
+        assert_int_equal(tc_node_set_attr_ints(ct, "pads", pads, 4, &err), TCONV_OK);
+    } else {
+        const int64_t starts = 2, ends = INT64_MAX, axes = 2;
+        tconv_value *sin[4] = {rtt_value(g, "T"), rtt_init_i64(g, "starts", 1, &starts),
+                               rtt_init_i64(g, "ends", 1, &ends),
+                               rtt_init_i64(g, "axes", 1, &axes)};
+        const char *y[] = {"Y"};
+        rtt_node(g, "Slice", "crop", sin, 4, y, 1);
+    }
+    rtt_output(g, "Y");
+    return m;
+}
+
+/* The legalization leaves such a node as it is, with a warning, rather than rewrite it into a
+ * crop that answers where the node fails. */
+static void test_legalize_keeps_node_that_empties(void **state) {
+    (void)state;
+    tconv_model *m = empty_crop_model(false);
+    tconv_pipeline *p = NULL;
+    tconv_report *report = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    assert_int_equal(tconv_pipeline_run(p, m, &report), TCONV_OK);
+    assert_int_equal(tconv_report_rewrite_count(report), 0);
+    assert_int_equal(tconv_report_ops_after(report, "Slice"), 0);
+    assert_int_equal(tconv_report_warning_count(report), 1);
+    rtt_assert_contains(tconv_report_warning(report, 0),
+                        "not rewritten: for input sizes below 3 on spatial axis 0");
+    tconv_report_free(report);
+    tconv_pipeline_free(p);
+    tconv_model_free(m);
+}
+
+/* --check: a candidate that returns a tensor where the reference refuses the inputs is a
+ * mismatch (it was "could not run", and the per-node proof only tried sizes 3-5). */
+static void test_check_candidate_answering_where_reference_fails(void **state) {
+    (void)state;
+    tconv_model *ref = empty_crop_model(false), *cand = empty_crop_model(true);
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "d2", 2), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, ref, cand), TCONV_ERR_MISMATCH);
+    rtt_assert_contains(tconv_comparison_last_error(c),
+                        "the candidate model returns output 'Y' [1,1,0,2] where the reference "
+                        "fails (reference model: node 'ct'");
+    tconv_comparison_free(c);
+    /* at h = 3 both answer, and agree */
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_bind_dim(c, "d2", 3), TCONV_OK);
+    assert_int_equal(tconv_comparison_run(c, ref, cand), TCONV_OK);
+    tconv_comparison_free(c);
+    tconv_model_free(ref);
+    tconv_model_free(cand);
+}
+
+/* ---------------------------------------------------------------- crop fusion (item 3) */
+
+/* X [1,1,3,3] -> Identity -> T, whose value_info falsely says rank 3 -> ConvTranspose (W
+ * [1,1,2,2]: [1,1,4,4]) -> Slice(axes [-1], starts [1]) [-> Pad(pads of rank 3)] -> Y. */
+static tconv_model *false_rank_model(bool with_pad) {
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[4] = {1, 1, 3, 3}, wd[4] = {1, 1, 2, 2};
+    const float w[4] = {1, 2, 3, 4};
+    tconv_value *x = rtt_input(g, "X", TCONV_DTYPE_FLOAT, 4, xd);
+    const char *t[] = {"T"};
+    rtt_node(g, "Identity", "id", &x, 1, t, 1);
+    tc_dim d[3];
+    memset(d, 0, sizeof d);
+    for (int i = 0; i < 3; i++) {
+        d[i].kind = TCONV_DIM_STATIC;
+        d[i].value = i < 2 ? 1 : 3;
+    }
+    tc_error err;
+    assert_int_equal(tc_value_set_tensor_type(rtt_value(g, "T"), TCONV_DTYPE_FLOAT, 3, d, &err),
+                     TCONV_OK);
+    tconv_value *cin[2] = {rtt_value(g, "T"), rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, w, 16)};
+    const char *c[] = {"C"};
+    rtt_node(g, "ConvTranspose", "ct", cin, 2, c, 1);
+    const int64_t starts = 1, ends = 100, axes = -1;
+    tconv_value *sin[4] = {rtt_value(g, "C"), rtt_init_i64(g, "starts", 1, &starts),
+                           rtt_init_i64(g, "ends", 1, &ends), rtt_init_i64(g, "axes", 1, &axes)};
+    const char *sl[] = {with_pad ? "S" : "Y"};
+    rtt_node(g, "Slice", "crop", sin, 4, sl, 1);
+    if (with_pad) {
+        const int64_t pads[6] = {0, 0, 1, 0, 0, 1};
+        tconv_value *pin[2] = {rtt_value(g, "S"), rtt_init_i64(g, "pads", 6, pads)};
+        const char *y[] = {"Y"};
+        rtt_node(g, "Pad", "pad", pin, 2, y, 1);
+    }
+    rtt_output(g, "Y");
+    return m;
+}
+
+/* The fused crop read axis -1 against the declared rank 3 (Y [1,1,3,4]; as written [1,1,4,3]),
+ * and with a Pad of rank-3 pads ran where the Pad as written fails. Fused and unfused agree. */
+static void test_crop_fusion_ignores_declared_rank(void **state) {
+    (void)state;
+    const int64_t xd[4] = {1, 1, 3, 3}, want[4] = {1, 1, 4, 3};
+    const float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    for (int unfused = 0; unfused <= 1; unfused++) {
+        tconv_model *m = false_rank_model(false);
+        tc_session_options o = work_options(0);
+        o.unfused = unfused;
+        tc_rt_tensor xt = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, x), y = {0};
+        rtt_run_counted(m, &o, &xt, 1, &y);
+        rtt_assert_dims(&y, 4, want);
+        tc_rt_tensor_release(&y);
+        tconv_model_free(m);
+
+        m = false_rank_model(true);
+        tc_session *s = NULL;
+        tc_error err;
+        assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+        assert_int_equal(tc_session_run(s, &xt, 1, &y, &err), TCONV_ERR_INVALID);
+        rtt_assert_contains(err.message, "'pad'");
+        tc_session_free(s);
+        tc_rt_tensor_release(&xt);
+        tconv_model_free(m);
+    }
+}
+
+/* ---------------------------------------------------------------- --check's sizes (item 8) */
+
+/* A rewritten ConvTranspose whose input is named with ESC, a newline and 0xff: the per-node
+ * proof's sizes line (printed by --check) carried them raw to the terminal. */
+static void test_proof_sizes_escape_names(void **state) {
+    (void)state;
+    static const char name[] = "x\x1b[31m\n\xff";
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    const int64_t xd[4] = {1, 1, -1, 3}, wd[4] = {1, 1, 2, 2};
+    const float w[4] = {1, 2, 3, 4};
+    tconv_value *in[2] = {rtt_input(g, name, TCONV_DTYPE_FLOAT, 4, xd),
+                          rtt_init(g, "W", TCONV_DTYPE_FLOAT, 4, wd, w, 16)};
+    const char *y[] = {"Y"};
+    tconv_node *ct = rtt_node(g, "ConvTranspose", "ct", in, 2, y, 1);
+    const int64_t pads[4] = {1, 0, 0, 0};
+    tc_error err;
+    assert_int_equal(tc_node_set_attr_ints(ct, "pads", pads, 4, &err), TCONV_OK);
+    rtt_output(g, "Y");
+    tconv_model *original = NULL;
+    assert_int_equal(tconv_model_clone(m, &original), TCONV_OK);
+    tconv_pipeline *p = NULL;
+    tconv_report *report = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    assert_int_equal(tconv_pipeline_run(p, m, &report), TCONV_OK);
+    assert_int_equal(tconv_report_rewrite_count(report), 1);
+    tconv_comparison *c = NULL;
+    assert_int_equal(tconv_comparison_new(&c), TCONV_OK);
+    assert_int_equal(tconv_comparison_run_rewrites(c, original, m, report), TCONV_OK);
+    const char *sizes = tconv_comparison_rewrite_sizes(c, 0);
+    assert_non_null(sizes);
+    for (const unsigned char *b = (const unsigned char *)sizes; *b; b++) {
+        if (*b < 0x20 || *b == 0x7f || *b == 0xff) {
+            print_error("raw byte 0x%02x in '%s'\n", *b, sizes);
+            fail();
+        }
+    }
+    rtt_assert_contains(sizes, "x\\x1b[31m\\x0a\\xff[1,1,3,3]");
+    tconv_comparison_free(c);
+    tconv_report_free(report);
+    tconv_pipeline_free(p);
+    tconv_model_free(original);
+    tconv_model_free(m);
+}
+
+/* ---------------------------------------------------------------- Loop bookkeeping (item 5) */
+
+/* Loop(M) whose body returns an empty [0] float tensor as a scan output each iteration: no
+ * data, but ~200 bytes of bookkeeping an iteration (2.75 GB RSS under --max-memory-mb 64). */
+static tconv_model *empty_scan_loop(int64_t trips) {
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    tconv_value *in[2] = {rtt_init(g, "M", TCONV_DTYPE_INT64, 0, NULL, &trips, 8), NULL};
+    const char *outs[] = {"S"};
+    tconv_node *loop = rtt_node(g, "Loop", "loop", in, 2, outs, 1);
+    rtt_output(g, "S");
+    tconv_graph *body = NULL;
+    tc_error err;
+    assert_int_equal(tc_graph_create(m, g, &body, &err), TCONV_OK);
+    body->owner = loop;
+    body->name = "body";
+    tc_attr a = {.name = "body", .type = TCONV_ATTR_GRAPH, .g = body};
+    assert_int_equal(tc_node_add_attr(loop, &a, &err), TCONV_OK);
+    rtt_input(body, "i", TCONV_DTYPE_INT64, 0, NULL);
+    tconv_value *c = rtt_input(body, "c", TCONV_DTYPE_BOOL, 0, NULL);
+    const int64_t zero[1] = {0};
+    tconv_value *e = rtt_init(body, "E", TCONV_DTYPE_FLOAT, 1, zero, NULL, 0);
+    const char *co[] = {"c_out"}, *so[] = {"s"};
+    rtt_node(body, "Identity", "keep", &c, 1, co, 1);
+    rtt_node(body, "Identity", "part", &e, 1, so, 1);
+    rtt_output(body, "c_out");
+    rtt_output(body, "s");
+    return m;
+}
+
+static void test_loop_scan_bookkeeping_counted(void **state) {
+    (void)state;
+    tconv_model *m = empty_scan_loop(200000);
+    tc_session_options o = work_options(0);
+    o.max_memory_bytes = (size_t)1 << 20;
+    tc_session *s = NULL;
+    tc_rt_tensor y = {0};
+    tc_error err;
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, NULL, 0, &y, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "scan outputs' bookkeeping");
+    tc_session_free(s);
+    tconv_model_free(m);
+    /* a few iterations fit, and nothing stays counted after the run */
+    m = empty_scan_loop(1000);
+    assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, NULL, 0, &y, &err), TCONV_OK);
+    const int64_t want[2] = {1000, 0};
+    rtt_assert_dims(&y, 2, want);
+    tc_session_stats stats;
+    tc_session_get_stats(s, &stats);
+    assert_int_equal(stats.live_bytes, 0);
+    assert_true(stats.peak_live_bytes >= 1000 * 16);
+    tc_rt_tensor_release(&y);
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -507,6 +751,11 @@ int main(void) {
         cmocka_unit_test(test_topk_scratch_counted),
         cmocka_unit_test(test_trilu_extreme_k),
         cmocka_unit_test(test_batchnorm_zero_variance_by_the_formula),
+        cmocka_unit_test(test_legalize_keeps_node_that_empties),
+        cmocka_unit_test(test_check_candidate_answering_where_reference_fails),
+        cmocka_unit_test(test_crop_fusion_ignores_declared_rank),
+        cmocka_unit_test(test_proof_sizes_escape_names),
+        cmocka_unit_test(test_loop_scan_bookkeeping_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
