@@ -92,15 +92,38 @@ static double rnn_act_apply(const rnn_act *a, double x) {
 
 /* v[i] = act(v[i]) for i < n. Float32 runs take Tanh, and Sigmoid as 1/2 + tanh(x/2)/2, from
  * the float rational tanh in vectorized loops (libm's scalar exp/tanh were most of an LSTM's
- * time); within 4e-7 of the exact values, as float32 gates need. */
+ * time); within 4e-7 of the exact values, as float32 gates need (saturated sigmoids exactly,
+ * see below). */
 static inline __attribute__((always_inline)) void tanh_f32_array(double *v, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         v[i] = tc_tanh_f32((float)v[i]);
 }
 
+/* Sigmoid's rational tanh is within 2e-7 absolutely, which near saturation is no relative
+ * precision: for x = 16, 1 - sigmoid(x) = 1.1e-7 came out 0, and a GRU's (1 - z) * n with it
+ * (test_gru_seq_length). Where |x| > SIGMOID_FAST_LIMIT (the smaller of sigmoid and 1 - sigmoid
+ * below 2.5e-3, so 2e-7 would pass 1e-4 of it) the vectorized pass leaves x in place (outside
+ * [0, 1], so it is told apart) and a second pass computes those exactly. */
+#define SIGMOID_FAST_LIMIT 6.0f
+
 static inline __attribute__((always_inline)) void sigmoid_f32_array(double *v, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        v[i] = 0.5f + 0.5f * tc_tanh_f32(0.5f * (float)v[i]);
+    for (int64_t i = 0; i < n; i++) {
+        float x = (float)v[i];
+        float fast = 0.5f + 0.5f * tc_tanh_f32(0.5f * x);
+        v[i] = fabsf(x) > SIGMOID_FAST_LIMIT ? x : fast;
+    }
+}
+
+static void sigmoid_saturated_fixup(double *v, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        double x = v[i];
+        if (x > 1.0) {
+            v[i] = 1.0 / (1.0 + exp(-x));
+        } else if (x < 0.0) {
+            double e = exp(x);
+            v[i] = e / (1.0 + e);
+        }
+    }
 }
 
 TC_TARGET_AVX2 static void tanh_f32_array_avx2(double *v, int64_t n) {
@@ -122,6 +145,7 @@ static void rnn_act_array(const rnn_act *a, double *v, int64_t n) {
             sigmoid_f32_array_avx2(v, n);
         else
             sigmoid_f32_array(v, n);
+        sigmoid_saturated_fixup(v, n);
     } else {
         for (int64_t i = 0; i < n; i++)
             v[i] = rnn_act_apply(a, v[i]);

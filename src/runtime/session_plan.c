@@ -86,6 +86,21 @@ static tconv_status load_constants(tc_session *s, tc_graph_plan *plan, tc_error 
     return TCONV_OK;
 }
 
+/* Sequences, maps, optionals and sparse tensors (TCONV_TYPE_OTHER) as graph inputs or outputs:
+ * refused up front, with a message that says so (their data files are no TensorProto). */
+static tconv_status refuse_non_tensors(const tconv_graph *g, tc_error *err) {
+    for (size_t i = 0; i < g->n_inputs + g->n_outputs; i++) {
+        bool input = i < g->n_inputs;
+        const tconv_value *v = input ? g->inputs[i].value : g->outputs[i - g->n_inputs].value;
+        if (v && v->type.kind == TCONV_TYPE_OTHER)
+            return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                                "graph %s '%s' is a sequence, map, optional or sparse tensor: "
+                                "the runtime runs dense tensors only",
+                                input ? "input" : "output", v->name);
+    }
+    return TCONV_OK;
+}
+
 static tconv_status collect_graph_inputs(tc_session *s, tc_graph_plan *plan, tc_error *err) {
     const tconv_graph *g = plan->graph;
     plan->inputs = alloc_array(s, g->n_inputs, sizeof *plan->inputs);
@@ -480,6 +495,8 @@ tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_gra
         st = assign_slots(session, plan, err);
     if (st == TCONV_OK)
         st = load_constants(session, plan, err);
+    if (st == TCONV_OK)
+        st = refuse_non_tensors(graph, err);
     if (st == TCONV_OK)
         st = collect_graph_inputs(session, plan, err);
     if (st == TCONV_OK)
