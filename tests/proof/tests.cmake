@@ -49,3 +49,9 @@ tconv_proof_test(import_check_cannot_run CMD $<TARGET_FILE:tconv-import>
                  ${proof_data}/nested_missing/model.onnx --check 1 -o ${proof_work}/nested_missing.onnx
                  EXIT 0 STDERR "check: node 'If_1422/else_branch/up' alone: ok on s1\\[1,2,4,4\\].*whole model: skipped: the runtime lacks ${missing_text}"
                  EXIST ${proof_work}/nested_missing.onnx)
+
+# External data named after the output (torch 2.x-style model.onnx.data exports).
+add_test(NAME proof.external_data_named_after_output
+         COMMAND "${CMAKE_COMMAND}" -DIMPORT=$<TARGET_FILE:tconv-import> -DRUN=$<TARGET_FILE:tconv-run>
+                 -DDATA=${proof_data} -DWORK=${proof_work}/external
+                 -P "${CMAKE_CURRENT_LIST_DIR}/external_case.cmake")
