@@ -40,9 +40,11 @@ tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *
                                      const tconv_limits *limits, tconv_model **out, char *message,
                                      size_t message_size);
 
-/* Writes the model as an ONNX file, atomically (tconv/files.h). External data files the model
- * references are made available next to `path`, in the same step: on failure neither the model
- * nor a data file is left. `path` may be the file the model was read from, never one of its
+/* Writes the model as an ONNX file, atomically (tconv/files.h). The tensors the model keeps in
+ * external data files go into one file named after the output, PATH.data (out/a.onnx ->
+ * out/a.onnx.data, as onnx's save_model names it), written in the same step, before the model:
+ * on failure neither the model nor a data file is left. Two models written into one folder never
+ * share a data file, and a model written over the file it was read from keeps working. `path` may be the file the model was read from, never one of its
  * external data files. The message of a failure is tconv_model_last_error(model).
  * Errors: TCONV_ERR_USAGE (path is not a regular file, or is one of the model's external data
  * files), TCONV_ERR_IO, TCONV_ERR_INVALID (the IR cannot be serialized), TCONV_ERR_NOMEM. */

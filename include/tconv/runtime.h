@@ -201,8 +201,9 @@ tconv_status tconv_runner_profile_summary(tconv_runner *runner, size_t top, char
 const char *tconv_runtime_gemm_isa(void);
 
 /* The ops of `model` (all graphs) that the runtime has no kernel for at the model's opset, each
- * once with its count: *count of them, and *text "ConstantOfShape x2, Split x1" (free it with
- * tconv_free; "" when none). Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
+ * once with its count and the paths of its first three nodes: *count of them, and *text
+ * "ConstantOfShape x2 (cos_1, cos_2), com.example.Scale x1 (If_1/else_branch/scale)" (names
+ * escaped; free it with tconv_free; "" when none). Errors: TCONV_ERR_USAGE, TCONV_ERR_NOMEM. */
 tconv_status tconv_runtime_missing_ops(tconv_model *model, size_t *count, char **text);
 
 /* ---------------------------------------------------------------- ONNX test data */

@@ -261,9 +261,12 @@ const char *tconv_runtime_gemm_isa(void) {
 
 /* ---------------------------------------------------------------- ops the runtime lacks */
 
+#define MISSING_NODES_NAMED 3
+
 typedef struct missing_op {
     const char *domain, *op_type;
     size_t count;
+    const tconv_node *nodes[MISSING_NODES_NAMED]; /* the first ones, named by their path */
 } missing_op;
 
 typedef struct missing_ops {
@@ -277,6 +280,8 @@ static void note_missing(missing_ops *m, const tconv_node *node) {
     for (size_t i = 0; i < m->count; i++) {
         if (strcmp(m->items[i].op_type, node->op_type) == 0 &&
             strcmp(m->items[i].domain, domain) == 0) {
+            if (m->items[i].count < MISSING_NODES_NAMED)
+                m->items[i].nodes[m->items[i].count] = node;
             m->items[i].count++;
             return;
         }
@@ -291,7 +296,7 @@ static void note_missing(missing_ops *m, const tconv_node *node) {
         m->items = grown;
         m->cap = cap;
     }
-    m->items[m->count++] = (missing_op){domain, node->op_type, 1};
+    m->items[m->count++] = (missing_op){domain, node->op_type, 1, {node, NULL, NULL}};
 }
 
 static void collect_missing(const tconv_model *model, const tconv_graph *graph, missing_ops *m) {
@@ -308,11 +313,24 @@ static void collect_missing(const tconv_model *model, const tconv_graph *graph, 
     }
 }
 
+/* "Hardmax x2 (hardmax1, hardmax2), com.example.Scale x1 (If_1/else_branch/scale)": each op
+ * once with its count and the paths of its first nodes, escaped (names come from the file). */
 static tconv_status write_missing(const void *ctx, FILE *out) {
     const missing_ops *m = ctx;
-    for (size_t i = 0; i < m->count; i++)
-        fprintf(out, "%s%s%s%s x%zu", i ? ", " : "", m->items[i].domain,
-                m->items[i].domain[0] ? "." : "", m->items[i].op_type, m->items[i].count);
+    for (size_t i = 0; i < m->count; i++) {
+        const missing_op *op = &m->items[i];
+        char raw[512], shown[1024];
+        int n =
+            snprintf(raw, sizeof raw, "%s%s%s", op->domain, op->domain[0] ? "." : "", op->op_type);
+        fprintf(out, "%s%s x%zu (", i ? ", " : "",
+                tc_escape_text(shown, sizeof shown, raw, n < 0 ? 0 : strlen(raw)), op->count);
+        for (size_t k = 0; k < op->count && k < MISSING_NODES_NAMED; k++) {
+            tc_node_path(op->nodes[k], raw, sizeof raw);
+            fprintf(out, "%s%s", k ? ", " : "",
+                    tc_escape_text(shown, sizeof shown, raw, strlen(raw)));
+        }
+        fputs(op->count > MISSING_NODES_NAMED ? ", ...)" : ")", out);
+    }
     return TCONV_OK;
 }
 

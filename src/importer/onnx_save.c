@@ -18,11 +18,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+typedef struct ext_plan ext_plan;
+
 typedef struct save_ctx {
     tc_arena *tmp;
     tc_error *err;
     bool failed;
+    const ext_plan *plan; /* where external tensors go (a file named after the output); NULL:
+                           * they keep their references */
 } save_ctx;
+
+static Onnx__TensorProto *relocated_tensor(save_ctx *ctx, tconv_tensor *tensor);
 
 static void *alloc(save_ctx *ctx, size_t count, size_t size) {
     void *p = tc_arena_calloc(ctx->tmp, count ? count : 1, size);
@@ -168,7 +174,9 @@ static char **value_names(save_ctx *ctx, const tc_value_info *list, size_t n) {
 static Onnx__TensorProto *save_tensor(save_ctx *ctx, tconv_tensor *tensor) {
     if (ctx->failed)
         return NULL;
-    Onnx__TensorProto *t = tc_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
+    Onnx__TensorProto *t = ctx->plan && tensor->storage == TCONV_STORAGE_EXTERNAL
+                               ? relocated_tensor(ctx, tensor)
+                               : tc_onnx_tensor_to_proto(ctx->tmp, tensor, ctx->err);
     if (!t) {
         ctx->failed = true;
         tc_error_prefix(ctx->err, ctx->err->status,
@@ -450,10 +458,10 @@ static Onnx__ModelProto *save_model(save_ctx *ctx, const tconv_model *model) {
     return ctx->failed ? NULL : m;
 }
 
-tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
-                                    tc_error *err) {
+static tconv_status model_to_proto(const tconv_model *model, tc_arena *tmp, const ext_plan *plan,
+                                   Onnx__ModelProto **out, tc_error *err) {
     tc_error local = {TCONV_OK, ""}; /* the save functions read the status back from a record */
-    save_ctx ctx = {tmp, err ? err : &local, false};
+    save_ctx ctx = {tmp, err ? err : &local, false, plan};
     *out = save_model(&ctx, model);
     if (*out)
         return TCONV_OK;
@@ -461,10 +469,15 @@ tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onn
                                        : tc_error_nomem(ctx.err, "the saved model");
 }
 
+tconv_status tc_onnx_model_to_proto(const tconv_model *model, tc_arena *tmp, Onnx__ModelProto **out,
+                                    tc_error *err) {
+    return model_to_proto(model, tmp, NULL, out, err);
+}
+
 tconv_status tc_model_save_buffer(const tconv_model *model, void **data, size_t *size,
                                   tc_error *err) {
     tc_error local;
-    save_ctx ctx = {tc_arena_create(), err ? err : &local, false};
+    save_ctx ctx = {tc_arena_create(), err ? err : &local, false, NULL};
     *data = NULL;
     *size = 0;
     if (!ctx.tmp)
@@ -510,23 +523,23 @@ static bool list_add(location_list *list, const char *location) {
     return true;
 }
 
-static bool collect_tensor(location_list *list, const tconv_tensor *t) {
-    return !t || t->storage != TCONV_STORAGE_EXTERNAL || !t->external.location ||
-           list_add(list, t->external.location);
-}
+/* Calls fn on every tensor of the model (initializers and attribute tensors of every graph;
+ * subgraphs are in all_graphs too, so one pass over it sees every tensor); false as soon as fn
+ * returns false. */
+typedef bool (*tensor_fn)(void *ctx, const tconv_tensor *t);
 
-static bool collect_graph(location_list *list, const tconv_graph *g) {
+static bool walk_graph_tensors(const tconv_graph *g, tensor_fn fn, void *ctx) {
     for (size_t i = 0; i < g->n_initializers; i++) {
-        if (!collect_tensor(list, g->initializers[i]))
+        if (!fn(ctx, g->initializers[i]))
             return false;
     }
     for (const tconv_node *n = g->first; n; n = n->next) {
         for (size_t a = 0; a < n->n_attrs; a++) {
             const tc_attr *attr = &n->attrs[a];
-            if (!collect_tensor(list, attr->type == TCONV_ATTR_TENSOR ? attr->t : NULL))
+            if (attr->type == TCONV_ATTR_TENSOR && attr->t && !fn(ctx, attr->t))
                 return false;
             for (size_t k = 0; attr->type == TCONV_ATTR_TENSORS && k < attr->n; k++) {
-                if (!collect_tensor(list, attr->tensors[k]))
+                if (attr->tensors[k] && !fn(ctx, attr->tensors[k]))
                     return false;
             }
         }
@@ -534,91 +547,172 @@ static bool collect_graph(location_list *list, const tconv_graph *g) {
     return true;
 }
 
-/* Subgraphs are in all_graphs too, so one pass over it sees every tensor. */
-static bool collect_locations(const tconv_model *model, location_list *list) {
+static bool walk_tensors(const tconv_model *model, tensor_fn fn, void *ctx) {
     for (size_t i = 0; i < model->n_all_graphs; i++) {
-        if (!collect_graph(list, model->all_graphs[i]))
+        if (!walk_graph_tensors(model->all_graphs[i], fn, ctx))
             return false;
     }
     return true;
 }
 
-/* Copies the file at ctx (a path) into fd: a tc_fd_writer. */
-static tconv_status copy_from(int fd, const char *dst, void *ctx, tc_error *err) {
-    const char *src = ctx;
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+static bool collect_tensor(void *ctx, const tconv_tensor *t) {
+    return t->storage != TCONV_STORAGE_EXTERNAL || !t->external.location ||
+           list_add(ctx, t->external.location);
+}
+
+static bool collect_locations(const tconv_model *model, location_list *list) {
+    return walk_tensors(model, collect_tensor, list);
+}
+
+/* ---------------------------------------------------------------- the output's data file
+ *
+ * The external data of a written model goes into one file named after it, as onnx's own
+ * save_model does: out/a.onnx -> out/a.onnx.data, each tensor's bytes at a new offset. Two models
+ * converted into one folder never share a data file, and a model converted in place gets its data
+ * file replaced, with the model, by one holding the same tensors. */
+
+/* One external tensor: where its bytes are now and where they go. */
+typedef struct ext_move {
+    const tconv_tensor *tensor;
+    char *src; /* its current file, resolved */
+    int64_t src_offset, offset;
+    size_t nbytes;
+} ext_move;
+
+struct ext_plan {
+    const tconv_model *model;
+    ext_move *moves; /* in the data file's order */
+    size_t n, cap;
+    ext_move **by_tensor; /* sorted by tensor address, for the saver's lookups */
+    char *location;       /* "a.onnx.data" */
+    char *path;           /* its path beside the output */
+    int64_t size;
+    tc_error *err;
+    tconv_status status;
+};
+
+static bool plan_tensor(void *ctx, const tconv_tensor *t) {
+    ext_plan *plan = ctx;
+    if (t->storage != TCONV_STORAGE_EXTERNAL || !t->external.location)
+        return true;
+    int64_t n;
+    size_t nbytes;
+    if (!tc_tensor_elements(t, &n) || !tc_dtype_storage_bytes(t->dtype, n, &nbytes)) {
+        plan->status = tc_error_set(plan->err, TCONV_ERR_INVALID, "tensor '%s': its size overflows",
+                                    t->name ? t->name : "");
+        return false;
+    }
+    if (plan->n == plan->cap) {
+        size_t cap = plan->cap ? plan->cap * 2 : 16;
+        ext_move *grown = realloc(plan->moves, cap * sizeof *grown);
+        if (!grown) {
+            plan->status = tc_error_nomem(plan->err, "the external data plan");
+            return false;
+        }
+        plan->moves = grown;
+        plan->cap = cap;
+    }
+    ext_move *m = &plan->moves[plan->n];
+    *m = (ext_move){t, NULL, t->external.offset, plan->size, nbytes};
+    plan->status =
+        tc_onnx_resolve_external(plan->model->dir, t->external.location, &m->src, plan->err);
+    if (plan->status != TCONV_OK)
+        return false;
+    plan->n++;
+    plan->size += (int64_t)nbytes;
+    return true;
+}
+
+static int compare_by_tensor(const void *a, const void *b) {
+    const void *x = (*(ext_move *const *)a)->tensor, *y = (*(ext_move *const *)b)->tensor;
+    return x < y ? -1 : x > y;
+}
+
+static void ext_plan_free(ext_plan *plan) {
+    for (size_t i = 0; i < plan->n; i++)
+        free(plan->moves[i].src);
+    free(plan->moves);
+    free(plan->by_tensor);
+    free(plan->location);
+    free(plan->path);
+}
+
+/* The data file's name and every external tensor's place in it; plan->n 0: the model has none. */
+static tconv_status ext_plan_make(const tconv_model *model, const char *path, ext_plan *plan,
+                                  tc_error *err) {
+    *plan = (ext_plan){.model = model, .err = err, .status = TCONV_OK};
+    if (!walk_tensors(model, plan_tensor, plan))
+        return plan->status;
+    if (!plan->n)
+        return TCONV_OK;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t len = strlen(path);
+    plan->location = malloc(strlen(base) + 6);
+    plan->path = malloc(len + 6);
+    plan->by_tensor = malloc(plan->n * sizeof *plan->by_tensor);
+    if (!plan->location || !plan->path || !plan->by_tensor)
+        return tc_error_nomem(err, "the external data plan");
+    snprintf(plan->location, strlen(base) + 6, "%s.data", base);
+    snprintf(plan->path, len + 6, "%s.data", path);
+    for (size_t i = 0; i < plan->n; i++)
+        plan->by_tensor[i] = &plan->moves[i];
+    qsort(plan->by_tensor, plan->n, sizeof *plan->by_tensor, compare_by_tensor);
+    return TCONV_OK;
+}
+
+static const ext_move *ext_plan_find(const ext_plan *plan, const tconv_tensor *t) {
+    ext_move key = {.tensor = t}, *pkey = &key;
+    ext_move **found =
+        bsearch(&pkey, plan->by_tensor, plan->n, sizeof *plan->by_tensor, compare_by_tensor);
+    return found ? *found : NULL;
+}
+
+/* The tensor's proto with its external data at its place in the output's data file. */
+static Onnx__TensorProto *relocated_tensor(save_ctx *ctx, tconv_tensor *tensor) {
+    const ext_move *m = ext_plan_find(ctx->plan, tensor);
+    if (!m) {
+        tc_error_set(ctx->err, TCONV_ERR_INVALID, "external data not planned");
+        return NULL;
+    }
+    tconv_tensor moved = *tensor;
+    moved.external.location = ctx->plan->location;
+    moved.external.offset = m->offset;
+    moved.external.length = (int64_t)m->nbytes;
+    moved.dirty = true; /* rebuilt from its origin with the new location */
+    return tc_onnx_tensor_to_proto(ctx->tmp, &moved, ctx->err);
+}
+
+/* Copies nbytes at offset of `src` into fd; a file shorter than that is an error. */
+static tconv_status copy_range(int fd, const char *dst, const ext_move *m, tc_error *err) {
+    int in = open(m->src, O_RDONLY | O_CLOEXEC);
     if (in < 0)
-        return tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", src, strerror(errno));
+        return tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", m->src, strerror(errno));
     char buf[1 << 16];
     tconv_status st = TCONV_OK;
-    for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
+    size_t done = 0;
+    while (st == TCONV_OK && done < m->nbytes) {
+        size_t want = m->nbytes - done < sizeof buf ? m->nbytes - done : sizeof buf;
+        ssize_t got = pread(in, buf, want, (off_t)(m->src_offset + (int64_t)done));
+        if (got < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            st = tc_error_set(err, TCONV_ERR_IO, "%s: read failed: %s", src, strerror(errno));
-        if (n <= 0 || (st = tc_write_all(fd, dst, buf, (size_t)n, err)) != TCONV_OK)
-            break;
+        if (got <= 0)
+            st = tc_error_set(err, TCONV_ERR_IO, "%s: cannot read %zu bytes at offset %lld: %s",
+                              m->src, m->nbytes, (long long)m->src_offset,
+                              got < 0 ? strerror(errno) : "the file ends before");
+        else if ((st = tc_write_all(fd, dst, buf, (size_t)got, err)) == TCONV_OK)
+            done += (size_t)got;
     }
     close(in);
     return st;
 }
 
-static tconv_status files_equal(const char *a, const char *b, bool *equal, tc_error *err) {
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+/* Fills the data file: every external tensor's bytes, in the plan's order (a tc_fd_writer). */
+static tconv_status write_data_file(int fd, const char *dst, void *ctx, tc_error *err) {
+    const ext_plan *plan = ctx;
     tconv_status st = TCONV_OK;
-    *equal = false;
-    if (!fa || !fb) {
-        st = tc_error_set(err, TCONV_ERR_IO, "cannot open '%s': %s", !fa ? a : b, strerror(errno));
-    } else {
-        char ba[1 << 14], bb[1 << 14];
-        for (;;) {
-            size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
-            if (na != nb || memcmp(ba, bb, na) != 0)
-                break;
-            if (na == 0) {
-                *equal = !ferror(fa) && !ferror(fb);
-                break;
-            }
-        }
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return st;
-}
-
-/* Adds a copy of the data file to the batch, unless an equal file is already there. */
-static tconv_status add_external_file(tc_file_batch *batch, const char *src, const char *dst,
-                                      tc_error *err) {
-    tconv_status st = tc_output_path_check(dst, err);
-    if (st != TCONV_OK)
-        return st;
-    if (access(dst, F_OK) == 0) {
-        bool equal;
-        st = files_equal(src, dst, &equal, err);
-        if (st == TCONV_OK && !equal)
-            st = tc_error_set(err, TCONV_ERR_IO,
-                              "external data file '%s' already exists with different "
-                              "contents; refusing to overwrite it",
-                              dst);
-        return st;
-    }
-    st = tc_file_batch_make_parents(batch, dst, err);
-    return st == TCONV_OK ? tc_file_batch_add(batch, dst, copy_from, (void *)src, err) : st;
-}
-
-static tconv_status same_folder(const char *a, const char *b, bool *same, tc_error *err) {
-    char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
-    tconv_status st = TCONV_OK;
-    if (!ra || !rb)
-        st = tc_error_set(err, TCONV_ERR_IO, "cannot resolve folder '%s': %s", !ra ? a : b,
-                          strerror(errno));
-    else
-        *same = strcmp(ra, rb) == 0;
-    free(ra);
-    free(rb);
+    for (size_t i = 0; st == TCONV_OK && i < plan->n; i++)
+        st = copy_range(fd, dst, &plan->moves[i], err);
     return st;
 }
 
@@ -641,49 +735,19 @@ static tconv_status refuse_input_file(const char *path, const char *src, tc_erro
                         src);
 }
 
-static tconv_status add_one_location(tc_file_batch *batch, const tconv_model *model,
-                                     const char *path, const char *out_dir, bool same,
-                                     const char *location, tc_error *err) {
-    char *src, *dst = NULL;
-    tconv_status st = tc_onnx_resolve_external(model->dir, location, &src, err);
-    if (st != TCONV_OK)
-        return st;
-    st = refuse_input_file(path, src, err);
-    if (st == TCONV_OK && !same && !(dst = tc_path_join(out_dir, location)))
-        st = tc_error_nomem(err, "a path");
-    const char *slash = strrchr(path, '/');
-    if (st == TCONV_OK && dst && strcmp(location, slash ? slash + 1 : path) == 0)
-        st = tc_error_set(err, TCONV_ERR_USAGE,
-                          "is where the model's external data file '%s' goes; give another "
-                          "output path",
-                          location);
-    if (st == TCONV_OK && dst)
-        st = add_external_file(batch, src, dst, err);
-    free(src);
-    free(dst);
-    return st;
-}
-
-/* The data files the model references, copied next to `path` when it is in another folder. */
-static tconv_status add_external_files(tc_file_batch *batch, const tconv_model *model,
-                                       const char *path, tc_error *err) {
-    location_list list = {0};
-    if (!collect_locations(model, &list)) {
-        free(list.items);
-        return tc_error_nomem(err, "external data locations");
-    }
+/* The data file goes first in the batch, the model last. */
+static tconv_status add_data_file(tc_file_batch *batch, const ext_plan *plan, const char *path,
+                                  tc_error *err) {
     tconv_status st = TCONV_OK;
-    char *out_dir = list.n ? tc_path_dirname(path) : NULL;
-    bool same = true;
-    if (list.n && !out_dir)
-        st = tc_error_nomem(err, "a folder name");
-    if (st == TCONV_OK && list.n)
-        st = same_folder(model->dir ? model->dir : ".", out_dir, &same, err);
-    for (size_t i = 0; st == TCONV_OK && i < list.n; i++)
-        st = add_one_location(batch, model, path, out_dir, same, list.items[i], err);
-    free(out_dir);
-    free(list.items);
-    return st;
+    for (size_t i = 0; st == TCONV_OK && i < plan->n; i++)
+        st = refuse_input_file(path, plan->moves[i].src, err);
+    if (st == TCONV_OK && plan->n)
+        st = tc_output_path_check(plan->path, err);
+    if (st == TCONV_OK && plan->n)
+        st = tc_file_batch_make_parents(batch, plan->path, err);
+    return st == TCONV_OK && plan->n
+               ? tc_file_batch_add(batch, plan->path, write_data_file, (void *)plan, err)
+               : st;
 }
 
 tconv_status tc_model_refuse_own_file(const tconv_model *model, const char *path, tc_error *err) {
@@ -714,11 +778,12 @@ tconv_status tc_model_refuse_own_file(const tconv_model *model, const char *path
     return st;
 }
 
-/* Data files first, the model last: the model is replaced only once all it references is in
+/* The data file first, the model last: the model is replaced only once all it references is in
  * place, and a failure anywhere leaves the old outputs as they were. */
-static tconv_status save_in_batch(tc_file_batch *batch, const tconv_model *model,
-                                  const Onnx__ModelProto *proto, const char *path, tc_error *err) {
-    tconv_status st = add_external_files(batch, model, path, err);
+static tconv_status save_in_batch(tc_file_batch *batch, const ext_plan *plan,
+                                  const tconv_model *model, const Onnx__ModelProto *proto,
+                                  const char *path, tc_error *err) {
+    tconv_status st = add_data_file(batch, plan, path, err);
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "%s: ", path);
     tc_onnx_packed packed = {&proto->base, tc_onnx_model_loaded(model)};
@@ -736,15 +801,21 @@ tconv_status tc_model_save_file(const tconv_model *model, const char *path, tc_e
     tc_arena *tmp = tc_arena_create();
     tc_file_batch *batch = NULL;
     Onnx__ModelProto *proto = NULL;
+    ext_plan plan;
     if (!tmp)
         st = tc_error_nomem(err, "the saver");
-    if (st == TCONV_OK && (st = tc_onnx_model_to_proto(model, tmp, &proto, err)) != TCONV_OK)
+    if (st == TCONV_OK && (st = ext_plan_make(model, path, &plan, err)) != TCONV_OK)
+        tc_error_prefix(err, st, "%s: ", path);
+    if (st == TCONV_OK &&
+        (st = model_to_proto(model, tmp, plan.n ? &plan : NULL, &proto, err)) != TCONV_OK)
         tc_error_prefix(err, st, "%s: ", path);
     if (st == TCONV_OK)
         st = tc_file_batch_new(&batch, err);
     if (st == TCONV_OK)
-        st = save_in_batch(batch, model, proto, path, err);
+        st = save_in_batch(batch, &plan, model, proto, path, err);
     tc_file_batch_free(batch);
+    if (tmp)
+        ext_plan_free(&plan);
     tc_arena_destroy(tmp);
     return st;
 }

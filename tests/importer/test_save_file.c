@@ -108,7 +108,7 @@ static void test_external_data_gets_the_model_mode(void **state) {
         char dir[4096], out[4200], data[4200];
         snprintf(dir, sizeof dir, "%s/umask%zu", f->dst, i);
         snprintf(out, sizeof out, "%s/out.onnx", dir);
-        snprintf(data, sizeof data, "%s/weights.bin", dir);
+        snprintf(data, sizeof data, "%s/out.onnx.data", dir); /* named after the output */
         assert_int_equal(mkdir(dir, 0777), 0);
         if (tc_model_save_file(f->model, out, &err) != TCONV_OK)
             fail_msg("%s", err.message);
@@ -198,21 +198,38 @@ static void test_output_over_input_data_is_refused(void **state) {
     assert_int_equal(n, sizeof original);
     memcpy(original, data, n);
     free(data);
-    /* By its name, by another name (a hard link) and where the copy would go. */
+    /* By its name and by another name (a hard link). */
     assert_int_equal(link(join(f->src, "weights.bin"), join(f->src, "alias.bin")), 0);
-    const char *outs[] = {join(f->src, "weights.bin"), join(f->src, "alias.bin"),
-                          join(f->dst, "weights.bin")};
-    for (size_t i = 0; i < 3; i++) {
+    const char *outs[] = {join(f->src, "weights.bin"), join(f->src, "alias.bin")};
+    for (size_t i = 0; i < 2; i++) {
         assert_int_equal(tc_model_save_file(f->model, outs[i], &err), TCONV_ERR_USAGE);
         assert_non_null(strstr(err.message, "external data file"));
         assert_true(same_bytes(join(f->src, "weights.bin"), original, sizeof original));
     }
     assert_int_equal(entries(f->dst), 0);
     assert_int_equal(entries(f->src), 3);
-    /* The model itself may be replaced: only the final rename touches it. */
+    /* The model itself may be replaced: only the final rename touches it. Its data goes to
+     * model.onnx.data beside it; the input's weights.bin is left as it was. */
     if (tc_model_save_file(f->model, f->model_path, &err) != TCONV_OK)
         fail_msg("%s", err.message);
-    assert_int_equal(entries(f->src), 3);
+    assert_int_equal(entries(f->src), 4);
+    assert_true(same_bytes(join(f->src, "weights.bin"), original, sizeof original));
+    /* Converted in place again (now from model.onnx.data itself): it keeps working. */
+    tconv_model *again;
+    assert_int_equal(tc_model_load_file(f->model_path, NULL, &again, NULL, &err), TCONV_OK);
+    if (tc_model_save_file(again, f->model_path, &err) != TCONV_OK)
+        fail_msg("%s", err.message);
+    tconv_model_free(again);
+    assert_int_equal(tc_model_load_file(f->model_path, NULL, &again, NULL, &err), TCONV_OK);
+    const void *w, *want;
+    size_t want_n;
+    assert_int_equal(tc_tensor_data(f->model->graph->initializers[0], &want, &want_n, &err),
+                     TCONV_OK);
+    assert_int_equal(tc_tensor_data(again->graph->initializers[0], &w, &n, &err), TCONV_OK);
+    assert_int_equal(n, want_n);
+    assert_memory_equal(w, want, n);
+    tconv_model_free(again);
+    assert_int_equal(entries(f->src), 4);
 }
 
 /* ---------------------------------------------------------------- failures half way */

@@ -36,3 +36,22 @@ tconv_proof_test(same_name_nodes CMD $<TARGET_FILE:tconv-import> ${proof_data}/s
 tconv_proof_test(onnx_autopad_same CMD $<TARGET_FILE:tconv-import>
                  ${TCONV_ONNX_NODE_TESTS}/test_convtranspose_autopad_same/model.onnx
                  --check 2 --dry-run EXIT 0 STDERR "check: node 'Y' alone: ok on X\\[1,1,3,3\\]")
+
+# A model the runtime cannot run (an op of a custom domain, twice, in an If's else branch): exit 2
+# in every mode, the op named once with its count and its nodes by their subgraph path. The
+# rewrite in the same branch is still proven alone.
+set(missing_text "com.example.Scale x2 .If_1422/else_branch/scale_1, If_1422/else_branch/scale_2.")
+tconv_proof_test(run_dir_cannot_run CMD $<TARGET_FILE:tconv-run> ${proof_data}/nested_missing EXIT 2
+                 STDOUT "FAIL .*no kernel for ${missing_text}.*0 passed, 1 failed")
+tconv_proof_test(run_file_cannot_run CMD $<TARGET_FILE:tconv-run> ${proof_data}/nested_missing/model.onnx
+                 EXIT 2 STDERR "no kernel for ${missing_text}")
+tconv_proof_test(import_check_cannot_run CMD $<TARGET_FILE:tconv-import>
+                 ${proof_data}/nested_missing/model.onnx --check 1 -o ${proof_work}/nested_missing.onnx
+                 EXIT 0 STDERR "check: node 'If_1422/else_branch/up' alone: ok on s1\\[1,2,4,4\\].*whole model: skipped: the runtime lacks ${missing_text}"
+                 EXIST ${proof_work}/nested_missing.onnx)
+
+# External data named after the output (torch 2.x-style model.onnx.data exports).
+add_test(NAME proof.external_data_named_after_output
+         COMMAND "${CMAKE_COMMAND}" -DIMPORT=$<TARGET_FILE:tconv-import> -DRUN=$<TARGET_FILE:tconv-run>
+                 -DDATA=${proof_data} -DWORK=${proof_work}/external
+                 -P "${CMAKE_CURRENT_LIST_DIR}/external_case.cmake")
