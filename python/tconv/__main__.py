@@ -8,6 +8,7 @@ import sys
 from . import _lib, __version__
 from ._error import CheckFailed, Error
 from ._legalize import legalize_loaded
+from ._limits import KEYS, Limits
 from ._lib import lib
 from ._model import load
 
@@ -33,8 +34,12 @@ tconv-import through the Python package (tconv.legalize). Without -o (and withou
   --quiet                 no summary or warnings on stderr
   --version, --help
 
-tconv-import's other options (--list-passes, --print-ir, --print-ir-after, the --max-* limits)
-are not offered here: use tconv-import for them.
+Limits for untrusted models, as tconv-import's (0 turns a size or count limit off):
+  --max-file-mb N, --max-tensor-mb N, --max-memory-mb N, --max-depth N, --max-nodes N,
+  --max-work N
+
+tconv-import's other options (--list-passes, --print-ir, --print-ir-after) are not offered
+here: use tconv-import for them.
 
 Exit codes: 0 ok, 1 check failed, 2 bad input or usage.
 """
@@ -43,6 +48,9 @@ WITH_VALUE = {"-o": "output", "--output": "output", "--passes": "passes", "--pol
               "--convention": "convention", "--target": "target", "--report": "report",
               "--check": "check", "--seed": "seed", "--rtol": "rtol", "--atol": "atol",
               "--dim": "dim"}
+
+
+LIMITS = {"--max-" + key.replace("_", "-"): key for key in KEYS}
 
 
 class Usage(Exception):
@@ -62,7 +70,7 @@ def _number(kind, text, low):
 def parse(argv):
     a = {"input": None, "output": None, "passes": None, "policy": None, "convention": "onnx",
          "target": None, "report": None, "check": 0, "seed": 1, "rtol": 1e-4, "atol": 1e-5,
-         "dims": {}, "dry_run": False, "quiet": False}
+         "dims": {}, "dry_run": False, "quiet": False, "limits": {}}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -72,7 +80,17 @@ def parse(argv):
         if arg == "--version":
             print("tconv (python) %s" % __version__)
             return None
-        if arg == "--dry-run":
+        option, eq, inline = arg.partition("=")
+        if option in LIMITS:
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise Usage("option %s needs a value" % option)
+                inline = argv[i + 1]
+                i += 1
+            if not inline.isdigit():
+                raise Usage("%s needs a non-negative integer, got '%s'" % (option, inline))
+            a["limits"][LIMITS[option]] = int(inline)
+        elif arg == "--dry-run":
             a["dry_run"] = True
         elif arg == "--quiet":
             a["quiet"] = True
@@ -158,7 +176,7 @@ def _summary(model):
 
 
 def convert(a):
-    with load(a["input"]) as model:
+    with Limits(a["limits"]) as limits, load(a["input"], limits.handle) as model:
         _check_outputs(a, model)
         if not (a["output"] or a["dry_run"] or a["check"] or a["report"]):
             _summary(model)
@@ -167,7 +185,8 @@ def convert(a):
             report = legalize_loaded(model, target=a["target"], policy=a["policy"],
                                      convention=a["convention"], check=a["check"],
                                      dims=a["dims"], seed=a["seed"], rtol=a["rtol"],
-                                     atol=a["atol"], passes=a["passes"])
+                                     atol=a["atol"], passes=a["passes"],
+                                     limits=limits.handle)
         except CheckFailed as e:
             _print_report(a, e.report)
             if a["report"]:
@@ -199,6 +218,9 @@ def main(argv=None):
         return convert(a)
     except Error as e:
         _say(e.message)
+        if e.status == "limit":
+            _say("a limit was reached; if the model is trusted, raise it with " +
+                 ", ".join(sorted(LIMITS)))
         return 2
 
 

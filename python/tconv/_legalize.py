@@ -5,6 +5,7 @@ import json
 from . import _lib
 from ._error import CheckFailed, Error
 from ._lib import lib
+from ._limits import Limits
 from ._model import load
 
 DEFAULT_PASSES = "shape-infer,legalize-conv-transpose,dce"
@@ -96,7 +97,8 @@ def _comparison_error(c, source, what="check could not run"):
     return Error("%s: %s: %s" % (source, what, _lib.text(lib.tconv_comparison_last_error(c))))
 
 
-def _prove(original, converted, report, runs, seed, rtol, atol, convention, dims, source):
+def _prove(original, converted, report, runs, seed, rtol, atol, convention, dims, source,
+           limits):
     """--check: every rewrite alone, then the whole model where the runtime has every op. Returns
     (proof as a dict, failure message or None); raises Error where the check cannot run."""
     c = ctypes.c_void_p()
@@ -107,7 +109,8 @@ def _prove(original, converted, report, runs, seed, rtol, atol, convention, dims
         for call, args in ((lib.tconv_comparison_set_runs, (runs,)),
                            (lib.tconv_comparison_set_seed, (seed,)),
                            (lib.tconv_comparison_set_tolerance, (rtol, atol)),
-                           (lib.tconv_comparison_set_convention, (convention,))):
+                           (lib.tconv_comparison_set_convention, (convention,)),
+                           (lib.tconv_comparison_set_limits, (limits,))):
             if call(c, *args) != _lib.OK:
                 raise _comparison_error(c, source)
         for name, value in dims.items():
@@ -166,7 +169,7 @@ def _report_json(report):
 
 
 def legalize_loaded(m, *, target=None, policy=None, convention="onnx", check=0, dims=None,
-                    seed=0, rtol=1e-4, atol=1e-5, passes=None):
+                    seed=0, rtol=1e-4, atol=1e-5, passes=None, limits=None):
     """legalize() on a loaded Model, which it converts in place; returns the report."""
     policy_value = 0 if policy is None else enum_from_name(
         "policy", policy, ("same-or-asymmetric", "valid-only"))
@@ -188,7 +191,7 @@ def legalize_loaded(m, *, target=None, policy=None, convention="onnx", check=0, 
             proof, failure = None, None
             if check:
                 proof, failure = _prove(original, m, report, check, seed, rtol, atol,
-                                        convention_value, dims, m.source)
+                                        convention_value, dims, m.source, limits)
             result = _report_json(report)
         finally:
             lib.tconv_report_free(report)
@@ -203,7 +206,7 @@ def legalize_loaded(m, *, target=None, policy=None, convention="onnx", check=0, 
 
 
 def legalize(model, *, target=None, policy=None, convention="onnx", check=0, dims=None, seed=0,
-             rtol=1e-4, atol=1e-5, passes=None):
+             rtol=1e-4, atol=1e-5, passes=None, limits=None):
     """Legalizes the ConvTranspose nodes of `model` (a path, bytes or an onnx.ModelProto, external
     data included), as tconv-import does.
 
@@ -211,13 +214,15 @@ def legalize(model, *, target=None, policy=None, convention="onnx", check=0, dim
     "same-or-asymmetric" (None: the default) or "valid-only"; convention: "onnx", "ort" or
     "ort-legacy"; check: N > 0 proves the rewrite on N seeded random inputs (seed, rtol, atol) as
     tconv-import --check N, every dynamic input dim needing a value in dims ({name: value});
-    passes: the pass list (None: shape-infer,legalize-conv-transpose,dce).
+    passes: the pass list (None: shape-infer,legalize-conv-transpose,dce); limits:
+    tconv-import's --max-* limits as {"file_mb", "tensor_mb", "memory_mb", "depth", "nodes",
+    "work": value} (0 turns one off).
 
     Returns (onnx.ModelProto, report): report is tconv-import's --report JSON as a dict
     ("rewrites", "warnings", op counts, and with check "proof"). Raises tconv.CheckFailed (with
     .report) when the check finds a difference, tconv.Error for every other failure."""
-    with load(model) as m:
+    with Limits(limits) as lim, load(model, lim.handle) as m:
         report = legalize_loaded(m, target=target, policy=policy, convention=convention,
                                  check=check, dims=dims, seed=seed, rtol=rtol, atol=atol,
-                                 passes=passes)
+                                 passes=passes, limits=lim.handle)
         return m.to_proto(), report

@@ -10,6 +10,7 @@ import numpy as np
 from . import _lib
 from ._error import Error
 from ._legalize import enum_from_name
+from ._limits import Limits
 from ._lib import lib
 from ._model import load
 
@@ -72,23 +73,12 @@ class _Owned:
 
 
 class _Runner:
-    def __init__(self, model, threads, convention, fusion):
+    def __init__(self, model, limits, convention, fusion):
         self.handle = ctypes.c_void_p()
-        limits = ctypes.c_void_p()
-        try:
-            if threads is not None:
-                if not isinstance(threads, int) or isinstance(threads, bool) or \
-                        not 1 <= threads <= 1024:
-                    raise Error("threads must be an int from 1 to 1024, not %r" % (threads,))
-                if lib.tconv_limits_new(ctypes.byref(limits)) != _lib.OK:
-                    raise Error("out of memory", "nomem")
-                lib.tconv_limits_set(limits, _lib.LIMIT_THREADS, threads)
-            st = lib.tconv_runner_new_with(model.handle, limits, convention, bool(fusion),
-                                           ctypes.byref(self.handle))
-            if st != _lib.OK:
-                raise Error("%s: %s" % (model.source, model.error()), _lib.status_name(st))
-        finally:
-            lib.tconv_limits_free(limits)
+        st = lib.tconv_runner_new_with(model.handle, limits.handle, convention, bool(fusion),
+                                       ctypes.byref(self.handle))
+        if st != _lib.OK:
+            raise Error("%s: %s" % (model.source, model.error()), _lib.status_name(st))
 
     def close(self):
         if self.handle:
@@ -156,18 +146,21 @@ def _take_outputs(runner, source):
     return outputs
 
 
-def run(model, feeds, *, threads=None, convention="onnx", fusion=True, profile=None):
+def run(model, feeds, *, threads=None, convention="onnx", fusion=True, profile=None,
+        limits=None):
     """Runs `model` (a path, bytes or an onnx.ModelProto) on `feeds` ({input name: numpy array};
     float16, bfloat16 as uint16 bits or ml_dtypes.bfloat16, float32, float64, int8..int64,
     uint8..uint64, bool) and returns {output name: numpy array}. threads: threads the kernels
     may use (None: one per core); convention: whose ConvTranspose semantics ("onnx", "ort",
     "ort-legacy"); fusion=False runs every node as written; profile: a path to write the run's
-    Chrome trace to (onnxruntime's profile layout, as tconv-run --profile). Raises tconv.Error."""
+    Chrome trace to (onnxruntime's profile layout, as tconv-run --profile); limits: tconv-run's
+    --max-* limits as {"file_mb", "tensor_mb", "memory_mb", "depth", "nodes", "work": value}.
+    Raises tconv.Error."""
     if not hasattr(feeds, "items"):
         raise Error("feeds must be a dict of input name -> numpy array, not %s"
                     % type(feeds).__name__)
     convention_value = enum_from_name("convention", convention, ("onnx", "ort", "ort-legacy"))
-    with load(model) as m:
+    with Limits(limits, threads) as lim, load(model, lim.handle) as m:
         if profile is not None:
             message = ctypes.create_string_buffer(_lib.MESSAGE_MAX)
             target = os.fsencode(profile)
@@ -175,7 +168,7 @@ def run(model, feeds, *, threads=None, convention="onnx", fusion=True, profile=N
                 raise Error(_lib.text(message.value))
             if lib.tconv_model_check_output_path(m.handle, target) != _lib.OK:
                 raise Error(m.error())
-        runner = _Runner(m, threads, convention_value, fusion)
+        runner = _Runner(m, lim, convention_value, fusion)
         kept = []
         try:
             _set_inputs(runner, feeds, m.source, kept)

@@ -268,10 +268,29 @@ def test_module_cli_equals_tconv_import(tmp_path):
             assert json.load(a) == json.load(b)
 
 
+def test_limits():
+    with pytest.raises(tconv.Error) as info:
+        tconv.legalize(KERAS, limits={"nodes": 2})
+    assert info.value.status == "limit" and "more than 2 nodes" in info.value.message
+    with pytest.raises(tconv.Error) as info:
+        tconv.run(KERAS, keras_feeds(), limits={"memory_mb": 1})
+    assert info.value.status == "limit" and "memory limit" in info.value.message
+    for bad in ({"nope": 1}, {"depth": 5000}, {"work": -1}):
+        with pytest.raises(tconv.Error):
+            tconv.legalize(KERAS, limits=bad)
+    assert tconv.legalize(KERAS, limits={"file_mb": 0, "tensor_mb": 0})[1]["rewritten"]
+    done = _module(KERAS, "--max-nodes", "2", "-o", "/tmp/never.onnx")
+    theirs = cli(IMPORT, KERAS, "--max-nodes=2", "-o", "/tmp/never.onnx")
+    assert done.returncode == theirs.returncode == 2
+    assert "more than 2 nodes" in done.stderr and "a limit was reached" in done.stderr
+    assert not os.path.exists("/tmp/never.onnx")
+
+
 @pytest.mark.parametrize("args,code,text", [
     ([], 2, "no input model"),
     ([KERAS, "--frobnicate"], 2, "unknown option '--frobnicate'"),
     ([KERAS, "--check", "0"], 2, "bad value"),
+    ([KERAS, "--max-work", "-3"], 2, "--max-work needs a non-negative integer"),
     ([KERAS, "-o"], 2, "needs a value"),
     (["/nonexistent/x.onnx", "-o", "/tmp/never.onnx"], 2, "x.onnx"),
     ([KERAS, "--dry-run", "-o", "x.onnx"], 2, "--dry-run writes nothing"),

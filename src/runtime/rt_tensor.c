@@ -79,6 +79,24 @@ tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, co
     return TCONV_OK;
 }
 
+tconv_status tc_rt_tensor_view(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                               void *data, tc_error *err) {
+    int64_t n = 0;
+    size_t nbytes = 0;
+    tconv_status st = shape_byte_size(dtype, rank, dims, &n, &nbytes, err);
+    if (st != TCONV_OK)
+        return st;
+    memset(t, 0, sizeof *t);
+    t->dtype = dtype;
+    t->rank = rank;
+    if (rank > 0)
+        memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+    t->n_elements = n;
+    t->data = nbytes ? data : NULL;
+    t->nbytes = nbytes;
+    return TCONV_OK;
+}
+
 void tc_rt_tensor_release(tc_rt_tensor *t) {
     if (!t)
         return;
