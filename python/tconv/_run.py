@@ -99,7 +99,10 @@ def _set_inputs(runner, feeds, source, kept):
             raise Error("%s: input '%s' is not fed (the model's inputs: %s)"
                         % (source, name, ", ".join(repr(n) for n in names_of(runner))))
         value = feeds[name]
-        array = np.asarray(value, order="C")  # no copy when it already is C-contiguous
+        try:
+            array = np.asarray(value, order="C")  # no copy when it already is C-contiguous
+        except (TypeError, ValueError) as e:
+            raise Error("%s: input '%s': not an array: %s" % (source, name, e)) from None
         if array.dtype.byteorder == ">":
             array = array.astype(array.dtype.newbyteorder("<"))
         if array.dtype == object:

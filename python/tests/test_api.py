@@ -172,6 +172,8 @@ def _bad_calls(tmp_path):
         (lambda: tconv.run(KERAS, dict(feeds, w=feeds["z"])), "usage", "no input 'w'"),
         (lambda: tconv.run(KERAS, {"z": np.array(["a"])}), "usage", "no tconv counterpart"),
         (lambda: tconv.run(KERAS, feeds, threads=0), "usage", "threads"),
+        (lambda: tconv.run(KERAS, {"z": [[1, 2], [3]]}), "usage", "input 'z': not an array"),
+        (lambda: tconv.run(KERAS, None), "usage", "feeds must be a dict"),
         (lambda: tconv.legalize(12), "usage", "path, bytes or an onnx.ModelProto"),
     ]
 
