@@ -48,8 +48,7 @@ def _tconv_dtype(array, declared):
         return _BFLOAT16_CODE
     if array.dtype == np.uint16 and declared == _BFLOAT16_CODE:
         return _BFLOAT16_CODE
-    code = _CODES.get(array.dtype.newbyteorder("=") if array.dtype.byteorder == ">" else
-                      array.dtype)
+    code = _CODES.get(array.dtype)  # native byte order: big-endian feeds were swapped
     if code is None:
         raise Error("dtype %s has no tconv counterpart (float16, bfloat16 as uint16 or "
                     "ml_dtypes.bfloat16, float32, float64, int8..int64, uint8..uint64, bool)"
@@ -90,14 +89,22 @@ class _Runner:
                      _lib.status_name(st))
 
 
+def _input_names(runner):
+    return [_lib.text(lib.tconv_runner_input_name(runner.handle, i))
+            for i in range(lib.tconv_runner_input_count(runner.handle))]
+
+
 def _set_inputs(runner, feeds, source, kept):
-    names = []
-    for i in range(lib.tconv_runner_input_count(runner.handle)):
-        name = _lib.text(lib.tconv_runner_input_name(runner.handle, i))
-        names.append(name)
+    names = _input_names(runner)
+    shown = ", ".join(repr(n) for n in names) or "none"
+    unknown = sorted(set(feeds) - set(names))
+    if unknown:
+        raise Error("%s: the model has no input %s that takes data (its inputs: %s)"
+                    % (source, ", ".join(repr(n) for n in unknown), shown))
+    for i, name in enumerate(names):
         if name not in feeds:
             raise Error("%s: input '%s' is not fed (the model's inputs: %s)"
-                        % (source, name, ", ".join(repr(n) for n in names_of(runner))))
+                        % (source, name, shown))
         value = feeds[name]
         try:
             array = np.asarray(value, order="C")  # no copy when it already is C-contiguous
@@ -108,7 +115,10 @@ def _set_inputs(runner, feeds, source, kept):
         if array.dtype == object:
             raise Error("%s: input '%s': a numpy array of numbers is needed, not %s"
                         % (source, name, type(value).__name__))
-        code = _tconv_dtype(array, lib.tconv_runner_input_dtype(runner.handle, i))
+        try:
+            code = _tconv_dtype(array, lib.tconv_runner_input_dtype(runner.handle, i))
+        except Error as e:
+            raise Error("%s: input '%s': %s" % (source, name, e.message)) from None
         kept.append(array)  # lent to the runner until it is freed
         dims = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
         st = lib.tconv_runner_set_input_borrowed(runner.handle, i, code, array.ndim, dims,
@@ -116,16 +126,6 @@ def _set_inputs(runner, feeds, source, kept):
                                                  array.nbytes)
         if st != _lib.OK:
             raise runner.fail(st, source)
-    unknown = sorted(set(feeds) - set(names))
-    if unknown:
-        raise Error("%s: the model has no input %s that takes data (its inputs: %s)"
-                    % (source, ", ".join(repr(n) for n in unknown),
-                       ", ".join(repr(n) for n in names)))
-
-
-def names_of(runner):
-    return [_lib.text(lib.tconv_runner_input_name(runner.handle, i))
-            for i in range(lib.tconv_runner_input_count(runner.handle))]
 
 
 def _take_outputs(runner, source):
