@@ -206,10 +206,10 @@ static tconv_status check_room(tconv_runner *runner, size_t index, uint64_t byte
                                         &runner->last_error);
 }
 
-tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
-                                    const int64_t *dims, const void *data, size_t nbytes) {
-    tconv_status st =
-        begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_input");
+/* Starts a call that sets input `index`: the rank, dims and dtype the caller gives. */
+static tconv_status begin_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, const char *what) {
+    tconv_status st = begin_call(runner, index, runner ? runner->n_inputs : 0, what);
     if (st != TCONV_OK)
         return st;
     tc_error *err = &runner->last_error;
@@ -220,14 +220,31 @@ tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dt
         return tc_error_set(err, TCONV_ERR_USAGE,
                             "input '%s': the runtime does not compute with %s",
                             tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
+    return TCONV_OK;
+}
+
+/* The caller's `nbytes` at `data` must be what t's dtype and dims take. */
+static tconv_status check_input_bytes(tconv_runner *runner, size_t index, const tc_rt_tensor *t,
+                                      const void *data, size_t nbytes) {
+    if (t->nbytes == nbytes && (nbytes == 0 || data))
+        return TCONV_OK;
+    return tc_error_set(&runner->last_error, TCONV_ERR_USAGE,
+                        "input '%s': %zu bytes given, %s[%lld] needs %zu",
+                        tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(t->dtype),
+                        (long long)t->n_elements, t->nbytes);
+}
+
+tconv_status tconv_runner_set_input(tconv_runner *runner, size_t index, tconv_dtype dtype, int rank,
+                                    const int64_t *dims, const void *data, size_t nbytes) {
+    tconv_status st = begin_set_input(runner, index, dtype, rank, dims, "tconv_runner_set_input");
+    if (st != TCONV_OK)
+        return st;
     tc_rt_tensor t = {0};
     st = check_room(runner, index, nbytes);
     if (st == TCONV_OK)
-        st = tc_rt_tensor_alloc(&t, dtype, rank, dims, err);
-    if (st == TCONV_OK && (t.nbytes != nbytes || (nbytes > 0 && !data)))
-        st = tc_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
-                          tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
-                          (long long)t.n_elements, t.nbytes);
+        st = tc_rt_tensor_alloc(&t, dtype, rank, dims, &runner->last_error);
+    if (st == TCONV_OK)
+        st = check_input_bytes(runner, index, &t, data, nbytes);
     if (st == TCONV_OK && nbytes)
         memcpy(t.data, data, nbytes);
     return adopt_input(runner, index, &t, st);
@@ -237,36 +254,16 @@ tconv_status tconv_runner_set_input_borrowed(tconv_runner *runner, size_t index,
                                              int rank, const int64_t *dims, const void *data,
                                              size_t nbytes) {
     tconv_status st =
-        begin_call(runner, index, runner ? runner->n_inputs : 0, "tconv_runner_set_input_borrowed");
+        begin_set_input(runner, index, dtype, rank, dims, "tconv_runner_set_input_borrowed");
     if (st != TCONV_OK)
         return st;
-    tc_error *err = &runner->last_error;
-    if (tc_api_check_dims(NULL, "", rank, dims, false, false) != TCONV_OK)
-        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': bad rank %d or dims",
-                            tconv_runner_input_name(runner, index), rank);
-    size_t size = tc_rt_dtype_size(dtype);
-    if (size == 0)
-        return tc_error_set(err, TCONV_ERR_USAGE,
-                            "input '%s': the runtime does not compute with %s",
-                            tconv_runner_input_name(runner, index), tconv_dtype_name(dtype));
-    tc_rt_tensor t = {.dtype = dtype, .rank = rank, .n_elements = 1};
-    for (int i = 0; i < rank; i++) {
-        t.dims[i] = dims[i];
-        if (dims[i] && (uint64_t)t.n_elements > (uint64_t)INT64_MAX / (uint64_t)dims[i] / size)
-            return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': its dims overflow",
-                                tconv_runner_input_name(runner, index));
-        t.n_elements *= dims[i];
-    }
-    t.nbytes = (size_t)t.n_elements * size;
-    if (t.nbytes != nbytes || (nbytes > 0 && !data))
-        return tc_error_set(err, TCONV_ERR_USAGE, "input '%s': %zu bytes given, %s[%lld] needs %zu",
-                            tconv_runner_input_name(runner, index), nbytes, tconv_dtype_name(dtype),
-                            (long long)t.n_elements, t.nbytes);
-    if ((st = check_room(runner, index, nbytes)) != TCONV_OK)
-        return st;
-    t.data = nbytes ? (void *)data : NULL;
-    t.owns_data = false; /* the caller's: never freed here */
-    return adopt_input(runner, index, &t, TCONV_OK);
+    tc_rt_tensor t = {0}; /* the caller's data: never freed here (owns_data false) */
+    st = tc_rt_tensor_view(&t, dtype, rank, dims, (void *)data, &runner->last_error);
+    if (st == TCONV_OK)
+        st = check_input_bytes(runner, index, &t, data, nbytes);
+    if (st == TCONV_OK)
+        st = check_room(runner, index, nbytes);
+    return adopt_input(runner, index, &t, st);
 }
 
 tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool *pool) {

@@ -66,28 +66,37 @@ static tconv_status shape_byte_size(tconv_dtype dtype, int rank, const int64_t *
     return TCONV_OK;
 }
 
-tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
-                                tc_error *err) {
+tconv_status tc_rt_tensor_view(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                               void *data, tc_error *err) {
     int64_t n = 0;
     size_t nbytes = 0;
     tconv_status st = shape_byte_size(dtype, rank, dims, &n, &nbytes, err);
     if (st != TCONV_OK)
         return st;
-    void *data = NULL;
-    if (nbytes > 0) {
-        data = calloc(1, nbytes);
-        if (!data)
-            return tc_error_nomem(err, "tensor data");
-    }
     memset(t, 0, sizeof *t);
     t->dtype = dtype;
     t->rank = rank;
     if (rank > 0)
         memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
     t->n_elements = n;
-    t->data = data;
+    t->data = nbytes ? data : NULL;
     t->nbytes = nbytes;
-    t->owns_data = data != NULL;
+    return TCONV_OK;
+}
+
+tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                tc_error *err) {
+    tc_rt_tensor shaped;
+    tconv_status st = tc_rt_tensor_view(&shaped, dtype, rank, dims, NULL, err);
+    if (st != TCONV_OK)
+        return st;
+    if (shaped.nbytes > 0) {
+        shaped.data = calloc(1, shaped.nbytes);
+        if (!shaped.data)
+            return tc_error_nomem(err, "tensor data");
+        shaped.owns_data = true;
+    }
+    *t = shaped;
     return TCONV_OK;
 }
 

@@ -26,6 +26,10 @@ size_t tc_rt_dtype_size(tconv_dtype dtype);
  * the caller. */
 tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
                                 tc_error *err);
+/* Sets dtype and shape over `data`, which stays the caller's (owns_data false; NULL for an empty
+ * tensor); the caller checks that it holds nbytes. Overflow-checked as tc_rt_tensor_alloc. */
+tconv_status tc_rt_tensor_view(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                               void *data, tc_error *err);
 /* Frees owned data and resets the struct to empty. */
 void tc_rt_tensor_release(tc_rt_tensor *t);
 /* A runtime copy of an IR tensor's data (decoding typed/external data through the IR). */

@@ -260,3 +260,15 @@ tconv_cli_test(run_profile_two_dirs CMD $<TARGET_FILE:tconv-run> ${ct_pads} ${ct
                NOT_EXIST ${cli_work}/two.json)
 tconv_cli_test(run_profile_failed_run CMD $<TARGET_FILE:tconv-run> ${missing_ops} --profile
                ${cli_work}/failed.json EXIT 2 STDERR "unsupported|Hardmax" NOT_EXIST ${cli_work}/failed.json)
+# The Python package's API tests (python/tests/test_api.py: inputs, dtypes, profiles, errors and
+# leaks, python3 -m tconv against tconv-import, the README's example) where /usr/bin/python3 has
+# numpy, onnx and pytest; scripts/test-python.sh runs them with the golden suites and the install.
+execute_process(COMMAND /usr/bin/python3 -c "import numpy, onnx, pytest" RESULT_VARIABLE tconv_cli_no_pytest
+                OUTPUT_QUIET ERROR_QUIET)
+# Not in a sanitizer build: python3 cannot load a libtconv built with AddressSanitizer.
+if(tconv_cli_no_pytest EQUAL 0 AND NOT TCONV_SANITIZE)
+  add_test(NAME python.api COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider
+           "${PROJECT_SOURCE_DIR}/python/tests/test_api.py")
+  set_tests_properties(python.api PROPERTIES TIMEOUT 600
+                       ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;TCONV_BUILD=${PROJECT_BINARY_DIR}")
+endif()
