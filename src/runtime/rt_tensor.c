@@ -54,8 +54,8 @@ static tconv_status shape_byte_size(tconv_dtype dtype, int rank, const int64_t *
     return TCONV_OK;
 }
 
-tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
-                                tc_error *err) {
+static tconv_status tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                 bool zero, tc_error *err) {
     int64_t n = 0;
     size_t nbytes = 0;
     tconv_status st = shape_byte_size(dtype, rank, dims, &n, &nbytes, err);
@@ -63,7 +63,7 @@ tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, co
         return st;
     void *data = NULL;
     if (nbytes > 0) {
-        data = calloc(1, nbytes);
+        data = zero ? calloc(1, nbytes) : malloc(nbytes);
         if (!data)
             return tc_error_nomem(err, "tensor data");
     }
@@ -77,6 +77,16 @@ tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, co
     t->nbytes = nbytes;
     t->owns_data = data != NULL;
     return TCONV_OK;
+}
+
+tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                tc_error *err) {
+    return tensor_alloc(t, dtype, rank, dims, true, err);
+}
+
+tconv_status tc_rt_tensor_alloc_uninit(tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                                       const int64_t *dims, tc_error *err) {
+    return tensor_alloc(t, dtype, rank, dims, false, err);
 }
 
 void tc_rt_tensor_release(tc_rt_tensor *t) {
