@@ -1,6 +1,7 @@
 /* The executor: runs a planned graph step by step, keeps each value in a slot until its last
  * use, and runs subgraphs (If branches) with the enclosing scopes visible. */
 #define _POSIX_C_SOURCE 200809L
+#include "runtime/kernel_util.h"
 #include "runtime/session_internal.h"
 
 #include <stdlib.h>
@@ -128,6 +129,26 @@ tconv_status tc_kernel_alloc_output_uninit(tc_kernel_ctx *ctx, size_t index, tco
     return alloc_output(ctx, index, dtype, rank, dims, false, out);
 }
 
+tconv_status tc_kernel_forward_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
+                                         int rank, const int64_t *dims) {
+    int64_t n, kept[TCONV_MAX_RANK];
+    tc_rt_tensor *donor = ctx->donor;
+    if (!donor || donor != src || index != 0 || index >= ctx->n_outputs || rank < 0 ||
+        rank > TCONV_MAX_RANK || !tc_shape_elements(dims, rank, &n) || n != src->n_elements)
+        return tc_kernel_copy_to_output(ctx, index, src, rank, dims);
+    tconv_status st = tc_session_count_work(ctx, rank, dims);
+    if (st != TCONV_OK)
+        return st;
+    memcpy(kept, dims, (size_t)rank * sizeof *kept); /* dims may be src's own */
+    tc_rt_tensor *out = &ctx->outputs[0];
+    tc_session_release(ctx->session, out);
+    *out = *donor; /* its bytes stay counted as live: they only change slots */
+    memset(donor, 0, sizeof *donor);
+    out->rank = rank;
+    memcpy(out->dims, kept, (size_t)rank * sizeof *kept);
+    return TCONV_OK;
+}
+
 const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index) {
     return index < ctx->n_inputs ? ctx->inputs[index] : NULL;
 }
@@ -245,6 +266,23 @@ tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
     return ctx;
 }
 
+/* Input 0's slot when nothing reads it after this step (it is released here, and no other input
+ * of the step is the same value) and it owns its buffer: the kernel may take that buffer. */
+static tc_rt_tensor *donor_slot(const tc_run_env *env, const tc_step_plan *step) {
+    if (step->n_inputs == 0 || step->inputs[0].up != 0 || step->inputs[0].slot == TCONV_NO_SLOT)
+        return NULL;
+    uint32_t slot = step->inputs[0].slot;
+    for (size_t k = 1; k < step->n_inputs; k++) {
+        if (step->inputs[k].up == 0 && step->inputs[k].slot == slot)
+            return NULL;
+    }
+    for (size_t i = 0; i < step->n_releases; i++) {
+        if (step->releases[i] == slot)
+            return env->slots[slot].owns_data ? &env->slots[slot] : NULL;
+    }
+    return NULL;
+}
+
 static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan *step,
                              tc_error *err) {
     if (step->forwards_input) {
@@ -256,6 +294,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         return prefix_node(step, st, err);
     memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
     tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, env->input_ptrs, env->outputs, err);
+    ctx.donor = donor_slot(env, step);
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->current_env = env;
