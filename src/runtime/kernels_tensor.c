@@ -358,7 +358,8 @@ tconv_status tc_run_pad(tc_kernel_ctx *ctx) {
         st = pad_output_dims(ctx, x, &p, dims);
     tc_rt_tensor *y;
     if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+        st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, dims,
+                                           &y); /* pad_fill writes every element */
     if (st == TCONV_OK && y->n_elements > 0)
         st = pad_fill(ctx, x, &p, y);
     return st;
