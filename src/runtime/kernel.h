@@ -67,6 +67,10 @@ struct tc_kernel_ctx {
     const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
     const tc_kernel_activation *activation; /* NULL unless the executor fused one */
     tconv_convention convention; /* the session's: how ConvTranspose splits SAME padding */
+    /* Input 0's slot when this step is its last reader and it owns its buffer (session.c): a
+     * kernel that only gives the data a new shape may take the buffer instead of copying it
+     * (tc_kernel_forward_to_output). NULL otherwise. */
+    tc_rt_tensor *donor;
 };
 
 typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);
@@ -79,6 +83,13 @@ tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtyp
  * that write every element of the output, which then save a pass over it. */
 tconv_status tc_kernel_alloc_output_uninit(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
                                            int rank, const int64_t *dims, tc_rt_tensor **out);
+
+/* Output `index` as src's data with the given shape (as many elements): src's buffer itself,
+ * taken without a copy, when src is ctx->donor and index is 0 (src is then left empty: the
+ * caller must not read it again), else a copy (tc_kernel_copy_to_output). For Reshape and its
+ * kin, whose copy was their whole cost. */
+tconv_status tc_kernel_forward_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
+                                         int rank, const int64_t *dims);
 
 /* Scratch memory for one kernel call: `bytes` bytes in buf->data (NULL when bytes is 0), not
  * zeroed, 64-byte aligned. It comes from the session's scratch arena (counted against its memory

@@ -1,6 +1,7 @@
 /* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu also
  * int32/int64, Clip int8, int32 and int64). The broadcasting binary ops (Add, Sub, Mul, Div ...)
  * are in kernels_math.c. */
+#include "runtime/fast_exp.h"
 #include "runtime/fast_tanh.h"
 #include "runtime/kernel_util.h"
 
@@ -26,25 +27,13 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
     return st;
 }
 
-/* e^x for x <= 0 (NaN not allowed), branch-free so the loop vectorizes: Cephes' expf
- * (x = n ln2 + r, |r| <= ln2 / 2, a degree-6 polynomial, 2^n from the exponent bits), within
- * 2 ulp; below -87 it gives e^-87, a difference under 2e-38. */
+/* e^x for x <= 0 (NaN not allowed), branch-free so the loop vectorizes (fast_exp.h); below -87
+ * it gives e^-87, a difference under 2e-38. */
 static inline __attribute__((always_inline)) float exp_nonpositive(float x) {
     x = x < -87.0f ? -87.0f : x;
-    const float round_magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-    float n = (x * 1.44269504088896341f + round_magic) - round_magic;
-    float r = x - n * 0.693359375f + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) << 23;
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
+    float scale, q;
+    tc_exp_parts_f32(x, &scale, &q);
+    return (q + 1.0f) * scale;
 }
 
 /* 1 / (1 + e^-v) as e / (1 + e) or 1 / (1 + e) with e = e^-|v|: no overflow, full relative

@@ -358,7 +358,8 @@ tconv_status tc_run_pad(tc_kernel_ctx *ctx) {
         st = pad_output_dims(ctx, x, &p, dims);
     tc_rt_tensor *y;
     if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+        st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, dims,
+                                           &y); /* pad_fill writes every element */
     if (st == TCONV_OK && y->n_elements > 0)
         st = pad_fill(ctx, x, &p, y);
     return st;
@@ -519,7 +520,7 @@ tconv_status tc_run_reshape(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = reshape_resolve(ctx, x, shape, n, allowzero != 0, dims);
     if (st == TCONV_OK)
-        st = tc_kernel_copy_to_output(ctx, 0, x, (int)n, dims);
+        st = tc_kernel_forward_to_output(ctx, 0, x, (int)n, dims);
     return st;
 }
 
@@ -527,7 +528,7 @@ tconv_status tc_run_identity(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_copy_to_output(ctx, 0, x, x->rank, x->dims);
+        st = tc_kernel_forward_to_output(ctx, 0, x, x->rank, x->dims);
     return st;
 }
 
@@ -549,7 +550,7 @@ tconv_status tc_run_flatten(tc_kernel_ctx *ctx) {
         if (!tc_mul_i64(dims[i < axis ? 0 : 1], x->dims[i], &dims[i < axis ? 0 : 1]))
             return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "flattened size overflows");
     }
-    return tc_kernel_copy_to_output(ctx, 0, x, 2, dims);
+    return tc_kernel_forward_to_output(ctx, 0, x, 2, dims);
 }
 
 /* Axes of (Un)squeeze: the attribute before opset 13, the (optional for Squeeze) input after. */
@@ -587,7 +588,7 @@ tconv_status tc_run_squeeze(tc_kernel_ctx *ctx) {
         if (!(present ? drop[i] : x->dims[i] == 1))
             dims[rank++] = x->dims[i];
     }
-    return tc_kernel_copy_to_output(ctx, 0, x, rank, dims);
+    return tc_kernel_forward_to_output(ctx, 0, x, rank, dims);
 }
 
 tconv_status tc_run_unsqueeze(tc_kernel_ctx *ctx) {
@@ -615,7 +616,7 @@ tconv_status tc_run_unsqueeze(tc_kernel_ctx *ctx) {
     int64_t dims[TCONV_MAX_RANK];
     for (int i = 0, k = 0; i < out_rank; i++)
         dims[i] = inserted[i] ? 1 : x->dims[k++];
-    return tc_kernel_copy_to_output(ctx, 0, x, out_rank, dims);
+    return tc_kernel_forward_to_output(ctx, 0, x, out_rank, dims);
 }
 
 /* ================================================================ Transpose */

@@ -84,20 +84,30 @@ tconv_status tc_rt_tensor_view(tc_rt_tensor *t, tconv_dtype dtype, int rank, con
     return TCONV_OK;
 }
 
-tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
-                                tc_error *err) {
+static tconv_status tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                 bool zero, tc_error *err) {
     tc_rt_tensor shaped;
     tconv_status st = tc_rt_tensor_view(&shaped, dtype, rank, dims, NULL, err);
     if (st != TCONV_OK)
         return st;
     if (shaped.nbytes > 0) {
-        shaped.data = calloc(1, shaped.nbytes);
+        shaped.data = zero ? calloc(1, shaped.nbytes) : malloc(shaped.nbytes);
         if (!shaped.data)
             return tc_error_nomem(err, "tensor data");
         shaped.owns_data = true;
     }
     *t = shaped;
     return TCONV_OK;
+}
+
+tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
+                                tc_error *err) {
+    return tensor_alloc(t, dtype, rank, dims, true, err);
+}
+
+tconv_status tc_rt_tensor_alloc_uninit(tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                                       const int64_t *dims, tc_error *err) {
+    return tensor_alloc(t, dtype, rank, dims, false, err);
 }
 
 void tc_rt_tensor_release(tc_rt_tensor *t) {

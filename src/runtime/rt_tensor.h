@@ -26,6 +26,10 @@ size_t tc_rt_dtype_size(tconv_dtype dtype);
  * the caller. */
 tconv_status tc_rt_tensor_alloc(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,
                                 tc_error *err);
+/* The same with the data left uninitialized (malloc, not calloc), for a caller that writes
+ * every byte: zeroing a small tensor each run cost more than the kernel that filled it. */
+tconv_status tc_rt_tensor_alloc_uninit(tc_rt_tensor *t, tconv_dtype dtype, int rank,
+                                       const int64_t *dims, tc_error *err);
 /* Sets dtype and shape over `data`, which stays the caller's (owns_data false; NULL for an empty
  * tensor); the caller checks that it holds nbytes. Overflow-checked as tc_rt_tensor_alloc. */
 tconv_status tc_rt_tensor_view(tc_rt_tensor *t, tconv_dtype dtype, int rank, const int64_t *dims,

@@ -1,6 +1,7 @@
 /* The executor: runs a planned graph step by step, keeps each value in a slot until its last
  * use, and runs subgraphs (If branches) with the enclosing scopes visible. */
 #define _POSIX_C_SOURCE 200809L
+#include "runtime/kernel_util.h"
 #include "runtime/session_internal.h"
 
 #include <stdlib.h>
@@ -61,9 +62,13 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     return TCONV_OK;
 }
 
+static void env_free(tc_session *s, tc_run_env *env);
+
 void tc_session_free(tc_session *session) {
     if (!session)
         return;
+    if (session->main_env.slots)
+        env_free(session, &session->main_env);
     tc_plan_free_all(session);
     tc_buffer_cache_drop(&session->cache);
     tc_scratch_arena_free(&session->scratch);
@@ -132,6 +137,26 @@ tconv_status tc_kernel_alloc_output_uninit(tc_kernel_ctx *ctx, size_t index, tco
     return alloc_output(ctx, index, dtype, rank, dims, false, out);
 }
 
+tconv_status tc_kernel_forward_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
+                                         int rank, const int64_t *dims) {
+    int64_t n, kept[TCONV_MAX_RANK];
+    tc_rt_tensor *donor = ctx->donor;
+    if (!donor || donor != src || index != 0 || index >= ctx->n_outputs || rank < 0 ||
+        rank > TCONV_MAX_RANK || !tc_shape_elements(dims, rank, &n) || n != src->n_elements)
+        return tc_kernel_copy_to_output(ctx, index, src, rank, dims);
+    tconv_status st = tc_session_count_work(ctx, rank, dims);
+    if (st != TCONV_OK)
+        return st;
+    memcpy(kept, dims, (size_t)rank * sizeof *kept); /* dims may be src's own */
+    tc_rt_tensor *out = &ctx->outputs[0];
+    tc_session_release(ctx->session, out);
+    *out = *donor; /* its bytes stay counted as live: they only change slots */
+    memset(donor, 0, sizeof *donor);
+    out->rank = rank;
+    memcpy(out->dims, kept, (size_t)rank * sizeof *kept);
+    return TCONV_OK;
+}
+
 const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index) {
     return index < ctx->n_inputs ? ctx->inputs[index] : NULL;
 }
@@ -168,6 +193,18 @@ static void env_free(tc_session *s, tc_run_env *env) {
     free(env->input_ptrs);
     free(env->outputs);
     memset(env, 0, sizeof *env);
+}
+
+/* Empties every slot but the constants' (views, as env_init left them): the main graph's
+ * environment is kept from run to run, so a run pays for the slots its steps fill, not for the
+ * whole graph's (an export of 751 nodes whose 689 folded values stay constants). */
+static void env_clear(tc_session *s, tc_run_env *env) {
+    const tc_graph_plan *plan = env->plan;
+    for (size_t i = 0; i < plan->n_slots; i++) {
+        if (env->slots[i].dtype != TCONV_DTYPE_UNDEFINED &&
+            plan->constants[i].dtype == TCONV_DTYPE_UNDEFINED)
+            tc_session_release(s, &env->slots[i]);
+    }
 }
 
 static tc_rt_tensor *env_at(const tc_run_env *env, tc_slot_ref ref) {
@@ -257,6 +294,23 @@ tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
     return ctx;
 }
 
+/* Input 0's slot when nothing reads it after this step (it is released here, and no other input
+ * of the step is the same value) and it owns its buffer: the kernel may take that buffer. */
+static tc_rt_tensor *donor_slot(const tc_run_env *env, const tc_step_plan *step) {
+    if (step->n_inputs == 0 || step->inputs[0].up != 0 || step->inputs[0].slot == TCONV_NO_SLOT)
+        return NULL;
+    uint32_t slot = step->inputs[0].slot;
+    for (size_t k = 1; k < step->n_inputs; k++) {
+        if (step->inputs[k].up == 0 && step->inputs[k].slot == slot)
+            return NULL;
+    }
+    for (size_t i = 0; i < step->n_releases; i++) {
+        if (step->releases[i] == slot)
+            return env->slots[slot].owns_data ? &env->slots[slot] : NULL;
+    }
+    return NULL;
+}
+
 static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan *step,
                              tc_error *err) {
     if (step->forwards_input) {
@@ -268,6 +322,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         return prefix_node(step, st, err);
     memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
     tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, env->input_ptrs, env->outputs, err);
+    ctx.donor = donor_slot(env, step);
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->current_env = env;
@@ -500,26 +555,26 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     if (!err)
         err = &local;
     tc_error_clear(err);
-    tc_run_env env;
-    tconv_status st = env_init(&env, session->main, NULL, err);
-    if (st != TCONV_OK)
+    tconv_status st = TCONV_OK;
+    if (!session->main_env.slots && (st = env_init(&session->main_env, session->main, NULL, err)))
         return st;
+    tc_run_env *env = &session->main_env;
     session->stats.live_bytes = 0;
     session->stats.peak_live_bytes = 0;
     session->stats.n_allocations = 0;
     session->stats.n_kernel_calls = 0;
     session->stats.work = 0;
     session->depth = 0;
-    st = bind_inputs(session, &env, inputs, n_inputs, err);
+    st = bind_inputs(session, env, inputs, n_inputs, err);
     if (st == TCONV_OK && session->profile)
         tc_profile_run_begin(session->profile);
     if (st == TCONV_OK)
-        st = run_steps(session, &env, err);
+        st = run_steps(session, env, err);
     if (session->profile)
         tc_profile_run_end(session->profile);
     if (st == TCONV_OK)
-        st = take_outputs(session, &env, false, outputs, err);
-    env_free(session, &env);
+        st = take_outputs(session, env, false, outputs, err);
+    env_clear(session, env);
     session->current_env = NULL;
     session->current_step = NULL;
     session->input_bytes = 0;

@@ -148,6 +148,9 @@ struct tc_session {
     /* The graph environment and step running now (If looks its subgraph plan up here). */
     const tc_run_env *current_env;
     const tc_step_plan *current_step;
+    /* The main graph's environment, kept from run to run (session.c): slots NULL until the
+     * first run; between runs only the constants' slots hold anything. */
+    tc_run_env main_env;
     int depth;
     size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
     size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */

@@ -127,7 +127,8 @@ static tconv_status session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dt
             return st;
     }
     if (!session || !cache_take(&session->cache, &tmp, dtype, rank, dims, zero)) {
-        tconv_status st = tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err);
+        tconv_status st = zero ? tc_rt_tensor_alloc(&tmp, dtype, rank, dims, err)
+                               : tc_rt_tensor_alloc_uninit(&tmp, dtype, rank, dims, err);
         if (st != TCONV_OK)
             return st;
     }
