@@ -19,9 +19,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "importer/importer.h"
 #include "ir_builder.h"
@@ -259,6 +262,35 @@ static tconv_status compare(tconv_model *a, tconv_model *b, const phase_case *c,
     return st;
 }
 
+/* With TCONV_PHASE_WRITE_DIR set, each lowered model is written to
+ * $TCONV_PHASE_WRITE_DIR/<case>__<interleave>/model.onnx beside links to the case's data sets, for
+ * scripts/ort/phase-check.sh to run in onnxruntime (QDQ models as written: onnxruntime has
+ * DequantizeLinear). */
+static tconv_status write_for_ort(const tconv_model *model, const phase_case *c, bool d2s,
+                                  const char *case_dir, tc_error *err) {
+    const char *root = getenv("TCONV_PHASE_WRITE_DIR");
+    if (!root || !*root)
+        return TCONV_OK;
+    char dir[4300], path[4400];
+    snprintf(dir, sizeof dir, "%s/%.127s__%s", root, c->name, d2s ? "d2s" : "reshape");
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return tc_error_set(err, TCONV_ERR_IO, "mkdir %s: %s", dir, strerror(errno));
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    tconv_status st = tc_model_save_file(model, path, err);
+    char **names;
+    size_t n;
+    assert_int_equal(tc_test_list_dirs(case_dir, "test_data_set_", &names, &n), 0);
+    for (size_t i = 0; i < n && st == TCONV_OK; i++) {
+        char target[4300];
+        snprintf(target, sizeof target, "%s/%s", case_dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (symlink(target, path) != 0 && errno != EEXIST)
+            st = tc_error_set(err, TCONV_ERR_IO, "symlink %s: %s", path, strerror(errno));
+    }
+    tc_test_free_names(names, n);
+    return st;
+}
+
 static bool check_case(const phase_case *c, bool d2s, size_t *sets) {
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/%.127s", GOLDEN, c->name);
@@ -294,6 +326,8 @@ static bool check_case(const phase_case *c, bool d2s, size_t *sets) {
         st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", bad);
     if (st == TCONV_OK)
         st = reload(model, &reloaded, &err);
+    if (st == TCONV_OK)
+        st = write_for_ort(model, c, d2s, dir, &err);
     if (st == TCONV_OK && !runtime_has_dequantize()) {
         fold_dequantize(original);
         fold_dequantize(model);
