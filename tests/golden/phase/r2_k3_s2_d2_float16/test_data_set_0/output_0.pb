@@ -1,0 +1,2 @@
+
+BYJäVBM:FµM:$HM:èÀM:Ž»M:­>M:M:M:M:M:M:M:M:M:M:M:„<M:DM:?:M:7²M:¸ÇM:ð¾M:M:M:M:M:M:M:M:M:M:M:¼?M:`AM:EIM:œºM:ªÃM:±0M:M:M:M:M:M:M:M:M:M:M:¸@M:	ÁM:.DM:#:M:ÄM:VÀM:M:M:M:M:M:M:M:M:M:M:C³M:y>M:¸M:3DM:2¶M:é´M:M:M:M:M:M:M:M:M:M:M:Z9M:Ý8M:?M:¥;M:²AM:$³ÀnÀ•½nÀ‰ÀnÀ¿nÀÄnÀpÁnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀ5ÄnÀ8nÀ¾nÀž¼nÀÁnÀ7ÀnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀ	ÂnÀèÄnÀ>nÀÚÂnÀî:nÀ!ÅnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀ¼nÀwÅnÀ‹ÅnÀâ¿nÀh¶nÀt´nÀnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀö<nÀ&AnÀ©ÈnÀª¿nÀO¼nÀH¿nÀnÀnÀnÀnÀnÀnÀnÀnÀnÀnÀZÀnÀÒ¾nÀkÃnÀCÇnÀ½nÀÏ¶
