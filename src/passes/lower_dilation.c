@@ -1,9 +1,10 @@
 /* (e) dilation folded into W: a ConvTranspose with dilation d on an axis equals one with
  * dilation 1 whose kernel has d-1 zeros between taps, (k-1)*d+1 long. The zeros are inserted by
- * graph ops on W (per dilated axis: Unsqueeze after it, Pad the new axis to d, Reshape the two
- * into k*d, Slice the first (k-1)*d+1), so W may be a constant, a DequantizeLinear or a graph
- * input. Pads, output size and the products are unchanged; the multiplies by the inserted zeros
- * are new (0 * Inf is NaN where the original never multiplied: backend-constraints, Exactness). */
+ * lower_weights into a constant W (a DequantizeLinear of one stays one: the inserted taps hold
+ * the zero point), else by graph ops on W (per dilated axis: Unsqueeze after it, Pad the new
+ * axis to d, Reshape the two into k*d, Slice the first (k-1)*d+1), so W may be a graph input. Pads,
+ * output size and the products are unchanged; the multiplies by the inserted zeros are new (0 * Inf
+ * is NaN where the original never multiplied: backend-constraints, Exactness). */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,17 @@ static bool match_dilation(const tc_target *t, const tc_conv_transpose_match *m,
     return true;
 }
 
+/* lower_weights' edit of a constant W: d-1 zeros between taps on each dilated axis. */
+static tconv_status spread_taps(tc_weight *weight, const void *ctx, tc_error *err) {
+    const tc_conv_transpose_geometry *g = ctx;
+    tconv_status st = TCONV_OK;
+    for (int i = 0; i < g->spatial_rank && st == TCONV_OK; i++) {
+        if (g->dilations[i] != 1)
+            st = tc_weight_spread(weight, 2 + i, g->dilations[i], err);
+    }
+    return st;
+}
+
 static tconv_status rewrite_dilation(tc_emitter *e, const tc_conv_transpose_match *m,
                                      tconv_node **added, size_t max_added, size_t *n_added) {
     (void)added;
@@ -45,9 +57,11 @@ static tconv_status rewrite_dilation(tc_emitter *e, const tc_conv_transpose_matc
                             ? node->inputs[1]->type.dtype
                             : tc_lower_node_dtype(node);
     tconv_value *w = node->inputs[1];
-    tconv_status st = TCONV_OK;
     tc_emitter_before(e, node);
-    for (int i = 0; i < r && st == TCONV_OK; i++) {
+    bool constant;
+    tconv_status st =
+        tc_lower_constant_weight(e, w, "dilated_weights", spread_taps, g, &w, &constant);
+    for (int i = 0; i < r && st == TCONV_OK && !constant; i++) {
         int64_t d = g->dilations[i], k = dims[2 + i];
         if (d == 1)
             continue;
@@ -71,7 +85,7 @@ static tconv_status rewrite_dilation(tc_emitter *e, const tc_conv_transpose_matc
     int64_t ones[TCONV_MAX_SPATIAL], kernel[TCONV_MAX_SPATIAL];
     for (int i = 0; i < r; i++) {
         ones[i] = 1;
-        kernel[i] = dims[2 + i];
+        kernel[i] = (g->kernel[i] - 1) * g->dilations[i] + 1;
     }
     if (st == TCONV_OK)
         st = tc_node_set_input(node, 1, w, e->err);

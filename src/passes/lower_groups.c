@@ -2,8 +2,9 @@
  * group's slice of X's channels, W's input channels and B's output channels, concatenated on
  * the channel axis: Y = Concat(ConvTranspose(X[:, g*Ci:(g+1)*Ci], W[g*Ci:(g+1)*Ci],
  * B[g*Co:(g+1)*Co]) for g < G, axis 1), with Ci = C_in / G and Co = W.shape[1]. Same products,
- * same sums. A depthwise node stays grouped where the target takes depthwise groups. The slices
- * are Slice nodes, so W and B may be constants, DequantizeLinear outputs or graph inputs. */
+ * same sums. A depthwise node stays grouped where the target takes depthwise groups. Constant W
+ * and B are sliced by lower_weights (a DequantizeLinear of a constant stays one, its per-channel
+ * scales sliced along), others by Slice nodes (graph inputs, computed weights). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,28 +27,43 @@ static bool match_groups(const tc_target *t, const tc_conv_transpose_match *m, c
     return true;
 }
 
+typedef struct channel_range {
+    int64_t start, size;
+} channel_range;
+
+static tconv_status slice_axis_0(tc_weight *weight, const void *ctx, tc_error *err) {
+    const channel_range *r = ctx;
+    return tc_weight_slice(weight, 0, r->start, r->size, err);
+}
+
+/* A slice of W or B on axis 0: a new constant where it is one (lower_weights), else a Slice. */
+static tconv_status slice_weight(tc_emitter *e, tconv_value *v, int64_t start, int64_t size,
+                                 const char *suffix, tconv_value **out) {
+    channel_range range = {start, size};
+    bool constant;
+    tconv_status st = tc_lower_constant_weight(e, v, suffix, slice_axis_0, &range, out, &constant);
+    if (st != TCONV_OK || constant)
+        return st;
+    int64_t axis = 0, end = start + size;
+    st = tc_emit_slice(e, v, &axis, &start, &end, 1, suffix, out);
+    return st == TCONV_OK ? tc_lower_declare_like(e, *out, v, 0, size, -1) : st;
+}
+
 /* X's, W's and B's slices of group g go before the node. */
 static tconv_status slice_inputs(tc_emitter *e, const tc_conv_transpose_match *m, int64_t g,
                                  tconv_value **in) {
     tconv_node *node = m->node;
     int64_t ci = m->w_dims[0] / m->geometry.group, co = m->w_dims[1];
-    int64_t axis_c = 1, axis_0 = 0, begin = g * ci, end = (g + 1) * ci;
-    int64_t b_begin = g * co, b_end = (g + 1) * co;
+    int64_t axis_c = 1, begin = g * ci, end = (g + 1) * ci;
     tconv_status st;
     if ((st = tc_emit_slice(e, node->inputs[0], &axis_c, &begin, &end, 1, "group_input", &in[0])) ||
         (st = tc_lower_declare_like(e, in[0], node->inputs[0], 1, ci, -1)) ||
-        (st = tc_emit_slice(e, node->inputs[1], &axis_0, &begin, &end, 1, "group_weights",
-                            &in[1])) ||
-        (st = tc_lower_declare_like(e, in[1], node->inputs[1], 0, ci, -1)))
+        (st = slice_weight(e, node->inputs[1], g * ci, ci, "group_weights", &in[1])))
         return st;
     in[2] = NULL;
-    if (node->n_inputs > 2 && node->inputs[2]) {
-        if ((st = tc_emit_slice(e, node->inputs[2], &axis_0, &b_begin, &b_end, 1, "group_bias",
-                                &in[2])) ||
-            (st = tc_lower_declare_like(e, in[2], node->inputs[2], 0, co, -1)))
-            return st;
-    }
-    return TCONV_OK;
+    if (node->n_inputs > 2 && node->inputs[2])
+        st = slice_weight(e, node->inputs[2], g * co, co, "group_bias", &in[2]);
+    return st;
 }
 
 static tconv_status rewrite_groups(tc_emitter *e, const tc_conv_transpose_match *m,

@@ -19,6 +19,11 @@ static bool match_rank(const tc_target *t, const tc_conv_transpose_match *m, cha
     return false;
 }
 
+static tconv_status insert_axis_2(tc_weight *weight, const void *ctx, tc_error *err) {
+    (void)ctx;
+    return tc_weight_insert_axis(weight, 2, err);
+}
+
 static tconv_status rewrite_rank(tc_emitter *e, const tc_conv_transpose_match *m,
                                  tconv_node **added, size_t max_added, size_t *n_added) {
     (void)added;
@@ -31,12 +36,17 @@ static tconv_status rewrite_rank(tc_emitter *e, const tc_conv_transpose_match *m
     int64_t axis = 2;
     tconv_value *x2, *w2, *y2, *out;
     tc_emitter_before(e, node);
+    bool constant;
     tconv_status st;
     if ((st = tc_emit_unsqueeze(e, x, &axis, 1, "lift_input", &x2)) ||
         (st = tc_lower_declare_like(e, x2, x, -1, 0, 2)) ||
-        (st = tc_emit_unsqueeze(e, w, &axis, 1, "lift_weights", &w2)) ||
-        (st = tc_lower_declare_like(e, w2, w, -1, 0, 2)) ||
-        (st = tc_node_set_input(node, 0, x2, e->err)) ||
+        (st =
+             tc_lower_constant_weight(e, w, "lifted_weights", insert_axis_2, NULL, &w2, &constant)))
+        return st;
+    if (!constant && ((st = tc_emit_unsqueeze(e, w, &axis, 1, "lift_weights", &w2)) ||
+                      (st = tc_lower_declare_like(e, w2, w, -1, 0, 2))))
+        return st;
+    if ((st = tc_node_set_input(node, 0, x2, e->err)) ||
         (st = tc_node_set_input(node, 1, w2, e->err)))
         return st;
     bool same = tc_auto_pad_is_same(a->auto_pad);

@@ -174,7 +174,11 @@ tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *low
                 rec = &report->records[r];
         }
     }
-    const tconv_graph *graph = n_new_nodes ? new_nodes[0]->graph : NULL;
+    const tconv_graph *graph = NULL; /* a node of the list may have been removed since */
+    for (size_t i = 0; i < n_new_nodes && !graph; i++)
+        graph = new_nodes[i]->prev || new_nodes[i]->next ? new_nodes[i]->graph : NULL;
+    for (size_t i = 0; i < n_new_nodes && !graph; i++)
+        graph = new_nodes[i]->graph;
     size_t cap = (rec ? rec->n_new : 0) + n_new_nodes, n = 0;
     tconv_node **all = calloc(cap ? cap : 1, sizeof *all);
     if (!all) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ir/strbuf.h"
+#include "passes/lower_phase.h"
 
 /* ---------------------------------------------------------------- helpers of the lowerings */
 
@@ -70,6 +71,32 @@ tconv_status tc_lower_declare_like(tc_emitter *e, tconv_value *value, const tcon
     if (insert == like->type.rank)
         dims[rank++] = 1;
     return tc_emit_declare(e, value, like->type.dtype, rank, dims);
+}
+
+tconv_status tc_lower_constant_weight(tc_emitter *e, tconv_value *value, const char *suffix,
+                                      tc_weight_edit_fn edit, const void *ctx, tconv_value **out,
+                                      bool *constant) {
+    tc_weight_source source;
+    char why[256];
+    *constant = tc_weight_source_find(value, &source, why, sizeof why);
+    if (!*constant)
+        return TCONV_OK;
+    tc_weight weight;
+    tconv_status st = tc_weight_load(&source, &weight, e->err);
+    if (st != TCONV_OK)
+        return st;
+    st = edit(&weight, ctx, e->err);
+    char *base = tc_arena_sprintf(e->model->arena, "%s/%s", e->base, suffix);
+    tconv_node *dequantize = NULL;
+    tconv_node *before = e->before ? e->before : e->last->next;
+    if (st == TCONV_OK && !base)
+        st = tc_error_nomem(e->err, "a weight name");
+    if (st == TCONV_OK)
+        st = tc_weight_emit(&weight, e->graph, before, base, out, &dequantize, e->err);
+    if (st == TCONV_OK && dequantize)
+        st = tc_emitter_record(e, dequantize);
+    tc_weight_free(&weight);
+    return st;
 }
 
 /* ---------------------------------------------------------------- what a node needs */
@@ -196,6 +223,35 @@ static void note_reason(lower_walk *w, const tconv_node *node, const char *lower
                       lowering, why);
 }
 
+/* (a)/(b) from branch phase: the node becomes Convs (stride 1: one Conv; else the phases,
+ * interleaved by DepthToSpace or, where the target lacks it, Reshape/Transpose/Reshape). Its
+ * nodes join the emitter's list (the rewrite is recorded as one with the earlier lowerings). */
+static tconv_status lower_phase(lower_walk *w, tc_emitter *e, tconv_node *node) {
+    tc_conv_lowering how = {.allow_depth_to_space = !tc_target_lacks_op(w->target, "DepthToSpace")};
+    char why[512];
+    if (!tc_conv_transpose_convs_possible(node->graph, node, &how, why, sizeof why)) {
+        note_reason(w, node, "phase decomposition", why);
+        return TCONV_OK;
+    }
+    tc_rewrite_report phase;
+    tc_rewrite_report_init(&phase);
+    tconv_graph *graph = node->graph;
+    tconv_status st =
+        tc_lower_conv_transpose_as_convs(graph->model, graph, node, &how, &phase, w->err);
+    for (size_t r = 0; st == TCONV_OK && r < phase.count; r++) {
+        for (size_t i = 0; st == TCONV_OK && i < phase.records[r].n_new; i++) {
+            for (tconv_node *n = graph->first; n; n = n->next) {
+                if (n->name && strcmp(n->name, phase.records[r].new_names[i]) == 0) {
+                    st = tc_emitter_record(e, n);
+                    break;
+                }
+            }
+        }
+    }
+    tc_rewrite_report_free(&phase);
+    return st;
+}
+
 /* One step on `node`: the first lowering that applies rewrites it (its added ConvTransposes go
  * on the worklist); *done when none applies. */
 static tconv_status lower_step(lower_walk *w, tc_emitter *e, tconv_node *node, worklist *todo,
@@ -219,11 +275,47 @@ static tconv_status lower_step(lower_walk *w, tc_emitter *e, tconv_node *node, w
             st = push(todo, added[k], w->err);
         return st == TCONV_OK ? push(todo, node, w->err) : st;
     }
-    if (tc_target_rank_ok(w->target, m.geometry.spatial_rank) &&
-        tc_target_needs_phase(w->target, &m))
-        note_reason(w, node, "phase decomposition", "not in this build (lower_phase.h)");
     *done = true;
-    return TCONV_OK;
+    if (!tc_target_rank_ok(w->target, m.geometry.spatial_rank) ||
+        !tc_target_needs_phase(w->target, &m))
+        return TCONV_OK;
+    return lower_phase(w, e, node);
+}
+
+/* Whether nothing reads the node's outputs (no node, no graph output). */
+static bool is_dead(const tconv_node *node) {
+    for (size_t i = 0; i < node->n_outputs; i++) {
+        const tconv_value *v = node->outputs[i];
+        if (v && (v->n_uses || tc_graph_is_output(node->graph, v)))
+            return false;
+    }
+    return true;
+}
+
+static bool in_graph(const tconv_node *n) {
+    return n->prev || n->next || n->graph->first == n;
+}
+
+/* Drops the emitted nodes a later lowering left unread (a weight edit whose result the phase
+ * form edited again), and forgets those it removed, so that the recorded chain is exactly what
+ * computes the output. */
+static void drop_dead_emitted(tc_emitter *e) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < e->n_emitted; i++) {
+            tconv_node *n = e->emitted[i];
+            if (in_graph(n) && is_dead(n)) {
+                tc_graph_remove_node(n->graph, n);
+                changed = true;
+            }
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < e->n_emitted; i++) {
+        if (in_graph(e->emitted[i]))
+            e->emitted[kept++] = e->emitted[i];
+    }
+    e->n_emitted = kept;
 }
 
 static tconv_status lower_node(lower_walk *w, tconv_node *node) {
@@ -239,6 +331,8 @@ static tconv_status lower_node(lower_walk *w, tconv_node *node) {
         bool done;
         st = lower_step(w, &e, n, &todo, &done);
     }
+    if (st == TCONV_OK)
+        drop_dead_emitted(&e);
     if (st == TCONV_OK && e.n_emitted && w->options->report) {
         st = tc_rewrite_report_extend(w->options->report, lowered, old_attributes, e.emitted,
                                       e.n_emitted, w->err);

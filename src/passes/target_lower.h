@@ -19,6 +19,7 @@
 
 #include "passes/conv_transpose_match.h"
 #include "passes/lower_emit.h"
+#include "passes/lower_weights.h"
 #include "passes/target.h"
 
 /* Whether the target takes the node's pads as they are (no output_shape, no SAME_LOWER, no
@@ -50,6 +51,15 @@ extern const tc_lowering tc_lower_groups;
 tconv_dtype tc_lower_node_dtype(const tconv_node *node);
 /* Copies every attribute of `from` to `to` (ints, int, string, floats, float). */
 tconv_status tc_lower_copy_attrs(const tconv_node *from, tconv_node *to, tc_error *err);
+/* A constant W or B (an initializer, a Constant, a DequantizeLinear of one) rewritten by `edit`
+ * and emitted before the node being lowered (lower_weights: under QDQ a new DequantizeLinear with
+ * its scales moved along), *out the value the node is to read; *constant false (and nothing
+ * done) when `value` is no constant: the lowering then edits it with graph ops. */
+typedef tconv_status (*tc_weight_edit_fn)(tc_weight *weight, const void *ctx, tc_error *err);
+tconv_status tc_lower_constant_weight(tc_emitter *e, tconv_value *value, const char *suffix,
+                                      tc_weight_edit_fn edit, const void *ctx, tconv_value **out,
+                                      bool *constant);
+
 /* Declares a new value like an existing one with axis `axis` of size `size` (-1 unknown), an
  * axis inserted at `insert` (>= 0) or none (-1). */
 tconv_status tc_lower_declare_like(tc_emitter *e, tconv_value *value, const tconv_value *like,
