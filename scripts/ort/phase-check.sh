@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Conv lowerings of ConvTranspose (src/passes/lower_phase.c) on a runtime tconv did not write:
 # passes.lower_phase writes every golden case of tests/golden/phase, lowered with DepthToSpace
-# and with the Reshape interleave (TCONV_PHASE_WRITE_DIR), and onnxruntime 1.30 runs each against
+# and with the Reshape interleave, in each form (auto, one Conv, one Conv per phase;
+# TCONV_PHASE_WRITE_DIR), and onnxruntime 1.30 runs each against
 # its PyTorch golden outputs at the case's tolerance (tests/golden/phase/cases.tsv). QDQ models run
 # as written (onnxruntime's own DequantizeLinear). float64 cases are listed, not run: onnxruntime's
 # CPU provider has no float64 Conv ("Could not find an implementation for Conv(11)").
@@ -22,8 +23,8 @@ TCONV_PHASE_WRITE_DIR="$work" "$build/tests/test_passes_lower_phase" >"$work/cte
 passed=0 failed=0 skipped=0
 while IFS=$'\t' read -r name dtype atol rtol form; do
     [ "$name" = name ] && continue
-    for interleave in d2s reshape; do
-        dir="$work/${name}__$interleave"
+    for variant in d2s_auto d2s_one d2s_perphase reshape_auto reshape_one reshape_perphase; do
+        dir="$work/${name}__$variant"
         if [ "$dtype" = float64 ]; then
             skipped=$((skipped + 1))
             continue

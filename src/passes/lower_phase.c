@@ -23,10 +23,12 @@ typedef struct phase_plan {
     int64_t q[TCONV_MAX_SPATIAL];        /* x + A, -1 unknown */
     int64_t crop_end[TCONV_MAX_SPATIAL]; /* s*(x+A) - F = s - 1 - ((k-1)*d mod s) */
     int64_t phases;                      /* P = product of the strides */
-    bool one_conv;       /* every axis has s = 1 or d = 1: one Conv with P * C_out channels */
-    bool channel_major;  /* the Convs' channel order: c*P + p (else p*C + c) */
+    bool can_one_conv;                   /* every axis has s = 1 or d = 1 */
+    double padded_taps, exact_taps;      /* prod(ceil(k/s)*s) and prod(k) */
+    bool one_conv;                       /* one Conv with P * C_out channels (else one per phase) */
+    bool channel_major;                  /* the Convs' channel order: c*P + p (else p*C + c) */
     bool depth_to_space; /* interleave by DepthToSpace (else Reshape, Transpose, Reshape) */
-    bool empty_phases;   /* some phase has no tap (d > 1 with gcd(d, s) > 1) */
+    bool empty_phases;   /* per phase: some phase has no tap (k < s, or gcd(d, s) > 1) */
     tc_weight_source w_src, b_src;
     bool has_bias, bias_constant, bias_on_conv;
     tconv_dtype dtype; /* X's element type (for the zeros of empty phases), UNDEFINED unknown */
@@ -89,7 +91,8 @@ static bool refuse(char *why, size_t why_size, const tconv_node *node, const cha
 
 static bool plan_axes(phase_plan *p, const tc_conv_transpose_geometry *g) {
     p->phases = 1;
-    p->one_conv = true;
+    p->can_one_conv = true;
+    p->padded_taps = p->exact_taps = 1;
     for (int i = 0; i < p->r; i++) {
         p->s[i] = g->strides[i];
         p->d[i] = g->dilations[i];
@@ -102,19 +105,40 @@ static bool plan_axes(phase_plan *p, const tc_conv_transpose_geometry *g) {
             return false;
         p->phases *= p->s[i];
         if (p->s[i] > 1 && p->d[i] > 1)
-            p->one_conv = false;
-    }
-    if (!p->one_conv) {
-        for (int64_t ph = 0; ph < p->phases && !p->empty_phases; ph++) {
-            int64_t digits[TCONV_MAX_SPATIAL];
-            phase_digits(p, ph, digits);
-            for (int i = 0; i < p->r; i++) {
-                if (!taps_of_phase(p->k[i], p->s[i], p->d[i], digits[i]).count)
-                    p->empty_phases = true;
-            }
-        }
+            p->can_one_conv = false;
+        p->exact_taps *= (double)p->k[i];
+        p->padded_taps *=
+            p->s[i] > 1 ? (double)((p->k[i] + p->s[i] - 1) / p->s[i] * p->s[i]) : (double)p->k[i];
     }
     return true;
+}
+
+static bool has_empty_phase(const phase_plan *p) {
+    for (int64_t ph = 0; ph < p->phases; ph++) {
+        int64_t digits[TCONV_MAX_SPATIAL];
+        phase_digits(p, ph, digits);
+        for (int i = 0; i < p->r; i++) {
+            if (!taps_of_phase(p->k[i], p->s[i], p->d[i], digits[i]).count)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* One Conv or one per phase (lower_phase.h: tc_phase_form). AUTO falls back to the one Conv
+ * where the per-phase form's zeros need what the model lacks (opset 9, X's type). */
+static void choose_form(phase_plan *p, tc_phase_form form) {
+    bool per_phase =
+        p->phases > 1 && (!p->can_one_conv || form == TC_PHASE_FORM_PER_PHASE ||
+                          (form == TC_PHASE_FORM_AUTO &&
+                           p->padded_taps > TC_PHASE_ONE_CONV_MAX_EXTRA * p->exact_taps));
+    p->one_conv = !per_phase;
+    p->empty_phases = per_phase && has_empty_phase(p);
+    bool zeros_unavailable = p->opset < 9 || p->dtype == TCONV_DTYPE_UNDEFINED;
+    if (p->empty_phases && zeros_unavailable && p->can_one_conv && form == TC_PHASE_FORM_AUTO) {
+        p->one_conv = true;
+        p->empty_phases = false;
+    }
 }
 
 static bool any_nonzero(const int64_t *v, int n) {
@@ -205,13 +229,14 @@ static bool plan_node(const tconv_node *cnode, const tc_conv_lowering *how, phas
     }
     if (!plan_axes(p, g))
         return refuse(why, why_size, node, "strides make more than %d phases", MAX_PHASES);
+    const tconv_value *x = node->inputs[0];
+    p->dtype = x->type.kind == TCONV_TYPE_TENSOR ? x->type.dtype : TCONV_DTYPE_UNDEFINED;
+    p->opset = tc_model_opset(node->graph->model, "");
+    choose_form(p, how ? how->form : TC_PHASE_FORM_AUTO);
     p->has_bias = node->n_inputs > 2 && node->inputs[2];
     p->bias_constant =
         p->has_bias && tc_weight_source_find(node->inputs[2], &p->b_src, reason, sizeof reason);
     p->bias_on_conv = p->bias_constant && !p->empty_phases;
-    const tconv_value *x = node->inputs[0];
-    p->dtype = x->type.kind == TCONV_TYPE_TENSOR ? x->type.dtype : TCONV_DTYPE_UNDEFINED;
-    p->opset = tc_model_opset(node->graph->model, "");
 
     /* the interleave */
     bool equal_strides = p->r == 2 && p->s[0] == p->s[1];

@@ -34,9 +34,22 @@
 #include "ir/ir.h"
 #include "passes/rewrite_report.h"
 
+/* Which strided form (stride 1 everywhere is always the one Conv of form (a)). */
+typedef enum tc_phase_form {
+    TC_PHASE_FORM_AUTO = 0, /* one Conv unless padding k to a multiple of s costs more than
+                               TC_PHASE_ONE_CONV_MAX_EXTRA of the ConvTranspose's multiplies */
+    TC_PHASE_FORM_ONE_CONV, /* one Conv wherever every axis has s = 1 or d = 1 */
+    TC_PHASE_FORM_PER_PHASE /* one Conv per phase with taps: no zero tap at all */
+} tc_phase_form;
+
+/* AUTO's limit: the one-Conv form multiplies prod(ceil(k/s)*s) taps per output channel pair where
+ * the ConvTranspose multiplies prod(k); above this ratio the per-phase form is chosen. */
+#define TC_PHASE_ONE_CONV_MAX_EXTRA 1.2
+
 typedef struct tc_conv_lowering {
     bool allow_depth_to_space; /* else interleave with Reshape/Transpose/Concat (Ethos-U has no
                                   DepthToSpace) */
+    tc_phase_form form;        /* 0: AUTO */
 } tc_conv_lowering;
 
 /* Whether `node` (a ConvTranspose of `graph`) can be rewritten by

@@ -185,10 +185,17 @@ def build_model(c, w, qparams, b):
 
 
 def expected_form(c):
+    """The form tc_lower_conv_transpose_as_convs chooses by default (TC_PHASE_FORM_AUTO)."""
     if all(s == 1 for s in c.s):
         return "conv"
-    if all(s == 1 or d == 1 for s, d in zip(c.s, c.d)):
+    can_one = all(s == 1 or d == 1 for s, d in zip(c.s, c.d))
+    padded = math.prod(-(-k // s) * s if s > 1 else k for k, s in zip(c.k, c.s))
+    if can_one and padded <= 1.2 * math.prod(c.k):
         return "one"
+    empty = any(all((j * d) % s != p for j in range(k))
+                for k, s, d in zip(c.k, c.s, c.d) for p in range(s))
+    if can_one and empty and c.opset < 9:
+        return "one"  # the zeros of the empty phases need ConstantOfShape (opset 9)
     return "multi"
 
 

@@ -175,6 +175,24 @@ static size_t count_channel_concats(const tconv_graph *g) {
     return n;
 }
 
+/* The form the lowering must emit: AUTO's from cases.tsv (generate_phase.py applies the same
+ * rule), the forced ones from the strides and dilations ("conv": all strides 1; "one": one Conv
+ * with P * C_out channels; "multi": a Conv per phase with taps). */
+static void forced_form(tconv_node *ct, tc_phase_form form, const char *auto_form, char *out) {
+    const tc_attr *strides = tc_node_attr(ct, "strides"), *dil = tc_node_attr(ct, "dilations");
+    bool strided = false, can_one = true;
+    for (size_t i = 0; strides && i < strides->n; i++) {
+        strided |= strides->ints[i] > 1;
+        can_one &= strides->ints[i] == 1 || !dil || dil->ints[i] == 1;
+    }
+    if (form == TC_PHASE_FORM_AUTO)
+        snprintf(out, 16, "%s", auto_form);
+    else if (!strided)
+        snprintf(out, 16, "conv");
+    else
+        snprintf(out, 16, "%s", form == TC_PHASE_FORM_ONE_CONV && can_one ? "one" : "multi");
+}
+
 /* ---------------------------------------------------------------- golden cases */
 
 static size_t read_cases(phase_case *cases, size_t max) {
@@ -222,7 +240,7 @@ static tconv_status run_all_data_sets(tconv_model *model, const char *dir, const
 }
 
 /* Structure checks of one lowered case; NULL when fine. */
-static const char *check_structure(const tconv_model *model, const phase_case *c, bool d2s,
+static const char *check_structure(const tconv_model *model, const char *form, bool d2s,
                                    int64_t allowed_taps) {
     const tconv_graph *g = model->graph;
     if (count_ops(g, "ConvTranspose"))
@@ -230,11 +248,11 @@ static const char *check_structure(const tconv_model *model, const phase_case *c
     if (!d2s && count_ops(g, "DepthToSpace"))
         return "DepthToSpace emitted where it is not allowed";
     size_t convs = count_ops(g, "Conv");
-    if (strcmp(c->form, "multi") != 0 && convs != 1)
+    if (strcmp(form, "multi") != 0 && convs != 1)
         return "not one Conv";
-    if (strcmp(c->form, "conv") == 0 && (count_ops(g, "Slice") || count_ops(g, "Reshape")))
+    if (strcmp(form, "conv") == 0 && (count_ops(g, "Slice") || count_ops(g, "Reshape")))
         return "the stride-1 form has more than a Conv";
-    if (strcmp(c->form, "multi") == 0 && (convs < 1 || count_channel_concats(g) != 1))
+    if (strcmp(form, "multi") == 0 && (convs < 1 || count_channel_concats(g) != 1))
         return "the per-phase form is not Convs joined by a Concat";
     if (conv_taps(g) != allowed_taps)
         return "the Convs multiply other taps than the ConvTranspose's (k padded to s)";
@@ -263,16 +281,18 @@ static tconv_status compare(tconv_model *a, tconv_model *b, const phase_case *c,
 }
 
 /* With TCONV_PHASE_WRITE_DIR set, each lowered model is written to
- * $TCONV_PHASE_WRITE_DIR/<case>__<interleave>/model.onnx beside links to the case's data sets, for
- * scripts/ort/phase-check.sh to run in onnxruntime (QDQ models as written: onnxruntime has
- * DequantizeLinear). */
+ * $TCONV_PHASE_WRITE_DIR/<case>__<interleave>_<form>/model.onnx beside links to the case's data
+ * sets, for scripts/ort/phase-check.sh to run in onnxruntime (QDQ models as written: onnxruntime
+ * has DequantizeLinear). */
 static tconv_status write_for_ort(const tconv_model *model, const phase_case *c, bool d2s,
-                                  const char *case_dir, tc_error *err) {
+                                  tc_phase_form form, const char *case_dir, tc_error *err) {
     const char *root = getenv("TCONV_PHASE_WRITE_DIR");
     if (!root || !*root)
         return TCONV_OK;
     char dir[4300], path[4400];
-    snprintf(dir, sizeof dir, "%s/%.127s__%s", root, c->name, d2s ? "d2s" : "reshape");
+    static const char *const form_names[3] = {"auto", "one", "perphase"};
+    snprintf(dir, sizeof dir, "%s/%.127s__%s_%s", root, c->name, d2s ? "d2s" : "reshape",
+             form_names[form]);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return tc_error_set(err, TCONV_ERR_IO, "mkdir %s: %s", dir, strerror(errno));
     snprintf(path, sizeof path, "%s/model.onnx", dir);
@@ -291,7 +311,7 @@ static tconv_status write_for_ort(const tconv_model *model, const phase_case *c,
     return st;
 }
 
-static bool check_case(const phase_case *c, bool d2s, size_t *sets) {
+static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t *sets) {
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/%.127s", GOLDEN, c->name);
     snprintf(path, sizeof path, "%s/model.onnx", dir);
@@ -305,9 +325,12 @@ static bool check_case(const phase_case *c, bool d2s, size_t *sets) {
     if (st == TCONV_OK && !ct)
         st = tc_error_set(&err, TCONV_ERR_INVALID, "no ConvTranspose");
     int64_t allowed = 0;
-    if (st == TCONV_OK)
-        expected_taps(ct, c->form, &allowed);
-    tc_conv_lowering how = {.allow_depth_to_space = d2s};
+    char expect[16] = "";
+    if (st == TCONV_OK) {
+        forced_form(ct, form, c->form, expect);
+        expected_taps(ct, expect, &allowed);
+    }
+    tc_conv_lowering how = {.allow_depth_to_space = d2s, .form = form};
     char why[512] = "";
     if (st == TCONV_OK &&
         !tc_conv_transpose_convs_possible(model->graph, ct, &how, why, sizeof why))
@@ -321,13 +344,13 @@ static bool check_case(const phase_case *c, bool d2s, size_t *sets) {
     tc_rewrite_report_free(&report);
     if (st == TCONV_OK)
         st = tc_model_verify(model, &err);
-    const char *bad = st == TCONV_OK ? check_structure(model, c, d2s, allowed) : NULL;
+    const char *bad = st == TCONV_OK ? check_structure(model, expect, d2s, allowed) : NULL;
     if (bad)
         st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", bad);
     if (st == TCONV_OK)
         st = reload(model, &reloaded, &err);
     if (st == TCONV_OK)
-        st = write_for_ort(model, c, d2s, dir, &err);
+        st = write_for_ort(model, c, d2s, form, dir, &err);
     if (st == TCONV_OK && !runtime_has_dequantize()) {
         fold_dequantize(original);
         fold_dequantize(model);
@@ -341,8 +364,8 @@ static bool check_case(const phase_case *c, bool d2s, size_t *sets) {
     if (st == TCONV_OK)
         st = compare(original, model, c, &err);
     if (st != TCONV_OK)
-        fprintf(stderr, "FAIL %s [%s]: %s\n", c->name, d2s ? "DepthToSpace" : "Reshape",
-                err.message);
+        fprintf(stderr, "FAIL %s [%s, form %d]: %s\n", c->name, d2s ? "DepthToSpace" : "Reshape",
+                (int)form, err.message);
     tconv_model_free(original);
     tconv_model_free(model);
     tconv_model_free(reloaded);
@@ -355,13 +378,15 @@ static void test_golden_cases(void **state) {
     size_t n = read_cases(cases, 128), failures = 0, sets = 0, qdq = 0, d2s_used = 0;
     assert_true(n >= 40);
     for (size_t i = 0; i < n; i++) {
-        for (int d2s = 0; d2s < 2; d2s++)
-            failures += !check_case(&cases[i], d2s, &sets);
+        for (int d2s = 0; d2s < 2; d2s++) {
+            for (int form = TC_PHASE_FORM_AUTO; form <= TC_PHASE_FORM_PER_PHASE; form++)
+                failures += !check_case(&cases[i], d2s, (tc_phase_form)form, &sets);
+        }
         qdq += strncmp(cases[i].name, "qdq_", 4) == 0;
     }
     (void)d2s_used;
     fprintf(stderr,
-            "%zu phase cases x 2 interleaves, %zu data-set runs, %zu QDQ cases (%s), %zu "
+            "%zu phase cases x 2 interleaves x 3 forms, %zu data-set runs, %zu QDQ cases (%s), %zu "
             "failures\n",
             n, sets, qdq,
             runtime_has_dequantize() ? "run by the runtime's DequantizeLinear"
@@ -396,8 +421,8 @@ static tconv_node *small_case(tconv_model *m, int r, const int64_t *k, const int
     return n;
 }
 
-static void lower_ok(tconv_model *m, tconv_node *n, bool d2s) {
-    tc_conv_lowering how = {.allow_depth_to_space = d2s};
+static void lower_ok(tconv_model *m, tconv_node *n, bool d2s, tc_phase_form form) {
+    tc_conv_lowering how = {.allow_depth_to_space = d2s, .form = form};
     B_OK(tc_lower_conv_transpose_as_convs(m, m->graph, n, &how, NULL, &b_err_));
     B_OK(tc_model_verify(m, &b_err_));
     tconv_node *last = m->graph->last;
@@ -409,7 +434,7 @@ static void test_forms_by_opset(void **state) {
     int64_t k[2] = {3, 3}, s[2] = {2, 2};
     /* opset 13, DepthToSpace allowed: Conv (6*4 channels), DepthToSpace CRD, Slice inputs */
     tconv_model *m = b_model(13);
-    lower_ok(m, small_case(m, 2, k, s, NULL), true);
+    lower_ok(m, small_case(m, 2, k, s, NULL), true, TC_PHASE_FORM_ONE_CONV);
     tconv_node *conv = find_op(m->graph, "Conv"), *d2s = find_op(m->graph, "DepthToSpace");
     assert_non_null(conv);
     assert_non_null(d2s);
@@ -428,7 +453,7 @@ static void test_forms_by_opset(void **state) {
 
     /* opset 9, group 1: DepthToSpace-1 (DCR, phase-major channels), Slice-1 attributes */
     m = b_model(9);
-    lower_ok(m, small_case(m, 2, k, s, NULL), true);
+    lower_ok(m, small_case(m, 2, k, s, NULL), true, TC_PHASE_FORM_ONE_CONV);
     d2s = find_op(m->graph, "DepthToSpace");
     assert_non_null(d2s);
     assert_null(tc_node_attr(d2s, "mode"));
@@ -439,7 +464,7 @@ static void test_forms_by_opset(void **state) {
 
     /* DepthToSpace not allowed: Reshape, Transpose, Reshape */
     m = b_model(13);
-    lower_ok(m, small_case(m, 2, k, s, NULL), false);
+    lower_ok(m, small_case(m, 2, k, s, NULL), false, TC_PHASE_FORM_ONE_CONV);
     assert_null(find_op(m->graph, "DepthToSpace"));
     assert_int_equal(count_ops(m->graph, "Reshape"), 2);
     assert_int_equal(count_ops(m->graph, "Transpose"), 1);
@@ -448,7 +473,7 @@ static void test_forms_by_opset(void **state) {
     /* stride 1: one Conv and nothing else */
     int64_t one[2] = {1, 1}, two[2] = {2, 2};
     m = b_model(13);
-    lower_ok(m, small_case(m, 2, k, one, two), true);
+    lower_ok(m, small_case(m, 2, k, one, two), true, TC_PHASE_FORM_AUTO);
     assert_int_equal(m->graph->n_nodes, 1);
     conv = m->graph->first;
     const tc_attr *pads = tc_node_attr(conv, "pads"), *dil = tc_node_attr(conv, "dilations");
@@ -459,10 +484,28 @@ static void test_forms_by_opset(void **state) {
 
     /* dilation 2 with stride 2: phases without taps are ConstantOfShape zeros, the bias an Add */
     m = b_model(13);
-    lower_ok(m, small_case(m, 2, k, s, two), true);
+    lower_ok(m, small_case(m, 2, k, s, two), true, TC_PHASE_FORM_AUTO);
     assert_int_equal(count_ops(m->graph, "Conv"), 1); /* only phase (0,0) has taps */
     assert_int_equal(count_ops(m->graph, "ConstantOfShape"), 1);
     assert_int_equal(count_ops(m->graph, "Add"), 1);
+    tconv_model_free(m);
+
+    /* AUTO: k 3, s 2 pads the kernel to 4x4 (16 taps for 9, past TC_PHASE_ONE_CONV_MAX_EXTRA):
+     * a Conv per phase (2x2, 2x1, 1x2, 1x1 taps), the bias on each, Concat, DepthToSpace DCR */
+    m = b_model(13);
+    lower_ok(m, small_case(m, 2, k, s, NULL), true, TC_PHASE_FORM_AUTO);
+    assert_int_equal(count_ops(m->graph, "Conv"), 4);
+    assert_int_equal(count_ops(m->graph, "Concat"), 1);
+    assert_null(find_op(m->graph, "Add"));
+    d2s = find_op(m->graph, "DepthToSpace");
+    B_OK(tc_node_attr_string(d2s, "mode", "CRD", &mode, &b_err_));
+    assert_string_equal(mode, "DCR");
+    tconv_model_free(m);
+    /* AUTO: k 4, s 2 has no zero tap: one Conv */
+    int64_t k4[2] = {4, 4};
+    m = b_model(13);
+    lower_ok(m, small_case(m, 2, k4, s, NULL), true, TC_PHASE_FORM_AUTO);
+    assert_int_equal(count_ops(m->graph, "Conv"), 1);
     tconv_model_free(m);
 }
 
@@ -544,7 +587,7 @@ static void test_qdq_structure(void **state) {
     b_ints(n, "strides", s, 2);
     b_int(n, "group", 2);
     b_output(g, "Y");
-    lower_ok(m, n, true);
+    lower_ok(m, n, true, TC_PHASE_FORM_ONE_CONV);
     tconv_node *conv = find_op(g, "Conv");
     tconv_node *new_dq = conv->inputs[1]->producer;
     assert_non_null(new_dq);
@@ -563,7 +606,49 @@ static void test_qdq_structure(void **state) {
     tconv_model_free(m);
 }
 
+/* TCONV_PHASE_LOWER_DIR=DIR (bench/phase.sh): for each DIR/<layer>/model.onnx, writes
+ * model_{d2s,reshape}_{one,perphase}.onnx, every ConvTranspose lowered with DepthToSpace allowed
+ * or not, in the one-Conv form (where it exists) or one Conv per phase (the benchmark programs
+ * see only the public API, which has no such pass yet). Returns how many failed. */
+static int lower_layers_for_bench(const char *root) {
+    char **names;
+    size_t n;
+    if (tc_test_list_dirs(root, "", &names, &n) != 0)
+        return 1;
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int variant = 0; variant < 4; variant++) {
+            bool d2s = variant < 2;
+            tc_phase_form form = variant % 2 ? TC_PHASE_FORM_PER_PHASE : TC_PHASE_FORM_ONE_CONV;
+            char path[8400];
+            snprintf(path, sizeof path, "%s/%s/model.onnx", root, names[i]);
+            tconv_model *m = NULL;
+            tc_error err;
+            tc_error_clear(&err);
+            tconv_status st = tc_model_load_file(path, NULL, &m, NULL, &err);
+            tconv_node *ct;
+            tc_conv_lowering how = {.allow_depth_to_space = d2s, .form = form};
+            while (st == TCONV_OK && (ct = find_op(m->graph, "ConvTranspose")) != NULL)
+                st = tc_lower_conv_transpose_as_convs(m, m->graph, ct, &how, NULL, &err);
+            snprintf(path, sizeof path, "%s/%s/model_%s_%s.onnx", root, names[i],
+                     d2s ? "d2s" : "reshape", variant % 2 ? "perphase" : "one");
+            if (st == TCONV_OK)
+                st = tc_model_save_file(m, path, &err);
+            if (st != TCONV_OK) {
+                fprintf(stderr, "%s: %s\n", path, err.message);
+                failed++;
+            }
+            tconv_model_free(m);
+        }
+    }
+    tc_test_free_names(names, n);
+    return failed;
+}
+
 int main(void) {
+    const char *bench_dir = getenv("TCONV_PHASE_LOWER_DIR");
+    if (bench_dir && *bench_dir)
+        return lower_layers_for_bench(bench_dir) ? 1 : 0;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forms_by_opset),
         cmocka_unit_test(test_refusals),
