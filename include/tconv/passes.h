@@ -76,6 +76,17 @@ tconv_status tconv_pipeline_set_passes(tconv_pipeline *pipeline, const char *pas
 tconv_status tconv_pipeline_set_policy(tconv_pipeline *pipeline, tconv_policy policy);
 tconv_status tconv_pipeline_set_convention(tconv_pipeline *pipeline, tconv_convention convention);
 
+/* The backend target (tconv/targets.h): a built-in one by name, or with NULL none (the default);
+ * or one described in a file. With a target, lower-for-target runs after each
+ * legalize-conv-transpose of the pass list (legalize-conv-transpose then keeps the pads the
+ * target takes): every ConvTranspose is rewritten into a form the target takes, and where one
+ * cannot be, tconv_pipeline_run fails with TCONV_ERR_UNSUPPORTED naming each node and the
+ * constraint it breaks. Errors: TCONV_ERR_USAGE (NULL pipeline, unknown name), TCONV_ERR_IO
+ * and TCONV_ERR_INVALID (the file: its message names file, line and field), TCONV_ERR_NOMEM;
+ * the message in tconv_pipeline_last_error. */
+tconv_status tconv_pipeline_set_target(tconv_pipeline *pipeline, const char *name);
+tconv_status tconv_pipeline_set_target_file(tconv_pipeline *pipeline, const char *path);
+
 /* Registers a pass of the caller's under `name` (copied) so that the pass list can name it;
  * user_data is passed to it as is (the pipeline does not own it). Errors: TCONV_ERR_USAGE for a
  * NULL argument, an empty name, a name with a ',' or one already taken (built-in or added

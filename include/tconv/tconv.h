@@ -65,6 +65,7 @@
 #include "tconv/files.h"
 #include "tconv/graph.h"
 #include "tconv/passes.h"
+#include "tconv/targets.h"
 #include "tconv/runtime.h"
 
 #endif

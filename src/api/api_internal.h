@@ -72,6 +72,10 @@ tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritte
                                     const tc_rewrite_record *rec, tconv_model **before,
                                     tconv_model **after, tc_error *err);
 
+/* Reads and parses a target file (at most 64 KiB), errors naming file, line and field. */
+struct tc_target;
+tconv_status tc_api_target_read_file(const char *path, struct tc_target *out, tc_error *err);
+
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
 tconv_report *tc_api_report_new(void);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "passes/pass.h"
+#include "passes/target.h"
 
 typedef struct custom_pass {
     char *name; /* malloc'd */
@@ -22,6 +23,7 @@ struct tconv_pipeline {
     size_t n_custom, cap_custom;
     tconv_after_pass_callback after_pass;
     void *after_pass_data;
+    tc_target *target; /* malloc'd; NULL: none */
     tc_error last_error;
 };
 
@@ -87,6 +89,7 @@ void tconv_pipeline_free(tconv_pipeline *pipeline) {
     for (size_t i = 0; i < pipeline->n_custom; i++)
         free(pipeline->custom[i].name);
     free(pipeline->custom);
+    free(pipeline->target);
     free(pipeline->passes);
     free(pipeline);
 }
@@ -131,6 +134,62 @@ tconv_status tconv_pipeline_set_convention(tconv_pipeline *pipeline, tconv_conve
                             (int)convention);
     pipeline->convention = convention;
     return TCONV_OK;
+}
+
+/* Installs a parsed target (or with NULL, none). */
+static tconv_status install_target(tconv_pipeline *pipeline, tc_target *target) {
+    free(pipeline->target);
+    pipeline->target = target;
+    return TCONV_OK;
+}
+
+tconv_status tconv_pipeline_set_target(tconv_pipeline *pipeline, const char *name) {
+    if (!pipeline)
+        return TCONV_ERR_USAGE;
+    tc_error *err = &pipeline->last_error;
+    tc_error_clear(err);
+    if (!name)
+        return install_target(pipeline, NULL);
+    tc_target *target = malloc(sizeof *target);
+    if (!target)
+        return tc_error_nomem(err, "a target");
+    tconv_status st = tc_target_builtin(name, target, err);
+    if (st != TCONV_OK) {
+        free(target);
+        return st;
+    }
+    return install_target(pipeline, target);
+}
+
+/* Target files are small: 64 KiB is far above any description. */
+#define TARGET_FILE_MAX (64 * 1024)
+
+tconv_status tc_api_target_read_file(const char *path, tc_target *out, tc_error *err) {
+    void *text = NULL;
+    size_t size = 0;
+    tconv_status st = tc_read_file(path, TARGET_FILE_MAX, &text, &size, err);
+    if (st == TCONV_OK)
+        st = tc_target_parse(text, size, path, out, err);
+    free(text);
+    return st;
+}
+
+tconv_status tconv_pipeline_set_target_file(tconv_pipeline *pipeline, const char *path) {
+    if (!pipeline)
+        return TCONV_ERR_USAGE;
+    tc_error *err = &pipeline->last_error;
+    tc_error_clear(err);
+    if (!path)
+        return tc_error_set(err, TCONV_ERR_USAGE, "tconv_pipeline_set_target_file: no path");
+    tc_target *target = malloc(sizeof *target);
+    if (!target)
+        return tc_error_nomem(err, "a target");
+    tconv_status st = tc_api_target_read_file(path, target, err);
+    if (st != TCONV_OK) {
+        free(target);
+        return st;
+    }
+    return install_target(pipeline, target);
 }
 
 static const custom_pass *find_custom(const tconv_pipeline *pipeline, const char *name,
@@ -213,21 +272,37 @@ static tconv_status resolve_steps(const tconv_pipeline *pipeline, pass_step **st
     size_t max = 1;
     for (const char *c = list; *c; c++)
         max += *c == ',';
-    pass_step *out = calloc(max, sizeof *out);
+    /* with a target, lower-for-target follows each legalize-conv-transpose */
+    pass_step *out = calloc(pipeline->target ? 2 * max : max, sizeof *out);
     if (!out)
         return tc_error_nomem(err, "the pass list");
     const char *p = list;
+    const tc_pass_def *legalize = tc_pass_find("legalize-conv-transpose");
+    const tc_pass_def *lower = tc_pass_find("lower-for-target");
+    size_t n = 0;
+    bool lowers = false;
     for (size_t i = 0; i < max; i++) {
         size_t len = strcspn(p, ",");
-        tconv_status st = resolve_one(pipeline, p, len, &out[i], err);
+        tconv_status st = resolve_one(pipeline, p, len, &out[n], err);
         if (st != TCONV_OK) {
             free(out);
             return st;
         }
+        if (pipeline->target && out[n].builtin == legalize && !strstr(list, "lower-for-target"))
+            out[++n] = (pass_step){lower, NULL};
+        lowers |= out[n].builtin == lower;
+        n++;
         p += len + (p[len] == ',');
     }
+    if (pipeline->target && !lowers) {
+        free(out);
+        return tc_error_set(err, TCONV_ERR_USAGE,
+                            "target %s: the pass list '%s' has neither legalize-conv-transpose "
+                            "nor lower-for-target",
+                            pipeline->target->name, list);
+    }
     *steps = out;
-    *count = max;
+    *count = n;
     return TCONV_OK;
 }
 
@@ -259,6 +334,7 @@ static tconv_status run_steps(const tconv_pipeline *pipeline, const pass_step *s
     options.convention = pipeline->convention;
     options.diagnostics = &report->warnings;
     options.report = &report->rewrites;
+    options.target = pipeline->target;
     for (size_t i = 0; i < count; i++) {
         tconv_status st = steps[i].custom ? run_custom(steps[i].custom, model, err)
                                           : tc_run_passes(model, steps[i].builtin->name, &options,

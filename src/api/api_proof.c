@@ -92,6 +92,27 @@ static bool type_from_weights(const tconv_node *node, size_t index, tc_type *typ
     return true;
 }
 
+static tconv_status copy_node(const tconv_node *node, tconv_graph *g, tc_error *err);
+
+/* The node that computes `v` from initializers alone (a Constant; a DequantizeLinear of constant
+ * weights, as QDQ models feed W), or NULL. The small models compute such a value as the model
+ * does instead of feeding it random data: a rewrite may have turned it into new constants (the
+ * target lowerings edit W under its DequantizeLinear), which random data would not match. */
+static const tconv_node *constant_producer(const tconv_value *v) {
+    const tconv_node *p = v->producer;
+    if (!p || p->n_outputs != 1)
+        return NULL;
+    for (size_t i = 0; i < p->n_attrs; i++) {
+        if (p->attrs[i].type == TCONV_ATTR_GRAPH || p->attrs[i].type == TCONV_ATTR_GRAPHS)
+            return NULL;
+    }
+    for (size_t i = 0; i < p->n_inputs; i++) {
+        if (p->inputs[i] && !p->inputs[i]->initializer)
+            return NULL;
+    }
+    return p;
+}
+
 /* The original node's inputs, in the same order in both small models: initializers copied, the
  * others graph inputs typed as in `scope`, the rewritten graph that holds the emitted nodes
  * (shape inference ran on it), else as declared, else from the weights. */
@@ -104,6 +125,11 @@ static tconv_status add_node_inputs(const tconv_node *node, const tconv_graph *s
             continue;
         if (v->initializer) {
             st = copy_initializer(v->initializer, g, err);
+            continue;
+        }
+        const tconv_node *producer = constant_producer(v);
+        if (producer) {
+            st = copy_node(producer, g, err);
             continue;
         }
         const tconv_value *typed = tc_graph_find_value(scope, v->name);

@@ -27,6 +27,9 @@ typedef struct import_args {
     const char *passes;
     const char *report_path;
     const char *print_ir_after;
+    const char *target;      /* --target NAME */
+    const char *target_file; /* --target-file FILE */
+    bool list_targets;
     tconv_policy policy;
     tconv_convention convention;
     bool print_ir, quiet, dry_run, list_passes;
@@ -62,6 +65,13 @@ static void print_usage(FILE *out) {
           "  --rtol R, --atol A      tolerances for --check (default 1e-4, 1e-5)\n"
           "  --dim NAME=VALUE        value (>= 1) of a dynamic (symbolic) input dim for --check;\n"
           "                          every dynamic dim needs one, and each must name one\n"
+          "  --target NAME           rewrite every ConvTranspose into a form backend NAME takes\n"
+          "                          (exit 2 naming each node that cannot be); without -o, a\n"
+          "                          lint: what NAME rejects in the model and what the rewrite\n"
+          "                          would do\n"
+          "  --target-file FILE      the same with a target described in FILE (README, Target\n"
+          "                          files)\n"
+          "  --list-targets          the built-in targets with their constraints and sources\n"
           "  --print-ir              print the IR (after the passes when -o is given)\n"
           "  --print-ir-after PASS   print the IR after PASS (or 'all')\n"
           "  --quiet                 no summary or warnings on stderr\n"
@@ -175,6 +185,14 @@ static int parse_option(int argc, char **argv, int *i, import_args *a) {
         NEEDS_VALUE();
         if (a->n_dims == MAX_DIMS || !parse_dim(v, a))
             return usage_error("--dim needs NAME=VALUE with VALUE >= 1, got '%s'", v);
+    } else if (!strcmp(opt, "--target")) {
+        NEEDS_VALUE();
+        a->target = v;
+    } else if (!strcmp(opt, "--target-file")) {
+        NEEDS_VALUE();
+        a->target_file = v;
+    } else if (!strcmp(opt, "--list-targets")) {
+        a->list_targets = true;
     } else if (!strcmp(opt, "--print-ir")) {
         a->print_ir = true;
     } else if (!strcmp(opt, "--quiet")) {
@@ -230,8 +248,10 @@ static int parse_args(int argc, char **argv, import_args *a) {
                                argv[i]);
         }
     }
-    if (a->list_passes)
+    if (a->list_passes || (a->list_targets && !a->input))
         return -1;
+    if (a->target && a->target_file)
+        return usage_error("%s", "--target and --target-file: give one");
     if (!a->input)
         return usage_error("no input model given: tconv-import IN.onnx [OUT.onnx] [options]");
     if (a->positional_output) {
@@ -251,6 +271,67 @@ static void list_passes(void) {
     for (size_t i = 0; i < tconv_builtin_pass_count(); i++)
         printf("%-26s %s\n", tconv_builtin_pass_name(i), tconv_builtin_pass_summary(i));
     printf("\ndefault: %s\n", DEFAULT_PASSES);
+}
+
+/* ---------------------------------------------------------------- targets */
+
+static int open_target(const import_args *a, tconv_target **out) {
+    char message[MESSAGE_MAX];
+    tconv_status st = a->target
+                          ? tconv_target_open(a->target, out, message, sizeof message)
+                          : tconv_target_open_file(a->target_file, out, message, sizeof message);
+    if (st != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s\n", message);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+static int print_target(const tconv_target *t) {
+    char *text = NULL;
+    if (tconv_target_describe(t, &text) != TCONV_OK) {
+        fputs("tconv-import: out of memory\n", stderr);
+        return EXIT_BAD_INPUT;
+    }
+    printf("%s\n", text);
+    tconv_free(text);
+    return EXIT_OK;
+}
+
+/* After a refused --target conversion: every constraint the model still breaks, with sources
+ * (the error message has a bound; this list has none). */
+static void print_target_breaks(const import_args *a, tconv_model *model) {
+    tconv_target *t = NULL;
+    size_t n = 0;
+    char *text = NULL;
+    if (open_target(a, &t) == EXIT_OK && tconv_target_check(t, model, &n, &text) == TCONV_OK && n)
+        fprintf(stderr, "tconv-import: %s: %s\n", a->input, text);
+    tconv_free(text);
+    tconv_target_free(t);
+}
+
+/* --list-targets: every built-in target (and the --target-file one) with its constraints. */
+static int list_targets(const import_args *a) {
+    int rc = EXIT_OK;
+    for (size_t i = 0; rc == EXIT_OK && i < tconv_target_builtin_count(); i++) {
+        tconv_target *t = NULL;
+        char message[MESSAGE_MAX];
+        if (tconv_target_open(tconv_target_builtin_name(i), &t, message, sizeof message) !=
+            TCONV_OK) {
+            fprintf(stderr, "tconv-import: %s\n", message);
+            return EXIT_BAD_INPUT;
+        }
+        rc = print_target(t);
+        tconv_target_free(t);
+    }
+    if (rc == EXIT_OK && a->target_file) {
+        tconv_target *t = NULL;
+        rc = open_target(a, &t);
+        if (rc == EXIT_OK)
+            rc = print_target(t);
+        tconv_target_free(t);
+    }
+    return rc;
 }
 
 /* ---------------------------------------------------------------- --check */
@@ -474,6 +555,10 @@ static tconv_status run_pipeline(const import_args *a, tconv_model *model, tconv
         st = tconv_pipeline_set_policy(p, a->policy);
     if (st == TCONV_OK)
         st = tconv_pipeline_set_convention(p, a->convention);
+    if (st == TCONV_OK && a->target)
+        st = tconv_pipeline_set_target(p, a->target);
+    if (st == TCONV_OK && a->target_file)
+        st = tconv_pipeline_set_target_file(p, a->target_file);
     if (st == TCONV_OK && a->print_ir_after)
         st = tconv_pipeline_set_after_pass(p, print_after_pass, (void *)a->print_ir_after);
     if (st != TCONV_OK)
@@ -493,6 +578,8 @@ static int convert(const import_args *a, tconv_model *model, tconv_report **repo
     }
     if (run_pipeline(a, model, report) != TCONV_OK) {
         fprintf(stderr, "tconv-import: %s: %s\n", a->input, tconv_model_last_error(model));
+        if (a->target || a->target_file)
+            print_target_breaks(a, model);
         return EXIT_BAD_INPUT;
     }
     for (size_t i = 0; !a->quiet && i < tconv_report_warning_count(*report); i++)
@@ -550,6 +637,50 @@ static int check_output_paths(const import_args *a) {
     return EXIT_OK;
 }
 
+/* --target without -o: what the target rejects in the model as it is (the checker), then what
+ * the rewrite would do (the pipeline on a copy). Exit 0 when the rewrite would make every node
+ * acceptable, 2 when it would refuse. */
+static int lint_target(const import_args *a, tconv_model *model) {
+    tconv_target *t = NULL;
+    int rc = open_target(a, &t);
+    size_t n = 0;
+    char *text = NULL;
+    if (rc == EXIT_OK && tconv_target_check(t, model, &n, &text) != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s: %s\n", a->input, tconv_model_last_error(model));
+        rc = EXIT_BAD_INPUT;
+    }
+    if (rc == EXIT_OK) {
+        if (n)
+            printf("as is: %s\n", text);
+        else
+            printf("as is: target %s takes every node\n", tconv_target_name(t));
+    }
+    tconv_free(text);
+    tconv_model *copy = NULL;
+    tconv_report *report = NULL;
+    if (rc == EXIT_OK && tconv_model_clone(model, &copy) != TCONV_OK) {
+        fprintf(stderr, "tconv-import: %s: %s\n", a->input, tconv_model_last_error(model));
+        rc = EXIT_BAD_INPUT;
+    }
+    if (rc == EXIT_OK && run_pipeline(a, copy, &report) != TCONV_OK) {
+        printf("rewrite: refused: %s\n", tconv_model_last_error(copy));
+        rc = EXIT_BAD_INPUT;
+    } else if (rc == EXIT_OK) {
+        size_t count = tconv_report_rewrite_count(report);
+        printf("rewrite: %zu ConvTranspose node(s) rewritten for %s\n", count,
+               tconv_target_name(t));
+        char shown[256];
+        for (size_t i = 0; i < count; i++)
+            printf("  %s -> %s\n",
+                   tconv_escape_text(shown, sizeof shown, tconv_report_rewritten_node(report, i)),
+                   tconv_report_new_nodes(report, i));
+    }
+    tconv_report_free(report);
+    tconv_model_free(copy);
+    tconv_target_free(t);
+    return rc;
+}
+
 static int run_import(const import_args *a) {
     tconv_model *model = NULL, *original = NULL;
     tconv_report *report = NULL;
@@ -558,6 +689,11 @@ static int run_import(const import_args *a) {
         rc = load_model(a->input, &model, a);
     bool transforms =
         a->output || a->dry_run || a->check_runs || a->report_path || a->print_ir_after;
+    if (rc == EXIT_OK && !transforms && (a->target || a->target_file)) {
+        rc = lint_target(a, model);
+        tconv_model_free(model);
+        return rc;
+    }
     if (rc == EXIT_OK && !transforms) {
         rc = print_formatted(model,
                              a->print_ir ? tconv_model_format_ir : tconv_model_format_summary);
@@ -611,6 +747,8 @@ int main(int argc, char **argv) {
     if (rc < 0 && args.list_passes) {
         list_passes();
         rc = EXIT_OK;
+    } else if (rc < 0 && args.list_targets) {
+        rc = list_targets(&args);
     } else if (rc < 0) {
         rc = run_import(&args);
     }

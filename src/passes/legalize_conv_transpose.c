@@ -16,6 +16,7 @@
 
 #include "ir/name_map.h"
 #include "passes/conv_transpose_match.h"
+#include "passes/target_lower.h"
 
 /* The int64 constants (Slice starts/ends/axes, Pad pads, Unsqueeze axes) earlier rewrites added
  * to a graph, by content: every ConvTranspose with the same crop reads the same initializers,
@@ -689,7 +690,9 @@ static tconv_status legalize_node(tconv_node *node, size_t index, const legalize
     tconv_status st = tc_conv_transpose_match_node(node, options->convention, &match, w->err);
     if (st != TCONV_OK)
         return st;
-    if (!tc_conv_transpose_needs_rewrite(&match, options->policy))
+    bool needed = options->target ? !tc_target_keeps_pads(options->target, &match)
+                                  : tc_conv_transpose_needs_rewrite(&match, options->policy);
+    if (!needed)
         return TCONV_OK;
     char where[256];
     int64_t opset = tc_model_opset(node->graph->model, "");

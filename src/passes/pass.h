@@ -16,11 +16,16 @@
 const char *tconv_policy_name(tconv_policy policy);
 bool tc_policy_parse(const char *text, tconv_policy *out);
 
+typedef struct tc_target tc_target;
+
 typedef struct tc_pass_options {
     tconv_policy policy;
     tconv_convention convention;
     tc_diagnostics *diagnostics; /* warnings (may be NULL: dropped) */
     tc_rewrite_report *report;   /* rewrites (may be NULL: not recorded) */
+    /* The backend target (passes/target.h) or NULL: legalize-conv-transpose then keeps the pads
+     * the target takes and lower-for-target lowers the rest. */
+    const tc_target *target;
 } tc_pass_options;
 
 void tc_pass_options_init(tc_pass_options *options);
@@ -62,6 +67,8 @@ tconv_status tc_pass_legalize_conv_transpose(tconv_graph *graph, const tc_pass_o
                                              tc_error *err);
 tconv_status tc_pass_lint_conv_transpose(tconv_graph *graph, const tc_pass_options *options,
                                          tc_error *err);
+tconv_status tc_pass_lower_for_target(tconv_graph *graph, const tc_pass_options *options,
+                                      tc_error *err);
 tconv_status tc_pass_dce(tconv_graph *graph, const tc_pass_options *options, tc_error *err);
 
 /* Runs a comma-separated pass list ("shape-infer,legalize-conv-transpose,dce"; "none" or "" runs

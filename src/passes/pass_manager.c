@@ -16,6 +16,10 @@ static const tc_pass_def PASSES[] = {
      "rewrite SAME/asymmetric/output_shape/output_padding ConvTranspose into VALID + "
      "Slice/Pad/Add",
      tc_pass_legalize_conv_transpose},
+    {"lower-for-target",
+     "rewrite every ConvTranspose into a form the target (--target) takes, or fail naming each "
+     "node left; nothing without a target",
+     tc_pass_lower_for_target},
     {"dce", "remove nodes and initializers that nothing uses", tc_pass_dce},
 };
 

@@ -159,6 +159,67 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_p
     return TCONV_OK;
 }
 
+tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *lowered,
+                                      char *old_attributes, tconv_node *const *new_nodes,
+                                      size_t n_new_nodes, tc_error *err) {
+    tc_rewrite_record *rec = NULL;
+    for (size_t r = report->count; r-- > 0 && !rec;) {
+        for (size_t i = 0; i < report->records[r].n_new && !rec; i++) {
+            if (strcmp(report->records[r].new_names[i], lowered) == 0)
+                rec = &report->records[r];
+        }
+    }
+    const tconv_graph *graph = NULL; /* a node of the list may have been removed since */
+    for (size_t i = 0; i < n_new_nodes && !graph; i++)
+        graph = new_nodes[i]->prev || new_nodes[i]->next ? new_nodes[i]->graph : NULL;
+    for (size_t i = 0; i < n_new_nodes && !graph; i++)
+        graph = new_nodes[i]->graph;
+    size_t cap = (rec ? rec->n_new : 0) + n_new_nodes, n = 0;
+    tconv_node **all = calloc(cap ? cap : 1, sizeof *all);
+    if (!all) {
+        free(old_attributes);
+        return tc_error_nomem(err, "the rewrite report");
+    }
+    /* the union, in graph order (the local proof runs the chain in the order given) */
+    for (tconv_node *node = graph ? graph->first : NULL; node && n < cap; node = node->next) {
+        bool member = false;
+        for (size_t i = 0; i < n_new_nodes && !member; i++)
+            member = new_nodes[i] == node;
+        for (size_t i = 0; rec && i < rec->n_new && !member && node->name; i++)
+            member = strcmp(rec->new_names[i], node->name) == 0;
+        if (member)
+            all[n++] = node;
+    }
+    if (!rec) {
+        tconv_status st = tc_rewrite_report_add(report, lowered, old_attributes, all, n, err);
+        free(all);
+        return st;
+    }
+    free(old_attributes);
+    /* a fresh record for the union, moved over the old one (which keeps its place) */
+    size_t index = (size_t)(rec - report->records); /* adding may move the records */
+    char *attrs = strdup(rec->old_attributes ? rec->old_attributes : "{}");
+    char *name = strdup(rec->node);
+    tconv_status st = name ? tc_rewrite_report_add(report, name, attrs, all, n, err)
+                           : (free(attrs), tc_error_nomem(err, "the rewrite report"));
+    free(name);
+    free(all);
+    if (st != TCONV_OK)
+        return st;
+    tc_rewrite_record fresh = report->records[--report->count];
+    tc_rewrite_record *old = &report->records[index];
+    for (size_t i = 0; i < old->n_new; i++)
+        free(old->new_names[i]);
+    free(old->new_names);
+    free(old->new_nodes);
+    free(fresh.node);
+    fresh.node = old->node;
+    free(fresh.old_attributes);
+    fresh.old_attributes = old->old_attributes;
+    *old = fresh;
+    return TCONV_OK;
+}
+
 /* ---------------------------------------------------------------- op counts */
 
 static int compare_op_count(const void *a, const void *b) {

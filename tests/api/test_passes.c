@@ -23,9 +23,10 @@ static tconv_pipeline *new_pipeline(const char *passes) {
 static void test_builtin_passes_and_names(void **state) {
     (void)state;
     size_t n = tconv_builtin_pass_count();
-    assert_int_equal(n, 4);
-    const char *wanted[] = {"shape-infer", "legalize-conv-transpose", "dce", "lint-conv-transpose"};
-    for (size_t w = 0; w < 4; w++) {
+    assert_int_equal(n, 5);
+    const char *wanted[] = {"shape-infer", "legalize-conv-transpose", "dce", "lint-conv-transpose",
+                            "lower-for-target"};
+    for (size_t w = 0; w < 5; w++) {
         bool found = false;
         for (size_t i = 0; i < n; i++)
             found |= strcmp(tconv_builtin_pass_name(i), wanted[w]) == 0 &&
