@@ -159,13 +159,14 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_p
     return TCONV_OK;
 }
 
-tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *lowered,
-                                      char *old_attributes, tconv_node *const *new_nodes,
-                                      size_t n_new_nodes, tc_error *err) {
+tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *lowered_path,
+                                      uint64_t lowered_id, char *old_attributes,
+                                      tconv_node *const *new_nodes, size_t n_new_nodes,
+                                      tc_error *err) {
     tc_rewrite_record *rec = NULL;
     for (size_t r = report->count; r-- > 0 && !rec;) {
         for (size_t i = 0; i < report->records[r].n_new && !rec; i++) {
-            if (strcmp(report->records[r].new_names[i], lowered) == 0)
+            if (report->records[r].new_ids[i] == lowered_id)
                 rec = &report->records[r];
         }
     }
@@ -185,13 +186,14 @@ tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *low
         bool member = false;
         for (size_t i = 0; i < n_new_nodes && !member; i++)
             member = new_nodes[i] == node;
-        for (size_t i = 0; rec && i < rec->n_new && !member && node->name; i++)
-            member = strcmp(rec->new_names[i], node->name) == 0;
+        for (size_t i = 0; rec && i < rec->n_new && !member; i++)
+            member = rec->new_ids[i] == node->id;
         if (member)
             all[n++] = node;
     }
     if (!rec) {
-        tconv_status st = tc_rewrite_report_add(report, lowered, old_attributes, all, n, err);
+        tconv_status st =
+            tc_rewrite_report_add(report, lowered_path, lowered_id, old_attributes, all, n, err);
         free(all);
         return st;
     }
@@ -200,7 +202,7 @@ tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *low
     size_t index = (size_t)(rec - report->records); /* adding may move the records */
     char *attrs = strdup(rec->old_attributes ? rec->old_attributes : "{}");
     char *name = strdup(rec->node);
-    tconv_status st = name ? tc_rewrite_report_add(report, name, attrs, all, n, err)
+    tconv_status st = name ? tc_rewrite_report_add(report, name, rec->node_id, attrs, all, n, err)
                            : (free(attrs), tc_error_nomem(err, "the rewrite report"));
     free(name);
     free(all);
@@ -208,9 +210,7 @@ tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *low
         return st;
     tc_rewrite_record fresh = report->records[--report->count];
     tc_rewrite_record *old = &report->records[index];
-    for (size_t i = 0; i < old->n_new; i++)
-        free(old->new_names[i]);
-    free(old->new_names);
+    free(old->new_ids);
     free(old->new_nodes);
     free(fresh.node);
     fresh.node = old->node;

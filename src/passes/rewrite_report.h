@@ -41,14 +41,15 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_p
                                    uint64_t node_id, char *old_attributes,
                                    tconv_node *const *new_nodes, size_t n_new_nodes, tc_error *err);
 
-/* Records nodes that a later rewrite made out of `lowered`, a node an earlier rewrite emitted:
- * they join that earlier record (which keeps the original node's name and attributes, so the
- * local proof compares the original node with the whole chain), its node list rebuilt from the
- * graph. When no record emitted `lowered`, a new record for it (tc_rewrite_report_add). Takes
- * ownership of old_attributes. */
-tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *lowered,
-                                      char *old_attributes, tconv_node *const *new_nodes,
-                                      size_t n_new_nodes, tc_error *err);
+/* Records nodes that a later rewrite made out of the node `lowered_id` (path `lowered_path`), a
+ * node an earlier rewrite emitted: they join that earlier record (which keeps the original
+ * node's path, id and attributes, so the local proof compares the original node with the whole
+ * chain), its node list rebuilt from the graph. When no record emitted that node, a new record
+ * for it (tc_rewrite_report_add). Takes ownership of old_attributes. */
+tconv_status tc_rewrite_report_extend(tc_rewrite_report *report, const char *lowered_path,
+                                      uint64_t lowered_id, char *old_attributes,
+                                      tconv_node *const *new_nodes, size_t n_new_nodes,
+                                      tc_error *err);
 
 /* Op-type counts of a model (all graphs), for "ops before -> after". */
 typedef struct tc_op_count {

@@ -241,7 +241,7 @@ static tconv_status lower_phase(lower_walk *w, tc_emitter *e, tconv_node *node) 
     for (size_t r = 0; st == TCONV_OK && r < phase.count; r++) {
         for (size_t i = 0; st == TCONV_OK && i < phase.records[r].n_new; i++) {
             for (tconv_node *n = graph->first; n; n = n->next) {
-                if (n->name && strcmp(n->name, phase.records[r].new_names[i]) == 0) {
+                if (n->id == phase.records[r].new_ids[i]) {
                     st = tc_emitter_record(e, n);
                     break;
                 }
@@ -321,11 +321,13 @@ static void drop_dead_emitted(tc_emitter *e) {
 static tconv_status lower_node(lower_walk *w, tconv_node *node) {
     const char *name = node->name && *node->name ? node->name : node->outputs[0]->name;
     char *old_attributes = w->options->report ? tc_node_attributes_json(node) : NULL;
-    char *lowered = strdup(name);
+    char lowered[512];
+    uint64_t lowered_id = node->id;
+    tc_node_path(node, lowered, sizeof lowered);
     tc_emitter e;
     tc_emitter_init(&e, node, name, w->err);
     worklist todo = {0};
-    tconv_status st = lowered ? push(&todo, node, w->err) : tc_error_nomem(w->err, "a name");
+    tconv_status st = push(&todo, node, w->err);
     while (st == TCONV_OK && todo.count) {
         tconv_node *n = todo.items[--todo.count];
         bool done;
@@ -334,12 +336,11 @@ static tconv_status lower_node(lower_walk *w, tconv_node *node) {
     if (st == TCONV_OK)
         drop_dead_emitted(&e);
     if (st == TCONV_OK && e.n_emitted && w->options->report) {
-        st = tc_rewrite_report_extend(w->options->report, lowered, old_attributes, e.emitted,
-                                      e.n_emitted, w->err);
+        st = tc_rewrite_report_extend(w->options->report, lowered, lowered_id, old_attributes,
+                                      e.emitted, e.n_emitted, w->err);
         old_attributes = NULL;
     }
     free(old_attributes);
-    free(lowered);
     free(todo.items);
     tc_emitter_free(&e);
     return st;
