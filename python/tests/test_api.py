@@ -149,6 +149,64 @@ def test_profile(tmp_path):
         tconv.run(DCGAN, {"z": np.zeros((2, 100, 1, 1), np.float32)}, profile=DCGAN)
 
 
+# ---------------------------------------------------------------- a wrong rewrite
+
+CORRUPT = '''
+import ctypes
+from tconv import _legalize, _lib
+lib = _lib.lib
+for name, res, args in (
+        ("tconv_graph_first_node", ctypes.c_void_p, [ctypes.c_void_p]),
+        ("tconv_node_next", ctypes.c_void_p, [ctypes.c_void_p]),
+        ("tconv_node_op_type", ctypes.c_char_p, [ctypes.c_void_p]),
+        ("tconv_attr_set_ints", ctypes.c_int,
+         [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t])):
+    getattr(lib, name).restype = res
+    getattr(lib, name).argtypes = args
+real_pipeline = _legalize._run_pipeline
+
+
+def wrong_pipeline(model, *args):
+    # the real pipeline, then the first ConvTranspose given dilations 2: a wrong rewrite
+    report = real_pipeline(model, *args)
+    node = lib.tconv_graph_first_node(lib.tconv_model_graph(model.handle))
+    while node and lib.tconv_node_op_type(node) != b"ConvTranspose":
+        node = lib.tconv_node_next(node)
+    assert lib.tconv_attr_set_ints(node, b"dilations", (ctypes.c_int64 * 2)(2, 2), 2) == 0
+    return report
+
+
+_legalize._run_pipeline = wrong_pipeline
+'''
+
+
+def test_wrong_rewrite_raises_check_failed(tmp_path):
+    """A rewrite made wrong on purpose (after the pipeline): check=N raises tconv.CheckFailed
+    whose report holds the proof that says where, and python3 -m tconv exits 1 writing the
+    report but not the model, as tconv-import does."""
+    from tconv import _legalize
+    namespace = {}
+    exec(CORRUPT, namespace)
+    try:
+        with pytest.raises(tconv.CheckFailed) as info:
+            tconv.legalize(KERAS, check=1)
+    finally:
+        _legalize._run_pipeline = namespace["real_pipeline"]
+    assert "node 'deconv1' alone" in info.value.message
+    proof = info.value.report["proof"]
+    assert not proof["rewrites"][0]["proven"] and proof["rewrites"][0]["runs"] == 1
+    assert proof["whole_model"]["status"] == "mismatch"
+    assert tconv.legalize(KERAS, check=1)[1]["proof"]["whole_model"]["status"] == "proven"
+    out, report = tmp_path / "out.onnx", tmp_path / "report.json"
+    program = CORRUPT + "\nimport sys\nfrom tconv.__main__ import main\nsys.exit(main(sys.argv[1:]))"
+    done = subprocess.run([sys.executable, "-c", program, KERAS, "-o", str(out), "--check", "1",
+                           "--report", str(report)], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "was not written" in done.stderr and not out.exists()
+    with open(report) as f:
+        assert json.load(f)["proof"]["whole_model"]["status"] == "mismatch"
+
+
 # ---------------------------------------------------------------- bad input
 
 
