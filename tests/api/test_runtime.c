@@ -484,14 +484,14 @@ static void test_test_directory(void **state) {
     assert_int_equal(tconv_runner_output_checksum(r, 0, &sum, &abs_sum), TCONV_OK);
     assert_true(abs_sum > 0 && abs_sum >= sum && abs_sum >= -sum);
     /* The keras outputs are no inputs of another data set: a data set of the wrong model. */
-    assert_int_equal(tconv_runner_check_data_set(
-                         r, TCONV_ONNX_NODE_TESTS "/test_convtranspose/test_data_set_0",
-                         1e-4, 1e-5, NULL, NULL),
-                     TCONV_ERR_MISMATCH);
+    assert_int_equal(
+        tconv_runner_check_data_set(r, TCONV_ONNX_NODE_TESTS "/test_convtranspose/test_data_set_0",
+                                    1e-4, 1e-5, NULL, NULL),
+        TCONV_ERR_MISMATCH);
     assert_non_null(strstr(tconv_runner_last_error(r), "output 'image'"));
-    assert_int_equal(tconv_runner_load_data_set(
-                         r, TCONV_ONNX_NODE_TESTS "/test_convtranspose/test_data_set_0"),
-                     TCONV_ERR_INVALID);
+    assert_int_equal(
+        tconv_runner_load_data_set(r, TCONV_ONNX_NODE_TESTS "/test_convtranspose/test_data_set_0"),
+        TCONV_ERR_INVALID);
     assert_non_null(strstr(tconv_runner_last_error(r), "2 input files, the model takes 1"));
     tconv_test_dir *none = dir;
     assert_int_equal(
