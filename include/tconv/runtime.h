@@ -264,6 +264,15 @@ double tconv_comparison_rewrite_max_abs_error(const tconv_comparison *comparison
 double tconv_comparison_rewrite_max_rel_error(const tconv_comparison *comparison, size_t index);
 bool tconv_comparison_rewrite_proven(const tconv_comparison *comparison, size_t index);
 const char *tconv_comparison_rewrite_failure(const tconv_comparison *comparison, size_t index);
+/* Where rewrite `index` took its input shapes from (a static string; NULL out of range):
+ *   "inferred"  every dim static from shape inference or the model's declarations;
+ *   "given"     some dims symbolic, at the values bound (tconv_comparison_bind_dim) and above;
+ *   "run"       some dims left open by shape inference, at the sizes a run of the original on the
+ *               comparison's first seeded inputs gave them (the node is also proven on those
+ *               values themselves);
+ *   "guessed"   some dim neither inferred, bound nor seen in a run (the runtime lacks an op of
+ *               the model, say): tried at 3, 4 and 5, and marked "guessed" in the sizes. */
+const char *tconv_comparison_rewrite_shapes(const tconv_comparison *comparison, size_t index);
 /* The proof as JSON, for `tconv-import --report`: {"rewrites": [{"node", "proven", "sizes",
  * "runs", "max_abs_err", "max_rel_err", "failure"}...], "whole_model": {"status", "reason",
  * "outputs": [{"name", "max_abs_err", "max_rel_err", "ok"}...]}} with the caller's whole-model
