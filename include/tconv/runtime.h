@@ -241,16 +241,21 @@ tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *ref
 
 /* ---------------------------------------------------------------- proving each rewrite alone */
 
-/* The local proof: for every rewrite in `report` (what tconv_pipeline_run made of `original`,
- * giving `rewritten`), the original node alone against the nodes that replaced it alone, as two
- * small models whose inputs are the node's inputs (initializers copied, the others with the
- * shapes shape inference gave them in `rewritten`), on the comparison's seeded runs, in the
- * node's dtype. No other op of the model is involved, so a model with ops the runtime lacks can
- * still be proven rewrite by rewrite. An input dim that is not static is tried at its bound
- * value (tconv_comparison_bind_dim; 3 when unbound) and at the two sizes above it.
- * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. Another status: some
- * rewrite could not be proven (the node is in a subgraph, an input of unknown rank, ...); the
- * message names the node. Per-rewrite results below, in the report's order. */
+/* The local proof: for every rewrite in `report` (what tconv_pipeline_run made of `rewritten`,
+ * `original` being a copy made before: tconv_model_clone, or the same file read again), the
+ * original node alone against the nodes that replaced it alone, found by identity (node ids, not
+ * names), as two small models whose inputs are the node's inputs (initializers copied, the
+ * others with the shapes shape inference gave them in `rewritten`), on the comparison's seeded
+ * runs, in the node's dtype. No other op of the model is involved, so a model with ops the
+ * runtime lacks can still be proven rewrite by rewrite. A symbolic input dim is tried at its
+ * bound value (tconv_comparison_bind_dim) and at the two sizes above it; a dim shape inference
+ * left open takes the size a run of `original` on the comparison's first seeded inputs gives it
+ * (where the runtime has every op; the node is then also proven on the values of that run), else
+ * it is guessed (3, 4, 5); tconv_comparison_rewrite_shapes says which.
+ * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. TCONV_ERR_USAGE:
+ * `original` is not a copy of the model the report was made on. Another status: some rewrite
+ * could not be proven (an input of unknown rank, ...); the message names the node. Per-rewrite
+ * results below, in the report's order. */
 tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_model *original,
                                            tconv_model *rewritten, const tconv_report *report);
 /* Per rewrite of the last tconv_comparison_run_rewrites: the node's name, the input shapes tried
