@@ -396,10 +396,8 @@ static const tc_rt_tensor *capture_find(const run_capture *cap, const char *name
 }
 
 static bool capture_add_name(run_capture *cap, const char *name) {
-    for (size_t i = 0; i < cap->n; i++) {
-        if (strcmp(cap->names[i], name) == 0)
-            return true;
-    }
+    if (capture_find(cap, name))
+        return true;
     if (cap->n == cap->cap) {
         size_t grown = cap->cap ? cap->cap * 2 : 8;
         char **names = realloc(cap->names, grown * sizeof *names);

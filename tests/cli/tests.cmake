@@ -6,6 +6,8 @@ file(MAKE_DIRECTORY "${cli_work}")
 set(keras "${PROJECT_SOURCE_DIR}/models/keras_decoder/model.onnx")
 set(ct_pads "${TCONV_SHARED_DIR}/onnx/node-tests/test_convtranspose_pads")
 
+# Callable from other areas' tests.cmake too (tests/proof): the script's path is fixed here.
+set(tconv_cli_expect "${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake")
 function(tconv_cli_test name)
   cmake_parse_arguments(T "" "EXIT;STDERR;STDOUT;NOT_EXIST;EXIST;NO_TEMP_IN" "CMD;SAME_FILES" ${ARGN})
   string(REPLACE ";" "|" cmd "${T_CMD}")
@@ -28,7 +30,7 @@ function(tconv_cli_test name)
     string(REPLACE ";" "|" same "${T_SAME_FILES}")
     list(APPEND args "-DSAME_FILES=${same}")
   endif()
-  add_test(NAME "cli.${name}" COMMAND "${CMAKE_COMMAND}" ${args} -P "${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake")
+  add_test(NAME "cli.${name}" COMMAND "${CMAKE_COMMAND}" ${args} -P "${tconv_cli_expect}")
 endfunction()
 
 tconv_cli_test(import_help CMD $<TARGET_FILE:tconv-import> --help EXIT 0 STDOUT "usage: tconv-import")
