@@ -193,16 +193,6 @@ static tconv_status build_after(const tconv_model *original, const tconv_node *n
     return st;
 }
 
-static bool fully_static(const tc_type *type) {
-    if (type->kind != TCONV_TYPE_TENSOR || type->rank < 0)
-        return false;
-    for (int a = 0; a < type->rank; a++) {
-        if (type->dims[a].kind != TCONV_DIM_STATIC)
-            return false;
-    }
-    return true;
-}
-
 size_t tc_api_rewrite_run_inputs(tconv_model *original, tconv_model *rewritten,
                                  const tc_rewrite_record *rec, const char **names, size_t cap) {
     const tconv_node *node = find_node(original->graph, rec->node_id);
@@ -216,7 +206,9 @@ size_t tc_api_rewrite_run_inputs(tconv_model *original, tconv_model *rewritten,
         if (!v || v->initializer)
             continue;
         const tconv_value *typed = tc_graph_find_value(first->graph, v->name);
-        unshaped |= !fully_static(typed ? &typed->type : &v->type);
+        int64_t dims[TCONV_MAX_RANK];
+        int rank;
+        unshaped |= !tc_value_static_shape(typed ? typed : v, dims, &rank);
         if (n < cap)
             names[n++] = v->name;
     }
