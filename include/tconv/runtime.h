@@ -258,9 +258,11 @@ tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *ref
  * results below, in the report's order. */
 tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_model *original,
                                            tconv_model *rewritten, const tconv_report *report);
-/* Per rewrite of the last tconv_comparison_run_rewrites: the node's name, the input shapes tried
- * ("x[1,8,5,7]; x[1,8,6,8]"), the runs made, the largest errors, whether it was proven, and
- * why not (NULL when proven). Strings owned by the comparison. 0 / NULL / false out of range. */
+/* Per rewrite of the last tconv_comparison_run_rewrites: the node's name (with its subgraph path:
+ * "If_1/else_branch/up"), the input shapes tried ("x[1,8,5,7] and the values a run of the model
+ * gives; x[2,8,6,8]"; a guessed dim reads "3 guessed"), the runs made, the largest errors, whether
+ * it was proven, and why not (NULL when proven). Strings owned by the comparison. 0 / NULL / false
+ * out of range. */
 size_t tconv_comparison_rewrite_count(const tconv_comparison *comparison);
 const char *tconv_comparison_rewrite_node(const tconv_comparison *comparison, size_t index);
 const char *tconv_comparison_rewrite_sizes(const tconv_comparison *comparison, size_t index);

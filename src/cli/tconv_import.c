@@ -294,6 +294,18 @@ static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a
         if (why)
             fprintf(stderr, "check:   %s\n", why);
     }
+    size_t guessed = 0;
+    for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++) {
+        const char *shapes = tconv_comparison_rewrite_shapes(c, i);
+        guessed += shapes && strcmp(shapes, "guessed") == 0;
+    }
+    if (guessed)
+        fprintf(
+            stderr,
+            "tconv-import: warning: %zu rewritten node(s) proven alone at guessed input sizes "
+            "only, not at their real ones (no shape inferred or declared, no run of the model): "
+            "give those dims with --dim or declare the shapes\n",
+            guessed);
 }
 
 /* What the whole-model part of the check found. */

@@ -60,3 +60,7 @@ tconv_cli_test(proof_dim_named_anywhere CMD $<TARGET_FILE:tconv-import> ${proof_
                  --check 1 --dim W=5 --dry-run EXIT 0 STDERR "node 'up' alone: ok")
 tconv_cli_test(proof_dim_named_nowhere CMD $<TARGET_FILE:tconv-import> ${proof_data}/data_dependent.onnx
                  --check 1 --dim Q=5 --dry-run EXIT 2 STDERR "--dim Q: the model has no dynamic dim of that name")
+# Guessed: a custom op before the node, no declared shape: every guessed dim and the summary say so.
+tconv_cli_test(proof_guessed_says_so CMD $<TARGET_FILE:tconv-import>
+               ${PROJECT_SOURCE_DIR}/tests/cli/data/unknown_shape.onnx --check 1 --dry-run EXIT 0
+               STDERR "ok on s\\[3 guessed,4,3 guessed,3 guessed\\].* \\(3 runs, shape guessed\\).*warning: 1 rewritten node\\(s\\) proven alone at guessed input sizes only")
