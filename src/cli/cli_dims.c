@@ -7,23 +7,20 @@ static bool is_data_input(const tconv_value *v) {
     return !tconv_value_initializer(v);
 }
 
-/* Whether `name` is the dim_param of some dim of a data input. */
-static bool is_dynamic_dim(tconv_graph *g, const char *name) {
-    for (size_t i = 0; i < tconv_graph_input_count(g); i++) {
-        tconv_value *v = tconv_graph_input(g, i);
-        for (int a = 0; is_data_input(v) && a < tconv_value_rank(v); a++) {
-            const char *p = tconv_value_dim_param(v, a);
-            if (p && strcmp(p, name) == 0)
-                return true;
-        }
-    }
-    return false;
-}
-
 static bool has_dim_param(tconv_value *v, const char *name) {
     for (int a = 0; v && a < tconv_value_rank(v); a++) {
         const char *p = tconv_value_dim_param(v, a);
         if (p && strcmp(p, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether `name` is the dim_param of some dim of a data input. */
+static bool is_dynamic_dim(tconv_graph *g, const char *name) {
+    for (size_t i = 0; i < tconv_graph_input_count(g); i++) {
+        tconv_value *v = tconv_graph_input(g, i);
+        if (is_data_input(v) && has_dim_param(v, name))
             return true;
     }
     return false;
