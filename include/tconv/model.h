@@ -44,10 +44,11 @@ tconv_status tconv_model_read_buffer(const void *data, size_t size, const char *
  * external data files go into one file named after the output, PATH.data (out/a.onnx ->
  * out/a.onnx.data, as onnx's save_model names it), written in the same step, before the model:
  * on failure neither the model nor a data file is left. Two models written into one folder never
- * share a data file, and a model written over the file it was read from keeps working. `path` may be the file the model was read from, never one of its
- * external data files. The message of a failure is tconv_model_last_error(model).
- * Errors: TCONV_ERR_USAGE (path is not a regular file, or is one of the model's external data
- * files), TCONV_ERR_IO, TCONV_ERR_INVALID (the IR cannot be serialized), TCONV_ERR_NOMEM. */
+ * share a data file, and a model written over the file it was read from keeps working. `path`
+ * may be the file the model was read from, never one of its external data files. The message of a
+ * failure is tconv_model_last_error(model). Errors: TCONV_ERR_USAGE (path is not a regular file, or
+ * is one of the model's external data files), TCONV_ERR_IO, TCONV_ERR_INVALID (the IR cannot be
+ * serialized), TCONV_ERR_NOMEM. */
 tconv_status tconv_model_write_file(tconv_model *model, const char *path);
 
 /* TCONV_OK when writing `path` (a report, a tensor file, another model) would replace none of

@@ -294,22 +294,30 @@ tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *ref
 
 /* ---------------------------------------------------------------- proving each rewrite alone */
 
-/* The local proof: for every rewrite in `report` (what tconv_pipeline_run made of `original`,
- * giving `rewritten`), the original node alone against the nodes that replaced it alone, as two
- * small models whose inputs are the node's inputs (initializers copied, the others with the
- * shapes shape inference gave them in `rewritten`), on the comparison's seeded runs, in the
- * node's dtype. No other op of the model is involved, so a model with ops the runtime lacks can
- * still be proven rewrite by rewrite. An input dim that is not static is tried at its bound
- * value (tconv_comparison_bind_dim; 3 when unbound), at the two sizes above it, and at 1 and 2,
- * where both models may refuse the inputs (sizes shows "(both fail)"), but not one alone.
- * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. Another status: some
- * rewrite could not be proven (the node is in a subgraph, an input of unknown rank, ...); the
- * message names the node. Per-rewrite results below, in the report's order. */
+/* The local proof: for every rewrite in `report` (what tconv_pipeline_run made of `rewritten`,
+ * `original` being a copy made before: tconv_model_clone, or the same file read again), the
+ * original node alone against the nodes that replaced it alone, found by identity (node ids, not
+ * names), as two small models whose inputs are the node's inputs (initializers copied, the
+ * others with the shapes shape inference gave them in `rewritten`), on the comparison's seeded
+ * runs, in the node's dtype. No other op of the model is involved, so a model with ops the
+ * runtime lacks can still be proven rewrite by rewrite. A symbolic input dim is tried at its
+ * bound value (tconv_comparison_bind_dim) and at the two sizes above it; a dim shape inference
+ * left open takes the size a run of `original` on the comparison's first seeded inputs gives it
+ * (where the runtime has every op; the node is then also proven on the values of that run), else
+ * it is guessed (3, 4, 5); tconv_comparison_rewrite_shapes says which. Where an input dim is not
+ * static, every such dim is also tried at 1 and then 2, where a crop or pad can eat a whole
+ * axis: there both models may refuse the inputs (sizes shows "(both fail)"), but not one alone.
+ * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. TCONV_ERR_USAGE:
+ * `original` is not a copy of the model the report was made on. Another status: some rewrite
+ * could not be proven (an input of unknown rank, ...); the message names the node. Per-rewrite
+ * results below, in the report's order. */
 tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_model *original,
                                            tconv_model *rewritten, const tconv_report *report);
-/* Per rewrite of the last tconv_comparison_run_rewrites: the node's name, the input shapes tried
- * ("x[1,8,5,7]; x[1,8,6,8]"), the runs made, the largest errors, whether it was proven, and
- * why not (NULL when proven). Strings owned by the comparison. 0 / NULL / false out of range. */
+/* Per rewrite of the last tconv_comparison_run_rewrites: the node's name (with its subgraph path:
+ * "If_1/else_branch/up"), the input shapes tried ("x[1,8,5,7] and the values a run of the model
+ * gives; x[2,8,6,8]"; a guessed dim reads "3 guessed"), the runs made, the largest errors, whether
+ * it was proven, and why not (NULL when proven). Strings owned by the comparison. 0 / NULL / false
+ * out of range. */
 size_t tconv_comparison_rewrite_count(const tconv_comparison *comparison);
 const char *tconv_comparison_rewrite_node(const tconv_comparison *comparison, size_t index);
 const char *tconv_comparison_rewrite_sizes(const tconv_comparison *comparison, size_t index);
@@ -318,6 +326,15 @@ double tconv_comparison_rewrite_max_abs_error(const tconv_comparison *comparison
 double tconv_comparison_rewrite_max_rel_error(const tconv_comparison *comparison, size_t index);
 bool tconv_comparison_rewrite_proven(const tconv_comparison *comparison, size_t index);
 const char *tconv_comparison_rewrite_failure(const tconv_comparison *comparison, size_t index);
+/* Where rewrite `index` took its input shapes from (a static string; NULL out of range):
+ *   "inferred"  every dim static from shape inference or the model's declarations;
+ *   "given"     some dims symbolic, at the values bound (tconv_comparison_bind_dim) and above;
+ *   "run"       some dims left open by shape inference, at the sizes a run of the original on the
+ *               comparison's first seeded inputs gave them (the node is also proven on those
+ *               values themselves);
+ *   "guessed"   some dim neither inferred, bound nor seen in a run (the runtime lacks an op of
+ *               the model, say): tried at 3, 4 and 5, and marked "guessed" in the sizes. */
+const char *tconv_comparison_rewrite_shapes(const tconv_comparison *comparison, size_t index);
 /* The proof as JSON, for `tconv-import --report`: {"rewrites": [{"node", "proven", "sizes",
  * "runs", "max_abs_err", "max_rel_err", "failure"}...], "whole_model": {"status", "reason",
  * "outputs": [{"name", "max_abs_err", "max_rel_err", "ok"}...]}} with the caller's whole-model

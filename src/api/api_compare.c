@@ -27,7 +27,17 @@ typedef struct rewrite_result {
     size_t runs;
     double max_abs, max_rel;
     bool proven;
+    const char *shapes; /* where the sizes came from: "inferred", "given", "run", "guessed" */
 } rewrite_result;
+
+/* The values a run of the original model on the comparison's first seeded inputs gave to the
+ * inputs of the rewritten nodes (where shape inference left a dim open): the local proof runs at
+ * their shapes, and on them. */
+typedef struct run_capture {
+    char **names; /* malloc'd */
+    tc_rt_tensor *tensors;
+    size_t n, cap;
+} run_capture;
 
 struct tconv_comparison {
     size_t runs;
@@ -281,12 +291,19 @@ static tconv_status candidate_must_refuse(tconv_comparison *c, compare_run *run,
                         run->n_out > 0 ? c->results[0].name : "", shape, why);
 }
 
-/* One seeded run of both models, every output compared. */
-static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t seed, tc_error *err) {
+/* One seeded run of both models, every output compared; on `given` inputs (borrowed) instead of
+ * random ones when not NULL. */
+static tconv_status run_once(tconv_comparison *c, compare_run *run, uint64_t seed,
+                             const tc_rt_tensor *given, tc_error *err) {
     /* Random inputs take the declared shapes: refused before the first is made. */
     tconv_status st = tc_session_check_inputs(run->reference, c->dims.items, c->dims.count, err);
     for (size_t i = 0; st == TCONV_OK && i < run->n_in; i++) {
         tc_rt_tensor_release(&run->inputs[i]);
+        if (given) {
+            run->inputs[i] = given[i];
+            run->inputs[i].owns_data = false;
+            continue;
+        }
         st = tc_session_random_input(tc_session_input(run->reference, i), seed * 1000 + i,
                                      c->dims.items, c->dims.count, &run->inputs[i], err);
     }
@@ -317,25 +334,34 @@ static tconv_status first_mismatch(const tconv_comparison *c, tc_error *err) {
     return TCONV_OK;
 }
 
-tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *reference,
-                                  tconv_model *candidate) {
-    if (!comparison)
-        return TCONV_ERR_USAGE;
+/* The comparison's seeded runs, or one run on `given` inputs (one per input of the reference). */
+static tconv_status compare_models(tconv_comparison *comparison, tconv_model *reference,
+                                   tconv_model *candidate, const tc_rt_tensor *given) {
     tc_error *err = &comparison->last_error;
     tc_error_clear(err);
     free_results(comparison);
-    if (!reference || !candidate)
-        return tc_error_set(err, TCONV_ERR_USAGE, "tconv_comparison_run: a model is NULL");
     compare_run run = {0};
     tconv_status st = open_run(comparison, reference, candidate, &run, err);
-    for (size_t r = 0; st == TCONV_OK && r < comparison->runs; r++)
-        st = run_once(comparison, &run, comparison->seed + r, err);
+    for (size_t r = 0; st == TCONV_OK && r < (given ? 1 : comparison->runs); r++)
+        st = run_once(comparison, &run, comparison->seed + r, given, err);
     close_run(&run);
     if (st == TCONV_OK)
         st = first_mismatch(comparison, err);
     else if (st != TCONV_ERR_MISMATCH)
         free_results(comparison);
     return st;
+}
+
+tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *reference,
+                                  tconv_model *candidate) {
+    if (!comparison)
+        return TCONV_ERR_USAGE;
+    tc_error_clear(&comparison->last_error);
+    free_results(comparison);
+    if (!reference || !candidate)
+        return tc_error_set(&comparison->last_error, TCONV_ERR_USAGE,
+                            "tconv_comparison_run: a model is NULL");
+    return compare_models(comparison, reference, candidate, NULL);
 }
 
 /* ---------------------------------------------------------------- results */
@@ -375,21 +401,136 @@ const char *tconv_comparison_output_failure(const tconv_comparison *comparison, 
 
 /* ---------------------------------------------------------------- local proofs */
 
-/* The dim names of the small model's inputs (each once). */
-static size_t input_params(const tconv_model *m, const char **params, size_t cap) {
-    size_t n = 0;
-    for (size_t i = 0; i < m->graph->n_inputs; i++) {
-        const tc_type *t = &m->graph->inputs[i].value->type;
-        for (int a = 0; a < t->rank; a++) {
-            bool seen = t->dims[a].kind != TCONV_DIM_SYMBOLIC;
-            for (size_t k = 0; k < n && !seen; k++)
-                seen = strcmp(params[k], t->dims[a].param) == 0;
-            if (!seen && n < cap)
-                params[n++] = t->dims[a].param;
+/* ---------------------------------------------------------------- a run of the original */
+
+static void capture_free(run_capture *cap) {
+    for (size_t i = 0; i < cap->n; i++) {
+        free(cap->names[i]);
+        tc_rt_tensor_release(&cap->tensors[i]);
+    }
+    free(cap->names);
+    free(cap->tensors);
+    memset(cap, 0, sizeof *cap);
+}
+
+static const tc_rt_tensor *capture_find(const run_capture *cap, const char *name) {
+    for (size_t i = 0; i < cap->n; i++) {
+        if (strcmp(cap->names[i], name) == 0)
+            return &cap->tensors[i];
+    }
+    return NULL;
+}
+
+static bool capture_add_name(run_capture *cap, const char *name) {
+    if (capture_find(cap, name))
+        return true;
+    if (cap->n == cap->cap) {
+        size_t grown = cap->cap ? cap->cap * 2 : 8;
+        char **names = realloc(cap->names, grown * sizeof *names);
+        if (names)
+            cap->names = names;
+        tc_rt_tensor *tensors = realloc(cap->tensors, grown * sizeof *tensors);
+        if (tensors)
+            cap->tensors = tensors;
+        if (!names || !tensors)
+            return false;
+        cap->cap = grown;
+    }
+    if (!(cap->names[cap->n] = strdup(name)))
+        return false;
+    memset(&cap->tensors[cap->n++], 0, sizeof(tc_rt_tensor));
+    return true;
+}
+
+/* Runs `model` (a copy of the original whose outputs end with the captured values) on the
+ * comparison's first seeded inputs and keeps the captured outputs. */
+static tconv_status capture_outputs(const tconv_comparison *c, tconv_model *model, run_capture *cap,
+                                    tc_error *err) {
+    tc_session *session = NULL;
+    tconv_status st = tc_api_session_create(model, &c->session, &session, err);
+    size_t n_in = st == TCONV_OK ? tc_session_input_count(session) : 0;
+    size_t n_out = st == TCONV_OK ? tc_session_output_count(session) : 0;
+    tc_rt_tensor *inputs = calloc(n_in + 1, sizeof *inputs);
+    tc_rt_tensor *outputs = calloc(n_out + 1, sizeof *outputs);
+    if (st == TCONV_OK && (!inputs || !outputs))
+        st = tc_error_nomem(err, "a run of the original");
+    if (st == TCONV_OK)
+        st = tc_session_check_inputs(session, c->dims.items, c->dims.count, err);
+    for (size_t i = 0; st == TCONV_OK && i < n_in; i++)
+        st = tc_session_random_input(tc_session_input(session, i), c->seed * 1000 + i,
+                                     c->dims.items, c->dims.count, &inputs[i], err);
+    if (st == TCONV_OK)
+        st = tc_session_run(session, inputs, n_in, outputs, err);
+    for (size_t k = 0; st == TCONV_OK && k < cap->n; k++) {
+        for (size_t o = n_out; o-- > 0;) {
+            if (outputs[o].rank >= 0 &&
+                strcmp(tc_session_output(session, o)->name, cap->names[k]) == 0) {
+                cap->tensors[k] = outputs[o];
+                memset(&outputs[o], 0, sizeof outputs[o]);
+                break;
+            }
         }
     }
-    return n;
+    release_all(inputs, n_in);
+    release_all(outputs, n_out);
+    free(inputs);
+    free(outputs);
+    tc_session_free(session);
+    return st;
 }
+
+/* The inputs of every rewritten node whose shape inference left a dim open, as a run of the
+ * original on the comparison's first seeded inputs gives them (the runtime must have every op).
+ * Nothing is captured when no dim is open, when the run cannot be made (an op the runtime lacks,
+ * an unbound dim): those dims are then guessed, and said so. */
+static void capture_run(const tconv_comparison *c, tconv_model *original, tconv_model *rewritten,
+                        const tconv_report *report, run_capture *cap) {
+    const char *names[64];
+    for (size_t i = 0; i < report->rewrites.count; i++) {
+        size_t n = tc_api_rewrite_run_inputs(original, rewritten, &report->rewrites.records[i],
+                                             names, sizeof names / sizeof names[0]);
+        for (size_t k = 0; k < n; k++) {
+            if (!capture_add_name(cap, names[k])) {
+                capture_free(cap);
+                return;
+            }
+        }
+    }
+    size_t n_missing = 0;
+    char *missing = NULL;
+    bool runnable = cap->n &&
+                    tconv_runtime_missing_ops(original, &n_missing, &missing) == TCONV_OK &&
+                    n_missing == 0;
+    tconv_free(missing);
+    tconv_model *copy = NULL;
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = runnable ? tconv_model_clone(original, &copy) : TCONV_ERR_UNSUPPORTED;
+    for (size_t k = 0; st == TCONV_OK && k < cap->n; k++) {
+        tconv_value *v = tc_graph_find_value(copy->graph, cap->names[k]);
+        st = v ? tc_graph_add_output(copy->graph, v, NULL, &err) : TCONV_ERR_INVALID;
+    }
+    if (st == TCONV_OK)
+        st = capture_outputs(c, copy, cap, &err);
+    tconv_model_free(copy);
+    if (st != TCONV_OK)
+        capture_free(cap);
+}
+
+/* ---------------------------------------------------------------- local proofs */
+
+/* Where a dim of the small models' inputs that is not static takes its size from. */
+typedef enum dim_source { DIM_GIVEN, DIM_RUN, DIM_GUESSED } dim_source;
+
+typedef struct dim_base {
+    const char *param; /* the dim's name in the small models */
+    int64_t value;
+    dim_source source;
+} dim_base;
+
+#define LOCAL_DEFAULT_SIZE 3
+#define LOCAL_VARIANTS 3
+#define LOCAL_MAX_PARAMS (TCONV_MAX_RANK * 8)
 
 static int64_t bound_value(const tc_api_dims *dims, const char *name, int64_t fallback) {
     for (size_t i = 0; i < dims->count; i++) {
@@ -399,10 +540,43 @@ static int64_t bound_value(const tc_api_dims *dims, const char *name, int64_t fa
     return fallback;
 }
 
-/* Appends "; x[1,8,5,7]" for every data input of the small model under `dims`. The names come
- * from the file: escaped (tc_escape_text), as in every message, since --check prints the line
+static const dim_base *find_base(const dim_base *bases, size_t n, const char *param) {
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(bases[i].param, param) == 0)
+            return &bases[i];
+    }
+    return NULL;
+}
+
+/* The size each dim name of the small model's inputs starts from: its bound value (--dim), else
+ * the size a run of the original showed, else LOCAL_DEFAULT_SIZE, a guess. */
+static size_t dim_bases(const tconv_comparison *c, const tconv_model *m, const run_capture *cap,
+                        dim_base *out, size_t max) {
+    size_t n = 0;
+    for (size_t i = 0; i < m->graph->n_inputs; i++) {
+        const tconv_value *v = m->graph->inputs[i].value;
+        const tc_type *t = &v->type;
+        const tc_rt_tensor *seen = capture_find(cap, v->name);
+        for (int a = 0; a < t->rank; a++) {
+            const char *param = t->dims[a].param;
+            if (t->dims[a].kind != TCONV_DIM_SYMBOLIC || find_base(out, n, param) || n == max)
+                continue;
+            dim_base b = {param, bound_value(&c->dims, param, -1), DIM_GIVEN};
+            if (b.value < 0 && seen && seen->rank == t->rank)
+                b = (dim_base){param, seen->dims[a], DIM_RUN};
+            else if (b.value < 0)
+                b = (dim_base){param, LOCAL_DEFAULT_SIZE, DIM_GUESSED};
+            out[n++] = b;
+        }
+    }
+    return n;
+}
+
+/* Appends "; x[1,8,5 guessed,7]" for every data input of the small model under `dims`. The names
+ * come from the file: escaped (tc_escape_text), as in every message, since --check prints the line
  * (ESC, newline and 0xff reached the terminal). */
-static void describe_sizes(const tconv_model *m, const tc_api_dims *dims, tc_strbuf *out) {
+static void describe_sizes(const tconv_model *m, const tc_api_dims *dims, const dim_base *bases,
+                           size_t n_bases, tc_strbuf *out) {
     for (size_t i = 0; i < m->graph->n_inputs; i++) {
         const tconv_value *v = m->graph->inputs[i].value;
         if (v->initializer)
@@ -412,68 +586,114 @@ static void describe_sizes(const tconv_model *m, const tc_api_dims *dims, tc_str
         tc_strbuf_appendf(out, "%s%s[", out->len ? "; " : "", name);
         for (int a = 0; a < v->type.rank; a++) {
             const tc_dim *d = &v->type.dims[a];
-            tc_strbuf_appendf(out, "%s%lld", a ? "," : "",
+            const dim_base *b =
+                d->kind == TCONV_DIM_STATIC ? NULL : find_base(bases, n_bases, d->param);
+            tc_strbuf_appendf(out, "%s%lld%s", a ? "," : "",
                               (long long)(d->kind == TCONV_DIM_STATIC
                                               ? d->value
-                                              : bound_value(dims, d->param, 0)));
+                                              : bound_value(dims, d->param, 0)),
+                              b && b->source == DIM_GUESSED ? " guessed" : "");
         }
         tc_strbuf_append(out, "]");
     }
 }
 
-#define LOCAL_DEFAULT_SIZE 3
-#define LOCAL_VARIANTS 3
-
-/* One size variant: every dynamic dim at its bound value (or LOCAL_DEFAULT_SIZE) + `step`. */
-static tconv_status bind_variant(const tconv_comparison *c, const char *const *params,
-                                 size_t n_params, int64_t step, tc_api_dims *out, tc_error *err) {
+/* One size variant: every open dim at its base value + `step`. */
+static tconv_status bind_variant(const tconv_comparison *c, const dim_base *bases, size_t n_bases,
+                                 int64_t step, tc_api_dims *out, tc_error *err) {
     tconv_status st = TCONV_OK;
     for (size_t i = 0; st == TCONV_OK && i < c->dims.count; i++)
         st = tc_api_dims_bind(out, c->dims.items[i].name, c->dims.items[i].value, err);
-    for (size_t i = 0; st == TCONV_OK && i < n_params; i++)
-        st = tc_api_dims_bind(out, params[i],
-                              bound_value(&c->dims, params[i], LOCAL_DEFAULT_SIZE) + step, err);
+    for (size_t i = 0; st == TCONV_OK && i < n_bases; i++)
+        st = tc_api_dims_bind(out, bases[i].param, bases[i].value + step, err);
     return st;
 }
 
-/* The smallest sizes, every dynamic dim at 1, then 2: where a crop or pad can eat a whole axis
+/* The smallest sizes, every open dim at 1, then 2: where a crop or pad can eat a whole axis
  * (sizes 3-5 alone proved a rewrite that returned an empty tensor where the ConvTranspose
  * fails at 2). There both models may refuse the inputs; one refusing alone is a mismatch. */
 #define LOCAL_EDGE_SIZES 2
 
-static tconv_status bind_edge(const tconv_comparison *c, const char *const *params, size_t n_params,
+static tconv_status bind_edge(const tconv_comparison *c, const dim_base *bases, size_t n_bases,
                               int64_t size, tc_api_dims *out, tc_error *err) {
     tconv_status st = TCONV_OK;
     for (size_t i = 0; st == TCONV_OK && i < c->dims.count; i++)
         st = tc_api_dims_bind(out, c->dims.items[i].name, c->dims.items[i].value, err);
-    for (size_t i = 0; st == TCONV_OK && i < n_params; i++)
-        st = tc_api_dims_bind(out, params[i], size, err);
+    for (size_t i = 0; st == TCONV_OK && i < n_bases; i++)
+        st = tc_api_dims_bind(out, bases[i].param, size, err);
     return st;
 }
 
-/* Runs the two small models under each size variant with the comparison's settings: the
- * bound (or default) sizes + 0, 1, 2, then the edge sizes 1 and 2. */
+/* The captured values of every data input of the small model, in its input order, when a run
+ * gave them all at the shapes of `dims`; NULL otherwise. */
+static tc_rt_tensor *given_inputs(const tconv_model *m, const run_capture *cap,
+                                  const tc_api_dims *dims) {
+    size_t n = 0;
+    for (size_t i = 0; i < m->graph->n_inputs; i++)
+        n += !m->graph->inputs[i].value->initializer;
+    tc_rt_tensor *given = calloc(n + 1, sizeof *given);
+    size_t k = 0;
+    for (size_t i = 0; given && i < m->graph->n_inputs; i++) {
+        const tconv_value *v = m->graph->inputs[i].value;
+        if (v->initializer)
+            continue;
+        const tc_rt_tensor *seen = capture_find(cap, v->name);
+        bool fits = seen && seen->rank == v->type.rank && seen->dtype == v->type.dtype;
+        for (int a = 0; fits && a < v->type.rank; a++) {
+            const tc_dim *d = &v->type.dims[a];
+            fits = seen->dims[a] ==
+                   (d->kind == TCONV_DIM_STATIC ? d->value : bound_value(dims, d->param, -1));
+        }
+        if (!fits) {
+            free(given);
+            return NULL;
+        }
+        given[k++] = *seen;
+    }
+    return given;
+}
+
+static void merge_errors(rewrite_result *r, const tconv_comparison *tmp) {
+    for (size_t i = 0; i < tmp->n_results; i++) {
+        r->max_abs = tmp->results[i].max_abs > r->max_abs ? tmp->results[i].max_abs : r->max_abs;
+        r->max_rel = tmp->results[i].max_rel > r->max_rel ? tmp->results[i].max_rel : r->max_rel;
+    }
+}
+
+/* Runs the two small models under each size variant with the comparison's settings, and once on
+ * the values a run of the original gave the node, where it gave them. Dims given by --dim or
+ * guessed are tried at three sizes (the rewrite must hold at every size); a model whose open
+ * dims all come from the run is proven at that shape only, its real one. Then, where any dim is
+ * open, the edge sizes 1 and 2. */
 static tconv_status prove_sizes(const tconv_comparison *c, tconv_model *before, tconv_model *after,
-                                rewrite_result *r, tc_strbuf *sizes, tc_error *err) {
-    const char *params[TCONV_MAX_RANK * 8];
-    size_t n_params = input_params(before, params, sizeof params / sizeof params[0]);
-    size_t variants = n_params ? LOCAL_VARIANTS + LOCAL_EDGE_SIZES : 1;
+                                const run_capture *cap, rewrite_result *r, tc_strbuf *sizes,
+                                tc_error *err) {
+    dim_base bases[LOCAL_MAX_PARAMS];
+    size_t n_bases = dim_bases(c, before, cap, bases, LOCAL_MAX_PARAMS);
+    bool from_run = false, given = false, guessed = false;
+    for (size_t i = 0; i < n_bases; i++) {
+        from_run |= bases[i].source == DIM_RUN;
+        given |= bases[i].source == DIM_GIVEN;
+        guessed |= bases[i].source == DIM_GUESSED;
+    }
+    r->shapes = guessed ? "guessed" : from_run ? "run" : given ? "given" : "inferred";
+    size_t sized = given || guessed ? LOCAL_VARIANTS : 1;
+    size_t variants = sized + (n_bases ? LOCAL_EDGE_SIZES : 0);
     tconv_status st = TCONV_OK;
     for (size_t k = 0; st == TCONV_OK && k < variants; k++) {
-        bool edge = k >= LOCAL_VARIANTS;
+        bool edge = k >= sized;
         tconv_comparison tmp = *c;
         tmp.results = NULL;
         tmp.n_results = 0;
         tmp.rewrites = NULL;
         tmp.n_rewrites = 0;
         memset(&tmp.dims, 0, sizeof tmp.dims);
-        st = edge
-                 ? bind_edge(c, params, n_params, (int64_t)(k - LOCAL_VARIANTS + 1), &tmp.dims, err)
-                 : bind_variant(c, params, n_params, (int64_t)k, &tmp.dims, err);
+        st = edge ? bind_edge(c, bases, n_bases, (int64_t)(k - sized + 1), &tmp.dims, err)
+                  : bind_variant(c, bases, n_bases, (int64_t)k, &tmp.dims, err);
         if (st == TCONV_OK)
-            describe_sizes(before, &tmp.dims, sizes);
+            describe_sizes(before, &tmp.dims, bases, edge ? 0 : n_bases, sizes);
         if (st == TCONV_OK)
-            st = tconv_comparison_run(&tmp, before, after);
+            st = compare_models(&tmp, before, after, NULL);
         if (edge && st == TCONV_ERR_INVALID && tmp.both_refused) {
             tc_strbuf_append(sizes, " (both fail)");
             st = TCONV_OK;
@@ -481,11 +701,18 @@ static tconv_status prove_sizes(const tconv_comparison *c, tconv_model *before, 
             tc_api_dims_free(&tmp.dims);
             continue;
         }
-        for (size_t i = 0; i < tmp.n_results; i++) {
-            r->max_abs = tmp.results[i].max_abs > r->max_abs ? tmp.results[i].max_abs : r->max_abs;
-            r->max_rel = tmp.results[i].max_rel > r->max_rel ? tmp.results[i].max_rel : r->max_rel;
-        }
+        merge_errors(r, &tmp);
         r->runs += st == TCONV_OK || st == TCONV_ERR_MISMATCH ? c->runs : 0;
+        tc_rt_tensor *values =
+            st == TCONV_OK && k == 0 ? given_inputs(before, cap, &tmp.dims) : NULL;
+        if (values) { /* the node's own inputs, as the model computes them */
+            free_results(&tmp);
+            st = compare_models(&tmp, before, after, values);
+            merge_errors(r, &tmp);
+            r->runs += st == TCONV_OK || st == TCONV_ERR_MISMATCH ? 1 : 0;
+            tc_strbuf_append(sizes, " and the values a run of the model gives");
+            free(values);
+        }
         if (st != TCONV_OK && tmp.last_error.status != TCONV_OK)
             *err = tmp.last_error;
         free_results(&tmp);
@@ -496,17 +723,18 @@ static tconv_status prove_sizes(const tconv_comparison *c, tconv_model *before, 
 
 static tconv_status prove_one(const tconv_comparison *c, tconv_model *original,
                               tconv_model *rewritten, const tc_rewrite_record *rec,
-                              rewrite_result *r) {
+                              const run_capture *cap, rewrite_result *r) {
     tc_error err;
     tc_error_clear(&err);
     tconv_model *before = NULL, *after = NULL;
     tc_strbuf sizes;
     tc_strbuf_init(&sizes);
+    r->shapes = "inferred";
     if (!(r->node = strdup(rec->node)))
         return TCONV_ERR_NOMEM;
     tconv_status st = tc_api_extract_rewrite(original, rewritten, rec, &before, &after, &err);
     if (st == TCONV_OK)
-        st = prove_sizes(c, before, after, r, &sizes, &err);
+        st = prove_sizes(c, before, after, cap, r, &sizes, &err);
     r->proven = st == TCONV_OK;
     r->sizes = tc_strbuf_take(&sizes);
     if (st != TCONV_OK &&
@@ -532,19 +760,24 @@ tconv_status tconv_comparison_run_rewrites(tconv_comparison *comparison, tconv_m
     if (!comparison->rewrites)
         return tc_error_nomem(err, "proof results");
     comparison->n_rewrites = n;
+    run_capture cap = {0};
+    capture_run(comparison, original, rewritten, report, &cap);
     tconv_status worst = TCONV_OK;
     for (size_t i = 0; i < n; i++) {
         rewrite_result *r = &comparison->rewrites[i];
         tconv_status st =
-            prove_one(comparison, original, rewritten, &report->rewrites.records[i], r);
-        if (st == TCONV_ERR_NOMEM)
+            prove_one(comparison, original, rewritten, &report->rewrites.records[i], &cap, r);
+        if (st == TCONV_ERR_NOMEM) {
+            capture_free(&cap);
             return tc_error_nomem(err, "a local proof");
+        }
         if (st != TCONV_OK && (worst == TCONV_OK || st == TCONV_ERR_MISMATCH) &&
             worst != TCONV_ERR_MISMATCH) {
             worst = st;
             tc_error_set(err, st, "node '%s': %s", r->node, r->failure);
         }
     }
+    capture_free(&cap);
     return worst;
 }
 
@@ -586,6 +819,11 @@ bool tconv_comparison_rewrite_proven(const tconv_comparison *comparison, size_t 
     return r && r->proven;
 }
 
+const char *tconv_comparison_rewrite_shapes(const tconv_comparison *comparison, size_t index) {
+    const rewrite_result *r = rewrite_at(comparison, index);
+    return r ? r->shapes : NULL;
+}
+
 const char *tconv_comparison_rewrite_failure(const tconv_comparison *comparison, size_t index) {
     const rewrite_result *r = rewrite_at(comparison, index);
     return r ? r->failure : NULL;
@@ -611,7 +849,9 @@ static void json_number(tc_strbuf *sb, double v) {
 static void rewrite_json(tc_strbuf *sb, const rewrite_result *r) {
     tc_strbuf_append(sb, "{\"node\": ");
     json_string(sb, r->node);
-    tc_strbuf_appendf(sb, ", \"proven\": %s, \"sizes\": ", r->proven ? "true" : "false");
+    tc_strbuf_appendf(sb, ", \"proven\": %s, \"shapes\": ", r->proven ? "true" : "false");
+    json_string(sb, r->shapes);
+    tc_strbuf_append(sb, ", \"sizes\": ");
     json_string(sb, r->sizes);
     tc_strbuf_appendf(sb, ", \"runs\": %zu, \"max_abs_err\": ", r->runs);
     json_number(sb, r->max_abs);

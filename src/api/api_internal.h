@@ -76,6 +76,14 @@ tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritte
 struct tc_target;
 tconv_status tc_api_target_read_file(const char *path, struct tc_target *out, tc_error *err);
 
+/* The data inputs (not initializers) of the node a rewrite replaced, when it is in the main graph
+ * of `original` and one of them has a dim that is not static in `rewritten` (where shape
+ * inference ran): what a run of the original must show for the local proof to run at the node's
+ * real shape. Up to `cap` names (pointers into `original`) go into names; returns their count, 0
+ * when none is needed or the node cannot be found. */
+size_t tc_api_rewrite_run_inputs(tconv_model *original, tconv_model *rewritten,
+                                 const tc_rewrite_record *rec, const char **names, size_t cap);
+
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
 tconv_report *tc_api_report_new(void);
 

@@ -219,6 +219,28 @@ static tconv_status build_after(const tconv_model *original, const tconv_node *n
     return st;
 }
 
+size_t tc_api_rewrite_run_inputs(tconv_model *original, tconv_model *rewritten,
+                                 const tc_rewrite_record *rec, const char **names, size_t cap) {
+    const tconv_node *node = find_node(original->graph, rec->node_id);
+    const tconv_node *first = rec->n_new ? find_node(rewritten->graph, rec->new_ids[0]) : NULL;
+    if (!node || !first || node->graph != original->graph)
+        return 0;
+    size_t n = 0;
+    bool unshaped = false;
+    for (size_t i = 0; i < node->n_inputs; i++) {
+        const tconv_value *v = node->inputs[i];
+        if (!v || v->initializer)
+            continue;
+        const tconv_value *typed = tc_graph_find_value(first->graph, v->name);
+        int64_t dims[TCONV_MAX_RANK];
+        int rank;
+        unshaped |= !tc_value_static_shape(typed ? typed : v, dims, &rank);
+        if (n < cap)
+            names[n++] = v->name;
+    }
+    return unshaped ? n : 0;
+}
+
 tconv_status tc_api_extract_rewrite(tconv_model *original, tconv_model *rewritten,
                                     const tc_rewrite_record *rec, tconv_model **before,
                                     tconv_model **after, tc_error *err) {

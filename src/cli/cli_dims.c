@@ -7,13 +7,44 @@ static bool is_data_input(const tconv_value *v) {
     return !tconv_value_initializer(v);
 }
 
+static bool has_dim_param(tconv_value *v, const char *name) {
+    for (int a = 0; v && a < tconv_value_rank(v); a++) {
+        const char *p = tconv_value_dim_param(v, a);
+        if (p && strcmp(p, name) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Whether `name` is the dim_param of some dim of a data input. */
 static bool is_dynamic_dim(tconv_graph *g, const char *name) {
     for (size_t i = 0; i < tconv_graph_input_count(g); i++) {
         tconv_value *v = tconv_graph_input(g, i);
-        for (int a = 0; is_data_input(v) && a < tconv_value_rank(v); a++) {
-            const char *p = tconv_value_dim_param(v, a);
-            if (p && strcmp(p, name) == 0)
+        if (is_data_input(v) && has_dim_param(v, name))
+            return true;
+    }
+    return false;
+}
+
+/* Whether `name` is the dim_param of a dim of any value of `g` or of its subgraphs (declared in
+ * value_info, an output, an input): the local proof takes --dim values for the dims that reach a
+ * rewritten node, wherever they are named. */
+static bool is_model_dim(tconv_graph *g, const char *name) {
+    for (size_t i = 0; i < tconv_graph_input_count(g); i++) {
+        if (has_dim_param(tconv_graph_input(g, i), name))
+            return true;
+    }
+    for (size_t i = 0; i < tconv_graph_output_count(g); i++) {
+        if (has_dim_param(tconv_graph_output(g, i), name))
+            return true;
+    }
+    for (tconv_node *n = tconv_graph_first_node(g); n; n = tconv_node_next(n)) {
+        for (size_t i = 0; i < tconv_node_output_count(n); i++) {
+            if (has_dim_param(tconv_node_output(n, i), name))
+                return true;
+        }
+        for (size_t i = 0; i < tconv_node_subgraph_count(n); i++) {
+            if (is_model_dim(tconv_node_subgraph(n, i), name))
                 return true;
         }
     }
@@ -63,9 +94,10 @@ bool tc_cli_dims_check(tconv_model *model, const tc_cli_dim *dims, size_t n_dims
     tconv_graph *g = tconv_model_graph(model);
     bool ok = true;
     for (size_t i = 0; i < n_dims; i++) {
-        if (is_dynamic_dim(g, dims[i].name))
+        if (is_dynamic_dim(g, dims[i].name) || is_model_dim(g, dims[i].name))
             continue;
-        fprintf(out, "%s: %s: --dim %s: %s; the dynamic dims are: ", prog, path, dims[i].name,
+        fprintf(out, "%s: %s: --dim %s: %s; the dynamic dims of its inputs are: ", prog, path,
+                dims[i].name,
                 tconv_graph_lookup(g, dims[i].name)
                     ? "that is a value of the model, not a dynamic dim"
                     : "the model has no dynamic dim of that name");

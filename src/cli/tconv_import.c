@@ -364,6 +364,19 @@ static tconv_status configure_check(tconv_comparison *c, const import_args *a) {
     return st;
 }
 
+/* Where the local proof took a node's input shape from, for its line. */
+static const char *shape_source_text(const char *shapes) {
+    if (!shapes)
+        return "unknown";
+    if (strcmp(shapes, "inferred") == 0)
+        return "inferred";
+    if (strcmp(shapes, "given") == 0)
+        return "from --dim";
+    if (strcmp(shapes, "run") == 0)
+        return "from a run of the model";
+    return "guessed";
+}
+
 static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a) {
     char shown[256];
     for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++) {
@@ -373,17 +386,32 @@ static void print_rewrite_proofs(const tconv_comparison *c, const import_args *a
         if (a->quiet && ok)
             continue;
         fprintf(stderr,
-                "check: node '%s' alone: %s on %s (%zu runs): max_abs_err=%.3g max_rel_err=%.3g\n",
+                "check: node '%s' alone: %s on %s (%zu runs, shape %s): max_abs_err=%.3g "
+                "max_rel_err=%.3g\n",
                 tconv_escape_text(shown, sizeof shown, tconv_comparison_rewrite_node(c, i)),
                 ok         ? "ok"
                 : mismatch ? "MISMATCH"
                            : "not proven",
                 tconv_comparison_rewrite_sizes(c, i) ? tconv_comparison_rewrite_sizes(c, i) : "-",
-                tconv_comparison_rewrite_runs(c, i), tconv_comparison_rewrite_max_abs_error(c, i),
+                tconv_comparison_rewrite_runs(c, i),
+                shape_source_text(tconv_comparison_rewrite_shapes(c, i)),
+                tconv_comparison_rewrite_max_abs_error(c, i),
                 tconv_comparison_rewrite_max_rel_error(c, i));
         if (why)
             fprintf(stderr, "check:   %s\n", why);
     }
+    size_t guessed = 0;
+    for (size_t i = 0; i < tconv_comparison_rewrite_count(c); i++) {
+        const char *shapes = tconv_comparison_rewrite_shapes(c, i);
+        guessed += shapes && strcmp(shapes, "guessed") == 0;
+    }
+    if (guessed)
+        fprintf(
+            stderr,
+            "tconv-import: warning: %zu rewritten node(s) proven alone at guessed input sizes "
+            "only, not at their real ones (no shape inferred or declared, no run of the model): "
+            "give those dims with --dim or declare the shapes\n",
+            guessed);
 }
 
 /* What the whole-model part of the check found. */

@@ -297,14 +297,10 @@ typedef struct value_tally {
     size_t models, values, shaped, not_tensors;
 } value_tally;
 
-static bool fully_static(const tc_type *type) {
-    if (type->kind != TCONV_TYPE_TENSOR || type->rank < 0)
-        return false;
-    for (int a = 0; a < type->rank; a++) {
-        if (type->dims[a].kind != TCONV_DIM_STATIC)
-            return false;
-    }
-    return true;
+static bool fully_static(const tconv_value *v) {
+    int64_t dims[TCONV_MAX_RANK];
+    int rank;
+    return tc_value_static_shape(v, dims, &rank);
 }
 
 /* Counts the values the nodes of `g` (and of its subgraphs) produce; prints those left without
@@ -327,7 +323,7 @@ static void count_values(const char *path, const tconv_graph *g, value_tally *t,
                 continue;
             }
             t->values++;
-            if (fully_static(&v->type)) {
+            if (fully_static(v)) {
                 t->shaped++;
             } else {
                 (*missing)++;
@@ -340,7 +336,7 @@ static void count_values(const char *path, const tconv_graph *g, value_tally *t,
 
 static bool inputs_static(const tconv_graph *g) {
     for (size_t i = 0; i < g->n_inputs; i++) {
-        if (!g->inputs[i].value->initializer && !fully_static(&g->inputs[i].value->type))
+        if (!g->inputs[i].value->initializer && !fully_static(g->inputs[i].value))
             return false;
     }
     return true;

@@ -20,6 +20,9 @@ nested_missing/      an If whose else branch holds an op of a custom domain (no 
                      twice and a ConvTranspose to rewrite, with a data set: tconv-run DIR, tconv-run
                      FILE and tconv-import --check must all exit 2 and name the op with its count
                      and its subgraph path.
+data_dependent.onnx  a ConvTranspose (SAME_UPPER) after a Slice whose end is a graph input plus 4:
+                     no inference can give its width, a run of the model can (the proof takes
+                     the shape and the values from it).
 ext_a/model.onnx, ext_b/model.onnx
                      two different models with their weights beside them in 'model.onnx.data', as
                      torch 2.x's exporter writes them (onnx's save_model with
@@ -132,6 +135,29 @@ def nested_missing():
     return model, rng.standard_normal((1, 2, 4, 4)).astype(np.float32)
 
 
+def data_dependent():
+    rng = np.random.default_rng(30)
+    w = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    nodes = [
+        helper.make_node("Add", ["e", "four"], ["end"], name="end"),
+        helper.make_node("Slice", ["x", "zero", "end", "three"], ["s"], name="crop"),
+        helper.make_node("ConvTranspose", ["s", "w"], ["y"], name="up", auto_pad="SAME_UPPER",
+                         strides=[2, 2], kernel_shape=[3, 3]),
+    ]
+    inits = [numpy_helper.from_array(w, "w"),
+             numpy_helper.from_array(np.array([4], np.int64), "four"),
+             numpy_helper.from_array(np.array([0], np.int64), "zero"),
+             numpy_helper.from_array(np.array([3], np.int64), "three")]
+    graph = helper.make_graph(nodes, "data_dependent",
+                              [vinfo("x", [1, 2, 6, 9]), vinfo("e", [1], TensorProto.INT64)],
+                              [vinfo("y", [1, 3, "H", "W"])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="tconv-tests-proof")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
 def write_data_set(folder, x):
     ds = os.path.join(folder, "test_data_set_0")
     os.makedirs(ds, exist_ok=True)
@@ -171,6 +197,7 @@ def main():
     os.makedirs(folder, exist_ok=True)
     onnx.save(model, os.path.join(folder, "model.onnx"))
     write_data_set(folder, x)
+    onnx.save(data_dependent(), os.path.join(HERE, "data_dependent.onnx"))
     external("ext_a", 28, 3)
     external("ext_b", 29, 5)
 
