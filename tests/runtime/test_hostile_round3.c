@@ -669,7 +669,7 @@ static void test_proof_sizes_escape_names(void **state) {
             fail();
         }
     }
-    rtt_assert_contains(sizes, "x\\x1b[31m\\x0a\\xff[1,1,3,3]");
+    rtt_assert_contains(sizes, "x\\x1b[31m\\x0a\\xff[1,1,3 guessed,3]");
     tconv_comparison_free(c);
     tconv_report_free(report);
     tconv_pipeline_free(p);
