@@ -248,6 +248,7 @@ static bool is_integer_dtype(tconv_dtype dtype) {
     case TCONV_DTYPE_UINT16:
     case TCONV_DTYPE_UINT32:
     case TCONV_DTYPE_UINT64:
+    case TCONV_DTYPE_BOOL: /* 0/1: the conditions of exporters' pad arithmetic (Where, Not) */
         return true;
     default:
         return false;

@@ -35,14 +35,35 @@ static tconv_status broadcast_inputs(tc_si_ctx *ctx, tconv_node *node, size_t dt
     return TCONV_OK;
 }
 
-typedef enum arith_op { ARITH_ADD, ARITH_SUB, ARITH_MUL, ARITH_DIV } arith_op;
+/* The integer and boolean ops whose known contents shape inference follows: torch exports
+ * compute pads and Slice ends with them (F.pad's Mod/Equal/Not/Xor/And/Where chains). Booleans
+ * are 0 and 1. */
+typedef enum arith_op {
+    ARITH_ADD,
+    ARITH_SUB,
+    ARITH_MUL,
+    ARITH_DIV,
+    ARITH_MOD,  /* Mod, fmod 0: the sign of the divisor, as Python's % */
+    ARITH_FMOD, /* Mod, fmod 1: the sign of the dividend, as C's % */
+    ARITH_EQUAL,
+    ARITH_LESS,
+    ARITH_LESS_OR_EQUAL,
+    ARITH_GREATER,
+    ARITH_GREATER_OR_EQUAL,
+    ARITH_AND,
+    ARITH_OR,
+    ARITH_XOR
+} arith_op;
 
 /* One element of integer shape arithmetic; unknown unless both are static (or the op is an
  * identity on a symbol: x+0, x-0, x*1, x/1). */
 static tc_dim arith_elem(arith_op op, const tc_dim *a, const tc_dim *b) {
-    int64_t r;
+    int64_t r = 0;
+    bool arithmetic = op <= ARITH_DIV;
     bool identity_b =
         (op == ARITH_MUL || op == ARITH_DIV) ? tc_si_dim_is(b, 1) : tc_si_dim_is(b, 0);
+    if (!arithmetic && (a->kind != TCONV_DIM_STATIC || b->kind != TCONV_DIM_STATIC))
+        return tc_si_dim_unknown();
     if (a->kind == TCONV_DIM_SYMBOLIC && identity_b)
         return *a;
     if (b->kind == TCONV_DIM_SYMBOLIC && op == ARITH_MUL && tc_si_dim_is(a, 1))
@@ -67,11 +88,42 @@ static tc_dim arith_elem(arith_op op, const tc_dim *a, const tc_dim *b) {
         ok = y != 0 && !(x == INT64_MIN && y == -1);
         r = ok ? x / y : 0; /* integer Div truncates, as onnxruntime does */
         break;
+    case ARITH_MOD:
+    case ARITH_FMOD:
+        ok = y != 0 && !(x == INT64_MIN && y == -1);
+        r = ok ? x % y : 0;
+        if (ok && op == ARITH_MOD && r != 0 && (r < 0) != (y < 0))
+            r += y;
+        break;
+    case ARITH_EQUAL:
+        r = x == y;
+        break;
+    case ARITH_LESS:
+        r = x < y;
+        break;
+    case ARITH_LESS_OR_EQUAL:
+        r = x <= y;
+        break;
+    case ARITH_GREATER:
+        r = x > y;
+        break;
+    case ARITH_GREATER_OR_EQUAL:
+        r = x >= y;
+        break;
+    case ARITH_AND:
+        r = x && y;
+        break;
+    case ARITH_OR:
+        r = x || y;
+        break;
+    case ARITH_XOR:
+        r = !x != !y;
+        break;
     }
     return ok ? tc_si_dim_static(r) : tc_si_dim_unknown();
 }
 
-/* Known contents of an integer Add/Sub/Mul/Div of two known small tensors (rank <= 1). */
+/* Known contents of an integer or boolean op of two known small tensors (rank <= 1). */
 static tconv_status arith_data(tc_si_ctx *ctx, tconv_node *node, arith_op op, tc_si_out *out) {
     if (node->n_inputs != 2)
         return TCONV_OK;
@@ -117,13 +169,98 @@ tconv_status tc_si_infer_broadcast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
     return broadcast_inputs(ctx, node, 0, TCONV_DTYPE_UNDEFINED, &outs[0]);
 }
 
-tconv_status tc_si_infer_compare(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return broadcast_inputs(ctx, node, 0, TCONV_DTYPE_BOOL, &outs[0]);
+tconv_status tc_si_infer_mod(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    int64_t fmod;
+    tconv_status st = tc_node_attr_int(node, "fmod", 0, &fmod, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    return infer_arith(ctx, node, outs, fmod ? ARITH_FMOD : ARITH_MOD);
 }
 
-/* Where(condition, X, Y): the dtype is X's. */
+/* Comparisons and logic: bool results, known where both sides are. */
+static tconv_status infer_bool_op(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs, arith_op op) {
+    tconv_status st = broadcast_inputs(ctx, node, 0, TCONV_DTYPE_BOOL, &outs[0]);
+    return st == TCONV_OK ? arith_data(ctx, node, op, &outs[0]) : st;
+}
+
+tconv_status tc_si_infer_equal(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_EQUAL);
+}
+
+tconv_status tc_si_infer_less(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_LESS);
+}
+
+tconv_status tc_si_infer_less_or_equal(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_LESS_OR_EQUAL);
+}
+
+tconv_status tc_si_infer_greater(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_GREATER);
+}
+
+tconv_status tc_si_infer_greater_or_equal(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_GREATER_OR_EQUAL);
+}
+
+tconv_status tc_si_infer_and(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_AND);
+}
+
+tconv_status tc_si_infer_or(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_OR);
+}
+
+tconv_status tc_si_infer_xor(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    return infer_bool_op(ctx, node, outs, ARITH_XOR);
+}
+
+/* Not: known where its input is. */
+tconv_status tc_si_infer_not(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_same_as_input(node, 0, &outs[0]);
+    const tc_si_data *src = tc_si_input_data(ctx, node, 0);
+    if (!src)
+        return TCONV_OK;
+    if (!(outs[0].data = tc_si_data_new(ctx)))
+        return ctx->err->status;
+    *outs[0].data = *src;
+    for (int i = 0; i < src->count; i++) {
+        const tc_dim *e = &src->elems[i];
+        outs[0].data->elems[i] =
+            e->kind == TCONV_DIM_STATIC ? tc_si_dim_static(e->value == 0) : tc_si_dim_unknown();
+    }
+    return TCONV_OK;
+}
+
+/* Where(condition, X, Y): the dtype is X's; known contents where all three are known (rank <= 1)
+ * and each condition element is. */
 tconv_status tc_si_infer_where(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return broadcast_inputs(ctx, node, 1, TCONV_DTYPE_UNDEFINED, &outs[0]);
+    tconv_status st = broadcast_inputs(ctx, node, 1, TCONV_DTYPE_UNDEFINED, &outs[0]);
+    if (st != TCONV_OK || node->n_inputs != 3)
+        return st;
+    const tc_si_data *in[3];
+    int count = 1, rank = 0;
+    for (size_t k = 0; k < 3; k++) {
+        if (!(in[k] = tc_si_input_data(ctx, node, k)) || in[k]->rank > 1)
+            return TCONV_OK;
+        if (in[k]->count != 1 && count != 1 && in[k]->count != count)
+            return TCONV_OK;
+        count = in[k]->count > count ? in[k]->count : count;
+        rank = in[k]->rank > rank ? in[k]->rank : rank;
+    }
+    tc_si_data *d = tc_si_data_new(ctx);
+    if (!d)
+        return ctx->err->status;
+    d->rank = rank;
+    d->count = count;
+    for (int i = 0; i < count; i++) {
+        const tc_dim *c = &in[0]->elems[in[0]->count == 1 ? 0 : i];
+        const tc_si_data *pick = c->value ? in[1] : in[2];
+        d->elems[i] = c->kind == TCONV_DIM_STATIC ? pick->elems[pick->count == 1 ? 0 : i]
+                                                  : tc_si_dim_unknown();
+    }
+    outs[0].data = d;
+    return TCONV_OK;
 }
 
 /* ---------------------------------------------------------------- same-shape ops */
