@@ -364,7 +364,11 @@ tconv_status tc_run_not(tc_kernel_ctx *ctx) {
 tconv_status tc_run_elu(tc_kernel_ctx *ctx) {
     float alpha;
     tconv_status st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &alpha, ctx->err);
-    return st != TCONV_OK ? st : run_unary_with(ctx, U_ELU, DTYPES_REAL, alpha, 0.0, COST_LIBM);
+    /* float: fast_exp.h's polynomial, about Sigmoid's cost (kernels_elementwise.c), not a libm
+     * call's, so a small tensor is not handed to helper threads */
+    const tc_rt_tensor *x = tc_kernel_input(ctx, 0);
+    double cost = x && x->dtype == TCONV_DTYPE_FLOAT ? 4.0 * COST_CHEAP : COST_LIBM;
+    return st != TCONV_OK ? st : run_unary_with(ctx, U_ELU, DTYPES_REAL, alpha, 0.0, cost);
 }
 
 tconv_status tc_run_selu(tc_kernel_ctx *ctx) {

@@ -1,0 +1,165 @@
+/* GFLOP/s of each Conv shape of LinkNet (ResNet-18 encoder, 64-512 channels, 1x3x256x256 input)
+ * and ERFNet (16/64/128 channels, 1x3x128x256 input), the paper widths of models/linknet and
+ * models/erfnet (issue 28), one thread, against the core's peak. One JSON object a line.
+ *
+ *   bench_conv_shapes [RUNS] [CLOCK_GHZ] [FLOP_PER_CYCLE]
+ *
+ * Each shape is a one-Conv model (random weights and input, no bias), run RUNS times (default
+ * 15) after one warm-up; the figure is the best run's thread CPU time (CLOCK_THREAD_CPUTIME_ID:
+ * time this thread was on a core, so other processes' load shows less than in wall time, though
+ * they still share caches and memory bandwidth). Peak: CLOCK_GHZ (default: /proc/cpuinfo's
+ * "cpu MHz") x FLOP_PER_CYCLE (default 64: two 16-float FMA units, AVX-512). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_common.h"
+
+typedef struct conv_shape {
+    const char *net, *name;
+    int count; /* how many Convs of the net have this shape */
+    int64_t c_in, c_out, h, w, kh, kw, stride, pad_h, pad_w, dil_h, dil_w;
+} conv_shape;
+
+/* Input sizes are the Conv's own input (after the stem, pools and strides before it). */
+static const conv_shape SHAPES[] = {
+    {"linknet", "stem 7x7 s2 3->64 @256x256", 1, 3, 64, 256, 256, 7, 7, 2, 3, 3, 1, 1},
+    {"linknet", "layer1 3x3 64->64 @64x64", 4, 64, 64, 64, 64, 3, 3, 1, 1, 1, 1, 1},
+    {"linknet", "layer2 3x3 s2 64->128 @64x64", 1, 64, 128, 64, 64, 3, 3, 2, 1, 1, 1, 1},
+    {"linknet", "layer2 3x3 128->128 @32x32", 3, 128, 128, 32, 32, 3, 3, 1, 1, 1, 1, 1},
+    {"linknet", "layer3 3x3 s2 128->256 @32x32", 1, 128, 256, 32, 32, 3, 3, 2, 1, 1, 1, 1},
+    {"linknet", "layer3 3x3 256->256 @16x16", 3, 256, 256, 16, 16, 3, 3, 1, 1, 1, 1, 1},
+    {"linknet", "layer4 3x3 s2 256->512 @16x16", 1, 256, 512, 16, 16, 3, 3, 2, 1, 1, 1, 1},
+    {"linknet", "layer4 3x3 512->512 @8x8", 3, 512, 512, 8, 8, 3, 3, 1, 1, 1, 1, 1},
+    {"linknet", "head 3x3 32->32 @256x256", 1, 32, 32, 256, 256, 3, 3, 1, 1, 1, 1, 1},
+    {"erfnet", "down1 3x3 s2 3->13 @128x256", 1, 3, 13, 128, 256, 3, 3, 2, 1, 1, 1, 1},
+    {"erfnet", "down2 3x3 s2 16->48 @64x128", 1, 16, 48, 64, 128, 3, 3, 2, 1, 1, 1, 1},
+    {"erfnet", "3x1 64->64 @32x64", 14, 64, 64, 32, 64, 3, 1, 1, 1, 0, 1, 1},
+    {"erfnet", "1x3 64->64 @32x64", 14, 64, 64, 32, 64, 1, 3, 1, 0, 1, 1, 1},
+    {"erfnet", "down3 3x3 s2 64->64 @32x64", 1, 64, 64, 32, 64, 3, 3, 2, 1, 1, 1, 1},
+    {"erfnet", "enc 3x1 128->128 @16x32", 8, 128, 128, 16, 32, 3, 1, 1, 1, 0, 1, 1},
+    {"erfnet", "enc 1x3 128->128 @16x32", 8, 128, 128, 16, 32, 1, 3, 1, 0, 1, 1, 1},
+    {"erfnet", "enc 3x1 d2 128->128 @16x32", 2, 128, 128, 16, 32, 3, 1, 1, 2, 0, 2, 1},
+    {"erfnet", "enc 1x3 d2 128->128 @16x32", 2, 128, 128, 16, 32, 1, 3, 1, 0, 2, 1, 2},
+    {"erfnet", "enc 3x1 d4 128->128 @16x32", 2, 128, 128, 16, 32, 3, 1, 1, 4, 0, 4, 1},
+    {"erfnet", "enc 1x3 d4 128->128 @16x32", 2, 128, 128, 16, 32, 1, 3, 1, 0, 4, 1, 4},
+    {"erfnet", "enc 3x1 d8 128->128 @16x32", 2, 128, 128, 16, 32, 3, 1, 1, 8, 0, 8, 1},
+    {"erfnet", "enc 1x3 d8 128->128 @16x32", 2, 128, 128, 16, 32, 1, 3, 1, 0, 8, 1, 8},
+    {"erfnet", "enc 3x1 d16 128->128 @16x32", 2, 128, 128, 16, 32, 3, 1, 1, 16, 0, 16, 1},
+    {"erfnet", "enc 1x3 d16 128->128 @16x32", 2, 128, 128, 16, 32, 1, 3, 1, 0, 16, 1, 16},
+    {"erfnet", "dec 3x1 16->16 @64x128", 4, 16, 16, 64, 128, 3, 1, 1, 1, 0, 1, 1},
+    {"erfnet", "dec 1x3 16->16 @64x128", 4, 16, 16, 64, 128, 1, 3, 1, 0, 1, 1, 1},
+};
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+    return (in + 2 * p - (k - 1) * d - 1) / s + 1;
+}
+
+static double flop_of(const conv_shape *c) {
+    int64_t oh = out_size(c->h, c->kh, c->stride, c->pad_h, c->dil_h);
+    int64_t ow = out_size(c->w, c->kw, c->stride, c->pad_w, c->dil_w);
+    return 2.0 * (double)(c->c_out * c->c_in * c->kh * c->kw) * (double)(oh * ow);
+}
+
+static tconv_model *conv_model(const conv_shape *c) {
+    tconv_model *m = NULL;
+    bench_check(tconv_model_new(&m), "model", "");
+    bench_check(tconv_model_set_opset_version(m, "", 17), "opset", tconv_model_last_error(m));
+    tconv_graph *g = tconv_model_graph(m);
+    int64_t x_dims[4] = {1, c->c_in, c->h, c->w}, w_dims[4] = {c->c_out, c->c_in, c->kh, c->kw};
+    int64_t w_count = c->c_out * c->c_in * c->kh * c->kw;
+    float *w_data = malloc((size_t)w_count * sizeof(float));
+    if (!w_data)
+        bench_check(TCONV_ERR_NOMEM, "weights", "");
+    bench_fill(w_data, w_count, 7);
+    tconv_value *x, *w, *y;
+    tconv_node *node;
+    bench_check(tconv_graph_new_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims, &x), "x",
+                tconv_model_last_error(m));
+    bench_check(tconv_graph_new_initializer(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, w_data,
+                                            (size_t)w_count * sizeof(float), &w),
+                "w", tconv_model_last_error(m));
+    free(w_data);
+    bench_check(tconv_graph_new_node(g, "Conv", NULL, "conv", NULL, &node), "node",
+                tconv_model_last_error(m));
+    bench_check(tconv_node_append_input(node, x), "input", tconv_model_last_error(m));
+    bench_check(tconv_node_append_input(node, w), "input", tconv_model_last_error(m));
+    bench_check(tconv_node_new_output(node, "y", &y), "output", tconv_model_last_error(m));
+    int64_t strides[2] = {c->stride, c->stride}, kernel[2] = {c->kh, c->kw};
+    int64_t pads[4] = {c->pad_h, c->pad_w, c->pad_h, c->pad_w}, dils[2] = {c->dil_h, c->dil_w};
+    bench_check(tconv_attr_set_ints(node, "strides", strides, 2), "strides", "");
+    bench_check(tconv_attr_set_ints(node, "pads", pads, 4), "pads", "");
+    bench_check(tconv_attr_set_ints(node, "kernel_shape", kernel, 2), "kernel_shape", "");
+    bench_check(tconv_attr_set_ints(node, "dilations", dils, 2), "dilations", "");
+    bench_check(tconv_graph_append_output(g, y), "graph output", tconv_model_last_error(m));
+    return m;
+}
+
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpuinfo_ghz(void) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    double mhz = -1.0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "cpu MHz", 7) == 0) {
+            char *colon = strchr(line, ':');
+            if (colon)
+                mhz = strtod(colon + 1, NULL);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    return mhz / 1000.0;
+}
+
+int main(int argc, char **argv) {
+    int runs = argc > 1 ? atoi(argv[1]) : 15;
+    double ghz = argc > 2 ? atof(argv[2]) : cpuinfo_ghz();
+    double per_cycle = argc > 3 ? atof(argv[3]) : 64.0;
+    double peak = ghz * per_cycle;
+    if (runs < 1 || ghz <= 0 || per_cycle <= 0) {
+        fprintf(stderr, "usage: bench_conv_shapes [RUNS] [CLOCK_GHZ] [FLOP_PER_CYCLE]\n");
+        return 2;
+    }
+    double total_flop[2] = {0, 0}, total_s[2] = {0, 0};
+    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
+        const conv_shape *c = &SHAPES[i];
+        tconv_model *m = conv_model(c);
+        tconv_runner *r = bench_runner(m, 1);
+        bench_check(tconv_runner_set_random_inputs(r, 11), "inputs", tconv_runner_last_error(r));
+        bench_check(tconv_runner_run(r), "warm-up", tconv_runner_last_error(r));
+        double best = 1e30;
+        for (int k = 0; k < runs; k++) {
+            double t0 = thread_cpu_s();
+            bench_check(tconv_runner_run(r), "run", tconv_runner_last_error(r));
+            double t = thread_cpu_s() - t0;
+            best = t < best ? t : best;
+        }
+        double flop = flop_of(c), gflops = flop / best * 1e-9;
+        int net = strcmp(c->net, "linknet") == 0 ? 0 : 1;
+        total_flop[net] += c->count * flop;
+        total_s[net] += c->count * best;
+        printf("{\"bench\": \"conv_shape\", \"net\": \"%s\", \"shape\": \"%s\", \"count\": %d, "
+               "\"mflop\": %.1f, \"best_ms\": %.4f, \"gflops\": %.1f, \"peak_gflops\": %.1f, "
+               "\"of_peak\": %.3f, \"isa\": \"%s\", \"load\": %.2f}\n",
+               c->net, c->name, c->count, flop * 1e-6, best * 1e3, gflops, peak, gflops / peak,
+               tconv_runtime_gemm_isa(), bench_load());
+        fflush(stdout);
+        tconv_runner_free(r);
+        tconv_model_free(m);
+    }
+    for (int net = 0; net < 2; net++)
+        printf("{\"bench\": \"conv_shape_total\", \"net\": \"%s\", \"gflop\": %.3f, \"ms\": %.3f, "
+               "\"gflops\": %.1f, \"of_peak\": %.3f}\n",
+               net ? "erfnet" : "linknet", total_flop[net] * 1e-9, total_s[net] * 1e3,
+               total_flop[net] / total_s[net] * 1e-9, total_flop[net] / total_s[net] * 1e-9 / peak);
+    return 0;
+}
