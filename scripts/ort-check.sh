@@ -7,6 +7,10 @@
 # differs from ONNX (DESIGN.md section 1) they fail, and their rewrites must not.
 # Then scripts/ort/conventions.js checks --convention ort against onnxruntime on the generated
 # cases of every row of DESIGN.md's table (tests/golden/ort_conventions).
+# Then every built-in target (--target NAME, README "Backend targets"): the same models and golden
+# suites plus tests/golden/targets and tests/golden/phase (constant weights), converted for the
+# target; each converted model runs in onnxruntime against its golden outputs, each refusal
+# (exit 2: a node the target cannot take, named) is counted.
 #   scripts/ort-check.sh           exit 0 when every converted model matches its golden outputs
 #                                  and every convention check holds
 # Installs nodejs/npm (Debian) when missing and onnxruntime-node@1.30.0 into build/ort
@@ -79,6 +83,52 @@ if ! node "$root/scripts/ort/conventions.js" --import "$import" --run "$build/tc
     status=1
 fi
 sed -n '/^row\t/,$p' "$work/conventions.log" | sed 's/^/ort-check: /'
+# Every built-in target. Suites with a cases.tsv give each case's dtype (float64 cases are not
+# run: onnxruntime's CPU provider has no float64 Conv or ConvTranspose).
+tsv_cases() { # suite dtype
+    awk -F'\t' -v d="$2" -v s="$1" 'NR > 1 && $2 == d { print s "/" $1 }' "$1/cases.tsv"
+}
+mapfile -t target_cases < <(printf '%s\n' "${cases[@]}"; tsv_cases "$root/tests/golden/targets" float32;
+    tsv_cases "$root/tests/golden/phase" float32)
+mapfile -t target_half_cases < <(printf '%s\n' "${half_cases[@]}";
+    tsv_cases "$root/tests/golden/targets" float16; tsv_cases "$root/tests/golden/phase" float16)
+# Converts the case dirs $3... for target $1 into $work/$2/<suite>/<case>/; prints
+# "converted refused".
+convert_target() {
+    local target=$1 into=$2 n=0 refused=0 dir name out
+    shift 2
+    for dir in "$@"; do
+        [ -f "$dir/model.onnx" ] || continue
+        name=$(basename "$(dirname "$dir")")/$(basename "$dir")
+        out="$work/$into/$name"
+        mkdir -p "$out"
+        if "$import" "$dir/model.onnx" -o "$out/model.onnx" --target "$target" --quiet \
+            2>"$out.refused"; then
+            for set in "$dir"/test_data_set_*; do ln -s "$set" "$out/"; done
+            n=$((n + 1))
+        else
+            rm -rf "$out"
+            refused=$((refused + 1))
+        fi
+    done
+    echo "$n $refused"
+}
+for target in tensorrt tflite coreml qnn ethos-u rknn tidl conv-only; do
+    for kind in float32 float16; do
+        if [ "$kind" = float32 ]; then set -- "${target_cases[@]}"; tol=(); else set -- "${target_half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
+        read -r n refused < <(convert_target "$target" "target-$target/$kind" "$@")
+        printf '%s\n' "$work/target-$target/$kind"/*/*/ | sed 's:/$::' | grep -v '\*' >"$work/$target.$kind.list" || true
+        result="nothing to run"
+        if [ -s "$work/$target.$kind.list" ]; then
+            if ! node "$root/scripts/ort/run_dirs.js" "${tol[@]}" "@$work/$target.$kind.list" >"$work/$target.$kind.log"; then
+                grep '^FAIL' "$work/$target.$kind.log" || true
+                status=1
+            fi
+            result=$(tail -n 1 "$work/$target.$kind.log")
+        fi
+        echo "ort-check: --target $target ($kind): $n converted, $refused refused; onnxruntime: $result"
+    done
+done
 printf '%s\n' "${cases[@]}" >"$work/originals.list"
 node "$root/scripts/ort/run_dirs.js" "@$work/originals.list" >"$work/originals.log" || true
 echo "ort-check: originals, for the record (onnxruntime's ConvTranspose corners): $(tail -n 1 "$work/originals.log")"

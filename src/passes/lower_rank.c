@@ -15,8 +15,9 @@ static bool match_rank(const tc_target *t, const tc_conv_transpose_match *m, cha
         return false;
     if (r == 1 && tc_target_rank_ok(t, 2))
         return true;
-    snprintf(why, why_size, "%d-D: only 1-D is lifted to 2-D; 3-D through 2-D is not proven", r);
-    return false;
+    if (r == 1)
+        snprintf(why, why_size, "1-D on a target without 2-D");
+    return false; /* 3-D: lower_depth.c */
 }
 
 static tconv_status insert_axis_2(tc_weight *weight, const void *ctx, tc_error *err) {

@@ -116,6 +116,14 @@ static void form_after_lowerings(const tc_target *t, const tc_conv_transpose_mat
         f->kernel[i] = t->dilation ? g->kernel[i] : (g->kernel[i] - 1) * g->dilations[i] + 1;
         f->strides[i] = g->strides[i];
     }
+    if (f->rank == 3 && !tc_target_rank_ok(t, 3) && tc_target_rank_ok(t, 2) &&
+        tc_lower_depth_foldable(m)) {
+        f->rank = 2;
+        for (int i = 0; i < 2; i++) {
+            f->kernel[i] = f->kernel[i + 1];
+            f->strides[i] = f->strides[i + 1];
+        }
+    }
     if (f->rank == 1 && !tc_target_rank_ok(t, 1) && tc_target_rank_ok(t, 2)) {
         f->rank = 2;
         f->kernel[1] = f->kernel[0];
@@ -188,7 +196,7 @@ bool tc_target_keeps_pads(const tc_target *t, const tc_conv_transpose_match *m) 
 
 /* ---------------------------------------------------------------- the pass */
 
-static const tc_lowering *const LOWERINGS[] = {&tc_lower_dilation, &tc_lower_rank,
+static const tc_lowering *const LOWERINGS[] = {&tc_lower_dilation, &tc_lower_rank, &tc_lower_depth,
                                                &tc_lower_groups};
 
 typedef struct lower_walk {

@@ -6,6 +6,7 @@
  *                        keep their pads (their form is one the target takes)
  *   (e) dilation         folded into W (lower_dilation.c)
  *   (c) 1-D through 2-D  Unsqueeze, 2-D ConvTranspose, Squeeze (lower_rank.c)
+ *   (f) 3-D through 2-D  depth kernel 1, stride 1: depth folded into the batch (lower_depth.c)
  *   (d) groups           Slice of X, W, B per group, one ConvTranspose each, Concat
  * (lower_groups.c) (a)/(b) stride, kernel or no ConvTranspose: the phase decomposition
  * (lower_phase.h, branch phase)
@@ -46,6 +47,9 @@ typedef struct tc_lowering {
 extern const tc_lowering tc_lower_dilation;
 extern const tc_lowering tc_lower_rank;
 extern const tc_lowering tc_lower_groups;
+extern const tc_lowering tc_lower_depth;
+/* Whether a 3-D node folds its depth into the batch (lower_depth.c). */
+bool tc_lower_depth_foldable(const tc_conv_transpose_match *m);
 
 /* The dtype of the node's output (or of X when Y has none). */
 tconv_dtype tc_lower_node_dtype(const tconv_node *node);
