@@ -353,17 +353,13 @@ static tconv_status lower_node(lower_walk *w, tconv_node *node) {
     return st;
 }
 
-static bool is_conv_transpose_to_lower(const tconv_node *node) {
-    return tc_is_conv_transpose(node);
-}
-
 static tconv_status lower_graph(tconv_graph *graph, void *ctx) {
     lower_walk *w = ctx;
     tconv_status st = TCONV_OK;
     for (tconv_node *node = graph->first; node && st == TCONV_OK;) {
         tconv_node *next = node->next; /* new nodes go before `next`: not walked again */
         st = tc_node_for_each_subgraph(node, lower_graph, ctx);
-        if (st == TCONV_OK && is_conv_transpose_to_lower(node))
+        if (st == TCONV_OK && tc_is_conv_transpose(node))
             st = lower_node(w, node);
         node = next;
     }

@@ -147,6 +147,67 @@ static void test_file_format_roundtrip(void **state) {
     assert_true(t.dilation && t.output_padding && t.group == TC_GROUPS_ANY);
 }
 
+static tconv_model *load(const char *dir);
+
+/* The public API: targets by name and by file, the pipeline's target, the checker. */
+static void test_public_api(void **state) {
+    (void)state;
+    tconv_pipeline *p = NULL;
+    assert_int_equal(tconv_pipeline_new(&p), TCONV_OK);
+    assert_int_equal(tconv_pipeline_set_target(p, "npu9000"), TCONV_ERR_USAGE);
+    assert_non_null(strstr(tconv_pipeline_last_error(p), "unknown target 'npu9000'"));
+    assert_int_equal(
+        tconv_pipeline_set_target_file(p, TCONV_SOURCE_DIR "/tests/targets/data/bad_value.txt"),
+        TCONV_ERR_INVALID);
+    assert_non_null(strstr(tconv_pipeline_last_error(p), "bad_value.txt:4: field 'pads'"));
+    assert_int_equal(tconv_pipeline_set_target_file(p, TCONV_SOURCE_DIR "/tests/targets/nope"),
+                     TCONV_ERR_IO);
+    assert_int_equal(tconv_pipeline_set_target(NULL, "tflite"), TCONV_ERR_USAGE);
+    /* a target, then none: the default pipeline leaves the dilated node as it is */
+    assert_int_equal(tconv_pipeline_set_target(p, "tflite"), TCONV_OK);
+    assert_int_equal(tconv_pipeline_set_target(p, NULL), TCONV_OK);
+    tconv_model *m = load(TCONV_SOURCE_DIR "/tests/golden/targets/r1_k5_s3_d2");
+    tconv_report *report = NULL;
+    assert_int_equal(tconv_pipeline_run(p, m, &report), TCONV_OK);
+    assert_int_equal(tconv_report_ops_after(report, "ConvTranspose"), 1);
+    assert_int_equal(tconv_report_ops_after(report, "Unsqueeze"), 0);
+    tconv_report_free(report);
+    /* with tflite: 1-D lifted, dilation folded */
+    assert_int_equal(tconv_pipeline_set_target(p, "tflite"), TCONV_OK);
+    assert_int_equal(tconv_pipeline_run(p, m, &report), TCONV_OK);
+    assert_int_equal(tconv_report_rewrite_count(report), 1);
+    assert_int_equal(tconv_report_ops_after(report, "Squeeze"), 1);
+    tconv_report_free(report);
+    tconv_target *t = NULL;
+    char message[256];
+    assert_int_equal(tconv_target_open("tflite", &t, message, sizeof message), TCONV_OK);
+    assert_string_equal(tconv_target_name(t), "tflite");
+    size_t n = 99;
+    char *text = NULL;
+    assert_int_equal(tconv_target_check(t, m, &n, &text), TCONV_OK);
+    assert_int_equal(n, 0);
+    assert_string_equal(text, "");
+    tconv_free(text);
+    tconv_model *original = load(TCONV_SOURCE_DIR "/tests/golden/targets/r1_k5_s3_d2");
+    assert_int_equal(tconv_target_check(t, original, &n, &text), TCONV_OK);
+    assert_int_equal(n, 2); /* 1-D, dilation 2 */
+    assert_non_null(strstr(text, "has dilations [2] (dilation: transpose_conv.cc"));
+    tconv_free(text);
+    assert_int_equal(tconv_target_describe(t, &text), TCONV_OK);
+    assert_non_null(strstr(text, "source: "));
+    tconv_free(text);
+    tconv_target_free(t);
+    assert_int_equal(tconv_target_open_file(TCONV_SOURCE_DIR "/tests/targets/data/bad_value.txt",
+                                            &t, message, sizeof message),
+                     TCONV_ERR_INVALID);
+    assert_null(t);
+    assert_non_null(strstr(message, ":4: field 'pads'"));
+    assert_int_equal(tconv_target_open("nope", &t, message, sizeof message), TCONV_ERR_USAGE);
+    tconv_model_free(original);
+    tconv_model_free(m);
+    tconv_pipeline_free(p);
+}
+
 /* ---------------------------------------------------------------- the checker */
 
 static tconv_model *load(const char *dir) {
@@ -433,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_file_format_roundtrip),
         cmocka_unit_test(test_checker_finds_each_constraint),
+        cmocka_unit_test(test_public_api),
         cmocka_unit_test(test_target_tensorrt),
         cmocka_unit_test(test_target_tflite),
         cmocka_unit_test(test_target_coreml),
