@@ -31,21 +31,27 @@ node "$root/scripts/ort/selftest.js" "$root/tests/golden/convtranspose/same_uppe
 work=$(mktemp -d "${TMPDIR:-/tmp}/tconv-ort.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Converts the case dirs $3... with --policy $1 into $work/$2/<suite>/<case>/, with the data sets
-# linked beside them.
+# Converts the case dirs $4... with tconv-import option $1 $2 (--policy P, --target T) into
+# $work/$3/<suite>/<case>/, with the data sets linked beside them; prints "converted refused"
+# (a refused case, exit 2 naming its nodes, leaves its message in $work/$3/<suite>/<case>.refused).
 convert_all() {
-    local policy=$1 into=$2 n=0 dir name out
-    shift 2
+    local option=$1 value=$2 into=$3 n=0 refused=0 dir name out
+    shift 3
     for dir in "$@"; do
         [ -f "$dir/model.onnx" ] || continue
         name=$(basename "$(dirname "$dir")")/$(basename "$dir")
         out="$work/$into/$name"
         mkdir -p "$out"
-        "$import" "$dir/model.onnx" -o "$out/model.onnx" --policy "$policy" --quiet
-        for set in "$dir"/test_data_set_*; do ln -s "$set" "$out/"; done
-        n=$((n + 1))
+        if "$import" "$dir/model.onnx" -o "$out/model.onnx" "$option" "$value" --quiet \
+            2>"$out.refused"; then
+            for set in "$dir"/test_data_set_*; do ln -s "$set" "$out/"; done
+            n=$((n + 1))
+        else
+            rm -rf "$out"
+            refused=$((refused + 1))
+        fi
     done
-    echo "$n"
+    echo "$n $refused"
 }
 
 # float32 suites at run_dirs.js's default tolerances; float16 ones (models/*_fp16,
@@ -65,9 +71,13 @@ status=0
 for policy in same-or-asymmetric valid-only; do
     for kind in float32 float16; do
         if [ "$kind" = float32 ]; then set -- "${cases[@]}"; tol=(); else set -- "${half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
-        n=$(convert_all "$policy" "$policy/$kind" "$@")
+        read -r n refused < <(convert_all --policy "$policy" "$policy/$kind" "$@")
+        if [ "$refused" -ne 0 ]; then
+            cat "$work/$policy/$kind"/*/*.refused
+            status=1
+        fi
         echo "ort-check: $n $kind models converted with --policy $policy; running them in onnxruntime"
-        printf '%s\n' "$work/$policy/$kind"/*/* >"$work/$policy.$kind.list"
+        printf '%s\n' "$work/$policy/$kind"/*/*/ | sed 's:/$::' >"$work/$policy.$kind.list"
         if ! node "$root/scripts/ort/run_dirs.js" "${tol[@]}" "@$work/$policy.$kind.list" >"$work/$policy.$kind.log"; then
             grep '^FAIL' "$work/$policy.$kind.log" || true
             status=1
@@ -92,31 +102,10 @@ mapfile -t target_cases < <(printf '%s\n' "${cases[@]}"; tsv_cases "$root/tests/
     tsv_cases "$root/tests/golden/phase" float32)
 mapfile -t target_half_cases < <(printf '%s\n' "${half_cases[@]}";
     tsv_cases "$root/tests/golden/targets" float16; tsv_cases "$root/tests/golden/phase" float16)
-# Converts the case dirs $3... for target $1 into $work/$2/<suite>/<case>/; prints
-# "converted refused".
-convert_target() {
-    local target=$1 into=$2 n=0 refused=0 dir name out
-    shift 2
-    for dir in "$@"; do
-        [ -f "$dir/model.onnx" ] || continue
-        name=$(basename "$(dirname "$dir")")/$(basename "$dir")
-        out="$work/$into/$name"
-        mkdir -p "$out"
-        if "$import" "$dir/model.onnx" -o "$out/model.onnx" --target "$target" --quiet \
-            2>"$out.refused"; then
-            for set in "$dir"/test_data_set_*; do ln -s "$set" "$out/"; done
-            n=$((n + 1))
-        else
-            rm -rf "$out"
-            refused=$((refused + 1))
-        fi
-    done
-    echo "$n $refused"
-}
 for target in tensorrt tflite coreml qnn ethos-u rknn tidl conv-only; do
     for kind in float32 float16; do
         if [ "$kind" = float32 ]; then set -- "${target_cases[@]}"; tol=(); else set -- "${target_half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
-        read -r n refused < <(convert_target "$target" "target-$target/$kind" "$@")
+        read -r n refused < <(convert_all --target "$target" "target-$target/$kind" "$@")
         printf '%s\n' "$work/target-$target/$kind"/*/*/ | sed 's:/$::' | grep -v '\*' >"$work/$target.$kind.list" || true
         result="nothing to run"
         if [ -s "$work/$target.$kind.list" ]; then
