@@ -128,9 +128,20 @@ static void fold_dequantize(tconv_model *m) {
 
 /* ---------------------------------------------------------------- structure */
 
+/* W's dims: of its constant, or of its static type (a run-time W). */
+static void weight_dims(tconv_value *w, int64_t *dims, int *rank) {
+    tc_weight_source src;
+    if (tc_weight_source_find(w, &src, NULL, 0)) {
+        *rank = src.tensor->rank;
+        memcpy(dims, src.tensor->dims, (size_t)*rank * sizeof(int64_t));
+    } else {
+        assert_true(tc_value_static_shape(w, dims, rank));
+    }
+}
+
 /* Taps the Convs multiply per input channel and output position pair: sum over Convs of
- * out_channels * prod(kernel). */
-static int64_t conv_taps(const tconv_graph *g) {
+ * out_channels * prod(kernel) (out_channels of a run-time W: c_out, one phase's). */
+static int64_t conv_taps(const tconv_graph *g, int64_t c_out) {
     int64_t taps = 0;
     for (const tconv_node *n = g->first; n; n = n->next) {
         if (!is_op(n, "Conv"))
@@ -138,9 +149,8 @@ static int64_t conv_taps(const tconv_graph *g) {
         const tc_attr *k = tc_node_attr(n, "kernel_shape");
         assert_non_null(k);
         tc_weight_source src;
-        char why[256];
-        assert_true(tc_weight_source_find(n->inputs[1], &src, why, sizeof why));
-        int64_t t = src.tensor->dims[0];
+        int64_t t =
+            tc_weight_source_find(n->inputs[1], &src, NULL, 0) ? src.tensor->dims[0] : c_out;
         for (size_t i = 0; i < k->n; i++)
             t *= k->ints[i];
         taps += t;
@@ -150,16 +160,17 @@ static int64_t conv_taps(const tconv_graph *g) {
 
 /* What the original ConvTranspose multiplies (C_out * prod(k)) and what the form may (k padded
  * to a multiple of s on each strided axis in the one-Conv form; exactly the same in the others). */
-static void expected_taps(tconv_node *ct, const char *form, int64_t *allowed) {
-    tc_weight_source src;
-    char why[256];
-    assert_true(tc_weight_source_find(ct->inputs[1], &src, why, sizeof why));
+static void expected_taps(tconv_node *ct, const char *form, int64_t *allowed, int64_t *c_out) {
+    int64_t dims[TCONV_MAX_RANK];
+    int rank;
+    weight_dims(ct->inputs[1], dims, &rank);
     int64_t group;
     B_OK(tc_node_attr_int(ct, "group", 1, &group, &b_err_));
     const tc_attr *strides = tc_node_attr(ct, "strides");
-    int64_t t = src.tensor->dims[1] * group;
-    for (int i = 2; i < src.tensor->rank; i++) {
-        int64_t k = src.tensor->dims[i], s = strides ? strides->ints[i - 2] : 1;
+    *c_out = dims[1] * group;
+    int64_t t = *c_out;
+    for (int i = 2; i < rank; i++) {
+        int64_t k = dims[i], s = strides ? strides->ints[i - 2] : 1;
         t *= strcmp(form, "one") == 0 ? (k + s - 1) / s * s : k;
     }
     *allowed = t;
@@ -185,6 +196,8 @@ static void forced_form(tconv_node *ct, tc_phase_form form, const char *auto_for
         strided |= strides->ints[i] > 1;
         can_one &= strides->ints[i] == 1 || !dil || dil->ints[i] == 1;
     }
+    const tconv_value *w = ct->inputs[1];
+    can_one &= w->initializer || w->producer; /* a run-time W is sliced per phase */
     if (form == TC_PHASE_FORM_AUTO)
         snprintf(out, 16, "%s", auto_form);
     else if (!strided)
@@ -241,7 +254,7 @@ static tconv_status run_all_data_sets(tconv_model *model, const char *dir, const
 
 /* Structure checks of one lowered case; NULL when fine. */
 static const char *check_structure(const tconv_model *model, const char *form, bool d2s,
-                                   int64_t allowed_taps) {
+                                   int64_t allowed_taps, int64_t c_out) {
     const tconv_graph *g = model->graph;
     if (count_ops(g, "ConvTranspose"))
         return "a ConvTranspose is left";
@@ -250,11 +263,12 @@ static const char *check_structure(const tconv_model *model, const char *form, b
     size_t convs = count_ops(g, "Conv");
     if (strcmp(form, "multi") != 0 && convs != 1)
         return "not one Conv";
-    if (strcmp(form, "conv") == 0 && (count_ops(g, "Slice") || count_ops(g, "Reshape")))
-        return "the stride-1 form has more than a Conv";
+    const tconv_value *y = g->outputs[0].value;
+    if (strcmp(form, "conv") == 0 && (!y->producer || !is_op(y->producer, "Conv")))
+        return "the stride-1 form does not end with its Conv";
     if (strcmp(form, "multi") == 0 && (convs < 1 || count_channel_concats(g) != 1))
         return "the per-phase form is not Convs joined by a Concat";
-    if (conv_taps(g) != allowed_taps)
+    if (conv_taps(g, c_out) != allowed_taps)
         return "the Convs multiply other taps than the ConvTranspose's (k padded to s)";
     return NULL;
 }
@@ -324,11 +338,11 @@ static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t
     tconv_node *ct = st == TCONV_OK ? find_op(model->graph, "ConvTranspose") : NULL;
     if (st == TCONV_OK && !ct)
         st = tc_error_set(&err, TCONV_ERR_INVALID, "no ConvTranspose");
-    int64_t allowed = 0;
+    int64_t allowed = 0, c_out = 0;
     char expect[16] = "";
     if (st == TCONV_OK) {
         forced_form(ct, form, c->form, expect);
-        expected_taps(ct, expect, &allowed);
+        expected_taps(ct, expect, &allowed, &c_out);
     }
     tc_conv_lowering how = {.allow_depth_to_space = d2s, .form = form};
     char why[512] = "";
@@ -344,7 +358,7 @@ static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t
     tc_rewrite_report_free(&report);
     if (st == TCONV_OK)
         st = tc_model_verify(model, &err);
-    const char *bad = st == TCONV_OK ? check_structure(model, expect, d2s, allowed) : NULL;
+    const char *bad = st == TCONV_OK ? check_structure(model, expect, d2s, allowed, c_out) : NULL;
     if (bad)
         st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", bad);
     if (st == TCONV_OK)
@@ -544,15 +558,24 @@ static void test_refusals(void **state) {
     assert_contains(why, "pads");
     tconv_model_free(m);
 
-    /* W a graph input */
+    /* W a graph input: sliced at run time when its shape is static and Slice has steps */
     m = b_model(13);
     b_input(m->graph, "X", TCONV_DTYPE_FLOAT, "1,2,5,5");
-    b_input(m->graph, "Wi", TCONV_DTYPE_FLOAT, "2,3,3,3");
+    b_input(m->graph, "Wi", TCONV_DTYPE_FLOAT, "2,3,3,?");
     n = b_node(m->graph, "ConvTranspose", "dyn_w", "X,Wi", "Y");
     b_ints(n, "strides", s, 2);
     assert_false(tc_conv_transpose_convs_possible(m->graph, n, &how, why, sizeof why));
     assert_contains(why, "dyn_w");
     assert_contains(why, "'Wi' is a graph input");
+    assert_contains(why, "not static");
+    tconv_model_free(m);
+    m = b_model(9);
+    b_input(m->graph, "X", TCONV_DTYPE_FLOAT, "1,2,5,5");
+    b_input(m->graph, "Wi", TCONV_DTYPE_FLOAT, "2,3,3,3");
+    n = b_node(m->graph, "ConvTranspose", "old_w", "X,Wi", "Y");
+    b_ints(n, "strides", s, 2);
+    assert_false(tc_conv_transpose_convs_possible(m->graph, n, &how, why, sizeof why));
+    assert_contains(why, "opset 10");
     tconv_model_free(m);
 
     /* the Reshape interleave below opset 5 */
