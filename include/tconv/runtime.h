@@ -88,6 +88,9 @@ int64_t tconv_runner_input_dim(const tconv_runner *runner, size_t index, int axi
 tconv_status tconv_runner_find_input(tconv_runner *runner, const char *name, size_t *index);
 
 /* Sets input `index` to a copy of `nbytes` bytes at `data` with the given dtype and dims.
+ * The float8 types take their 8-bit codes; int4, uint4, int2, uint2 and float4e2m1 take one byte
+ * an element (the value, sign-extended, or the 4-bit code), not TensorProto's packed layout, and
+ * outputs of those types come back the same way (.pb files are packed as ONNX packs them).
  * Errors: TCONV_ERR_USAGE (bad index, rank or dims, nbytes that does not match, a dtype the
  * runtime does not compute with), TCONV_ERR_NOMEM. Dtype and static dims are checked against
  * the graph when it runs. */

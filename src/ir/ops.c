@@ -98,16 +98,19 @@ bool tc_op_kernel_span(const char *domain, const char *op_type, int *first, int 
 
 /* Ops whose kernels only move, select or reinterpret elements (or read shapes), so they take
  * float16/bfloat16 tensors as 2-byte elements (TCONV_DTYPES_ANY), Cast, which converts
- * between every float type itself, and Relu, which selects on the 16-bit patterns (the bits of
- * the float32 round trip). Every other op with a kernel computes in float: the executor
+ * between every float type itself, Relu, which selects on the 16-bit patterns (the bits of
+ * the float32 round trip), and QuantizeLinear/DequantizeLinear, whose roundings depend on the
+ * 16-bit types (kernels_quant.c). Every other op with a kernel computes in float: the executor
  * runs it on float32 copies of its float16/bfloat16 inputs and rounds its float outputs back
  * (session_half.c). Sorted (strcmp): looked up by binary search. An op left off only costs two
  * conversions (widening is exact, so data movement gives the same bits); an op listed must take
  * float16 and bfloat16 itself. */
 static const char *const HALF_NATIVE_OPS[] = {
-    "Cast",     "CastLike", "Concat", "Constant", "Expand",  "Flatten",   "Gather",
-    "Identity", "If",       "Loop",   "Relu",     "Reshape", "Scan",      "Shape",
-    "Size",     "Slice",    "Split",  "Squeeze",  "Tile",    "Transpose", "Unsqueeze",
+    "Cast",   "CastLike",       "Concat",    "Constant", "DequantizeLinear",
+    "Expand", "Flatten",        "Gather",    "Identity", "If",
+    "Loop",   "QuantizeLinear", "Relu",      "Reshape",  "Scan",
+    "Shape",  "Size",           "Slice",     "Split",    "Squeeze",
+    "Tile",   "Transpose",      "Unsqueeze",
 };
 
 static int compare_names(const void *key, const void *entry) {

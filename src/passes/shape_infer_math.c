@@ -186,6 +186,45 @@ tconv_status tc_si_infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
     return TCONV_OK;
 }
 
+/* QuantizeLinear: y like x, of y_zero_point's type, else output_dtype's (opset 21+), else
+ * uint8; the two must agree when both are given. */
+tconv_status tc_si_infer_quantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    int64_t output_dtype;
+    tconv_status st = tc_node_attr_int(node, "output_dtype", 0, &output_dtype, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    if (output_dtype != 0 && !is_valid_dtype(output_dtype))
+        return tc_si_fail(ctx, node, "attribute 'output_dtype' is not a known dtype (%lld)",
+                          (long long)output_dtype);
+    tc_si_tensor zero_point;
+    tc_si_same_as_input(node, 0, &outs[0]);
+    outs[0].dtype = output_dtype ? (tconv_dtype)output_dtype : TCONV_DTYPE_UINT8;
+    if (tc_si_input(node, 2, &zero_point) && zero_point.dtype != TCONV_DTYPE_UNDEFINED) {
+        if (output_dtype && zero_point.dtype != output_dtype)
+            return tc_si_fail(ctx, node, "output_dtype %s does not match y_zero_point's %s",
+                              tconv_dtype_name((int)output_dtype),
+                              tconv_dtype_name(zero_point.dtype));
+        outs[0].dtype = zero_point.dtype;
+    }
+    return TCONV_OK;
+}
+
+/* DequantizeLinear: y like x, of output_dtype's type (opset 23+), else x_scale's. */
+tconv_status tc_si_infer_dequantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    int64_t output_dtype;
+    tconv_status st = tc_node_attr_int(node, "output_dtype", 0, &output_dtype, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    if (output_dtype != 0 && !is_valid_dtype(output_dtype))
+        return tc_si_fail(ctx, node, "attribute 'output_dtype' is not a known dtype (%lld)",
+                          (long long)output_dtype);
+    tc_si_tensor scale;
+    tc_si_input(node, 1, &scale);
+    tc_si_same_as_input(node, 0, &outs[0]);
+    outs[0].dtype = output_dtype ? (tconv_dtype)output_dtype : scale.dtype;
+    return TCONV_OK;
+}
+
 /* Output 0 like the input; the mask (opset 10+: bool) too. */
 tconv_status tc_si_infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_same_as_input(node, 0, &outs[0]);

@@ -214,8 +214,14 @@ double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i) {
         return (double)((const int64_t *)t->data)[i];
     case TCONV_DTYPE_UINT64:
         return (double)((const uint64_t *)t->data)[i];
+    case TCONV_DTYPE_INT4: /* stored sign-extended, a byte an element */
+    case TCONV_DTYPE_INT2:
+        return ((const int8_t *)t->data)[i];
+    case TCONV_DTYPE_UINT4:
+    case TCONV_DTYPE_UINT2:
+        return p[i];
     default:
-        return 0.0;
+        return tc_dtype_is_minifloat(t->dtype) ? tc_minifloat_to_double(t->dtype, p[i]) : 0.0;
     }
 }
 
@@ -246,6 +252,8 @@ int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i) {
     case TCONV_DTYPE_BFLOAT16:
         return saturate_f64_to_i64(tc_rt_get_f64(t, i));
     default:
+        if (tc_dtype_is_minifloat(t->dtype))
+            return saturate_f64_to_i64(tc_rt_get_f64(t, i));
         return (int64_t)tc_rt_get_f64(t, i);
     }
 }

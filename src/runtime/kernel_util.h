@@ -23,7 +23,15 @@
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) |                    \
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64) |                    \
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL) |                     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
+     TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16) | TCONV_DTYPES_SMALL)
+/* The 8-bit and 4-bit float types and the sub-byte integers, stored a byte an element
+ * (minifloat.c); float8e8m0 only as a DequantizeLinear scale. */
+#define TCONV_DTYPES_SMALL                                                                         \
+    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |     \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |       \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT4E2M1) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT4) |                 \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT4) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT2) |                      \
+     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT2))
 /* float16 and bfloat16: kernels never see them unless their op is listed as moving data
  * (tc_op_half_native): the executor runs the float32 kernel on widened copies. */
 #define TCONV_DTYPES_HALF                                                                          \
@@ -91,6 +99,17 @@ uint16_t tc_float_to_bfloat16(float f);
 uint16_t tc_double_to_half(double d);
 uint16_t tc_double_to_bfloat16(double d);
 float tc_double_to_float_odd(double d);
+
+/* The float8/float4 types (float8e8m0 included) and the sub-byte types (int4, uint4, int2,
+ * uint2, float4e2m1), which TensorProto packs and the runtime stores a byte an element. */
+bool tc_dtype_is_minifloat(tconv_dtype dtype);
+bool tc_dtype_is_subbyte(tconv_dtype dtype);
+/* The value of a float8/float4 code (NaN and infinities as the format has them). */
+double tc_minifloat_to_double(tconv_dtype dtype, uint8_t code);
+/* v rounded once to nearest even into a float8/float4 type (not float8e8m0). saturate: values
+ * past the largest finite one, infinities included, become it; else float8e5m2 overflows to
+ * infinity and the other float8 types to NaN. float4e2m1 always saturates. */
+uint8_t tc_double_to_minifloat(tconv_dtype dtype, double v, bool saturate);
 
 /* A loop compiled again for AVX2 + FMA or AVX-512F (GCC/Clang on x86; elsewhere the copies are
  * baseline ones): a static function marked TC_TARGET_AVX2 / TC_TARGET_AVX512 whose body is an

@@ -1,7 +1,7 @@
 /* Type conversion kernels beside Cast (kernels_tensor.c): CastLike. Conversions between every
  * stored type, float16 and bfloat16 included, are tc_convert_elements' (one rounding, to nearest
- * even). Cast-19's and CastLike-19's `saturate` concerns float8 targets only, which the runtime
- * does not store. */
+ * even). Cast-19's and CastLike-19's `saturate` concerns float8 targets only
+ * (tc_convert_elements_saturate). */
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
 
@@ -18,7 +18,10 @@ tconv_status tc_run_cast_like(tc_kernel_ctx *ctx) {
     tc_rt_tensor *y;
     if (st == TCONV_OK)
         st = tc_kernel_alloc_output(ctx, 0, like->dtype, x->rank, x->dims, &y);
+    int64_t saturate = 1;
     if (st == TCONV_OK)
-        tc_convert_elements(x, y);
+        st = tc_node_attr_int(ctx->node, "saturate", 1, &saturate, ctx->err);
+    if (st == TCONV_OK)
+        tc_convert_elements_saturate(x, y, saturate != 0);
     return st;
 }

@@ -1,6 +1,8 @@
 /* Runtime tensors: dense row-major buffers in native (little-endian) byte order. */
 #include "runtime/rt_tensor.h"
 
+#include "runtime/kernel_util.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +11,16 @@ size_t tc_rt_dtype_size(tconv_dtype dtype) {
     case TCONV_DTYPE_BOOL:
     case TCONV_DTYPE_INT8:
     case TCONV_DTYPE_UINT8:
+    case TCONV_DTYPE_FLOAT8E4M3FN:   /* the float8/float4 codes and sub-byte integers: a byte an */
+    case TCONV_DTYPE_FLOAT8E4M3FNUZ: /* element (minifloat.c) */
+    case TCONV_DTYPE_FLOAT8E5M2:
+    case TCONV_DTYPE_FLOAT8E5M2FNUZ:
+    case TCONV_DTYPE_FLOAT8E8M0:
+    case TCONV_DTYPE_FLOAT4E2M1:
+    case TCONV_DTYPE_INT4:
+    case TCONV_DTYPE_UINT4:
+    case TCONV_DTYPE_INT2:
+    case TCONV_DTYPE_UINT2:
         return 1;
     case TCONV_DTYPE_INT16:
     case TCONV_DTYPE_UINT16:
@@ -87,6 +99,31 @@ void tc_rt_tensor_release(tc_rt_tensor *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* TensorProto packs sub-byte elements, the first in the low bits of a byte; the runtime keeps
+ * each in a byte (signed types sign-extended). */
+static void unpack_subbyte(tconv_dtype dtype, const uint8_t *packed, uint8_t *out, int64_t n) {
+    int bits = tc_dtype_bits(dtype);
+    int per_byte = 8 / bits;
+    unsigned mask = (1u << bits) - 1u;
+    bool is_signed = dtype == TCONV_DTYPE_INT4 || dtype == TCONV_DTYPE_INT2;
+    for (int64_t i = 0; i < n; i++) {
+        unsigned v = (packed[i / per_byte] >> (bits * (int)(i % per_byte))) & mask;
+        if (is_signed && (v >> (bits - 1)))
+            v |= ~mask;
+        out[i] = (uint8_t)v;
+    }
+}
+
+static void pack_subbyte(tconv_dtype dtype, const uint8_t *in, uint8_t *packed, size_t nbytes,
+                         int64_t n) {
+    int bits = tc_dtype_bits(dtype);
+    int per_byte = 8 / bits;
+    unsigned mask = (1u << bits) - 1u;
+    memset(packed, 0, nbytes);
+    for (int64_t i = 0; i < n; i++)
+        packed[i / per_byte] |= (uint8_t)((in[i] & mask) << (bits * (int)(i % per_byte)));
+}
+
 tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error *err) {
     const char *name = src->name ? src->name : "";
     if (tc_rt_dtype_size(src->dtype) == 0)
@@ -97,6 +134,23 @@ tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error
     tconv_status st = tc_rt_tensor_alloc(&t, src->dtype, src->rank, src->dims, err);
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "tensor '%s': ", name);
+    if (tc_dtype_is_subbyte(src->dtype)) {
+        const void *packed;
+        size_t packed_bytes, want;
+        st = tc_tensor_data(src, &packed, &packed_bytes, err);
+        if (st == TCONV_OK &&
+            (!tc_dtype_storage_bytes(src->dtype, t.n_elements, &want) || want != packed_bytes))
+            st = tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %zu bytes for %lld %s values",
+                              name, packed_bytes, (long long)t.n_elements,
+                              tconv_dtype_name(src->dtype));
+        if (st != TCONV_OK) {
+            tc_rt_tensor_release(&t);
+            return st;
+        }
+        unpack_subbyte(src->dtype, packed, t.data, t.n_elements);
+        *dst = t;
+        return TCONV_OK;
+    }
     /* External data and typed fields are decoded straight into the copy (no second copy in
      * the model: the session counts this one against its memory limit). */
     st = tc_tensor_copy_data(src, t.data, t.nbytes, err);
@@ -110,5 +164,18 @@ tconv_status tc_rt_tensor_from_ir(tconv_tensor *src, tc_rt_tensor *dst, tc_error
 
 tconv_status tc_rt_tensor_to_ir(const tc_rt_tensor *t, tconv_model *model, const char *name,
                                 tconv_tensor **out, tc_error *err) {
-    return tc_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out, err);
+    if (!tc_dtype_is_subbyte(t->dtype))
+        return tc_tensor_create(model, name, t->dtype, t->rank, t->dims, t->data, t->nbytes, out,
+                                err);
+    size_t nbytes;
+    if (!tc_dtype_storage_bytes(t->dtype, t->n_elements, &nbytes))
+        return tc_error_set(err, TCONV_ERR_LIMIT, "tensor '%s': size overflows", name);
+    uint8_t *packed = malloc(nbytes ? nbytes : 1);
+    if (!packed)
+        return tc_error_nomem(err, "a packed sub-byte tensor");
+    pack_subbyte(t->dtype, t->data, packed, nbytes, t->n_elements);
+    tconv_status st =
+        tc_tensor_create(model, name, t->dtype, t->rank, t->dims, packed, nbytes, out, err);
+    free(packed);
+    return st;
 }

@@ -93,6 +93,12 @@ static void fill_random(tc_rt_tensor *t, uint64_t *state) {
         case TCONV_DTYPE_UINT8:
             ((uint8_t *)t->data)[i] = (uint8_t)(r % 8u);
             break;
+        case TCONV_DTYPE_INT4:
+        case TCONV_DTYPE_UINT4:
+        case TCONV_DTYPE_INT2:
+        case TCONV_DTYPE_UINT2:
+            ((uint8_t *)t->data)[i] = (uint8_t)(r % 2u);
+            break;
         case TCONV_DTYPE_INT16:
         case TCONV_DTYPE_UINT16:
             ((uint16_t *)t->data)[i] = (uint16_t)(r % 8u);
@@ -105,7 +111,12 @@ static void fill_random(tc_rt_tensor *t, uint64_t *state) {
         case TCONV_DTYPE_UINT64:
             ((uint64_t *)t->data)[i] = r % 8u;
             break;
+        case TCONV_DTYPE_FLOAT8E8M0: /* a scale: 2^-3 .. 2^0 */
+            ((uint8_t *)t->data)[i] = (uint8_t)(124u + r % 4u);
+            break;
         default:
+            if (tc_dtype_is_minifloat(t->dtype))
+                ((uint8_t *)t->data)[i] = tc_double_to_minifloat(t->dtype, u, true);
             break;
         }
     }
@@ -131,7 +142,7 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
 
 static bool is_float_dtype(tconv_dtype d) {
     return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16 ||
-           d == TCONV_DTYPE_BFLOAT16;
+           d == TCONV_DTYPE_BFLOAT16 || tc_dtype_is_minifloat(d);
 }
 
 static tconv_status compare_layout(const tc_rt_tensor *a, const tc_rt_tensor *e, tc_error *err) {

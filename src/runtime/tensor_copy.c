@@ -294,6 +294,11 @@ static number load_number(const tc_rt_tensor *t, int64_t i) {
         n.i = ((const int64_t *)t->data)[i];
         break;
     default:
+        if (tc_dtype_is_minifloat(t->dtype)) {
+            n.kind = NUM_FLOAT;
+            n.f = tc_rt_get_f64(t, i);
+            break;
+        }
         n.i = (int64_t)tc_rt_get_f64(t, i);
         break; /* exact for <= 32-bit ints, bool */
     }
@@ -336,7 +341,17 @@ static bool number_nonzero(number n) {
     return n.kind == NUM_FLOAT ? n.f != 0.0 : (n.kind == NUM_UNSIGNED ? n.u != 0 : n.i != 0);
 }
 
-static void store_number(tconv_dtype dtype, void *data, int64_t i, number n) {
+/* An integer's low 4 or 2 bits as a sub-byte element (sign-extended for int4/int2). */
+static uint8_t wrap_subbyte(tconv_dtype dtype, uint64_t bits) {
+    unsigned width = (unsigned)tc_dtype_bits(dtype), mask = (1u << width) - 1u;
+    unsigned v = (unsigned)bits & mask;
+    if ((dtype == TCONV_DTYPE_INT4 || dtype == TCONV_DTYPE_INT2) && (v >> (width - 1)))
+        v |= ~mask;
+    return (uint8_t)v;
+}
+
+/* saturate: how float8 targets take values past their range (tc_double_to_minifloat). */
+static void store_number(tconv_dtype dtype, void *data, int64_t i, number n, bool saturate) {
     switch (dtype) {
     case TCONV_DTYPE_FLOAT:
         ((float *)data)[i] = number_f32(n);
@@ -378,27 +393,40 @@ static void store_number(tconv_dtype dtype, void *data, int64_t i, number n) {
     case TCONV_DTYPE_UINT64:
         ((uint64_t *)data)[i] = number_bits(n, 0.0, 18446744073709549568.0);
         break;
+    case TCONV_DTYPE_INT4: /* the low bits of the integer (floats truncated), as ml_dtypes */
+    case TCONV_DTYPE_UINT4:
+    case TCONV_DTYPE_INT2:
+    case TCONV_DTYPE_UINT2:
+        ((uint8_t *)data)[i] =
+            wrap_subbyte(dtype, number_bits(n, -9223372036854775808.0, 9223372036854774784.0));
+        break;
     default:
+        if (tc_dtype_is_minifloat(dtype))
+            ((uint8_t *)data)[i] = tc_double_to_minifloat(dtype, number_f64(n), saturate);
         break;
     }
 }
 
 void tc_store_f64(tconv_dtype dtype, void *data, int64_t index, double v) {
     number n = {NUM_FLOAT, v, 0, 0};
-    store_number(dtype, data, index, n);
+    store_number(dtype, data, index, n, true);
 }
 
 void tc_store_i64(tconv_dtype dtype, void *data, int64_t index, int64_t v) {
     number n = {NUM_SIGNED, 0.0, v, 0};
-    store_number(dtype, data, index, n);
+    store_number(dtype, data, index, n, true);
 }
 
-void tc_convert_elements(const tc_rt_tensor *src, tc_rt_tensor *dst) {
+void tc_convert_elements_saturate(const tc_rt_tensor *src, tc_rt_tensor *dst, bool saturate) {
     if (src->dtype == dst->dtype) {
         if (src->nbytes)
             memcpy(dst->data, src->data, src->nbytes);
         return;
     }
     for (int64_t i = 0; i < src->n_elements; i++)
-        store_number(dst->dtype, dst->data, i, load_number(src, i));
+        store_number(dst->dtype, dst->data, i, load_number(src, i), saturate);
+}
+
+void tc_convert_elements(const tc_rt_tensor *src, tc_rt_tensor *dst) {
+    tc_convert_elements_saturate(src, dst, true);
 }

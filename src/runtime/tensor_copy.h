@@ -28,7 +28,10 @@ void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *
 void tc_store_f64(tconv_dtype dtype, void *data, int64_t index, double v);
 /* Stores v as element index of a dtype buffer (exact for 64-bit integers; saturates). */
 void tc_store_i64(tconv_dtype dtype, void *data, int64_t index, int64_t v);
-/* dst (allocated, same shape) = src converted to dst's dtype, as Cast does. */
+/* dst (allocated, same shape) = src converted to dst's dtype, as Cast does (float8 targets
+ * saturate). */
 void tc_convert_elements(const tc_rt_tensor *src, tc_rt_tensor *dst);
+/* The same with Cast-19's `saturate` for float8 targets (tc_double_to_minifloat). */
+void tc_convert_elements_saturate(const tc_rt_tensor *src, tc_rt_tensor *dst, bool saturate);
 
 #endif

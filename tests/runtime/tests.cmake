@@ -93,3 +93,15 @@ foreach(tsv IN LISTS tconv_golden_ops_tsvs)
     set_tests_properties("runtime.golden_ops.${case}" PROPERTIES LABELS golden_ops)
   endforeach()
 endforeach()
+
+# ONNX v1.22.0 node tests from the whole suite (${TCONV_ONNX_NODE_TESTS}) that tconv-run passes at
+# ONNX's backend-test tolerances (rtol 1e-3, atol 1e-7): each line of node_tests_passed.txt
+# becomes runtime.node.<test>. scripts/node-suite.sh measures the whole suite and rewrites the list.
+set(TCONV_NODE_TESTS_PASSED "${CMAKE_CURRENT_LIST_DIR}/node_tests_passed.txt")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${TCONV_NODE_TESTS_PASSED}")
+file(STRINGS "${TCONV_NODE_TESTS_PASSED}" tconv_node_tests_passed REGEX "^test_")
+foreach(test IN LISTS tconv_node_tests_passed)
+  add_test(NAME "runtime.node.${test}"
+           COMMAND tconv-run "${TCONV_ONNX_NODE_TESTS}/${test}" --rtol 1e-3 --atol 1e-7)
+  set_tests_properties("runtime.node.${test}" PROPERTIES TIMEOUT 300 LABELS node_tests)
+endforeach()

@@ -1,0 +1,1 @@
+ByJˆmdYdfdDdMdCvdjdWd}dmdx‚dd?d<dŸdpcdLdÃd:d‡d@mdid¥dod-dwydtdFdtdFdthd}d,d2dgd‰rdjdjdudodMbdodpd‰dPdŽkd•dIdjd dpcdTdkd:d d}]dhd3d}dUdyPdgddIdSds^d…dzdod]dv<dŠdUd6dtdqmdrd™d€d²dYgdhdOdGd‰d_XdydQd¦dSdkd<dAddhdPYdddEdudhdOEdcduddTd9{dhdrdd)dVedbdqdPd7dF]ded-dAdMdi
