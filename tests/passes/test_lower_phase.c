@@ -9,9 +9,8 @@
  *     generate_phase.py: the worst-case bound of the changed summation order), as written and
  *     fused, and after a save and reload;
  *   - it matches the original on seeded random inputs (tconv_comparison).
- * Until the runtime has DequantizeLinear, QDQ models run after this file's own dequantization of
- * each constant DequantizeLinear ((q - zero_point) * scale, per tensor or per axis): that proves
- * the scales and zero points the rewrite moved, on both the original and the rewritten model.
+ * QDQ models run through the runtime's DequantizeLinear (branch cov's kernels): the scales and
+ * zero points the rewrite moved are proven against PyTorch's result on the dequantized weights.
  * Then the refusals (each with its reason) and the emitted forms per opset. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,73 +56,6 @@ static tconv_node *find_op(const tconv_graph *g, const char *op) {
             return node;
     }
     return NULL;
-}
-
-static bool runtime_has_dequantize(void) {
-    int first, last;
-    return tc_op_kernel_span("", "DequantizeLinear", &first, &last);
-}
-
-/* ---------------------------------------------------------------- the test's own dequantizer */
-
-static double element_as_double(const tconv_tensor *t, const void *data, int64_t i) {
-    switch (t->dtype) {
-    case TCONV_DTYPE_INT8:
-        return ((const int8_t *)data)[i];
-    case TCONV_DTYPE_UINT8:
-        return ((const uint8_t *)data)[i];
-    case TCONV_DTYPE_INT32:
-        return ((const int32_t *)data)[i];
-    case TCONV_DTYPE_FLOAT:
-        return ((const float *)data)[i];
-    default:
-        fail_msg("dequantize: type %d", t->dtype);
-    }
-    return 0;
-}
-
-/* Every DequantizeLinear of constants becomes a float32 initializer of its output. */
-static void fold_dequantize(tconv_model *m) {
-    tconv_graph *g = m->graph;
-    tconv_node *node = g->first;
-    while (node) {
-        tconv_node *next = node->next;
-        if (is_op(node, "DequantizeLinear")) {
-            tconv_tensor *q = node->inputs[0]->initializer, *s = node->inputs[1]->initializer;
-            tconv_tensor *z =
-                node->n_inputs > 2 && node->inputs[2] ? node->inputs[2]->initializer : NULL;
-            assert_non_null(q);
-            assert_non_null(s);
-            const tc_attr *axis_attr = tc_node_attr(node, "axis");
-            int64_t axis = axis_attr ? axis_attr->i : 1;
-            if (axis < 0)
-                axis += q->rank;
-            const void *qd, *sd, *zd = NULL;
-            size_t nb;
-            B_OK(tc_tensor_data(q, &qd, &nb, &b_err_));
-            B_OK(tc_tensor_data(s, &sd, &nb, &b_err_));
-            if (z)
-                B_OK(tc_tensor_data(z, &zd, &nb, &b_err_));
-            int64_t count, inner = 1;
-            assert_true(tc_shape_elements(q->dims, q->rank, &count));
-            for (int i = (int)axis + 1; i < q->rank; i++)
-                inner *= q->dims[i];
-            float *out = malloc((size_t)count * sizeof(float));
-            for (int64_t e = 0; e < count; e++) {
-                int64_t c = s->rank == 0 ? 0 : (e / inner) % q->dims[axis];
-                double zp = z ? element_as_double(z, zd, c) : 0;
-                out[e] = (float)((element_as_double(q, qd, e) - zp) * element_as_double(s, sd, c));
-            }
-            tconv_value *y = node->outputs[0];
-            tc_graph_remove_node(g, node);
-            tconv_tensor *t;
-            B_OK(tc_tensor_create(m, y->name, TCONV_DTYPE_FLOAT, q->rank, q->dims, out,
-                                  (size_t)count * sizeof(float), &t, &b_err_));
-            B_OK(tc_graph_add_initializer(g, t, &b_err_));
-            free(out);
-        }
-        node = next;
-    }
 }
 
 /* ---------------------------------------------------------------- structure */
@@ -365,11 +297,6 @@ static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t
         st = reload(model, &reloaded, &err);
     if (st == TCONV_OK)
         st = write_for_ort(model, c, d2s, form, dir, &err);
-    if (st == TCONV_OK && !runtime_has_dequantize()) {
-        fold_dequantize(original);
-        fold_dequantize(model);
-        fold_dequantize(reloaded);
-    }
     if (st == TCONV_OK)
         st = run_all_data_sets(model, dir, c, sets, &err);
     if (st == TCONV_OK)
@@ -400,12 +327,9 @@ static void test_golden_cases(void **state) {
     }
     (void)d2s_used;
     fprintf(stderr,
-            "%zu phase cases x 2 interleaves x 3 forms, %zu data-set runs, %zu QDQ cases (%s), %zu "
+            "%zu phase cases x 2 interleaves x 3 forms, %zu data-set runs, %zu QDQ cases, %zu "
             "failures\n",
-            n, sets, qdq,
-            runtime_has_dequantize() ? "run by the runtime's DequantizeLinear"
-                                     : "dequantized by this test",
-            failures);
+            n, sets, qdq, failures);
     assert_int_equal(failures, 0);
 }
 
