@@ -18,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from onnx import helper, numpy_helper
 
+from gen_layers import write_tensor
+
 LAYERS = [
     # name, X dims, W dims, strides, dilations, group
     ("dcgan_k4s2", (1, 256, 16, 16), (256, 128, 4, 4), (2, 2), (1, 1), 1),
@@ -30,11 +32,6 @@ LAYERS = [
     ("audio_1d_k16s8", (1, 128, 256), (128, 64, 16), (8,), (1,), 1),
     ("vol_3d_k4s2", (1, 32, 6, 12, 12), (32, 16, 4, 4, 4), (2, 2, 2), (1, 1, 1), 1),
 ]
-
-
-def write_tensor(path, array, name):
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(array, name).SerializeToString())
 
 
 def write_layer(out_dir, name, x_dims, w_dims, strides, dilations, group, seed):

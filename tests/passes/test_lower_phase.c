@@ -157,16 +157,6 @@ static size_t read_cases(phase_case *cases, size_t max) {
     return n;
 }
 
-static tconv_status reload(const tconv_model *model, tconv_model **out, tc_error *err) {
-    void *bytes = NULL;
-    size_t size = 0;
-    tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
-    if (st == TCONV_OK)
-        st = tc_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
-    free(bytes);
-    return st;
-}
-
 static tconv_status run_all_data_sets(tconv_model *model, const char *dir, const phase_case *c,
                                       size_t *sets, tc_error *err) {
     char **names;
@@ -294,7 +284,7 @@ static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t
     if (bad)
         st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", bad);
     if (st == TCONV_OK)
-        st = reload(model, &reloaded, &err);
+        st = tc_test_reload(model, &reloaded, &err);
     if (st == TCONV_OK)
         st = write_for_ort(model, c, d2s, form, dir, &err);
     if (st == TCONV_OK)
