@@ -81,16 +81,27 @@ static tconv_status rewrite_depth(tc_emitter *e, const tc_conv_transpose_match *
     bool constant;
     tc_emitter_before(e, node);
     tconv_status st;
+    int64_t batch = m->x_dims[0] >= 0 ? m->x_dims[0] * depth : -1;
+    int64_t x2_dims[4] = {batch, m->x_dims[1], m->x_dims[3], m->x_dims[4]};
+    int64_t y2_dims[4] = {batch, g->c_out, g->out[1], g->out[2]};
+    tconv_dtype dtype = tc_lower_node_dtype(node);
     if ((st = tc_emit_transpose(e, x, perm, 5, "depth_to_batch", &xt)) ||
         (st = tc_emit_reshape(e, xt, x_shape, 4, "depth_in_batch", &x2)) ||
+        (st = tc_emit_declare(e, x2, dtype, 4, x2_dims)) ||
         (st = tc_lower_constant_weight(e, w, "depth_weights", merge_depth, NULL, &w2, &constant)))
         return st;
-    if (!constant && (st = tc_emit_squeeze(e, w, &depth_axis, 1, "depth_weights", &w2)))
-        return st;
+    if (!constant) {
+        int64_t w_dims[4] = {m->w_dims[0], m->w_dims[1], m->w_dims[3], m->w_dims[4]};
+        tconv_dtype w_dtype = w->type.kind == TCONV_TYPE_TENSOR ? w->type.dtype : dtype;
+        if ((st = tc_emit_squeeze(e, w, &depth_axis, 1, "depth_weights", &w2)) ||
+            (st = tc_emit_declare(e, w2, w_dtype, 4, w_dims)))
+            return st;
+    }
     if ((st = tc_node_set_input(node, 0, x2, e->err)) ||
         (st = tc_node_set_input(node, 1, w2, e->err)) || (st = set_2d_attrs(e, node, m)) ||
         (st = tc_emit_value(e, "depth_folded_output", &y2)) ||
-        (st = tc_node_set_output(node, 0, y2, e->err)))
+        (st = tc_node_set_output(node, 0, y2, e->err)) ||
+        (st = tc_emit_declare(e, y2, dtype, 4, y2_dims)))
         return st;
     tc_emitter_after(e, node);
     if ((st = tc_emit_reshape(e, y2, y_shape, 5, "batch_to_depth", &y3)) ||

@@ -469,17 +469,17 @@ static void test_target_qnn(void **state) {
 
 static void test_target_ethos_u(void **state) {
     (void)state;
-    check_target("ethos-u", 495);
+    check_target("ethos-u", 497);
 }
 
 static void test_target_rknn(void **state) {
     (void)state;
-    check_target("rknn", 495);
+    check_target("rknn", 497);
 }
 
 static void test_target_tidl(void **state) {
     (void)state;
-    check_target("tidl", 439);
+    check_target("tidl", 441);
 }
 
 static void test_target_conv_only(void **state) {
