@@ -48,20 +48,12 @@ static tconv_status set_2d_attrs(tc_emitter *e, tconv_node *node,
                                  const tc_conv_transpose_match *m) {
     const tc_conv_transpose_attrs *a = &m->attrs;
     const tc_conv_transpose_geometry *g = &m->geometry;
-    int64_t kernel[2] = {g->kernel[1], g->kernel[2]}, strides[2] = {g->strides[1], g->strides[2]};
-    int64_t dilations[2] = {g->dilations[1], g->dilations[2]};
-    int64_t pads[4] = {a->pads[1], a->pads[2], a->pads[4], a->pads[5]};
-    int64_t op[2] = {a->output_padding[1], a->output_padding[2]};
-    tconv_status st;
-    if ((st = tc_node_set_attr_ints(node, "kernel_shape", kernel, 2, e->err)) ||
-        (st = tc_node_set_attr_ints(node, "strides", strides, 2, e->err)) ||
-        (st = tc_node_set_attr_ints(node, "dilations", dilations, 2, e->err)))
-        return st;
-    if (a->has_pads && (st = tc_node_set_attr_ints(node, "pads", pads, 4, e->err)))
-        return st;
-    if (a->has_output_padding)
-        st = tc_node_set_attr_ints(node, "output_padding", op, 2, e->err);
-    return st;
+    const int64_t values[4][2] = {{g->kernel[1], g->kernel[2]},
+                                  {g->strides[1], g->strides[2]},
+                                  {g->dilations[1], g->dilations[2]},
+                                  {a->output_padding[1], a->output_padding[2]}};
+    const int64_t pads[4] = {a->pads[1], a->pads[2], a->pads[4], a->pads[5]};
+    return tc_lower_set_2d_attrs(node, a, values, pads, e->err);
 }
 
 static tconv_status rewrite_depth(tc_emitter *e, const tc_conv_transpose_match *m,

@@ -99,6 +99,21 @@ tconv_status tc_lower_constant_weight(tc_emitter *e, tconv_value *value, const c
     return st;
 }
 
+tconv_status tc_lower_set_2d_attrs(tconv_node *node, const tc_conv_transpose_attrs *a,
+                                   const int64_t values[4][2], const int64_t pads[4],
+                                   tc_error *err) {
+    tconv_status st;
+    if ((st = tc_node_set_attr_ints(node, "kernel_shape", values[0], 2, err)) ||
+        (st = tc_node_set_attr_ints(node, "strides", values[1], 2, err)) ||
+        (st = tc_node_set_attr_ints(node, "dilations", values[2], 2, err)))
+        return st;
+    if (a->has_pads && (st = tc_node_set_attr_ints(node, "pads", pads, 4, err)))
+        return st;
+    if (a->has_output_padding)
+        st = tc_node_set_attr_ints(node, "output_padding", values[3], 2, err);
+    return st;
+}
+
 /* ---------------------------------------------------------------- what a node needs */
 
 /* The node as the target will see it once dilation is folded and 1-D lifted: kernel (extent),

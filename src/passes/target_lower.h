@@ -64,6 +64,13 @@ tconv_status tc_lower_constant_weight(tc_emitter *e, tconv_value *value, const c
                                       tc_weight_edit_fn edit, const void *ctx, tconv_value **out,
                                       bool *constant);
 
+/* The per-axis attributes of a ConvTranspose that becomes 2-D (1-D lifted, 3-D folded): the
+ * node is 2-D, values[0] kernel_shape, [1] strides, [2] dilations, [3] output_padding (2 each,
+ * set where `a` had it), pads (4, begins then ends, set where `a` had them). */
+tconv_status tc_lower_set_2d_attrs(tconv_node *node, const tc_conv_transpose_attrs *a,
+                                   const int64_t values[4][2], const int64_t pads[4],
+                                   tc_error *err);
+
 /* Declares a new value like an existing one with axis `axis` of size `size` (-1 unknown), an
  * axis inserted at `insert` (>= 0) or none (-1). */
 tconv_status tc_lower_declare_like(tc_emitter *e, tconv_value *value, const tconv_value *like,
