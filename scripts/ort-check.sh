@@ -7,6 +7,10 @@
 # differs from ONNX (docs/semantics.md) they fail, and their rewrites must not.
 # Then scripts/ort/conventions.js checks --convention ort against onnxruntime on the generated
 # cases of every row of docs/semantics.md's table (tests/golden/ort_conventions).
+# Then every built-in target (--target NAME, README "Backend targets"): the same models and golden
+# suites plus tests/golden/targets and tests/golden/phase (constant weights), converted for the
+# target; each converted model runs in onnxruntime against its golden outputs, each refusal
+# (exit 2: a node the target cannot take, named) is counted.
 #   scripts/ort-check.sh           exit 0 when every converted model matches its golden outputs
 #                                  and every convention check holds
 # Installs nodejs/npm (Debian) when missing and onnxruntime-node@1.30.0 into build/ort
@@ -27,21 +31,27 @@ node "$root/scripts/ort/selftest.js" "$root/tests/golden/convtranspose/same_uppe
 work=$(mktemp -d "${TMPDIR:-/tmp}/tconv-ort.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Converts the case dirs $3... with --policy $1 into $work/$2/<suite>/<case>/, with the data sets
-# linked beside them.
+# Converts the case dirs $4... with tconv-import option $1 $2 (--policy P, --target T) into
+# $work/$3/<suite>/<case>/, with the data sets linked beside them; prints "converted refused"
+# (a refused case, exit 2 naming its nodes, leaves its message in $work/$3/<suite>/<case>.refused).
 convert_all() {
-    local policy=$1 into=$2 n=0 dir name out
-    shift 2
+    local option=$1 value=$2 into=$3 n=0 refused=0 dir name out
+    shift 3
     for dir in "$@"; do
         [ -f "$dir/model.onnx" ] || continue
         name=$(basename "$(dirname "$dir")")/$(basename "$dir")
         out="$work/$into/$name"
         mkdir -p "$out"
-        "$import" "$dir/model.onnx" -o "$out/model.onnx" --policy "$policy" --quiet
-        for set in "$dir"/test_data_set_*; do ln -s "$set" "$out/"; done
-        n=$((n + 1))
+        if "$import" "$dir/model.onnx" -o "$out/model.onnx" "$option" "$value" --quiet \
+            2>"$out.refused"; then
+            for set in "$dir"/test_data_set_*; do ln -s "$set" "$out/"; done
+            n=$((n + 1))
+        else
+            rm -rf "$out"
+            refused=$((refused + 1))
+        fi
     done
-    echo "$n"
+    echo "$n $refused"
 }
 
 # float32 suites at run_dirs.js's default tolerances; float16 ones (models/*_fp16,
@@ -61,9 +71,13 @@ status=0
 for policy in same-or-asymmetric valid-only; do
     for kind in float32 float16; do
         if [ "$kind" = float32 ]; then set -- "${cases[@]}"; tol=(); else set -- "${half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
-        n=$(convert_all "$policy" "$policy/$kind" "$@")
+        read -r n refused < <(convert_all --policy "$policy" "$policy/$kind" "$@")
+        if [ "$refused" -ne 0 ]; then
+            cat "$work/$policy/$kind"/*/*.refused
+            status=1
+        fi
         echo "ort-check: $n $kind models converted with --policy $policy; running them in onnxruntime"
-        printf '%s\n' "$work/$policy/$kind"/*/* >"$work/$policy.$kind.list"
+        printf '%s\n' "$work/$policy/$kind"/*/*/ | sed 's:/$::' >"$work/$policy.$kind.list"
         if ! node "$root/scripts/ort/run_dirs.js" "${tol[@]}" "@$work/$policy.$kind.list" >"$work/$policy.$kind.log"; then
             grep '^FAIL' "$work/$policy.$kind.log" || true
             status=1
@@ -79,6 +93,31 @@ if ! node "$root/scripts/ort/conventions.js" --import "$import" --run "$build/tc
     status=1
 fi
 sed -n '/^row\t/,$p' "$work/conventions.log" | sed 's/^/ort-check: /'
+# Every built-in target. Suites with a cases.tsv give each case's dtype (float64 cases are not
+# run: onnxruntime's CPU provider has no float64 Conv or ConvTranspose).
+tsv_cases() { # suite dtype
+    awk -F'\t' -v d="$2" -v s="$1" 'NR > 1 && $2 == d { print s "/" $1 }' "$1/cases.tsv"
+}
+mapfile -t target_cases < <(printf '%s\n' "${cases[@]}"; tsv_cases "$root/tests/golden/targets" float32;
+    tsv_cases "$root/tests/golden/phase" float32)
+mapfile -t target_half_cases < <(printf '%s\n' "${half_cases[@]}";
+    tsv_cases "$root/tests/golden/targets" float16; tsv_cases "$root/tests/golden/phase" float16)
+for target in tensorrt tflite coreml qnn ethos-u rknn tidl conv-only; do
+    for kind in float32 float16; do
+        if [ "$kind" = float32 ]; then set -- "${target_cases[@]}"; tol=(); else set -- "${target_half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
+        read -r n refused < <(convert_all --target "$target" "target-$target/$kind" "$@")
+        printf '%s\n' "$work/target-$target/$kind"/*/*/ | sed 's:/$::' | grep -v '\*' >"$work/$target.$kind.list" || true
+        result="nothing to run"
+        if [ -s "$work/$target.$kind.list" ]; then
+            if ! node "$root/scripts/ort/run_dirs.js" "${tol[@]}" "@$work/$target.$kind.list" >"$work/$target.$kind.log"; then
+                grep '^FAIL' "$work/$target.$kind.log" || true
+                status=1
+            fi
+            result=$(tail -n 1 "$work/$target.$kind.log")
+        fi
+        echo "ort-check: --target $target ($kind): $n converted, $refused refused; onnxruntime: $result"
+    done
+done
 printf '%s\n' "${cases[@]}" >"$work/originals.list"
 node "$root/scripts/ort/run_dirs.js" "@$work/originals.list" >"$work/originals.log" || true
 echo "ort-check: originals, for the record (onnxruntime's ConvTranspose corners): $(tail -n 1 "$work/originals.log")"

@@ -665,6 +665,19 @@ static int check_output_paths(const import_args *a) {
     return EXIT_OK;
 }
 
+/* The op types of a report's JSON node list, in order: " Unsqueeze, ConvTranspose, Squeeze". */
+static void print_op_types(const char *json) {
+    static const char key[] = "\"op_type\": \"";
+    const char *sep = " ";
+    for (const char *p = strstr(json, key); p; p = strstr(p, key)) {
+        p += sizeof key - 1;
+        size_t len = strcspn(p, "\"");
+        printf("%s%.*s", sep, (int)len, p);
+        sep = ", ";
+    }
+    putchar('\n');
+}
+
 /* --target without -o: what the target rejects in the model as it is (the checker), then what
  * the rewrite would do (the pipeline on a copy). Exit 0 when the rewrite would make every node
  * acceptable, 2 when it would refuse. */
@@ -698,10 +711,11 @@ static int lint_target(const import_args *a, tconv_model *model) {
         printf("rewrite: %zu ConvTranspose node(s) rewritten for %s\n", count,
                tconv_target_name(t));
         char shown[256];
-        for (size_t i = 0; i < count; i++)
-            printf("  %s -> %s\n",
-                   tconv_escape_text(shown, sizeof shown, tconv_report_rewritten_node(report, i)),
-                   tconv_report_new_nodes(report, i));
+        for (size_t i = 0; i < count; i++) {
+            printf("  %s ->",
+                   tconv_escape_text(shown, sizeof shown, tconv_report_rewritten_node(report, i)));
+            print_op_types(tconv_report_new_nodes(report, i));
+        }
     }
     tconv_report_free(report);
     tconv_model_free(copy);

@@ -170,6 +170,14 @@ tconv_status tc_emit_pad(tc_emitter *e, tconv_value *in, const int64_t *pads, in
     return emit_with_list(e, "Pad", suffix, in, attr, pads, (size_t)(2 * rank), 11, out);
 }
 
+tconv_status tc_emit_transpose(tc_emitter *e, tconv_value *in, const int64_t *perm, int rank,
+                               const char *suffix, tconv_value **out) {
+    tconv_node *node;
+    tconv_value *inputs[1] = {in};
+    tconv_status st = tc_emit_node(e, "Transpose", suffix, inputs, 1, &node, out);
+    return st == TCONV_OK ? tc_node_set_attr_ints(node, "perm", perm, (size_t)rank, e->err) : st;
+}
+
 tconv_status tc_emit_concat(tc_emitter *e, tconv_value *const *inputs, size_t n, int64_t axis,
                             const char *suffix, tconv_value **out) {
     tconv_node *node;

@@ -50,6 +50,8 @@ tconv_status tc_emit_concat(tc_emitter *e, tconv_value *const *inputs, size_t n,
 /* pads: 2 * rank values, begins then ends; constant 0. */
 tconv_status tc_emit_pad(tc_emitter *e, tconv_value *in, const int64_t *pads, int rank,
                          const char *suffix, tconv_value **out);
+tconv_status tc_emit_transpose(tc_emitter *e, tconv_value *in, const int64_t *perm, int rank,
+                               const char *suffix, tconv_value **out);
 tconv_status tc_emit_reshape(tc_emitter *e, tconv_value *in, const int64_t *shape, int rank,
                              const char *suffix, tconv_value **out);
 

@@ -30,6 +30,8 @@ typedef struct phase_plan {
     bool depth_to_space; /* interleave by DepthToSpace (else Reshape, Transpose, Reshape) */
     bool empty_phases;   /* per phase: some phase has no tap (k < s, or gcd(d, s) > 1) */
     tc_weight_source w_src, b_src;
+    bool w_graph; /* W is not a constant: graph ops (Transpose, Reshape, Slice) select its taps */
+    int64_t w_dims[TCONV_MAX_RANK];
     bool has_bias, bias_constant, bias_on_conv;
     tconv_dtype dtype; /* X's element type (for the zeros of empty phases), UNDEFINED unknown */
 } phase_plan;
@@ -150,32 +152,32 @@ static bool any_nonzero(const int64_t *v, int n) {
 }
 
 /* The node's attributes and geometry with W's dims taken from its constant (a DequantizeLinear's
- * or Constant's output often has no declared shape); X's from its declared type. */
-static bool match_with_constant_w(tconv_node *node, const tconv_tensor *w,
-                                  tc_conv_transpose_match *m, char *why, size_t why_size) {
+ * or Constant's output often has no declared shape) or its static type; X's from its type. */
+static bool match_with_w_dims(tconv_node *node, int w_rank, const int64_t *w_dims,
+                              tc_conv_transpose_match *m, char *why, size_t why_size) {
     memset(m, 0, sizeof *m);
     m->node = node;
     tc_error e;
     tc_error_clear(&e);
     if (node->n_inputs < 2 || !node->inputs[0] || node->n_outputs < 1 || !node->outputs[0])
         return refuse(why, why_size, node, "needs inputs X and W and output Y");
-    if (w->rank < 3 || w->rank > TCONV_MAX_SPATIAL + 2)
-        return refuse(why, why_size, node, "W has rank %d", w->rank);
-    m->w_rank = w->rank;
-    memcpy(m->w_dims, w->dims, (size_t)w->rank * sizeof(int64_t));
+    if (w_rank < 3 || w_rank > TCONV_MAX_SPATIAL + 2)
+        return refuse(why, why_size, node, "W has rank %d", w_rank);
+    m->w_rank = w_rank;
+    memcpy(m->w_dims, w_dims, (size_t)w_rank * sizeof(int64_t));
     const tconv_value *x = node->inputs[0];
-    m->x_rank = w->rank;
-    for (int i = 0; i < w->rank; i++)
+    m->x_rank = w_rank;
+    for (int i = 0; i < w_rank; i++)
         m->x_dims[i] = -1;
     if (x->type.kind == TCONV_TYPE_TENSOR && x->type.rank >= 0) {
-        if (x->type.rank != w->rank)
-            return refuse(why, why_size, node, "X has rank %d, W %d", x->type.rank, w->rank);
-        for (int i = 0; i < w->rank; i++) {
+        if (x->type.rank != w_rank)
+            return refuse(why, why_size, node, "X has rank %d, W %d", x->type.rank, w_rank);
+        for (int i = 0; i < w_rank; i++) {
             const tc_dim *d = &x->type.dims[i];
             m->x_dims[i] = d->kind == TCONV_DIM_STATIC ? d->value : -1;
         }
     }
-    tconv_status st = tc_conv_transpose_read_attrs(node, w->rank - 2, &m->attrs, &e);
+    tconv_status st = tc_conv_transpose_read_attrs(node, w_rank - 2, &m->attrs, &e);
     if (st == TCONV_OK)
         st = tc_conv_transpose_resolve(&m->attrs, m->x_dims, m->w_dims, TCONV_CONVENTION_ONNX,
                                        &m->geometry, &e);
@@ -191,12 +193,26 @@ static bool plan_node(const tconv_node *cnode, const tc_conv_lowering *how, phas
     if (!tc_is_conv_transpose(node))
         return refuse(why, why_size, node, "not a ConvTranspose");
     char reason[512];
-    if (!tc_weight_source_find(node->inputs[1], &p->w_src, reason, sizeof reason))
+    int w_rank;
+    p->w_graph = !tc_weight_source_find(node->inputs[1], &p->w_src, reason, sizeof reason);
+    if (!p->w_graph) {
+        w_rank = p->w_src.tensor->rank;
+        if (w_rank > TCONV_MAX_RANK)
+            return refuse(why, why_size, node, "W has rank %d", w_rank);
+        memcpy(p->w_dims, p->w_src.tensor->dims, (size_t)w_rank * sizeof(int64_t));
+    } else if (!node->inputs[1] || !tc_value_static_shape(node->inputs[1], p->w_dims, &w_rank)) {
         return refuse(why, why_size, node,
-                      "W is not a constant (%s); the Conv forms need W's taps as constants",
+                      "W is not a constant (%s) and its shape is not static: the Conv forms need "
+                      "W's kernel size and channels",
                       reason);
+    } else if (tc_model_opset(node->graph->model, "") < 10) {
+        return refuse(why, why_size, node,
+                      "W is not a constant (%s): its taps are taken by Slice with steps, which "
+                      "needs opset 10",
+                      reason);
+    }
     tc_conv_transpose_match m;
-    if (!match_with_constant_w(node, p->w_src.tensor, &m, why, why_size))
+    if (!match_with_w_dims(node, w_rank, p->w_dims, &m, why, why_size))
         return false;
     const tc_conv_transpose_attrs *at = &m.attrs;
     const tc_conv_transpose_geometry *g = &m.geometry;
@@ -213,17 +229,17 @@ static bool plan_node(const tconv_node *cnode, const tc_conv_lowering *how, phas
         return refuse(why, why_size, node, "output_padding is not 0 (legalize it first)");
     if (!g->pads_known || any_nonzero(g->pad_begin, p->r) || any_nonzero(g->pad_end, p->r))
         return refuse(why, why_size, node, "pads are not all 0 (legalize them first)");
-    const tconv_tensor *w = p->w_src.tensor;
-    if (w->rank != p->r + 2)
-        return refuse(why, why_size, node, "W has rank %d, X %d spatial axes", w->rank, p->r);
+    const int64_t *w_dims = p->w_dims;
+    if (w_rank != p->r + 2)
+        return refuse(why, why_size, node, "W has rank %d, X %d spatial axes", w_rank, p->r);
     p->group = g->group;
-    p->c_in = w->dims[0];
+    p->c_in = w_dims[0];
     if (p->group < 1 || p->c_in % p->group)
         return refuse(why, why_size, node, "group %lld does not divide W's %lld input channels",
                       (long long)p->group, (long long)p->c_in);
-    p->c_out = w->dims[1] * p->group;
+    p->c_out = w_dims[1] * p->group;
     for (int i = 0; i < p->r; i++) {
-        p->k[i] = w->dims[2 + i];
+        p->k[i] = w_dims[2 + i];
         if (p->k[i] < 1)
             return refuse(why, why_size, node, "W's kernel axis %d is empty", i);
     }
@@ -232,7 +248,9 @@ static bool plan_node(const tconv_node *cnode, const tc_conv_lowering *how, phas
     const tconv_value *x = node->inputs[0];
     p->dtype = x->type.kind == TCONV_TYPE_TENSOR ? x->type.dtype : TCONV_DTYPE_UNDEFINED;
     p->opset = tc_model_opset(node->graph->model, "");
-    choose_form(p, how ? how->form : TC_PHASE_FORM_AUTO);
+    /* W computed at run time: its taps are sliced per phase, the one-Conv form would need them
+     * zero-padded and interleaved by more graph ops */
+    choose_form(p, p->w_graph ? TC_PHASE_FORM_PER_PHASE : how ? how->form : TC_PHASE_FORM_AUTO);
     p->has_bias = node->n_inputs > 2 && node->inputs[2];
     p->bias_constant =
         p->has_bias && tc_weight_source_find(node->inputs[2], &p->b_src, reason, sizeof reason);
@@ -456,14 +474,14 @@ static tconv_status set_conv_attrs(emitter *e, tconv_node *conv, const phase_pla
 /* Conv(x, weight[, bias]) with the given window; its output in *out. The bias is emitted once
  * (in front of the first Conv that reads it) and its value kept in *bias_value. */
 static tconv_status emit_conv(emitter *e, const phase_plan *p, tconv_value *x, const tc_weight *w,
-                              const tc_weight *bias, tconv_value **bias_value,
+                              tconv_value *w_value, const tc_weight *bias, tconv_value **bias_value,
                               const int64_t *kernel, const int64_t *dilations,
                               const int64_t *pad_begin, const int64_t *pad_end, const char *suffix,
                               tconv_value **out) {
     tconv_node *conv;
     tconv_status st = apply(e, "Conv", suffix, &x, 1, &conv, out);
-    tconv_value *wv;
-    if (st == TCONV_OK)
+    tconv_value *wv = w_value;
+    if (st == TCONV_OK && w)
         st = emit_weight(e, w, conv, "W", &wv);
     if (st == TCONV_OK)
         st = tc_node_add_input(conv, wv, e->err);
@@ -487,7 +505,7 @@ static tconv_status emit_one_conv(emitter *e, const phase_plan *p, tconv_value *
     for (int i = 0; i < p->r; i++)
         dilations[i] = p->s[i] > 1 ? 1 : p->d[i];
     tconv_value *bias_value = NULL;
-    st = emit_conv(e, p, x, &w, bias, &bias_value, kernel, dilations, p->a, p->a,
+    st = emit_conv(e, p, x, &w, NULL, bias, &bias_value, kernel, dilations, p->a, p->a,
                    p->phases > 1 ? "phase_conv" : "conv", out);
     tc_weight_free(&w);
     return st;
@@ -510,11 +528,74 @@ static tconv_status emit_zeros(emitter *e, const phase_plan *p, tconv_value *lik
     return st;
 }
 
+/* W computed at run time in the Conv layout (C_out, C_in/g, k...): Transpose, or for groups
+ * Reshape (g, C_in/g, C_out/g, k...), Transpose, Reshape. */
+static tconv_status emit_graph_conv_weight(emitter *e, const phase_plan *p, tconv_value *w,
+                                           tconv_value **out) {
+    int rank = p->r + 2;
+    int64_t perm[TCONV_MAX_RANK + 1], split[TCONV_MAX_RANK + 1], merged[TCONV_MAX_RANK];
+    tconv_node *transpose;
+    tconv_status st = TCONV_OK;
+    int64_t g = p->group, cin_g = p->c_in / g, cout_g = p->c_out / g;
+    if (g == 1) {
+        perm[0] = 1;
+        perm[1] = 0;
+        for (int i = 2; i < rank; i++)
+            perm[i] = i;
+        st = apply(e, "Transpose", "W_conv", &w, 1, &transpose, out);
+        if (st == TCONV_OK)
+            st = tc_node_set_attr_ints(transpose, "perm", perm, (size_t)rank, e->err);
+        return st;
+    }
+    split[0] = g;
+    split[1] = cin_g;
+    split[2] = cout_g;
+    merged[0] = g * cout_g;
+    merged[1] = cin_g;
+    perm[0] = 0;
+    perm[1] = 2;
+    perm[2] = 1;
+    for (int i = 0; i < p->r; i++) {
+        split[3 + i] = p->k[i];
+        merged[2 + i] = p->k[i];
+        perm[3 + i] = 3 + i;
+    }
+    tconv_value *split_shape, *merged_shape, *grouped, *moved;
+    if ((st = new_i64(e, "W_group_shape", split, (size_t)rank + 1, &split_shape)) ||
+        (st = new_i64(e, "W_conv_shape", merged, (size_t)rank, &merged_shape)))
+        return st;
+    tconv_value *in1[2] = {w, split_shape};
+    if ((st = apply(e, "Reshape", "W_grouped", in1, 2, NULL, &grouped)) ||
+        (st = apply(e, "Transpose", "W_swapped", &grouped, 1, &transpose, &moved)) ||
+        (st = tc_node_set_attr_ints(transpose, "perm", perm, (size_t)rank + 1, e->err)))
+        return st;
+    tconv_value *in2[2] = {moved, merged_shape};
+    return apply(e, "Reshape", "W_conv", in2, 2, NULL, out);
+}
+
+/* The taps of one phase of a run-time W (Conv layout): Slice with negative steps (opset 10). */
+static tconv_status emit_weight_slice(emitter *e, const phase_plan *p, tconv_value *w,
+                                      const int64_t *starts, const int64_t *ends,
+                                      const int64_t *steps, tconv_value **out) {
+    int64_t axes[TCONV_MAX_SPATIAL];
+    for (int i = 0; i < p->r; i++)
+        axes[i] = 2 + i;
+    tconv_value *in[5] = {w, NULL, NULL, NULL, NULL};
+    const int64_t *lists[4] = {starts, ends, axes, steps};
+    static const char *const names[4] = {"W_tap_starts", "W_tap_ends", "W_tap_axes", "W_tap_steps"};
+    tconv_status st = TCONV_OK;
+    for (int i = 0; i < 4 && st == TCONV_OK; i++)
+        st = new_i64(e, names[i], lists[i], (size_t)p->r, &in[1 + i]);
+    if (st == TCONV_OK)
+        st = apply(e, "Slice", "W_taps", in, 5, NULL, out);
+    return st;
+}
+
 /* One Conv per phase with taps (dilation d / gcd(d, s)), zeros for the others, joined on the
  * channel axis phase by phase (channel p*C + c). */
 static tconv_status emit_phase_convs(emitter *e, const phase_plan *p, tconv_value *x,
-                                     const tc_weight *conv_w, const tc_weight *bias,
-                                     tconv_value **out) {
+                                     const tc_weight *conv_w, tconv_value *w_graph,
+                                     const tc_weight *bias, tconv_value **out) {
     tconv_value **parts = calloc((size_t)p->phases, sizeof *parts);
     if (!parts)
         return tc_error_nomem(e->err, "the phase outputs");
@@ -533,7 +614,10 @@ static tconv_status emit_phase_convs(emitter *e, const phase_plan *p, tconv_valu
         if (empty)
             continue;
         tc_weight w;
-        st = clone_weight(conv_w, &w, e->err);
+        memset(&w, 0, sizeof w);
+        int64_t starts[TCONV_MAX_SPATIAL], ends[TCONV_MAX_SPATIAL], steps[TCONV_MAX_SPATIAL];
+        if (conv_w)
+            st = clone_weight(conv_w, &w, e->err);
         for (int i = 0; i < p->r && st == TCONV_OK; i++) {
             int64_t g = gcd64(p->d[i], p->s[i]), sp = p->s[i] / g;
             kernel[i] = taps[i].count;
@@ -541,14 +625,22 @@ static tconv_status emit_phase_convs(emitter *e, const phase_plan *p, tconv_valu
             pb[i] = taps[i].a0 + (taps[i].count - 1) * dil[i];
             pe[i] = p->a[i] - taps[i].a0;
             /* u[n'] = tap j0 + (count-1-n')*s', at flipped position k-1-j0-(count-1)*s' + n'*s' */
-            st = tc_weight_take(&w, 2 + i, p->k[i] - 1 - taps[i].j0 - (taps[i].count - 1) * sp, sp,
-                                taps[i].count, e->err);
+            if (conv_w)
+                st = tc_weight_take(&w, 2 + i, p->k[i] - 1 - taps[i].j0 - (taps[i].count - 1) * sp,
+                                    sp, taps[i].count, e->err);
+            starts[i] = taps[i].j0 + (taps[i].count - 1) * sp;
+            ends[i] = taps[i].j0 > 0 ? taps[i].j0 - 1 : INT64_MIN; /* past tap j0, backwards */
+            steps[i] = -sp;
         }
+        tconv_value *phase_w = NULL;
+        if (st == TCONV_OK && !conv_w)
+            st = emit_weight_slice(e, p, w_graph, starts, ends, steps, &phase_w);
         char suffix[64];
         snprintf(suffix, sizeof suffix, "phase_conv_%lld", (long long)ph);
         if (st == TCONV_OK)
-            st = emit_conv(e, p, x, &w, p->bias_on_conv ? bias : NULL, &bias_value, kernel, dil, pb,
-                           pe, suffix, &parts[ph]);
+            st = emit_conv(e, p, x, conv_w ? &w : NULL, conv_w ? NULL : phase_w,
+                           p->bias_on_conv ? bias : NULL, &bias_value, kernel, dil, pb, pe, suffix,
+                           &parts[ph]);
         tc_weight_free(&w);
         if (st == TCONV_OK && !first)
             first = parts[ph];
@@ -561,6 +653,11 @@ static tconv_status emit_phase_convs(emitter *e, const phase_plan *p, tconv_valu
             parts[ph] = zeros;
     }
     tconv_node *concat;
+    if (st == TCONV_OK && p->phases == 1) { /* stride 1 with a run-time W: nothing to join */
+        *out = parts[0];
+        free(parts);
+        return st;
+    }
     if (st == TCONV_OK)
         st = apply(e, "Concat", "phases", parts, (size_t)p->phases, &concat, out);
     if (st == TCONV_OK)
@@ -753,21 +850,24 @@ static tconv_status emit_chain(emitter *e, const phase_plan *p, tconv_node *node
     tconv_value *x = node->inputs[0];
     tconv_value *bias_value = p->has_bias ? node->inputs[2] : NULL;
     tc_weight w, b;
+    memset(&w, 0, sizeof w);
     memset(&b, 0, sizeof b);
-    tconv_status st = tc_weight_load(&p->w_src, &w, e->err);
-    if (st != TCONV_OK)
-        return st;
-    st = tc_weight_conv_transpose_to_conv(&w, p->group, e->err);
+    tconv_value *w_graph = NULL;
+    tconv_status st = p->w_graph ? emit_graph_conv_weight(e, p, node->inputs[1], &w_graph)
+                                 : tc_weight_load(&p->w_src, &w, e->err);
+    if (st == TCONV_OK && !p->w_graph)
+        st = tc_weight_conv_transpose_to_conv(&w, p->group, e->err);
     if (st == TCONV_OK && p->bias_on_conv) {
         st = tc_weight_load(&p->b_src, &b, e->err);
         if (st == TCONV_OK)
             st = phase_bias(p, &b, e->err);
     }
     tconv_value *z = NULL;
-    if (st == TCONV_OK && p->one_conv)
+    if (st == TCONV_OK && p->one_conv && !p->w_graph)
         st = emit_one_conv(e, p, x, &w, p->bias_on_conv ? &b : NULL, &z);
     else if (st == TCONV_OK)
-        st = emit_phase_convs(e, p, x, &w, p->bias_on_conv ? &b : NULL, &z);
+        st = emit_phase_convs(e, p, x, p->w_graph ? NULL : &w, w_graph, p->bias_on_conv ? &b : NULL,
+                              &z);
     tc_weight_free(&w);
     tc_weight_free(&b);
     if (st == TCONV_OK && p->phases > 1)

@@ -24,7 +24,11 @@
  * Bias: on the Conv (repeated per phase) when it is constant and every phase has a Conv, else one
  * Add after the crop.
  * Weights are constants, or DequantizeLinear of constants (QDQ: each new Conv reads a new
- * DequantizeLinear, scales on the new axis 0), through lower_weights. */
+ * DequantizeLinear, scales on the new axis 0), through lower_weights. A W computed at run time
+ * (a graph input, any node's output) with a static shape takes the per-phase form, its taps
+ * selected by graph ops: Transpose (Reshape, Transpose, Reshape for groups) into the Conv layout,
+ * then per phase a Slice with negative steps (opset 10), which also flips it; otherwise the node
+ * is refused naming W. */
 #ifndef TCONV_PASSES_LOWER_PHASE_H
 #define TCONV_PASSES_LOWER_PHASE_H
 

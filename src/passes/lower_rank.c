@@ -15,8 +15,9 @@ static bool match_rank(const tc_target *t, const tc_conv_transpose_match *m, cha
         return false;
     if (r == 1 && tc_target_rank_ok(t, 2))
         return true;
-    snprintf(why, why_size, "%d-D: only 1-D is lifted to 2-D; 3-D through 2-D is not proven", r);
-    return false;
+    if (r == 1)
+        snprintf(why, why_size, "1-D on a target without 2-D");
+    return false; /* 3-D: lower_depth.c */
 }
 
 static tconv_status insert_axis_2(tc_weight *weight, const void *ctx, tc_error *err) {
@@ -50,19 +51,13 @@ static tconv_status rewrite_rank(tc_emitter *e, const tc_conv_transpose_match *m
         (st = tc_node_set_input(node, 1, w2, e->err)))
         return st;
     bool same = tc_auto_pad_is_same(a->auto_pad);
-    int64_t kernel[2] = {1, g->kernel[0]}, strides[2] = {same ? 1 : g->strides[0], g->strides[0]};
-    int64_t dilations[2] = {1, g->dilations[0]}, op[2] = {0, a->output_padding[0]};
-    int64_t pads[4] = {0, a->pads[0], 0, a->pads[1]};
-    if ((st = tc_node_set_attr_ints(node, "kernel_shape", kernel, 2, e->err)) ||
-        (st = tc_node_set_attr_ints(node, "strides", strides, 2, e->err)) ||
-        (st = tc_node_set_attr_ints(node, "dilations", dilations, 2, e->err)))
-        return st;
-    if (a->has_pads && (st = tc_node_set_attr_ints(node, "pads", pads, 4, e->err)))
-        return st;
-    if (a->has_output_padding &&
-        (st = tc_node_set_attr_ints(node, "output_padding", op, 2, e->err)))
-        return st;
-    if ((st = tc_emit_value(e, "lifted_output", &y2)) ||
+    const int64_t values[4][2] = {{1, g->kernel[0]},
+                                  {same ? 1 : g->strides[0], g->strides[0]},
+                                  {1, g->dilations[0]},
+                                  {0, a->output_padding[0]}};
+    const int64_t pads[4] = {0, a->pads[0], 0, a->pads[1]};
+    if ((st = tc_lower_set_2d_attrs(node, a, values, pads, e->err)) ||
+        (st = tc_emit_value(e, "lifted_output", &y2)) ||
         (st = tc_node_set_output(node, 0, y2, e->err)) ||
         (st = tc_lower_declare_like(e, y2, y, -1, 0, 2)))
         return st;

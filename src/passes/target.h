@@ -120,10 +120,10 @@ bool tc_target_list_allows(const tc_target_list *list, const int64_t *values, in
 
 /* One broken constraint of one node. */
 typedef struct tc_target_violation {
-    char node[256]; /* "node 'name' (#i, ConvTranspose)", with its subgraph path */
+    char node[520]; /* "node 'name' (#i, ConvTranspose)", with its subgraph path */
     tc_target_field field;
     char what[256];    /* what the node has and what the target takes */
-    char message[384]; /* the same with the constraint's source */
+    char message[600]; /* the same with the constraint's source */
 } tc_target_violation;
 
 typedef struct tc_target_violations {

@@ -99,6 +99,21 @@ tconv_status tc_lower_constant_weight(tc_emitter *e, tconv_value *value, const c
     return st;
 }
 
+tconv_status tc_lower_set_2d_attrs(tconv_node *node, const tc_conv_transpose_attrs *a,
+                                   const int64_t values[4][2], const int64_t pads[4],
+                                   tc_error *err) {
+    tconv_status st;
+    if ((st = tc_node_set_attr_ints(node, "kernel_shape", values[0], 2, err)) ||
+        (st = tc_node_set_attr_ints(node, "strides", values[1], 2, err)) ||
+        (st = tc_node_set_attr_ints(node, "dilations", values[2], 2, err)))
+        return st;
+    if (a->has_pads && (st = tc_node_set_attr_ints(node, "pads", pads, 4, err)))
+        return st;
+    if (a->has_output_padding)
+        st = tc_node_set_attr_ints(node, "output_padding", values[3], 2, err);
+    return st;
+}
+
 /* ---------------------------------------------------------------- what a node needs */
 
 /* The node as the target will see it once dilation is folded and 1-D lifted: kernel (extent),
@@ -115,6 +130,14 @@ static void form_after_lowerings(const tc_target *t, const tc_conv_transpose_mat
     for (int i = 0; i < f->rank; i++) {
         f->kernel[i] = t->dilation ? g->kernel[i] : (g->kernel[i] - 1) * g->dilations[i] + 1;
         f->strides[i] = g->strides[i];
+    }
+    if (f->rank == 3 && !tc_target_rank_ok(t, 3) && tc_target_rank_ok(t, 2) &&
+        tc_lower_depth_foldable(m)) {
+        f->rank = 2;
+        for (int i = 0; i < 2; i++) {
+            f->kernel[i] = f->kernel[i + 1];
+            f->strides[i] = f->strides[i + 1];
+        }
     }
     if (f->rank == 1 && !tc_target_rank_ok(t, 1) && tc_target_rank_ok(t, 2)) {
         f->rank = 2;
@@ -188,7 +211,7 @@ bool tc_target_keeps_pads(const tc_target *t, const tc_conv_transpose_match *m) 
 
 /* ---------------------------------------------------------------- the pass */
 
-static const tc_lowering *const LOWERINGS[] = {&tc_lower_dilation, &tc_lower_rank,
+static const tc_lowering *const LOWERINGS[] = {&tc_lower_dilation, &tc_lower_rank, &tc_lower_depth,
                                                &tc_lower_groups};
 
 typedef struct lower_walk {
@@ -346,17 +369,13 @@ static tconv_status lower_node(lower_walk *w, tconv_node *node) {
     return st;
 }
 
-static bool is_conv_transpose_to_lower(const tconv_node *node) {
-    return tc_is_conv_transpose(node);
-}
-
 static tconv_status lower_graph(tconv_graph *graph, void *ctx) {
     lower_walk *w = ctx;
     tconv_status st = TCONV_OK;
     for (tconv_node *node = graph->first; node && st == TCONV_OK;) {
         tconv_node *next = node->next; /* new nodes go before `next`: not walked again */
         st = tc_node_for_each_subgraph(node, lower_graph, ctx);
-        if (st == TCONV_OK && is_conv_transpose_to_lower(node))
+        if (st == TCONV_OK && tc_is_conv_transpose(node))
             st = lower_node(w, node);
         node = next;
     }

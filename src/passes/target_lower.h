@@ -6,6 +6,7 @@
  *                        keep their pads (their form is one the target takes)
  *   (e) dilation         folded into W (lower_dilation.c)
  *   (c) 1-D through 2-D  Unsqueeze, 2-D ConvTranspose, Squeeze (lower_rank.c)
+ *   (f) 3-D through 2-D  depth kernel 1, stride 1: depth folded into the batch (lower_depth.c)
  *   (d) groups           Slice of X, W, B per group, one ConvTranspose each, Concat
  * (lower_groups.c) (a)/(b) stride, kernel or no ConvTranspose: the phase decomposition
  * (lower_phase.h, branch phase)
@@ -46,6 +47,9 @@ typedef struct tc_lowering {
 extern const tc_lowering tc_lower_dilation;
 extern const tc_lowering tc_lower_rank;
 extern const tc_lowering tc_lower_groups;
+extern const tc_lowering tc_lower_depth;
+/* Whether a 3-D node folds its depth into the batch (lower_depth.c). */
+bool tc_lower_depth_foldable(const tc_conv_transpose_match *m);
 
 /* The dtype of the node's output (or of X when Y has none). */
 tconv_dtype tc_lower_node_dtype(const tconv_node *node);
@@ -59,6 +63,13 @@ typedef tconv_status (*tc_weight_edit_fn)(tc_weight *weight, const void *ctx, tc
 tconv_status tc_lower_constant_weight(tc_emitter *e, tconv_value *value, const char *suffix,
                                       tc_weight_edit_fn edit, const void *ctx, tconv_value **out,
                                       bool *constant);
+
+/* The per-axis attributes of a ConvTranspose that becomes 2-D (1-D lifted, 3-D folded): the
+ * node is 2-D, values[0] kernel_shape, [1] strides, [2] dilations, [3] output_padding (2 each,
+ * set where `a` had it), pads (4, begins then ends, set where `a` had them). */
+tconv_status tc_lower_set_2d_attrs(tconv_node *node, const tc_conv_transpose_attrs *a,
+                                   const int64_t values[4][2], const int64_t pads[4],
+                                   tc_error *err);
 
 /* Declares a new value like an existing one with axis `axis` of size `size` (-1 unknown), an
  * axis inserted at `insert` (>= 0) or none (-1). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "importer/importer.h"
 #include "tconv/tconv.h"
 
 static int compare_names(const void *a, const void *b) {
@@ -173,4 +174,14 @@ size_t tc_test_run_node_tests(const char *prefix, double rtol, double atol, size
     }
     tc_test_free_names(names, *count);
     return failed;
+}
+
+tconv_status tc_test_reload(const tconv_model *model, tconv_model **out, tc_error *err) {
+    void *bytes = NULL;
+    size_t size = 0;
+    tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
+    if (st == TCONV_OK)
+        st = tc_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
+    free(bytes);
+    return st;
 }

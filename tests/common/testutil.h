@@ -32,6 +32,9 @@ tconv_status tc_test_run_data_set(tconv_model *model, const char *data_set_dir, 
 tconv_status tc_test_run_data_set_as(tconv_model *model, const char *data_set_dir, bool fused,
                                      double rtol, double atol, double *max_abs_err, tc_error *err);
 
+/* Saves `model` to memory and loads it again into *out (proves the emitted nodes serialize). */
+tconv_status tc_test_reload(const tconv_model *model, tconv_model **out, tc_error *err);
+
 /* Runs two models on the same seeded random inputs (tconv_comparison, one run with `seed`) and
  * compares all outputs. */
 tconv_status tc_test_compare_models(tconv_model *a, tconv_model *b, uint64_t seed, double rtol,

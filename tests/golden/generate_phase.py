@@ -47,16 +47,16 @@ RTOL = {"float32": 2.0 ** -23, "float16": 2.0 ** -9, "float64": 2.0 ** -52}
 
 # x: spatial sizes per data set (first one is also the declared shape unless `dynamic`)
 Case = collections.namedtuple(
-    "Case", "name x c_in c_out_g group k s d batch bias dtype opset dynamic qdq")
+    "Case", "name x c_in c_out_g group k s d batch bias dtype opset dynamic qdq w_input")
 
 
 def case(name, x, c_in, c_out_g, k, s, d=None, group=1, batch=1, bias="init",
-         dtype="float32", opset=13, dynamic=None, qdq=None):
+         dtype="float32", opset=13, dynamic=None, qdq=None, w_input=False):
     r = len(k)
     d = d or [1] * r
     xs = x if isinstance(x[0], (list, tuple)) else [x]
     return Case(name, [list(v) for v in xs], c_in, c_out_g, group, list(k), list(s), list(d),
-                batch, bias, dtype, opset, dynamic, qdq)
+                batch, bias, dtype, opset, dynamic, qdq, w_input)
 
 
 CASES = [
@@ -101,6 +101,10 @@ CASES = [
     case("r3_k2_s2_d2_empty_phases", [3, 3, 3], 2, 2, [2, 2, 2], [2, 2, 2], [2, 2, 2]),
     case("r3_dynamic", [[3, 4, 2], [2, 3, 3]], 2, 2, [3, 2, 2], [2, 2, 1], dynamic=True),
     case("r3_k3_s2_float64", [3, 3, 3], 2, 2, [3, 3, 3], [2, 3, 2], dtype="float64"),
+    # W a graph input (taps sliced at run time)
+    case("w_input_r2_k3_s2", [4, 5], 3, 2, [3, 3], [2, 2], w_input=True),
+    case("w_input_r1_k4_s1_d2", [6], 2, 3, [4], [1], [2], w_input=True),
+    case("w_input_r2_k4_s2_d2_g2", [4, 4], 4, 2, [4, 3], [2, 2], [2, 1], group=2, w_input=True),
     # QDQ weights
     case("qdq_r2_int8_per_channel", [5, 4], 3, 2, [3, 3], [2, 2], qdq=("int8", "axis")),
     case("qdq_r2_uint8_per_tensor", [4, 4], 2, 3, [4, 4], [2, 2], qdq=("uint8", "tensor")),
@@ -151,7 +155,9 @@ def build_model(c, w, qparams, b):
     x_shape = ["N" if c.dynamic else c.batch, c.c_in] + list(spatial)
     inputs = [helper.make_tensor_value_info("X", elem, x_shape)]
     inits, nodes = [], []
-    if qparams is None:
+    if c.w_input:
+        inputs.append(helper.make_tensor_value_info("W", elem, list(w.shape)))
+    elif qparams is None:
         inits.append(tensor("W", w, c.dtype))
     else:
         q, scale, zp = qparams
@@ -188,6 +194,8 @@ def expected_form(c):
     """The form tc_lower_conv_transpose_as_convs chooses by default (TC_PHASE_FORM_AUTO)."""
     if all(s == 1 for s in c.s):
         return "conv"
+    if c.w_input:
+        return "multi"  # a run-time W: its taps sliced per phase
     can_one = all(s == 1 or d == 1 for s, d in zip(c.s, c.d))
     padded = math.prod(-(-k // s) * s if s > 1 else k for k, s in zip(c.k, c.s))
     if can_one and padded <= 1.2 * math.prod(c.k):
@@ -225,7 +233,8 @@ def main():
             worst = max(worst, float(bound.max()))
             data = os.path.join(case_dir, f"test_data_set_{n}")
             os.makedirs(data)
-            feeds = [("X", x)] + ([("B", b)] if c.bias == "input" else [])
+            feeds = [("X", x)] + ([("W", w)] if c.w_input else []) + (
+                [("B", b)] if c.bias == "input" else [])
             for i, (name, arr) in enumerate(feeds):
                 with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
                     f.write(tensor(name, arr, c.dtype).SerializeToString())

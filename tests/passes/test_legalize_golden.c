@@ -89,16 +89,6 @@ static tconv_status legalize(tconv_model *model, tconv_policy policy, size_t *re
     return legalize_as(model, policy, TCONV_CONVENTION_ONNX, rewritten, err);
 }
 
-static tconv_status reload(const tconv_model *model, tconv_model **out, tc_error *err) {
-    void *bytes = NULL;
-    size_t size = 0;
-    tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
-    if (st == TCONV_OK)
-        st = tc_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
-    free(bytes);
-    return st;
-}
-
 /* Tolerances of a set of cases (|got - expected| <= atol + rtol * |expected|): rtol/atol for the
  * rewritten model (golden data, and the original on random inputs); run_original: the model as
  * written is run against the golden outputs too, at original_rtol/original_atol. */
@@ -134,7 +124,7 @@ static bool check_case(const char *dir, tconv_policy policy, tolerance tol, case
     if (st == TCONV_OK)
         st = tc_test_compare_models(original, model, 7, tol.rtol, tol.atol, &err);
     if (st == TCONV_OK)
-        st = reload(model, &reloaded, &err);
+        st = tc_test_reload(model, &reloaded, &err);
     if (st == TCONV_OK)
         st = tc_test_run_data_set(reloaded, data_set, tol.rtol, tol.atol, NULL, &err);
     if (st != TCONV_OK)

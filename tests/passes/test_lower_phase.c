@@ -9,9 +9,8 @@
  *     generate_phase.py: the worst-case bound of the changed summation order), as written and
  *     fused, and after a save and reload;
  *   - it matches the original on seeded random inputs (tconv_comparison).
- * Until the runtime has DequantizeLinear, QDQ models run after this file's own dequantization of
- * each constant DequantizeLinear ((q - zero_point) * scale, per tensor or per axis): that proves
- * the scales and zero points the rewrite moved, on both the original and the rewritten model.
+ * QDQ models run through the runtime's DequantizeLinear (branch cov's kernels): the scales and
+ * zero points the rewrite moved are proven against PyTorch's result on the dequantized weights.
  * Then the refusals (each with its reason) and the emitted forms per opset. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,78 +58,22 @@ static tconv_node *find_op(const tconv_graph *g, const char *op) {
     return NULL;
 }
 
-static bool runtime_has_dequantize(void) {
-    int first, last;
-    return tc_op_kernel_span("", "DequantizeLinear", &first, &last);
-}
-
-/* ---------------------------------------------------------------- the test's own dequantizer */
-
-static double element_as_double(const tconv_tensor *t, const void *data, int64_t i) {
-    switch (t->dtype) {
-    case TCONV_DTYPE_INT8:
-        return ((const int8_t *)data)[i];
-    case TCONV_DTYPE_UINT8:
-        return ((const uint8_t *)data)[i];
-    case TCONV_DTYPE_INT32:
-        return ((const int32_t *)data)[i];
-    case TCONV_DTYPE_FLOAT:
-        return ((const float *)data)[i];
-    default:
-        fail_msg("dequantize: type %d", t->dtype);
-    }
-    return 0;
-}
-
-/* Every DequantizeLinear of constants becomes a float32 initializer of its output. */
-static void fold_dequantize(tconv_model *m) {
-    tconv_graph *g = m->graph;
-    tconv_node *node = g->first;
-    while (node) {
-        tconv_node *next = node->next;
-        if (is_op(node, "DequantizeLinear")) {
-            tconv_tensor *q = node->inputs[0]->initializer, *s = node->inputs[1]->initializer;
-            tconv_tensor *z =
-                node->n_inputs > 2 && node->inputs[2] ? node->inputs[2]->initializer : NULL;
-            assert_non_null(q);
-            assert_non_null(s);
-            const tc_attr *axis_attr = tc_node_attr(node, "axis");
-            int64_t axis = axis_attr ? axis_attr->i : 1;
-            if (axis < 0)
-                axis += q->rank;
-            const void *qd, *sd, *zd = NULL;
-            size_t nb;
-            B_OK(tc_tensor_data(q, &qd, &nb, &b_err_));
-            B_OK(tc_tensor_data(s, &sd, &nb, &b_err_));
-            if (z)
-                B_OK(tc_tensor_data(z, &zd, &nb, &b_err_));
-            int64_t count, inner = 1;
-            assert_true(tc_shape_elements(q->dims, q->rank, &count));
-            for (int i = (int)axis + 1; i < q->rank; i++)
-                inner *= q->dims[i];
-            float *out = malloc((size_t)count * sizeof(float));
-            for (int64_t e = 0; e < count; e++) {
-                int64_t c = s->rank == 0 ? 0 : (e / inner) % q->dims[axis];
-                double zp = z ? element_as_double(z, zd, c) : 0;
-                out[e] = (float)((element_as_double(q, qd, e) - zp) * element_as_double(s, sd, c));
-            }
-            tconv_value *y = node->outputs[0];
-            tc_graph_remove_node(g, node);
-            tconv_tensor *t;
-            B_OK(tc_tensor_create(m, y->name, TCONV_DTYPE_FLOAT, q->rank, q->dims, out,
-                                  (size_t)count * sizeof(float), &t, &b_err_));
-            B_OK(tc_graph_add_initializer(g, t, &b_err_));
-            free(out);
-        }
-        node = next;
-    }
-}
-
 /* ---------------------------------------------------------------- structure */
 
+/* W's dims: of its constant, or of its static type (a run-time W). */
+static void weight_dims(tconv_value *w, int64_t *dims, int *rank) {
+    tc_weight_source src;
+    if (tc_weight_source_find(w, &src, NULL, 0)) {
+        *rank = src.tensor->rank;
+        memcpy(dims, src.tensor->dims, (size_t)*rank * sizeof(int64_t));
+    } else {
+        assert_true(tc_value_static_shape(w, dims, rank));
+    }
+}
+
 /* Taps the Convs multiply per input channel and output position pair: sum over Convs of
- * out_channels * prod(kernel). */
-static int64_t conv_taps(const tconv_graph *g) {
+ * out_channels * prod(kernel) (out_channels of a run-time W: c_out, one phase's). */
+static int64_t conv_taps(const tconv_graph *g, int64_t c_out) {
     int64_t taps = 0;
     for (const tconv_node *n = g->first; n; n = n->next) {
         if (!is_op(n, "Conv"))
@@ -138,9 +81,8 @@ static int64_t conv_taps(const tconv_graph *g) {
         const tc_attr *k = tc_node_attr(n, "kernel_shape");
         assert_non_null(k);
         tc_weight_source src;
-        char why[256];
-        assert_true(tc_weight_source_find(n->inputs[1], &src, why, sizeof why));
-        int64_t t = src.tensor->dims[0];
+        int64_t t =
+            tc_weight_source_find(n->inputs[1], &src, NULL, 0) ? src.tensor->dims[0] : c_out;
         for (size_t i = 0; i < k->n; i++)
             t *= k->ints[i];
         taps += t;
@@ -150,16 +92,17 @@ static int64_t conv_taps(const tconv_graph *g) {
 
 /* What the original ConvTranspose multiplies (C_out * prod(k)) and what the form may (k padded
  * to a multiple of s on each strided axis in the one-Conv form; exactly the same in the others). */
-static void expected_taps(tconv_node *ct, const char *form, int64_t *allowed) {
-    tc_weight_source src;
-    char why[256];
-    assert_true(tc_weight_source_find(ct->inputs[1], &src, why, sizeof why));
+static void expected_taps(tconv_node *ct, const char *form, int64_t *allowed, int64_t *c_out) {
+    int64_t dims[TCONV_MAX_RANK];
+    int rank;
+    weight_dims(ct->inputs[1], dims, &rank);
     int64_t group;
     B_OK(tc_node_attr_int(ct, "group", 1, &group, &b_err_));
     const tc_attr *strides = tc_node_attr(ct, "strides");
-    int64_t t = src.tensor->dims[1] * group;
-    for (int i = 2; i < src.tensor->rank; i++) {
-        int64_t k = src.tensor->dims[i], s = strides ? strides->ints[i - 2] : 1;
+    *c_out = dims[1] * group;
+    int64_t t = *c_out;
+    for (int i = 2; i < rank; i++) {
+        int64_t k = dims[i], s = strides ? strides->ints[i - 2] : 1;
         t *= strcmp(form, "one") == 0 ? (k + s - 1) / s * s : k;
     }
     *allowed = t;
@@ -185,6 +128,8 @@ static void forced_form(tconv_node *ct, tc_phase_form form, const char *auto_for
         strided |= strides->ints[i] > 1;
         can_one &= strides->ints[i] == 1 || !dil || dil->ints[i] == 1;
     }
+    const tconv_value *w = ct->inputs[1];
+    can_one &= w->initializer || w->producer; /* a run-time W is sliced per phase */
     if (form == TC_PHASE_FORM_AUTO)
         snprintf(out, 16, "%s", auto_form);
     else if (!strided)
@@ -212,16 +157,6 @@ static size_t read_cases(phase_case *cases, size_t max) {
     return n;
 }
 
-static tconv_status reload(const tconv_model *model, tconv_model **out, tc_error *err) {
-    void *bytes = NULL;
-    size_t size = 0;
-    tconv_status st = tc_model_save_buffer(model, &bytes, &size, err);
-    if (st == TCONV_OK)
-        st = tc_model_load_buffer(bytes, size, model->dir, NULL, out, NULL, err);
-    free(bytes);
-    return st;
-}
-
 static tconv_status run_all_data_sets(tconv_model *model, const char *dir, const phase_case *c,
                                       size_t *sets, tc_error *err) {
     char **names;
@@ -241,7 +176,7 @@ static tconv_status run_all_data_sets(tconv_model *model, const char *dir, const
 
 /* Structure checks of one lowered case; NULL when fine. */
 static const char *check_structure(const tconv_model *model, const char *form, bool d2s,
-                                   int64_t allowed_taps) {
+                                   int64_t allowed_taps, int64_t c_out) {
     const tconv_graph *g = model->graph;
     if (count_ops(g, "ConvTranspose"))
         return "a ConvTranspose is left";
@@ -250,11 +185,12 @@ static const char *check_structure(const tconv_model *model, const char *form, b
     size_t convs = count_ops(g, "Conv");
     if (strcmp(form, "multi") != 0 && convs != 1)
         return "not one Conv";
-    if (strcmp(form, "conv") == 0 && (count_ops(g, "Slice") || count_ops(g, "Reshape")))
-        return "the stride-1 form has more than a Conv";
+    const tconv_value *y = g->outputs[0].value;
+    if (strcmp(form, "conv") == 0 && (!y->producer || !is_op(y->producer, "Conv")))
+        return "the stride-1 form does not end with its Conv";
     if (strcmp(form, "multi") == 0 && (convs < 1 || count_channel_concats(g) != 1))
         return "the per-phase form is not Convs joined by a Concat";
-    if (conv_taps(g) != allowed_taps)
+    if (conv_taps(g, c_out) != allowed_taps)
         return "the Convs multiply other taps than the ConvTranspose's (k padded to s)";
     return NULL;
 }
@@ -324,11 +260,11 @@ static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t
     tconv_node *ct = st == TCONV_OK ? find_op(model->graph, "ConvTranspose") : NULL;
     if (st == TCONV_OK && !ct)
         st = tc_error_set(&err, TCONV_ERR_INVALID, "no ConvTranspose");
-    int64_t allowed = 0;
+    int64_t allowed = 0, c_out = 0;
     char expect[16] = "";
     if (st == TCONV_OK) {
         forced_form(ct, form, c->form, expect);
-        expected_taps(ct, expect, &allowed);
+        expected_taps(ct, expect, &allowed, &c_out);
     }
     tc_conv_lowering how = {.allow_depth_to_space = d2s, .form = form};
     char why[512] = "";
@@ -344,18 +280,13 @@ static bool check_case(const phase_case *c, bool d2s, tc_phase_form form, size_t
     tc_rewrite_report_free(&report);
     if (st == TCONV_OK)
         st = tc_model_verify(model, &err);
-    const char *bad = st == TCONV_OK ? check_structure(model, expect, d2s, allowed) : NULL;
+    const char *bad = st == TCONV_OK ? check_structure(model, expect, d2s, allowed, c_out) : NULL;
     if (bad)
         st = tc_error_set(&err, TCONV_ERR_MISMATCH, "%s", bad);
     if (st == TCONV_OK)
-        st = reload(model, &reloaded, &err);
+        st = tc_test_reload(model, &reloaded, &err);
     if (st == TCONV_OK)
         st = write_for_ort(model, c, d2s, form, dir, &err);
-    if (st == TCONV_OK && !runtime_has_dequantize()) {
-        fold_dequantize(original);
-        fold_dequantize(model);
-        fold_dequantize(reloaded);
-    }
     if (st == TCONV_OK)
         st = run_all_data_sets(model, dir, c, sets, &err);
     if (st == TCONV_OK)
@@ -386,12 +317,9 @@ static void test_golden_cases(void **state) {
     }
     (void)d2s_used;
     fprintf(stderr,
-            "%zu phase cases x 2 interleaves x 3 forms, %zu data-set runs, %zu QDQ cases (%s), %zu "
+            "%zu phase cases x 2 interleaves x 3 forms, %zu data-set runs, %zu QDQ cases, %zu "
             "failures\n",
-            n, sets, qdq,
-            runtime_has_dequantize() ? "run by the runtime's DequantizeLinear"
-                                     : "dequantized by this test",
-            failures);
+            n, sets, qdq, failures);
     assert_int_equal(failures, 0);
 }
 
@@ -544,15 +472,24 @@ static void test_refusals(void **state) {
     assert_contains(why, "pads");
     tconv_model_free(m);
 
-    /* W a graph input */
+    /* W a graph input: sliced at run time when its shape is static and Slice has steps */
     m = b_model(13);
     b_input(m->graph, "X", TCONV_DTYPE_FLOAT, "1,2,5,5");
-    b_input(m->graph, "Wi", TCONV_DTYPE_FLOAT, "2,3,3,3");
+    b_input(m->graph, "Wi", TCONV_DTYPE_FLOAT, "2,3,3,?");
     n = b_node(m->graph, "ConvTranspose", "dyn_w", "X,Wi", "Y");
     b_ints(n, "strides", s, 2);
     assert_false(tc_conv_transpose_convs_possible(m->graph, n, &how, why, sizeof why));
     assert_contains(why, "dyn_w");
     assert_contains(why, "'Wi' is a graph input");
+    assert_contains(why, "not static");
+    tconv_model_free(m);
+    m = b_model(9);
+    b_input(m->graph, "X", TCONV_DTYPE_FLOAT, "1,2,5,5");
+    b_input(m->graph, "Wi", TCONV_DTYPE_FLOAT, "2,3,3,3");
+    n = b_node(m->graph, "ConvTranspose", "old_w", "X,Wi", "Y");
+    b_ints(n, "strides", s, 2);
+    assert_false(tc_conv_transpose_convs_possible(m->graph, n, &how, why, sizeof why));
+    assert_contains(why, "opset 10");
     tconv_model_free(m);
 
     /* the Reshape interleave below opset 5 */
