@@ -15,7 +15,7 @@ asymmetric, SAME_UPPER, SAME_LOWER, output_shape), output_padding, batch > 1, an
 float16 and float64.
 
 Golden values never come from tconv: generate.py's reference (torch conv_transpose in float64 on
-the inputs as stored, then ONNX's crop/extend and the bias, DESIGN.md section 1), rounded once to
+the inputs as stored, then ONNX's crop/extend and the bias, docs/semantics.md), rounded once to
 the case's type.
 
 Tolerance (|got - golden| <= atol + rtol*|golden|). The phase form sums the same products in
