@@ -130,10 +130,12 @@ static bool has_empty_phase(const phase_plan *p) {
 /* One Conv or one per phase (lower_phase.h: tc_phase_form). AUTO falls back to the one Conv
  * where the per-phase form's zeros need what the model lacks (opset 9, X's type). */
 static void choose_form(phase_plan *p, tc_phase_form form) {
+    /* even when asked for, no one-Conv weight more than 16x the original (k = 1, s = 32 would
+     * make a weight 1024x W's size, all of it but W zeros) */
+    double extra = p->padded_taps / p->exact_taps;
     bool per_phase =
-        p->phases > 1 && (!p->can_one_conv || form == TC_PHASE_FORM_PER_PHASE ||
-                          (form == TC_PHASE_FORM_AUTO &&
-                           p->padded_taps > TC_PHASE_ONE_CONV_MAX_EXTRA * p->exact_taps));
+        p->phases > 1 && (!p->can_one_conv || form == TC_PHASE_FORM_PER_PHASE || extra > 16 ||
+                          (form == TC_PHASE_FORM_AUTO && extra > TC_PHASE_ONE_CONV_MAX_EXTRA));
     p->one_conv = !per_phase;
     p->empty_phases = per_phase && has_empty_phase(p);
     bool zeros_unavailable = p->opset < 9 || p->dtype == TCONV_DTYPE_UNDEFINED;

@@ -39,6 +39,36 @@ static void copy_row(char *dst, const char *src, int64_t n, int64_t stride, size
     }
 }
 
+/* dst[i*n + j] = src[i*sm + j*sn] for i < m, j < n: the last two axes of a view whose last one
+ * is short (DepthToSpace's and the phase interleave's blocksize), a column j at a time, so that
+ * the reads run along i (often contiguous) instead of n-element rows with a row's bookkeeping
+ * each. */
+static void copy_block(char *dst, const char *src, int64_t m, int64_t sm, int64_t n, int64_t sn,
+                       size_t esize) {
+    for (int64_t j = 0; j < n; j++) {
+        char *d = dst + (size_t)j * esize;
+        const char *s = src + (size_t)(j * sn) * esize;
+        size_t dstep = (size_t)n * esize, sstep = (size_t)sm * esize;
+        switch (esize) {
+        case 4:
+            for (int64_t i = 0; i < m; i++)
+                memcpy(d + (size_t)i * dstep, s + (size_t)i * sstep, 4);
+            break;
+        case 2:
+            for (int64_t i = 0; i < m; i++)
+                memcpy(d + (size_t)i * dstep, s + (size_t)i * sstep, 2);
+            break;
+        default:
+            for (int64_t i = 0; i < m; i++)
+                memcpy(d + (size_t)i * dstep, s + (size_t)i * sstep, esize);
+            break;
+        }
+    }
+}
+
+/* A last axis this short, under a longer one, is copied with the one before it (copy_block). */
+#define SHORT_ROW 8
+
 void tc_strided_copy(const tc_strided_view *v, const tc_rt_tensor *src, tc_rt_tensor *dst) {
     if (dst->n_elements == 0)
         return;
@@ -51,6 +81,21 @@ void tc_strided_copy(const tc_strided_view *v, const tc_rt_tensor *src, tc_rt_te
     }
     int last = v->rank - 1;
     int64_t n = v->dims[last], idx[TCONV_MAX_RANK] = {0}, offset = v->offset;
+    if (v->rank >= 2 && n < SHORT_ROW && v->strides[last] != 1 && v->dims[last - 1] >= 2 * n) {
+        int64_t m = v->dims[last - 1], block = m * n, blocks = dst->n_elements / block;
+        for (int64_t r = 0; r < blocks; r++) {
+            copy_block(out + (size_t)(r * block) * esize, base + offset * (int64_t)esize, m,
+                       v->strides[last - 1], n, v->strides[last], esize);
+            for (int ax = last - 2; ax >= 0; ax--) {
+                offset += v->strides[ax];
+                if (++idx[ax] < v->dims[ax])
+                    break;
+                offset -= v->strides[ax] * v->dims[ax];
+                idx[ax] = 0;
+            }
+        }
+        return;
+    }
     int64_t rows = dst->n_elements / n;
     for (int64_t r = 0; r < rows; r++) {
         copy_row(out + (size_t)(r * n) * esize, base + offset * (int64_t)esize, n, v->strides[last],

@@ -111,6 +111,10 @@ CASES = [
     case("qdq_r2_int8_per_channel_g2_d2", [4, 4], 4, 2, [3, 3], [2, 2], [2, 2], group=2,
          qdq=("int8", "axis")),
     case("qdq_r1_int8_per_channel", [6], 2, 3, [5], [3], qdq=("int8", "axis")),
+    case("qdq_r2_int8_bias_int32", [4, 5], 4, 2, [4, 4], [2, 2], group=2, bias="qdq",
+         qdq=("int8", "axis")),
+    case("qdq_r2_int8_bias_int32_per_phase", [4, 4], 2, 3, [3, 3], [2, 2], bias="qdq",
+         qdq=("int8", "axis")),
 ]
 
 
@@ -167,7 +171,14 @@ def build_model(c, w, qparams, b):
         nodes.append(helper.make_node("DequantizeLinear", ["W_q", "W_scale", "W_zero_point"],
                                       ["W"], name="dequantize_w", **attrs))
     node_inputs = ["X", "W"]
-    if c.bias == "init":
+    if c.bias == "qdq":  # int32 bias, one scale per output channel (axis 0), as quantizers emit
+        b_scale = np.full(b.shape, 0.001, np.float32)
+        b_q = np.round(b / b_scale).astype(np.int32)
+        inits += [numpy_helper.from_array(b_q, "B_q"), numpy_helper.from_array(b_scale, "B_scale")]
+        nodes.insert(0, helper.make_node("DequantizeLinear", ["B_q", "B_scale"], ["B"],
+                                         name="dequantize_b", axis=0))
+        node_inputs.append("B")
+    elif c.bias == "init":
         inits.append(tensor("B", b, c.dtype))
         node_inputs.append("B")
     elif c.bias == "input":
@@ -216,6 +227,9 @@ def main():
         w, qparams = make_weights(c, rng)
         c_out = c.c_out_g * c.group
         b = rng.standard_normal(c_out).astype(NP[c.dtype]) if c.bias else None
+        if c.bias == "qdq":  # the value the int32 bias dequantizes to
+            b = (np.round(b / np.float32(0.001)).astype(np.int32) * np.float32(0.001)).astype(
+                np.float32)
         case_dir = os.path.join(ROOT, c.name)
         os.makedirs(case_dir)
         model = build_model(c, w, qparams, b)

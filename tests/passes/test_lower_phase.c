@@ -124,9 +124,15 @@ static size_t count_channel_concats(const tconv_graph *g) {
 static void forced_form(tconv_node *ct, tc_phase_form form, const char *auto_form, char *out) {
     const tc_attr *strides = tc_node_attr(ct, "strides"), *dil = tc_node_attr(ct, "dilations");
     bool strided = false, can_one = true;
+    int64_t dims[TCONV_MAX_RANK], padded = 1, exact = 1;
+    int rank;
+    weight_dims(ct->inputs[1], dims, &rank);
     for (size_t i = 0; strides && i < strides->n; i++) {
-        strided |= strides->ints[i] > 1;
-        can_one &= strides->ints[i] == 1 || !dil || dil->ints[i] == 1;
+        int64_t s = strides->ints[i], k = dims[2 + i];
+        strided |= s > 1;
+        can_one &= s == 1 || !dil || dil->ints[i] == 1;
+        padded *= (k + s - 1) / s * s;
+        exact *= k;
     }
     const tconv_value *w = ct->inputs[1];
     can_one &= w->initializer || w->producer; /* a run-time W is sliced per phase */
@@ -135,7 +141,9 @@ static void forced_form(tconv_node *ct, tc_phase_form form, const char *auto_for
     else if (!strided)
         snprintf(out, 16, "conv");
     else
-        snprintf(out, 16, "%s", form == TC_PHASE_FORM_ONE_CONV && can_one ? "one" : "multi");
+        snprintf(out, 16, "%s",
+                 form == TC_PHASE_FORM_ONE_CONV && can_one && padded <= 16 * exact ? "one"
+                                                                                   : "multi");
 }
 
 /* ---------------------------------------------------------------- golden cases */
@@ -428,6 +436,15 @@ static void test_forms_by_opset(void **state) {
     d2s = find_op(m->graph, "DepthToSpace");
     B_OK(tc_node_attr_string(d2s, "mode", "CRD", &mode, &b_err_));
     assert_string_equal(mode, "DCR");
+    tconv_model_free(m);
+    /* ONE_CONV asked for k 1, s 5: a one-Conv weight 25x W's size is not made, a Conv per
+     * phase instead (the one with the tap; 24 phases of zeros) */
+    int64_t k1[2] = {1, 1}, s5[2] = {5, 5};
+    m = b_model(13);
+    lower_ok(m, small_case(m, 2, k1, s5, NULL), true, TC_PHASE_FORM_ONE_CONV);
+    assert_int_equal(count_ops(m->graph, "Conv"), 1);
+    assert_int_equal(count_ops(m->graph, "ConstantOfShape"), 1);
+    assert_int_equal(count_ops(m->graph, "Concat"), 1);
     tconv_model_free(m);
     /* AUTO: k 4, s 2 has no zero tap: one Conv */
     int64_t k4[2] = {4, 4};
