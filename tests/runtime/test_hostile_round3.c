@@ -3,6 +3,7 @@
  * the code before its fix. */
 #include "ir/einsum_equation.h"
 #include "ir/ops.h"
+#include "passes/pass.h"
 #include "runtime/op_work.h"
 #include "tconv/model.h"
 #include "tconv/passes.h"
@@ -735,6 +736,84 @@ static void test_loop_scan_bookkeeping_counted(void **state) {
     tconv_model_free(m);
 }
 
+/* ---------------------------------------------------------------- Range, Split (Low) */
+
+static tconv_status shape_infer(tconv_model *m, tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    tc_error_clear(err);
+    return tc_pass_shape_infer(m->graph, &options, err);
+}
+
+/* Range on int64 constants: (limit - start + delta - 1) overflowed (Range(0, INT64_MAX,
+ * INT64_MAX) gave [], numpy [0]); shape inference counted in float (16777217 became 16777216). */
+static void test_range_counts_without_overflow(void **state) {
+    (void)state;
+    static const struct {
+        int64_t start, limit, delta, n;
+        int64_t first, last;
+    } cases[] = {
+        {0, INT64_MAX, INT64_MAX, 1, 0, 0},
+        {INT64_MIN, INT64_MAX, INT64_MAX, 3, INT64_MIN, INT64_MAX - 1},
+        {INT64_MAX, INT64_MIN, INT64_MIN, 2, INT64_MAX, -1},
+        {0, 16777217, 1, 16777217, 0, 16777216},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tconv_model *m = rtt_model(11);
+        tconv_graph *g = m->graph;
+        tconv_value *in[3] = {rtt_init(g, "start", TCONV_DTYPE_INT64, 0, NULL, &cases[c].start, 8),
+                              rtt_init(g, "limit", TCONV_DTYPE_INT64, 0, NULL, &cases[c].limit, 8),
+                              rtt_init(g, "delta", TCONV_DTYPE_INT64, 0, NULL, &cases[c].delta, 8)};
+        const char *y[] = {"Y"};
+        rtt_node(g, "Range", "range", in, 3, y, 1);
+        rtt_output(g, "Y");
+        tc_error err;
+        assert_int_equal(shape_infer(m, &err), TCONV_OK);
+        const tconv_value *yv = rtt_value(g, "Y");
+        assert_int_equal(yv->type.rank, 1);
+        assert_int_equal(yv->type.dims[0].kind, TCONV_DIM_STATIC);
+        assert_int_equal(yv->type.dims[0].value, cases[c].n);
+        tc_rt_tensor out = {0};
+        assert_int_equal(rtt_run(m, NULL, 0, &out, &err), TCONV_OK);
+        assert_int_equal(out.n_elements, cases[c].n);
+        const int64_t *v = out.data;
+        assert_true(v[0] == cases[c].first && v[cases[c].n - 1] == cases[c].last);
+        tc_rt_tensor_release(&out);
+        tconv_model_free(m);
+    }
+}
+
+/* Split sizes whose sum wraps to the axis (INT64_MAX + INT64_MAX + 2 = 0 mod 2^64) were
+ * accepted; negative sizes too. The kernel and shape inference refuse them. */
+static void test_split_sizes_must_cut(void **state) {
+    (void)state;
+    static const int64_t sizes[][3] = {{INT64_MAX, INT64_MAX, 2}, {-1, 1, 0}, {2, -1, -1}};
+    for (size_t c = 0; c < 3; c++) {
+        for (int infer = 0; infer <= 1; infer++) {
+            tconv_model *m = rtt_model(13);
+            tconv_graph *g = m->graph;
+            const int64_t dims[1] = {0};
+            tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 1, dims),
+                                  rtt_init_i64(g, "split", 3, sizes[c])};
+            const char *outs[] = {"A", "B", "C"};
+            rtt_node(g, "Split", "split", in, 2, outs, 3);
+            rtt_output(g, "A");
+            tc_error err;
+            if (infer) {
+                assert_int_equal(shape_infer(m, &err), TCONV_ERR_INVALID);
+                rtt_assert_contains(err.message, "split sizes do not cut");
+            } else {
+                tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 1, dims, NULL), y = {0};
+                assert_int_equal(rtt_run(m, &x, 1, &y, &err), TCONV_ERR_INVALID);
+                rtt_assert_contains(err.message, "do not cut an axis of 0");
+                tc_rt_tensor_release(&x);
+                tc_rt_tensor_release(&y);
+            }
+            tconv_model_free(m);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -756,6 +835,8 @@ int main(void) {
         cmocka_unit_test(test_crop_fusion_ignores_declared_rank),
         cmocka_unit_test(test_proof_sizes_escape_names),
         cmocka_unit_test(test_loop_scan_bookkeeping_counted),
+        cmocka_unit_test(test_range_counts_without_overflow),
+        cmocka_unit_test(test_split_sizes_must_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
