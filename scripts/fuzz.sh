@@ -9,7 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 time_per_target=60
-targets="load_save,legalize_check,tensor_decode"
+targets="load_save,legalize_check,tensor_decode,plan_proof"
 build="$root/build/fuzz"
 work="$root/build/fuzz-work"
 shared="${TCONV_SHARED_DIR:-$root/../shared}"
