@@ -71,14 +71,19 @@ typedef struct plan_run {
     tc_rt_tensor out[PLAN_MAX_OUTPUTS];
 } plan_run;
 
-static void run_as(tconv_model *model, bool unfused, const tc_rt_tensor *inputs, size_t n_in,
-                   plan_run *r) {
+static tc_session_options plan_options(bool unfused) {
     tc_session_options so;
     tc_session_options_init(&so);
     so.n_threads = 1;
     so.max_memory_bytes = PLAN_MAX_MEMORY;
     so.max_work = PLAN_MAX_WORK;
     so.unfused = unfused;
+    return so;
+}
+
+static void run_as(tconv_model *model, bool unfused, const tc_rt_tensor *inputs, size_t n_in,
+                   plan_run *r) {
+    tc_session_options so = plan_options(unfused);
     memset(r, 0, sizeof *r);
     tc_error_clear(&r->err);
     tc_session *s = NULL;
@@ -136,12 +141,7 @@ static void compare_outputs(const plan_run *planned, const plan_run *unfused) {
 }
 
 static void check_planned_against_unfused(tconv_model *model) {
-    tc_session_options so;
-    tc_session_options_init(&so);
-    so.n_threads = 1;
-    so.max_memory_bytes = PLAN_MAX_MEMORY;
-    so.max_work = PLAN_MAX_WORK;
-    so.unfused = true;
+    tc_session_options so = plan_options(true);
     tc_session *s = NULL;
     tc_error err;
     if (tc_session_create(model, &so, &s, &err) != TCONV_OK)
