@@ -5,6 +5,7 @@
 # flags (the normal build never needs clang); each target is then linked against its internal
 # archive (libtconv_internal.a: the fuzzers call internal functions):
 #   BUILD_DIR/fuzz_load_save  BUILD_DIR/fuzz_legalize_check  BUILD_DIR/fuzz_tensor_decode
+#   BUILD_DIR/fuzz_plan_proof
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-$root/build/fuzz}" && cd "${1:-$root/build/fuzz}" && pwd)
@@ -24,7 +25,7 @@ if ! cmake --build "$out/lib" --target tconv_internal -j"$(nproc)" >"$out/build.
     exit 1
 fi
 protobuf_c=$(grep -E '^PROTOBUF_C_LIBRARY:' "$out/lib/CMakeCache.txt" | cut -d= -f2)
-for target in fuzz_load_save fuzz_legalize_check fuzz_tensor_decode; do
+for target in fuzz_load_save fuzz_legalize_check fuzz_tensor_decode fuzz_plan_proof; do
     src="$root/fuzz/$target.c"
     bin="$out/$target"
     if [ "$bin" -nt "$src" ] && [ "$bin" -nt "$out/lib/libtconv_internal.a" ] && [ "$bin" -nt "$root/fuzz/fuzz_common.h" ]; then

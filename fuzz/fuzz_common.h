@@ -16,6 +16,7 @@
 int fuzz_load_save(const uint8_t *data, size_t size);
 int fuzz_legalize_check(const uint8_t *data, size_t size);
 int fuzz_tensor_decode(const uint8_t *data, size_t size);
+int fuzz_plan_proof(const uint8_t *data, size_t size);
 
 /* A broken property is a finding: print why and abort so libFuzzer keeps the input. */
 static inline void fuzz_fail(const char *file, int line, const char *cond, const tc_error *err) {

@@ -6,8 +6,8 @@
 # NODE_TESTS is a folder holding ONNX's test_* folders (e.g. BUILD/onnx-node-tests-v1.22.0, which
 # CMake unpacks) or an archive of one; the default is the repository's vendored suite,
 # tests/data/onnx-node-tests-v1.22.0.tar.xz (all 1,765 tests of ONNX v1.22.0), unpacked here
-# into a temporary folder with `cmake -E tar`. OUT/load_save and OUT/legalize_check get the
-# models, OUT/tensor_decode the .pb files (named after their folders). Nothing here is
+# into a temporary folder with `cmake -E tar`. OUT/load_save, OUT/legalize_check and
+# OUT/plan_proof get the models, OUT/tensor_decode the .pb files (named after their folders). Nothing here is
 # committed: it is rebuilt on each run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +18,7 @@ else
     src=$1
     out=$2
 fi
-mkdir -p "$out/load_save" "$out/legalize_check" "$out/tensor_decode"
+mkdir -p "$out/load_save" "$out/legalize_check" "$out/tensor_decode" "$out/plan_proof"
 if [ -f "$src" ]; then
     unpacked=$(mktemp -d)
     trap 'rm -rf "$unpacked"' EXIT
@@ -41,5 +41,6 @@ n=$(find "$src" -mindepth 2 -maxdepth 2 -name model.onnx | wc -l)
     tar -xf - -C "$out" --transform='s|^\./\([^/]*\)/model\.onnx$|load_save/\1.onnx|' \
         --transform='s|^\./\([^/]*\)/\(test_data_set_[^/]*\)/\([^/]*\)$|tensor_decode/\1-\2-\3|'
 cp -R "$out/load_save/." "$out/legalize_check/"
+cp -R "$out/load_save/." "$out/plan_proof/"
 echo "fuzz/make_seeds.sh: seeds from $n ONNX node tests and the repository's test models:" \
     "$(ls "$out/load_save" | wc -l) models, $(ls "$out/tensor_decode" | wc -l) tensors"

@@ -2,14 +2,14 @@
 # Builds the fuzz targets (fuzz/build.sh, clang) and runs each one for a fixed time; fails on any
 # finding (crash, sanitizer report, leak, timeout, out-of-memory).
 #   scripts/fuzz.sh [--time SECONDS] [--targets a,b,...] [--build DIR] [--work DIR] [-- LIBFUZZER_ARGS...]
-# Defaults: 60 s per target, all three targets, build/fuzz, build/fuzz-work. The seed corpus is
+# Defaults: 60 s per target, all four targets, build/fuzz, build/fuzz-work. The seed corpus is
 # made at run time from ONNX's node conformance suite vendored in tests/data (all 1,765 tests of
 # v1.22.0; $TCONV_ONNX_NODE_TESTS may name an unpacked copy instead) plus the curated seeds in fuzz/seeds/<target>/; new inputs go to WORK/corpus/<target>, findings to
 # WORK/artifacts/, the libFuzzer log of each target to WORK/<target>.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 time_per_target=60
-targets="load_save,legalize_check,tensor_decode"
+targets="load_save,legalize_check,tensor_decode,plan_proof"
 build="$root/build/fuzz"
 work="$root/build/fuzz-work"
 node_tests="${TCONV_ONNX_NODE_TESTS:-$root/tests/data/onnx-node-tests-v1.22.0.tar.xz}"

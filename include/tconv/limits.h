@@ -45,10 +45,12 @@ typedef enum tconv_limit {
                                    16 GiB */
     TCONV_LIMIT_THREADS,        /* threads a runner uses (0: one per core); default 0 */
     TCONV_LIMIT_WORK            /* work one run may do, in multiply-adds (Conv, ConvTranspose,
-                                   Gemm, MatMul), window taps (pooling) or elements read and
-                                   written (other ops); a run whose planned work exceeds it is
-                                   refused before it computes, a node of unknown shape before
-                                   that node computes; default 2^38 (2.7e11) */
+                                   Gemm, MatMul, Einsum, LSTM/GRU/RNN), window taps (pooling,
+                                   LRN), comparisons (TopK) or elements read and written (other
+                                   ops); a run whose planned work exceeds it is refused before
+                                   it computes, a node of unknown shape before that node
+                                   computes; constant folding at planning charges it too, in
+                                   total; default 2^38 (2.7e11) */
 } tconv_limit;
 
 /* Limits set to the defaults. On success *out is the object; free it with tconv_limits_free.

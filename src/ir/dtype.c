@@ -49,6 +49,31 @@ int tc_dtype_bits(int dtype) {
     return tc_dtype_is_known(dtype) ? DTYPES[dtype].bits : 0;
 }
 
+bool tc_range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *out) {
+    if (delta == 0)
+        return false;
+    /* in uint64: limit - start + delta - 1 overflows int64 */
+    uint64_t span = 0, step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
+    if (delta > 0 && limit > start)
+        span = (uint64_t)limit - (uint64_t)start;
+    else if (delta < 0 && limit < start)
+        span = (uint64_t)start - (uint64_t)limit;
+    uint64_t count = span ? (span - 1) / step + 1 : 0;
+    if (count > (uint64_t)INT64_MAX)
+        return false;
+    *out = (int64_t)count;
+    return true;
+}
+
+bool tc_split_sizes_cut(const int64_t *sizes, size_t n, int64_t dim) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (sizes[i] < 0 || !tc_add_i64(sum, sizes[i], &sum))
+            return false;
+    }
+    return dim < 0 || sum == dim;
+}
+
 bool tc_mul_i64(int64_t a, int64_t b, int64_t *out) {
     return !__builtin_mul_overflow(a, b, out);
 }

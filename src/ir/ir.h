@@ -46,6 +46,13 @@ bool tc_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes);
 /* Overflow-checked products for shape arithmetic. */
 bool tc_mul_i64(int64_t a, int64_t b, int64_t *out);
 bool tc_add_i64(int64_t a, int64_t b, int64_t *out);
+/* Elements of Range(start, limit, delta) on integers, max(ceil((limit - start) / delta), 0),
+ * without overflow (Range(0, INT64_MAX, INT64_MAX) is [0]); false when delta is 0 or the count
+ * passes INT64_MAX. Shape inference and the kernel both count with it. */
+bool tc_range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *out);
+/* Whether Split's sizes (each >= 0) add up to dim (>= 0; -1: unknown, then only the signs),
+ * without overflow: sizes whose sum wraps to dim were accepted (issue 27). */
+bool tc_split_sizes_cut(const int64_t *sizes, size_t n, int64_t dim);
 /* Product of dims (all >= 0); false on overflow or a negative dim. Rank 0 gives 1. */
 bool tc_shape_elements(const int64_t *dims, int rank, int64_t *out);
 

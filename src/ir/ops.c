@@ -129,3 +129,20 @@ size_t tc_op_half_native_names(const char *const **names) {
     *names = HALF_NATIVE_OPS;
     return sizeof HALF_NATIVE_OPS / sizeof HALF_NATIVE_OPS[0];
 }
+
+/* Ops whose schemas give their float inputs different type constraints: BatchNormalization's
+ * scale/B (T1) and mean/var (T2) beside X (T), Dropout's ratio (T1), OneHot's depth (T2) and
+ * values (T3), Pow's exponent (T1), Resize's roi (T2), Resize's and Upsample's scales (float).
+ * Every other op ties its float inputs to one type T, so a float16 input beside a float32 one
+ * is refused, not widened and computed (issue 27). Sorted (strcmp): binary search. */
+static const char *const MIXED_FLOAT_OPS[] = {
+    "BatchNormalization", "Dropout", "OneHot", "Pow", "Resize", "Upsample",
+};
+
+bool tc_op_mixed_float_inputs(tc_op op) {
+    if (op <= TC_OP_NONE || op >= TC_OP_COUNT || !same_domain(tc_ops[op].domain, ""))
+        return true; /* unknown schema: not ours to refuse */
+    return bsearch(tc_ops[op].name, MIXED_FLOAT_OPS,
+                   sizeof MIXED_FLOAT_OPS / sizeof MIXED_FLOAT_OPS[0], sizeof MIXED_FLOAT_OPS[0],
+                   compare_names) != NULL;
+}

@@ -57,6 +57,9 @@ bool tc_op_kernel_span(const char *domain, const char *op_type, int *first, int 
 /* float16/bfloat16 at runtime: true when the op's kernel takes them itself (it moves 2-byte
  * elements, or it is Cast); false when the executor widens them to float32 around the kernel. */
 bool tc_op_half_native(tc_op op);
+/* Whether the op's schema lets its float inputs have different float types (separate type
+ * constraints, e.g. BatchNormalization's T, T1, T2); false: one constraint T ties them. */
+bool tc_op_mixed_float_inputs(tc_op op);
 /* That list of op names (sorted), for the op table's test. */
 size_t tc_op_half_native_names(const char *const **names);
 

@@ -41,18 +41,31 @@ tconv_status tc_si_infer_range(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     outs[0].shape.rank = 1;
     outs[0].shape.dims[0] = tc_si_dim_unknown();
     float v[3];
+    int64_t iv[3];
+    int ints = 0;
     for (int i = 0; i < 3; i++) {
-        int64_t iv[TCONV_SI_MAX_DATA];
+        int64_t data[TCONV_SI_MAX_DATA];
         int n;
-        if (tc_si_input_ints(ctx, node, (size_t)i, iv, &n) && n == 1)
-            v[i] = (float)iv[0];
+        if (tc_si_input_ints(ctx, node, (size_t)i, data, &n) && n == 1)
+            iv[ints++] = data[0];
         else if (!tc_si_input_floats(ctx, node, (size_t)i, &v[i], 1, &n) || n != 1)
             return TCONV_OK;
     }
+    if (ints == 3) { /* exactly, as the kernel counts (float lost digits past 2^24) */
+        int64_t count;
+        if (iv[2] == 0)
+            return tc_si_fail(ctx, node, "delta is 0");
+        if (tc_range_count_i64(iv[0], iv[1], iv[2], &count))
+            outs[0].shape.dims[0] = tc_si_dim_static(count);
+        return TCONV_OK;
+    }
+    if (ints > 0)
+        return TCONV_OK; /* mixed: not a valid Range (one type T) */
     if (v[2] == 0.0f)
         return tc_si_fail(ctx, node, "delta is 0");
     double count = ceil(((double)v[1] - (double)v[0]) / (double)v[2]);
-    outs[0].shape.dims[0] = tc_si_dim_static(count > 0 ? (int64_t)count : 0);
+    if (count < 9.2e18) /* NaN and past int64: unknown */
+        outs[0].shape.dims[0] = tc_si_dim_static(count > 0 ? (int64_t)count : 0);
     return TCONV_OK;
 }
 

@@ -748,6 +748,12 @@ tconv_status tc_si_infer_split(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     if (split.state == TCONV_SI_ARG_KNOWN && split.count != (int)node->n_outputs)
         return tc_si_fail(ctx, node, "split has %d values for %zu outputs", split.count,
                           node->n_outputs);
+    if (split.state == TCONV_SI_ARG_KNOWN &&
+        !tc_split_sizes_cut(split.values, (size_t)split.count,
+                            x.shape.dims[axis].kind == TCONV_DIM_STATIC ? x.shape.dims[axis].value
+                                                                        : -1))
+        return tc_si_fail(ctx, node, "split sizes do not cut the axis into %zu parts",
+                          node->n_outputs);
     for (size_t i = 0; i < node->n_outputs; i++) {
         outs[i].shape = x.shape;
         outs[i].shape.dims[axis] = split.state == TCONV_SI_ARG_KNOWN

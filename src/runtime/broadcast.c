@@ -46,8 +46,10 @@ void tc_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int
         } else {
             strides[ax] = stride;
         }
+        /* mod 2^64: only an empty tensor's dims multiply past int64 (an empty [2^40,0,2^40]
+         * overflowed, UB), and its strides are never used */
         if (kax >= 0)
-            stride *= dims[kax];
+            stride = (int64_t)((uint64_t)stride * (uint64_t)dims[kax]);
     }
 }
 
@@ -97,6 +99,11 @@ tconv_status tc_bcast_init(tc_bcast *b, size_t n, const tc_rt_tensor *const *ope
         return st;
     if (!tc_shape_elements(b->out_dims, b->out_rank, &b->n_elements))
         return tc_error_set(err, TCONV_ERR_LIMIT, "broadcast shape has too many elements");
+    if (b->n_elements == 0) { /* nothing to walk: one empty row (strides would overflow) */
+        b->rank = 1;
+        b->dims[0] = 0;
+        return TCONV_OK;
+    }
     int64_t full[TCONV_BCAST_MAX_OPERANDS][TCONV_MAX_RANK];
     for (size_t k = 0; k < n; k++)
         tc_broadcast_strides(ranks[k], dims[k], b->out_rank, b->out_dims, full[k]);

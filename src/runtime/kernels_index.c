@@ -355,10 +355,7 @@ static tconv_status split_sizes(tc_kernel_ctx *ctx, int64_t dim, int64_t *sizes)
             return st;
     }
     if (present) {
-        int64_t sum = 0;
-        for (size_t i = 0; i < count; i++)
-            sum += sizes[i] >= 0 ? sizes[i] : dim + 1;
-        if (count != n || sum != dim)
+        if (count != n || !tc_split_sizes_cut(sizes, n, dim))
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "split sizes (%zu values) do not cut an axis of %lld into %zu "
                                 "parts",
@@ -447,14 +444,13 @@ tconv_status tc_run_range(tc_kernel_ctx *ctx) {
             delta = tc_rt_get_i64(in[2], 0);
     if (delta == 0)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "delta is 0");
-    if (delta > 0)
-        n = limit > start ? (limit - start + delta - 1) / delta : 0;
-    else
-        n = limit < start ? (start - limit - delta - 1) / -delta : 0;
+    if (!tc_range_count_i64(start, limit, delta, &n))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "a range of more than 2^63 elements");
     if ((st = tc_kernel_alloc_output(ctx, 0, dtype, 1, &n, &y)))
         return st;
     for (int64_t i = 0; i < n; i++)
-        tc_store_i64(dtype, y->data, i, start + i * delta);
+        tc_store_i64(dtype, y->data, i, /* mod 2^64: each value lies in [start, limit) */
+                     (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta));
     return TCONV_OK;
 }
 

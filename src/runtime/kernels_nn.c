@@ -73,32 +73,19 @@ static tconv_status batchnorm_params(tc_kernel_ctx *ctx, const tc_rt_tensor *x, 
     return TCONV_OK;
 }
 
-/* float64: y = (x - mean) / sqrt(var + eps) * scale + B, per element in double. */
-static void batchnorm_f64(const tc_rt_tensor *x, const tc_rt_tensor *const prm[4], double eps,
-                          int64_t size, int64_t inner, tc_rt_tensor *y) {
-    const double *in = x->data;
-    double *out = y->data;
+/* y = (x - mean) / sqrt(var + eps) * scale + B, per element in double: the float64 path, and
+ * the float32 one where the folded scale or shift is not finite (var + eps = 0). */
+static void batchnorm_formula(const tc_rt_tensor *x, const tc_rt_tensor *const prm[4], double eps,
+                              int64_t size, int64_t inner, tc_rt_tensor *y) {
     bool per_channel = size == x->dims[1];
     int64_t channels = x->dims[1];
     for (int64_t i = 0; i < x->n_elements; i++) {
         int64_t c = (i / inner) % channels;
         int64_t k = per_channel ? c : c * inner + i % inner;
         double scale = tc_rt_get_f64(prm[0], k) / sqrt(tc_rt_get_f64(prm[3], k) + eps);
-        out[i] = (in[i] - tc_rt_get_f64(prm[2], k)) * scale + tc_rt_get_f64(prm[1], k);
-    }
-}
-
-/* float32 by the formula, element by element: y = (x - mean) / sqrt(var + eps) * scale + B. */
-static void batchnorm_formula_f32(const tc_rt_tensor *x, const float *const prm[4], float eps,
-                                  int64_t size, int64_t inner, tc_rt_tensor *y) {
-    const float *in = x->data;
-    float *out = y->data;
-    bool per_channel = size == x->dims[1];
-    int64_t channels = x->dims[1];
-    for (int64_t i = 0; i < x->n_elements; i++) {
-        int64_t c = (i / inner) % channels;
-        int64_t k = per_channel ? c : c * inner + i % inner;
-        out[i] = (in[i] - prm[2][k]) / sqrtf(prm[3][k] + eps) * prm[0][k] + prm[1][k];
+        tc_store_f64(y->dtype, y->data, i,
+                     (tc_rt_get_f64(x, i) - tc_rt_get_f64(prm[2], k)) * scale +
+                         tc_rt_get_f64(prm[1], k));
     }
 }
 
@@ -193,7 +180,7 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     if (y->n_elements == 0)
         return TCONV_OK;
     if (x->dtype == TCONV_DTYPE_DOUBLE) {
-        batchnorm_f64(x, params, (double)eps, size, inner, y);
+        batchnorm_formula(x, params, (double)eps, size, inner, y);
         return TCONV_OK;
     }
     const float *prm[4] = {params[0]->data, params[1]->data, params[2]->data, params[3]->data};
@@ -215,7 +202,7 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
          * formula gives (x - mean) / 0 * scale + B = +-inf; compute the formula itself, as the
          * float64 path does (and folding refuses such a BatchNormalization). */
         tc_kernel_scratch_release(ctx, &folded);
-        batchnorm_formula_f32(x, prm, eps, size, inner, y);
+        batchnorm_formula(x, params, (double)eps, size, inner, y);
         return TCONV_OK;
     }
     bool per_channel = size == x->dims[1];

@@ -43,7 +43,8 @@ static double crop_and_resize_coordinate(const tc_resize_params *p, int axis, in
     else
         x_ori = (double)x * (double)span * (double)(in - 1) / (ow - 1.0);
     x_ori += (double)(r0 * (float)(in - 1));
-    *outside = x_ori < 0.0 || x_ori > (double)(in - 1);
+    /* a NaN roi (or one past float) is outside too: extrapolation_value */
+    *outside = !(x_ori >= 0.0 && x_ori <= (double)(in - 1));
     return x_ori;
 }
 
@@ -189,6 +190,13 @@ static void fill_output_taps(const tc_resize_params *p, int axis, axis_taps *t, 
     int64_t n = t->n_taps, in = t->in;
     bool outside;
     double x_ori = original_coordinate(p, axis, x, in, &outside);
+    /* Past the edge-padded range every coordinate takes the same taps: clamped there, so that
+     * NaN or a huge one (a NaN or 1e30 roi) never reaches the int64 conversion (UB). */
+    double lo = -(double)n - 2.0, hi = (double)in + (double)n + 2.0;
+    if (!(x_ori >= lo))
+        x_ori = lo;
+    if (x_ori > hi)
+        x_ori = hi;
     double fl = floor(x_ori);
     double ratio = x_ori == fl ? 1.0 : x_ori - fl;
     int64_t base = (int64_t)(x_ori - ratio);

@@ -169,6 +169,27 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
     return st == TCONV_OK ? narrow_outputs(ctx, half) : st;
 }
 
+static bool is_float_type(tconv_dtype d) {
+    return is_half(d) || d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE;
+}
+
+/* A float input of another type beside the 16-bit one, where the op's schema ties its float
+ * inputs to one type T: widening would make them agree and compute silently (issue 27). */
+static tconv_status check_one_float_type(const tc_kernel_ctx *ctx, tconv_dtype half) {
+    if (tc_op_mixed_float_inputs(ctx->node->op))
+        return TCONV_OK;
+    for (size_t i = 0; i < ctx->n_inputs; i++) {
+        const tc_rt_tensor *t = ctx->inputs[i];
+        if (t && is_float_type(t->dtype) && t->dtype != half)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "input %zu ('%s') is %s beside %s inputs: %s's type constraint "
+                                "takes one type for them",
+                                i, tc_kernel_input_name(ctx, i), tconv_dtype_name(t->dtype),
+                                tconv_dtype_name(half), ctx->node->op_type);
+    }
+    return TCONV_OK;
+}
+
 static tconv_status run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
     tconv_dtype half = step->half_native ? TCONV_DTYPE_UNDEFINED : half_input_dtype(ctx);
     if (half == TCONV_DTYPE_UNDEFINED)
@@ -177,6 +198,13 @@ static tconv_status run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
 }
 
 tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
+    /* on the inputs as the graph gives them (a folded W' is float32 by design) */
+    tconv_dtype half = step->half_native ? TCONV_DTYPE_UNDEFINED : half_input_dtype(ctx);
+    if (half != TCONV_DTYPE_UNDEFINED) {
+        tconv_status st = check_one_float_type(ctx, half);
+        if (st != TCONV_OK)
+            return st;
+    }
     if (!step->folded || ctx->n_inputs > TC_FOLD_INPUTS)
         return run_kernel(step, ctx);
     /* W and B of a folded BatchNormalization (session_fold.c) replace the initializers; they

@@ -3,6 +3,7 @@
  * the code before its fix. */
 #include "ir/einsum_equation.h"
 #include "ir/ops.h"
+#include "passes/pass.h"
 #include "runtime/op_work.h"
 #include "tconv/model.h"
 #include "tconv/passes.h"
@@ -735,6 +736,192 @@ static void test_loop_scan_bookkeeping_counted(void **state) {
     tconv_model_free(m);
 }
 
+/* ---------------------------------------------------------------- Range, Split (Low) */
+
+static tconv_status shape_infer(tconv_model *m, tc_error *err) {
+    tc_pass_options options;
+    tc_pass_options_init(&options);
+    tc_error_clear(err);
+    return tc_pass_shape_infer(m->graph, &options, err);
+}
+
+/* Range on int64 constants: (limit - start + delta - 1) overflowed (Range(0, INT64_MAX,
+ * INT64_MAX) gave [], numpy [0]); shape inference counted in float (16777217 became 16777216). */
+static void test_range_counts_without_overflow(void **state) {
+    (void)state;
+    static const struct {
+        int64_t start, limit, delta, n;
+        int64_t first, last;
+    } cases[] = {
+        {0, INT64_MAX, INT64_MAX, 1, 0, 0},
+        {INT64_MIN, INT64_MAX, INT64_MAX, 3, INT64_MIN, INT64_MAX - 1},
+        {INT64_MAX, INT64_MIN, INT64_MIN, 2, INT64_MAX, -1},
+        {0, 16777217, 1, 16777217, 0, 16777216},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tconv_model *m = rtt_model(11);
+        tconv_graph *g = m->graph;
+        tconv_value *in[3] = {rtt_init(g, "start", TCONV_DTYPE_INT64, 0, NULL, &cases[c].start, 8),
+                              rtt_init(g, "limit", TCONV_DTYPE_INT64, 0, NULL, &cases[c].limit, 8),
+                              rtt_init(g, "delta", TCONV_DTYPE_INT64, 0, NULL, &cases[c].delta, 8)};
+        const char *y[] = {"Y"};
+        rtt_node(g, "Range", "range", in, 3, y, 1);
+        rtt_output(g, "Y");
+        tc_error err;
+        assert_int_equal(shape_infer(m, &err), TCONV_OK);
+        const tconv_value *yv = rtt_value(g, "Y");
+        assert_int_equal(yv->type.rank, 1);
+        assert_int_equal(yv->type.dims[0].kind, TCONV_DIM_STATIC);
+        assert_int_equal(yv->type.dims[0].value, cases[c].n);
+        tc_rt_tensor out = {0};
+        assert_int_equal(rtt_run(m, NULL, 0, &out, &err), TCONV_OK);
+        assert_int_equal(out.n_elements, cases[c].n);
+        const int64_t *v = out.data;
+        assert_true(v[0] == cases[c].first && v[cases[c].n - 1] == cases[c].last);
+        tc_rt_tensor_release(&out);
+        tconv_model_free(m);
+    }
+}
+
+/* Split sizes whose sum wraps to the axis (INT64_MAX + INT64_MAX + 2 = 0 mod 2^64) were
+ * accepted; negative sizes too. The kernel and shape inference refuse them. */
+static void test_split_sizes_must_cut(void **state) {
+    (void)state;
+    static const int64_t sizes[][3] = {{INT64_MAX, INT64_MAX, 2}, {-1, 1, 0}, {2, -1, -1}};
+    for (size_t c = 0; c < 3; c++) {
+        for (int infer = 0; infer <= 1; infer++) {
+            tconv_model *m = rtt_model(13);
+            tconv_graph *g = m->graph;
+            const int64_t dims[1] = {0};
+            tconv_value *in[2] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 1, dims),
+                                  rtt_init_i64(g, "split", 3, sizes[c])};
+            const char *outs[] = {"A", "B", "C"};
+            rtt_node(g, "Split", "split", in, 2, outs, 3);
+            rtt_output(g, "A");
+            tc_error err;
+            if (infer) {
+                assert_int_equal(shape_infer(m, &err), TCONV_ERR_INVALID);
+                rtt_assert_contains(err.message, "split sizes do not cut");
+            } else {
+                tc_rt_tensor x = rtt_tensor(TCONV_DTYPE_FLOAT, 1, dims, NULL), y = {0};
+                assert_int_equal(rtt_run(m, &x, 1, &y, &err), TCONV_ERR_INVALID);
+                rtt_assert_contains(err.message, "do not cut an axis of 0");
+                tc_rt_tensor_release(&x);
+                tc_rt_tensor_release(&y);
+            }
+            tconv_model_free(m);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- Resize roi (Low) */
+
+/* tf_crop_and_resize with a NaN (or 1e30) roi: the coordinate reached an int64 conversion
+ * (UB; garbage taps); it is outside, so every output is the extrapolation value. */
+static void test_resize_nan_roi_extrapolates(void **state) {
+    (void)state;
+    const float rois[2] = {NAN, 1e30f};
+    for (int r = 0; r < 2; r++) {
+        tconv_model *m = rtt_model(13);
+        tconv_graph *g = m->graph;
+        const int64_t xd[4] = {1, 1, 2, 2}, rd[1] = {8}, sizes[4] = {1, 1, 3, 3};
+        const float roi[8] = {0, 0, rois[r], rois[r], 1, 1, rois[r], rois[r]};
+        const float x[4] = {1, 2, 3, 4};
+        tconv_value *in[4] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT, 4, xd),
+                              rtt_init(g, "roi", TCONV_DTYPE_FLOAT, 1, rd, roi, sizeof roi), NULL,
+                              rtt_init_i64(g, "sizes", 4, sizes)};
+        const char *y[] = {"Y"};
+        tconv_node *n = rtt_node(g, "Resize", "resize", in, 4, y, 1);
+        tc_error err;
+        assert_int_equal(tc_node_set_attr_string(n, "mode", "linear", &err), TCONV_OK);
+        assert_int_equal(tc_node_set_attr_string(n, "coordinate_transformation_mode",
+                                                 "tf_crop_and_resize", &err),
+                         TCONV_OK);
+        assert_int_equal(tc_node_set_attr_float(n, "extrapolation_value", 7.0f, &err), TCONV_OK);
+        rtt_output(g, "Y");
+        tc_rt_tensor xt = rtt_tensor(TCONV_DTYPE_FLOAT, 4, xd, x), out = {0};
+        assert_int_equal(rtt_run(m, &xt, 1, &out, &err), TCONV_OK);
+        const float want[9] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
+        rtt_assert_floats(&out, want, 9);
+        tc_rt_tensor_release(&xt);
+        tc_rt_tensor_release(&out);
+        tconv_model_free(m);
+    }
+}
+
+/* ---------------------------------------------------------------- mixed float types (Low) */
+
+/* Add(float16, float32): T takes one type; the executor widened the float16 input and added
+ * silently. Refused now, naming the input; BatchNormalization-15, whose scale/B/mean/var have
+ * constraints of their own (T1, T2), still takes float32 parameters for float16 X. */
+static void test_float16_beside_float32_refused(void **state) {
+    (void)state;
+    const int64_t d[1] = {2};
+    const uint16_t h[2] = {0x3c00, 0x4000}; /* 1, 2 */
+    const float f[2] = {1, 2};
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    tconv_value *in[2] = {rtt_input(g, "A", TCONV_DTYPE_FLOAT16, 1, d),
+                          rtt_input(g, "B", TCONV_DTYPE_FLOAT, 1, d)};
+    const char *y[] = {"Y"};
+    rtt_node(g, "Add", "add", in, 2, y, 1);
+    rtt_output(g, "Y");
+    tc_rt_tensor x[2] = {rtt_tensor(TCONV_DTYPE_FLOAT16, 1, d, h),
+                         rtt_tensor(TCONV_DTYPE_FLOAT, 1, d, f)},
+                 out = {0};
+    tc_error err;
+    assert_int_equal(rtt_run(m, x, 2, &out, &err), TCONV_ERR_INVALID);
+    rtt_assert_contains(err.message, "input 1 ('B') is float beside float16 inputs");
+    tconv_model_free(m);
+
+    m = rtt_model(15);
+    g = m->graph;
+    const int64_t xd[2] = {1, 2};
+    const float one[2] = {1, 1}, zero[2] = {0, 0};
+    tconv_value *bin[5] = {rtt_input(g, "X", TCONV_DTYPE_FLOAT16, 2, xd),
+                           rtt_init(g, "s", TCONV_DTYPE_FLOAT, 1, d, one, 8),
+                           rtt_init(g, "b", TCONV_DTYPE_FLOAT, 1, d, zero, 8),
+                           rtt_init(g, "m", TCONV_DTYPE_FLOAT, 1, d, zero, 8),
+                           rtt_init(g, "v", TCONV_DTYPE_FLOAT, 1, d, one, 8)};
+    rtt_node(g, "BatchNormalization", "bn", bin, 5, y, 1);
+    rtt_output(g, "Y");
+    tc_rt_tensor xh = rtt_tensor(TCONV_DTYPE_FLOAT16, 2, xd, h);
+    assert_int_equal(rtt_run(m, &xh, 1, &out, &err), TCONV_OK);
+    assert_int_equal(out.dtype, TCONV_DTYPE_FLOAT16);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&xh);
+    tc_rt_tensor_release(&x[0]);
+    tc_rt_tensor_release(&x[1]);
+    tconv_model_free(m);
+}
+
+/* ---------------------------------------------------------------- empty broadcasts (Low) */
+
+/* Add of [2^40, 0, 2^40] and [1, 1, 1]: the strides of the empty operand multiplied past
+ * int64 (UBSan, found by the fuzzer). The result is the empty [2^40, 0, 2^40]. */
+static void test_empty_broadcast_strides(void **state) {
+    (void)state;
+    const int64_t big = (int64_t)1 << 40;
+    const int64_t ad[3] = {big, 0, big}, bd[3] = {1, 1, 1};
+    tconv_model *m = rtt_model(14);
+    tconv_graph *g = m->graph;
+    tconv_value *in[2] = {rtt_input(g, "A", TCONV_DTYPE_FLOAT, 3, ad),
+                          rtt_input(g, "B", TCONV_DTYPE_FLOAT, 3, bd)};
+    const char *y[] = {"Y"};
+    rtt_node(g, "Add", "add", in, 2, y, 1);
+    rtt_output(g, "Y");
+    tc_session_options o = work_options(0);
+    tc_rt_tensor x[2] = {rtt_tensor(TCONV_DTYPE_FLOAT, 3, ad, NULL),
+                         rtt_tensor(TCONV_DTYPE_FLOAT, 3, bd, NULL)},
+                 out = {0};
+    rtt_run_counted(m, &o, x, 2, &out);
+    rtt_assert_dims(&out, 3, ad);
+    tc_rt_tensor_release(&out);
+    tc_rt_tensor_release(&x[0]);
+    tc_rt_tensor_release(&x[1]);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_einsum_refuses_what_numpy_refuses),
@@ -756,6 +943,11 @@ int main(void) {
         cmocka_unit_test(test_crop_fusion_ignores_declared_rank),
         cmocka_unit_test(test_proof_sizes_escape_names),
         cmocka_unit_test(test_loop_scan_bookkeeping_counted),
+        cmocka_unit_test(test_range_counts_without_overflow),
+        cmocka_unit_test(test_split_sizes_must_cut),
+        cmocka_unit_test(test_resize_nan_roi_extrapolates),
+        cmocka_unit_test(test_float16_beside_float32_refused),
+        cmocka_unit_test(test_empty_broadcast_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
