@@ -98,7 +98,14 @@ tconv_status tc_api_session_create(tconv_model *model, const tc_session_options 
                      save_graph(model->graph, &s) == TCONV_OK;
     if (annotated)
         infer(model, options ? options->convention : TCONV_CONVENTION_ONNX);
-    tconv_status st = tc_session_create(model, options, out, err);
+    tc_session_options with_library;
+    if (options)
+        with_library = *options;
+    else
+        tc_session_options_init(&with_library);
+    if (!with_library.function_library)
+        with_library.function_library = tc_api_function_library();
+    tconv_status st = tc_session_create(model, &with_library, out, err);
     if (annotated)
         restore(&s);
     snapshot_free(&s);

@@ -36,6 +36,10 @@ typedef struct tc_session_options {
      * session_work.c); default TCONV_DEFAULT_MAX_WORK, 0: no limit. Refused before the run
      * computes, from the declared shapes, or before the node computes, from the actual ones. */
     uint64_t max_work;
+    /* ONNX function bodies for ops without a kernel (src/api's built-in library, loaded from
+     * src/runtime/data/onnx_functions.onnx): a model whose `functions` are borrowed (it must
+     * outlive the session), or NULL for none. The model's own functions come first. */
+    const tconv_model *function_library;
 } tc_session_options;
 
 /* 2^38 (2.7e11) multiply-adds: minutes of one core at tconv's speed. The largest model of
