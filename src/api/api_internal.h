@@ -40,6 +40,11 @@ void tc_api_session_options(const tconv_limits *limits, tc_session_options *out)
 /* tc_session_create with the session's memory and work planned from the shapes inference gives
  * the values the model leaves untyped; the model's types and value_info are put back afterwards
  * (api_session.c). The model must not be used from another thread meanwhile. */
+/* The built-in ONNX function library (src/runtime/data/onnx_functions.onnx, compiled in by
+ * cmake/embed_bytes.cmake), loaded on first use and kept for the process; NULL if it did not
+ * load. tc_api_session_create gives it to every session it makes. */
+const tconv_model *tc_api_function_library(void);
+
 tconv_status tc_api_session_create(tconv_model *model, const tc_session_options *options,
                                    tc_session **out, tc_error *err);
 

@@ -136,6 +136,8 @@ tconv_status tc_api_session_create(tconv_model *model, const tc_session_options 
         refined = *options;
     else
         tc_session_options_init(&refined);
+    if (!refined.function_library)
+        refined.function_library = tc_api_function_library();
     if (annotated) {
         infer(model, convention);
         if (tc_shape_refiner_new(model, convention, &refiner) == TCONV_OK) {

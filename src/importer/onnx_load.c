@@ -455,6 +455,9 @@ static tconv_status load_attr(load_ctx *ctx, tconv_node *node, size_t index,
     if (!attr.name)
         return nomem(ctx, "an attribute name");
     tconv_status st = check_attr_type(ctx, a, &attr.type);
+    if (st == TCONV_OK && a->ref_attr_name && *a->ref_attr_name &&
+        !(attr.ref_attr_name = tc_arena_strdup(ctx->model->arena, a->ref_attr_name)))
+        st = nomem(ctx, "an attribute reference");
     if (st == TCONV_OK)
         st = load_attr_value(ctx, node, a, &attr, depth);
     if (st == TCONV_OK)
@@ -638,6 +641,48 @@ static tconv_status load_function_body(load_ctx *ctx, tconv_graph *body,
     return st;
 }
 
+/* attribute_proto (defaults), attribute (parameters without one) and opset_import. */
+static tconv_status load_function_signature(load_ctx *ctx, tc_function *fn,
+                                            const Onnx__FunctionProto *fp) {
+    tc_arena *arena = ctx->model->arena;
+    fn->attrs = tc_arena_calloc(arena, fp->n_attribute_proto + 1, sizeof *fn->attrs);
+    fn->attr_params = tc_arena_calloc(arena, fp->n_attribute + 1, sizeof *fn->attr_params);
+    fn->opsets = tc_arena_calloc(arena, fp->n_opset_import + 1, sizeof *fn->opsets);
+    if (!fn->attrs || !fn->attr_params || !fn->opsets)
+        return nomem(ctx, "a function");
+    bool ok = true;
+    for (size_t i = 0; i < fp->n_attribute; i++)
+        fn->attr_params[fn->n_attr_params++] = dup_str(ctx, fp->attribute[i], &ok);
+    for (size_t i = 0; ok && i < fp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *op = fp->opset_import[i];
+        fn->opsets[i].domain = dup_str(ctx, op->domain, &ok);
+        fn->opsets[i].version = op->version;
+        fn->opsets[i].origin = op;
+        fn->n_opsets = i + 1;
+    }
+    if (!ok)
+        return nomem(ctx, "a function");
+    for (size_t i = 0; i < fp->n_attribute_proto; i++) {
+        const Onnx__AttributeProto *a = fp->attribute_proto[i];
+        tc_attr *attr = &fn->attrs[i];
+        attr->origin = a;
+        attr->name = dup_str(ctx, a->name, &ok);
+        if (!ok || !attr->name)
+            return ok ? tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                     "attribute_proto #%zu has no name", i)
+                      : nomem(ctx, "a function attribute");
+        tconv_status st = check_attr_type(ctx, a, &attr->type);
+        if (st == TCONV_OK && (attr->type == TCONV_ATTR_GRAPH || attr->type == TCONV_ATTR_GRAPHS))
+            st = tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "a graph default is not supported");
+        if (st == TCONV_OK)
+            st = load_attr_value(ctx, NULL, a, attr, 0);
+        if (st != TCONV_OK)
+            return tc_error_prefix(ctx->err, st, "attribute_proto '%s': ", attr->name);
+        fn->n_attrs = i + 1;
+    }
+    return TCONV_OK;
+}
+
 static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp, tc_function **out) {
     bool ok = true;
     tc_function *fn = tc_arena_alloc(ctx->model->arena, sizeof *fn);
@@ -656,7 +701,11 @@ static tconv_status load_function(load_ctx *ctx, const Onnx__FunctionProto *fp, 
     fn->body->function = fn;
     fn->body->name = fn->name;
     *out = fn;
-    st = load_function_body(ctx, fn->body, fp);
+    st = load_function_signature(ctx, fn, fp);
+    if (st == TCONV_OK)
+        st = load_function_body(ctx, fn->body, fp);
+    if (st == TCONV_OK)
+        tc_function_resolve_ops(fn);
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, st, "function '%s': ", str_or_empty(fp->name));
     return TCONV_OK;

@@ -55,11 +55,42 @@ int64_t tc_model_opset(const tconv_model *model, const char *domain) {
     return 0;
 }
 
+int64_t tc_graph_opset(const tconv_graph *graph, const char *domain) {
+    bool want_default = is_default_domain(domain);
+    for (const tconv_graph *g = graph; g; g = g->parent) {
+        const tc_function *fn = g->function;
+        for (size_t i = 0; fn && i < fn->n_opsets; i++) {
+            const char *d = fn->opsets[i].domain;
+            if (want_default ? is_default_domain(d) : (d && strcmp(d, domain) == 0))
+                return fn->opsets[i].version;
+        }
+    }
+    return tc_model_opset(graph->model, domain);
+}
+
+static void resolve_graph_ops(tconv_graph *graph) {
+    for (tconv_node *n = graph->first; n; n = n->next) {
+        n->op = tc_op_find(n->domain, n->op_type, tc_graph_opset(graph, n->domain));
+        for (size_t i = 0; i < n->n_attrs; i++) {
+            const tc_attr *a = &n->attrs[i];
+            if (a->type == TCONV_ATTR_GRAPH && a->g)
+                resolve_graph_ops(a->g);
+            for (size_t k = 0; a->type == TCONV_ATTR_GRAPHS && k < a->n; k++)
+                resolve_graph_ops(a->graphs[k]);
+        }
+    }
+}
+
+void tc_function_resolve_ops(tc_function *fn) {
+    resolve_graph_ops(fn->body);
+}
+
 /* A changed opset changes which table entry each node is: resolve them all again. */
 static void resolve_ops(tconv_model *model) {
     for (size_t i = 0; i < model->n_all_graphs; i++) {
         for (tconv_node *n = model->all_graphs[i]->first; n; n = n->next)
-            n->op = tc_op_find(n->domain, n->op_type, tc_model_opset(model, n->domain));
+            n->op =
+                tc_op_find(n->domain, n->op_type, tc_graph_opset(model->all_graphs[i], n->domain));
     }
 }
 
@@ -325,7 +356,7 @@ tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char 
         !tc_name_map_put(&graph->model->names, node->name, NULL))
         return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
-    node->op = tc_op_find(node->domain, node->op_type, tc_model_opset(graph->model, node->domain));
+    node->op = tc_op_find(node->domain, node->op_type, tc_graph_opset(graph, node->domain));
     *out = node;
     return TCONV_OK;
 }

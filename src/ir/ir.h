@@ -184,7 +184,10 @@ typedef struct tc_attr {
     tc_bytes *strings;
     tconv_tensor **tensors;
     tconv_graph **graphs;
-    /* sparse tensors, type protos, ref_attr_name and doc_string live only in origin. */
+    /* In a function body: the name of the calling node's attribute this one stands for (its
+     * value fields are then unset), else NULL. */
+    const char *ref_attr_name;
+    /* sparse tensors, type protos and doc_string live only in origin. */
     const void *origin; /* Onnx__AttributeProto */
 } tc_attr;
 
@@ -275,20 +278,27 @@ struct tconv_graph {
 
 /* ---------------------------------------------------------------- functions and models */
 
-struct tc_function {
-    const char *name;
-    const char *domain;
-    const char *overload;
-    const char *doc_string;
-    tconv_graph *body;  /* inputs/outputs are the formal parameters (no types) */
-    const void *origin; /* Onnx__FunctionProto: attribute names, defaults, opset_import, ... */
-};
-
 typedef struct tc_opset {
     const char *domain; /* "" or NULL: ai.onnx */
     int64_t version;
     const void *origin;
 } tc_opset;
+
+struct tc_function {
+    const char *name;
+    const char *domain;
+    const char *overload;
+    const char *doc_string;
+    tconv_graph *body; /* inputs/outputs are the formal parameters, typed where the
+                          FunctionProto's value_info types them */
+    tc_attr *attrs;    /* attribute_proto: the attribute parameters with default values */
+    size_t n_attrs;
+    const char **attr_params; /* attribute: the parameters without a default */
+    size_t n_attr_params;
+    tc_opset *opsets; /* opset_import: the versions the body's ops bind to */
+    size_t n_opsets;
+    const void *origin; /* Onnx__FunctionProto */
+};
 
 typedef struct tc_string_pair {
     const char *key;
@@ -350,6 +360,12 @@ void tconv_model_free(tconv_model *model);
 
 /* Opset version of `domain` ("" or NULL or "ai.onnx" for the default domain); 0 if not imported. */
 int64_t tc_model_opset(const tconv_model *model, const char *domain);
+/* The version a node of `graph` binds to: its function's opset_import when the graph is (or is
+ * nested in) a function body that imports the domain, else the model's. */
+int64_t tc_graph_opset(const tconv_graph *graph, const char *domain);
+/* Resolves the op table entries of a function body's nodes (nested graphs too) against its own
+ * opset_import (the loader calls it once the body and its opsets are loaded). */
+void tc_function_resolve_ops(tc_function *fn);
 tconv_status tc_model_set_opset(tconv_model *model, const char *domain, int64_t version,
                                 tc_error *err);
 /* Sets (and marks present) the model's ir_version. */

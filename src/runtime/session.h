@@ -44,6 +44,10 @@ typedef struct tc_session_options {
      * them. src/api sets it to shape inference and puts the model's types back afterwards. */
     void (*refine_types)(void *ctx, const tconv_node *node, const tc_rt_tensor *const *constants);
     void *refine_ctx;
+    /* ONNX function bodies for ops without a kernel (src/api's built-in library, loaded from
+     * src/runtime/data/onnx_functions.onnx): a model whose `functions` are borrowed (it must
+     * outlive the session), or NULL for none. The model's own functions come first. */
+    const tconv_model *function_library;
 } tc_session_options;
 
 /* 2^38 (2.7e11) multiply-adds: minutes of one core at tconv's speed. The largest model of

@@ -58,7 +58,12 @@ typedef struct tc_step_plan {
      * activation's step only moves the result along. */
     const tc_kernel_activation *activation;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
-    bool half_native;     /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
+    /* A node without a kernel that runs as an ONNX function body (session_function.c): the
+     * bodies that fit it when planned, each with its subplan; the run takes the first whose
+     * input types and shapes fit the inputs. */
+    const tc_function **functions;
+    size_t n_functions;
+    bool half_native; /* tc_op_half_native: the kernel takes float16/bfloat16 itself */
     /* BatchNormalization folding (session_fold.c): NULL, or TC_FOLD_TENSORS plan-owned float
      * constants; the first TC_FOLD_INPUTS with a dtype replace the step's inputs (W and B of a
      * Conv or ConvTranspose that absorbed the BatchNormalization after it, which only moves
@@ -152,6 +157,7 @@ struct tc_session {
      * first run; between runs only the constants' slots hold anything. */
     tc_run_env main_env;
     int depth;
+    int function_depth;    /* function bodies being planned inside each other */
     size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
     size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */
     size_t fold_max_bytes; /* while constants are folded: the largest tensor allowed, else 0 */
@@ -161,6 +167,17 @@ struct tc_session {
     uint64_t run_checked_held[3];
     tc_profile *profile; /* borrowed; NULL: not profiling (tc_session_set_profile) */
 };
+
+/* A node with no kernel as a function call (session_function.c): the model's own functions of
+ * the node's domain, name and overload, else the bodies of the session's function library built
+ * for exactly this node's context. Sets step->functions and step->kernel; TCONV_OK with no
+ * kernel set when none fits (the caller says "no kernel"), an error when the model's function
+ * of that name cannot run. */
+tconv_status tc_plan_function_call(tc_session *session, tc_step_plan *step, tc_error *err);
+/* The kernel of such a step: runs the first fitting body as a subgraph. */
+tconv_status tc_run_function_call(tc_kernel_ctx *ctx);
+/* Function bodies planned inside each other at most this deep (a function calling itself). */
+#define TCONV_MAX_FUNCTION_DEPTH 16
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */
 tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_graph_plan *parent,

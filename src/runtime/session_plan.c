@@ -271,7 +271,7 @@ static tconv_status order_steps(tc_session *s, tc_graph_plan *plan, const tc_ste
 static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err) {
     const tconv_node *node = step->node;
     const char *domain = node->domain && *node->domain ? node->domain : "ai.onnx";
-    step->opset = tc_model_opset(s->model, node->domain);
+    step->opset = tc_graph_opset(node->graph, node->domain); /* a function body's own */
     char where[256];
     if (step->opset <= 0)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
@@ -286,6 +286,11 @@ static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err
                    ? TCONV_OK
                    : tc_error_prefix(err, st, "%s: ", describe(node, where, sizeof where));
     }
+    tconv_status fst = tc_plan_function_call(s, step, err);
+    if (fst != TCONV_OK)
+        return tc_error_prefix(err, fst, "%s: ", describe(node, where, sizeof where));
+    if (step->kernel)
+        return TCONV_OK;
     int first, last;
     if (tc_op_kernel_span(node->domain, node->op_type, &first, &last))
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
@@ -348,6 +353,27 @@ static tconv_status build_subplan(tconv_graph *sub, void *vctx) {
     return TCONV_OK;
 }
 
+/* A function body's plan: a scope of its own (no outer values), kept with the step's subplans
+ * (tc_session_run_subgraph finds it there). */
+static tconv_status build_function_subplan(tc_session *s, tc_step_plan *step, tconv_graph *body,
+                                           tc_error *err) {
+    tc_graph_plan *subplan;
+    s->function_depth++;
+    tconv_status st = tc_plan_build(s, body, NULL, &subplan, err);
+    s->function_depth--;
+    if (st != TCONV_OK) {
+        char where[256];
+        return tc_error_prefix(
+            err, st, "%s: function body '%s': ", describe(step->node, where, sizeof where),
+            body->name ? body->name : "");
+    }
+    if (!grow(s, (void **)&step->subplans, &step->cap_subplans, sizeof subplan,
+              step->n_subplans + 1))
+        return tc_error_nomem(err, "an execution plan");
+    step->subplans[step->n_subplans++] = subplan;
+    return TCONV_OK;
+}
+
 static tconv_status plan_step(tc_session *s, tc_graph_plan *plan, tc_step_plan *step,
                               tc_error *err) {
     tconv_status st = plan_kernel(s, step, err);
@@ -365,7 +391,10 @@ static tconv_status plan_step(tc_session *s, tc_graph_plan *plan, tc_step_plan *
         return st;
     }
     capture_ctx cc = {s, plan, step, err};
-    return tc_node_for_each_subgraph(node, collect_captures, &cc);
+    st = tc_node_for_each_subgraph(node, collect_captures, &cc);
+    for (size_t i = 0; st == TCONV_OK && i < step->n_functions; i++)
+        st = build_function_subplan(s, step, step->functions[i]->body, err);
+    return st;
 }
 
 static tconv_status plan_steps(tc_session *s, tc_graph_plan *plan, tc_error *err) {

@@ -106,3 +106,19 @@ foreach(test IN LISTS tconv_node_tests_passed)
            COMMAND tconv-run "${TCONV_ONNX_NODE_TESTS}/${test}" --rtol 1e-3 --atol 1e-7)
   set_tests_properties("runtime.node.${test}" PROPERTIES TIMEOUT 300 LABELS node_tests)
 endforeach()
+
+# ONNX functions (tests/golden/ops/generate_functions.py): model-local functions run as their
+# bodies (fn_* cases, registered from functions.tsv above); these must be refused, saying why.
+set(tconv_function_refusals
+    "error_fn_local_attr_ref|its body refers to the caller's attributes"
+    "error_fn_library_context|unsupported op RMSNormalization .domain 'ai.onnx', opset 23.: no kernel")
+foreach(entry IN LISTS tconv_function_refusals)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 case)
+  list(GET parts 1 message)
+  add_test(NAME "runtime.golden.${case}"
+           COMMAND tconv-run "${PROJECT_SOURCE_DIR}/tests/golden/ops/${case}")
+  set_tests_properties("runtime.golden.${case}" PROPERTIES LABELS golden
+                       PASS_REGULAR_EXPRESSION "${message}"
+                       FAIL_REGULAR_EXPRESSION "[1-9][0-9]* passed")
+endforeach()
