@@ -7,6 +7,7 @@ side-by-side tables of bench/README.md (Markdown on stdout).
 "speedup" is reference ms / tconv ms: above 1, tconv is faster.
 """
 import json
+import re
 import statistics
 import sys
 
@@ -360,8 +361,10 @@ def target_case_label(case):
 
 
 def target_ratios(rows, case, variant, runtime):
-    """(original ms, converted ms, ratio, busy): the ms the medians over rounds, the ratio the
-    median over rounds of converted / original measured in the same round."""
+    """(original ms, converted ms, ratio, busy, rounds, original's kind, ratio of minima): the ms
+    the medians over rounds, the ratio the median over rounds of converted / original measured
+    in the same round, the last the ratio of each side's fastest round (on a busy machine the
+    round least disturbed by other processes)."""
     times = [r for r in rows if r.get("bench") == "target_time" and r["case"] == case
              and r["runtime"] == runtime]
     orig = {r["round"]: r for r in times if r["variant"] == "original"}
@@ -373,7 +376,29 @@ def target_ratios(rows, case, variant, runtime):
     busy = max(max(orig[k].get("others_cpu", -1), conv[k].get("others_cpu", -1)) for k in rounds)
     return (statistics.median(orig[k]["ms"] for k in rounds),
             statistics.median(conv[k]["ms"] for k in rounds), statistics.median(ratios), busy,
-            len(rounds), orig[rounds[0]].get("model", "original"))
+            len(rounds), orig[rounds[0]].get("model", "original"),
+            min(conv[k]["ms"] for k in rounds) / min(orig[k]["ms"] for k in rounds))
+
+
+def ops_text(conversion):
+    """tconv-import's op counts before -> after; empty when only attributes or weights changed
+    (a dilation folded into W, a pad form)."""
+    return conversion["ops"] or "same ops (attributes, weights)"
+
+
+def short_reason(reason):
+    """tconv-import's refusal, shortened: what it says of the first node it names, and how many
+    nodes it names (the full message is in the results file)."""
+    text = re.sub(r"^\S+: (pass [\w-]+: )?", "", reason)
+    text = re.sub(r"^not lowered: ", "", text)
+    nodes = len(set(re.findall(r"node '([^']*)'", reason)))
+    m = re.search(r"node '[^']*' \(#\d+, \w+\): ", text)
+    if not m:
+        return text
+    rest = text[m.end():].replace(m.group(0), "")  # the same node named again
+    cut = re.search(r";\s*(?=node ')|(?<=\)) (?=node ')", rest)  # where the next node starts
+    return "%s%s%s (%d node%s named)" % (text[:m.start()], m.group(0), rest[:cut.start()]
+                                          if cut else rest, nodes, "" if nodes == 1 else "s")
 
 
 def target_sections(rows):
@@ -402,8 +427,9 @@ def target_sections(rows):
                "onnxruntime median | onnxruntime worst |", "|---|---|---|---|---|---|---|---|"]
     for t in targets:
         table = ["| workload | rewritten | ops before -> after | tconv original ms | tconv "
-                 "converted ms | tconv ratio | onnxruntime original ms | onnxruntime converted "
-                 "ms | onnxruntime ratio | busy |", "|---|---|---|---|---|---|---|---|---|---|"]
+                 "converted ms | tconv ratio (of minima) | onnxruntime original ms | onnxruntime "
+                 "converted ms | onnxruntime ratio (of minima) | busy |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
         mine = [r for r in conversions if r["target"] == t]
         per_runtime = {rt: [] for rt in RUNTIMES}
         for c in mine:
@@ -418,18 +444,20 @@ def target_sections(rows):
                 if res is None:
                     cells += ["n/a", "n/a", "**fails its golden check**" if bad else "n/a"]
                     continue
-                o_ms, c_ms, ratio, b, _, kind = res
+                o_ms, c_ms, ratio, b, _, kind, ratio_min = res
                 busy = max(busy, b)
                 per_runtime[rt].append((ratio, c["case"]))
-                mark = "**%.2f**" % ratio if ratio > TARGET_LIMIT else "%.2f" % ratio
+                mark = ("**%.2f**" if ratio > TARGET_LIMIT else "%.2f") % ratio
+                mark += " (%.2f)" % ratio_min
                 cells += [fmt_ms({"ms": o_ms}) + (" (legalized)" if kind == "legalized" else ""),
                           fmt_ms({"ms": c_ms}), mark]
                 if ratio > TARGET_LIMIT:
-                    over.append("- `%s`, %s, %s: %.2f (original %s ms, converted %s ms; %s)" %
-                                (t, target_case_label(c["case"]), rt, ratio, fmt_ms({"ms": o_ms}),
-                                 fmt_ms({"ms": c_ms}), c["ops"]))
+                    over.append("- `%s`, %s, %s: %.2f, of minima %.2f (original %s ms, converted "
+                                "%s ms; %s)" %
+                                (t, target_case_label(c["case"]), rt, ratio, ratio_min,
+                                 fmt_ms({"ms": o_ms}), fmt_ms({"ms": c_ms}), ops_text(c)))
             table.append("| %s | %d | %s | %s | %.2f |" % (target_case_label(c["case"]),
-                                                          c["rewritten"], c["ops"],
+                                                          c["rewritten"], ops_text(c),
                                                           " | ".join(cells), busy))
         cols = []
         for rt in RUNTIMES:
@@ -455,7 +483,8 @@ def target_sections(rows):
                      summary))
     sections.append(("### Converted forms more than 20%% slower than the original (ratio > %.1f)"
                      % TARGET_LIMIT, over or ["- none"]))
-    refused = ["- `%s`, %s: %s" % (r["target"], target_case_label(r["case"]), r["reason"])
+    refused = ["- `%s`, %s: %s" % (r["target"], target_case_label(r["case"]),
+                                   short_reason(r["reason"]))
                for r in conversions if r["status"] == "refused"]
     sections.append(("### Refused conversions", refused or ["- none"]))
     bad = ["- %s, %s, %s model (targets: %s): %s" %
