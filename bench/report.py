@@ -401,6 +401,35 @@ def short_reason(reason):
                                           if cut else rest, nodes, "" if nodes == 1 else "s")
 
 
+def target_matrix(rows, conversions, targets):
+    """One row per workload, one column per target: "tconv ratio / onnxruntime ratio"."""
+    cases = []
+    for c in conversions:
+        if c["case"] not in cases:
+            cases.append(c["case"])
+    out = ["| workload | " + " | ".join("`%s`" % t for t in targets) + " |",
+           "|---|" + "---|" * len(targets)]
+    for case in cases:
+        cells = []
+        for t in targets:
+            c = next((c for c in conversions if c["case"] == case and c["target"] == t), None)
+            if c is None:
+                cells.append("")
+            elif c["status"] == "unchanged":
+                cells.append("=")
+            elif c["status"] == "refused":
+                cells.append("refused")
+            else:
+                parts = []
+                for rt in RUNTIMES:
+                    res = target_ratios(rows, case, c["variant"], rt)
+                    parts.append("n/a" if res is None else
+                                 ("**%.2f**" if res[2] > TARGET_LIMIT else "%.2f") % res[2])
+                cells.append(" / ".join(parts))
+        out.append("| %s | %s |" % (target_case_label(case), " | ".join(cells)))
+    return out
+
+
 def target_sections(rows):
     conversions = [r for r in rows if r.get("bench") == "target_conversion"]
     if not conversions:
@@ -481,6 +510,9 @@ def target_sections(rows):
         sections.append(("### Target `%s`" % t, table + [""] + [" ".join(line)]))
     sections.append(("### Summary per target (ratio = converted / original; worst in brackets)",
                      summary))
+    sections.append(("### All ratios (converted / original; tconv / onnxruntime; **bold** above "
+                     "%.1f; `=` unchanged: nothing rewritten)" % TARGET_LIMIT,
+                     target_matrix(rows, conversions, targets)))
     sections.append(("### Converted forms more than 20%% slower than the original (ratio > %.1f)"
                      % TARGET_LIMIT, over or ["- none"]))
     refused = ["- `%s`, %s: %s" % (r["target"], target_case_label(r["case"]),
