@@ -29,7 +29,8 @@ const lib = require('../scripts/ort/ortlib');
 function usage(msg) {
   process.stderr.write(`ort_bench.js: ${msg}\nusage: node bench/ort_bench.js --model FILE ` +
                        '--data-set DIR --case NAME --threads T [--runs N] [--budget S] ' +
-                       '[--model-kind original|legalized|converted] [--check-only] [--profile PREFIX]\n');
+                       '[--model-kind original|legalized|converted] [--check-only] ' +
+                       '[--profile PREFIX]\n');
   process.exit(2);
 }
 

@@ -82,8 +82,9 @@ if [ "$TARGETS_ONLY" = 1 ]; then
     fi
     rm -rf "$BUILD/layers" "$BUILD/targets"
     "$PYTHON" "$ROOT/bench/gen_layers.py" "$BUILD/layers"
+    target_runs=$((MODEL_RUNS < 30 ? MODEL_RUNS : 30))
     "$PYTHON" "$ROOT/bench/bench_targets.py" --build "$BUILD" --rounds "$ROUNDS_ALL" \
-        --threads "${TCONV_BENCH_TARGET_THREADS:-1}" --runs "$((MODEL_RUNS < 30 ? MODEL_RUNS : 30))" \
+        --threads "${TCONV_BENCH_TARGET_THREADS:-1}" --runs "$target_runs" \
         "$ROOT"/models/*/ "$BUILD"/layers/*/ >>"$OUT"
     machine >>"$OUT"
     "$PYTHON" "$ROOT/bench/report.py" "$OUT"

@@ -5,14 +5,14 @@ models in tconv's runtime (tconv-run --profile) and in onnxruntime (bench/ort_be
 ConvTranspose (the nodes a lowering emits are named after the node they replace). Used for
 the analysis in bench/README.md ("Backend targets").
 
-  bench_targets' build: bench/run.sh --targets (or cmake with -DTCONV_BUILD_BENCH=ON)
   target_profile.py --build BUILD_DIR --target NAME [--runs N] [--threads T] [--no-ort] CASE_DIR
 
 CASE_DIR is an ONNX test directory (model.onnx, test_data_set_0). Each model runs N times
 (default 30) on test_data_set_0's inputs; a node's figure is the minimum over the runs of its
 time in microseconds (a node folded into another's kernel, `fused_into`, is counted in that
-kernel), and the median whole run is printed beside the sums. The traces are written to BUILD_DIR/target-profiles/. Needs TCONV_ORT_NODE_MODULES
-for the onnxruntime side (bench/run.sh sets it; scripts/ort/install.sh prints it).
+kernel), and the median whole run is printed beside the sums. The traces are written to
+BUILD_DIR/target-profiles/. Needs TCONV_ORT_NODE_MODULES for the onnxruntime side (bench/run.sh
+sets it; scripts/ort/install.sh prints it).
 """
 import argparse
 import collections
