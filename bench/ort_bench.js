@@ -4,7 +4,8 @@
 //
 //   TCONV_ORT_NODE_MODULES=build/ort/node_modules \
 //   node bench/ort_bench.js --model FILE --data-set DIR --case NAME --threads T [--runs N]
-//                           [--budget S] [--model-kind original|legalized] [--check-only]
+//                           [--budget S] [--model-kind original|legalized|converted]
+//                           [--check-only] [--profile PREFIX]
 //
 // onnxruntime-node 1.30 (scripts/ort/install.sh), CPU provider, graphOptimizationLevel 'all',
 // intraOpNumThreads T, interOpNumThreads 1, executionMode 'sequential' (scripts/ort/ortlib.js).
@@ -17,6 +18,9 @@
 // output tensors wrapped), which a C++ caller of onnxruntime would not pay.
 // --check-only: the golden check alone (exit 0 when it matches, 1 when it does not or when
 // onnxruntime refuses the model), no timing.
+// --profile PREFIX: onnxruntime's own per-node trace of every run (session option
+// enableProfiling), written to PREFIX_<date>.json (bench/target_profile.py reads it); the timing
+// then includes the profiler's cost and is not a benchmark figure.
 // Prints one JSON object (the keys of bench_models' "ort" rows) on stdout.
 const fs = require('fs');
 const os = require('os');
@@ -25,7 +29,8 @@ const lib = require('../scripts/ort/ortlib');
 function usage(msg) {
   process.stderr.write(`ort_bench.js: ${msg}\nusage: node bench/ort_bench.js --model FILE ` +
                        '--data-set DIR --case NAME --threads T [--runs N] [--budget S] ' +
-                       '[--model-kind original|legalized] [--check-only]\n');
+                       '[--model-kind original|legalized|converted] [--check-only] ' +
+                       '[--profile PREFIX]\n');
   process.exit(2);
 }
 
@@ -45,6 +50,7 @@ function parseArgs(argv) {
     else if (opt === '--budget') a.budget = Number(value());
     else if (opt === '--model-kind') a.kind = value();
     else if (opt === '--check-only') a.checkOnly = true;
+    else if (opt === '--profile') a.profile = value();
     else usage(`unknown argument ${opt}`);
   }
   if (!a.model || !a.dataSet || !a.name) usage('--model, --data-set and --case are required');
@@ -103,7 +109,8 @@ async function main() {
   const baseKib = statusKib('VmRSS'); // node and the onnxruntime library loaded, no session yet
   let session, results;
   try {
-    session = await lib.createSession(a.model, a.threads);
+    session = await lib.createSession(a.model, a.threads, a.profile
+      ? { enableProfiling: true, profileFilePrefix: a.profile } : undefined);
     // float16 / bfloat16 models round after every op: the tolerances of bench_golden_tolerance.
     const half = [10, 16].includes(lib.readNumbered(a.dataSet, 'output')[0].dtype);
     results = await lib.runDataSet(session, a.dataSet, half ? 1e-2 : 1e-3, half ? 8e-3 : 1e-4);
@@ -126,6 +133,7 @@ async function main() {
   // the model's.
   const peakKib = statusKib('VmHWM');
   const t = await medianMs(() => session.run(feeds), 0, a.runs, a.budget);
+  if (a.profile) session.endProfiling();
   const load = Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
   const row = {
     bench: 'ort', case: a.name, impl: `onnxruntime ${lib.versions.common || ''}`.trim(),
@@ -134,6 +142,7 @@ async function main() {
     golden_max_err: Number(maxErr.toPrecision(3)), node: process.version,
     cpus: os.cpus().length, load, others_cpu: Number(t.othersCpu.toFixed(2)),
   };
+  if (a.profile) row.profiled = true;
   process.stdout.write(`${JSON.stringify(row)}\n`);
 }
 

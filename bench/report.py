@@ -7,6 +7,7 @@ side-by-side tables of bench/README.md (Markdown on stdout).
 "speedup" is reference ms / tconv ms: above 1, tconv is faster.
 """
 import json
+import re
 import statistics
 import sys
 
@@ -20,8 +21,8 @@ def merge_rounds(rows):
     median over the rounds, the load figures the worst, and "rounds" their count."""
     merged, order = {}, []
     for r in rows:
-        if r.get("bench") in ("machine", "info"):
-            order.append(r)
+        if r.get("bench") in ("machine", "info") or str(r.get("bench")).startswith("target_"):
+            order.append(r)  # bench_targets.py's rows: targets_sections takes them per round
             continue
         key = (r.get("bench"), r.get("case"), r.get("impl"), r.get("threads"), r.get("nodes"))
         if key not in merged:
@@ -120,7 +121,8 @@ def header(rows):
         loads = ", ".join("%.2f" % r["load"] for r in machines)
         out.append("1-min load average at start and end: %s (it counts the benchmark's own "
                    "threads)." % loads)
-        figures = [r for r in rows if "others_cpu" in r]
+        figures = [r for r in rows if "others_cpu" in r
+                   and not str(r.get("bench")).startswith("target_")]
         rounds = max([r.get("rounds", 1) for r in rows
                       if r.get("bench") in ("kernel", "model", "ort") and r.get("impl") == "tconv"]
                      or [1])
@@ -347,6 +349,183 @@ def passes_table(rows):
                     met(r["legalize_ms"] < 1000) if big else "n/a"))
     return out
 
+# bench_targets.py (bench/run.sh --targets): each backend target's output against the original.
+TARGET_ORDER = ["tensorrt", "tflite", "coreml", "qnn", "ethos-u", "rknn", "tidl", "conv-only"]
+TARGET_LIMIT = 1.2  # issue 21: the converted form at most 20% slower, in either runtime
+RUNTIMES = ("tconv", "onnxruntime")
+
+
+def target_case_label(case):
+    return case if case in ORT_LABELS or case.startswith(("convT_", "workloadA_", "floor_")) \
+        else "models/" + case
+
+
+def target_ratios(rows, case, variant, runtime):
+    """(original ms, converted ms, ratio, busy, rounds, original's kind, ratio of minima): the ms
+    the medians over rounds, the ratio the median over rounds of converted / original measured
+    in the same round, the last the ratio of each side's fastest round (on a busy machine the
+    round least disturbed by other processes)."""
+    times = [r for r in rows if r.get("bench") == "target_time" and r["case"] == case
+             and r["runtime"] == runtime]
+    orig = {r["round"]: r for r in times if r["variant"] == "original"}
+    conv = {r["round"]: r for r in times if r["variant"] == variant}
+    rounds = sorted(set(orig) & set(conv))
+    if not rounds:
+        return None
+    ratios = [conv[k]["ms"] / orig[k]["ms"] for k in rounds]
+    busy = max(max(orig[k].get("others_cpu", -1), conv[k].get("others_cpu", -1)) for k in rounds)
+    return (statistics.median(orig[k]["ms"] for k in rounds),
+            statistics.median(conv[k]["ms"] for k in rounds), statistics.median(ratios), busy,
+            len(rounds), orig[rounds[0]].get("model", "original"),
+            min(conv[k]["ms"] for k in rounds) / min(orig[k]["ms"] for k in rounds))
+
+
+def ops_text(conversion):
+    """tconv-import's op counts before -> after; empty when only attributes or weights changed
+    (a dilation folded into W, a pad form)."""
+    return conversion["ops"] or "same ops (attributes, weights)"
+
+
+def short_reason(reason):
+    """tconv-import's refusal, shortened: what it says of the first node it names, and how many
+    nodes it names (the full message is in the results file)."""
+    text = re.sub(r"^\S+: (pass [\w-]+: )?", "", reason)
+    text = re.sub(r"^not lowered: ", "", text)
+    nodes = len(set(re.findall(r"node '([^']*)'", reason)))
+    m = re.search(r"node '[^']*' \(#\d+, \w+\): ", text)
+    if not m:
+        return text
+    rest = text[m.end():].replace(m.group(0), "")  # the same node named again
+    cut = re.search(r";\s*(?=node ')|(?<=\)) (?=node ')", rest)  # where the next node starts
+    return "%s%s%s (%d node%s named)" % (text[:m.start()], m.group(0), rest[:cut.start()]
+                                          if cut else rest, nodes, "" if nodes == 1 else "s")
+
+
+def target_matrix(rows, conversions, targets):
+    """One row per workload, one column per target: "tconv ratio / onnxruntime ratio"."""
+    cases = []
+    for c in conversions:
+        if c["case"] not in cases:
+            cases.append(c["case"])
+    out = ["| workload | " + " | ".join("`%s`" % t for t in targets) + " |",
+           "|---|" + "---|" * len(targets)]
+    for case in cases:
+        cells = []
+        for t in targets:
+            c = next((c for c in conversions if c["case"] == case and c["target"] == t), None)
+            if c is None:
+                cells.append("")
+            elif c["status"] == "unchanged":
+                cells.append("=")
+            elif c["status"] == "refused":
+                cells.append("refused")
+            else:
+                parts = []
+                for rt in RUNTIMES:
+                    res = target_ratios(rows, case, c["variant"], rt)
+                    parts.append("n/a" if res is None else
+                                 ("**%.2f**" if res[2] > TARGET_LIMIT else "%.2f") % res[2])
+                cells.append(" / ".join(parts))
+        out.append("| %s | %s |" % (target_case_label(case), " | ".join(cells)))
+    return out
+
+
+def target_sections(rows):
+    conversions = [r for r in rows if r.get("bench") == "target_conversion"]
+    if not conversions:
+        return []
+    mismatches = [r for r in rows if r.get("bench") == "target_mismatch"]
+    targets = [t for t in TARGET_ORDER if any(r["target"] == t for r in conversions)]
+    targets += sorted({r["target"] for r in conversions} - set(targets))
+    times = [r for r in rows if r.get("bench") == "target_time"]
+    intro = []
+    if times:
+        intro.append("Each ms figure is the median over %d alternating rounds (in a round, per "
+                     "workload: tconv's original and converted models, then onnxruntime's, the "
+                     "order reversed every other round), %s thread(s); ratio = converted ms / "
+                     "original ms, the median over rounds of the ratio within a round (above 1: "
+                     "the converted model is slower). Other processes kept up to %.2f cores "
+                     "busy while a figure was timed (median %.2f)." %
+                     (max(r["round"] for r in times),
+                      "/".join(str(t) for t in sorted({r["threads"] for r in times})),
+                      max(r.get("others_cpu", -1) for r in times),
+                      statistics.median(r.get("others_cpu", -1) for r in times)))
+    sections = [("## Backend targets: converted vs original (issue 21, cost)", intro)]
+    over = []
+    summary = ["| target | converted (timed) | unchanged | refused | tconv median | tconv worst | "
+               "onnxruntime median | onnxruntime worst |", "|---|---|---|---|---|---|---|---|"]
+    for t in targets:
+        table = ["| workload | rewritten | ops before -> after | tconv original ms | tconv "
+                 "converted ms | tconv ratio (of minima) | onnxruntime original ms | onnxruntime "
+                 "converted ms | onnxruntime ratio (of minima) | busy |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
+        mine = [r for r in conversions if r["target"] == t]
+        per_runtime = {rt: [] for rt in RUNTIMES}
+        for c in mine:
+            if c["status"] != "converted":
+                continue
+            cells, busy = [], -1.0
+            for rt in RUNTIMES:
+                res = target_ratios(rows, c["case"], c["variant"], rt)
+                bad = next((m for m in mismatches if m["case"] == c["case"]
+                            and m["runtime"] == rt and m["variant"] in (c["variant"], "original")),
+                           None)
+                if res is None:
+                    cells += ["n/a", "n/a", "**fails its golden check**" if bad else "n/a"]
+                    continue
+                o_ms, c_ms, ratio, b, _, kind, ratio_min = res
+                busy = max(busy, b)
+                per_runtime[rt].append((ratio, c["case"]))
+                mark = ("**%.2f**" if ratio > TARGET_LIMIT else "%.2f") % ratio
+                mark += " (%.2f)" % ratio_min
+                cells += [fmt_ms({"ms": o_ms}) + (" (legalized)" if kind == "legalized" else ""),
+                          fmt_ms({"ms": c_ms}), mark]
+                if ratio > TARGET_LIMIT:
+                    over.append("- `%s`, %s, %s: %.2f, of minima %.2f (original %s ms, converted "
+                                "%s ms; %s)" %
+                                (t, target_case_label(c["case"]), rt, ratio, ratio_min,
+                                 fmt_ms({"ms": o_ms}), fmt_ms({"ms": c_ms}), ops_text(c)))
+            table.append("| %s | %d | %s | %s | %.2f |" % (target_case_label(c["case"]),
+                                                          c["rewritten"], ops_text(c),
+                                                          " | ".join(cells), busy))
+        cols = []
+        for rt in RUNTIMES:
+            got = per_runtime[rt]
+            if got:
+                worst = max(got)
+                cols += ["%.2f" % statistics.median(r for r, _ in got),
+                         "%.2f (%s)" % (worst[0], worst[1])]
+            else:
+                cols += ["n/a", "n/a"]
+        n = {st: sum(1 for c in mine if c["status"] == st)
+             for st in ("converted", "unchanged", "refused")}
+        summary.append("| `%s` | %d | %d | %d | %s |" % (t, n["converted"], n["unchanged"],
+                                                         n["refused"], " | ".join(cols)))
+        line = ["`%s`: %d converted and timed, %d unchanged (nothing rewritten: %s), %d "
+                "refused." % (t, n["converted"], n["unchanged"],
+                              ", ".join(c["case"] for c in mine if c["status"] == "unchanged")
+                              or "none", n["refused"])]
+        line += ["%s: ratio median %s, worst %s." % (rt, cols[2 * i], cols[2 * i + 1])
+                 for i, rt in enumerate(RUNTIMES)]
+        sections.append(("### Target `%s`" % t, table + [""] + [" ".join(line)]))
+    sections.append(("### Summary per target (ratio = converted / original; worst in brackets)",
+                     summary))
+    sections.append(("### All ratios (converted / original; tconv / onnxruntime; **bold** above "
+                     "%.1f; `=` unchanged: nothing rewritten)" % TARGET_LIMIT,
+                     target_matrix(rows, conversions, targets)))
+    sections.append(("### Converted forms more than 20%% slower than the original (ratio > %.1f)"
+                     % TARGET_LIMIT, over or ["- none"]))
+    refused = ["- `%s`, %s: %s" % (r["target"], target_case_label(r["case"]),
+                                   short_reason(r["reason"]))
+               for r in conversions if r["status"] == "refused"]
+    sections.append(("### Refused conversions", refused or ["- none"]))
+    bad = ["- %s, %s, %s model (targets: %s): %s" %
+           (target_case_label(m["case"]), m["runtime"], m["variant"],
+            ", ".join(m.get("targets", [])) or "-", m["message"]) for m in mismatches]
+    sections.append(("### Golden check failures (wrong output or refused by the runtime)",
+                     bad or ["- none: every timed model matched the golden outputs"]))
+    return sections
+
 
 def main():
     rows = load(sys.argv[1])
@@ -356,7 +535,7 @@ def main():
         ("### Whole models beside PyTorch (median latency)", model_table(rows)),
         ("### Legalized graph vs original in tconv's runtime (1 thread)", legalized_table(rows)),
         ("### Pass scaling (generated chain, ConvTranspose SAME_UPPER + Relu)",
-         passes_table(rows))]
+         passes_table(rows))] + target_sections(rows)
     for title, lines in sections:
         if title.startswith("###") and len(lines) == 2 and lines[1].startswith("|---"):
             continue  # a table with no rows: that part was not run (run.sh --ort-only)

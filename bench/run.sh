@@ -2,9 +2,11 @@
 # Builds the benchmark programs (Release, -DTCONV_BUILD_BENCH=ON) and runs them next to their
 # references, then prints the side-by-side table (bench/report.py). See bench/README.md.
 #
-#   bench/run.sh [--quick] [--ort-only]
+#   bench/run.sh [--quick] [--ort-only | --targets]
 #     --quick: fewer runs (a smoke test, not for the table)
 #     --ort-only: only the side by side with onnxruntime (no PyTorch, legalized, passes, import)
+#     --targets: only each backend target's output against the original, in tconv and in
+#       onnxruntime (bench/bench_targets.py; TCONV_BENCH_TARGET_THREADS threads, default 1)
 #
 # Environment: TCONV_BENCH_BUILD (build dir, default build-bench), TCONV_BENCH_ROUNDS
 # (alternating rounds of tconv, onnxruntime and PyTorch, default 3), PYTHON (default
@@ -21,6 +23,7 @@ MODEL_RUNS=100
 ROUNDS=15
 ROUNDS_ALL=${TCONV_BENCH_ROUNDS:-3}
 ORT_ONLY=0
+TARGETS_ONLY=0
 for arg in "$@"; do
     case "$arg" in
     --quick)
@@ -30,14 +33,20 @@ for arg in "$@"; do
         ROUNDS_ALL=1
         ;;
     --ort-only) ORT_ONLY=1 ;;
+    --targets) TARGETS_ONLY=1 ;;
     *)
-        echo "usage: bench/run.sh [--quick] [--ort-only]" >&2
+        echo "usage: bench/run.sh [--quick] [--ort-only | --targets]" >&2
         exit 2
         ;;
     esac
 done
 
-if [ "$ORT_ONLY" = 0 ] && [ ! -e "$OPENBLAS_DIR/libblas.so.3" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+if [ "$ORT_ONLY" = 1 ] && [ "$TARGETS_ONLY" = 1 ]; then
+    echo "bench/run.sh: --ort-only and --targets each run one part: give one" >&2
+    exit 2
+fi
+
+if [ "$ORT_ONLY" = 0 ] && [ "$TARGETS_ONLY" = 0 ] && [ ! -e "$OPENBLAS_DIR/libblas.so.3" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "bench: installing libopenblas0-pthread (the PyTorch+OpenBLAS reference)" >&2
     # Installing registers OpenBLAS as the system BLAS alternative; keep the system as it was.
     before=$(readlink -f /etc/alternatives/libblas.so.3-x86_64-linux-gnu 2>/dev/null || true)
@@ -61,6 +70,26 @@ machine() {
         "$cpu" "$(nproc)" "$flags" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -r)" "$load"
 }
 machine >>"$OUT"
+
+# Each backend target's output against the original (issue 21's cost; bench/bench_targets.py):
+# every model of models/ and the single-layer workloads, converted for every built-in target,
+# timed in tconv's runtime and in onnxruntime in alternating rounds, 1 thread by default.
+if [ "$TARGETS_ONLY" = 1 ]; then
+    if TCONV_ORT_NODE_MODULES=$("$ROOT/scripts/ort/install.sh"); then
+        export TCONV_ORT_NODE_MODULES
+    else
+        echo "bench: onnxruntime-node could not be installed: onnxruntime's side skipped" >&2
+    fi
+    rm -rf "$BUILD/layers" "$BUILD/targets"
+    "$PYTHON" "$ROOT/bench/gen_layers.py" "$BUILD/layers"
+    target_runs=$((MODEL_RUNS < 30 ? MODEL_RUNS : 30))
+    "$PYTHON" "$ROOT/bench/bench_targets.py" --build "$BUILD" --rounds "$ROUNDS_ALL" \
+        --threads "${TCONV_BENCH_TARGET_THREADS:-1}" --runs "$target_runs" \
+        "$ROOT"/models/*/ "$BUILD"/layers/*/ >>"$OUT"
+    machine >>"$OUT"
+    "$PYTHON" "$ROOT/bench/report.py" "$OUT"
+    exit 0
+fi
 
 # The machine's speed drifts by tens of percent over minutes (other virtual machines share the
 # host): kernels and models are measured in ROUNDS_ALL alternating rounds of tconv then PyTorch,

@@ -65,8 +65,10 @@ function compareTensor(got, want, rtol, atol) {
 
 const QUIET = { logSeverityLevel: 4 };
 
-async function createSession(modelPath, threads) {
+// extra: more session options (bench/ort_bench.js --profile passes enableProfiling).
+async function createSession(modelPath, threads, extra) {
   return ort.InferenceSession.create(modelPath, {
+    ...(extra || {}),
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
     intraOpNumThreads: threads || 1,
