@@ -81,26 +81,20 @@ void tc_strided_copy(const tc_strided_view *v, const tc_rt_tensor *src, tc_rt_te
     }
     int last = v->rank - 1;
     int64_t n = v->dims[last], idx[TCONV_MAX_RANK] = {0}, offset = v->offset;
-    if (v->rank >= 2 && n < SHORT_ROW && v->strides[last] != 1 && v->dims[last - 1] >= 2 * n) {
-        int64_t m = v->dims[last - 1], block = m * n, blocks = dst->n_elements / block;
-        for (int64_t r = 0; r < blocks; r++) {
-            copy_block(out + (size_t)(r * block) * esize, base + offset * (int64_t)esize, m,
-                       v->strides[last - 1], n, v->strides[last], esize);
-            for (int ax = last - 2; ax >= 0; ax--) {
-                offset += v->strides[ax];
-                if (++idx[ax] < v->dims[ax])
-                    break;
-                offset -= v->strides[ax] * v->dims[ax];
-                idx[ax] = 0;
-            }
-        }
-        return;
-    }
-    int64_t rows = dst->n_elements / n;
-    for (int64_t r = 0; r < rows; r++) {
-        copy_row(out + (size_t)(r * n) * esize, base + offset * (int64_t)esize, n, v->strides[last],
-                 esize);
-        for (int ax = last - 1; ax >= 0; ax--) {
+    /* the inner axes each step copies: the last, or the last two (copy_block) */
+    int inner = v->rank >= 2 && n < SHORT_ROW && v->strides[last] != 1 && v->dims[last - 1] >= 2 * n
+                    ? 2
+                    : 1;
+    int64_t step = inner == 2 ? v->dims[last - 1] * n : n, steps = dst->n_elements / step;
+    for (int64_t r = 0; r < steps; r++) {
+        char *to = out + (size_t)(r * step) * esize;
+        const char *from = base + offset * (int64_t)esize;
+        if (inner == 2)
+            copy_block(to, from, v->dims[last - 1], v->strides[last - 1], n, v->strides[last],
+                       esize);
+        else
+            copy_row(to, from, n, v->strides[last], esize);
+        for (int ax = last - inner; ax >= 0; ax--) {
             offset += v->strides[ax];
             if (++idx[ax] < v->dims[ax])
                 break;
