@@ -598,14 +598,15 @@ static void describe_sizes(const tconv_model *m, const tc_api_dims *dims, const 
     }
 }
 
-/* One size variant: every open dim at its base value + `step`. */
+/* One size variant: every open dim at its base value + `step`, or, with `edge`, at `step`
+ * itself. */
 static tconv_status bind_variant(const tconv_comparison *c, const dim_base *bases, size_t n_bases,
-                                 int64_t step, tc_api_dims *out, tc_error *err) {
+                                 int64_t step, bool edge, tc_api_dims *out, tc_error *err) {
     tconv_status st = TCONV_OK;
     for (size_t i = 0; st == TCONV_OK && i < c->dims.count; i++)
         st = tc_api_dims_bind(out, c->dims.items[i].name, c->dims.items[i].value, err);
     for (size_t i = 0; st == TCONV_OK && i < n_bases; i++)
-        st = tc_api_dims_bind(out, bases[i].param, bases[i].value + step, err);
+        st = tc_api_dims_bind(out, bases[i].param, edge ? step : bases[i].value + step, err);
     return st;
 }
 
@@ -613,16 +614,6 @@ static tconv_status bind_variant(const tconv_comparison *c, const dim_base *base
  * (sizes 3-5 alone proved a rewrite that returned an empty tensor where the ConvTranspose
  * fails at 2). There both models may refuse the inputs; one refusing alone is a mismatch. */
 #define LOCAL_EDGE_SIZES 2
-
-static tconv_status bind_edge(const tconv_comparison *c, const dim_base *bases, size_t n_bases,
-                              int64_t size, tc_api_dims *out, tc_error *err) {
-    tconv_status st = TCONV_OK;
-    for (size_t i = 0; st == TCONV_OK && i < c->dims.count; i++)
-        st = tc_api_dims_bind(out, c->dims.items[i].name, c->dims.items[i].value, err);
-    for (size_t i = 0; st == TCONV_OK && i < n_bases; i++)
-        st = tc_api_dims_bind(out, bases[i].param, size, err);
-    return st;
-}
 
 /* The captured values of every data input of the small model, in its input order, when a run
  * gave them all at the shapes of `dims`; NULL otherwise. */
@@ -688,8 +679,8 @@ static tconv_status prove_sizes(const tconv_comparison *c, tconv_model *before, 
         tmp.rewrites = NULL;
         tmp.n_rewrites = 0;
         memset(&tmp.dims, 0, sizeof tmp.dims);
-        st = edge ? bind_edge(c, bases, n_bases, (int64_t)(k - sized + 1), &tmp.dims, err)
-                  : bind_variant(c, bases, n_bases, (int64_t)k, &tmp.dims, err);
+        st = bind_variant(c, bases, n_bases, edge ? (int64_t)(k - sized + 1) : (int64_t)k, edge,
+                          &tmp.dims, err);
         if (st == TCONV_OK)
             describe_sizes(before, &tmp.dims, bases, edge ? 0 : n_bases, sizes);
         if (st == TCONV_OK)

@@ -183,37 +183,19 @@ static tconv_status infer_bool_op(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
     return st == TCONV_OK ? arith_data(ctx, node, op, &outs[0]) : st;
 }
 
-tconv_status tc_si_infer_equal(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_EQUAL);
-}
-
-tconv_status tc_si_infer_less(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_LESS);
-}
-
-tconv_status tc_si_infer_less_or_equal(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_LESS_OR_EQUAL);
-}
-
-tconv_status tc_si_infer_greater(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_GREATER);
-}
-
-tconv_status tc_si_infer_greater_or_equal(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_GREATER_OR_EQUAL);
-}
-
-tconv_status tc_si_infer_and(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_AND);
-}
-
-tconv_status tc_si_infer_or(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_OR);
-}
-
-tconv_status tc_si_infer_xor(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    return infer_bool_op(ctx, node, outs, ARITH_XOR);
-}
+/* The rules ops.def names, one per op (the table holds a function, the op its argument). */
+#define TC_SI_BOOL_RULE(fn, op)                                                                    \
+    tconv_status fn(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {                           \
+        return infer_bool_op(ctx, node, outs, op);                                                 \
+    }
+TC_SI_BOOL_RULE(tc_si_infer_equal, ARITH_EQUAL)
+TC_SI_BOOL_RULE(tc_si_infer_less, ARITH_LESS)
+TC_SI_BOOL_RULE(tc_si_infer_less_or_equal, ARITH_LESS_OR_EQUAL)
+TC_SI_BOOL_RULE(tc_si_infer_greater, ARITH_GREATER)
+TC_SI_BOOL_RULE(tc_si_infer_greater_or_equal, ARITH_GREATER_OR_EQUAL)
+TC_SI_BOOL_RULE(tc_si_infer_and, ARITH_AND)
+TC_SI_BOOL_RULE(tc_si_infer_or, ARITH_OR)
+TC_SI_BOOL_RULE(tc_si_infer_xor, ARITH_XOR)
 
 /* Not: known where its input is. */
 tconv_status tc_si_infer_not(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
