@@ -232,7 +232,7 @@ tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char 
  * inputs; the candidate must have the same number of inputs and outputs) and compares every
  * output. TCONV_OK: every output of every run is within tolerance. TCONV_ERR_MISMATCH: some is
  * not (see the per-output results below; the message names the first), or the candidate returns
- * outputs for inputs the reference refuses as invalid. Any other status: the
+ * an empty output for inputs the reference refuses as invalid. Any other status: the
  * comparison could not run (a model that does not load into the runtime, bad dims, ...); the
  * message says which model. Messages are tconv_comparison_last_error. The models are not
  * changed. */
@@ -248,7 +248,8 @@ tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *ref
  * node's dtype. No other op of the model is involved, so a model with ops the runtime lacks can
  * still be proven rewrite by rewrite. An input dim that is not static is tried at its bound
  * value (tconv_comparison_bind_dim; 3 when unbound), at the two sizes above it, and at 1 and 2,
- * where both models may refuse the inputs (sizes shows "(both fail)"), but not one alone.
+ * where both models may refuse the inputs (sizes shows "(both fail)"); the rewrite answering
+ * there with an empty tensor is a mismatch.
  * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. Another status: some
  * rewrite could not be proven (the node is in a subgraph, an input of unknown rank, ...); the
  * message names the node. Per-rewrite results below, in the report's order. */
