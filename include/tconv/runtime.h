@@ -285,7 +285,7 @@ tconv_status tconv_comparison_bind_dim(tconv_comparison *comparison, const char 
  * inputs; the candidate must have the same number of inputs and outputs) and compares every
  * output. TCONV_OK: every output of every run is within tolerance. TCONV_ERR_MISMATCH: some is
  * not (see the per-output results below; the message names the first), or the candidate returns
- * outputs for inputs the reference refuses as invalid. Any other status: the
+ * an empty output for inputs the reference refuses as invalid. Any other status: the
  * comparison could not run (a model that does not load into the runtime, bad dims, ...); the
  * message says which model. Messages are tconv_comparison_last_error. The models are not
  * changed. */
@@ -306,7 +306,8 @@ tconv_status tconv_comparison_run(tconv_comparison *comparison, tconv_model *ref
  * (where the runtime has every op; the node is then also proven on the values of that run), else
  * it is guessed (3, 4, 5); tconv_comparison_rewrite_shapes says which. Where an input dim is not
  * static, every such dim is also tried at 1 and then 2, where a crop or pad can eat a whole
- * axis: there both models may refuse the inputs (sizes shows "(both fail)"), but not one alone.
+ * axis: there both models may refuse the inputs (sizes shows "(both fail)"); the rewrite
+ * answering there with an empty tensor is a mismatch.
  * TCONV_OK: every rewrite proven. TCONV_ERR_MISMATCH: some rewrite differs. TCONV_ERR_USAGE:
  * `original` is not a copy of the model the report was made on. Another status: some rewrite
  * could not be proven (an input of unknown rank, ...); the message names the node. Per-rewrite

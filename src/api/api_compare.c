@@ -269,9 +269,10 @@ static tconv_status record(output_result *result, const tc_rt_tensor *got, const
     return TCONV_OK;
 }
 
-/* The reference refused the inputs (TCONV_ERR_INVALID, err says why): the candidate must refuse
- * them too. A candidate that returns outputs there (an empty tensor where a ConvTranspose's
- * output size is 0 or negative, issue 27) is a mismatch, not a run that could not happen. */
+/* The reference refused the inputs (TCONV_ERR_INVALID, err says why): the candidate must not
+ * answer them with an empty tensor, as a crop of a ConvTranspose whose output size is 0 or
+ * negative did (issue 27); that is a mismatch, not a run that could not happen. A candidate
+ * answering otherwise (DCE dropped a dead node that fails) leaves the reference's error. */
 static tconv_status candidate_must_refuse(tconv_comparison *c, compare_run *run, tc_error *err) {
     tc_error cand;
     tc_error_clear(&cand);
@@ -280,15 +281,23 @@ static tconv_status candidate_must_refuse(tconv_comparison *c, compare_run *run,
         c->both_refused = st == TCONV_ERR_INVALID;
         return TCONV_ERR_INVALID; /* err keeps the reference's reason */
     }
+    size_t empty = run->n_out;
+    for (size_t i = 0; i < run->n_out && empty == run->n_out; i++) {
+        if (run->got[i].n_elements == 0)
+            empty = i;
+    }
     char shape[160] = "";
-    if (run->n_out > 0)
-        tc_shape_format(run->got[0].rank, run->got[0].dims, shape, sizeof shape);
+    if (empty < run->n_out)
+        tc_shape_format(run->got[empty].rank, run->got[empty].dims, shape, sizeof shape);
+    release_all(run->got, run->n_out);
+    if (empty == run->n_out)
+        return TCONV_ERR_INVALID;
     char why[TCONV_ERROR_MESSAGE_MAX];
     snprintf(why, sizeof why, "%s", err->message);
-    release_all(run->got, run->n_out);
     return tc_error_set(err, TCONV_ERR_MISMATCH,
-                        "the candidate model returns output '%s' %s where the reference fails (%s)",
-                        run->n_out > 0 ? c->results[0].name : "", shape, why);
+                        "the candidate model returns output '%s' %s, empty, where the reference "
+                        "fails (%s)",
+                        c->results[empty].name, shape, why);
 }
 
 /* One seeded run of both models, every output compared; on `given` inputs (borrowed) instead of

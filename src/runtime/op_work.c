@@ -92,20 +92,30 @@ bool tc_work_conv_transpose(const tconv_node *node, const tc_work_shapes *w, uin
     return true;
 }
 
-/* Gemm, MatMul: a multiply-add per output element along A's last dim (Gemm: per transA). */
-bool tc_work_matmul(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+/* A multiply-add per output element along A's dim `axis` (-1: its last). */
+static bool matrix_product(const tc_work_shapes *w, int axis, uint64_t *out) {
     uint64_t y;
     if (!elements(w->out_rank, w->out_dims, &y) || !known_input(w, 0) || w->in_rank[0] < 1)
         return false;
-    int axis = w->in_rank[0] - 1;
-    if (node->op_type[0] == 'G' && w->in_rank[0] == 2) {
-        int64_t trans_a = 0;
-        tc_error ignored;
-        if (tc_node_attr_int(node, "transA", 0, &trans_a, &ignored) == TCONV_OK && trans_a)
-            axis = 0;
-    }
+    if (axis < 0)
+        axis = w->in_rank[0] - 1;
     *out = tc_work_mul_sat(y, (uint64_t)dim_or_zero(w->in_dims[0][axis]));
     return true;
+}
+
+/* MatMul: A's last dim per output element. */
+bool tc_work_matmul(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    (void)node;
+    return matrix_product(w, -1, out);
+}
+
+/* Gemm: A's columns, or its rows with transA. */
+bool tc_work_gemm(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    int64_t trans_a = 0;
+    tc_error ignored;
+    if (tc_node_attr_int(node, "transA", 0, &trans_a, &ignored) != TCONV_OK)
+        trans_a = 0;
+    return matrix_product(w, trans_a && w->in_rank[0] == 2 ? 0 : -1, out);
 }
 
 /* Einsum: every combination of label values, one product of the operands each: the product
