@@ -228,6 +228,18 @@ tconv_status tc_si_infer_dequantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_
     return TCONV_OK;
 }
 
+/* EyeLike: the input's shape, of the dtype attribute's type (default the input's). */
+tconv_status tc_si_infer_eye_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    int64_t dtype;
+    tc_si_same_as_input(node, 0, &outs[0]);
+    tconv_status st = tc_node_attr_int(node, "dtype", outs[0].dtype, &dtype, ctx->err);
+    if (st == TCONV_OK && dtype != 0 && !is_valid_dtype(dtype))
+        return tc_si_fail(ctx, node, "attribute 'dtype' is not a known dtype (%lld)",
+                          (long long)dtype);
+    outs[0].dtype = (tconv_dtype)dtype;
+    return st;
+}
+
 /* Output 0 like the input; the mask (opset 10+: bool) too. */
 tconv_status tc_si_infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_same_as_input(node, 0, &outs[0]);

@@ -542,7 +542,7 @@ static void test_local_proofs(void **state) {
         API_OK(original, tconv_runtime_missing_ops(original, &n_missing, &missing));
         assert_int_equal(n_missing, k == 0 ? 0 : 2);
         assert_string_equal(missing,
-                            k == 0 ? "" : "MeanVarianceNormalization x2, LpNormalization x1");
+                            k == 0 ? "" : "MeanVarianceNormalization x2, Bernoulli x1");
         tconv_free(missing);
         tconv_comparison_free(c);
         tconv_report_free(report);

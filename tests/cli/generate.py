@@ -5,7 +5,7 @@
 
 missing_ops.onnx: two ConvTransposes that the legalization rewrites (SAME_UPPER stride 2;
 asymmetric pads), between ops tconv's runtime has no kernel for (MeanVarianceNormalization twice,
-LpNormalization once: ops
+Bernoulli once: ops
 issue 14 does not add), with
 every shape declared. `tconv-import --check` proves each rewrite alone, names every missing op
 with its count, skips the whole-model run and still writes the output. Reproducible byte for
@@ -34,7 +34,7 @@ def missing_ops():
         helper.make_node("ConvTranspose", ["n1", "w2"], ["u2"], name="up2", strides=[2, 2],
                          kernel_shape=[3, 3], pads=[0, 1, 1, 0]),
         helper.make_node("MeanVarianceNormalization", ["u2"], ["n2"], name="mvn2"),
-        helper.make_node("LpNormalization", ["n2"], ["y"], name="lp_norm", axis=1, p=2),
+        helper.make_node("Bernoulli", ["n2"], ["y"], name="bernoulli", seed=1.0),
     ]
     inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")]
     graph = helper.make_graph(nodes, "missing_ops", [vinfo("x", [1, 4, 5, 6])],
