@@ -548,3 +548,89 @@ tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
     }
     return TCONV_OK;
 }
+
+/* MaxUnpool, as ONNX's reference: X's values scattered where I (MaxPool's flat indices) says
+ * into zeros of the inferred shape, (in - 1) * stride + kernel - pads per spatial axis; with
+ * output_shape, that block sits at the start of a zero tensor of that shape (which must hold
+ * it). An index outside the inferred shape is an error. */
+static tconv_status unpool_inferred_dims(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t *dims) {
+    int n = x->rank - 2;
+    bool has_k = false, has_s = false, has_p = false;
+    const int64_t *k = NULL, *s = NULL, *p = NULL;
+    size_t nk = 0, ns = 0, np = 0;
+    tconv_status st = tc_node_attr_ints(ctx->node, "kernel_shape", &has_k, &k, &nk, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_ints(ctx->node, "strides", &has_s, &s, &ns, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_ints(ctx->node, "pads", &has_p, &p, &np, ctx->err);
+    if (st == TCONV_OK &&
+        (!has_k || (int)nk != n || (has_s && (int)ns != n) || (has_p && (int)np != 2 * n)))
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                          "kernel_shape, strides and pads do not fit %d spatial axes", n);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (int i = 0; st == TCONV_OK && i < n; i++) {
+        dims[2 + i] =
+            (x->dims[2 + i] - 1) * (has_s ? s[i] : 1) + k[i] - (has_p ? p[i] + p[n + i] : 0);
+        if (dims[2 + i] < 0)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the output would be empty");
+    }
+    return st;
+}
+
+tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x, *idx;
+    tconv_status st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, 1, &idx);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
+    if (st == TCONV_OK && idx->n_elements != x->n_elements)
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "I has %lld elements, X %lld",
+                          (long long)idx->n_elements, (long long)x->n_elements);
+    int64_t inferred[TCONV_MAX_RANK], dims[TCONV_MAX_RANK];
+    if (st == TCONV_OK)
+        st = unpool_inferred_dims(ctx, x, inferred);
+    if (st != TCONV_OK)
+        return st;
+    memcpy(dims, inferred, sizeof dims);
+    if (tc_kernel_input(ctx, 2)) {
+        size_t count = 0;
+        st = tc_kernel_read_ints(ctx, 2, dims, TCONV_MAX_RANK, &count);
+        if (st == TCONV_OK && (int)count != x->rank)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "output_shape has %zu dims, X %d", count,
+                              x->rank);
+        for (int i = 0; st == TCONV_OK && i < x->rank; i++) {
+            if (dims[i] < inferred[i])
+                st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                  "output_shape dim %d (%lld) is below the unpooled %lld", i,
+                                  (long long)dims[i], (long long)inferred[i]);
+        }
+    }
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n_inferred = 1;
+    for (int i = 0; i < x->rank; i++)
+        n_inferred *= inferred[i];
+    const int64_t *where = idx->data;
+    for (int64_t e = 0; e < x->n_elements; e++) {
+        int64_t q = where[e], at = 0, scale = 1;
+        if (q < 0 || q >= n_inferred)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "index %lld is outside the unpooled %lld elements", (long long)q,
+                                (long long)n_inferred);
+        for (int i = x->rank - 1; i >= 0; i--) { /* inferred position -> output position */
+            at += (q % inferred[i]) * scale;
+            q /= inferred[i];
+            scale *= dims[i];
+        }
+        if (x->dtype == TCONV_DTYPE_DOUBLE)
+            ((double *)y->data)[at] = ((const double *)x->data)[e];
+        else
+            ((float *)y->data)[at] = ((const float *)x->data)[e];
+    }
+    return TCONV_OK;
+}
