@@ -466,6 +466,17 @@ tconv_status tc_run_lp_pool(tc_kernel_ctx *ctx) {
     return run_pool(ctx, POOL_LP, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
 }
 
+/* The global pools' output shape [N, C, 1, ...] into dims; returns the elements of a plane. */
+static int64_t global_output_dims(const tc_rt_tensor *x, int64_t *dims) {
+    int64_t spatial = 1;
+    for (int i = 0; i < x->rank; i++) {
+        dims[i] = i < 2 ? x->dims[i] : 1;
+        if (i >= 2)
+            spatial *= x->dims[i];
+    }
+    return spatial;
+}
+
 /* GlobalMaxPool and GlobalLpPool: one value per (n, c) plane, in double. */
 static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
     const tc_rt_tensor *x;
@@ -475,12 +486,7 @@ static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
         return st;
     if (kind == POOL_LP && (st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err)) != TCONV_OK)
         return st;
-    int64_t dims[TCONV_MAX_RANK], spatial = 1;
-    for (int i = 0; i < x->rank; i++) {
-        dims[i] = i < 2 ? x->dims[i] : 1;
-        if (i >= 2)
-            spatial *= x->dims[i];
-    }
+    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;
     if ((st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y)) != TCONV_OK)
         return st;
@@ -518,12 +524,7 @@ tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
     tconv_status st;
     if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
         return st;
-    int64_t dims[TCONV_MAX_RANK], spatial = 1;
-    for (int i = 0; i < x->rank; i++) {
-        dims[i] = i < 2 ? x->dims[i] : 1;
-        if (i >= 2)
-            spatial *= x->dims[i];
-    }
+    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
     if (st != TCONV_OK)
