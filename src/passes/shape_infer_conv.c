@@ -252,3 +252,49 @@ tconv_status tc_si_infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out
         outs[0].shape.dims[i] = tc_si_dim_static(1);
     return TCONV_OK;
 }
+
+/* MaxUnpool: output_shape when it is known, else (in - 1) * stride + kernel - pads per spatial
+ * axis; X's type. */
+tconv_status tc_si_infer_max_unpool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
+    outs[0].dtype = x.dtype;
+    int64_t shape[TCONV_MAX_RANK];
+    int count = 0;
+    if (node->n_inputs > 2 && node->inputs[2]) {
+        if (!tc_si_input_ints(ctx, node, 2, shape, &count) || count > TCONV_MAX_RANK)
+            return TCONV_OK;
+        tc_si_shape_unknown(&outs[0].shape, count);
+        for (int i = 0; i < count; i++)
+            outs[0].shape.dims[i] = tc_si_dim_static(shape[i]);
+        return TCONV_OK;
+    }
+    if (x.shape.rank < 3)
+        return TCONV_OK;
+    int n = x.shape.rank - 2;
+    bool has_k = false, has_s = false, has_p = false;
+    const int64_t *k = NULL, *st = NULL, *pads = NULL;
+    size_t nk = 0, ns = 0, np = 0;
+    tconv_status s1 = tc_node_attr_ints(node, "kernel_shape", &has_k, &k, &nk, ctx->err);
+    if (s1 == TCONV_OK)
+        s1 = tc_node_attr_ints(node, "strides", &has_s, &st, &ns, ctx->err);
+    if (s1 == TCONV_OK)
+        s1 = tc_node_attr_ints(node, "pads", &has_p, &pads, &np, ctx->err);
+    if (s1 != TCONV_OK)
+        return s1;
+    if (!has_k || (int)nk != n || (has_s && (int)ns != n) || (has_p && (int)np != 2 * n))
+        return tc_si_fail(ctx, node, "kernel_shape, strides and pads do not fit %d spatial axes",
+                          n);
+    tc_si_shape_unknown(&outs[0].shape, x.shape.rank);
+    outs[0].shape.dims[0] = x.shape.dims[0];
+    outs[0].shape.dims[1] = x.shape.dims[1];
+    for (int i = 0; i < n; i++) {
+        const tc_dim *d = &x.shape.dims[2 + i];
+        if (d->kind != TCONV_DIM_STATIC)
+            continue;
+        int64_t v =
+            (d->value - 1) * (has_s ? st[i] : 1) + k[i] - (has_p ? pads[i] + pads[n + i] : 0);
+        outs[0].shape.dims[2 + i] = tc_si_dim_static(v);
+    }
+    return TCONV_OK;
+}

@@ -307,14 +307,20 @@ tconv_status tc_si_infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
 
 /* QuantizeLinear: y like x, of y_zero_point's type, else output_dtype's (opset 21+), else
  * uint8; the two must agree when both are given. */
+/* output_dtype (0 when absent), which must name a dtype. */
+static tconv_status read_output_dtype(tc_si_ctx *ctx, tconv_node *node, int64_t *out) {
+    tconv_status st = tc_node_attr_int(node, "output_dtype", 0, out, ctx->err);
+    if (st == TCONV_OK && *out != 0 && !is_valid_dtype(*out))
+        return tc_si_fail(ctx, node, "attribute 'output_dtype' is not a known dtype (%lld)",
+                          (long long)*out);
+    return st;
+}
+
 tconv_status tc_si_infer_quantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t output_dtype;
-    tconv_status st = tc_node_attr_int(node, "output_dtype", 0, &output_dtype, ctx->err);
+    tconv_status st = read_output_dtype(ctx, node, &output_dtype);
     if (st != TCONV_OK)
         return st;
-    if (output_dtype != 0 && !is_valid_dtype(output_dtype))
-        return tc_si_fail(ctx, node, "attribute 'output_dtype' is not a known dtype (%lld)",
-                          (long long)output_dtype);
     tc_si_tensor zero_point;
     tc_si_same_as_input(node, 0, &outs[0]);
     outs[0].dtype = output_dtype ? (tconv_dtype)output_dtype : TCONV_DTYPE_UINT8;
@@ -331,17 +337,26 @@ tconv_status tc_si_infer_quantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_si
 /* DequantizeLinear: y like x, of output_dtype's type (opset 23+), else x_scale's. */
 tconv_status tc_si_infer_dequantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t output_dtype;
-    tconv_status st = tc_node_attr_int(node, "output_dtype", 0, &output_dtype, ctx->err);
+    tconv_status st = read_output_dtype(ctx, node, &output_dtype);
     if (st != TCONV_OK)
         return st;
-    if (output_dtype != 0 && !is_valid_dtype(output_dtype))
-        return tc_si_fail(ctx, node, "attribute 'output_dtype' is not a known dtype (%lld)",
-                          (long long)output_dtype);
     tc_si_tensor scale;
     tc_si_input(node, 1, &scale);
     tc_si_same_as_input(node, 0, &outs[0]);
     outs[0].dtype = output_dtype ? (tconv_dtype)output_dtype : scale.dtype;
     return TCONV_OK;
+}
+
+/* EyeLike: the input's shape, of the dtype attribute's type (default the input's). */
+tconv_status tc_si_infer_eye_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    int64_t dtype;
+    tc_si_same_as_input(node, 0, &outs[0]);
+    tconv_status st = tc_node_attr_int(node, "dtype", outs[0].dtype, &dtype, ctx->err);
+    if (st == TCONV_OK && dtype != 0 && !is_valid_dtype(dtype))
+        return tc_si_fail(ctx, node, "attribute 'dtype' is not a known dtype (%lld)",
+                          (long long)dtype);
+    outs[0].dtype = (tconv_dtype)dtype;
+    return st;
 }
 
 /* Output 0 like the input; the mask (opset 10+: bool) too. */

@@ -2,6 +2,8 @@
  * shape_infer_tensor.c; the other normalizations keep their input's type and shape). */
 #include "passes/shape_infer.h"
 
+#include <string.h>
+
 /* ArgMax, ArgMin: int64 indices, the axis dropped or kept as 1. */
 tconv_status tc_si_infer_arg_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
@@ -46,5 +48,22 @@ tconv_status tc_si_infer_layer_normalization(tc_si_ctx *ctx, tconv_node *node, t
         for (int d = axis; d < rank; d++)
             outs[i].shape.dims[d] = tc_si_dim_static(1);
     }
+    return TCONV_OK;
+}
+
+/* NegativeLogLikelihoodLoss: the loss per target element (reduction none: the target's shape)
+ * or their weighted mean or sum (a scalar), of the input's type. */
+tconv_status tc_si_infer_nll_loss(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
+    const char *reduction;
+    tconv_status st = tc_node_attr_string(node, "reduction", "mean", &reduction, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    tc_si_tensor x;
+    tc_si_input(node, 0, &x);
+    if (strcmp(reduction, "none") == 0)
+        tc_si_same_as_input(node, 1, &outs[0]);
+    else
+        tc_si_shape_unknown(&outs[0].shape, 0);
+    outs[0].dtype = x.dtype;
     return TCONV_OK;
 }

@@ -735,9 +735,11 @@ tconv_status tc_run_scatter_nd(tc_kernel_ctx *ctx) {
     return st;
 }
 
-/* ================================================================ CumSum */
+/* ================================================================ CumSum, CumProd */
 
-tconv_status tc_run_cumsum(tc_kernel_ctx *ctx) {
+/* Running sums (CumSum) or products (CumProd) along the axis input: floats in double, rounded
+ * as stored; integers wrap as two's complement. */
+static tconv_status run_cumulative(tc_kernel_ctx *ctx, bool multiply) {
     const tc_rt_tensor *x;
     int64_t axis_raw = 0, exclusive = 0, reverse = 0;
     int axis;
@@ -760,25 +762,34 @@ tconv_status tc_run_cumsum(tc_kernel_ctx *ctx) {
     bool is_float = dtype_is_float(x->dtype);
     for (int64_t o = 0; o < outer; o++) {
         for (int64_t in = 0; in < inner; in++) {
-            double fsum = 0.0;
-            int64_t isum = 0;
+            double facc = multiply ? 1.0 : 0.0;
+            uint64_t iacc = multiply ? 1 : 0;
             for (int64_t s = 0; s < n; s++) {
                 int64_t j = reverse ? n - 1 - s : s;
                 int64_t e = (o * n + j) * inner + in;
                 if (is_float) {
                     double v = tc_rt_get_f64(x, e);
-                    tc_store_f64(x->dtype, y->data, e, exclusive ? fsum : fsum + v);
-                    fsum += v;
+                    double next = multiply ? facc * v : facc + v;
+                    tc_store_f64(x->dtype, y->data, e, exclusive ? facc : next);
+                    facc = next;
                 } else {
-                    int64_t v = tc_rt_get_i64(x, e);
-                    int64_t next = (int64_t)((uint64_t)isum + (uint64_t)v);
-                    tc_store_i64(x->dtype, y->data, e, exclusive ? isum : next);
-                    isum = next;
+                    uint64_t v = (uint64_t)tc_rt_get_i64(x, e);
+                    uint64_t next = multiply ? iacc * v : iacc + v;
+                    tc_store_i64(x->dtype, y->data, e, (int64_t)(exclusive ? iacc : next));
+                    iacc = next;
                 }
             }
         }
     }
     return TCONV_OK;
+}
+
+tconv_status tc_run_cumsum(tc_kernel_ctx *ctx) {
+    return run_cumulative(ctx, false);
+}
+
+tconv_status tc_run_cumprod(tc_kernel_ctx *ctx) {
+    return run_cumulative(ctx, true);
 }
 
 /* ================================================================ DepthToSpace, SpaceToDepth */
@@ -1079,6 +1090,36 @@ tconv_status tc_run_trilu(tc_kernel_ctx *ctx) {
             if (hi > lo)
                 memset(row + (size_t)lo * esize, 0, (size_t)(hi - lo) * esize);
         }
+    }
+    return TCONV_OK;
+}
+
+/* ================================================================ EyeLike */
+
+/* Ones on diagonal k of a 2-D tensor shaped like the input, of `dtype` (default: the input's). */
+tconv_status tc_run_eye_like(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    int64_t dtype, k;
+    tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL), &x);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "dtype", x->dtype, &dtype, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "k", 0, &k, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_output_dtype(ctx, (int)dtype,
+                                          INDEX_NUMERIC_DTYPES | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL));
+    if (st == TCONV_OK && x->rank != 2)
+        st =
+            tc_error_set(ctx->err, TCONV_ERR_INVALID, "the input must be 2-D, is rank %d", x->rank);
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, (tconv_dtype)dtype, 2, x->dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    for (int64_t r = 0; r < x->dims[0]; r++) {
+        int64_t c = r + k;
+        if (c >= 0 && c < x->dims[1])
+            tc_store_i64(y->dtype, y->data, r * x->dims[1] + c, 1);
     }
     return TCONV_OK;
 }

@@ -50,7 +50,19 @@ typedef enum unary_op {
     U_MISH,
     U_GELU,
     U_GELU_TANH,
-    U_NOT
+    U_NOT,
+    U_TAN,
+    U_ASIN,
+    U_ACOS,
+    U_ATAN,
+    U_SINH,
+    U_COSH,
+    U_ASINH,
+    U_ACOSH,
+    U_ATANH,
+    U_CELU,             /* alpha */
+    U_THRESHOLDED_RELU, /* alpha */
+    U_SHRINK            /* alpha = lambd, beta = bias */
 } unary_op;
 
 typedef enum binary_op {
@@ -222,6 +234,42 @@ static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
             break;                                                                                 \
         case U_NOT:                                                                                \
             break;                                                                                 \
+        case U_TAN:                                                                                \
+            UNARY_LOOP(T, tan##F(x))                                                               \
+            break;                                                                                 \
+        case U_ASIN:                                                                               \
+            UNARY_LOOP(T, asin##F(x))                                                              \
+            break;                                                                                 \
+        case U_ACOS:                                                                               \
+            UNARY_LOOP(T, acos##F(x))                                                              \
+            break;                                                                                 \
+        case U_ATAN:                                                                               \
+            UNARY_LOOP(T, atan##F(x))                                                              \
+            break;                                                                                 \
+        case U_SINH:                                                                               \
+            UNARY_LOOP(T, sinh##F(x))                                                              \
+            break;                                                                                 \
+        case U_COSH:                                                                               \
+            UNARY_LOOP(T, cosh##F(x))                                                              \
+            break;                                                                                 \
+        case U_ASINH:                                                                              \
+            UNARY_LOOP(T, asinh##F(x))                                                             \
+            break;                                                                                 \
+        case U_ACOSH:                                                                              \
+            UNARY_LOOP(T, acosh##F(x))                                                             \
+            break;                                                                                 \
+        case U_ATANH:                                                                              \
+            UNARY_LOOP(T, atanh##F(x))                                                             \
+            break;                                                                                 \
+        case U_CELU: /* max(0, x) + min(0, alpha (exp(x / alpha) - 1)) */                          \
+            UNARY_LOOP(T, x > 0 ? x : alpha * expm1##F(x / alpha))                                 \
+            break;                                                                                 \
+        case U_THRESHOLDED_RELU:                                                                   \
+            UNARY_LOOP(T, x > alpha ? x : (T)0)                                                    \
+            break;                                                                                 \
+        case U_SHRINK:                                                                             \
+            UNARY_LOOP(T, x < -alpha ? x + beta : (x > alpha ? x - beta : (T)0))                   \
+            break;                                                                                 \
         }                                                                                          \
     }
 DEFINE_UNARY_REAL(unary_f32, float, f)
@@ -348,6 +396,89 @@ tconv_status tc_run_sin(tc_kernel_ctx *ctx) {
 tconv_status tc_run_cos(tc_kernel_ctx *ctx) {
     return run_unary(ctx, U_COS, DTYPES_REAL, COST_LIBM);
 }
+tconv_status tc_run_tan(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_TAN, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_asin(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_ASIN, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_acos(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_ACOS, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_atan(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_ATAN, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_sinh(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_SINH, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_cosh(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_COSH, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_asinh(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_ASINH, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_acosh(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_ACOSH, DTYPES_REAL, COST_LIBM);
+}
+tconv_status tc_run_atanh(tc_kernel_ctx *ctx) {
+    return run_unary(ctx, U_ATANH, DTYPES_REAL, COST_LIBM);
+}
+
+tconv_status tc_run_celu(tc_kernel_ctx *ctx) {
+    float alpha;
+    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &alpha, ctx->err);
+    return st != TCONV_OK ? st : run_unary_with(ctx, U_CELU, DTYPES_REAL, alpha, 0.0, COST_LIBM);
+}
+
+tconv_status tc_run_thresholded_relu(tc_kernel_ctx *ctx) {
+    float alpha;
+    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &alpha, ctx->err);
+    return st != TCONV_OK
+               ? st
+               : run_unary_with(ctx, U_THRESHOLDED_RELU, DTYPES_REAL, alpha, 0.0, COST_CHEAP);
+}
+
+/* Shrink of float types (the integer types Shrink also allows are refused). */
+tconv_status tc_run_shrink(tc_kernel_ctx *ctx) {
+    float lambd, bias;
+    tconv_status st = tc_node_attr_float(ctx->node, "lambd", 0.5f, &lambd, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_float(ctx->node, "bias", 0.0f, &bias, ctx->err);
+    return st != TCONV_OK ? st
+                          : run_unary_with(ctx, U_SHRINK, DTYPES_REAL, lambd, bias, COST_CHEAP);
+}
+
+/* IsNaN / IsInf: bool of the same shape (IsInf-10: detect_negative, detect_positive). */
+static tconv_status run_float_class(tc_kernel_ctx *ctx, bool nan, bool neg, bool pos) {
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
+    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 0, DTYPES_REAL);
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output_uninit(ctx, 0, TCONV_DTYPE_BOOL, x->rank, x->dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    uint8_t *out = y->data;
+    for (int64_t i = 0; i < x->n_elements; i++) {
+        double v = tc_rt_get_f64(x, i);
+        out[i] = (uint8_t)(nan ? isnan(v) != 0 : (isinf(v) && (v > 0 ? pos : neg)));
+    }
+    return TCONV_OK;
+}
+
+tconv_status tc_run_isnan(tc_kernel_ctx *ctx) {
+    return run_float_class(ctx, true, false, false);
+}
+
+tconv_status tc_run_isinf(tc_kernel_ctx *ctx) {
+    int64_t neg, pos;
+    tconv_status st = tc_node_attr_int(ctx->node, "detect_negative", 1, &neg, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "detect_positive", 1, &pos, ctx->err);
+    return st != TCONV_OK ? st : run_float_class(ctx, false, neg != 0, pos != 0);
+}
+
 tconv_status tc_run_softplus(tc_kernel_ctx *ctx) {
     return run_unary(ctx, U_SOFTPLUS, DTYPES_REAL, COST_LIBM);
 }

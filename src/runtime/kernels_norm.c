@@ -609,3 +609,52 @@ tconv_status tc_run_lrn(tc_kernel_ctx *ctx) {
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, tasks), tasks, lrn_task, &job);
     return TCONV_OK;
 }
+
+/* LpNormalization: x / ||x||_p along the axis (p 1 or 2), norms in double; where the norm is 0
+ * the result is 0, as ONNX's reference. */
+tconv_status tc_run_lp_normalization(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    int64_t axis_attr, p;
+    int axis = 0;
+    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "axis", -1, &axis_attr, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err);
+    if (st == TCONV_OK && p != 1 && p != 2)
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "p = %lld: only 1 and 2 are defined",
+                          (long long)p);
+    if (st == TCONV_OK)
+        st = tc_kernel_normalize_axis(ctx, "axis", axis_attr, x->rank, &axis);
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    int64_t outer = 1, len = x->dims[axis], inner = 1;
+    for (int i = 0; i < axis; i++)
+        outer *= x->dims[i];
+    for (int i = axis + 1; i < x->rank; i++)
+        inner *= x->dims[i];
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t k = 0; k < inner; k++) {
+            int64_t base = o * len * inner + k;
+            double norm = 0.0;
+            for (int64_t j = 0; j < len; j++) {
+                double v = tc_rt_get_f64(x, base + j * inner);
+                norm += p == 1 ? fabs(v) : v * v;
+            }
+            norm = p == 1 ? norm : sqrt(norm);
+            for (int64_t j = 0; j < len; j++) {
+                double v = norm == 0.0 ? 0.0 : tc_rt_get_f64(x, base + j * inner) / norm;
+                if (x->dtype == TCONV_DTYPE_DOUBLE)
+                    ((double *)y->data)[base + j * inner] = v;
+                else
+                    ((float *)y->data)[base + j * inner] = (float)v;
+            }
+        }
+    }
+    return TCONV_OK;
+}

@@ -195,7 +195,7 @@ static int64_t column_major(const pool_geom *g, int64_t offset) {
 
 /* ---------------------------------------------------------------- plane jobs */
 
-typedef enum pool_kind { POOL_MAX, POOL_AVERAGE } pool_kind;
+typedef enum pool_kind { POOL_MAX, POOL_AVERAGE, POOL_LP } pool_kind;
 
 typedef struct pool_job {
     pool_geom g;
@@ -207,6 +207,7 @@ typedef struct pool_job {
     void *y;
     int64_t *indices; /* MaxPool's optional second output */
     int64_t *offsets; /* max_taps per worker */
+    double p;         /* LpPool's norm */
 } pool_job;
 
 /* The tap (offset in offsets[]) holding the largest value: the first of equal ones; NaN is
@@ -366,10 +367,11 @@ static void max_pool_plane_2d(const pool_job *job, int64_t plane) {
     }
 }
 
-/* Sums in double for float and double data alike. */
-static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
+/* AveragePool (the sum over the divisor count_include_pad picks) and LpPool ((sum |x|^p)^(1/p)
+ * over the valid taps: padding adds zeros). Sums in double for float and double data alike. */
+static void sum_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
     const pool_geom *g = &job->g;
-    bool f64 = job->dtype == TCONV_DTYPE_DOUBLE;
+    bool f64 = job->dtype == TCONV_DTYPE_DOUBLE, lp = job->kind == POOL_LP;
     const float *x = (const float *)job->x + plane * g->in_size;
     const double *xd = (const double *)job->x + plane * g->in_size;
     int64_t o[TCONV_MAX_SPATIAL] = {0};
@@ -378,14 +380,16 @@ static void average_pool_plane(const pool_job *job, int64_t plane, int64_t *offs
         window_at(g, o, &w);
         int64_t n = window_offsets(g, &w, offsets);
         double sum = 0.0;
-        for (int64_t t = 0; t < n; t++)
-            sum += f64 ? xd[offsets[t]] : (double)x[offsets[t]];
+        for (int64_t t = 0; t < n; t++) {
+            double v = f64 ? xd[offsets[t]] : (double)x[offsets[t]];
+            sum += lp ? pow(fabs(v), job->p) : v;
+        }
         int64_t divisor = job->count_include_pad ? w.padded : w.valid;
-        double mean = divisor > 0 ? sum / (double)divisor : 0.0;
+        double r = lp ? pow(sum, 1.0 / job->p) : (divisor > 0 ? sum / (double)divisor : 0.0);
         if (f64)
-            ((double *)job->y)[plane * g->out_size + q] = mean;
+            ((double *)job->y)[plane * g->out_size + q] = r;
         else
-            ((float *)job->y)[plane * g->out_size + q] = (float)mean;
+            ((float *)job->y)[plane * g->out_size + q] = (float)r;
     }
 }
 
@@ -397,7 +401,7 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
     else if (job->kind == POOL_MAX)
         max_pool_plane(job, plane, offsets);
     else
-        average_pool_plane(job, plane, offsets);
+        sum_pool_plane(job, plane, offsets);
 }
 
 /* ---------------------------------------------------------------- kernels */
@@ -405,8 +409,14 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
 static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes) {
     const tc_rt_tensor *x;
     pool_attrs attrs;
-    pool_job job = {.kind = kind};
+    pool_job job = {.kind = kind, .p = 2.0};
     tconv_status st;
+    int64_t p = 2;
+    if (kind == POOL_LP && (st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err)) != TCONV_OK)
+        return st;
+    if (p < 1)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "p = %lld is not a norm", (long long)p);
+    job.p = (double)p;
     if ((st = check_spatial_input(ctx, &x, dtypes)) ||
         (st = read_pool_attrs(ctx, x->rank - 2, &attrs)) ||
         (st = pool_geometry(ctx, x, &attrs, &job.g)))
@@ -452,17 +462,69 @@ tconv_status tc_run_average_pool(tc_kernel_ctx *ctx) {
     return run_pool(ctx, POOL_AVERAGE, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
 }
 
-tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
-    const tc_rt_tensor *x;
-    tconv_status st;
-    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
-        return st;
-    int64_t dims[TCONV_MAX_RANK], spatial = 1;
+tconv_status tc_run_lp_pool(tc_kernel_ctx *ctx) {
+    return run_pool(ctx, POOL_LP, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+}
+
+/* The global pools' output shape [N, C, 1, ...] into dims; returns the elements of a plane. */
+static int64_t global_output_dims(const tc_rt_tensor *x, int64_t *dims) {
+    int64_t spatial = 1;
     for (int i = 0; i < x->rank; i++) {
         dims[i] = i < 2 ? x->dims[i] : 1;
         if (i >= 2)
             spatial *= x->dims[i];
     }
+    return spatial;
+}
+
+/* GlobalMaxPool and GlobalLpPool: one value per (n, c) plane, in double. */
+static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
+    const tc_rt_tensor *x;
+    int64_t p = 2;
+    tconv_status st;
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+        return st;
+    if (kind == POOL_LP && (st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err)) != TCONV_OK)
+        return st;
+    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
+    tc_rt_tensor *y;
+    if ((st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y)) != TCONV_OK)
+        return st;
+    for (int64_t q = 0; q < y->n_elements; q++) {
+        double acc = kind == POOL_MAX ? -INFINITY : 0.0;
+        bool all_nan = kind == POOL_MAX && spatial > 0;
+        for (int64_t i = 0; i < spatial; i++) {
+            double v = tc_rt_get_f64(x, q * spatial + i);
+            if (kind == POOL_MAX) {
+                all_nan = all_nan && isnan(v);
+                acc = v > acc ? v : acc;
+            } else {
+                acc += pow(fabs(v), (double)p);
+            }
+        }
+        double r = kind == POOL_MAX ? (all_nan ? NAN : acc) : pow(acc, 1.0 / (double)p);
+        if (x->dtype == TCONV_DTYPE_DOUBLE)
+            ((double *)y->data)[q] = r;
+        else
+            ((float *)y->data)[q] = (float)r;
+    }
+    return TCONV_OK;
+}
+
+tconv_status tc_run_global_max_pool(tc_kernel_ctx *ctx) {
+    return run_global(ctx, POOL_MAX);
+}
+
+tconv_status tc_run_global_lp_pool(tc_kernel_ctx *ctx) {
+    return run_global(ctx, POOL_LP);
+}
+
+tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    tconv_status st;
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+        return st;
+    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
     if (st != TCONV_OK)
@@ -484,6 +546,92 @@ tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
             ((double *)y->data)[p] = mean;
         else
             ((float *)y->data)[p] = (float)mean;
+    }
+    return TCONV_OK;
+}
+
+/* MaxUnpool, as ONNX's reference: X's values scattered where I (MaxPool's flat indices) says
+ * into zeros of the inferred shape, (in - 1) * stride + kernel - pads per spatial axis; with
+ * output_shape, that block sits at the start of a zero tensor of that shape (which must hold
+ * it). An index outside the inferred shape is an error. */
+static tconv_status unpool_inferred_dims(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t *dims) {
+    int n = x->rank - 2;
+    bool has_k = false, has_s = false, has_p = false;
+    const int64_t *k = NULL, *s = NULL, *p = NULL;
+    size_t nk = 0, ns = 0, np = 0;
+    tconv_status st = tc_node_attr_ints(ctx->node, "kernel_shape", &has_k, &k, &nk, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_ints(ctx->node, "strides", &has_s, &s, &ns, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_ints(ctx->node, "pads", &has_p, &p, &np, ctx->err);
+    if (st == TCONV_OK &&
+        (!has_k || (int)nk != n || (has_s && (int)ns != n) || (has_p && (int)np != 2 * n)))
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                          "kernel_shape, strides and pads do not fit %d spatial axes", n);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (int i = 0; st == TCONV_OK && i < n; i++) {
+        dims[2 + i] =
+            (x->dims[2 + i] - 1) * (has_s ? s[i] : 1) + k[i] - (has_p ? p[i] + p[n + i] : 0);
+        if (dims[2 + i] < 0)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the output would be empty");
+    }
+    return st;
+}
+
+tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x, *idx;
+    tconv_status st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, 1, &idx);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
+    if (st == TCONV_OK && idx->n_elements != x->n_elements)
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "I has %lld elements, X %lld",
+                          (long long)idx->n_elements, (long long)x->n_elements);
+    int64_t inferred[TCONV_MAX_RANK], dims[TCONV_MAX_RANK];
+    if (st == TCONV_OK)
+        st = unpool_inferred_dims(ctx, x, inferred);
+    if (st != TCONV_OK)
+        return st;
+    memcpy(dims, inferred, sizeof dims);
+    if (tc_kernel_input(ctx, 2)) {
+        size_t count = 0;
+        st = tc_kernel_read_ints(ctx, 2, dims, TCONV_MAX_RANK, &count);
+        if (st == TCONV_OK && (int)count != x->rank)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "output_shape has %zu dims, X %d", count,
+                              x->rank);
+        for (int i = 0; st == TCONV_OK && i < x->rank; i++) {
+            if (dims[i] < inferred[i])
+                st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                  "output_shape dim %d (%lld) is below the unpooled %lld", i,
+                                  (long long)dims[i], (long long)inferred[i]);
+        }
+    }
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n_inferred = 1;
+    for (int i = 0; i < x->rank; i++)
+        n_inferred *= inferred[i];
+    const int64_t *where = idx->data;
+    for (int64_t e = 0; e < x->n_elements; e++) {
+        int64_t q = where[e], at = 0, scale = 1;
+        if (q < 0 || q >= n_inferred)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "index %lld is outside the unpooled %lld elements", (long long)q,
+                                (long long)n_inferred);
+        for (int i = x->rank - 1; i >= 0; i--) { /* inferred position -> output position */
+            at += (q % inferred[i]) * scale;
+            q /= inferred[i];
+            scale *= dims[i];
+        }
+        if (x->dtype == TCONV_DTYPE_DOUBLE)
+            ((double *)y->data)[at] = ((const double *)x->data)[e];
+        else
+            ((float *)y->data)[at] = ((const float *)x->data)[e];
     }
     return TCONV_OK;
 }

@@ -138,6 +138,11 @@ static tconv_status layout_for(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const 
     return TCONV_OK;
 }
 
+/* The scale / zero point element of row r's first element (r = o * axis_len + j). */
+static int64_t row_scale_base(const quant_layout *l, int64_t r) {
+    return (r / l->axis_len) * l->so + ((r % l->axis_len) / l->block) * l->sj;
+}
+
 /* ---------------------------------------------------------------- rounding and storing */
 
 /* v rounded to nearest even in `precision` (float, float16, bfloat16 or double). */
@@ -269,8 +274,7 @@ static void quantize_rows_f32_u8(const quantize_job *j, int64_t begin, int64_t e
     const uint8_t *zp = j->zero_point ? j->zero_point->data : NULL;
     bool is_signed = j->y->dtype == TCONV_DTYPE_INT8;
     for (int64_t r = begin; r < end; r++) {
-        int64_t o = r / l->axis_len, jj = r % l->axis_len;
-        int64_t sbase = o * l->so + (jj / l->block) * l->sj;
+        int64_t sbase = row_scale_base(l, r);
         const float *xr = x + r * l->inner;
         for (int64_t k = 0; k < l->inner; k++) {
             int64_t s = sbase + k * l->sk;
@@ -296,8 +300,7 @@ static void quantize_rows(void *p, int64_t begin, int64_t end) {
         return;
     }
     for (int64_t r = begin; r < end; r++) {
-        int64_t o = r / l->axis_len, jj = r % l->axis_len;
-        int64_t sbase = o * l->so + (jj / l->block) * l->sj;
+        int64_t sbase = row_scale_base(l, r);
         for (int64_t k = 0; k < l->inner; k++)
             quantize_element(j, r * l->inner + k, sbase + k * l->sk);
     }
@@ -385,8 +388,7 @@ static void dequantize_rows_u8_f32(const dequantize_job *j, int64_t begin, int64
     bool is_signed = j->x->dtype == TCONV_DTYPE_INT8;
     float *y = j->y->data;
     for (int64_t r = begin; r < end; r++) {
-        int64_t o = r / l->axis_len, jj = r % l->axis_len;
-        int64_t sbase = o * l->so + (jj / l->block) * l->sj;
+        int64_t sbase = row_scale_base(l, r);
         const uint8_t *xr = x + r * l->inner;
         float *yr = y + r * l->inner;
         for (int64_t k = 0; k < l->inner; k++) {
@@ -407,8 +409,7 @@ static void dequantize_rows(void *p, int64_t begin, int64_t end) {
         return;
     }
     for (int64_t r = begin; r < end; r++) {
-        int64_t o = r / l->axis_len, jj = r % l->axis_len;
-        int64_t sbase = o * l->so + (jj / l->block) * l->sj;
+        int64_t sbase = row_scale_base(l, r);
         for (int64_t k = 0; k < l->inner; k++) {
             int64_t i = r * l->inner + k, s = sbase + k * l->sk;
             double x = (float)tc_rt_get_f64(j->x, i); /* x.astype(float32) */

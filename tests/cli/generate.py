@@ -4,7 +4,8 @@
     /usr/bin/python3 tests/cli/generate.py
 
 missing_ops.onnx: two ConvTransposes that the legalization rewrites (SAME_UPPER stride 2;
-asymmetric pads), between ops tconv's runtime has no kernel for (Hardmax twice, ThresholdedRelu once: ops
+asymmetric pads), between ops tconv's runtime has no kernel for (MeanVarianceNormalization twice,
+Bernoulli once: ops
 issue 14 does not add), with
 every shape declared. `tconv-import --check` proves each rewrite alone, names every missing op
 with its count, skips the whole-model run and still writes the output. Reproducible byte for
@@ -29,11 +30,11 @@ def missing_ops():
     nodes = [
         helper.make_node("ConvTranspose", ["x", "w1"], ["u1"], name="up1", auto_pad="SAME_UPPER",
                          strides=[2, 2], kernel_shape=[3, 3]),
-        helper.make_node("Hardmax", ["u1"], ["n1"], name="hardmax1"),
+        helper.make_node("MeanVarianceNormalization", ["u1"], ["n1"], name="mvn1"),
         helper.make_node("ConvTranspose", ["n1", "w2"], ["u2"], name="up2", strides=[2, 2],
                          kernel_shape=[3, 3], pads=[0, 1, 1, 0]),
-        helper.make_node("Hardmax", ["u2"], ["n2"], name="hardmax2"),
-        helper.make_node("ThresholdedRelu", ["n2"], ["y"], name="thresholded", alpha=0.25),
+        helper.make_node("MeanVarianceNormalization", ["u2"], ["n2"], name="mvn2"),
+        helper.make_node("Bernoulli", ["n2"], ["y"], name="bernoulli", seed=1.0),
     ]
     inits = [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")]
     graph = helper.make_graph(nodes, "missing_ops", [vinfo("x", [1, 4, 5, 6])],

@@ -218,13 +218,13 @@ tconv_cli_test(run_save_outputs_is_input_data CMD sh -c "rm -rf '${out_work}/lin
 set(missing_ops "${CMAKE_CURRENT_LIST_DIR}/data/missing_ops.onnx")
 tconv_cli_test(import_check_missing_ops CMD $<TARGET_FILE:tconv-import> ${missing_ops} --check 2
                --report ${cli_work}/missing_ops.json -o ${cli_work}/missing_ops.onnx EXIT 0
-               STDERR "node 'up1' alone: ok on x.1,4,5,6. .2 runs.*node 'up2' alone: ok.*whole model: skipped: the runtime lacks Hardmax x2 .hardmax1, hardmax2., ThresholdedRelu x1 .thresholded..*wrote"
+               STDERR "node 'up1' alone: ok on x.1,4,5,6. .2 runs.*node 'up2' alone: ok.*whole model: skipped: the runtime lacks MeanVarianceNormalization x2 .mvn1, mvn2., Bernoulli x1 .bernoulli..*wrote"
                EXIST ${cli_work}/missing_ops.onnx)
 tconv_cli_test(import_check_missing_ops_faulty CMD $<TARGET_FILE:tconv-import-faulty> ${missing_ops}
                --check 1 -o ${cli_work}/missing_ops_bad.onnx EXIT 1
                STDERR "node 'up1' alone: MISMATCH.*was not written" NOT_EXIST ${cli_work}/missing_ops_bad.onnx)
 tconv_cli_test(run_missing_ops CMD $<TARGET_FILE:tconv-run> ${missing_ops} EXIT 2
-               STDERR "unsupported|Hardmax")
+               STDERR "unsupported|MeanVarianceNormalization")
 # No shape reaches the ConvTranspose (a custom op before it): the proof takes rank and channels
 # from the weights and tries five sizes (3-5, then 1 and 2); a wrong crop is still caught.
 set(unknown_shape "${CMAKE_CURRENT_LIST_DIR}/data/unknown_shape.onnx")
