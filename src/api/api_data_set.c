@@ -14,6 +14,7 @@
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
+#include "runtime/session.h"
 
 #define DATA_SET_PREFIX "test_data_set_"
 
@@ -299,30 +300,11 @@ static void note_missing(missing_ops *m, const tconv_node *node) {
     m->items[m->count++] = (missing_op){domain, node->op_type, 1, {node, NULL, NULL}};
 }
 
-/* "" and "ai.onnx" are one domain. */
-static const char *plain_domain(const char *d) {
-    return d && *d && strcmp(d, "ai.onnx") != 0 ? d : "";
-}
-
-/* A function of the node's domain and name in `m` (a model's own, or the built-in library of
- * ONNX's function bodies): the session may run the node as that body. Whether the body fits
- * the node (inputs, attributes, the context a library body was made for) is decided when the
- * session is planned, which names the node when it does not. */
-static bool has_function(const tconv_model *m, const tconv_node *node) {
-    for (size_t i = 0; m && i < m->n_functions; i++) {
-        const tc_function *fn = m->functions[i];
-        if (strcmp(plain_domain(fn->domain), plain_domain(node->domain)) == 0 && fn->name &&
-            strcmp(fn->name, node->op_type) == 0)
-            return true;
-    }
-    return false;
-}
-
 static void collect_missing(const tconv_model *model, const tconv_graph *graph, missing_ops *m) {
     for (const tconv_node *n = graph->first; n; n = n->next) {
         if (!tc_ops[tc_op_find(n->domain, n->op_type, tc_model_opset(model, n->domain))]
                  .has_kernel &&
-            !has_function(model, n) && !has_function(tc_api_function_library(), n))
+            !tc_function_body_available(model, tc_api_function_library(), n))
             note_missing(m, n);
         for (size_t i = 0; i < n->n_attrs; i++) {
             const tc_attr *a = &n->attrs[i];

@@ -141,4 +141,11 @@ tconv_status tc_rt_tensor_compare(const tc_rt_tensor *actual, const tc_rt_tensor
                                   double rtol, double atol, double *max_abs_err,
                                   double *max_rel_err, tc_error *err);
 
+/* Whether the session would run `node`, whose op has no kernel, as a function body: one of the
+ * model's own functions of the node's domain and name (planning says whether that body runs),
+ * or a body of `library` made for the node's op, opset, attributes and inputs (types and static
+ * shapes are checked when it runs). For naming what a model lacks before planning it. */
+bool tc_function_body_available(const tconv_model *model, const tconv_model *library,
+                                const tconv_node *node);
+
 #endif

@@ -195,20 +195,38 @@ static tconv_status local_function(tc_session *s, tc_step_plan *step, bool *foun
     return TCONV_OK;
 }
 
+/* A library body made for this node's op, opset, attributes and inputs. */
+static bool library_body_matches(const tc_function *fn, const tconv_node *node, int64_t opset) {
+    const char *domain = domain_of(node->domain);
+    return strcmp(domain_of(fn->domain), domain) == 0 && same_string(fn->name, node->op_type) &&
+           function_opset(fn, domain) == opset && same_attrs(node, fn) &&
+           library_inputs_fit(node, fn);
+}
+
 static tconv_status library_functions(tc_session *s, tc_step_plan *step, tc_error *err) {
     const tconv_model *lib = s->options.function_library;
-    const tconv_node *node = step->node;
-    const char *domain = domain_of(node->domain);
     for (size_t i = 0; lib && i < lib->n_functions; i++) {
         const tc_function *fn = lib->functions[i];
-        if (strcmp(domain_of(fn->domain), domain) != 0 || !same_string(fn->name, node->op_type) ||
-            function_opset(fn, domain) != step->opset || !same_attrs(node, fn) ||
-            !library_inputs_fit(node, fn))
-            continue;
-        if (!add_function(s, step, fn))
+        if (library_body_matches(fn, step->node, step->opset) && !add_function(s, step, fn))
             return tc_error_nomem(err, "an execution plan");
     }
     return TCONV_OK;
+}
+
+bool tc_function_body_available(const tconv_model *model, const tconv_model *library,
+                                const tconv_node *node) {
+    for (size_t i = 0; model && i < model->n_functions; i++) {
+        const tc_function *fn = model->functions[i];
+        if (strcmp(domain_of(fn->domain), domain_of(node->domain)) == 0 &&
+            same_string(fn->name, node->op_type) && same_string(fn->overload, node->overload))
+            return true; /* planning says whether it runs (and why not) */
+    }
+    int64_t opset = tc_graph_opset(node->graph, node->domain);
+    for (size_t i = 0; library && i < library->n_functions; i++) {
+        if (library_body_matches(library->functions[i], node, opset))
+            return true;
+    }
+    return false;
 }
 
 tconv_status tc_plan_function_call(tc_session *session, tc_step_plan *step, tc_error *err) {
