@@ -49,9 +49,23 @@ static void runtime_roundtrip(tconv_tensor *t, const void *data, size_t nbytes) 
         FUZZ_REQUIRE(err.message[0] != '\0', &err); /* a dtype the runtime does not compute */
         return;
     }
-    FUZZ_REQUIRE(rt.nbytes == nbytes && (nbytes == 0 || memcmp(rt.data, data, nbytes) == 0), NULL);
+    bool sub_byte = tc_dtype_bits(t->dtype) < 8;
+    /* Sub-byte types (int4, int2, float4...) take one byte an element in the runtime: their
+     * bytes differ from the packed ones by design; the round trip below checks them. */
+    FUZZ_REQUIRE(sub_byte ||
+                     (rt.nbytes == nbytes && (nbytes == 0 || memcmp(rt.data, data, nbytes) == 0)),
+                 NULL);
     tconv_tensor *back;
     FUZZ_REQUIRE(tc_rt_tensor_to_ir(&rt, t->model, "back", &back, &err) == TCONV_OK, &err);
+    if (sub_byte) { /* packed again and unpacked: the same elements */
+        tc_rt_tensor again;
+        memset(&again, 0, sizeof again);
+        FUZZ_REQUIRE(tc_rt_tensor_from_ir(back, &again, &err) == TCONV_OK, &err);
+        FUZZ_REQUIRE(again.nbytes == rt.nbytes &&
+                         (rt.nbytes == 0 || memcmp(again.data, rt.data, rt.nbytes) == 0),
+                     NULL);
+        tc_rt_tensor_release(&again);
+    }
     tc_rt_tensor_release(&rt);
 }
 
