@@ -252,11 +252,12 @@ static void pieced_row_4(char *row, const char *src, const int64_t *inner,
 static void pieced_row(char *row, const char *in, int64_t base, const int64_t *inner,
                        const indexed_piece *pieces, size_t n_pieces, size_t esize,
                        const void *fill) {
+    /* An empty input (a Pad whose output is all fill) has no data: no offset from NULL. */
+    const char *src = in ? in + (size_t)base * esize : NULL;
     if (esize == 4) {
-        pieced_row_4(row, in + (size_t)base * 4, inner, pieces, n_pieces, fill);
+        pieced_row_4(row, src, inner, pieces, n_pieces, fill);
         return;
     }
-    const char *src = in + (size_t)base * esize;
     for (size_t i = 0; i < n_pieces; i++) {
         const indexed_piece *p = &pieces[i];
         char *dst = row + (size_t)p->at * esize;
