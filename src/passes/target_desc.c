@@ -183,8 +183,10 @@ typedef struct parser {
 } parser;
 
 static tconv_status bad(const parser *p, const char *fmt, const char *what) {
+    char shown[64]; /* a word of the file, cut to what a message line can show */
+    snprintf(shown, sizeof shown, "%.63s", what);
     char message[TC_TARGET_TEXT_MAX];
-    snprintf(message, sizeof message, fmt, what);
+    snprintf(message, sizeof message, fmt, shown);
     return tc_error_set(p->err, TCONV_ERR_INVALID, "%s:%d: field '%s': %s", p->file, p->line,
                         p->key, message);
 }
@@ -272,7 +274,7 @@ static tconv_status parse_list(const parser *p, char **rest, tc_target_list *out
 static tconv_status parse_ranks(const parser *p, char **rest, unsigned *out) {
     *out = 0;
     for (char *w; (w = next_word(rest));) {
-        int64_t r;
+        int64_t r = 0;
         tconv_status st = parse_int(p, w, 1, &r);
         if (st != TCONV_OK)
             return st;
