@@ -9,14 +9,15 @@ class Error(Exception):
     """A failure of tconv: `message` is the library's (naming the file, node and field where they
     apply); `status` the library's status name ("usage", "io", "parse", "invalid",
     "unsupported", "limit", "nomem", "mismatch"); `node` and `field` the first node and the first
-    attribute, input, output or tensor the message names (None when it names none)."""
+    attribute, input, output or tensor the message names (None when it names none), or the node
+    the caller gives."""
 
-    def __init__(self, message, status="usage"):
+    def __init__(self, message, status="usage", node=None):
         super().__init__(message)
         self.message = message
         self.status = status
         m = _NODE.search(message)
-        self.node = m.group(1) if m else None
+        self.node = node if node is not None else m.group(1) if m else None
         m = _FIELD.search(message)
         self.field = m.group(1) if m else None
 

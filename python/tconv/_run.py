@@ -4,6 +4,7 @@ and outputs handed over (tconv_runner_take_output): a C-contiguous array crosses
 either way."""
 import ctypes
 import os
+import re
 
 import numpy as np
 
@@ -71,9 +72,22 @@ class _Owned:
             self.ptr = None
 
 
+def _refuse_missing_ops(model):
+    """Every op the runtime lacks, named once with its count, as tconv-run says it."""
+    count = ctypes.c_size_t()
+    text = ctypes.c_void_p()
+    st = lib.tconv_runtime_missing_ops(model.handle, ctypes.byref(count), ctypes.byref(text))
+    missing = _lib.take_text(text.value) if st == _lib.OK else ""
+    if st == _lib.OK and count.value:
+        first = re.search(r"\(([^,)]*)", missing)  # "Op x2 (path1, path2), ...": path1
+        raise Error("%s: the runtime cannot run this model: it has no kernel for %s"
+                    % (model.source, missing), "unsupported", first.group(1) if first else None)
+
+
 class _Runner:
     def __init__(self, model, limits, convention, fusion):
         self.handle = ctypes.c_void_p()
+        _refuse_missing_ops(model)
         st = lib.tconv_runner_new_with(model.handle, limits.handle, convention, bool(fusion),
                                        ctypes.byref(self.handle))
         if st != _lib.OK:
