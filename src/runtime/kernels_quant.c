@@ -367,6 +367,8 @@ tconv_status tc_run_quantize_linear(tc_kernel_ctx *ctx) {
     j.promoted = promoted_division(j.x->dtype, j.scale->dtype);
     if (DTYPE_IS(DTYPES_QUANT_INT, out))
         integer_range(out, &j.lo, &j.hi);
+    if (j.y->n_elements == 0) /* rows of no elements: no data pointer to offset */
+        return TCONV_OK;
     tc_parallel_ranges(ctx->pool, ctx->n_threads, j.l.outer * j.l.axis_len,
                        (double)j.l.inner * TCONV_PARALLEL_COST_STREAM, 1, 1, quantize_rows, &j);
     return TCONV_OK;
@@ -449,6 +451,8 @@ tconv_status tc_run_dequantize_linear(tc_kernel_ctx *ctx) {
     if (tc_dtype_is_minifloat(j.x->dtype))
         j.zero_point = NULL;
     j.wide = j.x->dtype == TCONV_DTYPE_INT32 && j.zero_point;
+    if (j.y->n_elements == 0) /* rows of no elements: no data pointer to offset */
+        return TCONV_OK;
     tc_parallel_ranges(ctx->pool, ctx->n_threads, j.l.outer * j.l.axis_len,
                        (double)j.l.inner * TCONV_PARALLEL_COST_STREAM, 1, 1, dequantize_rows, &j);
     return TCONV_OK;
