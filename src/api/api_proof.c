@@ -79,7 +79,7 @@ static tconv_status add_input(tconv_graph *g, const char *name, const tc_type *t
  * (W is C_in x C_out/group x k...), the other dims are left to the proof's sizes. */
 static bool type_from_weights(const tconv_node *node, size_t index, tc_type *type, tc_dim *dims) {
     const tconv_value *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
-    if (index != 0 || strcmp(node->op_type, "ConvTranspose") != 0 || !w || !w->initializer ||
+    if (index != 0 || node->kind != TC_KIND_ConvTranspose || !w || !w->initializer ||
         w->initializer->rank < 3 || w->initializer->rank > TCONV_MAX_RANK)
         return false;
     type->kind = TCONV_TYPE_TENSOR;

@@ -57,6 +57,40 @@ tconv_status tc_node_attr_float(const tconv_node *node, const char *name, float 
     return TCONV_OK;
 }
 
+const tc_op_attr *tc_node_attr_default(const tconv_node *node, const char *name) {
+    const tc_op_attr *a = tc_op_attr_find(node->op, name);
+    return a && a->has_default ? a : tc_kind_attr_default(node->kind, name);
+}
+
+static tconv_status no_default(const tconv_node *node, const char *name, tc_error *err) {
+    char where[256];
+    return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
+                        "%s: the op table gives attribute '%s' no default",
+                        tc_node_describe(node, where, sizeof where), name);
+}
+
+tconv_status tc_node_attr_float_or_default(const tconv_node *node, const char *name, float *out,
+                                           tc_error *err) {
+    if (tc_node_attr(node, name))
+        return tc_node_attr_float(node, name, 0.0f, out, err);
+    const tc_op_attr *d = tc_node_attr_default(node, name);
+    if (!d || d->type != TCONV_ATTR_FLOAT)
+        return no_default(node, name, err);
+    *out = d->def_float;
+    return TCONV_OK;
+}
+
+tconv_status tc_node_attr_int_or_default(const tconv_node *node, const char *name, int64_t *out,
+                                         tc_error *err) {
+    if (tc_node_attr(node, name))
+        return tc_node_attr_int(node, name, 0, out, err);
+    const tc_op_attr *d = tc_node_attr_default(node, name);
+    if (!d || d->type != TCONV_ATTR_INT)
+        return no_default(node, name, err);
+    *out = d->def_int;
+    return TCONV_OK;
+}
+
 tconv_status tc_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
                                  const char **out, tc_error *err) {
     const tc_attr *a = tc_node_attr(node, name);

@@ -357,6 +357,7 @@ tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char 
         return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
     node->op = tc_op_find(node->domain, node->op_type, tc_graph_opset(graph, node->domain));
+    node->kind = tc_kind_find(node->domain, node->op_type);
     *out = node;
     return TCONV_OK;
 }
@@ -559,6 +560,10 @@ size_t tc_node_index(const tconv_node *node) {
 
 bool tc_node_is_onnx_domain(const tconv_node *node) {
     return is_default_domain(node->domain);
+}
+
+bool tc_node_is(const tconv_node *node, tc_op_kind kind) {
+    return node && node->kind == kind;
 }
 
 const char *tc_node_describe(const tconv_node *node, char *buf, size_t size) {

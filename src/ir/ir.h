@@ -248,6 +248,10 @@ struct tconv_node {
     /* The op table entry (ir/ops.h) of op_type/domain at the model's opset: set by tc_node_create
      * and again by tc_model_set_opset; TC_OP_NONE for ops tconv does not know. */
     tc_op op;
+    /* The op kind (ir/ops.h) of op_type/domain, whatever the opset: set by tc_node_create;
+     * TC_KIND_NONE for ops tconv does not know. Code tests it (and tc_kinds[kind].flags),
+     * never op_type, to recognise an op. */
+    tc_op_kind kind;
 };
 
 /* ---------------------------------------------------------------- graphs */
@@ -454,6 +458,17 @@ tconv_status tc_node_attr_ints(const tconv_node *node, const char *name, bool *p
                                const int64_t **values, size_t *count, tc_error *err);
 tconv_status tc_node_attr_floats(const tconv_node *node, const char *name, bool *present,
                                  const float **values, size_t *count, tc_error *err);
+/* The same, the default taken from the op table's attribute schema (ops.def: A(name, TYPE, OPT,
+ * default)) when the attribute is absent, so no reader writes ONNX's default again. An
+ * attribute the table gives no default is TCONV_ERR_UNSUPPORTED naming it (a reader's mistake,
+ * which tests/ir/test_ops.c guards). */
+tconv_status tc_node_attr_float_or_default(const tconv_node *node, const char *name, float *out,
+                                           tc_error *err);
+tconv_status tc_node_attr_int_or_default(const tconv_node *node, const char *name, int64_t *out,
+                                         tc_error *err);
+/* The schema default of attribute `name` for the node's op (its entry at the model's opset, else
+ * the newest entry of its kind that gives one), or NULL when the table gives none. */
+const tc_op_attr *tc_node_attr_default(const tconv_node *node, const char *name);
 
 /* Setters add the attribute or replace one of the same name (origin dropped on replace). */
 tconv_status tc_node_set_attr_int(tconv_node *node, const char *name, int64_t value, tc_error *err);
@@ -483,6 +498,8 @@ const char *tc_node_path(const tconv_node *node, char *buf, size_t size);
 /* Position of the node in its graph's list (O(n)). */
 size_t tc_node_index(const tconv_node *node);
 bool tc_node_is_onnx_domain(const tconv_node *node);
+/* node is not NULL and of op kind `kind`. */
+bool tc_node_is(const tconv_node *node, tc_op_kind kind);
 
 /* Subgraphs held by a node's GRAPH/GRAPHS attributes, in attribute order. Calls fn for each;
  * stops and returns its status on the first non-OK. */

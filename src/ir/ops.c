@@ -1,18 +1,46 @@
 /* The op table: ops.def expanded into tc_ops, and the name -> entry lookup nodes resolve with. */
 #include "ir/ops.h"
 
+#include <float.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define REQ true
 #define OPT false
-#define A(attr, type, req) {#attr, TCONV_ATTR_##type, req},
+/* A(name, TYPE, REQ|OPT) or A(name, TYPE, OPT, default): the count of arguments picks the form. */
+#define TC_DEFAULT_FLOAT(d) .def_float = (d)
+#define TC_DEFAULT_INT(d) .def_int = (d)
+#define TC_DEFAULT_STRING(d) .def_string = (d)
+#define TC_ATTR3(attr, ty, req) {.name = #attr, .type = TCONV_ATTR_##ty, .required = req},
+#define TC_ATTR4(attr, ty, req, def)                                                               \
+    {.name = #attr,                                                                                \
+     .type = TCONV_ATTR_##ty,                                                                      \
+     .required = req,                                                                              \
+     .has_default = true,                                                                          \
+     TC_DEFAULT_##ty(def)},
+#define TC_ATTR_PICK(a1, a2, a3, a4, form, ...) form
+#define A(...) TC_ATTR_PICK(__VA_ARGS__, TC_ATTR4, TC_ATTR3, none, none)(__VA_ARGS__)
 #define TC_UNPAREN(...) __VA_ARGS__
+
+#define F(flags) (flags)
+#define F0 0u
+#define ACT(fn, cost) TC_ACTIVATION_##fn, cost
+#define ACT0 TC_ACTIVATION_NONE, 0
+#define TC_KIND(dom, op, flags, activation)                                                        \
+    [TC_KIND_##op] = {#op, TC_DOMAIN_##dom, flags, activation},
+/* Indexed by tc_op_kind, entry TC_KIND_NONE left empty. */
+#define TC_OP(...)
+const tc_kind_def tc_kinds[TC_KIND_COUNT] = {
+#include "ir/ops.def"
+};
+#undef TC_OP
+#undef TC_KIND
 
 /* Each entry's attribute list, ending with a NULL name (so that an empty list is an array too),
  * and a compile-time check of its opset range and arity. */
 #define TC_OP(dom, op, v0, v1, i0, i1, o0, o1, at, shape, kernel)                                  \
-    static const tc_op_attr ATTRS_##op##_##v0[] = {TC_UNPAREN at{NULL, 0, false}};                 \
+    static const tc_op_attr ATTRS_##op##_##v0[] = {TC_UNPAREN at{.name = NULL}};                   \
     _Static_assert(1 <= (v0) && (v0) <= (v1) && (v1) <= TC_OPSET_LATEST, #op "-" #v0 ": opsets");  \
     _Static_assert((i0) <= (i1) && (i1) <= TC_MANY && (o0) <= (o1) && (o1) <= TC_MANY,             \
                    #op "-" #v0 ": arity");
@@ -26,6 +54,7 @@
 #define TC_OP(dom, op, v0, v1, i0, i1, o0, o1, at, shape, kernel)                                  \
     [TC_OP_##op##_##v0] = {.name = #op,                                                            \
                            .domain = TC_DOMAIN_##dom,                                              \
+                           .kind = TC_KIND_##op,                                                   \
                            .since = v0,                                                            \
                            .until = v1,                                                            \
                            .min_in = i0,                                                           \
@@ -50,20 +79,30 @@ static bool same_domain(const char *entry, const char *domain) {
     return is_default_domain(domain) ? !*entry : strcmp(entry, domain) == 0;
 }
 
-/* Entries are sorted by name (strcmp order; tests/ir/test_ops.c keeps them so): a binary search
- * finds an op's first entry, then its versions follow. Runs once per node created (and per node
- * when an opset changes), never per run. */
-tc_op tc_op_find(const char *domain, const char *op_type, int64_t opset) {
-    if (!op_type || !*op_type || opset <= 0)
-        return TC_OP_NONE;
-    int lo = 1, hi = TC_OP_COUNT;
+/* The first row of table (count rows of `size` bytes, each starting with its name, row 0 left
+ * empty) whose name is not before `name` in strcmp order: tc_ops and tc_kinds are sorted by name
+ * (tests/ir/test_ops.c keeps them so). */
+_Static_assert(offsetof(tc_op_def, name) == 0 && offsetof(tc_kind_def, name) == 0,
+               "first_named reads a row's name as its first member");
+static int first_named(const void *table, size_t size, int count, const char *name) {
+    int lo = 1, hi = count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (strcmp(tc_ops[mid].name, op_type) < 0)
+        const char *const *row = (const char *const *)((const char *)table + (size_t)mid * size);
+        if (strcmp(*row, name) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* A binary search finds an op's first entry, then its versions follow. Runs once per node created
+ * (and per node when an opset changes), never per run. */
+tc_op tc_op_find(const char *domain, const char *op_type, int64_t opset) {
+    if (!op_type || !*op_type || opset <= 0)
+        return TC_OP_NONE;
+    int lo = first_named(tc_ops, sizeof tc_ops[0], TC_OP_COUNT, op_type);
     for (int i = lo; i < TC_OP_COUNT && strcmp(tc_ops[i].name, op_type) == 0; i++) {
         const tc_op_def *d = &tc_ops[i];
         if (opset >= d->since && opset <= d->until && same_domain(d->domain, domain))
@@ -96,53 +135,41 @@ bool tc_op_kernel_span(const char *domain, const char *op_type, int *first, int 
     return found;
 }
 
-/* Ops whose kernels only move, select or reinterpret elements (or read shapes), so they take
- * float16/bfloat16 tensors as 2-byte elements (TCONV_DTYPES_ANY), Cast, which converts
- * between every float type itself, Relu, which selects on the 16-bit patterns (the bits of
- * the float32 round trip), and QuantizeLinear/DequantizeLinear, whose roundings depend on the
- * 16-bit types (kernels_quant.c). Every other op with a kernel computes in float: the executor
- * runs it on float32 copies of its float16/bfloat16 inputs and rounds its float outputs back
- * (session_half.c). Sorted (strcmp): looked up by binary search. An op left off only costs two
- * conversions (widening is exact, so data movement gives the same bits); an op listed must take
- * float16 and bfloat16 itself. */
-static const char *const HALF_NATIVE_OPS[] = {
-    "Cast",   "CastLike",       "Concat",    "Constant", "DequantizeLinear",
-    "Expand", "Flatten",        "Gather",    "Identity", "If",
-    "Loop",   "QuantizeLinear", "Relu",      "Reshape",  "Scan",
-    "Shape",  "Size",           "Slice",     "Split",    "Squeeze",
-    "Tile",   "Transpose",      "Unsqueeze",
-};
+/* Runs once per node created, never per run. */
+tc_op_kind tc_kind_find(const char *domain, const char *op_type) {
+    if (!op_type || !*op_type)
+        return TC_KIND_NONE;
+    int lo = first_named(tc_kinds, sizeof tc_kinds[0], TC_KIND_COUNT, op_type);
+    for (int i = lo; i < TC_KIND_COUNT && strcmp(tc_kinds[i].name, op_type) == 0; i++) {
+        if (same_domain(tc_kinds[i].domain, domain))
+            return (tc_op_kind)i;
+    }
+    return TC_KIND_NONE;
+}
 
-static int compare_names(const void *key, const void *entry) {
-    return strcmp((const char *)key, *(const char *const *)entry);
+const char *tc_kind_name(tc_op_kind kind) {
+    return kind > TC_KIND_NONE && kind < TC_KIND_COUNT ? tc_kinds[kind].name : "";
+}
+
+const tc_op_attr *tc_kind_attr_default(tc_op_kind kind, const char *name) {
+    for (int i = TC_OP_COUNT - 1; kind != TC_KIND_NONE && i > TC_OP_NONE; i--) {
+        const tc_op_attr *a = tc_ops[i].kind == kind ? tc_op_attr_find((tc_op)i, name) : NULL;
+        if (a && a->has_default)
+            return a;
+    }
+    return NULL;
+}
+
+bool tc_kind_has(tc_op_kind kind, unsigned flags) {
+    return kind > TC_KIND_NONE && kind < TC_KIND_COUNT && (tc_kinds[kind].flags & flags) == flags;
 }
 
 bool tc_op_half_native(tc_op op) {
-    if (op <= TC_OP_NONE || op >= TC_OP_COUNT || !same_domain(tc_ops[op].domain, ""))
-        return false;
-    return bsearch(tc_ops[op].name, HALF_NATIVE_OPS,
-                   sizeof HALF_NATIVE_OPS / sizeof HALF_NATIVE_OPS[0], sizeof HALF_NATIVE_OPS[0],
-                   compare_names) != NULL;
+    return op > TC_OP_NONE && op < TC_OP_COUNT && tc_kind_has(tc_ops[op].kind, TC_OPF_HALF_NATIVE);
 }
-
-size_t tc_op_half_native_names(const char *const **names) {
-    *names = HALF_NATIVE_OPS;
-    return sizeof HALF_NATIVE_OPS / sizeof HALF_NATIVE_OPS[0];
-}
-
-/* Ops whose schemas give their float inputs different type constraints: BatchNormalization's
- * scale/B (T1) and mean/var (T2) beside X (T), Dropout's ratio (T1), OneHot's depth (T2) and
- * values (T3), Pow's exponent (T1), Resize's roi (T2), Resize's and Upsample's scales (float).
- * Every other op ties its float inputs to one type T, so a float16 input beside a float32 one
- * is refused, not widened and computed (issue 27). Sorted (strcmp): binary search. */
-static const char *const MIXED_FLOAT_OPS[] = {
-    "BatchNormalization", "Dropout", "OneHot", "Pow", "Resize", "Upsample",
-};
 
 bool tc_op_mixed_float_inputs(tc_op op) {
-    if (op <= TC_OP_NONE || op >= TC_OP_COUNT || !same_domain(tc_ops[op].domain, ""))
+    if (op <= TC_OP_NONE || op >= TC_OP_COUNT)
         return true; /* unknown schema: not ours to refuse */
-    return bsearch(tc_ops[op].name, MIXED_FLOAT_OPS,
-                   sizeof MIXED_FLOAT_OPS / sizeof MIXED_FLOAT_OPS[0], sizeof MIXED_FLOAT_OPS[0],
-                   compare_names) != NULL;
+    return tc_kind_has(tc_ops[op].kind, TC_OPF_MIXED_FLOAT);
 }

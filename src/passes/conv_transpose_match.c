@@ -3,7 +3,7 @@
 #include <string.h>
 
 bool tc_is_conv_transpose(const tconv_node *node) {
-    return tc_node_is_onnx_domain(node) && strcmp(node->op_type, "ConvTranspose") == 0;
+    return tc_node_is(node, TC_KIND_ConvTranspose);
 }
 
 /* Rank and dims of a value's declared type; unknown dims are -1, unknown rank gives -1. */

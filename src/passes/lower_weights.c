@@ -8,10 +8,6 @@
 
 /* ---------------------------------------------------------------- finding the constant */
 
-static bool is_onnx_op(const tconv_node *node, const char *op_type) {
-    return node && tc_node_is_onnx_domain(node) && strcmp(node->op_type, op_type) == 0;
-}
-
 static bool say(char *why, size_t why_size, const char *fmt, ...) TCONV_PRINTF(3, 4);
 static bool say(char *why, size_t why_size, const char *fmt, ...) {
     if (why && why_size) {
@@ -49,7 +45,7 @@ static tconv_tensor *plain_constant(tconv_value *value, tconv_node **constant, c
             value->is_graph_input ? "a graph input" : "not produced in this graph");
         return NULL;
     }
-    if (is_onnx_op(producer, "Constant")) {
+    if (tc_node_is(producer, TC_KIND_Constant)) {
         const tc_attr *attr = tc_node_attr(producer, "value");
         if (attr && attr->type == TCONV_ATTR_TENSOR && attr->t) {
             *constant = producer;
@@ -127,7 +123,7 @@ bool tc_weight_source_find(tconv_value *value, tc_weight_source *out, char *why,
     out->axis = -1;
     if (!value)
         return say(why, why_size, "the input is absent");
-    if (value->producer && is_onnx_op(value->producer, "DequantizeLinear"))
+    if (tc_node_is(value->producer, TC_KIND_DequantizeLinear))
         return dequantize_source(value->producer, out, why, why_size);
     out->tensor = plain_constant(value, &out->constant, why, why_size);
     if (!out->tensor)

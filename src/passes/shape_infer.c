@@ -48,8 +48,7 @@ static tconv_status merge_dtype(tc_si_ctx *ctx, const tconv_node *node, const tc
  * total (onnxruntime runs such a model and ignores the declaration; the lint shows both sizes).
  * There the inferred size replaces the declared one. */
 static bool convention_resizes(const tc_si_ctx *ctx, const tconv_node *node) {
-    return ctx->convention != TCONV_CONVENTION_ONNX && node->op_type &&
-           strcmp(node->op_type, "ConvTranspose") == 0;
+    return ctx->convention != TCONV_CONVENTION_ONNX && node->kind == TC_KIND_ConvTranspose;
 }
 
 /* Declared static wins (a different inferred static is an error, but see convention_resizes), then

@@ -356,8 +356,7 @@ bool tc_si_input_floats(tc_si_ctx *ctx, const tconv_node *node, size_t index, fl
     tconv_value *v = node->inputs[index];
     if (v->initializer && !v->is_graph_input)
         return tensor_floats(v->initializer, values, max, count);
-    if (v->producer && tc_node_is_onnx_domain(v->producer) &&
-        strcmp(v->producer->op_type, "Constant") == 0)
+    if (tc_node_is(v->producer, TC_KIND_Constant))
         return constant_floats(v->producer, values, max, count);
     return false;
 }

@@ -51,10 +51,6 @@ static tconv_status add_violation(checker *c, const char *where, tc_target_field
     return TCONV_OK;
 }
 
-static bool is_onnx_op(const tconv_node *node, const char *op_type) {
-    return node && tc_node_is_onnx_domain(node) && strcmp(node->op_type, op_type) == 0;
-}
-
 /* A constant: an initializer that is no graph input (a graph input may be fed), a Constant's
  * output, or a DequantizeLinear of such (QDQ models). */
 static bool is_constant(const tconv_value *v) {
@@ -63,9 +59,9 @@ static bool is_constant(const tconv_value *v) {
     if (v->initializer)
         return !v->is_graph_input;
     const tconv_node *p = v->producer;
-    if (is_onnx_op(p, "Constant"))
+    if (tc_node_is(p, TC_KIND_Constant))
         return true;
-    if (is_onnx_op(p, "DequantizeLinear") && p->n_inputs >= 1)
+    if (tc_node_is(p, TC_KIND_DequantizeLinear) && p->n_inputs >= 1)
         return is_constant(p->inputs[0]) && (p->n_inputs < 2 || is_constant(p->inputs[1])) &&
                (p->n_inputs < 3 || is_constant(p->inputs[2]));
     return false;
@@ -268,10 +264,11 @@ static tconv_status check_node(checker *c, tconv_node *node, size_t index) {
     char where[256];
     tc_node_describe_at(node, index, where, sizeof where);
     tconv_status st = TCONV_OK;
+    /* by name: a target description lists the ops it lacks as words of its file */
     if (tc_node_is_onnx_domain(node) && tc_target_lacks_op(c->target, node->op_type))
         st = add_violation(c, where, TC_TF_MISSING_OPS, "is a %s; target %s has none",
                            node->op_type, c->target->name);
-    if (st == TCONV_OK && is_onnx_op(node, "ConvTranspose"))
+    if (st == TCONV_OK && tc_node_is(node, TC_KIND_ConvTranspose))
         st = check_conv_transpose(c, node, where);
     if (st != TCONV_OK)
         return st;

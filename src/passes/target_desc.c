@@ -488,6 +488,7 @@ bool tc_target_rank_ok(const tc_target *t, int spatial_rank) {
 
 bool tc_target_lacks_op(const tc_target *t, const char *op_type) {
     for (size_t i = 0; i < t->n_missing_ops; i++) {
+        /* op names as data: the words of a target file, which may name ops tconv does not know */
         if (strcmp(t->missing_ops[i], op_type) == 0)
             return true;
     }

@@ -250,7 +250,8 @@ static void note_reason(lower_walk *w, const tconv_node *node, const char *lower
  * interleaved by DepthToSpace or, where the target lacks it, Reshape/Transpose/Reshape). Its
  * nodes join the emitter's list (the rewrite is recorded as one with the earlier lowerings). */
 static tconv_status lower_phase(lower_walk *w, tc_emitter *e, tconv_node *node) {
-    tc_conv_lowering how = {.allow_depth_to_space = !tc_target_lacks_op(w->target, "DepthToSpace")};
+    tc_conv_lowering how = {.allow_depth_to_space =
+                                !tc_target_lacks_op(w->target, tc_kind_name(TC_KIND_DepthToSpace))};
     char why[512];
     if (!tc_conv_transpose_convs_possible(node->graph, node, &how, why, sizeof why)) {
         note_reason(w, node, "phase decomposition", why);

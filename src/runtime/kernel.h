@@ -28,18 +28,12 @@ typedef struct tc_kernel_crop {
     int64_t bias_len;
 } tc_kernel_crop;
 
-/* An elementwise activation the executor fused into this step (Conv or ConvTranspose with a
+/* An elementwise activation the executor fused into this step (an op with TC_OPF_EPILOGUE and a
  * float32 output, see session_fuse.c): output 0 must come out as the activation of what the
  * kernel computes (after a fused crop, its zeros and bias included), by the very float operations
- * of the standalone kernel, which applies it through tc_kernel_activation_apply as well. */
-typedef enum tc_activation_kind {
-    TC_ACTIVATION_RELU = 1,
-    TC_ACTIVATION_LEAKY_RELU, /* alpha */
-    TC_ACTIVATION_CLIP,       /* [lo, hi] = [alpha, beta] */
-    TC_ACTIVATION_SIGMOID,
-    TC_ACTIVATION_TANH,
-} tc_activation_kind;
-
+ * of the standalone kernel, which applies it through tc_kernel_activation_apply as well. kind:
+ * one of ops.def's ACT(fn, cost) (tc_activation_kind, ir/ops.h); alpha and beta its parameters
+ * (Clip: [lo, hi]). */
 typedef struct tc_kernel_activation {
     tc_activation_kind kind;
     float alpha, beta;

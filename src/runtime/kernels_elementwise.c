@@ -1,11 +1,10 @@
 /* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu also
- * int32/int64, Clip int8, int32 and int64). The broadcasting binary ops (Add, Sub, Mul, Div ...)
- * are in kernels_math.c. */
-#include "runtime/fast_exp.h"
-#include "runtime/fast_tanh.h"
+ * int32/int64, Clip int8, int32 and int64), and the epilogue that applies any fusable activation
+ * (tc_kernel_activation_apply). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in
+ * kernels_math.c. */
+#include "runtime/activation.h"
 #include "runtime/kernel_util.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -27,45 +26,26 @@ static tconv_status prepare_unary(tc_kernel_ctx *ctx, uint32_t dtypes, const tc_
     return st;
 }
 
-/* e^x for x <= 0 (NaN not allowed), branch-free so the loop vectorizes (fast_exp.h); below -87
- * it gives e^-87, a difference under 2e-38. */
-static inline __attribute__((always_inline)) float exp_nonpositive(float x) {
-    x = x < -87.0f ? -87.0f : x;
-    float scale, q;
-    tc_exp_parts_f32(x, &scale, &q);
-    return (q + 1.0f) * scale;
-}
-
-/* 1 / (1 + e^-v) as e / (1 + e) or 1 / (1 + e) with e = e^-|v|: no overflow, full relative
- * precision for large negative v (down to -87; e^-87 below, 0 past -104). NaN stays NaN. */
-static inline __attribute__((always_inline)) float sigmoid(float v) {
-    float a = v < 0.0f ? -v : v;
-    float e = exp_nonpositive(a == a ? -a : 0.0f);
-    float s = 1.0f / (1.0f + e);
-    float y = v >= 0.0f ? s : (v < -104.0f ? 0.0f : e * s); /* float's e^-104: 0 */
-    return v == v ? y : v;
-}
+/* The expansions of ops.def below go over the fusable activations (ACT(fn, cost) on a TC_KIND
+ * line): a case of TC_ACTIVATION_<fn> calling its scalar function tc_act_<fn>f (activation.h), so
+ * a row made fusable needs nothing here. */
+#define TC_OP(...)
+#define ACT0
+#define TC_KIND(dom, name, flags, activation) activation
 
 /* One value through the activation: the standalone kernels and the fused epilogues (Conv,
- * ConvTranspose) compute exactly this. Clip is min(max(v, lo), hi), as numpy: with lo > hi every
- * element becomes hi; NaN stays NaN (so does Relu's). */
+ * ConvTranspose) compute exactly this. */
 static inline __attribute__((always_inline)) float activation_one(tc_activation_kind kind, float a,
                                                                   float b, float v) {
     switch (kind) {
-    case TC_ACTIVATION_RELU:
-        return v < 0.0f ? 0.0f : v;
-    case TC_ACTIVATION_LEAKY_RELU:
-        return v < 0.0f ? a * v : v;
-    case TC_ACTIVATION_CLIP: {
-        float t = v < a ? a : v;
-        return t > b ? b : t;
+#define ACT(fn, cost)                                                                              \
+    case TC_ACTIVATION_##fn:                                                                       \
+        return tc_act_##fn##f(v, a, b);
+#include "ir/ops.def"
+#undef ACT
+    default:
+        return v;
     }
-    case TC_ACTIVATION_SIGMOID:
-        return sigmoid(v);
-    case TC_ACTIVATION_TANH:
-        return tc_tanh_f32(v);
-    }
-    return v;
 }
 
 /* Separate loops for in place and not: restrict lets GCC vectorize without alias checks, and an
@@ -108,11 +88,11 @@ activation_in_place(tc_activation_kind kind, float a, float b, float *x, int64_t
 static inline __attribute__((always_inline)) void
 activation_apply(const tc_kernel_activation *act, float *dst, const float *src, int64_t n) {
     switch (act->kind) {
-        ACTIVATION_CASE(TC_ACTIVATION_RELU);
-        ACTIVATION_CASE(TC_ACTIVATION_LEAKY_RELU);
-        ACTIVATION_CASE(TC_ACTIVATION_CLIP);
-        ACTIVATION_CASE(TC_ACTIVATION_SIGMOID);
-        ACTIVATION_CASE(TC_ACTIVATION_TANH);
+#define ACT(fn, cost) ACTIVATION_CASE(TC_ACTIVATION_##fn);
+#include "ir/ops.def"
+#undef ACT
+    default:
+        return;
     }
 }
 
@@ -125,11 +105,11 @@ static inline __attribute__((always_inline)) void
 activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src, float bias,
                       int64_t n) {
     switch (act->kind) {
-        ACTIVATION_PLUS_CASE(TC_ACTIVATION_RELU);
-        ACTIVATION_PLUS_CASE(TC_ACTIVATION_LEAKY_RELU);
-        ACTIVATION_PLUS_CASE(TC_ACTIVATION_CLIP);
-        ACTIVATION_PLUS_CASE(TC_ACTIVATION_SIGMOID);
-        ACTIVATION_PLUS_CASE(TC_ACTIVATION_TANH);
+#define ACT(fn, cost) ACTIVATION_PLUS_CASE(TC_ACTIVATION_##fn);
+#include "ir/ops.def"
+#undef ACT
+    default:
+        return;
     }
 }
 
@@ -160,13 +140,20 @@ void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst
         activation_apply_plus(act, dst, src, bias, n);
 }
 
-/* Work per element (parallel.h): the polynomial tanh and the branch-free sigmoid about 4
- * streamed elements each. */
+/* Work per element (parallel.h): ops.def's cost column, in streamed elements (the polynomial
+ * tanh and the branch-free sigmoid about 4 each). */
 static double activation_cost(tc_activation_kind kind) {
-    return kind == TC_ACTIVATION_SIGMOID || kind == TC_ACTIVATION_TANH
-               ? 4.0 * TCONV_PARALLEL_COST_STREAM
-               : TCONV_PARALLEL_COST_STREAM;
+    static const unsigned char COST[TC_ACTIVATION_COUNT] = {
+#define ACT(fn, cost) [TC_ACTIVATION_##fn] = cost,
+#include "ir/ops.def"
+#undef ACT
+    };
+    return (kind < TC_ACTIVATION_COUNT && COST[kind] ? COST[kind] : 1) * TCONV_PARALLEL_COST_STREAM;
 }
+
+#undef TC_KIND
+#undef ACT0
+#undef TC_OP
 
 typedef struct activation_job {
     tc_kernel_activation act;
@@ -189,7 +176,7 @@ static void activation_f32(tc_kernel_ctx *ctx, tc_activation_kind kind, float a,
                        activation_range, &job);
 }
 
-/* Relu on float16/bfloat16 bits (the op is in HALF_NATIVE_OPS: no float32 copy in and out,
+/* Relu on float16/bfloat16 bits (the op is TC_OPF_HALF_NATIVE: no float32 copy in and out,
  * about a tenth of a float16 DCGAN's time). The same bits as widening, Relu in float and
  * rounding back: a negative number becomes +0, -0 and positive numbers stay, and a NaN goes
  * through those very conversions (the rounding quiets it). */
@@ -239,7 +226,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
         tc_parallel_ranges(ctx->pool, ctx->n_threads, n, TCONV_PARALLEL_COST_STREAM, 32, 4096,
                            relu_half_range, &job);
     } else if (x->dtype == TCONV_DTYPE_FLOAT) {
-        activation_f32(ctx, TC_ACTIVATION_RELU, 0.0f, 0.0f, x, y);
+        activation_f32(ctx, TC_ACTIVATION_relu, 0.0f, 0.0f, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         const double *in = x->data;
         double *out = y->data;
@@ -263,7 +250,7 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
     float alpha;
-    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.01f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     if (st == TCONV_OK)
         st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
@@ -272,10 +259,10 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
         const double *in = x->data;
         double *out = y->data;
         for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = in[i] < 0.0 ? (double)alpha * in[i] : in[i];
+            out[i] = tc_act_leaky_relu(in[i], alpha, 0.0);
         return TCONV_OK;
     }
-    activation_f32(ctx, TC_ACTIVATION_LEAKY_RELU, alpha, 0.0f, x, y);
+    activation_f32(ctx, TC_ACTIVATION_leaky_relu, alpha, 0.0f, x, y);
     return TCONV_OK;
 }
 
@@ -289,10 +276,10 @@ tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
         const double *in = x->data;
         double *out = y->data;
         for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = in[i] >= 0.0 ? 1.0 / (1.0 + exp(-in[i])) : exp(in[i]) / (1.0 + exp(in[i]));
+            out[i] = tc_act_sigmoid(in[i], 0.0, 0.0);
         return TCONV_OK;
     }
-    activation_f32(ctx, TC_ACTIVATION_SIGMOID, 0.0f, 0.0f, x, y);
+    activation_f32(ctx, TC_ACTIVATION_sigmoid, 0.0f, 0.0f, x, y);
     return TCONV_OK;
 }
 
@@ -306,10 +293,10 @@ tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
         const double *in = x->data;
         double *out = y->data;
         for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = tanh(in[i]); /* libm: exact to an ulp */
+            out[i] = tc_act_tanh(in[i], 0.0, 0.0);
         return TCONV_OK;
     }
-    activation_f32(ctx, TC_ACTIVATION_TANH, 0.0f, 0.0f, x, y);
+    activation_f32(ctx, TC_ACTIVATION_tanh, 0.0f, 0.0f, x, y);
     return TCONV_OK;
 }
 
@@ -332,9 +319,9 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
     float lo, hi;
-    tconv_status st = tc_node_attr_float(ctx->node, "min", -FLT_MAX, &lo, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "min", &lo, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "max", FLT_MAX, &hi, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "max", &hi, ctx->err);
     if (st == TCONV_OK)
         st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
     if (st != TCONV_OK)
@@ -342,7 +329,7 @@ tconv_status tc_run_clip_6(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_DOUBLE)
         clip_f64(x->data, y->data, x->n_elements, lo, hi);
     else
-        activation_f32(ctx, TC_ACTIVATION_CLIP, lo, hi, x, y);
+        activation_f32(ctx, TC_ACTIVATION_clip, lo, hi, x, y);
     return TCONV_OK;
 }
 
@@ -381,7 +368,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         float lo = has_min ? *(const float *)bmin->data : -INFINITY;
         float hi = has_max ? *(const float *)bmax->data : INFINITY;
-        activation_f32(ctx, TC_ACTIVATION_CLIP, lo, hi, x, y);
+        activation_f32(ctx, TC_ACTIVATION_clip, lo, hi, x, y);
     } else if (x->dtype == TCONV_DTYPE_DOUBLE) {
         double lo = has_min ? *(const double *)bmin->data : -INFINITY;
         double hi = has_max ? *(const double *)bmax->data : INFINITY;

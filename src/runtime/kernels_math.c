@@ -6,8 +6,8 @@
  * element ranges, so large tensors split across the kernel's thread pool whatever their shapes.
  * Integer arithmetic wraps like numpy (through the unsigned type, no undefined behaviour); integer
  * division truncates toward zero, and a zero divisor is an error. */
+#include "runtime/activation.h"
 #include "runtime/broadcast.h"
-#include "runtime/fast_exp.h"
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
 
@@ -140,11 +140,6 @@ static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
         out[i] = (EXPR);                                                                           \
     }
 
-/* e^x - 1 where Elu takes it (x < 0): float through the vectorizable polynomial (fast_exp.h,
- * within 3 ulp of expm1f), double through libm. */
-#define EXPM1_NEGATIVE(x) expm1(x)
-#define EXPM1_NEGATIVEf(x) tc_expm1_nonpositive_f32(x)
-
 /* The float and double bodies; F is libm's suffix (f, or nothing for double). NaN propagates
  * through every op (comparisons are written so that a NaN input falls through to an
  * arithmetic expression of it). */
@@ -192,23 +187,19 @@ static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
             UNARY_LOOP(T, cos##F(x))                                                               \
             break;                                                                                 \
         case U_ELU:                                                                                \
-            UNARY_LOOP(T, x < 0 ? alpha * EXPM1_NEGATIVE##F(x) : x)                                \
+            UNARY_LOOP(T, tc_act_elu##F(x, alpha, beta))                                           \
             break;                                                                                 \
         case U_SELU: /* alpha, beta = gamma */                                                     \
             UNARY_LOOP(T, x > 0 ? beta * x : beta * alpha * expm1##F(x))                           \
             break;                                                                                 \
         case U_SOFTPLUS: /* log(1 + exp(x)) without overflow */                                    \
-            UNARY_LOOP(T, x > 0 ? x + log1p##F(exp##F(-x)) : log1p##F(exp##F(x)))                  \
+            UNARY_LOOP(T, tc_act_softplus##F(x, alpha, beta))                                      \
             break;                                                                                 \
         case U_SOFTSIGN:                                                                           \
-            UNARY_LOOP(T, x / ((T)1 + fabs##F(x)))                                                 \
+            UNARY_LOOP(T, tc_act_softsign##F(x, alpha, beta))                                      \
             break;                                                                                 \
-        case U_HARD_SIGMOID: /* max(0, min(1, alpha x + beta)); HardSwish multiplies by x */       \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                T v = alpha * in[i] + beta;                                                        \
-                v = v < 0 ? (T)0 : v;                                                              \
-                out[i] = v > 1 ? (T)1 : v;                                                         \
-            }                                                                                      \
+        case U_HARD_SIGMOID:                                                                       \
+            UNARY_LOOP(T, tc_act_hard_sigmoid##F(x, alpha, beta))                                  \
             break;                                                                                 \
         case U_HARD_SWISH: /* x max(0, min(1, x / 6 + 1 / 2)) */                                   \
             for (int64_t i = 0; i < n; i++) {                                                      \
@@ -265,7 +256,7 @@ static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
             UNARY_LOOP(T, x > 0 ? x : alpha * expm1##F(x / alpha))                                 \
             break;                                                                                 \
         case U_THRESHOLDED_RELU:                                                                   \
-            UNARY_LOOP(T, x > alpha ? x : (T)0)                                                    \
+            UNARY_LOOP(T, tc_act_thresholded_relu##F(x, alpha, beta))                              \
             break;                                                                                 \
         case U_SHRINK:                                                                             \
             UNARY_LOOP(T, x < -alpha ? x + beta : (x > alpha ? x - beta : (T)0))                   \
@@ -426,13 +417,13 @@ tconv_status tc_run_atanh(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_celu(tc_kernel_ctx *ctx) {
     float alpha;
-    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     return st != TCONV_OK ? st : run_unary_with(ctx, U_CELU, DTYPES_REAL, alpha, 0.0, COST_LIBM);
 }
 
 tconv_status tc_run_thresholded_relu(tc_kernel_ctx *ctx) {
     float alpha;
-    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     return st != TCONV_OK
                ? st
                : run_unary_with(ctx, U_THRESHOLDED_RELU, DTYPES_REAL, alpha, 0.0, COST_CHEAP);
@@ -441,9 +432,9 @@ tconv_status tc_run_thresholded_relu(tc_kernel_ctx *ctx) {
 /* Shrink of float types (the integer types Shrink also allows are refused). */
 tconv_status tc_run_shrink(tc_kernel_ctx *ctx) {
     float lambd, bias;
-    tconv_status st = tc_node_attr_float(ctx->node, "lambd", 0.5f, &lambd, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "lambd", &lambd, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "bias", 0.0f, &bias, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "bias", &bias, ctx->err);
     return st != TCONV_OK ? st
                           : run_unary_with(ctx, U_SHRINK, DTYPES_REAL, lambd, bias, COST_CHEAP);
 }
@@ -494,7 +485,7 @@ tconv_status tc_run_not(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_elu(tc_kernel_ctx *ctx) {
     float alpha;
-    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     /* float: fast_exp.h's polynomial, about Sigmoid's cost (kernels_elementwise.c), not a libm
      * call's, so a small tensor is not handed to helper threads */
     const tc_rt_tensor *x = tc_kernel_input(ctx, 0);
@@ -504,18 +495,17 @@ tconv_status tc_run_elu(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_selu(tc_kernel_ctx *ctx) {
     float alpha, gamma;
-    tconv_status st =
-        tc_node_attr_float(ctx->node, "alpha", 1.67326319217681884765625f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "gamma", 1.05070102214813232421875f, &gamma, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "gamma", &gamma, ctx->err);
     return st != TCONV_OK ? st : run_unary_with(ctx, U_SELU, DTYPES_REAL, alpha, gamma, COST_LIBM);
 }
 
 tconv_status tc_run_hard_sigmoid(tc_kernel_ctx *ctx) {
     float alpha, beta;
-    tconv_status st = tc_node_attr_float(ctx->node, "alpha", 0.2f, &alpha, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "beta", 0.5f, &beta, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "beta", &beta, ctx->err);
     return st != TCONV_OK
                ? st
                : run_unary_with(ctx, U_HARD_SIGMOID, DTYPES_REAL, alpha, beta, COST_CHEAP);

@@ -108,7 +108,7 @@ static tconv_status batchnorm_training(tc_kernel_ctx *ctx, const tc_rt_tensor *x
                                        const tc_rt_tensor *const prm[4], double eps, int64_t inner,
                                        tc_rt_tensor *y) {
     float momentum;
-    tconv_status st = tc_node_attr_float(ctx->node, "momentum", 0.9f, &momentum, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "momentum", &momentum, ctx->err);
     if (st != TCONV_OK)
         return st;
     int64_t channels = x->dims[1], batch = x->dims[0];
@@ -160,7 +160,7 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     bool training = false;
     tconv_status st = batchnorm_check_inference(ctx, &training);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "epsilon", 1e-5f, &eps, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "epsilon", &eps, ctx->err);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
@@ -298,9 +298,10 @@ static tconv_status resize_nearest_mode(tc_kernel_ctx *ctx, tc_resize_params *p)
 static tconv_status resize_numeric_attrs(tc_kernel_ctx *ctx, tc_resize_params *p) {
     float a = -0.75f, extrapolation = 0.0f;
     int64_t exclude = 0, antialias = 0;
-    tconv_status st = tc_node_attr_float(ctx->node, "cubic_coeff_a", -0.75f, &a, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "cubic_coeff_a", &a, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "extrapolation_value", 0.0f, &extrapolation, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "extrapolation_value", &extrapolation,
+                                           ctx->err);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "exclude_outside", 0, &exclude, ctx->err);
     if (st == TCONV_OK)

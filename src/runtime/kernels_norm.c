@@ -401,7 +401,7 @@ static tconv_status run_norm_output(tc_kernel_ctx *ctx, const tc_rt_tensor *x, n
 
 static tconv_status read_epsilon(tc_kernel_ctx *ctx, double *eps) {
     float value;
-    tconv_status st = tc_node_attr_float(ctx->node, "epsilon", 1e-5f, &value, ctx->err);
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "epsilon", &value, ctx->err);
     *eps = value;
     return st;
 }
@@ -588,11 +588,11 @@ tconv_status tc_run_lrn(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "size", 0, &size, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "alpha", 1e-4f, &alpha, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "beta", 0.75f, &beta, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "beta", &beta, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "bias", 1.0f, &bias, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "bias", &bias, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (size <= 0)

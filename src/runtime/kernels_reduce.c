@@ -27,22 +27,22 @@ typedef enum reduce_kind {
 } reduce_kind;
 
 typedef struct reduce_op {
-    const char *name;
+    tc_op_kind op;
     reduce_kind kind;
     bool integer; /* also defined for int32/int64 */
 } reduce_op;
 
 static const reduce_op reduce_ops[] = {
-    {"ReduceSum", REDUCE_SUM, true},
-    {"ReduceMean", REDUCE_MEAN, false},
-    {"ReduceMax", REDUCE_MAX, true},
-    {"ReduceMin", REDUCE_MIN, true},
-    {"ReduceProd", REDUCE_PROD, true},
-    {"ReduceL1", REDUCE_L1, false},
-    {"ReduceL2", REDUCE_L2, false},
-    {"ReduceLogSum", REDUCE_LOG_SUM, false},
-    {"ReduceLogSumExp", REDUCE_LOG_SUM_EXP, false},
-    {"ReduceSumSquare", REDUCE_SUM_SQUARE, false},
+    {TC_KIND_ReduceSum, REDUCE_SUM, true},
+    {TC_KIND_ReduceMean, REDUCE_MEAN, false},
+    {TC_KIND_ReduceMax, REDUCE_MAX, true},
+    {TC_KIND_ReduceMin, REDUCE_MIN, true},
+    {TC_KIND_ReduceProd, REDUCE_PROD, true},
+    {TC_KIND_ReduceL1, REDUCE_L1, false},
+    {TC_KIND_ReduceL2, REDUCE_L2, false},
+    {TC_KIND_ReduceLogSum, REDUCE_LOG_SUM, false},
+    {TC_KIND_ReduceLogSumExp, REDUCE_LOG_SUM_EXP, false},
+    {TC_KIND_ReduceSumSquare, REDUCE_SUM_SQUARE, false},
 };
 
 /* Input dims split by role, merged where contiguous: the output walks the kept dims in order,
@@ -512,9 +512,9 @@ static void run_block(tc_kernel_ctx *ctx, reduce_kind kind, const tc_rt_tensor *
 
 /* ---------------------------------------------------------------- Reduce* */
 
-static const reduce_op *find_reduce_op(const char *name) {
+static const reduce_op *find_reduce_op(tc_op_kind kind) {
     for (size_t i = 0; i < sizeof reduce_ops / sizeof reduce_ops[0]; i++)
-        if (strcmp(reduce_ops[i].name, name) == 0)
+        if (reduce_ops[i].op == kind)
             return &reduce_ops[i];
     return NULL;
 }
@@ -558,7 +558,7 @@ static tconv_status read_reduced_axes(tc_kernel_ctx *ctx, int rank, bool *reduce
 }
 
 tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
-    const reduce_op *op = find_reduce_op(ctx->node->op_type);
+    const reduce_op *op = find_reduce_op(ctx->node->kind);
     const tc_rt_tensor *x;
     int64_t keep_dims;
     bool reduced[TCONV_MAX_RANK];
@@ -728,7 +728,7 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     bool floating = x->dtype == TCONV_DTYPE_FLOAT || x->dtype == TCONV_DTYPE_DOUBLE;
-    arg_job job = {x,    y->data, x->dims[axis], inner, strcmp(ctx->node->op_type, "ArgMax") == 0,
+    arg_job job = {x,    y->data, x->dims[axis], inner, ctx->node->kind == TC_KIND_ArgMax,
                    last, floating};
     int threads = tc_parallel_threads_for_work(ctx->n_threads,
                                                (double)x->n_elements * TCONV_PARALLEL_COST_STREAM);

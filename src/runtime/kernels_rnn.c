@@ -6,7 +6,7 @@
  * both through the packed GEMM, the projection threaded; float64: plain products), then the
  * gates of each row in double (float32 and float64 share that code, and a float32 result is as
  * good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c; GRU z, r, h; peepholes i, o, f. */
-#include "runtime/fast_tanh.h"
+#include "runtime/activation.h"
 #include "runtime/gemm.h"
 #include "runtime/kernel_util.h"
 
@@ -39,91 +39,77 @@ typedef struct rnn_act {
     bool avx2;   /* ... in their AVX2 copies (tc_cpu_has_avx2) */
 } rnn_act;
 
-/* The spec's activation functions: name, whether they read alpha / beta, and the defaults the
- * operator text gives (onnxruntime's where the text gives none). */
+/* The spec's activation functions (the values of the activations attribute, so names as data):
+ * name, whether they read alpha / beta, and their defaults: those of the op of that name in the
+ * op table (TC_KIND_NONE: the operator text's, or onnxruntime's where the text gives none). */
 static const struct {
     const char *name;
     rnn_act_kind kind;
     bool has_alpha, has_beta;
+    tc_op_kind op;
     double alpha, beta;
 } rnn_act_table[] = {
-    {"Sigmoid", ACT_SIGMOID, false, false, 0, 0},
-    {"Tanh", ACT_TANH, false, false, 0, 0},
-    {"Relu", ACT_RELU, false, false, 0, 0},
-    {"Affine", ACT_AFFINE, true, true, 1.0, 0.0},
-    {"LeakyRelu", ACT_LEAKY_RELU, true, false, 0.01, 0},
-    {"ThresholdedRelu", ACT_THRESHOLDED_RELU, true, false, 1.0, 0},
-    {"ScaledTanh", ACT_SCALED_TANH, true, true, 1.0, 1.0},
-    {"HardSigmoid", ACT_HARD_SIGMOID, true, true, 0.2, 0.5},
-    {"Elu", ACT_ELU, true, false, 1.0, 0},
-    {"Softsign", ACT_SOFTSIGN, false, false, 0, 0},
-    {"Softplus", ACT_SOFTPLUS, false, false, 0, 0},
+    {"Sigmoid", ACT_SIGMOID, false, false, TC_KIND_Sigmoid, 0, 0},
+    {"Tanh", ACT_TANH, false, false, TC_KIND_Tanh, 0, 0},
+    {"Relu", ACT_RELU, false, false, TC_KIND_Relu, 0, 0},
+    {"Affine", ACT_AFFINE, true, true, TC_KIND_NONE, 1.0, 0.0},
+    {"LeakyRelu", ACT_LEAKY_RELU, true, false, TC_KIND_LeakyRelu, 0, 0},
+    {"ThresholdedRelu", ACT_THRESHOLDED_RELU, true, false, TC_KIND_ThresholdedRelu, 0, 0},
+    {"ScaledTanh", ACT_SCALED_TANH, true, true, TC_KIND_NONE, 1.0, 1.0},
+    {"HardSigmoid", ACT_HARD_SIGMOID, true, true, TC_KIND_HardSigmoid, 0, 0},
+    {"Elu", ACT_ELU, true, false, TC_KIND_Elu, 0, 0},
+    {"Softsign", ACT_SOFTSIGN, false, false, TC_KIND_Softsign, 0, 0},
+    {"Softplus", ACT_SOFTPLUS, false, false, TC_KIND_Softplus, 0, 0},
 };
 
+/* A parameter's default: the op table's where the function is an op, else the table above's. */
+static double rnn_act_default(size_t e, const char *name, double fallback) {
+    const tc_op_attr *a = tc_kind_attr_default(rnn_act_table[e].op, name);
+    return a && a->type == TCONV_ATTR_FLOAT ? a->def_float : fallback;
+}
+
+/* The gate functions through the activations' one implementation (activation.h); Affine and
+ * ScaledTanh exist only here. */
 static double rnn_act_apply(const rnn_act *a, double x) {
     switch (a->kind) {
     case ACT_SIGMOID:
-        return 1.0 / (1.0 + exp(-x));
+        return tc_act_sigmoid(x, a->alpha, a->beta);
     case ACT_TANH:
-        return tanh(x);
+        return tc_act_tanh(x, a->alpha, a->beta);
     case ACT_RELU:
-        return x > 0 ? x : 0;
+        return tc_act_relu(x, a->alpha, a->beta);
     case ACT_AFFINE:
         return a->alpha * x + a->beta;
     case ACT_LEAKY_RELU:
-        return x >= 0 ? x : a->alpha * x;
+        return tc_act_leaky_relu(x, a->alpha, a->beta);
     case ACT_THRESHOLDED_RELU:
-        return x > a->alpha ? x : 0;
+        return tc_act_thresholded_relu(x, a->alpha, a->beta);
     case ACT_SCALED_TANH:
         return a->alpha * tanh(a->beta * x);
-    case ACT_HARD_SIGMOID: {
-        double y = a->alpha * x + a->beta;
-        return y < 0 ? 0 : (y > 1 ? 1 : y);
-    }
+    case ACT_HARD_SIGMOID:
+        return tc_act_hard_sigmoid(x, a->alpha, a->beta);
     case ACT_ELU:
-        return x >= 0 ? x : a->alpha * (exp(x) - 1.0);
+        return tc_act_elu(x, a->alpha, a->beta);
     case ACT_SOFTSIGN:
-        return x / (1.0 + fabs(x));
+        return tc_act_softsign(x, a->alpha, a->beta);
     case ACT_SOFTPLUS:
-        return x > 30 ? x : log1p(exp(x));
+        return tc_act_softplus(x, a->alpha, a->beta);
     }
     return x;
 }
 
-/* v[i] = act(v[i]) for i < n. Float32 runs take Tanh, and Sigmoid as 1/2 + tanh(x/2)/2, from
- * the float rational tanh in vectorized loops (libm's scalar exp/tanh were most of an LSTM's
- * time); within 4e-7 of the exact values, as float32 gates need (saturated sigmoids exactly,
- * see below). */
+/* v[i] = act(v[i]) for i < n. Float32 runs take Tanh and Sigmoid in float, through the
+ * standalone kernels' vectorizable functions (activation.h; libm's scalar exp/tanh were most of
+ * an LSTM's time): the rational tanh within 4e-7 of the exact value, the sigmoid with full
+ * relative precision also near saturation (where a GRU's 1 - z needs it: test_gru_seq_length). */
 static inline __attribute__((always_inline)) void tanh_f32_array(double *v, int64_t n) {
     for (int64_t i = 0; i < n; i++)
-        v[i] = tc_tanh_f32((float)v[i]);
+        v[i] = tc_act_tanhf((float)v[i], 0.0f, 0.0f);
 }
-
-/* Sigmoid's rational tanh is within 2e-7 absolutely, which near saturation is no relative
- * precision: for x = 16, 1 - sigmoid(x) = 1.1e-7 came out 0, and a GRU's (1 - z) * n with it
- * (test_gru_seq_length). Where |x| > SIGMOID_FAST_LIMIT (the smaller of sigmoid and 1 - sigmoid
- * below 2.5e-3, so 2e-7 would pass 1e-4 of it) the vectorized pass leaves x in place (outside
- * [0, 1], so it is told apart) and a second pass computes those exactly. */
-#define SIGMOID_FAST_LIMIT 6.0f
 
 static inline __attribute__((always_inline)) void sigmoid_f32_array(double *v, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        float x = (float)v[i];
-        float fast = 0.5f + 0.5f * tc_tanh_f32(0.5f * x);
-        v[i] = fabsf(x) > SIGMOID_FAST_LIMIT ? x : fast;
-    }
-}
-
-static void sigmoid_saturated_fixup(double *v, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        double x = v[i];
-        if (x > 1.0) {
-            v[i] = 1.0 / (1.0 + exp(-x));
-        } else if (x < 0.0) {
-            double e = exp(x);
-            v[i] = e / (1.0 + e);
-        }
-    }
+    for (int64_t i = 0; i < n; i++)
+        v[i] = tc_act_sigmoidf((float)v[i], 0.0f, 0.0f);
 }
 
 TC_TARGET_AVX2 static void tanh_f32_array_avx2(double *v, int64_t n) {
@@ -145,7 +131,6 @@ static void rnn_act_array(const rnn_act *a, double *v, int64_t n) {
             sigmoid_f32_array_avx2(v, n);
         else
             sigmoid_f32_array(v, n);
-        sigmoid_saturated_fixup(v, n);
     } else {
         for (int64_t i = 0; i < n; i++)
             v[i] = rnn_act_apply(a, v[i]);
@@ -229,8 +214,8 @@ static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
             a->kind = rnn_act_table[e].kind;
             a->single = !s->is_double;
             a->avx2 = a->single && tc_cpu_has_avx2();
-            a->alpha = rnn_act_table[e].alpha;
-            a->beta = rnn_act_table[e].beta;
+            a->alpha = rnn_act_default(e, "alpha", rnn_act_table[e].alpha);
+            a->beta = rnn_act_default(e, "beta", rnn_act_table[e].beta);
             if (rnn_act_table[e].has_alpha && ia < n_alpha)
                 a->alpha = alphas[ia++];
             if (rnn_act_table[e].has_beta && ib < n_beta)

@@ -203,7 +203,7 @@ static tconv_status pad_params_2(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad_
     float value;
     tconv_status st = attr_ints(ctx, "pads", pads, 2 * TCONV_MAX_RANK, &n_pads, &present);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "value", 0.0f, &value, ctx->err);
+        st = tc_node_attr_float_or_default(ctx->node, "value", &value, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!present)

@@ -250,32 +250,19 @@ bool tc_work_recurrent(const tconv_node *node, const tc_work_shapes *w, uint64_t
 
 /* ---------------------------------------------------------------- the table */
 
-typedef struct work_entry {
-    const char *name;
-    tc_op_work_fn fn;
-} work_entry;
-
-/* In ops.def's order, which is strcmp order of names: looked up by binary search. */
-static const work_entry WORK[] = {
+/* Indexed by op kind: an op without one costs the elements it reads and writes. */
+static const tc_op_work_fn WORK[TC_KIND_COUNT] = {
 #define TC_OP(...)
-#define TC_OP_WORK(dom, name, fn) {#name, fn},
+#define TC_OP_WORK(dom, name, fn) [TC_KIND_##name] = fn,
 #include "ir/ops.def"
 #undef TC_OP_WORK
 #undef TC_OP
 };
-#define N_WORK (sizeof WORK / sizeof WORK[0])
-
-static int compare_entry(const void *key, const void *entry) {
-    return strcmp((const char *)key, ((const work_entry *)entry)->name);
-}
 
 bool tc_op_work(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
-    if (node->op > TC_OP_NONE && node->op < TC_OP_COUNT && !*tc_ops[node->op].domain) {
-        const work_entry *e =
-            bsearch(tc_ops[node->op].name, WORK, N_WORK, sizeof WORK[0], compare_entry);
-        if (e)
-            return e->fn(node, w, out);
-    }
+    if (node->op > TC_OP_NONE && node->kind > TC_KIND_NONE && node->kind < TC_KIND_COUNT &&
+        WORK[node->kind])
+        return WORK[node->kind](node, w, out);
     return elements_moved(w, out);
 }
 

@@ -38,28 +38,15 @@
  * under the node's bound did 250 times max_work at planning (issue 27). Within max_work too. */
 #define TCONV_FOLD_MAX_TOTAL_WORK ((uint64_t)1 << 28)
 
-/* Ops whose outputs differ from run to run: never folded. */
-static const char *const NONDETERMINISTIC_OPS[] = {
-    "Bernoulli",     "Multinomial",       "RandomNormal", "RandomNormalLike",
-    "RandomUniform", "RandomUniformLike", NULL,
-};
-
 struct tc_shape_guard {
     int rank;
     int64_t dims[TCONV_MAX_RANK];
     const tc_rt_tensor *value; /* the folded Shape output, a plan constant */
 };
 
-static bool in_default_domain(const tconv_node *node) {
-    return !node->domain || !node->domain[0] || strcmp(node->domain, "ai.onnx") == 0;
-}
-
+/* Ops whose outputs differ from run to run (TC_OPF_NONDETERMINISTIC): never folded. */
 static bool is_nondeterministic(const tconv_node *node) {
-    for (const char *const *name = NONDETERMINISTIC_OPS; *name; name++) {
-        if (strcmp(node->op_type, *name) == 0)
-            return true;
-    }
-    return false;
+    return tc_kind_has(node->kind, TC_OPF_NONDETERMINISTIC);
 }
 
 static bool is_constant_input(const tc_graph_plan *plan, tc_slot_ref ref) {
@@ -89,9 +76,8 @@ static bool static_shape_input(const tc_graph_plan *plan, const tc_step_plan *st
                                fold_inputs *in) {
     const tconv_node *node = step->node;
     /* half_native: the stand-in has no data, so it must reach the kernel as it is */
-    if (plan->parent || strcmp(node->op_type, "Shape") != 0 || !in_default_domain(node) ||
-        !step->half_native || step->n_inputs != 1 || step->inputs[0].slot == TCONV_NO_SLOT ||
-        step->inputs[0].up != 0)
+    if (plan->parent || node->kind != TC_KIND_Shape || !step->half_native || step->n_inputs != 1 ||
+        step->inputs[0].slot == TCONV_NO_SLOT || step->inputs[0].up != 0)
         return false;
     const tconv_value *x = node->inputs[0];
     tc_rt_tensor *t = &in->shape_of;

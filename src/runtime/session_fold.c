@@ -45,12 +45,12 @@ static bool read_batchnorm(const tc_graph_plan *plan, const tc_step_plan *bn, bn
     const tconv_node *node = bn->node;
     tc_error err;
     int64_t training = 0, spatial = 1;
-    float eps = 1e-5f;
+    float eps;
     if (bn->opset < 7 || !bn->kernel || bn->forwards_input || bn->n_inputs != 5 ||
         bn->n_outputs < 1 || bn->outputs[0] == TCONV_NO_SLOT ||
         tc_node_attr_int(node, "training_mode", 0, &training, &err) != TCONV_OK || training ||
         tc_node_attr_int(node, "spatial", 1, &spatial, &err) != TCONV_OK || spatial != 1 ||
-        tc_node_attr_float(node, "epsilon", 1e-5f, &eps, &err) != TCONV_OK)
+        tc_node_attr_float_or_default(node, "epsilon", &eps, &err) != TCONV_OK)
         return false;
     for (size_t k = 1; k < bn->n_outputs; k++) {
         if (bn->outputs[k] != TCONV_NO_SLOT)
@@ -73,8 +73,8 @@ static ptrdiff_t find_producer(const tc_graph_plan *plan, uint32_t x) {
     bool through_crop = false;
     while (p >= 0 && plan->steps[p].forwards_input) {
         const tc_step_plan *st = &plan->steps[p];
-        if (!tc_node_is_default_op(st->node, "Slice") && !tc_node_is_default_op(st->node, "Pad") &&
-            !tc_node_is_default_op(st->node, "Add"))
+        if (!tc_node_is(st->node, TC_KIND_Slice) && !tc_node_is(st->node, TC_KIND_Pad) &&
+            !tc_node_is(st->node, TC_KIND_Add))
             return -1;
         tc_slot_ref from = st->inputs[st->forward_from];
         if (from.up != 0 || from.slot == TCONV_NO_SLOT)
@@ -85,9 +85,9 @@ static ptrdiff_t find_producer(const tc_graph_plan *plan, uint32_t x) {
     if (p < 0)
         return -1;
     const tc_step_plan *conv = &plan->steps[p];
-    bool transpose = tc_node_is_default_op(conv->node, "ConvTranspose");
-    if ((!transpose && !tc_node_is_default_op(conv->node, "Conv")) || conv->folded ||
-        !conv->kernel || (through_crop && (!transpose || !conv->crop)) || conv->n_outputs < 1 ||
+    bool transpose = tc_node_is(conv->node, TC_KIND_ConvTranspose);
+    if ((!transpose && !tc_node_is(conv->node, TC_KIND_Conv)) || conv->folded || !conv->kernel ||
+        (through_crop && (!transpose || !conv->crop)) || conv->n_outputs < 1 ||
         conv->n_inputs < 2 || conv->n_inputs > TC_FOLD_INPUTS)
         return -1;
     return p;
@@ -115,7 +115,7 @@ static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_
          (!*b || (*b)->dtype != (*w)->dtype)) ||
         tc_node_attr_int(conv->node, "group", 1, &group, &err) != TCONV_OK || group < 1)
         return false;
-    *c = (conv_shape){.transpose = tc_node_is_default_op(conv->node, "ConvTranspose")};
+    *c = (conv_shape){.transpose = tc_node_is(conv->node, TC_KIND_ConvTranspose)};
     c->rows = (*w)->dims[0];
     c->cols = (*w)->dims[1];
     c->inner = c->rows * c->cols > 0 ? (*w)->n_elements / (c->rows * c->cols) : 0;
@@ -259,7 +259,7 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
 
 tconv_status tc_plan_fold_batchnorms(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
-        if (!tc_node_is_default_op(plan->steps[i].node, "BatchNormalization"))
+        if (!tc_node_is(plan->steps[i].node, TC_KIND_BatchNormalization))
             continue;
         tconv_status st = fold_batchnorm(session, plan, i, err);
         if (st != TCONV_OK)

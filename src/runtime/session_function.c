@@ -174,7 +174,7 @@ static tconv_status local_function(tc_session *s, tc_step_plan *step, bool *foun
     const tconv_model *m = s->model;
     for (size_t i = 0; i < m->n_functions; i++) {
         const tc_function *fn = m->functions[i];
-        if (strcmp(domain_of(fn->domain), domain_of(node->domain)) != 0 ||
+        if (strcmp(domain_of(fn->domain), domain_of(node->domain)) != 0 || /* op names as data */
             !same_string(fn->name, node->op_type) || !same_string(fn->overload, node->overload))
             continue;
         *found = true;
@@ -198,6 +198,7 @@ static tconv_status local_function(tc_session *s, tc_step_plan *step, bool *foun
 /* A library body made for this node's op, opset, attributes and inputs. */
 static bool library_body_matches(const tc_function *fn, const tconv_node *node, int64_t opset) {
     const char *domain = domain_of(node->domain);
+    /* op names as data: a function is found by the name the node calls it by */
     return strcmp(domain_of(fn->domain), domain) == 0 && same_string(fn->name, node->op_type) &&
            function_opset(fn, domain) == opset && same_attrs(node, fn) &&
            library_inputs_fit(node, fn);
@@ -217,7 +218,7 @@ bool tc_function_body_available(const tconv_model *model, const tconv_model *lib
                                 const tconv_node *node) {
     for (size_t i = 0; model && i < model->n_functions; i++) {
         const tc_function *fn = model->functions[i];
-        if (strcmp(domain_of(fn->domain), domain_of(node->domain)) == 0 &&
+        if (strcmp(domain_of(fn->domain), domain_of(node->domain)) == 0 && /* op names as data */
             same_string(fn->name, node->op_type) && same_string(fn->overload, node->overload))
             return true; /* planning says whether it runs (and why not) */
     }

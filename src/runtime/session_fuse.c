@@ -9,14 +9,9 @@
  * pass (the runtime never runs passes). */
 #include "runtime/session_internal.h"
 
-#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
-
-bool tc_node_is_default_op(const tconv_node *node, const char *op) {
-    return node && strcmp(node->op_type, op) == 0 && (!node->domain || !node->domain[0]);
-}
 
 /* Integers of constant input `k` of a step (an initializer of the same graph); false when the
  * input is absent, not a constant, not INT32/INT64, or longer than TCONV_MAX_RANK. */
@@ -179,7 +174,7 @@ static bool read_pad(const tc_graph_plan *plan, const tc_step_plan *step, int ra
         bool present;
         float value = 0.0f;
         if (!attr_ints(step->node, "pads", pads, &n, &present) || !present ||
-            tc_node_attr_float(step->node, "value", 0.0f, &value, &err) != TCONV_OK ||
+            tc_node_attr_float_or_default(step->node, "value", &value, &err) != TCONV_OK ||
             value != 0.0f)
             return false;
     } else {
@@ -245,7 +240,7 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
     slice_consts c;
     tc_kernel_crop sliced = crop;
     /* each Slice adds at least one new spatial axis, so at most TCONV_MAX_RANK of them */
-    while (next >= 0 && input == 0 && tc_node_is_default_op(plan->steps[next].node, "Slice") &&
+    while (next >= 0 && input == 0 && tc_node_is(plan->steps[next].node, TC_KIND_Slice) &&
            read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
         crop = sliced;
         fused[n_fused++] = next;
@@ -253,13 +248,13 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
         next = sole_reader(plan, plan->steps[at].outputs[0], at, &input);
     }
     if (next >= 0 && input == 0 && !producer_bias &&
-        tc_node_is_default_op(plan->steps[next].node, "Pad") &&
+        tc_node_is(plan->steps[next].node, TC_KIND_Pad) &&
         read_pad(plan, &plan->steps[next], rank, &crop)) {
         fused[n_fused++] = next;
         at = (size_t)next;
         next = sole_reader(plan, plan->steps[at].outputs[0], at, &input);
     }
-    if (next >= 0 && !producer_bias && tc_node_is_default_op(plan->steps[next].node, "Add") &&
+    if (next >= 0 && !producer_bias && tc_node_is(plan->steps[next].node, TC_KIND_Add) &&
         read_bias_add(plan, &plan->steps[next], input, constant_channels(plan, producer), rank,
                       &crop)) {
         fused[n_fused++] = next;
@@ -279,7 +274,7 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
 
 tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
-        if (!tc_node_is_default_op(plan->steps[i].node, "ConvTranspose") || plan->steps[i].crop)
+        if (!tc_node_is(plan->steps[i].node, TC_KIND_ConvTranspose) || plan->steps[i].crop)
             continue;
         tconv_status st = fuse_chain(session, plan, i, err);
         if (st != TCONV_OK)
@@ -288,11 +283,12 @@ tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_err
     return TCONV_OK;
 }
 
-/* ---- Activation fusion. A Conv or ConvTranspose (with its fused crop chain, if any) whose
- * float32 result is read only by an elementwise activation (Relu, LeakyRelu, Clip with constant
- * bounds, Sigmoid, Tanh) applies it to each output block while that is still in cache; the
- * activation's step just moves the result along. Same float operations as the standalone
- * kernel (tc_kernel_activation_apply), so the result is the same bits. */
+/* ---- Activation fusion. A kernel that accepts an epilogue (TC_OPF_EPILOGUE in ops.def: Conv,
+ * ConvTranspose, with its fused crop chain, if any) whose float32 result is read only by an
+ * elementwise activation (an op with ACT(fn, cost) in ops.def: Relu, LeakyRelu, Clip with
+ * constant bounds, Sigmoid, Tanh, HardSigmoid, Elu) applies it to each output block while that
+ * is still in cache; the activation's step just moves the result along. Same float operations as
+ * the standalone kernel (both call tc_act_<fn>f, activation.h), so the result is the same bits. */
 
 /* The slot holding step p's final result: its output, or the last step of its fused crop chain. */
 static uint32_t chain_result(const tc_graph_plan *plan, size_t p) {
@@ -320,34 +316,41 @@ static bool clip_bound_const(const tc_graph_plan *plan, const tc_step_plan *step
     return true;
 }
 
-/* The activation a step computes, when it is one the Conv kernels can apply. */
+/* Clip's bounds: min/max attributes before opset 11, constant scalar inputs from 11. */
+static bool read_clip_bounds(const tc_graph_plan *plan, const tc_step_plan *step,
+                             tc_kernel_activation *act) {
+    tc_error err;
+    if (step->opset < 11)
+        return tc_node_attr_float_or_default(step->node, "min", &act->alpha, &err) == TCONV_OK &&
+               tc_node_attr_float_or_default(step->node, "max", &act->beta, &err) == TCONV_OK;
+    act->alpha = -INFINITY;
+    act->beta = INFINITY;
+    return clip_bound_const(plan, step, 1, &act->alpha) &&
+           clip_bound_const(plan, step, 2, &act->beta);
+}
+
+/* An activation parameter: the attribute of that name where the op's schema has one, its
+ * default from the op table when absent. */
+static bool read_parameter(const tc_step_plan *step, const char *name, float *out) {
+    tc_error err;
+    return !tc_op_attr_find(step->node->op, name) ||
+           tc_node_attr_float_or_default(step->node, name, out, &err) == TCONV_OK;
+}
+
+/* The activation a step computes, when it is one the epilogue kernels can apply (ops.def's
+ * activation column). */
 static bool read_activation(const tc_graph_plan *plan, const tc_step_plan *step,
                             tc_kernel_activation *act) {
     const tconv_node *node = step->node;
-    tc_error err;
     memset(act, 0, sizeof *act);
-    if (tc_node_is_default_op(node, "Relu")) {
-        act->kind = TC_ACTIVATION_RELU;
-    } else if (tc_node_is_default_op(node, "Sigmoid")) {
-        act->kind = TC_ACTIVATION_SIGMOID;
-    } else if (tc_node_is_default_op(node, "Tanh")) {
-        act->kind = TC_ACTIVATION_TANH;
-    } else if (tc_node_is_default_op(node, "LeakyRelu")) {
-        act->kind = TC_ACTIVATION_LEAKY_RELU;
-        return tc_node_attr_float(node, "alpha", 0.01f, &act->alpha, &err) == TCONV_OK;
-    } else if (tc_node_is_default_op(node, "Clip")) {
-        act->kind = TC_ACTIVATION_CLIP;
-        if (step->opset < 11)
-            return tc_node_attr_float(node, "min", -FLT_MAX, &act->alpha, &err) == TCONV_OK &&
-                   tc_node_attr_float(node, "max", FLT_MAX, &act->beta, &err) == TCONV_OK;
-        act->alpha = -INFINITY;
-        act->beta = INFINITY;
-        return clip_bound_const(plan, step, 1, &act->alpha) &&
-               clip_bound_const(plan, step, 2, &act->beta);
-    } else {
+    if (!node || node->op == TC_OP_NONE || !step->kernel)
         return false;
-    }
-    return true;
+    act->kind = tc_kinds[node->kind].activation;
+    if (act->kind == TC_ACTIVATION_NONE)
+        return false;
+    if (node->kind == TC_KIND_Clip)
+        return read_clip_bounds(plan, step, act);
+    return read_parameter(step, "alpha", &act->alpha) && read_parameter(step, "beta", &act->beta);
 }
 
 static bool declared_float(const tconv_node *node) {
@@ -404,9 +407,7 @@ static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, si
 tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
         const tconv_node *node = plan->steps[i].node;
-        if ((!tc_node_is_default_op(node, "Conv") &&
-             !tc_node_is_default_op(node, "ConvTranspose")) ||
-            plan->steps[i].activation)
+        if (!node || !tc_kind_has(node->kind, TC_OPF_EPILOGUE) || plan->steps[i].activation)
             continue;
         tconv_status st = fuse_activation(session, plan, i, err);
         if (st != TCONV_OK)

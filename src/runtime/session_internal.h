@@ -193,7 +193,6 @@ tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_err
  * step, a subgraph, a graph output (session_fuse.c). */
 bool tc_plan_read_elsewhere(const tc_graph_plan *plan, uint32_t slot, size_t reader, size_t input);
 /* Whether node is `op` of the default domain (session_fuse.c). */
-bool tc_node_is_default_op(const tconv_node *node, const char *op);
 /* Input k of a step as a constant of the same graph (an initializer: a graph input never has
  * one in the plan), or NULL (session_fuse.c). */
 const tc_rt_tensor *tc_plan_const_input(const tc_graph_plan *plan, const tc_step_plan *step,
@@ -231,9 +230,9 @@ tconv_status tc_plan_fold_constants(tc_session *session, tc_graph_plan *plan, tc
  * the plan. Any plan-time computed constant goes through here (session_constfold.c). */
 tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, uint32_t slot,
                                     tc_rt_tensor *t);
-/* Fuses an elementwise activation (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh)
- * that alone reads a Conv's or ConvTranspose's float32 result (after its fused crop chain) into
- * that kernel (session_fuse.c). Runs after tc_plan_fuse_crops. Fails only for memory. */
+/* Fuses an elementwise activation (an op with ACT(fn, cost) in ops.def; Clip with constant
+ * bounds) that alone reads the float32 result of an op with TC_OPF_EPILOGUE (Conv,
+ * ConvTranspose; after its fused crop chain) into that kernel (session_fuse.c). Runs after tc_plan_fuse_crops. Fails only for memory. */
 tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err);
 
 /* What the memory plan knows about one run: values of symbolic dims (dim_param) that the

@@ -7,7 +7,15 @@
  *   ir       src/ir includes nothing outside src/ir and include/;
  *   api-only src/cli and bench/ include only include/tconv/ headers, their own headers and
  *            system headers;
- *   no-files src/runtime calls no function that opens or reads a file.
+ *   no-files src/runtime calls no function that opens or reads a file;
+ *   op-names outside src/ir no code recognises an op by its name (docs/architecture.md: code tests
+ *            op kinds and the op table's properties): a line naming op_type beside a string
+ *            literal that is an op of src/ir/ops.def (strcmp(node->op_type, "Shape")); a call
+ *            of a predicate (a name with is, has or lacks as a word: is_onnx_op(p, "Constant"))
+ *            or a string compare with such a literal; a string compare of op_type with
+ *            anything but another op_type (a list of names walked in a loop). A compare of op
+ *            names as data (a user's target file, a model's own functions) says so with the
+ *            words "op names as data" in a comment on its line or the line before.
  * Every violation is printed as "path:line: rule: what"; the exit status is 1 when there is one.
  *
  * usage: arch_check SOURCE_ROOT [MIN_FILES]
@@ -319,9 +327,9 @@ static void check_include(source_file *f, const include *inc) {
 
 /* ---------------------------------------------------------------- rule: no-files */
 
-/* Blanks out comments, string and character literals of one line; *in_comment carries a
- * block comment over lines. */
-static void strip_line(char *line, bool *in_comment) {
+/* Blanks out comments, and string and character literals unless keep_strings, of one line;
+ * *in_comment carries a block comment over lines. */
+static void strip_line_keeping(char *line, bool *in_comment, bool keep_strings) {
     for (char *p = line; *p; p++) {
         if (*in_comment) {
             if (p[0] == '*' && p[1] == '/') {
@@ -339,14 +347,22 @@ static void strip_line(char *line, bool *in_comment) {
         } else if (*p == '"' || *p == '\'') {
             char quote = *p;
             for (p++; *p && *p != quote; p++) {
-                if (*p == '\\' && p[1])
-                    *p++ = ' ';
-                *p = ' ';
+                if (*p == '\\' && p[1]) {
+                    if (!keep_strings)
+                        *p = ' ';
+                    p++;
+                }
+                if (!keep_strings)
+                    *p = ' ';
             }
             if (!*p)
                 return;
         }
     }
+}
+
+static void strip_line(char *line, bool *in_comment) {
+    strip_line_keeping(line, in_comment, false);
 }
 
 static bool is_ident(char c) {
@@ -385,6 +401,128 @@ static void check_reads_no_files(const source_file *f) {
     fclose(in);
 }
 
+/* ---------------------------------------------------------------- rule: op-names */
+
+#define MAX_OP_NAMES 1024
+static char op_names[MAX_OP_NAMES][64];
+static size_t n_op_names;
+
+/* The ops of the tree's src/ir/ops.def: its TC_KIND(dom, Name, ...) lines. */
+static void read_op_names(void) {
+    char full[2 * MAX_PATH], line[4096];
+    snprintf(full, sizeof full, "%s/src/ir/ops.def", root);
+    FILE *in = fopen(full, "r");
+    while (in && fgets(line, sizeof line, in) && n_op_names < MAX_OP_NAMES) {
+        char name[64];
+        if (sscanf(line, "TC_KIND(%*[^,], %63[A-Za-z0-9_],", name) == 1)
+            snprintf(op_names[n_op_names++], sizeof op_names[0], "%s", name);
+    }
+    if (in)
+        fclose(in);
+}
+
+static bool is_op_name(const char *s, size_t n) {
+    for (size_t i = 0; i < n_op_names; i++) {
+        if (strlen(op_names[i]) == n && strncmp(op_names[i], s, n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Occurrences of identifier `word` as a whole identifier in line. */
+static int count_word(const char *line, const char *word) {
+    int count = 0;
+    size_t n = strlen(word);
+    for (const char *p = strstr(line, word); p; p = strstr(p + 1, word))
+        count += (p == line || !is_ident(p[-1])) && !is_ident(p[n]);
+    return count;
+}
+
+/* The name of the call whose parentheses enclose position `at` of line ("" when none). */
+static void enclosing_call(const char *line, const char *at, char *name, size_t size) {
+    int depth = 0;
+    name[0] = '\0';
+    for (const char *p = at; p > line; p--) {
+        if (p[-1] == ')')
+            depth++;
+        else if (p[-1] == '(' && depth > 0)
+            depth--;
+        else if (p[-1] == '(') {
+            const char *end = p - 1, *start = end;
+            while (start > line && is_ident(start[-1]))
+                start--;
+            snprintf(name, size, "%.*s", (int)(end - start), start);
+            return;
+        }
+    }
+}
+
+static bool is_string_compare(const char *call) {
+    return strcmp(call, "strcmp") == 0 || strcmp(call, "strncmp") == 0 ||
+           strcmp(call, "strcasecmp") == 0 || strcmp(call, "same_string") == 0;
+}
+
+/* A predicate: "is", "has" or "lacks" as a word of its name (is_onnx_op, tc_node_is_default_op,
+ * tc_target_lacks_op). */
+static bool is_predicate(const char *call) {
+    static const char *const WORDS[] = {"is", "has", "lacks"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(WORDS[i]);
+        for (const char *p = strstr(call, WORDS[i]); p; p = strstr(p + 1, WORDS[i])) {
+            if ((p == call || p[-1] == '_') && (p[n] == '\0' || p[n] == '_'))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* What is wrong with one line (comments blanked, strings kept), or NULL; *literal the op name. */
+static const char *op_name_use(const char *line, char *literal, size_t size) {
+    for (const char *p = strchr(line, '"'); p; p = strchr(p + 1, '"')) {
+        const char *end = strchr(p + 1, '"');
+        if (!end)
+            break;
+        if (is_op_name(p + 1, (size_t)(end - p - 1))) {
+            char call[128];
+            snprintf(literal, size, "%.*s", (int)(end - p - 1), p + 1);
+            enclosing_call(line, p, call, sizeof call);
+            if (count_word(line, "op_type") > 0)
+                return "compares op_type with \"%s\"";
+            if (is_predicate(call) || is_string_compare(call))
+                return "asks a predicate or compare about op \"%s\"";
+        }
+        p = end;
+    }
+    for (const char *p = line; (p = strchr(p, '(')) != NULL; p++) {
+        char call[128];
+        enclosing_call(line, p + 1, call, sizeof call);
+        if (is_string_compare(call) && count_word(p, "op_type") == 1) {
+            snprintf(literal, size, "%s", call);
+            return "%s of op_type with something else than an op_type";
+        }
+    }
+    return NULL;
+}
+
+static void check_op_names(const source_file *f) {
+    FILE *in = open_source(f);
+    if (!in)
+        return;
+    char raw[4096], line[4096], before[4096] = "", literal[128];
+    int number = 0;
+    bool in_comment = false;
+    while (fgets(raw, sizeof raw, in)) {
+        number++;
+        memcpy(line, raw, sizeof line);
+        strip_line_keeping(line, &in_comment, true);
+        const char *what = op_name_use(line, literal, sizeof literal);
+        if (what && !strstr(raw, "op names as data") && !strstr(before, "op names as data"))
+            violation(f, number, "op-names", what, literal);
+        memcpy(before, raw, sizeof before);
+    }
+    fclose(in);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
@@ -397,6 +535,7 @@ int main(int argc, char **argv) {
     walk("src");
     walk("include");
     walk("bench");
+    read_op_names();
     size_t n_includes = 0, n_resolved = 0;
     for (size_t i = 0; i < n_files; i++)
         read_includes(&files[i]);
@@ -410,11 +549,13 @@ int main(int argc, char **argv) {
         }
         if (has_prefix(files[i].path, "src/runtime/"))
             check_reads_no_files(&files[i]);
+        if (has_prefix(files[i].path, "src/") && !has_prefix(files[i].path, "src/ir/"))
+            check_op_names(&files[i]);
     }
     check_cycles();
-    printf("%zu files, %zu includes (%zu within the tree), %d violation(s)\n", n_files, n_includes,
-           n_resolved, n_violations);
-    if (n_files < min_files || n_resolved == 0) {
+    printf("%zu files, %zu includes (%zu within the tree), %zu op names, %d violation(s)\n",
+           n_files, n_includes, n_resolved, n_op_names, n_violations);
+    if (n_files < min_files || n_resolved == 0 || n_op_names == 0) {
         printf("%s: found %zu files, expected at least %zu: wrong root?\n", root, n_files,
                min_files);
         return 1;

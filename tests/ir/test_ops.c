@@ -79,6 +79,110 @@ static void test_kernels_and_shape_rules_match_the_table(void **state) {
     assert_null(tc_si_rule_for(TC_OP_NONE));
 }
 
+/* Each op has one kind, declared before its entries; kinds sorted as the entries are (the kind
+ * lookup is a binary search); the node carries its kind whatever the opset. */
+static void test_kinds(void **state) {
+    (void)state;
+    assert_null(tc_kinds[TC_KIND_NONE].name);
+    for (int k = 1; k < TC_KIND_COUNT; k++) {
+        assert_non_null(tc_kinds[k].name);
+        if (k > 1 && strcmp(tc_kinds[k - 1].name, tc_kinds[k].name) >= 0)
+            fail_msg("kind %s comes after %s: kinds must be sorted by name", tc_kinds[k].name,
+                     tc_kinds[k - 1].name);
+        assert_int_equal(tc_kind_find(tc_kinds[k].domain, tc_kinds[k].name), k);
+        assert_string_equal(tc_kind_name((tc_op_kind)k), tc_kinds[k].name);
+        assert_true((tc_kinds[k].activation == TC_ACTIVATION_NONE) ==
+                    (tc_kinds[k].activation_cost == 0));
+    }
+    for (int i = 1; i < TC_OP_COUNT; i++) {
+        const tc_op_def *d = &tc_ops[i];
+        if (strcmp(tc_kinds[d->kind].name, d->name) != 0 ||
+            strcmp(tc_kinds[d->kind].domain, d->domain) != 0)
+            fail_msg("%s-%d has the kind of %s", d->name, d->since, tc_kinds[d->kind].name);
+    }
+    assert_int_equal(tc_kind_find(NULL, "Conv"), TC_KIND_Conv);
+    assert_int_equal(tc_kind_find("ai.onnx", "Conv"), TC_KIND_Conv);
+    assert_int_equal(tc_kind_find("com.example", "Conv"), TC_KIND_NONE);
+    assert_int_equal(tc_kind_find("", "NoSuchOp"), TC_KIND_NONE);
+    assert_int_equal(tc_kind_find("", NULL), TC_KIND_NONE);
+    assert_string_equal(tc_kind_name(TC_KIND_NONE), "");
+    assert_true(tc_kind_has(TC_KIND_Conv, TC_OPF_EPILOGUE));
+    assert_true(tc_kind_has(TC_KIND_ConvTranspose, TC_OPF_EPILOGUE));
+    assert_false(tc_kind_has(TC_KIND_Gemm, TC_OPF_EPILOGUE));
+    assert_false(tc_kind_has(TC_KIND_NONE, 0));
+    assert_true(tc_op_mixed_float_inputs(TC_OP_BatchNormalization_14));
+    assert_false(tc_op_mixed_float_inputs(TC_OP_Add_7));
+    assert_true(tc_op_mixed_float_inputs(TC_OP_NONE));
+    assert_int_equal(tc_kinds[TC_KIND_Sigmoid].activation, TC_ACTIVATION_sigmoid);
+    assert_int_equal(tc_kinds[TC_KIND_Gemm].activation, TC_ACTIVATION_NONE);
+
+    tconv_model *m;
+    tc_error err;
+    tconv_node *slice, *custom;
+    assert_int_equal(tc_model_create(&m, &err), TCONV_OK);
+    assert_int_equal(tc_node_create(m->graph, "Slice", NULL, "s", &slice, &err), TCONV_OK);
+    assert_int_equal(slice->op, TC_OP_NONE); /* no opset imported yet: a kind all the same */
+    assert_true(tc_node_is(slice, TC_KIND_Slice));
+    assert_false(tc_node_is(NULL, TC_KIND_Slice));
+    assert_int_equal(tc_node_create(m->graph, "Slice", "com.example", "c", &custom, &err),
+                     TCONV_OK);
+    assert_int_equal(custom->kind, TC_KIND_NONE);
+    tconv_model_free(m);
+}
+
+/* Attribute defaults come from the schema: every one has the type it is declared with, and the
+ * readers take them (and a present attribute over them). */
+static void test_attribute_defaults(void **state) {
+    (void)state;
+    size_t n_defaults = 0;
+    for (int i = 1; i < TC_OP_COUNT; i++) {
+        for (size_t a = 0; a < tc_ops[i].n_attrs; a++) {
+            const tc_op_attr *at = &tc_ops[i].attrs[a];
+            n_defaults += at->has_default;
+            if (at->has_default && at->required)
+                fail_msg("%s-%d: required attribute '%s' with a default", tc_ops[i].name,
+                         tc_ops[i].since, at->name);
+            if (at->has_default && at->type != TCONV_ATTR_FLOAT && at->type != TCONV_ATTR_INT &&
+                at->type != TCONV_ATTR_STRING)
+                fail_msg("%s-%d: '%s' has a default of a type no reader takes", tc_ops[i].name,
+                         tc_ops[i].since, at->name);
+        }
+    }
+    assert_true(n_defaults >= 20);
+    tconv_model *m;
+    tc_error err;
+    tconv_node *leaky, *bn, *relu;
+    float f = 0.0f;
+    int64_t i64 = 0;
+    assert_int_equal(tc_model_create(&m, &err), TCONV_OK);
+    assert_int_equal(tc_model_set_opset(m, "", 17, &err), TCONV_OK);
+    assert_int_equal(tc_node_create(m->graph, "LeakyRelu", NULL, "l", &leaky, &err), TCONV_OK);
+    assert_int_equal(tc_node_attr_float_or_default(leaky, "alpha", &f, &err), TCONV_OK);
+    assert_true(f == 0.01f);
+    assert_int_equal(tc_node_set_attr_float(leaky, "alpha", 0.5f, &err), TCONV_OK);
+    assert_int_equal(tc_node_attr_float_or_default(leaky, "alpha", &f, &err), TCONV_OK);
+    assert_true(f == 0.5f);
+    assert_int_equal(tc_node_create(m->graph, "BatchNormalization", NULL, "b", &bn, &err),
+                     TCONV_OK);
+    assert_int_equal(tc_node_attr_float_or_default(bn, "epsilon", &f, &err), TCONV_OK);
+    assert_true(f == 1e-5f);
+    /* no default in the table: the reader's mistake, named */
+    assert_int_equal(tc_node_attr_int_or_default(bn, "training_mode", &i64, &err),
+                     TCONV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "'training_mode' no default"));
+    assert_int_equal(tc_node_create(m->graph, "Relu", NULL, "r", &relu, &err), TCONV_OK);
+    assert_int_equal(tc_node_attr_float_or_default(relu, "alpha", &f, &err), TCONV_ERR_UNSUPPORTED);
+    tconv_model_free(m);
+    /* a node of no entry (no opset yet) takes the default of its kind's entries */
+    tconv_node *elu;
+    assert_int_equal(tc_model_create(&m, &err), TCONV_OK);
+    assert_int_equal(tc_node_create(m->graph, "Elu", NULL, "e", &elu, &err), TCONV_OK);
+    assert_int_equal(elu->op, TC_OP_NONE);
+    assert_int_equal(tc_node_attr_float_or_default(elu, "alpha", &f, &err), TCONV_OK);
+    assert_true(f == 1.0f);
+    tconv_model_free(m);
+}
+
 static void test_find_by_domain_name_and_opset(void **state) {
     (void)state;
     assert_int_equal(tc_op_find("", "Slice", 9), TC_OP_Slice_1);
@@ -146,6 +250,8 @@ int main(void) {
         cmocka_unit_test(test_entries_are_well_formed),
         cmocka_unit_test(test_versions_are_adjacent_ascending_and_disjoint),
         cmocka_unit_test(test_kernels_and_shape_rules_match_the_table),
+        cmocka_unit_test(test_kinds),
+        cmocka_unit_test(test_attribute_defaults),
         cmocka_unit_test(test_find_by_domain_name_and_opset),
         cmocka_unit_test(test_nodes_follow_the_model_opset),
         cmocka_unit_test(test_runtime_refuses_attributes_the_entry_lacks),

@@ -1,10 +1,11 @@
 /* Activation fusion in the executor (src/runtime/session_fuse.c): a Conv or ConvTranspose whose
- * float32 result only an activation reads applies that activation itself, and the activation's
- * step just moves the result. Each case runs the graph fused and as written (an unfused session,
- * as proofs run) and requires the same bits; the kernel-call counts show which ran fused. The
- * shapes reach every Conv path (wide, im2col, direct 1x1, depthwise) and the ConvTranspose with a
- * fused crop; the cases that must not fuse (a second reader, a graph output, a bound that is not
- * a constant, a proof session, float64) are checked the same way. */
+ * float32 result only an activation reads (an op ops.def marks ACT(fn, cost): HardSigmoid and Elu
+ * were made fusable by that column and their tc_act_ function alone) applies that activation
+ * itself, and the activation's step just moves the result. Each case runs the graph fused and as
+ * written (an unfused session, as proofs run) and requires the same bits; the kernel-call counts
+ * show which ran fused. The shapes reach every Conv path (wide, im2col, direct 1x1, depthwise) and
+ * the ConvTranspose with a fused crop; the cases that must not fuse (a second reader, a graph
+ * output, a bound that is not a constant, a proof session, float64) are checked the same way. */
 #include <math.h>
 
 #include "rt_test_util.h"
@@ -23,8 +24,18 @@ typedef enum act_form {
     CLIP13_MAX_ONLY,
     CLIP13_INPUT,
     SIGMOID,
-    TANH
+    TANH,
+    HARD_SIGMOID,          /* alpha, beta set */
+    HARD_SIGMOID_DEFAULTS, /* alpha, beta from the op table's attribute defaults */
+    ELU,                   /* alpha set */
+    ELU_DEFAULT,
+    N_ACT_FORMS
 } act_form;
+
+/* The op of each form. */
+static const char *const ACT_OPS[N_ACT_FORMS] = {"Relu",        "LeakyRelu",   "Clip",    "Clip",
+                                                 "Clip",        "Clip",        "Sigmoid", "Tanh",
+                                                 "HardSigmoid", "HardSigmoid", "Elu",     "Elu"};
 
 typedef struct conv_spec {
     bool transpose;   /* ConvTranspose k3 s2 -> Slice -> Pad -> Add, else Conv */
@@ -106,8 +117,6 @@ static const char *add_producer(tconv_graph *g, const conv_spec *c, tconv_value 
 
 static void add_activation(tconv_graph *g, const conv_spec *c, tconv_value *r) {
     tc_error err;
-    static const char *const ops[] = {"Relu", "LeakyRelu", "Clip",    "Clip",
-                                      "Clip", "Clip",      "Sigmoid", "Tanh"};
     tconv_value *in[3] = {r, NULL, NULL};
     size_t n_in = 1;
     float lo = -0.25f, hi = 0.5f;
@@ -120,9 +129,15 @@ static void add_activation(tconv_graph *g, const conv_spec *c, tconv_value *r) {
         in[1] = rtt_input(g, "lo", TCONV_DTYPE_FLOAT, 0, NULL);
         n_in = 2;
     }
-    tconv_node *a = rtt_node(g, ops[c->act], "act", in, n_in, (const char *[]){"y"}, 1);
+    tconv_node *a = rtt_node(g, ACT_OPS[c->act], "act", in, n_in, (const char *[]){"y"}, 1);
     if (c->act == LEAKY)
         assert_int_equal(tc_node_set_attr_float(a, "alpha", 0.2f, &err), TCONV_OK);
+    if (c->act == HARD_SIGMOID) {
+        assert_int_equal(tc_node_set_attr_float(a, "alpha", 0.3f, &err), TCONV_OK);
+        assert_int_equal(tc_node_set_attr_float(a, "beta", 0.4f, &err), TCONV_OK);
+    }
+    if (c->act == ELU)
+        assert_int_equal(tc_node_set_attr_float(a, "alpha", 0.7f, &err), TCONV_OK);
     if (c->act == CLIP6) {
         assert_int_equal(tc_node_set_attr_float(a, "min", lo, &err), TCONV_OK);
         assert_int_equal(tc_node_set_attr_float(a, "max", hi, &err), TCONV_OK);
@@ -214,7 +229,7 @@ static conv_spec spec(int64_t c_out, int64_t k, int64_t stride, int64_t pad, int
 /* Every activation on the wide path (3x3, pads 1) and the im2col path (stride 2). */
 static void test_each_activation(void **state) {
     (void)state;
-    for (int a = RELU; a <= TANH; a++) {
+    for (int a = RELU; a < N_ACT_FORMS; a++) {
         if (a == CLIP13_INPUT)
             continue;
         conv_spec wide = spec(8, 3, 1, 1, 1, (act_form)a);
@@ -245,6 +260,29 @@ static void test_conv_transpose_after_crop(void **state) {
     conv_spec sigmoid = relu;
     sigmoid.act = SIGMOID;
     check(&sigmoid, true);
+    conv_spec elu = relu;
+    elu.act = ELU;
+    check(&elu, true);
+}
+
+/* Every activation the op table makes fusable (ACT(fn, cost) in ops.def) is one of the forms
+ * above, so a row made fusable is proved fused == unfused here; the others are not fused. */
+static void test_every_table_activation_is_checked(void **state) {
+    (void)state;
+    int fusable = 0;
+    for (int k = 1; k < TC_KIND_COUNT; k++) {
+        bool tested = false;
+        for (int a = 0; a < N_ACT_FORMS; a++)
+            tested = tested || strcmp(ACT_OPS[a], tc_kinds[k].name) == 0;
+        if (tc_kinds[k].activation == TC_ACTIVATION_NONE) {
+            assert_false(tested);
+            continue;
+        }
+        fusable++;
+        if (!tested)
+            fail_msg("%s is fusable in ops.def but has no form here", tc_kinds[k].name);
+    }
+    assert_int_equal(fusable, TC_ACTIVATION_COUNT - 1);
 }
 
 /* Not fused: the Conv's output also a graph output, read by a second node, a Clip bound that is
@@ -279,6 +317,7 @@ int main(void) {
         cmocka_unit_test(test_conv_paths),
         cmocka_unit_test(test_conv_transpose_after_crop),
         cmocka_unit_test(test_not_fused),
+        cmocka_unit_test(test_every_table_activation_is_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
