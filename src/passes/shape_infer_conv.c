@@ -168,7 +168,7 @@ static tconv_status window_spatial(tc_si_ctx *ctx, const tconv_node *node, const
 static tconv_status conv_channels(tc_si_ctx *ctx, const tconv_node *node, const tc_si_tensor *x,
                                   const tc_si_tensor *w, tc_dim *out) {
     int64_t group;
-    tconv_status st = tc_node_attr_int(node, "group", 1, &group, ctx->err);
+    tconv_status st = tc_node_attr_int_or_default(node, "group", &group, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (group < 1)

@@ -13,7 +13,8 @@ tconv_status tc_si_infer_arg_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out 
     int axis;
     tconv_status st;
     if ((st = tc_node_attr_int(node, "axis", 0, &axis_attr, ctx->err)) ||
-        (st = tc_node_attr_int(node, "keepdims", 1, &keep_dims, ctx->err)) || x.shape.rank < 0 ||
+        (st = tc_node_attr_int_or_default(node, "keepdims", &keep_dims, ctx->err)) ||
+        x.shape.rank < 0 ||
         (st = tc_si_normalize_axis(ctx, node, "axis", axis_attr, x.shape.rank, &axis)))
         return st;
     outs[0].shape.rank = 0;

@@ -791,7 +791,7 @@ tconv_status tc_si_infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     int64_t keep_dims, noop_empty;
     tc_si_ints axes;
     tconv_status st;
-    if ((st = tc_node_attr_int(node, "keepdims", 1, &keep_dims, ctx->err)) ||
+    if ((st = tc_node_attr_int_or_default(node, "keepdims", &keep_dims, ctx->err)) ||
         (st = tc_node_attr_int(node, "noop_with_empty_axes", 0, &noop_empty, ctx->err)) ||
         (st = read_reduce_axes(ctx, node, &axes)) || x.shape.rank < 0)
         return st;

@@ -13,7 +13,7 @@
  * opsets (saved mean/var, is_test = 0) are not implemented. */
 static tconv_status batchnorm_check_inference(tc_kernel_ctx *ctx, bool *training_mode) {
     int64_t training = 0;
-    tconv_status st = tc_node_attr_int(ctx->node, "training_mode", 0, &training, ctx->err);
+    tconv_status st = tc_node_attr_int_or_default(ctx->node, "training_mode", &training, ctx->err);
     if (st != TCONV_OK)
         return st;
     *training_mode = training != 0;
@@ -34,7 +34,7 @@ static tconv_status batchnorm_check_inference(tc_kernel_ctx *ctx, bool *training
 static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t *size,
                                          int64_t *inner) {
     int64_t spatial = 1;
-    tconv_status st = tc_node_attr_int(ctx->node, "spatial", 1, &spatial, ctx->err);
+    tconv_status st = tc_node_attr_int_or_default(ctx->node, "spatial", &spatial, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (x->rank < 2)

@@ -622,7 +622,7 @@ tconv_status tc_run_lp_normalization(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", -1, &axis_attr, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err);
+        st = tc_node_attr_int_or_default(ctx->node, "p", &p, ctx->err);
     if (st == TCONV_OK && p != 1 && p != 2)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "p = %lld: only 1 and 2 are defined",
                           (long long)p);

@@ -412,7 +412,8 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes
     pool_job job = {.kind = kind, .p = 2.0};
     tconv_status st;
     int64_t p = 2;
-    if (kind == POOL_LP && (st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err)) != TCONV_OK)
+    if (kind == POOL_LP &&
+        (st = tc_node_attr_int_or_default(ctx->node, "p", &p, ctx->err)) != TCONV_OK)
         return st;
     if (p < 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "p = %lld is not a norm", (long long)p);
@@ -484,7 +485,8 @@ static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
     tconv_status st;
     if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
         return st;
-    if (kind == POOL_LP && (st = tc_node_attr_int(ctx->node, "p", 2, &p, ctx->err)) != TCONV_OK)
+    if (kind == POOL_LP &&
+        (st = tc_node_attr_int_or_default(ctx->node, "p", &p, ctx->err)) != TCONV_OK)
         return st;
     int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;

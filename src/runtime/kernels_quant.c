@@ -356,7 +356,7 @@ tconv_status tc_run_quantize_linear(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = quantize_precision(ctx, &j.precision);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "saturate", 1, &saturate, ctx->err);
+        st = tc_node_attr_int_or_default(ctx->node, "saturate", &saturate, ctx->err);
     if (st == TCONV_OK)
         st = layout_for(ctx, j.x, j.scale, j.zero_point, &j.l);
     if (st == TCONV_OK)

@@ -570,7 +570,7 @@ tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, op->integer ? dtypes | TCONV_DTYPES_INDEX : dtypes);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "keepdims", 1, &keep_dims, ctx->err);
+        st = tc_node_attr_int_or_default(ctx->node, "keepdims", &keep_dims, ctx->err);
     if (st == TCONV_OK)
         st = read_reduced_axes(ctx, x->rank, reduced);
     if (st != TCONV_OK)
@@ -701,7 +701,7 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "keepdims", 1, &keep_dims, ctx->err);
+        st = tc_node_attr_int_or_default(ctx->node, "keepdims", &keep_dims, ctx->err);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "select_last_index", 0, &last, ctx->err);
     if (st == TCONV_OK)

@@ -20,7 +20,7 @@ tconv_status tc_run_cast_like(tc_kernel_ctx *ctx) {
         st = tc_kernel_alloc_output(ctx, 0, like->dtype, x->rank, x->dims, &y);
     int64_t saturate = 1;
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "saturate", 1, &saturate, ctx->err);
+        st = tc_node_attr_int_or_default(ctx->node, "saturate", &saturate, ctx->err);
     if (st == TCONV_OK)
         tc_convert_elements_saturate(x, y, saturate != 0);
     return st;

@@ -48,9 +48,9 @@ static bool read_batchnorm(const tc_graph_plan *plan, const tc_step_plan *bn, bn
     float eps;
     if (bn->opset < 7 || !bn->kernel || bn->forwards_input || bn->n_inputs != 5 ||
         bn->n_outputs < 1 || bn->outputs[0] == TCONV_NO_SLOT ||
-        tc_node_attr_int(node, "training_mode", 0, &training, &err) != TCONV_OK || training ||
-        tc_node_attr_int(node, "spatial", 1, &spatial, &err) != TCONV_OK || spatial != 1 ||
-        tc_node_attr_float_or_default(node, "epsilon", &eps, &err) != TCONV_OK)
+        tc_node_attr_int_or_default(node, "training_mode", &training, &err) != TCONV_OK ||
+        training || tc_node_attr_int_or_default(node, "spatial", &spatial, &err) != TCONV_OK ||
+        spatial != 1 || tc_node_attr_float_or_default(node, "epsilon", &eps, &err) != TCONV_OK)
         return false;
     for (size_t k = 1; k < bn->n_outputs; k++) {
         if (bn->outputs[k] != TCONV_NO_SLOT)
@@ -113,7 +113,7 @@ static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_
         (x->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != (*w)->dtype) ||
         (conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT &&
          (!*b || (*b)->dtype != (*w)->dtype)) ||
-        tc_node_attr_int(conv->node, "group", 1, &group, &err) != TCONV_OK || group < 1)
+        tc_node_attr_int_or_default(conv->node, "group", &group, &err) != TCONV_OK || group < 1)
         return false;
     *c = (conv_shape){.transpose = tc_node_is(conv->node, TC_KIND_ConvTranspose)};
     c->rows = (*w)->dims[0];

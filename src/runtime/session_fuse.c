@@ -201,7 +201,8 @@ static int64_t constant_channels(const tc_graph_plan *plan, const tc_step_plan *
     const tc_rt_tensor *w = tc_plan_const_input(plan, producer, 1);
     int64_t group = 1;
     tc_error err;
-    if (!w || w->rank < 3 || tc_node_attr_int(producer->node, "group", 1, &group, &err) != TCONV_OK)
+    if (!w || w->rank < 3 ||
+        tc_node_attr_int_or_default(producer->node, "group", &group, &err) != TCONV_OK)
         return -1;
     return w->dims[1] * group;
 }

@@ -166,10 +166,12 @@ static void test_attribute_defaults(void **state) {
                      TCONV_OK);
     assert_int_equal(tc_node_attr_float_or_default(bn, "epsilon", &f, &err), TCONV_OK);
     assert_true(f == 1e-5f);
+    assert_int_equal(tc_node_attr_int_or_default(bn, "training_mode", &i64, &err), TCONV_OK);
+    assert_int_equal(i64, 0);
     /* no default in the table: the reader's mistake, named */
-    assert_int_equal(tc_node_attr_int_or_default(bn, "training_mode", &i64, &err),
+    assert_int_equal(tc_node_attr_int_or_default(bn, "is_test", &i64, &err),
                      TCONV_ERR_UNSUPPORTED);
-    assert_non_null(strstr(err.message, "'training_mode' no default"));
+    assert_non_null(strstr(err.message, "'is_test' no default"));
     assert_int_equal(tc_node_create(m->graph, "Relu", NULL, "r", &relu, &err), TCONV_OK);
     assert_int_equal(tc_node_attr_float_or_default(relu, "alpha", &f, &err), TCONV_ERR_UNSUPPORTED);
     tconv_model_free(m);
