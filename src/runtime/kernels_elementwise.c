@@ -1,6 +1,7 @@
 /* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu also
  * int32/int64, Clip int8, int32 and int64). The broadcasting binary ops (Add, Sub, Mul, Div ...)
  * are in kernels_math.c. */
+#include "runtime/cpu_features.h"
 #include "runtime/fast_exp.h"
 #include "runtime/fast_tanh.h"
 #include "runtime/kernel_util.h"
