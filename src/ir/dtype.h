@@ -8,7 +8,7 @@
  * parameters read by kernels). Code asks the table instead of switching over dtypes; a switch
  * over dtypes stays only where the cases run different algorithms (a kernel per dtype).
  *
- * The scalar float16/bfloat16/float8/float4 converters live here too (float_formats.c,
+ * The scalar float16/bfloat16/float8/float4 converters live here too (dtype.c,
  * minifloat.c); the runtime's bulk float16 paths (half_convert.c, F16C) give their bits. */
 #ifndef TCONV_IR_DTYPE_H
 #define TCONV_IR_DTYPE_H
@@ -65,8 +65,15 @@ typedef struct tc_dtype_traits {
     void (*set_bits)(void *data, int64_t i, uint64_t bits);
 } tc_dtype_traits;
 
-/* The row of dtype; the all-zero "undefined" row for numbers outside the enum. */
-const tc_dtype_traits *tc_dtype_traits_of(int dtype);
+/* The rows, indexed by tconv_dtype; read them through tc_dtype_traits_of. */
+extern const tc_dtype_traits tc_dtype_traits_table[TCONV_DTYPE_MAX + 1];
+
+/* The row of dtype; the "undefined" row (no size, no accessors) for numbers outside the enum.
+ * Inline: element loops look it up per element. */
+static inline const tc_dtype_traits *tc_dtype_traits_of(int dtype) {
+    return &tc_dtype_traits_table[(dtype >= 0 && dtype <= TCONV_DTYPE_MAX) ? dtype
+                                                                           : TCONV_DTYPE_UNDEFINED];
+}
 
 /* "float", "int64", ...; "undefined" for unknown numbers. */
 const char *tconv_dtype_name(int dtype);
