@@ -26,7 +26,7 @@
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL) |                     \
      TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16) | TCONV_DTYPES_SMALL)
 /* The 8-bit and 4-bit float types and the sub-byte integers, stored a byte an element
- * (minifloat.c); float8e8m0 only as a DequantizeLinear scale. */
+ * (ir/minifloat.c); float8e8m0 only as a DequantizeLinear scale. */
 #define TCONV_DTYPES_SMALL                                                                         \
     (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |     \
      TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |       \

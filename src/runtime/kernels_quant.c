@@ -1,7 +1,7 @@
 /* QuantizeLinear and DequantizeLinear, every version (10 to 25): per-tensor, per-axis and
  * blocked scales (block_size, opset 21+), y_zero_point / x_zero_point, saturate (float8
  * targets), output_dtype and precision; quantized types int8, uint8, int16, uint16, int4, uint4,
- * int2, uint2, the four float8 types and float4e2m1 (one byte an element, minifloat.c), scales
+ * int2, uint2, the four float8 types and float4e2m1 (one byte an element, ir/minifloat.c), scales
  * float, float16, bfloat16, int32 (QuantizeLinear) and float8e8m0 (DequantizeLinear).
  *
  * The arithmetic is ONNX's reference implementation's (onnx/reference/ops/op_quantize_linear.py,
