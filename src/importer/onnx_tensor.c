@@ -18,57 +18,30 @@
 
 /* ---------------------------------------------------------------- which field holds what */
 
-typedef enum typed_field {
-    FIELD_NONE = 0,
-    FIELD_FLOAT,
-    FIELD_INT32,
-    FIELD_STRING,
-    FIELD_INT64,
-    FIELD_DOUBLE,
-    FIELD_UINT64
-} typed_field;
-
 static const char *const FIELD_NAMES[] = {"(none)",     "float_data",  "int32_data", "string_data",
                                           "int64_data", "double_data", "uint64_data"};
 
-/* The typed field ONNX stores a dtype in (onnx.proto, TensorProto comments). */
-static typed_field field_for_dtype(tconv_dtype dtype) {
-    switch (dtype) {
-    case TCONV_DTYPE_FLOAT:
-    case TCONV_DTYPE_COMPLEX64:
-        return FIELD_FLOAT;
-    case TCONV_DTYPE_DOUBLE:
-    case TCONV_DTYPE_COMPLEX128:
-        return FIELD_DOUBLE;
-    case TCONV_DTYPE_INT64:
-        return FIELD_INT64;
-    case TCONV_DTYPE_UINT32:
-    case TCONV_DTYPE_UINT64:
-        return FIELD_UINT64;
-    case TCONV_DTYPE_STRING:
-        return FIELD_STRING;
-    case TCONV_DTYPE_UNDEFINED:
-        return FIELD_NONE;
-    default:
-        return FIELD_INT32; /* every type of 16 bits or fewer, bool, int32 */
-    }
+/* The typed field ONNX stores a dtype in (onnx.proto, TensorProto comments): a column of the
+ * dtype table. */
+static tc_proto_field field_for_dtype(tconv_dtype dtype) {
+    return tc_dtype_traits_of(dtype)->field;
 }
 
-static size_t field_count(const Onnx__TensorProto *p, typed_field f) {
+static size_t field_count(const Onnx__TensorProto *p, tc_proto_field f) {
     switch (f) {
-    case FIELD_FLOAT:
+    case TC_PROTO_FIELD_FLOAT:
         return p->n_float_data;
-    case FIELD_INT32:
+    case TC_PROTO_FIELD_INT32:
         return p->n_int32_data;
-    case FIELD_STRING:
+    case TC_PROTO_FIELD_STRING:
         return p->n_string_data;
-    case FIELD_INT64:
+    case TC_PROTO_FIELD_INT64:
         return p->n_int64_data;
-    case FIELD_DOUBLE:
+    case TC_PROTO_FIELD_DOUBLE:
         return p->n_double_data;
-    case FIELD_UINT64:
+    case TC_PROTO_FIELD_UINT64:
         return p->n_uint64_data;
-    case FIELD_NONE:
+    case TC_PROTO_FIELD_NONE:
         break;
     }
     return 0;
@@ -107,26 +80,26 @@ static const char *tensor_label(const tconv_tensor *t) {
 }
 
 /* Entry i of a typed field as the bits that go into the raw layout. */
-static uint64_t typed_entry(const Onnx__TensorProto *p, typed_field f, size_t i) {
+static uint64_t typed_entry(const Onnx__TensorProto *p, tc_proto_field f, size_t i) {
     switch (f) {
-    case FIELD_FLOAT: {
+    case TC_PROTO_FIELD_FLOAT: {
         uint32_t u;
         memcpy(&u, &p->float_data[i], 4);
         return u;
     }
-    case FIELD_DOUBLE: {
+    case TC_PROTO_FIELD_DOUBLE: {
         uint64_t u;
         memcpy(&u, &p->double_data[i], 8);
         return u;
     }
-    case FIELD_INT32:
+    case TC_PROTO_FIELD_INT32:
         return (uint32_t)p->int32_data[i];
-    case FIELD_INT64:
+    case TC_PROTO_FIELD_INT64:
         return (uint64_t)p->int64_data[i];
-    case FIELD_UINT64:
+    case TC_PROTO_FIELD_UINT64:
         return p->uint64_data[i];
-    case FIELD_STRING:
-    case FIELD_NONE:
+    case TC_PROTO_FIELD_STRING:
+    case TC_PROTO_FIELD_NONE:
         break;
     }
     return 0;
@@ -145,7 +118,7 @@ static int typed_entry_width(tconv_dtype dtype) {
 static tconv_status decode_typed(const tconv_tensor *t, uint8_t *dst, size_t dst_bytes,
                                  tc_error *err) {
     const Onnx__TensorProto *p = t->origin;
-    typed_field f = field_for_dtype(t->dtype);
+    tc_proto_field f = field_for_dtype(t->dtype);
     int64_t n;
     uint64_t want = 0;
     if (!p || !tc_tensor_elements(t, &n) || !typed_count_for(t->dtype, n, &want) ||
@@ -406,10 +379,10 @@ static tconv_status load_external_ref(const Onnx__TensorProto *p, tconv_tensor *
     return check_external_file(t, nbytes, err);
 }
 
-static tconv_status check_no_typed_fields(const Onnx__TensorProto *p, typed_field allowed,
+static tconv_status check_no_typed_fields(const Onnx__TensorProto *p, tc_proto_field allowed,
                                           const char *why, tc_error *err) {
-    for (int f = FIELD_FLOAT; f <= FIELD_UINT64; f++) {
-        if (f != (int)allowed && field_count(p, (typed_field)f) > 0)
+    for (int f = TC_PROTO_FIELD_FLOAT; f <= TC_PROTO_FIELD_UINT64; f++) {
+        if (f != (int)allowed && field_count(p, (tc_proto_field)f) > 0)
             return tc_error_set(err, TCONV_ERR_INVALID, "%s is set %s", FIELD_NAMES[f], why);
     }
     return TCONV_OK;
@@ -417,7 +390,7 @@ static tconv_status check_no_typed_fields(const Onnx__TensorProto *p, typed_fiel
 
 static tconv_status load_typed(const Onnx__TensorProto *p, tconv_tensor *t, int64_t n,
                                tc_error *err) {
-    typed_field f = field_for_dtype(t->dtype);
+    tc_proto_field f = field_for_dtype(t->dtype);
     char why[64];
     snprintf(why, sizeof why, "but a %s tensor keeps its data in %s", tconv_dtype_name(t->dtype),
              FIELD_NAMES[f]);
@@ -441,7 +414,7 @@ static tconv_status load_raw(const Onnx__TensorProto *p, tconv_tensor *t, size_t
     if (t->dtype == TCONV_DTYPE_STRING)
         return tc_error_set(err, TCONV_ERR_INVALID,
                             "raw_data is set, but string tensors use string_data");
-    tconv_status st = check_no_typed_fields(p, FIELD_NONE, "together with raw_data", err);
+    tconv_status st = check_no_typed_fields(p, TC_PROTO_FIELD_NONE, "together with raw_data", err);
     if (st != TCONV_OK)
         return st;
     if (p->raw_data.len != nbytes)
@@ -487,7 +460,8 @@ static tconv_status load_tensor_data(const Onnx__TensorProto *p, tconv_tensor *t
         if (t->dtype == TCONV_DTYPE_STRING || p->has_raw_data)
             return tc_error_set(err, TCONV_ERR_INVALID, "external data with %s",
                                 p->has_raw_data ? "raw_data also set" : "a string tensor");
-        tconv_status st = check_no_typed_fields(p, FIELD_NONE, "together with external data", err);
+        tconv_status st =
+            check_no_typed_fields(p, TC_PROTO_FIELD_NONE, "together with external data", err);
         return st != TCONV_OK ? st : load_external_ref(p, t, nbytes, err);
     }
     if (p->n_external_data)

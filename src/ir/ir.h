@@ -26,22 +26,11 @@
 #include <stdint.h>
 
 #include "ir/arena.h"
+#include "ir/dtype.h"
 #include "ir/error.h"
 #include "ir/name_map.h"
 #include "ir/ops.h"
 #include "tconv/types.h"
-
-/* tconv_dtype (ONNX TensorProto.DataType, same numbers) is public: tconv/types.h. */
-#define TCONV_DTYPE_MAX 26
-
-/* "float", "int64", ...; "undefined" for unknown numbers. */
-const char *tconv_dtype_name(int dtype);
-/* Storage size of one element in bits (4 for int4, 2 for int2, 0 for string/undefined). */
-int tc_dtype_bits(int dtype);
-bool tc_dtype_is_known(int dtype);
-
-/* Bytes that n elements take in raw_data (sub-byte types are packed); false on overflow. */
-bool tc_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes);
 
 /* Overflow-checked products for shape arithmetic. */
 bool tc_mul_i64(int64_t a, int64_t b, int64_t *out);

@@ -131,56 +131,13 @@ tconv_status tc_tensor_get_i64(tconv_tensor *tensor, int64_t index, int64_t *out
     if (!tc_tensor_elements(tensor, &n) || index < 0 || index >= n)
         return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': element %lld out of range",
                             tensor->name ? tensor->name : "", (long long)index);
-    const unsigned char *p = data;
-    size_t i = (size_t)index;
-    switch (tensor->dtype) {
-    case TCONV_DTYPE_INT64: {
-        int64_t v;
-        memcpy(&v, p + 8 * i, 8);
-        *out = v;
-        break;
-    }
-    case TCONV_DTYPE_UINT64: {
-        uint64_t v;
-        memcpy(&v, p + 8 * i, 8);
-        *out = (int64_t)v;
-        break;
-    }
-    case TCONV_DTYPE_INT32: {
-        int32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        *out = v;
-        break;
-    }
-    case TCONV_DTYPE_UINT32: {
-        uint32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        *out = v;
-        break;
-    }
-    case TCONV_DTYPE_INT16: {
-        int16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        *out = v;
-        break;
-    }
-    case TCONV_DTYPE_UINT16: {
-        uint16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        *out = v;
-        break;
-    }
-    case TCONV_DTYPE_INT8:
-        *out = (int8_t)p[i];
-        break;
-    case TCONV_DTYPE_UINT8:
-    case TCONV_DTYPE_BOOL:
-        *out = p[i];
-        break;
-    default:
+    const tc_dtype_traits *traits = tc_dtype_traits_of(tensor->dtype);
+    if (!traits->get_bits || traits->subbyte) /* integers and bool, not packed */
         return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': %s is not an integer type",
                             tensor->name ? tensor->name : "", tconv_dtype_name(tensor->dtype));
-    }
+    uint64_t element; /* aligned: raw_data need not be */
+    memcpy(&element, (const unsigned char *)data + traits->size * (size_t)index, traits->size);
+    *out = (int64_t)traits->get_bits(&element, 0);
     return TCONV_OK;
 }
 

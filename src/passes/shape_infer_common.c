@@ -238,21 +238,10 @@ tc_si_data *tc_si_data_new(tc_si_ctx *ctx) {
     return data;
 }
 
+/* bool counts: 0/1 are the conditions of exporters' pad arithmetic (Where, Not). */
 static bool is_integer_dtype(tconv_dtype dtype) {
-    switch (dtype) {
-    case TCONV_DTYPE_INT8:
-    case TCONV_DTYPE_INT16:
-    case TCONV_DTYPE_INT32:
-    case TCONV_DTYPE_INT64:
-    case TCONV_DTYPE_UINT8:
-    case TCONV_DTYPE_UINT16:
-    case TCONV_DTYPE_UINT32:
-    case TCONV_DTYPE_UINT64:
-    case TCONV_DTYPE_BOOL: /* 0/1: the conditions of exporters' pad arithmetic (Where, Not) */
-        return true;
-    default:
-        return false;
-    }
+    const tc_dtype_traits *traits = tc_dtype_traits_of(dtype);
+    return traits->get_bits && !traits->subbyte;
 }
 
 /* Unreadable data makes inference unable to tell; the runtime or saver reports it. */

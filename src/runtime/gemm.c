@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cpu_features.h"
 #include "runtime/parallel.h"
 #include "runtime/vec4.h"
 
@@ -284,19 +285,17 @@ static const micro_kernel KERNELS[] = {
 /* ---------------------------------------------------------------- ISA selection */
 
 static bool cpu_supports(tc_gemm_isa isa) {
-#if TCONV_GEMM_X86
-    __builtin_cpu_init();
     switch (isa) {
     case TCONV_GEMM_ISA_AVX2:
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return tc_cpu_has_avx2();
     case TCONV_GEMM_ISA_AVX512:
     case TCONV_GEMM_ISA_AVX512_8X48:
-        return __builtin_cpu_supports("avx512f");
-    default:
-        break;
+        return tc_cpu_has_avx512();
+    case TCONV_GEMM_ISA_AUTO:
+    case TCONV_GEMM_ISA_PORTABLE:
+        return true;
     }
-#endif
-    return isa == TCONV_GEMM_ISA_PORTABLE || isa == TCONV_GEMM_ISA_AUTO;
+    return false;
 }
 
 static const micro_kernel *kernel_for(tc_gemm_isa isa) {

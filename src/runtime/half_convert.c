@@ -6,6 +6,7 @@
  * float NaN to the canonical quiet one), goes through the scalar code: a group of eight with a
  * NaN in it is converted one by one. */
 #include "runtime/kernel_util.h"
+#include "runtime/cpu_features.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TCONV_HALF_X86 1

@@ -1,12 +1,6 @@
 /* Kernel helpers: input checks with messages, parameter tensors, axes, dtype conversions. */
 #include "runtime/kernel_util.h"
-#include "runtime/gemm.h"
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <cpuid.h>
-#endif
-
-#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,51 +10,6 @@ const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
     if (!node || index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
         return "";
     return node->inputs[index]->name;
-}
-
-/* Asked per row block by the fused activations: the answer is kept (threads racing to fill it
- * all store the same value). */
-static bool cached_probe(bool (*probe)(void), atomic_int *cache) {
-    int known = atomic_load_explicit(cache, memory_order_relaxed);
-    if (known < 0) {
-        known = probe();
-        atomic_store_explicit(cache, known, memory_order_relaxed);
-    }
-    return known != 0;
-}
-
-static bool probe_avx2(void) {
-    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX2);
-}
-
-static bool probe_avx512(void) {
-    return tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
-}
-
-/* AVX2 (checked with the OS's support for the YMM state) and the F16C bit of CPUID leaf 1:
- * clang's __builtin_cpu_supports knows no "f16c". */
-static bool probe_f16c(void) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    unsigned eax, ebx, ecx, edx;
-    return probe_avx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
-#else
-    return false;
-#endif
-}
-
-bool tc_cpu_has_avx2(void) {
-    static atomic_int cache = -1;
-    return cached_probe(probe_avx2, &cache);
-}
-
-bool tc_cpu_has_avx512(void) {
-    static atomic_int cache = -1;
-    return cached_probe(probe_avx512, &cache);
-}
-
-bool tc_cpu_has_f16c(void) {
-    static atomic_int cache = -1;
-    return cached_probe(probe_f16c, &cache);
 }
 
 static const char *op_name(const tc_kernel_ctx *ctx) {
@@ -186,43 +135,8 @@ tconv_status tc_kernel_normalize_index(const tc_kernel_ctx *ctx, int64_t k, int6
 }
 
 double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i) {
-    const unsigned char *p = t->data;
-    switch (t->dtype) {
-    case TCONV_DTYPE_FLOAT:
-        return ((const float *)t->data)[i];
-    case TCONV_DTYPE_DOUBLE:
-        return ((const double *)t->data)[i];
-    case TCONV_DTYPE_FLOAT16:
-        return tc_half_to_float(((const uint16_t *)t->data)[i]);
-    case TCONV_DTYPE_BFLOAT16:
-        return tc_bfloat16_to_float(((const uint16_t *)t->data)[i]);
-    case TCONV_DTYPE_INT8:
-        return ((const int8_t *)t->data)[i];
-    case TCONV_DTYPE_UINT8:
-        return p[i];
-    case TCONV_DTYPE_BOOL:
-        return p[i] != 0;
-    case TCONV_DTYPE_INT16:
-        return ((const int16_t *)t->data)[i];
-    case TCONV_DTYPE_UINT16:
-        return ((const uint16_t *)t->data)[i];
-    case TCONV_DTYPE_INT32:
-        return ((const int32_t *)t->data)[i];
-    case TCONV_DTYPE_UINT32:
-        return ((const uint32_t *)t->data)[i];
-    case TCONV_DTYPE_INT64:
-        return (double)((const int64_t *)t->data)[i];
-    case TCONV_DTYPE_UINT64:
-        return (double)((const uint64_t *)t->data)[i];
-    case TCONV_DTYPE_INT4: /* stored sign-extended, a byte an element */
-    case TCONV_DTYPE_INT2:
-        return ((const int8_t *)t->data)[i];
-    case TCONV_DTYPE_UINT4:
-    case TCONV_DTYPE_UINT2:
-        return p[i];
-    default:
-        return tc_dtype_is_minifloat(t->dtype) ? tc_minifloat_to_double(t->dtype, p[i]) : 0.0;
-    }
+    const tc_dtype_traits *traits = tc_dtype_traits_of(t->dtype);
+    return traits->get_f64 ? traits->get_f64(t->data, i) : 0.0;
 }
 
 /* float -> int64 without undefined behaviour: NaN is 0, out-of-range values saturate. */
@@ -237,25 +151,14 @@ static int64_t saturate_f64_to_i64(double v) {
 }
 
 int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i) {
-    switch (t->dtype) {
-    case TCONV_DTYPE_INT64:
-        return ((const int64_t *)t->data)[i];
-    case TCONV_DTYPE_INT32:
-        return ((const int32_t *)t->data)[i];
-    case TCONV_DTYPE_UINT64: {
-        uint64_t v = ((const uint64_t *)t->data)[i];
+    const tc_dtype_traits *traits = tc_dtype_traits_of(t->dtype);
+    if (traits->kind == TC_DTYPE_KIND_UNSIGNED) { /* uint64 past INT64_MAX saturates */
+        uint64_t v = traits->get_bits(t->data, i);
         return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
     }
-    case TCONV_DTYPE_FLOAT:
-    case TCONV_DTYPE_DOUBLE:
-    case TCONV_DTYPE_FLOAT16:
-    case TCONV_DTYPE_BFLOAT16:
-        return saturate_f64_to_i64(tc_rt_get_f64(t, i));
-    default:
-        if (tc_dtype_is_minifloat(t->dtype))
-            return saturate_f64_to_i64(tc_rt_get_f64(t, i));
-        return (int64_t)tc_rt_get_f64(t, i);
-    }
+    if (traits->get_bits)
+        return (int64_t)traits->get_bits(t->data, i);
+    return saturate_f64_to_i64(tc_rt_get_f64(t, i));
 }
 
 tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
@@ -295,100 +198,4 @@ const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t siz
     if (used < size)
         snprintf(buf + used, size - used, "]");
     return buf;
-}
-
-float tc_half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t mant = h & 0x3ffu;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (mant << 13);
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112u) << 23) | (mant << 13);
-    } else if (mant == 0) {
-        bits = sign;
-    } else {
-        /* subnormal half: normalize */
-        int e = -1;
-        do {
-            e++;
-            mant <<= 1;
-        } while (!(mant & 0x400u));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ffu) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-uint16_t tc_float_to_half(float f) {
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
-    uint32_t exp = (bits >> 23) & 0xffu;
-    uint32_t mant = bits & 0x7fffffu;
-    if (exp == 0xff)
-        return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0u));
-    int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 0x1f)
-        return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        if (e < -10)
-            return sign;
-        mant |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - e);
-        uint32_t half_mant = mant >> shift;
-        uint32_t rem = mant & ((1u << shift) - 1u);
-        uint32_t halfway = 1u << (shift - 1);
-        if (rem > halfway || (rem == halfway && (half_mant & 1u)))
-            half_mant++;
-        return (uint16_t)(sign | half_mant);
-    }
-    uint32_t half = ((uint32_t)e << 10) | (mant >> 13);
-    uint32_t rem = mant & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u)))
-        half++; /* may carry into the exponent: still correct, up to infinity */
-    return (uint16_t)(sign | half);
-}
-
-uint16_t tc_double_to_half(double d) {
-    return tc_float_to_half(tc_double_to_float_odd(d));
-}
-
-float tc_bfloat16_to_float(uint16_t b) {
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-uint16_t tc_float_to_bfloat16(float f) {
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    if ((bits & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((bits >> 16) | 0x40u); /* NaN stays NaN (quiet), sign kept */
-    /* round to nearest even on the 16 dropped bits; a carry into the exponent is correct, up to
-     * infinity, and subnormals round the same way */
-    uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
-    return (uint16_t)((bits + rounding) >> 16);
-}
-
-uint16_t tc_double_to_bfloat16(double d) {
-    return tc_float_to_bfloat16(tc_double_to_float_odd(d));
-}
-
-float tc_double_to_float_odd(double d) {
-    float f = (float)d;
-    if (isnan(d) || isinf(f) || (double)f == d)
-        return f;
-    /* inexact: truncate toward zero, then set the last bit (round to odd) so that the later
-     * rounding to 16 bits sees the sticky bit and does not round twice */
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    if (fabs((double)f) > fabs(d))
-        bits--;
-    bits |= 1u;
-    memcpy(&f, &bits, sizeof f);
-    return f;
 }

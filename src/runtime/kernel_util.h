@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/cpu_features.h"
 #include "runtime/kernel.h"
 
 #define TCONV_DTYPE_BIT(d) (UINT32_C(1) << (d))
@@ -25,7 +26,7 @@
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL) |                     \
      TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16) | TCONV_DTYPES_SMALL)
 /* The 8-bit and 4-bit float types and the sub-byte integers, stored a byte an element
- * (minifloat.c); float8e8m0 only as a DequantizeLinear scale. */
+ * (ir/minifloat.c); float8e8m0 only as a DequantizeLinear scale. */
 #define TCONV_DTYPES_SMALL                                                                         \
     (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |     \
      TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |       \
@@ -85,49 +86,9 @@ void tc_shape_strides(int rank, const int64_t *dims, int64_t *strides);
 /* "[1,3,224,224]" into buf. */
 const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t size);
 
-/* IEEE half <-> float conversions (round to nearest even). */
-float tc_half_to_float(uint16_t h);
-uint16_t tc_float_to_half(float f);
-/* The same for n values at once (half_convert.c: F16C where the CPU has it, same bits). */
+/* n float16 values <-> float at once (half_convert.c: F16C where the CPU has it, the same bits
+ * as the scalar tc_half_to_float / tc_float_to_half of ir/dtype.h). */
 void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n);
 void tc_float_to_half_n(const float *in, uint16_t *out, int64_t n);
-/* bfloat16 <-> float (round to nearest even; NaN stays NaN, overflow goes to infinity). */
-float tc_bfloat16_to_float(uint16_t b);
-uint16_t tc_float_to_bfloat16(float f);
-/* double -> 16-bit floats with one rounding (not double -> float -> half, which can round
- * twice): through tc_double_to_float_odd, float rounded to odd when inexact. */
-uint16_t tc_double_to_half(double d);
-uint16_t tc_double_to_bfloat16(double d);
-float tc_double_to_float_odd(double d);
-
-/* The float8/float4 types (float8e8m0 included) and the sub-byte types (int4, uint4, int2,
- * uint2, float4e2m1), which TensorProto packs and the runtime stores a byte an element. */
-bool tc_dtype_is_minifloat(tconv_dtype dtype);
-bool tc_dtype_is_subbyte(tconv_dtype dtype);
-/* The value of a float8/float4 code (NaN and infinities as the format has them). */
-double tc_minifloat_to_double(tconv_dtype dtype, uint8_t code);
-/* v rounded once to nearest even into a float8/float4 type (not float8e8m0). saturate: values
- * past the largest finite one, infinities included, become it; else float8e5m2 overflows to
- * infinity and the other float8 types to NaN. float4e2m1 always saturates. */
-uint8_t tc_double_to_minifloat(tconv_dtype dtype, double v, bool saturate);
-
-/* A loop compiled again for AVX2 + FMA or AVX-512F (GCC/Clang on x86; elsewhere the copies are
- * baseline ones): a static function marked TC_TARGET_AVX2 / TC_TARGET_AVX512 whose body is an
- * always-inline helper, called when tc_cpu_has_avx2() / tc_cpu_has_avx512(). The baseline
- * x86-64 build vectorizes 4 floats wide. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define TC_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#if defined(__clang__) /* clang knows no prefer-vector-width target option (and needs none) */
-#define TC_TARGET_AVX512 __attribute__((target("avx512f")))
-#else
-#define TC_TARGET_AVX512 __attribute__((target("avx512f,prefer-vector-width=512")))
-#endif
-#else
-#define TC_TARGET_AVX2
-#define TC_TARGET_AVX512
-#endif
-bool tc_cpu_has_avx2(void);
-bool tc_cpu_has_avx512(void); /* AVX-512F: TC_TARGET_AVX512 copies, 16 floats or 8 doubles */
-bool tc_cpu_has_f16c(void);   /* F16C (with AVX2): 8 float16 conversions an instruction */
 
 #endif

@@ -1,8 +1,10 @@
 /* Integer bit operations: BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot (opset 18) and BitShift
  * (11), on the integer types, with multidirectional broadcasting. Elements are moved as raw
- * 64-bit patterns (sign-extended for signed types, so the low bits are the element's). */
-#include "runtime/broadcast.h"
+ * 64-bit patterns (sign-extended for signed types, so the low bits are the element's), through
+ * the dtype table, and walked by the one elementwise driver (elementwise_walk.h). */
+#include "runtime/elementwise_walk.h"
 #include "runtime/kernel_util.h"
+#include "runtime/parallel.h"
 
 #include <string.h>
 
@@ -16,45 +18,6 @@
      TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
 
 typedef enum bit_op { BIT_AND, BIT_OR, BIT_XOR, BIT_NOT, BIT_LEFT, BIT_RIGHT } bit_op;
-
-static uint64_t load_bits(const tc_rt_tensor *t, int64_t i) {
-    const unsigned char *p = (const unsigned char *)t->data;
-    switch (tc_rt_dtype_size(t->dtype)) {
-    case 1: {
-        uint8_t v;
-        memcpy(&v, p + i, 1);
-        return v;
-    }
-    case 2: {
-        uint16_t v;
-        memcpy(&v, p + 2 * i, 2);
-        return v;
-    }
-    case 4: {
-        uint32_t v;
-        memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, p + 8 * i, 8);
-        return v;
-    }
-    }
-}
-
-static void store_bits(tc_rt_tensor *t, int64_t i, uint64_t v) {
-    unsigned char *p = (unsigned char *)t->data;
-    size_t size = tc_rt_dtype_size(t->dtype);
-    uint8_t b8 = (uint8_t)v;
-    uint16_t b16 = (uint16_t)v;
-    uint32_t b32 = (uint32_t)v;
-    const void *src = size == 1   ? (const void *)&b8
-                      : size == 2 ? (const void *)&b16
-                      : size == 4 ? (const void *)&b32
-                                  : (const void *)&v;
-    memcpy(p + (size_t)i * size, src, size);
-}
 
 static uint64_t apply(bit_op op, uint64_t a, uint64_t b, int bits) {
     switch (op) {
@@ -72,6 +35,19 @@ static uint64_t apply(bit_op op, uint64_t a, uint64_t b, int bits) {
         return b >= (uint64_t)bits ? 0 : a >> b;
     }
     return 0;
+}
+
+/* Columns [j0, j1) of a row: elements move as 64-bit patterns through the dtype table. */
+static void span_bits(const tc_ew_job *jb, const tc_bcast_cursor *c, int64_t j0, int64_t j1) {
+    const tc_dtype_traits *traits = tc_dtype_traits_of(jb->dtype);
+    const int bits = 8 * (int)traits->size;
+    const int64_t sa = jb->bc->inner_stride[1];
+    const int64_t sb = jb->b ? jb->bc->inner_stride[2] : 0, ob = jb->b ? c->offsets[2] : 0;
+    for (int64_t j = j0; j < j1; j++) {
+        uint64_t a = traits->get_bits(jb->a, c->offsets[1] + j * sa);
+        uint64_t b = jb->b ? traits->get_bits(jb->b, ob + j * sb) : 0;
+        traits->set_bits(jb->dst, c->offsets[0] + j, apply((bit_op)jb->op, a, b, bits));
+    }
 }
 
 static tconv_status run_bits(tc_kernel_ctx *ctx, bit_op op, uint32_t dtypes) {
@@ -98,26 +74,16 @@ static tconv_status run_bits(tc_kernel_ctx *ctx, bit_op op, uint32_t dtypes) {
             return st;
     }
     tc_rt_tensor *y;
-    if ((st = tc_kernel_alloc_output(ctx, 0, in[0]->dtype, rank, dims, &y)) != TCONV_OK)
+    if ((st = tc_kernel_alloc_output_uninit(ctx, 0, in[0]->dtype, rank, dims, &y)) != TCONV_OK)
         return st;
-    int64_t strides[2][TCONV_MAX_RANK], index[TCONV_MAX_RANK] = {0}, at[2] = {0, 0};
-    for (size_t k = 0; k < n_in; k++)
-        tc_broadcast_strides(in[k]->rank, in[k]->dims, rank, dims, strides[k]);
-    int bits = 8 * (int)tc_rt_dtype_size(y->dtype);
-    for (int64_t i = 0; i < y->n_elements; i++) {
-        uint64_t a = load_bits(in[0], at[0]), b = n_in == 2 ? load_bits(in[1], at[1]) : 0;
-        store_bits(y, i, apply(op, a, b, bits));
-        for (int ax = rank - 1; ax >= 0; ax--) { /* next output index, input offsets along */
-            for (size_t k = 0; k < n_in; k++)
-                at[k] += strides[k][ax];
-            if (++index[ax] < dims[ax])
-                break;
-            for (size_t k = 0; k < n_in; k++)
-                at[k] -= strides[k][ax] * dims[ax];
-            index[ax] = 0;
-        }
-    }
-    return TCONV_OK;
+    const tc_rt_tensor *operands[3] = {y, in[0], in[1]};
+    tc_ew_job jb = {.span = span_bits,
+                    .op = (int)op,
+                    .dtype = y->dtype,
+                    .a = in[0]->data,
+                    .b = n_in == 2 ? in[1]->data : NULL,
+                    .dst = y->data};
+    return tc_ew_apply(ctx, 1 + n_in, operands, &jb, TCONV_PARALLEL_COST_STREAM);
 }
 
 tconv_status tc_run_bitwise_and(tc_kernel_ctx *ctx) {

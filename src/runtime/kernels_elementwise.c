@@ -3,6 +3,7 @@
  * (tc_kernel_activation_apply). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in
  * kernels_math.c. */
 #include "runtime/activation.h"
+#include "runtime/cpu_features.h"
 #include "runtime/kernel_util.h"
 
 #include <math.h>

@@ -8,6 +8,7 @@
  * reference. Sums in double, rounded once. A target outside [0, C) that is not ignored is an
  * error. */
 #include "runtime/kernel_util.h"
+#include "runtime/tensor_copy.h"
 
 #include <math.h>
 #include <string.h>
@@ -91,10 +92,7 @@ tconv_status tc_run_nll_loss(tc_kernel_ctx *ctx) {
                 loss = -tc_rt_get_f64(a.x, (i * a.c + t) * a.d + k) * w;
             }
             if (none) {
-                if (a.x->dtype == TCONV_DTYPE_DOUBLE)
-                    ((double *)y->data)[i * a.d + k] = loss;
-                else
-                    ((float *)y->data)[i * a.d + k] = (float)loss;
+                tc_store_f64(y->dtype, y->data, i * a.d + k, loss);
             }
             sum += loss;
             weight_sum += w;
@@ -103,10 +101,7 @@ tconv_status tc_run_nll_loss(tc_kernel_ctx *ctx) {
     if (none)
         return TCONV_OK;
     double v = strcmp(reduction, "sum") == 0 ? sum : sum / weight_sum;
-    if (a.x->dtype == TCONV_DTYPE_DOUBLE)
-        ((double *)y->data)[0] = v;
-    else
-        ((float *)y->data)[0] = (float)v;
+    tc_store_f64(y->dtype, y->data, 0, v);
     return TCONV_OK;
 }
 
@@ -148,10 +143,7 @@ tconv_status tc_run_hardmax(tc_kernel_ctx *ctx) {
             }
             if (len == 0)
                 continue;
-            if (x->dtype == TCONV_DTYPE_DOUBLE)
-                ((double *)y->data)[base + best * inner] = 1.0;
-            else
-                ((float *)y->data)[base + best * inner] = 1.0f;
+            tc_store_f64(y->dtype, y->data, base + best * inner, 1.0);
         }
     }
     return TCONV_OK;

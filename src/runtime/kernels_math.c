@@ -8,6 +8,8 @@
  * division truncates toward zero, and a zero divisor is an error. */
 #include "runtime/activation.h"
 #include "runtime/broadcast.h"
+#include "runtime/elementwise_walk.h"
+#include "runtime/fast_exp.h"
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
 
@@ -87,50 +89,7 @@ typedef enum binary_op {
     B_WHERE
 } binary_op;
 
-typedef struct ew_job ew_job;
-/* Computes columns [j0, j1) of the row at cursor c. */
-typedef void (*ew_span_fn)(const ew_job *jb, const tc_bcast_cursor *c, int64_t j0, int64_t j1);
-
-/* One elementwise operation over a broadcast: operand 0 is the output (dst), operands 1.. are
- * a, b (and w, Where's Y). */
-struct ew_job {
-    const tc_bcast *bc;
-    ew_span_fn span;
-    int op;
-    tconv_dtype dtype; /* of the operands a and b (Where: of X and Y) */
-    const void *a, *b, *w;
-    void *dst;
-    double alpha, beta; /* unary parameters */
-};
-
-/* Elements [e0, e1) of the output, row piece by row piece. */
-static void ew_walk(const ew_job *jb, int64_t e0, int64_t e1) {
-    const tc_bcast *b = jb->bc;
-    const int64_t n = b->row_length;
-    int64_t row = e0 / n, j0 = e0 - row * n;
-    tc_bcast_cursor c;
-    tc_bcast_cursor_seek(b, &c, row);
-    for (;;) {
-        int64_t row_end = (row + 1) * n;
-        jb->span(jb, &c, j0, row_end <= e1 ? n : e1 - row * n);
-        if (row_end >= e1)
-            return;
-        row++;
-        j0 = 0;
-        tc_bcast_cursor_next(b, &c);
-    }
-}
-
-static void ew_range(void *arg, int64_t e0, int64_t e1) {
-    ew_walk(arg, e0, e1);
-}
-
-/* Runs the job over every output element; `cost` is a rough count of operations per element,
- * which decides whether threads pay off. Ranges of whole cache lines (64 elements), at least
- * 4096. */
-static void ew_run(tc_kernel_ctx *ctx, ew_job *jb, double cost) {
-    tc_parallel_ranges(ctx->pool, ctx->n_threads, jb->bc->n_elements, cost, 64, 4096, ew_range, jb);
-}
+typedef tc_ew_job ew_job; /* the one elementwise driver: elementwise_walk.h */
 
 /* ---------------------------------------------------------------- unary kernels */
 
@@ -320,24 +279,19 @@ static tconv_status run_unary_with(tc_kernel_ctx *ctx, unary_op op, uint32_t dty
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, dtypes);
-    if (st == TCONV_OK) /* ew_run writes every element */
+    if (st == TCONV_OK) /* tc_ew_apply writes every element */
         st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, x->dims, &y);
-    tc_bcast bc;
-    const tc_rt_tensor *operands[2] = {y, x};
-    if (st == TCONV_OK)
-        st = tc_bcast_init(&bc, 2, operands, ctx->err);
     if (st != TCONV_OK)
         return st;
-    ew_job jb = {.bc = &bc,
-                 .span = span_unary,
+    const tc_rt_tensor *operands[2] = {y, x};
+    ew_job jb = {.span = span_unary,
                  .op = (int)op,
                  .dtype = x->dtype,
                  .a = x->data,
                  .dst = y->data,
                  .alpha = alpha,
                  .beta = beta};
-    ew_run(ctx, &jb, cost);
-    return TCONV_OK;
+    return tc_ew_apply(ctx, 2, operands, &jb, cost);
 }
 
 static tconv_status run_unary(tc_kernel_ctx *ctx, unary_op op, uint32_t dtypes, double cost) {
@@ -808,20 +762,14 @@ static tconv_status require_same_dtype(tc_kernel_ctx *ctx, size_t first, size_t 
 /* dst = op(a, b) elementwise, broadcast to dst's shape (which holds a's and b's broadcast). */
 static tconv_status apply_binary(tc_kernel_ctx *ctx, binary_op op, const tc_rt_tensor *dst,
                                  const tc_rt_tensor *a, const tc_rt_tensor *b, double cost) {
-    tc_bcast bc;
     const tc_rt_tensor *operands[3] = {dst, a, b};
-    tconv_status st = tc_bcast_init(&bc, 3, operands, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    ew_job jb = {.bc = &bc,
-                 .span = span_binary,
+    ew_job jb = {.span = span_binary,
                  .op = (int)op,
                  .dtype = a->dtype,
                  .a = a->data,
                  .b = b->data,
                  .dst = dst->data};
-    ew_run(ctx, &jb, cost);
-    return TCONV_OK;
+    return tc_ew_apply(ctx, 3, operands, &jb, cost);
 }
 
 /* The broadcast shape of inputs [0, n) (all present). */
@@ -858,7 +806,7 @@ static tconv_status run_variadic(tc_kernel_ctx *ctx, binary_op op, uint32_t dtyp
     const tc_rt_tensor *in0 = tc_kernel_input(ctx, 0);
     bool boolean = op >= B_EQ && op <= B_XOR;
     tc_rt_tensor *out;
-    /* written whole: the copy below, or apply_binary's ew_run over every element */
+    /* written whole: the copy below, or apply_binary's walk over every element */
     st = tc_kernel_alloc_output_uninit(ctx, 0, boolean ? TCONV_DTYPE_BOOL : in0->dtype, rank, dims,
                                        &out);
     *result = out;
@@ -1022,22 +970,7 @@ tconv_status tc_run_pow(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     exponent.data = buf.data;
-    for (int64_t i = 0; i < y->n_elements; i++) {
-        switch (x->dtype) {
-        case TCONV_DTYPE_FLOAT:
-            ((float *)buf.data)[i] = (float)tc_rt_get_f64(y, i);
-            break;
-        case TCONV_DTYPE_DOUBLE:
-            ((double *)buf.data)[i] = tc_rt_get_f64(y, i);
-            break;
-        case TCONV_DTYPE_INT32:
-            ((int32_t *)buf.data)[i] = (int32_t)tc_rt_get_i64(y, i);
-            break;
-        default:
-            ((int64_t *)buf.data)[i] = tc_rt_get_i64(y, i);
-            break;
-        }
-    }
+    tc_convert_elements(y, &exponent); /* Cast's rules: integers truncate and saturate */
     st = apply_binary(ctx, B_POW, out, x, &exponent, COST_LIBM);
     tc_kernel_scratch_release(ctx, &buf);
     return st;
@@ -1111,18 +1044,12 @@ tconv_status tc_run_where(tc_kernel_ctx *ctx) {
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, rank, dims, &out);
     if (st != TCONV_OK)
         return st;
-    tc_bcast bc;
     const tc_rt_tensor *operands[4] = {out, tc_kernel_input(ctx, 0), x, tc_kernel_input(ctx, 2)};
-    st = tc_bcast_init(&bc, 4, operands, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    ew_job jb = {.bc = &bc,
-                 .span = span_where,
+    ew_job jb = {.span = span_where,
                  .dtype = x->dtype,
                  .a = operands[1]->data,
                  .b = x->data,
                  .w = operands[3]->data,
                  .dst = out->data};
-    ew_run(ctx, &jb, COST_CHEAP);
-    return TCONV_OK;
+    return tc_ew_apply(ctx, 4, operands, &jb, COST_CHEAP);
 }

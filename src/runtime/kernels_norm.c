@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/cpu_features.h"
 #include "runtime/kernel_util.h"
+#include "runtime/tensor_copy.h"
 
 #define FLOAT_DTYPES (TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE))
 
@@ -649,10 +651,7 @@ tconv_status tc_run_lp_normalization(tc_kernel_ctx *ctx) {
             norm = p == 1 ? norm : sqrt(norm);
             for (int64_t j = 0; j < len; j++) {
                 double v = norm == 0.0 ? 0.0 : tc_rt_get_f64(x, base + j * inner) / norm;
-                if (x->dtype == TCONV_DTYPE_DOUBLE)
-                    ((double *)y->data)[base + j * inner] = v;
-                else
-                    ((float *)y->data)[base + j * inner] = (float)v;
+                tc_store_f64(y->dtype, y->data, base + j * inner, v);
             }
         }
     }

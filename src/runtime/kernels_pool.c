@@ -14,6 +14,7 @@
 #include "runtime/kernel.h"
 #include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
+#include "runtime/tensor_copy.h"
 
 typedef struct pool_geom {
     int rank;
@@ -228,21 +229,9 @@ DEFINE_ARGMAX(argmax_double, double, isnan)
 DEFINE_ARGMAX(argmax_int8, int8_t, NEVER_NAN)
 DEFINE_ARGMAX(argmax_uint8, uint8_t, NEVER_NAN)
 
-static size_t dtype_bytes(tconv_dtype dtype) {
-    switch (dtype) {
-    case TCONV_DTYPE_DOUBLE:
-        return sizeof(double);
-    case TCONV_DTYPE_INT8:
-    case TCONV_DTYPE_UINT8:
-        return 1;
-    default:
-        return sizeof(float);
-    }
-}
-
 /* Copies element `from` of src to element `to` of dst (same dtype). */
 static void copy_element(tconv_dtype dtype, const void *src, int64_t from, void *dst, int64_t to) {
-    size_t size = dtype_bytes(dtype);
+    size_t size = tc_rt_dtype_size(dtype);
     memcpy((char *)dst + (size_t)to * size, (const char *)src + (size_t)from * size, size);
 }
 
@@ -261,25 +250,12 @@ static int64_t argmax(tconv_dtype dtype, const void *plane, const int64_t *offse
 
 /* An all-padding window (possible with dilation): the lowest value of the type, index -1. */
 static void store_empty_max(tconv_dtype dtype, void *y, int64_t at) {
-    switch (dtype) {
-    case TCONV_DTYPE_DOUBLE:
-        ((double *)y)[at] = -INFINITY;
-        break;
-    case TCONV_DTYPE_INT8:
-        ((int8_t *)y)[at] = INT8_MIN;
-        break;
-    case TCONV_DTYPE_UINT8:
-        ((uint8_t *)y)[at] = 0;
-        break;
-    default:
-        ((float *)y)[at] = -INFINITY;
-        break;
-    }
+    tc_dtype_traits_of(dtype)->set_f64(y, at, -INFINITY); /* integers saturate to their lowest */
 }
 
 static void max_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
     const pool_geom *g = &job->g;
-    size_t size = dtype_bytes(job->dtype);
+    size_t size = tc_rt_dtype_size(job->dtype);
     const char *x = (const char *)job->x + (size_t)(plane * g->in_size) * size;
     int64_t o[TCONV_MAX_SPATIAL] = {0};
     for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
@@ -505,10 +481,7 @@ static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
             }
         }
         double r = kind == POOL_MAX ? (all_nan ? NAN : acc) : pow(acc, 1.0 / (double)p);
-        if (x->dtype == TCONV_DTYPE_DOUBLE)
-            ((double *)y->data)[q] = r;
-        else
-            ((float *)y->data)[q] = (float)r;
+        tc_store_f64(y->dtype, y->data, q, r);
     }
     return TCONV_OK;
 }
@@ -630,10 +603,7 @@ tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
             q /= inferred[i];
             scale *= dims[i];
         }
-        if (x->dtype == TCONV_DTYPE_DOUBLE)
-            ((double *)y->data)[at] = ((const double *)x->data)[e];
-        else
-            ((float *)y->data)[at] = ((const float *)x->data)[e];
+        copy_element(x->dtype, x->data, e, y->data, at);
     }
     return TCONV_OK;
 }

@@ -1,7 +1,7 @@
 /* QuantizeLinear and DequantizeLinear, every version (10 to 25): per-tensor, per-axis and
  * blocked scales (block_size, opset 21+), y_zero_point / x_zero_point, saturate (float8
  * targets), output_dtype and precision; quantized types int8, uint8, int16, uint16, int4, uint4,
- * int2, uint2, the four float8 types and float4e2m1 (one byte an element, minifloat.c), scales
+ * int2, uint2, the four float8 types and float4e2m1 (one byte an element, ir/minifloat.c), scales
  * float, float16, bfloat16, int32 (QuantizeLinear) and float8e8m0 (DequantizeLinear).
  *
  * The arithmetic is ONNX's reference implementation's (onnx/reference/ops/op_quantize_linear.py,
@@ -145,82 +145,25 @@ static int64_t row_scale_base(const quant_layout *l, int64_t r) {
 
 /* ---------------------------------------------------------------- rounding and storing */
 
-/* v rounded to nearest even in `precision` (float, float16, bfloat16 or double). */
+/* v rounded to nearest even in `precision` (float, float16, bfloat16; double and UNDEFINED:
+ * v itself), through the dtype table's writer and reader. */
 static double round_to(tconv_dtype precision, double v) {
-    switch (precision) {
-    case TCONV_DTYPE_FLOAT:
-        return (float)v;
-    case TCONV_DTYPE_FLOAT16:
-        return tc_half_to_float(tc_double_to_half(v));
-    case TCONV_DTYPE_BFLOAT16:
-        return tc_bfloat16_to_float(tc_double_to_bfloat16(v));
-    default:
+    const tc_dtype_traits *traits = tc_dtype_traits_of(precision);
+    if (traits->kind != TC_DTYPE_KIND_FLOAT || traits->minifloat || traits->size == 8)
         return v;
-    }
+    uint64_t element;
+    traits->set_f64(&element, 0, v);
+    return traits->get_f64(&element, 0);
 }
 
-static void integer_range(tconv_dtype d, double *lo, double *hi) {
-    switch (d) {
-    case TCONV_DTYPE_INT8:
-        *lo = -128.0, *hi = 127.0;
-        break;
-    case TCONV_DTYPE_UINT8:
-        *lo = 0.0, *hi = 255.0;
-        break;
-    case TCONV_DTYPE_INT16:
-        *lo = -32768.0, *hi = 32767.0;
-        break;
-    case TCONV_DTYPE_UINT16:
-        *lo = 0.0, *hi = 65535.0;
-        break;
-    case TCONV_DTYPE_INT4:
-        *lo = -8.0, *hi = 7.0;
-        break;
-    case TCONV_DTYPE_UINT4:
-        *lo = 0.0, *hi = 15.0;
-        break;
-    case TCONV_DTYPE_INT2:
-        *lo = -2.0, *hi = 1.0;
-        break;
-    default: /* UINT2 */
-        *lo = 0.0, *hi = 3.0;
-        break;
-    }
-}
-
-/* Stores an integer value already in the type's range. */
+/* Stores an integer value already in the type's range (traits min..max). */
 static void store_int(tconv_dtype d, void *data, int64_t i, double v) {
-    switch (d) {
-    case TCONV_DTYPE_INT16:
-        ((int16_t *)data)[i] = (int16_t)v;
-        break;
-    case TCONV_DTYPE_UINT16:
-        ((uint16_t *)data)[i] = (uint16_t)v;
-        break;
-    case TCONV_DTYPE_INT8:
-    case TCONV_DTYPE_INT4:
-    case TCONV_DTYPE_INT2:
-        ((int8_t *)data)[i] = (int8_t)v;
-        break;
-    default:
-        ((uint8_t *)data)[i] = (uint8_t)v;
-        break;
-    }
+    tc_dtype_traits_of(d)->set_bits(data, i, (uint64_t)(int64_t)v);
 }
 
 /* A real output element (float, float16 or bfloat16) from its exact value. */
 static void store_real(tconv_dtype d, void *data, int64_t i, double v) {
-    switch (d) {
-    case TCONV_DTYPE_FLOAT16:
-        ((uint16_t *)data)[i] = tc_double_to_half(v);
-        break;
-    case TCONV_DTYPE_BFLOAT16:
-        ((uint16_t *)data)[i] = tc_double_to_bfloat16(v);
-        break;
-    default:
-        ((float *)data)[i] = (float)v;
-        break;
-    }
+    tc_dtype_traits_of(d)->set_f64(data, i, v);
 }
 
 /* ---------------------------------------------------------------- QuantizeLinear */
@@ -366,7 +309,7 @@ tconv_status tc_run_quantize_linear(tc_kernel_ctx *ctx) {
     j.saturate = saturate != 0;
     j.promoted = promoted_division(j.x->dtype, j.scale->dtype);
     if (DTYPE_IS(DTYPES_QUANT_INT, out))
-        integer_range(out, &j.lo, &j.hi);
+        j.lo = tc_dtype_traits_of(out)->min, j.hi = tc_dtype_traits_of(out)->max;
     if (j.y->n_elements == 0) /* rows of no elements: no data pointer to offset */
         return TCONV_OK;
     tc_parallel_ranges(ctx->pool, ctx->n_threads, j.l.outer * j.l.axis_len,

@@ -261,20 +261,11 @@ static void reduce_one(const reduce_job *job, int64_t o, int64_t base) {
     int64_t iv = job->kind == REDUCE_MAX || job->kind == REDUCE_MIN ? a.ibest
                  : job->kind == REDUCE_PROD                         ? a.iprod
                                                                     : a.isum;
-    switch (job->dtype) {
-    case TCONV_DTYPE_DOUBLE:
-        ((double *)job->out)[o] = v;
-        break;
-    case TCONV_DTYPE_INT32:
-        ((int32_t *)job->out)[o] = (int32_t)(uint32_t)(uint64_t)iv;
-        break;
-    case TCONV_DTYPE_INT64:
-        ((int64_t *)job->out)[o] = iv;
-        break;
-    default:
-        ((float *)job->out)[o] = (float)v;
-        break;
-    }
+    const tc_dtype_traits *traits = tc_dtype_traits_of(job->dtype);
+    if (traits->set_bits) /* integers wrap as in C (int32: the low 32 bits of the int64 sum) */
+        traits->set_bits(job->out, o, (uint64_t)iv);
+    else
+        traits->set_f64(job->out, o, v);
 }
 
 static void reduce_task(void *arg, int64_t task, int worker) {

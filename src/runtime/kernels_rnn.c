@@ -7,6 +7,8 @@
  * gates of each row in double (float32 and float64 share that code, and a float32 result is as
  * good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c; GRU z, r, h; peepholes i, o, f. */
 #include "runtime/activation.h"
+#include "runtime/cpu_features.h"
+#include "runtime/fast_tanh.h"
 #include "runtime/gemm.h"
 #include "runtime/kernel_util.h"
 
@@ -343,8 +345,7 @@ static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hi
 static double rnn_get(const tc_rt_tensor *t, int64_t i) {
     if (!t)
         return 0.0;
-    return t->dtype == TCONV_DTYPE_DOUBLE ? ((const double *)t->data)[i]
-                                          : (double)((const float *)t->data)[i];
+    return tc_rt_get_f64(t, i);
 }
 
 /* Working memory of one direction, in one scratch block. */

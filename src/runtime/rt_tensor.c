@@ -7,37 +7,7 @@
 #include <string.h>
 
 size_t tc_rt_dtype_size(tconv_dtype dtype) {
-    switch (dtype) {
-    case TCONV_DTYPE_BOOL:
-    case TCONV_DTYPE_INT8:
-    case TCONV_DTYPE_UINT8:
-    case TCONV_DTYPE_FLOAT8E4M3FN:   /* the float8/float4 codes and sub-byte integers: a byte an */
-    case TCONV_DTYPE_FLOAT8E4M3FNUZ: /* element (minifloat.c) */
-    case TCONV_DTYPE_FLOAT8E5M2:
-    case TCONV_DTYPE_FLOAT8E5M2FNUZ:
-    case TCONV_DTYPE_FLOAT8E8M0:
-    case TCONV_DTYPE_FLOAT4E2M1:
-    case TCONV_DTYPE_INT4:
-    case TCONV_DTYPE_UINT4:
-    case TCONV_DTYPE_INT2:
-    case TCONV_DTYPE_UINT2:
-        return 1;
-    case TCONV_DTYPE_INT16:
-    case TCONV_DTYPE_UINT16:
-    case TCONV_DTYPE_FLOAT16:
-    case TCONV_DTYPE_BFLOAT16:
-        return 2;
-    case TCONV_DTYPE_FLOAT:
-    case TCONV_DTYPE_INT32:
-    case TCONV_DTYPE_UINT32:
-        return 4;
-    case TCONV_DTYPE_DOUBLE:
-    case TCONV_DTYPE_INT64:
-    case TCONV_DTYPE_UINT64:
-        return 8;
-    default:
-        return 0;
-    }
+    return tc_dtype_traits_of(dtype)->size;
 }
 
 /* Element count and byte size of a shape, overflow-checked. */

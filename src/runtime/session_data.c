@@ -70,55 +70,18 @@ static tconv_status resolve_input_dims(const tconv_value *value, const tc_dim_bi
 }
 
 static void fill_random(tc_rt_tensor *t, uint64_t *state) {
+    const tc_dtype_traits *traits = tc_dtype_traits_of(t->dtype);
     for (int64_t i = 0; i < t->n_elements; i++) {
         double u = random_unit(state);
         uint64_t r = splitmix64(state);
-        switch (t->dtype) {
-        case TCONV_DTYPE_FLOAT:
-            ((float *)t->data)[i] = (float)u;
-            break;
-        case TCONV_DTYPE_DOUBLE:
-            ((double *)t->data)[i] = u;
-            break;
-        case TCONV_DTYPE_FLOAT16:
-            ((uint16_t *)t->data)[i] = tc_float_to_half((float)u);
-            break;
-        case TCONV_DTYPE_BFLOAT16:
-            ((uint16_t *)t->data)[i] = tc_float_to_bfloat16((float)u);
-            break;
-        case TCONV_DTYPE_BOOL:
-            ((uint8_t *)t->data)[i] = (uint8_t)(r & 1u);
-            break;
-        case TCONV_DTYPE_INT8:
-        case TCONV_DTYPE_UINT8:
-            ((uint8_t *)t->data)[i] = (uint8_t)(r % 8u);
-            break;
-        case TCONV_DTYPE_INT4:
-        case TCONV_DTYPE_UINT4:
-        case TCONV_DTYPE_INT2:
-        case TCONV_DTYPE_UINT2:
-            ((uint8_t *)t->data)[i] = (uint8_t)(r % 2u);
-            break;
-        case TCONV_DTYPE_INT16:
-        case TCONV_DTYPE_UINT16:
-            ((uint16_t *)t->data)[i] = (uint16_t)(r % 8u);
-            break;
-        case TCONV_DTYPE_INT32:
-        case TCONV_DTYPE_UINT32:
-            ((uint32_t *)t->data)[i] = (uint32_t)(r % 8u);
-            break;
-        case TCONV_DTYPE_INT64:
-        case TCONV_DTYPE_UINT64:
-            ((uint64_t *)t->data)[i] = r % 8u;
-            break;
-        case TCONV_DTYPE_FLOAT8E8M0: /* a scale: 2^-3 .. 2^0 */
+        if (t->dtype == TCONV_DTYPE_FLOAT8E8M0) /* a scale: 2^-3 .. 2^0 */
             ((uint8_t *)t->data)[i] = (uint8_t)(124u + r % 4u);
-            break;
-        default:
-            if (tc_dtype_is_minifloat(t->dtype))
-                ((uint8_t *)t->data)[i] = tc_double_to_minifloat(t->dtype, u, true);
-            break;
-        }
+        else if (traits->kind == TC_DTYPE_KIND_FLOAT) /* the values inputs always had: the */
+            traits->set_f64(t->data, i, /* 16-bit floats rounded from float(u), not from u */
+                            traits->size == 2 ? (double)(float)u : u);
+        else if (traits->set_bits) /* small integers: 0/1 for bool and the sub-byte types */
+            traits->set_bits(t->data, i,
+                             r % (traits->kind == TC_DTYPE_KIND_BOOL || traits->subbyte ? 2u : 8u));
     }
 }
 

@@ -317,46 +317,31 @@ typedef struct number {
 } number;
 
 static number load_number(const tc_rt_tensor *t, int64_t i) {
+    const tc_dtype_traits *traits = tc_dtype_traits_of(t->dtype);
     number n = {NUM_SIGNED, 0.0, 0, 0};
-    switch (t->dtype) {
-    case TCONV_DTYPE_FLOAT:
-    case TCONV_DTYPE_DOUBLE:
-    case TCONV_DTYPE_FLOAT16:
-    case TCONV_DTYPE_BFLOAT16:
+    if (traits->kind == TC_DTYPE_KIND_FLOAT) {
         n.kind = NUM_FLOAT;
-        n.f = tc_rt_get_f64(t, i);
-        break;
-    case TCONV_DTYPE_UINT64:
+        n.f = traits->get_f64(t->data, i);
+    } else if (traits->kind == TC_DTYPE_KIND_UNSIGNED) {
         n.kind = NUM_UNSIGNED;
-        n.u = ((const uint64_t *)t->data)[i];
-        break;
-    case TCONV_DTYPE_INT64:
-        n.i = ((const int64_t *)t->data)[i];
-        break;
-    default:
-        if (tc_dtype_is_minifloat(t->dtype)) {
-            n.kind = NUM_FLOAT;
-            n.f = tc_rt_get_f64(t, i);
-            break;
-        }
-        n.i = (int64_t)tc_rt_get_f64(t, i);
-        break; /* exact for <= 32-bit ints, bool */
+        n.u = traits->get_bits(t->data, i);
+    } else if (traits->get_bits) {
+        n.i = (int64_t)traits->get_bits(t->data, i);
     }
     return n;
 }
 
-static double clamp_double(double v, double lo, double hi) {
-    if (isnan(v))
-        return 0.0;
-    return v < lo ? lo : (v > hi ? hi : v);
-}
-
-/* The number as a two's complement 64-bit pattern (floats truncated and saturated to
- * [lo, hi]). */
-static uint64_t number_bits(number n, double lo, double hi) {
+/* The number as a two's complement 64-bit pattern, a float truncated and saturated to the
+ * range of dtype's row (its min/max). */
+static uint64_t number_bits(number n, const tc_dtype_traits *traits) {
     switch (n.kind) {
     case NUM_FLOAT: {
-        double v = trunc(clamp_double(n.f, lo, hi));
+        /* the sub-byte integers keep the low bits of the int64 value (ml_dtypes) */
+        const tc_dtype_traits *wide =
+            traits->subbyte ? tc_dtype_traits_of(TCONV_DTYPE_INT64) : traits;
+        double v = isnan(n.f)
+                       ? 0.0
+                       : trunc(n.f < wide->min ? wide->min : (n.f > wide->max ? wide->max : n.f));
         if (v >= 9223372036854775808.0)
             return (uint64_t)v;
         return (uint64_t)(int64_t)(v >= -9223372036854775808.0 ? v : -9223372036854775808.0);
@@ -373,77 +358,24 @@ static double number_f64(number n) {
     return n.kind == NUM_FLOAT ? n.f : (n.kind == NUM_UNSIGNED ? (double)n.u : (double)n.i);
 }
 
-static float number_f32(number n) {
-    return n.kind == NUM_FLOAT ? (float)n.f : (n.kind == NUM_UNSIGNED ? (float)n.u : (float)n.i);
-}
-
 static bool number_nonzero(number n) {
     return n.kind == NUM_FLOAT ? n.f != 0.0 : (n.kind == NUM_UNSIGNED ? n.u != 0 : n.i != 0);
 }
 
-/* An integer's low 4 or 2 bits as a sub-byte element (sign-extended for int4/int2). */
-static uint8_t wrap_subbyte(tconv_dtype dtype, uint64_t bits) {
-    unsigned width = (unsigned)tc_dtype_bits(dtype), mask = (1u << width) - 1u;
-    unsigned v = (unsigned)bits & mask;
-    if ((dtype == TCONV_DTYPE_INT4 || dtype == TCONV_DTYPE_INT2) && (v >> (width - 1)))
-        v |= ~mask;
-    return (uint8_t)v;
-}
-
 /* saturate: how float8 targets take values past their range (tc_double_to_minifloat). */
 static void store_number(tconv_dtype dtype, void *data, int64_t i, number n, bool saturate) {
-    switch (dtype) {
-    case TCONV_DTYPE_FLOAT:
-        ((float *)data)[i] = number_f32(n);
-        break;
-    case TCONV_DTYPE_DOUBLE:
-        ((double *)data)[i] = number_f64(n);
-        break;
-    case TCONV_DTYPE_FLOAT16: /* from double in one rounding */
-        ((uint16_t *)data)[i] = tc_double_to_half(number_f64(n));
-        break;
-    case TCONV_DTYPE_BFLOAT16:
-        ((uint16_t *)data)[i] = tc_double_to_bfloat16(number_f64(n));
-        break;
-    case TCONV_DTYPE_BOOL:
-        ((uint8_t *)data)[i] = number_nonzero(n) ? 1 : 0;
-        break;
-    case TCONV_DTYPE_INT8:
-        ((int8_t *)data)[i] = (int8_t)number_bits(n, -128.0, 127.0);
-        break;
-    case TCONV_DTYPE_UINT8:
-        ((uint8_t *)data)[i] = (uint8_t)number_bits(n, 0.0, 255.0);
-        break;
-    case TCONV_DTYPE_INT16:
-        ((int16_t *)data)[i] = (int16_t)number_bits(n, -32768.0, 32767.0);
-        break;
-    case TCONV_DTYPE_UINT16:
-        ((uint16_t *)data)[i] = (uint16_t)number_bits(n, 0.0, 65535.0);
-        break;
-    case TCONV_DTYPE_INT32:
-        ((int32_t *)data)[i] = (int32_t)number_bits(n, -2147483648.0, 2147483647.0);
-        break;
-    case TCONV_DTYPE_UINT32:
-        ((uint32_t *)data)[i] = (uint32_t)number_bits(n, 0.0, 4294967295.0);
-        break;
-    case TCONV_DTYPE_INT64:
-        ((int64_t *)data)[i] =
-            (int64_t)number_bits(n, -9223372036854775808.0, 9223372036854774784.0);
-        break;
-    case TCONV_DTYPE_UINT64:
-        ((uint64_t *)data)[i] = number_bits(n, 0.0, 18446744073709549568.0);
-        break;
-    case TCONV_DTYPE_INT4: /* the low bits of the integer (floats truncated), as ml_dtypes */
-    case TCONV_DTYPE_UINT4:
-    case TCONV_DTYPE_INT2:
-    case TCONV_DTYPE_UINT2:
-        ((uint8_t *)data)[i] =
-            wrap_subbyte(dtype, number_bits(n, -9223372036854775808.0, 9223372036854774784.0));
-        break;
-    default:
-        if (tc_dtype_is_minifloat(dtype))
-            ((uint8_t *)data)[i] = tc_double_to_minifloat(dtype, number_f64(n), saturate);
-        break;
+    const tc_dtype_traits *traits = tc_dtype_traits_of(dtype);
+    if (traits->kind == TC_DTYPE_KIND_BOOL) {
+        traits->set_bits(data, i, number_nonzero(n));
+    } else if (traits->set_bits) {
+        traits->set_bits(data, i, number_bits(n, traits));
+    } else if (dtype == TCONV_DTYPE_FLOAT && n.kind != NUM_FLOAT) {
+        /* an integer rounds once, straight to float (not through double) */
+        ((float *)data)[i] = n.kind == NUM_UNSIGNED ? (float)n.u : (float)n.i;
+    } else if (traits->minifloat && !saturate) {
+        ((uint8_t *)data)[i] = tc_double_to_minifloat(dtype, number_f64(n), false);
+    } else if (traits->set_f64) {
+        traits->set_f64(data, i, number_f64(n));
     }
 }
 

@@ -3,14 +3,14 @@
  * The runtime stores each of their elements in one byte: the float code in the low bits, the
  * integers as int8/uint8 values; TensorProto's packed layout (two 4-bit or four 2-bit elements a
  * byte, the first in the low bits) is unpacked when a tensor enters the runtime and packed when
- * one leaves it (rt_tensor.c).
+ * one leaves it (rt_tensor.c). The dtype table (dtype.c) reads and writes elements through here.
  *
  * Conversions follow ONNX's Cast tables (onnx/defs/doc_strings.h, "float 8"): one rounding to
  * nearest even; with saturate, values past the largest finite one (infinity included) become it,
  * without, float8e5m2 overflows to infinity and the others (which have no infinity) to NaN.
  * float4e2m1 has neither infinity nor NaN: it always saturates, and NaN becomes 0x8 (negative
  * zero), as ml_dtypes (which ONNX's reference and test data use) converts it. */
-#include "runtime/kernel_util.h"
+#include "ir/dtype.h"
 
 #include <math.h>
 
@@ -44,15 +44,6 @@ static const minifloat_format *format_of(tconv_dtype dtype) {
     default:
         return NULL;
     }
-}
-
-bool tc_dtype_is_minifloat(tconv_dtype dtype) {
-    return format_of(dtype) != NULL || dtype == TCONV_DTYPE_FLOAT8E8M0;
-}
-
-bool tc_dtype_is_subbyte(tconv_dtype dtype) {
-    return dtype == TCONV_DTYPE_INT4 || dtype == TCONV_DTYPE_UINT4 || dtype == TCONV_DTYPE_INT2 ||
-           dtype == TCONV_DTYPE_UINT2 || dtype == TCONV_DTYPE_FLOAT4E2M1;
 }
 
 /* float8e8m0: an exponent only, 2^(code - 127); 0xFF is NaN. */
