@@ -6,6 +6,7 @@
  * the session is planned, and then puts every type and value_info list back as it was, so the
  * model the caller holds (and saves) is not changed. */
 #include "api/api_internal.h"
+#include "ir/vec.h"
 #include "passes/pass.h"
 
 #include <stdlib.h>
@@ -29,30 +30,16 @@ typedef struct snapshot {
     size_t n_graphs, cap_graphs;
 } snapshot;
 
-static bool reserve(void **array, size_t *cap, size_t elem, size_t need) {
-    if (need <= *cap)
-        return true;
-    size_t cap2 = *cap ? 2 * *cap : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *grown = realloc(*array, cap2 * elem);
-    if (!grown)
-        return false;
-    *array = grown;
-    *cap = cap2;
-    return true;
-}
-
 static tconv_status save_graph(tconv_graph *graph, void *ctx) {
     snapshot *s = ctx;
-    if (!reserve((void **)&s->graphs, &s->cap_graphs, sizeof *s->graphs, s->n_graphs + 1))
+    if (!TC_VEC_RESERVE(s->graphs, s->cap_graphs, s->n_graphs + 1))
         return TCONV_ERR_NOMEM;
     s->graphs[s->n_graphs++] = (saved_graph){graph, graph->n_value_info};
     for (tconv_node *n = graph->first; n; n = n->next) {
         for (size_t i = 0; i < n->n_outputs; i++) {
             if (!n->outputs[i])
                 continue;
-            if (!reserve((void **)&s->types, &s->cap_types, sizeof *s->types, s->n_types + 1))
+            if (!TC_VEC_RESERVE(s->types, s->cap_types, s->n_types + 1))
                 return TCONV_ERR_NOMEM;
             s->types[s->n_types++] =
                 (saved_type){n->outputs[i], n->outputs[i]->type, n->outputs[i]->type_dirty};

@@ -5,6 +5,7 @@
  * A node that holds subgraphs depends on every outer value its subgraphs capture: an If whose
  * branch reads %a must come after the producer of %a, exactly as if %a were an input. */
 #include "ir/ir.h"
+#include "ir/vec.h"
 #include "ir/index_heap.h"
 #include "ir/verify.h"
 
@@ -474,15 +475,9 @@ typedef struct sort_state {
 } sort_state;
 
 static void add_edge(sort_state *s, size_t from, size_t to) {
-    if (s->n_edges == s->cap_edges) {
-        size_t cap = s->cap_edges ? s->cap_edges * 2 : 256;
-        edge *grown = realloc(s->edges, cap * sizeof(edge));
-        if (!grown) {
-            s->nomem = true;
-            return;
-        }
-        s->edges = grown;
-        s->cap_edges = cap;
+    if (!TC_VEC_RESERVE(s->edges, s->cap_edges, s->n_edges + 1)) {
+        s->nomem = true;
+        return;
     }
     s->edges[s->n_edges++] = (edge){from, to};
 }

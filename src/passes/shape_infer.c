@@ -10,6 +10,7 @@
  * Every intermediate value whose type changed gets a value_info entry, so the saved model carries
  * the shapes. Unknown ops and other domains leave their outputs alone. */
 #include "passes/shape_infer.h"
+#include "ir/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,10 +129,10 @@ static bool type_changed(const tc_type *t, const merged_type *m) {
 }
 
 static tconv_status describe_value(tc_si_ctx *ctx, tconv_value *value) {
-    if (value->is_graph_input || value->initializer || tc_si_map_get(&ctx->described, value))
+    if (value->is_graph_input || value->initializer || tc_ptr_map_get(&ctx->described, value))
         return TCONV_OK;
     tconv_status st = tc_graph_add_value_info(value->graph, value, NULL, ctx->err);
-    if (st == TCONV_OK && !tc_si_map_put(&ctx->described, value, value))
+    if (st == TCONV_OK && !tc_ptr_map_put(&ctx->described, value, value))
         st = tc_error_nomem(ctx->err, "the value_info set");
     return st;
 }
@@ -331,7 +332,7 @@ static const tc_si_fn RULES[TC_OP_COUNT] = {
 #undef S0
 
 tc_si_fn tc_si_rule_for(tc_op op) {
-    return op > TC_OP_NONE && op < TC_OP_COUNT ? RULES[op] : NULL;
+    return op > TC_OP_NONE && TC_ALWAYS(op < TC_OP_COUNT) ? RULES[op] : NULL;
 }
 
 /* ---------------------------------------------------------------- the walk */
@@ -358,7 +359,7 @@ static tconv_status apply_outputs(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
         if (st != TCONV_OK)
             return st;
         if (outs[i].data) {
-            if (!tc_si_map_put(&ctx->data, value, outs[i].data))
+            if (!tc_ptr_map_put(&ctx->data, value, outs[i].data))
                 return tc_error_nomem(ctx->err, "shape inference data");
             outs[i].data = NULL;
         }
@@ -393,7 +394,7 @@ static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
 /* Values that already have an entry (value_info or a graph output) get no new value_info. */
 static tconv_status note_described(tc_si_ctx *ctx, const tc_value_info *list, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        if (list[i].value && !tc_si_map_put(&ctx->described, list[i].value, list[i].value))
+        if (list[i].value && !tc_ptr_map_put(&ctx->described, list[i].value, list[i].value))
             return tc_error_nomem(ctx->err, "the value_info set");
     }
     return TCONV_OK;
@@ -415,8 +416,8 @@ static void ctx_free(tc_si_ctx *ctx) {
         if (ctx->data.keys[i])
             free(ctx->data.values[i]);
     }
-    tc_si_map_free(&ctx->data);
-    tc_si_map_free(&ctx->described);
+    tc_ptr_map_free(&ctx->data);
+    tc_ptr_map_free(&ctx->described);
 }
 
 tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *options,
@@ -463,7 +464,7 @@ bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, in
                                const int64_t *values) {
     if (rank > 1 || count < 0 || count > TCONV_SI_MAX_DATA || (rank == 0 && count != 1))
         return false;
-    if (tc_si_map_get(&refiner->ctx.data, value))
+    if (tc_ptr_map_get(&refiner->ctx.data, value))
         return true;
     tc_si_data *data = calloc(1, sizeof *data);
     if (!data)
@@ -472,7 +473,7 @@ bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, in
     data->count = count;
     for (int i = 0; i < count; i++)
         data->elems[i] = tc_si_dim_static(values[i]);
-    if (!tc_si_map_put(&refiner->ctx.data, value, data)) {
+    if (!tc_ptr_map_put(&refiner->ctx.data, value, data)) {
         free(data);
         return false;
     }

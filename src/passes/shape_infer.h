@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
+#include "ir/ptr_map.h"
 #include "passes/pass.h"
 
 /* Most elements of an integer tensor whose contents shape inference tracks (shapes, axes,
@@ -57,21 +58,13 @@ typedef struct tc_si_out {
     tc_si_data *data;
 } tc_si_out;
 
-/* A pointer -> pointer hash map (open addressing), for per-value side tables. */
-typedef struct tc_si_map {
-    const void **keys;
-    void **values;
-    size_t capacity; /* power of two or 0 */
-    size_t count;
-} tc_si_map;
-
 typedef struct tc_si_ctx {
     tconv_model *model;
     int64_t opset; /* default-domain opset the model imports */
     tconv_convention convention;
     tc_error *err;
-    tc_si_map data;      /* tconv_value* -> tc_si_data* (malloc'd, freed at the end) */
-    tc_si_map described; /* tconv_value* with a value_info entry or graph output */
+    tc_ptr_map data;      /* tconv_value* -> tc_si_data* (malloc'd, freed at the end) */
+    tc_ptr_map described; /* tconv_value* with a value_info entry or graph output */
 } tc_si_ctx;
 
 typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs);
@@ -88,13 +81,6 @@ typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 
 /* The rule of an op table entry, or NULL. */
 tc_si_fn tc_si_rule_for(tc_op op);
-
-/* ---------------------------------------------------------------- maps */
-
-void tc_si_map_free(tc_si_map *map);
-void *tc_si_map_get(const tc_si_map *map, const void *key);
-/* false when out of memory. */
-bool tc_si_map_put(tc_si_map *map, const void *key, void *value);
 
 /* ---------------------------------------------------------------- errors */
 

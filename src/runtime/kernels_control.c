@@ -1,6 +1,7 @@
 /* Control flow: If runs the branch its condition selects, with the enclosing scopes' values
  * visible to the branch (the executor keeps them alive until the If has run). */
 #include "runtime/kernel_util.h"
+#include "ir/vec.h"
 #include "runtime/session_internal.h"
 
 #include <stdint.h>
@@ -97,8 +98,8 @@ static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor 
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "a scan output changes dtype or shape between iterations");
     }
-    size_t cap = p->n == p->cap ? (p->cap ? 2 * p->cap : 8) : p->cap;
-    if (cap > SIZE_MAX / 2 / sizeof *p->items)
+    size_t cap = p->cap;
+    if (p->n == p->cap && !tc_vec_next_cap(p->cap, sizeof *p->items, p->n + 1, &cap))
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "too many scan output parts");
     tconv_status st = stack_charge(ctx, (cap - p->cap) * sizeof *p->items + STACK_PART_OVERHEAD);
     if (st != TCONV_OK)

@@ -25,6 +25,7 @@
  * and the step stays as a guard that checks the actual shape against the folded one without
  * allocating (a wrong value_info gives an error naming the node, never a wrong result). */
 #include "runtime/kernel_util.h"
+#include "ir/check.h"
 #include "runtime/op_work.h"
 #include "runtime/session_internal.h"
 
@@ -143,7 +144,7 @@ static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_i
 
 tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, uint32_t slot,
                                     tc_rt_tensor *t) {
-    if (slot >= plan->n_slots || (!t->owns_data && t->nbytes > 0))
+    if (TC_NEVER(slot >= plan->n_slots) || TC_NEVER(!t->owns_data && t->nbytes > 0))
         return TCONV_ERR_USAGE;
     if (session->stats.live_bytes >= t->nbytes)
         session->stats.live_bytes -= t->nbytes;

@@ -13,6 +13,7 @@
  * 0 bytes there; the per-allocation check in tc_session_alloc still holds them to the same limit
  * while the graph runs. */
 #include "runtime/session_internal.h"
+#include "ir/check.h"
 #include "runtime/test_hooks.h"
 
 #include <inttypes.h>
@@ -166,8 +167,10 @@ void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
 }
 
 void tc_session_release(tc_session *session, tc_rt_tensor *t) {
-    if (session && t->owns_data)
+    if (session && t->owns_data) {
+        TC_ASSERT(session->stats.live_bytes >= t->nbytes); /* every owned byte was counted */
         session->stats.live_bytes -= t->nbytes;
+    }
     tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
 }
 
