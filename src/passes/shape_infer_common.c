@@ -113,10 +113,10 @@ tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si
 
 /* ---------------------------------------------------------------- inputs */
 
-void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out) {
+void tc_si_value_tensor(const tc_si_ctx *ctx, const tconv_value *value, tc_si_tensor *out) {
     out->dtype = TCONV_DTYPE_UNDEFINED;
     out->shape.rank = -1;
-    const tc_type *t = &value->type;
+    const tc_type *t = tc_si_type(ctx, value);
     if (t->kind != TCONV_TYPE_TENSOR)
         return;
     out->dtype = t->dtype;
@@ -129,18 +129,23 @@ void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out) {
     }
 }
 
-bool tc_si_input(const tconv_node *node, size_t index, tc_si_tensor *out) {
+const tc_type *tc_si_type(const tc_si_ctx *ctx, const tconv_value *value) {
+    return tc_type_seen(ctx->types, value);
+}
+
+bool tc_si_input(const tc_si_ctx *ctx, const tconv_node *node, size_t index, tc_si_tensor *out) {
     out->dtype = TCONV_DTYPE_UNDEFINED;
     out->shape.rank = -1;
     if (index >= node->n_inputs || !node->inputs[index])
         return false;
-    tc_si_value_tensor(node->inputs[index], out);
+    tc_si_value_tensor(ctx, node->inputs[index], out);
     return true;
 }
 
-void tc_si_same_as_input(const tconv_node *node, size_t index, tc_si_out *out) {
+void tc_si_same_as_input(const tc_si_ctx *ctx, const tconv_node *node, size_t index,
+                         tc_si_out *out) {
     tc_si_tensor in;
-    tc_si_input(node, index, &in);
+    tc_si_input(ctx, node, index, &in);
     out->dtype = in.dtype;
     out->shape = in.shape;
 }
@@ -154,10 +159,10 @@ tconv_status tc_si_normalize_axis(tc_si_ctx *ctx, const tconv_node *node, const 
     return TCONV_OK;
 }
 
-int64_t tc_si_input_elements(const tconv_node *node, size_t index) {
+int64_t tc_si_input_elements(const tc_si_ctx *ctx, const tconv_node *node, size_t index) {
     tc_si_tensor in;
     int64_t n;
-    if (!tc_si_input(node, index, &in) || in.shape.rank < 0 ||
+    if (!tc_si_input(ctx, node, index, &in) || in.shape.rank < 0 ||
         !tc_si_shape_product(&in.shape, 0, in.shape.rank, &n))
         return -1;
     return n;
@@ -329,7 +334,7 @@ tconv_status tc_si_ints_arg(tc_si_ctx *ctx, const tconv_node *node, const char *
         return TCONV_OK;
     }
     out->state = TCONV_SI_ARG_UNKNOWN;
-    int64_t n = tc_si_input_elements(node, input);
+    int64_t n = tc_si_input_elements(ctx, node, input);
     out->count = n >= 0 && n <= INT32_MAX ? (int)n : -1;
     return TCONV_OK;
 }

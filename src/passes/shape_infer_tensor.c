@@ -112,7 +112,7 @@ static bool slice_args_known(const slice_args *a) {
 
 tconv_status tc_si_infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -186,7 +186,7 @@ static tconv_status read_pad_args(tc_si_ctx *ctx, const tconv_node *node, tc_si_
 
 tconv_status tc_si_infer_pad(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -280,7 +280,7 @@ tconv_status tc_si_infer_concat(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     int axis = -1;
     for (size_t i = 0; i < node->n_inputs; i++) {
         tc_si_tensor in;
-        if (!tc_si_input(node, i, &in))
+        if (!tc_si_input(ctx, node, i, &in))
             continue;
         if (out->dtype == TCONV_DTYPE_UNDEFINED)
             out->dtype = in.dtype;
@@ -413,7 +413,7 @@ static tconv_status reshaped_data(tc_si_ctx *ctx, const tconv_node *node, tc_si_
 
 tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t allow_zero;
     tconv_status st = tc_node_attr_int(node, "allowzero", 0, &allow_zero, ctx->err);
@@ -439,7 +439,7 @@ tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
         st = reshape_target(ctx, node, target, allow_zero != 0, &x.shape, &outs[0].shape);
         return st == TCONV_OK ? reshaped_data(ctx, node, &outs[0]) : st;
     }
-    int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
+    int64_t n = node->n_inputs > 1 ? tc_si_input_elements(ctx, node, 1) : -1;
     if (n >= 0 && n <= TCONV_MAX_RANK)
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
@@ -469,7 +469,7 @@ static tconv_status transposed_data(tc_si_ctx *ctx, const tconv_node *node, cons
 
 tconv_status tc_si_infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -519,7 +519,7 @@ static void rank_changing_data(tc_si_ctx *ctx, const tconv_node *node, int from_
 
 tconv_status tc_si_infer_unsqueeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     tc_si_ints axes;
     tconv_status st = read_axes(ctx, node, 13, &axes);
@@ -561,7 +561,7 @@ static tconv_status squeeze_all_ones(const tc_si_shape *x, tc_si_shape *out) {
 
 tconv_status tc_si_infer_squeeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     tc_si_ints axes;
     tconv_status st = read_axes(ctx, node, 13, &axes);
@@ -613,7 +613,7 @@ static tc_dim range_product(const tc_si_shape *x, int begin, int end) {
 
 tconv_status tc_si_infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t axis;
     tconv_status st = tc_node_attr_int(node, "axis", 1, &axis, ctx->err);
@@ -634,7 +634,7 @@ tconv_status tc_si_infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 
 tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     const tc_si_data *shape = tc_si_input_data(ctx, node, 1);
     if (x.shape.rank < 0)
@@ -644,7 +644,7 @@ tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
         target.rank = shape->count;
         memcpy(target.dims, shape->elems, (size_t)shape->count * sizeof(tc_dim));
     } else {
-        int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
+        int64_t n = node->n_inputs > 1 ? tc_si_input_elements(ctx, node, 1) : -1;
         if (n < 0 || n > TCONV_MAX_RANK)
             return TCONV_OK;
         tc_si_shape_unknown(&target, (int)n);
@@ -673,7 +673,7 @@ static tconv_status tile1_repeats(tc_si_ctx *ctx, const tconv_node *node, int ra
 
 tconv_status tc_si_infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -732,7 +732,7 @@ static tconv_status split_sizes(tc_si_ctx *ctx, const tconv_node *node, const tc
 
 tconv_status tc_si_infer_split(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     for (size_t i = 0; i < node->n_outputs; i++)
         outs[i].dtype = x.dtype;
     int64_t axis_attr;
@@ -786,7 +786,7 @@ static void reduced_shape(const tc_si_shape *x, const bool *reduced, bool keep_d
 
 tconv_status tc_si_infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t keep_dims, noop_empty;
     tc_si_ints axes;

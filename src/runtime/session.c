@@ -45,6 +45,7 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
         tc_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
     if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
+        s->options.types = NULL; /* the caller's again */
         tc_session_free(s);
         return tc_error_nomem(err, "the session's thread pool");
     }
@@ -56,6 +57,7 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     if (st == TCONV_OK)
         st = tc_plan_check_work(s, s->main, NULL, err);
     if (st != TCONV_OK) {
+        s->options.types = NULL; /* the caller's again */
         tc_session_free(s);
         return st;
     }
@@ -75,6 +77,10 @@ void tc_session_free(tc_session *session) {
     tc_scratch_arena_free(&session->scratch);
     tc_arena_destroy(session->arena);
     tc_thread_pool_destroy(session->own_pool);
+    if (session->options.types) {
+        tc_type_table_free(session->options.types);
+        free(session->options.types);
+    }
     free(session);
 }
 

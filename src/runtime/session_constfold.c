@@ -86,8 +86,8 @@ typedef struct fold_inputs {
 } fold_inputs;
 
 /* The static shape of a Shape's input, when the plan may rely on it. */
-static bool static_shape_input(const tc_graph_plan *plan, const tc_step_plan *step,
-                               fold_inputs *in) {
+static bool static_shape_input(const tc_session *session, const tc_graph_plan *plan,
+                               const tc_step_plan *step, fold_inputs *in) {
     const tconv_node *node = step->node;
     /* half_native: the stand-in has no data, so it must reach the kernel as it is */
     if (plan->parent || strcmp(node->op_type, "Shape") != 0 || !in_default_domain(node) ||
@@ -97,17 +97,18 @@ static bool static_shape_input(const tc_graph_plan *plan, const tc_step_plan *st
     const tconv_value *x = node->inputs[0];
     tc_rt_tensor *t = &in->shape_of;
     memset(t, 0, sizeof *t);
-    if (!x || x->type.dtype == TCONV_DTYPE_UNDEFINED ||
-        !tc_plan_value_dims(x, NULL, t->dims, &t->rank))
+    if (!x || tc_session_type(session, x)->dtype == TCONV_DTYPE_UNDEFINED ||
+        !tc_plan_value_dims(session, x, NULL, t->dims, &t->rank))
         return false;
-    t->dtype = x->type.dtype;
+    t->dtype = tc_session_type(session, x)->dtype;
     in->ptrs[0] = t;
     in->needs_guard = !is_graph_input(plan, step->inputs[0].slot);
     return true;
 }
 
 /* Whether the step may be folded, and its inputs if so. */
-static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_inputs *in) {
+static bool foldable(const tc_session *session, const tc_graph_plan *plan, const tc_step_plan *step,
+                     fold_inputs *in) {
     const tconv_node *node = step->node;
     if (!step->kernel || step->n_subplans > 0 || step->n_captures > 0 || is_nondeterministic(node))
         return false;
@@ -123,7 +124,7 @@ static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_i
         }
         in->ptrs[k] = &plan->constants[step->inputs[k].slot];
     }
-    if (!all_constant && !static_shape_input(plan, step, in))
+    if (!all_constant && !static_shape_input(session, plan, step, in))
         return false;
     for (size_t k = 0; k < step->n_outputs; k++) {
         if (step->outputs[k] == TCONV_NO_SLOT)
@@ -132,8 +133,8 @@ static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_i
         const tconv_value *v = node->outputs[k];
         int64_t dims[TCONV_MAX_RANK], n;
         int rank;
-        size_t esize = tc_rt_dtype_size(v->type.dtype);
-        if (esize && tc_plan_value_dims(v, NULL, dims, &rank) &&
+        size_t esize = tc_rt_dtype_size(tc_session_type(session, v)->dtype);
+        if (esize && tc_plan_value_dims(session, v, NULL, dims, &rank) &&
             (!tc_shape_elements(dims, rank, &n) || (uint64_t)n > TCONV_FOLD_MAX_BYTES / esize))
             return false;
     }
@@ -279,7 +280,7 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
     size_t kept = 0;
     for (size_t i = 0; i < plan->n_steps; i++) {
         tc_step_plan *step = &plan->steps[i];
-        bool folded = foldable(plan, step, &in) && fold_step(s, plan, step, &in, outputs);
+        bool folded = foldable(s, plan, step, &in) && fold_step(s, plan, step, &in, outputs);
         if (folded && !in.needs_guard)
             continue;
         if (!folded)

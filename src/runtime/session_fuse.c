@@ -350,30 +350,32 @@ static bool read_activation(const tc_graph_plan *plan, const tc_step_plan *step,
     return true;
 }
 
-static bool declared_float(const tconv_node *node) {
+static bool declared_float(const tc_session *session, const tconv_node *node) {
     return node->n_outputs >= 1 && node->outputs[0] &&
-           node->outputs[0]->type.dtype == TCONV_DTYPE_FLOAT;
+           tc_session_type(session, node->outputs[0])->dtype == TCONV_DTYPE_FLOAT;
 }
 
 /* Input k is absent, a float32 constant or declared float32. */
-static bool input_float(const tc_graph_plan *plan, const tc_step_plan *step, size_t k) {
+static bool input_float(const tc_session *session, const tc_graph_plan *plan,
+                        const tc_step_plan *step, size_t k) {
     if (!has_input(step, k))
         return true;
     const tc_rt_tensor *t = tc_plan_const_input(plan, step, k);
     if (t)
         return t->dtype == TCONV_DTYPE_FLOAT;
     const tconv_value *v = k < step->node->n_inputs ? step->node->inputs[k] : NULL;
-    return v && v->type.dtype == TCONV_DTYPE_FLOAT;
+    return v && tc_session_type(session, v)->dtype == TCONV_DTYPE_FLOAT;
 }
 
 /* The producer's result is float32 when it runs: declared so, or all its inputs are float32
  * (then no float16 input makes the executor widen them and round the result back, which would
  * round between the Conv and the activation: session_half.c). */
-static bool float_result(const tc_graph_plan *plan, const tc_step_plan *producer) {
-    if (declared_float(producer->node))
+static bool float_result(const tc_session *session, const tc_graph_plan *plan,
+                         const tc_step_plan *producer) {
+    if (declared_float(session, producer->node))
         return true;
     for (size_t k = 0; k < producer->n_inputs; k++) {
-        if (!input_float(plan, producer, k))
+        if (!input_float(session, plan, producer, k))
             return false;
     }
     return true;
@@ -383,7 +385,7 @@ static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, si
                                     tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
     if (producer->n_outputs < 1 || producer->outputs[0] == TCONV_NO_SLOT ||
-        !float_result(plan, producer))
+        !float_result(session, plan, producer))
         return TCONV_OK;
     size_t input = 0;
     uint32_t slot = chain_result(plan, p);
