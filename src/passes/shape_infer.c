@@ -10,6 +10,7 @@
  * Every intermediate value whose type changed gets a value_info entry, so the saved model carries
  * the shapes. Unknown ops and other domains leave their outputs alone. */
 #include "passes/shape_infer.h"
+#include "ir/shape_rules.h"
 #include "ir/check.h"
 
 #include <stdio.h>
@@ -210,10 +211,10 @@ static void stacked_output(const tc_si_ctx *ctx, const tconv_graph *body, size_t
     if (t.shape.rank < 0 || t.shape.rank + 1 > TCONV_MAX_RANK)
         return;
     int rank = t.shape.rank + 1;
-    if (axis < 0)
-        axis += rank;
-    if (axis < 0 || axis >= rank)
+    int at;
+    if (!tc_axis_normalize(axis, rank, &at))
         return;
+    axis = at;
     out->shape.rank = rank;
     for (int i = 0, k = 0; i < rank; i++)
         out->shape.dims[i] = i == axis ? len : t.shape.dims[k++];

@@ -1,6 +1,7 @@
 /* shape-infer helpers: side tables, dims, broadcasting, inputs, and the known contents of small
  * integer tensors (the shape/axes/pads arguments that decide output shapes). */
 #include "passes/shape_infer.h"
+#include "ir/shape_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,27 +73,6 @@ bool tc_si_shape_product(const tc_si_shape *shape, int begin, int end, int64_t *
     return true;
 }
 
-/* One axis of numpy broadcasting; false when both are static, differ and neither is 1. */
-static bool broadcast_dim(const tc_dim *a, const tc_dim *b, tc_dim *out) {
-    if (tc_si_dim_is(a, 1)) {
-        *out = *b;
-    } else if (tc_si_dim_is(b, 1)) {
-        *out = *a;
-    } else if (a->kind == TCONV_DIM_STATIC && b->kind == TCONV_DIM_STATIC) {
-        if (a->value != b->value)
-            return false;
-        *out = *a;
-    } else if (a->kind == TCONV_DIM_STATIC) {
-        *out = *a; /* b must be 1 or equal to it: either way the result is a */
-    } else if (b->kind == TCONV_DIM_STATIC) {
-        *out = *b;
-    } else {
-        *out = tc_si_dim_agree(a, b);
-    }
-    out->origin = NULL;
-    return true;
-}
-
 tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si_shape *a,
                              const tc_si_shape *b, tc_si_shape *out) {
     int rank = a->rank > b->rank ? a->rank : b->rank;
@@ -101,7 +81,7 @@ tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si
         int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
         const tc_dim *da = ia >= 0 ? &a->dims[ia] : &one;
         const tc_dim *db = ib >= 0 ? &b->dims[ib] : &one;
-        if (!broadcast_dim(da, db, &out->dims[i]))
+        if (!tc_dim_broadcast(da, db, &out->dims[i]))
             return tc_si_fail(ctx, node,
                               "inputs cannot be broadcast: axis %d (from the right %d) is %lld "
                               "in one and %lld in the other",
@@ -152,10 +132,9 @@ void tc_si_same_as_input(const tc_si_ctx *ctx, const tconv_node *node, size_t in
 
 tconv_status tc_si_normalize_axis(tc_si_ctx *ctx, const tconv_node *node, const char *what,
                                   int64_t axis, int rank, int *out) {
-    if (axis < -(int64_t)rank || axis >= rank)
+    if (!tc_axis_normalize(axis, rank, out))
         return tc_si_fail(ctx, node, "%s %lld is out of range for rank %d", what, (long long)axis,
                           rank);
-    *out = (int)(axis < 0 ? axis + rank : axis);
     return TCONV_OK;
 }
 

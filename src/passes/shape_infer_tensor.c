@@ -6,6 +6,7 @@
  * initializer nor a known computation, the output keeps the rank it must have, with unknown dims
  * where the argument matters. */
 #include "ir/slice_geometry.h"
+#include "ir/shape_rules.h"
 #include "passes/shape_infer.h"
 
 #include <string.h>
@@ -13,16 +14,17 @@
 /* Marks axes[0..count) in `seen` (normalized against rank); duplicates are an error. */
 static tconv_status normalize_axes(tc_si_ctx *ctx, const tconv_node *node, const char *what,
                                    const int64_t *axes, int count, int rank, int *out, bool *seen) {
+    size_t bad = 0;
+    tc_axes_status as = tc_axes_normalize(axes, (size_t)count, rank, out, &bad);
+    if (as == TC_AXES_OUT_OF_RANGE)
+        return tc_si_fail(ctx, node, "%s %lld is out of range for rank %d", what,
+                          (long long)axes[bad], rank);
+    if (as == TC_AXES_REPEATED)
+        return tc_si_fail(ctx, node, "%s lists axis %lld twice", what, (long long)axes[bad]);
     for (int i = 0; i < rank; i++)
         seen[i] = false;
-    for (int i = 0; i < count; i++) {
-        tconv_status st = tc_si_normalize_axis(ctx, node, what, axes[i], rank, &out[i]);
-        if (st != TCONV_OK)
-            return st;
-        if (seen[out[i]])
-            return tc_si_fail(ctx, node, "%s lists axis %lld twice", what, (long long)axes[i]);
+    for (int i = 0; i < count; i++)
         seen[out[i]] = true;
-    }
     return TCONV_OK;
 }
 
@@ -33,15 +35,15 @@ typedef struct slice_args {
 } slice_args;
 
 static tconv_status read_slice_args(tc_si_ctx *ctx, const tconv_node *node, slice_args *a) {
-    bool attrs = ctx->opset > 0 && ctx->opset < 10;
+    bool attrs = ctx->opset > 0 && tc_slice_args_in_attrs(ctx->opset);
     tconv_status st;
-    if ((st = tc_si_ints_arg(ctx, node, attrs ? "starts" : NULL, 1, &a->starts)) ||
-        (st = tc_si_ints_arg(ctx, node, attrs ? "ends" : NULL, 2, &a->ends)) ||
-        (st = tc_si_ints_arg(ctx, node, attrs ? "axes" : NULL, 3, &a->axes)))
+    if ((st = tc_si_ints_arg(ctx, node, attrs ? "starts" : NULL, TC_SLICE_STARTS, &a->starts)) ||
+        (st = tc_si_ints_arg(ctx, node, attrs ? "ends" : NULL, TC_SLICE_ENDS, &a->ends)) ||
+        (st = tc_si_ints_arg(ctx, node, attrs ? "axes" : NULL, TC_SLICE_AXES, &a->axes)))
         return st;
     if (attrs)
         a->steps.state = TCONV_SI_ARG_ABSENT;
-    else if ((st = tc_si_ints_arg(ctx, node, NULL, 4, &a->steps)))
+    else if ((st = tc_si_ints_arg(ctx, node, NULL, TC_SLICE_STEPS, &a->steps)))
         return st;
     return TCONV_OK;
 }
@@ -368,26 +370,24 @@ static tconv_status reshape_check_total(tc_si_ctx *ctx, const tconv_node *node,
 
 static tconv_status reshape_target(tc_si_ctx *ctx, const tconv_node *node, const tc_si_data *target,
                                    bool allow_zero, const tc_si_shape *in, tc_si_shape *out) {
-    int minus_one = -1;
+    int64_t values[TCONV_MAX_RANK];
+    bool known[TCONV_MAX_RANK];
+    for (int i = 0; i < target->count; i++) {
+        known[i] = target->elems[i].kind == TCONV_DIM_STATIC;
+        values[i] = known[i] ? target->elems[i].value : 0;
+    }
+    int minus_one;
+    char why[128];
+    if (!tc_reshape_target_check(values, known, target->count, allow_zero, in->rank, &minus_one,
+                                 why, sizeof why))
+        return tc_si_fail(ctx, node, "%s", why);
     out->rank = target->count;
     for (int i = 0; i < target->count; i++) {
-        const tc_dim *e = &target->elems[i];
-        out->dims[i] = *e;
-        if (e->kind != TCONV_DIM_STATIC)
-            continue;
-        if (e->value == 0 && !allow_zero) {
+        out->dims[i] = target->elems[i];
+        if (known[i] && values[i] == 0 && !allow_zero)
             out->dims[i] = in->rank > i ? in->dims[i] : tc_si_dim_unknown();
-            if (in->rank >= 0 && in->rank <= i)
-                return tc_si_fail(ctx, node, "shape[%d] is 0 (copy) but the input has rank %d", i,
-                                  in->rank);
-        } else if (e->value == -1) {
-            if (minus_one >= 0)
-                return tc_si_fail(ctx, node, "shape has more than one -1");
-            minus_one = i;
+        else if (i == minus_one)
             out->dims[i] = tc_si_dim_unknown();
-        } else if (e->value < -1) {
-            return tc_si_fail(ctx, node, "shape[%d] is %lld", i, (long long)e->value);
-        }
     }
     if (minus_one >= 0)
         return reshape_fill_minus_one(ctx, node, in, out, minus_one);

@@ -8,6 +8,8 @@
  * just move the result along. The graph is not changed: this is a property of the plan, not a
  * pass (the runtime never runs passes). */
 #include "runtime/session_internal.h"
+#include "ir/slice_geometry.h"
+#include "ir/shape_rules.h"
 
 #include <float.h>
 #include <math.h>
@@ -46,37 +48,31 @@ static bool attr_ints(const tconv_node *node, const char *name, int64_t *out, si
     return true;
 }
 
-typedef struct slice_consts {
-    int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK], axes[TCONV_MAX_RANK];
-    int64_t steps[TCONV_MAX_RANK];
-    size_t n;
-} slice_consts;
+typedef tc_slice_args slice_consts;
+
+static bool given(const tc_step_plan *step, size_t k) {
+    return step->n_inputs > k && step->inputs[k].slot != TCONV_NO_SLOT;
+}
 
 /* The Slice's parameters when all are constant and the steps are 1. */
 static bool read_slice(const tc_graph_plan *plan, const tc_step_plan *step, slice_consts *c) {
-    size_t n_ends = 0, n_axes = 0, n_steps = 0;
-    bool has_axes = true, has_steps = step->opset >= 10 && step->n_inputs > 4 &&
-                                      step->inputs[4].slot != TCONV_NO_SLOT;
-    if (step->opset < 10) {
-        bool present;
-        if (!attr_ints(step->node, "starts", c->starts, &c->n, &present) || !present ||
-            !attr_ints(step->node, "ends", c->ends, &n_ends, &present) || !present ||
-            !attr_ints(step->node, "axes", c->axes, &n_axes, &has_axes))
+    tc_error err;
+    if (tc_slice_args_in_attrs(step->opset)) {
+        if (tc_slice_args_from_attrs(step->node, c, &err) != TCONV_OK)
             return false;
     } else {
-        has_axes = step->n_inputs > 3 && step->inputs[3].slot != TCONV_NO_SLOT;
-        if (!const_ints(plan, step, 1, c->starts, &c->n) ||
-            !const_ints(plan, step, 2, c->ends, &n_ends) ||
-            (has_axes && !const_ints(plan, step, 3, c->axes, &n_axes)) ||
-            (has_steps && !const_ints(plan, step, 4, c->steps, &n_steps)))
+        size_t n_ends = 0, n_axes = 0, n_steps = 0;
+        bool has_axes = given(step, TC_SLICE_AXES), has_steps = given(step, TC_SLICE_STEPS);
+        if (!const_ints(plan, step, TC_SLICE_STARTS, c->starts, &c->n) ||
+            !const_ints(plan, step, TC_SLICE_ENDS, c->ends, &n_ends) ||
+            (has_axes && !const_ints(plan, step, TC_SLICE_AXES, c->axes, &n_axes)) ||
+            (has_steps && !const_ints(plan, step, TC_SLICE_STEPS, c->steps, &n_steps)) ||
+            tc_slice_args_complete(c, n_ends, has_axes, n_axes, has_steps, n_steps, &err) !=
+                TCONV_OK)
             return false;
     }
-    if (n_ends != c->n || (has_axes && n_axes != c->n) || (has_steps && n_steps != c->n))
-        return false;
     for (size_t i = 0; i < c->n; i++) {
-        if (!has_axes)
-            c->axes[i] = (int64_t)i;
-        if (has_steps && c->steps[i] != 1)
+        if (c->steps[i] != 1)
             return false;
     }
     return true;
@@ -90,10 +86,8 @@ static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) 
     for (size_t i = 0; i < crop->n; i++)
         seen[crop->axes[i]] = true;
     for (size_t i = 0; i < c->n; i++) {
-        int64_t a = c->axes[i];
-        if (a < 0)
-            a += rank;
-        if (rank < 3 || a < 2 || a >= rank || seen[a])
+        int a = -1;
+        if (rank < 3 || !tc_axis_normalize(c->axes[i], rank, &a) || a < 2 || seen[a])
             return false;
         seen[a] = true;
         crop->axes[crop->n] = (int)a;
