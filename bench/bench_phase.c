@@ -1,5 +1,5 @@
 /* The phase (sub-pixel) form of ConvTranspose against the node it replaces, in tconv's runtime:
- * for each layer directory (bench/gen_phase_layers.py, lowered by passes.lower_phase into
+ * for each layer directory (bench/gen_layers.py --phase, lowered by passes.lower_phase into
  * model_{d2s,reshape}_{one,perphase}.onnx, see bench/phase.sh) the five models are checked
  * against the golden output (rtol 1e-3, atol 1e-4), then timed in alternating rounds (original,
  * then each lowered form, each round the median of ~20 ms of runs) on the same inputs;

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Writes the single-layer workloads of issue 17 as ONNX test directories, for the onnxruntime
-side-by-side benchmark (bench/run.sh runs both runtimes on them):
+"""Writes single-layer ConvTranspose workloads as ONNX test directories:
 
-  gen_layers.py OUT_DIR
+  gen_layers.py OUT_DIR           issue 17's workloads, for the onnxruntime side-by-side
+                                  benchmark (bench/run.sh runs both runtimes on them)
+  gen_layers.py --phase OUT_DIR   the layers of the phase-form benchmark (bench/phase.sh), whose
+                                  names it prints
 
   OUT_DIR/convT_256to128_32x32/   ConvTranspose X 1x256x32x32, W 256x128x4x4, stride 2, pads 1
                                   (output 1x128x64x64; 1.07 GFLOP)
@@ -18,6 +20,11 @@ torch.nn.functional.conv_transpose2d (with pads 1 on both sides, ONNX's ConvTran
 PyTorch's padding=1 agree). Inputs in [-1, 1) and weights in [-0.05, 0.05) from a fixed seed.
 Debian's python3-onnx 1.12, python3-torch 1.13 and numpy. The files are generated at benchmark
 time into the build folder, never committed.
+
+--phase: OUT_DIR/<layer>/model.onnx is one VALID ConvTranspose (opset 17, W and B initializers)
+with test_data_set_0 (X and the golden Y from torch.nn.functional.conv_transpose{1,2,3}d in
+float64); seeds 1000 + i. passes.lower_phase (TCONV_PHASE_LOWER_DIR=OUT_DIR) then writes
+model_d2s.onnx and model_reshape.onnx beside each model.onnx.
 """
 import os
 import sys
@@ -32,6 +39,19 @@ LAYERS = [
     # name, X dims, W dims, stride, pad
     ("convT_256to128_32x32", (1, 256, 32, 32), (256, 128, 4, 4), 2, 1),
     ("workloadA_convT", (1, 64, 64, 64), (64, 32, 4, 4), 2, 1),
+]
+
+PHASE_LAYERS = [
+    # name, X dims, W dims, strides, dilations, group
+    ("dcgan_k4s2", (1, 256, 16, 16), (256, 128, 4, 4), (2, 2), (1, 1), 1),
+    ("unet_k2s2", (1, 128, 32, 32), (128, 64, 2, 2), (2, 2), (1, 1), 1),
+    ("k3s2", (1, 64, 32, 32), (64, 64, 3, 3), (2, 2), (1, 1), 1),
+    ("k5s4", (1, 64, 24, 24), (64, 32, 5, 5), (4, 4), (1, 1), 1),
+    ("k2s3_stride_above_kernel", (1, 64, 32, 32), (64, 32, 2, 2), (3, 3), (1, 1), 1),
+    ("k3s2_d2", (1, 64, 32, 32), (64, 32, 3, 3), (2, 2), (2, 2), 1),
+    ("depthwise_k4s2", (1, 64, 64, 64), (64, 1, 4, 4), (2, 2), (1, 1), 64),
+    ("audio_1d_k16s8", (1, 128, 256), (128, 64, 16), (8,), (1,), 1),
+    ("vol_3d_k4s2", (1, 32, 6, 12, 12), (32, 16, 4, 4, 4), (2, 2, 2), (1, 1, 1), 1),
 ]
 
 
@@ -54,19 +74,34 @@ def write_test_dir(out_dir, name, graph, x, y):
     write_tensor(os.path.join(d, "test_data_set_0", "output_0.pb"), y, "y")
 
 
-def write_layer(out_dir, name, x_dims, w_dims, stride, pad, seed):
+def write_convt(out_dir, name, x_dims, w_dims, seed, strides, pad=0, dilations=None, group=None,
+                bias=False):
+    """One ConvTranspose layer; pads, dilations and group are written only when given."""
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, x_dims).astype(np.float32)
     w = (rng.uniform(-1, 1, w_dims) * 0.05).astype(np.float32)
-    y = F.conv_transpose2d(torch.from_numpy(x).double(), torch.from_numpy(w).double(),
-                           stride=stride, padding=pad).numpy().astype(np.float32)
-    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="layer",
-                            kernel_shape=list(w_dims[2:]), strides=[stride, stride],
-                            pads=[pad] * 4)
+    groups = group or 1
+    b = rng.uniform(-1, 1, (w_dims[1] * groups,)).astype(np.float32) if bias else None
+    fn = {3: F.conv_transpose1d, 4: F.conv_transpose2d, 5: F.conv_transpose3d}[len(x_dims)]
+    y = fn(torch.from_numpy(x).double(), torch.from_numpy(w).double(),
+           torch.from_numpy(b).double() if bias else None, stride=strides, padding=pad,
+           dilation=dilations or 1, groups=groups).numpy().astype(np.float32)
+    attrs = {"kernel_shape": list(w_dims[2:]), "strides": list(strides)}
+    if pad:
+        attrs["pads"] = [pad] * (2 * len(strides))
+    if dilations is not None:
+        attrs["dilations"] = list(dilations)
+    if group is not None:
+        attrs["group"] = group
+    inputs = ["x", "w", "b"] if bias else ["x", "w"]
+    initializers = [numpy_helper.from_array(w, "w")]
+    if bias:
+        initializers.append(numpy_helper.from_array(b, "b"))
+    node = helper.make_node("ConvTranspose", inputs, ["y"], name="layer", **attrs)
     graph = helper.make_graph(
         [node], name, [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, x_dims)],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, y.shape)],
-        initializer=[numpy_helper.from_array(w, "w")])
+        initializer=initializers)
     write_test_dir(out_dir, name, graph, x, y)
 
 
@@ -81,11 +116,21 @@ def write_floor(out_dir):
 
 
 def main():
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: gen_layers.py OUT_DIR")
+    args = sys.argv[1:]
+    phase = args[:1] == ["--phase"]
+    if phase:
+        args = args[1:]
+    if len(args) != 1:
+        raise SystemExit("usage: gen_layers.py [--phase] OUT_DIR")
+    if phase:
+        for i, (name, x_dims, w_dims, strides, dilations, group) in enumerate(PHASE_LAYERS):
+            write_convt(args[0], name, x_dims, w_dims, 1000 + i, strides, dilations=dilations,
+                        group=group, bias=True)
+        print(" ".join(layer[0] for layer in PHASE_LAYERS))
+        return
     for i, (name, x_dims, w_dims, stride, pad) in enumerate(LAYERS):
-        write_layer(sys.argv[1], name, x_dims, w_dims, stride, pad, seed=17 + i)
-    write_floor(sys.argv[1])
+        write_convt(args[0], name, x_dims, w_dims, 17 + i, (stride, stride), pad=pad)
+    write_floor(args[0])
 
 
 main()

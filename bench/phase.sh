@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The phase (sub-pixel) form of ConvTranspose (src/passes/lower_phase.c) against the node it
-# replaces, in tconv's runtime and in onnxruntime 1.30, on the layers of gen_phase_layers.py:
+# replaces, in tconv's runtime and in onnxruntime 1.30, on the layers of `gen_layers.py --phase`:
 #   bench/phase.sh [ROUNDS] [THREADS]       (defaults 5 and 1)
 # Builds Release into build/bench-phase/ (or $TCONV_PHASE_BENCH_BUILD), writes the layers there, lowers each into
 # model_{d2s,reshape}_{one,perphase}.onnx (passes.lower_phase with TCONV_PHASE_LOWER_DIR: the
@@ -20,7 +20,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTCONV_BUILD_BENCH=ON >
 cmake --build "$build" -j2 --target bench_phase test_passes_lower_phase >/dev/null
 layers="$build/phase-layers"
 rm -rf "$layers"
-names=$(/usr/bin/python3 "$root/bench/gen_phase_layers.py" "$layers")
+names=$(/usr/bin/python3 "$root/bench/gen_layers.py" --phase "$layers")
 mkdir -p "$layers"
 TCONV_PHASE_LOWER_DIR="$layers" "$build/tests/test_passes_lower_phase"
 "$build/bench/bench_phase" "$layers" "$threads" "$rounds" >"$build/phase-tconv.jsonl"

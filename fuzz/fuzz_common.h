@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "importer/importer.h"
 #include "ir/error.h"
 
 int fuzz_load_save(const uint8_t *data, size_t size);
@@ -37,5 +38,35 @@ static inline void fuzz_require_message(tconv_status st, const tc_error *err, co
     size_t n = strlen(label);
     FUZZ_REQUIRE(strncmp(err->message, label, n) == 0 && err->message[n] != '\0', err);
 }
+
+/* The fuzzer's bytes as a model (max_nodes: the node limit, 0 for the default), or NULL. A
+ * failed load must leave no model and say where it failed ("<memory>: ..."): a finding
+ * otherwise. */
+static inline tconv_model *fuzz_load(const uint8_t *data, size_t size, size_t max_nodes) {
+    tc_load_options options;
+    tc_load_options_init(&options);
+    if (max_nodes)
+        options.max_nodes = max_nodes;
+    tconv_model *model = (tconv_model *)1; /* must be reset on failure */
+    tc_error err;
+    tc_error_clear(&err);
+    tconv_status st = tc_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
+    if (st == TCONV_OK)
+        return model;
+    FUZZ_REQUIRE(model == NULL, &err);
+    fuzz_require_message(st, &err, "<memory>: ");
+    return NULL;
+}
+
+/* The libFuzzer entry point of a target, left out of the regression test (TCONV_FUZZ_NO_MAIN). */
+#ifndef TCONV_FUZZ_NO_MAIN
+#define FUZZ_ENTRY(target)                                                                         \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                                  \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {                                 \
+        return target(data, size);                                                                 \
+    }
+#else
+#define FUZZ_ENTRY(target)
+#endif
 
 #endif

@@ -25,16 +25,7 @@
 #define FUZZ_MAX_WORK ((uint64_t)20 * 1000 * 1000)
 
 static tconv_model *load(const uint8_t *data, size_t size) {
-    tc_load_options options;
-    tc_load_options_init(&options);
-    options.max_nodes = 10000;
-    tconv_model *model = NULL;
-    tc_error err;
-    tc_error_clear(&err);
-    tconv_status st = tc_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
-    if (st != TCONV_OK)
-        fuzz_require_message(st, &err, "<memory>: ");
-    return model;
+    return fuzz_load(data, size, 10000);
 }
 
 /* Passes either succeed and leave a valid, saveable model, or fail with a message. */
@@ -208,9 +199,4 @@ int fuzz_legalize_check(const uint8_t *data, size_t size) {
     return 0;
 }
 
-#ifndef TCONV_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return fuzz_legalize_check(data, size);
-}
-#endif
+FUZZ_ENTRY(fuzz_legalize_check)

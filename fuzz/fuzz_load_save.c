@@ -52,17 +52,14 @@ static void touch_graph(tconv_graph *g, int depth) {
 }
 
 int fuzz_load_save(const uint8_t *data, size_t size) {
+    tconv_model *model = fuzz_load(data, size, 0);
+    if (!model)
+        return 0;
     tc_load_options options;
     tc_load_options_init(&options);
-    tconv_model *model = (tconv_model *)1;
     tc_error err;
     tc_error_clear(&err);
-    tconv_status st = tc_model_load_buffer(data, size, NULL, &options, &model, NULL, &err);
-    if (st != TCONV_OK) {
-        FUZZ_REQUIRE(model == NULL, &err);
-        fuzz_require_message(st, &err, "<memory>: ");
-        return 0;
-    }
+    tconv_status st;
     FUZZ_REQUIRE(tc_model_verify(model, &err) == TCONV_OK, &err);
     touch_graph(model->graph, 0);
     void *saved = NULL;
@@ -84,9 +81,4 @@ int fuzz_load_save(const uint8_t *data, size_t size) {
     return 0;
 }
 
-#ifndef TCONV_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return fuzz_load_save(data, size);
-}
-#endif
+FUZZ_ENTRY(fuzz_load_save)

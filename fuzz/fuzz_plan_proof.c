@@ -25,15 +25,7 @@
 #define PLAN_MAX_OUTPUTS 16
 
 static tconv_model *plan_load(const uint8_t *data, size_t size) {
-    tc_load_options options;
-    tc_load_options_init(&options);
-    options.max_nodes = 10000;
-    tconv_model *model = NULL;
-    tc_error err;
-    tc_error_clear(&err);
-    if (tc_model_load_buffer(data, size, NULL, &options, &model, NULL, &err) != TCONV_OK)
-        return NULL;
-    return model;
+    return fuzz_load(data, size, 10000);
 }
 
 /* Seeded inputs at their declared static shapes, each small; false when some input cannot be
@@ -213,9 +205,4 @@ int fuzz_plan_proof(const uint8_t *data, size_t size) {
     return 0;
 }
 
-#ifndef TCONV_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return fuzz_plan_proof(data, size);
-}
-#endif
+FUZZ_ENTRY(fuzz_plan_proof)

@@ -118,9 +118,4 @@ int fuzz_tensor_decode(const uint8_t *data, size_t size) {
     return 0;
 }
 
-#ifndef TCONV_FUZZ_NO_MAIN
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return fuzz_tensor_decode(data, size);
-}
-#endif
+FUZZ_ENTRY(fuzz_tensor_decode)

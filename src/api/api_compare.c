@@ -1,6 +1,7 @@
 /* Public API: comparing two models on the same seeded random inputs, the logic of
  * `tconv-import --check` (same seeds: run r uses seed + r, input i of it (seed + r) * 1000 + i). */
 #include "api/api_internal.h"
+#include "ir/vec.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -36,7 +37,7 @@ typedef struct rewrite_result {
 typedef struct run_capture {
     char **names; /* malloc'd */
     tc_rt_tensor *tensors;
-    size_t n, cap;
+    size_t n, cap_names, cap_tensors;
 } run_capture;
 
 struct tconv_comparison {
@@ -433,18 +434,10 @@ static const tc_rt_tensor *capture_find(const run_capture *cap, const char *name
 static bool capture_add_name(run_capture *cap, const char *name) {
     if (capture_find(cap, name))
         return true;
-    if (cap->n == cap->cap) {
-        size_t grown = cap->cap ? cap->cap * 2 : 8;
-        char **names = realloc(cap->names, grown * sizeof *names);
-        if (names)
-            cap->names = names;
-        tc_rt_tensor *tensors = realloc(cap->tensors, grown * sizeof *tensors);
-        if (tensors)
-            cap->tensors = tensors;
-        if (!names || !tensors)
-            return false;
-        cap->cap = grown;
-    }
+    /* two arrays of one length: each keeps its own capacity, both hold n + 1 */
+    if (!TC_VEC_RESERVE(cap->names, cap->cap_names, cap->n + 1) ||
+        !TC_VEC_RESERVE(cap->tensors, cap->cap_tensors, cap->n + 1))
+        return false;
     if (!(cap->names[cap->n] = strdup(name)))
         return false;
     memset(&cap->tensors[cap->n++], 0, sizeof(tc_rt_tensor));

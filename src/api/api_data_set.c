@@ -2,6 +2,7 @@
  * what a front-end prints about a run (checksums, the GEMM instruction set). The one
  * implementation of "run an ONNX test directory", used by tconv-run, the tests and bench. */
 #include "api/api_internal.h"
+#include "ir/vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,14 +58,8 @@ static int compare_sets(const void *a, const void *b) {
 
 static tconv_status add_set(tconv_test_dir *t, const char *dir, const char *name, size_t *cap,
                             tc_error *err) {
-    if (t->n_sets == *cap) {
-        size_t grown_cap = *cap ? 2 * *cap : 8;
-        char **grown = realloc(t->sets, grown_cap * sizeof *grown);
-        if (!grown)
-            return tc_error_nomem(err, "a directory listing");
-        t->sets = grown;
-        *cap = grown_cap;
-    }
+    if (!TC_VEC_RESERVE(t->sets, *cap, t->n_sets + 1))
+        return tc_error_nomem(err, "a directory listing");
     if (!(t->sets[t->n_sets] = join_path(dir, name)))
         return tc_error_nomem(err, "a directory listing");
     t->n_sets++;
@@ -287,15 +282,9 @@ static void note_missing(missing_ops *m, const tconv_node *node) {
             return;
         }
     }
-    if (m->count == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 8;
-        missing_op *grown = realloc(m->items, cap * sizeof *grown);
-        if (!grown) {
-            m->nomem = true;
-            return;
-        }
-        m->items = grown;
-        m->cap = cap;
+    if (!TC_VEC_RESERVE(m->items, m->cap, m->count + 1)) {
+        m->nomem = true;
+        return;
     }
     m->items[m->count++] = (missing_op){domain, node->op_type, 1, {node, NULL, NULL}};
 }

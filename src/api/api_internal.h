@@ -38,8 +38,8 @@ void tc_api_load_options(const tconv_limits *limits, tc_load_options *out);
 void tc_api_session_options(const tconv_limits *limits, tc_session_options *out);
 
 /* tc_session_create with the session's memory and work planned from the shapes inference gives
- * the values the model leaves untyped; the model's types and value_info are put back afterwards
- * (api_session.c). The model must not be used from another thread meanwhile. */
+ * the values the model leaves untyped, kept in the session's type table (api_session.c): the
+ * model is only read, so sessions may be created from one model on several threads at once. */
 /* The built-in ONNX function library (src/runtime/data/onnx_functions.onnx, compiled in by
  * cmake/embed_bytes.cmake), loaded on first use and kept for the process; NULL if it did not
  * load. tc_api_session_create gives it to every session it makes. */

@@ -2,6 +2,7 @@
  * passes); running it resolves the list, runs each pass through the pass manager (which
  * verifies the IR after it) and collects the report. */
 #include "api/api_internal.h"
+#include "ir/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -215,14 +216,8 @@ tconv_status tconv_pipeline_add_pass(tconv_pipeline *pipeline, const char *name,
     if (tc_pass_find(name) || find_custom(pipeline, name, strlen(name)) ||
         strcmp(name, "none") == 0)
         return tc_error_set(err, TCONV_ERR_USAGE, "a pass named '%s' exists already", name);
-    if (pipeline->n_custom == pipeline->cap_custom) {
-        size_t cap = pipeline->cap_custom ? 2 * pipeline->cap_custom : 4;
-        custom_pass *grown = realloc(pipeline->custom, cap * sizeof *grown);
-        if (!grown)
-            return tc_error_nomem(err, "a pass");
-        pipeline->custom = grown;
-        pipeline->cap_custom = cap;
-    }
+    if (!TC_VEC_RESERVE(pipeline->custom, pipeline->cap_custom, pipeline->n_custom + 1))
+        return tc_error_nomem(err, "a pass");
     char *copy = strdup(name);
     if (!copy)
         return tc_error_nomem(err, "a pass name");

@@ -1,5 +1,6 @@
 /* Public API: runners, a session of the runtime plus the inputs and outputs of its last run. */
 #include "api/api_internal.h"
+#include "ir/vec.h"
 #include "runtime/profile.h"
 
 #include <stdlib.h>
@@ -32,14 +33,8 @@ tconv_status tc_api_dims_bind(tc_api_dims *dims, const char *name, int64_t value
             return TCONV_OK;
         }
     }
-    if (dims->count == dims->cap) {
-        size_t cap = dims->cap ? 2 * dims->cap : 4;
-        tc_dim_binding *grown = realloc(dims->items, cap * sizeof *grown);
-        if (!grown)
-            return tc_error_nomem(err, "a dim binding");
-        dims->items = grown;
-        dims->cap = cap;
-    }
+    if (!TC_VEC_RESERVE(dims->items, dims->cap, dims->count + 1))
+        return tc_error_nomem(err, "a dim binding");
     char *copy = strdup(name);
     if (!copy)
         return tc_error_nomem(err, "a dim binding");

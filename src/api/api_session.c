@@ -1,103 +1,43 @@
 /* Sessions planned from inferred shapes (issue 16, item 9). The runtime plans a session's memory
- * and work from the types the model gives its values, and a value whose shape the model does
- * not declare counts as 0 bytes there (the per-allocation check holds it only once it is
- * computed): a model without value_info was refused mid-run, after kernels had run. The runtime
- * calls no pass, so the API runs shape inference for it: on the caller's model, for the time
- * the session is planned, and then puts every type and value_info list back as it was, so the
- * model the caller holds (and saves) is not changed. */
+ * and work from the types of its values, and a value whose shape the model does not declare
+ * counts as 0 bytes there (the per-allocation check holds it only once it is computed): a model
+ * without value_info was refused mid-run, after kernels had run. The runtime calls no pass, so
+ * the API runs shape inference for it, into a side table (ir/type_table.h) that it hands to the
+ * session: planning reads each value's type there first. The caller's model is only read, so
+ * the model the caller holds (and saves) is not changed, and sessions may be created from one
+ * model on several threads at once. The door is one-way: the API calls the pass and the
+ * runtime; the runtime sees only the table. */
 #include "api/api_internal.h"
 #include "passes/pass.h"
 
 #include <stdlib.h>
 
-/* What inference may change: the types of node outputs and the length of value_info lists. */
-typedef struct saved_type {
-    tconv_value *value;
-    tc_type type;
-    bool dirty;
-} saved_type;
-
-typedef struct saved_graph {
-    tconv_graph *graph;
-    size_t n_value_info;
-} saved_graph;
-
-typedef struct snapshot {
-    saved_type *types;
-    size_t n_types, cap_types;
-    saved_graph *graphs;
-    size_t n_graphs, cap_graphs;
-} snapshot;
-
-static bool reserve(void **array, size_t *cap, size_t elem, size_t need) {
-    if (need <= *cap)
-        return true;
-    size_t cap2 = *cap ? 2 * *cap : 64;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *grown = realloc(*array, cap2 * elem);
-    if (!grown)
-        return false;
-    *array = grown;
-    *cap = cap2;
-    return true;
-}
-
-static tconv_status save_graph(tconv_graph *graph, void *ctx) {
-    snapshot *s = ctx;
-    if (!reserve((void **)&s->graphs, &s->cap_graphs, sizeof *s->graphs, s->n_graphs + 1))
-        return TCONV_ERR_NOMEM;
-    s->graphs[s->n_graphs++] = (saved_graph){graph, graph->n_value_info};
-    for (tconv_node *n = graph->first; n; n = n->next) {
-        for (size_t i = 0; i < n->n_outputs; i++) {
-            if (!n->outputs[i])
-                continue;
-            if (!reserve((void **)&s->types, &s->cap_types, sizeof *s->types, s->n_types + 1))
-                return TCONV_ERR_NOMEM;
-            s->types[s->n_types++] =
-                (saved_type){n->outputs[i], n->outputs[i]->type, n->outputs[i]->type_dirty};
-        }
-        tconv_status st = tc_node_for_each_subgraph(n, save_graph, s);
-        if (st != TCONV_OK)
-            return st;
-    }
-    return TCONV_OK;
-}
-
-static void restore(const snapshot *s) {
-    for (size_t i = 0; i < s->n_types; i++) {
-        s->types[i].value->type = s->types[i].type;
-        s->types[i].value->type_dirty = s->types[i].dirty;
-    }
-    for (size_t i = 0; i < s->n_graphs; i++)
-        s->graphs[i].graph->n_value_info = s->graphs[i].n_value_info;
-}
-
-static void snapshot_free(snapshot *s) {
-    free(s->types);
-    free(s->graphs);
-}
-
-/* Types the model's intermediate values by shape inference, as far as it can tell. A model
- * inference refuses (a declared shape it contradicts) keeps what was inferred before that
- * point: planning with less is what the runtime did before. */
-static void infer(tconv_model *model, tconv_convention convention) {
+/* Types the model's intermediate values by shape inference, as far as it can tell, into
+ * `types`. A model inference refuses (a declared shape it contradicts) keeps what was inferred
+ * before that point: planning with less is what the runtime did before. */
+static void infer(tconv_model *model, tconv_convention convention, tc_type_table *types) {
     tc_error local = {0};
     tc_pass_options options;
     tc_pass_options_init(&options);
     options.convention = convention;
-    (void)tc_pass_shape_infer(model->graph, &options, &local);
+    (void)tc_shape_infer_into(model->graph, &options, types, &local);
 }
+
+typedef struct refine_ctx {
+    tc_shape_refiner *refiner;
+    tc_type_table *types;
+} refine_ctx;
 
 /* The constant inputs of a node the session does not fold (tc_session_options.refine_types):
  * each folded value's type becomes its constant's (exact) and a small integer one's contents
  * known, then the node's rule runs again with them. That is inference with the values only the
  * runtime's folded kernels compute: a reflect Pad's pads, built by Reshape/Slice/Transpose, give
  * the Pad's output shape, and from it the shapes of everything after, whose Shape nodes then fold.
- * Types change only where inference can tell more; they are put back with the rest. */
+ * Types change only in the session's table, where inference can tell more. */
 static void refine_node(void *ctx, const tconv_node *node, const tc_rt_tensor *const *constants) {
-    tc_shape_refiner *refiner = ctx;
-    tconv_node *n = (tconv_node *)node; /* the plan's view of the caller's (mutable) model */
+    refine_ctx *r = ctx;
+    /* the refiner's rules take a mutable node; with a table they only read it */
+    tconv_node *n = (tconv_node *)node;
     for (size_t k = 0; k < n->n_inputs; k++) {
         const tc_rt_tensor *t = constants[k];
         tconv_value *v = n->inputs[k];
@@ -108,7 +48,7 @@ static void refine_node(void *ctx, const tconv_node *node, const tc_rt_tensor *c
             dims[i] = (tc_dim){.kind = TCONV_DIM_STATIC, .value = t->dims[i]};
         tc_error scratch;
         if (v->type.kind != TCONV_TYPE_OTHER &&
-            tc_value_set_tensor_type(v, t->dtype, t->rank, dims, &scratch) != TCONV_OK)
+            tc_type_table_put(r->types, v, t->dtype, t->rank, dims, &scratch) != TCONV_OK)
             continue;
         int64_t values[64];
         if (t->rank > 1 || t->n_elements > 64 ||
@@ -117,38 +57,41 @@ static void refine_node(void *ctx, const tconv_node *node, const tc_rt_tensor *c
         for (int64_t i = 0; i < t->n_elements; i++)
             values[i] = t->dtype == TCONV_DTYPE_INT64 ? ((const int64_t *)t->data)[i]
                                                       : ((const int32_t *)t->data)[i];
-        (void)tc_shape_refiner_set_data(refiner, v, t->rank, (int)t->n_elements, values);
+        (void)tc_shape_refiner_set_data(r->refiner, v, t->rank, (int)t->n_elements, values);
     }
-    (void)tc_shape_refiner_node(refiner, n);
+    (void)tc_shape_refiner_node(r->refiner, n);
 }
 
 tconv_status tc_api_session_create(tconv_model *model, const tc_session_options *options,
                                    tc_session **out, tc_error *err) {
-    snapshot s = {0};
     tc_error local = {0};
     /* inference walks only IR that verifies; anything else the session itself reports */
-    bool annotated = model && model->graph && tc_model_verify(model, &local) == TCONV_OK &&
-                     save_graph(model->graph, &s) == TCONV_OK;
+    bool annotated = model && model->graph && tc_model_verify(model, &local) == TCONV_OK;
     tconv_convention convention = options ? options->convention : TCONV_CONVENTION_ONNX;
     tc_session_options refined;
-    tc_shape_refiner *refiner = NULL;
     if (options)
         refined = *options;
     else
         tc_session_options_init(&refined);
     if (!refined.function_library)
         refined.function_library = tc_api_function_library();
-    if (annotated) {
-        infer(model, convention);
-        if (tc_shape_refiner_new(model, convention, &refiner) == TCONV_OK) {
+    tc_type_table *types = NULL;
+    refine_ctx refine = {0};
+    if (annotated && (types = calloc(1, sizeof *types))) {
+        tc_type_table_init(types);
+        infer(model, convention, types);
+        refine.types = types;
+        if (tc_shape_refiner_new(model, convention, types, &refine.refiner) == TCONV_OK) {
             refined.refine_types = refine_node;
-            refined.refine_ctx = refiner;
+            refined.refine_ctx = &refine;
         }
+        refined.types = types;
     }
     tconv_status st = tc_session_create(model, &refined, out, err);
-    tc_shape_refiner_free(refiner);
-    if (annotated)
-        restore(&s);
-    snapshot_free(&s);
+    tc_shape_refiner_free(refine.refiner);
+    if (st != TCONV_OK && types) { /* the session took it only when it was made */
+        tc_type_table_free(types);
+        free(types);
+    }
     return st;
 }

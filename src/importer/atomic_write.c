@@ -5,6 +5,7 @@
  * all temps first, then the renames, model last; on any failure every temp is removed and the
  * files the batch created are removed again. */
 #include "importer/importer.h"
+#include "ir/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,18 +76,6 @@ tconv_status tc_output_path_check(const char *path, tc_error *err) {
     return check_target(path, &st, &exists, err);
 }
 
-static bool grow(void **items, size_t *cap, size_t n, size_t size) {
-    if (n < *cap)
-        return true;
-    size_t want = *cap ? *cap * 2 : 4;
-    void *grown = realloc(*items, want * size);
-    if (!grown)
-        return false;
-    *items = grown;
-    *cap = want;
-    return true;
-}
-
 tconv_status tc_file_batch_make_parents(tc_file_batch *batch, const char *path, tc_error *err) {
     char *copy = malloc(strlen(path) + 1);
     if (!copy)
@@ -99,8 +88,7 @@ tconv_status tc_file_batch_make_parents(tc_file_batch *batch, const char *path, 
         *p = '\0';
         if (mkdir(copy, 0777) == 0) {
             char *dir = malloc(strlen(copy) + 1);
-            if (!dir || !grow((void **)&batch->made_dirs, &batch->cap_dirs, batch->n_dirs,
-                              sizeof(char *))) {
+            if (!dir || !TC_VEC_RESERVE(batch->made_dirs, batch->cap_dirs, batch->n_dirs + 1)) {
                 free(dir);
                 st = tc_error_nomem(err, "a folder name");
             } else {
@@ -142,7 +130,7 @@ tconv_status tc_file_batch_add(tc_file_batch *batch, const char *path, tc_fd_wri
     tconv_status st = check_target(path, &old, &exists, err);
     if (st != TCONV_OK)
         return st;
-    if (!grow((void **)&batch->files, &batch->cap, batch->n, sizeof(batch_file)))
+    if (!TC_VEC_RESERVE(batch->files, batch->cap, batch->n + 1))
         return tc_error_nomem(err, "a file batch");
     batch_file *f = &batch->files[batch->n];
     *f = (batch_file){malloc(strlen(path) + 1), {NULL, -1, NULL}, exists, false};

@@ -432,9 +432,18 @@ static tconv_status load_attr_value(load_ctx *ctx, tconv_node *node, const Onnx_
     case TCONV_ATTR_INT:
         attr->i = a->i;
         return TCONV_OK;
-    case TCONV_ATTR_STRING:
-        attr->s = (tc_bytes){a->s.data, a->s.len};
+    case TCONV_ATTR_STRING: {
+        /* a NUL-terminated arena copy: tc_node_attr_string then hands it out as it is, so
+         * reading an attribute never writes the model (sessions on one model run in parallel) */
+        uint8_t *copy = tc_arena_alloc(ctx->model->arena, a->s.len + 1);
+        if (!copy)
+            return tc_error_nomem(ctx->err, "a string attribute");
+        if (a->s.len)
+            memcpy(copy, a->s.data, a->s.len);
+        copy[a->s.len] = '\0';
+        attr->s = (tc_bytes){copy, a->s.len};
         return check_attr_text(ctx, &a->s, "s", 0);
+    }
     case TCONV_ATTR_TENSOR:
         return a->t ? load_attr_tensor(ctx, a->t, &attr->t) : TCONV_OK;
     case TCONV_ATTR_GRAPH:

@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "importer/importer.h"
+#include "ir/vec.h"
 #include "importer/onnx_internal.h"
 #include "importer/model_map.h"
 
@@ -511,14 +512,8 @@ static bool list_add(location_list *list, const char *location) {
         if (strcmp(list->items[i], location) == 0)
             return true;
     }
-    if (list->n == list->cap) {
-        size_t cap = list->cap ? list->cap * 2 : 8;
-        const char **grown = realloc(list->items, cap * sizeof(char *));
-        if (!grown)
-            return false;
-        list->items = grown;
-        list->cap = cap;
-    }
+    if (!TC_VEC_RESERVE(list->items, list->cap, list->n + 1))
+        return false;
     list->items[list->n++] = location;
     return true;
 }
@@ -602,15 +597,9 @@ static bool plan_tensor(void *ctx, const tconv_tensor *t) {
                                     t->name ? t->name : "");
         return false;
     }
-    if (plan->n == plan->cap) {
-        size_t cap = plan->cap ? plan->cap * 2 : 16;
-        ext_move *grown = realloc(plan->moves, cap * sizeof *grown);
-        if (!grown) {
-            plan->status = tc_error_nomem(plan->err, "the external data plan");
-            return false;
-        }
-        plan->moves = grown;
-        plan->cap = cap;
+    if (!TC_VEC_RESERVE(plan->moves, plan->cap, plan->n + 1)) {
+        plan->status = tc_error_nomem(plan->err, "the external data plan");
+        return false;
     }
     ext_move *m = &plan->moves[plan->n];
     *m = (ext_move){t, NULL, t->external.offset, plan->size, nbytes};

@@ -9,6 +9,7 @@
  * its i-th occurrence. Everything that would make that mapping ambiguous (a non-repeated
  * message field or raw_data given twice: protobuf-c merges or replaces those) gives up. */
 #include "importer/model_map.h"
+#include "ir/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,28 +31,9 @@ typedef struct hollow_ctx {
     int depth;
 } hollow_ctx;
 
-/* ---------------------------------------------------------------- growing arrays */
-
-static bool grow(void **items, size_t *cap, size_t need, size_t item_size) {
-    if (need <= *cap)
-        return true;
-    size_t cap2 = *cap ? *cap : 64;
-    while (cap2 < need) {
-        if (cap2 > SIZE_MAX / 2 / item_size)
-            return false;
-        cap2 *= 2;
-    }
-    void *p = realloc(*items, cap2 * item_size);
-    if (!p)
-        return false;
-    *items = p;
-    *cap = cap2;
-    return true;
-}
-
 static bool emit(tc_onnx_hollow *h, const uint8_t *p, size_t n) {
     if (n > SIZE_MAX - h->compact_len ||
-        !grow((void **)&h->compact, &h->compact_cap, h->compact_len + n, 1))
+        !TC_VEC_RESERVE(h->compact, h->compact_cap, h->compact_len + n))
         return false;
     if (n)
         memcpy(h->compact + h->compact_len, p, n);
@@ -62,8 +44,8 @@ static bool emit(tc_onnx_hollow *h, const uint8_t *p, size_t n) {
 static bool add_payload(hollow_ctx *c, const uint8_t *payload, size_t len) {
     tc_onnx_hollow *h = c->h;
     size_t n_steps = 2 * (size_t)c->depth;
-    if (!grow((void **)&h->payloads, &h->cap_payloads, h->n_payloads + 1, sizeof *h->payloads) ||
-        !grow((void **)&h->steps, &h->cap_steps, h->n_steps + n_steps, sizeof *h->steps))
+    if (!TC_VEC_RESERVE(h->payloads, h->cap_payloads, h->n_payloads + 1) ||
+        !TC_VEC_RESERVE(h->steps, h->cap_steps, h->n_steps + n_steps))
         return false;
     memcpy(h->steps + h->n_steps, c->path, n_steps * sizeof *h->steps);
     h->payloads[h->n_payloads++] =

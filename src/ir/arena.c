@@ -1,4 +1,7 @@
 #include "ir/arena.h"
+#include "ir/check.h"
+
+#include "ir/vec.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -68,6 +71,7 @@ void *tc_arena_alloc(tc_arena *arena, size_t size) {
         if (!b)
             return NULL;
     }
+    TC_ASSERT(b->used % ARENA_ALIGN == 0 && b->size - b->used >= rounded);
     void *p = b->data + b->used;
     b->used += rounded;
     memset(p, 0, size);
@@ -117,9 +121,9 @@ bool tc_arena_grow_array(tc_arena *arena, void **array, size_t *cap, size_t elem
                          size_t need) {
     if (need <= *cap)
         return true;
-    size_t new_cap = *cap ? *cap * 2 : 4;
-    while (new_cap < need)
-        new_cap *= 2;
+    size_t new_cap;
+    if (!tc_vec_next_cap(*cap, elem_size, need, &new_cap))
+        return false;
     void *grown = tc_arena_calloc(arena, new_cap, elem_size);
     if (!grown)
         return false;

@@ -100,12 +100,9 @@ tconv_status tc_node_attr_string(const tconv_node *node, const char *name, const
     }
     if (a->type != TCONV_ATTR_STRING)
         return wrong_type(node, a, TCONV_ATTR_STRING, err);
-    char *s = tc_arena_alloc(node->graph->model->arena, a->s.len + 1);
-    if (!s)
-        return tc_error_nomem(err, "a string attribute");
-    if (a->s.len)
-        memcpy(s, a->s.data, a->s.len);
-    *out = s;
+    /* STRING attributes are NUL-terminated where they are made (the importer, and
+     * tc_node_set_attr_string): reading one writes nothing, not even the arena */
+    *out = a->s.data ? (const char *)a->s.data : "";
     return TCONV_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Model, graph, node and value bookkeeping: the invariants of ir.h (SSA producers, use lists,
  * unique names) are kept here and only here. */
 #include "ir/ir.h"
+#include "ir/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,9 +409,9 @@ void tc_graph_insert_after(tconv_graph *graph, tconv_node *pos, tconv_node *node
 static void value_remove_use(tconv_value *value, const tconv_node *node, size_t index) {
     size_t pos = node->use_pos[index];
     node->graph->model->use_list_steps++;
-    if (pos >= value->n_uses || value->uses[pos].node != node ||
-        value->uses[pos].input_index != index)
-        return; /* not a use of value (cannot happen while the lists are kept here) */
+    if (TC_NEVER(pos >= value->n_uses || value->uses[pos].node != node ||
+                 value->uses[pos].input_index != index))
+        return; /* not a use of value: the lists are kept only here */
     tc_use moved = value->uses[--value->n_uses];
     value->uses[pos] = moved;
     moved.node->use_pos[moved.input_index] = pos;

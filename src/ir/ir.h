@@ -439,7 +439,8 @@ tconv_status tc_node_attr_int(const tconv_node *node, const char *name, int64_t 
                               int64_t *out, tc_error *err);
 tconv_status tc_node_attr_float(const tconv_node *node, const char *name, float fallback,
                                 float *out, tc_error *err);
-/* String attribute as a NUL-terminated arena copy; `fallback` when absent. */
+/* String attribute, NUL-terminated (made so where it is set), read without writing anything;
+ * `fallback` when absent. */
 tconv_status tc_node_attr_string(const tconv_node *node, const char *name, const char *fallback,
                                  const char **out, tc_error *err);
 /* INTS attribute: *present false when absent (then *values NULL, *count 0). */

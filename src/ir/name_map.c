@@ -1,4 +1,5 @@
 #include "ir/name_map.h"
+#include "ir/check.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,6 +72,7 @@ bool tc_name_map_put(tc_name_map *map, const char *key, void *value) {
         return false;
     if ((map->count + 1) * 4 > map->capacity * 3 && !map_grow(map))
         return false;
+    TC_ASSERT(map->count < map->capacity); /* probing ends on an empty slot */
     uint64_t hash = name_hash(key);
     tc_name_map_slot *slot = map_find_slot(map, key, hash);
     if (!slot->key) {

@@ -1,7 +1,9 @@
 #include "ir/strbuf.h"
+#include "ir/vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,16 +23,10 @@ static bool strbuf_reserve(tc_strbuf *sb, size_t extra) {
         return false;
     if (sb->len + extra + 1 <= sb->cap)
         return true;
-    size_t cap = sb->cap ? sb->cap : 64;
-    while (cap < sb->len + extra + 1)
-        cap *= 2;
-    char *grown = realloc(sb->data, cap);
-    if (!grown) {
+    if (extra > SIZE_MAX - sb->len - 1 || !TC_VEC_RESERVE(sb->data, sb->cap, sb->len + extra + 1)) {
         sb->failed = true;
         return false;
     }
-    sb->data = grown;
-    sb->cap = cap;
     return true;
 }
 

@@ -5,6 +5,8 @@
  * A node that holds subgraphs depends on every outer value its subgraphs capture: an If whose
  * branch reads %a must come after the producer of %a, exactly as if %a were an input. */
 #include "ir/ir.h"
+#include "ir/ptr_map.h"
+#include "ir/vec.h"
 #include "ir/index_heap.h"
 #include "ir/verify.h"
 
@@ -16,75 +18,26 @@
 
 /* ---------------------------------------------------------------- pointer -> index map */
 
-typedef struct ptr_map {
-    const void **keys;
-    size_t *values;
-    size_t cap; /* power of two or 0 */
-    size_t count;
-} ptr_map;
-
-static size_t ptr_hash(const void *p) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return (size_t)x;
-}
+/* Pointer -> index maps (tc_ptr_map), the index stored as index + 1 so that 0 is never a value. */
+typedef tc_ptr_map ptr_map;
 
 static void ptr_map_free(ptr_map *m) {
-    free(m->keys);
-    free(m->values);
-    memset(m, 0, sizeof *m);
-}
-
-static size_t ptr_map_slot(const ptr_map *m, const void *key) {
-    size_t i = ptr_hash(key) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static bool ptr_map_grow(ptr_map *m) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    ptr_map grown = {calloc(cap, sizeof(void *)), calloc(cap, sizeof(size_t)), cap, 0};
-    if (!grown.keys || !grown.values) {
-        ptr_map_free(&grown);
-        return false;
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->keys[i]) {
-            size_t slot = ptr_map_slot(&grown, m->keys[i]);
-            grown.keys[slot] = m->keys[i];
-            grown.values[slot] = m->values[i];
-            grown.count++;
-        }
-    }
-    ptr_map_free(m);
-    *m = grown;
-    return true;
+    tc_ptr_map_free(m);
 }
 
 /* Inserts or replaces; false when out of memory. */
 static bool ptr_map_put(ptr_map *m, const void *key, size_t value) {
-    if ((m->count + 1) * 4 > m->cap * 3 && !ptr_map_grow(m))
-        return false;
-    size_t slot = ptr_map_slot(m, key);
-    if (!m->keys[slot]) {
-        m->keys[slot] = key;
-        m->count++;
-    }
-    m->values[slot] = value;
-    return true;
+    return tc_ptr_map_put(m, key, (void *)(uintptr_t)(value + 1));
 }
 
 static bool ptr_map_get(const ptr_map *m, const void *key, size_t *value) {
-    if (!m->cap || !key)
+    if (!key)
         return false;
-    size_t slot = ptr_map_slot(m, key);
-    if (!m->keys[slot])
+    uintptr_t stored = (uintptr_t)tc_ptr_map_get(m, key);
+    if (!stored)
         return false;
     if (value)
-        *value = m->values[slot];
+        *value = (size_t)(stored - 1);
     return true;
 }
 
@@ -474,15 +427,9 @@ typedef struct sort_state {
 } sort_state;
 
 static void add_edge(sort_state *s, size_t from, size_t to) {
-    if (s->n_edges == s->cap_edges) {
-        size_t cap = s->cap_edges ? s->cap_edges * 2 : 256;
-        edge *grown = realloc(s->edges, cap * sizeof(edge));
-        if (!grown) {
-            s->nomem = true;
-            return;
-        }
-        s->edges = grown;
-        s->cap_edges = cap;
+    if (!TC_VEC_RESERVE(s->edges, s->cap_edges, s->n_edges + 1)) {
+        s->nomem = true;
+        return;
     }
     s->edges[s->n_edges++] = (edge){from, to};
 }

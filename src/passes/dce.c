@@ -12,6 +12,7 @@
  * Scratch marks: value->mark counts the graph outputs (of any graph in the tree) that name the
  * value; node->mark is LIVE, QUEUED or REMOVED. */
 #include "passes/pass.h"
+#include "ir/vec.h"
 
 #include <stdlib.h>
 
@@ -89,15 +90,9 @@ static bool node_dead(const tconv_node *node) {
 }
 
 static void push(dce_ctx *ctx, tconv_node *node) {
-    if (ctx->n == ctx->cap) {
-        size_t cap = ctx->cap ? 2 * ctx->cap : 256;
-        tconv_node **grown = realloc(ctx->stack, cap * sizeof *grown);
-        if (!grown) {
-            ctx->out_of_memory = true;
-            return;
-        }
-        ctx->stack = grown;
-        ctx->cap = cap;
+    if (!TC_VEC_RESERVE(ctx->stack, ctx->cap, ctx->n + 1)) {
+        ctx->out_of_memory = true;
+        return;
     }
     node->mark = NODE_QUEUED;
     ctx->stack[ctx->n++] = node;

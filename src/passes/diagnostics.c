@@ -1,4 +1,5 @@
 #include "passes/diagnostics.h"
+#include "ir/vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,14 +21,8 @@ void tc_diagnostics_free(tc_diagnostics *diags) {
 void tc_diagnostics_add(tc_diagnostics *diags, const char *fmt, ...) {
     if (!diags)
         return;
-    if (diags->count == diags->capacity) {
-        size_t capacity = diags->capacity ? diags->capacity * 2 : 8;
-        char **grown = realloc(diags->messages, capacity * sizeof(char *));
-        if (!grown)
-            return;
-        diags->messages = grown;
-        diags->capacity = capacity;
-    }
+    if (!TC_VEC_RESERVE(diags->messages, diags->capacity, diags->count + 1))
+        return;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);

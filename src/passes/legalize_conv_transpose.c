@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ir/name_map.h"
+#include "ir/check.h"
 #include "passes/conv_transpose_match.h"
 #include "passes/target_lower.h"
 
@@ -365,7 +366,7 @@ static tconv_status emit_bias(rewriter *rw, tconv_value *in, tconv_value *bias, 
  * stay untouched and the original name ends the chain. */
 static tconv_status hand_over_output(rewriter *rw, tconv_value *last, tconv_value *y) {
     tconv_node *producer = last->producer;
-    if (!producer) /* cannot happen: the chain always has at least the VALID node */
+    if (TC_NEVER(!producer)) /* the chain always has at least the VALID node */
         return tc_error_set(rw->err, TCONV_ERR_INVALID, "internal: chain value unproduced");
     tconv_status st = tc_node_set_output(producer, last->producer_index, y, rw->err);
     /* The intermediate name is gone; drop its value_info entry, one of the last few added

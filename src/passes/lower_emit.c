@@ -1,4 +1,5 @@
 #include "passes/lower_emit.h"
+#include "ir/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +36,8 @@ tconv_status tc_emitter_record(tc_emitter *e, tconv_node *node) {
         if (e->emitted[i] == node)
             return TCONV_OK;
     }
-    if (e->n_emitted == e->cap_emitted) {
-        size_t cap = e->cap_emitted ? 2 * e->cap_emitted : 16;
-        tconv_node **grown = realloc(e->emitted, cap * sizeof *grown);
-        if (!grown)
-            return tc_error_nomem(e->err, "a lowering");
-        e->emitted = grown;
-        e->cap_emitted = cap;
-    }
+    if (!TC_VEC_RESERVE(e->emitted, e->cap_emitted, e->n_emitted + 1))
+        return tc_error_nomem(e->err, "a lowering");
     e->emitted[e->n_emitted++] = node;
     return TCONV_OK;
 }

@@ -1,6 +1,7 @@
 /* ConvTranspose as Convs: the stride-1 form and the phase (sub-pixel) decomposition
  * (lower_phase.h). Match (plan_node, which also gives the reason for a refusal), then emit. */
 #include "passes/lower_phase.h"
+#include "ir/vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -307,14 +308,8 @@ typedef struct emitter {
 } emitter;
 
 static tconv_status record(emitter *e, tconv_node *node) {
-    if (e->n_nodes == e->cap_nodes) {
-        size_t cap = e->cap_nodes ? 2 * e->cap_nodes : 16;
-        tconv_node **nodes = realloc(e->nodes, cap * sizeof *nodes);
-        if (!nodes)
-            return tc_error_nomem(e->err, "the list of new nodes");
-        e->nodes = nodes;
-        e->cap_nodes = cap;
-    }
+    if (!TC_VEC_RESERVE(e->nodes, e->cap_nodes, e->n_nodes + 1))
+        return tc_error_nomem(e->err, "the list of new nodes");
     e->nodes[e->n_nodes++] = node;
     return TCONV_OK;
 }

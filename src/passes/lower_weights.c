@@ -1,5 +1,6 @@
 /* Weights of the lowerings read as constants and rewritten for a new layout (lower_weights.h). */
 #include "passes/lower_weights.h"
+#include "ir/shape_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,15 +106,14 @@ static bool dequantize_source(tconv_node *dq, tc_weight_source *out, char *why, 
                    where, out->scale->rank);
     const tc_attr *axis_attr = tc_node_attr(dq, "axis");
     int64_t axis = axis_attr && axis_attr->type == TCONV_ATTR_INT ? axis_attr->i : 1;
-    if (axis < 0)
-        axis += rank;
-    if (axis < 0 || axis >= rank || out->scale->dims[0] != out->tensor->dims[axis])
+    int at = -1;
+    if (!tc_axis_normalize(axis, rank, &at) || out->scale->dims[0] != out->tensor->dims[at])
         return say(why, why_size, "%s: x_scale has %lld values, not the size of axis %lld of x",
                    where, (long long)out->scale->dims[0], (long long)axis);
     if (out->zero_point &&
         (out->zero_point->rank != 1 || out->zero_point->dims[0] != out->scale->dims[0]))
         return say(why, why_size, "%s: x_zero_point's shape differs from x_scale's", where);
-    out->axis = (int)axis;
+    out->axis = at;
     return true;
 }
 

@@ -8,6 +8,7 @@
 
 #include "ir/conv_transpose_geometry.h"
 #include "ir/ir.h"
+#include "ir/type_table.h"
 #include "passes/diagnostics.h"
 #include "passes/rewrite_report.h"
 
@@ -45,15 +46,20 @@ const tc_pass_def *tc_pass_find(const char *name);
 
 /* The passes themselves. */
 tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *options, tc_error *err);
+/* The same inference into a side table: each value's inferred type goes into `types`
+ * (ir/type_table.h), the model is only read (no type, no value_info changes), so several
+ * threads may infer from one model at once. The API fills a session's table this way. */
+tconv_status tc_shape_infer_into(tconv_graph *graph, const tc_pass_options *options,
+                                 tc_type_table *types, tc_error *err);
 /* Shape inference one node at a time, for a client that learns values as it goes: the
  * runtime's constant folding knows the contents of values that only its folded kernels tell
  * (a reflect Pad's pads from a Reshape/Slice/Transpose chain), and with them the shapes after
  * them. Each call merges what the node's rule infers into its outputs' types, as the pass
- * does (sharper types, value_info for new ones); the caller puts the model's types back when
- * that is what it wants (src/api/api_session.c). */
+ * does (sharper types, value_info for new ones), or, with a `types` table, into that table
+ * alone (src/api/api_session.c: the caller's model is not written). */
 typedef struct tc_shape_refiner tc_shape_refiner;
 tconv_status tc_shape_refiner_new(tconv_model *model, tconv_convention convention,
-                                  tc_shape_refiner **out);
+                                  tc_type_table *types, tc_shape_refiner **out);
 void tc_shape_refiner_free(tc_shape_refiner *refiner);
 /* The contents of an integer value of rank 0 or 1 (at most 64 elements), known from now on;
  * false when it is not such a value or memory runs out (nothing recorded). */

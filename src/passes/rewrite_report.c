@@ -1,4 +1,5 @@
 #include "passes/rewrite_report.h"
+#include "ir/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -134,15 +135,8 @@ tconv_status tc_rewrite_report_add(tc_rewrite_report *report, const char *node_p
     uint64_t *ids = calloc(n_new_nodes + 1, sizeof *ids);
     for (size_t i = 0; ids && i < n_new_nodes; i++)
         ids[i] = new_nodes[i]->id;
-    if (report->count == report->capacity) {
-        size_t capacity = report->capacity ? report->capacity * 2 : 8;
-        tc_rewrite_record *grown = realloc(report->records, capacity * sizeof(tc_rewrite_record));
-        if (grown) {
-            report->records = grown;
-            report->capacity = capacity;
-        }
-    }
-    if (!name || !ids || nodes.failed || !old_attributes || report->count == report->capacity) {
+    bool room = TC_VEC_RESERVE(report->records, report->capacity, report->count + 1);
+    if (!name || !ids || nodes.failed || !old_attributes || !room) {
         free(ids);
         free(name);
         free(old_attributes);
@@ -228,7 +222,7 @@ static int compare_op_count(const void *a, const void *b) {
 
 typedef struct op_count_walk {
     tc_op_counts *counts;
-    size_t capacity;
+    size_t cap_items, cap_names; /* of counts->items and counts->names */
     bool failed;
 } op_count_walk;
 
@@ -240,19 +234,10 @@ static void count_op(op_count_walk *w, const char *op_type) {
             return;
         }
     }
-    if (c->count == w->capacity) {
-        size_t capacity = w->capacity ? w->capacity * 2 : 16;
-        tc_op_count *items = realloc(c->items, capacity * sizeof *items);
-        char **names = realloc(c->names, capacity * sizeof *names);
-        if (items)
-            c->items = items;
-        if (names)
-            c->names = names;
-        if (!items || !names) {
-            w->failed = true;
-            return;
-        }
-        w->capacity = capacity;
+    if (!TC_VEC_RESERVE(c->items, w->cap_items, c->count + 1) ||
+        !TC_VEC_RESERVE(c->names, w->cap_names, c->count + 1)) {
+        w->failed = true;
+        return;
     }
     char *name = malloc(strlen(op_type) + 1);
     if (!name) {
@@ -276,7 +261,7 @@ static tconv_status count_graph(tconv_graph *graph, void *ctx) {
 
 tconv_status tc_op_counts_collect(const tconv_model *model, tc_op_counts *out, tc_error *err) {
     memset(out, 0, sizeof *out);
-    op_count_walk w = {out, 0, false};
+    op_count_walk w = {out, 0, 0, false};
     count_graph(model->graph, &w);
     if (w.failed) {
         tc_op_counts_free(out);

@@ -10,6 +10,8 @@
  * Every intermediate value whose type changed gets a value_info entry, so the saved model carries
  * the shapes. Unknown ops and other domains leave their outputs alone. */
 #include "passes/shape_infer.h"
+#include "ir/shape_rules.h"
+#include "ir/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +32,8 @@ static tconv_status conflict(tc_si_ctx *ctx, const tconv_node *node, const tconv
 
 static tconv_status merge_dtype(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
                                 tconv_dtype inferred, merged_type *m) {
-    tconv_dtype declared =
-        value->type.kind == TCONV_TYPE_TENSOR ? value->type.dtype : TCONV_DTYPE_UNDEFINED;
+    const tc_type *t = tc_si_type(ctx, value);
+    tconv_dtype declared = t->kind == TCONV_TYPE_TENSOR ? t->dtype : TCONV_DTYPE_UNDEFINED;
     if (declared != TCONV_DTYPE_UNDEFINED && inferred != TCONV_DTYPE_UNDEFINED &&
         declared != inferred) {
         char what[160];
@@ -88,7 +90,7 @@ static tconv_status merge_dim(tc_si_ctx *ctx, const tconv_node *node, const tcon
 
 static tconv_status merge_shape(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
                                 const tc_si_shape *inferred, merged_type *m) {
-    const tc_type *t = &value->type;
+    const tc_type *t = tc_si_type(ctx, value);
     int declared_rank = t->kind == TCONV_TYPE_TENSOR ? t->rank : -1;
     if (declared_rank >= 0 && inferred->rank >= 0 && declared_rank != inferred->rank) {
         char what[160];
@@ -127,10 +129,10 @@ static bool type_changed(const tc_type *t, const merged_type *m) {
 }
 
 static tconv_status describe_value(tc_si_ctx *ctx, tconv_value *value) {
-    if (value->is_graph_input || value->initializer || tc_si_map_get(&ctx->described, value))
+    if (value->is_graph_input || value->initializer || tc_ptr_map_get(&ctx->described, value))
         return TCONV_OK;
     tconv_status st = tc_graph_add_value_info(value->graph, value, NULL, ctx->err);
-    if (st == TCONV_OK && !tc_si_map_put(&ctx->described, value, value))
+    if (st == TCONV_OK && !tc_ptr_map_put(&ctx->described, value, value))
         st = tc_error_nomem(ctx->err, "the value_info set");
     return st;
 }
@@ -138,7 +140,7 @@ static tconv_status describe_value(tc_si_ctx *ctx, tconv_value *value) {
 /* Merges one output's inferred type into its declared type and records the result. */
 static tconv_status apply_output(tc_si_ctx *ctx, const tconv_node *node, tconv_value *value,
                                  const tc_si_out *out) {
-    const tc_type *t = &value->type;
+    const tc_type *t = tc_si_type(ctx, value);
     if (t->kind == TCONV_TYPE_OTHER || (t->kind == TCONV_TYPE_TENSOR && t->rank > TCONV_MAX_RANK))
         return TCONV_OK; /* not a tensor, or beyond what inference models */
     if (out->dtype == TCONV_DTYPE_UNDEFINED && out->shape.rank < 0)
@@ -152,6 +154,8 @@ static tconv_status apply_output(tc_si_ctx *ctx, const tconv_node *node, tconv_v
     /* A tensor type needs an element type; without one there is nothing worth writing. */
     if (m.dtype == TCONV_DTYPE_UNDEFINED || !type_changed(t, &m))
         return TCONV_OK;
+    if (ctx->types) /* the model stays as it is: no value_info either */
+        return tc_type_table_put(ctx->types, value, m.dtype, m.rank, m.dims, ctx->err);
     st = tc_value_set_tensor_type(value, m.dtype, m.rank, m.dims, ctx->err);
     return st == TCONV_OK ? describe_value(ctx, value) : st;
 }
@@ -176,8 +180,8 @@ tconv_status tc_si_infer_if(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
         if (!then_branch->outputs[i].value || !else_branch->outputs[i].value)
             continue;
         tc_si_tensor a, b;
-        tc_si_value_tensor(then_branch->outputs[i].value, &a);
-        tc_si_value_tensor(else_branch->outputs[i].value, &b);
+        tc_si_value_tensor(ctx, then_branch->outputs[i].value, &a);
+        tc_si_value_tensor(ctx, else_branch->outputs[i].value, &b);
         outs[i].dtype = a.dtype == b.dtype ? a.dtype : TCONV_DTYPE_UNDEFINED;
         outs[i].shape.rank = a.shape.rank == b.shape.rank ? a.shape.rank : -1;
         for (int k = 0; k < outs[i].shape.rank; k++)
@@ -196,20 +200,20 @@ static void agree_tensors(const tc_si_tensor *a, const tc_si_tensor *b, tc_si_ou
 
 /* The body output's type with a new axis `axis` (in [-(rank+1), rank], negative: from the end)
  * of size `len` inserted: a stacked scan output. */
-static void stacked_output(const tconv_graph *body, size_t index, int64_t axis, tc_dim len,
-                           tc_si_out *out) {
+static void stacked_output(const tc_si_ctx *ctx, const tconv_graph *body, size_t index,
+                           int64_t axis, tc_dim len, tc_si_out *out) {
     tc_si_tensor t;
     if (index >= body->n_outputs || !body->outputs[index].value)
         return;
-    tc_si_value_tensor(body->outputs[index].value, &t);
+    tc_si_value_tensor(ctx, body->outputs[index].value, &t);
     out->dtype = t.dtype;
     if (t.shape.rank < 0 || t.shape.rank + 1 > TCONV_MAX_RANK)
         return;
     int rank = t.shape.rank + 1;
-    if (axis < 0)
-        axis += rank;
-    if (axis < 0 || axis >= rank)
+    int at;
+    if (!tc_axis_normalize(axis, rank, &at))
         return;
+    axis = at;
     out->shape.rank = rank;
     for (int i = 0, k = 0; i < rank; i++)
         out->shape.dims[i] = i == axis ? len : t.shape.dims[k++];
@@ -226,13 +230,13 @@ tconv_status tc_si_infer_loop(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
     for (size_t i = 0; i < node->n_outputs; i++) {
         if (i < n_carried) {
             tc_si_tensor a, b;
-            if (!tc_si_input(node, 2 + i, &a) || 1 + i >= body->n_outputs ||
+            if (!tc_si_input(ctx, node, 2 + i, &a) || 1 + i >= body->n_outputs ||
                 !body->outputs[1 + i].value)
                 continue;
-            tc_si_value_tensor(body->outputs[1 + i].value, &b);
+            tc_si_value_tensor(ctx, body->outputs[1 + i].value, &b);
             agree_tensors(&a, &b, &outs[i]);
         } else {
-            stacked_output(body, 1 + i, 0, tc_si_dim_unknown(), &outs[i]);
+            stacked_output(ctx, body, 1 + i, 0, tc_si_dim_unknown(), &outs[i]);
         }
     }
     return TCONV_OK;
@@ -258,7 +262,7 @@ tconv_status tc_si_infer_scan(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
         return st;
     tc_dim len = tc_si_dim_unknown();
     tc_si_tensor x;
-    if (tc_si_input(node, n_state, &x) && x.shape.rank > 0) {
+    if (tc_si_input(ctx, node, n_state, &x) && x.shape.rank > 0) {
         int64_t axis = n_in_axes ? in_axes[0] : 0;
         if (axis < 0)
             axis += x.shape.rank;
@@ -268,13 +272,13 @@ tconv_status tc_si_infer_scan(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
     for (size_t i = 0; i < node->n_outputs; i++) {
         if (i < n_state) {
             tc_si_tensor a, b;
-            if (!tc_si_input(node, i, &a) || i >= body->n_outputs || !body->outputs[i].value)
+            if (!tc_si_input(ctx, node, i, &a) || i >= body->n_outputs || !body->outputs[i].value)
                 continue;
-            tc_si_value_tensor(body->outputs[i].value, &b);
+            tc_si_value_tensor(ctx, body->outputs[i].value, &b);
             agree_tensors(&a, &b, &outs[i]);
         } else {
             size_t k = i - n_state;
-            stacked_output(body, i, k < n_out_axes ? out_axes[k] : 0, len, &outs[i]);
+            stacked_output(ctx, body, i, k < n_out_axes ? out_axes[k] : 0, len, &outs[i]);
         }
     }
     return TCONV_OK;
@@ -291,15 +295,15 @@ tconv_status tc_si_infer_scan_8(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     size_t n_state = node->n_inputs - 1 - (size_t)n_scan;
     tc_dim batch = tc_si_dim_unknown(), len = tc_si_dim_unknown();
     tc_si_tensor x;
-    if (tc_si_input(node, 1 + n_state, &x) && x.shape.rank >= 2) {
+    if (tc_si_input(ctx, node, 1 + n_state, &x) && x.shape.rank >= 2) {
         batch = x.shape.dims[0];
         len = x.shape.dims[1];
     }
     for (size_t i = 0; i < node->n_outputs && i < body->n_outputs && body->outputs[i].value; i++) {
         tc_si_tensor a, t;
-        tc_si_value_tensor(body->outputs[i].value, &t);
+        tc_si_value_tensor(ctx, body->outputs[i].value, &t);
         if (i < n_state) {
-            if (tc_si_input(node, 1 + i, &a) && a.shape.rank >= 1 && t.shape.rank >= 0 &&
+            if (tc_si_input(ctx, node, 1 + i, &a) && a.shape.rank >= 1 && t.shape.rank >= 0 &&
                 t.shape.rank + 1 == a.shape.rank) {
                 outs[i].dtype = a.dtype;
                 outs[i].shape = a.shape;
@@ -330,7 +334,7 @@ static const tc_si_fn RULES[TC_OP_COUNT] = {
 #undef S0
 
 tc_si_fn tc_si_rule_for(tc_op op) {
-    return op > TC_OP_NONE && op < TC_OP_COUNT ? RULES[op] : NULL;
+    return op > TC_OP_NONE && TC_ALWAYS(op < TC_OP_COUNT) ? RULES[op] : NULL;
 }
 
 /* ---------------------------------------------------------------- the walk */
@@ -357,7 +361,7 @@ static tconv_status apply_outputs(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
         if (st != TCONV_OK)
             return st;
         if (outs[i].data) {
-            if (!tc_si_map_put(&ctx->data, value, outs[i].data))
+            if (!tc_ptr_map_put(&ctx->data, value, outs[i].data))
                 return tc_error_nomem(ctx->err, "shape inference data");
             outs[i].data = NULL;
         }
@@ -392,7 +396,7 @@ static tconv_status infer_node(tc_si_ctx *ctx, tconv_node *node) {
 /* Values that already have an entry (value_info or a graph output) get no new value_info. */
 static tconv_status note_described(tc_si_ctx *ctx, const tc_value_info *list, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        if (list[i].value && !tc_si_map_put(&ctx->described, list[i].value, list[i].value))
+        if (list[i].value && !tc_ptr_map_put(&ctx->described, list[i].value, list[i].value))
             return tc_error_nomem(ctx->err, "the value_info set");
     }
     return TCONV_OK;
@@ -414,14 +418,20 @@ static void ctx_free(tc_si_ctx *ctx) {
         if (ctx->data.keys[i])
             free(ctx->data.values[i]);
     }
-    tc_si_map_free(&ctx->data);
-    tc_si_map_free(&ctx->described);
+    tc_ptr_map_free(&ctx->data);
+    tc_ptr_map_free(&ctx->described);
 }
 
 tconv_status tc_pass_shape_infer(tconv_graph *graph, const tc_pass_options *options,
                                  tc_error *err) {
+    return tc_shape_infer_into(graph, options, NULL, err);
+}
+
+tconv_status tc_shape_infer_into(tconv_graph *graph, const tc_pass_options *options,
+                                 tc_type_table *types, tc_error *err) {
     tc_si_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
+    ctx.types = types;
     ctx.model = graph->model;
     ctx.opset = tc_model_opset(graph->model, "");
     ctx.convention = options ? options->convention : TCONV_CONVENTION_ONNX;
@@ -439,12 +449,13 @@ struct tc_shape_refiner {
 };
 
 tconv_status tc_shape_refiner_new(tconv_model *model, tconv_convention convention,
-                                  tc_shape_refiner **out) {
+                                  tc_type_table *types, tc_shape_refiner **out) {
     tc_shape_refiner *r = calloc(1, sizeof *r);
     *out = r;
     if (!r)
         return TCONV_ERR_NOMEM;
     r->ctx.model = model;
+    r->ctx.types = types;
     r->ctx.opset = tc_model_opset(model, "");
     r->ctx.convention = convention;
     r->ctx.err = &r->err;
@@ -462,7 +473,7 @@ bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, in
                                const int64_t *values) {
     if (rank > 1 || count < 0 || count > TCONV_SI_MAX_DATA || (rank == 0 && count != 1))
         return false;
-    if (tc_si_map_get(&refiner->ctx.data, value))
+    if (tc_ptr_map_get(&refiner->ctx.data, value))
         return true;
     tc_si_data *data = calloc(1, sizeof *data);
     if (!data)
@@ -471,7 +482,7 @@ bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, in
     data->count = count;
     for (int i = 0; i < count; i++)
         data->elems[i] = tc_si_dim_static(values[i]);
-    if (!tc_si_map_put(&refiner->ctx.data, value, data)) {
+    if (!tc_ptr_map_put(&refiner->ctx.data, value, data)) {
         free(data);
         return false;
     }

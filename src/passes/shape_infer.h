@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
+#include "ir/ptr_map.h"
+#include "ir/type_table.h"
 #include "passes/pass.h"
 
 /* Most elements of an integer tensor whose contents shape inference tracks (shapes, axes,
@@ -57,21 +59,16 @@ typedef struct tc_si_out {
     tc_si_data *data;
 } tc_si_out;
 
-/* A pointer -> pointer hash map (open addressing), for per-value side tables. */
-typedef struct tc_si_map {
-    const void **keys;
-    void **values;
-    size_t capacity; /* power of two or 0 */
-    size_t count;
-} tc_si_map;
-
 typedef struct tc_si_ctx {
     tconv_model *model;
     int64_t opset; /* default-domain opset the model imports */
     tconv_convention convention;
     tc_error *err;
-    tc_si_map data;      /* tconv_value* -> tc_si_data* (malloc'd, freed at the end) */
-    tc_si_map described; /* tconv_value* with a value_info entry or graph output */
+    tc_ptr_map data;      /* tconv_value* -> tc_si_data* (malloc'd, freed at the end) */
+    tc_ptr_map described; /* tconv_value* with a value_info entry or graph output */
+    /* NULL: inferred types are written into the model (the pass); else into this table, and
+     * the model is only read (tc_shape_infer_into). */
+    tc_type_table *types;
 } tc_si_ctx;
 
 typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs);
@@ -88,13 +85,6 @@ typedef tconv_status (*tc_si_fn)(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 
 /* The rule of an op table entry, or NULL. */
 tc_si_fn tc_si_rule_for(tc_op op);
-
-/* ---------------------------------------------------------------- maps */
-
-void tc_si_map_free(tc_si_map *map);
-void *tc_si_map_get(const tc_si_map *map, const void *key);
-/* false when out of memory. */
-bool tc_si_map_put(tc_si_map *map, const void *key, void *value);
 
 /* ---------------------------------------------------------------- errors */
 
@@ -125,12 +115,16 @@ tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si
 
 /* What the type of a value tells (dtype UNDEFINED / rank -1 when it does not); dim origins are
  * cleared. */
-void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out);
+void tc_si_value_tensor(const tc_si_ctx *ctx, const tconv_value *value, tc_si_tensor *out);
 /* What is known of input i (dtype UNDEFINED / rank -1 when not); false when the input is absent
  * (index past the end or omitted). Dim origins are cleared. */
-bool tc_si_input(const tconv_node *node, size_t index, tc_si_tensor *out);
+bool tc_si_input(const tc_si_ctx *ctx, const tconv_node *node, size_t index, tc_si_tensor *out);
 /* Copies input i's dtype and shape into out (used by the same-shape ops). */
-void tc_si_same_as_input(const tconv_node *node, size_t index, tc_si_out *out);
+void tc_si_same_as_input(const tc_si_ctx *ctx, const tconv_node *node, size_t index,
+                         tc_si_out *out);
+/* A value's type as inference sees it: ctx->types' entry when inferring into a table, else the
+ * model's. */
+const tc_type *tc_si_type(const tc_si_ctx *ctx, const tconv_value *value);
 
 /* Normalizes an axis in [-rank, rank) to [0, rank); out of range is an error naming the node and
  * `what` (an attribute or input name). */
@@ -158,7 +152,7 @@ bool tc_si_input_ints(tc_si_ctx *ctx, const tconv_node *node, size_t index, int6
 bool tc_si_input_floats(tc_si_ctx *ctx, const tconv_node *node, size_t index, float *values,
                         int max, int *count);
 /* The number of elements of input i when its shape is static; -1 otherwise. */
-int64_t tc_si_input_elements(const tconv_node *node, size_t index);
+int64_t tc_si_input_elements(const tc_si_ctx *ctx, const tconv_node *node, size_t index);
 
 /* An integer list argument (axes, pads, starts, sizes...) given as an INTS attribute or as an
  * input, depending on the opset. */

@@ -1,77 +1,12 @@
 /* shape-infer helpers: side tables, dims, broadcasting, inputs, and the known contents of small
  * integer tensors (the shape/axes/pads arguments that decide output shapes). */
 #include "passes/shape_infer.h"
+#include "ir/shape_rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------- pointer map */
-
-static size_t pointer_hash(const void *key) {
-    uint64_t h = (uint64_t)(uintptr_t)key;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return (size_t)h;
-}
-
-static size_t map_slot(const tc_si_map *map, const void *key) {
-    size_t mask = map->capacity - 1;
-    size_t i = pointer_hash(key) & mask;
-    while (map->keys[i] && map->keys[i] != key)
-        i = (i + 1) & mask;
-    return i;
-}
-
-static bool map_grow(tc_si_map *map) {
-    size_t capacity = map->capacity ? map->capacity * 2 : 64;
-    tc_si_map bigger = {calloc(capacity, sizeof(void *)), calloc(capacity, sizeof(void *)),
-                        capacity, 0};
-    if (!bigger.keys || !bigger.values) {
-        free(bigger.keys);
-        free(bigger.values);
-        return false;
-    }
-    for (size_t i = 0; i < map->capacity; i++) {
-        if (map->keys[i]) {
-            size_t k = map_slot(&bigger, map->keys[i]);
-            bigger.keys[k] = map->keys[i];
-            bigger.values[k] = map->values[i];
-            bigger.count++;
-        }
-    }
-    free(map->keys);
-    free(map->values);
-    *map = bigger;
-    return true;
-}
-
-void tc_si_map_free(tc_si_map *map) {
-    free(map->keys);
-    free(map->values);
-    memset(map, 0, sizeof *map);
-}
-
-void *tc_si_map_get(const tc_si_map *map, const void *key) {
-    if (map->capacity == 0)
-        return NULL;
-    size_t i = map_slot(map, key);
-    return map->keys[i] ? map->values[i] : NULL;
-}
-
-bool tc_si_map_put(tc_si_map *map, const void *key, void *value) {
-    if (2 * (map->count + 1) > map->capacity && !map_grow(map))
-        return false;
-    size_t i = map_slot(map, key);
-    if (!map->keys[i]) {
-        map->keys[i] = key;
-        map->count++;
-    }
-    map->values[i] = value;
-    return true;
-}
 
 /* ---------------------------------------------------------------- errors */
 
@@ -138,27 +73,6 @@ bool tc_si_shape_product(const tc_si_shape *shape, int begin, int end, int64_t *
     return true;
 }
 
-/* One axis of numpy broadcasting; false when both are static, differ and neither is 1. */
-static bool broadcast_dim(const tc_dim *a, const tc_dim *b, tc_dim *out) {
-    if (tc_si_dim_is(a, 1)) {
-        *out = *b;
-    } else if (tc_si_dim_is(b, 1)) {
-        *out = *a;
-    } else if (a->kind == TCONV_DIM_STATIC && b->kind == TCONV_DIM_STATIC) {
-        if (a->value != b->value)
-            return false;
-        *out = *a;
-    } else if (a->kind == TCONV_DIM_STATIC) {
-        *out = *a; /* b must be 1 or equal to it: either way the result is a */
-    } else if (b->kind == TCONV_DIM_STATIC) {
-        *out = *b;
-    } else {
-        *out = tc_si_dim_agree(a, b);
-    }
-    out->origin = NULL;
-    return true;
-}
-
 tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si_shape *a,
                              const tc_si_shape *b, tc_si_shape *out) {
     int rank = a->rank > b->rank ? a->rank : b->rank;
@@ -167,7 +81,7 @@ tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si
         int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
         const tc_dim *da = ia >= 0 ? &a->dims[ia] : &one;
         const tc_dim *db = ib >= 0 ? &b->dims[ib] : &one;
-        if (!broadcast_dim(da, db, &out->dims[i]))
+        if (!tc_dim_broadcast(da, db, &out->dims[i]))
             return tc_si_fail(ctx, node,
                               "inputs cannot be broadcast: axis %d (from the right %d) is %lld "
                               "in one and %lld in the other",
@@ -179,10 +93,10 @@ tconv_status tc_si_broadcast(tc_si_ctx *ctx, const tconv_node *node, const tc_si
 
 /* ---------------------------------------------------------------- inputs */
 
-void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out) {
+void tc_si_value_tensor(const tc_si_ctx *ctx, const tconv_value *value, tc_si_tensor *out) {
     out->dtype = TCONV_DTYPE_UNDEFINED;
     out->shape.rank = -1;
-    const tc_type *t = &value->type;
+    const tc_type *t = tc_si_type(ctx, value);
     if (t->kind != TCONV_TYPE_TENSOR)
         return;
     out->dtype = t->dtype;
@@ -195,35 +109,39 @@ void tc_si_value_tensor(const tconv_value *value, tc_si_tensor *out) {
     }
 }
 
-bool tc_si_input(const tconv_node *node, size_t index, tc_si_tensor *out) {
+const tc_type *tc_si_type(const tc_si_ctx *ctx, const tconv_value *value) {
+    return tc_type_seen(ctx->types, value);
+}
+
+bool tc_si_input(const tc_si_ctx *ctx, const tconv_node *node, size_t index, tc_si_tensor *out) {
     out->dtype = TCONV_DTYPE_UNDEFINED;
     out->shape.rank = -1;
     if (index >= node->n_inputs || !node->inputs[index])
         return false;
-    tc_si_value_tensor(node->inputs[index], out);
+    tc_si_value_tensor(ctx, node->inputs[index], out);
     return true;
 }
 
-void tc_si_same_as_input(const tconv_node *node, size_t index, tc_si_out *out) {
+void tc_si_same_as_input(const tc_si_ctx *ctx, const tconv_node *node, size_t index,
+                         tc_si_out *out) {
     tc_si_tensor in;
-    tc_si_input(node, index, &in);
+    tc_si_input(ctx, node, index, &in);
     out->dtype = in.dtype;
     out->shape = in.shape;
 }
 
 tconv_status tc_si_normalize_axis(tc_si_ctx *ctx, const tconv_node *node, const char *what,
                                   int64_t axis, int rank, int *out) {
-    if (axis < -(int64_t)rank || axis >= rank)
+    if (!tc_axis_normalize(axis, rank, out))
         return tc_si_fail(ctx, node, "%s %lld is out of range for rank %d", what, (long long)axis,
                           rank);
-    *out = (int)(axis < 0 ? axis + rank : axis);
     return TCONV_OK;
 }
 
-int64_t tc_si_input_elements(const tconv_node *node, size_t index) {
+int64_t tc_si_input_elements(const tc_si_ctx *ctx, const tconv_node *node, size_t index) {
     tc_si_tensor in;
     int64_t n;
-    if (!tc_si_input(node, index, &in) || in.shape.rank < 0 ||
+    if (!tc_si_input(ctx, node, index, &in) || in.shape.rank < 0 ||
         !tc_si_shape_product(&in.shape, 0, in.shape.rank, &n))
         return -1;
     return n;
@@ -271,14 +189,14 @@ tc_si_data *tc_si_data_from_tensor(tconv_tensor *tensor) {
 const tc_si_data *tc_si_value_data(tc_si_ctx *ctx, tconv_value *value) {
     if (!value)
         return NULL;
-    tc_si_data *data = tc_si_map_get(&ctx->data, value);
+    tc_si_data *data = tc_ptr_map_get(&ctx->data, value);
     if (data)
         return data;
     /* An initializer that is also a graph input is only a default: the caller may override it. */
     if (!value->initializer || value->is_graph_input)
         return NULL;
     data = tc_si_data_from_tensor(value->initializer);
-    if (data && !tc_si_map_put(&ctx->data, value, data)) {
+    if (data && !tc_ptr_map_put(&ctx->data, value, data)) {
         free(data);
         return NULL;
     }
@@ -383,7 +301,7 @@ tconv_status tc_si_ints_arg(tc_si_ctx *ctx, const tconv_node *node, const char *
         return TCONV_OK;
     }
     out->state = TCONV_SI_ARG_UNKNOWN;
-    int64_t n = tc_si_input_elements(node, input);
+    int64_t n = tc_si_input_elements(ctx, node, input);
     out->count = n >= 0 && n <= INT32_MAX ? (int)n : -1;
     return TCONV_OK;
 }

@@ -47,7 +47,7 @@ static tconv_status check_operands(tc_si_ctx *ctx, const tconv_node *node, const
                                    const tc_si_tensor *w, bool with_bias, int64_t c_out) {
     tconv_status st = tc_conv_transpose_check_ranks(x->shape.rank, w->shape.rank, ctx->err);
     tc_si_tensor b;
-    if (st == TCONV_OK && with_bias && tc_si_input(node, 2, &b)) {
+    if (st == TCONV_OK && with_bias && tc_si_input(ctx, node, 2, &b)) {
         int64_t b_buf[TCONV_MAX_RANK];
         st = tc_conv_transpose_check_bias(b.shape.rank, static_or_minus_one(&b.shape, b_buf), c_out,
                                           ctx->err);
@@ -91,8 +91,8 @@ static void conv_transpose_output(const tc_si_tensor *x, const tc_conv_transpose
 
 tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w;
-    tc_si_input(node, 0, &x);
-    tc_si_input(node, 1, &w);
+    tc_si_input(ctx, node, 0, &x);
+    tc_si_input(ctx, node, 1, &w);
     outs[0].dtype = x.dtype != TCONV_DTYPE_UNDEFINED ? x.dtype : w.dtype;
     tconv_status st = check_operands(ctx, node, &x, &w, false, -1);
     if (st != TCONV_OK)
@@ -187,8 +187,8 @@ static tconv_status conv_channels(tc_si_ctx *ctx, const tconv_node *node, const 
 
 tconv_status tc_si_infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w;
-    tc_si_input(node, 0, &x);
-    tc_si_input(node, 1, &w);
+    tc_si_input(ctx, node, 0, &x);
+    tc_si_input(ctx, node, 1, &w);
     outs[0].dtype = x.dtype != TCONV_DTYPE_UNDEFINED ? x.dtype : w.dtype;
     tconv_status st = check_ranks(ctx, node, &x, &w);
     int spatial_rank = spatial_rank_of(&x, &w);
@@ -217,7 +217,7 @@ tconv_status tc_si_infer_conv(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
 
 tconv_status tc_si_infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -241,7 +241,7 @@ tconv_status tc_si_infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
 
 tconv_status tc_si_infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -257,7 +257,7 @@ tconv_status tc_si_infer_global_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out
  * axis; X's type. */
 tconv_status tc_si_infer_max_unpool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t shape[TCONV_MAX_RANK];
     int count = 0;

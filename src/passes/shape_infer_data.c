@@ -93,7 +93,7 @@ static int clamp_shape_index(int64_t index, int rank) {
 /* Shape-15's start/end pick a range of the dims (negative counts from the end, clamped). */
 tconv_status tc_si_infer_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
     tc_si_shape_unknown(&outs[0].shape, 1);
     int64_t start, end;
@@ -111,7 +111,7 @@ tconv_status tc_si_infer_shape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
 
 tconv_status tc_si_infer_size(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
     outs[0].shape.rank = 0;
     int64_t n;
@@ -145,8 +145,8 @@ static tconv_status gather_data(tc_si_ctx *ctx, const tconv_node *node, int axis
 
 tconv_status tc_si_infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor data, indices;
-    tc_si_input(node, 0, &data);
-    tc_si_input(node, 1, &indices);
+    tc_si_input(ctx, node, 0, &data);
+    tc_si_input(ctx, node, 1, &indices);
     outs[0].dtype = data.dtype;
     int64_t axis_attr;
     int axis;
@@ -217,7 +217,7 @@ tconv_status tc_si_infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_
         }
         return filled_data(ctx, value, &outs[0]);
     }
-    int64_t n = tc_si_input_elements(node, 0);
+    int64_t n = tc_si_input_elements(ctx, node, 0);
     if (n >= 0 && n <= TCONV_MAX_RANK)
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;

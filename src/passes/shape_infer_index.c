@@ -12,7 +12,7 @@
 /* The output is input 0's dtype and shape (CumSum, Trilu, the scatters). */
 static tconv_status same_as_data(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     return TCONV_OK;
 }
 
@@ -36,7 +36,7 @@ tconv_status tc_si_infer_scatter_nd(tc_si_ctx *ctx, tconv_node *node, tc_si_out 
 
 tconv_status tc_si_infer_range(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor start;
-    tc_si_input(node, 0, &start);
+    tc_si_input(ctx, node, 0, &start);
     outs[0].dtype = start.dtype;
     outs[0].shape.rank = 1;
     outs[0].shape.dims[0] = tc_si_dim_unknown();
@@ -74,8 +74,8 @@ tconv_status tc_si_infer_range(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
 tconv_status tc_si_infer_gather_elements(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_tensor data, indices;
-    tc_si_input(node, 0, &data);
-    tc_si_input(node, 1, &indices);
+    tc_si_input(ctx, node, 0, &data);
+    tc_si_input(ctx, node, 1, &indices);
     outs[0].dtype = data.dtype;
     outs[0].shape = indices.shape;
     return TCONV_OK;
@@ -83,8 +83,8 @@ tconv_status tc_si_infer_gather_elements(tc_si_ctx *ctx, tconv_node *node, tc_si
 
 tconv_status tc_si_infer_gather_nd(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor data, indices;
-    tc_si_input(node, 0, &data);
-    tc_si_input(node, 1, &indices);
+    tc_si_input(ctx, node, 0, &data);
+    tc_si_input(ctx, node, 1, &indices);
     outs[0].dtype = data.dtype;
     int64_t batch;
     tconv_status st = tc_node_attr_int(node, "batch_dims", 0, &batch, ctx->err);
@@ -121,7 +121,7 @@ static tc_dim scaled_dim(const tc_dim *d, int64_t mul, int64_t div) {
 /* channels * c_mul / c_div, spatial dims * s_mul / s_div. */
 static tconv_status block_rule(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs, bool to_space) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t bs;
     tconv_status st = tc_node_attr_int(node, "blocksize", 0, &bs, ctx->err);
@@ -152,7 +152,7 @@ tconv_status tc_si_infer_space_to_depth(tc_si_ctx *ctx, tconv_node *node, tc_si_
 tconv_status tc_si_infer_nonzero(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
     tc_si_shape_unknown(&outs[0].shape, 2); /* [rank, count]: count depends on the data */
     if (x.shape.rank >= 0)
@@ -162,7 +162,7 @@ tconv_status tc_si_infer_nonzero(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 
 tconv_status tc_si_infer_topk(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     outs[1].dtype = TCONV_DTYPE_INT64;
     int64_t axis_attr, k = -1;
@@ -186,8 +186,8 @@ tconv_status tc_si_infer_topk(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
 
 tconv_status tc_si_infer_one_hot(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor indices, values;
-    tc_si_input(node, 0, &indices);
-    tc_si_input(node, 2, &values);
+    tc_si_input(ctx, node, 0, &indices);
+    tc_si_input(ctx, node, 2, &values);
     outs[0].dtype = values.dtype;
     int64_t axis_attr;
     int axis;
@@ -220,7 +220,7 @@ tconv_status tc_si_infer_einsum(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     if (n < 1 || n > TC_EINSUM_MAX_OPERANDS)
         return TCONV_OK;
     for (int i = 0; i < n; i++) {
-        tc_si_input(node, (size_t)i, &in[i]);
+        tc_si_input(ctx, node, (size_t)i, &in[i]);
         ranks[i] = in[i].shape.rank;
     }
     outs[0].dtype = in[0].dtype;

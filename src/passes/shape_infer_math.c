@@ -11,11 +11,11 @@
 static tconv_status broadcast_inputs(tc_si_ctx *ctx, tconv_node *node, size_t dtype_from,
                                      tconv_dtype fixed_dtype, tc_si_out *out) {
     tc_si_tensor in;
-    tc_si_input(node, dtype_from, &in);
+    tc_si_input(ctx, node, dtype_from, &in);
     out->dtype = fixed_dtype != TCONV_DTYPE_UNDEFINED ? fixed_dtype : in.dtype;
     bool first = true;
     for (size_t i = 0; i < node->n_inputs; i++) {
-        if (!tc_si_input(node, i, &in))
+        if (!tc_si_input(ctx, node, i, &in))
             continue;
         if (in.shape.rank < 0) {
             out->shape.rank = -1;
@@ -199,7 +199,7 @@ TC_SI_BOOL_RULE(tc_si_infer_xor, ARITH_XOR)
 
 /* Not: known where its input is. */
 tconv_status tc_si_infer_not(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (!src)
         return TCONV_OK;
@@ -249,13 +249,13 @@ tconv_status tc_si_infer_where(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
 
 tconv_status tc_si_infer_unary(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     return TCONV_OK;
 }
 
 /* Identity also passes known contents through (shape computations). */
 tconv_status tc_si_infer_identity(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (!src)
         return TCONV_OK;
@@ -268,7 +268,7 @@ tconv_status tc_si_infer_identity(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
 
 tconv_status tc_si_infer_predicate(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     outs[0].dtype = TCONV_DTYPE_BOOL;
     return TCONV_OK;
 }
@@ -285,7 +285,7 @@ tconv_status tc_si_infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
     if (!is_valid_dtype(to))
         return tc_si_fail(ctx, node, "attribute 'to' is missing or not a known dtype (%lld)",
                           (long long)to);
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     outs[0].dtype = (tconv_dtype)to;
     const tc_si_data *src = tc_si_input_data(ctx, node, 0);
     if (src && (to == TCONV_DTYPE_INT64 || to == TCONV_DTYPE_INT32)) {
@@ -299,8 +299,8 @@ tconv_status tc_si_infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
 tconv_status tc_si_infer_cast_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_tensor like;
-    tc_si_same_as_input(node, 0, &outs[0]);
-    tc_si_input(node, 1, &like);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
+    tc_si_input(ctx, node, 1, &like);
     outs[0].dtype = like.dtype;
     return TCONV_OK;
 }
@@ -322,9 +322,9 @@ tconv_status tc_si_infer_quantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_si
     if (st != TCONV_OK)
         return st;
     tc_si_tensor zero_point;
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     outs[0].dtype = output_dtype ? (tconv_dtype)output_dtype : TCONV_DTYPE_UINT8;
-    if (tc_si_input(node, 2, &zero_point) && zero_point.dtype != TCONV_DTYPE_UNDEFINED) {
+    if (tc_si_input(ctx, node, 2, &zero_point) && zero_point.dtype != TCONV_DTYPE_UNDEFINED) {
         if (output_dtype && zero_point.dtype != output_dtype)
             return tc_si_fail(ctx, node, "output_dtype %s does not match y_zero_point's %s",
                               tconv_dtype_name((int)output_dtype),
@@ -341,8 +341,8 @@ tconv_status tc_si_infer_dequantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_
     if (st != TCONV_OK)
         return st;
     tc_si_tensor scale;
-    tc_si_input(node, 1, &scale);
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_input(ctx, node, 1, &scale);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     outs[0].dtype = output_dtype ? (tconv_dtype)output_dtype : scale.dtype;
     return TCONV_OK;
 }
@@ -350,7 +350,7 @@ tconv_status tc_si_infer_dequantize_linear(tc_si_ctx *ctx, tconv_node *node, tc_
 /* EyeLike: the input's shape, of the dtype attribute's type (default the input's). */
 tconv_status tc_si_infer_eye_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     int64_t dtype;
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     tconv_status st = tc_node_attr_int(node, "dtype", outs[0].dtype, &dtype, ctx->err);
     if (st == TCONV_OK && dtype != 0 && !is_valid_dtype(dtype))
         return tc_si_fail(ctx, node, "attribute 'dtype' is not a known dtype (%lld)",
@@ -361,7 +361,7 @@ tconv_status tc_si_infer_eye_like(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
 
 /* Output 0 like the input; the mask (opset 10+: bool) too. */
 tconv_status tc_si_infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     if (node->n_outputs > 1) {
         outs[1] = outs[0];
         if (ctx->opset >= 10)
@@ -374,8 +374,8 @@ tconv_status tc_si_infer_dropout(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 tconv_status tc_si_infer_batch_norm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     (void)ctx;
     tc_si_tensor x, mean;
-    tc_si_input(node, 0, &x);
-    tc_si_input(node, 3, &mean);
+    tc_si_input(ctx, node, 0, &x);
+    tc_si_input(ctx, node, 3, &mean);
     outs[0].dtype = x.dtype;
     outs[0].shape = x.shape;
     for (size_t i = 1; i < node->n_outputs; i++) {
@@ -400,8 +400,8 @@ static tconv_status check_inner(tc_si_ctx *ctx, const tconv_node *node, const tc
 /* numpy matmul: 1-D operands are promoted to matrices and the added axis removed after. */
 tconv_status tc_si_infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor a, b;
-    tc_si_input(node, 0, &a);
-    tc_si_input(node, 1, &b);
+    tc_si_input(ctx, node, 0, &a);
+    tc_si_input(ctx, node, 1, &b);
     outs[0].dtype = a.dtype;
     if (a.shape.rank < 0 || b.shape.rank < 0)
         return TCONV_OK;
@@ -438,8 +438,8 @@ tconv_status tc_si_infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
 
 tconv_status tc_si_infer_gemm(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor a, b;
-    tc_si_input(node, 0, &a);
-    tc_si_input(node, 1, &b);
+    tc_si_input(ctx, node, 0, &a);
+    tc_si_input(ctx, node, 1, &b);
     outs[0].dtype = a.dtype;
     int64_t trans_a, trans_b;
     tconv_status st = tc_node_attr_int(node, "transA", 0, &trans_a, ctx->err);

@@ -7,7 +7,7 @@
 /* ArgMax, ArgMin: int64 indices, the axis dropped or kept as 1. */
 tconv_status tc_si_infer_arg_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = TCONV_DTYPE_INT64;
     int64_t axis_attr, keep_dims;
     int axis;
@@ -30,7 +30,7 @@ tconv_status tc_si_infer_arg_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out 
 /* Y is X's type; Mean and InvStdDev have X's dims before axis and 1 from axis on, in the stash
  * type (float unless stash_type says otherwise). */
 tconv_status tc_si_infer_layer_normalization(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
-    tc_si_same_as_input(node, 0, &outs[0]);
+    tc_si_same_as_input(ctx, node, 0, &outs[0]);
     int64_t axis_attr, stash;
     int axis;
     tconv_status st;
@@ -60,9 +60,9 @@ tconv_status tc_si_infer_nll_loss(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
     if (st != TCONV_OK)
         return st;
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     if (strcmp(reduction, "none") == 0)
-        tc_si_same_as_input(node, 1, &outs[0]);
+        tc_si_same_as_input(ctx, node, 1, &outs[0]);
     else
         tc_si_shape_unknown(&outs[0].shape, 0);
     outs[0].dtype = x.dtype;

@@ -46,7 +46,7 @@ static void read_scales_input(tc_si_ctx *ctx, const tconv_node *node, size_t ind
                               resize_args *r) {
     if (index >= node->n_inputs || !node->inputs[index])
         return;
-    r->scales_given = tc_si_input_elements(node, index) != 0;
+    r->scales_given = tc_si_input_elements(ctx, node, index) != 0;
     if (tc_si_input_floats(ctx, node, index, r->scales, TCONV_SI_MAX_DATA, &r->n_scales)) {
         r->scales_given = r->n_scales > 0;
         r->scales_known = r->n_scales > 0;
@@ -127,7 +127,7 @@ static void unknown_axes(const resize_args *r, tc_si_shape *out) {
 
 tconv_status tc_si_infer_resize(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -151,7 +151,7 @@ tconv_status tc_si_infer_resize(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
 
 tconv_status tc_si_infer_upsample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;

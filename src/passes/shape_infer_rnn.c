@@ -7,9 +7,9 @@
 
 tconv_status tc_si_infer_rnn(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, w, r;
-    tc_si_input(node, 0, &x);
-    tc_si_input(node, 1, &w);
-    tc_si_input(node, 2, &r);
+    tc_si_input(ctx, node, 0, &x);
+    tc_si_input(ctx, node, 1, &w);
+    tc_si_input(ctx, node, 2, &r);
     int64_t hidden, layout;
     tconv_status st = tc_node_attr_int(node, "hidden_size", 0, &hidden, ctx->err);
     if (st == TCONV_OK)

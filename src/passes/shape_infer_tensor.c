@@ -6,6 +6,7 @@
  * initializer nor a known computation, the output keeps the rank it must have, with unknown dims
  * where the argument matters. */
 #include "ir/slice_geometry.h"
+#include "ir/shape_rules.h"
 #include "passes/shape_infer.h"
 
 #include <string.h>
@@ -13,16 +14,17 @@
 /* Marks axes[0..count) in `seen` (normalized against rank); duplicates are an error. */
 static tconv_status normalize_axes(tc_si_ctx *ctx, const tconv_node *node, const char *what,
                                    const int64_t *axes, int count, int rank, int *out, bool *seen) {
+    size_t bad = 0;
+    tc_axes_status as = tc_axes_normalize(axes, (size_t)count, rank, out, &bad);
+    if (as == TC_AXES_OUT_OF_RANGE)
+        return tc_si_fail(ctx, node, "%s %lld is out of range for rank %d", what,
+                          (long long)axes[bad], rank);
+    if (as == TC_AXES_REPEATED)
+        return tc_si_fail(ctx, node, "%s lists axis %lld twice", what, (long long)axes[bad]);
     for (int i = 0; i < rank; i++)
         seen[i] = false;
-    for (int i = 0; i < count; i++) {
-        tconv_status st = tc_si_normalize_axis(ctx, node, what, axes[i], rank, &out[i]);
-        if (st != TCONV_OK)
-            return st;
-        if (seen[out[i]])
-            return tc_si_fail(ctx, node, "%s lists axis %lld twice", what, (long long)axes[i]);
+    for (int i = 0; i < count; i++)
         seen[out[i]] = true;
-    }
     return TCONV_OK;
 }
 
@@ -33,15 +35,15 @@ typedef struct slice_args {
 } slice_args;
 
 static tconv_status read_slice_args(tc_si_ctx *ctx, const tconv_node *node, slice_args *a) {
-    bool attrs = ctx->opset > 0 && ctx->opset < 10;
+    bool attrs = ctx->opset > 0 && tc_slice_args_in_attrs(ctx->opset);
     tconv_status st;
-    if ((st = tc_si_ints_arg(ctx, node, attrs ? "starts" : NULL, 1, &a->starts)) ||
-        (st = tc_si_ints_arg(ctx, node, attrs ? "ends" : NULL, 2, &a->ends)) ||
-        (st = tc_si_ints_arg(ctx, node, attrs ? "axes" : NULL, 3, &a->axes)))
+    if ((st = tc_si_ints_arg(ctx, node, attrs ? "starts" : NULL, TC_SLICE_STARTS, &a->starts)) ||
+        (st = tc_si_ints_arg(ctx, node, attrs ? "ends" : NULL, TC_SLICE_ENDS, &a->ends)) ||
+        (st = tc_si_ints_arg(ctx, node, attrs ? "axes" : NULL, TC_SLICE_AXES, &a->axes)))
         return st;
     if (attrs)
         a->steps.state = TCONV_SI_ARG_ABSENT;
-    else if ((st = tc_si_ints_arg(ctx, node, NULL, 4, &a->steps)))
+    else if ((st = tc_si_ints_arg(ctx, node, NULL, TC_SLICE_STEPS, &a->steps)))
         return st;
     return TCONV_OK;
 }
@@ -112,7 +114,7 @@ static bool slice_args_known(const slice_args *a) {
 
 tconv_status tc_si_infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -186,7 +188,7 @@ static tconv_status read_pad_args(tc_si_ctx *ctx, const tconv_node *node, tc_si_
 
 tconv_status tc_si_infer_pad(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -280,7 +282,7 @@ tconv_status tc_si_infer_concat(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     int axis = -1;
     for (size_t i = 0; i < node->n_inputs; i++) {
         tc_si_tensor in;
-        if (!tc_si_input(node, i, &in))
+        if (!tc_si_input(ctx, node, i, &in))
             continue;
         if (out->dtype == TCONV_DTYPE_UNDEFINED)
             out->dtype = in.dtype;
@@ -368,26 +370,24 @@ static tconv_status reshape_check_total(tc_si_ctx *ctx, const tconv_node *node,
 
 static tconv_status reshape_target(tc_si_ctx *ctx, const tconv_node *node, const tc_si_data *target,
                                    bool allow_zero, const tc_si_shape *in, tc_si_shape *out) {
-    int minus_one = -1;
+    int64_t values[TCONV_MAX_RANK];
+    bool known[TCONV_MAX_RANK];
+    for (int i = 0; i < target->count; i++) {
+        known[i] = target->elems[i].kind == TCONV_DIM_STATIC;
+        values[i] = known[i] ? target->elems[i].value : 0;
+    }
+    int minus_one;
+    char why[128];
+    if (!tc_reshape_target_check(values, known, target->count, allow_zero, in->rank, &minus_one,
+                                 why, sizeof why))
+        return tc_si_fail(ctx, node, "%s", why);
     out->rank = target->count;
     for (int i = 0; i < target->count; i++) {
-        const tc_dim *e = &target->elems[i];
-        out->dims[i] = *e;
-        if (e->kind != TCONV_DIM_STATIC)
-            continue;
-        if (e->value == 0 && !allow_zero) {
+        out->dims[i] = target->elems[i];
+        if (known[i] && values[i] == 0 && !allow_zero)
             out->dims[i] = in->rank > i ? in->dims[i] : tc_si_dim_unknown();
-            if (in->rank >= 0 && in->rank <= i)
-                return tc_si_fail(ctx, node, "shape[%d] is 0 (copy) but the input has rank %d", i,
-                                  in->rank);
-        } else if (e->value == -1) {
-            if (minus_one >= 0)
-                return tc_si_fail(ctx, node, "shape has more than one -1");
-            minus_one = i;
+        else if (i == minus_one)
             out->dims[i] = tc_si_dim_unknown();
-        } else if (e->value < -1) {
-            return tc_si_fail(ctx, node, "shape[%d] is %lld", i, (long long)e->value);
-        }
     }
     if (minus_one >= 0)
         return reshape_fill_minus_one(ctx, node, in, out, minus_one);
@@ -413,7 +413,7 @@ static tconv_status reshaped_data(tc_si_ctx *ctx, const tconv_node *node, tc_si_
 
 tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t allow_zero;
     tconv_status st = tc_node_attr_int(node, "allowzero", 0, &allow_zero, ctx->err);
@@ -439,7 +439,7 @@ tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
         st = reshape_target(ctx, node, target, allow_zero != 0, &x.shape, &outs[0].shape);
         return st == TCONV_OK ? reshaped_data(ctx, node, &outs[0]) : st;
     }
-    int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
+    int64_t n = node->n_inputs > 1 ? tc_si_input_elements(ctx, node, 1) : -1;
     if (n >= 0 && n <= TCONV_MAX_RANK)
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
@@ -469,7 +469,7 @@ static tconv_status transposed_data(tc_si_ctx *ctx, const tconv_node *node, cons
 
 tconv_status tc_si_infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int rank = x.shape.rank;
     if (rank < 0)
@@ -519,7 +519,7 @@ static void rank_changing_data(tc_si_ctx *ctx, const tconv_node *node, int from_
 
 tconv_status tc_si_infer_unsqueeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     tc_si_ints axes;
     tconv_status st = read_axes(ctx, node, 13, &axes);
@@ -561,7 +561,7 @@ static tconv_status squeeze_all_ones(const tc_si_shape *x, tc_si_shape *out) {
 
 tconv_status tc_si_infer_squeeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     tc_si_ints axes;
     tconv_status st = read_axes(ctx, node, 13, &axes);
@@ -613,7 +613,7 @@ static tc_dim range_product(const tc_si_shape *x, int begin, int end) {
 
 tconv_status tc_si_infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t axis;
     tconv_status st = tc_node_attr_int(node, "axis", 1, &axis, ctx->err);
@@ -634,7 +634,7 @@ tconv_status tc_si_infer_flatten(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
 
 tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     const tc_si_data *shape = tc_si_input_data(ctx, node, 1);
     if (x.shape.rank < 0)
@@ -644,7 +644,7 @@ tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
         target.rank = shape->count;
         memcpy(target.dims, shape->elems, (size_t)shape->count * sizeof(tc_dim));
     } else {
-        int64_t n = node->n_inputs > 1 ? tc_si_input_elements(node, 1) : -1;
+        int64_t n = node->n_inputs > 1 ? tc_si_input_elements(ctx, node, 1) : -1;
         if (n < 0 || n > TCONV_MAX_RANK)
             return TCONV_OK;
         tc_si_shape_unknown(&target, (int)n);
@@ -673,7 +673,7 @@ static tconv_status tile1_repeats(tc_si_ctx *ctx, const tconv_node *node, int ra
 
 tconv_status tc_si_infer_tile(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
@@ -732,7 +732,7 @@ static tconv_status split_sizes(tc_si_ctx *ctx, const tconv_node *node, const tc
 
 tconv_status tc_si_infer_split(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     for (size_t i = 0; i < node->n_outputs; i++)
         outs[i].dtype = x.dtype;
     int64_t axis_attr;
@@ -786,7 +786,7 @@ static void reduced_shape(const tc_si_shape *x, const bool *reduced, bool keep_d
 
 tconv_status tc_si_infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x;
-    tc_si_input(node, 0, &x);
+    tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
     int64_t keep_dims, noop_empty;
     tc_si_ints axes;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/conv_transpose_geometry.h"
+#include "ir/vec.h"
 #include "ir/strbuf.h"
 #include "passes/target.h"
 
@@ -30,14 +31,8 @@ static tconv_status add_violation(checker *c, const char *where, tc_target_field
 static tconv_status add_violation(checker *c, const char *where, tc_target_field field,
                                   const char *fmt, ...) {
     tc_target_violations *v = c->out;
-    if (v->count == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 8;
-        tc_target_violation *grown = realloc(v->items, cap * sizeof *grown);
-        if (!grown)
-            return tc_error_nomem(c->err, "the target check");
-        v->items = grown;
-        v->cap = cap;
-    }
+    if (!TC_VEC_RESERVE(v->items, v->cap, v->count + 1))
+        return tc_error_nomem(c->err, "the target check");
     tc_target_violation *item = &v->items[v->count++];
     snprintf(item->node, sizeof item->node, "%s%s", c->path, where);
     item->field = field;

@@ -4,6 +4,7 @@
  * the pass fails naming each node left and the constraint it breaks. Without a target the pass
  * does nothing. */
 #include "passes/target_lower.h"
+#include "ir/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,14 +228,8 @@ typedef struct worklist {
 } worklist;
 
 static tconv_status push(worklist *w, tconv_node *node, tc_error *err) {
-    if (w->count == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 8;
-        tconv_node **grown = realloc(w->items, cap * sizeof *grown);
-        if (!grown)
-            return tc_error_nomem(err, "a lowering");
-        w->items = grown;
-        w->cap = cap;
-    }
+    if (!TC_VEC_RESERVE(w->items, w->cap, w->count + 1))
+        return tc_error_nomem(err, "a lowering");
     w->items[w->count++] = node;
     return TCONV_OK;
 }

@@ -1,5 +1,6 @@
 /* The kernel registry: the kernels ir/ops.def names, indexed by op table entry. */
 #include "runtime/kernel.h"
+#include "ir/check.h"
 
 #define K(fn) fn
 #define K0 NULL
@@ -13,7 +14,8 @@ static const tc_kernel_fn KERNELS[TC_OP_COUNT] = {
 #undef K0
 
 tc_kernel_fn tc_kernel_for(tc_op op) {
-    return op > TC_OP_NONE && op < TC_OP_COUNT ? KERNELS[op] : NULL;
+    /* TC_OP_NONE: an op the table lacks; anything past the table is a corrupt node */
+    return op > TC_OP_NONE && TC_ALWAYS(op < TC_OP_COUNT) ? KERNELS[op] : NULL;
 }
 
 tconv_status tc_kernel_check_node_attrs(const tconv_node *node, tc_op op, int64_t opset,

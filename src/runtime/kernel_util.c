@@ -1,5 +1,7 @@
 /* Kernel helpers: input checks with messages, parameter tensors, axes, dtype conversions. */
 #include "runtime/kernel_util.h"
+#include "ir/shape_rules.h"
+#include "runtime/gemm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -117,10 +119,9 @@ tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, doubl
 
 tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what, int64_t axis,
                                       int rank, int *out) {
-    if (axis < -(int64_t)rank || axis >= (int64_t)rank)
+    if (!tc_axis_normalize(axis, rank, out))
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s %lld is out of range for rank %d",
                             what, (long long)axis, rank);
-    *out = (int)(axis < 0 ? axis + rank : axis);
     return TCONV_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Control flow: If runs the branch its condition selects, with the enclosing scopes' values
  * visible to the branch (the executor keeps them alive until the If has run). */
 #include "runtime/kernel_util.h"
+#include "ir/vec.h"
 #include "runtime/session_internal.h"
 
 #include <stdint.h>
@@ -97,8 +98,8 @@ static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor 
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "a scan output changes dtype or shape between iterations");
     }
-    size_t cap = p->n == p->cap ? (p->cap ? 2 * p->cap : 8) : p->cap;
-    if (cap > SIZE_MAX / 2 / sizeof *p->items)
+    size_t cap = p->cap;
+    if (p->n == p->cap && !tc_vec_next_cap(p->cap, sizeof *p->items, p->n + 1, &cap))
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "too many scan output parts");
     tconv_status st = stack_charge(ctx, (cap - p->cap) * sizeof *p->items + STACK_PART_OVERHEAD);
     if (st != TCONV_OK)
@@ -165,9 +166,11 @@ static tconv_status stack_write(tc_kernel_ctx *ctx, size_t index, const stack_pa
 }
 
 /* The declared dtype of a graph output, for an empty stack. */
-static tconv_dtype body_output_dtype(const tconv_graph *body, size_t index) {
+static tconv_dtype body_output_dtype(const tc_kernel_ctx *ctx, const tconv_graph *body,
+                                     size_t index) {
     const tconv_value *v = index < body->n_outputs ? body->outputs[index].value : NULL;
-    return v && v->type.dtype != TCONV_DTYPE_UNDEFINED ? v->type.dtype : TCONV_DTYPE_FLOAT;
+    tconv_dtype dtype = v ? tc_session_type(ctx->session, v)->dtype : TCONV_DTYPE_UNDEFINED;
+    return dtype != TCONV_DTYPE_UNDEFINED ? dtype : TCONV_DTYPE_FLOAT;
 }
 
 static tconv_status body_graph(tc_kernel_ctx *ctx, const tconv_graph **out) {
@@ -333,7 +336,7 @@ tconv_status tc_run_loop(tc_kernel_ctx *ctx) {
         st = loop_state_output(ctx, &ls);
     for (size_t k = 0; st == TCONV_OK && k < lr.n_scan; k++)
         st = stack_write(ctx, lr.n_carried + k, &lr.scans[k], 0, false,
-                         body_output_dtype(lr.body, 1 + lr.n_carried + k));
+                         body_output_dtype(ctx, lr.body, 1 + lr.n_carried + k));
     for (size_t k = 0; lr.scans && k < lr.n_scan; k++)
         stack_free(ctx, &lr.scans[k]);
     loop_state_free(ctx, &ls);
@@ -454,7 +457,7 @@ static tconv_status scan_outputs(tc_kernel_ctx *ctx, scan_run *sr, loop_state *l
         st = tc_kernel_normalize_axis(ctx, "scan_output_axes", sr->out_axes[k], rank, &axis);
         if (st == TCONV_OK)
             st = stack_write(ctx, sr->n_state + k, &sr->scans[k], axis, sr->out_dirs[k] != 0,
-                             body_output_dtype(sr->body, sr->n_state + k));
+                             body_output_dtype(ctx, sr->body, sr->n_state + k));
     }
     return st;
 }
@@ -675,11 +678,12 @@ tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
         int64_t dims[TCONV_MAX_RANK] = {n_batch, length}, body_dims[TCONV_MAX_RANK];
         int rank = 0;
         const tconv_value *v = sr.body->outputs[i].value;
-        if (!v || !tc_value_static_shape(v, body_dims, &rank) || rank + 2 > TCONV_MAX_RANK)
+        if (!v || !tc_plan_value_dims(ctx->session, v, NULL, body_dims, &rank) ||
+            rank + 2 > TCONV_MAX_RANK)
             rank = 0;
         memcpy(dims + 2, body_dims, (size_t)rank * sizeof dims[0]);
         tc_rt_tensor *o;
-        st = tc_kernel_alloc_output(ctx, i, body_output_dtype(sr.body, i), rank + 2, dims, &o);
+        st = tc_kernel_alloc_output(ctx, i, body_output_dtype(ctx, sr.body, i), rank + 2, dims, &o);
         if (st == TCONV_OK && o->nbytes)
             memset(o->data, 0, o->nbytes);
     }

@@ -2,6 +2,7 @@
  * Gather, Unsqueeze, Squeeze, Flatten, Cast. They move elements of any stored dtype by size;
  * shape parameters (starts, pads, axes, shape, indices) are int32 or int64. */
 #include "ir/slice_geometry.h"
+#include "ir/shape_rules.h"
 #include "runtime/kernel_util.h"
 #include "runtime/tensor_copy.h"
 #include "runtime/test_hooks.h"
@@ -21,16 +22,14 @@ static tconv_status prepare_data(tc_kernel_ctx *ctx, const tc_rt_tensor **data) 
 /* Axes given by an attribute or input: normalized to [0, rank), no duplicates. */
 static tconv_status normalize_axes(tc_kernel_ctx *ctx, const char *what, const int64_t *axes,
                                    size_t n, int rank, int *out) {
-    bool seen[TCONV_MAX_RANK] = {false};
-    for (size_t i = 0; i < n; i++) {
-        tconv_status st = tc_kernel_normalize_axis(ctx, what, axes[i], rank, &out[i]);
-        if (st != TCONV_OK)
-            return st;
-        if (seen[out[i]])
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s: axis %lld repeats", what,
-                                (long long)axes[i]);
-        seen[out[i]] = true;
-    }
+    size_t bad = 0;
+    tc_axes_status as = tc_axes_normalize(axes, n, rank, out, &bad);
+    if (as == TC_AXES_OUT_OF_RANGE)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s %lld is out of range for rank %d",
+                            what, (long long)axes[bad], rank);
+    if (as == TC_AXES_REPEATED)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s: axis %lld repeats", what,
+                            (long long)axes[bad]);
     return TCONV_OK;
 }
 
@@ -54,58 +53,21 @@ static tconv_status attr_ints(tc_kernel_ctx *ctx, const char *name, int64_t *val
 
 int64_t tc_test_slice_start_shift = 0;
 
-typedef struct slice_params {
-    int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK], steps[TCONV_MAX_RANK];
-    int64_t axes_raw[TCONV_MAX_RANK];
-    size_t n;
-    bool has_axes;
-} slice_params;
-
-static tconv_status slice_params_from_attrs(tc_kernel_ctx *ctx, slice_params *p) {
-    size_t n_ends, n_axes;
-    bool has_starts, has_ends;
-    tconv_status st = attr_ints(ctx, "starts", p->starts, TCONV_MAX_RANK, &p->n, &has_starts);
+/* Slice-10's inputs into args (Slice-1's attributes: tc_slice_args_from_attrs). */
+static tconv_status slice_args_from_inputs(tc_kernel_ctx *ctx, tc_slice_args *p) {
+    size_t n_ends = 0, n_axes = 0, n_steps = 0;
+    tconv_status st = tc_kernel_read_ints(ctx, TC_SLICE_STARTS, p->starts, TCONV_MAX_RANK, &p->n);
     if (st == TCONV_OK)
-        st = attr_ints(ctx, "ends", p->ends, TCONV_MAX_RANK, &n_ends, &has_ends);
-    if (st == TCONV_OK)
-        st = attr_ints(ctx, "axes", p->axes_raw, TCONV_MAX_RANK, &n_axes, &p->has_axes);
-    if (st != TCONV_OK)
-        return st;
-    if (!has_starts || !has_ends)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "Slice-1 needs the attributes 'starts' and 'ends'");
-    if (n_ends != p->n || (p->has_axes && n_axes != p->n))
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "starts (%zu), ends (%zu) and axes (%zu) differ in length", p->n,
-                            n_ends, p->has_axes ? n_axes : p->n);
-    for (size_t i = 0; i < p->n; i++)
-        p->steps[i] = 1;
-    return TCONV_OK;
-}
-
-static tconv_status slice_params_from_inputs(tc_kernel_ctx *ctx, slice_params *p) {
-    size_t n_ends, n_axes = 0, n_steps = 0;
-    tconv_status st = tc_kernel_read_ints(ctx, 1, p->starts, TCONV_MAX_RANK, &p->n);
-    if (st == TCONV_OK)
-        st = tc_kernel_read_ints(ctx, 2, p->ends, TCONV_MAX_RANK, &n_ends);
-    p->has_axes = tc_kernel_input(ctx, 3) != NULL;
-    if (st == TCONV_OK && p->has_axes)
-        st = tc_kernel_read_ints(ctx, 3, p->axes_raw, TCONV_MAX_RANK, &n_axes);
-    bool has_steps = tc_kernel_input(ctx, 4) != NULL;
+        st = tc_kernel_read_ints(ctx, TC_SLICE_ENDS, p->ends, TCONV_MAX_RANK, &n_ends);
+    bool has_axes = tc_kernel_input(ctx, TC_SLICE_AXES) != NULL;
+    if (st == TCONV_OK && has_axes)
+        st = tc_kernel_read_ints(ctx, TC_SLICE_AXES, p->axes, TCONV_MAX_RANK, &n_axes);
+    bool has_steps = tc_kernel_input(ctx, TC_SLICE_STEPS) != NULL;
     if (st == TCONV_OK && has_steps)
-        st = tc_kernel_read_ints(ctx, 4, p->steps, TCONV_MAX_RANK, &n_steps);
-    if (st != TCONV_OK)
-        return st;
-    if (n_ends != p->n || (p->has_axes && n_axes != p->n) || (has_steps && n_steps != p->n))
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                            "starts (%zu), ends (%zu), axes (%zu) and steps (%zu) differ in "
-                            "length",
-                            p->n, n_ends, p->has_axes ? n_axes : p->n, has_steps ? n_steps : p->n);
-    if (!has_steps) {
-        for (size_t i = 0; i < p->n; i++)
-            p->steps[i] = 1;
-    }
-    return TCONV_OK;
+        st = tc_kernel_read_ints(ctx, TC_SLICE_STEPS, p->steps, TCONV_MAX_RANK, &n_steps);
+    if (st == TCONV_OK)
+        st = tc_slice_args_complete(p, n_ends, has_axes, n_axes, has_steps, n_steps, ctx->err);
+    return st;
 }
 
 static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi) {
@@ -114,23 +76,19 @@ static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi) {
 
 tconv_status tc_run_slice(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    slice_params p;
+    tc_slice_args p;
     memset(&p, 0, sizeof p);
-    bool attr_form = ctx->opset < 10;
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
-        st = attr_form ? slice_params_from_attrs(ctx, &p) : slice_params_from_inputs(ctx, &p);
+        st = tc_slice_args_in_attrs(ctx->opset) ? tc_slice_args_from_attrs(ctx->node, &p, ctx->err)
+                                                : slice_args_from_inputs(ctx, &p);
     if (st != TCONV_OK)
         return st;
     if (p.n > (size_t)x->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu slice axes for rank %d", p.n,
                             x->rank);
     int axes[TCONV_MAX_RANK];
-    if (!p.has_axes) {
-        for (size_t i = 0; i < p.n; i++)
-            p.axes_raw[i] = (int64_t)i;
-    }
-    st = normalize_axes(ctx, "axes", p.axes_raw, p.n, x->rank, axes);
+    st = normalize_axes(ctx, "axes", p.axes, p.n, x->rank, axes);
     if (st != TCONV_OK)
         return st;
     tc_strided_view view;
@@ -461,36 +419,20 @@ tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
 
 static tconv_status reshape_resolve(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const int64_t *shape,
                                     size_t n, bool allowzero, int64_t *dims) {
-    int infer = -1;
+    int infer;
+    char why[128];
+    if (!tc_reshape_target_check(shape, NULL, (int)n, allowzero, x->rank, &infer, why, sizeof why))
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s", why);
     int64_t known = 1;
-    bool has_zero = false;
     for (size_t i = 0; i < n; i++) {
-        int64_t d = shape[i];
-        if (d == 0 && !allowzero) {
-            if (i >= (size_t)x->rank)
-                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                    "shape[%zu] = 0 copies a dim the rank-%d input lacks", i,
-                                    x->rank);
-            d = x->dims[i];
-        }
-        if (d == -1) {
-            if (infer >= 0)
-                return tc_error_set(ctx->err, TCONV_ERR_INVALID, "shape has two -1 entries");
-            infer = (int)i;
+        if ((int)i == infer)
             continue;
-        }
-        if (d < 0)
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "shape[%zu] = %lld is invalid", i,
-                                (long long)d);
-        has_zero = has_zero || d == 0;
+        int64_t d = shape[i] == 0 && !allowzero ? x->dims[i] : shape[i];
         dims[i] = d;
         if (!tc_mul_i64(known, d, &known))
             return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "shape overflows");
     }
     if (infer >= 0) {
-        if (allowzero && has_zero)
-            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                "allowzero=1 forbids -1 together with 0 in the shape");
         if (known == 0 || x->n_elements % known != 0)
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "cannot infer the -1 dim: %lld elements over %lld",

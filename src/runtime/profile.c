@@ -2,6 +2,7 @@
  * text in one buffer, the trace and the summary written from them at the end. */
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "runtime/profile.h"
+#include "ir/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,15 +67,9 @@ static int64_t new_event(tc_profile *p, const tconv_node *node) {
         p->dropped++;
         return -1;
     }
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        profile_event *grown = realloc(p->events, cap * sizeof *grown);
-        if (!grown) {
-            p->dropped++;
-            return -1;
-        }
-        p->events = grown;
-        p->cap = cap;
+    if (!TC_VEC_RESERVE(p->events, p->cap, p->n + 1)) {
+        p->dropped++;
+        return -1;
     }
     profile_event *e = &p->events[p->n];
     memset(e, 0, sizeof *e);

@@ -1,5 +1,6 @@
 /* Runtime tensors: dense row-major buffers in native (little-endian) byte order. */
 #include "runtime/rt_tensor.h"
+#include "ir/check.h"
 
 #include "runtime/kernel_util.h"
 
@@ -31,6 +32,7 @@ static tconv_status shape_byte_size(tconv_dtype dtype, int rank, const int64_t *
         (uint64_t)bytes > (uint64_t)(SIZE_MAX / 2))
         return tc_error_set(err, TCONV_ERR_LIMIT, "tensor size overflows (%s, rank %d)",
                             tconv_dtype_name(dtype), rank);
+    TC_ASSERT(n == 0 || (size_t)bytes / esize == (size_t)n);
     *n_elements = n;
     *nbytes = (size_t)bytes;
     return TCONV_OK;

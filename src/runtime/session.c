@@ -2,6 +2,7 @@
  * use, and runs subgraphs (If branches) with the enclosing scopes visible. */
 #define _POSIX_C_SOURCE 200809L
 #include "runtime/kernel_util.h"
+#include "ir/check.h"
 #include "runtime/session_internal.h"
 
 #include <stdlib.h>
@@ -44,6 +45,7 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
         tc_session_options_init(&s->options);
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
     if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
+        s->options.types = NULL; /* the caller's again */
         tc_session_free(s);
         return tc_error_nomem(err, "the session's thread pool");
     }
@@ -55,6 +57,7 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     if (st == TCONV_OK)
         st = tc_plan_check_work(s, s->main, NULL, err);
     if (st != TCONV_OK) {
+        s->options.types = NULL; /* the caller's again */
         tc_session_free(s);
         return st;
     }
@@ -74,6 +77,10 @@ void tc_session_free(tc_session *session) {
     tc_scratch_arena_free(&session->scratch);
     tc_arena_destroy(session->arena);
     tc_thread_pool_destroy(session->own_pool);
+    if (session->options.types) {
+        tc_type_table_free(session->options.types);
+        free(session->options.types);
+    }
     free(session);
 }
 
@@ -210,7 +217,10 @@ static void env_clear(tc_session *s, tc_run_env *env) {
 static tc_rt_tensor *env_at(const tc_run_env *env, tc_slot_ref ref) {
     for (uint32_t i = 0; i < ref.up && env; i++)
         env = env->parent;
-    return env ? &env->slots[ref.slot] : NULL;
+    /* the planner resolved `up` against the same nesting the runs build */
+    if (TC_NEVER(!env) || TC_NEVER(ref.slot >= env->plan->n_slots))
+        return NULL;
+    return &env->slots[ref.slot];
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -259,12 +269,17 @@ static tconv_status prefix_node(const tc_step_plan *step, tconv_status st, tc_er
 static void finish_step(tc_session *s, tc_run_env *env, const tc_step_plan *step) {
     if (s->profile)
         tc_profile_note_outputs(s->profile, env->slots, step->outputs, step->n_outputs);
-    for (size_t i = 0; i < step->n_releases; i++)
+    for (size_t i = 0; i < step->n_releases; i++) {
+        TC_ASSERT(step->releases[i] < env->plan->n_slots);
         tc_session_release(s, &env->slots[step->releases[i]]);
+    }
 }
 
 /* A Slice fused into its producer: the producer's output already is the Slice's result. */
 static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *step) {
+    TC_ASSERT(step->forward_from < step->n_inputs && step->inputs[step->forward_from].up == 0);
+    TC_ASSERT(step->inputs[step->forward_from].slot < env->plan->n_slots &&
+              step->outputs[0] < env->plan->n_slots);
     tc_rt_tensor *from = &env->slots[step->inputs[step->forward_from].slot];
     tc_rt_tensor *to = &env->slots[step->outputs[0]];
     tc_session_release(s, to);
@@ -420,8 +435,10 @@ static tconv_status take_output(tc_session *s, tc_run_env *env, size_t index, bo
     if (plan->outputs[index].up == 0 && src->owns_data && !slot_used_by_later_output(plan, index)) {
         *dst = *src;
         memset(src, 0, sizeof *src);
-        if (!keep_accounted)
+        if (!keep_accounted) {
+            TC_ASSERT(s->stats.live_bytes >= dst->nbytes);
             s->stats.live_bytes -= dst->nbytes;
+        }
         return TCONV_OK;
     }
     tconv_status st = keep_accounted

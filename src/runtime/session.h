@@ -3,6 +3,7 @@
 #define TCONV_RUNTIME_SESSION_H
 
 #include "ir/ir.h"
+#include "ir/type_table.h"
 #include "runtime/parallel.h"
 #include "runtime/rt_tensor.h"
 
@@ -41,9 +42,14 @@ typedef struct tc_session_options {
      * an input is not one): it may sharpen the IR types of the node's outputs from them, so
      * that a Shape of a value whose shape only folded constants tell (a Pad whose pads a
      * Reshape/Slice/Transpose chain computes) is folded too. NULL: types as the model has
-     * them. src/api sets it to shape inference and puts the model's types back afterwards. */
+     * them. src/api sets it to shape inference into `types` below. */
     void (*refine_types)(void *ctx, const tconv_node *node, const tc_rt_tensor *const *constants);
     void *refine_ctx;
+    /* Types inferred beside the model (ir/type_table.h), or NULL: planning and the kernels that
+     * read a value's type read it here first (tc_session_type), so the model is never written.
+     * src/api fills it by shape inference and refine_types adds to it. The session owns it once
+     * tc_session_create succeeds (frees it with the session); on failure the caller keeps it. */
+    tc_type_table *types;
     /* ONNX function bodies for ops without a kernel (src/api's built-in library, loaded from
      * src/runtime/data/onnx_functions.onnx): a model whose `functions` are borrowed (it must
      * outlive the session), or NULL for none. The model's own functions come first. */

@@ -25,6 +25,7 @@
  * and the step stays as a guard that checks the actual shape against the folded one without
  * allocating (a wrong value_info gives an error naming the node, never a wrong result). */
 #include "runtime/kernel_util.h"
+#include "ir/check.h"
 #include "runtime/op_work.h"
 #include "runtime/session_internal.h"
 
@@ -72,8 +73,8 @@ typedef struct fold_inputs {
 } fold_inputs;
 
 /* The static shape of a Shape's input, when the plan may rely on it. */
-static bool static_shape_input(const tc_graph_plan *plan, const tc_step_plan *step,
-                               fold_inputs *in) {
+static bool static_shape_input(const tc_session *session, const tc_graph_plan *plan,
+                               const tc_step_plan *step, fold_inputs *in) {
     const tconv_node *node = step->node;
     /* half_native: the stand-in has no data, so it must reach the kernel as it is */
     if (plan->parent || node->kind != TC_KIND_Shape || !step->half_native || step->n_inputs != 1 ||
@@ -82,17 +83,18 @@ static bool static_shape_input(const tc_graph_plan *plan, const tc_step_plan *st
     const tconv_value *x = node->inputs[0];
     tc_rt_tensor *t = &in->shape_of;
     memset(t, 0, sizeof *t);
-    if (!x || x->type.dtype == TCONV_DTYPE_UNDEFINED ||
-        !tc_plan_value_dims(x, NULL, t->dims, &t->rank))
+    if (!x || tc_session_type(session, x)->dtype == TCONV_DTYPE_UNDEFINED ||
+        !tc_plan_value_dims(session, x, NULL, t->dims, &t->rank))
         return false;
-    t->dtype = x->type.dtype;
+    t->dtype = tc_session_type(session, x)->dtype;
     in->ptrs[0] = t;
     in->needs_guard = !is_graph_input(plan, step->inputs[0].slot);
     return true;
 }
 
 /* Whether the step may be folded, and its inputs if so. */
-static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_inputs *in) {
+static bool foldable(const tc_session *session, const tc_graph_plan *plan, const tc_step_plan *step,
+                     fold_inputs *in) {
     const tconv_node *node = step->node;
     if (!step->kernel || step->n_subplans > 0 || step->n_captures > 0 || is_nondeterministic(node))
         return false;
@@ -108,7 +110,7 @@ static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_i
         }
         in->ptrs[k] = &plan->constants[step->inputs[k].slot];
     }
-    if (!all_constant && !static_shape_input(plan, step, in))
+    if (!all_constant && !static_shape_input(session, plan, step, in))
         return false;
     for (size_t k = 0; k < step->n_outputs; k++) {
         if (step->outputs[k] == TCONV_NO_SLOT)
@@ -117,8 +119,8 @@ static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_i
         const tconv_value *v = node->outputs[k];
         int64_t dims[TCONV_MAX_RANK], n;
         int rank;
-        size_t esize = tc_rt_dtype_size(v->type.dtype);
-        if (esize && tc_plan_value_dims(v, NULL, dims, &rank) &&
+        size_t esize = tc_rt_dtype_size(tc_session_type(session, v)->dtype);
+        if (esize && tc_plan_value_dims(session, v, NULL, dims, &rank) &&
             (!tc_shape_elements(dims, rank, &n) || (uint64_t)n > TCONV_FOLD_MAX_BYTES / esize))
             return false;
     }
@@ -129,7 +131,7 @@ static bool foldable(const tc_graph_plan *plan, const tc_step_plan *step, fold_i
 
 tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, uint32_t slot,
                                     tc_rt_tensor *t) {
-    if (slot >= plan->n_slots || (!t->owns_data && t->nbytes > 0))
+    if (TC_NEVER(slot >= plan->n_slots) || TC_NEVER(!t->owns_data && t->nbytes > 0))
         return TCONV_ERR_USAGE;
     if (session->stats.live_bytes >= t->nbytes)
         session->stats.live_bytes -= t->nbytes;
@@ -264,7 +266,7 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
     size_t kept = 0;
     for (size_t i = 0; i < plan->n_steps; i++) {
         tc_step_plan *step = &plan->steps[i];
-        bool folded = foldable(plan, step, &in) && fold_step(s, plan, step, &in, outputs);
+        bool folded = foldable(s, plan, step, &in) && fold_step(s, plan, step, &in, outputs);
         if (folded && !in.needs_guard)
             continue;
         if (!folded)

@@ -100,8 +100,9 @@ typedef struct conv_shape {
     int64_t rows_per_group, cols_per_group;
 } conv_shape;
 
-static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_shape *c,
-                      const tc_rt_tensor **w, const tc_rt_tensor **b) {
+static bool read_conv(const tc_session *session, const tc_graph_plan *plan,
+                      const tc_step_plan *conv, conv_shape *c, const tc_rt_tensor **w,
+                      const tc_rt_tensor **b) {
     tc_error err;
     int64_t group = 1;
     *w = tc_plan_const_input(plan, conv, 1);
@@ -110,7 +111,8 @@ static bool read_conv(const tc_graph_plan *plan, const tc_step_plan *conv, conv_
              : NULL;
     const tconv_value *x = conv->node->inputs[0];
     if (!*w || !float_like((*w)->dtype) || (*w)->rank < 3 || !x ||
-        (x->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != (*w)->dtype) ||
+        (tc_session_type(session, x)->dtype != TCONV_DTYPE_UNDEFINED &&
+         tc_session_type(session, x)->dtype != (*w)->dtype) ||
         (conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT &&
          (!*b || (*b)->dtype != (*w)->dtype)) ||
         tc_node_attr_int_or_default(conv->node, "group", &group, &err) != TCONV_OK || group < 1)
@@ -240,7 +242,7 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
     ptrdiff_t producer = find_producer(plan, bn->inputs[0].slot);
     conv_shape c;
     const tc_rt_tensor *w, *b;
-    if (producer < 0 || !read_conv(plan, &plan->steps[producer], &c, &w, &b))
+    if (producer < 0 || !read_conv(session, plan, &plan->steps[producer], &c, &w, &b))
         return TCONV_OK;
     const tc_rt_tensor *prm[4] = {p.scale, p.beta, p.mean, p.var};
     for (size_t k = 0; k < 4; k++) {
@@ -250,9 +252,9 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
     if (!finite_affine(&p, c.c_out))
         return TCONV_OK;
     const tconv_value *y = bn->node->outputs[0], *x = bn->node->inputs[0];
-    if (!x || !y ||
-        (y->type.dtype != TCONV_DTYPE_UNDEFINED && x->type.dtype != TCONV_DTYPE_UNDEFINED &&
-         y->type.dtype != x->type.dtype))
+    tconv_dtype yd = y ? tc_session_type(session, y)->dtype : TCONV_DTYPE_UNDEFINED;
+    tconv_dtype xd = x ? tc_session_type(session, x)->dtype : TCONV_DTYPE_UNDEFINED;
+    if (!x || !y || (yd != TCONV_DTYPE_UNDEFINED && xd != TCONV_DTYPE_UNDEFINED && yd != xd))
         return TCONV_OK;
     return fold_one(session, plan, &plan->steps[producer], bn, &c, w, b, &p, err);
 }

@@ -124,7 +124,8 @@ static bool formal_given(const tconv_graph *body, size_t i) {
 
 /* Input presence and the types the model declares fit the library body (shapes and the actual
  * types are checked when it runs). */
-static bool library_inputs_fit(const tconv_node *node, const tc_function *fn) {
+static bool library_inputs_fit(const tc_type_table *types, const tconv_node *node,
+                               const tc_function *fn) {
     const tconv_graph *body = fn->body;
     if (given_inputs(node) != body->n_inputs || given_outputs(node) != body->n_outputs)
         return false;
@@ -132,8 +133,9 @@ static bool library_inputs_fit(const tconv_node *node, const tc_function *fn) {
         const tconv_value *in = node->inputs[i];
         if ((in != NULL) != formal_given(body, i))
             return false;
-        if (in && in->type.kind == TCONV_TYPE_TENSOR && in->type.dtype != TCONV_DTYPE_UNDEFINED &&
-            in->type.dtype != body->inputs[i].value->type.dtype)
+        const tc_type *t = in ? tc_type_seen(types, in) : NULL;
+        if (t && t->kind == TCONV_TYPE_TENSOR && t->dtype != TCONV_DTYPE_UNDEFINED &&
+            t->dtype != body->inputs[i].value->type.dtype)
             return false;
     }
     return true;
@@ -196,19 +198,21 @@ static tconv_status local_function(tc_session *s, tc_step_plan *step, bool *foun
 }
 
 /* A library body made for this node's op, opset, attributes and inputs. */
-static bool library_body_matches(const tc_function *fn, const tconv_node *node, int64_t opset) {
+static bool library_body_matches(const tc_type_table *types, const tc_function *fn,
+                                 const tconv_node *node, int64_t opset) {
     const char *domain = domain_of(node->domain);
     /* op names as data: a function is found by the name the node calls it by */
     return strcmp(domain_of(fn->domain), domain) == 0 && same_string(fn->name, node->op_type) &&
            function_opset(fn, domain) == opset && same_attrs(node, fn) &&
-           library_inputs_fit(node, fn);
+           library_inputs_fit(types, node, fn);
 }
 
 static tconv_status library_functions(tc_session *s, tc_step_plan *step, tc_error *err) {
     const tconv_model *lib = s->options.function_library;
     for (size_t i = 0; lib && i < lib->n_functions; i++) {
         const tc_function *fn = lib->functions[i];
-        if (library_body_matches(fn, step->node, step->opset) && !add_function(s, step, fn))
+        if (library_body_matches(s->options.types, fn, step->node, step->opset) &&
+            !add_function(s, step, fn))
             return tc_error_nomem(err, "an execution plan");
     }
     return TCONV_OK;
@@ -224,7 +228,7 @@ bool tc_function_body_available(const tconv_model *model, const tconv_model *lib
     }
     int64_t opset = tc_graph_opset(node->graph, node->domain);
     for (size_t i = 0; library && i < library->n_functions; i++) {
-        if (library_body_matches(library->functions[i], node, opset))
+        if (library_body_matches(NULL, library->functions[i], node, opset))
             return true;
     }
     return false;

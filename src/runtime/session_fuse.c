@@ -8,6 +8,8 @@
  * just move the result along. The graph is not changed: this is a property of the plan, not a
  * pass (the runtime never runs passes). */
 #include "runtime/session_internal.h"
+#include "ir/slice_geometry.h"
+#include "ir/shape_rules.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -41,37 +43,31 @@ static bool attr_ints(const tconv_node *node, const char *name, int64_t *out, si
     return true;
 }
 
-typedef struct slice_consts {
-    int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK], axes[TCONV_MAX_RANK];
-    int64_t steps[TCONV_MAX_RANK];
-    size_t n;
-} slice_consts;
+typedef tc_slice_args slice_consts;
+
+static bool given(const tc_step_plan *step, size_t k) {
+    return step->n_inputs > k && step->inputs[k].slot != TCONV_NO_SLOT;
+}
 
 /* The Slice's parameters when all are constant and the steps are 1. */
 static bool read_slice(const tc_graph_plan *plan, const tc_step_plan *step, slice_consts *c) {
-    size_t n_ends = 0, n_axes = 0, n_steps = 0;
-    bool has_axes = true, has_steps = step->opset >= 10 && step->n_inputs > 4 &&
-                                      step->inputs[4].slot != TCONV_NO_SLOT;
-    if (step->opset < 10) {
-        bool present;
-        if (!attr_ints(step->node, "starts", c->starts, &c->n, &present) || !present ||
-            !attr_ints(step->node, "ends", c->ends, &n_ends, &present) || !present ||
-            !attr_ints(step->node, "axes", c->axes, &n_axes, &has_axes))
+    tc_error err;
+    if (tc_slice_args_in_attrs(step->opset)) {
+        if (tc_slice_args_from_attrs(step->node, c, &err) != TCONV_OK)
             return false;
     } else {
-        has_axes = step->n_inputs > 3 && step->inputs[3].slot != TCONV_NO_SLOT;
-        if (!const_ints(plan, step, 1, c->starts, &c->n) ||
-            !const_ints(plan, step, 2, c->ends, &n_ends) ||
-            (has_axes && !const_ints(plan, step, 3, c->axes, &n_axes)) ||
-            (has_steps && !const_ints(plan, step, 4, c->steps, &n_steps)))
+        size_t n_ends = 0, n_axes = 0, n_steps = 0;
+        bool has_axes = given(step, TC_SLICE_AXES), has_steps = given(step, TC_SLICE_STEPS);
+        if (!const_ints(plan, step, TC_SLICE_STARTS, c->starts, &c->n) ||
+            !const_ints(plan, step, TC_SLICE_ENDS, c->ends, &n_ends) ||
+            (has_axes && !const_ints(plan, step, TC_SLICE_AXES, c->axes, &n_axes)) ||
+            (has_steps && !const_ints(plan, step, TC_SLICE_STEPS, c->steps, &n_steps)) ||
+            tc_slice_args_complete(c, n_ends, has_axes, n_axes, has_steps, n_steps, &err) !=
+                TCONV_OK)
             return false;
     }
-    if (n_ends != c->n || (has_axes && n_axes != c->n) || (has_steps && n_steps != c->n))
-        return false;
     for (size_t i = 0; i < c->n; i++) {
-        if (!has_axes)
-            c->axes[i] = (int64_t)i;
-        if (has_steps && c->steps[i] != 1)
+        if (c->steps[i] != 1)
             return false;
     }
     return true;
@@ -85,10 +81,8 @@ static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) 
     for (size_t i = 0; i < crop->n; i++)
         seen[crop->axes[i]] = true;
     for (size_t i = 0; i < c->n; i++) {
-        int64_t a = c->axes[i];
-        if (a < 0)
-            a += rank;
-        if (rank < 3 || a < 2 || a >= rank || seen[a])
+        int a = -1;
+        if (rank < 3 || !tc_axis_normalize(c->axes[i], rank, &a) || a < 2 || seen[a])
             return false;
         seen[a] = true;
         crop->axes[crop->n] = (int)a;
@@ -354,30 +348,32 @@ static bool read_activation(const tc_graph_plan *plan, const tc_step_plan *step,
     return read_parameter(step, "alpha", &act->alpha) && read_parameter(step, "beta", &act->beta);
 }
 
-static bool declared_float(const tconv_node *node) {
+static bool declared_float(const tc_session *session, const tconv_node *node) {
     return node->n_outputs >= 1 && node->outputs[0] &&
-           node->outputs[0]->type.dtype == TCONV_DTYPE_FLOAT;
+           tc_session_type(session, node->outputs[0])->dtype == TCONV_DTYPE_FLOAT;
 }
 
 /* Input k is absent, a float32 constant or declared float32. */
-static bool input_float(const tc_graph_plan *plan, const tc_step_plan *step, size_t k) {
+static bool input_float(const tc_session *session, const tc_graph_plan *plan,
+                        const tc_step_plan *step, size_t k) {
     if (!has_input(step, k))
         return true;
     const tc_rt_tensor *t = tc_plan_const_input(plan, step, k);
     if (t)
         return t->dtype == TCONV_DTYPE_FLOAT;
     const tconv_value *v = k < step->node->n_inputs ? step->node->inputs[k] : NULL;
-    return v && v->type.dtype == TCONV_DTYPE_FLOAT;
+    return v && tc_session_type(session, v)->dtype == TCONV_DTYPE_FLOAT;
 }
 
 /* The producer's result is float32 when it runs: declared so, or all its inputs are float32
  * (then no float16 input makes the executor widen them and round the result back, which would
  * round between the Conv and the activation: session_half.c). */
-static bool float_result(const tc_graph_plan *plan, const tc_step_plan *producer) {
-    if (declared_float(producer->node))
+static bool float_result(const tc_session *session, const tc_graph_plan *plan,
+                         const tc_step_plan *producer) {
+    if (declared_float(session, producer->node))
         return true;
     for (size_t k = 0; k < producer->n_inputs; k++) {
-        if (!input_float(plan, producer, k))
+        if (!input_float(session, plan, producer, k))
             return false;
     }
     return true;
@@ -387,7 +383,7 @@ static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, si
                                     tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
     if (producer->n_outputs < 1 || producer->outputs[0] == TCONV_NO_SLOT ||
-        !float_result(plan, producer))
+        !float_result(session, plan, producer))
         return TCONV_OK;
     size_t input = 0;
     uint32_t slot = chain_result(plan, p);

@@ -95,9 +95,10 @@ static tconv_status widen_to_scratch(tc_kernel_ctx *ctx, const tc_rt_tensor *src
 
 /* Output i's type: the node's declared one when it is a 16-bit float or float (LayerNorm's Mean
  * stays float for float16 data), else the inputs' 16-bit type. */
-static tconv_dtype output_target(const tconv_node *node, size_t i, tconv_dtype half) {
+static tconv_dtype output_target(const tc_session *session, const tconv_node *node, size_t i,
+                                 tconv_dtype half) {
     const tconv_value *v = i < node->n_outputs ? node->outputs[i] : NULL;
-    tconv_dtype declared = v ? v->type.dtype : TCONV_DTYPE_UNDEFINED;
+    tconv_dtype declared = v ? tc_session_type(session, v)->dtype : TCONV_DTYPE_UNDEFINED;
     if (is_half(declared) || declared == TCONV_DTYPE_FLOAT)
         return declared;
     return half;
@@ -106,7 +107,7 @@ static tconv_dtype output_target(const tconv_node *node, size_t i, tconv_dtype h
 static tconv_status narrow_outputs(tc_kernel_ctx *ctx, tconv_dtype half) {
     for (size_t i = 0; i < ctx->n_outputs; i++) {
         tc_rt_tensor *out = &ctx->outputs[i];
-        tconv_dtype to = output_target(ctx->node, i, half);
+        tconv_dtype to = output_target(ctx->session, ctx->node, i, half);
         if (out->dtype != TCONV_DTYPE_FLOAT || to == TCONV_DTYPE_FLOAT)
             continue;
         tc_rt_tensor narrow;

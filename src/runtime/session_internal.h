@@ -252,8 +252,13 @@ typedef struct tc_plan_dim_values {
 tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan *plan,
                                   const tc_plan_dim_values *bound, tc_error *err);
 /* A value's dims when its rank and every dim are known (static, or symbolic and bound). */
-bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
-                        int *rank);
+bool tc_plan_value_dims(const tc_session *session, const tconv_value *v,
+                        const tc_plan_dim_values *bound, int64_t *dims, int *rank);
+/* A value's type as planning sees it: the session's inferred-type table first
+ * (options.types), else the model's. */
+static inline const tc_type *tc_session_type(const tc_session *session, const tconv_value *v) {
+    return tc_type_seen(session ? session->options.types : NULL, v);
+}
 
 /* The same replay for work (session_work.c): refuses with TCONV_ERR_LIMIT, naming the node
  * with the most work, a plan whose nodes of known shape add up to more than options.max_work. */

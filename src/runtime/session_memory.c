@@ -13,6 +13,7 @@
  * 0 bytes there; the per-allocation check in tc_session_alloc still holds them to the same limit
  * while the graph runs. */
 #include "runtime/session_internal.h"
+#include "ir/check.h"
 #include "runtime/test_hooks.h"
 
 #include <inttypes.h>
@@ -166,8 +167,10 @@ void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
 }
 
 void tc_session_release(tc_session *session, tc_rt_tensor *t) {
-    if (session && t->owns_data)
+    if (session && t->owns_data) {
+        TC_ASSERT(session->stats.live_bytes >= t->nbytes); /* every owned byte was counted */
         session->stats.live_bytes -= t->nbytes;
+    }
     tc_session_recycle_output(session, t); /* keeps the buffer for reuse, or frees it */
 }
 
@@ -198,13 +201,13 @@ static bool bound_dim(const tc_plan_dim_values *bound, const char *param, int64_
     return false;
 }
 
-bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, int64_t *dims,
-                        int *rank) {
-    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0 ||
-        v->type.rank > TCONV_MAX_RANK)
+bool tc_plan_value_dims(const tc_session *session, const tconv_value *v,
+                        const tc_plan_dim_values *bound, int64_t *dims, int *rank) {
+    const tc_type *type = v ? tc_session_type(session, v) : NULL;
+    if (!type || type->kind != TCONV_TYPE_TENSOR || type->rank < 0 || type->rank > TCONV_MAX_RANK)
         return false;
-    for (int i = 0; i < v->type.rank; i++) {
-        const tc_dim *d = &v->type.dims[i];
+    for (int i = 0; i < type->rank; i++) {
+        const tc_dim *d = &type->dims[i];
         if (d->kind == TCONV_DIM_STATIC)
             dims[i] = d->value;
         else if (d->kind != TCONV_DIM_SYMBOLIC || !bound_dim(bound, d->param, &dims[i]))
@@ -212,17 +215,18 @@ bool tc_plan_value_dims(const tconv_value *v, const tc_plan_dim_values *bound, i
         if (dims[i] < 0)
             return false;
     }
-    *rank = v->type.rank;
+    *rank = type->rank;
     return true;
 }
 
 /* The bytes a value's tensor takes when its dtype and every dim are known (static, or symbolic
  * and bound); UINT64_MAX when that size overflows. false when unknown. */
-static bool value_bytes(const tconv_value *v, const tc_plan_dim_values *bound, uint64_t *out) {
+static bool value_bytes(const tc_session *session, const tconv_value *v,
+                        const tc_plan_dim_values *bound, uint64_t *out) {
     int64_t dims[TCONV_MAX_RANK];
     int rank;
-    size_t esize = v ? tc_rt_dtype_size(v->type.dtype) : 0;
-    if (esize == 0 || !tc_plan_value_dims(v, bound, dims, &rank))
+    size_t esize = v ? tc_rt_dtype_size(tc_session_type(session, v)->dtype) : 0;
+    if (esize == 0 || !tc_plan_value_dims(session, v, bound, dims, &rank))
         return false;
     int64_t n = 1;
     bool overflow = false;
@@ -239,24 +243,25 @@ static bool value_bytes(const tconv_value *v, const tc_plan_dim_values *bound, u
     return true;
 }
 
-static uint64_t slot_bytes(const tc_graph_plan *plan, uint32_t slot,
+static uint64_t slot_bytes(const tc_session *session, const tc_graph_plan *plan, uint32_t slot,
                            const tc_plan_dim_values *bound) {
     uint64_t bytes = 0;
     if (slot != TCONV_NO_SLOT && slot < plan->n_slots &&
-        !value_bytes(plan->slot_values[slot], bound, &bytes))
+        !value_bytes(session, plan->slot_values[slot], bound, &bytes))
         bytes = 0;
     return bytes;
 }
 
 /* The main graph's inputs: the caller holds them for the whole run. */
-static uint64_t input_bytes(const tc_graph_plan *plan, const tc_plan_dim_values *bound) {
+static uint64_t input_bytes(const tc_session *session, const tc_graph_plan *plan,
+                            const tc_plan_dim_values *bound) {
     if (plan->parent)
         return 0; /* a subgraph's inputs are its parent's values */
     if (bound && bound->inputs_given)
         return bound->input_bytes;
     uint64_t total = 0;
     for (size_t i = 0; i < plan->n_inputs; i++)
-        total = add_sat(total, slot_bytes(plan, plan->inputs[i], bound));
+        total = add_sat(total, slot_bytes(session, plan, plan->inputs[i], bound));
     return total;
 }
 
@@ -266,20 +271,20 @@ tconv_status tc_plan_check_memory(const tc_session *session, const tc_graph_plan
     if (limit == 0)
         return TCONV_OK;
     uint64_t constants = session->stats.constant_bytes;
-    uint64_t inputs = input_bytes(plan, bound);
+    uint64_t inputs = input_bytes(session, plan, bound);
     uint64_t held = add_sat(add_sat(constants, inputs), session->external_bytes);
     uint64_t live = held, peak = held;
     const tc_step_plan *peak_step = NULL;
     for (size_t i = 0; i < plan->n_steps; i++) {
         const tc_step_plan *step = &plan->steps[i];
         for (size_t k = 0; k < step->n_outputs; k++)
-            live = add_sat(live, slot_bytes(plan, step->outputs[k], bound));
+            live = add_sat(live, slot_bytes(session, plan, step->outputs[k], bound));
         if (live > peak) {
             peak = live;
             peak_step = step;
         }
         for (size_t k = 0; k < step->n_releases; k++) {
-            uint64_t b = slot_bytes(plan, step->releases[k], bound);
+            uint64_t b = slot_bytes(session, plan, step->releases[k], bound);
             live = live > b ? live - b : 0;
         }
     }

@@ -21,18 +21,20 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 
 /* ---------------------------------------------------------------- planning */
 
-static uint64_t step_planned_work(const tc_step_plan *step, const tc_plan_dim_values *bound) {
+static uint64_t step_planned_work(const tc_session *session, const tc_step_plan *step,
+                                  const tc_plan_dim_values *bound) {
     const tconv_node *node = step->node;
     int64_t in_dims[TC_WORK_MAX_INPUTS][TCONV_MAX_RANK], out_dims[TCONV_MAX_RANK];
     tc_work_shapes w = {0};
     w.n_in = node->n_inputs < TC_WORK_MAX_INPUTS ? node->n_inputs : TC_WORK_MAX_INPUTS;
     for (size_t i = 0; i < w.n_in; i++) {
         w.in_rank[i] = -1;
-        if (tc_plan_value_dims(node->inputs[i], bound, in_dims[i], &w.in_rank[i]))
+        if (tc_plan_value_dims(session, node->inputs[i], bound, in_dims[i], &w.in_rank[i]))
             w.in_dims[i] = in_dims[i];
     }
     w.out_rank = -1;
-    if (node->n_outputs > 0 && tc_plan_value_dims(node->outputs[0], bound, out_dims, &w.out_rank))
+    if (node->n_outputs > 0 &&
+        tc_plan_value_dims(session, node->outputs[0], bound, out_dims, &w.out_rank))
         w.out_dims = out_dims;
     uint64_t work = 0;
     if (!tc_op_work(node, &w, &work))
@@ -40,7 +42,7 @@ static uint64_t step_planned_work(const tc_step_plan *step, const tc_plan_dim_va
     for (size_t i = 0; i < step->n_subplans; i++) {
         const tc_graph_plan *sub = step->subplans[i];
         for (size_t k = 0; k < sub->n_steps; k++)
-            work = add_sat(work, step_planned_work(&sub->steps[k], bound));
+            work = add_sat(work, step_planned_work(session, &sub->steps[k], bound));
     }
     return work;
 }
@@ -55,7 +57,7 @@ tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *
     const tc_step_plan *largest = NULL;
     uint64_t largest_work = 0;
     for (size_t i = 0; i < plan->n_steps; i++) {
-        uint64_t w = step_planned_work(&plan->steps[i], bound);
+        uint64_t w = step_planned_work(session, &plan->steps[i], bound);
         if (!largest || w > largest_work) {
             largest = &plan->steps[i];
             largest_work = w;
