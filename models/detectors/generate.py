@@ -68,16 +68,18 @@ def tiny_backbone():
                            [8, 12, 16, 16], WIDTH)
 
 
-def randomize(model, gen):
+def randomize(model, gen, spread):
     """Random FrozenBatchNorm statistics (else eval BN is nearly the identity), and class and
     objectness logits scaled up so that scores spread out: with torch's default init they are
     all nearly equal, and near-ties would make the ranking (TopK, NMS order) depend on the last
-    bits of float32 sums."""
+    bits of float32 sums. The full-size detectors' wide layers spread them already (scaled
+    logits would saturate their softmax to ties at 1.0): spread False."""
     for m in model.modules():
-        if isinstance(m, FastRCNNPredictor):
+        if spread and isinstance(m, FastRCNNPredictor):
             m.cls_score.weight.mul_(30)
             m.cls_score.bias.copy_(torch.randn(m.cls_score.bias.numel(), generator=gen))
-    model.rpn.head.cls_logits.weight.normal_(0, 0.5, generator=gen)
+    if spread:
+        model.rpn.head.cls_logits.weight.normal_(0, 0.5, generator=gen)
     for m in model.modules():
         if isinstance(m, FrozenBatchNorm2d):
             n = m.weight.numel()
@@ -140,12 +142,12 @@ def write_tensor(path, arr, name):
         f.write(t.SerializeToString())
 
 
-def build(name, factory, seed, size, out_dir):
+def build(name, factory, seed, size, out_dir, spread):
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model, outputs = factory()
     with torch.no_grad():
-        randomize(model, gen)
+        randomize(model, gen, spread)
     model.eval()
     image = torch.rand(3, size, size, generator=gen)
     with torch.no_grad():
@@ -189,11 +191,13 @@ def main():
     ap.add_argument("--full", metavar="DIR", help="also write the full-size detectors there")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    todo = [(n, MODELS[n], args.out) for n in MODELS if not args.only or n == args.only]
+    todo = [(n, MODELS[n], args.out, True) for n in MODELS]
     if args.full:
-        todo += [(n, FULL[n], args.full) for n in FULL]
-    for name, (factory, seed, size), out in todo:
-        info = build(name, factory, seed, size, out)
+        todo += [(n, FULL[n], args.full, False) for n in FULL]
+    for name, (factory, seed, size), out, spread in todo:
+        if args.only and name != args.only:
+            continue
+        info = build(name, factory, seed, size, out, spread)
         print("%s: %d bytes, outputs %s\n  ops %s\n  scores %s" % (
             name, info["bytes"], info["shapes"], ", ".join(info["ops"]),
             ["%.4f" % s for s in info["scores"]]))

@@ -636,7 +636,9 @@ static bool gs_axis(const gs_params *p, double g, int64_t size, gs_axis_taps *t)
         v = gs_round(v);
     double lo = p->align_corners ? 0.0 : -0.5;
     double hi = p->align_corners ? (double)size - 1 : (double)size - 0.5;
-    if (v < lo || v > hi) {
+    /* Linear and nearest move an outside coordinate inside first; cubic pads its four taps only
+     * (PyTorch and onnxruntime 1.30; see docs/semantics.md). */
+    if ((v < lo || v > hi) && p->mode != GS_CUBIC) {
         if (p->padding == GS_BORDER)
             v = v < 0 ? 0 : v > (double)size - 1 ? (double)size - 1 : v;
         else if (p->padding == GS_REFLECTION)
@@ -644,8 +646,15 @@ static bool gs_axis(const gs_params *p, double g, int64_t size, gs_axis_taps *t)
     }
     if (isnan(v))
         return false;
-    /* Far outside (zeros padding, or infinite): every tap reads 0; clamp before converting. */
+    /* Far outside: with zeros padding every tap reads 0; cubic's border/reflection taps are
+     * taken from that distance (border: the edge pixel; an infinity reflects to NaN: 0). Never
+     * converted to an index from further out. */
     double far = (double)size + 8;
+    if (p->mode == GS_CUBIC && p->padding != GS_ZEROS && (v < -far || v > far)) {
+        if (isinf(v) && p->padding == GS_REFLECTION)
+            return false;
+        v = v < 0 ? -far : far;
+    }
     if (v < -far || v > far) {
         t->n = 1;
         t->index[0] = -1;

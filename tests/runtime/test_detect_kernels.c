@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "kernel_harness.h"
+#include "rt_test_util.h"
 
 /* ---------------------------------------------------------------- NonMaxSuppression */
 
@@ -131,6 +132,63 @@ static void test_nms_hostile_values(void **state) {
     nms_setup(&h, 0, NULL, NULL, &huge, &iou, NULL);
     nms_expect(&h, 0, NULL);
     kh_free(&h);
+}
+
+/* A NonMaxSuppression node over n disjoint boxes (every box survives: n^2/2 IoU comparisons),
+ * its inputs initializers, in a session with the given work limit: the status of creating and
+ * running it, and the rows selected. */
+static tconv_status nms_session(int64_t n, uint64_t max_work, int64_t *rows, tc_error *err) {
+    tconv_model *m = rtt_model(11);
+    tconv_graph *g = m->graph;
+    float *boxes = malloc((size_t)n * 4 * sizeof(float)),
+          *scores = malloc((size_t)n * sizeof(float));
+    assert_non_null(boxes);
+    assert_non_null(scores);
+    for (int64_t i = 0; i < n; i++) {
+        float b[4] = {0, (float)(2 * i), 1, (float)(2 * i + 1)};
+        memcpy(boxes + i * 4, b, sizeof b);
+        scores[i] = 1.0f - (float)i / (float)n;
+    }
+    int64_t bd[3] = {1, n, 4}, sd[3] = {1, 1, n}, one[1] = {1}, huge = INT64_MAX;
+    float iou = 0.5f;
+    tconv_value *in[4] = {
+        rtt_init(g, "boxes", TCONV_DTYPE_FLOAT, 3, bd, boxes, (size_t)n * 4 * sizeof(float)),
+        rtt_init(g, "scores", TCONV_DTYPE_FLOAT, 3, sd, scores, (size_t)n * sizeof(float)),
+        rtt_init_i64(g, "max", 1, &huge),
+        rtt_init(g, "iou", TCONV_DTYPE_FLOAT, 1, one, &iou, sizeof iou)};
+    free(boxes);
+    free(scores);
+    const char *outs[] = {"selected"};
+    rtt_node(g, "NonMaxSuppression", "nms", in, 4, outs, 1);
+    rtt_output(g, "selected");
+    tc_session_options o;
+    tc_session_options_init(&o);
+    o.n_threads = 1;
+    o.max_work = max_work;
+    tc_session *s = NULL;
+    tconv_status st = tc_session_create(m, &o, &s, err);
+    tc_rt_tensor out[1];
+    memset(out, 0, sizeof out);
+    if (st == TCONV_OK)
+        st = tc_session_run(s, NULL, 0, out, err);
+    *rows = st == TCONV_OK ? out[0].dims[0] : -1;
+    tc_rt_tensor_release(&out[0]);
+    tc_session_free(s);
+    tconv_model_free(m);
+    return st;
+}
+
+/* The IoU comparisons depend on the data: they are charged to the work limit as they are made,
+ * so 8,000 surviving boxes (3.2e7 comparisons) are refused under a limit of 1e6 rather than run,
+ * and run under the default. */
+static void test_nms_work_limit(void **state) {
+    (void)state;
+    tc_error err;
+    int64_t rows;
+    assert_int_equal(nms_session(8000, 1000000, &rows, &err), TCONV_ERR_LIMIT);
+    rtt_assert_contains(err.message, "work limit");
+    assert_int_equal(nms_session(8000, 0, &rows, &err), TCONV_OK);
+    assert_int_equal(rows, 8000);
 }
 
 /* ---------------------------------------------------------------- RoiAlign */
@@ -362,10 +420,11 @@ static void test_grid_sample_nd(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nms_counts),          cmocka_unit_test(test_nms_thresholds_and_ties),
-        cmocka_unit_test(test_nms_hostile_values),  cmocka_unit_test(test_roi_align_values),
-        cmocka_unit_test(test_roi_align_hostile),   cmocka_unit_test(test_grid_sample_values),
-        cmocka_unit_test(test_grid_sample_hostile), cmocka_unit_test(test_grid_sample_nd),
+        cmocka_unit_test(test_nms_counts),         cmocka_unit_test(test_nms_thresholds_and_ties),
+        cmocka_unit_test(test_nms_hostile_values), cmocka_unit_test(test_nms_work_limit),
+        cmocka_unit_test(test_roi_align_values),   cmocka_unit_test(test_roi_align_hostile),
+        cmocka_unit_test(test_grid_sample_values), cmocka_unit_test(test_grid_sample_hostile),
+        cmocka_unit_test(test_grid_sample_nd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
