@@ -16,14 +16,6 @@
 
 #define DETECT_FLOATS (TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)
 
-static tconv_status require(tc_kernel_ctx *ctx, size_t index, uint32_t mask,
-                            const tc_rt_tensor **t) {
-    tconv_status st = tc_kernel_require_input(ctx, index, t);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, index, mask);
-    return st;
-}
-
 /* Element i of a float or double tensor. */
 static double get_real(const tc_rt_tensor *t, int64_t i) {
     return t->dtype == TCONV_DTYPE_DOUBLE ? ((const double *)t->data)[i]
@@ -42,19 +34,6 @@ static void set_real(tc_rt_tensor *t, int64_t i, double v) {
 /* Comparisons charged to the session at a time (a limit is then passed by at most this much
  * before it refuses). */
 #define NMS_CHARGE_CHUNK ((uint64_t)1 << 16)
-
-typedef struct nms_candidate {
-    float score;
-    int64_t index;
-} nms_candidate;
-
-/* Higher score first, equal scores by lower box index first (ONNX's and onnxruntime's order). */
-static int nms_order(const void *a, const void *b) {
-    const nms_candidate *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
 
 /* One box as [x_min, y_min, x_max, y_max] in float, as onnxruntime and the reference compute:
  * corners [y1, x1, y2, x2] in either order (center_point_box 0) or [x_c, y_c, w, h] (1). */
@@ -163,20 +142,20 @@ static tconv_status nms_read_params(tc_kernel_ctx *ctx, const tc_rt_tensor *boxe
 /* Selects the boxes of one batch and class into kept[] (box indices, in selection order);
  * returns how many. */
 static tconv_status nms_one_class(tc_kernel_ctx *ctx, const nms_params *p, const float *boxes,
-                                  const float *scores, nms_candidate *cand, nms_box *kept_boxes,
+                                  const float *scores, tc_ranked *cand, nms_box *kept_boxes,
                                   int64_t *kept, int64_t *n_kept, uint64_t *pending) {
     int64_t n = 0;
     for (int64_t i = 0; i < p->boxes; i++) {
         float s = scores[i];
         if (isnan(s) || (p->has_score_threshold && !(s > p->score_threshold)))
             continue; /* NaN scores are never selected (see docs/semantics.md) */
-        cand[n].score = s;
+        cand[n].value = s;
         cand[n++].index = i;
     }
     *n_kept = 0;
     if (n == 0 || p->max_per_class == 0)
         return TCONV_OK;
-    qsort(cand, (size_t)n, sizeof *cand, nms_order);
+    qsort(cand, (size_t)n, sizeof *cand, tc_ranked_largest_first); /* ONNX's order */
     for (int64_t c = 0; c < n && *n_kept < p->max_per_class; c++) {
         nms_box box = nms_box_at(boxes + cand[c].index * 4, p->center_point_box);
         *pending += (uint64_t)*n_kept + 1;
@@ -199,16 +178,16 @@ static tconv_status nms_one_class(tc_kernel_ctx *ctx, const nms_params *p, const
 
 tconv_status tc_run_non_max_suppression(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *boxes, *scores;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_FLOAT, &boxes);
+    tconv_status st = tc_kernel_require_typed(ctx, 0, TCONV_DTYPES_FLOAT, &boxes);
     if (st == TCONV_OK)
-        st = require(ctx, 1, TCONV_DTYPES_FLOAT, &scores);
+        st = tc_kernel_require_typed(ctx, 1, TCONV_DTYPES_FLOAT, &scores);
     nms_params p;
     if (st != TCONV_OK || (st = nms_read_params(ctx, boxes, scores, &p)))
         return st;
     /* Scratch: the candidates and kept boxes of one class, and every kept index of every class
      * (at most max_per_class each): all bounded by the inputs' sizes. */
     int64_t per_class = p.max_per_class, total = p.batches * p.classes * per_class;
-    size_t cand_bytes = (size_t)p.boxes * sizeof(nms_candidate);
+    size_t cand_bytes = (size_t)p.boxes * sizeof(tc_ranked);
     size_t box_bytes = (size_t)per_class * sizeof(nms_box);
     size_t kept_bytes =
         (size_t)total * sizeof(int64_t) + (size_t)p.batches * (size_t)p.classes * sizeof(int64_t);
@@ -216,7 +195,7 @@ tconv_status tc_run_non_max_suppression(tc_kernel_ctx *ctx) {
     if ((st = tc_kernel_scratch(ctx, cand_bytes + box_bytes + kept_bytes + 64, &buf)))
         return st;
     char *base = buf.data;
-    nms_candidate *cand = (nms_candidate *)(void *)base;
+    tc_ranked *cand = (tc_ranked *)(void *)base;
     nms_box *kept_boxes = (nms_box *)(void *)(base + cand_bytes);
     int64_t *counts = (int64_t *)(void *)(base + cand_bytes + box_bytes);
     int64_t *kept = counts + p.batches * p.classes;
@@ -476,11 +455,11 @@ static int64_t roi_max_taps(const roi_params *p, int64_t size) {
 
 tconv_status tc_run_roi_align(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *rois, *batch;
-    tconv_status st = require(ctx, 0, DETECT_FLOATS, &x);
+    tconv_status st = tc_kernel_require_typed(ctx, 0, DETECT_FLOATS, &x);
     if (st == TCONV_OK)
-        st = require(ctx, 1, DETECT_FLOATS, &rois);
+        st = tc_kernel_require_typed(ctx, 1, DETECT_FLOATS, &rois);
     if (st == TCONV_OK)
-        st = require(ctx, 2, TCONV_DTYPES_INDEX, &batch);
+        st = tc_kernel_require_typed(ctx, 2, TCONV_DTYPES_INDEX, &batch);
     roi_params p;
     if (st != TCONV_OK || (st = roi_read_params(ctx, &p)))
         return st;
@@ -714,9 +693,9 @@ static int64_t gs_corners(const gs_params *p, const gs_axis_taps *taps, const in
 
 tconv_status tc_run_grid_sample(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *grid;
-    tconv_status st = require(ctx, 0, DETECT_FLOATS, &x);
+    tconv_status st = tc_kernel_require_typed(ctx, 0, DETECT_FLOATS, &x);
     if (st == TCONV_OK)
-        st = require(ctx, 1, DETECT_FLOATS, &grid);
+        st = tc_kernel_require_typed(ctx, 1, DETECT_FLOATS, &grid);
     gs_params p;
     if (st != TCONV_OK || (st = gs_read_params(ctx, &p)))
         return st;
