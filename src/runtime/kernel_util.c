@@ -200,3 +200,23 @@ const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t siz
         snprintf(buf + used, size - used, "]");
     return buf;
 }
+
+int tc_ranked_largest_first(const void *a, const void *b) {
+    const tc_ranked *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value > y->value ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+int tc_ranked_smallest_first(const void *a, const void *b) {
+    const tc_ranked *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+tconv_status tc_kernel_require_typed(const tc_kernel_ctx *ctx, size_t index, uint32_t mask,
+                                     const tc_rt_tensor **out) {
+    tconv_status st = tc_kernel_require_input(ctx, index, out);
+    return st != TCONV_OK ? st : tc_kernel_check_dtype(ctx, index, mask);
+}

@@ -45,6 +45,10 @@ const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index);
 tconv_status tc_kernel_require_input(const tc_kernel_ctx *ctx, size_t index,
                                      const tc_rt_tensor **out);
 
+/* Both checks: the input at index, required, of a dtype in `mask`. */
+tconv_status tc_kernel_require_typed(const tc_kernel_ctx *ctx, size_t index, uint32_t mask,
+                                     const tc_rt_tensor **out);
+
 /* TCONV_ERR_UNSUPPORTED "unsupported dtype D for input i ('name') of Op; supported: ..." when
  * the input's dtype is not in `mask` (TCONV_DTYPE_BIT set). Absent inputs pass. */
 tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint32_t mask);
@@ -71,6 +75,16 @@ tconv_status tc_kernel_normalize_axis(const tc_kernel_ctx *ctx, const char *what
  * is TCONV_ERR_INVALID. */
 tconv_status tc_kernel_normalize_index(const tc_kernel_ctx *ctx, int64_t k, int64_t dim,
                                        int64_t *out);
+
+/* A value and the index it came from, for sorts that rank values and break ties by the lower
+ * index (ONNX's TopK and NonMaxSuppression order). qsort comparators: larger values first /
+ * smaller values first, equal values by lower index first. */
+typedef struct tc_ranked {
+    double value;
+    int64_t index;
+} tc_ranked;
+int tc_ranked_largest_first(const void *a, const void *b);
+int tc_ranked_smallest_first(const void *a, const void *b);
 
 /* Element i of a tensor of any stored numeric dtype as double / as int64. */
 double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i);

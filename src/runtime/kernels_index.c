@@ -49,10 +49,7 @@ static void fill_value(void *dst, int64_t count, const void *value, size_t esize
 /* Checks input `index` exists and is of a dtype in mask. */
 static tconv_status require(tc_kernel_ctx *ctx, size_t index, uint32_t mask,
                             const tc_rt_tensor **t) {
-    tconv_status st = tc_kernel_require_input(ctx, index, t);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, index, mask);
-    return st;
+    return tc_kernel_require_typed(ctx, index, mask, t);
 }
 
 /* A scalar (or one-element) integer input. */
@@ -899,45 +896,25 @@ tconv_status tc_run_nonzero(tc_kernel_ctx *ctx) {
 
 /* ================================================================ TopK */
 
-typedef struct topk_item {
-    double value;
-    int64_t index;
-} topk_item;
-
-/* Larger values first, equal values by lower index first (ONNX's tie rule). */
-static int topk_largest_first(const void *a, const void *b) {
-    const topk_item *x = a, *y = b;
-    if (x->value != y->value)
-        return x->value > y->value ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
-static int topk_smallest_first(const void *a, const void *b) {
-    const topk_item *x = a, *y = b;
-    if (x->value != y->value)
-        return x->value < y->value ? -1 : 1;
-    return x->index < y->index ? -1 : (x->index > y->index);
-}
-
 typedef struct topk_job {
     const tc_rt_tensor *x;
     tc_rt_tensor *values, *indices;
     int64_t n, k, inner;
     bool largest;
-    topk_item *items; /* n per worker */
+    tc_ranked *items; /* n per worker */
     size_t esize;
 } topk_job;
 
 static void topk_slice(void *arg, int64_t task, int worker) {
     const topk_job *j = arg;
     int64_t o = task / j->inner, in = task % j->inner;
-    topk_item *items = j->items + (size_t)worker * (size_t)j->n;
+    tc_ranked *items = j->items + (size_t)worker * (size_t)j->n;
     for (int64_t s = 0; s < j->n; s++) {
         items[s].value = tc_rt_get_f64(j->x, (o * j->n + s) * j->inner + in);
         items[s].index = s;
     }
     qsort(items, (size_t)j->n, sizeof *items,
-          j->largest ? topk_largest_first : topk_smallest_first);
+          j->largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
     int64_t *idx = j->indices->data;
     for (int64_t s = 0; s < j->k; s++) {
         int64_t dst = (o * j->k + s) * j->inner + in;

@@ -248,6 +248,63 @@ bool tc_work_recurrent(const tconv_node *node, const tc_work_shapes *w, uint64_t
     return true;
 }
 
+/* ---------------------------------------------------------------- detection */
+
+static uint64_t log2_ceil(uint64_t n) {
+    uint64_t bits = 1;
+    while (bits < 64 && (n >> bits))
+        bits++;
+    return bits;
+}
+
+/* NonMaxSuppression: each class's scores sorted (B*C*N log N); the IoU comparisons depend on
+ * the data (how many boxes survive), so the kernel charges them as it makes them. */
+bool tc_work_non_max_suppression(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    (void)node;
+    uint64_t scores, moved = 0;
+    if (!input_elements(w, 1, &scores) || w->in_rank[1] != 3)
+        return false;
+    (void)elements_moved(w, &moved);
+    uint64_t sort = tc_work_mul_sat(scores, log2_ceil((uint64_t)dim_or_zero(w->in_dims[1][2])));
+    *out = tc_work_add_sat(sort, moved);
+    return true;
+}
+
+/* RoiAlign: 4 taps per sample, sampling_ratio^2 samples per output element; with
+ * sampling_ratio 0 the sample count depends on the rois (the data), and the kernel charges the
+ * samples it takes. */
+bool tc_work_roi_align(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    uint64_t y, moved = 0;
+    if (!elements(w->out_rank, w->out_dims, &y))
+        return false;
+    int64_t ratio = 0;
+    tc_error ignored;
+    if (tc_node_attr_int(node, "sampling_ratio", 0, &ratio, &ignored) != TCONV_OK || ratio < 0)
+        ratio = 0;
+    (void)elements_moved(w, &moved);
+    uint64_t samples = ratio > 0 ? tc_work_mul_sat((uint64_t)ratio, (uint64_t)ratio) : 0;
+    *out = tc_work_add_sat(tc_work_mul_sat(tc_work_mul_sat(y, samples), 4), moved);
+    return true;
+}
+
+/* GridSample: every output element reads 1 (nearest), 2^r (linear) or 4^r (cubic) pixels of
+ * its r spatial axes. */
+bool tc_work_grid_sample(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    uint64_t y, moved = 0;
+    if (!elements(w->out_rank, w->out_dims, &y))
+        return false;
+    const char *mode = "linear";
+    tc_error ignored;
+    if (tc_node_attr_string(node, "mode", "linear", &mode, &ignored) != TCONV_OK)
+        mode = "cubic";
+    uint64_t per_axis = !strcmp(mode, "nearest") ? 1 : strstr(mode, "cubic") ? 4 : 2, taps = 1;
+    for (int d = 2; d < w->out_rank; d++)
+        taps = tc_work_mul_sat(taps, per_axis);
+    (void)elements_moved(w, &moved);
+    *out = tc_work_add_sat(tc_work_mul_sat(y, taps), moved);
+    return true;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* Indexed by op kind: an op without one costs the elements it reads and writes. */

@@ -42,3 +42,32 @@ foreach(row ${tconv_model_rows})
     set_tests_properties("models.${model_name}.onnx_checker" PROPERTIES DEPENDS "models.${model_name}")
   endif()
 endforeach()
+
+# models.detectors.<name>: torchvision's Mask R-CNN and Keypoint R-CNN, narrowed (models/detectors/,
+# written by its generate.py), the same three steps against torch's own outputs: NonMaxSuppression,
+# RoiAlign, TopK, Loop and the data-dependent shapes of a real detector. Their ConvTransposes (k2 s2
+# p0; k4 s2 p1) need no default-policy rewrite. Tolerances: tconv-run's defaults (rtol 1e-4, atol
+# 1e-5): float32 differences of summation order through ~25 layers (measured max abs 3.8e-6, on masks
+# in [0, 1]); the detection counts, labels and keypoint positions must match exactly, as they are
+# data-dependent shapes and argmaxes, which the generator keeps away from ties (spread logits).
+file(GLOB tconv_detector_dirs LIST_DIRECTORIES true CONFIGURE_DEPENDS
+     "${TCONV_MODELS_DIR}/detectors/*")
+foreach(dir IN LISTS tconv_detector_dirs)
+  if(NOT EXISTS "${dir}/model.onnx")
+    continue()
+  endif()
+  get_filename_component(model_name "${dir}" NAME)
+  set(work "${PROJECT_BINARY_DIR}/models/detectors/${model_name}")
+  add_test(NAME "models.detectors.${model_name}"
+           COMMAND "${CMAKE_COMMAND}" -DIMPORT=$<TARGET_FILE:tconv-import> -DRUN=$<TARGET_FILE:tconv-run>
+                   "-DMODEL_DIR=${dir}" "-DWORK_DIR=${work}" -DEXPECTED_REWRITES=0
+                   "-DTOLERANCES=--rtol|1e-4|--atol|1e-5"
+                   -P "${CMAKE_CURRENT_LIST_DIR}/model_test.cmake")
+  set_tests_properties("models.detectors.${model_name}" PROPERTIES TIMEOUT 900)
+  if(tconv_no_python_onnx EQUAL 0)
+    add_test(NAME "models.detectors.${model_name}.onnx_checker"
+             COMMAND /usr/bin/python3 "${CMAKE_CURRENT_LIST_DIR}/onnx_check.py" "${work}/converted/model.onnx")
+    set_tests_properties("models.detectors.${model_name}.onnx_checker" PROPERTIES
+                         DEPENDS "models.detectors.${model_name}")
+  endif()
+endforeach()
