@@ -14,9 +14,9 @@ tconv_status tc_si_infer_non_max_suppression(tc_si_ctx *ctx, tconv_node *node, t
 
 tconv_status tc_si_infer_roi_align(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, rois, batch_indices;
-    tc_si_input(node, 0, &x);
-    tc_si_input(node, 1, &rois);
-    tc_si_input(node, 2, &batch_indices);
+    tc_si_input(ctx, node, 0, &x);
+    tc_si_input(ctx, node, 1, &rois);
+    tc_si_input(ctx, node, 2, &batch_indices);
     outs[0].dtype = x.dtype;
     int64_t height, width;
     tconv_status st = tc_node_attr_int(node, "output_height", 1, &height, ctx->err);
@@ -44,8 +44,8 @@ tconv_status tc_si_infer_roi_align(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
 
 tconv_status tc_si_infer_grid_sample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
     tc_si_tensor x, grid;
-    tc_si_input(node, 0, &x);
-    tc_si_input(node, 1, &grid);
+    tc_si_input(ctx, node, 0, &x);
+    tc_si_input(ctx, node, 1, &grid);
     outs[0].dtype = x.dtype;
     if (x.shape.rank >= 0 && x.shape.rank < 3)
         return tc_si_fail(ctx, node, "X must be at least 3-D [N, C, spatial...], not %d-D",
