@@ -39,6 +39,7 @@ static void set_real(tc_rt_tensor *t, int64_t i, double v) {
  * corners [y1, x1, y2, x2] in either order (center_point_box 0) or [x_c, y_c, w, h] (1). */
 typedef struct nms_box {
     float x0, y0, x1, y1;
+    float area; /* (x1 - x0) * (y1 - y0), once per box rather than per comparison */
 } nms_box;
 
 static nms_box nms_box_at(const float *b, int64_t center_point_box) {
@@ -55,23 +56,33 @@ static nms_box nms_box_at(const float *b, int64_t center_point_box) {
         r.y0 = fminf(b[0], b[2]);
         r.y1 = fmaxf(b[0], b[2]);
     }
+    r.area = (r.x1 - r.x0) * (r.y1 - r.y0);
     return r;
+}
+
+/* The larger / smaller of two floats as a compare and select (fmaxf and fminf are library calls
+ * where NaN rules apply, and this is the innermost loop): a NaN in b gives NaN, which the
+ * comparisons below treat as no overlap. */
+static inline float nms_max(float a, float b) {
+    return a > b ? a : b;
+}
+
+static inline float nms_min(float a, float b) {
+    return a < b ? a : b;
 }
 
 /* Whether b suppresses a: IoU strictly above the threshold. Boxes that do not overlap, or of
  * zero (or NaN) area, never suppress. */
-static bool nms_suppresses(const nms_box *a, const nms_box *b, float iou_threshold) {
-    float ix0 = fmaxf(a->x0, b->x0), ix1 = fminf(a->x1, b->x1);
+static inline bool nms_suppresses(const nms_box *a, const nms_box *b, float iou_threshold) {
+    float ix0 = nms_max(a->x0, b->x0), ix1 = nms_min(a->x1, b->x1);
     if (!(ix1 > ix0))
         return false;
-    float iy0 = fmaxf(a->y0, b->y0), iy1 = fminf(a->y1, b->y1);
+    float iy0 = nms_max(a->y0, b->y0), iy1 = nms_min(a->y1, b->y1);
     if (!(iy1 > iy0))
         return false;
     float inter = (ix1 - ix0) * (iy1 - iy0);
-    float area_a = (a->x1 - a->x0) * (a->y1 - a->y0);
-    float area_b = (b->x1 - b->x0) * (b->y1 - b->y0);
-    float uni = area_a + area_b - inter;
-    if (!(inter > 0) || !(area_a > 0) || !(area_b > 0) || !(uni > 0))
+    float uni = a->area + b->area - inter;
+    if (!(inter > 0) || !(a->area > 0) || !(b->area > 0) || !(uni > 0))
         return false;
     return inter / uni > iou_threshold;
 }
@@ -194,11 +205,12 @@ tconv_status tc_run_non_max_suppression(tc_kernel_ctx *ctx) {
     tc_rt_tensor buf;
     if ((st = tc_kernel_scratch(ctx, cand_bytes + box_bytes + kept_bytes + 64, &buf)))
         return st;
+    /* 8-byte members first: nms_box's size is not a multiple of 8 */
     char *base = buf.data;
-    tc_ranked *cand = (tc_ranked *)(void *)base;
-    nms_box *kept_boxes = (nms_box *)(void *)(base + cand_bytes);
-    int64_t *counts = (int64_t *)(void *)(base + cand_bytes + box_bytes);
+    int64_t *counts = (int64_t *)(void *)base;
     int64_t *kept = counts + p.batches * p.classes;
+    tc_ranked *cand = (tc_ranked *)(void *)(base + kept_bytes);
+    nms_box *kept_boxes = (nms_box *)(void *)(base + kept_bytes + cand_bytes);
     uint64_t pending = 0;
     int64_t selected = 0;
     for (int64_t b = 0; b < p.batches && st == TCONV_OK; b++)
