@@ -13,7 +13,11 @@
 
 const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
     const tconv_node *node = ctx->node;
-    if (!node || index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
+    if (!node) /* a prepared kernel's run: the executor's copy of the names */
+        return ctx->input_names && index < ctx->n_inputs && ctx->input_names[index]
+                   ? ctx->input_names[index]
+                   : "";
+    if (index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
         return "";
     return node->inputs[index]->name;
 }
@@ -64,6 +68,8 @@ bool tc_cpu_has_f16c(void) {
 }
 
 static const char *op_name(const tc_kernel_ctx *ctx) {
+    if (ctx->op_type)
+        return ctx->op_type;
     return ctx->node && ctx->node->op_type ? ctx->node->op_type : "?";
 }
 

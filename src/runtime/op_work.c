@@ -115,6 +115,10 @@ bool tc_work_gemm(const tconv_node *node, const tc_work_shapes *w, uint64_t *out
     tc_error ignored;
     if (tc_node_attr_int(node, "transA", 0, &trans_a, &ignored) != TCONV_OK)
         trans_a = 0;
+    return tc_work_gemm_trans(trans_a != 0, w, out);
+}
+
+bool tc_work_gemm_trans(bool trans_a, const tc_work_shapes *w, uint64_t *out) {
     return matrix_product(w, trans_a && w->in_rank[0] == 2 ? 0 : -1, out);
 }
 

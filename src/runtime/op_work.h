@@ -38,6 +38,9 @@ typedef bool (*tc_op_work_fn)(const tconv_node *node, const tc_work_shapes *w, u
 #undef TC_OP_WORK
 #undef TC_OP
 
+/* Gemm's work once transA is known (tc_work_gemm reads it; a prepared Gemm kept it). */
+bool tc_work_gemm_trans(bool trans_a, const tc_work_shapes *w, uint64_t *out);
+
 /* The work of one node: its op's cost function, else the elements it reads and writes. */
 bool tc_op_work(const tconv_node *node, const tc_work_shapes *w, uint64_t *out);
 
