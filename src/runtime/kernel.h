@@ -17,8 +17,8 @@
  * The executor sees one form: tc_kernel_prepare gives an unprepared kernel a trivial prepare
  * (the adapter: its run is fn itself, with the node). Migrating an op: split its attribute
  * reading and checks into a prepare function that fills a params struct, make the run take
- * ctx->params, name KP(prepare) in ops.def, and declare its work (tc_kernel_prepared.work)
- * when its op's cost function reads an attribute. */
+ * ctx->params, name KP(prepare) in ops.def, declare its work (tc_kernel_prepared.work) when
+ * its op's cost function reads an attribute, and the epilogues its run applies. */
 #ifndef TCONV_RUNTIME_KERNEL_H
 #define TCONV_RUNTIME_KERNEL_H
 
@@ -112,12 +112,22 @@ typedef struct tc_kernel_prepare_ctx {
     tc_error *err;   /* messages need not name the node: the planner prefixes it */
 } tc_kernel_prepare_ctx;
 
+/* The epilogues the executor may fuse into a step (session_fuse.c, session_fold.c): a kernel's
+ * prepare declares those its run applies (tc_kernel_prepared.epilogues); the planner fuses no
+ * other. */
+enum {
+    TC_EPILOGUE_CROP = 1u << 0,       /* ctx->crop: a Slice/Pad/Add chain */
+    TC_EPILOGUE_ACTIVATION = 1u << 1, /* ctx->activation */
+    TC_EPILOGUE_FOLDED_BN = 1u << 2,  /* W and B with a BatchNormalization folded in */
+};
+
 /* A kernel made ready for one node: run it with ctx->params = params. */
 typedef struct tc_kernel_prepared {
     tc_kernel_fn run;
     const void *params;
     bool reads_node;        /* true only for the adapter: the run gets ctx->node */
     tc_kernel_work_fn work; /* NULL: the op table's cost function, with the node */
+    unsigned epilogues;     /* TC_EPILOGUE_* the run applies; the adapter: none */
 } tc_kernel_prepared;
 
 typedef tconv_status (*tc_kernel_prepare_fn)(const tc_kernel_prepare_ctx *pc,

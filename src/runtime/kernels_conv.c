@@ -662,5 +662,8 @@ static bool conv_work(const void *params, const tc_work_shapes *w, uint64_t *out
 }
 
 tconv_status tc_prepare_conv(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
-    return tc_conv_prepare(pc, read_conv_attrs, sizeof(conv_attrs), run_conv, conv_work, out);
+    tconv_status st =
+        tc_conv_prepare(pc, read_conv_attrs, sizeof(conv_attrs), run_conv, conv_work, out);
+    out->epilogues = TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN;
+    return st;
 }

@@ -599,6 +599,9 @@ static bool conv_transpose_work(const void *params, const tc_work_shapes *w, uin
 }
 
 tconv_status tc_prepare_conv_transpose(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
-    return tc_conv_prepare(pc, read_conv_transpose_attrs, sizeof(tc_conv_transpose_attrs),
-                           run_conv_transpose, conv_transpose_work, out);
+    tconv_status st =
+        tc_conv_prepare(pc, read_conv_transpose_attrs, sizeof(tc_conv_transpose_attrs),
+                        run_conv_transpose, conv_transpose_work, out);
+    out->epilogues = TC_EPILOGUE_CROP | TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN;
+    return st;
 }

@@ -242,6 +242,7 @@ static tconv_status make_guard(tc_session *s, const tc_graph_plan *plan, tc_step
     step->params = NULL;
     step->work = NULL;
     step->node_free = false;
+    step->epilogues = 0;
     step->half_native = true; /* it reads no data */
     return TCONV_OK;
 }

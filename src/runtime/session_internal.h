@@ -42,6 +42,7 @@ typedef struct tc_step_plan {
     const void *params;
     tc_kernel_work_fn work;
     bool node_free;
+    unsigned epilogues;             /* TC_EPILOGUE_* the kernel declared: what fusion may give it */
     const char *const *input_names; /* for the kernel's messages (tc_kernel_ctx.input_names) */
     int64_t opset;
     tc_slot_ref *inputs; /* slot TCONV_NO_SLOT: omitted optional input */

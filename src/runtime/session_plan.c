@@ -309,6 +309,7 @@ static tconv_status prepare_kernel(tc_session *s, tc_step_plan *step, tc_error *
     step->params = prepared.params;
     step->work = prepared.work;
     step->node_free = !prepared.reads_node;
+    step->epilogues = prepared.epilogues;
     return TCONV_OK;
 }
 
