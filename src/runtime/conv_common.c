@@ -1,7 +1,6 @@
 /* Operands, scratch and kept packed weights of the convolution kernels (conv_common.h). */
 #include "runtime/conv_common.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "ir/conv_transpose_geometry.h"
@@ -82,37 +81,22 @@ tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64
     return TCONV_OK;
 }
 
-tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_conv_attr_reader read, size_t size,
-                             tc_kernel_fn run, tc_kernel_work_fn work,
-                             tc_kernel_prepared *prepared) {
-    tc_conv_rank_attrs *out = tc_kernel_params_alloc(pc, sizeof *out);
-    void *attrs = malloc(size); /* kept only where the read succeeds */
-    if (!out || !attrs) {
-        free(attrs);
-        return tc_error_nomem(pc->err, "a kernel's parameters");
-    }
-    *prepared = (tc_kernel_prepared){.run = run, .params = out, .work = work};
-    tconv_status st = TCONV_OK;
-    for (int r = 1; r <= TCONV_MAX_SPATIAL && st == TCONV_OK; r++) {
-        tc_error err;
-        tc_error_clear(&err);
-        memset(attrs, 0, size);
-        out->status[r] = read(pc->node, r, attrs, &err);
-        if (out->status[r] == TCONV_OK)
-            out->attrs[r] = tc_arena_memdup(pc->arena, attrs, size);
-        else
-            out->message[r] = tc_arena_strdup(pc->arena, err.message);
-        if (!out->attrs[r] && !out->message[r])
-            st = tc_error_nomem(pc->err, "a kernel's parameters");
-    }
-    free(attrs);
-    return st;
+/* The only spatial rank a run can meet when W is an initializer no run overrides: the run
+ * checks X's rank against W's before it asks for the attributes. 0: any. */
+static int fixed_spatial_rank(const tconv_node *node) {
+    const tconv_value *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
+    if (!w || !w->initializer || w->is_graph_input)
+        return 0;
+    int rank = w->initializer->rank - 2;
+    return rank >= 1 && rank <= TCONV_MAX_SPATIAL ? rank : 0;
 }
 
-tconv_status tc_conv_rank_attrs_get(const tc_kernel_ctx *ctx, const tc_conv_rank_attrs *r,
-                                    int spatial_rank, const void **out) {
-    if (spatial_rank < 1 || spatial_rank > TCONV_MAX_SPATIAL || !r->attrs[spatial_rank])
-        return tc_error_set(ctx->err, r->status[spatial_rank], "%s", r->message[spatial_rank]);
-    *out = r->attrs[spatial_rank];
-    return TCONV_OK;
+tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
+                             tc_kernel_fn run, tc_kernel_work_fn work,
+                             tc_kernel_prepared *prepared) {
+    tc_rank_attrs *attrs = tc_kernel_params_alloc(pc, sizeof *attrs);
+    if (!attrs)
+        return TCONV_ERR_NOMEM;
+    *prepared = (tc_kernel_prepared){.run = run, .params = attrs, .work = work};
+    return tc_rank_attrs_read(pc, read, size, fixed_spatial_rank(pc->node), attrs);
 }

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir/window_geometry.h"
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
+#include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
 
 typedef struct tc_conv_worker_scratch {
@@ -41,28 +41,10 @@ void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
 tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                     size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
 
-/* The attributes of a Conv or ConvTranspose node, read once when the kernel is prepared
- * (kernel.h) for every spatial rank 1..TCONV_MAX_SPATIAL its run may meet (their lengths are
- * checked against the rank, which only X tells, and W of a subgraph may be overridden). A read
- * that failed keeps its status and message for the run to report, as the kernel did when it
- * read them on every run. */
-typedef tconv_status (*tc_conv_attr_reader)(const tconv_node *node, int spatial_rank, void *out,
-                                            tc_error *err);
-typedef struct tc_conv_rank_attrs {
-    const void *attrs[TCONV_MAX_SPATIAL + 1]; /* by spatial rank; NULL: not read */
-    tconv_status status[TCONV_MAX_SPATIAL + 1];
-    const char *message[TCONV_MAX_SPATIAL + 1]; /* when status is not TCONV_OK */
-} tc_conv_rank_attrs;
-
-/* The prepare of Conv and ConvTranspose: `run` with a tc_conv_rank_attrs of `size`-byte reads
- * (in pc->arena) as its parameters, and `work`. Fails only for memory. */
-tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_conv_attr_reader read, size_t size,
+/* The prepare of Conv and ConvTranspose: `run` with a tc_rank_attrs of `size`-byte reads (in
+ * pc->arena) as its parameters, and `work`. Fails only for memory. */
+tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
                              tc_kernel_fn run, tc_kernel_work_fn work, tc_kernel_prepared *out);
-/* The attributes read for spatial_rank (which tc_conv_read_operands checked), or the read's
- * error. */
-tconv_status tc_conv_rank_attrs_get(const tc_kernel_ctx *ctx, const tc_conv_rank_attrs *r,
-                                    int spatial_rank, const void **out);
-
 /* Reads X, W and the optional B (float, ranks 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
 tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops);
 /* B, when given, must be 1-D with c_out elements. */

@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -397,4 +398,44 @@ float tc_double_to_float_odd(double d) {
     bits |= 1u;
     memcpy(&f, &bits, sizeof f);
     return f;
+}
+
+tconv_status tc_rank_attrs_read(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read,
+                                size_t size, int only, tc_rank_attrs *out) {
+    memset(out, 0, sizeof *out);
+    void *attrs = malloc(size); /* kept only where the read succeeds */
+    if (!attrs)
+        return tc_error_nomem(pc->err, "a kernel's parameters");
+    tconv_status st = TCONV_OK;
+    for (int r = 1; r <= TCONV_MAX_SPATIAL && st == TCONV_OK; r++) {
+        if (only > 0 && r != only)
+            continue;
+        tc_error err;
+        tc_error_clear(&err);
+        memset(attrs, 0, size);
+        out->status[r] = read(pc->node, r, attrs, &err);
+        if (out->status[r] == TCONV_OK)
+            out->attrs[r] = tc_arena_memdup(pc->arena, attrs, size);
+        else
+            out->message[r] = tc_arena_strdup(pc->arena, err.message);
+        if (!out->attrs[r] && !out->message[r])
+            st = tc_error_nomem(pc->err, "a kernel's parameters");
+    }
+    free(attrs);
+    return st;
+}
+
+tconv_status tc_rank_attrs_get(const tc_kernel_ctx *ctx, const tc_rank_attrs *r, int spatial_rank,
+                               const void **out) {
+    if (spatial_rank < 1 || spatial_rank > TCONV_MAX_SPATIAL)
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "%d spatial axes: 1 to %d are supported", spatial_rank,
+                            TCONV_MAX_SPATIAL);
+    if (r->message[spatial_rank])
+        return tc_error_set(ctx->err, r->status[spatial_rank], "%s", r->message[spatial_rank]);
+    if (!r->attrs[spatial_rank]) /* prepare read one rank only: the operands' checks broke */
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "%d spatial axes, which the node's constant W excludes", spatial_rank);
+    *out = r->attrs[spatial_rank];
+    return TCONV_OK;
 }

@@ -33,7 +33,7 @@ typedef struct conv_attrs {
     tc_window_attrs win; /* kernel_shape 0 when absent: W gives the kernel */
 } conv_attrs;
 
-/* tc_conv_attr_reader: group and the window, for `rank` spatial axes. */
+/* tc_rank_attr_reader: group and the window, for `rank` spatial axes. */
 static tconv_status read_conv_attrs(const tconv_node *node, int rank, void *out, tc_error *err) {
     conv_attrs *a = out;
     memset(a, 0, sizeof *a);
@@ -603,14 +603,14 @@ static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
     return TCONV_OK;
 }
 
-/* The run: ctx->params is the tc_conv_rank_attrs of tc_prepare_conv; no IR. */
+/* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv; no IR. */
 static tconv_status run_conv(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     const void *read = NULL;
     conv_job job = {0};
     tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
-        st = tc_conv_rank_attrs_get(ctx, ctx->params, ops.spatial_rank, &read);
+        st = tc_rank_attrs_get(ctx, ctx->params, ops.spatial_rank, &read);
     const conv_attrs *a = read;
     if (st == TCONV_OK)
         st = conv_geometry(ctx, &ops, a, &job.lat);

@@ -372,7 +372,7 @@ static void conv_transpose_plan(conv_transpose_job *job, int threads) {
                       : tc_gemm_isa_for_shape(rows, job->block_cols);
 }
 
-/* tc_conv_attr_reader: tc_conv_transpose_read_attrs, once per rank at prepare. */
+/* tc_rank_attr_reader: tc_conv_transpose_read_attrs, once per rank at prepare. */
 static tconv_status read_conv_transpose_attrs(const tconv_node *node, int rank, void *out,
                                               tc_error *err) {
     return tc_conv_transpose_read_attrs(node, rank, out, err);
@@ -384,7 +384,7 @@ static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_ope
     const void *attrs = NULL;
     tconv_status st = tc_conv_transpose_check_ranks(ops->x->rank, ops->w->rank, ctx->err);
     if (st == TCONV_OK)
-        st = tc_conv_rank_attrs_get(ctx, ctx->params, ops->spatial_rank, &attrs);
+        st = tc_rank_attrs_get(ctx, ctx->params, ops->spatial_rank, &attrs);
     if (st == TCONV_OK)
         st = tc_conv_transpose_resolve(attrs, ops->x->dims, ops->w->dims, ctx->convention, g,
                                        ctx->err);
@@ -528,7 +528,7 @@ static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_
     return st;
 }
 
-/* The run: ctx->params is the tc_conv_rank_attrs of tc_prepare_conv_transpose; no IR. */
+/* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv_transpose; no IR. */
 static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     tc_conv_transpose_geometry g;

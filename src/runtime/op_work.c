@@ -163,8 +163,7 @@ bool tc_work_einsum(const tconv_node *node, const tc_work_shapes *w, uint64_t *o
 
 /* ---------------------------------------------------------------- windows */
 
-/* Taps of a pooling window: the product of kernel_shape. */
-static uint64_t window_taps(const tconv_node *node) {
+uint64_t tc_work_window_taps(const tconv_node *node) {
     const int64_t *k = NULL;
     size_t n = 0;
     bool present = false;
@@ -179,10 +178,14 @@ static uint64_t window_taps(const tconv_node *node) {
 
 /* AveragePool, LpPool, MaxPool: one tap per output element and window position. */
 bool tc_work_pool(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    return tc_work_window_outputs(tc_work_window_taps(node), w, out);
+}
+
+bool tc_work_window_outputs(uint64_t taps, const tc_work_shapes *w, uint64_t *out) {
     uint64_t y;
     if (!elements(w->out_rank, w->out_dims, &y))
         return false;
-    *out = tc_work_mul_sat(y, window_taps(node));
+    *out = tc_work_mul_sat(y, taps);
     return true;
 }
 

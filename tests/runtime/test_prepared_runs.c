@@ -1,4 +1,5 @@
-/* The prepared kernels (ops.def's KP: Conv, ConvTranspose, Gemm, MatMul) read no IR when they
+/* The prepared kernels (ops.def's KP: Conv, ConvTranspose, Gemm, MatMul, the pools) read no IR
+ * when they
  * run: their prepare read the attributes once, when the session was planned. The executor
  * watches their runs (test_hooks.h: tc_test_watch_prepared_runs): every attribute read through
  * the IR's readers is counted (ir.h: tc_test_attr_watched_reads), and the run gets no node
@@ -82,9 +83,10 @@ static void test_float16_widened(void **state) {
 
 static void test_fused_crop(void **state) {
     (void)state;
-    watched w = run_model_twice("fcn_head"); /* ConvTranspose -> Slice -> Add chains */
+    /* ConvTranspose -> Slice -> Add chains, beside 10 Conv and 5 MaxPool */
+    watched w = run_model_twice("fcn_head");
     assert_int_equal(w.attr_reads, 0);
-    assert_true(w.seen.runs >= 2 * 13);
+    assert_int_equal(w.seen.runs, 2 * (10 + 3 + 5));
     assert_true(w.seen.crop > 0);
 }
 
@@ -239,6 +241,99 @@ static void test_float64_and_gemm_attributes(void **state) {
     tconv_model_free(m);
 }
 
+/* Every pool: MaxPool with Indices (ceil_mode, strides), AveragePool (pads, count_include_pad),
+ * LpPool (p 3), GlobalMaxPool, GlobalLpPool (p 1), GlobalAveragePool, each reading X. */
+static void test_pools(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(18);
+    tconv_graph *g = m->graph;
+    tc_error err;
+    int64_t x_dims[4] = {1, 2, 5, 5};
+    tconv_value *x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims);
+    static const char *const ops[] = {"MaxPool",       "AveragePool",  "LpPool",
+                                      "GlobalMaxPool", "GlobalLpPool", "GlobalAveragePool"};
+    static const char *const outs[] = {"y0", "y1", "y2", "y3", "y4", "y5"};
+    tconv_node *n[6];
+    for (int i = 0; i < 6; i++) {
+        const char *names[2] = {outs[i], "indices"};
+        n[i] = rtt_node(g, ops[i], ops[i], (tconv_value *[]){x}, 1, names, i == 0 ? 2 : 1);
+        rtt_output(g, outs[i]);
+    }
+    rtt_output(g, "indices");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(tc_node_set_attr_ints(n[i], "kernel_shape", (int64_t[]){3, 2}, 2, &err),
+                         TCONV_OK);
+    assert_int_equal(tc_node_set_attr_ints(n[0], "strides", (int64_t[]){2, 2}, 2, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_int(n[0], "ceil_mode", 1, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_ints(n[1], "pads", (int64_t[]){1, 0, 1, 1}, 4, &err),
+                     TCONV_OK);
+    assert_int_equal(tc_node_set_attr_int(n[1], "count_include_pad", 1, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_int(n[2], "p", 3, &err), TCONV_OK);
+    assert_int_equal(tc_node_set_attr_int(n[4], "p", 1, &err), TCONV_OK);
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, x_dims, NULL);
+    float *xs = in.data;
+    for (int i = 0; i < 50; i++)
+        xs[i] = (float)((i * 7) % 11) - 5.0f;
+    tc_session *s = NULL;
+    tconv_status st = tc_session_create(m, NULL, &s, &err);
+    if (st != TCONV_OK)
+        print_error("%s\n", err.message);
+    assert_int_equal(st, TCONV_OK);
+    tc_rt_tensor out[2][7];
+    memset(out, 0, sizeof out);
+    watch_begin();
+    for (int run = 0; run < 2; run++)
+        assert_int_equal(tc_session_run(s, &in, 1, out[run], &err), TCONV_OK);
+    watched w = watch_end();
+    assert_int_equal(w.attr_reads, 0);
+    assert_int_equal(w.seen.runs, 2 * 6);
+    /* the two runs agree; GlobalLpPool with p 1 is the sum of |x| per plane */
+    for (int k = 0; k < 7; k++)
+        assert_memory_equal(out[0][k].data, out[1][k].data, out[0][k].nbytes);
+    rtt_assert_dims(&out[0][0], 4, (int64_t[]){1, 2, 2, 3});
+    rtt_assert_dims(&out[0][6], 4, (int64_t[]){1, 2, 2, 3});
+    for (int c = 0; c < 2; c++) {
+        float sum = 0.0f;
+        for (int i = 0; i < 25; i++)
+            sum += xs[c * 25 + i] < 0 ? -xs[c * 25 + i] : xs[c * 25 + i];
+        assert_float_equal(((const float *)out[0][4].data)[c], sum, 1e-4);
+    }
+    for (int r = 0; r < 2; r++) {
+        for (int k = 0; k < 7; k++)
+            tc_rt_tensor_release(&out[r][k]);
+    }
+    tc_session_free(s);
+    tc_rt_tensor_release(&in);
+    tconv_model_free(m);
+}
+
+/* A prepare that refuses its node (group 0) does not refuse the plan: the node fails when it
+ * runs, with its kernel's message, as when it read its attributes on every run. */
+static void test_a_refused_prepare_fails_at_run(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(13);
+    tconv_graph *g = m->graph;
+    tc_error err;
+    static float w[2 * 2 * 3 * 3];
+    int64_t x_dims[4] = {1, 2, 4, 4}, w_dims[4] = {2, 2, 3, 3};
+    tconv_value *x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims);
+    tconv_node *conv =
+        rtt_node(g, "Conv", "conv",
+                 (tconv_value *[]){x, rtt_init(g, "w", TCONV_DTYPE_FLOAT, 4, w_dims, w, sizeof w)},
+                 2, (const char *[]){"y"}, 1);
+    assert_int_equal(tc_node_set_attr_int(conv, "group", 0, &err), TCONV_OK);
+    rtt_output(g, "y");
+    tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, x_dims, NULL), out = {0};
+    tc_session *s = NULL;
+    assert_int_equal(tc_session_create(m, NULL, &s, &err), TCONV_OK);
+    assert_int_equal(tc_session_run(s, &in, 1, &out, &err), TCONV_ERR_INVALID);
+    assert_non_null(strstr(err.message, "conv"));
+    assert_non_null(strstr(err.message, "attribute 'group' must be >= 1"));
+    tc_session_free(s);
+    tc_rt_tensor_release(&in);
+    tconv_model_free(m);
+}
+
 /* A read inside a watched run is counted: one planted per prepared run. */
 static void test_a_planted_read_is_caught(void **state) {
     (void)state;
@@ -257,6 +352,8 @@ int main(void) {
         cmocka_unit_test(test_grouped_and_3d),
         cmocka_unit_test(test_gemm_matmul_and_subgraph),
         cmocka_unit_test(test_float64_and_gemm_attributes),
+        cmocka_unit_test(test_pools),
+        cmocka_unit_test(test_a_refused_prepare_fails_at_run),
         cmocka_unit_test(test_a_planted_read_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
