@@ -15,7 +15,12 @@ const char *tconv_attr_type_name(int type) {
     return ATTR_TYPE_NAMES[type];
 }
 
+int tc_test_attr_watch = 0;
+int64_t tc_test_attr_watched_reads = 0;
+
 const tc_attr *tc_node_attr(const tconv_node *node, const char *name) {
+    if (tc_test_attr_watch) /* tests only */
+        tc_test_attr_watched_reads++;
     for (size_t i = 0; i < node->n_attrs; i++) {
         if (node->attrs[i].name && strcmp(node->attrs[i].name, name) == 0)
             return &node->attrs[i];

@@ -432,7 +432,13 @@ bool tc_value_static_shape(const tconv_value *value, int64_t *dims, int *rank);
 
 /* ---------------------------------------------------------------- attribute API */
 
+/* Every attribute read goes through tc_node_attr (the typed getters below call it). */
 const tc_attr *tc_node_attr(const tconv_node *node, const char *name);
+/* Test-only: while tc_test_attr_watch is nonzero, tc_node_attr counts each call in
+ * tc_test_attr_watched_reads. The runtime sets the watch around the runs of prepared kernels
+ * when a test asks it to (runtime/test_hooks.h), so a test can prove they read no attribute. */
+extern int tc_test_attr_watch;
+extern int64_t tc_test_attr_watched_reads;
 /* Typed getters: TCONV_OK with the value, or `fallback` when absent; a present attribute of
  * the wrong type is TCONV_ERR_INVALID naming the node and attribute. */
 tconv_status tc_node_attr_int(const tconv_node *node, const char *name, int64_t fallback,

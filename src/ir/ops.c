@@ -50,6 +50,7 @@ const tc_kind_def tc_kinds[TC_KIND_COUNT] = {
 #define S(fn) true
 #define S0 false
 #define K(fn) true
+#define KP(fn) true
 #define K0 false
 #define TC_OP(dom, op, v0, v1, i0, i1, o0, o1, at, shape, kernel)                                  \
     [TC_OP_##op##_##v0] = {.name = #op,                                                            \

@@ -80,3 +80,23 @@ tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64
                             (long long)c_out, b->rank, (long long)b->n_elements);
     return TCONV_OK;
 }
+
+/* The only spatial rank a run can meet when W is an initializer no run overrides: the run
+ * checks X's rank against W's before it asks for the attributes. 0: any. */
+static int fixed_spatial_rank(const tconv_node *node) {
+    const tconv_value *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
+    if (!w || !w->initializer || w->is_graph_input)
+        return 0;
+    int rank = w->initializer->rank - 2;
+    return rank >= 1 && rank <= TCONV_MAX_SPATIAL ? rank : 0;
+}
+
+tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
+                             tc_kernel_fn run, tc_kernel_work_fn work,
+                             tc_kernel_prepared *prepared) {
+    tc_rank_attrs *attrs = tc_kernel_params_alloc(pc, sizeof *attrs);
+    if (!attrs)
+        return TCONV_ERR_NOMEM;
+    *prepared = (tc_kernel_prepared){.run = run, .params = attrs, .work = work};
+    return tc_rank_attrs_read(pc, read, size, fixed_spatial_rank(pc->node), attrs);
+}

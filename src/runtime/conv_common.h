@@ -9,6 +9,7 @@
 
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
+#include "runtime/kernel_util.h"
 #include "runtime/parallel.h"
 
 typedef struct tc_conv_worker_scratch {
@@ -40,6 +41,10 @@ void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
 tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                     size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
 
+/* The prepare of Conv and ConvTranspose: `run` with a tc_rank_attrs of `size`-byte reads (in
+ * pc->arena) as its parameters, and `work`. Fails only for memory. */
+tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
+                             tc_kernel_fn run, tc_kernel_work_fn work, tc_kernel_prepared *out);
 /* Reads X, W and the optional B (float, ranks 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
 tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops);
 /* B, when given, must be 1-D with c_out elements. */

@@ -2,12 +2,30 @@
  * It is not stateless: it may keep work derived from constant inputs (packed weights) in the
  * node's cache across runs (tc_kernel_cache_store, owned and freed by the session) and borrows
  * scratch memory per call. It never calls a pass. The op table (ir/ops.def) names each kernel
- * (K(fn)) beside the op versions it runs; the registry (kernel_registry.c) indexes them by the
- * node's tc_op. */
+ * beside the op versions it runs; the registry (kernel_registry.c) indexes them by the node's
+ * tc_op.
+ *
+ * Two forms (ops.def's kernel column):
+ *   K(fn)    an unprepared kernel `tconv_status fn(tc_kernel_ctx *)`: it reads the node
+ *            (ctx->node, its attributes) on every call.
+ *   KP(fn)   a prepared kernel: `tconv_status fn(const tc_kernel_prepare_ctx *,
+ *            tc_kernel_prepared *)` runs once when the session plans the node; it reads the
+ *            attributes, checks them and keeps what the run needs in plan-owned parameters
+ *            (pc->arena), and names the run function. The run gets those parameters
+ *            (ctx->params) with the tensors, and ctx->node is NULL: it reads no IR (a test
+ *            proves it: tc_test_watch_prepared_runs, runtime/test_hooks.h).
+ * The executor sees one form: tc_kernel_prepare gives an unprepared kernel a trivial prepare
+ * (the adapter: its run is fn itself, with the node). Migrating an op: split its attribute
+ * reading and checks into a prepare function that fills a params struct, make the run take
+ * ctx->params, name KP(prepare) in ops.def, declare its work (tc_kernel_prepared.work) when
+ * its op's cost function reads an attribute, and the epilogues its run applies. */
 #ifndef TCONV_RUNTIME_KERNEL_H
 #define TCONV_RUNTIME_KERNEL_H
 
+#include "ir/arena.h"
 #include "ir/ir.h"
+#include "ir/ops.h"
+#include "runtime/op_work.h"
 #include "runtime/parallel.h"
 #include "runtime/rt_tensor.h"
 
@@ -47,8 +65,18 @@ void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, con
 void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src,
                                      float bias, int64_t n);
 
+/* A prepared kernel's work under max_work from the actual shapes (op_work.h), with its
+ * parameters: false when the shapes it needs are unknown. */
+typedef bool (*tc_kernel_work_fn)(const void *params, const tc_work_shapes *w, uint64_t *out);
+
 struct tc_kernel_ctx {
-    const tconv_node *node;
+    const tconv_node *node; /* NULL for a prepared kernel's run (params instead) */
+    const void *params;     /* a prepared kernel's parameters (tc_kernel_prepared.params) */
+    /* For messages, set by the executor (kernel_util.c reads them when node is NULL): the op,
+     * and the names of the inputs (n_inputs of them, or NULL). */
+    const char *op_type;
+    const char *const *input_names;
+    tc_kernel_work_fn work;            /* the prepared kernel's work, else NULL: the op table's */
     int64_t opset;                     /* version of the node's domain imported by the model */
     const tc_rt_tensor *const *inputs; /* NULL entries: omitted optional inputs */
     size_t n_inputs;
@@ -68,6 +96,39 @@ struct tc_kernel_ctx {
 };
 
 typedef tconv_status (*tc_kernel_fn)(tc_kernel_ctx *ctx);
+
+/* What a prepare function sees: the node at plan time, and where its parameters live. */
+typedef struct tc_kernel_prepare_ctx {
+    const tconv_node *node;
+    tc_op op;
+    int64_t opset;
+    tc_arena *arena; /* plan-owned: the parameters live as long as the plan */
+    tc_error *err;   /* messages need not name the node: the planner prefixes it */
+} tc_kernel_prepare_ctx;
+
+/* The epilogues the executor may fuse into a step (session_fuse.c, session_fold.c): a kernel's
+ * prepare declares those its run applies (tc_kernel_prepared.epilogues); the planner fuses no
+ * other. */
+enum {
+    TC_EPILOGUE_CROP = 1u << 0,       /* ctx->crop: a Slice/Pad/Add chain */
+    TC_EPILOGUE_ACTIVATION = 1u << 1, /* ctx->activation */
+    TC_EPILOGUE_FOLDED_BN = 1u << 2,  /* W and B with a BatchNormalization folded in */
+};
+
+/* A kernel made ready for one node: run it with ctx->params = params. */
+typedef struct tc_kernel_prepared {
+    tc_kernel_fn run;
+    const void *params;
+    bool reads_node;        /* true only for the adapter: the run gets ctx->node */
+    tc_kernel_work_fn work; /* NULL: the op table's cost function, with the node */
+    unsigned epilogues;     /* TC_EPILOGUE_* the run applies; the adapter: none */
+} tc_kernel_prepared;
+
+typedef tconv_status (*tc_kernel_prepare_fn)(const tc_kernel_prepare_ctx *pc,
+                                             tc_kernel_prepared *out);
+
+/* Parameters of `size` zeroed bytes in pc->arena (a message on failure). */
+void *tc_kernel_params_alloc(const tc_kernel_prepare_ctx *pc, size_t size);
 
 /* Allocates output `index` with the given dtype and shape, honouring the session's memory
  * limit. The kernel writes into (*out)->data, which starts zeroed. */
@@ -112,19 +173,29 @@ tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key
 /* The input at index, or NULL if absent/omitted. */
 const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index);
 
-/* The kernels ir/ops.def names (K(fn)), declared by expanding it. */
+/* The kernels ir/ops.def names (K(fn), KP(fn)), declared by expanding it. */
 #define K(fn) tconv_status fn(tc_kernel_ctx *ctx);
+#define KP(fn) tconv_status fn(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out);
 #define K0
 #define TC_OP(dom, name, since, until, in_min, in_max, out_min, out_max, attrs, shape, kernel)     \
     kernel
 #include "ir/ops.def"
 #undef TC_OP
 #undef K
+#undef KP
 #undef K0
 
-/* The kernel of an op table entry, or NULL (then the executor reports the op, domain and opset
- * as unsupported). */
+/* Prepares pc->node's kernel (pc->op's entry, which must have one): a prepared kernel's
+ * prepare, else the adapter. Call tc_kernel_check_node_attrs first. */
+tconv_status tc_kernel_prepare(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out);
+
+/* A callable for an op table entry, or NULL when it has no kernel (then the executor reports the
+ * op, domain and opset as unsupported): an unprepared kernel itself, or, for a prepared one,
+ * tc_kernel_prepare_and_run. For callers without a plan (the kernel tests); the executor
+ * prepares once (tc_kernel_prepare). */
 tc_kernel_fn tc_kernel_for(tc_op op);
+/* Prepares ctx->node's kernel in a temporary arena and runs it once. */
+tconv_status tc_kernel_prepare_and_run(tc_kernel_ctx *ctx);
 
 /* The node's attributes against its table entry `op`: one the entry does not list is
  * TCONV_ERR_UNSUPPORTED ("unsupported attribute 'x' for Op at opset N"). The executor checks

@@ -4,17 +4,24 @@
 #include "runtime/gemm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index) {
     const tconv_node *node = ctx->node;
-    if (!node || index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
+    if (!node) /* a prepared kernel's run: the executor's copy of the names */
+        return ctx->input_names && index < ctx->n_inputs && ctx->input_names[index]
+                   ? ctx->input_names[index]
+                   : "";
+    if (index >= node->n_inputs || !node->inputs[index] || !node->inputs[index]->name)
         return "";
     return node->inputs[index]->name;
 }
 
 static const char *op_name(const tc_kernel_ctx *ctx) {
+    if (ctx->op_type)
+        return ctx->op_type;
     return ctx->node && ctx->node->op_type ? ctx->node->op_type : "?";
 }
 
@@ -219,4 +226,44 @@ tconv_status tc_kernel_require_typed(const tc_kernel_ctx *ctx, size_t index, uin
                                      const tc_rt_tensor **out) {
     tconv_status st = tc_kernel_require_input(ctx, index, out);
     return st != TCONV_OK ? st : tc_kernel_check_dtype(ctx, index, mask);
+}
+
+tconv_status tc_rank_attrs_read(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read,
+                                size_t size, int only, tc_rank_attrs *out) {
+    memset(out, 0, sizeof *out);
+    void *attrs = malloc(size); /* kept only where the read succeeds */
+    if (!attrs)
+        return tc_error_nomem(pc->err, "a kernel's parameters");
+    tconv_status st = TCONV_OK;
+    for (int r = 1; r <= TCONV_MAX_SPATIAL && st == TCONV_OK; r++) {
+        if (only > 0 && r != only)
+            continue;
+        tc_error err;
+        tc_error_clear(&err);
+        memset(attrs, 0, size);
+        out->status[r] = read(pc->node, r, attrs, &err);
+        if (out->status[r] == TCONV_OK)
+            out->attrs[r] = tc_arena_memdup(pc->arena, attrs, size);
+        else
+            out->message[r] = tc_arena_strdup(pc->arena, err.message);
+        if (!out->attrs[r] && !out->message[r])
+            st = tc_error_nomem(pc->err, "a kernel's parameters");
+    }
+    free(attrs);
+    return st;
+}
+
+tconv_status tc_rank_attrs_get(const tc_kernel_ctx *ctx, const tc_rank_attrs *r, int spatial_rank,
+                               const void **out) {
+    if (spatial_rank < 1 || spatial_rank > TCONV_MAX_SPATIAL)
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "%d spatial axes: 1 to %d are supported", spatial_rank,
+                            TCONV_MAX_SPATIAL);
+    if (r->message[spatial_rank])
+        return tc_error_set(ctx->err, r->status[spatial_rank], "%s", r->message[spatial_rank]);
+    if (!r->attrs[spatial_rank]) /* prepare read one rank only: the operands' checks broke */
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "%d spatial axes, which the node's constant W excludes", spatial_rank);
+    *out = r->attrs[spatial_rank];
+    return TCONV_OK;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "runtime/cpu_features.h"
+#include "ir/window_geometry.h"
 #include "runtime/kernel.h"
 
 #define TCONV_DTYPE_BIT(d) (UINT32_C(1) << (d))
@@ -104,5 +105,27 @@ const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t siz
  * as the scalar tc_half_to_float / tc_float_to_half of ir/dtype.h). */
 void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n);
 void tc_float_to_half_n(const float *in, uint16_t *out, int64_t n);
+
+/* The attributes of a windowed op (Conv, ConvTranspose, the pools), read once when its kernel
+ * is prepared (kernel.h) for every spatial rank 1..TCONV_MAX_SPATIAL its run may meet: their
+ * lengths are checked against the rank, which only X tells (and W of a subgraph may be
+ * overridden). A read that failed keeps its status and message for the run to report, as the
+ * kernel did when it read them on every run. */
+typedef tconv_status (*tc_rank_attr_reader)(const tconv_node *node, int spatial_rank, void *out,
+                                            tc_error *err);
+typedef struct tc_rank_attrs {
+    const void *attrs[TCONV_MAX_SPATIAL + 1]; /* by spatial rank; NULL: failed or not read */
+    tconv_status status[TCONV_MAX_SPATIAL + 1];
+    const char *message[TCONV_MAX_SPATIAL + 1]; /* when status is not TCONV_OK */
+} tc_rank_attrs;
+
+/* Fills `out` with `size`-byte reads kept in pc->arena: for spatial rank `only` when the run can
+ * meet no other (a failed read formats a message: most of prepare's cost), else (0) for every
+ * rank. Fails only for memory. */
+tconv_status tc_rank_attrs_read(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read,
+                                size_t size, int only, tc_rank_attrs *out);
+/* The attributes read for spatial_rank, or the read's error. */
+tconv_status tc_rank_attrs_get(const tc_kernel_ctx *ctx, const tc_rank_attrs *r, int spatial_rank,
+                               const void **out);
 
 #endif

@@ -33,15 +33,17 @@ typedef struct conv_attrs {
     tc_window_attrs win; /* kernel_shape 0 when absent: W gives the kernel */
 } conv_attrs;
 
-static tconv_status read_conv_attrs(tc_kernel_ctx *ctx, int rank, conv_attrs *a) {
+/* tc_rank_attr_reader: group and the window, for `rank` spatial axes. */
+static tconv_status read_conv_attrs(const tconv_node *node, int rank, void *out, tc_error *err) {
+    conv_attrs *a = out;
     memset(a, 0, sizeof *a);
     a->rank = rank;
     tconv_status st;
-    if ((st = tc_node_attr_int(ctx->node, "group", 1, &a->group, ctx->err)) ||
-        (st = tc_window_read_attrs(ctx->node, rank, 0, 0, &a->win, ctx->err)))
+    if ((st = tc_node_attr_int_or_default(node, "group", &a->group, err)) ||
+        (st = tc_window_read_attrs(node, rank, 0, 0, &a->win, err)))
         return st;
     if (a->group < 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'group' must be >= 1");
+        return tc_error_set(err, TCONV_ERR_INVALID, "attribute 'group' must be >= 1");
     return TCONV_OK;
 }
 
@@ -601,15 +603,17 @@ static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
     return TCONV_OK;
 }
 
-tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
+/* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv; no IR. */
+static tconv_status run_conv(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
-    conv_attrs attrs;
+    const void *read = NULL;
     conv_job job = {0};
     tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
-        st = read_conv_attrs(ctx, ops.spatial_rank, &attrs);
+        st = tc_rank_attrs_get(ctx, ctx->params, ops.spatial_rank, &read);
+    const conv_attrs *a = read;
     if (st == TCONV_OK)
-        st = conv_geometry(ctx, &ops, &attrs, &job.lat);
+        st = conv_geometry(ctx, &ops, a, &job.lat);
     if (st == TCONV_OK)
         st = tc_conv_check_bias(ctx, ops.b, ops.w->dims[0]);
     if (st != TCONV_OK)
@@ -617,7 +621,7 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     job.batch = ops.x->dims[0];
     job.c_in = ops.x->dims[1];
     job.c_out = ops.w->dims[0];
-    job.group = attrs.group;
+    job.group = a->group;
     job.cin_g = job.c_in / job.group;
     job.cout_g = job.c_out / job.group;
     int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
@@ -650,4 +654,16 @@ tconv_status tc_run_conv(tc_kernel_ctx *ctx) {
     if (job.group > 1 && job.cin_g == 1)
         return conv_run_depthwise(ctx, &job);
     return conv_run_gemm(ctx, &job);
+}
+
+static bool conv_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    (void)params;
+    return tc_work_conv(NULL, w, out);
+}
+
+tconv_status tc_prepare_conv(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    tconv_status st =
+        tc_conv_prepare(pc, read_conv_attrs, sizeof(conv_attrs), run_conv, conv_work, out);
+    out->epilogues = TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN;
+    return st;
 }

@@ -372,14 +372,21 @@ static void conv_transpose_plan(conv_transpose_job *job, int threads) {
                       : tc_gemm_isa_for_shape(rows, job->block_cols);
 }
 
+/* tc_rank_attr_reader: tc_conv_transpose_read_attrs, once per rank at prepare. */
+static tconv_status read_conv_transpose_attrs(const tconv_node *node, int rank, void *out,
+                                              tc_error *err) {
+    return tc_conv_transpose_read_attrs(node, rank, out, err);
+}
+
+/* The geometry from the attributes prepared for X's rank (ctx->params) and the shapes. */
 static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_operands *ops,
                                            tc_conv_transpose_geometry *g) {
-    tc_conv_transpose_attrs attrs;
+    const void *attrs = NULL;
     tconv_status st = tc_conv_transpose_check_ranks(ops->x->rank, ops->w->rank, ctx->err);
     if (st == TCONV_OK)
-        st = tc_conv_transpose_read_attrs(ctx->node, ops->spatial_rank, &attrs, ctx->err);
+        st = tc_rank_attrs_get(ctx, ctx->params, ops->spatial_rank, &attrs);
     if (st == TCONV_OK)
-        st = tc_conv_transpose_resolve(&attrs, ops->x->dims, ops->w->dims, ctx->convention, g,
+        st = tc_conv_transpose_resolve(attrs, ops->x->dims, ops->w->dims, ctx->convention, g,
                                        ctx->err);
     return st;
 }
@@ -521,7 +528,8 @@ static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_
     return st;
 }
 
-tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
+/* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv_transpose; no IR. */
+static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
     tc_conv_transpose_geometry g;
     tconv_status st = tc_conv_read_operands(ctx, &ops);
@@ -582,5 +590,18 @@ tconv_status tc_run_conv_transpose(tc_kernel_ctx *ctx) {
     /* activation fusion (session_fuse.c, helper p2): the final output, crop and bias included */
     if (st == TCONV_OK && ctx->activation)
         tc_kernel_activation_apply(ctx->activation, y->data, y->data, y->n_elements);
+    return st;
+}
+
+static bool conv_transpose_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    (void)params;
+    return tc_work_conv_transpose(NULL, w, out);
+}
+
+tconv_status tc_prepare_conv_transpose(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    tconv_status st =
+        tc_conv_prepare(pc, read_conv_transpose_attrs, sizeof(tc_conv_transpose_attrs),
+                        run_conv_transpose, conv_transpose_work, out);
+    out->epilogues = TC_EPILOGUE_CROP | TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN;
     return st;
 }

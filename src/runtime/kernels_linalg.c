@@ -149,7 +149,8 @@ static tconv_status matmul_batched(tc_kernel_ctx *ctx, const matmul_plan *p, int
     return st;
 }
 
-tconv_status tc_run_matmul(tc_kernel_ctx *ctx) {
+/* The run (MatMul has no attributes: nothing to prepare). */
+static tconv_status run_matmul(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b;
     matmul_plan p;
     tconv_status st;
@@ -215,12 +216,12 @@ typedef struct gemm_attrs {
     float alpha, beta;
 } gemm_attrs;
 
-static tconv_status read_gemm_attrs(tc_kernel_ctx *ctx, gemm_attrs *g) {
+static tconv_status read_gemm_attrs(const tconv_node *node, gemm_attrs *g, tc_error *err) {
     tconv_status st;
-    if ((st = tc_node_attr_int(ctx->node, "transA", 0, &g->trans_a, ctx->err)) ||
-        (st = tc_node_attr_int(ctx->node, "transB", 0, &g->trans_b, ctx->err)) ||
-        (st = tc_node_attr_float(ctx->node, "alpha", 1.0f, &g->alpha, ctx->err)) ||
-        (st = tc_node_attr_float(ctx->node, "beta", 1.0f, &g->beta, ctx->err)))
+    if ((st = tc_node_attr_int(node, "transA", 0, &g->trans_a, err)) ||
+        (st = tc_node_attr_int(node, "transB", 0, &g->trans_b, err)) ||
+        (st = tc_node_attr_float_or_default(node, "alpha", &g->alpha, err)) ||
+        (st = tc_node_attr_float_or_default(node, "beta", &g->beta, err)))
         return st;
     return TCONV_OK;
 }
@@ -277,15 +278,15 @@ static tconv_status gemm_f64(tc_kernel_ctx *ctx, const gemm_attrs *g, const tc_r
     return TCONV_OK;
 }
 
-tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
+/* The run: ctx->params is the gemm_attrs of tc_prepare_gemm; no IR. */
+static tconv_status run_gemm(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *a, *b, *c;
-    gemm_attrs g;
+    gemm_attrs g = *(const gemm_attrs *)ctx->params;
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
         (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)) ||
         (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(a->dtype))) ||
-        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPE_BIT(a->dtype))) ||
-        (st = read_gemm_attrs(ctx, &g)))
+        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPE_BIT(a->dtype))))
         return st;
     c = tc_kernel_input(ctx, 2);
     if (a->rank != 2 || b->rank != 2)
@@ -321,4 +322,27 @@ tconv_status tc_run_gemm(tc_kernel_ctx *ctx) {
                       .c = y->data,
                       .ldc = n};
     return tc_sgemm(&op, ctx->pool, ctx->n_threads, ctx->err);
+}
+
+static bool gemm_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    return tc_work_gemm_trans(((const gemm_attrs *)params)->trans_a != 0, w, out);
+}
+
+tconv_status tc_prepare_gemm(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    gemm_attrs *g = tc_kernel_params_alloc(pc, sizeof *g);
+    if (!g)
+        return TCONV_ERR_NOMEM;
+    *out = (tc_kernel_prepared){.run = run_gemm, .params = g, .work = gemm_work};
+    return read_gemm_attrs(pc->node, g, pc->err);
+}
+
+static bool matmul_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    (void)params;
+    return tc_work_matmul(NULL, w, out);
+}
+
+tconv_status tc_prepare_matmul(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    (void)pc;
+    *out = (tc_kernel_prepared){.run = run_matmul, .work = matmul_work};
+    return TCONV_OK;
 }

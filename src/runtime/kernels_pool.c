@@ -1,4 +1,5 @@
-/* MaxPool, AveragePool and GlobalAveragePool (ONNX semantics).
+/* MaxPool, AveragePool, LpPool and the global pools (ONNX semantics), prepared kernels
+ * (kernel.h): their attributes are read once, per spatial rank, when the session plans them.
  *
  * The window (output size and pads per axis) is ir/window_geometry.h's, shared with shape
  * inference.
@@ -42,27 +43,29 @@ static int64_t min_i64(int64_t a, int64_t b) {
 
 /* ---------------------------------------------------------------- attributes and geometry */
 
-static tconv_status read_flag(tc_kernel_ctx *ctx, const char *name, bool *out) {
+static tconv_status read_flag(const tconv_node *node, const char *name, bool *out, tc_error *err) {
     int64_t v;
-    tconv_status st = tc_node_attr_int(ctx->node, name, 0, &v, ctx->err);
+    tconv_status st = tc_node_attr_int(node, name, 0, &v, err);
     if (st == TCONV_OK && v != 0 && v != 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute '%s' must be 0 or 1", name);
+        return tc_error_set(err, TCONV_ERR_INVALID, "attribute '%s' must be 0 or 1", name);
     *out = v != 0;
     return st;
 }
 
-static tconv_status read_pool_attrs(tc_kernel_ctx *ctx, int rank, pool_attrs *a) {
+/* tc_rank_attr_reader: the window, ceil_mode, count_include_pad, storage_order. */
+static tconv_status read_pool_attrs(const tconv_node *node, int rank, void *out, tc_error *err) {
+    pool_attrs *a = out;
     memset(a, 0, sizeof *a);
     tconv_status st;
-    if ((st = tc_window_read_attrs(ctx->node, rank, 1, 0, &a->win, ctx->err)) ||
-        (st = read_flag(ctx, "ceil_mode", &a->win.ceil_mode)) ||
-        (st = read_flag(ctx, "count_include_pad", &a->count_include_pad)) ||
-        (st = tc_node_attr_int(ctx->node, "storage_order", 0, &a->storage_order, ctx->err)))
+    if ((st = tc_window_read_attrs(node, rank, 1, 0, &a->win, err)) ||
+        (st = read_flag(node, "ceil_mode", &a->win.ceil_mode, err)) ||
+        (st = read_flag(node, "count_include_pad", &a->count_include_pad, err)) ||
+        (st = tc_node_attr_int(node, "storage_order", 0, &a->storage_order, err)))
         return st;
     if (!a->win.has_kernel_shape)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
+        return tc_error_set(err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
     if (a->storage_order != 0 && a->storage_order != 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+        return tc_error_set(err, TCONV_ERR_INVALID,
                             "attribute 'storage_order' must be 0 or 1, is %lld",
                             (long long)a->storage_order);
     return TCONV_OK;
@@ -382,28 +385,37 @@ static void pool_task(void *vjob, int64_t plane, int worker) {
 
 /* ---------------------------------------------------------------- kernels */
 
-static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes) {
+/* What a pool's prepare keeps (kernel.h): its kind and input types, LpPool's and GlobalLpPool's
+ * p, whether MaxPool's Indices output is wanted, the window's taps for the work, and the
+ * attributes per spatial rank. */
+typedef struct pool_params {
+    pool_kind kind;
+    uint32_t dtypes;
+    int64_t p;
+    bool indices_wanted; /* the node has no second output slot, or a named one */
+    uint64_t taps;
+    tc_rank_attrs attrs; /* pool_attrs by rank (the windowed pools only) */
+} pool_params;
+
+/* The run of MaxPool, AveragePool, LpPool: ctx->params is their pool_params; no IR. */
+static tconv_status run_pool(tc_kernel_ctx *ctx) {
+    const pool_params *params = ctx->params;
     const tc_rt_tensor *x;
-    pool_attrs attrs;
-    pool_job job = {.kind = kind, .p = 2.0};
+    const void *read = NULL;
+    pool_kind kind = params->kind;
+    pool_job job = {.kind = kind, .p = (double)params->p};
     tconv_status st;
-    int64_t p = 2;
-    if (kind == POOL_LP &&
-        (st = tc_node_attr_int_or_default(ctx->node, "p", &p, ctx->err)) != TCONV_OK)
+    if ((st = check_spatial_input(ctx, &x, params->dtypes)) ||
+        (st = tc_rank_attrs_get(ctx, &params->attrs, x->rank - 2, &read)))
         return st;
-    if (p < 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "p = %lld is not a norm", (long long)p);
-    job.p = (double)p;
-    if ((st = check_spatial_input(ctx, &x, dtypes)) ||
-        (st = read_pool_attrs(ctx, x->rank - 2, &attrs)) ||
-        (st = pool_geometry(ctx, x, &attrs, &job.g)))
+    const pool_attrs *attrs = read;
+    if ((st = pool_geometry(ctx, x, attrs, &job.g)))
         return st;
     int64_t dims[TCONV_MAX_RANK] = {x->dims[0], x->dims[1]};
     memcpy(dims + 2, job.g.out, (size_t)job.g.rank * sizeof(int64_t));
     tc_rt_tensor *y, *indices = NULL;
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
-    bool want_indices = kind == POOL_MAX && ctx->n_outputs > 1 &&
-                        (!ctx->node || ctx->node->n_outputs < 2 || ctx->node->outputs[1]);
+    bool want_indices = kind == POOL_MAX && ctx->n_outputs > 1 && params->indices_wanted;
     if (st == TCONV_OK && want_indices)
         st = tc_kernel_alloc_output(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
     if (st != TCONV_OK || y->n_elements == 0)
@@ -418,8 +430,8 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, st, "pooling window offsets: ");
     job.offsets = offsets.data;
-    job.count_include_pad = attrs.count_include_pad;
-    job.column_major = attrs.storage_order == 1;
+    job.count_include_pad = attrs->count_include_pad;
+    job.column_major = attrs->storage_order == 1;
     job.dtype = x->dtype;
     job.x = x->data;
     job.y = y->data;
@@ -429,18 +441,51 @@ static tconv_status run_pool(tc_kernel_ctx *ctx, pool_kind kind, uint32_t dtypes
     return TCONV_OK;
 }
 
-tconv_status tc_run_max_pool(tc_kernel_ctx *ctx) {
-    return run_pool(ctx, POOL_MAX,
-                    TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
-                        TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8));
+static bool pool_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    return tc_work_window_outputs(((const pool_params *)params)->taps, w, out);
 }
 
-tconv_status tc_run_average_pool(tc_kernel_ctx *ctx) {
-    return run_pool(ctx, POOL_AVERAGE, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+/* The prepare of every pool: p (LpPool, GlobalLpPool; a norm for LpPool), the Indices output,
+ * the taps and, for a windowed pool (`windowed`), its attributes per rank. */
+static tconv_status prepare_pool(const tc_kernel_prepare_ctx *pc, pool_kind kind, uint32_t dtypes,
+                                 bool windowed, tc_kernel_fn run, tc_kernel_prepared *out) {
+    pool_params *params = tc_kernel_params_alloc(pc, sizeof *params);
+    if (!params)
+        return TCONV_ERR_NOMEM;
+    const tconv_node *node = pc->node;
+    params->kind = kind;
+    params->dtypes = dtypes;
+    params->p = 2;
+    params->indices_wanted = node->n_outputs < 2 || node->outputs[1];
+    *out = (tc_kernel_prepared){.run = run, .params = params};
+    tconv_status st;
+    if (kind == POOL_LP &&
+        (st = tc_node_attr_int_or_default(node, "p", &params->p, pc->err)) != TCONV_OK)
+        return st;
+    if (!windowed)
+        return TCONV_OK;
+    if (params->p < 1)
+        return tc_error_set(pc->err, TCONV_ERR_INVALID, "p = %lld is not a norm",
+                            (long long)params->p);
+    params->taps = tc_work_window_taps(node);
+    out->work = pool_work;
+    return tc_rank_attrs_read(pc, read_pool_attrs, sizeof(pool_attrs), 0, &params->attrs);
 }
 
-tconv_status tc_run_lp_pool(tc_kernel_ctx *ctx) {
-    return run_pool(ctx, POOL_LP, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+tconv_status tc_prepare_max_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_MAX,
+                        TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
+                            TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8),
+                        true, run_pool, out);
+}
+
+tconv_status tc_prepare_average_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_AVERAGE, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, true, run_pool,
+                        out);
+}
+
+tconv_status tc_prepare_lp_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_LP, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, true, run_pool, out);
 }
 
 /* The global pools' output shape [N, C, 1, ...] into dims; returns the elements of a plane. */
@@ -454,15 +499,15 @@ static int64_t global_output_dims(const tc_rt_tensor *x, int64_t *dims) {
     return spatial;
 }
 
-/* GlobalMaxPool and GlobalLpPool: one value per (n, c) plane, in double. */
-static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
+/* GlobalMaxPool and GlobalLpPool: one value per (n, c) plane, in double; ctx->params is their
+ * pool_params. */
+static tconv_status run_global(tc_kernel_ctx *ctx) {
+    const pool_params *params = ctx->params;
+    pool_kind kind = params->kind;
     const tc_rt_tensor *x;
-    int64_t p = 2;
+    int64_t p = params->p;
     tconv_status st;
     if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
-        return st;
-    if (kind == POOL_LP &&
-        (st = tc_node_attr_int_or_default(ctx->node, "p", &p, ctx->err)) != TCONV_OK)
         return st;
     int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;
@@ -486,15 +531,16 @@ static tconv_status run_global(tc_kernel_ctx *ctx, pool_kind kind) {
     return TCONV_OK;
 }
 
-tconv_status tc_run_global_max_pool(tc_kernel_ctx *ctx) {
-    return run_global(ctx, POOL_MAX);
+tconv_status tc_prepare_global_max_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_MAX, 0, false, run_global, out);
 }
 
-tconv_status tc_run_global_lp_pool(tc_kernel_ctx *ctx) {
-    return run_global(ctx, POOL_LP);
+tconv_status tc_prepare_global_lp_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_LP, 0, false, run_global, out);
 }
 
-tconv_status tc_run_global_average_pool(tc_kernel_ctx *ctx) {
+/* GlobalAveragePool has no attributes: nothing to prepare. */
+static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tconv_status st;
     if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
@@ -605,5 +651,12 @@ tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
         }
         copy_element(x->dtype, x->data, e, y->data, at);
     }
+    return TCONV_OK;
+}
+
+tconv_status tc_prepare_global_average_pool(const tc_kernel_prepare_ctx *pc,
+                                            tc_kernel_prepared *out) {
+    (void)pc;
+    *out = (tc_kernel_prepared){.run = run_global_average_pool};
     return TCONV_OK;
 }

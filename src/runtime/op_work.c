@@ -115,6 +115,10 @@ bool tc_work_gemm(const tconv_node *node, const tc_work_shapes *w, uint64_t *out
     tc_error ignored;
     if (tc_node_attr_int(node, "transA", 0, &trans_a, &ignored) != TCONV_OK)
         trans_a = 0;
+    return tc_work_gemm_trans(trans_a != 0, w, out);
+}
+
+bool tc_work_gemm_trans(bool trans_a, const tc_work_shapes *w, uint64_t *out) {
     return matrix_product(w, trans_a && w->in_rank[0] == 2 ? 0 : -1, out);
 }
 
@@ -159,8 +163,7 @@ bool tc_work_einsum(const tconv_node *node, const tc_work_shapes *w, uint64_t *o
 
 /* ---------------------------------------------------------------- windows */
 
-/* Taps of a pooling window: the product of kernel_shape. */
-static uint64_t window_taps(const tconv_node *node) {
+uint64_t tc_work_window_taps(const tconv_node *node) {
     const int64_t *k = NULL;
     size_t n = 0;
     bool present = false;
@@ -175,10 +178,14 @@ static uint64_t window_taps(const tconv_node *node) {
 
 /* AveragePool, LpPool, MaxPool: one tap per output element and window position. */
 bool tc_work_pool(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
+    return tc_work_window_outputs(tc_work_window_taps(node), w, out);
+}
+
+bool tc_work_window_outputs(uint64_t taps, const tc_work_shapes *w, uint64_t *out) {
     uint64_t y;
     if (!elements(w->out_rank, w->out_dims, &y))
         return false;
-    *out = tc_work_mul_sat(y, window_taps(node));
+    *out = tc_work_mul_sat(y, taps);
     return true;
 }
 

@@ -38,6 +38,14 @@ typedef bool (*tc_op_work_fn)(const tconv_node *node, const tc_work_shapes *w, u
 #undef TC_OP_WORK
 #undef TC_OP
 
+/* A pool's work once its taps are known: a prepared pool keeps tc_work_window_taps, the
+ * product of kernel_shape, which tc_work_pool reads. */
+uint64_t tc_work_window_taps(const tconv_node *node);
+bool tc_work_window_outputs(uint64_t taps, const tc_work_shapes *w, uint64_t *out);
+
+/* Gemm's work once transA is known (tc_work_gemm reads it; a prepared Gemm kept it). */
+bool tc_work_gemm_trans(bool trans_a, const tc_work_shapes *w, uint64_t *out);
+
 /* The work of one node: its op's cost function, else the elements it reads and writes. */
 bool tc_op_work(const tconv_node *node, const tc_work_shapes *w, uint64_t *out);
 

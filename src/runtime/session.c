@@ -292,7 +292,11 @@ tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
                                  const tc_rt_tensor **inputs, tc_rt_tensor *outputs,
                                  tc_error *err) {
     tc_kernel_ctx ctx = {
-        .node = step->node,
+        .node = step->node_free ? NULL : step->node,
+        .params = step->params,
+        .op_type = step->node->op_type,
+        .input_names = step->input_names,
+        .work = step->work,
         .opset = step->opset,
         .inputs = inputs,
         .n_inputs = step->n_inputs,

@@ -226,7 +226,11 @@ static tconv_status make_guard(tc_session *s, const tc_graph_plan *plan, tc_step
     memcpy(g->dims, in->shape_of.dims, sizeof g->dims);
     g->value = &plan->constants[step->outputs[0]];
     step->shape_guard = g;
-    step->kernel = run_shape_guard;
+    step->kernel = run_shape_guard; /* an executor step of its own: it reads its node */
+    step->params = NULL;
+    step->work = NULL;
+    step->node_free = false;
+    step->epilogues = 0;
     step->half_native = true; /* it reads no data */
     return TCONV_OK;
 }

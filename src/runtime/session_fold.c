@@ -85,6 +85,8 @@ static ptrdiff_t find_producer(const tc_graph_plan *plan, uint32_t x) {
     if (p < 0)
         return -1;
     const tc_step_plan *conv = &plan->steps[p];
+    if (!(conv->epilogues & TC_EPILOGUE_FOLDED_BN)) /* its kernel's prepare did not declare it */
+        return -1;
     bool transpose = tc_node_is(conv->node, TC_KIND_ConvTranspose);
     if ((!transpose && !tc_node_is(conv->node, TC_KIND_Conv)) || conv->folded || !conv->kernel ||
         (through_crop && (!transpose || !conv->crop)) || conv->n_outputs < 1 ||

@@ -222,6 +222,8 @@ static bool read_bias_add(const tc_graph_plan *plan, const tc_step_plan *add, si
 /* Follows ConvTranspose -> [Slice] -> [Pad] -> [Add] from step p; marks the steps fused. */
 static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t p, tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
+    if (!(producer->epilogues & TC_EPILOGUE_CROP)) /* its kernel's prepare did not declare it */
+        return TCONV_OK;
     int rank = producer_rank(plan, producer);
     bool producer_bias = has_input(producer, 2);
     tc_kernel_crop crop;
@@ -382,8 +384,8 @@ static bool float_result(const tc_session *session, const tc_graph_plan *plan,
 static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, size_t p,
                                     tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
-    if (producer->n_outputs < 1 || producer->outputs[0] == TCONV_NO_SLOT ||
-        !float_result(session, plan, producer))
+    if (!(producer->epilogues & TC_EPILOGUE_ACTIVATION) || producer->n_outputs < 1 ||
+        producer->outputs[0] == TCONV_NO_SLOT || !float_result(session, plan, producer))
         return TCONV_OK;
     size_t input = 0;
     uint32_t slot = chain_result(plan, p);

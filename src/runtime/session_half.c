@@ -7,6 +7,7 @@
  * native ops only saves the copies. */
 #include "runtime/kernel_util.h"
 #include "runtime/session_internal.h"
+#include "runtime/test_hooks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,10 +105,10 @@ static tconv_dtype output_target(const tc_session *session, const tconv_node *no
     return half;
 }
 
-static tconv_status narrow_outputs(tc_kernel_ctx *ctx, tconv_dtype half) {
+static tconv_status narrow_outputs(const tc_step_plan *step, tc_kernel_ctx *ctx, tconv_dtype half) {
     for (size_t i = 0; i < ctx->n_outputs; i++) {
         tc_rt_tensor *out = &ctx->outputs[i];
-        tconv_dtype to = output_target(ctx->session, ctx->node, i, half);
+        tconv_dtype to = output_target(ctx->session, step->node, i, half);
         if (out->dtype != TCONV_DTYPE_FLOAT || to == TCONV_DTYPE_FLOAT)
             continue;
         tc_rt_tensor narrow;
@@ -118,6 +119,35 @@ static tconv_status narrow_outputs(tc_kernel_ctx *ctx, tconv_dtype half) {
         *out = narrow;
     }
     return TCONV_OK;
+}
+
+int tc_test_watch_prepared_runs = 0;
+int tc_test_plant_attr_read = 0;
+tc_test_prepared_counts tc_test_prepared_seen;
+
+static void count_watched(const tc_step_plan *step, const tc_kernel_ctx *ctx, bool widened) {
+    tc_test_prepared_counts *c = &tc_test_prepared_seen;
+    const tc_rt_tensor *x = ctx->n_inputs > 0 ? ctx->inputs[0] : NULL;
+    c->runs++;
+    c->crop += ctx->crop != NULL;
+    c->activation += ctx->activation != NULL;
+    c->folded += step->folded != NULL;
+    c->widened += widened;
+    c->f64 += x && x->dtype == TCONV_DTYPE_DOUBLE;
+}
+
+/* The step's kernel itself. A prepared kernel's run is watched when a test asks
+ * (test_hooks.h): attribute reads during it are counted by the IR. */
+static tconv_status call_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx, bool widened) {
+    if (!tc_test_watch_prepared_runs || !step->node_free) /* tests only */
+        return step->kernel(ctx);
+    count_watched(step, ctx, widened);
+    tc_test_attr_watch++;
+    if (tc_test_plant_attr_read)
+        (void)tc_node_attr(step->node, "group");
+    tconv_status st = step->kernel(ctx);
+    tc_test_attr_watch--;
+    return st;
 }
 
 /* Inputs of up to this many: the arrays of run_widened live on the stack. */
@@ -155,7 +185,7 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
     const tc_rt_tensor *const *saved = ctx->inputs;
     if (st == TCONV_OK) {
         ctx->inputs = ptrs;
-        st = step->kernel(ctx);
+        st = call_kernel(step, ctx, true);
         ctx->inputs = saved;
     }
     for (size_t i = n; i-- > 0;)
@@ -167,7 +197,7 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
     if (st == TCONV_ERR_UNSUPPORTED) /* a dtype message would name float, not what was given */
         return tc_error_prefix(ctx->err, st,
                                "%s inputs widened to float: ", tconv_dtype_name(half));
-    return st == TCONV_OK ? narrow_outputs(ctx, half) : st;
+    return st == TCONV_OK ? narrow_outputs(step, ctx, half) : st;
 }
 
 static bool is_float_type(tconv_dtype d) {
@@ -176,8 +206,9 @@ static bool is_float_type(tconv_dtype d) {
 
 /* A float input of another type beside the 16-bit one, where the op's schema ties its float
  * inputs to one type T: widening would make them agree and compute silently (issue 27). */
-static tconv_status check_one_float_type(const tc_kernel_ctx *ctx, tconv_dtype half) {
-    if (tc_op_mixed_float_inputs(ctx->node->op))
+static tconv_status check_one_float_type(const tc_step_plan *step, const tc_kernel_ctx *ctx,
+                                         tconv_dtype half) {
+    if (tc_op_mixed_float_inputs(step->node->op))
         return TCONV_OK;
     for (size_t i = 0; i < ctx->n_inputs; i++) {
         const tc_rt_tensor *t = ctx->inputs[i];
@@ -186,7 +217,7 @@ static tconv_status check_one_float_type(const tc_kernel_ctx *ctx, tconv_dtype h
                                 "input %zu ('%s') is %s beside %s inputs: %s's type constraint "
                                 "takes one type for them",
                                 i, tc_kernel_input_name(ctx, i), tconv_dtype_name(t->dtype),
-                                tconv_dtype_name(half), ctx->node->op_type);
+                                tconv_dtype_name(half), step->node->op_type);
     }
     return TCONV_OK;
 }
@@ -194,7 +225,7 @@ static tconv_status check_one_float_type(const tc_kernel_ctx *ctx, tconv_dtype h
 static tconv_status run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
     tconv_dtype half = step->half_native ? TCONV_DTYPE_UNDEFINED : half_input_dtype(ctx);
     if (half == TCONV_DTYPE_UNDEFINED)
-        return step->kernel(ctx);
+        return call_kernel(step, ctx, false);
     return run_widened(step, ctx, half);
 }
 
@@ -202,7 +233,7 @@ tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx) {
     /* on the inputs as the graph gives them (a folded W' is float32 by design) */
     tconv_dtype half = step->half_native ? TCONV_DTYPE_UNDEFINED : half_input_dtype(ctx);
     if (half != TCONV_DTYPE_UNDEFINED) {
-        tconv_status st = check_one_float_type(ctx, half);
+        tconv_status st = check_one_float_type(step, ctx, half);
         if (st != TCONV_OK)
             return st;
     }

@@ -36,7 +36,14 @@ typedef struct tc_node_cache {
 
 typedef struct tc_step_plan {
     const tconv_node *node;
+    /* The kernel as prepared at planning (tc_kernel_prepare): its run, parameters and work.
+     * node_free: a prepared kernel, run with ctx->node NULL. */
     tc_kernel_fn kernel;
+    const void *params;
+    tc_kernel_work_fn work;
+    bool node_free;
+    unsigned epilogues;             /* TC_EPILOGUE_* the kernel declared: what fusion may give it */
+    const char *const *input_names; /* for the kernel's messages (tc_kernel_ctx.input_names) */
     int64_t opset;
     tc_slot_ref *inputs; /* slot TCONV_NO_SLOT: omitted optional input */
     size_t n_inputs;

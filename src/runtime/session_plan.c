@@ -268,6 +268,51 @@ static tconv_status order_steps(tc_session *s, tc_graph_plan *plan, const tc_ste
 
 /* ---------------------------------------------------------------- steps */
 
+/* A prepare that refuses its node: the node fails when it runs, as it did before it was
+ * prepared (a branch never taken still plans), with prepare's status and message. */
+typedef struct refused_kernel {
+    tconv_status status;
+    char message[TCONV_ERROR_MESSAGE_MAX];
+} refused_kernel;
+
+static tconv_status run_refused(tc_kernel_ctx *ctx) {
+    const refused_kernel *r = ctx->params;
+    return tc_error_set(ctx->err, r->status, "%s", r->message);
+}
+
+/* The step's kernel prepared once (kernel.h), its input names kept for messages. */
+static tconv_status prepare_kernel(tc_session *s, tc_step_plan *step, tc_error *err) {
+    const tconv_node *node = step->node;
+    const char **names = alloc_array(s, node->n_inputs, sizeof *names);
+    if (!names)
+        return tc_error_nomem(err, "an execution plan");
+    for (size_t i = 0; i < node->n_inputs; i++)
+        names[i] = node->inputs[i] && node->inputs[i]->name ? node->inputs[i]->name : "";
+    step->input_names = names;
+    tc_error local;
+    tc_error_clear(&local);
+    tc_kernel_prepare_ctx pc = {
+        .node = node, .op = node->op, .opset = step->opset, .arena = s->arena, .err = &local};
+    tc_kernel_prepared prepared;
+    tconv_status st = tc_kernel_prepare(&pc, &prepared);
+    if (st == TCONV_ERR_NOMEM)
+        return tc_error_set(err, st, "%s", local.message);
+    if (st != TCONV_OK) {
+        refused_kernel *r = tc_arena_calloc(s->arena, 1, sizeof *r);
+        if (!r)
+            return tc_error_nomem(err, "an execution plan");
+        r->status = st;
+        memcpy(r->message, local.message, sizeof r->message);
+        prepared = (tc_kernel_prepared){.run = run_refused, .params = r};
+    }
+    step->kernel = prepared.run;
+    step->params = prepared.params;
+    step->work = prepared.work;
+    step->node_free = !prepared.reads_node;
+    step->epilogues = prepared.epilogues;
+    return TCONV_OK;
+}
+
 static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err) {
     const tconv_node *node = step->node;
     const char *domain = node->domain && *node->domain ? node->domain : "ai.onnx";
@@ -278,10 +323,11 @@ static tconv_status plan_kernel(tc_session *s, tc_step_plan *step, tc_error *err
                             "%s: op %s of domain '%s' (opset not imported by the model): no "
                             "kernel",
                             describe(node, where, sizeof where), node->op_type, domain);
-    step->kernel = tc_kernel_for(node->op);
     step->half_native = tc_op_half_native(node->op);
-    if (step->kernel) {
+    if (tc_kernel_for(node->op)) {
         tconv_status st = tc_kernel_check_node_attrs(node, node->op, step->opset, err);
+        if (st == TCONV_OK)
+            st = prepare_kernel(s, step, err);
         return st == TCONV_OK
                    ? TCONV_OK
                    : tc_error_prefix(err, st, "%s: ", describe(node, where, sizeof where));

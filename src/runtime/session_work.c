@@ -83,7 +83,7 @@ tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *
 
 tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims) {
     tc_session *s = ctx->session;
-    if (!s || !ctx->node)
+    if (!s || (!ctx->node && !ctx->work))
         return TCONV_OK;
     tc_work_shapes w = {0};
     w.n_in = ctx->n_inputs < TC_WORK_MAX_INPUTS ? ctx->n_inputs : TC_WORK_MAX_INPUTS;
@@ -95,7 +95,9 @@ tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64
     w.out_rank = out_rank;
     w.out_dims = out_dims;
     uint64_t work = 0;
-    if (!tc_op_work(ctx->node, &w, &work))
+    /* a prepared kernel's own (it read its attributes once), else the op table's */
+    bool known = ctx->work ? ctx->work(ctx->params, &w, &work) : tc_op_work(ctx->node, &w, &work);
+    if (!known)
         return TCONV_OK;
     return tc_session_charge_work(ctx, work);
 }

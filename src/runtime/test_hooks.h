@@ -13,4 +13,21 @@ extern int64_t tc_test_slice_start_shift;
  * floats), so that an element a kernel leaves unwritten shows. */
 extern int tc_test_poison_uninit;
 
+/* Nonzero: the executor watches every run of a prepared kernel (kernel.h, KP): attribute reads
+ * during it are counted in tc_test_attr_watched_reads (ir/ir.h), and it runs with ctx->node
+ * NULL as always, so any other IR access through the node would crash the test. */
+extern int tc_test_watch_prepared_runs;
+
+/* Counted while tc_test_watch_prepared_runs is set: the prepared runs watched, and how many of
+ * them had a fused crop, a fused activation, BatchNormalization-folded weights, float16 or
+ * bfloat16 inputs widened to float, float64 data (input 0); so the proof knows what it saw. */
+typedef struct tc_test_prepared_counts {
+    int64_t runs, crop, activation, folded, widened, f64;
+} tc_test_prepared_counts;
+extern tc_test_prepared_counts tc_test_prepared_seen;
+
+/* Nonzero: inside that watch, the executor reads one attribute of the step's node, as a kernel
+ * that still read its node would: the proof's own check that the watch sees a read. */
+extern int tc_test_plant_attr_read;
+
 #endif
