@@ -13,7 +13,7 @@
 #include "passes/diagnostics.h"
 #include "passes/pass.h"
 #include "passes/rewrite_report.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 #include "tconv/tconv.h"
 
 #define FUZZ_PASSES "shape-infer,legalize-conv-transpose,dce"

@@ -14,8 +14,8 @@
 #include <math.h>
 
 #include "importer/importer.h"
-#include "runtime/kernel_util.h"
-#include "runtime/session.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/session/session.h"
 #include "tconv/tconv.h"
 
 #define PLAN_MAX_MEMORY ((size_t)64 << 20)

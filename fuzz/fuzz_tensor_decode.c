@@ -6,7 +6,7 @@
 
 #include "importer/importer.h"
 #include "importer/onnx_internal.h"
-#include "runtime/rt_tensor.h"
+#include "runtime/compute/rt_tensor.h"
 
 static volatile uint8_t fuzz_sink;
 

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 
 #include "ir/ops.h"
-#include "runtime/gemm.h"
-#include "runtime/kernel.h"
-#include "runtime/kernel_util.h"
-#include "runtime/session.h"
+#include "runtime/compute/gemm.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/session/session.h"
 
 #define DATA_SET_PREFIX "test_data_set_"
 

@@ -10,7 +10,7 @@
 #include "ir/ir.h"
 #include "passes/diagnostics.h"
 #include "passes/rewrite_report.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 #include "tconv/tconv.h"
 
 /* Values for symbolic input dims (runners and comparisons): names malloc'd. */

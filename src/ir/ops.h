@@ -48,7 +48,8 @@ typedef enum tc_op_flag {
 } tc_op_flag;
 
 /* The elementwise activations a TC_OPF_EPILOGUE kernel may apply: one per ACT(fn, cost) of
- * ops.def, TC_ACTIVATION_<fn>; its scalar function is tc_act_<fn>f (src/runtime/activation.h). */
+ * ops.def, TC_ACTIVATION_<fn>; its scalar function is tc_act_<fn>f
+ * (src/runtime/kernels/activation.h). */
 typedef enum tc_activation_kind {
     TC_ACTIVATION_NONE = 0,
 #define ACT(fn, cost) TC_ACTIVATION_##fn,

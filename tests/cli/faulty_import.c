@@ -2,7 +2,7 @@
  * that --check catches a wrong rewrite and then writes nothing. Built from the CLI's own sources
  * (tconv_import.c compiled with main renamed to tconv_import_main). */
 #undef main
-#include "runtime/test_hooks.h"
+#include "runtime/compute/test_hooks.h"
 
 int tconv_import_main(int argc, char **argv);
 

@@ -13,7 +13,7 @@
 
 #include "importer/importer.h"
 #include "ir/strbuf.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 
 #define BROKEN_DIR TCONV_SOURCE_DIR "/tests/broken"
 

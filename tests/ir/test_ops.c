@@ -12,7 +12,7 @@
 #include "ir/ir.h"
 #include "ir/ops.h"
 #include "passes/shape_infer.h"
-#include "runtime/kernel.h"
+#include "runtime/kernels/kernel.h"
 
 static void test_entries_are_well_formed(void **state) {
     (void)state;
@@ -169,8 +169,7 @@ static void test_attribute_defaults(void **state) {
     assert_int_equal(tc_node_attr_int_or_default(bn, "training_mode", &i64, &err), TCONV_OK);
     assert_int_equal(i64, 0);
     /* no default in the table: the reader's mistake, named */
-    assert_int_equal(tc_node_attr_int_or_default(bn, "is_test", &i64, &err),
-                     TCONV_ERR_UNSUPPORTED);
+    assert_int_equal(tc_node_attr_int_or_default(bn, "is_test", &i64, &err), TCONV_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.message, "'is_test' no default"));
     assert_int_equal(tc_node_create(m->graph, "Relu", NULL, "r", &relu, &err), TCONV_OK);
     assert_int_equal(tc_node_attr_float_or_default(relu, "alpha", &f, &err), TCONV_ERR_UNSUPPORTED);

@@ -20,7 +20,7 @@
 #include "passes/conv_transpose_match.h"
 #include "passes/pass.h"
 #include "passes/rewrite_report.h"
-#include "runtime/test_hooks.h"
+#include "runtime/compute/test_hooks.h"
 #include "testutil.h"
 
 #define PASSES "shape-infer,legalize-conv-transpose,dce"

@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "ir/ir.h"
-#include "runtime/kernel.h"
-#include "runtime/rt_tensor.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/compute/rt_tensor.h"
 
 #define KH_MAX_INPUTS 8
 #define KH_MAX_OUTPUTS 4

@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #include "ir/ir.h"
-#include "runtime/rt_tensor.h"
-#include "runtime/session.h"
+#include "runtime/compute/rt_tensor.h"
+#include "runtime/session/session.h"
 
 static inline tconv_model *rtt_model(int64_t opset) {
     tconv_model *m = NULL;

@@ -1,6 +1,6 @@
-/* Activation fusion in the executor (src/runtime/session_fuse.c): a Conv or ConvTranspose whose
- * float32 result only an activation reads (an op ops.def marks ACT(fn, cost): HardSigmoid and Elu
- * were made fusable by that column and their tc_act_ function alone) applies that activation
+/* Activation fusion in the executor (src/runtime/session/session_fuse.c): a Conv or ConvTranspose
+ * whose float32 result only an activation reads (an op ops.def marks ACT(fn, cost): HardSigmoid and
+ * Elu were made fusable by that column and their tc_act_ function alone) applies that activation
  * itself, and the activation's step just moves the result. Each case runs the graph fused and as
  * written (an unfused session, as proofs run) and requires the same bits; the kernel-call counts
  * show which ran fused. The shapes reach every Conv path (wide, im2col, direct 1x1, depthwise) and
@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "rt_test_util.h"
-#include "runtime/kernel_util.h"
+#include "runtime/kernels/kernel_util.h"
 
 #define C_IN 4
 #define H 7

@@ -1,4 +1,4 @@
-/* BatchNormalization folding in the executor (src/runtime/session_fold.c): a Conv or
+/* BatchNormalization folding in the executor (src/runtime/session/session_fold.c): a Conv or
  * ConvTranspose followed by an inference BatchNormalization with constant parameters runs as
  * one kernel call with folded weights and bias. Each case builds one graph and runs it in a
  * proof session (unfused: the graph as written, op by op) and in a normal one, and requires the
@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "runtime/kernel_util.h"
+#include "runtime/kernels/kernel_util.h"
 
 #define C_IN 4
 #define C_OUT 6

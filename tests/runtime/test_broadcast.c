@@ -2,7 +2,7 @@
  * through a session on broadcast shapes (checked against a naive per-element loop). */
 #include "rt_test_util.h"
 
-#include "runtime/broadcast.h"
+#include "runtime/compute/broadcast.h"
 
 static void test_shape_rule(void **state) {
     (void)state;

@@ -1,5 +1,5 @@
-/* Constant folding in the plan (src/runtime/session_constfold.c): steps whose inputs are all
- * constants, and Shapes of statically shaped values, run once when the session is planned. Each
+/* Constant folding in the plan (src/runtime/session/session_constfold.c): steps whose inputs are
+ * all constants, and Shapes of statically shaped values, run once when the session is planned. Each
  * case runs the graph folded and as written (options.unfused, what a proof runs) and requires
  * the same results; the kernel-call counts show what was folded. */
 #include "rt_test_util.h"

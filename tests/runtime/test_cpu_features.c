@@ -6,9 +6,9 @@
 #include <math.h>
 
 #include "kernel_harness.h"
-#include "runtime/cpu_features.h"
-#include "runtime/gemm.h"
-#include "runtime/kernel_util.h"
+#include "runtime/compute/cpu_features.h"
+#include "runtime/compute/gemm.h"
+#include "runtime/kernels/kernel_util.h"
 
 static void test_probe_is_stable(void **state) {
     (void)state;

@@ -1,8 +1,8 @@
-/* Crop fusion in the executor (src/runtime/session_fuse.c): a ConvTranspose -> Slice -> Pad ->
- * Add chain runs as one ConvTranspose kernel call that writes the chain's result. Each case
- * runs the same graph twice, once fusable and once with the ConvTranspose output also a graph
- * output (a second reader, so nothing may be fused), and requires identical results; the
- * kernel-call counts show which ran fused. */
+/* Crop fusion in the executor (src/runtime/session/session_fuse.c): a ConvTranspose -> Slice -> Pad
+ * -> Add chain runs as one ConvTranspose kernel call that writes the chain's result. Each case runs
+ * the same graph twice, once fusable and once with the ConvTranspose output also a graph output (a
+ * second reader, so nothing may be fused), and requires identical results; the kernel-call counts
+ * show which ran fused. */
 #include "rt_test_util.h"
 
 #define N_X 18  /* X 1x2x3x3 */

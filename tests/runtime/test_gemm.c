@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/gemm.h"
+#include "runtime/compute/gemm.h"
 #include "kernel_harness.h"
 
 typedef struct matrices {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "ir/ops.h"
-#include "runtime/kernel_util.h"
-#include "runtime/tensor_copy.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/tensor_copy.h"
 
 static void test_half_conversions(void **state) {
     (void)state;

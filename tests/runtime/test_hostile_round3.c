@@ -4,7 +4,7 @@
 #include "ir/einsum_equation.h"
 #include "ir/ops.h"
 #include "passes/pass.h"
-#include "runtime/op_work.h"
+#include "runtime/budget/op_work.h"
 #include "tconv/model.h"
 #include "tconv/passes.h"
 #include "tconv/runtime.h"

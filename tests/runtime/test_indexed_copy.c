@@ -1,10 +1,10 @@
-/* tc_indexed_copy (src/runtime/tensor_copy.c), the element mover of Pad and of Gather's blocks,
- * against a plain per-element reference: inner maps that mix padding, long consecutive runs,
- * short and reversed stretches (a reflect pad's borders), more pieces than it precomputes, and
- * every element size. */
+/* tc_indexed_copy (src/runtime/compute/tensor_copy.c), the element mover of Pad and of Gather's
+ * blocks, against a plain per-element reference: inner maps that mix padding, long consecutive
+ * runs, short and reversed stretches (a reflect pad's borders), more pieces than it precomputes,
+ * and every element size. */
 #include "rt_test_util.h"
 
-#include "runtime/tensor_copy.h"
+#include "runtime/compute/tensor_copy.h"
 
 #define ROWS 3
 #define MAX_N 400

@@ -4,7 +4,7 @@
  * test_hooks.h) and must give exactly what it gives unpoisoned; and a second run of a session
  * (reused buffers) must equal a fresh session's. */
 #include "rt_test_util.h"
-#include "runtime/test_hooks.h"
+#include "runtime/compute/test_hooks.h"
 
 #define N_X                                                                                        \
     (2 * 3 * 20 * 16) /* X 2x3x20x16: every tensor after it over the buffer cache's 64 KiB */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "rt_test_util.h"
-#include "runtime/test_hooks.h"
+#include "runtime/compute/test_hooks.h"
 #include "tconv/model.h"
 #include "tconv/runtime.h"
 

@@ -5,7 +5,7 @@
 #include <math.h>
 
 #include "kernel_harness.h"
-#include "runtime/kernel_util.h"
+#include "runtime/kernels/kernel_util.h"
 
 static const tconv_dtype MINIFLOATS[] = {TCONV_DTYPE_FLOAT8E4M3FN, TCONV_DTYPE_FLOAT8E4M3FNUZ,
                                          TCONV_DTYPE_FLOAT8E5M2, TCONV_DTYPE_FLOAT8E5M2FNUZ,

@@ -1,4 +1,4 @@
-/* The recurrent kernels' float32 paths (src/runtime/kernels_rnn.c) against each other in a
+/* The recurrent kernels' float32 paths (src/runtime/kernels/kernels_rnn.c) against each other in a
  * session: weights as initializers (R, and for short runs W, transposed once and kept in the
  * node cache across runs) and as graph inputs (transposed into scratch every run) must give
  * the same bits, run after run; a batch past the matrix-vector bound (the packed GEMM) and a

@@ -10,7 +10,7 @@
 #include "api/api_internal.h"
 #include "importer/importer.h"
 #include "rt_test_util.h"
-#include "runtime/session_internal.h"
+#include "runtime/session/session_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>

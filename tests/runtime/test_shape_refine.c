@@ -1,9 +1,10 @@
 /* Shapes sharpened while constants are folded (tc_session_options.refine_types, set by the API to
- * shape inference: src/api/api_session.c, src/runtime/session_constfold.c). A value whose shape
- * only a folded constant tells (a Pad whose pads a Reshape/Transpose chain computes: inference
- * tracks no 2-D contents) used to keep every Shape after it, and all they feed, as run-time
- * steps. Each case runs the graph through the API's session (refined), through a plain session
- * (the model's types only) and as written (options.unfused), and requires the same results. */
+ * shape inference: src/api/api_session.c, src/runtime/session/session_constfold.c). A value whose
+ * shape only a folded constant tells (a Pad whose pads a Reshape/Transpose chain computes:
+ * inference tracks no 2-D contents) used to keep every Shape after it, and all they feed, as
+ * run-time steps. Each case runs the graph through the API's session (refined), through a plain
+ * session (the model's types only) and as written (options.unfused), and requires the same results.
+ */
 #include "api/api_internal.h"
 #include "rt_test_util.h"
 

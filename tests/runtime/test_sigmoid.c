@@ -1,5 +1,5 @@
-/* The float32 Sigmoid kernel (src/runtime/kernels_elementwise.c: a vectorizable exp) against
- * the double-precision formula: relative error within 4e-7 down to x = -87 (absolute 2e-38
+/* The float32 Sigmoid kernel (src/runtime/kernels/kernels_elementwise.c: a vectorizable exp)
+ * against the double-precision formula: relative error within 4e-7 down to x = -87 (absolute 2e-38
  * below), 0 and 1 at the ends, NaN kept. */
 #include "kernel_harness.h"
 

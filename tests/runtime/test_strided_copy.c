@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "runtime/tensor_copy.h"
+#include "runtime/compute/tensor_copy.h"
 
 /* Element of v at flat output position e (row-major over v->dims), as a source index. */
 static int64_t source_index(const tc_strided_view *v, int64_t e) {

@@ -1,0 +1,88 @@
+/* Kernel scratch memory: the session's scratch arena (session_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/kernels/kernel.h"
+#include "runtime/session/session_internal.h"
+
+/* Scratch pieces start on cache-line boundaries (the GEMM's packing buffers want 64 bytes). */
+#define SCRATCH_ALIGN TCONV_SESSION_ALIGN
+
+static size_t align_up(size_t n) {
+    return (n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+void tc_scratch_arena_free(tc_scratch_arena *arena) {
+    free(arena->base);
+    memset(arena, 0, sizeof *arena);
+}
+
+/* Grows an empty arena to its high-water mark. */
+static tconv_status arena_grow(tc_session *s, tc_error *err) {
+    tc_scratch_arena *a = &s->scratch;
+    free(a->base);
+    a->base = NULL;
+    a->capacity = 0;
+    void *base;
+    tconv_status st = tc_session_alloc_bytes(s, a->high_water, "scratch memory", &base, err);
+    if (st != TCONV_OK)
+        return st;
+    a->base = base;
+    a->capacity = a->high_water;
+    return TCONV_OK;
+}
+
+/* A piece of its own, for a request the arena cannot hold now. */
+static tconv_status own_piece(tc_session *s, size_t bytes, tc_rt_tensor *buf, tc_error *err) {
+    tconv_status st = tc_session_alloc_bytes(s, bytes, "scratch memory", &buf->data, err);
+    if (st != TCONV_OK)
+        return st;
+    buf->nbytes = bytes;
+    buf->owns_data = true;
+    if (s)
+        s->scratch.own_bytes += bytes;
+    return TCONV_OK;
+}
+
+tconv_status tc_kernel_scratch(tc_kernel_ctx *ctx, size_t bytes, tc_rt_tensor *buf) {
+    memset(buf, 0, sizeof *buf);
+    if (bytes == 0)
+        return TCONV_OK;
+    if (bytes > (size_t)INT64_MAX - SCRATCH_ALIGN)
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "scratch memory of %zu bytes", bytes);
+    bytes = align_up(bytes);
+    tc_session *s = ctx->session;
+    if (!s)
+        return own_piece(NULL, bytes, buf, ctx->err);
+    tc_scratch_arena *a = &s->scratch;
+    size_t high_water = a->high_water; /* a refused request must not raise it for good */
+    if (a->used + bytes > a->high_water)
+        a->high_water = a->used + bytes;
+    tconv_status st = TCONV_OK;
+    if (a->used == 0 && a->capacity < a->high_water)
+        st = arena_grow(s, ctx->err);
+    if (st == TCONV_OK && a->used + bytes > a->capacity)
+        st = own_piece(s, bytes, buf, ctx->err);
+    if (st != TCONV_OK || buf->owns_data) {
+        if (st != TCONV_OK)
+            a->high_water = high_water;
+        return st;
+    }
+    buf->data = a->base + a->used;
+    buf->nbytes = bytes;
+    a->used += bytes;
+    return TCONV_OK;
+}
+
+void tc_kernel_scratch_release(tc_kernel_ctx *ctx, tc_rt_tensor *buf) {
+    if (buf->owns_data) {
+        free(buf->data);
+        if (ctx->session)
+            ctx->session->scratch.own_bytes -= buf->nbytes;
+    } else if (buf->data) {
+        /* Pieces are released in reverse order of their requests (a stack). */
+        tc_scratch_arena *a = &ctx->session->scratch;
+        a->used = (size_t)((unsigned char *)buf->data - a->base);
+    }
+    memset(buf, 0, sizeof *buf);
+}

@@ -1,0 +1,683 @@
+#include "runtime/compute/gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/compute/cpu_features.h"
+#include "runtime/compute/parallel.h"
+#include "runtime/compute/vec4.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define TCONV_GEMM_X86 1
+#include <immintrin.h>
+#else
+#define TCONV_GEMM_X86 0
+#endif
+
+/* The largest micro-tile of any kernel (edge tiles go through a buffer this big). */
+#define MAX_MR 12
+#define MAX_NR 48
+/* Packed panels start on a cache line. */
+#define PACK_ALIGN_FLOATS 16
+
+typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
+                         float alpha, float beta);
+/* The same tile with B row p read at rows[p] + col, its first `cols` (1..nr) columns only: the
+ * others are neither read nor stored (NULL where a kernel has no such form). */
+typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows, int64_t col,
+                              int cols, float *c, int64_t ldc, float alpha, float beta);
+
+/* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
+ * kc x nc of B in L3. */
+typedef struct micro_kernel {
+    tc_gemm_isa isa;
+    int mr, nr;
+    int64_t mc, kc, nc;
+    micro_fn fn;
+    micro_rows_fn rows_fn;
+} micro_kernel;
+
+/* ---------------------------------------------------------------- micro-kernels */
+
+/* Every micro-kernel computes AB = sum_p pa[p*MR + r] * pb[p*NR + c] for a full MR x NR tile and
+ * stores C = alpha*AB + beta*C (C not read when beta == 0). */
+
+#if TCONV_HAVE_VECTOR_EXT
+
+static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
+                               float alpha, float beta) {
+    tc_v4f acc[4][2] = {{{0}}};
+    for (int64_t p = 0; p < kc; p++) {
+        tc_v4f b0 = tc_v4f_load(pb), b1 = tc_v4f_load(pb + 4);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            acc[r][0] += pa[r] * b0;
+            acc[r][1] += pa[r] * b1;
+        }
+        pa += 4;
+        pb += 8;
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; r++) {
+        float *cr = c + r * ldc;
+        if (beta == 0.0f) {
+            tc_v4f_store(cr, alpha * acc[r][0]);
+            tc_v4f_store(cr + 4, alpha * acc[r][1]);
+        } else {
+            tc_v4f_store(cr, alpha * acc[r][0] + beta * tc_v4f_load(cr));
+            tc_v4f_store(cr + 4, alpha * acc[r][1] + beta * tc_v4f_load(cr + 4));
+        }
+    }
+}
+#else
+static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
+                               float alpha, float beta) {
+    float acc[4][8] = {{0}};
+    for (int64_t p = 0; p < kc; p++) {
+        for (int r = 0; r < 4; r++)
+            for (int j = 0; j < 8; j++)
+                acc[r][j] += pa[r] * pb[j];
+        pa += 4;
+        pb += 8;
+    }
+    for (int r = 0; r < 4; r++)
+        for (int j = 0; j < 8; j++)
+            c[r * ldc + j] = alpha * acc[r][j] + (beta == 0.0f ? 0.0f : beta * c[r * ldc + j]);
+}
+#endif
+
+#if TCONV_GEMM_X86
+__attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, const float *pa,
+                                                                const float *pb, float *c,
+                                                                int64_t ldc, float alpha,
+                                                                float beta) {
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++)
+        acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+#pragma GCC unroll 2
+    for (int64_t p = 0; p < kc; p++) {
+        __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
+#pragma GCC unroll 6
+        for (int r = 0; r < 6; r++) {
+            __m256 a = _mm256_broadcast_ss(pa + r);
+            acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+        }
+        pa += 6;
+        pb += 16;
+    }
+    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; r++) {
+        float *cr = c + r * ldc;
+        if (beta == 0.0f) {
+            _mm256_storeu_ps(cr, _mm256_mul_ps(va, acc[r][0]));
+            _mm256_storeu_ps(cr + 8, _mm256_mul_ps(va, acc[r][1]));
+        } else {
+            _mm256_storeu_ps(
+                cr, _mm256_fmadd_ps(va, acc[r][0], _mm256_mul_ps(vb, _mm256_loadu_ps(cr))));
+            _mm256_storeu_ps(
+                cr + 8, _mm256_fmadd_ps(va, acc[r][1], _mm256_mul_ps(vb, _mm256_loadu_ps(cr + 8))));
+        }
+    }
+}
+
+/* The AVX-512 kernels read B either packed (pb, nr floats a step) or, when rows is set, straight
+ * from the row pointers of a b_rows product (rows[p] + col): with few row panels to share it, a
+ * packed B panel costs more to build than it saves. Each body is inlined into one function per
+ * form, so the packed loop has no test in it. */
+#define B_STEP(rows, col, pb, p, nr) ((rows) ? (rows)[p] + (col) : (pb) + (p) * (nr))
+
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+             float *c, int64_t ldc, float alpha, float beta) {
+    __m512 acc[12][2];
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++)
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = B_STEP(rows, col, pb, p, 32);
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 12
+        for (int r = 0; r < 12; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+        }
+        pa += 12;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int r = 0; r < 12; r++) {
+        float *cr = c + r * ldc;
+        if (beta == 0.0f) {
+            _mm512_storeu_ps(cr, _mm512_mul_ps(va, acc[r][0]));
+            _mm512_storeu_ps(cr + 16, _mm512_mul_ps(va, acc[r][1]));
+        } else {
+            _mm512_storeu_ps(
+                cr, _mm512_fmadd_ps(va, acc[r][0], _mm512_mul_ps(vb, _mm512_loadu_ps(cr))));
+            _mm512_storeu_ps(cr + 16, _mm512_fmadd_ps(va, acc[r][1],
+                                                      _mm512_mul_ps(vb, _mm512_loadu_ps(cr + 16))));
+        }
+    }
+}
+
+/* A tile of mr rows and nv 16-column vectors (constants where it is inlined) with B read from
+ * row pointers, the last vector under the mask `last`: a partial panel reads and stores only its
+ * own columns (a masked load does not fault past them), where packing would zero-fill it and
+ * compute the full width. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows, int64_t col,
+                 __mmask16 last, float *c, int64_t ldc, float alpha, float beta) {
+    __m512 acc[MAX_MR][3];
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            acc[r][v] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = rows[p] + col;
+        __m512 bv[3];
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            bv[v] =
+                v == nv - 1 ? _mm512_maskz_loadu_ps(last, b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 12
+        for (int r = 0; r < mr; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+#pragma GCC unroll 3
+            for (int v = 0; v < nv; v++)
+                acc[r][v] = _mm512_fmadd_ps(a, bv[v], acc[r][v]);
+        }
+        pa += mr;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++) {
+            __mmask16 m = v == nv - 1 ? last : (__mmask16)0xFFFF;
+            __m512 y = _mm512_mul_ps(va, acc[r][v]);
+            if (beta != 0.0f)
+                y = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, cr + 16 * v), y);
+            _mm512_mask_storeu_ps(cr + 16 * v, m, y);
+        }
+    }
+}
+
+/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE,
+ * full panels through the body, partial ones through avx512_rows_part with as few vectors as
+ * their columns need). */
+#define AVX512_FORMS(SHAPE, MR, NR)                                                                \
+    __attribute__((target("avx512f"))) static void micro_avx512_##SHAPE(                           \
+        int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc, float alpha,          \
+        float beta) {                                                                              \
+        avx512_##SHAPE(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);                                  \
+    }                                                                                              \
+    __attribute__((target("avx512f"))) static void rows_avx512_##SHAPE(                            \
+        int64_t kc, const float *pa, const float *const *rows, int64_t col, int cols, float *c,    \
+        int64_t ldc, float alpha, float beta) {                                                    \
+        if (cols == NR) {                                                                          \
+            avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                          \
+            return;                                                                                \
+        }                                                                                          \
+        int nv = (cols + 15) / 16;                                                                 \
+        __mmask16 last = (__mmask16)(0xFFFFu >> (16 * nv - cols));                                 \
+        if (nv == 1)                                                                               \
+            avx512_rows_part(MR, 1, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        else if (nv == 2 || NR == 32)                                                              \
+            avx512_rows_part(MR, 2, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        else                                                                                       \
+            avx512_rows_part(MR, 3, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+    }
+AVX512_FORMS(12x32, 12, 32)
+
+/* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
+ * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+            float *c, int64_t ldc, float alpha, float beta) {
+    __m512 acc[8][3];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++)
+        acc[r][0] = acc[r][1] = acc[r][2] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = B_STEP(rows, col, pb, p, 48);
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        __m512 b2 = _mm512_loadu_ps(b + 32);
+#pragma GCC unroll 8
+        for (int r = 0; r < 8; r++) {
+            __m512 a = _mm512_set1_ps(pa[r]);
+            acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+            acc[r][2] = _mm512_fmadd_ps(a, b2, acc[r][2]);
+        }
+        pa += 8;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 3
+        for (int j = 0; j < 3; j++) {
+            __m512 v = _mm512_mul_ps(va, acc[r][j]);
+            if (beta != 0.0f)
+                v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16 * j), v);
+            _mm512_storeu_ps(cr + 16 * j, v);
+        }
+    }
+}
+
+AVX512_FORMS(8x48, 8, 48)
+#endif
+
+static const micro_kernel KERNELS[] = {
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL},
+#if TCONV_GEMM_X86
+    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, NULL},
+    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32},
+    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48},
+#endif
+};
+
+/* ---------------------------------------------------------------- ISA selection */
+
+static bool cpu_supports(tc_gemm_isa isa) {
+    switch (isa) {
+    case TCONV_GEMM_ISA_AVX2:
+        return tc_cpu_has_avx2();
+    case TCONV_GEMM_ISA_AVX512:
+    case TCONV_GEMM_ISA_AVX512_8X48:
+        return tc_cpu_has_avx512();
+    case TCONV_GEMM_ISA_AUTO:
+    case TCONV_GEMM_ISA_PORTABLE:
+        return true;
+    }
+    return false;
+}
+
+static const micro_kernel *kernel_for(tc_gemm_isa isa) {
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++) {
+        if (KERNELS[i].isa == isa)
+            return &KERNELS[i];
+    }
+    return &KERNELS[0];
+}
+
+static tc_gemm_isa best_isa(void) {
+    static const tc_gemm_isa preference[] = {TCONV_GEMM_ISA_AVX512, TCONV_GEMM_ISA_AVX2};
+    for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
+        if (tc_gemm_isa_available(preference[i]))
+            return preference[i];
+    }
+    return TCONV_GEMM_ISA_PORTABLE;
+}
+
+bool tc_gemm_isa_available(tc_gemm_isa isa) {
+    if (isa == TCONV_GEMM_ISA_AUTO || isa == TCONV_GEMM_ISA_PORTABLE)
+        return true;
+    return kernel_for(isa)->isa == isa && cpu_supports(isa);
+}
+
+static tc_gemm_isa resolve_isa(tc_gemm_isa isa) {
+    return (isa == TCONV_GEMM_ISA_AUTO || !tc_gemm_isa_available(isa)) ? best_isa() : isa;
+}
+
+static int64_t round_up_to(int64_t x, int64_t multiple) {
+    return (x + multiple - 1) / multiple * multiple;
+}
+
+tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n) {
+    tc_gemm_isa best = best_isa();
+    if (best != TCONV_GEMM_ISA_AVX512 || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
+        return best;
+    const micro_kernel *wide = kernel_for(TCONV_GEMM_ISA_AVX512_8X48), *tall = kernel_for(best);
+    int64_t wide_area = round_up_to(m, wide->mr) * round_up_to(n, wide->nr);
+    int64_t tall_area = round_up_to(m, tall->mr) * round_up_to(n, tall->nr);
+    return wide_area <= tall_area ? TCONV_GEMM_ISA_AVX512_8X48 : best;
+}
+
+const char *tc_gemm_isa_name(tc_gemm_isa isa) {
+    switch (isa) {
+    case TCONV_GEMM_ISA_AUTO:
+        return "auto";
+    case TCONV_GEMM_ISA_PORTABLE:
+        return "portable";
+    case TCONV_GEMM_ISA_AVX2:
+        return "avx2";
+    case TCONV_GEMM_ISA_AVX512:
+        return "avx512";
+    case TCONV_GEMM_ISA_AVX512_8X48:
+        return "avx512-8x48";
+    }
+    return "?";
+}
+
+/* ---------------------------------------------------------------- workspace */
+
+static int64_t min_i64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+static int64_t round_up(int64_t x, int64_t multiple) {
+    return (x + multiple - 1) / multiple * multiple;
+}
+
+static int64_t pack_a_floats(const micro_kernel *mk, int64_t m, int64_t k) {
+    return min_i64(mk->mc, round_up(m, mk->mr)) * min_i64(mk->kc, k);
+}
+
+static int64_t pack_b_floats(const micro_kernel *mk, int64_t n, int64_t k) {
+    return min_i64(mk->kc, k) * min_i64(mk->nc, round_up(n, mk->nr));
+}
+
+void tc_gemm_workspace_init(tc_gemm_workspace *ws, tc_gemm_isa isa) {
+    ws->isa = resolve_isa(isa);
+    ws->buffer = NULL;
+    ws->capacity = 0;
+    ws->lent = false;
+}
+
+size_t tc_gemm_workspace_floats(tc_gemm_isa isa, int64_t m, int64_t n, int64_t k) {
+    if (m <= 0 || n <= 0 || k <= 0)
+        return 0;
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    return (size_t)(pack_a_floats(mk, m, k) + pack_b_floats(mk, n, k)) + 2 * PACK_ALIGN_FLOATS;
+}
+
+tconv_status tc_gemm_workspace_reserve(tc_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
+                                       tc_error *err) {
+    size_t need = tc_gemm_workspace_floats(ws->isa, m, n, k);
+    if (need <= ws->capacity)
+        return TCONV_OK;
+    float *buffer = malloc(need * sizeof(float));
+    if (!buffer)
+        return tc_error_nomem(err, "GEMM packing buffers");
+    tc_gemm_workspace_release(ws);
+    ws->buffer = buffer;
+    ws->capacity = need;
+    return TCONV_OK;
+}
+
+void tc_gemm_workspace_lend(tc_gemm_workspace *ws, float *buffer, size_t capacity) {
+    tc_gemm_workspace_release(ws);
+    ws->buffer = buffer;
+    ws->capacity = capacity;
+    ws->lent = true;
+}
+
+void tc_gemm_workspace_release(tc_gemm_workspace *ws) {
+    if (!ws->lent)
+        free(ws->buffer);
+    ws->buffer = NULL;
+    ws->capacity = 0;
+    ws->lent = false;
+}
+
+static float *align_floats(float *p) {
+    uintptr_t bytes = PACK_ALIGN_FLOATS * sizeof(float);
+    uintptr_t u = ((uintptr_t)p + bytes - 1) / bytes * bytes;
+    return p + (u - (uintptr_t)p) / sizeof(float);
+}
+
+/* ---------------------------------------------------------------- packing */
+
+/* op(A)[i0 .. i0+mc) x [p0 .. p0+kc) into mr-row panels: dst[panel][p][r], zero-padded. */
+static void pack_a(const tc_sgemm_op *op, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int mr,
+                   float *dst) {
+    for (int64_t ir = 0; ir < mc; ir += mr) {
+        int rows = (int)min_i64(mr, mc - ir);
+        if (op->trans_a) {
+            for (int64_t p = 0; p < kc; p++) {
+                const float *src = op->a + (p0 + p) * op->lda + i0 + ir;
+                float *d = dst + p * mr;
+                for (int r = 0; r < rows; r++)
+                    d[r] = src[r];
+                for (int r = rows; r < mr; r++)
+                    d[r] = 0.0f;
+            }
+        } else {
+            for (int r = 0; r < rows; r++) {
+                const float *src = op->a + (i0 + ir + r) * op->lda + p0;
+                for (int64_t p = 0; p < kc; p++)
+                    dst[p * mr + r] = src[p];
+            }
+            for (int64_t p = 0; p < kc; p++)
+                for (int r = rows; r < mr; r++)
+                    dst[p * mr + r] = 0.0f;
+        }
+        dst += (int64_t)mr * kc;
+    }
+}
+
+/* op(B)[p0 .. p0+kc) x [j0 .. j0+nc) into nr-column panels: dst[panel][p][c], zero-padded. */
+static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int nr,
+                   float *dst) {
+    for (int64_t jr = 0; jr < nc; jr += nr) {
+        int cols = (int)min_i64(nr, nc - jr);
+        if (!op->trans_b) {
+            for (int64_t p = 0; p < kc; p++) {
+                const float *src = op->b_rows ? op->b_rows[p0 + p] + j0 + jr
+                                              : op->b + (p0 + p) * op->ldb + j0 + jr;
+                float *d = dst + p * nr;
+                memcpy(d, src, (size_t)cols * sizeof(float));
+                for (int c = cols; c < nr; c++)
+                    d[c] = 0.0f;
+            }
+        } else {
+            for (int c = 0; c < cols; c++) {
+                const float *src = op->b + (j0 + jr + c) * op->ldb + p0;
+                for (int64_t p = 0; p < kc; p++)
+                    dst[p * nr + c] = src[p];
+            }
+            for (int64_t p = 0; p < kc; p++)
+                for (int c = cols; c < nr; c++)
+                    dst[p * nr + c] = 0.0f;
+        }
+        dst += (int64_t)nr * kc;
+    }
+}
+
+/* ---------------------------------------------------------------- driver */
+
+/* C = alpha*tile + beta*C for the valid rows x cols corner of an edge tile. */
+static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float *c, int64_t ldc,
+                       float alpha, float beta) {
+    for (int r = 0; r < rows; r++) {
+        float *cr = c + r * ldc;
+        const float *tr = tile + r * tile_ld;
+        for (int j = 0; j < cols; j++)
+            cr[j] = alpha * tr[j] + (beta == 0.0f ? 0.0f : beta * cr[j]);
+    }
+}
+
+/* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
+ * rows is set, read from rows[p] + col0 + j (pb unused). */
+static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
+                         const float *pa, const float *pb, const float *const *rows, int64_t col0,
+                         float *c, int64_t ldc, float alpha, float beta) {
+    _Alignas(64) float tile[MAX_MR * MAX_NR];
+    for (int64_t jr = 0; jr < nc; jr += mk->nr) {
+        int cols = (int)min_i64(mk->nr, nc - jr);
+        const float *b_panel = pb + jr * kc;
+        for (int64_t ir = 0; ir < mc; ir += mk->mr) {
+            int rows_here = (int)min_i64(mk->mr, mc - ir);
+            const float *a_panel = pa + ir * kc;
+            float *c_tile = c + ir * ldc + jr;
+            /* the row-pointer form stores only its columns: a partial panel goes straight to C */
+            bool full = rows_here == mk->mr && (cols == mk->nr || rows);
+            float *out = full ? c_tile : tile;
+            int64_t out_ld = full ? ldc : mk->nr;
+            float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
+            if (rows)
+                mk->rows_fn(kc, a_panel, rows, col0 + jr, cols, out, out_ld, out_alpha, out_beta);
+            else
+                mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
+            if (!full)
+                merge_tile(tile, mk->nr, rows_here, cols, c_tile, ldc, alpha, beta);
+        }
+    }
+}
+
+/* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
+ * form and m has at most this many row panels (each rereads its B from the scattered rows;
+ * packing pays from about there on). A plain matrix B (ConvTranspose's X, a 1x1 Conv's input)
+ * is read in place only under fewer panels: its rows lie a whole plane apart, and a 2-thread
+ * ConvTranspose chunk of 11 panels (workload A) ran 17% slower reading it in place than
+ * packed. */
+#define DIRECT_B_MAX_PANELS 16
+#define DIRECT_B_MATRIX_MAX_PANELS 4
+/* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
+ * stack. */
+#define MAX_KC 256
+
+static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
+    int64_t panels = round_up(op->m, mk->mr) / mk->mr;
+    return !op->trans_b && mk->rows_fn && mk->kc <= MAX_KC &&
+           panels <= (op->b_rows ? DIRECT_B_MAX_PANELS : DIRECT_B_MATRIX_MAX_PANELS);
+}
+
+/* The rows of B's k-block from p0 (kc of them) as pointers: b_rows itself, or `room` filled. */
+static const float *const *b_block_rows(const tc_sgemm_op *op, int64_t p0, int64_t kc,
+                                        const float **room) {
+    if (op->b_rows)
+        return op->b_rows + p0;
+    for (int64_t p = 0; p < kc; p++)
+        room[p] = op->b + (p0 + p) * op->ldb;
+    return room;
+}
+
+/* C = beta*C, for k == 0 or alpha == 0 (C not read when beta == 0). */
+static void scale_c(const tc_sgemm_op *op) {
+    for (int64_t i = 0; i < op->m; i++) {
+        float *cr = op->c + i * op->ldc;
+        for (int64_t j = 0; j < op->n; j++)
+            cr[j] = op->beta == 0.0f ? 0.0f : op->beta * cr[j];
+    }
+}
+
+/* The packed layout of a whole op(A): per kc-block of k, all of m in mr-row panels (rows padded
+ * to a multiple of mr), so the panel of rows [ic, ...) of k-block pc starts at
+ * pc * round_up(m, mr) + ic * kc. pack_a writes exactly that for one (pc, ic) block. */
+static const float *packed_block(const micro_kernel *mk, const float *packed, int64_t m, int64_t pc,
+                                 int64_t ic, int64_t kc) {
+    return packed + pc * round_up(m, mk->mr) + ic * kc;
+}
+
+static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op) {
+    if (op->m <= 0 || op->n <= 0)
+        return;
+    if (op->k <= 0 || op->alpha == 0.0f) {
+        scale_c(op);
+        return;
+    }
+    const micro_kernel *mk = kernel_for(ws->isa);
+    float *pa = align_floats(ws->buffer);
+    float *pb = align_floats(pa + pack_a_floats(mk, op->m, op->k));
+    bool in_place = reads_b_in_place(mk, op);
+    const float *row_room[MAX_KC];
+    for (int64_t jc = 0; jc < op->n; jc += mk->nc) {
+        int64_t nc = min_i64(mk->nc, op->n - jc);
+        for (int64_t pc = 0; pc < op->k; pc += mk->kc) {
+            int64_t kc = min_i64(mk->kc, op->k - pc);
+            float beta = pc == 0 ? op->beta : 1.0f;
+            const float *const *rows = NULL;
+            if (in_place)
+                rows = b_block_rows(op, pc, kc, row_room);
+            else
+                pack_b(op, pc, kc, jc, nc, mk->nr, pb);
+            for (int64_t ic = 0; ic < op->m; ic += mk->mc) {
+                int64_t mc = min_i64(mk->mc, op->m - ic);
+                const float *a_block = pa;
+                if (packed_a)
+                    a_block = packed_block(mk, packed_a, op->m, pc, ic, kc);
+                else
+                    pack_a(op, ic, mc, pc, kc, mk->mr, pa);
+                macro_kernel(mk, mc, nc, kc, a_block, pb, rows, jc, op->c + ic * op->ldc + jc,
+                             op->ldc, op->alpha, beta);
+            }
+        }
+    }
+}
+
+void tc_sgemm_run(tc_gemm_workspace *ws, const tc_sgemm_op *op) {
+    sgemm_blocked(ws, NULL, op);
+}
+
+void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op) {
+    sgemm_blocked(ws, packed_a, op);
+}
+
+size_t tc_sgemm_packed_a_floats(tc_gemm_isa isa, int64_t m, int64_t k) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    return m > 0 && k > 0 ? (size_t)(round_up(m, mk->mr) * k) : 1;
+}
+
+int64_t tc_sgemm_row_tile(tc_gemm_isa isa) {
+    return kernel_for(resolve_isa(isa))->mr;
+}
+
+void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
+                     int64_t lda, float *packed) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    tc_sgemm_op op = {.trans_a = trans_a, .m = m, .k = k, .a = a, .lda = lda};
+    for (int64_t pc = 0; pc < k; pc += mk->kc) {
+        int64_t kc = min_i64(mk->kc, k - pc);
+        pack_a(&op, 0, m, pc, kc, mk->mr, packed + pc * round_up(m, mk->mr));
+    }
+}
+
+/* ---------------------------------------------------------------- threaded convenience */
+
+typedef struct sgemm_split {
+    const tc_sgemm_op *op;
+    tc_gemm_workspace *workspaces;
+    bool by_columns;
+    int64_t chunk;
+} sgemm_split;
+
+static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
+    const sgemm_split *s = ctx;
+    tc_sgemm_op sub = *s->op;
+    int64_t start = task * s->chunk;
+    if (s->by_columns) {
+        sub.n = min_i64(s->chunk, sub.n - start);
+        sub.b += sub.trans_b ? start * sub.ldb : start;
+        sub.c += start;
+    } else {
+        sub.m = min_i64(s->chunk, sub.m - start);
+        sub.a += sub.trans_a ? start : start * sub.lda;
+        sub.c += start * sub.ldc;
+    }
+    tc_sgemm_run(&s->workspaces[worker], &sub);
+}
+
+tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads, tc_error *err) {
+    double flops = 2.0 * (double)op->m * (double)op->n * (double)op->k;
+    int threads = pool ? tc_parallel_threads_for_work(n_threads, flops) : 1;
+    /* row pointers for B cannot be offset by a column split */
+    sgemm_split split = {.op = op, .by_columns = op->n >= op->m && !op->b_rows};
+    int64_t extent = split.by_columns ? op->n : op->m;
+    int64_t granule = split.by_columns ? MAX_NR : MAX_MR;
+    split.chunk = round_up((extent + threads - 1) / (threads > 0 ? threads : 1), granule);
+    if (split.chunk < 1)
+        split.chunk = 1;
+    int64_t n_tasks = (extent + split.chunk - 1) / split.chunk;
+    int workers = tc_parallel_workers(threads, n_tasks);
+    tc_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
+    tconv_status st = TCONV_OK;
+    for (int i = 0; i < workers; i++)
+        tc_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
+    for (int i = 0; i < workers && st == TCONV_OK; i++)
+        st = tc_gemm_workspace_reserve(&workspaces[i], split.by_columns ? op->m : split.chunk,
+                                       split.by_columns ? split.chunk : op->n, op->k, err);
+    if (st == TCONV_OK) {
+        split.workspaces = workspaces;
+        tc_parallel_for(pool, workers, n_tasks, sgemm_chunk_task, &split);
+    }
+    for (int i = 0; i < workers; i++)
+        tc_gemm_workspace_release(&workspaces[i]);
+    return st;
+}

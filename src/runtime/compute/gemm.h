@@ -1,0 +1,96 @@
+/* Single-precision GEMM for the kernels: C = alpha * op(A) * op(B) + beta * C, row-major.
+ *
+ * A packed, cache-blocked implementation in the style of BLIS/GotoBLAS: panels of op(B) (KC x NC)
+ * and op(A) (MC x KC) are copied into contiguous buffers, and a register-blocked micro-kernel
+ * computes MR x NR tiles of C. The micro-kernel is chosen at run time, by CPU and by problem shape
+ * (tc_gemm_isa_for_shape): AVX-512 in 12x32 or 8x48 tiles, AVX2+FMA (6x16) or a portable one
+ * (4x8, GCC vector extensions where available). B may also be given as row pointers (b_rows), so
+ * that a stride-1 convolution needs no im2col copy. With few rows of A (at most 16 row panels), the
+ * AVX-512 kernels read an untransposed B where it lies instead of packing it. */
+#ifndef TCONV_RUNTIME_GEMM_H
+#define TCONV_RUNTIME_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/error.h"
+#include "runtime/compute/parallel.h"
+
+typedef enum tc_gemm_isa {
+    TCONV_GEMM_ISA_AUTO = 0, /* the best one this CPU supports */
+    TCONV_GEMM_ISA_PORTABLE,
+    TCONV_GEMM_ISA_AVX2,        /* AVX2 + FMA */
+    TCONV_GEMM_ISA_AVX512,      /* AVX-512F, 12x32 tiles */
+    TCONV_GEMM_ISA_AVX512_8X48, /* AVX-512F, 8x48 tiles: no empty rows at 8, 16, 32, 64 rows */
+} tc_gemm_isa;
+
+/* Whether this build and CPU can run the micro-kernel (AUTO is always available). */
+bool tc_gemm_isa_available(tc_gemm_isa isa);
+/* "auto", "portable", "avx2", "avx512", "avx512-8x48". */
+const char *tc_gemm_isa_name(tc_gemm_isa isa);
+/* The kernel for products of m rows by about n columns: AUTO's instruction set, in the tile shape
+ * that pads m x n least (ties: 8x48, which loads less per FMA). A packed A, the workspace and the
+ * product must all use the kernel chosen. */
+tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n);
+
+/* One GEMM: op(A) is m x k, op(B) is k x n, C is m x n. op(X) is X or its transpose. Leading
+ * dimensions are the row strides (in elements) of the matrices as stored. With beta == 0, C is
+ * not read (it may hold garbage). When b_rows is set (trans_b false), row p of B is the n floats
+ * at b_rows[p], wherever they are (b and ldb unused): a stride-1 convolution reads its input
+ * this way instead of copying it into an im2col matrix. */
+typedef struct tc_sgemm_op {
+    bool trans_a, trans_b;
+    int64_t m, n, k;
+    float alpha;
+    const float *a;
+    int64_t lda;
+    const float *b;
+    int64_t ldb;
+    const float *const *b_rows;
+    float beta;
+    float *c;
+    int64_t ldc;
+} tc_sgemm_op;
+
+/* Packing buffers, reusable across calls (one per thread). */
+typedef struct tc_gemm_workspace {
+    tc_gemm_isa isa; /* resolved at init: never AUTO */
+    float *buffer;
+    size_t capacity; /* floats */
+    bool lent;       /* buffer belongs to the caller (tc_gemm_workspace_lend) */
+} tc_gemm_workspace;
+
+/* isa must be available (AUTO picks the best). */
+void tc_gemm_workspace_init(tc_gemm_workspace *ws, tc_gemm_isa isa);
+/* Makes the workspace large enough for problems up to m x n x k. */
+tconv_status tc_gemm_workspace_reserve(tc_gemm_workspace *ws, int64_t m, int64_t n, int64_t k,
+                                       tc_error *err);
+void tc_gemm_workspace_release(tc_gemm_workspace *ws);
+/* Floats a workspace of `isa` needs for problems up to m x n x k. */
+size_t tc_gemm_workspace_floats(tc_gemm_isa isa, int64_t m, int64_t n, int64_t k);
+/* Gives an initialized, empty workspace `capacity` floats that the caller owns and frees after
+ * the workspace's last use (release then forgets them instead of freeing them). */
+void tc_gemm_workspace_lend(tc_gemm_workspace *ws, float *buffer, size_t capacity);
+
+/* Runs op in the calling thread with ws's buffers, which must have been reserved for at least
+ * op's sizes. Cannot fail. */
+void tc_sgemm_run(tc_gemm_workspace *ws, const tc_sgemm_op *op);
+
+/* Pre-packed A, for many products with the same op(A) (a weight matrix against many column
+ * blocks): pack once with tc_sgemm_pack_a (into tc_sgemm_packed_a_floats floats, for the
+ * isa of the workspace that will run it), then call tc_sgemm_run_packed, which ignores op->a,
+ * op->lda and op->trans_a. op->m and op->k must be the sizes it was packed with. */
+size_t tc_sgemm_packed_a_floats(tc_gemm_isa isa, int64_t m, int64_t k);
+/* The smallest row count of isa's micro-tiles: splitting A's rows in multiples of it wastes no
+ * tile rows. */
+int64_t tc_sgemm_row_tile(tc_gemm_isa isa);
+void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
+                     int64_t lda, float *packed);
+void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op);
+
+/* Convenience: allocates its own buffers and splits the work over up to n_threads threads of
+ * `pool` (NULL or 1: the calling thread only). Fails only when memory runs out. */
+tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads, tc_error *err);
+
+#endif

@@ -1,0 +1,370 @@
+#include "runtime/compute/parallel.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Below this much work a parallel-for is not worth it. */
+#define TCONV_PARALLEL_MIN_FLOPS 2.0e6
+
+/* How long an idle worker polls for the next job, and a caller for its workers to finish, before
+ * sleeping on a condition variable. A model's kernels follow each other within tens of
+ * microseconds, and waking a sleeping thread costs a futex call plus, in a virtual machine, an
+ * interrupt to a halted vCPU: measured here, that made a 2-thread DCGAN generator at batch 1
+ * 1.6x slower than 1 thread. OpenMP runtimes poll the same way (GOMP_SPINCOUNT). */
+#define TCONV_PARALLEL_SPIN_NS 200000
+
+/* The oversubscription guard. A helper that joined a job and was then descheduled (other
+ * processes hold the cores) keeps its task, and the caller waits for it: a scheduler time slice,
+ * far longer than the job. A wait past TCONV_PARALLEL_LATE_NS that is also longer than the
+ * caller's own share of the job counts as a strike, a job without one takes a strike back; at
+ * TCONV_PARALLEL_STRIKES the pool runs the next TCONV_PARALLEL_SERIAL_JOBS jobs in their calling
+ * threads (which is always correct: the kernel's tasks just run in one thread), then tries its
+ * helpers again. On an idle machine the waits stay within a task's length and nothing changes;
+ * on a loaded one 2 threads then cost about what 1 does instead of much more. */
+#define TCONV_PARALLEL_LATE_NS 100000
+#define TCONV_PARALLEL_STRIKES 4
+#define TCONV_PARALLEL_SERIAL_JOBS 256
+
+/* One parallel-for. It lives on the caller's stack: the caller does not return before every
+ * worker that joined it has left (pool->active == 0). */
+typedef struct parallel_job {
+    tc_parallel_fn fn;
+    void *ctx;
+    int64_t n_tasks;
+    /* Tasks claimed from each end of [0, n_tasks): the low 32 bits count the caller's claims
+     * from the front, the high bits the helpers' from the back (run_tasks). */
+    atomic_int_fast64_t claims;
+    int_fast64_t back_step; /* what a helper's claim adds: CLAIM_BACK, or 1 (all from the front) */
+} parallel_job;
+
+#define CLAIM_BACK ((int_fast64_t)1 << 32)
+/* Up to this many tasks both counts fit their 32 bits, failed claims included. */
+#define CLAIM_MAX_TWO_ENDED ((int64_t)1 << 30)
+
+/* A pool of persistent workers, started on first use and grown on demand, owned by whoever
+ * created it (a session by default; the caller when it shares one between runners). A
+ * parallel-for publishes its job and wakes the pool; workers that wake while the job is still
+ * open join it (up to workers - 1 of them) and claim tasks from a shared counter. The caller
+ * works too and, once every task is claimed, closes the job and waits only for the workers that
+ * joined: a worker that has not been scheduled yet (another process holds the core) is not
+ * waited for, it simply finds the job closed. One parallel-for at a time uses a pool; a
+ * concurrent or nested one runs in its calling thread. */
+struct tc_thread_pool {
+    pthread_mutex_t mutex;
+    pthread_cond_t work; /* a job was published, or the pool is stopping */
+    pthread_cond_t idle; /* the last joined worker left */
+    int n_threads;       /* workers started */
+    bool busy;           /* a parallel-for owns the pool */
+    bool open;           /* the job takes new workers */
+    bool stopping;       /* tc_thread_pool_destroy: workers exit */
+    /* Written under the mutex; atomic so that polling threads may read them without it. */
+    _Atomic uint64_t generation; /* of the job published last */
+    atomic_int active;           /* joined workers still running tasks */
+    int joined, max_join;        /* workers that joined the job; how many may */
+    parallel_job *job;
+    atomic_int strikes, serial_left; /* the oversubscription guard */
+    int peak_workers; /* the most workers (caller included) of a job since the last take */
+    pthread_t threads[TCONV_PARALLEL_MAX_THREADS];
+};
+
+tc_thread_pool *tc_thread_pool_create(void) {
+    tc_thread_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return NULL;
+    if (pthread_mutex_init(&pool->mutex, NULL) != 0) {
+        free(pool);
+        return NULL;
+    }
+    if (pthread_cond_init(&pool->work, NULL) != 0) {
+        pthread_mutex_destroy(&pool->mutex);
+        free(pool);
+        return NULL;
+    }
+    if (pthread_cond_init(&pool->idle, NULL) != 0) {
+        pthread_cond_destroy(&pool->work);
+        pthread_mutex_destroy(&pool->mutex);
+        free(pool);
+        return NULL;
+    }
+    atomic_init(&pool->generation, 0);
+    atomic_init(&pool->active, 0);
+    atomic_init(&pool->strikes, 0);
+    atomic_init(&pool->serial_left, 0);
+    return pool;
+}
+
+void tc_thread_pool_destroy(tc_thread_pool *pool) {
+    if (!pool)
+        return;
+    pthread_mutex_lock(&pool->mutex);
+    pool->stopping = true;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->mutex);
+    for (int i = 0; i < pool->n_threads; i++)
+        pthread_join(pool->threads[i], NULL);
+    pthread_cond_destroy(&pool->idle);
+    pthread_cond_destroy(&pool->work);
+    pthread_mutex_destroy(&pool->mutex);
+    free(pool);
+}
+
+int tc_thread_pool_size(tc_thread_pool *pool) {
+    if (!pool)
+        return 0;
+    pthread_mutex_lock(&pool->mutex);
+    int n = pool->n_threads;
+    pthread_mutex_unlock(&pool->mutex);
+    return n;
+}
+
+/* The caller (worker 0) takes tasks from the front, helpers from the back. Kernels number their
+ * tasks in data order (column blocks, element ranges), so in a chain of kernels each thread
+ * mostly works on the part of the data it wrote in the one before, still in its core's cache. A
+ * single shared counter dealt the parts in arrival order instead: on 2 cores a chain of small
+ * 1-D Convs (audio_upsampler) then ran slower with 2 threads than with 1, each node reading the
+ * other core's output. A claim is valid while front + back < n_tasks; the two ends never meet on
+ * one task, and every task is claimed once. */
+static void run_tasks(parallel_job *job, int worker) {
+    int_fast64_t step = worker == 0 ? 1 : job->back_step;
+    for (;;) {
+        int_fast64_t c = atomic_fetch_add(&job->claims, step);
+        int64_t front = (int64_t)(c & (CLAIM_BACK - 1)), back = (int64_t)(c >> 32);
+        if (front + back >= job->n_tasks)
+            return;
+        int64_t task = worker == 0 || step == 1 ? front : job->n_tasks - 1 - back;
+        job->fn(job->ctx, task, worker);
+    }
+}
+
+/* Whether a worker that last saw generation `seen` may join the published job. */
+static bool can_join(const tc_thread_pool *pool, uint64_t seen) {
+    return pool->open && pool->generation != seen && pool->joined < pool->max_join;
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Polls until ready(pool, arg) (true) or the spin time is up (false). Every 256 polls (some
+ * 10 us) it offers the core to another thread: when other processes hold the cores, the thread
+ * this one waits for (the caller, or a helper with a task) may be queued behind it on this very
+ * core, and without the offer would wait for the scheduler's tick, milliseconds. On an idle core
+ * the offer returns at once. */
+static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool, uint64_t arg),
+                       uint64_t arg) {
+    int64_t start = now_ns();
+    for (unsigned i = 1;; i++) {
+        if (ready(pool, arg))
+            return true;
+        cpu_relax();
+        if (i % 256 == 0) {
+            if (now_ns() - start > TCONV_PARALLEL_SPIN_NS)
+                return false;
+            sched_yield();
+        }
+    }
+}
+
+/* A job other than generation `seen` was published. */
+static bool generation_changed(tc_thread_pool *pool, uint64_t seen) {
+    return atomic_load_explicit(&pool->generation, memory_order_relaxed) != seen;
+}
+
+/* No joined worker is active. */
+static bool workers_idle(tc_thread_pool *pool, uint64_t unused) {
+    (void)unused;
+    return atomic_load_explicit(&pool->active, memory_order_relaxed) == 0;
+}
+
+/* Waits (mutex held) until the worker may join a job it has not seen: polls first, then sleeps.
+ * A job it cannot join (closed, or full) is marked seen, so polling waits for the next one.
+ * False when the pool is stopping (checked under the mutex before every sleep, so the
+ * destroyer's broadcast is never missed). */
+static bool wait_for_job(tc_thread_pool *pool, uint64_t *seen) {
+    while (!pool->stopping && !can_join(pool, *seen)) {
+        *seen = pool->generation;
+        pthread_mutex_unlock(&pool->mutex);
+        bool published = poll_until(pool, generation_changed, *seen);
+        pthread_mutex_lock(&pool->mutex);
+        if (!published && pool->generation == *seen && !pool->stopping)
+            pthread_cond_wait(&pool->work, &pool->mutex);
+    }
+    return !pool->stopping;
+}
+
+static void *worker_main(void *arg) {
+    tc_thread_pool *pool = arg;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&pool->mutex);
+    while (wait_for_job(pool, &seen)) {
+        seen = pool->generation;
+        int index = ++pool->joined;
+        pool->active++;
+        parallel_job *job = pool->job;
+        pthread_mutex_unlock(&pool->mutex);
+        run_tasks(job, index);
+        pthread_mutex_lock(&pool->mutex);
+        if (--pool->active == 0)
+            pthread_cond_signal(&pool->idle);
+    }
+    pthread_mutex_unlock(&pool->mutex);
+    return NULL;
+}
+
+/* Starts workers until the pool has `wanted` (called with the mutex held). A worker that
+ * cannot be started is simply missing: the others and the caller do its share. */
+static void grow_pool(tc_thread_pool *pool, int wanted) {
+    while (pool->n_threads < wanted && pool->n_threads < TCONV_PARALLEL_MAX_THREADS) {
+        if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, pool) != 0)
+            return;
+        pool->n_threads++;
+    }
+}
+
+int tc_thread_pool_take_peak(tc_thread_pool *pool) {
+    if (!pool)
+        return 0;
+    pthread_mutex_lock(&pool->mutex);
+    int peak = pool->peak_workers;
+    pool->peak_workers = 0;
+    pthread_mutex_unlock(&pool->mutex);
+    return peak;
+}
+
+int tc_parallel_workers(int n_threads, int64_t n_tasks) {
+    if (n_threads < 1 || n_tasks < 1)
+        return 1;
+    if (n_threads > TCONV_PARALLEL_MAX_THREADS)
+        n_threads = TCONV_PARALLEL_MAX_THREADS;
+    return n_tasks < n_threads ? (int)n_tasks : n_threads;
+}
+
+int tc_parallel_threads_for_work(int n_threads, double flops) {
+    if (n_threads < 1 || flops < TCONV_PARALLEL_MIN_FLOPS)
+        return 1;
+    return n_threads;
+}
+
+typedef struct range_job {
+    tc_range_fn fn;
+    void *ctx;
+    int64_t n_items, chunk;
+} range_job;
+
+static void range_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    const range_job *job = vjob;
+    int64_t begin = task * job->chunk, end = begin + job->chunk;
+    job->fn(job->ctx, begin, end < job->n_items ? end : job->n_items);
+}
+
+void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, double cost,
+                        int64_t granule, int64_t min_items, tc_range_fn fn, void *ctx) {
+    if (n_items <= 0)
+        return;
+    int threads = pool ? tc_parallel_threads_for_work(n_threads, (double)n_items * cost) : 1;
+    if (threads <= 1) {
+        fn(ctx, 0, n_items);
+        return;
+    }
+    int64_t tasks = (int64_t)threads * 4, g = granule > 0 ? granule : 1;
+    int64_t chunk = (n_items + tasks - 1) / tasks;
+    chunk = chunk < min_items ? min_items : chunk;
+    range_job job = {.fn = fn, .ctx = ctx, .n_items = n_items, .chunk = (chunk + g - 1) / g * g};
+    tc_parallel_for(pool, threads, (n_items + job.chunk - 1) / job.chunk, range_task, &job);
+}
+
+/* Publishes job to the pool for up to workers - 1 helpers; false when the pool is in use. */
+static bool publish(tc_thread_pool *pool, parallel_job *job, int workers) {
+    pthread_mutex_lock(&pool->mutex);
+    if (pool->busy || pool->stopping) {
+        pthread_mutex_unlock(&pool->mutex);
+        return false;
+    }
+    pool->busy = true;
+    grow_pool(pool, workers - 1);
+    pool->job = job;
+    pool->generation++;
+    pool->joined = 0;
+    pool->max_join = workers - 1;
+    pool->active = 0;
+    pool->open = true;
+    pthread_cond_broadcast(&pool->work);
+    pthread_mutex_unlock(&pool->mutex);
+    return true;
+}
+
+/* Closes the job to new workers and waits for the ones that joined. */
+static void finish(tc_thread_pool *pool) {
+    pthread_mutex_lock(&pool->mutex);
+    pool->open = false;
+    if (pool->active > 0) {
+        pthread_mutex_unlock(&pool->mutex);
+        poll_until(pool, workers_idle, 0);
+        pthread_mutex_lock(&pool->mutex);
+    }
+    while (pool->active > 0)
+        pthread_cond_wait(&pool->idle, &pool->mutex);
+    if (pool->joined + 1 > pool->peak_workers)
+        pool->peak_workers = pool->joined + 1;
+    pool->job = NULL;
+    pool->busy = false;
+    pthread_mutex_unlock(&pool->mutex);
+}
+
+/* Whether the guard has the pool run this job in its calling thread. */
+static bool guard_serial(tc_thread_pool *pool) {
+    int left = atomic_load_explicit(&pool->serial_left, memory_order_relaxed);
+    while (left > 0) {
+        if (atomic_compare_exchange_weak(&pool->serial_left, &left, left - 1))
+            return true;
+    }
+    return false;
+}
+
+/* The caller worked `own_ns` on the job, then waited `wait_ns` for its helpers. */
+static void guard_note(tc_thread_pool *pool, int64_t own_ns, int64_t wait_ns) {
+    if (wait_ns > TCONV_PARALLEL_LATE_NS && wait_ns > own_ns) {
+        if (atomic_fetch_add(&pool->strikes, 1) + 1 >= TCONV_PARALLEL_STRIKES) {
+            atomic_store(&pool->strikes, 0);
+            atomic_store(&pool->serial_left, TCONV_PARALLEL_SERIAL_JOBS);
+        }
+        return;
+    }
+    int s = atomic_load_explicit(&pool->strikes, memory_order_relaxed);
+    while (s > 0 && !atomic_compare_exchange_weak(&pool->strikes, &s, s - 1)) {
+    }
+}
+
+void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_parallel_fn fn,
+                     void *ctx) {
+    if (n_tasks <= 0)
+        return;
+    int workers = pool ? tc_parallel_workers(n_threads, n_tasks) : 1;
+    parallel_job job = {.fn = fn,
+                        .ctx = ctx,
+                        .n_tasks = n_tasks,
+                        .back_step = n_tasks <= CLAIM_MAX_TWO_ENDED ? CLAIM_BACK : 1};
+    atomic_init(&job.claims, 0);
+    if (workers <= 1 || guard_serial(pool) || !publish(pool, &job, workers)) {
+        run_tasks(&job, 0);
+        return;
+    }
+    int64_t start = now_ns();
+    run_tasks(&job, 0);
+    int64_t own_done = now_ns();
+    finish(pool);
+    guard_note(pool, own_done - start, now_ns() - own_done);
+}

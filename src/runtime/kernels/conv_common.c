@@ -1,0 +1,102 @@
+/* Operands, scratch and kept packed weights of the convolution kernels (conv_common.h). */
+#include "runtime/kernels/conv_common.h"
+
+#include <string.h>
+
+#include "ir/conv_transpose_geometry.h"
+#include "runtime/kernels/kernel_util.h"
+
+void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s) {
+    tc_kernel_scratch_release(ctx, &s->memory);
+}
+
+tconv_status tc_conv_scratch_reserve(tc_kernel_ctx *ctx, tc_conv_scratch *s, int n_workers,
+                                     int64_t col_floats, tc_gemm_isa isa, int64_t m, int64_t n,
+                                     int64_t k) {
+    size_t gemm_floats = tc_gemm_workspace_floats(isa, m, n, k);
+    size_t per_worker = (size_t)col_floats + gemm_floats;
+    tconv_status st =
+        tc_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
+    if (st != TCONV_OK)
+        return st;
+    for (int i = 0; i < n_workers; i++) {
+        tc_conv_worker_scratch *w = &s->workers[i];
+        float *base = (float *)s->memory.data + (size_t)i * per_worker;
+        w->col = col_floats > 0 ? base : NULL;
+        tc_gemm_workspace_init(&w->gemm, isa);
+        tc_gemm_workspace_lend(&w->gemm, base + col_floats, gemm_floats);
+    }
+    return TCONV_OK;
+}
+
+tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
+                                    size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch) {
+    memset(scratch, 0, sizeof *scratch);
+    *fresh = true;
+    if (tc_kernel_input_is_constant(ctx, 1)) {
+        *out = tc_kernel_cache_find(ctx, key, bytes);
+        if (*out) {
+            *fresh = false;
+            return TCONV_OK;
+        }
+        void *data;
+        tconv_status st = tc_kernel_cache_store(ctx, key, bytes, &data);
+        *out = data;
+        return st;
+    }
+    tconv_status st = tc_kernel_scratch(ctx, bytes, scratch);
+    *out = scratch->data;
+    return st;
+}
+
+tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops) {
+    tconv_status st;
+    if ((st = tc_kernel_require_input(ctx, 0, &ops->x)) ||
+        (st = tc_kernel_require_input(ctx, 1, &ops->w)) ||
+        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+        return st;
+    ops->b = tc_kernel_input(ctx, 2);
+    /* W and B: X's type (float16/bfloat16 arrive widened to float, see session_half.c) */
+    uint32_t same = TCONV_DTYPE_BIT(ops->x->dtype);
+    if ((st = tc_kernel_check_dtype(ctx, 1, same)) || (st = tc_kernel_check_dtype(ctx, 2, same)))
+        return st;
+    if (ops->x->rank < 3 || ops->x->rank - 2 > TCONV_MAX_SPATIAL)
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                            "supported",
+                            ops->x->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+    if (ops->w->rank != ops->x->rank)
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d",
+                            ops->w->rank, ops->x->rank);
+    ops->spatial_rank = ops->x->rank - 2;
+    return TCONV_OK;
+}
+
+tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64_t c_out) {
+    if (b && (b->rank != 1 || b->dims[0] != c_out))
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "B must be 1-D with %lld elements (the output channels), has "
+                            "rank %d and %lld elements",
+                            (long long)c_out, b->rank, (long long)b->n_elements);
+    return TCONV_OK;
+}
+
+/* The only spatial rank a run can meet when W is an initializer no run overrides: the run
+ * checks X's rank against W's before it asks for the attributes. 0: any. */
+static int fixed_spatial_rank(const tconv_node *node) {
+    const tconv_value *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
+    if (!w || !w->initializer || w->is_graph_input)
+        return 0;
+    int rank = w->initializer->rank - 2;
+    return rank >= 1 && rank <= TCONV_MAX_SPATIAL ? rank : 0;
+}
+
+tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
+                             tc_kernel_fn run, tc_kernel_work_fn work,
+                             tc_kernel_prepared *prepared) {
+    tc_rank_attrs *attrs = tc_kernel_params_alloc(pc, sizeof *attrs);
+    if (!attrs)
+        return TCONV_ERR_NOMEM;
+    *prepared = (tc_kernel_prepared){.run = run, .params = attrs, .work = work};
+    return tc_rank_attrs_read(pc, read, size, fixed_spatial_rank(pc->node), attrs);
+}

@@ -1,0 +1,53 @@
+/* What the Conv and ConvTranspose kernels share: their operands, every worker's scratch (im2col
+ * or col2im block and GEMM packing buffers, in one session scratch piece), and packed weights
+ * kept across runs. */
+#ifndef TCONV_RUNTIME_CONV_COMMON_H
+#define TCONV_RUNTIME_CONV_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/compute/gemm.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/parallel.h"
+
+typedef struct tc_conv_worker_scratch {
+    float *col; /* im2col / col2im block */
+    tc_gemm_workspace gemm;
+} tc_conv_worker_scratch;
+
+/* Every worker's buffers, in one session scratch allocation (tc_kernel_scratch). */
+typedef struct tc_conv_scratch {
+    tc_conv_worker_scratch workers[TCONV_PARALLEL_MAX_THREADS];
+    tc_rt_tensor memory;
+} tc_conv_scratch;
+
+typedef struct tc_conv_operands {
+    const tc_rt_tensor *x, *w, *b;
+    int spatial_rank;
+} tc_conv_operands;
+
+/* Per worker: col_floats of im2col/col2im scratch and GEMM buffers of kernel `isa` for
+ * m x n x k. Release with tc_conv_scratch_release, in reverse order of other scratch. */
+tconv_status tc_conv_scratch_reserve(tc_kernel_ctx *ctx, tc_conv_scratch *s, int n_workers,
+                                     int64_t col_floats, tc_gemm_isa isa, int64_t m, int64_t n,
+                                     int64_t k);
+void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
+
+/* Memory for `bytes` of packed weights. When W (input 1) is a constant, the node's kept block
+ * (kernel.h), packed on the first run only: *fresh tells whether to pack now. Otherwise session
+ * scratch, always fresh; the caller releases `scratch` (a no-op when unused). */
+tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
+                                    size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
+
+/* The prepare of Conv and ConvTranspose: `run` with a tc_rank_attrs of `size`-byte reads (in
+ * pc->arena) as its parameters, and `work`. Fails only for memory. */
+tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
+                             tc_kernel_fn run, tc_kernel_work_fn work, tc_kernel_prepared *out);
+/* Reads X, W and the optional B (float, ranks 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
+tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops);
+/* B, when given, must be 1-D with c_out elements. */
+tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64_t c_out);
+
+#endif

@@ -1,0 +1,607 @@
+/* ConvTranspose over float32 (float64: kernels_f64.c), built on the packed GEMM: col = W_g^T x X_g,
+ * then col2im adds each column into Y (conv_lattice.h), skipping fine positions outside [0, out):
+ * pads crop directly, and positions past the full output just keep the bias they were initialised
+ * with. A Slice/Pad/Add chain the executor fused in narrows that window. The work is split over
+ * (batch, group, output-channel chunk): tasks write disjoint planes of Y, so no locking is
+ * needed. The pad arithmetic is tc_conv_transpose_resolve's, the same as the legalization's
+ * check of itself: never a call into a pass. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/conv_transpose_geometry.h"
+#include "runtime/kernels/conv_common.h"
+#include "runtime/kernels/conv_lattice.h"
+#include "runtime/compute/gemm.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels_f64.h"
+#include "runtime/compute/parallel.h"
+
+typedef struct conv_transpose_job {
+    /* coarse: X spatial, fine: Y spatial; sub-pixel: coarse the super-pixel grid, kernel =
+     * strides (one tap per phase) */
+    tc_lattice lat;
+    /* Sub-pixel form (subpixel_plan): the im2col of X for the phases' stride-1 correlation */
+    bool subpixel;
+    tc_lattice taps;
+    int64_t taps_rows;                                  /* cin_g * taps.kernel_size: the GEMM's k */
+    int64_t w_kernel[TCONV_MAX_SPATIAL], w_kernel_size; /* W's taps (lat.kernel before) */
+    int64_t batch, c_in, c_out, group, cin_g, cout_g;
+    int64_t chunk_channels, n_chunks, block_cols;
+    int64_t n_blocks; /* sub-pixel: column blocks per (batch, group) */
+    bool covers;      /* sub-pixel: the blocks set every Y position (no fill first) */
+    tc_gemm_isa isa;  /* the GEMM kernel, for the chunk's rows and block's columns */
+    bool direct;      /* 1x1 identity mapping: the GEMM writes Y */
+    const float *x, *w, *bias;
+    float *y;
+    float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
+    size_t packed_chunk; /* floats per (group, chunk) slot of packed_w */
+    tc_conv_scratch scratch;
+} conv_transpose_job;
+
+/* The W_g^T rows of one (group, chunk) as the GEMM's op(A): cc*K x cin_g; sub-pixel: the
+ * rearranged weights' rows (subpixel_weights), cc*P x taps_rows. */
+static tc_sgemm_op chunk_op(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cc) {
+    int64_t k = job->lat.kernel_size;
+    if (job->subpixel) {
+        tc_sgemm_op op = {.m = cc * k,
+                          .k = job->taps_rows,
+                          .alpha = 1.0f,
+                          .a = job->w + (g * job->cout_g + c0) * k * job->taps_rows,
+                          .lda = job->taps_rows};
+        return op;
+    }
+    tc_sgemm_op op = {
+        .trans_a = true,
+        .m = cc * k,
+        .k = job->cin_g,
+        .alpha = 1.0f,
+        .a = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
+        .lda = job->cout_g * k,
+    };
+    return op;
+}
+
+static int64_t chunk_channels_at(const conv_transpose_job *job, int64_t chunk) {
+    return tc_min_i64(job->chunk_channels, job->cout_g - chunk * job->chunk_channels);
+}
+
+/* Packs the weights of one (group, chunk): task = g * n_chunks + chunk. */
+static void conv_transpose_pack_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    conv_transpose_job *job = vjob;
+    int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
+    tc_sgemm_op op = chunk_op(job, g, chunk * job->chunk_channels, chunk_channels_at(job, chunk));
+    tc_sgemm_pack_a(job->isa, op.trans_a, op.m, op.k, op.a, op.lda,
+                    job->packed_w + (size_t)task * job->packed_chunk);
+}
+
+static void fill_bias_planes(const conv_transpose_job *job, float *y, int64_t first_channel,
+                             int64_t cc) {
+    for (int64_t c = 0; c < cc; c++)
+        tc_floats_fill(y + c * job->lat.fine_size, job->lat.fine_size,
+                       job->bias ? job->bias[first_channel + c] : 0.0f);
+}
+
+/* One (batch, group, output-channel chunk): Y planes = bias, then += col2im(W_g^T x X_g). */
+static void conv_transpose_task(void *vjob, int64_t task, int worker) {
+    conv_transpose_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t chunk = task % job->n_chunks;
+    int64_t g = (task / job->n_chunks) % job->group;
+    int64_t n = task / (job->n_chunks * job->group);
+    int64_t c0 = chunk * job->chunk_channels;
+    int64_t cc = chunk_channels_at(job, chunk);
+    int64_t first_channel = g * job->cout_g + c0;
+    float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
+    fill_bias_planes(job, y, first_channel, cc);
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    const float *packed = job->packed_w + (size_t)(g * job->n_chunks + chunk) * job->packed_chunk;
+    tc_sgemm_op op = chunk_op(job, g, c0, cc);
+    op.ldb = lat->coarse_size;
+    const float *x = job->x + (n * job->c_in + g * job->cin_g) * lat->coarse_size;
+    for (int64_t p0 = 0; p0 < lat->coarse_size; p0 += job->block_cols) {
+        op.n = tc_min_i64(job->block_cols, lat->coarse_size - p0);
+        op.b = x + p0;
+        if (job->direct) {
+            op.beta = 1.0f;
+            op.c = y + p0;
+            op.ldc = lat->fine_size;
+            tc_sgemm_run_packed(&ws->gemm, packed, &op);
+        } else {
+            op.beta = 0.0f;
+            op.c = ws->col;
+            op.ldc = op.n;
+            tc_sgemm_run_packed(&ws->gemm, packed, &op);
+            tc_col2im_block(lat, ws->col, cc, p0, op.n, y);
+        }
+    }
+}
+
+/* Sub-pixel form: one (batch, group, column block of the super-pixel grid, output-channel
+ * chunk); the chunk varies fastest. The blocks write disjoint Y positions, whose planes were
+ * filled first (subpixel_fill_task) unless the blocks cover them. */
+static void subpixel_task(void *vjob, int64_t task, int worker) {
+    conv_transpose_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t n_blocks = job->n_blocks, chunk = task % job->n_chunks, rest = task / job->n_chunks;
+    int64_t p0 = rest % n_blocks * job->block_cols;
+    int64_t g = rest / n_blocks % job->group, n = rest / (n_blocks * job->group);
+    int64_t c0 = chunk * job->chunk_channels, cc = chunk_channels_at(job, chunk);
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_sgemm_op op = chunk_op(job, g, c0, cc);
+    op.n = tc_min_i64(job->block_cols, lat->coarse_size - p0);
+    /* the block's X taps after its col rows */
+    float *taps = ws->col + op.m * job->block_cols;
+    const float *x = job->x + (n * job->c_in + g * job->cin_g) * job->taps.fine_size;
+    tc_im2col_block(&job->taps, x, job->cin_g, p0, op.n, taps);
+    op.b = taps;
+    op.ldb = op.n;
+    op.c = ws->col;
+    op.ldc = op.n;
+    tc_sgemm_run_packed(
+        &ws->gemm, job->packed_w + (size_t)(g * job->n_chunks + chunk) * job->packed_chunk, &op);
+    int64_t first_channel = g * job->cout_g + c0;
+    float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
+    if (job->covers)
+        tc_col2im_block_store(lat, ws->col, cc, p0, op.n,
+                              job->bias ? job->bias + first_channel : NULL, y);
+    else
+        tc_col2im_block(lat, ws->col, cc, p0, op.n, y);
+}
+
+/* Task: one Y plane (batch item, channel). */
+static void subpixel_fill_task(void *vjob, int64_t plane, int worker) {
+    (void)worker;
+    conv_transpose_job *job = vjob;
+    tc_floats_fill(job->y + plane * job->lat.fine_size, job->lat.fine_size,
+                   job->bias ? job->bias[plane % job->c_out] : 0.0f);
+}
+
+/* A single coarse position (a 1x1 input, e.g. a generator's first layer from its latent
+ * vector): per batch item the GEMM would have one column. Instead the whole batch is one GEMM
+ * with the roles swapped, col^T = X_g^T x W_g (batch x cc*K), each row of which is that item's
+ * col block. Task: one (group, chunk) for every batch item. */
+/* Up to this batch, a 1x1 input's product runs as row updates: the GEMM would pad the batch to a
+ * whole tile of rows (8 or 12) and repack the weights, its B, on every run. */
+#define POINT_AXPY_MAX_BATCH 4
+
+/* c[n, :] = sum over input channels ci of x[n, ci] * W[ci, chunk columns] (row-major c). */
+static void point_rows(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cols,
+                       float *c) {
+    int64_t k = job->lat.kernel_size;
+    for (int64_t n = 0; n < job->batch; n++) {
+        float *restrict row = c + n * cols;
+        memset(row, 0, (size_t)cols * sizeof(float));
+        const float *x = job->x + n * job->c_in + g * job->cin_g;
+        for (int64_t ci = 0; ci < job->cin_g; ci++) {
+            const float *restrict w = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
+            float xv = x[ci];
+            for (int64_t j = 0; j < cols; j++)
+                row[j] += xv * w[j];
+        }
+    }
+}
+
+static void conv_transpose_point_task(void *vjob, int64_t task, int worker) {
+    conv_transpose_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
+    int64_t c0 = chunk * job->chunk_channels, cc = chunk_channels_at(job, chunk);
+    int64_t k = lat->kernel_size, first_channel = g * job->cout_g + c0;
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    tc_sgemm_op op = {.m = job->batch,
+                      .n = cc * k,
+                      .k = job->cin_g,
+                      .alpha = 1.0f,
+                      .a = job->x + g * job->cin_g,
+                      .lda = job->c_in,
+                      .b = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
+                      .ldb = job->cout_g * k,
+                      .c = ws->col,
+                      .ldc = cc * k};
+    if (job->batch <= POINT_AXPY_MAX_BATCH)
+        point_rows(job, g, c0, cc * k, ws->col);
+    else
+        tc_sgemm_run(&ws->gemm, &op);
+    for (int64_t n = 0; n < job->batch; n++) {
+        float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
+        fill_bias_planes(job, y, first_channel, cc);
+        tc_col2im_block(lat, ws->col + n * cc * k, cc, 0, 1, y);
+    }
+}
+
+static void conv_transpose_lattice(const tc_conv_transpose_geometry *g, tc_lattice *lat) {
+    lat->rank = g->spatial_rank;
+    for (int i = 0; i < g->spatial_rank; i++) {
+        lat->coarse[i] = g->in[i];
+        lat->fine[i] = g->out[i];
+        lat->kernel[i] = g->kernel[i];
+        lat->strides[i] = g->strides[i];
+        lat->dilations[i] = g->dilations[i];
+        lat->pad_begin[i] = g->pad_begin[i];
+    }
+}
+
+/* ---------------------------------------------------------------- sub-pixel form
+ *
+ * Where every stride divides its kernel (k = T*s, dilation 1), output position y = q*s + a - pad
+ * (phase a in [0, s)) takes W taps a + s*m from X at q - m, m in [0, T): per phase, a stride-1
+ * correlation of X with T taps. So col = A' x im2col(X, T taps, pad T - 1), where A' holds W
+ * rearranged to rows (channel, phase) and columns (input channel, tap): one GEMM, and the col
+ * block then adds exactly one value into each Y position (a col2im whose kernel is the stride).
+ * col2im proper would add k/s values (per axis) into each, with strided read-modify-writes; at
+ * strides of 4 and up that costs more than the GEMM. Same FLOPs, but over the super-pixel grid
+ * (X grown by T - 1 per axis). */
+
+/* The sub-pixel form when the last axis' stride is at least this, or (stride 2 and 3) input
+ * channels per group at most SUBPIXEL_MAX_CIN: col2im's work per GEMM flop grows with the stride
+ * and falls with the input channels. Measured here (thread CPU time, 1 thread): FCN's k16 s8
+ * 20-25% faster, MelGAN's k16 s8 even; depthwise k4 s2 (grouped_upsampler) 30% faster; k4 s2
+ * with 16 to 256 input channels (DCGAN, bench/gen_layers.py) 2-10% slower, and stride 1 (a
+ * plain correlation over a grid grown by the kernel) much slower, so not those. */
+#define SUBPIXEL_MIN_STRIDE 4
+#define SUBPIXEL_MAX_CIN 8
+
+static bool subpixel_fits(const conv_transpose_job *job) {
+    const tc_lattice *lat = &job->lat;
+    bool overlaps = false;
+    if (tc_lattice_is_identity(lat) || lat->coarse_size <= 1 || lat->strides[lat->rank - 1] < 2 ||
+        (lat->strides[lat->rank - 1] < SUBPIXEL_MIN_STRIDE && job->cin_g > SUBPIXEL_MAX_CIN))
+        return false;
+    for (int i = 0; i < lat->rank; i++) {
+        if (lat->dilations[i] != 1 || lat->kernel[i] % lat->strides[i] != 0)
+            return false;
+        overlaps = overlaps || lat->kernel[i] > lat->strides[i];
+    }
+    return overlaps;
+}
+
+/* Turns lat into the phases' lattice (coarse: the super-pixel grid, one tap per phase) and sets
+ * the taps' im2col lattice. False (nothing changed) when the form does not apply. */
+static bool subpixel_plan(conv_transpose_job *job) {
+    if (!subpixel_fits(job))
+        return false;
+    tc_lattice phases = job->lat, taps;
+    memset(&taps, 0, sizeof taps);
+    taps.rank = phases.rank;
+    for (int i = 0; i < phases.rank; i++) {
+        int64_t t = phases.kernel[i] / phases.strides[i];
+        taps.coarse[i] = phases.coarse[i] + t - 1;
+        taps.fine[i] = phases.coarse[i];
+        taps.kernel[i] = t;
+        taps.strides[i] = 1;
+        taps.dilations[i] = 1;
+        taps.pad_begin[i] = t - 1;
+        phases.coarse[i] = taps.coarse[i];
+        phases.kernel[i] = phases.strides[i];
+    }
+    int64_t taps_rows;
+    if (!tc_lattice_finish(&taps) || !tc_lattice_finish(&phases) ||
+        !tc_mul_i64(job->cin_g, taps.kernel_size, &taps_rows))
+        return false; /* sizes past int64: the col2im form, which has none */
+    job->w_kernel_size = job->lat.kernel_size;
+    memcpy(job->w_kernel, job->lat.kernel, sizeof job->w_kernel);
+    job->lat = phases;
+    job->taps = taps;
+    job->taps_rows = taps_rows;
+    job->subpixel = true;
+    /* The super-pixels reach Y positions [-pad, Q*s - pad) per axis, each exactly once: when
+     * that holds the whole window and the window is all of Y, the blocks set every value. */
+    job->covers = true;
+    for (int i = 0; i < phases.rank; i++)
+        job->covers = job->covers && phases.window_lo[i] == 0 &&
+                      phases.window_hi[i] == phases.fine[i] && phases.pad_begin[i] >= 0 &&
+                      phases.coarse[i] >=
+                          tc_ceil_div(phases.fine[i] + phases.pad_begin[i], phases.strides[i]);
+    return true;
+}
+
+/* A' = W rearranged: row (output channel, phase), column (input channel, im2col tap t), which
+ * holds W's tap a + s*(T - 1 - t) per axis. Task: one output channel of every group. */
+static void subpixel_weights_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    conv_transpose_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t rank = lat->rank, phases = lat->kernel_size, t_size = job->taps.kernel_size;
+    int64_t g = task / job->cout_g, co = task % job->cout_g;
+    float *rows = job->packed_w + task * phases * job->taps_rows; /* the unpacked A' here */
+    int64_t a[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t ph = 0; ph < phases; ph++, tc_lattice_next_tap(lat, a)) {
+        float *row = rows + ph * job->taps_rows;
+        int64_t t[TCONV_MAX_SPATIAL] = {0};
+        for (int64_t ti = 0; ti < t_size; ti++, tc_lattice_next_tap(&job->taps, t)) {
+            int64_t tap = 0;
+            for (int i = 0; i < rank; i++)
+                tap = tap * job->w_kernel[i] + a[i] +
+                      lat->strides[i] * (job->taps.kernel[i] - 1 - t[i]);
+            for (int64_t ci = 0; ci < job->cin_g; ci++)
+                row[ci * t_size + ti] =
+                    job->w[((g * job->cin_g + ci) * job->cout_g + co) * job->w_kernel_size + tap];
+        }
+    }
+}
+
+/* Sub-pixel: every output channel of a group in one GEMM (the taps' im2col is shared by all of
+ * them), the threads split the super-pixel grid instead. A grid too small for blocks of
+ * SUBPIXEL_MIN_PARALLEL_COLS columns a thread splits the output channels (each chunk builds the
+ * taps' im2col again, a small copy): narrower blocks leave most of a GEMM tile empty, and
+ * audio_upsampler's k16 s8 layer over 24 positions ran slower on 2 threads than on 1. */
+#define SUBPIXEL_MIN_PARALLEL_COLS 64
+static void subpixel_split(conv_transpose_job *job, int threads) {
+    int64_t rows = job->cout_g * job->lat.kernel_size, total = job->lat.coarse_size;
+    job->n_chunks = 1;
+    job->chunk_channels = job->cout_g;
+    job->block_cols = tc_conv_block_columns(rows + job->taps_rows, total, 0);
+    int64_t outer = job->batch * job->group, want = 2 * (int64_t)threads;
+    int64_t blocks = (total + job->block_cols - 1) / job->block_cols;
+    if (threads > 1 && outer * blocks < want) {
+        int64_t wanted_blocks = (want + outer - 1) / outer;
+        int64_t cols = ((total + wanted_blocks - 1) / wanted_blocks + 15) / 16 * 16;
+        if (cols >= SUBPIXEL_MIN_PARALLEL_COLS) {
+            job->block_cols = tc_min_i64(job->block_cols, cols);
+        } else {
+            int64_t chunks =
+                tc_min_i64(job->cout_g, (want + outer * blocks - 1) / (outer * blocks));
+            job->chunk_channels = (job->cout_g + chunks - 1) / chunks;
+            job->n_chunks = (job->cout_g + job->chunk_channels - 1) / job->chunk_channels;
+        }
+    }
+    job->n_blocks = (total + job->block_cols - 1) / job->block_cols;
+    job->isa = tc_gemm_isa_for_shape(job->chunk_channels * job->lat.kernel_size, job->block_cols);
+}
+
+static void conv_transpose_plan(conv_transpose_job *job, int threads) {
+    if (job->subpixel) {
+        subpixel_split(job, threads);
+        return;
+    }
+    job->direct = tc_lattice_is_identity(&job->lat);
+    /* a single coarse position runs the whole batch in one task per (group, chunk) */
+    bool points = job->lat.coarse_size == 1 && !job->direct;
+    int64_t outer = points ? job->group : job->batch * job->group;
+    job->n_chunks = 1;
+    if (threads > 1 && outer < 2 * threads)
+        job->n_chunks = tc_min_i64(tc_max_i64(job->cout_g, 1), (2 * threads + outer - 1) / outer);
+    job->chunk_channels = tc_max_i64(1, (job->cout_g + job->n_chunks - 1) / job->n_chunks);
+    job->n_chunks = tc_max_i64(1, (job->cout_g + job->chunk_channels - 1) / job->chunk_channels);
+    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    job->block_cols = job->direct ? tc_max_i64(job->lat.coarse_size, 1)
+                                  : tc_conv_block_columns(rows, job->lat.coarse_size, 0);
+    job->isa = points ? tc_gemm_isa_for_shape(job->batch, rows)
+                      : tc_gemm_isa_for_shape(rows, job->block_cols);
+}
+
+/* tc_rank_attr_reader: tc_conv_transpose_read_attrs, once per rank at prepare. */
+static tconv_status read_conv_transpose_attrs(const tconv_node *node, int rank, void *out,
+                                              tc_error *err) {
+    return tc_conv_transpose_read_attrs(node, rank, out, err);
+}
+
+/* The geometry from the attributes prepared for X's rank (ctx->params) and the shapes. */
+static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_operands *ops,
+                                           tc_conv_transpose_geometry *g) {
+    const void *attrs = NULL;
+    tconv_status st = tc_conv_transpose_check_ranks(ops->x->rank, ops->w->rank, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_rank_attrs_get(ctx, ctx->params, ops->spatial_rank, &attrs);
+    if (st == TCONV_OK)
+        st = tc_conv_transpose_resolve(attrs, ops->x->dims, ops->w->dims, ctx->convention, g,
+                                       ctx->err);
+    return st;
+}
+
+/* A Slice / Pad / Add chain the executor fused into this node (kernel.h): the output is the
+ * Slice's window of the uncropped output (ONNX Slice normalization, step 1), extended by the
+ * Pad's zeros; positions outside the window keep the fill (the fused bias, else 0). Moves the
+ * begin pads, sets the output size and the lattice's window. */
+static tconv_status apply_crop(tc_kernel_ctx *ctx, tc_conv_transpose_geometry *g,
+                               int64_t *window_lo, int64_t *window_hi) {
+    const tc_kernel_crop *crop = ctx->crop;
+    int64_t start[TCONV_MAX_SPATIAL] = {0}, end[TCONV_MAX_SPATIAL];
+    for (int i = 0; i < g->spatial_rank; i++)
+        end[i] = g->out[i];
+    for (size_t k = 0; k < crop->n; k++) {
+        int i = crop->axes[k] - 2;
+        if (i < 0 || i >= g->spatial_rank)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "fused crop on axis %d of a rank-%d output", crop->axes[k],
+                                g->spatial_rank + 2);
+        int64_t dim = g->out[i], a = crop->starts[k], b = crop->ends[k];
+        a = a < 0 ? a + dim : a;
+        b = b < 0 ? b + dim : b;
+        start[i] = tc_min_i64(tc_max_i64(a, 0), dim);
+        end[i] = tc_max_i64(start[i], tc_min_i64(tc_max_i64(b, 0), dim));
+    }
+    for (int i = 0; i < g->spatial_rank; i++) {
+        int64_t before = crop->extend_begin[i + 2], after = crop->extend_end[i + 2];
+        g->pad_begin[i] += start[i] - before;
+        g->out[i] = end[i] - start[i] + before + after;
+        window_lo[i] = before;
+        window_hi[i] = before + end[i] - start[i];
+    }
+    return TCONV_OK;
+}
+
+/* The general case: weights packed once per (group, chunk), then (batch, group, chunk) tasks. */
+/* Packs the weights of every (group, chunk); sub-pixel: rearranges them first, in scratch. */
+static tconv_status conv_transpose_pack(tc_kernel_ctx *ctx, conv_transpose_job *job, int threads) {
+    int64_t n_slots = job->group * job->n_chunks;
+    const float *w = job->w, *packed = job->packed_w;
+    tc_rt_tensor rearranged = {0};
+    if (job->subpixel) {
+        int64_t channels = job->group * job->cout_g;
+        size_t floats = (size_t)(channels * job->lat.kernel_size * job->taps_rows);
+        tconv_status st = tc_kernel_scratch(ctx, floats * sizeof(float), &rearranged);
+        if (st != TCONV_OK)
+            return st;
+        job->packed_w = rearranged.data;
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, channels), channels,
+                        subpixel_weights_task, job);
+        job->packed_w = (float *)packed;
+        job->w = rearranged.data;
+    }
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_slots), n_slots,
+                    conv_transpose_pack_task, job);
+    job->w = w;
+    if (rearranged.data)
+        tc_kernel_scratch_release(ctx, &rearranged);
+    return TCONV_OK;
+}
+
+static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job *job,
+                                          int threads) {
+    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    int64_t gemm_k = job->subpixel ? job->taps_rows : job->cin_g;
+    int64_t n_slots = job->group * job->n_chunks;
+    job->packed_chunk = tc_sgemm_packed_a_floats(job->isa, rows, gemm_k);
+    tc_kernel_cache_key key = {.source = job->w,
+                               .layout = {job->chunk_channels, job->n_chunks, job->group,
+                                          job->cin_g, job->isa, job->subpixel}};
+    tc_rt_tensor packed;
+    bool fresh;
+    tconv_status st =
+        tc_conv_packed_weights(ctx, &key, (size_t)n_slots * job->packed_chunk * sizeof(float),
+                               &job->packed_w, &fresh, &packed);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n_tasks = job->batch * n_slots * (job->subpixel ? job->n_blocks : 1);
+    int workers = tc_parallel_workers(threads, n_tasks);
+    int64_t col_rows = job->direct ? 0 : rows + (job->subpixel ? job->taps_rows : 0);
+    st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, col_rows * job->block_cols, job->isa,
+                                 rows, job->block_cols, gemm_k);
+    if (st == TCONV_OK) {
+        if (fresh)
+            st = conv_transpose_pack(ctx, job, threads);
+        if (st == TCONV_OK && job->subpixel) {
+            int64_t planes = job->batch * job->c_out;
+            if (!job->covers)
+                tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes,
+                                subpixel_fill_task, job);
+            tc_parallel_for(ctx->pool, workers, n_tasks, subpixel_task, job);
+        } else if (st == TCONV_OK) {
+            tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
+        }
+        tc_conv_scratch_release(ctx, &job->scratch);
+    }
+    tc_kernel_scratch_release(ctx, &packed);
+    return st;
+}
+
+/* One coarse position: the batch-wide GEMM of conv_transpose_point_task. */
+static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job *job,
+                                          int threads) {
+    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+    int64_t n_tasks = job->group * job->n_chunks;
+    int workers = tc_parallel_workers(threads, n_tasks);
+    tconv_status st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, job->batch * rows,
+                                              job->isa, job->batch, rows, job->cin_g);
+    if (st != TCONV_OK)
+        return st;
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_point_task, job);
+    tc_conv_scratch_release(ctx, &job->scratch);
+    return TCONV_OK;
+}
+
+/* float64: the direct loop of kernels_f64.c over the same lattice; a fused bias (float32, the
+ * executor's) is widened first. */
+static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_job *job,
+                                       const tc_conv_operands *ops, tc_rt_tensor *y) {
+    const double *bias = ops->b ? ops->b->data : NULL;
+    tc_rt_tensor fused = {0}, map;
+    tconv_status st = TCONV_OK;
+    if (ctx->crop && ctx->crop->bias) {
+        if ((st = tc_kernel_scratch(ctx, (size_t)job->c_out * sizeof(double), &fused)) != TCONV_OK)
+            return tc_error_prefix(ctx->err, st, "the fused bias: ");
+        double *widened = fused.data;
+        for (int64_t c = 0; c < job->c_out; c++)
+            widened[c] = ctx->crop->bias[c];
+        bias = widened;
+    }
+    if ((st = tc_f64_index_map(ctx, &job->lat, &map)) == TCONV_OK) {
+        tc_conv_transpose_f64(&job->lat, map.data, job->batch, job->c_in, job->c_out, job->group,
+                              ops->x->data, ops->w->data, bias, y->data);
+        tc_kernel_scratch_release(ctx, &map);
+    }
+    if (fused.data)
+        tc_kernel_scratch_release(ctx, &fused);
+    return st;
+}
+
+/* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv_transpose; no IR. */
+static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
+    tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
+    tc_conv_transpose_geometry g;
+    tconv_status st = tc_conv_read_operands(ctx, &ops);
+    if (st == TCONV_OK)
+        st = conv_transpose_resolve(ctx, &ops, &g);
+    int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
+    if (st == TCONV_OK && ctx->crop)
+        st = apply_crop(ctx, &g, window_lo, window_hi);
+    const float *bias = ops.b ? ops.b->data : NULL;
+    if (st == TCONV_OK && ctx->crop && ctx->crop->bias) {
+        if (ops.b || ctx->crop->bias_len != g.c_out)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "fused bias of %lld values for %lld channels",
+                                (long long)ctx->crop->bias_len, (long long)g.c_out);
+        bias = ctx->crop->bias;
+    }
+    if (st == TCONV_OK && ops.b) /* the import checks B with the same function */
+        st = tc_conv_transpose_check_bias(ops.b->rank, ops.b->dims, g.c_out, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    conv_transpose_job job = {.batch = ops.x->dims[0],
+                              .c_in = g.c_in,
+                              .c_out = g.c_out,
+                              .group = g.group,
+                              .cin_g = g.c_in / g.group,
+                              .cout_g = ops.w->dims[1]};
+    conv_transpose_lattice(&g, &job.lat);
+    if (ctx->crop) {
+        job.lat.windowed = true;
+        memcpy(job.lat.window_lo, window_lo, sizeof window_lo);
+        memcpy(job.lat.window_hi, window_hi, sizeof window_hi);
+    }
+    if (!tc_lattice_finish(&job.lat))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "ConvTranspose sizes overflow");
+    int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
+    memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
+    tc_rt_tensor *y;
+    /* every path fills each Y plane (bias or 0) before adding into it */
+    st = tc_kernel_alloc_output_uninit(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
+    if (st != TCONV_OK || y->n_elements == 0)
+        return st;
+    if (ops.x->dtype == TCONV_DTYPE_DOUBLE && ctx->activation) /* fused only into float32 */
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "a fused activation needs a float32 output, X is float64");
+    if (ops.x->dtype == TCONV_DTYPE_DOUBLE)
+        return conv_transpose_f64(ctx, &job, &ops, y);
+    double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
+                   (double)job.lat.kernel_size * (double)job.lat.coarse_size;
+    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    subpixel_plan(&job);
+    conv_transpose_plan(&job, threads);
+    job.x = ops.x->data;
+    job.w = ops.w->data;
+    job.bias = bias;
+    job.y = y->data;
+    st = job.lat.coarse_size == 1 && !job.direct ? conv_transpose_points(ctx, &job, threads)
+                                                 : conv_transpose_blocks(ctx, &job, threads);
+    /* activation fusion (session_fuse.c, helper p2): the final output, crop and bias included */
+    if (st == TCONV_OK && ctx->activation)
+        tc_kernel_activation_apply(ctx->activation, y->data, y->data, y->n_elements);
+    return st;
+}
+
+static bool conv_transpose_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    (void)params;
+    return tc_work_conv_transpose(NULL, w, out);
+}
+
+tconv_status tc_prepare_conv_transpose(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    tconv_status st =
+        tc_conv_prepare(pc, read_conv_transpose_attrs, sizeof(tc_conv_transpose_attrs),
+                        run_conv_transpose, conv_transpose_work, out);
+    out->epilogues = TC_EPILOGUE_CROP | TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN;
+    return st;
+}

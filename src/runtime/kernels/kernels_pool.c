@@ -1,0 +1,662 @@
+/* MaxPool, AveragePool, LpPool and the global pools (ONNX semantics), prepared kernels
+ * (kernel.h): their attributes are read once, per spatial rank, when the session plans them.
+ *
+ * The window (output size and pads per axis) is ir/window_geometry.h's, shared with shape
+ * inference.
+ * AveragePool with count_include_pad divides by the taps inside the padded input [-pb, x+pe)
+ * (taps in the extra ceil_mode region do not count); without it, by the taps inside the input.
+ * MaxPool's Indices are flat indices into X: plane * (spatial size) + the position in the plane,
+ * row-major (storage_order 0) or column-major (storage_order 1). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/window_geometry.h"
+#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/parallel.h"
+#include "runtime/compute/tensor_copy.h"
+
+typedef struct pool_geom {
+    int rank;
+    int64_t in[TCONV_MAX_SPATIAL], out[TCONV_MAX_SPATIAL];
+    int64_t kernel[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
+    int64_t dilations[TCONV_MAX_SPATIAL];
+    int64_t pad_begin[TCONV_MAX_SPATIAL], pad_end[TCONV_MAX_SPATIAL];
+    int64_t in_size, out_size, kernel_size;
+    int64_t max_taps; /* taps of one window inside the input: min(kernel_size, in_size) */
+} pool_geom;
+
+typedef struct pool_attrs {
+    tc_window_attrs win;
+    bool count_include_pad;
+    int64_t storage_order;
+} pool_attrs;
+
+static int64_t max_i64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+static int64_t min_i64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+/* ---------------------------------------------------------------- attributes and geometry */
+
+static tconv_status read_flag(const tconv_node *node, const char *name, bool *out, tc_error *err) {
+    int64_t v;
+    tconv_status st = tc_node_attr_int(node, name, 0, &v, err);
+    if (st == TCONV_OK && v != 0 && v != 1)
+        return tc_error_set(err, TCONV_ERR_INVALID, "attribute '%s' must be 0 or 1", name);
+    *out = v != 0;
+    return st;
+}
+
+/* tc_rank_attr_reader: the window, ceil_mode, count_include_pad, storage_order. */
+static tconv_status read_pool_attrs(const tconv_node *node, int rank, void *out, tc_error *err) {
+    pool_attrs *a = out;
+    memset(a, 0, sizeof *a);
+    tconv_status st;
+    if ((st = tc_window_read_attrs(node, rank, 1, 0, &a->win, err)) ||
+        (st = read_flag(node, "ceil_mode", &a->win.ceil_mode, err)) ||
+        (st = read_flag(node, "count_include_pad", &a->count_include_pad, err)) ||
+        (st = tc_node_attr_int(node, "storage_order", 0, &a->storage_order, err)))
+        return st;
+    if (!a->win.has_kernel_shape)
+        return tc_error_set(err, TCONV_ERR_INVALID, "attribute 'kernel_shape' is required");
+    if (a->storage_order != 0 && a->storage_order != 1)
+        return tc_error_set(err, TCONV_ERR_INVALID,
+                            "attribute 'storage_order' must be 0 or 1, is %lld",
+                            (long long)a->storage_order);
+    return TCONV_OK;
+}
+
+static tconv_status pool_axis(tc_kernel_ctx *ctx, const pool_attrs *a, int i, int64_t x,
+                              pool_geom *g) {
+    tc_window_axis axis;
+    tconv_status st =
+        tc_window_resolve_axis(&a->win, i, x, a->win.kernel_shape[i], &axis, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    g->in[i] = x;
+    g->out[i] = axis.out;
+    g->kernel[i] = a->win.kernel_shape[i];
+    g->strides[i] = a->win.strides[i];
+    g->dilations[i] = a->win.dilations[i];
+    g->pad_begin[i] = axis.pad_begin;
+    g->pad_end[i] = axis.pad_end;
+    return TCONV_OK;
+}
+
+static tconv_status pool_geometry(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pool_attrs *a,
+                                  pool_geom *g) {
+    g->rank = x->rank - 2;
+    for (int i = 0; i < g->rank; i++) {
+        if (x->dims[2 + i] < 1)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID, "spatial axis %d of X is empty", i);
+        tconv_status st = pool_axis(ctx, a, i, x->dims[2 + i], g);
+        if (st != TCONV_OK)
+            return st;
+    }
+    if (!tc_shape_elements(g->in, g->rank, &g->in_size) ||
+        !tc_shape_elements(g->out, g->rank, &g->out_size) ||
+        !tc_shape_elements(g->kernel, g->rank, &g->kernel_size))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "pooling sizes overflow");
+    /* distinct taps hit distinct input positions (dilation >= 1) */
+    g->max_taps = g->kernel_size < g->in_size ? g->kernel_size : g->in_size;
+    return TCONV_OK;
+}
+
+static tconv_status check_spatial_input(tc_kernel_ctx *ctx, const tc_rt_tensor **x,
+                                        uint32_t dtypes) {
+    tconv_status st;
+    if ((st = tc_kernel_require_input(ctx, 0, x)) || (st = tc_kernel_check_dtype(ctx, 0, dtypes)))
+        return st;
+    if ((*x)->rank < 3 || (*x)->rank - 2 > TCONV_MAX_SPATIAL)
+        return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
+                            "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
+                            "supported",
+                            (*x)->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+    return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- windows */
+
+/* The window of one output position: per axis, the taps [lo, hi) that fall inside the input
+ * and how many fall inside the padded input. */
+typedef struct window {
+    int64_t start[TCONV_MAX_SPATIAL]; /* input index of tap 0 */
+    int64_t lo[TCONV_MAX_SPATIAL], hi[TCONV_MAX_SPATIAL];
+    int64_t valid;  /* taps inside the input */
+    int64_t padded; /* taps inside [-pb, x + pe) */
+} window;
+
+/* Taps t in [0, k) with lower <= start + t*d < upper. */
+static int64_t tap_range(int64_t start, int64_t d, int64_t k, int64_t lower, int64_t upper,
+                         int64_t *lo, int64_t *hi) {
+    *lo = max_i64(0, tc_ceil_div(lower - start, d));
+    *hi = min_i64(k, tc_floor_div(upper - 1 - start, d) + 1);
+    return max_i64(0, *hi - *lo);
+}
+
+static void window_at(const pool_geom *g, const int64_t *o, window *w) {
+    w->valid = w->padded = 1;
+    for (int i = 0; i < g->rank; i++) {
+        int64_t s = o[i] * g->strides[i] - g->pad_begin[i], lo, hi;
+        w->start[i] = s;
+        w->valid *= tap_range(s, g->dilations[i], g->kernel[i], 0, g->in[i], &w->lo[i], &w->hi[i]);
+        w->padded *= tap_range(s, g->dilations[i], g->kernel[i], -g->pad_begin[i],
+                               g->in[i] + g->pad_end[i], &lo, &hi);
+    }
+}
+
+/* Row-major offsets (within a plane) of the window's taps inside the input; returns how many. */
+static int64_t window_offsets(const pool_geom *g, const window *w, int64_t *offsets) {
+    if (w->valid == 0)
+        return 0;
+    int64_t tap[TCONV_MAX_SPATIAL];
+    for (int i = 0; i < g->rank; i++)
+        tap[i] = w->lo[i];
+    int64_t n = 0;
+    for (;;) {
+        int64_t off = 0;
+        for (int i = 0; i < g->rank; i++)
+            off = off * g->in[i] + w->start[i] + tap[i] * g->dilations[i];
+        offsets[n++] = off;
+        int i = g->rank - 1;
+        for (; i >= 0; i--) {
+            if (++tap[i] < w->hi[i])
+                break;
+            tap[i] = w->lo[i];
+        }
+        if (i < 0)
+            return n;
+    }
+}
+
+static void next_position(const pool_geom *g, int64_t *o) {
+    for (int i = g->rank - 1; i >= 0; i--) {
+        if (++o[i] < g->out[i])
+            return;
+        o[i] = 0;
+    }
+}
+
+/* Column-major position in the plane of a row-major one. */
+static int64_t column_major(const pool_geom *g, int64_t offset) {
+    int64_t result = 0, scale = 1;
+    int64_t coord[TCONV_MAX_SPATIAL];
+    for (int i = g->rank - 1; i >= 0; i--) {
+        coord[i] = offset % g->in[i];
+        offset /= g->in[i];
+    }
+    for (int i = 0; i < g->rank; i++) {
+        result += coord[i] * scale;
+        scale *= g->in[i];
+    }
+    return result;
+}
+
+/* ---------------------------------------------------------------- plane jobs */
+
+typedef enum pool_kind { POOL_MAX, POOL_AVERAGE, POOL_LP } pool_kind;
+
+typedef struct pool_job {
+    pool_geom g;
+    pool_kind kind;
+    bool count_include_pad;
+    bool column_major;
+    tconv_dtype dtype;
+    const void *x;
+    void *y;
+    int64_t *indices; /* MaxPool's optional second output */
+    int64_t *offsets; /* max_taps per worker */
+    double p;         /* LpPool's norm */
+} pool_job;
+
+/* The tap (offset in offsets[]) holding the largest value: the first of equal ones; NaN is
+ * skipped unless everything is NaN. */
+#define DEFINE_ARGMAX(name, type, is_nan)                                                          \
+    static int64_t name(const type *plane, const int64_t *offsets, int64_t n) {                    \
+        int64_t best = 0;                                                                          \
+        for (int64_t t = 1; t < n; t++) {                                                          \
+            type v = plane[offsets[t]], b = plane[offsets[best]];                                  \
+            if (v > b || (is_nan(b) && !is_nan(v)))                                                \
+                best = t;                                                                          \
+        }                                                                                          \
+        return best;                                                                               \
+    }
+#define NEVER_NAN(v) ((void)(v), false)
+DEFINE_ARGMAX(argmax_float, float, isnan)
+DEFINE_ARGMAX(argmax_double, double, isnan)
+DEFINE_ARGMAX(argmax_int8, int8_t, NEVER_NAN)
+DEFINE_ARGMAX(argmax_uint8, uint8_t, NEVER_NAN)
+
+/* Copies element `from` of src to element `to` of dst (same dtype). */
+static void copy_element(tconv_dtype dtype, const void *src, int64_t from, void *dst, int64_t to) {
+    size_t size = tc_rt_dtype_size(dtype);
+    memcpy((char *)dst + (size_t)to * size, (const char *)src + (size_t)from * size, size);
+}
+
+static int64_t argmax(tconv_dtype dtype, const void *plane, const int64_t *offsets, int64_t n) {
+    switch (dtype) {
+    case TCONV_DTYPE_DOUBLE:
+        return argmax_double(plane, offsets, n);
+    case TCONV_DTYPE_INT8:
+        return argmax_int8(plane, offsets, n);
+    case TCONV_DTYPE_UINT8:
+        return argmax_uint8(plane, offsets, n);
+    default:
+        return argmax_float(plane, offsets, n);
+    }
+}
+
+/* An all-padding window (possible with dilation): the lowest value of the type, index -1. */
+static void store_empty_max(tconv_dtype dtype, void *y, int64_t at) {
+    tc_dtype_traits_of(dtype)->set_f64(y, at, -INFINITY); /* integers saturate to their lowest */
+}
+
+static void max_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
+    const pool_geom *g = &job->g;
+    size_t size = tc_rt_dtype_size(job->dtype);
+    const char *x = (const char *)job->x + (size_t)(plane * g->in_size) * size;
+    int64_t o[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
+        window w;
+        window_at(g, o, &w);
+        int64_t n = window_offsets(g, &w, offsets), at = plane * g->out_size + q;
+        int64_t index = -1;
+        if (n == 0) {
+            store_empty_max(job->dtype, job->y, at);
+        } else {
+            int64_t off = offsets[argmax(job->dtype, x, offsets, n)];
+            copy_element(job->dtype, x, off, job->y, at);
+            index = plane * g->in_size + (job->column_major ? column_major(g, off) : off);
+        }
+        if (job->indices)
+            job->indices[at] = index;
+    }
+}
+
+/* The fast path of max_pool_plane for float 2-D windows without dilation or Indices: the
+ * window's clipped row and column ranges come from two subtractions, no offset table. Same
+ * selection rule as argmax_float (NaN skipped unless all NaN; the first of equal values). */
+static bool max_pool_fast_2d(const pool_job *job) {
+    const pool_geom *g = &job->g;
+    return g->rank == 2 && job->dtype == TCONV_DTYPE_FLOAT && !job->indices &&
+           g->dilations[0] == 1 && g->dilations[1] == 1;
+}
+
+/* argmax_float's rule on values: v replaces best when larger, or when best is NaN. */
+static inline float max_rule(float best, float v) {
+    return (v > best || best != best) ? v : best;
+}
+
+static float window_max_2d(const float *x, int64_t ld, int64_t h_lo, int64_t h_hi, int64_t w_lo,
+                           int64_t w_hi) {
+    float best = x[h_lo * ld + w_lo];
+    for (int64_t h = h_lo; h < h_hi; h++) {
+        const float *row = x + h * ld;
+        for (int64_t w = w_lo; w < w_hi; w++)
+            best = max_rule(best, row[w]);
+    }
+    return best;
+}
+
+/* 2x2 windows, stride 2, no pads (U-Net's downsampling): output rows from row pairs. */
+static void max_pool_plane_2x2(const pool_geom *g, const float *x, float *y) {
+    for (int64_t oh = 0; oh < g->out[0]; oh++) {
+        const float *r0 = x + 2 * oh * g->in[1], *r1 = r0 + g->in[1];
+        float *out = y + oh * g->out[1];
+        for (int64_t ow = 0; ow < g->out[1]; ow++) {
+            float m = max_rule(r0[2 * ow], r0[2 * ow + 1]);
+            m = max_rule(m, r1[2 * ow]);
+            out[ow] = max_rule(m, r1[2 * ow + 1]);
+        }
+    }
+}
+
+static bool is_plain_2x2(const pool_geom *g) {
+    for (int i = 0; i < 2; i++) {
+        if (g->kernel[i] != 2 || g->strides[i] != 2 || g->pad_begin[i] != 0 ||
+            2 * g->out[i] > g->in[i])
+            return false;
+    }
+    return true;
+}
+
+static void max_pool_plane_2d(const pool_job *job, int64_t plane) {
+    const pool_geom *g = &job->g;
+    const float *x = (const float *)job->x + plane * g->in_size;
+    float *y = (float *)job->y + plane * g->out_size;
+    if (is_plain_2x2(g)) {
+        max_pool_plane_2x2(g, x, y);
+        return;
+    }
+    for (int64_t oh = 0; oh < g->out[0]; oh++) {
+        int64_t h0 = oh * g->strides[0] - g->pad_begin[0];
+        int64_t h_lo = max_i64(h0, 0), h_hi = min_i64(h0 + g->kernel[0], g->in[0]);
+        for (int64_t ow = 0; ow < g->out[1]; ow++) {
+            int64_t w0 = ow * g->strides[1] - g->pad_begin[1];
+            int64_t w_lo = max_i64(w0, 0), w_hi = min_i64(w0 + g->kernel[1], g->in[1]);
+            y[oh * g->out[1] + ow] = h_lo < h_hi && w_lo < w_hi
+                                         ? window_max_2d(x, g->in[1], h_lo, h_hi, w_lo, w_hi)
+                                         : -INFINITY;
+        }
+    }
+}
+
+/* AveragePool (the sum over the divisor count_include_pad picks) and LpPool ((sum |x|^p)^(1/p)
+ * over the valid taps: padding adds zeros). Sums in double for float and double data alike. */
+static void sum_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets) {
+    const pool_geom *g = &job->g;
+    bool f64 = job->dtype == TCONV_DTYPE_DOUBLE, lp = job->kind == POOL_LP;
+    const float *x = (const float *)job->x + plane * g->in_size;
+    const double *xd = (const double *)job->x + plane * g->in_size;
+    int64_t o[TCONV_MAX_SPATIAL] = {0};
+    for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
+        window w;
+        window_at(g, o, &w);
+        int64_t n = window_offsets(g, &w, offsets);
+        double sum = 0.0;
+        for (int64_t t = 0; t < n; t++) {
+            double v = f64 ? xd[offsets[t]] : (double)x[offsets[t]];
+            sum += lp ? pow(fabs(v), job->p) : v;
+        }
+        int64_t divisor = job->count_include_pad ? w.padded : w.valid;
+        double r = lp ? pow(sum, 1.0 / job->p) : (divisor > 0 ? sum / (double)divisor : 0.0);
+        if (f64)
+            ((double *)job->y)[plane * g->out_size + q] = r;
+        else
+            ((float *)job->y)[plane * g->out_size + q] = (float)r;
+    }
+}
+
+static void pool_task(void *vjob, int64_t plane, int worker) {
+    const pool_job *job = vjob;
+    int64_t *offsets = job->offsets + (int64_t)worker * job->g.max_taps;
+    if (job->kind == POOL_MAX && max_pool_fast_2d(job))
+        max_pool_plane_2d(job, plane);
+    else if (job->kind == POOL_MAX)
+        max_pool_plane(job, plane, offsets);
+    else
+        sum_pool_plane(job, plane, offsets);
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* What a pool's prepare keeps (kernel.h): its kind and input types, LpPool's and GlobalLpPool's
+ * p, whether MaxPool's Indices output is wanted, the window's taps for the work, and the
+ * attributes per spatial rank. */
+typedef struct pool_params {
+    pool_kind kind;
+    uint32_t dtypes;
+    int64_t p;
+    bool indices_wanted; /* the node has no second output slot, or a named one */
+    uint64_t taps;
+    tc_rank_attrs attrs; /* pool_attrs by rank (the windowed pools only) */
+} pool_params;
+
+/* The run of MaxPool, AveragePool, LpPool: ctx->params is their pool_params; no IR. */
+static tconv_status run_pool(tc_kernel_ctx *ctx) {
+    const pool_params *params = ctx->params;
+    const tc_rt_tensor *x;
+    const void *read = NULL;
+    pool_kind kind = params->kind;
+    pool_job job = {.kind = kind, .p = (double)params->p};
+    tconv_status st;
+    if ((st = check_spatial_input(ctx, &x, params->dtypes)) ||
+        (st = tc_rank_attrs_get(ctx, &params->attrs, x->rank - 2, &read)))
+        return st;
+    const pool_attrs *attrs = read;
+    if ((st = pool_geometry(ctx, x, attrs, &job.g)))
+        return st;
+    int64_t dims[TCONV_MAX_RANK] = {x->dims[0], x->dims[1]};
+    memcpy(dims + 2, job.g.out, (size_t)job.g.rank * sizeof(int64_t));
+    tc_rt_tensor *y, *indices = NULL;
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    bool want_indices = kind == POOL_MAX && ctx->n_outputs > 1 && params->indices_wanted;
+    if (st == TCONV_OK && want_indices)
+        st = tc_kernel_alloc_output(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
+    if (st != TCONV_OK || y->n_elements == 0)
+        return st;
+    int64_t planes = x->dims[0] * x->dims[1];
+    /* a window tap costs about a streamed element (parallel.h) */
+    double work = (double)y->n_elements * (double)job.g.kernel_size * TCONV_PARALLEL_COST_STREAM;
+    int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
+    tc_rt_tensor offsets;
+    st = tc_kernel_scratch(ctx, (size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t),
+                           &offsets);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "pooling window offsets: ");
+    job.offsets = offsets.data;
+    job.count_include_pad = attrs->count_include_pad;
+    job.column_major = attrs->storage_order == 1;
+    job.dtype = x->dtype;
+    job.x = x->data;
+    job.y = y->data;
+    job.indices = indices ? indices->data : NULL;
+    tc_parallel_for(ctx->pool, workers, planes, pool_task, &job);
+    tc_kernel_scratch_release(ctx, &offsets);
+    return TCONV_OK;
+}
+
+static bool pool_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    return tc_work_window_outputs(((const pool_params *)params)->taps, w, out);
+}
+
+/* The prepare of every pool: p (LpPool, GlobalLpPool; a norm for LpPool), the Indices output,
+ * the taps and, for a windowed pool (`windowed`), its attributes per rank. */
+static tconv_status prepare_pool(const tc_kernel_prepare_ctx *pc, pool_kind kind, uint32_t dtypes,
+                                 bool windowed, tc_kernel_fn run, tc_kernel_prepared *out) {
+    pool_params *params = tc_kernel_params_alloc(pc, sizeof *params);
+    if (!params)
+        return TCONV_ERR_NOMEM;
+    const tconv_node *node = pc->node;
+    params->kind = kind;
+    params->dtypes = dtypes;
+    params->p = 2;
+    params->indices_wanted = node->n_outputs < 2 || node->outputs[1];
+    *out = (tc_kernel_prepared){.run = run, .params = params};
+    tconv_status st;
+    if (kind == POOL_LP &&
+        (st = tc_node_attr_int_or_default(node, "p", &params->p, pc->err)) != TCONV_OK)
+        return st;
+    if (!windowed)
+        return TCONV_OK;
+    if (params->p < 1)
+        return tc_error_set(pc->err, TCONV_ERR_INVALID, "p = %lld is not a norm",
+                            (long long)params->p);
+    params->taps = tc_work_window_taps(node);
+    out->work = pool_work;
+    return tc_rank_attrs_read(pc, read_pool_attrs, sizeof(pool_attrs), 0, &params->attrs);
+}
+
+tconv_status tc_prepare_max_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_MAX,
+                        TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
+                            TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8),
+                        true, run_pool, out);
+}
+
+tconv_status tc_prepare_average_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_AVERAGE, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, true, run_pool,
+                        out);
+}
+
+tconv_status tc_prepare_lp_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_LP, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, true, run_pool, out);
+}
+
+/* The global pools' output shape [N, C, 1, ...] into dims; returns the elements of a plane. */
+static int64_t global_output_dims(const tc_rt_tensor *x, int64_t *dims) {
+    int64_t spatial = 1;
+    for (int i = 0; i < x->rank; i++) {
+        dims[i] = i < 2 ? x->dims[i] : 1;
+        if (i >= 2)
+            spatial *= x->dims[i];
+    }
+    return spatial;
+}
+
+/* GlobalMaxPool and GlobalLpPool: one value per (n, c) plane, in double; ctx->params is their
+ * pool_params. */
+static tconv_status run_global(tc_kernel_ctx *ctx) {
+    const pool_params *params = ctx->params;
+    pool_kind kind = params->kind;
+    const tc_rt_tensor *x;
+    int64_t p = params->p;
+    tconv_status st;
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+        return st;
+    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
+    tc_rt_tensor *y;
+    if ((st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y)) != TCONV_OK)
+        return st;
+    for (int64_t q = 0; q < y->n_elements; q++) {
+        double acc = kind == POOL_MAX ? -INFINITY : 0.0;
+        bool all_nan = kind == POOL_MAX && spatial > 0;
+        for (int64_t i = 0; i < spatial; i++) {
+            double v = tc_rt_get_f64(x, q * spatial + i);
+            if (kind == POOL_MAX) {
+                all_nan = all_nan && isnan(v);
+                acc = v > acc ? v : acc;
+            } else {
+                acc += pow(fabs(v), (double)p);
+            }
+        }
+        double r = kind == POOL_MAX ? (all_nan ? NAN : acc) : pow(acc, 1.0 / (double)p);
+        tc_store_f64(y->dtype, y->data, q, r);
+    }
+    return TCONV_OK;
+}
+
+tconv_status tc_prepare_global_max_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_MAX, 0, false, run_global, out);
+}
+
+tconv_status tc_prepare_global_lp_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return prepare_pool(pc, POOL_LP, 0, false, run_global, out);
+}
+
+/* GlobalAveragePool has no attributes: nothing to prepare. */
+static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x;
+    tconv_status st;
+    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+        return st;
+    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
+    tc_rt_tensor *y;
+    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    bool f64 = x->dtype == TCONV_DTYPE_DOUBLE;
+    const float *src = x->data;
+    const double *src64 = x->data;
+    for (int64_t p = 0; p < y->n_elements; p++) {
+        double sum = 0.0;
+        if (f64) {
+            for (int64_t i = 0; i < spatial; i++)
+                sum += src64[p * spatial + i];
+        } else {
+            for (int64_t i = 0; i < spatial; i++)
+                sum += src[p * spatial + i];
+        }
+        double mean = spatial > 0 ? sum / (double)spatial : NAN;
+        if (f64)
+            ((double *)y->data)[p] = mean;
+        else
+            ((float *)y->data)[p] = (float)mean;
+    }
+    return TCONV_OK;
+}
+
+/* MaxUnpool, as ONNX's reference: X's values scattered where I (MaxPool's flat indices) says
+ * into zeros of the inferred shape, (in - 1) * stride + kernel - pads per spatial axis; with
+ * output_shape, that block sits at the start of a zero tensor of that shape (which must hold
+ * it). An index outside the inferred shape is an error. */
+static tconv_status unpool_inferred_dims(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t *dims) {
+    int n = x->rank - 2;
+    bool has_k = false, has_s = false, has_p = false;
+    const int64_t *k = NULL, *s = NULL, *p = NULL;
+    size_t nk = 0, ns = 0, np = 0;
+    tconv_status st = tc_node_attr_ints(ctx->node, "kernel_shape", &has_k, &k, &nk, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_ints(ctx->node, "strides", &has_s, &s, &ns, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_ints(ctx->node, "pads", &has_p, &p, &np, ctx->err);
+    if (st == TCONV_OK &&
+        (!has_k || (int)nk != n || (has_s && (int)ns != n) || (has_p && (int)np != 2 * n)))
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                          "kernel_shape, strides and pads do not fit %d spatial axes", n);
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (int i = 0; st == TCONV_OK && i < n; i++) {
+        dims[2 + i] =
+            (x->dims[2 + i] - 1) * (has_s ? s[i] : 1) + k[i] - (has_p ? p[i] + p[n + i] : 0);
+        if (dims[2 + i] < 0)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the output would be empty");
+    }
+    return st;
+}
+
+tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
+    const tc_rt_tensor *x, *idx;
+    tconv_status st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+    if (st == TCONV_OK)
+        st = tc_kernel_require_input(ctx, 1, &idx);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
+    if (st == TCONV_OK && idx->n_elements != x->n_elements)
+        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "I has %lld elements, X %lld",
+                          (long long)idx->n_elements, (long long)x->n_elements);
+    int64_t inferred[TCONV_MAX_RANK], dims[TCONV_MAX_RANK];
+    if (st == TCONV_OK)
+        st = unpool_inferred_dims(ctx, x, inferred);
+    if (st != TCONV_OK)
+        return st;
+    memcpy(dims, inferred, sizeof dims);
+    if (tc_kernel_input(ctx, 2)) {
+        size_t count = 0;
+        st = tc_kernel_read_ints(ctx, 2, dims, TCONV_MAX_RANK, &count);
+        if (st == TCONV_OK && (int)count != x->rank)
+            st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "output_shape has %zu dims, X %d", count,
+                              x->rank);
+        for (int i = 0; st == TCONV_OK && i < x->rank; i++) {
+            if (dims[i] < inferred[i])
+                st = tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                  "output_shape dim %d (%lld) is below the unpooled %lld", i,
+                                  (long long)dims[i], (long long)inferred[i]);
+        }
+    }
+    tc_rt_tensor *y;
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n_inferred = 1;
+    for (int i = 0; i < x->rank; i++)
+        n_inferred *= inferred[i];
+    const int64_t *where = idx->data;
+    for (int64_t e = 0; e < x->n_elements; e++) {
+        int64_t q = where[e], at = 0, scale = 1;
+        if (q < 0 || q >= n_inferred)
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "index %lld is outside the unpooled %lld elements", (long long)q,
+                                (long long)n_inferred);
+        for (int i = x->rank - 1; i >= 0; i--) { /* inferred position -> output position */
+            at += (q % inferred[i]) * scale;
+            q /= inferred[i];
+            scale *= dims[i];
+        }
+        copy_element(x->dtype, x->data, e, y->data, at);
+    }
+    return TCONV_OK;
+}
+
+tconv_status tc_prepare_global_average_pool(const tc_kernel_prepare_ctx *pc,
+                                            tc_kernel_prepared *out) {
+    (void)pc;
+    *out = (tc_kernel_prepared){.run = run_global_average_pool};
+    return TCONV_OK;
+}
