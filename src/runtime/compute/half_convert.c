@@ -5,7 +5,7 @@
  * differ, NaN payloads (the scalar code keeps a half NaN's payload unquieted and narrows any
  * float NaN to the canonical quiet one), goes through the scalar code: a group of eight with a
  * NaN in it is converted one by one. */
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/convert.h"
 #include "runtime/compute/cpu_features.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))

@@ -2,7 +2,7 @@
 #include "runtime/compute/rt_tensor.h"
 #include "ir/check.h"
 
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/convert.h"
 
 #include <stdlib.h>
 #include <string.h>

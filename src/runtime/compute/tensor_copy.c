@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/convert.h"
 
 void tc_strided_view_init(tc_strided_view *v, const tc_rt_tensor *t) {
     v->rank = t->rank;

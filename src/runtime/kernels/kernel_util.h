@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/compute/convert.h"
 #include "runtime/compute/cpu_features.h"
 #include "ir/window_geometry.h"
 #include "runtime/kernels/kernel.h"
@@ -87,24 +88,9 @@ typedef struct tc_ranked {
 int tc_ranked_largest_first(const void *a, const void *b);
 int tc_ranked_smallest_first(const void *a, const void *b);
 
-/* Element i of a tensor of any stored numeric dtype as double / as int64. */
-double tc_rt_get_f64(const tc_rt_tensor *t, int64_t i);
-int64_t tc_rt_get_i64(const tc_rt_tensor *t, int64_t i);
-
 /* Allocates output `index` with the input's dtype and shape and copies the data. */
 tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
                                       int rank, const int64_t *dims);
-
-/* Row-major strides (in elements) of a shape. */
-void tc_shape_strides(int rank, const int64_t *dims, int64_t *strides);
-
-/* "[1,3,224,224]" into buf. */
-const char *tc_shape_format(int rank, const int64_t *dims, char *buf, size_t size);
-
-/* n float16 values <-> float at once (half_convert.c: F16C where the CPU has it, the same bits
- * as the scalar tc_half_to_float / tc_float_to_half of ir/dtype.h). */
-void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n);
-void tc_float_to_half_n(const float *in, uint16_t *out, int64_t n);
 
 /* The attributes of a windowed op (Conv, ConvTranspose, the pools), read once when its kernel
  * is prepared (kernel.h) for every spatial rank 1..TCONV_MAX_SPATIAL its run may meet: their
