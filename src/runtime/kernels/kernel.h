@@ -25,12 +25,27 @@
 #include "ir/arena.h"
 #include "ir/ir.h"
 #include "ir/ops.h"
+#include "ir/type_table.h"
 #include "runtime/budget/op_work.h"
+#include "runtime/budget/budget.h"
 #include "runtime/compute/parallel.h"
 #include "runtime/compute/rt_tensor.h"
 
 typedef struct tc_session tc_session;
 typedef struct tc_kernel_ctx tc_kernel_ctx;
+
+/* What a kernel may ask of the executor that runs it, through functions the executor gives it
+ * (the session, session.c): the kernels room calls nothing of the session's, so that kernels
+ * and executor form no call circle. Control flow (If, Loop, Scan) stays a kernel, listed in the
+ * op table like any other, and runs its subgraphs through run_subgraph. */
+typedef struct tc_kernel_host {
+    /* tc_kernel_input_is_constant */
+    bool (*input_is_constant)(const tc_kernel_ctx *ctx, size_t index);
+    /* tc_kernel_run_subgraph */
+    tconv_status (*run_subgraph)(tc_kernel_ctx *ctx, const tconv_graph *graph,
+                                 const tc_rt_tensor *inputs, size_t n_inputs, tc_rt_tensor *outputs,
+                                 size_t n_outputs);
+} tc_kernel_host;
 
 /* A Slice -> Pad -> Add chain the executor fused into this step (ConvTranspose only, see
  * session_fuse.c; each part optional). Output 0 must come out as that chain's result: the
@@ -82,7 +97,13 @@ struct tc_kernel_ctx {
     size_t n_inputs;
     tc_rt_tensor *outputs; /* n_outputs empty tensors: the kernel allocates them */
     size_t n_outputs;
-    tc_session *session; /* for control flow (If) and the thread count */
+    tc_session *session;  /* opaque here: for the session's own steps (function calls, float16) */
+    tc_budget *budget;    /* memory and work; NULL: no limit (a kernel run outside a session) */
+    tc_node_cache *cache; /* the node's kept block, or NULL (tc_kernel_cache_*) */
+    const tc_kernel_host *host; /* NULL outside a session: no constant inputs, no subgraphs */
+    /* The session's inferred types beside the model (ir/type_table.h: tc_type_seen), for the
+     * declared types of subgraph outputs; NULL: the values' own. */
+    const tc_type_table *types;
     int n_threads;
     tc_thread_pool *pool; /* the helpers for tc_parallel_for; NULL: everything in this thread */
     tc_error *err;        /* messages need not name the node: the executor prefixes it */
@@ -147,12 +168,18 @@ tconv_status tc_kernel_forward_to_output(tc_kernel_ctx *ctx, size_t index, const
                                          int rank, const int64_t *dims);
 
 /* Scratch memory for one kernel call: `bytes` bytes in buf->data (NULL when bytes is 0), not
- * zeroed, 64-byte aligned. It comes from the session's scratch arena (counted against its memory
- * limit, and the same bytes serve every kernel call: see session_internal.h). The kernel gives
+ * zeroed, 64-byte aligned. It comes from the budget's scratch arena (counted against its memory
+ * limit, and the same bytes serve every kernel call: see budget.h). The kernel gives
  * pieces back with tc_kernel_scratch_release, in reverse order of their requests, before it
  * returns. */
 tconv_status tc_kernel_scratch(tc_kernel_ctx *ctx, size_t bytes, tc_rt_tensor *buf);
 void tc_kernel_scratch_release(tc_kernel_ctx *ctx, tc_rt_tensor *buf);
+
+/* Runs `graph`, a subgraph held by ctx->node, through the executor (ctx->host; session.h's
+ * tc_session_run_subgraph says the contract). TCONV_ERR_USAGE outside a session. */
+tconv_status tc_kernel_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
+                                    const tc_rt_tensor *inputs, size_t n_inputs,
+                                    tc_rt_tensor *outputs, size_t n_outputs);
 
 /* Work that depends only on constant inputs (packed weights) can be kept across runs.
  * tc_kernel_input_is_constant: input `index` is one of the session's initializers, which no
@@ -161,10 +188,7 @@ void tc_kernel_scratch_release(tc_kernel_ctx *ctx, tc_rt_tensor *buf);
  * size, else NULL. tc_kernel_cache_store: replaces the node's block with `nbytes` new,
  * uninitialized bytes for `key` (counted as constant bytes against the memory limit; the
  * session frees them); the kernel fills them before it returns. Fails outside a session. */
-typedef struct tc_kernel_cache_key {
-    const void *source; /* the constant input's data */
-    int64_t layout[6];  /* whatever else the block depends on */
-} tc_kernel_cache_key;
+/* (tc_kernel_cache_key: budget.h) */
 bool tc_kernel_input_is_constant(const tc_kernel_ctx *ctx, size_t index);
 void *tc_kernel_cache_find(const tc_kernel_ctx *ctx, const tc_kernel_cache_key *key, size_t nbytes);
 tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,

@@ -142,20 +142,6 @@ tconv_status tc_kernel_normalize_index(const tc_kernel_ctx *ctx, int64_t k, int6
     return TCONV_OK;
 }
 
-tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
-                                      int rank, const int64_t *dims) {
-    tc_rt_tensor *out;
-    tconv_status st = tc_kernel_alloc_output(ctx, index, src->dtype, rank, dims, &out);
-    if (st != TCONV_OK)
-        return st;
-    if (out->n_elements != src->n_elements)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "output has %lld elements, input has %lld",
-                            (long long)out->n_elements, (long long)src->n_elements);
-    if (src->nbytes)
-        memcpy(out->data, src->data, src->nbytes);
-    return TCONV_OK;
-}
-
 int tc_ranked_largest_first(const void *a, const void *b) {
     const tc_ranked *x = a, *y = b;
     if (x->value != y->value)

@@ -2,7 +2,6 @@
  * visible to the branch (the executor keeps them alive until the If has run). */
 #include "runtime/kernels/kernel_util.h"
 #include "ir/vec.h"
-#include "runtime/session/session_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,12 +41,12 @@ tconv_status tc_run_if(tc_kernel_ctx *ctx) {
         st = if_condition(ctx, &cond);
     if (st != TCONV_OK)
         return st;
-    if (!ctx->session)
+    if (!ctx->host)
         return tc_error_set(ctx->err, TCONV_ERR_USAGE, "If needs a session to run a branch");
     tc_rt_tensor *results = calloc(ctx->n_outputs ? ctx->n_outputs : 1, sizeof *results);
     if (!results)
         return tc_error_nomem(ctx->err, "If outputs");
-    st = tc_session_run_subgraph(ctx, cond ? then_g : else_g, NULL, 0, results, ctx->n_outputs);
+    st = tc_kernel_run_subgraph(ctx, cond ? then_g : else_g, NULL, 0, results, ctx->n_outputs);
     if (st == TCONV_OK) {
         for (size_t i = 0; i < ctx->n_outputs; i++)
             ctx->outputs[i] = results[i];
@@ -71,11 +70,11 @@ typedef struct stack_parts {
 #define STACK_PART_OVERHEAD 16
 
 static tconv_status stack_charge(tc_kernel_ctx *ctx, size_t bytes) {
-    tc_session *s = ctx->session;
+    tc_budget *s = ctx->budget;
     if (!s)
         return TCONV_OK;
     int64_t dims[1] = {(int64_t)bytes};
-    tconv_status st = tc_session_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, ctx->err);
+    tconv_status st = tc_budget_check_limit(s, TCONV_DTYPE_UINT8, 1, dims, ctx->err);
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, st, "scan outputs' bookkeeping: ");
     s->stats.live_bytes += bytes;
@@ -107,8 +106,8 @@ static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor 
     if (cap != p->cap) {
         tc_rt_tensor *items = realloc(p->items, cap * sizeof *items);
         if (!items) {
-            if (ctx->session)
-                ctx->session->stats.live_bytes -=
+            if (ctx->budget)
+                ctx->budget->stats.live_bytes -=
                     (cap - p->cap) * sizeof *p->items + STACK_PART_OVERHEAD;
             return tc_error_nomem(ctx->err, "scan outputs");
         }
@@ -122,9 +121,9 @@ static tconv_status stack_push(tc_kernel_ctx *ctx, stack_parts *p, tc_rt_tensor 
 
 static void stack_free(tc_kernel_ctx *ctx, stack_parts *p) {
     for (size_t i = 0; i < p->n; i++)
-        tc_session_release(ctx->session, &p->items[i]);
-    if (ctx->session)
-        ctx->session->stats.live_bytes -= stack_bytes(p);
+        tc_budget_release(ctx->budget, &p->items[i]);
+    if (ctx->budget)
+        ctx->budget->stats.live_bytes -= stack_bytes(p);
     free(p->items);
     memset(p, 0, sizeof *p);
 }
@@ -165,17 +164,30 @@ static tconv_status stack_write(tc_kernel_ctx *ctx, size_t index, const stack_pa
     return TCONV_OK;
 }
 
+/* The dims of a tensor type when all are static and not negative. */
+static bool static_dims(const tc_type *type, int64_t *dims, int *rank) {
+    if (!type || type->kind != TCONV_TYPE_TENSOR || type->rank < 0 || type->rank > TCONV_MAX_RANK)
+        return false;
+    for (int i = 0; i < type->rank; i++) {
+        if (type->dims[i].kind != TCONV_DIM_STATIC || type->dims[i].value < 0)
+            return false;
+        dims[i] = type->dims[i].value;
+    }
+    *rank = type->rank;
+    return true;
+}
+
 /* The declared dtype of a graph output, for an empty stack. */
 static tconv_dtype body_output_dtype(const tc_kernel_ctx *ctx, const tconv_graph *body,
                                      size_t index) {
     const tconv_value *v = index < body->n_outputs ? body->outputs[index].value : NULL;
-    tconv_dtype dtype = v ? tc_session_type(ctx->session, v)->dtype : TCONV_DTYPE_UNDEFINED;
+    tconv_dtype dtype = v ? tc_type_seen(ctx->types, v)->dtype : TCONV_DTYPE_UNDEFINED;
     return dtype != TCONV_DTYPE_UNDEFINED ? dtype : TCONV_DTYPE_FLOAT;
 }
 
 static tconv_status body_graph(tc_kernel_ctx *ctx, const tconv_graph **out) {
     tconv_status st = if_branch(ctx, "body", out);
-    if (st == TCONV_OK && !ctx->session)
+    if (st == TCONV_OK && !ctx->host)
         st = tc_error_set(ctx->err, TCONV_ERR_USAGE, "a body graph needs a session to run");
     return st;
 }
@@ -191,7 +203,7 @@ typedef struct loop_state {
 static void loop_state_free(tc_kernel_ctx *ctx, loop_state *ls) {
     for (size_t i = 0; ls->carried && i < ls->n; i++)
         if (ls->owned[i])
-            tc_session_release(ctx->session, &ls->carried[i]);
+            tc_budget_release(ctx->budget, &ls->carried[i]);
     free(ls->carried);
     free(ls->owned);
 }
@@ -236,7 +248,7 @@ static tconv_status loop_state_init(tc_kernel_ctx *ctx, loop_state *ls,
 static void loop_state_take(tc_kernel_ctx *ctx, loop_state *ls, tc_rt_tensor *results) {
     for (size_t i = 0; i < ls->n; i++) {
         if (ls->owned[i])
-            tc_session_release(ctx->session, &ls->carried[i]);
+            tc_budget_release(ctx->budget, &ls->carried[i]);
         ls->carried[i] = results[i];
         ls->owned[i] = true;
         memset(&results[i], 0, sizeof results[i]);
@@ -281,7 +293,7 @@ static tconv_status loop_iterations(tc_kernel_ctx *ctx, loop_run *lr, loop_state
         for (size_t i = 0; i < lr->n_carried; i++)
             lr->in[2 + i] = ls->carried[i];
         size_t n_res = 1 + lr->n_carried + lr->n_scan;
-        st = tc_session_run_subgraph(ctx, lr->body, lr->in, 2 + lr->n_carried, lr->results, n_res);
+        st = tc_kernel_run_subgraph(ctx, lr->body, lr->in, 2 + lr->n_carried, lr->results, n_res);
         if (st != TCONV_OK)
             break;
         const tc_rt_tensor *c = &lr->results[0];
@@ -290,12 +302,12 @@ static tconv_status loop_iterations(tc_kernel_ctx *ctx, loop_run *lr, loop_state
                               "the body's condition output must be one bool");
         else
             cond = ((const uint8_t *)c->data)[0] != 0;
-        tc_session_release(ctx->session, &lr->results[0]);
+        tc_budget_release(ctx->budget, &lr->results[0]);
         loop_state_take(ctx, ls, lr->results + 1);
         for (size_t k = 0; st == TCONV_OK && k < lr->n_scan; k++)
             st = stack_push(ctx, &lr->scans[k], &lr->results[1 + lr->n_carried + k]);
         for (size_t k = 0; k < n_res; k++)
-            tc_session_release(ctx->session, &lr->results[k]);
+            tc_budget_release(ctx->budget, &lr->results[k]);
         iter++;
     }
     return st;
@@ -412,8 +424,8 @@ static tconv_status scan_slice(tc_kernel_ctx *ctx, scan_run *sr, size_t j, int64
             inner *= x->dims[i];
     }
     tc_rt_tensor *s = &sr->slices[j];
-    tc_session_release(ctx->session, s);
-    tconv_status st = tc_session_alloc(ctx->session, s, x->dtype, x->rank - 1, dims, ctx->err);
+    tc_budget_release(ctx->budget, s);
+    tconv_status st = tc_budget_alloc(ctx->budget, s, x->dtype, x->rank - 1, dims, ctx->err);
     if (st != TCONV_OK)
         return st;
     size_t chunk = (size_t)inner * tc_rt_dtype_size(x->dtype);
@@ -436,15 +448,15 @@ static tconv_status scan_iterations(tc_kernel_ctx *ctx, scan_run *sr, loop_state
             sr->in[i] = ls->carried[i];
         for (size_t j = 0; j < sr->n_in; j++)
             sr->in[sr->n_state + j] = sr->slices[j];
-        st = tc_session_run_subgraph(ctx, sr->body, sr->in, sr->n_state + sr->n_in, sr->results,
-                                     sr->n_state + sr->n_out);
+        st = tc_kernel_run_subgraph(ctx, sr->body, sr->in, sr->n_state + sr->n_in, sr->results,
+                                    sr->n_state + sr->n_out);
         if (st != TCONV_OK)
             break;
         loop_state_take(ctx, ls, sr->results);
         for (size_t k = 0; st == TCONV_OK && k < sr->n_out; k++)
             st = stack_push(ctx, &sr->scans[k], &sr->results[sr->n_state + k]);
         for (size_t k = 0; k < sr->n_state + sr->n_out; k++)
-            tc_session_release(ctx->session, &sr->results[k]);
+            tc_budget_release(ctx->budget, &sr->results[k]);
     }
     return st;
 }
@@ -464,7 +476,7 @@ static tconv_status scan_outputs(tc_kernel_ctx *ctx, scan_run *sr, loop_state *l
 
 static void scan_run_free(tc_kernel_ctx *ctx, scan_run *sr) {
     for (size_t j = 0; sr->slices && j < sr->n_in; j++)
-        tc_session_release(ctx->session, &sr->slices[j]);
+        tc_budget_release(ctx->budget, &sr->slices[j]);
     for (size_t k = 0; sr->scans && k < sr->n_out; k++)
         stack_free(ctx, &sr->scans[k]);
     free(sr->in_axes);
@@ -678,7 +690,7 @@ tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
         int64_t dims[TCONV_MAX_RANK] = {n_batch, length}, body_dims[TCONV_MAX_RANK];
         int rank = 0;
         const tconv_value *v = sr.body->outputs[i].value;
-        if (!v || !tc_plan_value_dims(ctx->session, v, NULL, body_dims, &rank) ||
+        if (!v || !static_dims(tc_type_seen(ctx->types, v), body_dims, &rank) ||
             rank + 2 > TCONV_MAX_RANK)
             rank = 0;
         memcpy(dims + 2, body_dims, (size_t)rank * sizeof dims[0]);

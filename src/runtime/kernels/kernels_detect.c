@@ -8,7 +8,6 @@
  * it is done, so a work limit refuses it instead of running it. */
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/budget/op_work.h"
-#include "runtime/session/session_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -171,7 +170,7 @@ static tconv_status nms_one_class(tc_kernel_ctx *ctx, const nms_params *p, const
         nms_box box = nms_box_at(boxes + cand[c].index * 4, p->center_point_box);
         *pending += (uint64_t)*n_kept + 1;
         if (*pending >= NMS_CHARGE_CHUNK) {
-            tconv_status st = tc_session_charge_work(ctx, *pending);
+            tconv_status st = tc_budget_charge_work(ctx->budget, *pending, ctx->err);
             *pending = 0;
             if (st != TCONV_OK)
                 return st;
@@ -222,7 +221,7 @@ tconv_status tc_run_non_max_suppression(tc_kernel_ctx *ctx) {
             selected += counts[bc];
         }
     if (st == TCONV_OK && pending)
-        st = tc_session_charge_work(ctx, pending);
+        st = tc_budget_charge_work(ctx->budget, pending, ctx->err);
     tc_rt_tensor *y = NULL;
     int64_t dims[2] = {selected, 3};
     if (st == TCONV_OK)
@@ -447,8 +446,8 @@ static tconv_status roi_align_one(tc_kernel_ctx *ctx, roi_job *j, int64_t r) {
     /* An explicit sampling_ratio's samples were counted from the shapes (tc_work_roi_align);
      * the adaptive grid's depend on the roi: charged now. */
     if (p->sampling_ratio == 0) {
-        tconv_status st =
-            tc_session_charge_work(ctx, tc_work_mul_sat(samples, 4 * (uint64_t)channels));
+        tconv_status st = tc_budget_charge_work(
+            ctx->budget, tc_work_mul_sat(samples, 4 * (uint64_t)channels), ctx->err);
         if (st != TCONV_OK)
             return st;
     }

@@ -19,6 +19,13 @@ void tc_session_options_init(tc_session_options *options) {
     options->max_work = TCONV_DEFAULT_MAX_WORK;
 }
 
+/* What the session's kernels may ask of it (kernel.h): kernels call the session only through
+ * these, so that the kernels room calls nothing of this one. */
+static const tc_kernel_host SESSION_HOST = {
+    .input_is_constant = tc_session_input_is_constant,
+    .run_subgraph = tc_session_run_subgraph,
+};
+
 static int default_thread_count(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
@@ -43,6 +50,9 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
         s->options = *options;
     else
         tc_session_options_init(&s->options);
+    s->budget.max_memory_bytes = s->options.max_memory_bytes;
+    s->budget.max_work = s->options.max_work;
+    s->host = &SESSION_HOST;
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
     if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
         s->options.types = NULL; /* the caller's again */
@@ -73,8 +83,7 @@ void tc_session_free(tc_session *session) {
     if (session->main_env.slots)
         env_free(session, &session->main_env);
     tc_plan_free_all(session);
-    tc_buffer_cache_drop(&session->cache);
-    tc_scratch_arena_free(&session->scratch);
+    tc_budget_free(&session->budget);
     tc_arena_destroy(session->arena);
     tc_thread_pool_destroy(session->own_pool);
     if (session->options.types) {
@@ -92,8 +101,19 @@ void tc_session_set_profile(tc_session *session, tc_profile *profile) {
     session->profile = profile;
 }
 
+void tc_session_recycle_output(tc_session *session, tc_rt_tensor *t) {
+    tc_budget_recycle(tc_session_budget(session), t);
+}
+
+tconv_status tc_session_check_inputs(const tc_session *session, const tc_dim_binding *bindings,
+                                     size_t n_bindings, tc_error *err) {
+    tc_plan_dim_values bound = {bindings, n_bindings, false, 0};
+    tconv_status st = tc_plan_check_memory(session, session->main, &bound, err);
+    return st == TCONV_OK ? tc_plan_check_work(session, session->main, &bound, err) : st;
+}
+
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats) {
-    *stats = session->stats;
+    *stats = session->budget.stats;
 }
 
 size_t tc_session_input_count(const tc_session *session) {
@@ -112,60 +132,6 @@ size_t tc_session_output_count(const tc_session *session) {
 const tconv_value *tc_session_output(const tc_session *session, size_t index) {
     const tconv_graph *g = session->main->graph;
     return index < g->n_outputs ? g->outputs[index].value : NULL;
-}
-
-/* ---------------------------------------------------------------- kernel interface */
-
-static tconv_status alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
-                                 const int64_t *dims, bool zero, tc_rt_tensor **out) {
-    if (index >= ctx->n_outputs)
-        return tc_error_set(ctx->err, TCONV_ERR_USAGE, "kernel allocates output %zu of %zu", index,
-                            ctx->n_outputs);
-    tc_rt_tensor *t = &ctx->outputs[index];
-    tc_session_release(ctx->session, t);
-    tconv_status st = TCONV_OK;
-    if (index == 0 && (st = tc_session_count_work(ctx, rank, dims)) != TCONV_OK)
-        return st;
-    st = zero ? tc_session_alloc(ctx->session, t, dtype, rank, dims, ctx->err)
-              : tc_session_alloc_uninit(ctx->session, t, dtype, rank, dims, ctx->err);
-    if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, st, "output %zu: ", index);
-    *out = t;
-    return TCONV_OK;
-}
-
-tconv_status tc_kernel_alloc_output(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype, int rank,
-                                    const int64_t *dims, tc_rt_tensor **out) {
-    return alloc_output(ctx, index, dtype, rank, dims, true, out);
-}
-
-tconv_status tc_kernel_alloc_output_uninit(tc_kernel_ctx *ctx, size_t index, tconv_dtype dtype,
-                                           int rank, const int64_t *dims, tc_rt_tensor **out) {
-    return alloc_output(ctx, index, dtype, rank, dims, false, out);
-}
-
-tconv_status tc_kernel_forward_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
-                                         int rank, const int64_t *dims) {
-    int64_t n, kept[TCONV_MAX_RANK];
-    tc_rt_tensor *donor = ctx->donor;
-    if (!donor || donor != src || index != 0 || index >= ctx->n_outputs || rank < 0 ||
-        rank > TCONV_MAX_RANK || !tc_shape_elements(dims, rank, &n) || n != src->n_elements)
-        return tc_kernel_copy_to_output(ctx, index, src, rank, dims);
-    tconv_status st = tc_session_count_work(ctx, rank, dims);
-    if (st != TCONV_OK)
-        return st;
-    memcpy(kept, dims, (size_t)rank * sizeof *kept); /* dims may be src's own */
-    tc_rt_tensor *out = &ctx->outputs[0];
-    tc_session_release(ctx->session, out);
-    *out = *donor; /* its bytes stay counted as live: they only change slots */
-    memset(donor, 0, sizeof *donor);
-    out->rank = rank;
-    memcpy(out->dims, kept, (size_t)rank * sizeof *kept);
-    return TCONV_OK;
-}
-
-const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index) {
-    return index < ctx->n_inputs ? ctx->inputs[index] : NULL;
 }
 
 /* ---------------------------------------------------------------- environments */
@@ -288,31 +254,6 @@ static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *st
     finish_step(s, env, step);
 }
 
-tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
-                                 const tc_rt_tensor **inputs, tc_rt_tensor *outputs,
-                                 tc_error *err) {
-    tc_kernel_ctx ctx = {
-        .node = step->node_free ? NULL : step->node,
-        .params = step->params,
-        .op_type = step->node->op_type,
-        .input_names = step->input_names,
-        .work = step->work,
-        .opset = step->opset,
-        .inputs = inputs,
-        .n_inputs = step->n_inputs,
-        .outputs = outputs,
-        .n_outputs = step->n_outputs,
-        .session = s,
-        .n_threads = s->n_threads,
-        .pool = s->options.pool ? s->options.pool : s->own_pool,
-        .err = err,
-        .crop = step->crop,
-        .activation = step->activation,
-        .convention = s->options.convention,
-    };
-    return ctx;
-}
-
 /* Input 0's slot when nothing reads it after this step (it is released here, and no other input
  * of the step is the same value) and it owns its buffer: the kernel may take that buffer. */
 static tc_rt_tensor *donor_slot(const tc_run_env *env, const tc_step_plan *step) {
@@ -342,6 +283,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
     memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
     tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, env->input_ptrs, env->outputs, err);
     ctx.donor = donor_slot(env, step);
+    ctx.cache = step->cache;
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->current_env = env;
@@ -350,7 +292,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
     st = tc_step_run_kernel(step, &ctx);
     s->current_env = saved_env;
     s->current_step = saved_step;
-    s->stats.n_kernel_calls++;
+    s->budget.stats.n_kernel_calls++;
     if (st == TCONV_OK)
         st = check_outputs_produced(env, step, err);
     if (st != TCONV_OK) {
@@ -440,8 +382,8 @@ static tconv_status take_output(tc_session *s, tc_run_env *env, size_t index, bo
         *dst = *src;
         memset(src, 0, sizeof *src);
         if (!keep_accounted) {
-            TC_ASSERT(s->stats.live_bytes >= dst->nbytes);
-            s->stats.live_bytes -= dst->nbytes;
+            TC_ASSERT(s->budget.stats.live_bytes >= dst->nbytes);
+            s->budget.stats.live_bytes -= dst->nbytes;
         }
         return TCONV_OK;
     }
@@ -553,10 +495,10 @@ static tconv_status bind_inputs(tc_session *s, tc_run_env *env, const tc_rt_tens
     }
     /* The inputs are held for the whole run: they count, and now that they fix the symbolic
      * dims, the plan is checked again before the first allocation. */
-    s->input_bytes = given > SIZE_MAX ? SIZE_MAX : (size_t)given;
+    s->budget.input_bytes = given > SIZE_MAX ? SIZE_MAX : (size_t)given;
     /* The replay depends only on the bound dims and the bytes held beside the plan: a run that
      * binds no symbolic dim and holds what the last one passed with needs none (run_checked). */
-    uint64_t held[3] = {given, s->stats.constant_bytes, s->external_bytes};
+    uint64_t held[3] = {given, s->budget.stats.constant_bytes, s->budget.external_bytes};
     if (bindings.n == 0 && s->run_checked && memcmp(held, s->run_checked_held, sizeof held) == 0)
         return TCONV_OK;
     tc_plan_dim_values bound = {bindings.items, bindings.n, true, given};
@@ -580,11 +522,11 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     if (!session->main_env.slots && (st = env_init(&session->main_env, session->main, NULL, err)))
         return st;
     tc_run_env *env = &session->main_env;
-    session->stats.live_bytes = 0;
-    session->stats.peak_live_bytes = 0;
-    session->stats.n_allocations = 0;
-    session->stats.n_kernel_calls = 0;
-    session->stats.work = 0;
+    session->budget.stats.live_bytes = 0;
+    session->budget.stats.peak_live_bytes = 0;
+    session->budget.stats.n_allocations = 0;
+    session->budget.stats.n_kernel_calls = 0;
+    session->budget.stats.work = 0;
     session->depth = 0;
     st = bind_inputs(session, env, inputs, n_inputs, err);
     if (st == TCONV_OK && session->profile)
@@ -598,7 +540,7 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     env_clear(session, env);
     session->current_env = NULL;
     session->current_step = NULL;
-    session->input_bytes = 0;
+    session->budget.input_bytes = 0;
     return st;
 }
 
@@ -649,8 +591,9 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
     /* A body run costs its dispatch whatever it computes (slots set up, steps visited, values
      * handed in and out): about a microsecond a step, counted as the elementwise work of that
      * time, so that a Loop over an empty body with a trip count of 2^62 meets the work limit. */
-    tconv_status st = tc_session_charge_work(
-        ctx, TCONV_SUBGRAPH_RUN_WORK * (1 + (uint64_t)plan->n_steps + plan->n_slots));
+    tconv_status st = tc_budget_charge_work(
+        &s->budget, TCONV_SUBGRAPH_RUN_WORK * (1 + (uint64_t)plan->n_steps + plan->n_slots),
+        ctx->err);
     if (st != TCONV_OK)
         return st;
     tc_run_env env;

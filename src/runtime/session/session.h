@@ -4,6 +4,7 @@
 
 #include "ir/ir.h"
 #include "ir/type_table.h"
+#include "runtime/budget/budget.h"
 #include "runtime/compute/parallel.h"
 #include "runtime/compute/rt_tensor.h"
 
@@ -62,21 +63,7 @@ typedef struct tc_session_options {
 
 void tc_session_options_init(tc_session_options *options);
 
-/* Memory statistics, e.g. to check that buffers are freed after their last use. */
-typedef struct tc_session_stats {
-    size_t live_bytes;       /* intermediate tensor bytes alive now (0 between runs) */
-    size_t peak_live_bytes;  /* the most intermediate bytes alive at once during the last run */
-    size_t constant_bytes;   /* initializer data the session holds */
-    uint64_t n_allocations;  /* tensors allocated during the last run */
-    uint64_t n_kernel_calls; /* kernels run during the last run (subgraphs included) */
-    uint64_t work;           /* work units of the last run (max_work's unit) */
-    /* work units constant folding did when the session was planned, within max_work: the
-     * session's work checks count them beside each run's */
-    uint64_t fold_work;
-    /* float16/bfloat16 tensors widened to float for a float kernel since the session was
-     * made (constant ones are widened once, when it is made, and not counted here) */
-    uint64_t n_half_widenings;
-} tc_session_stats;
+/* (tc_session_stats, the memory and work counters: budget.h) */
 
 /* Prepares to run `model` (which must outlive the session): checks every node has a kernel
  * (error names node, op, domain and opset), plans buffer lifetimes. */

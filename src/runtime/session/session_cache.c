@@ -1,9 +1,8 @@
-/* Per-node blocks kept across runs (kernel.h: tc_kernel_cache_*), and the constant-input test
- * they rely on. */
+/* The constant-input test kernels ask through their host (kernel.h: tc_kernel_input_is_constant),
+ * the float32 copies of widened initializers, and constants a plan owns. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels/kernel.h"
 #include "runtime/session/session_internal.h"
 
 /* The plan holding the initializer that input `index` of the running step reads, and its slot,
@@ -32,7 +31,7 @@ static const tc_graph_plan *constant_slot(const tc_kernel_ctx *ctx, size_t index
     return env->plan;
 }
 
-bool tc_kernel_input_is_constant(const tc_kernel_ctx *ctx, size_t index) {
+bool tc_session_input_is_constant(const tc_kernel_ctx *ctx, size_t index) {
     const tc_step_plan *step = ctx->session ? ctx->session->current_step : NULL;
     if (step && step->folded && index < TC_FOLD_INPUTS && index < ctx->n_inputs &&
         ctx->inputs[index] && step->folded[index].data &&
@@ -70,46 +69,6 @@ tconv_status tc_plan_constant_alloc(tc_session *session, tconv_dtype dtype, int 
     out->data = data;
     out->nbytes = (size_t)nbytes;
     out->owns_data = data != NULL;
-    session->stats.constant_bytes += (size_t)nbytes;
-    return TCONV_OK;
-}
-
-static tc_node_cache *node_cache(const tc_kernel_ctx *ctx) {
-    const tc_session *s = ctx->session;
-    return s && s->current_step ? s->current_step->cache : NULL;
-}
-
-void *tc_kernel_cache_find(const tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
-                           size_t nbytes) {
-    const tc_node_cache *c = node_cache(ctx);
-    if (!c || !c->data || c->nbytes != nbytes || c->key.source != key->source ||
-        memcmp(c->key.layout, key->layout, sizeof key->layout) != 0)
-        return NULL;
-    return c->data;
-}
-
-void tc_node_cache_free(tc_session *session, tc_node_cache *cache) {
-    if (!cache || !cache->data)
-        return;
-    free(cache->data);
-    session->stats.constant_bytes -= cache->nbytes;
-    memset(cache, 0, sizeof *cache);
-}
-
-tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
-                                   size_t nbytes, void **data) {
-    tc_node_cache *c = node_cache(ctx);
-    *data = NULL;
-    if (!c || nbytes == 0 || nbytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
-        return tc_error_set(ctx->err, TCONV_ERR_USAGE, "no node cache for %zu bytes", nbytes);
-    tc_node_cache_free(ctx->session, c);
-    tconv_status st =
-        tc_session_alloc_bytes(ctx->session, nbytes, "kept node data", &c->data, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    c->key = *key;
-    c->nbytes = nbytes;
-    ctx->session->stats.constant_bytes += nbytes;
-    *data = c->data;
+    session->budget.stats.constant_bytes += (size_t)nbytes;
     return TCONV_OK;
 }

@@ -133,12 +133,12 @@ tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, ui
                                     tc_rt_tensor *t) {
     if (TC_NEVER(slot >= plan->n_slots) || TC_NEVER(!t->owns_data && t->nbytes > 0))
         return TCONV_ERR_USAGE;
-    if (session->stats.live_bytes >= t->nbytes)
-        session->stats.live_bytes -= t->nbytes;
-    session->stats.constant_bytes += t->nbytes;
+    if (session->budget.stats.live_bytes >= t->nbytes)
+        session->budget.stats.live_bytes -= t->nbytes;
+    session->budget.stats.constant_bytes += t->nbytes;
     tc_rt_tensor *old = &plan->constants[slot];
     if (old->dtype != TCONV_DTYPE_UNDEFINED)
-        session->stats.constant_bytes -= old->nbytes;
+        session->budget.stats.constant_bytes -= old->nbytes;
     tc_rt_tensor_release(old);
     *old = *t;
     memset(t, 0, sizeof *t);
@@ -158,7 +158,7 @@ static uint64_t fold_work_left(const tc_session *s, uint64_t max_work) {
     uint64_t total = max_work == 0 || max_work > TCONV_FOLD_MAX_TOTAL_WORK
                          ? TCONV_FOLD_MAX_TOTAL_WORK
                          : max_work;
-    uint64_t left = s->stats.fold_work < total ? total - s->stats.fold_work : 0;
+    uint64_t left = s->budget.stats.fold_work < total ? total - s->budget.stats.fold_work : 0;
     return left < TCONV_FOLD_MAX_WORK ? left : TCONV_FOLD_MAX_WORK;
 }
 
@@ -172,11 +172,11 @@ static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *st
     tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, in->ptrs, outputs, &local);
     ctx.n_threads = 1; /* once, at planning: not worth waking the pool */
     ctx.pool = NULL;
-    s->stats.work = 0;
-    s->options.max_work = fold_work_left(s, in->max_work);
-    tconv_status st = s->options.max_work > 0 ? tc_step_run_kernel(step, &ctx) : TCONV_ERR_LIMIT;
+    s->budget.stats.work = 0;
+    s->budget.max_work = fold_work_left(s, in->max_work);
+    tconv_status st = s->budget.max_work > 0 ? tc_step_run_kernel(step, &ctx) : TCONV_ERR_LIMIT;
     /* a node refused part-way did that work too */
-    s->stats.fold_work = tc_work_add_sat(s->stats.fold_work, s->stats.work);
+    s->budget.stats.fold_work = tc_work_add_sat(s->budget.stats.fold_work, s->budget.stats.work);
     for (size_t k = 0; st == TCONV_OK && k < step->n_outputs; k++) {
         const tc_rt_tensor *t = &outputs[k];
         if (step->outputs[k] != TCONV_NO_SLOT &&
@@ -259,9 +259,9 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
     in.ptrs = tc_arena_calloc(s->arena, plan->max_inputs ? plan->max_inputs : 1, sizeof *in.ptrs);
     if (!outputs || !in.ptrs)
         return tc_error_nomem(err, "an execution plan");
-    uint64_t saved_max_work = s->options.max_work;
+    uint64_t saved_max_work = s->budget.max_work;
     in.max_work = saved_max_work;
-    s->fold_max_bytes = TCONV_FOLD_MAX_BYTES;
+    s->budget.fold_max_bytes = TCONV_FOLD_MAX_BYTES;
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->current_env = NULL; /* no node caches: the folded step leaves the plan */
@@ -282,11 +282,11 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
     plan->n_steps = kept;
     s->current_env = saved_env;
     s->current_step = saved_step;
-    s->fold_max_bytes = 0;
-    s->options.max_work = saved_max_work;
+    s->budget.fold_max_bytes = 0;
+    s->budget.max_work = saved_max_work;
     /* what the folded kernels ran is no run's: the statistics start from planning's state */
-    s->stats.work = 0;
-    s->stats.peak_live_bytes = s->stats.live_bytes;
-    s->stats.n_allocations = 0;
+    s->budget.stats.work = 0;
+    s->budget.stats.peak_live_bytes = s->budget.stats.live_bytes;
+    s->budget.stats.n_allocations = 0;
     return st;
 }

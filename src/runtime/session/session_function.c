@@ -317,7 +317,7 @@ tconv_status tc_run_function_call(tc_kernel_ctx *ctx) {
             ins[i].rank = 1;
         }
     }
-    tconv_status st = tc_session_run_subgraph(ctx, body, ins, n, outs, n_out);
+    tconv_status st = tc_kernel_run_subgraph(ctx, body, ins, n, outs, n_out);
     if (st == TCONV_OK) {
         for (size_t i = 0; i < n_out; i++)
             ctx->outputs[i] = outs[i];

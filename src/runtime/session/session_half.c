@@ -180,7 +180,7 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
         st = widen_to_scratch(ctx, ctx->inputs[i], &pieces[i], &wide[i]);
         ptrs[i] = &wide[i];
         if (ctx->session)
-            ctx->session->stats.n_half_widenings++;
+            ctx->session->budget.stats.n_half_widenings++;
     }
     const tc_rt_tensor *const *saved = ctx->inputs;
     if (st == TCONV_OK) {
@@ -308,4 +308,32 @@ tconv_status tc_plan_widen_constants(tc_session *session, tc_graph_plan *plan, t
         }
     }
     return TCONV_OK;
+}
+
+tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
+                                 const tc_rt_tensor **inputs, tc_rt_tensor *outputs,
+                                 tc_error *err) {
+    tc_kernel_ctx ctx = {
+        .node = step->node_free ? NULL : step->node,
+        .params = step->params,
+        .op_type = step->node->op_type,
+        .input_names = step->input_names,
+        .work = step->work,
+        .types = s->options.types,
+        .opset = step->opset,
+        .inputs = inputs,
+        .n_inputs = step->n_inputs,
+        .outputs = outputs,
+        .n_outputs = step->n_outputs,
+        .session = s,
+        .budget = &s->budget,
+        .host = s->host,
+        .n_threads = s->n_threads,
+        .pool = s->options.pool ? s->options.pool : s->own_pool,
+        .err = err,
+        .crop = step->crop,
+        .activation = step->activation,
+        .convention = s->options.convention,
+    };
+    return ctx;
 }

@@ -1,8 +1,8 @@
-/* Executor internals shared by session.c (running), session_plan.c (planning),
- * session_memory.c (the allocator), session_scratch.c and session_cache.c (kernel memory), and
- * the control flow kernels (If, Loop and Scan run subgraphs through tc_session_run_subgraph). Calls
- * go one way: the executor, the scratch arena and the node caches call the allocator; it calls none
- * of them. */
+/* Session internals shared by session.c (running), session_plan.c (planning) and the files they
+ * call. The session's memory and work are its budget (runtime/budget): the allocator, the
+ * scratch arena and kept node data live there and call nothing here. Kernels reach the budget
+ * through their context, and the session's own services (constant inputs, subgraph runs)
+ * through the host it gives them (tc_kernel_host), so that no kernel calls into this room. */
 #ifndef TCONV_RUNTIME_SESSION_INTERNAL_H
 #define TCONV_RUNTIME_SESSION_INTERNAL_H
 
@@ -25,14 +25,6 @@ typedef struct tc_slot_ref {
 
 typedef struct tc_graph_plan tc_graph_plan;
 typedef struct tc_shape_guard tc_shape_guard; /* session_constfold.c */
-
-/* What a kernel keeps for its node across runs (session_cache.c): one block derived from
- * constant inputs, e.g. packed weights, and the key it was made for. */
-typedef struct tc_node_cache {
-    tc_kernel_cache_key key;
-    void *data;
-    size_t nbytes;
-} tc_node_cache;
 
 typedef struct tc_step_plan {
     const tconv_node *node;
@@ -84,8 +76,9 @@ typedef struct tc_step_plan {
 /* Runs the step's kernel; float16/bfloat16 inputs of an op that computes in float go through
  * float32 copies and its float outputs are rounded back (session_half.c). */
 tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx);
-/* The context a kernel runs step with: the session's threads and convention, the step's fused
- * crop and activation (session.c). */
+/* The context a kernel runs step with: the session's budget, host, threads and convention, the
+ * step's fused crop and activation (session_half.c). No node cache: the caller that runs the step
+ * for good sets ctx.cache (constant folding runs steps that then leave the plan). */
 tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
                                  const tc_rt_tensor **inputs, tc_rt_tensor *outputs, tc_error *err);
 
@@ -118,33 +111,6 @@ typedef struct tc_run_env {
     tc_rt_tensor *outputs;           /* scratch: max_outputs */
 } tc_run_env;
 
-/* Intermediate buffers released during a run, kept for the next allocation of the same size
- * (the same graph allocates the same sizes every run): large buffers would otherwise go back to
- * the system and come back as fresh zero pages, a page fault each 4 KiB. */
-#define TCONV_BUFFER_CACHE_SLOTS 32
-#define TCONV_BUFFER_CACHE_MIN_BYTES ((size_t)64 * 1024)
-typedef struct tc_buffer_cache {
-    void *data[TCONV_BUFFER_CACHE_SLOTS];
-    size_t nbytes[TCONV_BUFFER_CACHE_SLOTS];
-    size_t n;
-    size_t bytes; /* sum of nbytes */
-} tc_buffer_cache;
-
-/* Kernel scratch memory (tc_kernel_scratch): one buffer handed out as a stack and kept across
- * kernel calls and runs. Reusing the same bytes keeps them in cache from one kernel to the next,
- * and never unmapping them avoids page faults and, with pool threads running, TLB shootdowns. A
- * request that does not fit gets its own allocation, and the buffer grows to the high-water
- * mark the next time it is empty. */
-typedef struct tc_scratch_arena {
-    unsigned char *base;
-    size_t capacity, used, high_water;
-    size_t own_bytes; /* pieces of their own alive now: they count against the limit too */
-} tc_scratch_arena;
-
-void tc_scratch_arena_free(tc_scratch_arena *arena);
-/* Frees a node cache's block (its bytes leave the session's constant bytes). */
-void tc_node_cache_free(tc_session *session, tc_node_cache *cache);
-
 struct tc_session {
     tconv_model *model;
     tc_session_options options; /* options.pool: the borrowed pool, if any */
@@ -154,9 +120,8 @@ struct tc_session {
     tc_graph_plan *main;
     tc_graph_plan **plans; /* every plan, for freeing name maps and constants */
     size_t n_plans, cap_plans;
-    tc_session_stats stats;
-    tc_buffer_cache cache;
-    tc_scratch_arena scratch;
+    tc_budget budget;           /* memory and work: limits, counters, buffer cache, scratch arena */
+    const tc_kernel_host *host; /* what kernels may ask of the session (session.c) */
     /* The graph environment and step running now (If looks its subgraph plan up here). */
     const tc_run_env *current_env;
     const tc_step_plan *current_step;
@@ -164,10 +129,7 @@ struct tc_session {
      * first run; between runs only the constants' slots hold anything. */
     tc_run_env main_env;
     int depth;
-    int function_depth;    /* function bodies being planned inside each other */
-    size_t input_bytes;    /* the caller's inputs of the run in progress: held, so counted */
-    size_t external_bytes; /* held beside this session (tc_session_yield_to): counted too */
-    size_t fold_max_bytes; /* while constants are folded: the largest tensor allowed, else 0 */
+    int function_depth; /* function bodies being planned inside each other */
     /* A run binding no symbolic dim passed the memory and work replay holding these input,
      * constant and external bytes (session.c, bind_inputs). */
     bool run_checked;
@@ -272,44 +234,9 @@ static inline const tc_type *tc_session_type(const tc_session *session, const tc
  * with the most work, a plan whose nodes of known shape add up to more than options.max_work. */
 tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *plan,
                                 const tc_plan_dim_values *bound, tc_error *err);
-/* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
- * and refuses the node (before it computes) when that passes options.max_work. */
-tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims);
-/* Adds `work` units that no kernel output counts to the run's work (a subgraph run's dispatch:
- * a Loop or Scan iteration whose body may compute nothing, so that a trip count of 2^62 is
- * refused, not run), refusing the run once it passes options.max_work. */
-tconv_status tc_session_charge_work(tc_kernel_ctx *ctx, uint64_t work);
-
 /* Refuses to copy initializer t when the session's initializer bytes would exceed the limit. */
 tconv_status tc_plan_check_constant(const tc_session *session, const tconv_tensor *t,
                                     tc_error *err);
-
-/* ---- the allocator (session_memory.c) */
-
-/* Frees the buffers a cache holds. */
-void tc_buffer_cache_drop(tc_buffer_cache *cache);
-
-/* Refuses a new tensor of dtype and dims past the session's memory limit (tensors, constants,
- * scratch); cached buffers are dropped first to make room. */
-tconv_status tc_session_check_limit(tc_session *session, tconv_dtype dtype, int rank,
-                                    const int64_t *dims, tc_error *err);
-
-/* Alignment of tc_session_alloc_bytes blocks. */
-#define TCONV_SESSION_ALIGN ((size_t)64)
-
-/* `bytes` (rounded up to TCONV_SESSION_ALIGN) aligned, uninitialized bytes within the session's
- * memory limit (no limit when session is NULL), for what the caller accounts itself (scratch,
- * kept node data); the caller frees them. Errors name `what`. */
-tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes, const char *what, void **out,
-                                    tc_error *err);
-
-/* Allocation through the session: memory limit, live/peak statistics. session may be NULL. */
-tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype, int rank,
-                              const int64_t *dims, tc_error *err);
-/* The same, but a reused buffer is not zeroed first: for a kernel that writes every element. */
-tconv_status tc_session_alloc_uninit(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
-                                     int rank, const int64_t *dims, tc_error *err);
-void tc_session_release(tc_session *session, tc_rt_tensor *t);
 
 /* ---- the executor (session.c) */
 
@@ -322,5 +249,30 @@ void tc_session_release(tc_session *session, tc_rt_tensor *t);
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
                                      const tc_rt_tensor *inputs, size_t n_inputs,
                                      tc_rt_tensor *outputs, size_t n_outputs);
+
+/* tc_kernel_input_is_constant for a step the session runs (session_cache.c). */
+bool tc_session_input_is_constant(const tc_kernel_ctx *ctx, size_t index);
+
+/* ---- the session's memory: its budget's allocator (budget.h), for a session that may be NULL */
+
+static inline tc_budget *tc_session_budget(tc_session *session) {
+    return session ? &session->budget : NULL;
+}
+static inline tconv_status tc_session_alloc(tc_session *session, tc_rt_tensor *t, tconv_dtype dtype,
+                                            int rank, const int64_t *dims, tc_error *err) {
+    return tc_budget_alloc(tc_session_budget(session), t, dtype, rank, dims, err);
+}
+static inline tconv_status tc_session_alloc_uninit(tc_session *session, tc_rt_tensor *t,
+                                                   tconv_dtype dtype, int rank, const int64_t *dims,
+                                                   tc_error *err) {
+    return tc_budget_alloc_uninit(tc_session_budget(session), t, dtype, rank, dims, err);
+}
+static inline tconv_status tc_session_alloc_bytes(tc_session *session, size_t bytes,
+                                                  const char *what, void **out, tc_error *err) {
+    return tc_budget_alloc_bytes(tc_session_budget(session), bytes, what, out, err);
+}
+static inline void tc_session_release(tc_session *session, tc_rt_tensor *t) {
+    tc_budget_release(tc_session_budget(session), t);
+}
 
 #endif

@@ -81,7 +81,7 @@ static tconv_status load_constants(tc_session *s, tc_graph_plan *plan, tc_error 
             st = tc_rt_tensor_from_ir(t, &plan->constants[slot], err);
         if (st != TCONV_OK)
             return tc_error_prefix(err, st, "initializer '%s': ", t->name ? t->name : "");
-        s->stats.constant_bytes += plan->constants[slot].nbytes;
+        s->budget.stats.constant_bytes += plan->constants[slot].nbytes;
     }
     return TCONV_OK;
 }
@@ -601,7 +601,7 @@ void tc_plan_free_all(tc_session *session) {
         tc_graph_plan *plan = session->plans[i];
         tc_name_map_free(&plan->slot_of);
         for (size_t k = 0; plan->steps && k < plan->n_steps; k++)
-            tc_node_cache_free(session, plan->steps[k].cache);
+            tc_node_cache_free(&session->budget, plan->steps[k].cache);
         for (size_t k = 0; plan->constants && k < plan->n_slots; k++)
             tc_rt_tensor_release(&plan->constants[k]);
         for (size_t k = 0; plan->wide_constants && k < plan->n_slots; k++)

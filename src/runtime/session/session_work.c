@@ -7,8 +7,8 @@
  * (op_work.c, declared with the op in ir/ops.def) counts what its kernel does. Each node's work
  * comes from its input and output shapes: the declared ones when the plan is checked (at session
  * creation, and once the inputs fix the symbolic dims), the actual ones when the kernel allocates
- * its first output (which every kernel does before it computes), so that nodes of unknown shape are
- * held to the same limit before they run. */
+ * its first output (which every kernel does before it computes; kernels/kernel_ctx.c charges it to
+ * the budget), so that nodes of unknown shape are held to the same limit before they run. */
 #include "runtime/budget/op_work.h"
 #include "runtime/session/session_internal.h"
 
@@ -53,7 +53,7 @@ tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *
     if (limit == 0)
         return TCONV_OK;
     /* constant folding's work at planning was charged to the same budget */
-    uint64_t total = session->stats.fold_work;
+    uint64_t total = session->budget.stats.fold_work;
     const tc_step_plan *largest = NULL;
     uint64_t largest_work = 0;
     for (size_t i = 0; i < plan->n_steps; i++) {
@@ -69,49 +69,12 @@ tconv_status tc_plan_check_work(const tc_session *session, const tc_graph_plan *
     char where[256] = "no node", folded[96] = "";
     if (largest)
         tc_node_describe(largest->node, where, sizeof where);
-    if (session->stats.fold_work > 0)
+    if (session->budget.stats.fold_work > 0)
         snprintf(folded, sizeof folded, ", %" PRIu64 " folded into constants at planning",
-                 session->stats.fold_work);
+                 session->budget.stats.fold_work);
     return tc_error_set(err, TCONV_ERR_LIMIT,
                         "planned work of %" PRIu64
                         " (multiply-adds and element operations; %" PRIu64
                         " at %s%s) exceeds the work limit of %" PRIu64,
                         total, largest_work, where, folded, limit);
-}
-
-/* ---------------------------------------------------------------- running */
-
-tconv_status tc_session_count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims) {
-    tc_session *s = ctx->session;
-    if (!s || (!ctx->node && !ctx->work))
-        return TCONV_OK;
-    tc_work_shapes w = {0};
-    w.n_in = ctx->n_inputs < TC_WORK_MAX_INPUTS ? ctx->n_inputs : TC_WORK_MAX_INPUTS;
-    for (size_t i = 0; i < w.n_in; i++) {
-        const tc_rt_tensor *t = ctx->inputs[i];
-        w.in_rank[i] = t ? t->rank : -1;
-        w.in_dims[i] = t ? t->dims : NULL;
-    }
-    w.out_rank = out_rank;
-    w.out_dims = out_dims;
-    uint64_t work = 0;
-    /* a prepared kernel's own (it read its attributes once), else the op table's */
-    bool known = ctx->work ? ctx->work(ctx->params, &w, &work) : tc_op_work(ctx->node, &w, &work);
-    if (!known)
-        return TCONV_OK;
-    return tc_session_charge_work(ctx, work);
-}
-
-tconv_status tc_session_charge_work(tc_kernel_ctx *ctx, uint64_t work) {
-    tc_session *s = ctx->session;
-    if (!s)
-        return TCONV_OK;
-    s->stats.work = add_sat(s->stats.work, work);
-    uint64_t limit = s->options.max_work;
-    if (limit == 0 || s->stats.work <= limit)
-        return TCONV_OK;
-    return tc_error_set(ctx->err, TCONV_ERR_LIMIT,
-                        "work of %" PRIu64 " (multiply-adds and element operations) would take "
-                        "the run past the work limit of %" PRIu64 " (%" PRIu64 " done)",
-                        work, limit, s->stats.work - work);
 }
