@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ir/strbuf.h"
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 
 #define MAX_RUNS 1000000
 

@@ -12,9 +12,8 @@
 #include <sys/stat.h>
 
 #include "ir/ops.h"
-#include "runtime/compute/gemm.h"
-#include "runtime/kernels/kernel.h"
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/compute/compute.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/session/session.h"
 
 #define DATA_SET_PREFIX "test_data_set_"

@@ -1,6 +1,6 @@
 /* Public API: a runner's profiler (tconv/runtime.h) over the runtime's (runtime/profile.h). */
 #include "api/api_internal.h"
-#include "runtime/session/profile.h"
+#include "runtime/session/session.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Public API: runners, a session of the runtime plus the inputs and outputs of its last run. */
 #include "api/api_internal.h"
 #include "ir/vec.h"
-#include "runtime/session/profile.h"
+#include "runtime/session/session.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
 
 #include "ir/error.h"
 #include "runtime/budget/op_work.h"
-#include "runtime/compute/rt_tensor.h"
+#include "runtime/compute/compute.h"
 
 /* Memory and work counters, e.g. to check that buffers are freed after their last use. */
 typedef struct tc_session_stats {

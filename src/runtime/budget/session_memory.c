@@ -8,7 +8,7 @@
  * buffers of a useful size are kept for the next allocation of the same size. */
 #include "runtime/budget/budget.h"
 #include "ir/check.h"
-#include "runtime/compute/test_hooks.h"
+#include "runtime/compute/compute.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -12,8 +12,7 @@
 
 #include <math.h>
 
-#include "runtime/compute/fast_exp.h"
-#include "runtime/compute/fast_tanh.h"
+#include "runtime/compute/compute.h"
 
 #define TC_ACT_INLINE static inline __attribute__((always_inline))
 

@@ -7,10 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/parallel.h"
 
 typedef struct tc_conv_worker_scratch {
     float *col; /* im2col / col2im block */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "ir/conv_transpose_geometry.h"
-#include "runtime/compute/vec4.h"
+#include "runtime/compute/compute.h"
 
 /* Floats of im2col/col2im scratch per column block (about 256 KiB: L2-resident). */
 #define TCONV_COL_BLOCK_TARGET_FLOATS (64 * 1024)

@@ -1,7 +1,7 @@
 /* The one elementwise driver (elementwise_walk.h). */
 #include "runtime/kernels/elementwise_walk.h"
 
-#include "runtime/compute/parallel.h"
+#include "runtime/compute/compute.h"
 
 /* Elements [e0, e1) of the output, row piece by row piece. */
 static void walk(const tc_ew_job *jb, int64_t e0, int64_t e1) {

@@ -5,7 +5,7 @@
 #ifndef TCONV_RUNTIME_ELEMENTWISE_WALK_H
 #define TCONV_RUNTIME_ELEMENTWISE_WALK_H
 
-#include "runtime/compute/broadcast.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel.h"
 
 typedef struct tc_ew_job tc_ew_job;

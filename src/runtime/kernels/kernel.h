@@ -26,10 +26,8 @@
 #include "ir/ir.h"
 #include "ir/ops.h"
 #include "ir/type_table.h"
-#include "runtime/budget/op_work.h"
 #include "runtime/budget/budget.h"
-#include "runtime/compute/parallel.h"
-#include "runtime/compute/rt_tensor.h"
+#include "runtime/compute/compute.h"
 
 typedef struct tc_session tc_session;
 typedef struct tc_kernel_ctx tc_kernel_ctx;

@@ -1,7 +1,7 @@
 /* Kernel helpers: input checks with messages, parameter tensors, axes, dtype conversions. */
 #include "runtime/kernels/kernel_util.h"
 #include "ir/shape_rules.h"
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,8 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/compute/convert.h"
-#include "runtime/compute/cpu_features.h"
+#include "runtime/compute/compute.h"
 #include "ir/window_geometry.h"
 #include "runtime/kernels/kernel.h"
 

@@ -4,7 +4,7 @@
  * the dtype table, and walked by the one elementwise driver (elementwise_walk.h). */
 #include "runtime/kernels/elementwise_walk.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/parallel.h"
+#include "runtime/compute/compute.h"
 
 #include <string.h>
 

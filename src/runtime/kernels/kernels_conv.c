@@ -10,11 +10,10 @@
 #include "ir/window_geometry.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/conv_lattice.h"
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels_f64.h"
-#include "runtime/compute/parallel.h"
 
 /* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
  * to amortise that. */

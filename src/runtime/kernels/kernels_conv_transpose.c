@@ -11,11 +11,10 @@
 #include "ir/conv_transpose_geometry.h"
 #include "runtime/kernels/conv_common.h"
 #include "runtime/kernels/conv_lattice.h"
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels_f64.h"
-#include "runtime/compute/parallel.h"
 
 typedef struct conv_transpose_job {
     /* coarse: X spatial, fine: Y spatial; sub-pixel: coarse the super-pixel grid, kernel =

@@ -7,7 +7,7 @@
  * RoiAlign's samples when sampling_ratio is 0) is charged to the session as it is found, before
  * it is done, so a work limit refuses it instead of running it. */
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/budget/op_work.h"
+#include "runtime/budget/budget.h"
 
 #include <math.h>
 #include <stdlib.h>

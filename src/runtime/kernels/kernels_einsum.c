@@ -9,9 +9,8 @@
  * copied into [batch, rows, k] and [batch, k, columns] order, multiplied by the GEMM, and the
  * product copied into the output's label order. */
 #include "ir/einsum_equation.h"
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/tensor_copy.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * (tc_kernel_activation_apply). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in
  * kernels_math.c. */
 #include "runtime/kernels/activation.h"
-#include "runtime/compute/cpu_features.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
 
 #include <math.h>

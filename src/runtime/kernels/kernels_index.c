@@ -4,8 +4,7 @@
  * dtype (moved by size); ops that compute (Range, CumSum, reductions of the scatters, TopK's
  * ordering) read floats as double and integers as int64, so 64-bit integers stay exact. */
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/broadcast.h"
-#include "runtime/compute/tensor_copy.h"
+#include "runtime/compute/compute.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,11 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/kernels_f64.h"
-#include "runtime/compute/parallel.h"
 
 /* ---------------------------------------------------------------- MatMul */
 

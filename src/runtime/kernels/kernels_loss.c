@@ -8,7 +8,7 @@
  * reference. Sums in double, rounded once. A target outside [0, C) that is not ignored is an
  * error. */
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/tensor_copy.h"
+#include "runtime/compute/compute.h"
 
 #include <math.h>
 #include <string.h>

@@ -7,11 +7,9 @@
  * Integer arithmetic wraps like numpy (through the unsigned type, no undefined behaviour); integer
  * division truncates toward zero, and a zero divisor is an error. */
 #include "runtime/kernels/activation.h"
-#include "runtime/compute/broadcast.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/elementwise_walk.h"
-#include "runtime/compute/fast_exp.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/tensor_copy.h"
 
 #include <math.h>
 #include <string.h>

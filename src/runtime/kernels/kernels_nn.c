@@ -2,7 +2,7 @@
  */
 #include "runtime/kernels/kernel_util.h"
 #include "runtime/kernels/resize.h"
-#include "runtime/compute/tensor_copy.h"
+#include "runtime/compute/compute.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,9 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/compute/cpu_features.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/tensor_copy.h"
 
 #define FLOAT_DTYPES (TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE))
 

@@ -14,8 +14,7 @@
 #include "ir/window_geometry.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/parallel.h"
-#include "runtime/compute/tensor_copy.h"
+#include "runtime/compute/compute.h"
 
 typedef struct pool_geom {
     int rank;

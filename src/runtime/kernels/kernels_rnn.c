@@ -7,9 +7,7 @@
  * gates of each row in double (float32 and float64 share that code, and a float32 result is as
  * good as its inputs). Gate orders are ONNX's: LSTM i, o, f, c; GRU z, r, h; peepholes i, o, f. */
 #include "runtime/kernels/activation.h"
-#include "runtime/compute/cpu_features.h"
-#include "runtime/compute/fast_tanh.h"
-#include "runtime/compute/gemm.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
 
 #include <math.h>

@@ -4,8 +4,7 @@
 #include "ir/slice_geometry.h"
 #include "ir/shape_rules.h"
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/tensor_copy.h"
-#include "runtime/compute/test_hooks.h"
+#include "runtime/compute/compute.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * even). Cast-19's and CastLike-19's `saturate` concerns float8 targets only
  * (tc_convert_elements_saturate). */
 #include "runtime/kernels/kernel_util.h"
-#include "runtime/compute/tensor_copy.h"
+#include "runtime/compute/compute.h"
 
 /* CastLike: input 0 converted to the type of input 1 (whose values are not read). */
 tconv_status tc_run_cast_like(tc_kernel_ctx *ctx) {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "ir/error.h"
-#include "runtime/compute/rt_tensor.h"
+#include "runtime/compute/compute.h"
 
 typedef enum tc_resize_mode {
     TCONV_RESIZE_NEAREST,

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "ir/error.h"
-#include "runtime/compute/rt_tensor.h"
+#include "runtime/compute/compute.h"
 
 typedef struct tc_profile tc_profile;
 

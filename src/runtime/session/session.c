@@ -1,7 +1,7 @@
 /* The executor: runs a planned graph step by step, keeps each value in a slot until its last
  * use, and runs subgraphs (If branches) with the enclosing scopes visible. */
 #define _POSIX_C_SOURCE 200809L
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 #include "ir/check.h"
 #include "runtime/session/session_internal.h"
 

@@ -1,12 +1,15 @@
-/* The executor: runs a model's main graph on given inputs. */
+/* The session room's door: the executor, which plans a model's main graph once and runs it on
+ * given inputs, with its profiler (profile.h). The room holds planning (fusion, folding, constant
+ * folding, function bodies, the planned memory and work checks) and running (steps, subgraphs,
+ * random inputs); it is the top room of the runtime and what src/api uses. */
 #ifndef TCONV_RUNTIME_SESSION_H
 #define TCONV_RUNTIME_SESSION_H
 
 #include "ir/ir.h"
 #include "ir/type_table.h"
 #include "runtime/budget/budget.h"
-#include "runtime/compute/parallel.h"
-#include "runtime/compute/rt_tensor.h"
+#include "runtime/compute/compute.h"
+#include "runtime/session/profile.h"
 
 typedef struct tc_session tc_session;
 

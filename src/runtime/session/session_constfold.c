@@ -24,9 +24,9 @@
  * binds it or is fixed; otherwise the dims come from shape inference or a declared value_info,
  * and the step stays as a guard that checks the actual shape against the folded one without
  * allocating (a wrong value_info gives an error naming the node, never a wrong result). */
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 #include "ir/check.h"
-#include "runtime/budget/op_work.h"
+#include "runtime/budget/budget.h"
 #include "runtime/session/session_internal.h"
 
 #include <string.h>

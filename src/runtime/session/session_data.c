@@ -1,5 +1,5 @@
 /* Data helpers around a session: seeded random inputs and tolerance comparison. */
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/session/session.h"
 
 #include <math.h>

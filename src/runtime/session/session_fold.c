@@ -21,7 +21,7 @@
  * convolution and again after the BatchNormalization. The folded result is the more accurate
  * one; it differs from the op-by-op one by about one 16-bit rounding (onnxruntime also fuses
  * Conv and BatchNormalization), within the float16 golden tolerance (bench_golden_tolerance). */
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/session/session_internal.h"
 
 #include <math.h>

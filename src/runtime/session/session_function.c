@@ -11,7 +11,7 @@
  *     only for a node of the same op, opset, attributes (names and values), input presence,
  *     types and static shapes: the key the library records (FunctionProto.attribute_proto and
  *     value_info). Types and shapes are checked on the actual inputs when the node runs. */
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/session/session_internal.h"
 
 #include <stdlib.h>

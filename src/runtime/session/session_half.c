@@ -5,9 +5,9 @@
  * nearest even (NaN stays NaN, overflow becomes infinity, subnormals are rounded, not flushed).
  * Widening is exact, so an op that only moves data gives the same bits either way; the list of
  * native ops only saves the copies. */
-#include "runtime/kernels/kernel_util.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/session/session_internal.h"
-#include "runtime/compute/test_hooks.h"
+#include "runtime/compute/compute.h"
 
 #include <stdlib.h>
 #include <string.h>

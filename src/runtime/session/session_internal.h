@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "ir/name_map.h"
-#include "runtime/kernels/kernel.h"
+#include "runtime/kernels/kernels.h"
 #include "runtime/session/profile.h"
 #include "runtime/session/session.h"
 

@@ -9,7 +9,7 @@
  * creation, and once the inputs fix the symbolic dims), the actual ones when the kernel allocates
  * its first output (which every kernel does before it computes; kernels/kernel_ctx.c charges it to
  * the budget), so that nodes of unknown shape are held to the same limit before they run. */
-#include "runtime/budget/op_work.h"
+#include "runtime/budget/budget.h"
 #include "runtime/session/session_internal.h"
 
 #include <inttypes.h>
