@@ -16,10 +16,23 @@
  *            anything but another op_type (a list of names walked in a loop). A compare of op
  *            names as data (a user's target file, a model's own functions) says so with the
  *            words "op names as data" in a comment on its line or the line before.
+ *   in-room  every file of src/runtime lies in one of its rooms (compute, budget, kernels,
+ *            session: RUNTIME_ROOMS), whose arrows go one way too;
+ *   door     a file outside a runtime room includes of it only its door (RUNTIME_ROOMS).
  * Every violation is printed as "path:line: rule: what"; the exit status is 1 when there is one.
  *
  * usage: arch_check SOURCE_ROOT [MIN_FILES]
  * MIN_FILES (default 100): fewer files than that means the walk found the wrong tree, and fails.
+ *
+ * usage: arch_check --calls SYMBOLS [MIN_OBJECTS]
+ * The same arrows for calls, which includes cannot show (a header may declare what a room must
+ * not call): SYMBOLS lists the library's objects ("@ OBJECT_PATH" lines, each followed by its
+ * `nm -P` lines; check_calls.cmake writes it). A symbol an object leaves undefined that another
+ * defines is a call (or a data reference) from the one source file to the other. Checks
+ *   calls      no file calls a function of a room it may not include;
+ *   call-cycle no call circle between the files of src/runtime (each printed with the
+ *              symbols that close it).
+ * MIN_OBJECTS (default 100) guards against a wrong or empty list.
  *
  * An include resolves like the compiler's: "x" against the including file's folder, then src/
  * and include/; <x> against src/ and include/ only. One that resolves to no file of the tree is
@@ -34,18 +47,38 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Which rooms of src/ a room may include (besides itself and include/). */
+/* Which rooms of src/ a room may include and call (besides itself and include/). The runtime's
+ * rooms are "runtime/ROOM"; a file directly in src/runtime is in room "runtime" (in-room). */
+#define MAX_ARROWS 8
 static const struct {
     const char *room;
-    const char *may_include[4];
+    const char *may_include[MAX_ARROWS];
 } ROOM_ARROWS[] = {
     {"ir", {NULL}},
     {"importer", {"ir", NULL}},
     {"passes", {"ir", NULL}},
     {"runtime", {"ir", NULL}},
-    {"api", {"ir", "importer", "passes", "runtime"}},
+    {"runtime/compute", {"ir", NULL}},
+    {"runtime/budget", {"ir", "runtime/compute", NULL}},
+    {"runtime/kernels", {"ir", "runtime/compute", "runtime/budget", NULL}},
+    {"runtime/session", {"ir", "runtime/compute", "runtime/budget", "runtime/kernels", NULL}},
+    {"api",
+     {"ir", "importer", "passes", "runtime/compute", "runtime/budget", "runtime/kernels",
+      "runtime/session", NULL}},
     {"include", {NULL}}, /* the public headers include only each other */
 };
+
+/* The runtime's rooms, lowest first, and the one header through which the others see each. */
+static const struct {
+    const char *room;
+    const char *door;
+} RUNTIME_ROOMS[] = {
+    {"runtime/compute", "src/runtime/compute/compute.h"},
+    {"runtime/budget", "src/runtime/budget/budget.h"},
+    {"runtime/kernels", "src/runtime/kernels/kernels.h"},
+    {"runtime/session", "src/runtime/session/session.h"},
+};
+#define N_RUNTIME_ROOMS (sizeof RUNTIME_ROOMS / sizeof RUNTIME_ROOMS[0])
 #define N_ROOMS (sizeof ROOM_ARROWS / sizeof ROOM_ARROWS[0])
 
 /* Calls that open or read a file; src/runtime gets its data from the caller. */
@@ -273,9 +306,16 @@ static void check_cycles(void) {
 
 /* ---------------------------------------------------------------- rules on rooms */
 
-/* The room of a path: "ir" for src/ir/..., "include" for include/..., "bench", or "" */
+/* The room of a path: "ir" for src/ir/..., "runtime/kernels" for src/runtime/kernels/...,
+ * "runtime" for a file directly in src/runtime, "include" for include/..., "bench", or "" */
 static void room_of(const char *path, char *room, size_t size) {
-    if (has_prefix(path, "src/")) {
+    if (has_prefix(path, "src/runtime/")) {
+        const char *start = path + 12, *slash = strchr(start, '/');
+        if (slash)
+            snprintf(room, size, "runtime/%.*s", (int)(slash - start), start);
+        else
+            snprintf(room, size, "runtime");
+    } else if (has_prefix(path, "src/")) {
         const char *start = path + 4, *slash = strchr(start, '/');
         snprintf(room, size, "%.*s", slash ? (int)(slash - start) : 0, start);
     } else {
@@ -290,13 +330,30 @@ static bool room_may_include(const char *from, const char *to) {
     for (size_t i = 0; i < N_ROOMS; i++) {
         if (strcmp(ROOM_ARROWS[i].room, from) != 0)
             continue;
-        for (size_t k = 0; k < 4 && ROOM_ARROWS[i].may_include[k]; k++) {
+        for (size_t k = 0; k < MAX_ARROWS && ROOM_ARROWS[i].may_include[k]; k++) {
             if (strcmp(ROOM_ARROWS[i].may_include[k], to) == 0)
                 return true;
         }
         return false;
     }
     return true; /* rooms without arrows of their own (cli) have their own rule */
+}
+
+/* The door of a runtime room, or NULL for any other room. */
+static const char *door_of(const char *room) {
+    for (size_t i = 0; i < N_RUNTIME_ROOMS; i++) {
+        if (strcmp(RUNTIME_ROOMS[i].room, room) == 0)
+            return RUNTIME_ROOMS[i].door;
+    }
+    return NULL;
+}
+
+static void check_in_room(const source_file *f) {
+    char room[64];
+    room_of(f->path, room, sizeof room);
+    if (strcmp(room, "runtime") == 0)
+        violation(f, 1, "in-room", "%s",
+                  "lies in none of the runtime's rooms (src/runtime/ROOM/, see RUNTIME_ROOMS)");
 }
 
 static void check_include(source_file *f, const include *inc) {
@@ -306,7 +363,7 @@ static void check_include(source_file *f, const include *inc) {
     if (target)
         room_of(target, to, sizeof to);
     bool outside_tree = !target && inc->quoted; /* generated, or a typo */
-    if (strcmp(from, "runtime") == 0 && target &&
+    if (has_prefix(from, "runtime") && target &&
         (has_prefix(target, "src/importer/") || has_prefix(target, "src/passes/")))
         violation(f, inc->line, "runtime",
                   "includes %s (the runtime needs neither the importer "
@@ -314,6 +371,8 @@ static void check_include(source_file *f, const include *inc) {
                   target);
     else if (target && !room_may_include(from, to))
         violation(f, inc->line, "rooms", "includes %s against the arrows between rooms", target);
+    else if (target && strcmp(from, to) != 0 && door_of(to) && strcmp(target, door_of(to)) != 0)
+        violation(f, inc->line, "door", "includes %s, not its room's door", target);
     if (strcmp(from, "ir") == 0 &&
         (outside_tree || (target && strcmp(to, "ir") != 0 && strcmp(to, "include") != 0)))
         violation(f, inc->line, "ir", "includes \"%s\", outside src/ir and include/", inc->target);
@@ -523,11 +582,261 @@ static void check_op_names(const source_file *f) {
     fclose(in);
 }
 
+/* ---------------------------------------------------------------- calls (--calls) */
+
+/* One object of the list: its source path and the symbols it defines and leaves undefined. */
+typedef struct object {
+    char path[MAX_PATH]; /* the source, "src/runtime/kernels/kernels_conv.c"; "" if not in src/ */
+    char **defined, **undefined;
+    size_t n_defined, n_undefined, cap_defined, cap_undefined;
+    int *calls; /* objects it calls, one entry each (call_symbol: one symbol that does) */
+    const char **call_symbol;
+    size_t n_calls;
+} object;
+
+static object *objects;
+static size_t n_objects, cap_objects;
+
+static void *grow(void *array, size_t *cap, size_t size) {
+    *cap = *cap ? 2 * *cap : 16;
+    void *p = realloc(array, *cap * size);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static char *copy_string(const char *s) {
+    char *p = malloc(strlen(s) + 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return strcpy(p, s);
+}
+
+/* ".../CMakeFiles/tconv_obj.dir/src/runtime/kernels/kernels_conv.c.o" -> "src/runtime/kernels/
+ * kernels_conv.c": the path after the target's folder, from its first "src/" on. */
+static void object_source(const char *object_path, char *out, size_t size) {
+    const char *p = strstr(object_path, ".dir/");
+    p = p ? p + 5 : object_path;
+    const char *src = has_prefix(p, "src/") ? p : strstr(p, "/src/");
+    out[0] = '\0';
+    if (!src)
+        return;
+    if (*src == '/')
+        src++;
+    size_t n = strlen(src);
+    if (n > 2 && strcmp(src + n - 2, ".o") == 0)
+        n -= 2;
+    snprintf(out, size, "%.*s", (int)n, src);
+}
+
+/* `nm -P` lines: "NAME TYPE [VALUE SIZE]"; upper-case types other than U are global
+ * definitions, U an undefined symbol, lower case local (not a call between files). */
+static void read_symbol_line(object *o, const char *line) {
+    char name[512], type[8];
+    if (sscanf(line, "%511s %7s", name, type) != 2 || type[1] != '\0')
+        return;
+    if (type[0] == 'U') {
+        if (o->n_undefined == o->cap_undefined)
+            o->undefined = grow(o->undefined, &o->cap_undefined, sizeof *o->undefined);
+        o->undefined[o->n_undefined++] = copy_string(name);
+    } else if (type[0] >= 'A' && type[0] <= 'Z' && type[0] != 'N') {
+        if (o->n_defined == o->cap_defined)
+            o->defined = grow(o->defined, &o->cap_defined, sizeof *o->defined);
+        o->defined[o->n_defined++] = copy_string(name);
+    }
+}
+
+static bool read_symbols(const char *path) {
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "%s: cannot be read\n", path);
+        return false;
+    }
+    char line[4096];
+    object *o = NULL;
+    while (fgets(line, sizeof line, in)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (has_prefix(line, "@ ")) {
+            if (n_objects == cap_objects)
+                objects = grow(objects, &cap_objects, sizeof *objects);
+            o = &objects[n_objects++];
+            memset(o, 0, sizeof *o);
+            object_source(line + 2, o->path, sizeof o->path);
+        } else if (o && line[0]) {
+            read_symbol_line(o, line);
+        }
+    }
+    fclose(in);
+    return true;
+}
+
+/* The object that defines name, or -1 (a system library's, or none). */
+static int definer(const char *name) {
+    for (size_t i = 0; i < n_objects; i++) {
+        for (size_t k = 0; k < objects[i].n_defined; k++) {
+            if (strcmp(objects[i].defined[k], name) == 0)
+                return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* One edge per pair of files, named by the first symbol that makes it. */
+static void link_calls(void) {
+    for (size_t i = 0; i < n_objects; i++) {
+        object *o = &objects[i];
+        o->calls = calloc(n_objects ? n_objects : 1, sizeof *o->calls);
+        o->call_symbol = calloc(n_objects ? n_objects : 1, sizeof *o->call_symbol);
+        if (!o->calls || !o->call_symbol) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+        for (size_t k = 0; k < o->n_undefined; k++) {
+            int to = definer(o->undefined[k]);
+            bool known = false;
+            for (size_t e = 0; to >= 0 && e < o->n_calls; e++)
+                known = known || o->calls[e] == to;
+            if (to < 0 || to == (int)i || known)
+                continue;
+            o->call_symbol[o->n_calls] = o->undefined[k];
+            o->calls[o->n_calls++] = to;
+        }
+    }
+}
+
+static void call_violation(const object *o, const char *rule, const char *what) {
+    printf("%s:1: %s: %s\n", o->path, rule, what);
+    n_violations++;
+}
+
+static void check_call_arrows(void) {
+    for (size_t i = 0; i < n_objects; i++) {
+        const object *o = &objects[i];
+        char from[64], to[64], what[2 * MAX_PATH];
+        room_of(o->path, from, sizeof from);
+        for (size_t e = 0; o->path[0] && e < o->n_calls; e++) {
+            const object *t = &objects[o->calls[e]];
+            if (!t->path[0])
+                continue;
+            room_of(t->path, to, sizeof to);
+            if (room_may_include(from, to))
+                continue;
+            snprintf(what, sizeof what, "calls %s of %s against the arrows between rooms",
+                     o->call_symbol[e], t->path);
+            call_violation(o, "calls", what);
+        }
+    }
+}
+
+static bool in_runtime(size_t i) {
+    return has_prefix(objects[i].path, "src/runtime/");
+}
+
+/* As check_cycles for includes: drop files that call no file still in play, then walk what is
+ * left along calls until a file comes back; that circle is printed and leaves play. */
+static size_t check_call_cycles(void) {
+    bool *out = calloc(n_objects ? n_objects : 1, sizeof *out);
+    int *seen_at = malloc((n_objects ? n_objects : 1) * sizeof *seen_at);
+    size_t *path_obj = malloc((n_objects ? n_objects : 1) * sizeof *path_obj);
+    size_t *path_edge = malloc((n_objects ? n_objects : 1) * sizeof *path_edge);
+    if (!out || !seen_at || !path_obj || !path_edge) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < n_objects; i++)
+        out[i] = !in_runtime(i);
+    size_t n_cycles = 0;
+    for (;;) {
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (size_t i = 0; i < n_objects; i++) {
+                bool leads_on = false;
+                for (size_t e = 0; !out[i] && e < objects[i].n_calls; e++)
+                    leads_on = leads_on || !out[objects[i].calls[e]];
+                if (!out[i] && !leads_on)
+                    out[i] = changed = true;
+            }
+        }
+        size_t at = 0;
+        while (at < n_objects && out[at])
+            at++;
+        if (at == n_objects)
+            break;
+        for (size_t i = 0; i < n_objects; i++)
+            seen_at[i] = -1;
+        size_t depth = 0;
+        while (seen_at[at] < 0) {
+            seen_at[at] = (int)depth;
+            size_t e = 0;
+            while (out[objects[at].calls[e]])
+                e++;
+            path_obj[depth] = at;
+            path_edge[depth++] = e;
+            at = (size_t)objects[at].calls[e];
+        }
+        printf("%s:1: call-cycle: ", objects[at].path);
+        for (size_t d = (size_t)seen_at[at]; d < depth; d++) {
+            const object *o = &objects[path_obj[d]];
+            printf("%s -(%s)-> ", o->path, o->call_symbol[path_edge[d]]);
+            out[path_obj[d]] = true;
+        }
+        printf("%s\n", objects[at].path);
+        n_violations++;
+        n_cycles++;
+    }
+    free(out);
+    free(seen_at);
+    free(path_obj);
+    free(path_edge);
+    return n_cycles;
+}
+
+static int check_calls(const char *symbols, size_t min_objects) {
+    if (!read_symbols(symbols))
+        return 2;
+    link_calls();
+    size_t n_calls = 0, n_sources = 0;
+    for (size_t i = 0; i < n_objects; i++) {
+        n_calls += objects[i].n_calls;
+        n_sources += objects[i].path[0] != '\0';
+    }
+    check_call_arrows();
+    size_t n_cycles = check_call_cycles();
+    printf("%zu objects (%zu of src/), %zu calls between files, %zu call cycle(s) in src/runtime, "
+           "%d violation(s)\n",
+           n_objects, n_sources, n_calls, n_cycles, n_violations);
+    int status = n_violations ? 1 : 0;
+    if (n_sources < min_objects) {
+        printf("%s: %zu objects of src/, expected at least %zu: wrong list?\n", symbols, n_sources,
+               min_objects);
+        status = 1;
+    }
+    for (size_t i = 0; i < n_objects; i++) {
+        for (size_t k = 0; k < objects[i].n_defined; k++)
+            free(objects[i].defined[k]);
+        for (size_t k = 0; k < objects[i].n_undefined; k++)
+            free(objects[i].undefined[k]);
+        free(objects[i].defined);
+        free(objects[i].undefined);
+        free(objects[i].calls);
+        free(objects[i].call_symbol);
+    }
+    free(objects);
+    return status;
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
+    if (argc >= 3 && argc <= 4 && strcmp(argv[1], "--calls") == 0)
+        return check_calls(argv[2], argc == 4 ? (size_t)strtoul(argv[3], NULL, 10) : 100);
     if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: arch_check SOURCE_ROOT [MIN_FILES]\n");
+        fprintf(stderr, "usage: arch_check SOURCE_ROOT [MIN_FILES]\n"
+                        "       arch_check --calls SYMBOLS [MIN_OBJECTS]\n");
         return 2;
     }
     root = argv[1];
@@ -547,8 +856,10 @@ int main(int argc, char **argv) {
             n_resolved += inc->to >= 0;
             check_include(&files[i], inc);
         }
-        if (has_prefix(files[i].path, "src/runtime/"))
+        if (has_prefix(files[i].path, "src/runtime/")) {
             check_reads_no_files(&files[i]);
+            check_in_room(&files[i]);
+        }
         if (has_prefix(files[i].path, "src/") && !has_prefix(files[i].path, "src/ir/"))
             check_op_names(&files[i]);
     }

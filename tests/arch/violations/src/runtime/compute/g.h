@@ -1,0 +1,2 @@
+/* compute includes a room above it. */
+#include "runtime/kernels/kernels.h"

@@ -1,0 +1,1 @@
+/* The kernels room's door in this fixture. */
