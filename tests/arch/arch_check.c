@@ -26,12 +26,12 @@
  *
  * usage: arch_check --calls SYMBOLS [MIN_OBJECTS]
  * The same arrows for calls, which includes cannot show (a header may declare what a room must
- * not call): SYMBOLS lists the library's objects ("@ OBJECT_PATH" lines, each followed by its
- * `nm -P` lines; check_calls.cmake writes it). A symbol an object leaves undefined that another
- * defines is a call (or a data reference) from the one source file to the other. Checks
+ * not call). SYMBOLS: `nm -A -P` over the library's objects (check_calls.cmake writes it); a
+ * symbol one object leaves undefined and another defines is a call (or a data reference) from
+ * the one source file to the other. Checks
  *   calls      no file calls a function of a room it may not include;
- *   call-cycle no call circle between the files of src/runtime (each printed with the
- *              symbols that close it).
+ *   call-cycle no call circle between the files of src/runtime (each printed with the symbols
+ *              that close it).
  * MIN_OBJECTS (default 100) guards against a wrong or empty list.
  *
  * An include resolves like the compiler's: "x" against the including file's folder, then src/
@@ -633,7 +633,7 @@ static void object_source(const char *object_path, char *out, size_t size) {
     snprintf(out, size, "%.*s", (int)n, src);
 }
 
-/* `nm -P` lines: "NAME TYPE [VALUE SIZE]"; upper-case types other than U are global
+/* "NAME TYPE [VALUE SIZE]" of `nm -P`; upper-case types other than U are global
  * definitions, U an undefined symbol, lower case local (not a call between files). */
 static void read_symbol_line(object *o, const char *line) {
     char name[512], type[8];
@@ -650,25 +650,30 @@ static void read_symbol_line(object *o, const char *line) {
     }
 }
 
+/* `nm -A -P` lines, "OBJECT_PATH: NAME TYPE [VALUE SIZE]", an object's lines together. */
 static bool read_symbols(const char *path) {
     FILE *in = fopen(path, "r");
     if (!in) {
         fprintf(stderr, "%s: cannot be read\n", path);
         return false;
     }
-    char line[4096];
+    char line[4096], current[MAX_PATH] = "";
     object *o = NULL;
     while (fgets(line, sizeof line, in)) {
         line[strcspn(line, "\r\n")] = '\0';
-        if (has_prefix(line, "@ ")) {
+        char *colon = strstr(line, ": ");
+        if (!colon || (size_t)(colon - line) >= sizeof current)
+            continue;
+        *colon = '\0';
+        if (!o || strcmp(current, line) != 0) {
             if (n_objects == cap_objects)
                 objects = grow(objects, &cap_objects, sizeof *objects);
             o = &objects[n_objects++];
             memset(o, 0, sizeof *o);
-            object_source(line + 2, o->path, sizeof o->path);
-        } else if (o && line[0]) {
-            read_symbol_line(o, line);
+            memcpy(current, line, (size_t)(colon - line) + 1);
+            object_source(line, o->path, sizeof o->path);
         }
+        read_symbol_line(o, colon + 2);
     }
     fclose(in);
     return true;

@@ -1,6 +1,6 @@
 # cmake -DNM=<nm> -DCHECKER=<arch_check> -DOBJECTS=<a.o|b.o|...> -DOUT=<file> [-DMIN=<n>]
 #       [-DEXPECT_FILE=<file>] -P check_calls.cmake
-# Lists each object's symbols (`nm -P`) in OUT and runs `arch_check --calls OUT` on them: no
+# Lists the objects' symbols (`nm -A -P`) in OUT and runs `arch_check --calls OUT` on them: no
 # file calls a room it may not include, no call circle between the files of src/runtime
 # (arch_check.c says how). EXPECT_FILE: the objects break those rules on purpose (the fixture
 # under calls/): the check must fail and print every line of that file (a regex each), or a
@@ -11,15 +11,11 @@ if(NOT NM)
   message(FATAL_ERROR "no nm: CMAKE_NM is empty (binutils lists the objects' symbols)")
 endif()
 string(REPLACE "|" ";" objects "${OBJECTS}")
-file(WRITE "${OUT}" "")
-foreach(object IN LISTS objects)
-  execute_process(COMMAND "${NM}" -P "${object}" RESULT_VARIABLE rc OUTPUT_VARIABLE symbols
-                  ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${NM} -P ${object} failed (${rc}): ${err}")
-  endif()
-  file(APPEND "${OUT}" "@ ${object}\n${symbols}")
-endforeach()
+execute_process(COMMAND "${NM}" -A -P ${objects} RESULT_VARIABLE rc OUTPUT_FILE "${OUT}"
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} -A -P failed (${rc}): ${err}")
+endif()
 if(NOT DEFINED MIN)
   set(MIN 100)
 endif()
