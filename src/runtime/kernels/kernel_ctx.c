@@ -141,3 +141,10 @@ tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key
     *data = c->data;
     return TCONV_OK;
 }
+
+void *tc_kernel_params_alloc(const tc_kernel_prepare_ctx *pc, size_t size) {
+    void *p = tc_arena_calloc(pc->arena, 1, size);
+    if (!p)
+        tc_error_nomem(pc->err, "a kernel's parameters");
+    return p;
+}

@@ -38,13 +38,6 @@ tc_kernel_fn tc_kernel_for(tc_op op) {
     return e->prepare ? tc_kernel_prepare_and_run : e->run;
 }
 
-void *tc_kernel_params_alloc(const tc_kernel_prepare_ctx *pc, size_t size) {
-    void *p = tc_arena_calloc(pc->arena, 1, size);
-    if (!p)
-        tc_error_nomem(pc->err, "a kernel's parameters");
-    return p;
-}
-
 tconv_status tc_kernel_prepare(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
     memset(out, 0, sizeof *out);
     const kernel_entry *e = entry_of(pc->op);
