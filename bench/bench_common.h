@@ -1,8 +1,8 @@
 /* Shared helpers of the tconv benchmark programs: timing (median of many runs after warm-up),
  * small models built through the public API, and one JSON object per result line on stdout
  * (bench/report.py joins them with the PyTorch figures into the table). */
-#ifndef TCONV_BENCH_COMMON_H
-#define TCONV_BENCH_COMMON_H
+#ifndef TC_BENCH_COMMON_H
+#define TC_BENCH_COMMON_H
 
 #include <stdint.h>
 

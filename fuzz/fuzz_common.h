@@ -1,9 +1,9 @@
 /* Shared by the fuzz targets and by tests/fuzz_regressions: each target is a function
  * fuzz_<name>(data, size) that runs one input through the library and aborts (a finding)
  * when a property fails; the libFuzzer entry point is only compiled into the fuzzer binaries
- * (TCONV_FUZZ_NO_MAIN leaves it out of the regression test). */
-#ifndef TCONV_FUZZ_COMMON_H
-#define TCONV_FUZZ_COMMON_H
+ * (TC_FUZZ_NO_MAIN leaves it out of the regression test). */
+#ifndef TC_FUZZ_COMMON_H
+#define TC_FUZZ_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -58,8 +58,8 @@ static inline tconv_model *fuzz_load(const uint8_t *data, size_t size, size_t ma
     return NULL;
 }
 
-/* The libFuzzer entry point of a target, left out of the regression test (TCONV_FUZZ_NO_MAIN). */
-#ifndef TCONV_FUZZ_NO_MAIN
+/* The libFuzzer entry point of a target, left out of the regression test (TC_FUZZ_NO_MAIN). */
+#ifndef TC_FUZZ_NO_MAIN
 #define FUZZ_ENTRY(target)                                                                         \
     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                                  \
     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {                                 \

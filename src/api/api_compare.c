@@ -293,7 +293,7 @@ static tconv_status candidate_must_refuse(tconv_comparison *c, compare_run *run,
     release_all(run->got, run->n_out);
     if (empty == run->n_out)
         return TCONV_ERR_INVALID;
-    char why[TCONV_ERROR_MESSAGE_MAX];
+    char why[TC_ERROR_MESSAGE_MAX];
     snprintf(why, sizeof why, "%s", err->message);
     return tc_error_set(err, TCONV_ERR_MISMATCH,
                         "the candidate model returns output '%s' %s, empty, where the reference "
@@ -532,7 +532,7 @@ typedef struct dim_base {
 
 #define LOCAL_DEFAULT_SIZE 3
 #define LOCAL_VARIANTS 3
-#define LOCAL_MAX_PARAMS (TCONV_MAX_RANK * 8)
+#define LOCAL_MAX_PARAMS (TC_MAX_RANK * 8)
 
 static int64_t bound_value(const tc_api_dims *dims, const char *name, int64_t fallback) {
     for (size_t i = 0; i < dims->count; i++) {

@@ -1,8 +1,8 @@
 /* Shared by the public API's implementation (src/api): how a public call records its error in
  * the object it worked on. Public handles are the IR's own objects (tconv_model is struct
  * tconv_model of ir/ir.h), so no wrapper layer sits between the API and the IR. */
-#ifndef TCONV_API_API_INTERNAL_H
-#define TCONV_API_API_INTERNAL_H
+#ifndef TC_API_API_INTERNAL_H
+#define TC_API_API_INTERNAL_H
 
 #include <stdio.h>
 
@@ -92,7 +92,7 @@ size_t tc_api_rewrite_run_inputs(tconv_model *original, tconv_model *rewritten,
 /* An empty report (calloc'd, lists initialized); NULL when out of memory. */
 tconv_report *tc_api_report_new(void);
 
-_Static_assert(TCONV_MAX_DIMS == TCONV_MAX_RANK, "public and IR rank limits differ");
+_Static_assert(TCONV_MAX_DIMS == TC_MAX_RANK, "public and IR rank limits differ");
 
 /* Starts a fallible public call on `model`: clears its last error and returns the record the
  * internal calls fill in. */
@@ -104,7 +104,7 @@ tconv_status tc_api_end(tconv_model *model, tconv_status status);
 
 /* Records a TCONV_ERR_USAGE failure with a formatted message in the model (which may be NULL:
  * then nothing is recorded) and returns TCONV_ERR_USAGE. */
-tconv_status tc_api_usage(tconv_model *model, const char *fmt, ...) TCONV_PRINTF(2, 3);
+tconv_status tc_api_usage(tconv_model *model, const char *fmt, ...) TC_PRINTF(2, 3);
 
 /* Copies `message` into a caller's buffer of `size` bytes, truncated, NUL-terminated; nothing
  * when buf is NULL or size is 0. */

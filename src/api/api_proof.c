@@ -52,7 +52,7 @@ static tconv_status add_input(tconv_graph *g, const char *name, const tc_type *t
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "the shape of input '%s' is unknown (give --dim values or declare it)",
                             name);
-    tc_dim dims[TCONV_MAX_RANK];
+    tc_dim dims[TC_MAX_RANK];
     for (int a = 0; a < type->rank; a++) {
         dims[a] = type->dims[a];
         dims[a].origin = NULL;
@@ -80,7 +80,7 @@ static tconv_status add_input(tconv_graph *g, const char *name, const tc_type *t
 static bool type_from_weights(const tconv_node *node, size_t index, tc_type *type, tc_dim *dims) {
     const tconv_value *w = node->n_inputs > 1 ? node->inputs[1] : NULL;
     if (index != 0 || node->kind != TC_KIND_ConvTranspose || !w || !w->initializer ||
-        w->initializer->rank < 3 || w->initializer->rank > TCONV_MAX_RANK)
+        w->initializer->rank < 3 || w->initializer->rank > TC_MAX_RANK)
         return false;
     type->kind = TCONV_TYPE_TENSOR;
     type->dtype = w->initializer->dtype;
@@ -135,7 +135,7 @@ static tconv_status add_node_inputs(const tconv_node *node, const tconv_graph *s
         const tconv_value *typed = tc_graph_find_value(scope, v->name);
         const tc_type *type = typed && typed->type.rank >= 0 ? &typed->type : &v->type;
         tc_type derived;
-        tc_dim dims[TCONV_MAX_RANK];
+        tc_dim dims[TC_MAX_RANK];
         if (type->rank < 0 && type_from_weights(node, i, &derived, dims))
             type = &derived;
         st = add_input(g, v->name, type, err);
@@ -232,7 +232,7 @@ size_t tc_api_rewrite_run_inputs(tconv_model *original, tconv_model *rewritten,
         if (!v || v->initializer)
             continue;
         const tconv_value *typed = tc_graph_find_value(first->graph, v->name);
-        int64_t dims[TCONV_MAX_RANK];
+        int64_t dims[TC_MAX_RANK];
         int rank;
         unshaped |= !tc_value_static_shape(typed ? typed : v, dims, &rank);
         if (n < cap)

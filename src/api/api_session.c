@@ -43,7 +43,7 @@ static void refine_node(void *ctx, const tconv_node *node, const tc_rt_tensor *c
         tconv_value *v = n->inputs[k];
         if (!t || !v || v->initializer)
             continue;
-        tc_dim dims[TCONV_MAX_RANK];
+        tc_dim dims[TC_MAX_RANK];
         for (int i = 0; i < t->rank; i++)
             dims[i] = (tc_dim){.kind = TCONV_DIM_STATIC, .value = t->dims[i]};
         tc_error scratch;

@@ -1,7 +1,7 @@
 /* --dim NAME=VALUE of the command-line tools: values for the symbolic (dynamic) dims of a
  * model's inputs, checked against the model before anything runs. */
-#ifndef TCONV_CLI_DIMS_H
-#define TCONV_CLI_DIMS_H
+#ifndef TC_CLI_DIMS_H
+#define TC_CLI_DIMS_H
 
 #include <stdint.h>
 #include <stdio.h>

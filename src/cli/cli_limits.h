@@ -3,8 +3,8 @@
  *   --max-nodes N
  * kept in a public tconv_limits (whose defaults are the library's); 0 turns a size or
  * node-count limit off. */
-#ifndef TCONV_CLI_LIMITS_H
-#define TCONV_CLI_LIMITS_H
+#ifndef TC_CLI_LIMITS_H
+#define TC_CLI_LIMITS_H
 
 #include <stdio.h>
 

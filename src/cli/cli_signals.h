@@ -1,7 +1,7 @@
 /* Signal handling of the CLIs: no temp file is left behind when a run is interrupted. The library
  * installs no handlers (tconv/files.h); the programs do, here. */
-#ifndef TCONV_CLI_SIGNALS_H
-#define TCONV_CLI_SIGNALS_H
+#ifndef TC_CLI_SIGNALS_H
+#define TC_CLI_SIGNALS_H
 
 /* For every signal that ends the process by default and can be caught without hiding a crash
  * (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM,

@@ -1,6 +1,6 @@
 /* ONNX <-> IR translation. The importer only translates: no pass runs here. */
-#ifndef TCONV_IMPORTER_IMPORTER_H
-#define TCONV_IMPORTER_IMPORTER_H
+#ifndef TC_IMPORTER_IMPORTER_H
+#define TC_IMPORTER_IMPORTER_H
 
 #include <stddef.h>
 
@@ -31,7 +31,7 @@ void tc_load_options_init(tc_load_options *options);
  * runtime plans): 3.6 KB measured on a chain of a million Relu nodes (RSS 3.6 GB), import alone
  * 1.1 KB, tconv-run 1.9 KB. The IR is not part of the runtime's tensor accounting; the node
  * limit keeps it within the memory limit instead. */
-#define TCONV_NODE_MEMORY_BYTES ((size_t)4096)
+#define TC_NODE_MEMORY_BYTES ((size_t)4096)
 
 /* The node limit that keeps a graph's IR and plans within `memory_bytes` (0: no limit, 0). */
 size_t tc_load_max_nodes_for_memory(size_t memory_bytes);

@@ -158,8 +158,8 @@ static Onnx__ModelProto *unpack(tc_onnx_loaded *l, const uint8_t *data, size_t s
  * unpacks the input as it is, which also reports malformed data the usual way). */
 static Onnx__ModelProto *unpack_hollowed(tc_onnx_loaded *l) {
     tc_onnx_hollow h;
-    if (!tc_onnx_hollow_build(l->data, l->size, &onnx__model_proto__descriptor,
-                              TCONV_HOLLOW_MIN_BYTES, &h))
+    if (!tc_onnx_hollow_build(l->data, l->size, &onnx__model_proto__descriptor, TC_HOLLOW_MIN_BYTES,
+                              &h))
         return NULL;
     Onnx__ModelProto *m = h.n_payloads ? unpack(l, h.compact, h.compact_len) : NULL;
     if (m && !tc_onnx_hollow_restore(&h, &m->base, l->data)) {

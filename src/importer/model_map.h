@@ -11,8 +11,8 @@
  *
  * Saving: the message is packed straight into the temp file through a ProtobufCBuffer; raw
  * payloads that live in the mapping are written from there without an intermediate copy. */
-#ifndef TCONV_IMPORTER_MODEL_MAP_H
-#define TCONV_IMPORTER_MODEL_MAP_H
+#ifndef TC_IMPORTER_MODEL_MAP_H
+#define TC_IMPORTER_MODEL_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,7 +21,7 @@
 #include "importer/onnx_internal.h"
 
 /* Smallest raw_data payload borrowed from the input instead of copied by protobuf-c. */
-#define TCONV_HOLLOW_MIN_BYTES 64
+#define TC_HOLLOW_MIN_BYTES 64
 
 /* ---------------------------------------------------------------- hollowing (wire_hollow.c) */
 

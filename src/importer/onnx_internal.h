@@ -1,7 +1,7 @@
 /* Internals shared by the importer's files (loader, saver, tensor .pb files). Not installed:
  * only src/importer includes it, since it exposes protobuf-c types. */
-#ifndef TCONV_IMPORTER_ONNX_INTERNAL_H
-#define TCONV_IMPORTER_ONNX_INTERNAL_H
+#ifndef TC_IMPORTER_ONNX_INTERNAL_H
+#define TC_IMPORTER_ONNX_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

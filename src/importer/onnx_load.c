@@ -36,7 +36,7 @@ static size_t clamp_to_size(uint64_t v) {
 size_t tc_load_max_nodes_for_memory(size_t memory_bytes) {
     if (memory_bytes == 0)
         return 0;
-    size_t n = memory_bytes / TCONV_NODE_MEMORY_BYTES;
+    size_t n = memory_bytes / TC_NODE_MEMORY_BYTES;
     return n ? n : 1;
 }
 
@@ -251,7 +251,7 @@ static tconv_status load_sparse_initializer(load_ctx *ctx, tconv_graph *graph, s
     int64_t *dims = tc_arena_calloc(ctx->model->arena, sp->n_dims + 1, sizeof(int64_t));
     if (!t || !dims)
         return nomem(ctx, "a sparse initializer");
-    if (sp->n_dims > TCONV_MAX_RANK)
+    if (sp->n_dims > TC_MAX_RANK)
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT,
                             "sparse_initializer '%s': rank %zu is over the limit", name,
                             sp->n_dims);

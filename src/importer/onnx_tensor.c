@@ -320,9 +320,9 @@ static const tc_tensor_source ONNX_TENSOR_SOURCE = {source_decode, source_decode
 
 static tconv_status load_dims(tconv_model *model, const Onnx__TensorProto *p, tconv_tensor *t,
                               tc_error *err) {
-    if (p->n_dims > TCONV_MAX_RANK)
+    if (p->n_dims > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_LIMIT, "dims: rank %zu is over the limit of %d",
-                            p->n_dims, TCONV_MAX_RANK);
+                            p->n_dims, TC_MAX_RANK);
     t->rank = (int)p->n_dims;
     t->dims = tc_arena_calloc(model->arena, p->n_dims + 1, sizeof(int64_t));
     if (!t->dims)

@@ -1,7 +1,7 @@
 /* A bump allocator that owns everything of one model: IR objects are never freed one by one,
  * the whole arena goes with the model. This keeps ownership trivial for passes that rewrite. */
-#ifndef TCONV_IR_ARENA_H
-#define TCONV_IR_ARENA_H
+#ifndef TC_IR_ARENA_H
+#define TC_IR_ARENA_H
 
 #include <stdbool.h>
 #include <stddef.h>

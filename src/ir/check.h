@@ -14,8 +14,8 @@
  *
  * Use them on what the code guarantees itself, never on input: bad models, files and arguments
  * get an error with a message, in every build. */
-#ifndef TCONV_IR_CHECK_H
-#define TCONV_IR_CHECK_H
+#ifndef TC_IR_CHECK_H
+#define TC_IR_CHECK_H
 
 #include <assert.h>
 

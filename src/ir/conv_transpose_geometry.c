@@ -154,12 +154,12 @@ tconv_status tc_conv_transpose_read_attrs(const tconv_node *node, int spatial_ra
                    : rank_from_attrs(&kernel, &strides, &dilations, &pads, &output_padding);
     if (rank < 0 && output_shape.present)
         rank = (int)output_shape.count;
-    if (rank < 1 || rank > TCONV_MAX_SPATIAL) {
+    if (rank < 1 || rank > TC_MAX_SPATIAL) {
         char where[256];
         return tc_error_set(err, TCONV_ERR_INVALID,
                             "%s: cannot tell the number of spatial axes (got %d; 1..%d "
                             "supported) from X, W or the attributes",
-                            tc_node_describe(node, where, sizeof where), rank, TCONV_MAX_SPATIAL);
+                            tc_node_describe(node, where, sizeof where), rank, TC_MAX_SPATIAL);
     }
     out->spatial_rank = rank;
     size_t r = (size_t)rank;
@@ -351,19 +351,19 @@ tconv_status tc_conv_transpose_resolve(const tc_conv_transpose_attrs *attrs, con
 /* ---------------------------------------------------------------- operand checks */
 
 tconv_status tc_conv_transpose_check_ranks(int x_rank, int w_rank, tc_error *err) {
-    if (x_rank >= 0 && (x_rank < 3 || x_rank - 2 > TCONV_MAX_SPATIAL))
+    if (x_rank >= 0 && (x_rank < 3 || x_rank - 2 > TC_MAX_SPATIAL))
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
                             "supported",
-                            x_rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+                            x_rank, TC_MAX_SPATIAL + 2, TC_MAX_SPATIAL);
     if (x_rank >= 0 && w_rank >= 0 && w_rank != x_rank)
         return tc_error_set(err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d", w_rank,
                             x_rank);
-    if (w_rank >= 0 && (w_rank < 3 || w_rank - 2 > TCONV_MAX_SPATIAL))
+    if (w_rank >= 0 && (w_rank < 3 || w_rank - 2 > TC_MAX_SPATIAL))
         return tc_error_set(err, TCONV_ERR_INVALID,
                             "W has rank %d; it must be (C_in, C_out/group, k...) with 1 to %d "
                             "kernel axes",
-                            w_rank, TCONV_MAX_SPATIAL);
+                            w_rank, TC_MAX_SPATIAL);
     return TCONV_OK;
 }
 
@@ -374,9 +374,9 @@ tconv_status tc_conv_transpose_check_bias(int b_rank, const int64_t *b_dims, int
     bool wrong = b_rank != 1 || (b_dims[0] >= 0 && c_out >= 0 && b_dims[0] != c_out);
     if (!wrong)
         return TCONV_OK;
-    char shape[32 * TCONV_MAX_SPATIAL + 8] = "[";
+    char shape[32 * TC_MAX_SPATIAL + 8] = "[";
     size_t used = 1;
-    for (int i = 0; i < b_rank && i < TCONV_MAX_SPATIAL + 2 && used < sizeof shape; i++) {
+    for (int i = 0; i < b_rank && i < TC_MAX_SPATIAL + 2 && used < sizeof shape; i++) {
         char dim[24];
         if (b_dims[i] >= 0)
             snprintf(dim, sizeof dim, "%lld", (long long)b_dims[i]);

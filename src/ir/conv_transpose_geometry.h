@@ -1,14 +1,14 @@
 /* The one place where ConvTranspose's pads and output size are resolved (docs/semantics.md).
  * Shape inference, the legalization pass, the lint and the runtime kernel all call this, so the
  * arithmetic cannot drift between them; golden data (ONNX conformance, PyTorch) proves it. */
-#ifndef TCONV_IR_CONV_TRANSPOSE_GEOMETRY_H
-#define TCONV_IR_CONV_TRANSPOSE_GEOMETRY_H
+#ifndef TC_IR_CONV_TRANSPOSE_GEOMETRY_H
+#define TC_IR_CONV_TRANSPOSE_GEOMETRY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ir/ir.h"
-#include "ir/window_geometry.h" /* TCONV_MAX_SPATIAL, auto_pad, the divisions */
+#include "ir/window_geometry.h" /* TC_MAX_SPATIAL, auto_pad, the divisions */
 
 /* tconv_convention (whose pad split to reproduce, docs/semantics.md) is public: tconv/types.h. */
 
@@ -23,12 +23,12 @@ typedef struct tc_conv_transpose_attrs {
     tc_auto_pad auto_pad;
     bool has_kernel_shape, has_pads, has_output_shape, has_output_padding;
     bool output_shape_has_batch_channel; /* output_shape carried N,C in front (accepted) */
-    int64_t kernel_shape[TCONV_MAX_SPATIAL];
-    int64_t strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t output_padding[TCONV_MAX_SPATIAL];
-    int64_t pads[2 * TCONV_MAX_SPATIAL]; /* begins then ends, as in ONNX */
-    int64_t output_shape[TCONV_MAX_SPATIAL];
+    int64_t kernel_shape[TC_MAX_SPATIAL];
+    int64_t strides[TC_MAX_SPATIAL];
+    int64_t dilations[TC_MAX_SPATIAL];
+    int64_t output_padding[TC_MAX_SPATIAL];
+    int64_t pads[2 * TC_MAX_SPATIAL]; /* begins then ends, as in ONNX */
+    int64_t output_shape[TC_MAX_SPATIAL];
 } tc_conv_transpose_attrs;
 
 /* Reads and checks the attributes of a ConvTranspose node. spatial_rank is the number of spatial
@@ -43,18 +43,18 @@ typedef struct tc_conv_transpose_geometry {
     int64_t group;
     int64_t c_in;  /* X channels (-1 unknown) */
     int64_t c_out; /* W.shape[1] * group (-1 unknown) */
-    int64_t kernel[TCONV_MAX_SPATIAL];
-    int64_t strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t output_padding[TCONV_MAX_SPATIAL];
-    int64_t in[TCONV_MAX_SPATIAL];   /* input spatial size, -1 unknown */
-    int64_t full[TCONV_MAX_SPATIAL]; /* F = s*(x-1) + (k-1)*d + 1, the VALID output; -1 unknown */
-    int64_t out[TCONV_MAX_SPATIAL];  /* output spatial size, -1 unknown */
+    int64_t kernel[TC_MAX_SPATIAL];
+    int64_t strides[TC_MAX_SPATIAL];
+    int64_t dilations[TC_MAX_SPATIAL];
+    int64_t output_padding[TC_MAX_SPATIAL];
+    int64_t in[TC_MAX_SPATIAL];   /* input spatial size, -1 unknown */
+    int64_t full[TC_MAX_SPATIAL]; /* F = s*(x-1) + (k-1)*d + 1, the VALID output; -1 unknown */
+    int64_t out[TC_MAX_SPATIAL];  /* output spatial size, -1 unknown */
     /* Output o is full[o + pad_begin] where 0 <= o + pad_begin < full, else 0 (then bias).
      * Either may be negative (the output extends past F on that side). out = full - pb - pe
      * + output_padding. Known whenever pads_known. */
-    int64_t pad_begin[TCONV_MAX_SPATIAL];
-    int64_t pad_end[TCONV_MAX_SPATIAL];
+    int64_t pad_begin[TC_MAX_SPATIAL];
+    int64_t pad_end[TC_MAX_SPATIAL];
     bool pads_known; /* false only for output_shape with an unknown input size */
     /* Set when the requested convention's runtime refuses this node (onnxruntime 1.30,
      * docs/semantics.md): a static reason; the geometry above is then ONNX's, which tconv follows.
@@ -79,7 +79,7 @@ tconv_status tc_conv_transpose_resolve(const tc_conv_transpose_attrs *attrs, con
 
 /* The operand checks of the runtime kernel, for import and shape inference too (one message
  * wherever the shapes are known). Ranks are -1 when unknown: X's rank is 3 to
- * TCONV_MAX_SPATIAL + 2, W's rank equals X's (or is at least 3 when X's is unknown). */
+ * TC_MAX_SPATIAL + 2, W's rank equals X's (or is at least 3 when X's is unknown). */
 tconv_status tc_conv_transpose_check_ranks(int x_rank, int w_rank, tc_error *err);
 /* B (absent: b_rank -2; unknown rank: -1; unknown dims -1) is 1-D with c_out elements (c_out
  * -1 when unknown). */

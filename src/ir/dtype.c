@@ -248,7 +248,7 @@ TC_MINIFLOAT_ACCESSORS(e8m0, TCONV_DTYPE_FLOAT8E8M0)
             set_f64_##tag, NULL, NULL                                                              \
     }
 
-const tc_dtype_traits tc_dtype_traits_table[TCONV_DTYPE_MAX + 1] = {
+const tc_dtype_traits tc_dtype_traits_table[TC_DTYPE_MAX + 1] = {
     [TCONV_DTYPE_UNDEFINED] = {"undefined", 0, 0, K(NONE), false, false, F(NONE), 0.0, 0.0, NULL,
                                NULL, NULL, NULL},
     [TCONV_DTYPE_FLOAT] = FLOAT_ROW("float", 32, 4, FLOAT, f32),
@@ -287,7 +287,7 @@ const tc_dtype_traits tc_dtype_traits_table[TCONV_DTYPE_MAX + 1] = {
 };
 
 bool tc_dtype_is_known(int dtype) {
-    return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TCONV_DTYPE_MAX;
+    return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TC_DTYPE_MAX;
 }
 
 const char *tconv_dtype_name(int dtype) {

@@ -10,8 +10,8 @@
  *
  * The scalar float16/bfloat16/float8/float4 converters live here too (dtype.c,
  * minifloat.c); the runtime's bulk float16 paths (half_convert.c, F16C) give their bits. */
-#ifndef TCONV_IR_DTYPE_H
-#define TCONV_IR_DTYPE_H
+#ifndef TC_IR_DTYPE_H
+#define TC_IR_DTYPE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,7 +20,7 @@
 #include "tconv/types.h"
 
 /* tconv_dtype (ONNX TensorProto.DataType, same numbers) is public: tconv/types.h. */
-#define TCONV_DTYPE_MAX 26
+#define TC_DTYPE_MAX 26
 
 typedef enum tc_dtype_kind {
     TC_DTYPE_KIND_NONE = 0, /* undefined */
@@ -66,13 +66,13 @@ typedef struct tc_dtype_traits {
 } tc_dtype_traits;
 
 /* The rows, indexed by tconv_dtype; read them through tc_dtype_traits_of. */
-extern const tc_dtype_traits tc_dtype_traits_table[TCONV_DTYPE_MAX + 1];
+extern const tc_dtype_traits tc_dtype_traits_table[TC_DTYPE_MAX + 1];
 
 /* The row of dtype; the "undefined" row (no size, no accessors) for numbers outside the enum.
  * Inline: element loops look it up per element. */
 static inline const tc_dtype_traits *tc_dtype_traits_of(int dtype) {
-    return &tc_dtype_traits_table[(dtype >= 0 && dtype <= TCONV_DTYPE_MAX) ? dtype
-                                                                           : TCONV_DTYPE_UNDEFINED];
+    return &tc_dtype_traits_table[(dtype >= 0 && dtype <= TC_DTYPE_MAX) ? dtype
+                                                                        : TCONV_DTYPE_UNDEFINED];
 }
 
 /* "float", "int64", ...; "undefined" for unknown numbers. */

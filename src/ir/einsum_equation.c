@@ -7,7 +7,7 @@
 /* One term (operand or output) of the equation, spaces skipped. */
 typedef struct term {
     int n; /* letters */
-    int letters[TCONV_MAX_RANK];
+    int letters[TC_MAX_RANK];
     int ellipsis_at; /* letters before the ellipsis; -1: none */
 } term;
 
@@ -27,9 +27,9 @@ static tconv_status parse_term(const char **p, term *t, tc_error *err) {
         }
         if (!isalpha((unsigned char)c))
             return TCONV_OK;
-        if (t->n == TCONV_MAX_RANK)
+        if (t->n == TC_MAX_RANK)
             return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "a term of more than %d labels",
-                                TCONV_MAX_RANK);
+                                TC_MAX_RANK);
         t->letters[t->n++] = (unsigned char)c;
     }
 }
@@ -88,7 +88,7 @@ static void implicit_output(tc_einsum *e, int width) {
     for (int w = 0; w < width; w++)
         e->out[e->out_rank++] = TC_EINSUM_ELLIPSIS + w;
     for (int c = 'A'; c <= 'z'; c++) {
-        if (isalpha(c) && seen[c] == 1 && e->out_rank < TCONV_MAX_RANK)
+        if (isalpha(c) && seen[c] == 1 && e->out_rank < TC_MAX_RANK)
             e->out[e->out_rank++] = c;
     }
 }
@@ -146,8 +146,8 @@ static tconv_status parse_equation(const char *equation, int n_operands, const i
         return st;
     if (*p != '\0')
         return tc_error_set(err, TCONV_ERR_INVALID, "unexpected '%c'", *p);
-    if (t.n + (t.ellipsis_at >= 0 ? width : 0) > TCONV_MAX_RANK)
-        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "output rank above %d", TCONV_MAX_RANK);
+    if (t.n + (t.ellipsis_at >= 0 ? width : 0) > TC_MAX_RANK)
+        return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "output rank above %d", TC_MAX_RANK);
     out->out_rank = expand_term(&t, t.ellipsis_at >= 0 ? width : 0, width, out->out);
     return check_output(out, &t, width, err);
 }

@@ -2,8 +2,8 @@
  * inference and the runtime kernel so that both read it the same way. An ellipsis becomes
  * labels of its own (TC_EINSUM_ELLIPSIS + i), right-aligned across operands as numpy
  * broadcasts them. */
-#ifndef TCONV_IR_EINSUM_EQUATION_H
-#define TCONV_IR_EINSUM_EQUATION_H
+#ifndef TC_IR_EINSUM_EQUATION_H
+#define TC_IR_EINSUM_EQUATION_H
 
 #include "ir/error.h"
 #include "ir/ir.h"
@@ -11,14 +11,14 @@
 #define TC_EINSUM_MAX_OPERANDS 8
 /* Label codes: 'A'-'Z', 'a'-'z' as themselves; ellipsis dims from TC_EINSUM_ELLIPSIS. */
 #define TC_EINSUM_ELLIPSIS 128
-#define TC_EINSUM_LABELS (TC_EINSUM_ELLIPSIS + TCONV_MAX_RANK)
+#define TC_EINSUM_LABELS (TC_EINSUM_ELLIPSIS + TC_MAX_RANK)
 
 typedef struct tc_einsum {
     int n_operands;
     int ranks[TC_EINSUM_MAX_OPERANDS];
-    int labels[TC_EINSUM_MAX_OPERANDS][TCONV_MAX_RANK]; /* label code of each operand dim */
+    int labels[TC_EINSUM_MAX_OPERANDS][TC_MAX_RANK]; /* label code of each operand dim */
     int out_rank;
-    int out[TCONV_MAX_RANK];
+    int out[TC_MAX_RANK];
 } tc_einsum;
 
 /* Parses `equation` for n_operands operands of the given ranks. What numpy refuses is

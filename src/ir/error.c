@@ -99,7 +99,7 @@ const char *tc_escape_cstr(char *dst, size_t cap, const char *s) {
 
 tconv_status tc_error_setv(tc_error *err, tconv_status status, const char *fmt, va_list ap) {
     if (err) {
-        char raw[TCONV_ERROR_MESSAGE_MAX];
+        char raw[TC_ERROR_MESSAGE_MAX];
         int n = vsnprintf(raw, sizeof raw, fmt, ap);
         size_t len = n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1;
         tc_escape_text(err->message, sizeof err->message, raw, len);
@@ -120,7 +120,7 @@ tconv_status tc_error_prefix(tc_error *err, tconv_status status, const char *fmt
     if (!err)
         return status;
     err->status = status;
-    char raw[TCONV_ERROR_MESSAGE_MAX], prefix[TCONV_ERROR_MESSAGE_MAX];
+    char raw[TC_ERROR_MESSAGE_MAX], prefix[TC_ERROR_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(raw, sizeof raw, fmt, ap);

@@ -1,25 +1,25 @@
 /* Error records: a status plus a formatted message with the context (file, node, field) that a
  * user needs to fix their input. Deep code fills one in and returns the status; callers add
  * context with tc_error_prefix as the error travels up. The library never prints. */
-#ifndef TCONV_IR_ERROR_H
-#define TCONV_IR_ERROR_H
+#ifndef TC_IR_ERROR_H
+#define TC_IR_ERROR_H
 
 #include <stdarg.h>
 #include <stddef.h>
 
 #include "tconv/status.h"
 
-#define TCONV_ERROR_MESSAGE_MAX 1024
+#define TC_ERROR_MESSAGE_MAX 1024
 
 typedef struct tc_error {
     tconv_status status;
-    char message[TCONV_ERROR_MESSAGE_MAX];
+    char message[TC_ERROR_MESSAGE_MAX];
 } tc_error;
 
 #if defined(__GNUC__)
-#define TCONV_PRINTF(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
+#define TC_PRINTF(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
 #else
-#define TCONV_PRINTF(fmt_index, args_index)
+#define TC_PRINTF(fmt_index, args_index)
 #endif
 
 void tc_error_clear(tc_error *err);
@@ -28,8 +28,7 @@ void tc_error_clear(tc_error *err);
  * write `return tc_error_set(err, TCONV_ERR_INVALID, "node '%s': ...", name);`. The message is
  * escaped with tc_escape_text (as are tc_error_prefix's prefixes): names read from a file cannot
  * put control bytes or invalid UTF-8 on a terminal or into a log. */
-tconv_status tc_error_set(tc_error *err, tconv_status status, const char *fmt, ...)
-    TCONV_PRINTF(3, 4);
+tconv_status tc_error_set(tc_error *err, tconv_status status, const char *fmt, ...) TC_PRINTF(3, 4);
 
 /* The same with a va_list, for wrappers that take their own format. */
 tconv_status tc_error_setv(tc_error *err, tconv_status status, const char *fmt, va_list ap);
@@ -39,7 +38,7 @@ tconv_status tc_error_setv(tc_error *err, tconv_status status, const char *fmt, 
  * `if (st != TCONV_OK) return tc_error_prefix(err, st, "input '%s': ", name);`. Without an
  * error record the status still travels up unchanged. */
 tconv_status tc_error_prefix(tc_error *err, tconv_status status, const char *fmt, ...)
-    TCONV_PRINTF(3, 4);
+    TC_PRINTF(3, 4);
 
 /* Copies len bytes of s into dst (capacity cap > 0, always NUL-terminated) so that they can be
  * shown on a terminal or in a log: valid UTF-8 stays as it is, and every control byte (below

@@ -541,7 +541,7 @@ tconv_status tc_value_set_tensor_type(tconv_value *value, tconv_dtype dtype, int
 
 bool tc_value_static_shape(const tconv_value *value, int64_t *dims, int *rank) {
     const tc_type *t = &value->type;
-    if (t->kind != TCONV_TYPE_TENSOR || t->rank < 0 || t->rank > TCONV_MAX_RANK)
+    if (t->kind != TCONV_TYPE_TENSOR || t->rank < 0 || t->rank > TC_MAX_RANK)
         return false;
     for (int i = 0; i < t->rank; i++) {
         if (t->dims[i].kind != TCONV_DIM_STATIC)

@@ -1,8 +1,8 @@
 /* A binary min-heap of indices over a caller-owned array. Stable topological sorts (the IR's
  * and the executor's) use it to always take the ready node that comes first in the graph, so an
  * already sorted graph keeps exactly its order. */
-#ifndef TCONV_IR_INDEX_HEAP_H
-#define TCONV_IR_INDEX_HEAP_H
+#ifndef TC_IR_INDEX_HEAP_H
+#define TC_IR_INDEX_HEAP_H
 
 #include <stddef.h>
 

@@ -18,8 +18,8 @@
  * rewriter of MLIR's patterns): passes and the public API write no struct field, apart from
  * the `mark` scratch fields and the API's own `last_error`. The importer, which builds the IR
  * from a file, is the one exception. */
-#ifndef TCONV_IR_IR_H
-#define TCONV_IR_IR_H
+#ifndef TC_IR_IR_H
+#define TC_IR_IR_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,7 +45,7 @@ bool tc_split_sizes_cut(const int64_t *sizes, size_t n, int64_t dim);
 /* Product of dims (all >= 0); false on overflow or a negative dim. Rank 0 gives 1. */
 bool tc_shape_elements(const int64_t *dims, int rank, int64_t *out);
 
-#define TCONV_MAX_RANK 16
+#define TC_MAX_RANK 16
 
 typedef struct tconv_model tconv_model;
 typedef struct tconv_graph tconv_graph;

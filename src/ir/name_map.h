@@ -1,7 +1,7 @@
 /* A string -> pointer hash map (open addressing, linear probing, at most 3/4 full). Keys are not
  * copied: they must outlive the map (IR names live in the model's arena). */
-#ifndef TCONV_IR_NAME_MAP_H
-#define TCONV_IR_NAME_MAP_H
+#ifndef TC_IR_NAME_MAP_H
+#define TC_IR_NAME_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * again when the opset changes, and its kind (tconv_node.kind, whatever the opset); verifier,
  * shape inference and runtime index their tables by them, and code outside src/ir tests kinds and
  * properties, never op names. */
-#ifndef TCONV_IR_OPS_H
-#define TCONV_IR_OPS_H
+#ifndef TC_IR_OPS_H
+#define TC_IR_OPS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* A pointer -> pointer hash map (open addressing, linear probing, at most half full), for
  * per-value side tables (shape inference's known contents, the inferred-type table). Keys are
  * compared as pointers and never dereferenced. A zeroed map is empty. */
-#ifndef TCONV_IR_PTR_MAP_H
-#define TCONV_IR_PTR_MAP_H
+#ifndef TC_IR_PTR_MAP_H
+#define TC_IR_PTR_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

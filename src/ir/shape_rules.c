@@ -12,10 +12,10 @@ bool tc_axis_normalize(int64_t axis, int rank, int *out) {
 }
 
 tc_axes_status tc_axes_normalize(const int64_t *axes, size_t n, int rank, int *out, size_t *bad) {
-    bool seen[TCONV_MAX_RANK] = {false};
+    bool seen[TC_MAX_RANK] = {false};
     for (size_t i = 0; i < n; i++) {
         *bad = i;
-        if (rank > TCONV_MAX_RANK || !tc_axis_normalize(axes[i], rank, &out[i]))
+        if (rank > TC_MAX_RANK || !tc_axis_normalize(axes[i], rank, &out[i]))
             return TC_AXES_OUT_OF_RANGE;
         if (seen[out[i]])
             return TC_AXES_REPEATED;

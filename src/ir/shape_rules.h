@@ -3,8 +3,8 @@
  * and the rules of Reshape's target shape. Slice's arguments and index arithmetic are in
  * slice_geometry.h. The callers word their own errors (a node path, a kernel context); these
  * only say what is wrong. */
-#ifndef TCONV_IR_SHAPE_RULES_H
-#define TCONV_IR_SHAPE_RULES_H
+#ifndef TC_IR_SHAPE_RULES_H
+#define TC_IR_SHAPE_RULES_H
 
 #include <stdbool.h>
 #include <stddef.h>

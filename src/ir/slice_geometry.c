@@ -54,10 +54,10 @@ static tconv_status read_attr(const tconv_node *node, const char *name, int64_t 
     tconv_status st = tc_node_attr_ints(node, name, present, &values, count, err);
     if (st != TCONV_OK)
         return st;
-    if (*count > TCONV_MAX_RANK)
+    if (*count > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "attribute '%s' has %zu values, at most %d are supported", name, *count,
-                            TCONV_MAX_RANK);
+                            TC_MAX_RANK);
     if (*count)
         memcpy(out, values, *count * sizeof *out);
     return TCONV_OK;

@@ -1,7 +1,7 @@
 /* ONNX Slice's per-axis index arithmetic, shared by shape inference and the runtime kernel so
  * that the two can never disagree on which elements a Slice keeps. */
-#ifndef TCONV_IR_SLICE_GEOMETRY_H
-#define TCONV_IR_SLICE_GEOMETRY_H
+#ifndef TC_IR_SLICE_GEOMETRY_H
+#define TC_IR_SLICE_GEOMETRY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,13 +24,13 @@ enum { TC_SLICE_STARTS = 1, TC_SLICE_ENDS, TC_SLICE_AXES, TC_SLICE_STEPS };
 
 /* Slice's arguments, as given (axes not yet normalized against a rank). */
 typedef struct tc_slice_args {
-    int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK], axes[TCONV_MAX_RANK];
-    int64_t steps[TCONV_MAX_RANK];
+    int64_t starts[TC_MAX_RANK], ends[TC_MAX_RANK], axes[TC_MAX_RANK];
+    int64_t steps[TC_MAX_RANK];
     size_t n;
 } tc_slice_args;
 
 /* Slice-1's attributes into args, completed (below). TCONV_ERR_INVALID when starts or ends is
- * missing or the lengths differ, TCONV_ERR_UNSUPPORTED past TCONV_MAX_RANK values. */
+ * missing or the lengths differ, TCONV_ERR_UNSUPPORTED past TC_MAX_RANK values. */
 tconv_status tc_slice_args_from_attrs(const tconv_node *node, tc_slice_args *args, tc_error *err);
 
 /* Completes arguments read from Slice-10's inputs (args->n: the starts' length; the others'

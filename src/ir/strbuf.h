@@ -1,6 +1,6 @@
 /* A growable, always NUL-terminated string for building messages, reports and JSON. */
-#ifndef TCONV_IR_STRBUF_H
-#define TCONV_IR_STRBUF_H
+#ifndef TC_IR_STRBUF_H
+#define TC_IR_STRBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@ typedef struct tc_strbuf {
 void tc_strbuf_init(tc_strbuf *sb);
 void tc_strbuf_free(tc_strbuf *sb);
 void tc_strbuf_append(tc_strbuf *sb, const char *s);
-void tc_strbuf_appendf(tc_strbuf *sb, const char *fmt, ...) TCONV_PRINTF(2, 3);
+void tc_strbuf_appendf(tc_strbuf *sb, const char *fmt, ...) TC_PRINTF(2, 3);
 /* Appends a decimal integer (what "%lld" gives, without the format parsing). */
 void tc_strbuf_append_int(tc_strbuf *sb, long long value);
 /* Appends s as a JSON string literal (quoted, escaped). */

@@ -13,7 +13,7 @@ tconv_status tc_tensor_create(tconv_model *model, const char *name, tconv_dtype 
                               tconv_tensor **out, tc_error *err) {
     int64_t n;
     size_t expected;
-    if (rank < 0 || rank > TCONV_MAX_RANK || (rank > 0 && !dims) ||
+    if (rank < 0 || rank > TC_MAX_RANK || (rank > 0 && !dims) ||
         !tc_shape_elements(dims, rank, &n) || !tc_dtype_storage_bytes(dtype, n, &expected))
         return tc_error_set(err, TCONV_ERR_INVALID, "tensor '%s': bad dtype %d or shape",
                             name ? name : "", (int)dtype);

@@ -6,7 +6,7 @@
 
 typedef struct type_entry {
     tc_type type; /* type.dims points at dims */
-    tc_dim dims[TCONV_MAX_RANK];
+    tc_dim dims[TC_MAX_RANK];
 } type_entry;
 
 void tc_type_table_init(tc_type_table *table) {
@@ -28,9 +28,9 @@ const tc_type *tc_type_table_get(const tc_type_table *table, const tconv_value *
 
 tconv_status tc_type_table_put(tc_type_table *table, const tconv_value *value, tconv_dtype dtype,
                                int rank, const tc_dim *dims, tc_error *err) {
-    if (rank < 0 || rank > TCONV_MAX_RANK)
+    if (rank < 0 || rank > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_INVALID, "value '%s': rank %d outside 0..%d",
-                            value->name ? value->name : "", rank, TCONV_MAX_RANK);
+                            value->name ? value->name : "", rank, TC_MAX_RANK);
     type_entry *e = tc_ptr_map_get(&table->entries, value);
     if (!e) {
         if (!(e = calloc(1, sizeof *e)))

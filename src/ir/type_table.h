@@ -3,8 +3,8 @@
  * passes/pass.h) and hands it to the session it creates; planning reads a value's type through
  * tc_type_seen, so the caller's model is never written and two sessions planned from one model
  * at once share nothing they write. A value the table lacks has the type the model declares. */
-#ifndef TCONV_IR_TYPE_TABLE_H
-#define TCONV_IR_TYPE_TABLE_H
+#ifndef TC_IR_TYPE_TABLE_H
+#define TC_IR_TYPE_TABLE_H
 
 #include "ir/ir.h"
 #include "ir/ptr_map.h"
@@ -21,7 +21,7 @@ void tc_type_table_free(tc_type_table *table);
 const tc_type *tc_type_table_get(const tc_type_table *table, const tconv_value *value);
 
 /* Records (or replaces) a tensor type; dims are copied (their symbol names are the model's and
- * must outlive the table). TCONV_ERR_INVALID for a rank outside 0..TCONV_MAX_RANK,
+ * must outlive the table). TCONV_ERR_INVALID for a rank outside 0..TC_MAX_RANK,
  * TCONV_ERR_NOMEM. */
 tconv_status tc_type_table_put(tc_type_table *table, const tconv_value *value, tconv_dtype dtype,
                                int rank, const tc_dim *dims, tc_error *err);

@@ -9,8 +9,8 @@
  *         return tc_error_nomem(err, "the list");
  *     list->items[list->n++] = item;
  */
-#ifndef TCONV_IR_VEC_H
-#define TCONV_IR_VEC_H
+#ifndef TC_IR_VEC_H
+#define TC_IR_VEC_H
 
 #include <stdbool.h>
 #include <stddef.h>

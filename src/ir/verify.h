@@ -1,6 +1,6 @@
 /* Additions to the verification API of ir.h. */
-#ifndef TCONV_IR_VERIFY_H
-#define TCONV_IR_VERIFY_H
+#ifndef TC_IR_VERIFY_H
+#define TC_IR_VERIFY_H
 
 #include <stddef.h>
 

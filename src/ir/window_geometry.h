@@ -10,15 +10,15 @@
  *   VALID:  (x - ke) / s + 1 rounded down, no pads (ceil_mode gives the same size).
  *   SAME_*: ceil(x / s); total pad max(0, (out-1)*s + ke - x), SAME_UPPER puts the odd extra at
  *           the end, SAME_LOWER at the beginning. */
-#ifndef TCONV_IR_WINDOW_GEOMETRY_H
-#define TCONV_IR_WINDOW_GEOMETRY_H
+#ifndef TC_IR_WINDOW_GEOMETRY_H
+#define TC_IR_WINDOW_GEOMETRY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "ir/ir.h"
 
-#define TCONV_MAX_SPATIAL 8
+#define TC_MAX_SPATIAL 8
 
 typedef enum tc_auto_pad {
     TCONV_AUTO_PAD_NOTSET = 0,
@@ -61,10 +61,10 @@ typedef struct tc_window_attrs {
     tc_auto_pad auto_pad;
     bool ceil_mode; /* pooling only: the caller reads it (Conv has none) */
     bool has_kernel_shape;
-    int64_t kernel_shape[TCONV_MAX_SPATIAL]; /* the reader's fallback when absent */
-    int64_t strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t pads[2 * TCONV_MAX_SPATIAL]; /* begins then ends, as in ONNX; 0 when absent */
+    int64_t kernel_shape[TC_MAX_SPATIAL]; /* the reader's fallback when absent */
+    int64_t strides[TC_MAX_SPATIAL];
+    int64_t dilations[TC_MAX_SPATIAL];
+    int64_t pads[2 * TC_MAX_SPATIAL]; /* begins then ends, as in ONNX; 0 when absent */
 } tc_window_attrs;
 
 /* Reads auto_pad, kernel_shape (kernel_fallback when absent), strides, dilations (>= 1) and pads

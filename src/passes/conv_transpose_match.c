@@ -9,7 +9,7 @@ bool tc_is_conv_transpose(const tconv_node *node) {
 /* Rank and dims of a value's declared type; unknown dims are -1, unknown rank gives -1. */
 static int value_dims(const tconv_value *value, int64_t *dims) {
     if (!value || value->type.kind != TCONV_TYPE_TENSOR || value->type.rank < 0 ||
-        value->type.rank > TCONV_MAX_RANK)
+        value->type.rank > TC_MAX_RANK)
         return -1;
     for (int i = 0; i < value->type.rank; i++) {
         const tc_dim *d = &value->type.dims[i];
@@ -62,7 +62,7 @@ tconv_status tc_conv_transpose_match_node(tconv_node *node, tconv_convention con
     st = tc_conv_transpose_resolve(&out->attrs, out->x_dims, out->w_dims, convention,
                                    &out->geometry, err);
     if (st == TCONV_OK && node->n_inputs > 2 && node->inputs[2]) {
-        int64_t b_dims[TCONV_MAX_RANK];
+        int64_t b_dims[TC_MAX_RANK];
         st = tc_conv_transpose_check_bias(value_dims(node->inputs[2], b_dims), b_dims,
                                           out->geometry.c_out, err);
     }

@@ -1,7 +1,7 @@
 /* Matching a ConvTranspose node: its input shapes, attributes and resolved geometry, and
  * whether a policy asks for it to be rewritten. Shared by the legalization and the lint. */
-#ifndef TCONV_PASSES_CONV_TRANSPOSE_MATCH_H
-#define TCONV_PASSES_CONV_TRANSPOSE_MATCH_H
+#ifndef TC_PASSES_CONV_TRANSPOSE_MATCH_H
+#define TC_PASSES_CONV_TRANSPOSE_MATCH_H
 
 #include "ir/conv_transpose_geometry.h"
 #include "passes/pass.h"
@@ -9,9 +9,9 @@
 typedef struct tc_conv_transpose_match {
     tconv_node *node;
     int x_rank; /* -1 unknown */
-    int64_t x_dims[TCONV_MAX_RANK];
+    int64_t x_dims[TC_MAX_RANK];
     int w_rank;
-    int64_t w_dims[TCONV_MAX_RANK];
+    int64_t w_dims[TC_MAX_RANK];
     tc_conv_transpose_attrs attrs;
     tc_conv_transpose_geometry geometry;
 } tc_conv_transpose_match;

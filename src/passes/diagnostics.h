@@ -1,6 +1,6 @@
 /* Warnings collected by passes (and the loader) for the caller to show. */
-#ifndef TCONV_PASSES_DIAGNOSTICS_H
-#define TCONV_PASSES_DIAGNOSTICS_H
+#ifndef TC_PASSES_DIAGNOSTICS_H
+#define TC_PASSES_DIAGNOSTICS_H
 
 #include <stddef.h>
 
@@ -15,6 +15,6 @@ void tc_diagnostics_init(tc_diagnostics *diags);
 void tc_diagnostics_free(tc_diagnostics *diags);
 /* Appends a formatted warning; silently drops it when out of memory (warnings are advisory).
  * diags may be NULL. */
-void tc_diagnostics_add(tc_diagnostics *diags, const char *fmt, ...) TCONV_PRINTF(2, 3);
+void tc_diagnostics_add(tc_diagnostics *diags, const char *fmt, ...) TC_PRINTF(2, 3);
 
 #endif

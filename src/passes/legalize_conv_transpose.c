@@ -32,10 +32,10 @@ typedef struct shared_constants {
 
 typedef struct rewrite_plan {
     int rank; /* spatial axes */
-    int64_t crop_begin[TCONV_MAX_SPATIAL];
-    int64_t crop_end[TCONV_MAX_SPATIAL]; /* elements cut from the end of F */
-    int64_t extend_begin[TCONV_MAX_SPATIAL];
-    int64_t extend_end[TCONV_MAX_SPATIAL];
+    int64_t crop_begin[TC_MAX_SPATIAL];
+    int64_t crop_end[TC_MAX_SPATIAL]; /* elements cut from the end of F */
+    int64_t extend_begin[TC_MAX_SPATIAL];
+    int64_t extend_end[TC_MAX_SPATIAL];
     bool crops, extends, moves_bias;
 } rewrite_plan;
 
@@ -108,7 +108,7 @@ static tconv_status new_node(rewriter *rw, const char *op_type, const char *suff
     return TCONV_OK;
 }
 
-/* "suffix:v0,v1,...": what identifies a shared constant (at most 2 * TCONV_MAX_RANK values). */
+/* "suffix:v0,v1,...": what identifies a shared constant (at most 2 * TC_MAX_RANK values). */
 static void constant_key(const char *suffix, const int64_t *values, size_t count, char *key,
                          size_t size) {
     size_t used = (size_t)snprintf(key, size, "%s:", suffix);
@@ -121,7 +121,7 @@ static void constant_key(const char *suffix, const int64_t *values, size_t count
  * that needed the same one. IR < 4 requires every initializer to be a graph input as well. */
 static tconv_status add_int64_initializer(rewriter *rw, const char *suffix, const int64_t *values,
                                           size_t count, tconv_value **out) {
-    char key[64 + 2 * TCONV_MAX_RANK * 21];
+    char key[64 + 2 * TC_MAX_RANK * 21];
     constant_key(suffix, values, count, key, sizeof key);
     tconv_value *value = tc_name_map_get(&rw->shared->by_content, key);
     if (value) {
@@ -166,12 +166,12 @@ static tconv_status declare_type(rewriter *rw, tconv_value *value, const int64_t
     if (dtype == TCONV_DTYPE_UNDEFINED)
         return TCONV_OK;
     int rank = m->attrs.spatial_rank + 2;
-    tc_dim dims[TCONV_MAX_RANK];
+    tc_dim dims[TC_MAX_RANK];
     memset(dims, 0, sizeof dims);
     if (x->type.kind == TCONV_TYPE_TENSOR && x->type.rank == rank)
         dims[0] = x->type.dims[0]; /* batch, static or symbolic */
     dims[0].origin = NULL;
-    int64_t sizes[TCONV_MAX_RANK];
+    int64_t sizes[TC_MAX_RANK];
     sizes[1] = m->geometry.c_out;
     for (int i = 0; i < m->attrs.spatial_rank; i++)
         sizes[2 + i] = spatial[i];
@@ -221,8 +221,8 @@ static tconv_status make_valid_conv_transpose(rewriter *rw, tconv_value **t_out)
 
 static tconv_status emit_crop(rewriter *rw, tconv_value *in, tconv_value **out) {
     const rewrite_plan *p = &rw->plan;
-    int64_t starts[TCONV_MAX_SPATIAL], ends[TCONV_MAX_SPATIAL], axes[TCONV_MAX_SPATIAL];
-    int64_t cropped[TCONV_MAX_SPATIAL];
+    int64_t starts[TC_MAX_SPATIAL], ends[TC_MAX_SPATIAL], axes[TC_MAX_SPATIAL];
+    int64_t cropped[TC_MAX_SPATIAL];
     size_t n = 0;
     for (int i = 0; i < p->rank; i++) {
         int64_t full = rw->match->geometry.full[i];
@@ -263,7 +263,7 @@ static tconv_status emit_crop(rewriter *rw, tconv_value *in, tconv_value **out) 
 static tconv_status emit_extend(rewriter *rw, tconv_value *in, tconv_value **out) {
     const rewrite_plan *p = &rw->plan;
     int full_rank = p->rank + 2;
-    int64_t pads[2 * TCONV_MAX_RANK] = {0};
+    int64_t pads[2 * TC_MAX_RANK] = {0};
     for (int i = 0; i < p->rank; i++) {
         pads[2 + i] = p->extend_begin[i];
         pads[full_rank + 2 + i] = p->extend_end[i];
@@ -295,7 +295,7 @@ static tconv_status emit_extend(rewriter *rw, tconv_value *in, tconv_value **out
  * is an initializer, else an Unsqueeze node. */
 static tconv_status bias_for_broadcast(rewriter *rw, tconv_value *bias, tconv_value **out) {
     int rank = rw->plan.rank;
-    int64_t axes[TCONV_MAX_SPATIAL];
+    int64_t axes[TC_MAX_SPATIAL];
     for (int i = 0; i < rank; i++)
         axes[i] = 1 + i;
     tconv_tensor *init = bias->initializer;
@@ -303,7 +303,7 @@ static tconv_status bias_for_broadcast(rewriter *rw, tconv_value *bias, tconv_va
         const void *data;
         size_t nbytes;
         tconv_status st = tc_tensor_data(init, &data, &nbytes, rw->err);
-        int64_t dims[TCONV_MAX_SPATIAL + 1];
+        int64_t dims[TC_MAX_SPATIAL + 1];
         dims[0] = init->dims[0];
         for (int i = 0; i < rank; i++)
             dims[1 + i] = 1;
@@ -452,7 +452,7 @@ typedef struct dyn_consts {
 static tconv_status dyn_make_consts(dyn_ctx *d, dyn_consts *c) {
     const tc_conv_transpose_geometry *g = &d->rw->match->geometry;
     const int64_t *os = d->rw->match->attrs.output_shape;
-    int64_t v[10][TCONV_MAX_SPATIAL];
+    int64_t v[10][TC_MAX_SPATIAL];
     for (size_t i = 0; i < d->r; i++) {
         int64_t ke = (g->kernel[i] - 1) * g->dilations[i] + 1, s = g->strides[i];
         int64_t op = g->output_padding[i];
@@ -602,7 +602,7 @@ static tconv_status dyn_crop_and_extend(dyn_ctx *d, const dyn_consts *c, tconv_v
     tconv_value *slice_in[4] = {t, starts, ends, c->axes};
     for (int k = 0; k < 4 && st == TCONV_OK; k++)
         st = tc_node_add_input(slice, slice_in[k], d->rw->err);
-    int64_t unknown[TCONV_MAX_SPATIAL];
+    int64_t unknown[TC_MAX_SPATIAL];
     for (size_t i = 0; i < d->r; i++)
         unknown[i] = -1;
     if (st || (st = new_value(d->rw, "crop_output", &cropped)) ||

@@ -51,7 +51,7 @@ static tconv_status rewrite_dilation(tc_emitter *e, const tc_conv_transpose_matc
     tconv_node *node = m->node;
     const tc_conv_transpose_geometry *g = &m->geometry;
     int rank = m->w_rank, r = g->spatial_rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     memcpy(dims, m->w_dims, sizeof dims);
     tconv_dtype dtype = node->inputs[1]->type.kind == TCONV_TYPE_TENSOR
                             ? node->inputs[1]->type.dtype
@@ -66,9 +66,9 @@ static tconv_status rewrite_dilation(tc_emitter *e, const tc_conv_transpose_matc
         if (d == 1)
             continue;
         int64_t axis = 2 + i, after = axis + 1;
-        int64_t pads[2 * TCONV_MAX_RANK] = {0};
+        int64_t pads[2 * TC_MAX_RANK] = {0};
         pads[(rank + 1) + after] = d - 1;
-        int64_t shape[TCONV_MAX_RANK];
+        int64_t shape[TC_MAX_RANK];
         memcpy(shape, dims, sizeof shape);
         shape[axis] = k * d;
         int64_t zero = 0, ke = (k - 1) * d + 1;
@@ -82,7 +82,7 @@ static tconv_status rewrite_dilation(tc_emitter *e, const tc_conv_transpose_matc
         w = s;
         st = tc_emit_declare(e, w, dtype, rank, dims);
     }
-    int64_t ones[TCONV_MAX_SPATIAL], kernel[TCONV_MAX_SPATIAL];
+    int64_t ones[TC_MAX_SPATIAL], kernel[TC_MAX_SPATIAL];
     for (int i = 0; i < r; i++) {
         ones[i] = 1;
         kernel[i] = (g->kernel[i] - 1) * g->dilations[i] + 1;

@@ -184,7 +184,7 @@ tconv_status tc_emit_declare(tc_emitter *e, tconv_value *value, tconv_dtype dtyp
                              const int64_t *dims) {
     if (dtype == TCONV_DTYPE_UNDEFINED)
         return TCONV_OK;
-    tc_dim d[TCONV_MAX_RANK];
+    tc_dim d[TC_MAX_RANK];
     memset(d, 0, sizeof d);
     for (int i = 0; i < rank; i++) {
         d[i].kind = dims[i] >= 0 ? TCONV_DIM_STATIC : TCONV_DIM_UNKNOWN;

@@ -2,8 +2,8 @@
  * dilation folded into W): new nodes named <base>/<suffix>, linked one after another after an
  * anchor node, int64 constants as initializers, and the op forms of the model's opset (Slice-1
  * attributes vs Slice-10 inputs, Unsqueeze/Squeeze-1 vs -13, Pad-2 vs -11, Reshape-1 vs -5). */
-#ifndef TCONV_PASSES_LOWER_EMIT_H
-#define TCONV_PASSES_LOWER_EMIT_H
+#ifndef TC_PASSES_LOWER_EMIT_H
+#define TC_PASSES_LOWER_EMIT_H
 
 #include "ir/ir.h"
 

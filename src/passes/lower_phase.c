@@ -18,21 +18,21 @@ typedef struct phase_plan {
     int r; /* spatial axes */
     int64_t opset;
     int64_t group, c_in, c_out;
-    int64_t k[TCONV_MAX_SPATIAL], s[TCONV_MAX_SPATIAL], d[TCONV_MAX_SPATIAL];
-    int64_t x[TCONV_MAX_SPATIAL];        /* input size, -1 unknown */
-    int64_t a[TCONV_MAX_SPATIAL];        /* A = floor((k-1)*d / s): phase outputs are x + A */
-    int64_t q[TCONV_MAX_SPATIAL];        /* x + A, -1 unknown */
-    int64_t crop_end[TCONV_MAX_SPATIAL]; /* s*(x+A) - F = s - 1 - ((k-1)*d mod s) */
-    int64_t phases;                      /* P = product of the strides */
-    bool can_one_conv;                   /* every axis has s = 1 or d = 1 */
-    double padded_taps, exact_taps;      /* prod(ceil(k/s)*s) and prod(k) */
-    bool one_conv;                       /* one Conv with P * C_out channels (else one per phase) */
-    bool channel_major;                  /* the Convs' channel order: c*P + p (else p*C + c) */
+    int64_t k[TC_MAX_SPATIAL], s[TC_MAX_SPATIAL], d[TC_MAX_SPATIAL];
+    int64_t x[TC_MAX_SPATIAL];        /* input size, -1 unknown */
+    int64_t a[TC_MAX_SPATIAL];        /* A = floor((k-1)*d / s): phase outputs are x + A */
+    int64_t q[TC_MAX_SPATIAL];        /* x + A, -1 unknown */
+    int64_t crop_end[TC_MAX_SPATIAL]; /* s*(x+A) - F = s - 1 - ((k-1)*d mod s) */
+    int64_t phases;                   /* P = product of the strides */
+    bool can_one_conv;                /* every axis has s = 1 or d = 1 */
+    double padded_taps, exact_taps;   /* prod(ceil(k/s)*s) and prod(k) */
+    bool one_conv;                    /* one Conv with P * C_out channels (else one per phase) */
+    bool channel_major;               /* the Convs' channel order: c*P + p (else p*C + c) */
     bool depth_to_space; /* interleave by DepthToSpace (else Reshape, Transpose, Reshape) */
     bool empty_phases;   /* per phase: some phase has no tap (k < s, or gcd(d, s) > 1) */
     tc_weight_source w_src, b_src;
     bool w_graph; /* W is not a constant: graph ops (Transpose, Reshape, Slice) select its taps */
-    int64_t w_dims[TCONV_MAX_RANK];
+    int64_t w_dims[TC_MAX_RANK];
     bool has_bias, bias_constant, bias_on_conv;
     tconv_dtype dtype; /* X's element type (for the zeros of empty phases), UNDEFINED unknown */
 } phase_plan;
@@ -77,7 +77,7 @@ static void phase_digits(const phase_plan *p, int64_t ph, int64_t *digits) {
 /* ---------------------------------------------------------------- matching */
 
 static bool refuse(char *why, size_t why_size, const tconv_node *node, const char *fmt, ...)
-    TCONV_PRINTF(4, 5);
+    TC_PRINTF(4, 5);
 static bool refuse(char *why, size_t why_size, const tconv_node *node, const char *fmt, ...) {
     if (!why || !why_size)
         return false;
@@ -118,7 +118,7 @@ static bool plan_axes(phase_plan *p, const tc_conv_transpose_geometry *g) {
 
 static bool has_empty_phase(const phase_plan *p) {
     for (int64_t ph = 0; ph < p->phases; ph++) {
-        int64_t digits[TCONV_MAX_SPATIAL];
+        int64_t digits[TC_MAX_SPATIAL];
         phase_digits(p, ph, digits);
         for (int i = 0; i < p->r; i++) {
             if (!taps_of_phase(p->k[i], p->s[i], p->d[i], digits[i]).count)
@@ -164,7 +164,7 @@ static bool match_with_w_dims(tconv_node *node, int w_rank, const int64_t *w_dim
     tc_error_clear(&e);
     if (node->n_inputs < 2 || !node->inputs[0] || node->n_outputs < 1 || !node->outputs[0])
         return refuse(why, why_size, node, "needs inputs X and W and output Y");
-    if (w_rank < 3 || w_rank > TCONV_MAX_SPATIAL + 2)
+    if (w_rank < 3 || w_rank > TC_MAX_SPATIAL + 2)
         return refuse(why, why_size, node, "W has rank %d", w_rank);
     m->w_rank = w_rank;
     memcpy(m->w_dims, w_dims, (size_t)w_rank * sizeof(int64_t));
@@ -200,7 +200,7 @@ static bool plan_node(const tconv_node *cnode, const tc_conv_lowering *how, phas
     p->w_graph = !tc_weight_source_find(node->inputs[1], &p->w_src, reason, sizeof reason);
     if (!p->w_graph) {
         w_rank = p->w_src.tensor->rank;
-        if (w_rank > TCONV_MAX_RANK)
+        if (w_rank > TC_MAX_RANK)
             return refuse(why, why_size, node, "W has rank %d", w_rank);
         memcpy(p->w_dims, p->w_src.tensor->dims, (size_t)w_rank * sizeof(int64_t));
     } else if (!node->inputs[1] || !tc_value_static_shape(node->inputs[1], p->w_dims, &w_rank)) {
@@ -404,7 +404,7 @@ static tconv_status one_conv_weight(const phase_plan *p, const tc_weight *conv_w
     tconv_status st = TCONV_OK;
     int64_t made = 0;
     for (; made < p->phases && st == TCONV_OK; made++) {
-        int64_t digits[TCONV_MAX_SPATIAL];
+        int64_t digits[TC_MAX_SPATIAL];
         phase_digits(p, made, digits);
         st = clone_weight(conv_w, &parts[made], err);
         /* flipped position t holds tap k-1-t: tap digit + (kc-1-t')*s sits at
@@ -449,7 +449,7 @@ static tconv_status phase_bias(const phase_plan *p, tc_weight *b, tc_error *err)
 static tconv_status set_conv_attrs(emitter *e, tconv_node *conv, const phase_plan *p,
                                    const int64_t *kernel, const int64_t *dilations,
                                    const int64_t *pad_begin, const int64_t *pad_end) {
-    int64_t pads[2 * TCONV_MAX_SPATIAL], ones[TCONV_MAX_SPATIAL];
+    int64_t pads[2 * TC_MAX_SPATIAL], ones[TC_MAX_SPATIAL];
     for (int i = 0; i < p->r; i++) {
         pads[i] = pad_begin[i];
         pads[p->r + i] = pad_end[i];
@@ -495,7 +495,7 @@ static tconv_status emit_one_conv(emitter *e, const phase_plan *p, tconv_value *
                                   const tc_weight *conv_w, const tc_weight *bias,
                                   tconv_value **out) {
     tc_weight w;
-    int64_t kernel[TCONV_MAX_SPATIAL], dilations[TCONV_MAX_SPATIAL];
+    int64_t kernel[TC_MAX_SPATIAL], dilations[TC_MAX_SPATIAL];
     tconv_status st = one_conv_weight(p, conv_w, &w, kernel, e->err);
     if (st != TCONV_OK)
         return st;
@@ -530,7 +530,7 @@ static tconv_status emit_zeros(emitter *e, const phase_plan *p, tconv_value *lik
 static tconv_status emit_graph_conv_weight(emitter *e, const phase_plan *p, tconv_value *w,
                                            tconv_value **out) {
     int rank = p->r + 2;
-    int64_t perm[TCONV_MAX_RANK + 1], split[TCONV_MAX_RANK + 1], merged[TCONV_MAX_RANK];
+    int64_t perm[TC_MAX_RANK + 1], split[TC_MAX_RANK + 1], merged[TC_MAX_RANK];
     tconv_node *transpose;
     tconv_status st = TCONV_OK;
     int64_t g = p->group, cin_g = p->c_in / g, cout_g = p->c_out / g;
@@ -574,7 +574,7 @@ static tconv_status emit_graph_conv_weight(emitter *e, const phase_plan *p, tcon
 static tconv_status emit_weight_slice(emitter *e, const phase_plan *p, tconv_value *w,
                                       const int64_t *starts, const int64_t *ends,
                                       const int64_t *steps, tconv_value **out) {
-    int64_t axes[TCONV_MAX_SPATIAL];
+    int64_t axes[TC_MAX_SPATIAL];
     for (int i = 0; i < p->r; i++)
         axes[i] = 2 + i;
     tconv_value *in[5] = {w, NULL, NULL, NULL, NULL};
@@ -599,9 +599,9 @@ static tconv_status emit_phase_convs(emitter *e, const phase_plan *p, tconv_valu
     tconv_status st = TCONV_OK;
     tconv_value *first = NULL, *bias_value = NULL;
     for (int64_t ph = 0; ph < p->phases && st == TCONV_OK; ph++) {
-        int64_t digits[TCONV_MAX_SPATIAL], kernel[TCONV_MAX_SPATIAL], dil[TCONV_MAX_SPATIAL];
-        int64_t pb[TCONV_MAX_SPATIAL], pe[TCONV_MAX_SPATIAL];
-        axis_taps taps[TCONV_MAX_SPATIAL];
+        int64_t digits[TC_MAX_SPATIAL], kernel[TC_MAX_SPATIAL], dil[TC_MAX_SPATIAL];
+        int64_t pb[TC_MAX_SPATIAL], pe[TC_MAX_SPATIAL];
+        axis_taps taps[TC_MAX_SPATIAL];
         phase_digits(p, ph, digits);
         bool empty = false;
         for (int i = 0; i < p->r; i++) {
@@ -612,7 +612,7 @@ static tconv_status emit_phase_convs(emitter *e, const phase_plan *p, tconv_valu
             continue;
         tc_weight w;
         memset(&w, 0, sizeof w);
-        int64_t starts[TCONV_MAX_SPATIAL], ends[TCONV_MAX_SPATIAL], steps[TCONV_MAX_SPATIAL];
+        int64_t starts[TC_MAX_SPATIAL], ends[TC_MAX_SPATIAL], steps[TC_MAX_SPATIAL];
         if (conv_w)
             st = clone_weight(conv_w, &w, e->err);
         for (int i = 0; i < p->r && st == TCONV_OK; i++) {
@@ -676,13 +676,13 @@ static tconv_status emit_reshape(emitter *e, const phase_plan *p, tconv_value *i
     tconv_value *shape;
     tconv_status st;
     if (unknown <= 1) {
-        int64_t dims[2 + 2 * TCONV_MAX_SPATIAL];
+        int64_t dims[2 + 2 * TC_MAX_SPATIAL];
         memcpy(dims, head, n_head * sizeof(int64_t));
         for (int i = 0; i < p->r; i++)
             dims[n_head + (size_t)i] = p->q[i] < 0 ? -1 : spatial[i];
         st = new_i64(e, "interleave_shape", dims, n_head + (size_t)p->r, &shape);
     } else {
-        int64_t axes[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
+        int64_t axes[TC_MAX_SPATIAL], strides[TC_MAX_SPATIAL];
         for (int i = 0; i < p->r; i++) {
             axes[i] = 2 + i;
             strides[i] = p->s[i];
@@ -721,7 +721,7 @@ static tconv_status emit_reshape(emitter *e, const phase_plan *p, tconv_value *i
 static tconv_status emit_reshape_interleave(emitter *e, const phase_plan *p, tconv_value *z,
                                             tconv_value **out) {
     int r = p->r;
-    int64_t head[2 + TCONV_MAX_SPATIAL], perm[2 + 2 * TCONV_MAX_SPATIAL], spatial[3];
+    int64_t head[2 + TC_MAX_SPATIAL], perm[2 + 2 * TC_MAX_SPATIAL], spatial[3];
     size_t n_head = 0;
     head[n_head++] = 0;
     if (p->channel_major)
@@ -767,7 +767,7 @@ static tconv_status emit_interleave(emitter *e, const phase_plan *p, tconv_value
 
 /* Slice off the last crop_end positions of each axis (negative ends: any input size). */
 static tconv_status emit_crop(emitter *e, const phase_plan *p, tconv_value *in, tconv_value **out) {
-    int64_t starts[TCONV_MAX_SPATIAL], ends[TCONV_MAX_SPATIAL], axes[TCONV_MAX_SPATIAL];
+    int64_t starts[TC_MAX_SPATIAL], ends[TC_MAX_SPATIAL], axes[TC_MAX_SPATIAL];
     size_t n = 0;
     for (int i = 0; i < p->r; i++) {
         if (!p->crop_end[i])
@@ -807,7 +807,7 @@ static tconv_status emit_bias_add(emitter *e, const phase_plan *p, tconv_value *
     tconv_status st = TCONV_OK;
     bool legacy = p->opset < 7;
     if (!legacy && !p->bias_constant) {
-        int64_t axes[TCONV_MAX_SPATIAL];
+        int64_t axes[TC_MAX_SPATIAL];
         for (int i = 0; i < p->r; i++)
             axes[i] = 1 + i;
         tconv_node *unsqueeze;
@@ -881,7 +881,7 @@ tconv_status tc_lower_conv_transpose_as_convs(tconv_model *model, tconv_graph *g
                                               tconv_node *node, const tc_conv_lowering *how,
                                               tc_rewrite_report *report, tc_error *err) {
     phase_plan p;
-    char why[TCONV_ERROR_MESSAGE_MAX];
+    char why[TC_ERROR_MESSAGE_MAX];
     if (!node || node->graph != graph || graph->model != model)
         return tc_error_set(err, TCONV_ERR_INVALID, "the node is not in the graph");
     if (!plan_node(node, how, &p, why, sizeof why))

@@ -29,8 +29,8 @@
  * selected by graph ops: Transpose (Reshape, Transpose, Reshape for groups) into the Conv layout,
  * then per phase a Slice with negative steps (opset 10), which also flips it; otherwise the node
  * is refused naming W. */
-#ifndef TCONV_PASSES_LOWER_PHASE_H
-#define TCONV_PASSES_LOWER_PHASE_H
+#ifndef TC_PASSES_LOWER_PHASE_H
+#define TC_PASSES_LOWER_PHASE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -9,7 +9,7 @@
 
 /* ---------------------------------------------------------------- finding the constant */
 
-static bool say(char *why, size_t why_size, const char *fmt, ...) TCONV_PRINTF(3, 4);
+static bool say(char *why, size_t why_size, const char *fmt, ...) TC_PRINTF(3, 4);
 static bool say(char *why, size_t why_size, const char *fmt, ...) {
     if (why && why_size) {
         va_list ap;
@@ -146,7 +146,7 @@ void tc_weight_free(tc_weight *weight) {
 tconv_status tc_weight_load(const tc_weight_source *source, tc_weight *out, tc_error *err) {
     memset(out, 0, sizeof *out);
     const tconv_tensor *t = source->tensor;
-    if (t->rank > TCONV_MAX_RANK)
+    if (t->rank > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "weight '%s' has rank %d", t->name,
                             t->rank);
     out->dtype = t->dtype;
@@ -227,10 +227,10 @@ static void zero_point_bytes(const tc_weight *w, int64_t index, uint8_t *out) {
 /* The weight rebuilt through `reads` (one per new axis). The old quantized axis must be read by
  * exactly one new axis, without inserted positions. */
 static tconv_status regather(tc_weight *w, int rank, const axis_read *reads, tc_error *err) {
-    if (rank > TCONV_MAX_RANK)
+    if (rank > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "weight rank %d past %d", rank,
-                            TCONV_MAX_RANK);
-    int64_t dims[TCONV_MAX_RANK], count;
+                            TC_MAX_RANK);
+    int64_t dims[TC_MAX_RANK], count;
     int new_qaxis = -1;
     for (int i = 0; i < rank; i++) {
         dims[i] = reads[i].size;
@@ -268,7 +268,7 @@ static tconv_status regather(tc_weight *w, int rank, const axis_read *reads, tc_
         free(qmap);
         return tc_error_nomem(err, "a rewritten weight");
     }
-    int64_t old_strides[TCONV_MAX_RANK];
+    int64_t old_strides[TC_MAX_RANK];
     int64_t stride = 1;
     for (int a = w->rank - 1; a >= 0; a--) {
         old_strides[a] = stride;
@@ -277,7 +277,7 @@ static tconv_status regather(tc_weight *w, int rank, const axis_read *reads, tc_
     uint8_t zp[16];
     if (!w->quantized || w->qaxis < 0)
         zero_point_bytes(w, 0, zp);
-    int64_t idx[TCONV_MAX_RANK] = {0};
+    int64_t idx[TC_MAX_RANK] = {0};
     for (int64_t e = 0; e < count; e++) {
         int64_t offset = 0;
         bool inserted = false;
@@ -331,7 +331,7 @@ tconv_status tc_weight_take(tc_weight *weight, int axis, int64_t start, int64_t 
     tconv_status st = check_axis(weight, axis, weight->rank, err);
     if (st != TCONV_OK)
         return st;
-    axis_read reads[TCONV_MAX_RANK];
+    axis_read reads[TC_MAX_RANK];
     identity_reads(weight, reads);
     reads[axis].start = start;
     reads[axis].step = step;
@@ -356,8 +356,8 @@ tconv_status tc_weight_flip(tc_weight *weight, int axis, tc_error *err) {
 }
 
 tconv_status tc_weight_permute(tc_weight *weight, const int *perm, tc_error *err) {
-    axis_read reads[TCONV_MAX_RANK];
-    bool seen[TCONV_MAX_RANK] = {false};
+    axis_read reads[TC_MAX_RANK];
+    bool seen[TC_MAX_RANK] = {false};
     for (int i = 0; i < weight->rank; i++) {
         if (perm[i] < 0 || perm[i] >= weight->rank || seen[perm[i]])
             return tc_error_set(err, TCONV_ERR_INVALID, "weight permutation is not one");
@@ -374,7 +374,7 @@ tconv_status tc_weight_spread(tc_weight *weight, int axis, int64_t factor, tc_er
     int64_t n = weight->dims[axis];
     if (factor < 1 || (n > 1 && n - 1 > (INT64_MAX / 4) / factor))
         return tc_error_set(err, TCONV_ERR_INVALID, "spread factor %lld", (long long)factor);
-    axis_read reads[TCONV_MAX_RANK];
+    axis_read reads[TC_MAX_RANK];
     identity_reads(weight, reads);
     reads[axis].spread = factor;
     reads[axis].size = n ? (n - 1) * factor + 1 : 0;
@@ -387,7 +387,7 @@ tconv_status tc_weight_repeat(tc_weight *weight, int axis, int64_t times, tc_err
         return st;
     if (times < 1 || weight->dims[axis] > (INT64_MAX / 4) / times)
         return tc_error_set(err, TCONV_ERR_INVALID, "repeat count %lld", (long long)times);
-    axis_read reads[TCONV_MAX_RANK];
+    axis_read reads[TC_MAX_RANK];
     identity_reads(weight, reads);
     reads[axis].repeat = times;
     reads[axis].size = weight->dims[axis] * times;
@@ -395,7 +395,7 @@ tconv_status tc_weight_repeat(tc_weight *weight, int axis, int64_t times, tc_err
 }
 
 tconv_status tc_weight_insert_axis(tc_weight *weight, int at, tc_error *err) {
-    if (at < 0 || at > weight->rank || weight->rank >= TCONV_MAX_RANK)
+    if (at < 0 || at > weight->rank || weight->rank >= TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_INVALID, "new weight axis at %d of rank %d", at,
                             weight->rank);
     for (int i = weight->rank; i > at; i--)
@@ -412,7 +412,7 @@ tconv_status tc_weight_split_axis(tc_weight *weight, int axis, int64_t outer, tc
     if (st != TCONV_OK)
         return st;
     int64_t n = weight->dims[axis];
-    if (outer < 1 || n % outer || weight->rank >= TCONV_MAX_RANK)
+    if (outer < 1 || n % outer || weight->rank >= TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_INVALID, "weight axis %d of size %lld split by %lld",
                             axis, (long long)n, (long long)outer);
     int64_t inner = n / outer;
@@ -535,7 +535,7 @@ tconv_status tc_weight_conv_transpose_to_conv(tc_weight *weight, int64_t group, 
     tconv_status st = tc_weight_split_axis(weight, 0, group, err);
     if (st != TCONV_OK)
         return st;
-    axis_read reads[TCONV_MAX_RANK];
+    axis_read reads[TC_MAX_RANK];
     identity_reads(weight, reads);
     reads[1] = identity_read(weight, 2);
     reads[2] = identity_read(weight, 1);
@@ -652,7 +652,7 @@ static tconv_status emit_dequantize(const tc_weight *w, tconv_graph *graph, tcon
         st = tc_node_add_output(dq, *out, err);
     const tconv_value *old = src->dequantize->outputs[0];
     if (st == TCONV_OK && old && old->type.kind == TCONV_TYPE_TENSOR) {
-        tc_dim dims[TCONV_MAX_RANK];
+        tc_dim dims[TC_MAX_RANK];
         memset(dims, 0, sizeof dims);
         for (int i = 0; i < w->rank; i++) {
             dims[i].kind = TCONV_DIM_STATIC;

@@ -21,8 +21,8 @@
  *
  * Ownership: a tc_weight owns its buffers (malloc); tc_weight_free releases them. Every operation
  * leaves the weight unchanged when it fails. */
-#ifndef TCONV_PASSES_LOWER_WEIGHTS_H
-#define TCONV_PASSES_LOWER_WEIGHTS_H
+#ifndef TC_PASSES_LOWER_WEIGHTS_H
+#define TC_PASSES_LOWER_WEIGHTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,7 +53,7 @@ typedef struct tc_weight {
     tconv_dtype dtype; /* the stored type (the quantized type under QDQ) */
     size_t elem_size;  /* bytes per element */
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int64_t count; /* elements */
     uint8_t *data; /* malloc'd, count * elem_size bytes (NULL when count is 0) */
     bool quantized;

@@ -1,8 +1,8 @@
 /* Passes: each is `tconv_status pass(tconv_graph *, const tc_pass_options *, tc_error *)`,
  * registered by name in one table (pass_manager.c). A pass edits the graph in place through the
  * IR API and reports warnings and rewrites into the options' sinks; it never prints. */
-#ifndef TCONV_PASSES_PASS_H
-#define TCONV_PASSES_PASS_H
+#ifndef TC_PASSES_PASS_H
+#define TC_PASSES_PASS_H
 
 #include <stdio.h>
 

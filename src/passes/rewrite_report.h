@@ -1,6 +1,6 @@
 /* What the legalization did, node by node, for `--report FILE.json` and the summary. */
-#ifndef TCONV_PASSES_REWRITE_REPORT_H
-#define TCONV_PASSES_REWRITE_REPORT_H
+#ifndef TC_PASSES_REWRITE_REPORT_H
+#define TC_PASSES_REWRITE_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>

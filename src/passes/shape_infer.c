@@ -22,7 +22,7 @@
 typedef struct merged_type {
     tconv_dtype dtype;
     int rank;
-    tc_dim dims[TCONV_MAX_RANK];
+    tc_dim dims[TC_MAX_RANK];
 } merged_type;
 
 static tconv_status conflict(tc_si_ctx *ctx, const tconv_node *node, const tconv_value *value,
@@ -141,7 +141,7 @@ static tconv_status describe_value(tc_si_ctx *ctx, tconv_value *value) {
 static tconv_status apply_output(tc_si_ctx *ctx, const tconv_node *node, tconv_value *value,
                                  const tc_si_out *out) {
     const tc_type *t = tc_si_type(ctx, value);
-    if (t->kind == TCONV_TYPE_OTHER || (t->kind == TCONV_TYPE_TENSOR && t->rank > TCONV_MAX_RANK))
+    if (t->kind == TCONV_TYPE_OTHER || (t->kind == TCONV_TYPE_TENSOR && t->rank > TC_MAX_RANK))
         return TCONV_OK; /* not a tensor, or beyond what inference models */
     if (out->dtype == TCONV_DTYPE_UNDEFINED && out->shape.rank < 0)
         return TCONV_OK;
@@ -207,7 +207,7 @@ static void stacked_output(const tc_si_ctx *ctx, const tconv_graph *body, size_t
         return;
     tc_si_value_tensor(ctx, body->outputs[index].value, &t);
     out->dtype = t.dtype;
-    if (t.shape.rank < 0 || t.shape.rank + 1 > TCONV_MAX_RANK)
+    if (t.shape.rank < 0 || t.shape.rank + 1 > TC_MAX_RANK)
         return;
     int rank = t.shape.rank + 1;
     int at;
@@ -311,7 +311,7 @@ tconv_status tc_si_infer_scan_8(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
             continue;
         }
         outs[i].dtype = t.dtype;
-        if (t.shape.rank < 0 || t.shape.rank + 2 > TCONV_MAX_RANK)
+        if (t.shape.rank < 0 || t.shape.rank + 2 > TC_MAX_RANK)
             continue;
         outs[i].shape.rank = t.shape.rank + 2;
         outs[i].shape.dims[0] = batch;
@@ -471,7 +471,7 @@ void tc_shape_refiner_free(tc_shape_refiner *refiner) {
 
 bool tc_shape_refiner_set_data(tc_shape_refiner *refiner, tconv_value *value, int rank, int count,
                                const int64_t *values) {
-    if (rank > 1 || count < 0 || count > TCONV_SI_MAX_DATA || (rank == 0 && count != 1))
+    if (rank > 1 || count < 0 || count > TC_SI_MAX_DATA || (rank == 0 && count != 1))
         return false;
     if (tc_ptr_map_get(&refiner->ctx.data, value))
         return true;

@@ -14,8 +14,8 @@
  * A rule computes what it can tell about a node's outputs (dtype UNDEFINED / rank -1 / dims of
  * kind UNKNOWN where it cannot) and never touches the IR; the driver merges that into the types
  * the model declares, so a rule can be naive about refinement and conflicts. */
-#ifndef TCONV_PASSES_SHAPE_INFER_H
-#define TCONV_PASSES_SHAPE_INFER_H
+#ifndef TC_PASSES_SHAPE_INFER_H
+#define TC_PASSES_SHAPE_INFER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,11 +27,11 @@
 
 /* Most elements of an integer tensor whose contents shape inference tracks (shapes, axes,
  * pads...). Bigger tensors are never shape arguments in practice. */
-#define TCONV_SI_MAX_DATA 64
+#define TC_SI_MAX_DATA 64
 
 typedef struct tc_si_shape {
     int rank; /* -1: unknown */
-    tc_dim dims[TCONV_MAX_RANK];
+    tc_dim dims[TC_MAX_RANK];
 } tc_si_shape;
 
 /* What is known of a tensor: dtype (UNDEFINED if unknown) and shape. */
@@ -49,7 +49,7 @@ typedef struct tc_si_data {
     int rank;  /* 0, 1 or 2 */
     int count; /* elements (1 for rank 0) */
     int cols;  /* rank 2: elements per row (count / cols rows) */
-    tc_dim elems[TCONV_SI_MAX_DATA];
+    tc_dim elems[TC_SI_MAX_DATA];
 } tc_si_data;
 
 /* A rule's result for one output. data, when set, must come from tc_si_data_new. */
@@ -90,7 +90,7 @@ tc_si_fn tc_si_rule_for(tc_op op);
 
 /* Sets err to "node '...' (#i, Op): <message>" with status TCONV_ERR_INVALID. */
 tconv_status tc_si_fail(tc_si_ctx *ctx, const tconv_node *node, const char *fmt, ...)
-    TCONV_PRINTF(3, 4);
+    TC_PRINTF(3, 4);
 
 /* ---------------------------------------------------------------- dims and shapes */
 
@@ -135,7 +135,7 @@ tconv_status tc_si_normalize_axis(tc_si_ctx *ctx, const tconv_node *node, const 
 
 /* A zeroed record, owned by ctx (NULL when out of memory: set err). */
 tc_si_data *tc_si_data_new(tc_si_ctx *ctx);
-/* The contents of a small integer tensor (rank <= 1, at most TCONV_SI_MAX_DATA elements), malloc'd;
+/* The contents of a small integer tensor (rank <= 1, at most TC_SI_MAX_DATA elements), malloc'd;
  * NULL when it is not one or cannot be read. */
 tc_si_data *tc_si_data_from_tensor(tconv_tensor *tensor);
 /* Known contents of an integer value: from an earlier rule (Shape, Constant, ...) or an
@@ -144,7 +144,7 @@ const tc_si_data *tc_si_value_data(tc_si_ctx *ctx, tconv_value *value);
 /* Known contents of input i (NULL when absent or unknown). */
 const tc_si_data *tc_si_input_data(tc_si_ctx *ctx, const tconv_node *node, size_t index);
 /* Input i's contents when every element is a static number; false otherwise (absent,
- * unknown or symbolic). values must hold TCONV_SI_MAX_DATA. */
+ * unknown or symbolic). values must hold TC_SI_MAX_DATA. */
 bool tc_si_input_ints(tc_si_ctx *ctx, const tconv_node *node, size_t index, int64_t *values,
                       int *count);
 /* A float input that is an initializer or Constant output (Resize scales); false if unknown or
@@ -165,7 +165,7 @@ typedef enum tc_si_arg_state {
 typedef struct tc_si_ints {
     tc_si_arg_state state;
     int count; /* -1 when unknown */
-    int64_t values[TCONV_SI_MAX_DATA];
+    int64_t values[TC_SI_MAX_DATA];
 } tc_si_ints;
 
 /* Reads attribute `attr` when it is not NULL, else input `input`. A wrong attribute type is an

@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------- errors */
 
 tconv_status tc_si_fail(tc_si_ctx *ctx, const tconv_node *node, const char *fmt, ...) {
-    char what[TCONV_ERROR_MESSAGE_MAX];
+    char what[TC_ERROR_MESSAGE_MAX];
     char where[256];
     va_list args;
     va_start(args, fmt);
@@ -100,7 +100,7 @@ void tc_si_value_tensor(const tc_si_ctx *ctx, const tconv_value *value, tc_si_te
     if (t->kind != TCONV_TYPE_TENSOR)
         return;
     out->dtype = t->dtype;
-    if (t->rank < 0 || t->rank > TCONV_MAX_RANK)
+    if (t->rank < 0 || t->rank > TC_MAX_RANK)
         return;
     out->shape.rank = t->rank;
     for (int i = 0; i < t->rank; i++) {
@@ -166,7 +166,7 @@ static bool is_integer_dtype(tconv_dtype dtype) {
 tc_si_data *tc_si_data_from_tensor(tconv_tensor *tensor) {
     int64_t n;
     if (!is_integer_dtype(tensor->dtype) || tensor->rank > 2 || !tc_tensor_elements(tensor, &n) ||
-        n > TCONV_SI_MAX_DATA || (tensor->rank == 2 && tensor->dims[1] == 0))
+        n > TC_SI_MAX_DATA || (tensor->rank == 2 && tensor->dims[1] == 0))
         return NULL;
     tc_si_data *data = calloc(1, sizeof *data);
     if (!data)
@@ -276,7 +276,7 @@ static tconv_status ints_from_attr(tc_si_ctx *ctx, const tconv_node *node, const
     tconv_status st = tc_node_attr_ints(node, attr, &present, &values, &n, ctx->err);
     if (st != TCONV_OK || !present)
         return st;
-    if (n > TCONV_SI_MAX_DATA) {
+    if (n > TC_SI_MAX_DATA) {
         out->state = TCONV_SI_ARG_UNKNOWN;
         out->count = (int)(n > INT32_MAX ? -1 : (int64_t)n);
         return TCONV_OK;

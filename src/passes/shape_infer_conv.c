@@ -29,12 +29,12 @@ static int spatial_rank_of(const tc_si_tensor *x, const tc_si_tensor *w) {
 
 static tconv_status check_ranks(tc_si_ctx *ctx, const tconv_node *node, const tc_si_tensor *x,
                                 const tc_si_tensor *w) {
-    if (x->shape.rank >= 0 && (x->shape.rank < 3 || x->shape.rank > TCONV_MAX_SPATIAL + 2))
+    if (x->shape.rank >= 0 && (x->shape.rank < 3 || x->shape.rank > TC_MAX_SPATIAL + 2))
         return tc_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x->shape.rank,
-                          TCONV_MAX_SPATIAL + 2);
-    if (w->shape.rank >= 0 && (w->shape.rank < 3 || w->shape.rank > TCONV_MAX_SPATIAL + 2))
+                          TC_MAX_SPATIAL + 2);
+    if (w->shape.rank >= 0 && (w->shape.rank < 3 || w->shape.rank > TC_MAX_SPATIAL + 2))
         return tc_si_fail(ctx, node, "weight W has rank %d; 3 to %d are supported", w->shape.rank,
-                          TCONV_MAX_SPATIAL + 2);
+                          TC_MAX_SPATIAL + 2);
     if (x->shape.rank >= 0 && w->shape.rank >= 0 && x->shape.rank != w->shape.rank)
         return tc_si_fail(ctx, node, "X has rank %d but W has rank %d", x->shape.rank,
                           w->shape.rank);
@@ -48,7 +48,7 @@ static tconv_status check_operands(tc_si_ctx *ctx, const tconv_node *node, const
     tconv_status st = tc_conv_transpose_check_ranks(x->shape.rank, w->shape.rank, ctx->err);
     tc_si_tensor b;
     if (st == TCONV_OK && with_bias && tc_si_input(ctx, node, 2, &b)) {
-        int64_t b_buf[TCONV_MAX_RANK];
+        int64_t b_buf[TC_MAX_RANK];
         st = tc_conv_transpose_check_bias(b.shape.rank, static_or_minus_one(&b.shape, b_buf), c_out,
                                           ctx->err);
     }
@@ -101,7 +101,7 @@ tconv_status tc_si_infer_conv_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_
     st = tc_conv_transpose_read_attrs(node, spatial_rank_of(&x, &w), &a, ctx->err);
     if (st != TCONV_OK)
         return st;
-    int64_t x_buf[TCONV_MAX_SPATIAL + 2], w_buf[TCONV_MAX_SPATIAL + 2];
+    int64_t x_buf[TC_MAX_SPATIAL + 2], w_buf[TC_MAX_SPATIAL + 2];
     tc_conv_transpose_geometry g;
     st = tc_conv_transpose_resolve(&a, static_or_minus_one(&x.shape, x_buf),
                                    static_or_minus_one(&w.shape, w_buf), ctx->convention, &g,
@@ -221,9 +221,9 @@ tconv_status tc_si_infer_pool(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
     outs[0].dtype = x.dtype;
     if (x.shape.rank < 0)
         return TCONV_OK;
-    if (x.shape.rank < 3 || x.shape.rank > TCONV_MAX_SPATIAL + 2)
+    if (x.shape.rank < 3 || x.shape.rank > TC_MAX_SPATIAL + 2)
         return tc_si_fail(ctx, node, "input X has rank %d; 3 to %d are supported", x.shape.rank,
-                          TCONV_MAX_SPATIAL + 2);
+                          TC_MAX_SPATIAL + 2);
     tc_window_attrs a;
     tconv_status st = read_window(ctx, node, x.shape.rank - 2, &a);
     if (st != TCONV_OK)
@@ -259,10 +259,10 @@ tconv_status tc_si_infer_max_unpool(tc_si_ctx *ctx, tconv_node *node, tc_si_out 
     tc_si_tensor x;
     tc_si_input(ctx, node, 0, &x);
     outs[0].dtype = x.dtype;
-    int64_t shape[TCONV_MAX_RANK];
+    int64_t shape[TC_MAX_RANK];
     int count = 0;
     if (node->n_inputs > 2 && node->inputs[2]) {
-        if (!tc_si_input_ints(ctx, node, 2, shape, &count) || count > TCONV_MAX_RANK)
+        if (!tc_si_input_ints(ctx, node, 2, shape, &count) || count > TC_MAX_RANK)
             return TCONV_OK;
         tc_si_shape_unknown(&outs[0].shape, count);
         for (int i = 0; i < count; i++)

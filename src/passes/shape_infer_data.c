@@ -11,7 +11,7 @@
 
 static tconv_status constant_from_tensor(tc_si_ctx *ctx, tconv_tensor *t, tc_si_out *out) {
     (void)ctx;
-    if (t->rank < 0 || t->rank > TCONV_MAX_RANK)
+    if (t->rank < 0 || t->rank > TC_MAX_RANK)
         return TCONV_OK;
     for (int i = 0; i < t->rank; i++) {
         if (t->dims[i] < 0)
@@ -35,7 +35,7 @@ static void constant_list(tconv_dtype dtype, int rank, size_t n, tc_si_out *out)
 static tconv_status constant_ints(tc_si_ctx *ctx, const int64_t *values, size_t n, int rank,
                                   tc_si_out *out) {
     constant_list(TCONV_DTYPE_INT64, rank, n, out);
-    if (n > TCONV_SI_MAX_DATA)
+    if (n > TC_SI_MAX_DATA)
         return TCONV_OK;
     if (!(out->data = tc_si_data_new(ctx)))
         return ctx->err->status;
@@ -73,7 +73,7 @@ tconv_status tc_si_infer_constant(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
 
 static tconv_status data_from_dims(tc_si_ctx *ctx, const tc_dim *dims, int count, int rank,
                                    tc_si_out *out) {
-    if (count > TCONV_SI_MAX_DATA)
+    if (count > TC_SI_MAX_DATA)
         return TCONV_OK;
     if (!(out->data = tc_si_data_new(ctx)))
         return ctx->err->status;
@@ -127,12 +127,12 @@ tconv_status tc_si_infer_size(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
 static tconv_status gather_data(tc_si_ctx *ctx, const tconv_node *node, int axis,
                                 const tc_si_tensor *indices, tc_si_out *out) {
     const tc_si_data *src = tc_si_input_data(ctx, node, 0);
-    int64_t idx[TCONV_SI_MAX_DATA];
+    int64_t idx[TC_SI_MAX_DATA];
     int n;
     if (!src || src->rank != 1 || axis != 0 || indices->shape.rank > 1 ||
         !tc_si_input_ints(ctx, node, 1, idx, &n))
         return TCONV_OK;
-    tc_dim picked[TCONV_SI_MAX_DATA];
+    tc_dim picked[TC_SI_MAX_DATA];
     for (int i = 0; i < n; i++) {
         int64_t k = idx[i] < 0 ? idx[i] + src->count : idx[i];
         if (k < 0 || k >= src->count)
@@ -160,7 +160,7 @@ tconv_status tc_si_infer_gather(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     if ((st = gather_data(ctx, node, axis, &indices, &outs[0])) || indices.shape.rank < 0)
         return st;
     int rank = data.shape.rank + indices.shape.rank - 1;
-    if (rank > TCONV_MAX_RANK)
+    if (rank > TC_MAX_RANK)
         return TCONV_OK;
     tc_si_shape *out = &outs[0].shape;
     out->rank = 0;
@@ -182,7 +182,7 @@ static tconv_status filled_data(tc_si_ctx *ctx, const tc_attr *value, tc_si_out 
     tc_error scratch;
     const tc_si_shape *shape = &out->shape;
     if (!value || value->type != TCONV_ATTR_TENSOR || !value->t || shape->rank > 2 ||
-        !tc_si_shape_product(shape, 0, shape->rank, &n) || n > TCONV_SI_MAX_DATA ||
+        !tc_si_shape_product(shape, 0, shape->rank, &n) || n > TC_SI_MAX_DATA ||
         (shape->rank == 2 && shape->dims[1].value == 0))
         return TCONV_OK;
     tc_si_data *one = tc_si_data_from_tensor(value->t); /* integer dtypes only */
@@ -206,7 +206,7 @@ tconv_status tc_si_infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_
     outs[0].dtype =
         value && value->type == TCONV_ATTR_TENSOR && value->t ? value->t->dtype : TCONV_DTYPE_FLOAT;
     const tc_si_data *shape = tc_si_input_data(ctx, node, 0);
-    if (shape && shape->rank == 1 && shape->count <= TCONV_MAX_RANK) {
+    if (shape && shape->rank == 1 && shape->count <= TC_MAX_RANK) {
         outs[0].shape.rank = shape->count;
         for (int i = 0; i < shape->count; i++) {
             const tc_dim *e = &shape->elems[i];
@@ -218,7 +218,7 @@ tconv_status tc_si_infer_constant_of_shape(tc_si_ctx *ctx, tconv_node *node, tc_
         return filled_data(ctx, value, &outs[0]);
     }
     int64_t n = tc_si_input_elements(ctx, node, 0);
-    if (n >= 0 && n <= TCONV_MAX_RANK)
+    if (n >= 0 && n <= TC_MAX_RANK)
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
 }

@@ -44,7 +44,7 @@ tconv_status tc_si_infer_range(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
     int64_t iv[3];
     int ints = 0;
     for (int i = 0; i < 3; i++) {
-        int64_t data[TCONV_SI_MAX_DATA];
+        int64_t data[TC_SI_MAX_DATA];
         int n;
         if (tc_si_input_ints(ctx, node, (size_t)i, data, &n) && n == 1)
             iv[ints++] = data[0];
@@ -99,7 +99,7 @@ tconv_status tc_si_infer_gather_nd(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
                           (long long)k, (long long)batch, data.shape.rank);
     tc_si_shape *out = &outs[0].shape;
     out->rank = 0;
-    if (indices.shape.rank - 1 + data.shape.rank - (int)(batch + k) > TCONV_MAX_RANK) {
+    if (indices.shape.rank - 1 + data.shape.rank - (int)(batch + k) > TC_MAX_RANK) {
         out->rank = -1;
         return TCONV_OK;
     }
@@ -174,7 +174,7 @@ tconv_status tc_si_infer_topk(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs)
         return st;
     if ((st = tc_si_normalize_axis(ctx, node, "axis", axis_attr, x.shape.rank, &axis)))
         return st;
-    int64_t kv[TCONV_SI_MAX_DATA];
+    int64_t kv[TC_SI_MAX_DATA];
     int n;
     if (k < 0 && tc_si_input_ints(ctx, node, 1, kv, &n) && n == 1)
         k = kv[0];
@@ -192,12 +192,12 @@ tconv_status tc_si_infer_one_hot(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     int64_t axis_attr;
     int axis;
     tconv_status st = tc_node_attr_int(node, "axis", -1, &axis_attr, ctx->err);
-    if (st != TCONV_OK || indices.shape.rank < 0 || indices.shape.rank + 1 > TCONV_MAX_RANK)
+    if (st != TCONV_OK || indices.shape.rank < 0 || indices.shape.rank + 1 > TC_MAX_RANK)
         return st;
     int rank = indices.shape.rank + 1;
     if ((st = tc_si_normalize_axis(ctx, node, "axis", axis_attr, rank, &axis)))
         return st;
-    int64_t depth[TCONV_SI_MAX_DATA];
+    int64_t depth[TC_SI_MAX_DATA];
     float fdepth;
     int n;
     tc_dim d = tc_si_dim_unknown();
@@ -234,7 +234,7 @@ tconv_status tc_si_infer_einsum(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     if (st != TCONV_OK)
         return st;
     if (tc_einsum_parse(equation, n, ranks, &e, ctx->err) != TCONV_OK) {
-        char why[TCONV_ERROR_MESSAGE_MAX];
+        char why[TC_ERROR_MESSAGE_MAX];
         snprintf(why, sizeof why, "%s", ctx->err->message);
         return tc_si_fail(ctx, node, "%s", why);
     }

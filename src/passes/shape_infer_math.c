@@ -274,7 +274,7 @@ tconv_status tc_si_infer_predicate(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
 }
 
 static bool is_valid_dtype(int64_t dtype) {
-    return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TCONV_DTYPE_MAX;
+    return dtype > TCONV_DTYPE_UNDEFINED && dtype <= TC_DTYPE_MAX;
 }
 
 tconv_status tc_si_infer_cast(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) {
@@ -425,7 +425,7 @@ tconv_status tc_si_infer_matmul(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     batch_b.rank -= 2;
     if ((st = tc_si_broadcast(ctx, node, &batch_a, &batch_b, out)))
         return st;
-    if (out->rank + 2 > TCONV_MAX_RANK) {
+    if (out->rank + 2 > TC_MAX_RANK) {
         out->rank = -1;
         return TCONV_OK;
     }

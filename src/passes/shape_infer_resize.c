@@ -10,11 +10,11 @@
 
 typedef struct resize_args {
     int n_axes;
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     tc_si_ints sizes; /* state ABSENT when not given */
     bool scales_known, scales_given;
     int n_scales;
-    float scales[TCONV_SI_MAX_DATA];
+    float scales[TC_SI_MAX_DATA];
 } resize_args;
 
 static tconv_status read_resize_axes(tc_si_ctx *ctx, const tconv_node *node, int rank,
@@ -47,7 +47,7 @@ static void read_scales_input(tc_si_ctx *ctx, const tconv_node *node, size_t ind
     if (index >= node->n_inputs || !node->inputs[index])
         return;
     r->scales_given = tc_si_input_elements(ctx, node, index) != 0;
-    if (tc_si_input_floats(ctx, node, index, r->scales, TCONV_SI_MAX_DATA, &r->n_scales)) {
+    if (tc_si_input_floats(ctx, node, index, r->scales, TC_SI_MAX_DATA, &r->n_scales)) {
         r->scales_given = r->n_scales > 0;
         r->scales_known = r->n_scales > 0;
     }
@@ -161,7 +161,7 @@ tconv_status tc_si_infer_upsample(tc_si_ctx *ctx, tconv_node *node, tc_si_out *o
     for (int i = 0; i < x.shape.rank; i++)
         r.axes[i] = i;
     const tc_attr *attr = tc_node_attr(node, "scales");
-    if (attr && attr->type == TCONV_ATTR_FLOATS && attr->n <= TCONV_SI_MAX_DATA) {
+    if (attr && attr->type == TCONV_ATTR_FLOATS && attr->n <= TC_SI_MAX_DATA) {
         r.scales_known = true;
         r.n_scales = (int)attr->n;
         if (attr->n)

@@ -129,8 +129,8 @@ tconv_status tc_si_infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
             tc_si_shape_unknown(&outs[0].shape, rank);
             return TCONV_OK;
         }
-        int axes[TCONV_SI_MAX_DATA];
-        bool seen[TCONV_MAX_RANK];
+        int axes[TC_SI_MAX_DATA];
+        bool seen[TC_MAX_RANK];
         if (a.axes.count > rank)
             return tc_si_fail(ctx, node, "axes has %d values for rank %d", a.axes.count, rank);
         st = normalize_axes(ctx, node, "axes", a.axes.values, a.axes.count, rank, axes, seen);
@@ -145,8 +145,8 @@ tconv_status tc_si_infer_slice(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs
         for (int i = 0; i < a.axes.count; i++)
             a.axes.values[i] = i;
     }
-    int axes[TCONV_SI_MAX_DATA];
-    bool seen[TCONV_MAX_RANK];
+    int axes[TC_SI_MAX_DATA];
+    bool seen[TC_MAX_RANK];
     st = normalize_axes(ctx, node, "axes", a.axes.values, a.axes.count, rank, axes, seen);
     for (int i = 0; st == TCONV_OK && i < a.axes.count; i++)
         st = slice_axis(ctx, node, &a, i, &outs[0].shape.dims[axes[i]]);
@@ -201,8 +201,8 @@ tconv_status tc_si_infer_pad(tc_si_ctx *ctx, tconv_node *node, tc_si_out *outs) 
         tc_si_shape_unknown(&outs[0].shape, rank); /* rank only */
         return TCONV_OK;
     }
-    int axes[TCONV_SI_MAX_DATA];
-    bool seen[TCONV_MAX_RANK];
+    int axes[TC_SI_MAX_DATA];
+    bool seen[TC_MAX_RANK];
     int n = axes_arg.state == TCONV_SI_ARG_KNOWN ? axes_arg.count : rank;
     if (axes_arg.state == TCONV_SI_ARG_KNOWN)
         st = normalize_axes(ctx, node, "axes", axes_arg.values, n, rank, axes, seen);
@@ -242,7 +242,7 @@ static void concat_data(tc_si_ctx *ctx, const tconv_node *node, tc_si_out *out) 
     joined.count = 0;
     for (size_t i = 0; i < node->n_inputs; i++) {
         const tc_si_data *d = tc_si_value_data(ctx, node->inputs[i]);
-        if (!d || d->rank != 1 || joined.count + d->count > TCONV_SI_MAX_DATA)
+        if (!d || d->rank != 1 || joined.count + d->count > TC_SI_MAX_DATA)
             return;
         memcpy(&joined.elems[joined.count], d->elems, (size_t)d->count * sizeof(tc_dim));
         joined.count += d->count;
@@ -313,7 +313,7 @@ tconv_status tc_si_infer_concat(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
  * both sides share. Unknown (false) when something else remains that is not static. */
 static bool reshape_inferred_size(const tc_si_shape *in, const tc_si_shape *out, int skip,
                                   int64_t *numerator, int64_t *denominator) {
-    bool used[TCONV_MAX_RANK] = {false};
+    bool used[TC_MAX_RANK] = {false};
     *denominator = 1;
     for (int i = 0; i < out->rank; i++) {
         const tc_dim *d = &out->dims[i];
@@ -370,8 +370,8 @@ static tconv_status reshape_check_total(tc_si_ctx *ctx, const tconv_node *node,
 
 static tconv_status reshape_target(tc_si_ctx *ctx, const tconv_node *node, const tc_si_data *target,
                                    bool allow_zero, const tc_si_shape *in, tc_si_shape *out) {
-    int64_t values[TCONV_MAX_RANK];
-    bool known[TCONV_MAX_RANK];
+    int64_t values[TC_MAX_RANK];
+    bool known[TC_MAX_RANK];
     for (int i = 0; i < target->count; i++) {
         known[i] = target->elems[i].kind == TCONV_DIM_STATIC;
         values[i] = known[i] ? target->elems[i].value : 0;
@@ -435,12 +435,12 @@ tconv_status tc_si_infer_reshape(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
     } else if (node->n_inputs > 1) {
         target = tc_si_input_data(ctx, node, 1);
     }
-    if (target && target->rank == 1 && target->count <= TCONV_MAX_RANK) {
+    if (target && target->rank == 1 && target->count <= TC_MAX_RANK) {
         st = reshape_target(ctx, node, target, allow_zero != 0, &x.shape, &outs[0].shape);
         return st == TCONV_OK ? reshaped_data(ctx, node, &outs[0]) : st;
     }
     int64_t n = node->n_inputs > 1 ? tc_si_input_elements(ctx, node, 1) : -1;
-    if (n >= 0 && n <= TCONV_MAX_RANK)
+    if (n >= 0 && n <= TC_MAX_RANK)
         tc_si_shape_unknown(&outs[0].shape, (int)n); /* rank only */
     return TCONV_OK;
 }
@@ -485,7 +485,7 @@ tconv_status tc_si_infer_transpose(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
     }
     if (perm.count != rank)
         return tc_si_fail(ctx, node, "perm has %d values for rank %d", perm.count, rank);
-    bool seen[TCONV_MAX_RANK] = {false};
+    bool seen[TC_MAX_RANK] = {false};
     outs[0].shape.rank = rank;
     for (int i = 0; i < rank; i++) {
         int64_t p = perm.values[i];
@@ -526,14 +526,14 @@ tconv_status tc_si_infer_unsqueeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *
     if (st != TCONV_OK || x.shape.rank < 0 || axes.count < 0)
         return st;
     int rank = x.shape.rank + axes.count;
-    if (rank > TCONV_MAX_RANK)
+    if (rank > TC_MAX_RANK)
         return TCONV_OK;
     if (axes.state != TCONV_SI_ARG_KNOWN) {
         tc_si_shape_unknown(&outs[0].shape, rank); /* rank only */
         return TCONV_OK;
     }
-    int normalized[TCONV_SI_MAX_DATA];
-    bool inserted[TCONV_MAX_RANK];
+    int normalized[TC_SI_MAX_DATA];
+    bool inserted[TC_MAX_RANK];
     if ((st = normalize_axes(ctx, node, "axes", axes.values, axes.count, rank, normalized,
                              inserted)))
         return st;
@@ -574,8 +574,8 @@ tconv_status tc_si_infer_squeeze(tc_si_ctx *ctx, tconv_node *node, tc_si_out *ou
             tc_si_shape_unknown(&outs[0].shape, x.shape.rank - axes.count);
         return TCONV_OK;
     }
-    int normalized[TCONV_SI_MAX_DATA];
-    bool removed[TCONV_MAX_RANK];
+    int normalized[TC_SI_MAX_DATA];
+    bool removed[TC_MAX_RANK];
     if ((st = normalize_axes(ctx, node, "axes", axes.values, axes.count, x.shape.rank, normalized,
                              removed)))
         return st;
@@ -640,12 +640,12 @@ tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
     if (x.shape.rank < 0)
         return TCONV_OK;
     tc_si_shape target;
-    if (shape && shape->rank == 1 && shape->count <= TCONV_MAX_RANK) {
+    if (shape && shape->rank == 1 && shape->count <= TC_MAX_RANK) {
         target.rank = shape->count;
         memcpy(target.dims, shape->elems, (size_t)shape->count * sizeof(tc_dim));
     } else {
         int64_t n = node->n_inputs > 1 ? tc_si_input_elements(ctx, node, 1) : -1;
-        if (n < 0 || n > TCONV_MAX_RANK)
+        if (n < 0 || n > TC_MAX_RANK)
             return TCONV_OK;
         tc_si_shape_unknown(&target, (int)n);
     }
@@ -655,7 +655,7 @@ tconv_status tc_si_infer_expand(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
 /* Tile-1 repeats input 2's axis input 1 times: the per-axis repeats that amounts to. */
 static tconv_status tile1_repeats(tc_si_ctx *ctx, const tconv_node *node, int rank,
                                   tc_si_ints *repeats) {
-    int64_t tiles[TCONV_SI_MAX_DATA], axis_raw[TCONV_SI_MAX_DATA];
+    int64_t tiles[TC_SI_MAX_DATA], axis_raw[TC_SI_MAX_DATA];
     int n_tiles, n_axis, axis;
     repeats->state = TCONV_SI_ARG_UNKNOWN;
     if (!tc_si_input_ints(ctx, node, 1, tiles, &n_tiles) ||
@@ -718,7 +718,7 @@ static tconv_status split_sizes(tc_si_ctx *ctx, const tconv_node *node, const tc
     int64_t n = (int64_t)node->n_outputs, num_outputs;
     if ((st = tc_node_attr_int(node, "num_outputs", n, &num_outputs, ctx->err)))
         return st;
-    if (dim->kind != TCONV_DIM_STATIC || n > TCONV_SI_MAX_DATA || num_outputs != n || n < 1)
+    if (dim->kind != TCONV_DIM_STATIC || n > TC_SI_MAX_DATA || num_outputs != n || n < 1)
         return TCONV_OK;
     int64_t part = dim->value / n + (dim->value % n != 0);
     split->state = TCONV_SI_ARG_KNOWN;
@@ -796,8 +796,8 @@ tconv_status tc_si_infer_reduce(tc_si_ctx *ctx, tconv_node *node, tc_si_out *out
         (st = read_reduce_axes(ctx, node, &axes)) || x.shape.rank < 0)
         return st;
     int rank = x.shape.rank;
-    bool reduced[TCONV_MAX_RANK];
-    int normalized[TCONV_SI_MAX_DATA];
+    bool reduced[TC_MAX_RANK];
+    int normalized[TC_SI_MAX_DATA];
     if (axes.state == TCONV_SI_ARG_UNKNOWN) {
         if (keep_dims)
             tc_si_shape_unknown(&outs[0].shape, rank);

@@ -7,8 +7,8 @@
  *   - the checker (target_check.c): whether a graph meets a target, reading the final graph only
  *     (it shares no code with the rewrites), for the lint and as the rewrite's post-condition;
  *   - the lowering (target_lower.c and lower_*.c): what to rewrite so that the checker passes. */
-#ifndef TCONV_PASSES_TARGET_H
-#define TCONV_PASSES_TARGET_H
+#ifndef TC_PASSES_TARGET_H
+#define TC_PASSES_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,7 +63,7 @@ typedef enum tc_target_field {
  * takes one of the single values, or when its values are one of the tuples. */
 typedef struct tc_target_tuple {
     int length; /* 0: one value for every axis */
-    int64_t values[TCONV_MAX_SPATIAL];
+    int64_t values[TC_MAX_SPATIAL];
 } tc_target_tuple;
 
 typedef struct tc_target_list {

@@ -26,7 +26,7 @@ typedef struct checker {
 } checker;
 
 static tconv_status add_violation(checker *c, const char *where, tc_target_field field,
-                                  const char *fmt, ...) TCONV_PRINTF(4, 5);
+                                  const char *fmt, ...) TC_PRINTF(4, 5);
 
 static tconv_status add_violation(checker *c, const char *where, tc_target_field field,
                                   const char *fmt, ...) {
@@ -73,8 +73,7 @@ static const char *list_text(const int64_t *v, int n, char *buf, size_t size) {
 }
 
 static int declared_rank(const tconv_value *v, int64_t *dims) {
-    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0 ||
-        v->type.rank > TCONV_MAX_RANK)
+    if (!v || v->type.kind != TCONV_TYPE_TENSOR || v->type.rank < 0 || v->type.rank > TC_MAX_RANK)
         return -1;
     for (int i = 0; i < v->type.rank; i++)
         dims[i] = v->type.dims[i].kind == TCONV_DIM_STATIC ? v->type.dims[i].value : -1;
@@ -207,7 +206,7 @@ static tconv_status check_conv_transpose(checker *c, const tconv_node *node, con
     if (!t->conv_transpose)
         return add_violation(c, where, TC_TF_CONV_TRANSPOSE,
                              "is a ConvTranspose; target %s has none", t->name);
-    int64_t x_dims[TCONV_MAX_RANK], w_dims[TCONV_MAX_RANK];
+    int64_t x_dims[TC_MAX_RANK], w_dims[TC_MAX_RANK];
     int x_rank = node->n_inputs > 0 ? declared_rank(node->inputs[0], x_dims) : -1;
     int w_rank = node->n_inputs > 1 ? declared_rank(node->inputs[1], w_dims) : -1;
     int rank = x_rank >= 0 ? x_rank : w_rank;
@@ -220,7 +219,7 @@ static tconv_status check_conv_transpose(checker *c, const tconv_node *node, con
     tconv_status st = TCONV_OK;
     if (!tc_target_rank_ok(t, r))
         st = add_violation(c, where, TC_TF_RANKS, "is %d-D", r);
-    int64_t k[TCONV_MAX_SPATIAL];
+    int64_t k[TC_MAX_SPATIAL];
     bool k_known = kernel_sizes(&a, w_dims, w_rank, k);
     if (st == TCONV_OK)
         st = check_pads(c, where, &a, k, k_known);

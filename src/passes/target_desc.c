@@ -246,7 +246,7 @@ static tconv_status parse_tuple(const parser *p, char *word, tc_target_tuple *ou
         char *x = strchr(s, 'x');
         if (x)
             *x = '\0';
-        if (n == TCONV_MAX_SPATIAL)
+        if (n == TC_MAX_SPATIAL)
             return bad(p, "'%s' has too many axes", word);
         tconv_status st = parse_int(p, s, 1, &out->values[n++]);
         if (st != TCONV_OK)

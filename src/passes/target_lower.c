@@ -59,9 +59,9 @@ tconv_status tc_lower_copy_attrs(const tconv_node *from, tconv_node *to, tc_erro
 tconv_status tc_lower_declare_like(tc_emitter *e, tconv_value *value, const tconv_value *like,
                                    int axis, int64_t size, int insert) {
     if (!like || like->type.kind != TCONV_TYPE_TENSOR || like->type.rank < 0 ||
-        like->type.rank >= TCONV_MAX_RANK)
+        like->type.rank >= TC_MAX_RANK)
         return TCONV_OK;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int rank = 0;
     for (int i = 0; i < like->type.rank; i++) {
         if (i == insert)
@@ -121,7 +121,7 @@ tconv_status tc_lower_set_2d_attrs(tconv_node *node, const tc_conv_transpose_att
  * strides and rank. */
 typedef struct seen_form {
     int rank;
-    int64_t kernel[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
+    int64_t kernel[TC_MAX_SPATIAL], strides[TC_MAX_SPATIAL];
 } seen_form;
 
 static void form_after_lowerings(const tc_target *t, const tc_conv_transpose_match *m,

@@ -15,8 +15,8 @@
  * why (`why`). Its rewrite keeps the node (changed in place) and may add ConvTranspose nodes,
  * which the pass lowers in turn. What is left unacceptable the pass's post-condition (the
  * independent checker, target_check.c) names, node by node. */
-#ifndef TCONV_PASSES_TARGET_LOWER_H
-#define TCONV_PASSES_TARGET_LOWER_H
+#ifndef TC_PASSES_TARGET_LOWER_H
+#define TC_PASSES_TARGET_LOWER_H
 
 #include "passes/conv_transpose_match.h"
 #include "passes/lower_emit.h"

@@ -1,7 +1,7 @@
 /* Helpers for the public API tests. They use include/tconv/ only (the api.*.shared variants are
  * built with nothing else on the include path). Include after cmocka.h. */
-#ifndef TCONV_TESTS_API_TEST_UTIL_H
-#define TCONV_TESTS_API_TEST_UTIL_H
+#ifndef TC_TESTS_API_TEST_UTIL_H
+#define TC_TESTS_API_TEST_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,7 +18,9 @@
  *            words "op names as data" in a comment on its line or the line before.
  *   in-room  every file of src/runtime lies in one of its rooms (compute, budget, kernels,
  *            session: RUNTIME_ROOMS), whose arrows go one way too;
- *   door     a file outside a runtime room includes of it only its door (RUNTIME_ROOMS).
+ *   door     a file outside a runtime room includes of it only its door (RUNTIME_ROOMS);
+ *   prefix   a macro defined under src/ takes the internal prefix TC_, never the public TCONV_
+ *            (include/tconv/ defines those).
  * Every violation is printed as "path:line: rule: what"; the exit status is 1 when there is one.
  *
  * usage: arch_check SOURCE_ROOT [MIN_FILES]
@@ -460,6 +462,51 @@ static void check_reads_no_files(const source_file *f) {
     fclose(in);
 }
 
+/* ---------------------------------------------------------------- rule: prefix */
+
+/* "#define TCONV_X" (spaces allowed after '#'): the macro's name, or NULL. */
+static const char *public_macro_defined(const char *line) {
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p++ != '#')
+        return NULL;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncmp(p, "define", 6) != 0 || (p[6] != ' ' && p[6] != '\t'))
+        return NULL;
+    p += 6;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return strncmp(p, "TCONV_", 6) == 0 ? p : NULL;
+}
+
+static void check_internal_prefix(const source_file *f) {
+    FILE *in = open_source(f);
+    if (!in)
+        return;
+    char line[4096];
+    int number = 0;
+    bool in_comment = false;
+    while (fgets(line, sizeof line, in)) {
+        number++;
+        strip_line(line, &in_comment);
+        const char *name = public_macro_defined(line);
+        if (name) {
+            char macro[128];
+            size_t n = 0;
+            while (is_ident(name[n]) && n + 1 < sizeof macro) {
+                macro[n] = name[n];
+                n++;
+            }
+            macro[n] = '\0';
+            violation(f, number, "prefix", "defines %s: internal macros take the prefix TC_",
+                      macro);
+        }
+    }
+    fclose(in);
+}
+
 /* ---------------------------------------------------------------- rule: op-names */
 
 #define MAX_OP_NAMES 1024
@@ -867,6 +914,8 @@ int main(int argc, char **argv) {
         }
         if (has_prefix(files[i].path, "src/") && !has_prefix(files[i].path, "src/ir/"))
             check_op_names(&files[i]);
+        if (has_prefix(files[i].path, "src/"))
+            check_internal_prefix(&files[i]);
     }
     check_cycles();
     printf("%zu files, %zu includes (%zu within the tree), %zu op names, %d violation(s)\n",

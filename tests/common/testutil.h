@@ -1,8 +1,8 @@
 /* Helpers shared by the tests: ONNX test directories (model.onnx + test_data_set_N with .pb
  * files) and comparing two models, each a thin wrapper of the public API's one implementation
  * (tconv_runner_run_data_set, tconv_comparison) that reports in a tc_error. */
-#ifndef TCONV_TESTS_TESTUTIL_H
-#define TCONV_TESTS_TESTUTIL_H
+#ifndef TC_TESTS_TESTUTIL_H
+#define TC_TESTS_TESTUTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * aborts or trips the sanitizers. The curated seeds (fuzz/seeds) and the broken-model corpus
  * (tests/broken) go through the same targets. */
 #define _POSIX_C_SOURCE 200809L
-#define TCONV_FUZZ_NO_MAIN
+#define TC_FUZZ_NO_MAIN
 
 #include <dirent.h>
 #include <setjmp.h>

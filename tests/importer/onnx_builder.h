@@ -1,8 +1,8 @@
 /* Hand-built ONNX messages for the importer tests: small models assembled with protobuf-c
  * (everything in one arena), so a test can put exactly the defect or the rare field it needs
  * into a file. Header-only (static inline) because each test is its own program. */
-#ifndef TCONV_TESTS_ONNX_BUILDER_H
-#define TCONV_TESTS_ONNX_BUILDER_H
+#ifndef TC_TESTS_ONNX_BUILDER_H
+#define TC_TESTS_ONNX_BUILDER_H
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #include "tmpdir.h"
 
 #define BIG 1024 /* floats: 4 KiB payloads, hollowed */
-#define SMALL 4  /* floats: 16 bytes, below TCONV_HOLLOW_MIN_BYTES: copied */
+#define SMALL 4  /* floats: 16 bytes, below TC_HOLLOW_MIN_BYTES: copied */
 
 static float *ramp(pbb *b, size_t n, float start) {
     float *v = pbb_alloc(b, n * sizeof *v);

@@ -1,7 +1,7 @@
 /* Temporary folders for importer tests: created under /tmp with mkdtemp, removed with all their
  * contents. Include after defining _XOPEN_SOURCE 700. */
-#ifndef TCONV_TESTS_TMPDIR_H
-#define TCONV_TESTS_TMPDIR_H
+#ifndef TC_TESTS_TMPDIR_H
+#define TC_TESTS_TMPDIR_H
 
 #include <dirent.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@ static bool is_integer_kind(tc_dtype_kind k) {
 static void test_rows_consistent(void **state) {
     (void)state;
     int stored = 0;
-    for (int d = 0; d <= TCONV_DTYPE_MAX; d++) {
+    for (int d = 0; d <= TC_DTYPE_MAX; d++) {
         const tc_dtype_traits *t = tc_dtype_traits_of(d);
         assert_non_null(t->name);
         assert_string_equal(tconv_dtype_name(d), t->name);
@@ -75,7 +75,7 @@ static void test_rows_consistent(void **state) {
     assert_int_equal(stored, 23); /* all but undefined, string and the complex types */
     /* numbers outside the enum read as the undefined row */
     assert_ptr_equal(tc_dtype_traits_of(-1), tc_dtype_traits_of(TCONV_DTYPE_UNDEFINED));
-    assert_ptr_equal(tc_dtype_traits_of(TCONV_DTYPE_MAX + 1),
+    assert_ptr_equal(tc_dtype_traits_of(TC_DTYPE_MAX + 1),
                      tc_dtype_traits_of(TCONV_DTYPE_UNDEFINED));
     size_t bytes = 0;
     assert_true(tc_dtype_storage_bytes(TCONV_DTYPE_INT4, 3, &bytes) && bytes == 2);
@@ -94,7 +94,7 @@ static double round_trip(tconv_dtype d, double v) {
 static void test_exact_values_round_trip(void **state) {
     (void)state;
     static const double values[] = {0.0, 1.0, -1.0, 2.0, 0.5, -1.5, 3.0};
-    for (int d = 0; d <= TCONV_DTYPE_MAX; d++) {
+    for (int d = 0; d <= TC_DTYPE_MAX; d++) {
         const tc_dtype_traits *t = tc_dtype_traits_of(d);
         if (!t->size || d == TCONV_DTYPE_FLOAT8E8M0)
             continue;

@@ -41,13 +41,13 @@ static void test_prefix_records_the_status_passed_up(void **state) {
 
 static void test_long_prefix_is_cut_to_the_record(void **state) {
     (void)state;
-    char long_name[2 * TCONV_ERROR_MESSAGE_MAX];
+    char long_name[2 * TC_ERROR_MESSAGE_MAX];
     memset(long_name, 'a', sizeof long_name - 1);
     long_name[sizeof long_name - 1] = '\0';
     tc_error err;
     tc_error_set(&err, TCONV_ERR_IO, "cannot open");
     assert_int_equal(tc_error_prefix(&err, TCONV_ERR_IO, "%s: ", long_name), TCONV_ERR_IO);
-    assert_int_equal(strlen(err.message), TCONV_ERROR_MESSAGE_MAX - 1);
+    assert_int_equal(strlen(err.message), TC_ERROR_MESSAGE_MAX - 1);
 }
 
 /* Through the library: the verifier prefixes graph and node to a failure found deep down, and

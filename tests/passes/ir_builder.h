@@ -3,8 +3,8 @@
  * Shapes are written as text: "N,3,?,5" is [N (symbolic), 3, unknown, 5]; "" is a scalar; NULL
  * means no shape (rank unknown). Value lists are comma-separated names; an empty name is an
  * omitted optional input. Include after <cmocka.h>. */
-#ifndef TCONV_TESTS_PASSES_IR_BUILDER_H
-#define TCONV_TESTS_PASSES_IR_BUILDER_H
+#ifndef TC_TESTS_PASSES_IR_BUILDER_H
+#define TC_TESTS_PASSES_IR_BUILDER_H
 
 #include <ctype.h>
 #include <stdio.h>
@@ -69,8 +69,8 @@ static inline tconv_value *b_value(tconv_graph *g, const char *name) {
 
 /* Sets a tensor type (spec NULL: dtype only) and clears the dirty flag, as after loading. */
 static inline void b_type(tconv_value *v, tconv_dtype dtype, const char *spec) {
-    tc_dim dims[TCONV_MAX_RANK];
-    int rank = spec ? b_parse_dims(v->graph->model, spec, dims, TCONV_MAX_RANK) : -1;
+    tc_dim dims[TC_MAX_RANK];
+    int rank = spec ? b_parse_dims(v->graph->model, spec, dims, TC_MAX_RANK) : -1;
     B_OK(tc_value_set_tensor_type(v, dtype, rank, dims, &b_err_));
     v->type_dirty = false;
 }
@@ -166,9 +166,9 @@ static inline tconv_value *b_i64(tconv_graph *g, const char *name, const int64_t
 
 static inline tconv_value *b_f32(tconv_graph *g, const char *name, const char *spec,
                                  const float *values) {
-    tc_dim dims[TCONV_MAX_RANK];
-    int64_t shape[TCONV_MAX_RANK];
-    int rank = b_parse_dims(g->model, spec, dims, TCONV_MAX_RANK);
+    tc_dim dims[TC_MAX_RANK];
+    int64_t shape[TC_MAX_RANK];
+    int rank = b_parse_dims(g->model, spec, dims, TC_MAX_RANK);
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
         shape[i] = dims[i].value;

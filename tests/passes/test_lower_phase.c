@@ -93,7 +93,7 @@ static int64_t conv_taps(const tconv_graph *g, int64_t c_out) {
 /* What the original ConvTranspose multiplies (C_out * prod(k)) and what the form may (k padded
  * to a multiple of s on each strided axis in the one-Conv form; exactly the same in the others). */
 static void expected_taps(tconv_node *ct, const char *form, int64_t *allowed, int64_t *c_out) {
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int rank;
     weight_dims(ct->inputs[1], dims, &rank);
     int64_t group;
@@ -124,7 +124,7 @@ static size_t count_channel_concats(const tconv_graph *g) {
 static void forced_form(tconv_node *ct, tc_phase_form form, const char *auto_form, char *out) {
     const tc_attr *strides = tc_node_attr(ct, "strides"), *dil = tc_node_attr(ct, "dilations");
     bool strided = false, can_one = true;
-    int64_t dims[TCONV_MAX_RANK], padded = 1, exact = 1;
+    int64_t dims[TC_MAX_RANK], padded = 1, exact = 1;
     int rank;
     weight_dims(ct->inputs[1], dims, &rank);
     for (size_t i = 0; strides && i < strides->n; i++) {

@@ -304,7 +304,7 @@ typedef struct value_tally {
 } value_tally;
 
 static bool fully_static(const tconv_value *v) {
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int rank;
     return tc_value_static_shape(v, dims, &rank);
 }

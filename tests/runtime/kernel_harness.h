@@ -2,8 +2,8 @@
  * runtime input tensors and an empty output array, run through the op table's kernel without a
  * session (attributes checked as the executor's plan does). Everything is checked with cmocka
  * asserts. */
-#ifndef TCONV_TESTS_RUNTIME_KERNEL_HARNESS_H
-#define TCONV_TESTS_RUNTIME_KERNEL_HARNESS_H
+#ifndef TC_TESTS_RUNTIME_KERNEL_HARNESS_H
+#define TC_TESTS_RUNTIME_KERNEL_HARNESS_H
 
 #include <setjmp.h>
 #include <stdarg.h>

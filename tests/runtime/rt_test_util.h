@@ -1,7 +1,7 @@
 /* Helpers for runtime unit tests: build small IR graphs by hand and run them. Header-only
  * (static inline) so each test program takes what it uses. */
-#ifndef TCONV_TESTS_RT_TEST_UTIL_H
-#define TCONV_TESTS_RT_TEST_UTIL_H
+#ifndef TC_TESTS_RT_TEST_UTIL_H
+#define TC_TESTS_RT_TEST_UTIL_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@ static inline tconv_value *rtt_value(tconv_graph *g, const char *name) {
 static inline tconv_value *rtt_input(tconv_graph *g, const char *name, tconv_dtype dtype, int rank,
                                      const int64_t *dims) {
     tconv_value *v = rtt_value(g, name);
-    tc_dim d[TCONV_MAX_RANK];
+    tc_dim d[TC_MAX_RANK];
     static const char *const params[] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
     for (int i = 0; i < rank; i++) {
         memset(&d[i], 0, sizeof d[i]);

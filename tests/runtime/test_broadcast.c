@@ -7,7 +7,7 @@
 static void test_shape_rule(void **state) {
     (void)state;
     tc_error err;
-    int64_t a[] = {2, 1, 4}, b[] = {3, 1}, out[TCONV_MAX_RANK];
+    int64_t a[] = {2, 1, 4}, b[] = {3, 1}, out[TC_MAX_RANK];
     const int64_t *dims[] = {a, b};
     int ranks[] = {3, 2}, rank;
     assert_int_equal(tc_broadcast_shape(2, ranks, dims, &rank, out, &err), TCONV_OK);

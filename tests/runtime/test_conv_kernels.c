@@ -259,7 +259,7 @@ static void conv_transpose_reference(const tc_conv_transpose_geometry *g, int64_
         for (int64_t ci = 0; ci < g->c_in; ci++)
             for (int64_t p = 0; p < in_size; p++)
                 for (int64_t t = 0; t < k_size; t++) {
-                    int64_t xi[TCONV_MAX_SPATIAL], kt[TCONV_MAX_SPATIAL], off = 0;
+                    int64_t xi[TC_MAX_SPATIAL], kt[TC_MAX_SPATIAL], off = 0;
                     decode(p, g->in, r, xi);
                     decode(t, g->kernel, r, kt);
                     bool inside = true;
@@ -556,7 +556,7 @@ static void conv_reference(const conv_draw *c, const int64_t *out, const int64_t
     for (int64_t n = 0; n < c->batch; n++)
         for (int64_t co = 0; co < c_out; co++)
             for (int64_t q = 0; q < out_size; q++) {
-                int64_t oi[TCONV_MAX_SPATIAL], kt[TCONV_MAX_SPATIAL];
+                int64_t oi[TC_MAX_SPATIAL], kt[TC_MAX_SPATIAL];
                 decode(q, out, r, oi);
                 double sum = b ? b[co] : 0.0;
                 int64_t grp = co / c->cout_g;
@@ -580,7 +580,7 @@ static void conv_reference(const conv_draw *c, const int64_t *out, const int64_t
 
 static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
     int r = c->rank;
-    int64_t out[TCONV_MAX_SPATIAL], pb[TCONV_MAX_SPATIAL];
+    int64_t out[TC_MAX_SPATIAL], pb[TC_MAX_SPATIAL];
     for (int i = 0; i < r; i++) {
         out[i] = conv_reference_axis(c, i, &pb[i]);
         if (out[i] < 1)

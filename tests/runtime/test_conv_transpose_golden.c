@@ -24,7 +24,7 @@
 
 typedef struct golden_case {
     char name[128];
-    int64_t pads[2 * TCONV_MAX_SPATIAL]; /* resolved: begins then ends */
+    int64_t pads[2 * TC_MAX_SPATIAL]; /* resolved: begins then ends */
     size_t n_pads;
 } golden_case;
 
@@ -89,7 +89,7 @@ static void read_cases(const char *dir, golden_set *set) {
         assert_true(set->count < MAX_CASES);
         golden_case *c = &set->cases[set->count++];
         snprintf(c->name, sizeof c->name, "%s", fields[name_col]);
-        c->n_pads = parse_int_list(fields[pads_col], c->pads, 2 * TCONV_MAX_SPATIAL);
+        c->n_pads = parse_int_list(fields[pads_col], c->pads, 2 * TC_MAX_SPATIAL);
     }
     fclose(f);
 }
@@ -118,7 +118,7 @@ static bool input_dims(const tconv_value *v, int64_t *dims, int *rank) {
 static bool check_resolved_pads(const golden_case *c, const tconv_model *model, char *why,
                                 size_t why_size) {
     const tconv_node *node = find_conv_transpose(model);
-    int64_t x_dims[TCONV_MAX_RANK], w_dims[TCONV_MAX_RANK];
+    int64_t x_dims[TC_MAX_RANK], w_dims[TC_MAX_RANK];
     int x_rank, w_rank;
     if (!node || node->n_inputs < 2 || !input_dims(node->inputs[0], x_dims, &x_rank) ||
         !input_dims(node->inputs[1], w_dims, &w_rank)) {

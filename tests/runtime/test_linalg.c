@@ -44,7 +44,7 @@ static void check_matmul(int a_rank, const int64_t *a_dims, int b_rank, const in
     int a_batch = a_rank > 2 ? a_rank - 2 : 0, b_batch = b_rank > 2 ? b_rank - 2 : 0;
     int batch_rank = a_batch > b_batch ? a_batch : b_batch;
     int64_t n_batch = 1;
-    int64_t bdims[TCONV_MAX_RANK];
+    int64_t bdims[TC_MAX_RANK];
     for (int i = 0; i < batch_rank; i++) {
         int ia = i - (batch_rank - a_batch), ib = i - (batch_rank - b_batch);
         int64_t da = ia >= 0 ? a_dims[ia] : 1, db = ib >= 0 ? b_dims[ib] : 1;
@@ -53,7 +53,7 @@ static void check_matmul(int a_rank, const int64_t *a_dims, int b_rank, const in
     }
     const float *ad = a->data, *bd = b->data, *y = h.outputs[0].data;
     for (int64_t t = 0; t < n_batch; t++) {
-        int64_t idx[TCONV_MAX_RANK], rest = t;
+        int64_t idx[TC_MAX_RANK], rest = t;
         for (int i = batch_rank - 1; i >= 0; i--) {
             idx[i] = rest % bdims[i];
             rest /= bdims[i];

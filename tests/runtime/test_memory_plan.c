@@ -7,7 +7,7 @@
 #define MIB ((int64_t)1 << 20)
 
 static void set_shape(tconv_value *v, int rank, const int64_t *dims) {
-    tc_dim d[TCONV_MAX_RANK];
+    tc_dim d[TC_MAX_RANK];
     for (int i = 0; i < rank; i++) {
         memset(&d[i], 0, sizeof d[i]);
         d[i].kind = dims[i] >= 0 ? TCONV_DIM_STATIC : TCONV_DIM_SYMBOLIC;
@@ -284,7 +284,7 @@ static void test_work_limit(void **state) {
     rtt_output(g, "y");
     tc_session_options o;
     tc_session_options_init(&o);
-    assert_true(o.max_work == TCONV_DEFAULT_MAX_WORK);
+    assert_true(o.max_work == TC_DEFAULT_MAX_WORK);
     tc_session *s = NULL;
     tc_error err;
     assert_int_equal(tc_session_create(m, &o, &s, &err), TCONV_ERR_LIMIT);

@@ -22,7 +22,7 @@ static int64_t source_index(const tc_strided_view *v, int64_t e) {
 }
 
 static void check_view(const tc_strided_view *v, tconv_dtype dtype, size_t esize) {
-    int64_t src_dims[1] = {4096}, dst_dims[TCONV_MAX_RANK];
+    int64_t src_dims[1] = {4096}, dst_dims[TC_MAX_RANK];
     memcpy(dst_dims, v->dims, sizeof dst_dims);
     tc_rt_tensor src, dst;
     assert_int_equal(tc_rt_tensor_alloc(&src, dtype, 1, src_dims, NULL), TCONV_OK);

@@ -6,8 +6,8 @@
  * declared with the op in ir/ops.def) and the run's work limit.
  *
  * Below the kernels and the session, above compute: this room calls nothing of either. */
-#ifndef TCONV_RUNTIME_BUDGET_H
-#define TCONV_RUNTIME_BUDGET_H
+#ifndef TC_RUNTIME_BUDGET_H
+#define TC_RUNTIME_BUDGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,11 +36,11 @@ typedef struct tc_session_stats {
 /* Intermediate buffers released during a run, kept for the next allocation of the same size
  * (the same graph allocates the same sizes every run): large buffers would otherwise go back to
  * the system and come back as fresh zero pages, a page fault each 4 KiB. */
-#define TCONV_BUFFER_CACHE_SLOTS 32
-#define TCONV_BUFFER_CACHE_MIN_BYTES ((size_t)64 * 1024)
+#define TC_BUFFER_CACHE_SLOTS 32
+#define TC_BUFFER_CACHE_MIN_BYTES ((size_t)64 * 1024)
 typedef struct tc_buffer_cache {
-    void *data[TCONV_BUFFER_CACHE_SLOTS];
-    size_t nbytes[TCONV_BUFFER_CACHE_SLOTS];
+    void *data[TC_BUFFER_CACHE_SLOTS];
+    size_t nbytes[TC_BUFFER_CACHE_SLOTS];
     size_t n;
     size_t bytes; /* sum of nbytes */
 } tc_buffer_cache;
@@ -95,9 +95,9 @@ tconv_status tc_budget_check_limit(tc_budget *budget, tconv_dtype dtype, int ran
                                    const int64_t *dims, tc_error *err);
 
 /* Alignment of tc_budget_alloc_bytes blocks. */
-#define TCONV_SESSION_ALIGN ((size_t)64)
+#define TC_SESSION_ALIGN ((size_t)64)
 
-/* `bytes` (rounded up to TCONV_SESSION_ALIGN) aligned, uninitialized bytes within the memory
+/* `bytes` (rounded up to TC_SESSION_ALIGN) aligned, uninitialized bytes within the memory
  * limit, for what the caller accounts itself (scratch, kept node data); the caller frees them.
  * Errors name `what`. */
 tconv_status tc_budget_alloc_bytes(tc_budget *budget, size_t bytes, const char *what, void **out,

@@ -8,8 +8,8 @@
  * defined in op_work.c; every other op costs one unit per element read or written. The
  * session's limit (session_work.c) asks tc_op_work at planning, with the declared shapes, and
  * when a kernel allocates its first output, with the actual ones. */
-#ifndef TCONV_RUNTIME_OP_WORK_H
-#define TCONV_RUNTIME_OP_WORK_H
+#ifndef TC_RUNTIME_OP_WORK_H
+#define TC_RUNTIME_OP_WORK_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -26,7 +26,7 @@ void tc_buffer_cache_drop(tc_buffer_cache *c) {
 
 /* Keeps a released buffer for reuse; false when it is too small or the cache is full. */
 static bool cache_put(tc_buffer_cache *c, void *data, size_t nbytes) {
-    if (!data || nbytes < TCONV_BUFFER_CACHE_MIN_BYTES || c->n == TCONV_BUFFER_CACHE_SLOTS)
+    if (!data || nbytes < TC_BUFFER_CACHE_MIN_BYTES || c->n == TC_BUFFER_CACHE_SLOTS)
         return false;
     c->data[c->n] = data;
     c->nbytes[c->n++] = nbytes;
@@ -37,7 +37,7 @@ static bool cache_put(tc_buffer_cache *c, void *data, size_t nbytes) {
 /* The byte size of a tensor of dtype and dims; false on overflow or a bad rank. */
 static bool tensor_bytes(tconv_dtype dtype, int rank, const int64_t *dims, int64_t *n,
                          int64_t *bytes) {
-    return rank >= 0 && rank <= TCONV_MAX_RANK && tc_shape_elements(dims, rank, n) &&
+    return rank >= 0 && rank <= TC_MAX_RANK && tc_shape_elements(dims, rank, n) &&
            tc_mul_i64(*n, (int64_t)tc_rt_dtype_size(dtype), bytes);
 }
 
@@ -99,14 +99,14 @@ tconv_status tc_budget_check_limit(tc_budget *b, tconv_dtype dtype, int rank, co
 tconv_status tc_budget_alloc_bytes(tc_budget *b, size_t bytes, const char *what, void **out,
                                    tc_error *err) {
     *out = NULL;
-    size_t rounded = (bytes + TCONV_SESSION_ALIGN - 1) / TCONV_SESSION_ALIGN * TCONV_SESSION_ALIGN;
-    if (bytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
+    size_t rounded = (bytes + TC_SESSION_ALIGN - 1) / TC_SESSION_ALIGN * TC_SESSION_ALIGN;
+    if (bytes > (size_t)INT64_MAX - TC_SESSION_ALIGN)
         return tc_error_set(err, TCONV_ERR_LIMIT, "%s: %zu bytes", what, bytes);
     int64_t dims[1] = {(int64_t)rounded};
     tconv_status st = b ? tc_budget_check_limit(b, TCONV_DTYPE_UINT8, 1, dims, err) : TCONV_OK;
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "%s: ", what);
-    *out = aligned_alloc(TCONV_SESSION_ALIGN, rounded);
+    *out = aligned_alloc(TC_SESSION_ALIGN, rounded);
     return *out ? TCONV_OK : tc_error_nomem(err, what);
 }
 

@@ -5,7 +5,7 @@
 #include "runtime/budget/budget.h"
 
 /* Scratch pieces start on cache-line boundaries (the GEMM's packing buffers want 64 bytes). */
-#define SCRATCH_ALIGN TCONV_SESSION_ALIGN
+#define SCRATCH_ALIGN TC_SESSION_ALIGN
 
 static size_t align_up(size_t n) {
     return (n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;

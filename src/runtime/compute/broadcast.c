@@ -8,7 +8,7 @@ tconv_status tc_broadcast_shape(size_t n, const int *ranks, const int64_t *const
                                 int *out_rank, int64_t *out_dims, tc_error *err) {
     int rank = 0;
     for (size_t k = 0; k < n; k++) {
-        if (ranks[k] < 0 || ranks[k] > TCONV_MAX_RANK)
+        if (ranks[k] < 0 || ranks[k] > TC_MAX_RANK)
             return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "operand %zu has rank %d", k, ranks[k]);
         if (ranks[k] > rank)
             rank = ranks[k];
@@ -53,7 +53,7 @@ void tc_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int
 }
 
 /* Drops size-1 axes and merges neighbours that every operand walks contiguously. */
-static void bcast_collapse(tc_bcast *b, int64_t full_strides[][TCONV_MAX_RANK]) {
+static void bcast_collapse(tc_bcast *b, int64_t full_strides[][TC_MAX_RANK]) {
     int r = 0;
     for (int ax = 0; ax < b->out_rank; ax++) {
         if (b->out_dims[ax] == 1)
@@ -83,12 +83,12 @@ static void bcast_collapse(tc_bcast *b, int64_t full_strides[][TCONV_MAX_RANK]) 
 
 tconv_status tc_bcast_init(tc_bcast *b, size_t n, const tc_rt_tensor *const *operands,
                            tc_error *err) {
-    if (n == 0 || n > TCONV_BCAST_MAX_OPERANDS)
+    if (n == 0 || n > TC_BCAST_MAX_OPERANDS)
         return tc_error_set(err, TCONV_ERR_USAGE, "broadcast of %zu operands", n);
     memset(b, 0, sizeof *b);
     b->n_operands = n;
-    int ranks[TCONV_BCAST_MAX_OPERANDS];
-    const int64_t *dims[TCONV_BCAST_MAX_OPERANDS];
+    int ranks[TC_BCAST_MAX_OPERANDS];
+    const int64_t *dims[TC_BCAST_MAX_OPERANDS];
     for (size_t k = 0; k < n; k++) {
         ranks[k] = operands[k]->rank;
         dims[k] = operands[k]->dims;
@@ -103,7 +103,7 @@ tconv_status tc_bcast_init(tc_bcast *b, size_t n, const tc_rt_tensor *const *ope
         b->dims[0] = 0;
         return TCONV_OK;
     }
-    int64_t full[TCONV_BCAST_MAX_OPERANDS][TCONV_MAX_RANK];
+    int64_t full[TC_BCAST_MAX_OPERANDS][TC_MAX_RANK];
     for (size_t k = 0; k < n; k++)
         tc_broadcast_strides(ranks[k], dims[k], b->out_rank, b->out_dims, full[k]);
     bcast_collapse(b, full);

@@ -1,7 +1,7 @@
 /* Numpy-style (ONNX "multidirectional") broadcasting: the shape rule and a row iterator that
  * elementwise kernels use to walk several operands of different shapes in step. */
-#ifndef TCONV_RUNTIME_BROADCAST_H
-#define TCONV_RUNTIME_BROADCAST_H
+#ifndef TC_RUNTIME_BROADCAST_H
+#define TC_RUNTIME_BROADCAST_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include "ir/error.h"
 #include "runtime/compute/rt_tensor.h"
 
-#define TCONV_BCAST_MAX_OPERANDS 4
+#define TC_BCAST_MAX_OPERANDS 4
 
 /* The broadcast shape of n shapes (right-aligned; each dim equal or 1). An incompatible pair is
  * TCONV_ERR_INVALID naming the operands, the axis and the two dims. */
@@ -26,25 +26,25 @@ void tc_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int
 typedef struct tc_bcast {
     size_t n_operands;
     int out_rank; /* the broadcast shape, for allocating the output */
-    int64_t out_dims[TCONV_MAX_RANK];
+    int64_t out_dims[TC_MAX_RANK];
     int64_t n_elements;
 
     int rank; /* collapsed iteration space (at least 1 axis) */
-    int64_t dims[TCONV_MAX_RANK];
-    int64_t strides[TCONV_BCAST_MAX_OPERANDS][TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
+    int64_t strides[TC_BCAST_MAX_OPERANDS][TC_MAX_RANK];
     int64_t row_length;
-    int64_t inner_stride[TCONV_BCAST_MAX_OPERANDS];
+    int64_t inner_stride[TC_BCAST_MAX_OPERANDS];
     int64_t n_rows;
 } tc_bcast;
 
-/* Prepares iteration over n (<= TCONV_BCAST_MAX_OPERANDS) operands. */
+/* Prepares iteration over n (<= TC_BCAST_MAX_OPERANDS) operands. */
 tconv_status tc_bcast_init(tc_bcast *b, size_t n, const tc_rt_tensor *const *operands,
                            tc_error *err);
 
 /* Cursor over rows: offsets[k] is the element offset of operand k at the row's start. */
 typedef struct tc_bcast_cursor {
-    int64_t index[TCONV_MAX_RANK];
-    int64_t offsets[TCONV_BCAST_MAX_OPERANDS];
+    int64_t index[TC_MAX_RANK];
+    int64_t offsets[TC_BCAST_MAX_OPERANDS];
 } tc_bcast_cursor;
 
 void tc_bcast_cursor_init(const tc_bcast *b, tc_bcast_cursor *c);

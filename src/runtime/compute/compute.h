@@ -2,8 +2,8 @@
  * it. The room holds the tensor type, element conversions and CPU probes, tensor copies and
  * broadcasting, the GEMM, the worker pool, the vector-math headers and the test hooks; it calls
  * no other room of the runtime. */
-#ifndef TCONV_RUNTIME_COMPUTE_H
-#define TCONV_RUNTIME_COMPUTE_H
+#ifndef TC_RUNTIME_COMPUTE_H
+#define TC_RUNTIME_COMPUTE_H
 
 #include "runtime/compute/broadcast.h"
 #include "runtime/compute/convert.h"

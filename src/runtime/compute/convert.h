@@ -1,8 +1,8 @@
 /* Element reads of any stored dtype, shape strides and text, and float16 conversions in bulk
  * (convert.c, half_convert.c): below the kernels, because the tensor type, the tensor copies and
  * the executor use them too. */
-#ifndef TCONV_RUNTIME_CONVERT_H
-#define TCONV_RUNTIME_CONVERT_H
+#ifndef TC_RUNTIME_CONVERT_H
+#define TC_RUNTIME_CONVERT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  *
  * A test can override the answer (tc_cpu_features_override) to force the portable paths and
  * check that they give what the wide ones give. */
-#ifndef TCONV_RUNTIME_CPU_FEATURES_H
-#define TCONV_RUNTIME_CPU_FEATURES_H
+#ifndef TC_RUNTIME_CPU_FEATURES_H
+#define TC_RUNTIME_CPU_FEATURES_H
 
 #include <stdbool.h>
 

@@ -1,8 +1,8 @@
 /* A vectorizable float e^x for x <= 0, and e^x - 1 from the same pieces, for kernels that apply
  * them to arrays (Sigmoid, Elu): libm's expf/expm1f are scalar calls that a loop cannot
  * vectorize (Elu's expm1f was 17% of an EnCodec decoder's instructions). */
-#ifndef TCONV_RUNTIME_FAST_EXP_H
-#define TCONV_RUNTIME_FAST_EXP_H
+#ifndef TC_RUNTIME_FAST_EXP_H
+#define TC_RUNTIME_FAST_EXP_H
 
 #include <stdint.h>
 #include <string.h>

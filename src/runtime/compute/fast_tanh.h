@@ -1,7 +1,7 @@
 /* A vectorizable float tanh, for kernels that apply it to arrays (Tanh, the recurrent layers'
  * gates). */
-#ifndef TCONV_RUNTIME_FAST_TANH_H
-#define TCONV_RUNTIME_FAST_TANH_H
+#ifndef TC_RUNTIME_FAST_TANH_H
+#define TC_RUNTIME_FAST_TANH_H
 
 #include <math.h>
 

@@ -8,10 +8,10 @@
 #include "runtime/compute/vec4.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define TCONV_GEMM_X86 1
+#define TC_GEMM_X86 1
 #include <immintrin.h>
 #else
-#define TCONV_GEMM_X86 0
+#define TC_GEMM_X86 0
 #endif
 
 /* The largest micro-tile of any kernel (edge tiles go through a buffer this big). */
@@ -42,7 +42,7 @@ typedef struct micro_kernel {
 /* Every micro-kernel computes AB = sum_p pa[p*MR + r] * pb[p*NR + c] for a full MR x NR tile and
  * stores C = alpha*AB + beta*C (C not read when beta == 0). */
 
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
 
 static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                                float alpha, float beta) {
@@ -86,7 +86,7 @@ static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, flo
 }
 #endif
 
-#if TCONV_GEMM_X86
+#if TC_GEMM_X86
 __attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, const float *pa,
                                                                 const float *pb, float *c,
                                                                 int64_t ldc, float alpha,
@@ -275,7 +275,7 @@ AVX512_FORMS(8x48, 8, 48)
 
 static const micro_kernel KERNELS[] = {
     {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL},
-#if TCONV_GEMM_X86
+#if TC_GEMM_X86
     {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, NULL},
     {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32},
     {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48},
@@ -666,7 +666,7 @@ tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads
         split.chunk = 1;
     int64_t n_tasks = (extent + split.chunk - 1) / split.chunk;
     int workers = tc_parallel_workers(threads, n_tasks);
-    tc_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
+    tc_gemm_workspace workspaces[TC_PARALLEL_MAX_THREADS];
     tconv_status st = TCONV_OK;
     for (int i = 0; i < workers; i++)
         tc_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);

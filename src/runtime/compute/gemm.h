@@ -7,8 +7,8 @@
  * (4x8, GCC vector extensions where available). B may also be given as row pointers (b_rows), so
  * that a stride-1 convolution needs no im2col copy. With few rows of A (at most 16 row panels), the
  * AVX-512 kernels read an untransposed B where it lies instead of packing it. */
-#ifndef TCONV_RUNTIME_GEMM_H
-#define TCONV_RUNTIME_GEMM_H
+#ifndef TC_RUNTIME_GEMM_H
+#define TC_RUNTIME_GEMM_H
 
 #include <stdbool.h>
 #include <stddef.h>

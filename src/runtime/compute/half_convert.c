@@ -9,13 +9,13 @@
 #include "runtime/compute/cpu_features.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define TCONV_HALF_X86 1
+#define TC_HALF_X86 1
 #include <immintrin.h>
 #else
-#define TCONV_HALF_X86 0
+#define TC_HALF_X86 0
 #endif
 
-#if TCONV_HALF_X86
+#if TC_HALF_X86
 __attribute__((target("avx,f16c"))) static int64_t widen_f16c(const uint16_t *in, float *out,
                                                               int64_t n) {
     const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
@@ -52,7 +52,7 @@ __attribute__((target("avx,f16c"))) static int64_t narrow_f16c(const float *in, 
 
 void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n) {
     int64_t i = 0;
-#if TCONV_HALF_X86
+#if TC_HALF_X86
     if (tc_cpu_has_f16c())
         i = widen_f16c(in, out, n);
 #endif
@@ -62,7 +62,7 @@ void tc_half_to_float_n(const uint16_t *in, float *out, int64_t n) {
 
 void tc_float_to_half_n(const float *in, uint16_t *out, int64_t n) {
     int64_t i = 0;
-#if TCONV_HALF_X86
+#if TC_HALF_X86
     if (tc_cpu_has_f16c())
         i = narrow_f16c(in, out, n);
 #endif

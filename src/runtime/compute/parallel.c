@@ -8,26 +8,26 @@
 #include <time.h>
 
 /* Below this much work a parallel-for is not worth it. */
-#define TCONV_PARALLEL_MIN_FLOPS 2.0e6
+#define TC_PARALLEL_MIN_FLOPS 2.0e6
 
 /* How long an idle worker polls for the next job, and a caller for its workers to finish, before
  * sleeping on a condition variable. A model's kernels follow each other within tens of
  * microseconds, and waking a sleeping thread costs a futex call plus, in a virtual machine, an
  * interrupt to a halted vCPU: measured here, that made a 2-thread DCGAN generator at batch 1
  * 1.6x slower than 1 thread. OpenMP runtimes poll the same way (GOMP_SPINCOUNT). */
-#define TCONV_PARALLEL_SPIN_NS 200000
+#define TC_PARALLEL_SPIN_NS 200000
 
 /* The oversubscription guard. A helper that joined a job and was then descheduled (other
  * processes hold the cores) keeps its task, and the caller waits for it: a scheduler time slice,
- * far longer than the job. A wait past TCONV_PARALLEL_LATE_NS that is also longer than the
+ * far longer than the job. A wait past TC_PARALLEL_LATE_NS that is also longer than the
  * caller's own share of the job counts as a strike, a job without one takes a strike back; at
- * TCONV_PARALLEL_STRIKES the pool runs the next TCONV_PARALLEL_SERIAL_JOBS jobs in their calling
+ * TC_PARALLEL_STRIKES the pool runs the next TC_PARALLEL_SERIAL_JOBS jobs in their calling
  * threads (which is always correct: the kernel's tasks just run in one thread), then tries its
  * helpers again. On an idle machine the waits stay within a task's length and nothing changes;
  * on a loaded one 2 threads then cost about what 1 does instead of much more. */
-#define TCONV_PARALLEL_LATE_NS 100000
-#define TCONV_PARALLEL_STRIKES 4
-#define TCONV_PARALLEL_SERIAL_JOBS 256
+#define TC_PARALLEL_LATE_NS 100000
+#define TC_PARALLEL_STRIKES 4
+#define TC_PARALLEL_SERIAL_JOBS 256
 
 /* One parallel-for. It lives on the caller's stack: the caller does not return before every
  * worker that joined it has left (pool->active == 0). */
@@ -68,7 +68,7 @@ struct tc_thread_pool {
     parallel_job *job;
     atomic_int strikes, serial_left; /* the oversubscription guard */
     int peak_workers; /* the most workers (caller included) of a job since the last take */
-    pthread_t threads[TCONV_PARALLEL_MAX_THREADS];
+    pthread_t threads[TC_PARALLEL_MAX_THREADS];
 };
 
 tc_thread_pool *tc_thread_pool_create(void) {
@@ -170,7 +170,7 @@ static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool,
             return true;
         cpu_relax();
         if (i % 256 == 0) {
-            if (now_ns() - start > TCONV_PARALLEL_SPIN_NS)
+            if (now_ns() - start > TC_PARALLEL_SPIN_NS)
                 return false;
             sched_yield();
         }
@@ -226,7 +226,7 @@ static void *worker_main(void *arg) {
 /* Starts workers until the pool has `wanted` (called with the mutex held). A worker that
  * cannot be started is simply missing: the others and the caller do its share. */
 static void grow_pool(tc_thread_pool *pool, int wanted) {
-    while (pool->n_threads < wanted && pool->n_threads < TCONV_PARALLEL_MAX_THREADS) {
+    while (pool->n_threads < wanted && pool->n_threads < TC_PARALLEL_MAX_THREADS) {
         if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, pool) != 0)
             return;
         pool->n_threads++;
@@ -246,13 +246,13 @@ int tc_thread_pool_take_peak(tc_thread_pool *pool) {
 int tc_parallel_workers(int n_threads, int64_t n_tasks) {
     if (n_threads < 1 || n_tasks < 1)
         return 1;
-    if (n_threads > TCONV_PARALLEL_MAX_THREADS)
-        n_threads = TCONV_PARALLEL_MAX_THREADS;
+    if (n_threads > TC_PARALLEL_MAX_THREADS)
+        n_threads = TC_PARALLEL_MAX_THREADS;
     return n_tasks < n_threads ? (int)n_tasks : n_threads;
 }
 
 int tc_parallel_threads_for_work(int n_threads, double flops) {
-    if (n_threads < 1 || flops < TCONV_PARALLEL_MIN_FLOPS)
+    if (n_threads < 1 || flops < TC_PARALLEL_MIN_FLOPS)
         return 1;
     return n_threads;
 }
@@ -336,10 +336,10 @@ static bool guard_serial(tc_thread_pool *pool) {
 
 /* The caller worked `own_ns` on the job, then waited `wait_ns` for its helpers. */
 static void guard_note(tc_thread_pool *pool, int64_t own_ns, int64_t wait_ns) {
-    if (wait_ns > TCONV_PARALLEL_LATE_NS && wait_ns > own_ns) {
-        if (atomic_fetch_add(&pool->strikes, 1) + 1 >= TCONV_PARALLEL_STRIKES) {
+    if (wait_ns > TC_PARALLEL_LATE_NS && wait_ns > own_ns) {
+        if (atomic_fetch_add(&pool->strikes, 1) + 1 >= TC_PARALLEL_STRIKES) {
             atomic_store(&pool->strikes, 0);
-            atomic_store(&pool->serial_left, TCONV_PARALLEL_SERIAL_JOBS);
+            atomic_store(&pool->serial_left, TC_PARALLEL_SERIAL_JOBS);
         }
         return;
     }

@@ -11,13 +11,13 @@
  * Waiting threads offer their core every few microseconds, and a pool whose helpers keep making
  * the caller wait (descheduled mid-task: the cores are oversubscribed) runs its next jobs in the
  * calling thread for a while (parallel.c, the oversubscription guard). */
-#ifndef TCONV_RUNTIME_PARALLEL_H
-#define TCONV_RUNTIME_PARALLEL_H
+#ifndef TC_RUNTIME_PARALLEL_H
+#define TC_RUNTIME_PARALLEL_H
 
 #include <stdint.h>
 
 /* Upper bound on the workers of one parallel-for (callers may size arrays with it). */
-#define TCONV_PARALLEL_MAX_THREADS 64
+#define TC_PARALLEL_MAX_THREADS 64
 
 typedef struct tc_thread_pool tc_thread_pool;
 
@@ -54,8 +54,8 @@ int tc_parallel_threads_for_work(int n_threads, double flops);
 /* The work of one element of a streamed (memory-bound) pass, in the GEMM flops that
  * tc_parallel_threads_for_work weighs: about a cycle, in which the GEMM does some 64 flops. A
  * libm call (expf, logf) is some 16 of these. */
-#define TCONV_PARALLEL_COST_STREAM 64.0
-#define TCONV_PARALLEL_COST_LIBM (16.0 * TCONV_PARALLEL_COST_STREAM)
+#define TC_PARALLEL_COST_STREAM 64.0
+#define TC_PARALLEL_COST_LIBM (16.0 * TC_PARALLEL_COST_STREAM)
 
 /* Items [begin, end) of a job split into ranges. */
 typedef void (*tc_range_fn)(void *ctx, int64_t begin, int64_t end);

@@ -19,9 +19,9 @@ static tconv_status shape_byte_size(tconv_dtype dtype, int rank, const int64_t *
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED,
                             "unsupported dtype %s: the runtime has no storage for it",
                             tconv_dtype_name(dtype));
-    if (rank < 0 || rank > TCONV_MAX_RANK)
+    if (rank < 0 || rank > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "rank %d is outside 0..%d", rank,
-                            TCONV_MAX_RANK);
+                            TC_MAX_RANK);
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0)
             return tc_error_set(err, TCONV_ERR_INVALID, "negative dimension %lld at axis %d",

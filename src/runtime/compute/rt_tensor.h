@@ -1,6 +1,6 @@
 /* Runtime tensors: dense, row-major, native little-endian buffers. */
-#ifndef TCONV_RUNTIME_RT_TENSOR_H
-#define TCONV_RUNTIME_RT_TENSOR_H
+#ifndef TC_RUNTIME_RT_TENSOR_H
+#define TC_RUNTIME_RT_TENSOR_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 typedef struct tc_rt_tensor {
     tconv_dtype dtype;
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int64_t n_elements;
     void *data; /* n_elements x element size bytes (NULL when n_elements == 0) */
     size_t nbytes;

@@ -80,7 +80,7 @@ void tc_strided_copy(const tc_strided_view *v, const tc_rt_tensor *src, tc_rt_te
         return;
     }
     int last = v->rank - 1;
-    int64_t n = v->dims[last], idx[TCONV_MAX_RANK] = {0}, offset = v->offset;
+    int64_t n = v->dims[last], idx[TC_MAX_RANK] = {0}, offset = v->offset;
     /* the inner axes each step copies: the last, or the last two (copy_block) */
     int inner = v->rank >= 2 && n < SHORT_ROW && v->strides[last] != 1 && v->dims[last - 1] >= 2 * n
                     ? 2
@@ -281,7 +281,7 @@ void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *
         memcpy(out, in, esize);
         return;
     }
-    int64_t in_strides[TCONV_MAX_RANK], idx[TCONV_MAX_RANK] = {0};
+    int64_t in_strides[TC_MAX_RANK], idx[TC_MAX_RANK] = {0};
     tc_shape_strides(src->rank, src->dims, in_strides);
     int last = dst->rank - 1;
     int64_t n = dst->dims[last], rows = dst->n_elements / n;

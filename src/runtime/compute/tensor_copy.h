@@ -1,8 +1,8 @@
 /* Element movement shared by data-movement kernels: strided views (Slice, Transpose), per-axis
  * index maps (Pad) and dtype conversion (Cast). Elements are moved by size, so every stored
  * dtype works. */
-#ifndef TCONV_RUNTIME_TENSOR_COPY_H
-#define TCONV_RUNTIME_TENSOR_COPY_H
+#ifndef TC_RUNTIME_TENSOR_COPY_H
+#define TC_RUNTIME_TENSOR_COPY_H
 
 #include <stdint.h>
 
@@ -11,8 +11,8 @@
 /* Element (dims, strides, offset) of a source tensor; strides may be negative. */
 typedef struct tc_strided_view {
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
-    int64_t strides[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
+    int64_t strides[TC_MAX_RANK];
     int64_t offset;
 } tc_strided_view;
 

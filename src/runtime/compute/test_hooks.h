@@ -1,8 +1,8 @@
 /* Test-only fault injection. A test sets a hook to make a kernel wrong on purpose and shows that
  * a proof (the golden suites, --check) catches it. Every hook is 0 outside such a test; nothing
  * but tests may set one, and not while another thread runs the runtime. */
-#ifndef TCONV_RUNTIME_TEST_HOOKS_H
-#define TCONV_RUNTIME_TEST_HOOKS_H
+#ifndef TC_RUNTIME_TEST_HOOKS_H
+#define TC_RUNTIME_TEST_HOOKS_H
 
 #include <stdint.h>
 

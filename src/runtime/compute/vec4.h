@@ -1,13 +1,13 @@
 /* 4-float vectors through the GCC/Clang vector extensions, for hot loops: at -O2 GCC vectorizes
  * only loops whose trip count it knows, so those loops are written with vectors. Elsewhere
- * TCONV_HAVE_VECTOR_EXT is 0 and callers keep their plain loops. */
-#ifndef TCONV_RUNTIME_VEC4_H
-#define TCONV_RUNTIME_VEC4_H
+ * TC_HAVE_VECTOR_EXT is 0 and callers keep their plain loops. */
+#ifndef TC_RUNTIME_VEC4_H
+#define TC_RUNTIME_VEC4_H
 
 #include <string.h>
 
 #if defined(__GNUC__)
-#define TCONV_HAVE_VECTOR_EXT 1
+#define TC_HAVE_VECTOR_EXT 1
 typedef float tc_v4f __attribute__((vector_size(16)));
 typedef int tc_v4i __attribute__((vector_size(16)));
 
@@ -22,7 +22,7 @@ static inline void tc_v4f_store(float *p, tc_v4f v) {
 }
 
 #else
-#define TCONV_HAVE_VECTOR_EXT 0
+#define TC_HAVE_VECTOR_EXT 0
 #endif
 
 #endif

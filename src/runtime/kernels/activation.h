@@ -7,8 +7,8 @@
  * Every function takes (v, alpha, beta), its parameters or ignored, so that an activation ops.def
  * marks fusable (ACT(fn, cost) on its TC_KIND line) plugs into the epilogue by its name alone.
  * Always inlined and branch-free where the loop must vectorize. NaN stays NaN through each. */
-#ifndef TCONV_RUNTIME_ACTIVATION_H
-#define TCONV_RUNTIME_ACTIVATION_H
+#ifndef TC_RUNTIME_ACTIVATION_H
+#define TC_RUNTIME_ACTIVATION_H
 
 #include <math.h>
 

@@ -53,18 +53,18 @@ tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops) {
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &ops->x)) ||
         (st = tc_kernel_require_input(ctx, 1, &ops->w)) ||
-        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+        (st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)))
         return st;
     ops->b = tc_kernel_input(ctx, 2);
     /* W and B: X's type (float16/bfloat16 arrive widened to float, see session_half.c) */
-    uint32_t same = TCONV_DTYPE_BIT(ops->x->dtype);
+    uint32_t same = TC_DTYPE_BIT(ops->x->dtype);
     if ((st = tc_kernel_check_dtype(ctx, 1, same)) || (st = tc_kernel_check_dtype(ctx, 2, same)))
         return st;
-    if (ops->x->rank < 3 || ops->x->rank - 2 > TCONV_MAX_SPATIAL)
+    if (ops->x->rank < 3 || ops->x->rank - 2 > TC_MAX_SPATIAL)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
                             "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
                             "supported",
-                            ops->x->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+                            ops->x->rank, TC_MAX_SPATIAL + 2, TC_MAX_SPATIAL);
     if (ops->w->rank != ops->x->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "W has rank %d but X has rank %d",
                             ops->w->rank, ops->x->rank);
@@ -88,7 +88,7 @@ static int fixed_spatial_rank(const tconv_node *node) {
     if (!w || !w->initializer || w->is_graph_input)
         return 0;
     int rank = w->initializer->rank - 2;
-    return rank >= 1 && rank <= TCONV_MAX_SPATIAL ? rank : 0;
+    return rank >= 1 && rank <= TC_MAX_SPATIAL ? rank : 0;
 }
 
 tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,

@@ -1,8 +1,8 @@
 /* What the Conv and ConvTranspose kernels share: their operands, every worker's scratch (im2col
  * or col2im block and GEMM packing buffers, in one session scratch piece), and packed weights
  * kept across runs. */
-#ifndef TCONV_RUNTIME_CONV_COMMON_H
-#define TCONV_RUNTIME_CONV_COMMON_H
+#ifndef TC_RUNTIME_CONV_COMMON_H
+#define TC_RUNTIME_CONV_COMMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ typedef struct tc_conv_worker_scratch {
 
 /* Every worker's buffers, in one session scratch allocation (tc_kernel_scratch). */
 typedef struct tc_conv_scratch {
-    tc_conv_worker_scratch workers[TCONV_PARALLEL_MAX_THREADS];
+    tc_conv_worker_scratch workers[TC_PARALLEL_MAX_THREADS];
     tc_rt_tensor memory;
 } tc_conv_scratch;
 
@@ -44,7 +44,7 @@ tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_ke
  * pc->arena) as its parameters, and `work`. Fails only for memory. */
 tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,
                              tc_kernel_fn run, tc_kernel_work_fn work, tc_kernel_prepared *out);
-/* Reads X, W and the optional B (float, ranks 3 to TCONV_MAX_SPATIAL + 2, W's rank X's). */
+/* Reads X, W and the optional B (float, ranks 3 to TC_MAX_SPATIAL + 2, W's rank X's). */
 tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops);
 /* B, when given, must be 1-D with c_out elements. */
 tconv_status tc_conv_check_bias(tc_kernel_ctx *ctx, const tc_rt_tensor *b, int64_t c_out);

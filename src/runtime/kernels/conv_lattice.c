@@ -81,7 +81,7 @@ typedef struct put_op {
     float bias;
 } put_op;
 
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
 #if defined(__clang__)
 #define INTERLEAVE_LO(a, b) __builtin_shufflevector(a, b, 0, 4, 1, 5)
 #define INTERLEAVE_HI(a, b) __builtin_shufflevector(a, b, 2, 6, 3, 7)
@@ -104,7 +104,7 @@ static void store_strided(float *restrict dst, const float *restrict src, int64_
             dst[i * stride] = src[i] + bias;
         return;
     }
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     tc_v4f vbias = {bias, bias, bias, bias};
     for (; i + 4 <= count; i += 4)
         tc_v4f_store(dst + i, tc_v4f_load(src + i) + vbias);
@@ -126,7 +126,7 @@ static void accumulate_strided(float *restrict dst, const float *restrict src, i
             dst[i * stride] += src[i];
         return;
     }
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     for (; i + 4 <= count; i += 4)
         tc_v4f_store(dst + i, tc_v4f_load(dst + i) + tc_v4f_load(src + i));
 #endif
@@ -138,7 +138,7 @@ static void accumulate_strided(float *restrict dst, const float *restrict src, i
 static void accumulate_interleaved(float *restrict dst, const float *restrict a,
                                    const float *restrict b, int64_t count, put_op op) {
     int64_t j = 0;
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     if (op.store) {
         tc_v4f bias = {op.bias, op.bias, op.bias, op.bias};
         for (; j + 4 <= count; j += 4) {
@@ -220,7 +220,7 @@ static void for_each_tap(const col_block *b, const tc_coarse_run *run, taps_fn f
     const tc_lattice *lat = b->lat;
     int last = lat->rank - 1;
     bool pairs = lat->strides[last] == 2 && lat->dilations[last] == 1;
-    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    int64_t tap[TC_MAX_SPATIAL] = {0};
     for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
         tc_mapped_tap first, second;
         tc_lattice_map_tap(lat, run, tap, &first);
@@ -255,7 +255,7 @@ void tc_col2im_block_store(const tc_lattice *lat, const float *col, int64_t plan
 static void gather_deinterleaved(float *restrict a, float *restrict b, const float *restrict src,
                                  int64_t count) {
     int64_t j = 0;
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     for (; j + 4 <= count; j += 4) {
         tc_v4f lo = tc_v4f_load(src + 2 * j), hi = tc_v4f_load(src + 2 * j + 4);
         tc_v4f_store(a + j, EVEN_LANES(lo, hi));
@@ -355,11 +355,11 @@ bool tc_lattice_finish(tc_lattice *lat) {
            tc_shape_elements(lat->kernel, lat->rank, &lat->kernel_size);
 }
 
-/* Columns per block for `rows` col rows: about TCONV_COL_BLOCK_TARGET_FLOATS floats, a multiple of
+/* Columns per block for `rows` col rows: about TC_COL_BLOCK_TARGET_FLOATS floats, a multiple of
  * the GEMM tile, at least min_cols, at most all of them. */
 int64_t tc_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols) {
-    int64_t cols = TCONV_COL_BLOCK_TARGET_FLOATS / tc_max_i64(rows, 1);
-    cols = cols / TCONV_COL_BLOCK_GRANULE * TCONV_COL_BLOCK_GRANULE;
-    cols = tc_max_i64(cols, tc_max_i64(min_cols, TCONV_COL_BLOCK_GRANULE));
+    int64_t cols = TC_COL_BLOCK_TARGET_FLOATS / tc_max_i64(rows, 1);
+    cols = cols / TC_COL_BLOCK_GRANULE * TC_COL_BLOCK_GRANULE;
+    cols = tc_max_i64(cols, tc_max_i64(min_cols, TC_COL_BLOCK_GRANULE));
     return tc_min_i64(cols, tc_max_i64(total, 1));
 }

@@ -6,8 +6,8 @@
  * (ConvTranspose adds each GEMM column into Y, skipping fine positions outside its window) and
  * im2col (Conv gathers X, zeros outside the input). Positions are taken in column blocks of
  * runs along the last axis, so that a block stays in cache. */
-#ifndef TCONV_RUNTIME_CONV_LATTICE_H
-#define TCONV_RUNTIME_CONV_LATTICE_H
+#ifndef TC_RUNTIME_CONV_LATTICE_H
+#define TC_RUNTIME_CONV_LATTICE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,21 +17,21 @@
 #include "runtime/compute/compute.h"
 
 /* Floats of im2col/col2im scratch per column block (about 256 KiB: L2-resident). */
-#define TCONV_COL_BLOCK_TARGET_FLOATS (64 * 1024)
+#define TC_COL_BLOCK_TARGET_FLOATS (64 * 1024)
 /* Column blocks are multiples of this (of every GEMM micro-tile width: 32 and 48). */
-#define TCONV_COL_BLOCK_GRANULE 96
+#define TC_COL_BLOCK_GRANULE 96
 
 typedef struct tc_lattice {
     int rank;
-    int64_t coarse[TCONV_MAX_SPATIAL];
-    int64_t fine[TCONV_MAX_SPATIAL];
-    int64_t kernel[TCONV_MAX_SPATIAL];
-    int64_t strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t pad_begin[TCONV_MAX_SPATIAL];
+    int64_t coarse[TC_MAX_SPATIAL];
+    int64_t fine[TC_MAX_SPATIAL];
+    int64_t kernel[TC_MAX_SPATIAL];
+    int64_t strides[TC_MAX_SPATIAL];
+    int64_t dilations[TC_MAX_SPATIAL];
+    int64_t pad_begin[TC_MAX_SPATIAL];
     /* Fine positions that take values: [window_lo, window_hi) per axis, within [0, fine) (the
      * whole grid unless a fused Slice/Pad narrows it; tc_lattice_finish sets the default). */
-    int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
+    int64_t window_lo[TC_MAX_SPATIAL], window_hi[TC_MAX_SPATIAL];
     bool windowed;
     int64_t coarse_size, fine_size, kernel_size; /* products over the axes */
 } tc_lattice;
@@ -50,7 +50,7 @@ typedef struct tc_coarse_run {
     int64_t col;
     int64_t length;
     int64_t u0;
-    int64_t outer[TCONV_MAX_SPATIAL];
+    int64_t outer[TC_MAX_SPATIAL];
 } tc_coarse_run;
 
 /* Called for each run of a block (tc_lattice_for_each_run). */
@@ -62,7 +62,7 @@ static inline void tc_floats_fill(float *dst, int64_t count, float value) {
         memset(dst, 0, (size_t)count * sizeof(float));
         return;
     }
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     tc_v4f v = {value, value, value, value};
     for (; i + 4 <= count; i += 4)
         tc_v4f_store(dst + i, v);
@@ -81,7 +81,7 @@ static inline void tc_floats_copy(float *restrict dst, const float *restrict src
         return;
     }
     int64_t i = 0;
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     for (; i + 4 <= count; i += 4)
         tc_v4f_store(dst + i, tc_v4f_load(src + i));
 #endif
@@ -106,7 +106,7 @@ static inline void tc_floats_zero(float *dst, int64_t count) {
         return;
     }
     int64_t i = 0;
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     for (; i + 4 <= count; i += 4)
         tc_v4f_store(dst + i, (tc_v4f){0, 0, 0, 0});
 #endif
@@ -147,7 +147,7 @@ void tc_im2col_block(const tc_lattice *lat, const float *fine, int64_t planes, i
 bool tc_lattice_is_identity(const tc_lattice *lat);
 /* Sets the default window and the sizes; false when a size overflows. */
 bool tc_lattice_finish(tc_lattice *lat);
-/* Columns per block for `rows` col rows: about TCONV_COL_BLOCK_TARGET_FLOATS floats, a multiple
+/* Columns per block for `rows` col rows: about TC_COL_BLOCK_TARGET_FLOATS floats, a multiple
  * of the GEMM tile, at least min_cols, at most all of them. */
 int64_t tc_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols);
 

@@ -2,8 +2,8 @@
  * (broadcast.h's merged-axes cursor) and split over threads when the work pays for them. Every
  * elementwise kernel that broadcasts (the arithmetic, compare, logic, unary and Where kernels of
  * kernels_math.c, the bit operations of kernels_bitwise.c) is a span function run through it. */
-#ifndef TCONV_RUNTIME_ELEMENTWISE_WALK_H
-#define TCONV_RUNTIME_ELEMENTWISE_WALK_H
+#ifndef TC_RUNTIME_ELEMENTWISE_WALK_H
+#define TC_RUNTIME_ELEMENTWISE_WALK_H
 
 #include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel.h"

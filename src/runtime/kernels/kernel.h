@@ -19,8 +19,8 @@
  * reading and checks into a prepare function that fills a params struct, make the run take
  * ctx->params, name KP(prepare) in ops.def, declare its work (tc_kernel_prepared.work) when
  * its op's cost function reads an attribute, and the epilogues its run applies. */
-#ifndef TCONV_RUNTIME_KERNEL_H
-#define TCONV_RUNTIME_KERNEL_H
+#ifndef TC_RUNTIME_KERNEL_H
+#define TC_RUNTIME_KERNEL_H
 
 #include "ir/arena.h"
 #include "ir/ir.h"
@@ -52,9 +52,9 @@ typedef struct tc_kernel_host {
  * output channel everywhere (the Add; bias_len values) when not NULL. */
 typedef struct tc_kernel_crop {
     size_t n;
-    int axes[TCONV_MAX_RANK];
-    int64_t starts[TCONV_MAX_RANK], ends[TCONV_MAX_RANK];
-    int64_t extend_begin[TCONV_MAX_RANK], extend_end[TCONV_MAX_RANK]; /* by axis */
+    int axes[TC_MAX_RANK];
+    int64_t starts[TC_MAX_RANK], ends[TC_MAX_RANK];
+    int64_t extend_begin[TC_MAX_RANK], extend_end[TC_MAX_RANK]; /* by axis */
     const float *bias;
     int64_t bias_len;
 } tc_kernel_crop;

@@ -72,10 +72,10 @@ tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc
 
 tconv_status tc_kernel_forward_to_output(tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *src,
                                          int rank, const int64_t *dims) {
-    int64_t n, kept[TCONV_MAX_RANK];
+    int64_t n, kept[TC_MAX_RANK];
     tc_rt_tensor *donor = ctx->donor;
     if (!donor || donor != src || index != 0 || index >= ctx->n_outputs || rank < 0 ||
-        rank > TCONV_MAX_RANK || !tc_shape_elements(dims, rank, &n) || n != src->n_elements)
+        rank > TC_MAX_RANK || !tc_shape_elements(dims, rank, &n) || n != src->n_elements)
         return tc_kernel_copy_to_output(ctx, index, src, rank, dims);
     tconv_status st = count_work(ctx, rank, dims);
     if (st != TCONV_OK)
@@ -128,7 +128,7 @@ tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key
                                    size_t nbytes, void **data) {
     tc_node_cache *c = ctx->cache;
     *data = NULL;
-    if (!c || !ctx->budget || nbytes == 0 || nbytes > (size_t)INT64_MAX - TCONV_SESSION_ALIGN)
+    if (!c || !ctx->budget || nbytes == 0 || nbytes > (size_t)INT64_MAX - TC_SESSION_ALIGN)
         return tc_error_set(ctx->err, TCONV_ERR_USAGE, "no node cache for %zu bytes", nbytes);
     tc_node_cache_free(ctx->budget, c);
     tconv_status st =

@@ -38,8 +38,8 @@ tconv_status tc_kernel_require_input(const tc_kernel_ctx *ctx, size_t index,
 static void format_dtype_mask(uint32_t mask, char *buf, size_t size) {
     size_t used = 0;
     buf[0] = '\0';
-    for (int d = 0; d <= TCONV_DTYPE_MAX && d < 32; d++) {
-        if (!(mask & TCONV_DTYPE_BIT(d)))
+    for (int d = 0; d <= TC_DTYPE_MAX && d < 32; d++) {
+        if (!(mask & TC_DTYPE_BIT(d)))
             continue;
         int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", tconv_dtype_name(d));
         if (n < 0 || (size_t)n >= size - used)
@@ -52,7 +52,7 @@ tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint3
     const tc_rt_tensor *t = tc_kernel_input(ctx, index);
     if (!t)
         return TCONV_OK;
-    if (t->dtype > 0 && t->dtype < 32 && (mask & TCONV_DTYPE_BIT(t->dtype)))
+    if (t->dtype > 0 && t->dtype < 32 && (mask & TC_DTYPE_BIT(t->dtype)))
         return TCONV_OK;
     char supported[256];
     format_dtype_mask(mask, supported, sizeof supported);
@@ -63,7 +63,7 @@ tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint3
 }
 
 tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, uint32_t mask) {
-    if (dtype > 0 && dtype < 32 && (mask & TCONV_DTYPE_BIT(dtype)))
+    if (dtype > 0 && dtype < 32 && (mask & TC_DTYPE_BIT(dtype)))
         return TCONV_OK;
     char supported[256];
     format_dtype_mask(mask, supported, sizeof supported);
@@ -97,7 +97,7 @@ tconv_status tc_kernel_read_ints(const tc_kernel_ctx *ctx, size_t index, int64_t
     const tc_rt_tensor *t;
     tconv_status st = tc_kernel_require_input(ctx, index, &t);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, index, TCONV_DTYPES_INDEX);
+        st = tc_kernel_check_dtype(ctx, index, TC_DTYPES_INDEX);
     if (st == TCONV_OK)
         st = check_vector(ctx, index, t, cap);
     if (st != TCONV_OK)
@@ -113,7 +113,7 @@ tconv_status tc_kernel_read_floats(const tc_kernel_ctx *ctx, size_t index, doubl
     const tc_rt_tensor *t;
     tconv_status st = tc_kernel_require_input(ctx, index, &t);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, index, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, index, TC_DTYPES_FLOAT);
     if (st == TCONV_OK)
         st = check_vector(ctx, index, t, cap);
     if (st != TCONV_OK)
@@ -169,7 +169,7 @@ tconv_status tc_rank_attrs_read(const tc_kernel_prepare_ctx *pc, tc_rank_attr_re
     if (!attrs)
         return tc_error_nomem(pc->err, "a kernel's parameters");
     tconv_status st = TCONV_OK;
-    for (int r = 1; r <= TCONV_MAX_SPATIAL && st == TCONV_OK; r++) {
+    for (int r = 1; r <= TC_MAX_SPATIAL && st == TCONV_OK; r++) {
         if (only > 0 && r != only)
             continue;
         tc_error err;
@@ -189,10 +189,9 @@ tconv_status tc_rank_attrs_read(const tc_kernel_prepare_ctx *pc, tc_rank_attr_re
 
 tconv_status tc_rank_attrs_get(const tc_kernel_ctx *ctx, const tc_rank_attrs *r, int spatial_rank,
                                const void **out) {
-    if (spatial_rank < 1 || spatial_rank > TCONV_MAX_SPATIAL)
+    if (spatial_rank < 1 || spatial_rank > TC_MAX_SPATIAL)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                            "%d spatial axes: 1 to %d are supported", spatial_rank,
-                            TCONV_MAX_SPATIAL);
+                            "%d spatial axes: 1 to %d are supported", spatial_rank, TC_MAX_SPATIAL);
     if (r->message[spatial_rank])
         return tc_error_set(ctx->err, r->status[spatial_rank], "%s", r->message[spatial_rank]);
     if (!r->attrs[spatial_rank]) /* prepare read one rank only: the operands' checks broke */

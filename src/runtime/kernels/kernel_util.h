@@ -2,8 +2,8 @@
  * attribute whitelists (an attribute a kernel does not know is TCONV_ERR_UNSUPPORTED, never
  * silently ignored), reading small integer/float parameter tensors, and axis normalization.
  * Messages need not name the node: the executor prefixes it. */
-#ifndef TCONV_RUNTIME_KERNEL_UTIL_H
-#define TCONV_RUNTIME_KERNEL_UTIL_H
+#ifndef TC_RUNTIME_KERNEL_UTIL_H
+#define TC_RUNTIME_KERNEL_UTIL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,32 +12,31 @@
 #include "ir/window_geometry.h"
 #include "runtime/kernels/kernel.h"
 
-#define TCONV_DTYPE_BIT(d) (UINT32_C(1) << (d))
-#define TCONV_DTYPES_FLOAT TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT)
-#define TCONV_DTYPES_DOUBLE TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
-#define TCONV_DTYPES_INDEX (TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64))
-#define TCONV_DTYPES_NUMERIC (TCONV_DTYPES_FLOAT | TCONV_DTYPES_INDEX)
+#define TC_DTYPE_BIT(d) (UINT32_C(1) << (d))
+#define TC_DTYPES_FLOAT TC_DTYPE_BIT(TCONV_DTYPE_FLOAT)
+#define TC_DTYPES_DOUBLE TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
+#define TC_DTYPES_INDEX (TC_DTYPE_BIT(TCONV_DTYPE_INT32) | TC_DTYPE_BIT(TCONV_DTYPE_INT64))
+#define TC_DTYPES_NUMERIC (TC_DTYPES_FLOAT | TC_DTYPES_INDEX)
 /* Every dtype the runtime stores: data-movement kernels copy elements of any of them. */
-#define TCONV_DTYPES_ANY                                                                           \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT) | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) |                     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64) | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL) |                     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16) | TCONV_DTYPES_SMALL)
+#define TC_DTYPES_ANY                                                                              \
+    (TC_DTYPE_BIT(TCONV_DTYPE_FLOAT) | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TC_DTYPE_BIT(TCONV_DTYPE_INT8) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT8) | TC_DTYPE_BIT(TCONV_DTYPE_INT16) |                           \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT16) | TC_DTYPE_BIT(TCONV_DTYPE_INT32) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT32) | TC_DTYPE_BIT(TCONV_DTYPE_INT64) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT64) | TC_DTYPE_BIT(TCONV_DTYPE_BOOL) |                           \
+     TC_DTYPE_BIT(TCONV_DTYPE_BFLOAT16) | TC_DTYPES_SMALL)
 /* The 8-bit and 4-bit float types and the sub-byte integers, stored a byte an element
  * (ir/minifloat.c); float8e8m0 only as a DequantizeLinear scale. */
-#define TCONV_DTYPES_SMALL                                                                         \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |       \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT4E2M1) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT4) |                 \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT4) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT2) |                      \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT2))
+#define TC_DTYPES_SMALL                                                                            \
+    (TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |           \
+     TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |             \
+     TC_DTYPE_BIT(TCONV_DTYPE_FLOAT4E2M1) | TC_DTYPE_BIT(TCONV_DTYPE_INT4) |                       \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT4) | TC_DTYPE_BIT(TCONV_DTYPE_INT2) |                            \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT2))
 /* float16 and bfloat16: kernels never see them unless their op is listed as moving data
  * (tc_op_half_native): the executor runs the float32 kernel on widened copies. */
-#define TCONV_DTYPES_HALF                                                                          \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
+#define TC_DTYPES_HALF (TC_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TC_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
 
 /* The graph name of input `index` ("" when unnamed or absent), for messages. */
 const char *tc_kernel_input_name(const tc_kernel_ctx *ctx, size_t index);
@@ -51,7 +50,7 @@ tconv_status tc_kernel_require_typed(const tc_kernel_ctx *ctx, size_t index, uin
                                      const tc_rt_tensor **out);
 
 /* TCONV_ERR_UNSUPPORTED "unsupported dtype D for input i ('name') of Op; supported: ..." when
- * the input's dtype is not in `mask` (TCONV_DTYPE_BIT set). Absent inputs pass. */
+ * the input's dtype is not in `mask` (TC_DTYPE_BIT set). Absent inputs pass. */
 tconv_status tc_kernel_check_dtype(const tc_kernel_ctx *ctx, size_t index, uint32_t mask);
 
 /* The same check for a dtype the kernel was asked to produce (e.g. Cast's `to`). */
@@ -92,16 +91,16 @@ tconv_status tc_kernel_copy_to_output(tc_kernel_ctx *ctx, size_t index, const tc
                                       int rank, const int64_t *dims);
 
 /* The attributes of a windowed op (Conv, ConvTranspose, the pools), read once when its kernel
- * is prepared (kernel.h) for every spatial rank 1..TCONV_MAX_SPATIAL its run may meet: their
+ * is prepared (kernel.h) for every spatial rank 1..TC_MAX_SPATIAL its run may meet: their
  * lengths are checked against the rank, which only X tells (and W of a subgraph may be
  * overridden). A read that failed keeps its status and message for the run to report, as the
  * kernel did when it read them on every run. */
 typedef tconv_status (*tc_rank_attr_reader)(const tconv_node *node, int spatial_rank, void *out,
                                             tc_error *err);
 typedef struct tc_rank_attrs {
-    const void *attrs[TCONV_MAX_SPATIAL + 1]; /* by spatial rank; NULL: failed or not read */
-    tconv_status status[TCONV_MAX_SPATIAL + 1];
-    const char *message[TCONV_MAX_SPATIAL + 1]; /* when status is not TCONV_OK */
+    const void *attrs[TC_MAX_SPATIAL + 1]; /* by spatial rank; NULL: failed or not read */
+    tconv_status status[TC_MAX_SPATIAL + 1];
+    const char *message[TC_MAX_SPATIAL + 1]; /* when status is not TCONV_OK */
 } tc_rank_attrs;
 
 /* Fills `out` with `size`-byte reads kept in pc->arena: for spatial rank `only` when the run can

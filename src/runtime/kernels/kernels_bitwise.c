@@ -9,13 +9,13 @@
 #include <string.h>
 
 #define DTYPES_BITS                                                                                \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) |                      \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT64) |                     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
+    (TC_DTYPE_BIT(TCONV_DTYPE_INT8) | TC_DTYPE_BIT(TCONV_DTYPE_INT16) |                            \
+     TC_DTYPE_BIT(TCONV_DTYPE_INT32) | TC_DTYPE_BIT(TCONV_DTYPE_INT64) |                           \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT8) | TC_DTYPE_BIT(TCONV_DTYPE_UINT16) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT32) | TC_DTYPE_BIT(TCONV_DTYPE_UINT64))
 #define DTYPES_UNSIGNED_BITS                                                                       \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
+    (TC_DTYPE_BIT(TCONV_DTYPE_UINT8) | TC_DTYPE_BIT(TCONV_DTYPE_UINT16) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT32) | TC_DTYPE_BIT(TCONV_DTYPE_UINT64))
 
 typedef enum bit_op { BIT_AND, BIT_OR, BIT_XOR, BIT_NOT, BIT_LEFT, BIT_RIGHT } bit_op;
 
@@ -65,7 +65,7 @@ static tconv_status run_bits(tc_kernel_ctx *ctx, bit_op op, uint32_t dtypes) {
     if (st != TCONV_OK)
         return st;
     int rank = in[0]->rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     memcpy(dims, in[0]->dims, sizeof dims);
     if (n_in == 2) {
         int ranks[2] = {in[0]->rank, in[1]->rank};
@@ -83,7 +83,7 @@ static tconv_status run_bits(tc_kernel_ctx *ctx, bit_op op, uint32_t dtypes) {
                     .a = in[0]->data,
                     .b = n_in == 2 ? in[1]->data : NULL,
                     .dst = y->data};
-    return tc_ew_apply(ctx, 1 + n_in, operands, &jb, TCONV_PARALLEL_COST_STREAM);
+    return tc_ew_apply(ctx, 1 + n_in, operands, &jb, TC_PARALLEL_COST_STREAM);
 }
 
 tconv_status tc_run_bitwise_and(tc_kernel_ctx *ctx) {

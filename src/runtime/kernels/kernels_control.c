@@ -20,7 +20,7 @@ static tconv_status if_condition(tc_kernel_ctx *ctx, bool *cond) {
     const tc_rt_tensor *c;
     tconv_status st = tc_kernel_require_input(ctx, 0, &c);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL));
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPE_BIT(TCONV_DTYPE_BOOL));
     if (st != TCONV_OK)
         return st;
     if (c->n_elements != 1)
@@ -138,13 +138,13 @@ static tconv_status stack_write(tc_kernel_ctx *ctx, size_t index, const stack_pa
         return tc_kernel_alloc_output(ctx, index, empty_dtype, 1, &zero, &out);
     }
     const tc_rt_tensor *first = &p->items[0];
-    if (first->rank + 1 > TCONV_MAX_RANK)
+    if (first->rank + 1 > TC_MAX_RANK)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "a stacked scan output has rank > %d",
-                            TCONV_MAX_RANK);
+                            TC_MAX_RANK);
     if (axis < 0 || axis > first->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "scan output axis %d is outside [0, %d]",
                             axis, first->rank);
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     for (int i = 0, k = 0; i <= first->rank; i++)
         dims[i] = i == axis ? (int64_t)p->n : first->dims[k++];
     tconv_status st = tc_kernel_alloc_output(ctx, index, first->dtype, first->rank + 1, dims, &out);
@@ -166,7 +166,7 @@ static tconv_status stack_write(tc_kernel_ctx *ctx, size_t index, const stack_pa
 
 /* The dims of a tensor type when all are static and not negative. */
 static bool static_dims(const tc_type *type, int64_t *dims, int *rank) {
-    if (!type || type->kind != TCONV_TYPE_TENSOR || type->rank < 0 || type->rank > TCONV_MAX_RANK)
+    if (!type || type->kind != TCONV_TYPE_TENSOR || type->rank < 0 || type->rank > TC_MAX_RANK)
         return false;
     for (int i = 0; i < type->rank; i++) {
         if (type->dims[i].kind != TCONV_DIM_STATIC || type->dims[i].value < 0)
@@ -323,9 +323,9 @@ tconv_status tc_run_loop(tc_kernel_ctx *ctx) {
         return st;
     bool has_trip, has_cond;
     int64_t trip = 0, cond = 1;
-    st = scalar_input(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64), &has_trip, &trip);
+    st = scalar_input(ctx, 0, TC_DTYPE_BIT(TCONV_DTYPE_INT64), &has_trip, &trip);
     if (st == TCONV_OK)
-        st = scalar_input(ctx, 1, TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL), &has_cond, &cond);
+        st = scalar_input(ctx, 1, TC_DTYPE_BIT(TCONV_DTYPE_BOOL), &has_cond, &cond);
     if (st != TCONV_OK)
         return st;
     lr.n_carried = ctx->n_inputs > 2 ? ctx->n_inputs - 2 : 0;
@@ -414,7 +414,7 @@ static tconv_status scan_check_inputs(tc_kernel_ctx *ctx, scan_run *sr) {
 static tconv_status scan_slice(tc_kernel_ctx *ctx, scan_run *sr, size_t j, int64_t t) {
     const tc_rt_tensor *x = sr->inputs[sr->n_state + j];
     int axis = (int)sr->in_axes[j];
-    int64_t dims[TCONV_MAX_RANK], outer = 1, inner = 1;
+    int64_t dims[TC_MAX_RANK], outer = 1, inner = 1;
     for (int i = 0, k = 0; i < x->rank; i++) {
         if (i != axis)
             dims[k++] = x->dims[i];
@@ -571,10 +571,10 @@ static tconv_status batch_write(tc_kernel_ctx *ctx, size_t index, int64_t n_batc
     tc_rt_tensor *out = &ctx->outputs[index];
     int extra = steps > 0 ? 2 : 1;
     if (out->dtype == TCONV_DTYPE_UNDEFINED) {
-        int64_t dims[TCONV_MAX_RANK];
-        if (part->rank + extra > TCONV_MAX_RANK)
+        int64_t dims[TC_MAX_RANK];
+        if (part->rank + extra > TC_MAX_RANK)
             return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "output %zu has rank > %d", index,
-                                TCONV_MAX_RANK);
+                                TC_MAX_RANK);
         dims[0] = n_batch;
         dims[1] = steps;
         memcpy(dims + extra, part->dims, (size_t)part->rank * sizeof dims[0]);
@@ -638,7 +638,7 @@ tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
     }
     size_t n_vals = sr.n_state + sr.n_in;
     const tc_rt_tensor *lens = tc_kernel_input(ctx, 0);
-    st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
+    st = tc_kernel_check_dtype(ctx, 0, TC_DTYPE_BIT(TCONV_DTYPE_INT64));
     int64_t n_batch = -1, length = -1;
     for (size_t i = 0; st == TCONV_OK && i < n_vals; i++) {
         const tc_rt_tensor *x = tc_kernel_input(ctx, 1 + i);
@@ -687,11 +687,11 @@ tconv_status tc_run_scan_8(tc_kernel_ctx *ctx) {
             st = tc_kernel_copy_to_output(ctx, i, x, x->rank, x->dims);
             continue;
         }
-        int64_t dims[TCONV_MAX_RANK] = {n_batch, length}, body_dims[TCONV_MAX_RANK];
+        int64_t dims[TC_MAX_RANK] = {n_batch, length}, body_dims[TC_MAX_RANK];
         int rank = 0;
         const tconv_value *v = sr.body->outputs[i].value;
         if (!v || !static_dims(tc_type_seen(ctx->types, v), body_dims, &rank) ||
-            rank + 2 > TCONV_MAX_RANK)
+            rank + 2 > TC_MAX_RANK)
             rank = 0;
         memcpy(dims + 2, body_dims, (size_t)rank * sizeof dims[0]);
         tc_rt_tensor *o;

@@ -110,11 +110,10 @@ typedef struct conv_job {
     /* Stride-1 Conv without im2col (conv_run_wide): the zero-padded input, each tap's offset
      * in a padded plane, and every worker's B row pointers. */
     bool wide;
-    int64_t
-        padded[TCONV_MAX_SPATIAL]; /* phase plane dims: out + (kernel - 1) * dilation / stride */
-    int64_t padded_size;           /* floats of one phase plane */
-    int64_t n_phases;              /* product of the strides */
-    int64_t channel_floats;        /* n_phases * padded_size: one input channel's planes */
+    int64_t padded[TC_MAX_SPATIAL]; /* phase plane dims: out + (kernel - 1) * dilation / stride */
+    int64_t padded_size;            /* floats of one phase plane */
+    int64_t n_phases;               /* product of the strides */
+    int64_t channel_floats;         /* n_phases * padded_size: one input channel's planes */
     const float *padded_x;
     const int64_t *tap_offsets;
     const float **b_rows; /* depth pointers per worker */
@@ -278,7 +277,7 @@ static int64_t gcd_i64(int64_t a, int64_t b) {
 }
 
 /* Column blocks and output-channel chunks. One thread: blocks of about
- * TCONV_COL_BLOCK_TARGET_FLOATS of im2col. More threads: CONV_TASKS_PER_THREAD tasks a thread when
+ * TC_COL_BLOCK_TARGET_FLOATS of im2col. More threads: CONV_TASKS_PER_THREAD tasks a thread when
  * the work allows, by narrower column blocks (not below CONV_MIN_PARALLEL_COLS); when there are
  * fewer, the output channels are split too, in multiples of the GEMM's row tile. Equal parts, so no
  * worker waits on a long one. */
@@ -291,7 +290,7 @@ static void conv_plan(conv_job *job, int threads) {
     if (threads > 1 && outer * blocks < want)
         blocks = tc_max_i64(blocks,
                             tc_min_i64((want + outer - 1) / outer, total / CONV_MIN_PARALLEL_COLS));
-    job->block_cols = split_evenly(total, blocks, TCONV_COL_BLOCK_GRANULE, &job->n_blocks);
+    job->block_cols = split_evenly(total, blocks, TC_COL_BLOCK_GRANULE, &job->n_blocks);
     /* Few units: split the output channels into as few chunks as make the task count a
      * multiple of the thread count (each chunk packs its B again). */
     int64_t units = outer * job->n_blocks, chunks = 1;
@@ -344,7 +343,7 @@ static void conv_choose_columns(conv_job *job) {
 static void phase_plane(const conv_job *job, const float *src, int64_t phase, float *dst) {
     const tc_lattice *lat = &job->lat;
     int last = lat->rank - 1;
-    int64_t a[TCONV_MAX_SPATIAL];
+    int64_t a[TC_MAX_SPATIAL];
     for (int i = last; i >= 0; i--) {
         a[i] = phase % lat->strides[i];
         phase /= lat->strides[i];
@@ -454,7 +453,7 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
 /* Every tap's offset in an input channel's phase planes: its phase plane, then its shift. */
 static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
     const tc_lattice *lat = &job->lat;
-    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    int64_t tap[TC_MAX_SPATIAL] = {0};
     for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
         int64_t phase = 0, shift = 0;
         for (int i = 0; i < lat->rank; i++) {
@@ -549,7 +548,7 @@ static void axpy_strided(float *restrict y, const float *restrict x, float w, in
             y[j] += w * x[j * stride];
         return;
     }
-#if TCONV_HAVE_VECTOR_EXT
+#if TC_HAVE_VECTOR_EXT
     tc_v4f vw = {w, w, w, w};
     for (; j + 4 <= count; j += 4)
         tc_v4f_store(y + j, tc_v4f_load(y + j) + vw * tc_v4f_load(x + j));
@@ -569,7 +568,7 @@ static void depthwise_run(void *ctx, const tc_coarse_run *run) {
     const depthwise_plane *p = ctx;
     const tc_lattice *lat = p->lat;
     int64_t stride = lat->strides[lat->rank - 1];
-    int64_t tap[TCONV_MAX_SPATIAL] = {0};
+    int64_t tap[TC_MAX_SPATIAL] = {0};
     for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
         tc_mapped_tap m;
         tc_lattice_map_tap(lat, run, tap, &m);
@@ -623,7 +622,7 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
     job.group = a->group;
     job.cin_g = job.c_in / job.group;
     job.cout_g = job.c_out / job.group;
-    int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
+    int64_t y_dims[TC_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, job.lat.coarse, (size_t)job.lat.rank * sizeof(int64_t));
     tc_rt_tensor *y;
     /* float32: every path writes all of Y (the GEMM all of C, the wide path every kept position,

@@ -23,8 +23,8 @@ typedef struct conv_transpose_job {
     /* Sub-pixel form (subpixel_plan): the im2col of X for the phases' stride-1 correlation */
     bool subpixel;
     tc_lattice taps;
-    int64_t taps_rows;                                  /* cin_g * taps.kernel_size: the GEMM's k */
-    int64_t w_kernel[TCONV_MAX_SPATIAL], w_kernel_size; /* W's taps (lat.kernel before) */
+    int64_t taps_rows;                               /* cin_g * taps.kernel_size: the GEMM's k */
+    int64_t w_kernel[TC_MAX_SPATIAL], w_kernel_size; /* W's taps (lat.kernel before) */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
     int64_t chunk_channels, n_chunks, block_cols;
     int64_t n_blocks; /* sub-pixel: column blocks per (batch, group) */
@@ -305,10 +305,10 @@ static void subpixel_weights_task(void *vjob, int64_t task, int worker) {
     int64_t rank = lat->rank, phases = lat->kernel_size, t_size = job->taps.kernel_size;
     int64_t g = task / job->cout_g, co = task % job->cout_g;
     float *rows = job->packed_w + task * phases * job->taps_rows; /* the unpacked A' here */
-    int64_t a[TCONV_MAX_SPATIAL] = {0};
+    int64_t a[TC_MAX_SPATIAL] = {0};
     for (int64_t ph = 0; ph < phases; ph++, tc_lattice_next_tap(lat, a)) {
         float *row = rows + ph * job->taps_rows;
-        int64_t t[TCONV_MAX_SPATIAL] = {0};
+        int64_t t[TC_MAX_SPATIAL] = {0};
         for (int64_t ti = 0; ti < t_size; ti++, tc_lattice_next_tap(&job->taps, t)) {
             int64_t tap = 0;
             for (int i = 0; i < rank; i++)
@@ -397,7 +397,7 @@ static tconv_status conv_transpose_resolve(tc_kernel_ctx *ctx, const tc_conv_ope
 static tconv_status apply_crop(tc_kernel_ctx *ctx, tc_conv_transpose_geometry *g,
                                int64_t *window_lo, int64_t *window_hi) {
     const tc_kernel_crop *crop = ctx->crop;
-    int64_t start[TCONV_MAX_SPATIAL] = {0}, end[TCONV_MAX_SPATIAL];
+    int64_t start[TC_MAX_SPATIAL] = {0}, end[TC_MAX_SPATIAL];
     for (int i = 0; i < g->spatial_rank; i++)
         end[i] = g->out[i];
     for (size_t k = 0; k < crop->n; k++) {
@@ -534,7 +534,7 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     tconv_status st = tc_conv_read_operands(ctx, &ops);
     if (st == TCONV_OK)
         st = conv_transpose_resolve(ctx, &ops, &g);
-    int64_t window_lo[TCONV_MAX_SPATIAL], window_hi[TCONV_MAX_SPATIAL];
+    int64_t window_lo[TC_MAX_SPATIAL], window_hi[TC_MAX_SPATIAL];
     if (st == TCONV_OK && ctx->crop)
         st = apply_crop(ctx, &g, window_lo, window_hi);
     const float *bias = ops.b ? ops.b->data : NULL;
@@ -563,7 +563,7 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     }
     if (!tc_lattice_finish(&job.lat))
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "ConvTranspose sizes overflow");
-    int64_t y_dims[TCONV_MAX_RANK] = {job.batch, job.c_out};
+    int64_t y_dims[TC_MAX_RANK] = {job.batch, job.c_out};
     memcpy(y_dims + 2, g.out, (size_t)g.spatial_rank * sizeof(int64_t));
     tc_rt_tensor *y;
     /* every path fills each Y plane (bias or 0) before adding into it */

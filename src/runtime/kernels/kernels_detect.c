@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DETECT_FLOATS (TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)
+#define DETECT_FLOATS (TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)
 
 /* Element i of a float or double tensor. */
 static double get_real(const tc_rt_tensor *t, int64_t i) {
@@ -94,7 +94,7 @@ static tconv_status nms_optional_scalar(tc_kernel_ctx *ctx, size_t index, bool i
     if (!*present)
         return TCONV_OK;
     tconv_status st = tc_kernel_check_dtype(
-        ctx, index, integer ? TCONV_DTYPE_BIT(TCONV_DTYPE_INT64) : TCONV_DTYPES_FLOAT);
+        ctx, index, integer ? TC_DTYPE_BIT(TCONV_DTYPE_INT64) : TC_DTYPES_FLOAT);
     if (st != TCONV_OK)
         return st;
     if (t->n_elements != 1)
@@ -188,9 +188,9 @@ static tconv_status nms_one_class(tc_kernel_ctx *ctx, const nms_params *p, const
 
 tconv_status tc_run_non_max_suppression(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *boxes, *scores;
-    tconv_status st = tc_kernel_require_typed(ctx, 0, TCONV_DTYPES_FLOAT, &boxes);
+    tconv_status st = tc_kernel_require_typed(ctx, 0, TC_DTYPES_FLOAT, &boxes);
     if (st == TCONV_OK)
-        st = tc_kernel_require_typed(ctx, 1, TCONV_DTYPES_FLOAT, &scores);
+        st = tc_kernel_require_typed(ctx, 1, TC_DTYPES_FLOAT, &scores);
     nms_params p;
     if (st != TCONV_OK || (st = nms_read_params(ctx, boxes, scores, &p)))
         return st;
@@ -470,7 +470,7 @@ tconv_status tc_run_roi_align(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_kernel_require_typed(ctx, 1, DETECT_FLOATS, &rois);
     if (st == TCONV_OK)
-        st = tc_kernel_require_typed(ctx, 2, TCONV_DTYPES_INDEX, &batch);
+        st = tc_kernel_require_typed(ctx, 2, TC_DTYPES_INDEX, &batch);
     roi_params p;
     if (st != TCONV_OK || (st = roi_read_params(ctx, &p)))
         return st;
@@ -678,7 +678,7 @@ static bool gs_axis(const gs_params *p, double g, int64_t size, gs_axis_taps *t)
  * (offset into X's sample n, weight); returns how many. */
 static int64_t gs_corners(const gs_params *p, const gs_axis_taps *taps, const int64_t *x_strides,
                           int64_t *offset, double *weight) {
-    int r = p->spatial, pos[TCONV_MAX_RANK] = {0};
+    int r = p->spatial, pos[TC_MAX_RANK] = {0};
     int64_t n = 0;
     for (;;) {
         double w = 1;
@@ -719,7 +719,7 @@ tconv_status tc_run_grid_sample(tc_kernel_ctx *ctx) {
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "GridSample-16 takes 4-D X only, not %d-D (GridSample-20 takes N-D)",
                             x->rank);
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     for (int d = 0; d < p.spatial; d++)
@@ -729,7 +729,7 @@ tconv_status tc_run_grid_sample(tc_kernel_ctx *ctx) {
         return st;
     if (y->n_elements == 0)
         return TCONV_OK;
-    int64_t x_strides[TCONV_MAX_RANK], points = y->n_elements / (dims[0] * dims[1]);
+    int64_t x_strides[TC_MAX_RANK], points = y->n_elements / (dims[0] * dims[1]);
     tc_shape_strides(x->rank, x->dims, x_strides);
     int64_t corners_max = 1; /* 1, 2 or 4 taps an axis */
     for (int d = 0; d < p.spatial; d++)
@@ -742,7 +742,7 @@ tconv_status tc_run_grid_sample(tc_kernel_ctx *ctx) {
     double *weight = (double *)(void *)(offset + corners_max);
     for (int64_t n = 0; n < dims[0]; n++)
         for (int64_t q = 0; q < points; q++) {
-            gs_axis_taps taps[TCONV_MAX_RANK];
+            gs_axis_taps taps[TC_MAX_RANK];
             int64_t g_at = (n * points + q) * p.spatial, corners = 0;
             bool ok = x->n_elements > 0;
             /* grid's last axis lists (x, y, ...): its first value indexes X's last axis */

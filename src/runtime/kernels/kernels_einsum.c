@@ -19,9 +19,9 @@ typedef struct einsum_plan {
     int n_ops;
     const tc_rt_tensor *ops[TC_EINSUM_MAX_OPERANDS];
     int out_rank, sum_rank;
-    int64_t out_dims[TCONV_MAX_RANK], sum_dims[TC_EINSUM_LABELS];
+    int64_t out_dims[TC_MAX_RANK], sum_dims[TC_EINSUM_LABELS];
     /* element strides of each operand along each output / summed label */
-    int64_t out_strides[TC_EINSUM_MAX_OPERANDS][TCONV_MAX_RANK];
+    int64_t out_strides[TC_EINSUM_MAX_OPERANDS][TC_MAX_RANK];
     int64_t sum_strides[TC_EINSUM_MAX_OPERANDS][TC_EINSUM_LABELS];
     int64_t sum_count;
     bool is_float, all_f32; /* all_f32: float32 operands, read without conversion */
@@ -59,7 +59,7 @@ static tconv_status label_sizes(tc_kernel_ctx *ctx, const tc_einsum *e, const ei
 /* Stride of operand i along label l: the sum over its dims with that label (a repeated label
  * walks the diagonal); 0 where the dim is 1 and the label is larger. */
 static int64_t label_stride(const tc_einsum *e, const einsum_plan *p, int i, int l, int64_t size) {
-    int64_t strides[TCONV_MAX_RANK], s = 0;
+    int64_t strides[TC_MAX_RANK], s = 0;
     tc_shape_strides(p->ops[i]->rank, p->ops[i]->dims, strides);
     for (int d = 0; d < e->ranks[i]; d++) {
         if (e->labels[i][d] == l && !(p->ops[i]->dims[d] == 1 && size > 1))
@@ -160,8 +160,8 @@ enum { ROLE_BATCH, ROLE_ROWS, ROLE_COLS, ROLE_SUM, ROLE_COUNT };
 
 typedef struct gemm_form {
     int n[ROLE_COUNT];
-    int labels[ROLE_COUNT][TCONV_MAX_RANK]; /* label codes by role, in first-seen order */
-    int64_t size[ROLE_COUNT];               /* product of the role's label sizes */
+    int labels[ROLE_COUNT][TC_MAX_RANK]; /* label codes by role, in first-seen order */
+    int64_t size[ROLE_COUNT];            /* product of the role's label sizes */
 } gemm_form;
 
 static int find_label(const int *labels, int n, int l) {
@@ -177,7 +177,7 @@ static int find_label(const int *labels, int n, int l) {
 static bool gemm_form_of(const tc_einsum *e, const tc_rt_tensor *const *ops, gemm_form *f,
                          int64_t *size) {
     memset(f, 0, sizeof *f);
-    int all[2 * TCONV_MAX_RANK], n_all = 0;
+    int all[2 * TC_MAX_RANK], n_all = 0;
     for (int i = 0; i < 2; i++) {
         for (int d = 0; d < e->ranks[i]; d++) {
             int l = e->labels[i][d];
@@ -216,7 +216,7 @@ static bool gemm_form_of(const tc_einsum *e, const tc_rt_tensor *const *ops, gem
  * labels src_labels (src_rank of them). */
 static void gather_by_labels(const tc_rt_tensor *src, const int *src_labels, const int *order,
                              int n, tc_rt_tensor *dst) {
-    int64_t strides[TCONV_MAX_RANK];
+    int64_t strides[TC_MAX_RANK];
     tc_shape_strides(src->rank, src->dims, strides);
     tc_strided_view v;
     v.rank = n;
@@ -260,7 +260,7 @@ static int concat_labels(const gemm_form *f, int r0, int r1, int r2, int *out) {
 static tconv_status einsum_gemm(tc_kernel_ctx *ctx, const tc_einsum *e, const gemm_form *f,
                                 const int64_t *size, const tc_rt_tensor *const *ops,
                                 tc_rt_tensor *y) {
-    int a_order[TCONV_MAX_RANK * 2], b_order[TCONV_MAX_RANK * 2], c_order[TCONV_MAX_RANK * 2];
+    int a_order[TC_MAX_RANK * 2], b_order[TC_MAX_RANK * 2], c_order[TC_MAX_RANK * 2];
     int na = concat_labels(f, ROLE_BATCH, ROLE_ROWS, ROLE_SUM, a_order);
     int nb = concat_labels(f, ROLE_BATCH, ROLE_SUM, ROLE_COLS, b_order);
     int nc = concat_labels(f, ROLE_BATCH, ROLE_ROWS, ROLE_COLS, c_order);
@@ -295,7 +295,7 @@ static tconv_status einsum_gemm(tc_kernel_ctx *ctx, const tc_einsum *e, const ge
 }
 
 tconv_status tc_run_einsum(tc_kernel_ctx *ctx) {
-    const uint32_t mask = TCONV_DTYPES_NUMERIC | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
+    const uint32_t mask = TC_DTYPES_NUMERIC | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
     einsum_plan p;
     memset(&p, 0, sizeof p);
     p.n_ops = (int)ctx->n_inputs;

@@ -9,10 +9,10 @@
 #include <math.h>
 #include <string.h>
 
-#define DTYPES_F64 TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
-#define DTYPES_REAL (TCONV_DTYPES_FLOAT | DTYPES_F64)
-#define DTYPES_HALF (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
-#define DTYPES_NUMERIC_F64 (TCONV_DTYPES_NUMERIC | DTYPES_F64)
+#define DTYPES_F64 TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
+#define DTYPES_REAL (TC_DTYPES_FLOAT | DTYPES_F64)
+#define DTYPES_HALF (TC_DTYPE_BIT(TCONV_DTYPE_FLOAT16) | TC_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
+#define DTYPES_NUMERIC_F64 (TC_DTYPES_NUMERIC | DTYPES_F64)
 /* ---------------------------------------------------------------- unary */
 
 /* Checks the dtype, allocates an output shaped like input 0 (not zeroed: every kernel here
@@ -149,7 +149,7 @@ static double activation_cost(tc_activation_kind kind) {
 #include "ir/ops.def"
 #undef ACT
     };
-    return (kind < TC_ACTIVATION_COUNT && COST[kind] ? COST[kind] : 1) * TCONV_PARALLEL_COST_STREAM;
+    return (kind < TC_ACTIVATION_COUNT && COST[kind] ? COST[kind] : 1) * TC_PARALLEL_COST_STREAM;
 }
 
 #undef TC_KIND
@@ -224,7 +224,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     int64_t n = x->n_elements;
     if (x->dtype == TCONV_DTYPE_FLOAT16 || x->dtype == TCONV_DTYPE_BFLOAT16) {
         relu_half_job job = {x->data, y->data, x->dtype == TCONV_DTYPE_BFLOAT16};
-        tc_parallel_ranges(ctx->pool, ctx->n_threads, n, TCONV_PARALLEL_COST_STREAM, 32, 4096,
+        tc_parallel_ranges(ctx->pool, ctx->n_threads, n, TC_PARALLEL_COST_STREAM, 32, 4096,
                            relu_half_range, &job);
     } else if (x->dtype == TCONV_DTYPE_FLOAT) {
         activation_f32(ctx, TC_ACTIVATION_relu, 0.0f, 0.0f, x, y);
@@ -358,7 +358,7 @@ tconv_status tc_run_clip_11(tc_kernel_ctx *ctx) {
     tc_rt_tensor *y;
     bool has_min, has_max;
     uint32_t dtypes =
-        ctx->opset >= 12 ? DTYPES_NUMERIC_F64 | TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) : DTYPES_REAL;
+        ctx->opset >= 12 ? DTYPES_NUMERIC_F64 | TC_DTYPE_BIT(TCONV_DTYPE_INT8) : DTYPES_REAL;
     tconv_status st = prepare_unary(ctx, dtypes, &x, &y);
     if (st == TCONV_OK)
         st = clip_bound(ctx, 1, x, &has_min, &bmin);

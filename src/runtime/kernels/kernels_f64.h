@@ -4,8 +4,8 @@
  * read every (coarse position, tap)'s fine index (-1 outside the window) from `map`, made once
  * per call by tc_f64_index_map in kernel scratch (coarse x kernel int64s, within the session's
  * memory limit); the caller releases it. */
-#ifndef TCONV_RUNTIME_KERNELS_F64_H
-#define TCONV_RUNTIME_KERNELS_F64_H
+#ifndef TC_RUNTIME_KERNELS_F64_H
+#define TC_RUNTIME_KERNELS_F64_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,10 +11,9 @@
 #include <string.h>
 
 #define INDEX_NUMERIC_DTYPES                                                                       \
-    (TCONV_DTYPES_NUMERIC | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |                                  \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) |                      \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32))
+    (TC_DTYPES_NUMERIC | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE) | TC_DTYPE_BIT(TCONV_DTYPE_INT8) |       \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT8) | TC_DTYPE_BIT(TCONV_DTYPE_INT16) |                           \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT16) | TC_DTYPE_BIT(TCONV_DTYPE_UINT32))
 
 static bool dtype_is_float(tconv_dtype d) {
     return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16;
@@ -100,7 +99,7 @@ static void copy_rows_task(void *arg, int64_t task, int worker) {
         v.offset += first * v.strides[j->axis];
         tc_strided_copy(&v, j->src, &part);
     } else {
-        const int64_t *maps[TCONV_MAX_RANK];
+        const int64_t *maps[TC_MAX_RANK];
         for (int i = 0; i < part.rank; i++)
             maps[i] = j->maps[i];
         maps[j->axis] += first;
@@ -148,9 +147,9 @@ static void parallel_indexed_copy(tc_kernel_ctx *ctx, const tc_rt_tensor *src, t
 /* ================================================================ ConstantOfShape, Size */
 
 tconv_status tc_run_constant_of_shape(tc_kernel_ctx *ctx) {
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     size_t rank;
-    tconv_status st = tc_kernel_read_ints(ctx, 0, dims, TCONV_MAX_RANK, &rank);
+    tconv_status st = tc_kernel_read_ints(ctx, 0, dims, TC_MAX_RANK, &rank);
     if (st != TCONV_OK)
         return st;
     for (size_t i = 0; i < rank; i++) {
@@ -189,7 +188,7 @@ tconv_status tc_run_constant_of_shape(tc_kernel_ctx *ctx) {
 tconv_status tc_run_size(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tc_rt_tensor *y;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st == TCONV_OK)
         st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_INT64, 0, NULL, &y);
     if (st == TCONV_OK)
@@ -204,7 +203,7 @@ tconv_status tc_run_size(tc_kernel_ctx *ctx) {
  * numbers: refused. */
 tconv_status tc_run_dropout(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st != TCONV_OK)
         return st;
     const tc_rt_tensor *training = tc_kernel_input(ctx, 2);
@@ -262,7 +261,7 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
     int64_t *buf = NULL;
     if ((st = int64_scratch(ctx, total, "index maps", &buf_mem, &buf)) != TCONV_OK)
         return st;
-    const int64_t *maps[TCONV_MAX_RANK];
+    const int64_t *maps[TC_MAX_RANK];
     int64_t *m = buf;
     for (int i = 0; i < rank; i++) {
         for (int64_t j = 0; j < out_dims[i]; j++)
@@ -285,12 +284,12 @@ static int64_t tile_source(int64_t j, int64_t in_dim) {
 
 tconv_status tc_run_expand(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t shape[TCONV_MAX_RANK], dims[TCONV_MAX_RANK];
+    int64_t shape[TC_MAX_RANK], dims[TC_MAX_RANK];
     size_t n;
     int rank;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_read_ints(ctx, 1, shape, TCONV_MAX_RANK, &n);
+        st = tc_kernel_read_ints(ctx, 1, shape, TC_MAX_RANK, &n);
     if (st != TCONV_OK)
         return st;
     int ranks[2] = {x->rank, (int)n};
@@ -302,9 +301,9 @@ tconv_status tc_run_expand(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t repeats[TCONV_MAX_RANK], dims[TCONV_MAX_RANK];
+    int64_t repeats[TC_MAX_RANK], dims[TC_MAX_RANK];
     size_t n;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st != TCONV_OK)
         return st;
     if (ctx->opset < 6) { /* Tile-1: input 1 repeats input 2's axis */
@@ -316,7 +315,7 @@ tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
         n = (size_t)x->rank;
         for (int i = 0; i < x->rank; i++)
             repeats[i] = i == axis ? tiles : 1;
-    } else if ((st = tc_kernel_read_ints(ctx, 1, repeats, TCONV_MAX_RANK, &n))) {
+    } else if ((st = tc_kernel_read_ints(ctx, 1, repeats, TC_MAX_RANK, &n))) {
         return st;
     }
     if (n != (size_t)x->rank)
@@ -377,7 +376,7 @@ tconv_status tc_run_split(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t axis_raw;
     int axis;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", 0, &axis_raw, ctx->err);
     if (st == TCONV_OK)
@@ -407,8 +406,8 @@ tconv_status tc_run_split(tc_kernel_ctx *ctx) {
 /* ================================================================ Range */
 
 tconv_status tc_run_range(tc_kernel_ctx *ctx) {
-    const uint32_t mask = TCONV_DTYPES_NUMERIC | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
-                          TCONV_DTYPE_BIT(TCONV_DTYPE_INT16);
+    const uint32_t mask =
+        TC_DTYPES_NUMERIC | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE) | TC_DTYPE_BIT(TCONV_DTYPE_INT16);
     const tc_rt_tensor *in[3];
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < 3 && st == TCONV_OK; i++) {
@@ -495,11 +494,11 @@ static void reduce_into(reduction red, tc_rt_tensor *y, int64_t di, const tc_rt_
 static tconv_status scatter_inputs(tc_kernel_ctx *ctx, reduction *red, const tc_rt_tensor **x,
                                    const tc_rt_tensor **idx, const tc_rt_tensor **upd) {
     tconv_status st = read_reduction(ctx, red);
-    uint32_t mask = *red == RED_NONE ? TCONV_DTYPES_ANY : INDEX_NUMERIC_DTYPES;
+    uint32_t mask = *red == RED_NONE ? TC_DTYPES_ANY : INDEX_NUMERIC_DTYPES;
     if (st == TCONV_OK)
         st = require(ctx, 0, mask, x);
     if (st == TCONV_OK)
-        st = require(ctx, 1, TCONV_DTYPES_INDEX, idx);
+        st = require(ctx, 1, TC_DTYPES_INDEX, idx);
     if (st == TCONV_OK)
         st = require(ctx, 2, mask, upd);
     if (st == TCONV_OK && (*upd)->dtype != (*x)->dtype)
@@ -517,7 +516,7 @@ static tconv_status element_offsets(tc_kernel_ctx *ctx, const tc_rt_tensor *data
     if (idx->rank != data->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "indices have rank %d, data rank %d",
                             idx->rank, data->rank);
-    int64_t strides[TCONV_MAX_RANK], pos[TCONV_MAX_RANK] = {0};
+    int64_t strides[TC_MAX_RANK], pos[TC_MAX_RANK] = {0};
     tc_shape_strides(data->rank, data->dims, strides);
     for (int64_t i = 0; i < idx->n_elements; i++) {
         int64_t k = 0, off = 0;
@@ -553,9 +552,9 @@ static tconv_status axis_attr(tc_kernel_ctx *ctx, int rank, int *axis) {
 tconv_status tc_run_gather_elements(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *idx;
     int axis;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st == TCONV_OK)
-        st = require(ctx, 1, TCONV_DTYPES_INDEX, &idx);
+        st = require(ctx, 1, TC_DTYPES_INDEX, &idx);
     if (st == TCONV_OK)
         st = axis_attr(ctx, x->rank, &axis);
     if (st != TCONV_OK)
@@ -614,7 +613,7 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
 static tconv_status nd_offsets(tc_kernel_ctx *ctx, const tc_rt_tensor *data,
                                const tc_rt_tensor *idx, int batch, int64_t *offsets) {
     int k = (int)idx->dims[idx->rank - 1];
-    int64_t strides[TCONV_MAX_RANK];
+    int64_t strides[TC_MAX_RANK];
     tc_shape_strides(data->rank, data->dims, strides);
     int64_t tuples = idx->n_elements / (k ? k : 1);
     if (k == 0)
@@ -657,9 +656,9 @@ static tconv_status nd_check(tc_kernel_ctx *ctx, const tc_rt_tensor *data, const
 tconv_status tc_run_gather_nd(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *idx;
     int64_t batch_raw;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st == TCONV_OK)
-        st = require(ctx, 1, TCONV_DTYPES_INDEX, &idx);
+        st = require(ctx, 1, TC_DTYPES_INDEX, &idx);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "batch_dims", 0, &batch_raw, ctx->err);
     if (st == TCONV_OK)
@@ -667,7 +666,7 @@ tconv_status tc_run_gather_nd(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     int batch = (int)batch_raw, k = (int)idx->dims[idx->rank - 1];
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int rank = 0;
     for (int i = 0; i < idx->rank - 1; i++)
         dims[rank++] = idx->dims[i];
@@ -791,7 +790,7 @@ tconv_status tc_run_cumprod(tc_kernel_ctx *ctx) {
 /* ================================================================ DepthToSpace, SpaceToDepth */
 
 static tconv_status block_input(tc_kernel_ctx *ctx, const tc_rt_tensor **x, int64_t *bs) {
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "blocksize", 0, bs, ctx->err);
     if (st != TCONV_OK)
@@ -867,13 +866,13 @@ tconv_status tc_run_space_to_depth(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_nonzero(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st != TCONV_OK)
         return st;
     int64_t count = 0;
     for (int64_t i = 0; i < x->n_elements; i++)
         count += tc_rt_get_f64(x, i) != 0.0;
-    int64_t dims[2] = {x->rank, count}, pos[TCONV_MAX_RANK] = {0};
+    int64_t dims[2] = {x->rank, count}, pos[TC_MAX_RANK] = {0};
     tc_rt_tensor *y;
     if ((st = tc_kernel_alloc_output(ctx, 0, TCONV_DTYPE_INT64, 2, dims, &y)))
         return st;
@@ -942,7 +941,7 @@ tconv_status tc_run_topk(tc_kernel_ctx *ctx) {
     if (k < 0 || k > x->dims[axis])
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "k = %lld for an axis of size %lld",
                             (long long)k, (long long)x->dims[axis]);
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     memcpy(dims, x->dims, sizeof dims);
     dims[axis] = k;
     topk_job job = {x,
@@ -986,7 +985,7 @@ tconv_status tc_run_one_hot(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = require(ctx, 1, INDEX_NUMERIC_DTYPES, &depth_t);
     if (st == TCONV_OK)
-        st = require(ctx, 2, TCONV_DTYPES_ANY, &values);
+        st = require(ctx, 2, TC_DTYPES_ANY, &values);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", -1, &axis_raw, ctx->err);
     if (st != TCONV_OK)
@@ -996,15 +995,15 @@ tconv_status tc_run_one_hot(tc_kernel_ctx *ctx) {
                             "depth must be one value and values two (have %lld and %lld)",
                             (long long)depth_t->n_elements, (long long)values->n_elements);
     int rank = idx->rank + 1, axis;
-    if (rank > TCONV_MAX_RANK)
+    if (rank > TC_MAX_RANK)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %d exceeds %d", rank,
-                            TCONV_MAX_RANK);
+                            TC_MAX_RANK);
     if ((st = tc_kernel_normalize_axis(ctx, "axis", axis_raw, rank, &axis)))
         return st;
     int64_t depth = (int64_t)tc_rt_get_f64(depth_t, 0);
     if (depth < 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "depth %lld is below 1", (long long)depth);
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     for (int i = 0, j = 0; i < rank; i++)
         dims[i] = i == axis ? depth : idx->dims[j++];
     tc_rt_tensor *y;
@@ -1030,7 +1029,7 @@ tconv_status tc_run_one_hot(tc_kernel_ctx *ctx) {
 tconv_status tc_run_trilu(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t k = 0, upper;
-    tconv_status st = require(ctx, 0, TCONV_DTYPES_ANY, &x);
+    tconv_status st = require(ctx, 0, TC_DTYPES_ANY, &x);
     if (st == TCONV_OK && tc_kernel_input(ctx, 1))
         st = read_int_scalar(ctx, 1, &k);
     if (st == TCONV_OK)
@@ -1076,14 +1075,14 @@ tconv_status tc_run_trilu(tc_kernel_ctx *ctx) {
 tconv_status tc_run_eye_like(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t dtype, k;
-    tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL), &x);
+    tconv_status st = require(ctx, 0, INDEX_NUMERIC_DTYPES | TC_DTYPE_BIT(TCONV_DTYPE_BOOL), &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "dtype", x->dtype, &dtype, ctx->err);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "k", 0, &k, ctx->err);
     if (st == TCONV_OK)
         st = tc_kernel_check_output_dtype(ctx, (int)dtype,
-                                          INDEX_NUMERIC_DTYPES | TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL));
+                                          INDEX_NUMERIC_DTYPES | TC_DTYPE_BIT(TCONV_DTYPE_BOOL));
     if (st == TCONV_OK && x->rank != 2)
         st =
             tc_error_set(ctx->err, TCONV_ERR_INVALID, "the input must be 2-D, is rank %d", x->rank);

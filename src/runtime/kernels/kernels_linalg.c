@@ -14,12 +14,12 @@
 typedef struct matmul_plan {
     int64_t m, n, k;
     int batch_rank;
-    int64_t batch_dims[TCONV_MAX_RANK];
-    int64_t a_strides[TCONV_MAX_RANK]; /* element stride per batch axis, 0 when broadcast */
-    int64_t b_strides[TCONV_MAX_RANK];
+    int64_t batch_dims[TC_MAX_RANK];
+    int64_t a_strides[TC_MAX_RANK]; /* element stride per batch axis, 0 when broadcast */
+    int64_t b_strides[TC_MAX_RANK];
     int64_t n_batch;
     int out_rank;
-    int64_t out_dims[TCONV_MAX_RANK];
+    int64_t out_dims[TC_MAX_RANK];
 } matmul_plan;
 
 /* Strides (in matrices of `matrix_size` elements) for reading an operand whose batch dims are
@@ -133,7 +133,7 @@ static void matmul_task(void *vjob, int64_t index, int worker) {
 static tconv_status matmul_batched(tc_kernel_ctx *ctx, const matmul_plan *p, int threads,
                                    matmul_job *job) {
     int workers = tc_parallel_workers(threads, p->n_batch);
-    tc_gemm_workspace workspaces[TCONV_PARALLEL_MAX_THREADS];
+    tc_gemm_workspace workspaces[TC_PARALLEL_MAX_THREADS];
     tconv_status st = TCONV_OK;
     for (int i = 0; i < workers; i++)
         tc_gemm_workspace_init(&workspaces[i], TCONV_GEMM_ISA_AUTO);
@@ -154,8 +154,8 @@ static tconv_status run_matmul(tc_kernel_ctx *ctx) {
     matmul_plan p;
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
-        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)) ||
-        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(a->dtype))) ||
+        (st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TC_DTYPE_BIT(a->dtype))) ||
         (st = matmul_plan_make(ctx, a, b, &p)))
         return st;
     tc_rt_tensor *y;
@@ -283,9 +283,9 @@ static tconv_status run_gemm(tc_kernel_ctx *ctx) {
     gemm_attrs g = *(const gemm_attrs *)ctx->params;
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, &a)) || (st = tc_kernel_require_input(ctx, 1, &b)) ||
-        (st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)) ||
-        (st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(a->dtype))) ||
-        (st = tc_kernel_check_dtype(ctx, 2, TCONV_DTYPE_BIT(a->dtype))))
+        (st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)) ||
+        (st = tc_kernel_check_dtype(ctx, 1, TC_DTYPE_BIT(a->dtype))) ||
+        (st = tc_kernel_check_dtype(ctx, 2, TC_DTYPE_BIT(a->dtype))))
         return st;
     c = tc_kernel_input(ctx, 2);
     if (a->rank != 2 || b->rank != 2)

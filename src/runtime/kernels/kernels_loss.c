@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#define DTYPES_LOSS (TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)
+#define DTYPES_LOSS (TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)
 
 typedef struct nll_args {
     const tc_rt_tensor *x, *target, *weight;
@@ -56,7 +56,7 @@ tconv_status tc_run_nll_loss(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 0, DTYPES_LOSS);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_INDEX);
+        st = tc_kernel_check_dtype(ctx, 1, TC_DTYPES_INDEX);
     if (st == TCONV_OK && a.weight && a.weight->dtype != a.x->dtype)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "weight is %s, input is %s",
                           tconv_dtype_name(a.weight->dtype), tconv_dtype_name(a.x->dtype));

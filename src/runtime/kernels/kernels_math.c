@@ -14,15 +14,15 @@
 #include <math.h>
 #include <string.h>
 
-#define DTYPES_DOUBLE TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
-#define DTYPES_REAL (TCONV_DTYPES_FLOAT | DTYPES_DOUBLE)
-#define DTYPES_SIGNED (DTYPES_REAL | TCONV_DTYPES_INDEX)
-#define DTYPES_BOOL TCONV_DTYPE_BIT(TCONV_DTYPE_BOOL)
+#define DTYPES_DOUBLE TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE)
+#define DTYPES_REAL (TC_DTYPES_FLOAT | DTYPES_DOUBLE)
+#define DTYPES_SIGNED (DTYPES_REAL | TC_DTYPES_INDEX)
+#define DTYPES_BOOL TC_DTYPE_BIT(TCONV_DTYPE_BOOL)
 /* Every integer type: Add, Sub, Mul, Div, Mod, Min, Max and the comparisons take them all. */
-#define DTYPES_SMALL_SIGNED (TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_INT16))
+#define DTYPES_SMALL_SIGNED (TC_DTYPE_BIT(TCONV_DTYPE_INT8) | TC_DTYPE_BIT(TCONV_DTYPE_INT16))
 #define DTYPES_UNSIGNED                                                                            \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_UINT32) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT64))
+    (TC_DTYPE_BIT(TCONV_DTYPE_UINT8) | TC_DTYPE_BIT(TCONV_DTYPE_UINT16) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_UINT32) | TC_DTYPE_BIT(TCONV_DTYPE_UINT64))
 #define DTYPES_ALL_NUMERIC (DTYPES_SIGNED | DTYPES_SMALL_SIGNED | DTYPES_UNSIGNED)
 
 /* ---------------------------------------------------------------- the parallel element walk */
@@ -297,8 +297,8 @@ static tconv_status run_unary(tc_kernel_ctx *ctx, unary_op op, uint32_t dtypes, 
 }
 
 /* Cheap ops (a compare or an add) and libm calls: work per element (parallel.h). */
-#define COST_CHEAP TCONV_PARALLEL_COST_STREAM
-#define COST_LIBM TCONV_PARALLEL_COST_LIBM
+#define COST_CHEAP TC_PARALLEL_COST_STREAM
+#define COST_LIBM TC_PARALLEL_COST_LIBM
 
 tconv_status tc_run_abs(tc_kernel_ctx *ctx) {
     return run_unary(ctx, U_ABS, DTYPES_SIGNED, COST_CHEAP);
@@ -778,7 +778,7 @@ static tconv_status inputs_broadcast_shape(tc_kernel_ctx *ctx, size_t n, int *ra
     for (size_t i = 1; i < n; i++) {
         t = tc_kernel_input(ctx, i);
         int ranks[2] = {*rank, t->rank};
-        int64_t acc[TCONV_MAX_RANK];
+        int64_t acc[TC_MAX_RANK];
         memcpy(acc, dims, sizeof acc);
         const int64_t *both[2] = {acc, t->dims};
         tconv_status st = tc_broadcast_shape(2, ranks, both, rank, dims, ctx->err);
@@ -796,7 +796,7 @@ static tconv_status run_variadic(tc_kernel_ctx *ctx, binary_op op, uint32_t dtyp
     tconv_status st = n == 0 ? tc_error_set(ctx->err, TCONV_ERR_INVALID, "no inputs")
                              : require_same_dtype(ctx, 0, n, dtypes);
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = inputs_broadcast_shape(ctx, n, &rank, dims);
     if (st != TCONV_OK)
@@ -830,7 +830,7 @@ static tconv_status run_binary(tc_kernel_ctx *ctx, binary_op op, uint32_t dtypes
  * both: "integers to negative integer powers are not allowed"), is TCONV_ERR_INVALID. */
 static tconv_status check_int_operand(tc_kernel_ctx *ctx, size_t index, binary_op op) {
     const tc_rt_tensor *t = tc_kernel_input(ctx, index);
-    if (!(TCONV_DTYPE_BIT(t->dtype) & (TCONV_DTYPES_INDEX | DTYPES_SMALL_SIGNED | DTYPES_UNSIGNED)))
+    if (!(TC_DTYPE_BIT(t->dtype) & (TC_DTYPES_INDEX | DTYPES_SMALL_SIGNED | DTYPES_UNSIGNED)))
         return TCONV_OK;
     for (int64_t i = 0; i < t->n_elements; i++) {
         int64_t v = tc_rt_get_i64(t, i);
@@ -921,7 +921,7 @@ tconv_status tc_run_mod(tc_kernel_ctx *ctx) {
         st = require_same_dtype(ctx, 0, 2, DTYPES_ALL_NUMERIC);
     if (st != TCONV_OK)
         return st;
-    bool real = TCONV_DTYPE_BIT(tc_kernel_input(ctx, 0)->dtype) & DTYPES_REAL;
+    bool real = TC_DTYPE_BIT(tc_kernel_input(ctx, 0)->dtype) & DTYPES_REAL;
     if (real && fmod != 1)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "Mod of floating point inputs needs fmod=1 (has %lld)",
@@ -944,14 +944,14 @@ tconv_status tc_run_pow(tc_kernel_ctx *ctx) {
         st = tc_kernel_check_dtype(ctx, 1, DTYPES_SIGNED);
     if (st != TCONV_OK)
         return st;
-    bool int_base = TCONV_DTYPE_BIT(x->dtype) & TCONV_DTYPES_INDEX;
-    if (int_base && !(TCONV_DTYPE_BIT(y->dtype) & TCONV_DTYPES_INDEX))
+    bool int_base = TC_DTYPE_BIT(x->dtype) & TC_DTYPES_INDEX;
+    if (int_base && !(TC_DTYPE_BIT(y->dtype) & TC_DTYPES_INDEX))
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
                             "Pow of an integer base (%s) with a %s exponent",
                             tconv_dtype_name(x->dtype), tconv_dtype_name(y->dtype));
     st = check_int_operand(ctx, 1, B_POW);
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = inputs_broadcast_shape(ctx, 2, &rank, dims);
     tc_rt_tensor *out;
@@ -978,7 +978,7 @@ tconv_status tc_run_pow(tc_kernel_ctx *ctx) {
 tconv_status tc_run_prelu(tc_kernel_ctx *ctx) {
     tconv_status st = require_same_dtype(ctx, 0, 2, DTYPES_SIGNED);
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = inputs_broadcast_shape(ctx, 2, &rank, dims);
     if (st != TCONV_OK)
@@ -1030,9 +1030,9 @@ static void span_where(const ew_job *jb, const tc_bcast_cursor *c, int64_t j0, i
 tconv_status tc_run_where(tc_kernel_ctx *ctx) {
     tconv_status st = require_same_dtype(ctx, 0, 1, DTYPES_BOOL);
     if (st == TCONV_OK)
-        st = require_same_dtype(ctx, 1, 2, TCONV_DTYPES_ANY);
+        st = require_same_dtype(ctx, 1, 2, TC_DTYPES_ANY);
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = inputs_broadcast_shape(ctx, 3, &rank, dims);
     if (st != TCONV_OK)

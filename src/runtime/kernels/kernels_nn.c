@@ -55,8 +55,8 @@ static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor 
 static tconv_status batchnorm_params(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t size,
                                      const tc_rt_tensor *params[4]) {
     static const char *const names[] = {"scale", "B", "mean", "var"};
-    uint32_t mask = x->dtype == TCONV_DTYPE_DOUBLE ? TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE
-                                                   : TCONV_DTYPES_FLOAT;
+    uint32_t mask =
+        x->dtype == TCONV_DTYPE_DOUBLE ? TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE : TC_DTYPES_FLOAT;
     for (size_t i = 0; i < 4; i++) {
         const tc_rt_tensor *t;
         tconv_status st = tc_kernel_require_input(ctx, i + 1, &t);
@@ -164,7 +164,7 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE);
     if (st == TCONV_OK)
         st = batchnorm_param_size(ctx, x, &size, &inner);
     if (st == TCONV_OK)
@@ -328,7 +328,7 @@ static tconv_status resize_axes(tc_kernel_ctx *ctx, int rank, int *axes, size_t 
     }
     if (*n > (size_t)rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu axes for rank %d", *n, rank);
-    bool seen[TCONV_MAX_RANK] = {false};
+    bool seen[TC_MAX_RANK] = {false};
     for (size_t i = 0; i < *n; i++) {
         st = tc_kernel_normalize_axis(ctx, "axes", raw[i], rank, &axes[i]);
         if (st != TCONV_OK)
@@ -343,7 +343,7 @@ static tconv_status resize_axes(tc_kernel_ctx *ctx, int rank, int *axes, size_t 
 
 static tconv_status resize_roi(tc_kernel_ctx *ctx, const int *axes, size_t n_axes,
                                tc_resize_params *p) {
-    for (int i = 0; i < TCONV_MAX_RANK; i++) {
+    for (int i = 0; i < TC_MAX_RANK; i++) {
         p->roi_start[i] = 0.0;
         p->roi_end[i] = 1.0;
     }
@@ -353,7 +353,7 @@ static tconv_status resize_roi(tc_kernel_ctx *ctx, const int *axes, size_t n_axe
     if (!roi || roi->n_elements == 0)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "tf_crop_and_resize needs the roi input");
     tconv_status st =
-        tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
+        tc_kernel_check_dtype(ctx, 1, TC_DTYPES_FLOAT | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
     if (st != TCONV_OK)
         return st;
     if ((size_t)roi->n_elements != 2 * n_axes)
@@ -431,14 +431,14 @@ static tconv_status resize_output_size(tc_kernel_ctx *ctx, const tc_rt_tensor *x
                             "exactly one of scales and sizes must be given");
     size_t n;
     if (has_scales) {
-        double v[TCONV_MAX_RANK];
-        tconv_status st = tc_kernel_read_floats(ctx, 2, v, TCONV_MAX_RANK, &n);
+        double v[TC_MAX_RANK];
+        tconv_status st = tc_kernel_read_floats(ctx, 2, v, TC_MAX_RANK, &n);
         if (st == TCONV_OK && n != n_axes)
             st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu scales for %zu axes", n, n_axes);
         return st == TCONV_OK ? resize_from_scales(ctx, x, v, axes, n_axes, p) : st;
     }
-    int64_t v[TCONV_MAX_RANK];
-    tconv_status st = tc_kernel_read_ints(ctx, 3, v, TCONV_MAX_RANK, &n);
+    int64_t v[TC_MAX_RANK];
+    tconv_status st = tc_kernel_read_ints(ctx, 3, v, TC_MAX_RANK, &n);
     if (st == TCONV_OK && n != n_axes)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu sizes for %zu axes", n, n_axes);
     return st == TCONV_OK ? resize_from_sizes(ctx, x, v, axes, n_axes, p) : st;
@@ -469,13 +469,13 @@ tconv_status tc_run_resize_11(tc_kernel_ctx *ctx) {
     tc_resize_params p;
     memset(&p, 0, sizeof p);
     const tc_rt_tensor *x;
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     size_t n_axes;
     tconv_status st = resize_attrs(ctx, &p);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT);
     if (st == TCONV_OK)
         st = resize_axes(ctx, x->rank, axes, &n_axes);
     if (st == TCONV_OK)
@@ -497,14 +497,14 @@ static tconv_status run_scales_only(tc_kernel_ctx *ctx, const double *scales, si
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT);
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT);
     if (st != TCONV_OK)
         return st;
     if (n != (size_t)x->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu scales for rank %d", n, x->rank);
     p.ctm = TCONV_CTM_ASYMMETRIC;
     p.nearest = TCONV_NEAREST_FLOOR;
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     for (int i = 0; i < x->rank; i++) {
         axes[i] = i;
         p.roi_start[i] = 0.0;
@@ -517,21 +517,21 @@ static tconv_status run_scales_only(tc_kernel_ctx *ctx, const double *scales, si
 }
 
 tconv_status tc_run_resize_10(tc_kernel_ctx *ctx) {
-    double scales[TCONV_MAX_RANK];
+    double scales[TC_MAX_RANK];
     size_t n;
-    tconv_status st = tc_kernel_read_floats(ctx, 1, scales, TCONV_MAX_RANK, &n);
+    tconv_status st = tc_kernel_read_floats(ctx, 1, scales, TC_MAX_RANK, &n);
     return st == TCONV_OK ? run_scales_only(ctx, scales, n) : st;
 }
 
 tconv_status tc_run_upsample_7(tc_kernel_ctx *ctx) {
-    double scales[TCONV_MAX_RANK];
+    double scales[TC_MAX_RANK];
     const float *v;
     size_t n;
     bool present;
     tconv_status st = tc_node_attr_floats(ctx->node, "scales", &present, &v, &n, ctx->err);
     if (st != TCONV_OK)
         return st;
-    if (!present || n > TCONV_MAX_RANK)
+    if (!present || n > TC_MAX_RANK)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "Upsample-7 needs the attribute 'scales' (one per axis)");
     for (size_t i = 0; i < n; i++)

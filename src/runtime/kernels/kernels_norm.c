@@ -13,7 +13,7 @@
 #include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
 
-#define FLOAT_DTYPES (TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE))
+#define FLOAT_DTYPES (TC_DTYPES_FLOAT | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE))
 
 /* Element i of a float or double buffer, and a store into one. */
 static inline double load_f(const void *p, bool is_double, int64_t i) {
@@ -192,7 +192,7 @@ static tconv_status run_softmax(tc_kernel_ctx *ctx, bool log) {
     }
     softmax_job job = {x->data, y->data, x->dtype == TCONV_DTYPE_DOUBLE, log, n, inner};
     int64_t n_tasks = job.is_double ? outer : outer * ((inner + SOFTMAX_COLS - 1) / SOFTMAX_COLS);
-    int threads = threads_for(ctx, x->n_elements, TCONV_PARALLEL_COST_LIBM); /* an expf each */
+    int threads = threads_for(ctx, x->n_elements, TC_PARALLEL_COST_LIBM); /* an expf each */
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, softmax_task, &job);
     return TCONV_OK;
 }
@@ -378,7 +378,7 @@ static tconv_status read_affine(tc_kernel_ctx *ctx, int64_t count, const char *w
 
 static void run_norm_job(tc_kernel_ctx *ctx, norm_job *job, int64_t n_blocks) {
     /* statistics, then the normalized write: two streamed passes (parallel.h) */
-    int threads = threads_for(ctx, n_blocks * job->block, 2.0 * TCONV_PARALLEL_COST_STREAM);
+    int threads = threads_for(ctx, n_blocks * job->block, 2.0 * TC_PARALLEL_COST_STREAM);
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_blocks), n_blocks, norm_task, job);
 }
 
@@ -516,7 +516,7 @@ tconv_status tc_run_layer_normalization(tc_kernel_ctx *ctx) {
         st = tc_kernel_normalize_axis(ctx, "axis", axis_attr, x->rank, &axis);
     if (st != TCONV_OK)
         return st;
-    int64_t outer = 1, block = 1, stat_dims[TCONV_MAX_RANK];
+    int64_t outer = 1, block = 1, stat_dims[TC_MAX_RANK];
     for (int i = 0; i < x->rank; i++) {
         stat_dims[i] = i < axis ? x->dims[i] : 1;
         if (i < axis)
@@ -619,7 +619,7 @@ tconv_status tc_run_lp_normalization(tc_kernel_ctx *ctx) {
     int axis = 0;
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", -1, &axis_attr, ctx->err);
     if (st == TCONV_OK)

@@ -18,10 +18,10 @@
 
 typedef struct pool_geom {
     int rank;
-    int64_t in[TCONV_MAX_SPATIAL], out[TCONV_MAX_SPATIAL];
-    int64_t kernel[TCONV_MAX_SPATIAL], strides[TCONV_MAX_SPATIAL];
-    int64_t dilations[TCONV_MAX_SPATIAL];
-    int64_t pad_begin[TCONV_MAX_SPATIAL], pad_end[TCONV_MAX_SPATIAL];
+    int64_t in[TC_MAX_SPATIAL], out[TC_MAX_SPATIAL];
+    int64_t kernel[TC_MAX_SPATIAL], strides[TC_MAX_SPATIAL];
+    int64_t dilations[TC_MAX_SPATIAL];
+    int64_t pad_begin[TC_MAX_SPATIAL], pad_end[TC_MAX_SPATIAL];
     int64_t in_size, out_size, kernel_size;
     int64_t max_taps; /* taps of one window inside the input: min(kernel_size, in_size) */
 } pool_geom;
@@ -111,11 +111,11 @@ static tconv_status check_spatial_input(tc_kernel_ctx *ctx, const tc_rt_tensor *
     tconv_status st;
     if ((st = tc_kernel_require_input(ctx, 0, x)) || (st = tc_kernel_check_dtype(ctx, 0, dtypes)))
         return st;
-    if ((*x)->rank < 3 || (*x)->rank - 2 > TCONV_MAX_SPATIAL)
+    if ((*x)->rank < 3 || (*x)->rank - 2 > TC_MAX_SPATIAL)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
                             "X has rank %d; 3 to %d (N, C and 1 to %d spatial axes) are "
                             "supported",
-                            (*x)->rank, TCONV_MAX_SPATIAL + 2, TCONV_MAX_SPATIAL);
+                            (*x)->rank, TC_MAX_SPATIAL + 2, TC_MAX_SPATIAL);
     return TCONV_OK;
 }
 
@@ -124,8 +124,8 @@ static tconv_status check_spatial_input(tc_kernel_ctx *ctx, const tc_rt_tensor *
 /* The window of one output position: per axis, the taps [lo, hi) that fall inside the input
  * and how many fall inside the padded input. */
 typedef struct window {
-    int64_t start[TCONV_MAX_SPATIAL]; /* input index of tap 0 */
-    int64_t lo[TCONV_MAX_SPATIAL], hi[TCONV_MAX_SPATIAL];
+    int64_t start[TC_MAX_SPATIAL]; /* input index of tap 0 */
+    int64_t lo[TC_MAX_SPATIAL], hi[TC_MAX_SPATIAL];
     int64_t valid;  /* taps inside the input */
     int64_t padded; /* taps inside [-pb, x + pe) */
 } window;
@@ -153,7 +153,7 @@ static void window_at(const pool_geom *g, const int64_t *o, window *w) {
 static int64_t window_offsets(const pool_geom *g, const window *w, int64_t *offsets) {
     if (w->valid == 0)
         return 0;
-    int64_t tap[TCONV_MAX_SPATIAL];
+    int64_t tap[TC_MAX_SPATIAL];
     for (int i = 0; i < g->rank; i++)
         tap[i] = w->lo[i];
     int64_t n = 0;
@@ -184,7 +184,7 @@ static void next_position(const pool_geom *g, int64_t *o) {
 /* Column-major position in the plane of a row-major one. */
 static int64_t column_major(const pool_geom *g, int64_t offset) {
     int64_t result = 0, scale = 1;
-    int64_t coord[TCONV_MAX_SPATIAL];
+    int64_t coord[TC_MAX_SPATIAL];
     for (int i = g->rank - 1; i >= 0; i--) {
         coord[i] = offset % g->in[i];
         offset /= g->in[i];
@@ -259,7 +259,7 @@ static void max_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets)
     const pool_geom *g = &job->g;
     size_t size = tc_rt_dtype_size(job->dtype);
     const char *x = (const char *)job->x + (size_t)(plane * g->in_size) * size;
-    int64_t o[TCONV_MAX_SPATIAL] = {0};
+    int64_t o[TC_MAX_SPATIAL] = {0};
     for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
         window w;
         window_at(g, o, &w);
@@ -352,7 +352,7 @@ static void sum_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets)
     bool f64 = job->dtype == TCONV_DTYPE_DOUBLE, lp = job->kind == POOL_LP;
     const float *x = (const float *)job->x + plane * g->in_size;
     const double *xd = (const double *)job->x + plane * g->in_size;
-    int64_t o[TCONV_MAX_SPATIAL] = {0};
+    int64_t o[TC_MAX_SPATIAL] = {0};
     for (int64_t q = 0; q < g->out_size; q++, next_position(g, o)) {
         window w;
         window_at(g, o, &w);
@@ -410,7 +410,7 @@ static tconv_status run_pool(tc_kernel_ctx *ctx) {
     const pool_attrs *attrs = read;
     if ((st = pool_geometry(ctx, x, attrs, &job.g)))
         return st;
-    int64_t dims[TCONV_MAX_RANK] = {x->dims[0], x->dims[1]};
+    int64_t dims[TC_MAX_RANK] = {x->dims[0], x->dims[1]};
     memcpy(dims + 2, job.g.out, (size_t)job.g.rank * sizeof(int64_t));
     tc_rt_tensor *y, *indices = NULL;
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
@@ -421,7 +421,7 @@ static tconv_status run_pool(tc_kernel_ctx *ctx) {
         return st;
     int64_t planes = x->dims[0] * x->dims[1];
     /* a window tap costs about a streamed element (parallel.h) */
-    double work = (double)y->n_elements * (double)job.g.kernel_size * TCONV_PARALLEL_COST_STREAM;
+    double work = (double)y->n_elements * (double)job.g.kernel_size * TC_PARALLEL_COST_STREAM;
     int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
     tc_rt_tensor offsets;
     st = tc_kernel_scratch(ctx, (size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t),
@@ -473,18 +473,17 @@ static tconv_status prepare_pool(const tc_kernel_prepare_ctx *pc, pool_kind kind
 
 tconv_status tc_prepare_max_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
     return prepare_pool(pc, POOL_MAX,
-                        TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
-                            TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8),
+                        TC_DTYPES_FLOAT | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE) |
+                            TC_DTYPE_BIT(TCONV_DTYPE_INT8) | TC_DTYPE_BIT(TCONV_DTYPE_UINT8),
                         true, run_pool, out);
 }
 
 tconv_status tc_prepare_average_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
-    return prepare_pool(pc, POOL_AVERAGE, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, true, run_pool,
-                        out);
+    return prepare_pool(pc, POOL_AVERAGE, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE, true, run_pool, out);
 }
 
 tconv_status tc_prepare_lp_pool(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
-    return prepare_pool(pc, POOL_LP, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE, true, run_pool, out);
+    return prepare_pool(pc, POOL_LP, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE, true, run_pool, out);
 }
 
 /* The global pools' output shape [N, C, 1, ...] into dims; returns the elements of a plane. */
@@ -506,9 +505,9 @@ static tconv_status run_global(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     int64_t p = params->p;
     tconv_status st;
-    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+    if ((st = check_spatial_input(ctx, &x, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)))
         return st;
-    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
+    int64_t dims[TC_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;
     if ((st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y)) != TCONV_OK)
         return st;
@@ -542,9 +541,9 @@ tconv_status tc_prepare_global_lp_pool(const tc_kernel_prepare_ctx *pc, tc_kerne
 static tconv_status run_global_average_pool(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
     tconv_status st;
-    if ((st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE)))
+    if ((st = check_spatial_input(ctx, &x, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE)))
         return st;
-    int64_t dims[TCONV_MAX_RANK], spatial = global_output_dims(x, dims);
+    int64_t dims[TC_MAX_RANK], spatial = global_output_dims(x, dims);
     tc_rt_tensor *y;
     st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
     if (st != TCONV_OK)
@@ -601,15 +600,15 @@ static tconv_status unpool_inferred_dims(tc_kernel_ctx *ctx, const tc_rt_tensor 
 
 tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *idx;
-    tconv_status st = check_spatial_input(ctx, &x, TCONV_DTYPES_FLOAT | TCONV_DTYPES_DOUBLE);
+    tconv_status st = check_spatial_input(ctx, &x, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 1, &idx);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPE_BIT(TCONV_DTYPE_INT64));
+        st = tc_kernel_check_dtype(ctx, 1, TC_DTYPE_BIT(TCONV_DTYPE_INT64));
     if (st == TCONV_OK && idx->n_elements != x->n_elements)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "I has %lld elements, X %lld",
                           (long long)idx->n_elements, (long long)x->n_elements);
-    int64_t inferred[TCONV_MAX_RANK], dims[TCONV_MAX_RANK];
+    int64_t inferred[TC_MAX_RANK], dims[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = unpool_inferred_dims(ctx, x, inferred);
     if (st != TCONV_OK)
@@ -617,7 +616,7 @@ tconv_status tc_run_max_unpool(tc_kernel_ctx *ctx) {
     memcpy(dims, inferred, sizeof dims);
     if (tc_kernel_input(ctx, 2)) {
         size_t count = 0;
-        st = tc_kernel_read_ints(ctx, 2, dims, TCONV_MAX_RANK, &count);
+        st = tc_kernel_read_ints(ctx, 2, dims, TC_MAX_RANK, &count);
         if (st == TCONV_OK && (int)count != x->rank)
             st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "output_shape has %zu dims, X %d", count,
                               x->rank);

@@ -26,19 +26,19 @@
 #include <string.h>
 
 #define DTYPES_QUANT_INT                                                                           \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_INT8) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT8) |                      \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT16) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT16) |                    \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT4) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT4) |                      \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_INT2) | TCONV_DTYPE_BIT(TCONV_DTYPE_UINT2))
+    (TC_DTYPE_BIT(TCONV_DTYPE_INT8) | TC_DTYPE_BIT(TCONV_DTYPE_UINT8) |                            \
+     TC_DTYPE_BIT(TCONV_DTYPE_INT16) | TC_DTYPE_BIT(TCONV_DTYPE_UINT16) |                          \
+     TC_DTYPE_BIT(TCONV_DTYPE_INT4) | TC_DTYPE_BIT(TCONV_DTYPE_UINT4) |                            \
+     TC_DTYPE_BIT(TCONV_DTYPE_INT2) | TC_DTYPE_BIT(TCONV_DTYPE_UINT2))
 #define DTYPES_QUANT_FLOAT                                                                         \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |     \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |       \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT4E2M1))
+    (TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FN) | TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E4M3FNUZ) |           \
+     TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2) | TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E5M2FNUZ) |             \
+     TC_DTYPE_BIT(TCONV_DTYPE_FLOAT4E2M1))
 #define DTYPES_QUANTIZED (DTYPES_QUANT_INT | DTYPES_QUANT_FLOAT)
 #define DTYPES_REAL                                                                                \
-    (TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT) | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT16) |                   \
-     TCONV_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
-#define DTYPE_IS(mask, d) (((mask)&TCONV_DTYPE_BIT(d)) != 0)
+    (TC_DTYPE_BIT(TCONV_DTYPE_FLOAT) | TC_DTYPE_BIT(TCONV_DTYPE_FLOAT16) |                         \
+     TC_DTYPE_BIT(TCONV_DTYPE_BFLOAT16))
+#define DTYPE_IS(mask, d) (((mask)&TC_DTYPE_BIT(d)) != 0)
 
 /* ---------------------------------------------------------------- scale layout */
 
@@ -274,7 +274,7 @@ static tconv_status quantize_precision(tc_kernel_ctx *ctx, tconv_dtype *out) {
     if (precision == 0)
         return TCONV_OK;
     return tc_kernel_check_output_dtype(ctx, (int)precision,
-                                        DTYPES_REAL | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
+                                        DTYPES_REAL | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
 }
 
 tconv_status tc_run_quantize_linear(tc_kernel_ctx *ctx) {
@@ -287,11 +287,11 @@ tconv_status tc_run_quantize_linear(tc_kernel_ctx *ctx) {
         st = tc_kernel_require_input(ctx, 1, &j.scale);
     j.zero_point = tc_kernel_input(ctx, 2);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, DTYPES_REAL | TCONV_DTYPE_BIT(TCONV_DTYPE_INT32));
+        st = tc_kernel_check_dtype(ctx, 0, DTYPES_REAL | TC_DTYPE_BIT(TCONV_DTYPE_INT32));
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 1,
-                                   DTYPES_REAL | TCONV_DTYPE_BIT(TCONV_DTYPE_INT32) |
-                                       TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E8M0));
+                                   DTYPES_REAL | TC_DTYPE_BIT(TCONV_DTYPE_INT32) |
+                                       TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E8M0));
     if (st == TCONV_OK)
         st = tc_kernel_check_dtype(ctx, 2, DTYPES_QUANTIZED);
     if (st == TCONV_OK)
@@ -313,7 +313,7 @@ tconv_status tc_run_quantize_linear(tc_kernel_ctx *ctx) {
     if (j.y->n_elements == 0) /* rows of no elements: no data pointer to offset */
         return TCONV_OK;
     tc_parallel_ranges(ctx->pool, ctx->n_threads, j.l.outer * j.l.axis_len,
-                       (double)j.l.inner * TCONV_PARALLEL_COST_STREAM, 1, 1, quantize_rows, &j);
+                       (double)j.l.inner * TC_PARALLEL_COST_STREAM, 1, 1, quantize_rows, &j);
     return TCONV_OK;
 }
 
@@ -374,9 +374,9 @@ tconv_status tc_run_dequantize_linear(tc_kernel_ctx *ctx) {
         st = tc_kernel_require_input(ctx, 1, &j.scale);
     j.zero_point = tc_kernel_input(ctx, 2);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, DTYPES_QUANTIZED | TCONV_DTYPE_BIT(TCONV_DTYPE_INT32));
+        st = tc_kernel_check_dtype(ctx, 0, DTYPES_QUANTIZED | TC_DTYPE_BIT(TCONV_DTYPE_INT32));
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, DTYPES_REAL | TCONV_DTYPE_BIT(TCONV_DTYPE_FLOAT8E8M0));
+        st = tc_kernel_check_dtype(ctx, 1, DTYPES_REAL | TC_DTYPE_BIT(TCONV_DTYPE_FLOAT8E8M0));
     if (st == TCONV_OK && j.zero_point && j.zero_point->dtype != j.x->dtype)
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "x_zero_point is %s but x is %s",
                           tconv_dtype_name(j.zero_point->dtype), tconv_dtype_name(j.x->dtype));
@@ -397,6 +397,6 @@ tconv_status tc_run_dequantize_linear(tc_kernel_ctx *ctx) {
     if (j.y->n_elements == 0) /* rows of no elements: no data pointer to offset */
         return TCONV_OK;
     tc_parallel_ranges(ctx->pool, ctx->n_threads, j.l.outer * j.l.axis_len,
-                       (double)j.l.inner * TCONV_PARALLEL_COST_STREAM, 1, 1, dequantize_rows, &j);
+                       (double)j.l.inner * TC_PARALLEL_COST_STREAM, 1, 1, dequantize_rows, &j);
     return TCONV_OK;
 }

@@ -49,8 +49,8 @@ static const reduce_op reduce_ops[] = {
  * each output element the reduced ones (the last reduced dim is the inner run). */
 typedef struct reduce_plan {
     int n_keep, n_red;
-    int64_t keep_dims[TCONV_MAX_RANK], keep_strides[TCONV_MAX_RANK];
-    int64_t red_dims[TCONV_MAX_RANK], red_strides[TCONV_MAX_RANK];
+    int64_t keep_dims[TC_MAX_RANK], keep_strides[TC_MAX_RANK];
+    int64_t red_dims[TC_MAX_RANK], red_strides[TC_MAX_RANK];
     int64_t n_out, n_red_elems;
 } reduce_plan;
 
@@ -66,7 +66,7 @@ static void plan_add(int64_t *dims, int64_t *strides, int *n, int64_t dim, int64
 }
 
 static void reduce_plan_init(reduce_plan *p, int rank, const int64_t *dims, const bool *reduced) {
-    int64_t strides[TCONV_MAX_RANK];
+    int64_t strides[TC_MAX_RANK];
     tc_shape_strides(rank, dims, strides);
     memset(p, 0, sizeof *p);
     p->n_out = p->n_red_elems = 1;
@@ -213,7 +213,7 @@ static void sweep(const reduce_job *job, int64_t base, reduce_kind kind, reduce_
         return;
     }
     int last = p->n_red - 1;
-    int64_t idx[TCONV_MAX_RANK] = {0}, offset = base;
+    int64_t idx[TC_MAX_RANK] = {0}, offset = base;
     for (;;) {
         run_any(a, kind, job->dtype, job->in, offset, p->red_dims[last], p->red_strides[last]);
         int d = last - 1;
@@ -275,7 +275,7 @@ static void reduce_task(void *arg, int64_t task, int worker) {
     int64_t o0 = task * job->chunk, o1 = o0 + job->chunk;
     if (o1 > p->n_out)
         o1 = p->n_out;
-    int64_t idx[TCONV_MAX_RANK] = {0}, base = 0, rest = o0;
+    int64_t idx[TC_MAX_RANK] = {0}, base = 0, rest = o0;
     for (int d = p->n_keep - 1; d >= 0; d--) { /* kept coordinates of o0 */
         idx[d] = rest % p->keep_dims[d];
         rest /= p->keep_dims[d];
@@ -513,7 +513,7 @@ static const reduce_op *find_reduce_op(tc_op_kind kind) {
 /* Which input dims are reduced: the axes attribute (older versions) or input 1; none given
  * means all, or none with noop_with_empty_axes. */
 static tconv_status read_reduced_axes(tc_kernel_ctx *ctx, int rank, bool *reduced) {
-    int64_t noop, axes[TCONV_MAX_RANK];
+    int64_t noop, axes[TC_MAX_RANK];
     size_t count = 0;
     bool present;
     const int64_t *attr_axes;
@@ -524,13 +524,13 @@ static tconv_status read_reduced_axes(tc_kernel_ctx *ctx, int rank, bool *reduce
     if (st != TCONV_OK)
         return st;
     if (present) {
-        if (attr_count > TCONV_MAX_RANK)
+        if (attr_count > TC_MAX_RANK)
             return tc_error_set(ctx->err, TCONV_ERR_INVALID, "axes lists %zu axes for rank %d",
                                 attr_count, rank);
         memcpy(axes, attr_axes, attr_count * sizeof *axes);
         count = attr_count;
     } else if (tc_kernel_input(ctx, 1)) {
-        st = tc_kernel_read_ints(ctx, 1, axes, TCONV_MAX_RANK, &count);
+        st = tc_kernel_read_ints(ctx, 1, axes, TC_MAX_RANK, &count);
         if (st != TCONV_OK)
             return st;
     }
@@ -552,21 +552,21 @@ tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
     const reduce_op *op = find_reduce_op(ctx->node->kind);
     const tc_rt_tensor *x;
     int64_t keep_dims;
-    bool reduced[TCONV_MAX_RANK];
+    bool reduced[TC_MAX_RANK];
     if (!op)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "no reduction named %s",
                             ctx->node->op_type);
-    uint32_t dtypes = TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
+    uint32_t dtypes = TC_DTYPES_FLOAT | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, op->integer ? dtypes | TCONV_DTYPES_INDEX : dtypes);
+        st = tc_kernel_check_dtype(ctx, 0, op->integer ? dtypes | TC_DTYPES_INDEX : dtypes);
     if (st == TCONV_OK)
         st = tc_node_attr_int_or_default(ctx->node, "keepdims", &keep_dims, ctx->err);
     if (st == TCONV_OK)
         st = read_reduced_axes(ctx, x->rank, reduced);
     if (st != TCONV_OK)
         return st;
-    int64_t out_dims[TCONV_MAX_RANK];
+    int64_t out_dims[TC_MAX_RANK];
     int out_rank = 0;
     for (int i = 0; i < x->rank; i++) {
         if (!reduced[i])
@@ -588,7 +588,7 @@ tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
     reduce_plan_init(&plan, x->rank, x->dims, reduced);
     reduce_job job = {&plan, op->kind, x->dtype, x->data, y->data, plan.n_out};
     int threads = tc_parallel_threads_for_work(ctx->n_threads,
-                                               (double)x->n_elements * TCONV_PARALLEL_COST_STREAM);
+                                               (double)x->n_elements * TC_PARALLEL_COST_STREAM);
     int64_t n_tasks = 1;
     if (threads > 1 && plan.n_out > 1) {
         job.chunk = (plan.n_out + 4 * threads - 1) / (4 * threads);
@@ -687,8 +687,7 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     int axis;
     tconv_status st = tc_kernel_require_input(ctx, 0, &x);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0,
-                                   TCONV_DTYPES_NUMERIC | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_NUMERIC | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE));
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
     if (st == TCONV_OK)
@@ -702,7 +701,7 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     if (x->dims[axis] == 0)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%s over an empty axis %d",
                             ctx->node->op_type, axis);
-    int64_t out_dims[TCONV_MAX_RANK], outer = 1, inner = 1;
+    int64_t out_dims[TC_MAX_RANK], outer = 1, inner = 1;
     int out_rank = 0;
     for (int i = 0; i < x->rank; i++) {
         if (i != axis)
@@ -722,7 +721,7 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     arg_job job = {x,    y->data, x->dims[axis], inner, ctx->node->kind == TC_KIND_ArgMax,
                    last, floating};
     int threads = tc_parallel_threads_for_work(ctx->n_threads,
-                                               (double)x->n_elements * TCONV_PARALLEL_COST_STREAM);
+                                               (double)x->n_elements * TC_PARALLEL_COST_STREAM);
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         int64_t n_tasks = outer * ((inner + BLOCK_COLS - 1) / BLOCK_COLS);
         tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, arg_task_f32,

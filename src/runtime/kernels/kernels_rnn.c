@@ -288,10 +288,10 @@ static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hi
         st = tc_kernel_require_input(ctx, RNN_IN_W, &w);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, RNN_IN_R, &r);
-    uint32_t mask = TCONV_DTYPES_FLOAT | TCONV_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
+    uint32_t mask = TC_DTYPES_FLOAT | TC_DTYPE_BIT(TCONV_DTYPE_DOUBLE);
     for (size_t i = 0; st == TCONV_OK && i < ctx->n_inputs; i++) {
         if (i == RNN_IN_SEQ_LENS)
-            st = tc_kernel_check_dtype(ctx, i, TCONV_DTYPES_INDEX);
+            st = tc_kernel_check_dtype(ctx, i, TC_DTYPES_INDEX);
         else if (i <= RNN_IN_P)
             st = tc_kernel_check_dtype(ctx, i, mask);
         const tc_rt_tensor *t = tc_kernel_input(ctx, i);

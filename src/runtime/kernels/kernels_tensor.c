@@ -14,7 +14,7 @@
 static tconv_status prepare_data(tc_kernel_ctx *ctx, const tc_rt_tensor **data) {
     tconv_status st = tc_kernel_require_input(ctx, 0, data);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_ANY);
     return st;
 }
 
@@ -55,15 +55,15 @@ int64_t tc_test_slice_start_shift = 0;
 /* Slice-10's inputs into args (Slice-1's attributes: tc_slice_args_from_attrs). */
 static tconv_status slice_args_from_inputs(tc_kernel_ctx *ctx, tc_slice_args *p) {
     size_t n_ends = 0, n_axes = 0, n_steps = 0;
-    tconv_status st = tc_kernel_read_ints(ctx, TC_SLICE_STARTS, p->starts, TCONV_MAX_RANK, &p->n);
+    tconv_status st = tc_kernel_read_ints(ctx, TC_SLICE_STARTS, p->starts, TC_MAX_RANK, &p->n);
     if (st == TCONV_OK)
-        st = tc_kernel_read_ints(ctx, TC_SLICE_ENDS, p->ends, TCONV_MAX_RANK, &n_ends);
+        st = tc_kernel_read_ints(ctx, TC_SLICE_ENDS, p->ends, TC_MAX_RANK, &n_ends);
     bool has_axes = tc_kernel_input(ctx, TC_SLICE_AXES) != NULL;
     if (st == TCONV_OK && has_axes)
-        st = tc_kernel_read_ints(ctx, TC_SLICE_AXES, p->axes, TCONV_MAX_RANK, &n_axes);
+        st = tc_kernel_read_ints(ctx, TC_SLICE_AXES, p->axes, TC_MAX_RANK, &n_axes);
     bool has_steps = tc_kernel_input(ctx, TC_SLICE_STEPS) != NULL;
     if (st == TCONV_OK && has_steps)
-        st = tc_kernel_read_ints(ctx, TC_SLICE_STEPS, p->steps, TCONV_MAX_RANK, &n_steps);
+        st = tc_kernel_read_ints(ctx, TC_SLICE_STEPS, p->steps, TC_MAX_RANK, &n_steps);
     if (st == TCONV_OK)
         st = tc_slice_args_complete(p, n_ends, has_axes, n_axes, has_steps, n_steps, ctx->err);
     return st;
@@ -86,7 +86,7 @@ tconv_status tc_run_slice(tc_kernel_ctx *ctx) {
     if (p.n > (size_t)x->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "%zu slice axes for rank %d", p.n,
                             x->rank);
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     st = normalize_axes(ctx, "axes", p.axes, p.n, x->rank, axes);
     if (st != TCONV_OK)
         return st;
@@ -118,7 +118,7 @@ typedef enum pad_mode { PAD_CONSTANT, PAD_REFLECT, PAD_EDGE, PAD_WRAP } pad_mode
 
 typedef struct pad_params {
     pad_mode mode;
-    int64_t begin[TCONV_MAX_RANK], end[TCONV_MAX_RANK];
+    int64_t begin[TC_MAX_RANK], end[TC_MAX_RANK];
     uint8_t value[8]; /* the constant, in the data's dtype */
 } pad_params;
 
@@ -154,18 +154,18 @@ static tconv_status pad_spread(tc_kernel_ctx *ctx, const int64_t *pads, size_t n
 }
 
 static tconv_status pad_params_2(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad_params *p) {
-    int64_t pads[2 * TCONV_MAX_RANK];
+    int64_t pads[2 * TC_MAX_RANK];
     size_t n_pads;
     bool present;
     float value;
-    tconv_status st = attr_ints(ctx, "pads", pads, 2 * TCONV_MAX_RANK, &n_pads, &present);
+    tconv_status st = attr_ints(ctx, "pads", pads, 2 * TC_MAX_RANK, &n_pads, &present);
     if (st == TCONV_OK)
         st = tc_node_attr_float_or_default(ctx->node, "value", &value, ctx->err);
     if (st != TCONV_OK)
         return st;
     if (!present)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "Pad-2 needs the attribute 'pads'");
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     for (int i = 0; i < x->rank; i++)
         axes[i] = i;
     tc_store_f64(x->dtype, p->value, 0, value);
@@ -188,10 +188,10 @@ static tconv_status pad_constant_input(tc_kernel_ctx *ctx, const tc_rt_tensor *x
 }
 
 static tconv_status pad_params_11(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad_params *p) {
-    int64_t pads[2 * TCONV_MAX_RANK], raw_axes[TCONV_MAX_RANK];
+    int64_t pads[2 * TC_MAX_RANK], raw_axes[TC_MAX_RANK];
     size_t n_pads, n_axes = (size_t)x->rank;
-    int axes[TCONV_MAX_RANK];
-    tconv_status st = tc_kernel_read_ints(ctx, 1, pads, 2 * TCONV_MAX_RANK, &n_pads);
+    int axes[TC_MAX_RANK];
+    tconv_status st = tc_kernel_read_ints(ctx, 1, pads, 2 * TC_MAX_RANK, &n_pads);
     if (st == TCONV_OK)
         st = pad_constant_input(ctx, x, p);
     if (st != TCONV_OK)
@@ -201,7 +201,7 @@ static tconv_status pad_params_11(tc_kernel_ctx *ctx, const tc_rt_tensor *x, pad
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                                 "input 3 (axes) exists from Pad-18 on, the model is opset %lld",
                                 (long long)ctx->opset);
-        st = tc_kernel_read_ints(ctx, 3, raw_axes, TCONV_MAX_RANK, &n_axes);
+        st = tc_kernel_read_ints(ctx, 3, raw_axes, TC_MAX_RANK, &n_axes);
         if (st == TCONV_OK)
             st = normalize_axes(ctx, "axes", raw_axes, n_axes, x->rank, axes);
         if (st != TCONV_OK)
@@ -287,7 +287,7 @@ static tconv_status pad_fill(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const pa
     if (st != TCONV_OK)
         return tc_error_prefix(ctx->err, st, "pad index maps: ");
     int64_t *maps = maps_mem.data;
-    const int64_t *axis_maps[TCONV_MAX_RANK];
+    const int64_t *axis_maps[TC_MAX_RANK];
     int64_t used = 0;
     for (int i = 0; i < y->rank && st == TCONV_OK; i++) {
         st = pad_axis_map(ctx, p, i, x->dims[i], y->dims[i], maps + used);
@@ -310,7 +310,7 @@ tconv_status tc_run_pad(tc_kernel_ctx *ctx) {
         st = pad_mode_from_attr(ctx, &p.mode);
     if (st == TCONV_OK)
         st = attr_form ? pad_params_2(ctx, x, &p) : pad_params_11(ctx, x, &p);
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = pad_output_dims(ctx, x, &p, dims);
     tc_rt_tensor *y;
@@ -395,7 +395,7 @@ tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
         st = concat_check(ctx, first, axis, &total);
     if (st != TCONV_OK)
         return st;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     memcpy(dims, first->dims, sizeof dims);
     dims[axis] = total;
     tc_rt_tensor *y;
@@ -408,8 +408,8 @@ tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
         job.inner *= dims[d];
     job.out_row = (size_t)(total * job.inner) * job.esize;
     /* the output's bytes split over threads (a streamed float per 4 bytes), whole cache lines */
-    tc_parallel_ranges(ctx->pool, ctx->n_threads, (int64_t)y->nbytes,
-                       TCONV_PARALLEL_COST_STREAM / 4.0, 64, 16 * 1024, concat_bytes, &job);
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, (int64_t)y->nbytes, TC_PARALLEL_COST_STREAM / 4.0,
+                       64, 16 * 1024, concat_bytes, &job);
     return TCONV_OK;
 }
 
@@ -451,13 +451,13 @@ static tconv_status reshape_resolve(tc_kernel_ctx *ctx, const tc_rt_tensor *x, c
 
 tconv_status tc_run_reshape(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t shape[TCONV_MAX_RANK], dims[TCONV_MAX_RANK], allowzero = 0;
+    int64_t shape[TC_MAX_RANK], dims[TC_MAX_RANK], allowzero = 0;
     size_t n;
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "allowzero", 0, &allowzero, ctx->err);
     if (st == TCONV_OK)
-        st = tc_kernel_read_ints(ctx, 1, shape, TCONV_MAX_RANK, &n);
+        st = tc_kernel_read_ints(ctx, 1, shape, TC_MAX_RANK, &n);
     if (st == TCONV_OK)
         st = reshape_resolve(ctx, x, shape, n, allowzero != 0, dims);
     if (st == TCONV_OK)
@@ -497,33 +497,33 @@ tconv_status tc_run_flatten(tc_kernel_ctx *ctx) {
 /* Axes of (Un)squeeze: the attribute before opset 13, the (optional for Squeeze) input after. */
 static tconv_status squeeze_axes(tc_kernel_ctx *ctx, int64_t *axes, size_t *n, bool *present) {
     if (ctx->opset < 13)
-        return attr_ints(ctx, "axes", axes, TCONV_MAX_RANK, n, present);
+        return attr_ints(ctx, "axes", axes, TC_MAX_RANK, n, present);
     *present = tc_kernel_input(ctx, 1) != NULL;
     *n = 0;
-    return *present ? tc_kernel_read_ints(ctx, 1, axes, TCONV_MAX_RANK, n) : TCONV_OK;
+    return *present ? tc_kernel_read_ints(ctx, 1, axes, TC_MAX_RANK, n) : TCONV_OK;
 }
 
 tconv_status tc_run_squeeze(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t raw[TCONV_MAX_RANK];
+    int64_t raw[TC_MAX_RANK];
     size_t n;
     bool present;
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = squeeze_axes(ctx, raw, &n, &present);
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     if (st == TCONV_OK)
         st = normalize_axes(ctx, "axes", raw, n, x->rank, axes);
     if (st != TCONV_OK)
         return st;
-    bool drop[TCONV_MAX_RANK] = {false};
+    bool drop[TC_MAX_RANK] = {false};
     for (size_t i = 0; i < n; i++) {
         if (x->dims[axes[i]] != 1)
             return tc_error_set(ctx->err, TCONV_ERR_INVALID, "cannot squeeze axis %d of size %lld",
                                 axes[i], (long long)x->dims[axes[i]]);
         drop[axes[i]] = true;
     }
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int rank = 0;
     for (int i = 0; i < x->rank; i++) {
         if (!(present ? drop[i] : x->dims[i] == 1))
@@ -534,7 +534,7 @@ tconv_status tc_run_squeeze(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_unsqueeze(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t raw[TCONV_MAX_RANK];
+    int64_t raw[TC_MAX_RANK];
     size_t n;
     bool present;
     tconv_status st = prepare_data(ctx, &x);
@@ -544,17 +544,17 @@ tconv_status tc_run_unsqueeze(tc_kernel_ctx *ctx) {
         return st;
     if (!present)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "Unsqueeze needs axes");
-    if ((size_t)x->rank + n > TCONV_MAX_RANK)
+    if ((size_t)x->rank + n > TC_MAX_RANK)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %zu exceeds %d",
-                            (size_t)x->rank + n, TCONV_MAX_RANK);
-    int out_rank = x->rank + (int)n, axes[TCONV_MAX_RANK];
+                            (size_t)x->rank + n, TC_MAX_RANK);
+    int out_rank = x->rank + (int)n, axes[TC_MAX_RANK];
     st = normalize_axes(ctx, "axes", raw, n, out_rank, axes);
     if (st != TCONV_OK)
         return st;
-    bool inserted[TCONV_MAX_RANK] = {false};
+    bool inserted[TC_MAX_RANK] = {false};
     for (size_t i = 0; i < n; i++)
         inserted[axes[i]] = true;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     for (int i = 0, k = 0; i < out_rank; i++)
         dims[i] = inserted[i] ? 1 : x->dims[k++];
     return tc_kernel_forward_to_output(ctx, 0, x, out_rank, dims);
@@ -564,12 +564,12 @@ tconv_status tc_run_unsqueeze(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_transpose(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t perm[TCONV_MAX_RANK];
+    int64_t perm[TC_MAX_RANK];
     size_t n;
     bool present;
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
-        st = attr_ints(ctx, "perm", perm, TCONV_MAX_RANK, &n, &present);
+        st = attr_ints(ctx, "perm", perm, TC_MAX_RANK, &n, &present);
     if (st != TCONV_OK)
         return st;
     if (!present) {
@@ -577,7 +577,7 @@ tconv_status tc_run_transpose(tc_kernel_ctx *ctx) {
         for (int i = 0; i < x->rank; i++)
             perm[i] = x->rank - 1 - i;
     }
-    int axes[TCONV_MAX_RANK];
+    int axes[TC_MAX_RANK];
     if (n != (size_t)x->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "perm has %zu entries for rank %d", n,
                             x->rank);
@@ -650,7 +650,7 @@ tconv_status tc_run_constant(tc_kernel_ctx *ctx) {
 
 tconv_status tc_run_shape(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x;
-    int64_t start = 0, end = TCONV_MAX_RANK;
+    int64_t start = 0, end = TC_MAX_RANK;
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "start", 0, &start, ctx->err);
@@ -687,9 +687,9 @@ static tconv_status gather_indices(tc_kernel_ctx *ctx, const tc_rt_tensor *idx, 
 static tconv_status gather_shape(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const tc_rt_tensor *idx,
                                  int axis, int *rank, int64_t *dims) {
     *rank = x->rank - 1 + idx->rank;
-    if (*rank > TCONV_MAX_RANK)
+    if (*rank > TC_MAX_RANK)
         return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED, "result rank %d exceeds %d", *rank,
-                            TCONV_MAX_RANK);
+                            TC_MAX_RANK);
     int k = 0;
     for (int i = 0; i < axis; i++)
         dims[k++] = x->dims[i];
@@ -704,12 +704,12 @@ tconv_status tc_run_gather(tc_kernel_ctx *ctx) {
     const tc_rt_tensor *x, *idx;
     int64_t axis_attr;
     int axis, rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     tconv_status st = prepare_data(ctx, &x);
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 1, &idx);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_INDEX);
+        st = tc_kernel_check_dtype(ctx, 1, TC_DTYPES_INDEX);
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
     if (st == TCONV_OK)
@@ -758,7 +758,7 @@ tconv_status tc_run_cast(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_node_attr_int(ctx->node, "to", 0, &to, ctx->err);
     if (st == TCONV_OK)
-        st = tc_kernel_check_output_dtype(ctx, (int)to, TCONV_DTYPES_ANY);
+        st = tc_kernel_check_output_dtype(ctx, (int)to, TC_DTYPES_ANY);
     tc_rt_tensor *y;
     if (st == TCONV_OK)
         st = tc_kernel_alloc_output(ctx, 0, (tconv_dtype)to, x->rank, x->dims, &y);

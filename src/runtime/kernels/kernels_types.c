@@ -12,9 +12,9 @@ tconv_status tc_run_cast_like(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK)
         st = tc_kernel_require_input(ctx, 1, &like);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TCONV_DTYPES_ANY);
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_ANY);
     if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 1, TCONV_DTYPES_ANY);
+        st = tc_kernel_check_dtype(ctx, 1, TC_DTYPES_ANY);
     tc_rt_tensor *y;
     if (st == TCONV_OK)
         st = tc_kernel_alloc_output(ctx, 0, like->dtype, x->rank, x->dims, &y);

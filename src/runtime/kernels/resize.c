@@ -337,7 +337,7 @@ static tconv_status resize_axis(tc_kernel_ctx *ctx, const tc_resize_params *p, i
 
 /* The most elements any intermediate holds: the input, then after each axis is resized. */
 static bool largest_intermediate(const tc_resize_params *p, const tc_rt_tensor *x, int64_t *out) {
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     memcpy(dims, x->dims, sizeof dims);
     int64_t most = x->n_elements;
     for (int axis = 0; axis < x->rank; axis++) {
@@ -373,7 +373,7 @@ static tconv_status resize_run(tc_kernel_ctx *ctx, const tc_resize_params *p, co
     const float *in = x->data;
     for (int64_t i = 0; i < x->n_elements; i++)
         buf[i] = in[i];
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     memcpy(dims, x->dims, sizeof dims);
     for (int axis = 0; axis < x->rank && st == TCONV_OK && y->n_elements > 0; axis++) {
         bool resized;

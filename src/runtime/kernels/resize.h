@@ -2,8 +2,8 @@
  * for every output position, following the ONNX reference implementation's coordinate
  * transforms, nearest rounding, linear/cubic coefficients, antialias filters, exclude_outside
  * and tf_crop_and_resize extrapolation), applied one axis at a time in double precision. */
-#ifndef TCONV_RUNTIME_RESIZE_H
-#define TCONV_RUNTIME_RESIZE_H
+#ifndef TC_RUNTIME_RESIZE_H
+#define TC_RUNTIME_RESIZE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,9 +44,9 @@ typedef struct tc_resize_params {
     double extrapolation_value;
     /* per axis of the data (full rank) */
     bool scales_f32; /* scales came from a float32 tensor: scale x length is float32 (numpy) */
-    double scales[TCONV_MAX_RANK]; /* the scale the coordinate transform divides by */
-    int64_t out_dims[TCONV_MAX_RANK];
-    double roi_start[TCONV_MAX_RANK], roi_end[TCONV_MAX_RANK]; /* tf_crop_and_resize */
+    double scales[TC_MAX_RANK]; /* the scale the coordinate transform divides by */
+    int64_t out_dims[TC_MAX_RANK];
+    double roi_start[TC_MAX_RANK], roi_end[TC_MAX_RANK]; /* tf_crop_and_resize */
 } tc_resize_params;
 
 struct tc_kernel_ctx;

@@ -63,7 +63,7 @@ void tc_profile_free(tc_profile *profile) {
 
 /* A new event starting now, or -1 (dropped past the cap, or out of memory). */
 static int64_t new_event(tc_profile *p, const tconv_node *node) {
-    if (p->n == TCONV_PROFILE_MAX_EVENTS) {
+    if (p->n == TC_PROFILE_MAX_EVENTS) {
         p->dropped++;
         return -1;
     }
@@ -353,7 +353,7 @@ tconv_status tc_profile_summary(const tc_profile *profile, size_t top, char **te
                       top < n ? top : n, n, (double)all_ns / 1e6);
     if (profile->dropped)
         tc_strbuf_appendf(&sb, "; %zu events past the cap of %zu not recorded", profile->dropped,
-                          TCONV_PROFILE_MAX_EVENTS);
+                          TC_PROFILE_MAX_EVENTS);
     tc_strbuf_append(&sb, "):\n");
     char buf[128], shown[256];
     for (size_t i = 0; i < n && i < top; i++) {

@@ -3,8 +3,8 @@
  * layout onnxruntime's profiler writes (a top-level JSON array of complete "X" events). A session
  * records only while a profile is attached (tc_session_set_profile): without one, running a
  * step costs one pointer test. */
-#ifndef TCONV_RUNTIME_PROFILE_H
-#define TCONV_RUNTIME_PROFILE_H
+#ifndef TC_RUNTIME_PROFILE_H
+#define TC_RUNTIME_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@ typedef struct tc_profile tc_profile;
 
 /* Events one profile keeps, as onnxruntime's default (Profiler::global_max_num_events_); later
  * ones are counted as dropped. */
-#define TCONV_PROFILE_MAX_EVENTS ((size_t)1000 * 1000)
+#define TC_PROFILE_MAX_EVENTS ((size_t)1000 * 1000)
 
 /* An empty profile whose clock starts now; NULL when out of memory. */
 tc_profile *tc_profile_create(void);

@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 /* Tensor bytes a session may hold at once unless told otherwise (session.h). */
-#define TCONV_DEFAULT_MAX_MEMORY_BYTES ((uint64_t)16 << 30)
+#define TC_DEFAULT_MAX_MEMORY_BYTES ((uint64_t)16 << 30)
 
 void tc_session_options_init(tc_session_options *options) {
     memset(options, 0, sizeof *options);
-    uint64_t limit = TCONV_DEFAULT_MAX_MEMORY_BYTES;
+    uint64_t limit = TC_DEFAULT_MAX_MEMORY_BYTES;
     options->max_memory_bytes = limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
-    options->max_work = TCONV_DEFAULT_MAX_WORK;
+    options->max_work = TC_DEFAULT_MAX_WORK;
 }
 
 /* What the session's kernels may ask of it (kernel.h): kernels call the session only through
@@ -194,7 +194,7 @@ static tc_rt_tensor *env_at(const tc_run_env *env, tc_slot_ref ref) {
 static tconv_status gather_inputs(const tc_run_env *env, const tc_step_plan *step, tc_error *err) {
     for (size_t i = 0; i < step->n_inputs; i++) {
         env->input_ptrs[i] = NULL;
-        if (step->inputs[i].slot == TCONV_NO_SLOT)
+        if (step->inputs[i].slot == TC_NO_SLOT)
             continue;
         const tc_rt_tensor *t = env_at(env, step->inputs[i]);
         if (!t || t->dtype == TCONV_DTYPE_UNDEFINED)
@@ -208,7 +208,7 @@ static tconv_status gather_inputs(const tc_run_env *env, const tc_step_plan *ste
 static tconv_status check_outputs_produced(const tc_run_env *env, const tc_step_plan *step,
                                            tc_error *err) {
     for (size_t i = 0; i < step->n_outputs; i++) {
-        if (step->outputs[i] != TCONV_NO_SLOT && env->outputs[i].dtype == TCONV_DTYPE_UNDEFINED)
+        if (step->outputs[i] != TC_NO_SLOT && env->outputs[i].dtype == TCONV_DTYPE_UNDEFINED)
             return tc_error_set(err, TCONV_ERR_INVALID, "the kernel did not produce output %zu", i);
     }
     return TCONV_OK;
@@ -257,7 +257,7 @@ static void forward_input(tc_session *s, tc_run_env *env, const tc_step_plan *st
 /* Input 0's slot when nothing reads it after this step (it is released here, and no other input
  * of the step is the same value) and it owns its buffer: the kernel may take that buffer. */
 static tc_rt_tensor *donor_slot(const tc_run_env *env, const tc_step_plan *step) {
-    if (step->n_inputs == 0 || step->inputs[0].up != 0 || step->inputs[0].slot == TCONV_NO_SLOT)
+    if (step->n_inputs == 0 || step->inputs[0].up != 0 || step->inputs[0].slot == TC_NO_SLOT)
         return NULL;
     uint32_t slot = step->inputs[0].slot;
     for (size_t k = 1; k < step->n_inputs; k++) {
@@ -301,7 +301,7 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
         return prefix_node(step, st, err);
     }
     for (size_t i = 0; i < step->n_outputs; i++) {
-        if (step->outputs[i] == TCONV_NO_SLOT) {
+        if (step->outputs[i] == TC_NO_SLOT) {
             tc_session_release(s, &env->outputs[i]);
             continue;
         }
@@ -320,8 +320,7 @@ static const tconv_node *fused_producer(const tc_graph_plan *plan, const tc_step
     const tc_step_plan *at = step;
     while (at->forwards_input) {
         tc_slot_ref from = at->inputs[at->forward_from];
-        int32_t p =
-            from.up == 0 && from.slot != TCONV_NO_SLOT ? plan->producer_step[from.slot] : -1;
+        int32_t p = from.up == 0 && from.slot != TC_NO_SLOT ? plan->producer_step[from.slot] : -1;
         if (p < 0)
             return NULL;
         at = &plan->steps[p];
@@ -335,7 +334,7 @@ static tconv_status run_step_profiled(tc_session *s, tc_run_env *env, const tc_s
     tc_thread_pool *pool = s->options.pool ? s->options.pool : s->own_pool;
     for (size_t i = 0; i < step->n_inputs; i++)
         env->input_ptrs[i] =
-            step->inputs[i].slot == TCONV_NO_SLOT ? NULL : env_at(env, step->inputs[i]);
+            step->inputs[i].slot == TC_NO_SLOT ? NULL : env_at(env, step->inputs[i]);
     int64_t outer = tc_profile_current(s->profile);
     int64_t event = tc_profile_step_begin(s->profile, step->node, fused_producer(env->plan, step),
                                           env->input_ptrs, step->n_inputs);
@@ -566,8 +565,8 @@ static const tc_graph_plan *find_subplan(const tc_session *s, const tconv_graph 
     return NULL;
 }
 
-#define TCONV_MAX_SUBGRAPH_DEPTH 64
-#define TCONV_SUBGRAPH_RUN_WORK 1024
+#define TC_MAX_SUBGRAPH_DEPTH 64
+#define TC_SUBGRAPH_RUN_WORK 1024
 
 tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *graph,
                                      const tc_rt_tensor *inputs, size_t n_inputs,
@@ -585,15 +584,14 @@ tconv_status tc_session_run_subgraph(tc_kernel_ctx *ctx, const tconv_graph *grap
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "subgraph '%s' has %zu outputs, the node has %zu",
                             graph->name ? graph->name : "", plan->n_outputs, n_outputs);
-    if (s->depth >= TCONV_MAX_SUBGRAPH_DEPTH)
+    if (s->depth >= TC_MAX_SUBGRAPH_DEPTH)
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "subgraphs nest deeper than %d",
-                            TCONV_MAX_SUBGRAPH_DEPTH);
+                            TC_MAX_SUBGRAPH_DEPTH);
     /* A body run costs its dispatch whatever it computes (slots set up, steps visited, values
      * handed in and out): about a microsecond a step, counted as the elementwise work of that
      * time, so that a Loop over an empty body with a trip count of 2^62 meets the work limit. */
     tconv_status st = tc_budget_charge_work(
-        &s->budget, TCONV_SUBGRAPH_RUN_WORK * (1 + (uint64_t)plan->n_steps + plan->n_slots),
-        ctx->err);
+        &s->budget, TC_SUBGRAPH_RUN_WORK * (1 + (uint64_t)plan->n_steps + plan->n_slots), ctx->err);
     if (st != TCONV_OK)
         return st;
     tc_run_env env;

@@ -2,8 +2,8 @@
  * given inputs, with its profiler (profile.h). The room holds planning (fusion, folding, constant
  * folding, function bodies, the planned memory and work checks) and running (steps, subgraphs,
  * random inputs); it is the top room of the runtime and what src/api uses. */
-#ifndef TCONV_RUNTIME_SESSION_H
-#define TCONV_RUNTIME_SESSION_H
+#ifndef TC_RUNTIME_SESSION_H
+#define TC_RUNTIME_SESSION_H
 
 #include "ir/ir.h"
 #include "ir/type_table.h"
@@ -38,7 +38,7 @@ typedef struct tc_session_options {
     tconv_convention convention;
     /* Work units one run may do: multiply-adds of the contractions (Conv, ConvTranspose, Gemm,
      * MatMul), window taps of pooling, one per element read or written elsewhere (see
-     * session_work.c); default TCONV_DEFAULT_MAX_WORK, 0: no limit. Refused before the run
+     * session_work.c); default TC_DEFAULT_MAX_WORK, 0: no limit. Refused before the run
      * computes, from the declared shapes, or before the node computes, from the actual ones. */
     uint64_t max_work;
     /* While constants are folded (session_constfold.c), called in plan order for each step of
@@ -62,7 +62,7 @@ typedef struct tc_session_options {
 
 /* 2^38 (2.7e11) multiply-adds: minutes of one core at tconv's speed. The largest model of
  * models/ plans 1.6e9 and conformance tests far less; a 120-byte model can ask for 1e12. */
-#define TCONV_DEFAULT_MAX_WORK ((uint64_t)1 << 38)
+#define TC_DEFAULT_MAX_WORK ((uint64_t)1 << 38)
 
 void tc_session_options_init(tc_session_options *options);
 

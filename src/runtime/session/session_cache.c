@@ -16,7 +16,7 @@ static const tc_graph_plan *constant_slot(const tc_kernel_ctx *ctx, size_t index
     const tc_run_env *env = s->current_env;
     for (uint32_t i = 0; i < ref.up && env; i++)
         env = env->parent;
-    if (!env || ref.slot == TCONV_NO_SLOT || ref.slot >= env->plan->n_slots)
+    if (!env || ref.slot == TC_NO_SLOT || ref.slot >= env->plan->n_slots)
         return NULL;
     const tc_rt_tensor *constant = &env->plan->constants[ref.slot];
     if (constant->dtype == TCONV_DTYPE_UNDEFINED || !constant->data)

@@ -8,10 +8,10 @@
  * step leaves the plan. The graph is not changed: this is a property of the plan, not a pass,
  * and a proof (options.unfused) runs every node as written.
  *
- * Bounds: a folded node may allocate at most TCONV_FOLD_MAX_BYTES per tensor and do at most
- * TCONV_FOLD_MAX_WORK work units (session_work.c), so a ConstantOfShape of 10 GB is not made at
+ * Bounds: a folded node may allocate at most TC_FOLD_MAX_BYTES per tensor and do at most
+ * TC_FOLD_MAX_WORK work units (session_work.c), so a ConstantOfShape of 10 GB is not made at
  * planning; its outputs count as constant bytes against the memory limit. All folding of a
- * session does at most TCONV_FOLD_MAX_TOTAL_WORK and at most max_work units in total
+ * session does at most TC_FOLD_MAX_TOTAL_WORK and at most max_work units in total
  * (stats.fold_work), charged to the same budget as a run: the session's work check counts them
  * beside the plan's (session_work.c), so a model cannot have its work done at planning, outside
  * the limit. A node that fails
@@ -32,16 +32,16 @@
 #include <string.h>
 
 /* The largest tensor one folded node may allocate (output or scratch). */
-#define TCONV_FOLD_MAX_BYTES ((size_t)4 << 20)
+#define TC_FOLD_MAX_BYTES ((size_t)4 << 20)
 /* The most work one folded node may do: a few milliseconds. */
-#define TCONV_FOLD_MAX_WORK ((uint64_t)1 << 26)
+#define TC_FOLD_MAX_WORK ((uint64_t)1 << 26)
 /* The most all folding of one session may do, subgraphs included: 4,000 folded MatMuls each
  * under the node's bound did 250 times max_work at planning (issue 27). Within max_work too. */
-#define TCONV_FOLD_MAX_TOTAL_WORK ((uint64_t)1 << 28)
+#define TC_FOLD_MAX_TOTAL_WORK ((uint64_t)1 << 28)
 
 struct tc_shape_guard {
     int rank;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     const tc_rt_tensor *value; /* the folded Shape output, a plan constant */
 };
 
@@ -51,7 +51,7 @@ static bool is_nondeterministic(const tconv_node *node) {
 }
 
 static bool is_constant_input(const tc_graph_plan *plan, tc_slot_ref ref) {
-    return ref.slot != TCONV_NO_SLOT && ref.up == 0 &&
+    return ref.slot != TC_NO_SLOT && ref.up == 0 &&
            plan->constants[ref.slot].dtype != TCONV_DTYPE_UNDEFINED;
 }
 
@@ -78,7 +78,7 @@ static bool static_shape_input(const tc_session *session, const tc_graph_plan *p
     const tconv_node *node = step->node;
     /* half_native: the stand-in has no data, so it must reach the kernel as it is */
     if (plan->parent || node->kind != TC_KIND_Shape || !step->half_native || step->n_inputs != 1 ||
-        step->inputs[0].slot == TCONV_NO_SLOT || step->inputs[0].up != 0)
+        step->inputs[0].slot == TC_NO_SLOT || step->inputs[0].up != 0)
         return false;
     const tconv_value *x = node->inputs[0];
     tc_rt_tensor *t = &in->shape_of;
@@ -102,7 +102,7 @@ static bool foldable(const tc_session *session, const tc_graph_plan *plan, const
     bool all_constant = true;
     for (size_t k = 0; k < step->n_inputs; k++) {
         in->ptrs[k] = NULL;
-        if (step->inputs[k].slot == TCONV_NO_SLOT)
+        if (step->inputs[k].slot == TC_NO_SLOT)
             continue;
         if (!is_constant_input(plan, step->inputs[k])) {
             all_constant = false;
@@ -113,15 +113,15 @@ static bool foldable(const tc_session *session, const tc_graph_plan *plan, const
     if (!all_constant && !static_shape_input(session, plan, step, in))
         return false;
     for (size_t k = 0; k < step->n_outputs; k++) {
-        if (step->outputs[k] == TCONV_NO_SLOT)
+        if (step->outputs[k] == TC_NO_SLOT)
             continue;
         /* a declared or inferred size past the bound: not worth running to find out */
         const tconv_value *v = node->outputs[k];
-        int64_t dims[TCONV_MAX_RANK], n;
+        int64_t dims[TC_MAX_RANK], n;
         int rank;
         size_t esize = tc_rt_dtype_size(tc_session_type(session, v)->dtype);
         if (esize && tc_plan_value_dims(session, v, NULL, dims, &rank) &&
-            (!tc_shape_elements(dims, rank, &n) || (uint64_t)n > TCONV_FOLD_MAX_BYTES / esize))
+            (!tc_shape_elements(dims, rank, &n) || (uint64_t)n > TC_FOLD_MAX_BYTES / esize))
             return false;
     }
     return true;
@@ -155,11 +155,10 @@ static void release_outputs(tc_session *s, tc_rt_tensor *outputs, size_t n) {
 /* What the next folded node may do: its own bound, within what the session's folding has left
  * of the total and of the caller's max_work (0: nothing left). */
 static uint64_t fold_work_left(const tc_session *s, uint64_t max_work) {
-    uint64_t total = max_work == 0 || max_work > TCONV_FOLD_MAX_TOTAL_WORK
-                         ? TCONV_FOLD_MAX_TOTAL_WORK
-                         : max_work;
+    uint64_t total =
+        max_work == 0 || max_work > TC_FOLD_MAX_TOTAL_WORK ? TC_FOLD_MAX_TOTAL_WORK : max_work;
     uint64_t left = s->budget.stats.fold_work < total ? total - s->budget.stats.fold_work : 0;
-    return left < TCONV_FOLD_MAX_WORK ? left : TCONV_FOLD_MAX_WORK;
+    return left < TC_FOLD_MAX_WORK ? left : TC_FOLD_MAX_WORK;
 }
 
 /* Runs the step on in's tensors; true with its outputs made plan constants, false (nothing
@@ -179,7 +178,7 @@ static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *st
     s->budget.stats.fold_work = tc_work_add_sat(s->budget.stats.fold_work, s->budget.stats.work);
     for (size_t k = 0; st == TCONV_OK && k < step->n_outputs; k++) {
         const tc_rt_tensor *t = &outputs[k];
-        if (step->outputs[k] != TCONV_NO_SLOT &&
+        if (step->outputs[k] != TC_NO_SLOT &&
             (t->dtype == TCONV_DTYPE_UNDEFINED || (!t->owns_data && t->nbytes > 0)))
             st = TCONV_ERR_INVALID;
     }
@@ -188,7 +187,7 @@ static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *st
         return false;
     }
     for (size_t k = 0; k < step->n_outputs; k++) {
-        if (step->outputs[k] == TCONV_NO_SLOT)
+        if (step->outputs[k] == TC_NO_SLOT)
             tc_session_release(s, &outputs[k]);
         else
             (void)tc_plan_adopt_constant(s, plan, step->outputs[k], &outputs[k]);
@@ -261,7 +260,7 @@ tconv_status tc_plan_fold_constants(tc_session *s, tc_graph_plan *plan, tc_error
         return tc_error_nomem(err, "an execution plan");
     uint64_t saved_max_work = s->budget.max_work;
     in.max_work = saved_max_work;
-    s->budget.fold_max_bytes = TCONV_FOLD_MAX_BYTES;
+    s->budget.fold_max_bytes = TC_FOLD_MAX_BYTES;
     const tc_run_env *saved_env = s->current_env;
     const tc_step_plan *saved_step = s->current_step;
     s->current_env = NULL; /* no node caches: the folded step leaves the plan */

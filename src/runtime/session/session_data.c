@@ -41,7 +41,7 @@ static tconv_status resolve_input_dims(const tconv_value *value, const tc_dim_bi
     const tc_type *type = &value->type;
     if (type->kind != TCONV_TYPE_TENSOR)
         return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "input '%s' is not a tensor", value->name);
-    if (type->rank < 0 || type->rank > TCONV_MAX_RANK)
+    if (type->rank < 0 || type->rank > TC_MAX_RANK)
         return tc_error_set(err, TCONV_ERR_USAGE, "input '%s' has no known shape: give its data",
                             value->name);
     for (int i = 0; i < type->rank; i++) {
@@ -89,7 +89,7 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
                                      const tc_dim_binding *bindings, size_t n_bindings,
                                      tc_rt_tensor *t, tc_error *err) {
     int rank = 0;
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     tconv_status st = resolve_input_dims(value, bindings, n_bindings, &rank, dims, err);
     if (st != TCONV_OK)
         return st;
@@ -125,7 +125,7 @@ static tconv_status compare_layout(const tc_rt_tensor *a, const tc_rt_tensor *e,
 
 /* Flat index -> "[i,j,k]" for messages. */
 static const char *format_index(const tc_rt_tensor *t, int64_t flat, char *buf, size_t size) {
-    int64_t idx[TCONV_MAX_RANK];
+    int64_t idx[TC_MAX_RANK];
     for (int i = t->rank - 1; i >= 0; i--) {
         idx[i] = t->dims[i] ? flat % t->dims[i] : 0;
         flat = t->dims[i] ? flat / t->dims[i] : 0;

@@ -47,13 +47,13 @@ static bool read_batchnorm(const tc_graph_plan *plan, const tc_step_plan *bn, bn
     int64_t training = 0, spatial = 1;
     float eps;
     if (bn->opset < 7 || !bn->kernel || bn->forwards_input || bn->n_inputs != 5 ||
-        bn->n_outputs < 1 || bn->outputs[0] == TCONV_NO_SLOT ||
+        bn->n_outputs < 1 || bn->outputs[0] == TC_NO_SLOT ||
         tc_node_attr_int_or_default(node, "training_mode", &training, &err) != TCONV_OK ||
         training || tc_node_attr_int_or_default(node, "spatial", &spatial, &err) != TCONV_OK ||
         spatial != 1 || tc_node_attr_float_or_default(node, "epsilon", &eps, &err) != TCONV_OK)
         return false;
     for (size_t k = 1; k < bn->n_outputs; k++) {
-        if (bn->outputs[k] != TCONV_NO_SLOT)
+        if (bn->outputs[k] != TC_NO_SLOT)
             return false;
     }
     const tc_rt_tensor *prm[4];
@@ -77,7 +77,7 @@ static ptrdiff_t find_producer(const tc_graph_plan *plan, uint32_t x) {
             !tc_node_is(st->node, TC_KIND_Add))
             return -1;
         tc_slot_ref from = st->inputs[st->forward_from];
-        if (from.up != 0 || from.slot == TCONV_NO_SLOT)
+        if (from.up != 0 || from.slot == TC_NO_SLOT)
             return -1;
         p = plan->producer_step[from.slot];
         through_crop = true;
@@ -108,14 +108,14 @@ static bool read_conv(const tc_session *session, const tc_graph_plan *plan,
     tc_error err;
     int64_t group = 1;
     *w = tc_plan_const_input(plan, conv, 1);
-    *b = conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT
+    *b = conv->n_inputs > 2 && conv->inputs[2].slot != TC_NO_SLOT
              ? tc_plan_const_input(plan, conv, 2)
              : NULL;
     const tconv_value *x = conv->node->inputs[0];
     if (!*w || !float_like((*w)->dtype) || (*w)->rank < 3 || !x ||
         (tc_session_type(session, x)->dtype != TCONV_DTYPE_UNDEFINED &&
          tc_session_type(session, x)->dtype != (*w)->dtype) ||
-        (conv->n_inputs > 2 && conv->inputs[2].slot != TCONV_NO_SLOT &&
+        (conv->n_inputs > 2 && conv->inputs[2].slot != TC_NO_SLOT &&
          (!*b || (*b)->dtype != (*w)->dtype)) ||
         tc_node_attr_int_or_default(conv->node, "group", &group, &err) != TCONV_OK || group < 1)
         return false;
@@ -160,7 +160,7 @@ static bool bias_in_crop(const tc_kernel_crop *crop) {
         return false;
     if (crop->bias)
         return true;
-    for (int a = 0; a < TCONV_MAX_RANK; a++) {
+    for (int a = 0; a < TC_MAX_RANK; a++) {
         if (crop->extend_begin[a] || crop->extend_end[a])
             return true;
     }
@@ -208,7 +208,7 @@ static tconv_status fold_one(tc_session *session, tc_graph_plan *plan, tc_step_p
     } else if (conv->n_inputs < TC_FOLD_INPUTS) { /* B' becomes input 2 */
         memcpy(inputs, conv->inputs, conv->n_inputs * sizeof *inputs);
         for (size_t k = conv->n_inputs; k < TC_FOLD_INPUTS; k++)
-            inputs[k] = (tc_slot_ref){0, TCONV_NO_SLOT};
+            inputs[k] = (tc_slot_ref){0, TC_NO_SLOT};
         conv->inputs = inputs;
         conv->n_inputs = TC_FOLD_INPUTS;
         if (plan->max_inputs < TC_FOLD_INPUTS)
@@ -238,8 +238,7 @@ static tconv_status fold_batchnorm(tc_session *session, tc_graph_plan *plan, siz
     tc_step_plan *bn = &plan->steps[at];
     bn_params p;
     if (!read_batchnorm(plan, bn, &p) || bn->inputs[0].up != 0 ||
-        bn->inputs[0].slot == TCONV_NO_SLOT ||
-        tc_plan_read_elsewhere(plan, bn->inputs[0].slot, at, 0))
+        bn->inputs[0].slot == TC_NO_SLOT || tc_plan_read_elsewhere(plan, bn->inputs[0].slot, at, 0))
         return TCONV_OK;
     ptrdiff_t producer = find_producer(plan, bn->inputs[0].slot);
     conv_shape c;

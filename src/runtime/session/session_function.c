@@ -235,10 +235,10 @@ bool tc_function_body_available(const tconv_model *model, const tconv_model *lib
 }
 
 tconv_status tc_plan_function_call(tc_session *session, tc_step_plan *step, tc_error *err) {
-    if (session->function_depth >= TCONV_MAX_FUNCTION_DEPTH)
+    if (session->function_depth >= TC_MAX_FUNCTION_DEPTH)
         return tc_error_set(err, TCONV_ERR_LIMIT,
                             "function bodies nest deeper than %d (a function that calls itself?)",
-                            TCONV_MAX_FUNCTION_DEPTH);
+                            TC_MAX_FUNCTION_DEPTH);
     bool found = false;
     tconv_status st = local_function(session, step, &found, err);
     if (st == TCONV_OK && !found)

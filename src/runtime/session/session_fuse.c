@@ -16,13 +16,13 @@
 #include <string.h>
 
 /* Integers of constant input `k` of a step (an initializer of the same graph); false when the
- * input is absent, not a constant, not INT32/INT64, or longer than TCONV_MAX_RANK. */
+ * input is absent, not a constant, not INT32/INT64, or longer than TC_MAX_RANK. */
 static bool const_ints(const tc_graph_plan *plan, const tc_step_plan *step, size_t k, int64_t *out,
                        size_t *n) {
-    if (k >= step->n_inputs || step->inputs[k].slot == TCONV_NO_SLOT || step->inputs[k].up != 0)
+    if (k >= step->n_inputs || step->inputs[k].slot == TC_NO_SLOT || step->inputs[k].up != 0)
         return false;
     const tc_rt_tensor *t = &plan->constants[step->inputs[k].slot];
-    if (t->rank != 1 || t->n_elements > TCONV_MAX_RANK ||
+    if (t->rank != 1 || t->n_elements > TC_MAX_RANK ||
         (t->dtype != TCONV_DTYPE_INT64 && t->dtype != TCONV_DTYPE_INT32))
         return false;
     for (int64_t i = 0; i < t->n_elements; i++)
@@ -36,7 +36,7 @@ static bool attr_ints(const tconv_node *node, const char *name, int64_t *out, si
                       bool *present) {
     const int64_t *values;
     tc_error err;
-    if (tc_node_attr_ints(node, name, present, &values, n, &err) != TCONV_OK || *n > TCONV_MAX_RANK)
+    if (tc_node_attr_ints(node, name, present, &values, n, &err) != TCONV_OK || *n > TC_MAX_RANK)
         return false;
     if (*n)
         memcpy(out, values, *n * sizeof *out);
@@ -46,7 +46,7 @@ static bool attr_ints(const tconv_node *node, const char *name, int64_t *out, si
 typedef tc_slice_args slice_consts;
 
 static bool given(const tc_step_plan *step, size_t k) {
-    return step->n_inputs > k && step->inputs[k].slot != TCONV_NO_SLOT;
+    return step->n_inputs > k && step->inputs[k].slot != TC_NO_SLOT;
 }
 
 /* The Slice's parameters when all are constant and the steps are 1. */
@@ -77,7 +77,7 @@ static bool read_slice(const tc_graph_plan *plan, const tc_step_plan *step, slic
  * each once over all the Slices of the chain. Slices of distinct axes commute, so a chain of
  * them (an exporter's one Slice per axis) is one crop. */
 static bool spatial_axes(const slice_consts *c, int rank, tc_kernel_crop *crop) {
-    bool seen[TCONV_MAX_RANK] = {false};
+    bool seen[TC_MAX_RANK] = {false};
     for (size_t i = 0; i < crop->n; i++)
         seen[crop->axes[i]] = true;
     for (size_t i = 0; i < c->n; i++) {
@@ -124,7 +124,7 @@ static ptrdiff_t sole_reader(const tc_graph_plan *plan, uint32_t slot, size_t af
             if (st->inputs[k].up != 0 || st->inputs[k].slot != slot)
                 continue;
             if (tc_plan_read_elsewhere(plan, slot, i, k) || st->n_outputs < 1 ||
-                st->outputs[0] == TCONV_NO_SLOT || st->forwards_input)
+                st->outputs[0] == TC_NO_SLOT || st->forwards_input)
                 return -1;
             *input = k;
             return (ptrdiff_t)i;
@@ -134,7 +134,7 @@ static ptrdiff_t sole_reader(const tc_graph_plan *plan, uint32_t slot, size_t af
 }
 
 static bool has_input(const tc_step_plan *step, size_t k) {
-    return k < step->n_inputs && step->inputs[k].slot != TCONV_NO_SLOT;
+    return k < step->n_inputs && step->inputs[k].slot != TC_NO_SLOT;
 }
 
 /* The rank of the ConvTranspose's output, or -1 when unknown: that of its constant W, which the
@@ -159,7 +159,7 @@ static bool read_pad(const tc_graph_plan *plan, const tc_step_plan *step, int ra
                      tc_kernel_crop *crop) {
     const char *mode = "constant";
     tc_error err;
-    int64_t pads[2 * TCONV_MAX_RANK];
+    int64_t pads[2 * TC_MAX_RANK];
     size_t n = 0;
     if (tc_node_attr_string(step->node, "mode", "constant", &mode, &err) != TCONV_OK ||
         strcmp(mode, "constant") != 0)
@@ -228,15 +228,15 @@ static tconv_status fuse_chain(tc_session *session, tc_graph_plan *plan, size_t 
     bool producer_bias = has_input(producer, 2);
     tc_kernel_crop crop;
     memset(&crop, 0, sizeof crop);
-    ptrdiff_t fused[TCONV_MAX_RANK + 2];
+    ptrdiff_t fused[TC_MAX_RANK + 2];
     int n_fused = 0;
     size_t at = p, input = 0;
-    ptrdiff_t next = producer->n_outputs >= 1 && producer->outputs[0] != TCONV_NO_SLOT
+    ptrdiff_t next = producer->n_outputs >= 1 && producer->outputs[0] != TC_NO_SLOT
                          ? sole_reader(plan, producer->outputs[0], at, &input)
                          : -1;
     slice_consts c;
     tc_kernel_crop sliced = crop;
-    /* each Slice adds at least one new spatial axis, so at most TCONV_MAX_RANK of them */
+    /* each Slice adds at least one new spatial axis, so at most TC_MAX_RANK of them */
     while (next >= 0 && input == 0 && tc_node_is(plan->steps[next].node, TC_KIND_Slice) &&
            read_slice(plan, &plan->steps[next], &c) && spatial_axes(&c, rank, &sliced)) {
         crop = sliced;
@@ -385,7 +385,7 @@ static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, si
                                     tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
     if (!(producer->epilogues & TC_EPILOGUE_ACTIVATION) || producer->n_outputs < 1 ||
-        producer->outputs[0] == TCONV_NO_SLOT || !float_result(session, plan, producer))
+        producer->outputs[0] == TC_NO_SLOT || !float_result(session, plan, producer))
         return TCONV_OK;
     size_t input = 0;
     uint32_t slot = chain_result(plan, p);

@@ -59,7 +59,7 @@ static void convert_range(void *p, int64_t begin, int64_t end) {
 static void convert_data(tc_kernel_ctx *ctx, const tc_rt_tensor *src, tc_rt_tensor *dst) {
     bool widen = dst->dtype == TCONV_DTYPE_FLOAT;
     convert_job job = {src->data, dst->data, widen ? src->dtype : dst->dtype, widen};
-    tc_parallel_ranges(ctx->pool, ctx->n_threads, src->n_elements, TCONV_PARALLEL_COST_STREAM, 16,
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, src->n_elements, TC_PARALLEL_COST_STREAM, 16,
                        4096, convert_range, &job);
 }
 
@@ -296,8 +296,8 @@ tconv_status tc_plan_widen_constants(tc_session *session, tc_graph_plan *plan, t
             continue;
         for (size_t k = 0; k < step->n_inputs; k++) {
             tc_slot_ref ref = step->inputs[k];
-            if (ref.slot == TCONV_NO_SLOT || (step->folded && k < TC_FOLD_INPUTS &&
-                                              step->folded[k].dtype != TCONV_DTYPE_UNDEFINED))
+            if (ref.slot == TC_NO_SLOT || (step->folded && k < TC_FOLD_INPUTS &&
+                                           step->folded[k].dtype != TCONV_DTYPE_UNDEFINED))
                 continue;
             tc_graph_plan *owner = owner_plan(plan, ref);
             if (!owner || ref.slot >= owner->n_slots)

@@ -3,8 +3,8 @@
  * scratch arena and kept node data live there and call nothing here. Kernels reach the budget
  * through their context, and the session's own services (constant inputs, subgraph runs)
  * through the host it gives them (tc_kernel_host), so that no kernel calls into this room. */
-#ifndef TCONV_RUNTIME_SESSION_INTERNAL_H
-#define TCONV_RUNTIME_SESSION_INTERNAL_H
+#ifndef TC_RUNTIME_SESSION_INTERNAL_H
+#define TC_RUNTIME_SESSION_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 #include "runtime/session/profile.h"
 #include "runtime/session/session.h"
 
-#define TCONV_NO_SLOT UINT32_MAX
+#define TC_NO_SLOT UINT32_MAX
 
 /* Where a value lives while a graph runs: `up` scopes above the running graph (0: its own),
  * slot index within that scope's environment. */
@@ -37,9 +37,9 @@ typedef struct tc_step_plan {
     unsigned epilogues;             /* TC_EPILOGUE_* the kernel declared: what fusion may give it */
     const char *const *input_names; /* for the kernel's messages (tc_kernel_ctx.input_names) */
     int64_t opset;
-    tc_slot_ref *inputs; /* slot TCONV_NO_SLOT: omitted optional input */
+    tc_slot_ref *inputs; /* slot TC_NO_SLOT: omitted optional input */
     size_t n_inputs;
-    uint32_t *outputs; /* local slots; TCONV_NO_SLOT: omitted optional output */
+    uint32_t *outputs; /* local slots; TC_NO_SLOT: omitted optional output */
     size_t n_outputs;
     uint32_t *releases; /* local slots whose last use is this step */
     size_t n_releases, cap_releases;
@@ -146,7 +146,7 @@ tconv_status tc_plan_function_call(tc_session *session, tc_step_plan *step, tc_e
 /* The kernel of such a step: runs the first fitting body as a subgraph. */
 tconv_status tc_run_function_call(tc_kernel_ctx *ctx);
 /* Function bodies planned inside each other at most this deep (a function calling itself). */
-#define TCONV_MAX_FUNCTION_DEPTH 16
+#define TC_MAX_FUNCTION_DEPTH 16
 
 /* Builds the plan of the main graph and, recursively, its subgraphs (session_plan.c). */
 tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_graph_plan *parent,

@@ -38,7 +38,7 @@ static bool bound_dim(const tc_plan_dim_values *bound, const char *param, int64_
 bool tc_plan_value_dims(const tc_session *session, const tconv_value *v,
                         const tc_plan_dim_values *bound, int64_t *dims, int *rank) {
     const tc_type *type = v ? tc_session_type(session, v) : NULL;
-    if (!type || type->kind != TCONV_TYPE_TENSOR || type->rank < 0 || type->rank > TCONV_MAX_RANK)
+    if (!type || type->kind != TCONV_TYPE_TENSOR || type->rank < 0 || type->rank > TC_MAX_RANK)
         return false;
     for (int i = 0; i < type->rank; i++) {
         const tc_dim *d = &type->dims[i];
@@ -57,7 +57,7 @@ bool tc_plan_value_dims(const tc_session *session, const tconv_value *v,
  * and bound); UINT64_MAX when that size overflows. false when unknown. */
 static bool value_bytes(const tc_session *session, const tconv_value *v,
                         const tc_plan_dim_values *bound, uint64_t *out) {
-    int64_t dims[TCONV_MAX_RANK];
+    int64_t dims[TC_MAX_RANK];
     int rank;
     size_t esize = v ? tc_rt_dtype_size(tc_session_type(session, v)->dtype) : 0;
     if (esize == 0 || !tc_plan_value_dims(session, v, bound, dims, &rank))
@@ -80,7 +80,7 @@ static bool value_bytes(const tc_session *session, const tconv_value *v,
 static uint64_t slot_bytes(const tc_session *session, const tc_graph_plan *plan, uint32_t slot,
                            const tc_plan_dim_values *bound) {
     uint64_t bytes = 0;
-    if (slot != TCONV_NO_SLOT && slot < plan->n_slots &&
+    if (slot != TC_NO_SLOT && slot < plan->n_slots &&
         !value_bytes(session, plan->slot_values[slot], bound, &bytes))
         bytes = 0;
     return bytes;

@@ -215,7 +215,7 @@ static tconv_status order_steps(tc_session *s, tc_graph_plan *plan, const tc_ste
         node_of_slot[i] = SIZE_MAX;
     for (size_t i = 0; i < o->n; i++) {
         for (size_t k = 0; k < unordered[i].n_outputs; k++) {
-            if (unordered[i].outputs[k] != TCONV_NO_SLOT)
+            if (unordered[i].outputs[k] != TC_NO_SLOT)
                 node_of_slot[unordered[i].outputs[k]] = i;
         }
     }
@@ -224,7 +224,7 @@ static tconv_status order_steps(tc_session *s, tc_graph_plan *plan, const tc_ste
         for (size_t k = 0; k < st->n_inputs + st->n_captures; k++) {
             uint32_t slot;
             if (k < st->n_inputs) {
-                if (st->inputs[k].slot == TCONV_NO_SLOT || st->inputs[k].up != 0)
+                if (st->inputs[k].slot == TC_NO_SLOT || st->inputs[k].up != 0)
                     continue;
                 slot = st->inputs[k].slot;
             } else {
@@ -272,7 +272,7 @@ static tconv_status order_steps(tc_session *s, tc_graph_plan *plan, const tc_ste
  * prepared (a branch never taken still plans), with prepare's status and message. */
 typedef struct refused_kernel {
     tconv_status status;
-    char message[TCONV_ERROR_MESSAGE_MAX];
+    char message[TC_ERROR_MESSAGE_MAX];
 } refused_kernel;
 
 static tconv_status run_refused(tc_kernel_ctx *ctx) {
@@ -359,7 +359,7 @@ static tconv_status plan_io(tc_session *s, tc_graph_plan *plan, tc_step_plan *st
         return tc_error_nomem(err, "an execution plan");
     for (size_t i = 0; i < node->n_inputs; i++) {
         step->inputs[i].up = 0;
-        step->inputs[i].slot = TCONV_NO_SLOT;
+        step->inputs[i].slot = TC_NO_SLOT;
         if (!node->inputs[i])
             continue;
         tconv_status st = resolve_value(plan, node->inputs[i], node, &step->inputs[i], err);
@@ -367,7 +367,7 @@ static tconv_status plan_io(tc_session *s, tc_graph_plan *plan, tc_step_plan *st
             return st;
     }
     for (size_t i = 0; i < node->n_outputs; i++) {
-        step->outputs[i] = TCONV_NO_SLOT;
+        step->outputs[i] = TC_NO_SLOT;
         if (node->outputs[i] && !plan_slot(plan, node->outputs[i]->name, &step->outputs[i]))
             return tc_error_nomem(err, "an execution plan");
     }
@@ -522,13 +522,13 @@ static tconv_status plan_lifetimes(tc_session *s, tc_graph_plan *plan, tc_error 
     for (size_t i = 0; i < plan->n_steps; i++) {
         tc_step_plan *step = &plan->steps[i];
         for (size_t k = 0; k < step->n_inputs; k++) {
-            if (step->inputs[k].slot != TCONV_NO_SLOT && step->inputs[k].up == 0)
+            if (step->inputs[k].slot != TC_NO_SLOT && step->inputs[k].up == 0)
                 note_use(last_use, step->inputs[k].slot, (int32_t)i);
         }
         for (size_t k = 0; k < step->n_captures; k++)
             note_use(last_use, step->captures[k], (int32_t)i);
         for (size_t k = 0; k < step->n_outputs; k++) {
-            if (step->outputs[k] != TCONV_NO_SLOT)
+            if (step->outputs[k] != TC_NO_SLOT)
                 plan->producer_step[step->outputs[k]] = (int32_t)i;
         }
     }

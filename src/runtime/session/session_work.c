@@ -24,7 +24,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 static uint64_t step_planned_work(const tc_session *session, const tc_step_plan *step,
                                   const tc_plan_dim_values *bound) {
     const tconv_node *node = step->node;
-    int64_t in_dims[TC_WORK_MAX_INPUTS][TCONV_MAX_RANK], out_dims[TCONV_MAX_RANK];
+    int64_t in_dims[TC_WORK_MAX_INPUTS][TC_MAX_RANK], out_dims[TC_MAX_RANK];
     tc_work_shapes w = {0};
     w.n_in = node->n_inputs < TC_WORK_MAX_INPUTS ? node->n_inputs : TC_WORK_MAX_INPUTS;
     for (size_t i = 0; i < w.n_in; i++) {
