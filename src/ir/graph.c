@@ -358,7 +358,9 @@ tconv_status tc_node_create(tconv_graph *graph, const char *op_type, const char 
         return tc_error_nomem(err, "a node name");
     node->id = graph->model->next_id++;
     node->op = tc_op_find(node->domain, node->op_type, tc_graph_opset(graph, node->domain));
-    node->kind = tc_kind_find(node->domain, node->op_type);
+    /* the entry knows its kind; only an op at an opset the table lacks needs the search */
+    node->kind =
+        node->op != TC_OP_NONE ? tc_ops[node->op].kind : tc_kind_find(node->domain, node->op_type);
     *out = node;
     return TCONV_OK;
 }

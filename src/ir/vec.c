@@ -4,21 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-bool tc_vec_next_cap(size_t cap, size_t elem_size, size_t need, size_t *out) {
-    if (elem_size == 0 || need > SIZE_MAX / elem_size)
-        return false;
-    size_t next = cap ? cap : 8;
-    while (next < need) {
-        if (next > SIZE_MAX / 2 / elem_size) {
-            next = need; /* doubling would overflow: exactly what is asked, which fits */
-            break;
-        }
-        next *= 2;
-    }
-    *out = next;
-    return true;
-}
-
 bool tc_vec_reserve(void **items, size_t *cap, size_t elem_size, size_t need) {
     if (need <= *cap)
         return true;
