@@ -445,7 +445,9 @@ static const char *file_call(const char *line) {
     return NULL;
 }
 
-static void check_reads_no_files(const source_file *f) {
+/* Calls check(f, number, line) for each line of f with comments and strings blanked. */
+static void each_code_line(const source_file *f,
+                           void (*check)(const source_file *f, int number, const char *line)) {
     FILE *in = open_source(f);
     if (!in)
         return;
@@ -455,11 +457,15 @@ static void check_reads_no_files(const source_file *f) {
     while (fgets(line, sizeof line, in)) {
         number++;
         strip_line(line, &in_comment);
-        const char *call = file_call(line);
-        if (call)
-            violation(f, number, "no-files", "calls %s (the runtime reads no files)", call);
+        check(f, number, line);
     }
     fclose(in);
+}
+
+static void check_line_reads_no_files(const source_file *f, int number, const char *line) {
+    const char *call = file_call(line);
+    if (call)
+        violation(f, number, "no-files", "calls %s (the runtime reads no files)", call);
 }
 
 /* ---------------------------------------------------------------- rule: prefix */
@@ -481,30 +487,18 @@ static const char *public_macro_defined(const char *line) {
     return strncmp(p, "TCONV_", 6) == 0 ? p : NULL;
 }
 
-static void check_internal_prefix(const source_file *f) {
-    FILE *in = open_source(f);
-    if (!in)
+static void check_line_internal_prefix(const source_file *f, int number, const char *line) {
+    const char *name = public_macro_defined(line);
+    if (!name)
         return;
-    char line[4096];
-    int number = 0;
-    bool in_comment = false;
-    while (fgets(line, sizeof line, in)) {
-        number++;
-        strip_line(line, &in_comment);
-        const char *name = public_macro_defined(line);
-        if (name) {
-            char macro[128];
-            size_t n = 0;
-            while (is_ident(name[n]) && n + 1 < sizeof macro) {
-                macro[n] = name[n];
-                n++;
-            }
-            macro[n] = '\0';
-            violation(f, number, "prefix", "defines %s: internal macros take the prefix TC_",
-                      macro);
-        }
+    char macro[128];
+    size_t n = 0;
+    while (is_ident(name[n]) && n + 1 < sizeof macro) {
+        macro[n] = name[n];
+        n++;
     }
-    fclose(in);
+    macro[n] = '\0';
+    violation(f, number, "prefix", "defines %s: internal macros take the prefix TC_", macro);
 }
 
 /* ---------------------------------------------------------------- rule: op-names */
@@ -909,13 +903,13 @@ int main(int argc, char **argv) {
             check_include(&files[i], inc);
         }
         if (has_prefix(files[i].path, "src/runtime/")) {
-            check_reads_no_files(&files[i]);
+            each_code_line(&files[i], check_line_reads_no_files);
             check_in_room(&files[i]);
         }
         if (has_prefix(files[i].path, "src/") && !has_prefix(files[i].path, "src/ir/"))
             check_op_names(&files[i]);
         if (has_prefix(files[i].path, "src/"))
-            check_internal_prefix(&files[i]);
+            each_code_line(&files[i], check_line_internal_prefix);
     }
     check_cycles();
     printf("%zu files, %zu includes (%zu within the tree), %zu op names, %d violation(s)\n",
