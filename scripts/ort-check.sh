@@ -64,13 +64,17 @@ shopt -s extglob
 cases=("$root"/models/!(*_fp16)/ "$root"/tests/golden/convtranspose/*/ "$root"/tests/golden/matrix/*/
     "$root"/tests/golden/ort_conventions/*/ "$root"/tests/golden/dynamic_output_shape/*/)
 cases=("${cases[@]%/}")
+# The detectors (models/detectors/: NonMaxSuppression, RoiAlign, a ConvTranspose mask head) under
+# both policies; the targets leave them out (their backends take no NonMaxSuppression or Loop).
+detector_cases=("$root"/models/detectors/*/)
+detector_cases=("${detector_cases[@]%/}")
 half_cases=("$root"/models/*_fp16/ "$root"/tests/golden/dtypes/float16_*/)
 half_cases=("${half_cases[@]%/}")
 half_tolerances=(--rtol 1e-2 --atol 8e-3)
 status=0
 for policy in same-or-asymmetric valid-only; do
     for kind in float32 float16; do
-        if [ "$kind" = float32 ]; then set -- "${cases[@]}"; tol=(); else set -- "${half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
+        if [ "$kind" = float32 ]; then set -- "${cases[@]}" "${detector_cases[@]}"; tol=(); else set -- "${half_cases[@]}"; tol=("${half_tolerances[@]}"); fi
         read -r n refused < <(convert_all --policy "$policy" "$policy/$kind" "$@")
         if [ "$refused" -ne 0 ]; then
             cat "$work/$policy/$kind"/*/*.refused
