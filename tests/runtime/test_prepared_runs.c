@@ -90,6 +90,14 @@ static void test_fused_crop(void **state) {
     assert_true(w.seen.crop > 0);
 }
 
+static void test_concat(void **state) {
+    (void)state;
+    /* the U-Net's skip connections: Concat beside its Conv, ConvTranspose and MaxPool steps */
+    watched w = run_model_twice("unet");
+    assert_int_equal(w.attr_reads, 0);
+    assert_int_equal(w.seen.runs, 2 * (19 + 4 + 4 + 4)); /* Conv, MaxPool, ConvTranspose, Concat */
+}
+
 static void test_grouped_and_3d(void **state) {
     (void)state;
     watched grouped = run_model_twice("grouped_upsampler");
@@ -349,6 +357,7 @@ int main(void) {
         cmocka_unit_test(test_conv_transpose_fused_and_folded),
         cmocka_unit_test(test_float16_widened),
         cmocka_unit_test(test_fused_crop),
+        cmocka_unit_test(test_concat),
         cmocka_unit_test(test_grouped_and_3d),
         cmocka_unit_test(test_gemm_matmul_and_subgraph),
         cmocka_unit_test(test_float64_and_gemm_attributes),

@@ -47,7 +47,7 @@ static int64_t dim_or_zero(int64_t d) {
 /* ---------------------------------------------------------------- the default */
 
 /* One unit per element read or written. */
-static bool elements_moved(const tc_work_shapes *w, uint64_t *out) {
+bool tc_work_elements_moved(const tc_work_shapes *w, uint64_t *out) {
     uint64_t y = 0;
     bool have_y = elements(w->out_rank, w->out_dims, &y);
     uint64_t total = have_y ? y : 0;
@@ -127,7 +127,7 @@ bool tc_work_gemm_trans(bool trans_a, const tc_work_shapes *w, uint64_t *out) {
 bool tc_work_einsum(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) {
     int ranks[TC_EINSUM_MAX_OPERANDS];
     if (w->n_in < 1 || node->n_inputs > TC_EINSUM_MAX_OPERANDS || node->n_inputs > w->n_in)
-        return elements_moved(w, out);
+        return tc_work_elements_moved(w, out);
     for (size_t i = 0; i < node->n_inputs; i++) {
         if (!known_input(w, i))
             return false;
@@ -138,7 +138,7 @@ bool tc_work_einsum(const tconv_node *node, const tc_work_shapes *w, uint64_t *o
     tc_einsum e;
     if (tc_node_attr_string(node, "equation", "", &equation, &ignored) != TCONV_OK ||
         tc_einsum_parse(equation, (int)node->n_inputs, ranks, &e, &ignored) != TCONV_OK)
-        return elements_moved(w, out); /* the kernel refuses it before computing */
+        return tc_work_elements_moved(w, out); /* the kernel refuses it before computing */
     int64_t size[TC_EINSUM_LABELS];
     for (int l = 0; l < TC_EINSUM_LABELS; l++)
         size[l] = -1;
@@ -156,7 +156,7 @@ bool tc_work_einsum(const tconv_node *node, const tc_work_shapes *w, uint64_t *o
             work = tc_work_mul_sat(work, (uint64_t)size[l]);
     }
     uint64_t moved = 0;
-    (void)elements_moved(w, &moved);
+    (void)tc_work_elements_moved(w, &moved);
     *out = tc_work_add_sat(work, moved);
     return true;
 }
@@ -233,7 +233,7 @@ bool tc_work_topk(const tconv_node *node, const tc_work_shapes *w, uint64_t *out
     while (n >> log2n)
         log2n++;
     uint64_t moved = 0;
-    (void)elements_moved(w, &moved);
+    (void)tc_work_elements_moved(w, &moved);
     *out = tc_work_add_sat(tc_work_mul_sat(x, log2n), moved);
     return true;
 }
@@ -250,7 +250,7 @@ bool tc_work_recurrent(const tconv_node *node, const tc_work_shapes *w, uint64_t
     uint64_t steps = tc_work_mul_sat((uint64_t)dim_or_zero(w->in_dims[0][0]),
                                      (uint64_t)dim_or_zero(w->in_dims[0][1]));
     uint64_t moved = 0;
-    (void)elements_moved(w, &moved);
+    (void)tc_work_elements_moved(w, &moved);
     *out = tc_work_add_sat(tc_work_mul_sat(steps, tc_work_add_sat(wn, rn)), moved);
     return true;
 }
@@ -271,7 +271,7 @@ bool tc_work_non_max_suppression(const tconv_node *node, const tc_work_shapes *w
     uint64_t scores, moved = 0;
     if (!input_elements(w, 1, &scores) || w->in_rank[1] != 3)
         return false;
-    (void)elements_moved(w, &moved);
+    (void)tc_work_elements_moved(w, &moved);
     uint64_t sort = tc_work_mul_sat(scores, log2_ceil((uint64_t)dim_or_zero(w->in_dims[1][2])));
     *out = tc_work_add_sat(sort, moved);
     return true;
@@ -288,7 +288,7 @@ bool tc_work_roi_align(const tconv_node *node, const tc_work_shapes *w, uint64_t
     tc_error ignored;
     if (tc_node_attr_int(node, "sampling_ratio", 0, &ratio, &ignored) != TCONV_OK || ratio < 0)
         ratio = 0;
-    (void)elements_moved(w, &moved);
+    (void)tc_work_elements_moved(w, &moved);
     uint64_t samples = ratio > 0 ? tc_work_mul_sat((uint64_t)ratio, (uint64_t)ratio) : 0;
     *out = tc_work_add_sat(tc_work_mul_sat(tc_work_mul_sat(y, samples), 4), moved);
     return true;
@@ -307,7 +307,7 @@ bool tc_work_grid_sample(const tconv_node *node, const tc_work_shapes *w, uint64
     uint64_t per_axis = !strcmp(mode, "nearest") ? 1 : strstr(mode, "cubic") ? 4 : 2, taps = 1;
     for (int d = 2; d < w->out_rank; d++)
         taps = tc_work_mul_sat(taps, per_axis);
-    (void)elements_moved(w, &moved);
+    (void)tc_work_elements_moved(w, &moved);
     *out = tc_work_add_sat(tc_work_mul_sat(y, taps), moved);
     return true;
 }
@@ -327,7 +327,7 @@ bool tc_op_work(const tconv_node *node, const tc_work_shapes *w, uint64_t *out) 
     if (node->op > TC_OP_NONE && node->kind > TC_KIND_NONE && node->kind < TC_KIND_COUNT &&
         WORK[node->kind])
         return WORK[node->kind](node, w, out);
-    return elements_moved(w, out);
+    return tc_work_elements_moved(w, out);
 }
 
 size_t tc_op_work_names(const char *const **names) {

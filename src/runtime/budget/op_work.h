@@ -46,6 +46,10 @@ bool tc_work_window_outputs(uint64_t taps, const tc_work_shapes *w, uint64_t *ou
 /* Gemm's work once transA is known (tc_work_gemm reads it; a prepared Gemm kept it). */
 bool tc_work_gemm_trans(bool trans_a, const tc_work_shapes *w, uint64_t *out);
 
+/* The elements a node reads and writes: the cost of an op without a cost function (a prepared
+ * kernel of such an op gives it as its work). */
+bool tc_work_elements_moved(const tc_work_shapes *w, uint64_t *out);
+
 /* The work of one node: its op's cost function, else the elements it reads and writes. */
 bool tc_op_work(const tconv_node *node, const tc_work_shapes *w, uint64_t *out);
 

@@ -9,7 +9,7 @@
 /* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
  * and refuses the node (before it computes) when that passes the work limit. */
 static tconv_status count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims) {
-    if (!ctx->budget || (!ctx->node && !ctx->work))
+    if (!ctx->budget)
         return TCONV_OK;
     tc_work_shapes w = {0};
     w.n_in = ctx->n_inputs < TC_WORK_MAX_INPUTS ? ctx->n_inputs : TC_WORK_MAX_INPUTS;
@@ -21,8 +21,11 @@ static tconv_status count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *
     w.out_rank = out_rank;
     w.out_dims = out_dims;
     uint64_t work = 0;
-    /* a prepared kernel's own (it read its attributes once), else the op table's */
-    bool known = ctx->work ? ctx->work(ctx->params, &w, &work) : tc_op_work(ctx->node, &w, &work);
+    /* a prepared kernel's own (it read its attributes once), else the op table's; a prepared
+     * kernel that gave none is charged the elements it moves, never nothing */
+    bool known = ctx->work   ? ctx->work(ctx->params, &w, &work)
+                 : ctx->node ? tc_op_work(ctx->node, &w, &work)
+                             : tc_work_elements_moved(&w, &work);
     if (!known)
         return TCONV_OK;
     return tc_budget_charge_work(ctx->budget, work, ctx->err);

@@ -379,17 +379,18 @@ static void concat_bytes(void *vjob, int64_t begin, int64_t end) {
     }
 }
 
-tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
+/* Concat's parameters, read once when it is prepared. */
+typedef struct concat_params {
+    int64_t axis;
+} concat_params;
+
+static tconv_status run_concat(tc_kernel_ctx *ctx) {
+    const concat_params *params = ctx->params;
     const tc_rt_tensor *first;
-    int64_t axis_attr;
     int axis;
     tconv_status st = prepare_data(ctx, &first);
-    if (st == TCONV_OK && !tc_node_attr(ctx->node, "axis"))
-        st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "the attribute 'axis' is required");
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "axis", 0, &axis_attr, ctx->err);
-    if (st == TCONV_OK)
-        st = tc_kernel_normalize_axis(ctx, "axis", axis_attr, first->rank, &axis);
+        st = tc_kernel_normalize_axis(ctx, "axis", params->axis, first->rank, &axis);
     int64_t total;
     if (st == TCONV_OK)
         st = concat_check(ctx, first, axis, &total);
@@ -411,6 +412,21 @@ tconv_status tc_run_concat(tc_kernel_ctx *ctx) {
     tc_parallel_ranges(ctx->pool, ctx->n_threads, (int64_t)y->nbytes, TC_PARALLEL_COST_STREAM / 4.0,
                        64, 16 * 1024, concat_bytes, &job);
     return TCONV_OK;
+}
+
+static bool concat_work(const void *params, const tc_work_shapes *w, uint64_t *out) {
+    (void)params;
+    return tc_work_elements_moved(w, out);
+}
+
+tconv_status tc_prepare_concat(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    concat_params *params = tc_kernel_params_alloc(pc, sizeof *params);
+    if (!params)
+        return TCONV_ERR_NOMEM;
+    *out = (tc_kernel_prepared){.run = run_concat, .params = params, .work = concat_work};
+    if (!tc_node_attr(pc->node, "axis"))
+        return tc_error_set(pc->err, TCONV_ERR_INVALID, "the attribute 'axis' is required");
+    return tc_node_attr_int(pc->node, "axis", 0, &params->axis, pc->err);
 }
 
 /* ================================================================ Reshape, Flatten, Squeeze,
