@@ -41,6 +41,10 @@ TC_ACT_INLINE float tc_act_clipf(float v, float alpha, float beta) {
     float t = v < alpha ? alpha : v;
     return t > beta ? beta : t;
 }
+TC_ACT_INLINE double tc_act_clip(double v, double alpha, double beta) {
+    double t = v < alpha ? alpha : v;
+    return t > beta ? beta : t;
+}
 
 /* e^x for x <= 0 (NaN not allowed), branch-free (fast_exp.h); below -87 it gives e^-87, a
  * difference under 2e-38. */

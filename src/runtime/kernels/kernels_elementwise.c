@@ -152,6 +152,25 @@ static double activation_cost(tc_activation_kind kind) {
     return (kind < TC_ACTIVATION_COUNT && COST[kind] ? COST[kind] : 1) * TC_PARALLEL_COST_STREAM;
 }
 
+/* The double body of an activation op: activation.h's double function of its kind (ops.def's
+ * activation column). */
+static void activation_f64(tc_activation_kind kind, double a, double b, const tc_rt_tensor *x,
+                           tc_rt_tensor *y) {
+    const double *in = x->data;
+    double *out = y->data;
+    switch (kind) {
+#define ACT(fn, cost)                                                                              \
+    case TC_ACTIVATION_##fn:                                                                       \
+        for (int64_t i = 0; i < x->n_elements; i++)                                                \
+            out[i] = tc_act_##fn(in[i], a, b);                                                     \
+        return;
+#include "ir/ops.def"
+#undef ACT
+    default:
+        return;
+    }
+}
+
 #undef TC_KIND
 #undef ACT0
 #undef TC_OP
@@ -175,6 +194,21 @@ static void activation_f32(tc_kernel_ctx *ctx, tc_activation_kind kind, float a,
     /* whole cache lines per range, at least 4096 elements */
     tc_parallel_ranges(ctx->pool, ctx->n_threads, x->n_elements, activation_cost(kind), 16, 4096,
                        activation_range, &job);
+}
+
+/* A standalone activation op on float or double: the epilogue's float bodies, activation.h's
+ * double ones. */
+static tconv_status run_activation(tc_kernel_ctx *ctx, tc_activation_kind kind, float a, float b) {
+    const tc_rt_tensor *x;
+    tc_rt_tensor *y;
+    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
+    if (st != TCONV_OK)
+        return st;
+    if (x->dtype == TCONV_DTYPE_DOUBLE)
+        activation_f64(kind, a, b, x, y);
+    else
+        activation_f32(ctx, kind, a, b, x, y);
+    return TCONV_OK;
 }
 
 /* Relu on float16/bfloat16 bits (the op is TC_OPF_HALF_NATIVE: no float32 copy in and out,
@@ -248,57 +282,17 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
 }
 
 tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
-    const tc_rt_tensor *x;
-    tc_rt_tensor *y;
     float alpha;
     tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
-    if (st == TCONV_OK)
-        st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
-    if (st != TCONV_OK)
-        return st;
-    if (x->dtype == TCONV_DTYPE_DOUBLE) {
-        const double *in = x->data;
-        double *out = y->data;
-        for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = tc_act_leaky_relu(in[i], alpha, 0.0);
-        return TCONV_OK;
-    }
-    activation_f32(ctx, TC_ACTIVATION_leaky_relu, alpha, 0.0f, x, y);
-    return TCONV_OK;
+    return st == TCONV_OK ? run_activation(ctx, TC_ACTIVATION_leaky_relu, alpha, 0.0f) : st;
 }
 
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {
-    const tc_rt_tensor *x;
-    tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
-    if (st != TCONV_OK)
-        return st;
-    if (x->dtype == TCONV_DTYPE_DOUBLE) {
-        const double *in = x->data;
-        double *out = y->data;
-        for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = tc_act_sigmoid(in[i], 0.0, 0.0);
-        return TCONV_OK;
-    }
-    activation_f32(ctx, TC_ACTIVATION_sigmoid, 0.0f, 0.0f, x, y);
-    return TCONV_OK;
+    return run_activation(ctx, TC_ACTIVATION_sigmoid, 0.0f, 0.0f);
 }
 
 tconv_status tc_run_tanh(tc_kernel_ctx *ctx) {
-    const tc_rt_tensor *x;
-    tc_rt_tensor *y;
-    tconv_status st = prepare_unary(ctx, DTYPES_REAL, &x, &y);
-    if (st != TCONV_OK)
-        return st;
-    if (x->dtype == TCONV_DTYPE_DOUBLE) {
-        const double *in = x->data;
-        double *out = y->data;
-        for (int64_t i = 0; i < x->n_elements; i++)
-            out[i] = tc_act_tanh(in[i], 0.0, 0.0);
-        return TCONV_OK;
-    }
-    activation_f32(ctx, TC_ACTIVATION_tanh, 0.0f, 0.0f, x, y);
-    return TCONV_OK;
+    return run_activation(ctx, TC_ACTIVATION_tanh, 0.0f, 0.0f);
 }
 
 /* ---------------------------------------------------------------- Clip */
