@@ -4,6 +4,9 @@
  *
  *   bench_conv_shapes [RUNS] [CLOCK_GHZ] [FLOP_PER_CYCLE]
  *
+ * TCONV_BENCH_SHAPES=TEXT runs only the shapes whose net or name contains TEXT (e.g.
+ * "models/").
+ *
  * Each shape is a one-Conv model (random weights and input, no bias), run RUNS times (default
  * 15) after one warm-up; the figure is the best run's thread CPU time (CLOCK_THREAD_CPUTIME_ID:
  * time this thread was on a core, so other processes' load shows less than in wall time, though
@@ -51,7 +54,34 @@ static const conv_shape SHAPES[] = {
     {"erfnet", "enc 1x3 d16 128->128 @16x32", 2, 128, 128, 16, 32, 1, 3, 1, 0, 16, 1, 16},
     {"erfnet", "dec 3x1 16->16 @64x128", 4, 16, 16, 64, 128, 3, 1, 1, 1, 0, 1, 1},
     {"erfnet", "dec 1x3 16->16 @64x128", 4, 16, 16, 64, 128, 1, 3, 1, 0, 1, 1, 1},
+    /* models/linknet and models/erfnet: the same architectures at the widths and input sizes of
+     * the regression models (a quarter of LinkNet's, 1x3x64x64 inputs), where Convs have few
+     * output positions and the per-call costs show */
+    {"models/linknet", "7x7 s2 3->16 @64x64", 1, 3, 16, 64, 64, 7, 7, 2, 3, 3, 1, 1},
+    {"models/linknet", "3x3 16->16 @16x16", 4, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1},
+    {"models/linknet", "3x3 s2 16->32 @16x16", 1, 16, 32, 16, 16, 3, 3, 2, 1, 1, 1, 1},
+    {"models/linknet", "3x3 32->32 @8x8", 3, 32, 32, 8, 8, 3, 3, 1, 1, 1, 1, 1},
+    {"models/linknet", "3x3 s2 32->64 @8x8", 1, 32, 64, 8, 8, 3, 3, 2, 1, 1, 1, 1},
+    {"models/linknet", "3x3 64->64 @4x4", 3, 64, 64, 4, 4, 3, 3, 1, 1, 1, 1, 1},
+    {"models/linknet", "3x3 s2 64->128 @4x4", 1, 64, 128, 4, 4, 3, 3, 2, 1, 1, 1, 1},
+    {"models/linknet", "3x3 128->128 @2x2", 3, 128, 128, 2, 2, 3, 3, 1, 1, 1, 1, 1},
+    {"models/linknet", "1x1 128->32 @2x2", 1, 128, 32, 2, 2, 1, 1, 1, 0, 0, 1, 1},
+    {"models/linknet", "3x3 8->8 @64x64", 1, 8, 8, 64, 64, 3, 3, 1, 1, 1, 1, 1},
+    {"models/erfnet", "3x3 s2 3->13 @64x64", 1, 3, 13, 64, 64, 3, 3, 2, 1, 1, 1, 1},
+    {"models/erfnet", "3x3 s2 16->16 @32x32", 1, 16, 16, 32, 32, 3, 3, 2, 1, 1, 1, 1},
+    {"models/erfnet", "3x1 32->32 @16x16", 6, 32, 32, 16, 16, 3, 1, 1, 1, 0, 1, 1},
+    {"models/erfnet", "1x3 32->32 @16x16", 6, 32, 32, 16, 16, 1, 3, 1, 0, 1, 1, 1},
+    {"models/erfnet", "3x1 64->64 @8x8", 4, 64, 64, 8, 8, 3, 1, 1, 1, 0, 1, 1},
+    {"models/erfnet", "1x3 64->64 @8x8", 4, 64, 64, 8, 8, 1, 3, 1, 0, 1, 1, 1},
+    {"models/erfnet", "3x1 d4 64->64 @8x8", 1, 64, 64, 8, 8, 3, 1, 1, 4, 0, 4, 1},
+    {"models/erfnet", "1x3 d4 64->64 @8x8", 1, 64, 64, 8, 8, 1, 3, 1, 0, 4, 1, 4},
+    {"models/erfnet", "3x1 d16 64->64 @8x8", 1, 64, 64, 8, 8, 3, 1, 1, 16, 0, 16, 1},
+    {"models/erfnet", "1x3 d16 64->64 @8x8", 1, 64, 64, 8, 8, 1, 3, 1, 0, 16, 1, 16},
+    {"models/erfnet", "3x1 16->16 @32x32", 2, 16, 16, 32, 32, 3, 1, 1, 1, 0, 1, 1},
+    {"models/erfnet", "1x3 16->16 @32x32", 2, 16, 16, 32, 32, 1, 3, 1, 0, 1, 1, 1},
 };
+
+#define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
 
 static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
     return (in + 2 * p - (k - 1) * d - 1) / s + 1;
@@ -129,9 +159,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: bench_conv_shapes [RUNS] [CLOCK_GHZ] [FLOP_PER_CYCLE]\n");
         return 2;
     }
-    double total_flop[2] = {0, 0}, total_s[2] = {0, 0};
-    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
+    const char *only =
+        getenv("TCONV_BENCH_SHAPES"); /* run only the shapes whose net or name holds it */
+    const char *nets[N_SHAPES];
+    double total_flop[N_SHAPES] = {0}, total_s[N_SHAPES] = {0};
+    int n_nets = 0;
+    for (size_t i = 0; i < N_SHAPES; i++) {
         const conv_shape *c = &SHAPES[i];
+        if (only && !strstr(c->net, only) && !strstr(c->name, only))
+            continue;
         tconv_model *m = conv_model(c);
         tconv_runner *r = bench_runner(m, 1);
         bench_check(tconv_runner_set_random_inputs(r, 11), "inputs", tconv_runner_last_error(r));
@@ -144,7 +180,11 @@ int main(int argc, char **argv) {
             best = t < best ? t : best;
         }
         double flop = flop_of(c), gflops = flop / best * 1e-9;
-        int net = strcmp(c->net, "linknet") == 0 ? 0 : 1;
+        int net = 0;
+        while (net < n_nets && strcmp(nets[net], c->net) != 0)
+            net++;
+        if (net == n_nets)
+            nets[n_nets++] = c->net;
         total_flop[net] += c->count * flop;
         total_s[net] += c->count * best;
         printf("{\"bench\": \"conv_shape\", \"net\": \"%s\", \"shape\": \"%s\", \"count\": %d, "
@@ -156,10 +196,10 @@ int main(int argc, char **argv) {
         tconv_runner_free(r);
         tconv_model_free(m);
     }
-    for (int net = 0; net < 2; net++)
+    for (int net = 0; net < n_nets; net++)
         printf("{\"bench\": \"conv_shape_total\", \"net\": \"%s\", \"gflop\": %.3f, \"ms\": %.3f, "
                "\"gflops\": %.1f, \"of_peak\": %.3f}\n",
-               net ? "erfnet" : "linknet", total_flop[net] * 1e-9, total_s[net] * 1e3,
+               nets[net], total_flop[net] * 1e-9, total_s[net] * 1e3,
                total_flop[net] / total_s[net] * 1e-9, total_flop[net] / total_s[net] * 1e-9 / peak);
     return 0;
 }

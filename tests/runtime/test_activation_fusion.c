@@ -3,7 +3,8 @@
  * Elu were made fusable by that column and their tc_act_ function alone) applies that activation
  * itself, and the activation's step just moves the result. Each case runs the graph fused and as
  * written (an unfused session, as proofs run) and requires the same bits; the kernel-call counts
- * show which ran fused. The shapes reach every Conv path (wide, im2col, direct 1x1, depthwise) and
+ * show which ran fused. The shapes reach every Conv path (wide, im2col, few positions, direct 1x1,
+ * depthwise) and
  * the ConvTranspose with a fused crop; the cases that must not fuse (a second reader, a graph
  * output, a bound that is not a constant, a proof session, float64) are checked the same way. */
 #include <math.h>
@@ -80,7 +81,7 @@ static void set_ints(tconv_node *n, const char *name, int64_t a, int64_t b) {
 
 /* X -> Conv(T) or ConvTranspose -> Slice -> Pad -> Add chain -> activation -> "y". */
 static const char *add_producer(tconv_graph *g, const conv_spec *c, tconv_value *x) {
-    float w[512], b[16];
+    float w[1024], b[32];
     fill(b, 16, 3, 7, 0.125f);
     tc_error err;
     if (c->transpose) {
@@ -226,7 +227,8 @@ static conv_spec spec(int64_t c_out, int64_t k, int64_t stride, int64_t pad, int
     return c;
 }
 
-/* Every activation on the wide path (3x3, pads 1) and the im2col path (stride 2). */
+/* Every activation on the wide path (3x3, pads 1), the im2col path (stride 2) and the few
+ * positions path (20 output channels on a 4x5 output: positions as the GEMM's rows). */
 static void test_each_activation(void **state) {
     (void)state;
     for (int a = RELU; a < N_ACT_FORMS; a++) {
@@ -237,6 +239,8 @@ static void test_each_activation(void **state) {
         conv_spec strided = spec(6, 3, 2, 0, 1, (act_form)a);
         strided.bias = false;
         check(&strided, true);
+        conv_spec few_positions = spec(20, 3, 2, 1, 1, (act_form)a);
+        check(&few_positions, true);
     }
 }
 

@@ -653,6 +653,36 @@ static void test_conv_random_vs_direct(void **state) {
     assert_true(ran > 250);
 }
 
+/* Few output positions and many output channels (kernels_conv.c's narrow path: positions as the
+ * GEMM's rows, A gathered from a padded X, W^T read in place): every rank, groups, batch,
+ * strides, dilations, pads (explicit, SAME, none), a plain 1x1 read in place, 1-3 threads, with
+ * and without bias. */
+static void test_conv_few_positions_random(void **state) {
+    (void)state;
+    uint64_t rng = 23;
+    int ran = 0;
+    for (int trial = 0; trial < 120; trial++) {
+        conv_draw c = {.rank = (int)kh_rand_range(&rng, 1, 3)};
+        c.group = kh_rand_range(&rng, 1, 2);
+        c.cin_g = kh_rand_range(&rng, 1, 40);
+        c.cout_g = kh_rand_range(&rng, 16, 70);
+        c.batch = kh_rand_range(&rng, 1, 2);
+        c.mode = (int)kh_rand_range(&rng, 0, 4);
+        c.bias = kh_rand_range(&rng, 0, 1);
+        c.threads = (int)kh_rand_range(&rng, 1, 3);
+        for (int i = 0; i < c.rank; i++) {
+            c.k[i] = kh_rand_range(&rng, 1, 3);
+            c.s[i] = kh_rand_range(&rng, 1, 2);
+            c.d[i] = kh_rand_range(&rng, 1, 3);
+            c.x[i] = kh_rand_range(&rng, 1, c.rank == 1 ? 36 : c.rank == 2 ? 6 : 3);
+            c.pads[i] = kh_rand_range(&rng, 0, c.k[i]);
+            c.pads[i + c.rank] = kh_rand_range(&rng, 0, c.k[i]);
+        }
+        ran += run_random_conv(&c, &rng);
+    }
+    assert_true(ran > 60);
+}
+
 static void test_conv_large_and_depthwise(void **state) {
     (void)state;
     uint64_t rng = 22;
@@ -820,6 +850,7 @@ int main(void) {
         cmocka_unit_test(test_conv_transpose_large_blocks),
         cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),
+        cmocka_unit_test(test_conv_few_positions_random),
         cmocka_unit_test(test_conv_large_and_depthwise),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_onnx_conformance_conv_transpose),

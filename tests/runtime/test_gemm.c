@@ -285,8 +285,11 @@ static void test_prepacked_a(void **state) {
 static void test_b_rows(void **state) {
     (void)state;
     uint64_t rng = 8;
-    static const int64_t shapes[][3] = {{8, 96, 72},    {5, 61, 9},    {12, 100, 300}, {64, 49, 27},
-                                        {70, 130, 600}, {150, 33, 17}, {200, 50, 40}};
+    /* every partial row count of a tile (1 to 11 rows: a Conv's few output positions) */
+    static const int64_t shapes[][3] = {
+        {8, 96, 72},   {5, 61, 9},   {12, 100, 300}, {64, 49, 27}, {70, 130, 600}, {150, 33, 17},
+        {200, 50, 40}, {1, 40, 20},  {2, 33, 30},    {3, 16, 5},   {4, 128, 1152}, {6, 47, 150},
+        {7, 64, 10},   {9, 17, 300}, {10, 50, 33},   {11, 96, 12}, {13, 48, 7},    {16, 64, 576}};
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
@@ -318,6 +321,60 @@ static void test_b_rows(void **state) {
                 free(flipped);
                 free_matrices(&mx);
             }
+        }
+    }
+}
+
+/* tc_sgemm_pack_a_gather packs exactly what tc_sgemm_pack_a packs from the gathered matrix:
+ * A[i][p] = base[row_offsets[i] + col_offsets[p]], offsets in any order, several kc blocks and
+ * partial row panels; the product from it matches the reference. */
+static void test_pack_a_gather(void **state) {
+    (void)state;
+    uint64_t rng = 9;
+    static const int64_t shapes[][3] = {{4, 64, 1152}, {1, 20, 7}, {13, 33, 300}, {36, 50, 290}};
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+            int64_t base_n = 3 * (m + k) + 5;
+            float *base = malloc((size_t)base_n * sizeof(float));
+            int64_t *rows = malloc((size_t)m * sizeof(int64_t));
+            int64_t *cols = malloc((size_t)k * sizeof(int64_t));
+            assert_non_null(base);
+            assert_non_null(rows);
+            assert_non_null(cols);
+            kh_fill_random(base, base_n, &rng);
+            for (int64_t i = 0; i < m; i++)
+                rows[i] = kh_rand_range(&rng, 0, m + k);
+            for (int64_t p = 0; p < k; p++)
+                cols[p] = kh_rand_range(&rng, 0, 2 * (m + k));
+            tc_sgemm_op op = {.m = m, .n = n, .k = k, .alpha = 1.0f};
+            matrices mx = make_matrices(&op, 0, &rng);
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t p = 0; p < k; p++)
+                    mx.a[i * op.lda + p] = base[rows[i] + cols[p]];
+            tc_gemm_workspace ws;
+            tc_gemm_workspace_init(&ws, ALL_ISAS[isa]);
+            size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, m, k);
+            float *want = malloc(n_packed * sizeof(float)), *got = malloc(n_packed * sizeof(float));
+            assert_non_null(want);
+            assert_non_null(got);
+            tc_sgemm_pack_a(ws.isa, false, m, k, mx.a, op.lda, want);
+            tc_sgemm_pack_a_gather(ws.isa, m, k, base, rows, cols, got);
+            assert_memory_equal(got, want, n_packed * sizeof(float));
+            tc_error err;
+            assert_int_equal(tc_gemm_workspace_reserve(&ws, m, n, k, &err), TCONV_OK);
+            naive_sgemm(&op, mx.want);
+            tc_sgemm_run_packed(&ws, got, &op);
+            expect_result(&op, &mx, "gathered A");
+            tc_gemm_workspace_release(&ws);
+            free(want);
+            free(got);
+            free(base);
+            free(rows);
+            free(cols);
+            free_matrices(&mx);
         }
     }
 }
@@ -360,6 +417,7 @@ int main(void) {
         cmocka_unit_test(test_threaded),
         cmocka_unit_test(test_prepacked_a),
         cmocka_unit_test(test_b_rows),
+        cmocka_unit_test(test_pack_a_gather),
         cmocka_unit_test(test_isa_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

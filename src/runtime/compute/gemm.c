@@ -22,10 +22,11 @@
 
 typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc,
                          float alpha, float beta);
-/* The same tile with B row p read at rows[p] + col, its first `cols` (1..nr) columns only: the
- * others are neither read nor stored (NULL where a kernel has no such form). */
+/* The same tile with B row p read at rows[p] + col, its first `cols` (1..nr) columns and first
+ * `n_rows` (1..mr) rows only: the others are neither computed, read nor stored (NULL where a
+ * kernel has no such form). */
 typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows, int64_t col,
-                              int cols, float *c, int64_t ldc, float alpha, float beta);
+                              int cols, int n_rows, float *c, int64_t ldc, float alpha, float beta);
 
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
@@ -168,8 +169,8 @@ avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *r
  * own columns (a masked load does not fault past them), where packing would zero-fill it and
  * compute the full width. */
 __attribute__((target("avx512f"), always_inline)) static inline void
-avx512_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows, int64_t col,
-                 __mmask16 last, float *c, int64_t ldc, float alpha, float beta) {
+avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const float *const *rows,
+                 int64_t col, __mmask16 last, float *c, int64_t ldc, float alpha, float beta) {
     __m512 acc[MAX_MR][3];
 #pragma GCC unroll 12
     for (int r = 0; r < mr; r++)
@@ -190,7 +191,7 @@ avx512_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const
             for (int v = 0; v < nv; v++)
                 acc[r][v] = _mm512_fmadd_ps(a, bv[v], acc[r][v]);
         }
-        pa += mr;
+        pa += a_step;
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 12
@@ -208,31 +209,51 @@ avx512_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const
 }
 
 /* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE,
- * full panels through the body, partial ones through avx512_rows_part with as few vectors as
- * their columns need). */
-#define AVX512_FORMS(SHAPE, MR, NR)                                                                \
+ * full tiles through the body, partial ones through avx512_rows_part with as few rows and
+ * vectors as they need). */
+#define AVX512_ROWS_CASE(ROWS, MR, NR)                                                             \
+    case ROWS:                                                                                     \
+        if (nv == 1)                                                                               \
+            avx512_rows_part(ROWS, MR, 1, kc, pa, rows, col, last, c, ldc, alpha, beta);           \
+        else if (nv == 2 || NR == 32)                                                              \
+            avx512_rows_part(ROWS, MR, 2, kc, pa, rows, col, last, c, ldc, alpha, beta);           \
+        else                                                                                       \
+            avx512_rows_part(ROWS, MR, 3, kc, pa, rows, col, last, c, ldc, alpha, beta);           \
+        break;
+#define AVX512_FORMS(SHAPE, MR, NR, ROW_CASES)                                                     \
     __attribute__((target("avx512f"))) static void micro_avx512_##SHAPE(                           \
         int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc, float alpha,          \
         float beta) {                                                                              \
         avx512_##SHAPE(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);                                  \
     }                                                                                              \
     __attribute__((target("avx512f"))) static void rows_avx512_##SHAPE(                            \
-        int64_t kc, const float *pa, const float *const *rows, int64_t col, int cols, float *c,    \
-        int64_t ldc, float alpha, float beta) {                                                    \
-        if (cols == NR) {                                                                          \
+        int64_t kc, const float *pa, const float *const *rows, int64_t col, int cols, int n_rows,  \
+        float *c, int64_t ldc, float alpha, float beta) {                                          \
+        if (cols == NR && n_rows == MR) {                                                          \
             avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                          \
             return;                                                                                \
         }                                                                                          \
         int nv = (cols + 15) / 16;                                                                 \
         __mmask16 last = (__mmask16)(0xFFFFu >> (16 * nv - cols));                                 \
-        if (nv == 1)                                                                               \
-            avx512_rows_part(MR, 1, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
-        else if (nv == 2 || NR == 32)                                                              \
-            avx512_rows_part(MR, 2, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
-        else                                                                                       \
-            avx512_rows_part(MR, 3, kc, pa, rows, col, last, c, ldc, alpha, beta);                 \
+        switch (n_rows) { ROW_CASES }                                                              \
     }
-AVX512_FORMS(12x32, 12, 32)
+#define AVX512_ROWS_1_TO_8(MR, NR)                                                                 \
+    AVX512_ROWS_CASE(1, MR, NR)                                                                    \
+    AVX512_ROWS_CASE(2, MR, NR)                                                                    \
+    AVX512_ROWS_CASE(3, MR, NR)                                                                    \
+    AVX512_ROWS_CASE(4, MR, NR)                                                                    \
+    AVX512_ROWS_CASE(5, MR, NR)                                                                    \
+    AVX512_ROWS_CASE(6, MR, NR)                                                                    \
+    AVX512_ROWS_CASE(7, MR, NR)                                                                    \
+    default:                                                                                       \
+        AVX512_ROWS_CASE(8, MR, NR)
+AVX512_FORMS(12x32, 12, 32,
+             AVX512_ROWS_CASE(1, 12, 32) AVX512_ROWS_CASE(2, 12, 32) AVX512_ROWS_CASE(3, 12, 32)
+                 AVX512_ROWS_CASE(4, 12, 32) AVX512_ROWS_CASE(5, 12, 32) AVX512_ROWS_CASE(6, 12, 32)
+                     AVX512_ROWS_CASE(7, 12, 32) AVX512_ROWS_CASE(8, 12, 32)
+                         AVX512_ROWS_CASE(9, 12, 32) AVX512_ROWS_CASE(10, 12, 32)
+                             AVX512_ROWS_CASE(11, 12, 32) default
+             : AVX512_ROWS_CASE(12, 12, 32))
 
 /* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
  * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
@@ -270,7 +291,7 @@ avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *ro
     }
 }
 
-AVX512_FORMS(8x48, 8, 48)
+AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8(8, 48))
 #endif
 
 static const micro_kernel KERNELS[] = {
@@ -506,13 +527,15 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
             int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
             float *c_tile = c + ir * ldc + jr;
-            /* the row-pointer form stores only its columns: a partial panel goes straight to C */
-            bool full = rows_here == mk->mr && (cols == mk->nr || rows);
+            /* the row-pointer form computes and stores only its rows and columns: a partial
+             * tile goes straight to C */
+            bool full = rows || (rows_here == mk->mr && cols == mk->nr);
             float *out = full ? c_tile : tile;
             int64_t out_ld = full ? ldc : mk->nr;
             float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
             if (rows)
-                mk->rows_fn(kc, a_panel, rows, col0 + jr, cols, out, out_ld, out_alpha, out_beta);
+                mk->rows_fn(kc, a_panel, rows, col0 + jr, cols, rows_here, out, out_ld, out_alpha,
+                            out_beta);
             else
                 mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
             if (!full)
@@ -626,6 +649,26 @@ void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const 
     for (int64_t pc = 0; pc < k; pc += mk->kc) {
         int64_t kc = min_i64(mk->kc, k - pc);
         pack_a(&op, 0, m, pc, kc, mk->mr, packed + pc * round_up(m, mk->mr));
+    }
+}
+
+void tc_sgemm_pack_a_gather(tc_gemm_isa isa, int64_t m, int64_t k, const float *base,
+                            const int64_t *row_offsets, const int64_t *col_offsets, float *packed) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    for (int64_t pc = 0; pc < k; pc += mk->kc) {
+        int64_t kc = min_i64(mk->kc, k - pc);
+        float *dst = packed + pc * round_up(m, mk->mr);
+        for (int64_t ir = 0; ir < m; ir += mk->mr, dst += mk->mr * kc) {
+            int rows = (int)min_i64(mk->mr, m - ir);
+            for (int64_t p = 0; p < kc; p++) {
+                const float *src = base + col_offsets[pc + p];
+                float *d = dst + p * mk->mr;
+                for (int r = 0; r < rows; r++)
+                    d[r] = src[row_offsets[ir + r]];
+                for (int r = rows; r < mk->mr; r++)
+                    d[r] = 0.0f;
+            }
+        }
     }
 }
 

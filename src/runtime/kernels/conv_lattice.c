@@ -251,9 +251,8 @@ void tc_col2im_block_store(const tc_lattice *lat, const float *col, int64_t plan
     tc_lattice_for_each_run(lat, p0, cols, col2im_run, &b);
 }
 
-/* a[j] = src[2j], b[j] = src[2j + 1] */
-static void gather_deinterleaved(float *restrict a, float *restrict b, const float *restrict src,
-                                 int64_t count) {
+void tc_floats_deinterleave(float *restrict a, float *restrict b, const float *restrict src,
+                            int64_t count) {
     int64_t j = 0;
 #if TC_HAVE_VECTOR_EXT
     for (; j + 4 <= count; j += 4) {
@@ -296,7 +295,7 @@ static void gather_tap_pair(float *row_a, const tc_mapped_tap *a, float *row_b,
         gather_row(row_b, plane, b, length, 2);
         return;
     }
-    gather_deinterleaved(row_a + lo, row_b + lo, plane + a->start + (lo - a->lo) * 2, hi - lo);
+    tc_floats_deinterleave(row_a + lo, row_b + lo, plane + a->start + (lo - a->lo) * 2, hi - lo);
     tc_floats_zero(row_a, a->lo);
     gather_row_part(row_a, plane, a, a->lo, lo, 2);
     gather_row_part(row_a, plane, a, hi, a->hi, 2);

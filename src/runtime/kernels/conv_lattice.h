@@ -100,6 +100,10 @@ static inline void tc_floats_gather(float *restrict dst, const float *restrict s
     }
 }
 
+/* a[j] = src[2j], b[j] = src[2j + 1]: a stride-2 row split into its two phases */
+void tc_floats_deinterleave(float *restrict a, float *restrict b, const float *restrict src,
+                            int64_t count);
+
 static inline void tc_floats_zero(float *dst, int64_t count) {
     if (count >= SHORT_RUN_FLOATS) {
         memset(dst, 0, (size_t)count * sizeof(float));

@@ -25,6 +25,9 @@
 /* Phase planes smaller than this (floats, all channels) are built by the calling thread: a copy
  * that short costs less than handing it to the pool. */
 #define CONV_MIN_PARALLEL_PLANE_FLOATS (1 << 15)
+/* The wide path's largest stride on the last axis (its phase planes are built a source line at
+ * a time, every phase of that axis at once); larger strides take im2col. */
+#define CONV_WIDE_MAX_STRIDE 8
 
 typedef struct conv_attrs {
     int rank;
@@ -334,52 +337,99 @@ static int64_t wide_setup(conv_job *job) {
 static void conv_choose_columns(conv_job *job) {
     int64_t out = job->lat.coarse_size;
     int64_t length = job->direct ? 0 : wide_setup(job);
-    job->wide = !job->direct && length <= out + out / 2;
+    job->wide = !job->direct && length <= out + out / 2 &&
+                job->lat.strides[job->lat.rank - 1] <= CONV_WIDE_MAX_STRIDE;
     job->columns = job->wide ? length : out;
 }
+/* One line of phase plane a (last axis): d[u] = x[first + s*u] for u in [lo, hi), zero around
+ * (first = a - pad_begin: X's position of u = 0). */
+typedef struct phase_span {
+    int64_t first, lo, hi;
+} phase_span;
 
-/* Phase plane `phase` (row-major over the strides) of one input plane: P_a[u] = x[s*u + a -
- * pad_begin] per axis, zero outside X. */
-static void phase_plane(const conv_job *job, const float *src, int64_t phase, float *dst) {
+static phase_span phase_span_at(const tc_lattice *lat, int64_t width, int64_t a) {
+    int last = lat->rank - 1;
+    int64_t s = lat->strides[last];
+    phase_span p = {.first = a - lat->pad_begin[last]};
+    p.lo = tc_min_i64(tc_max_i64(tc_ceil_div(-p.first, s), 0), width);
+    p.hi = tc_min_i64(tc_max_i64(tc_ceil_div(lat->fine[last] - p.first, s), p.lo), width);
+    return p;
+}
+
+/* d[u] for u in [from, to) of phase span p from source line x */
+static void phase_part(float *d, const float *x, const phase_span *p, int64_t s, int64_t from,
+                       int64_t to) {
+    if (to > from)
+        tc_floats_gather(d + from, x + p->first + from * s, to - from, s);
+}
+
+/* Every last-axis phase's line from one source line (NULL: outside X, all zero). Stride 2
+ * splits the line once into both phases where both read X. */
+static void phase_lines(const conv_job *job, const phase_span *spans, const float *x, float *d) {
+    const tc_lattice *lat = &job->lat;
+    int64_t s = lat->strides[lat->rank - 1], width = job->padded[lat->rank - 1];
+    for (int64_t a = 0; a < s && !x; a++)
+        tc_floats_zero(d + a * job->padded_size, width);
+    if (!x)
+        return;
+    int64_t both_lo = 0, both_hi = 0;
+    if (s == 2) {
+        both_lo = tc_max_i64(spans[0].lo, spans[1].lo);
+        both_hi = tc_max_i64(both_lo, tc_min_i64(spans[0].hi, spans[1].hi));
+        /* phase 1 starts one element after phase 0: first1 = first0 + 1 */
+        if (both_hi > both_lo)
+            tc_floats_deinterleave(d + both_lo, d + job->padded_size + both_lo,
+                                   x + spans[0].first + 2 * both_lo, both_hi - both_lo);
+    }
+    for (int64_t a = 0; a < s; a++) {
+        const phase_span *p = &spans[a];
+        float *line = d + a * job->padded_size;
+        int64_t mid_lo = tc_min_i64(tc_max_i64(both_lo, p->lo), p->hi);
+        int64_t mid_hi = tc_max_i64(tc_min_i64(both_hi, p->hi), mid_lo);
+        tc_floats_zero(line, p->lo);
+        phase_part(line, x, p, s, p->lo, mid_lo);
+        phase_part(line, x, p, s, mid_hi, p->hi);
+        tc_floats_zero(line + p->hi, width - p->hi);
+    }
+}
+
+/* The phase planes of one input plane: for each phase of the leading axes and each line of its
+ * plane, the source line (or none, in the padding), split into the last axis's phases. */
+static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
     const tc_lattice *lat = &job->lat;
     int last = lat->rank - 1;
-    int64_t a[TC_MAX_SPATIAL];
-    for (int i = last; i >= 0; i--) {
-        a[i] = phase % lat->strides[i];
-        phase /= lat->strides[i];
-    }
-    int64_t width = job->padded[last], x_width = lat->fine[last], s = lat->strides[last];
-    int64_t first = a[last] - lat->pad_begin[last]; /* X position of u = 0 */
-    int64_t lo = tc_min_i64(tc_max_i64(tc_ceil_div(-first, s), 0), width);
-    int64_t hi = tc_min_i64(tc_max_i64(tc_ceil_div(x_width - first, s), lo), width);
-    for (int64_t line = 0; line < job->padded_size / width; line++) {
-        float *d = dst + line * width;
-        int64_t rem = line, src_line = 0, scale = 1;
-        bool inside = true;
+    int64_t s = lat->strides[last], width = job->padded[last], x_width = lat->fine[last];
+    int64_t lines = job->padded_size / width;
+    phase_span spans[CONV_WIDE_MAX_STRIDE];
+    for (int64_t a = 0; a < s; a++)
+        spans[a] = phase_span_at(lat, width, a);
+    for (int64_t lead = 0; lead < job->n_phases / s; lead++) {
+        int64_t a[TC_MAX_SPATIAL] = {0}, u[TC_MAX_SPATIAL] = {0}, rem = lead;
         for (int i = last - 1; i >= 0; i--) {
-            int64_t v = (rem % job->padded[i]) * lat->strides[i] + a[i] - lat->pad_begin[i];
-            rem /= job->padded[i];
-            inside = inside && v >= 0 && v < lat->fine[i];
-            src_line += v * scale;
-            scale *= lat->fine[i];
+            a[i] = rem % lat->strides[i];
+            rem /= lat->strides[i];
         }
-        if (!inside) {
-            tc_floats_zero(d, width);
-            continue;
+        float *plane = dst + lead * s * job->padded_size;
+        for (int64_t line = 0; line < lines; line++) {
+            int64_t src_line = 0;
+            bool inside = true;
+            for (int i = 0; i < last; i++) {
+                int64_t v = u[i] * lat->strides[i] + a[i] - lat->pad_begin[i];
+                inside = inside && v >= 0 && v < lat->fine[i];
+                src_line = src_line * lat->fine[i] + v;
+            }
+            phase_lines(job, spans, inside ? src + src_line * x_width : NULL, plane + line * width);
+            for (int i = last - 1; i >= 0 && ++u[i] == job->padded[i]; i--)
+                u[i] = 0;
         }
-        tc_floats_zero(d, lo);
-        if (hi > lo)
-            tc_floats_gather(d + lo, src + src_line * x_width + first + lo * s, hi - lo, s);
-        tc_floats_zero(d + hi, width - hi);
     }
 }
 
 static void phase_planes_task(void *vjob, int64_t task, int worker) {
     (void)worker;
     conv_job *job = vjob;
-    float *dst = (float *)job->padded_x + task * job->channel_floats;
-    for (int64_t phase = 0; phase < job->n_phases; phase++)
-        phase_plane(job, job->x + task * job->lat.fine_size, phase, dst + phase * job->padded_size);
+    phase_planes_of(job, job->x + task * job->lat.fine_size,
+                    (float *)job->padded_x + task * job->channel_floats);
 }
 
 /* y[i] = src[i] + b */
@@ -501,6 +551,231 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     return TCONV_OK;
 }
 
+/* ---- Few output positions (a deep layer's 2x2 to 6x6 plane). In Y_g = W_g x col the positions
+ * are the GEMM's columns, its vector lanes: 4 positions fill a quarter of one 16-float vector,
+ * and every FMA does a quarter of its work. Swapped, Y_g^T = col^T x W_g^T puts the positions on
+ * the micro-tile's rows (broadcasts) and the output channels on its lanes, which a deep layer
+ * has many of. W_g^T (depth x cout_g) is kept across runs like the packed W and read in place by
+ * row pointers. col^T is never built: the GEMM's A panels are gathered straight from a
+ * zero-padded copy of X through one offset per position and one per (channel, tap). */
+
+/* Output positions up to which the swapped product is used: at most three 16-float vectors
+ * (the other orientation's tiles are 32 or 48 columns wide), and with at least one vector of
+ * output channels per group. */
+#define CONV_NARROW_MAX_POSITIONS 36
+#define CONV_NARROW_MIN_CHANNELS 16
+
+static bool conv_wants_narrow(const conv_job *job) {
+    return job->lat.coarse_size <= CONV_NARROW_MAX_POSITIONS &&
+           job->cout_g >= CONV_NARROW_MIN_CHANNELS;
+}
+
+/* W_g^T of every group: depth rows of cout_g floats, group after group. */
+static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tensor *scratch) {
+    int64_t depth = job->cin_g * job->lat.kernel_size;
+    /* layout[5] = -1 tells this block from the packed W of the same node */
+    tc_kernel_cache_key key = {.source = job->w,
+                               .layout = {job->cout_g, job->group, depth, 0, 0, -1}};
+    bool fresh;
+    float *wt;
+    tconv_status st = tc_conv_packed_weights(
+        ctx, &key, (size_t)(job->group * depth * job->cout_g) * sizeof(float), &wt, &fresh,
+        scratch);
+    job->packed_w = wt;
+    if (st != TCONV_OK || !fresh)
+        return st;
+    for (int64_t g = 0; g < job->group; g++) {
+        const float *w = job->w + g * job->cout_g * depth;
+        float *t = wt + g * depth * job->cout_g;
+        for (int64_t c = 0; c < job->cout_g; c++)
+            for (int64_t p = 0; p < depth; p++)
+                t[p * job->cout_g + c] = w[c * depth + p];
+    }
+    return TCONV_OK;
+}
+
+/* The narrow path's geometry: the padded plane (every tap of every output inside it), and the
+ * gather offsets into one (batch, group)'s padded planes. */
+typedef struct narrow_plan {
+    int64_t padded[TC_MAX_SPATIAL], padded_size;
+    bool in_place;             /* no tap reaches a pad: gather from X itself */
+    int64_t *position_offsets; /* coarse_size: an output's window origin */
+    int64_t *depth_offsets;    /* cin_g * kernel_size: a (channel, tap)'s shift */
+    float *packed;             /* every (batch, group)'s packed A */
+    size_t packed_floats;      /* per (batch, group) */
+} narrow_plan;
+
+static void narrow_geometry(const tc_lattice *lat, narrow_plan *np) {
+    np->padded_size = 1;
+    for (int i = 0; i < lat->rank; i++) {
+        int64_t reach =
+            (lat->coarse[i] - 1) * lat->strides[i] + (lat->kernel[i] - 1) * lat->dilations[i] + 1;
+        np->padded[i] = tc_max_i64(reach, lat->pad_begin[i] + lat->fine[i]);
+        np->padded_size *= np->padded[i];
+    }
+}
+
+static void narrow_offsets(const tc_lattice *lat, int64_t cin_g, narrow_plan *np) {
+    int64_t o[TC_MAX_SPATIAL] = {0};
+    for (int64_t q = 0; q < lat->coarse_size; q++) {
+        int64_t off = 0;
+        for (int i = 0; i < lat->rank; i++)
+            off = off * np->padded[i] + o[i] * lat->strides[i];
+        np->position_offsets[q] = off;
+        for (int i = lat->rank - 1; i >= 0 && ++o[i] == lat->coarse[i]; i--)
+            o[i] = 0;
+    }
+    int64_t tap[TC_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+        int64_t off = 0;
+        for (int i = 0; i < lat->rank; i++)
+            off = off * np->padded[i] + tap[i] * lat->dilations[i];
+        for (int64_t c = 0; c < cin_g; c++)
+            np->depth_offsets[c * lat->kernel_size + t] = c * np->padded_size + off;
+    }
+}
+
+/* X's plane `plane` (of batch * c_in) into a zeroed padded plane at pad_begin. */
+static void narrow_pad_plane(const tc_lattice *lat, const narrow_plan *np, const float *x,
+                             float *dst) {
+    int last = lat->rank - 1;
+    int64_t width = lat->fine[last], lines = lat->fine_size / width;
+    tc_floats_zero(dst, np->padded_size);
+    for (int64_t line = 0; line < lines; line++) {
+        int64_t rem = line, at = lat->pad_begin[last], scale = np->padded[last];
+        for (int i = last - 1; i >= 0; i--) {
+            at += (rem % lat->fine[i] + lat->pad_begin[i]) * scale;
+            rem /= lat->fine[i];
+            scale *= np->padded[i];
+        }
+        tc_floats_copy(dst + at, x + line * width, width);
+    }
+}
+
+typedef struct narrow_pack_job {
+    conv_job *job;
+    narrow_plan *np;
+    float *padded_x;
+} narrow_pack_job;
+
+/* One (batch, group): its padded planes, then its packed A gathered from them. */
+static void narrow_pack_task(void *vjob, int64_t unit, int worker) {
+    (void)worker;
+    const narrow_pack_job *pj = vjob;
+    const conv_job *job = pj->job;
+    const narrow_plan *np = pj->np;
+    const float *x = job->x + unit * job->cin_g * job->lat.fine_size;
+    float *padded = pj->padded_x + unit * job->cin_g * np->padded_size;
+    for (int64_t c = 0; c < job->cin_g && !np->in_place; c++)
+        narrow_pad_plane(&job->lat, np, x + c * job->lat.fine_size, padded + c * np->padded_size);
+    tc_sgemm_pack_a_gather(job->isa, job->lat.coarse_size, job->cin_g * job->lat.kernel_size,
+                           np->in_place ? x : padded, np->position_offsets, np->depth_offsets,
+                           np->packed + (size_t)unit * np->packed_floats);
+}
+
+typedef struct narrow_run_job {
+    conv_job *job;
+    const narrow_plan *np;
+} narrow_run_job;
+
+/* One (batch, group, output-channel chunk): C = col^T x W_g^T[:, chunk] into the worker's
+ * block, then C^T into Y's rows with the bias and the fused activation. */
+static void narrow_task(void *vrun, int64_t task, int worker) {
+    const narrow_run_job *rj = vrun;
+    conv_job *job = rj->job;
+    int64_t positions = job->lat.coarse_size, depth = job->cin_g * job->lat.kernel_size;
+    int64_t chunk = task % job->n_chunks, unit = task / job->n_chunks;
+    int64_t g = unit % job->group, c0 = chunk * job->chunk_rows;
+    int64_t cols = conv_chunk_rows_at(job, chunk);
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
+    const float *wt = job->packed_w + g * depth * job->cout_g + c0;
+    for (int64_t p = 0; p < depth; p++)
+        rows[p] = wt + p * job->cout_g;
+    tc_sgemm_op op = {.m = positions,
+                      .n = cols,
+                      .k = depth,
+                      .alpha = 1.0f,
+                      .b_rows = rows,
+                      .c = ws->col,
+                      .ldc = cols};
+    tc_sgemm_run_packed(&ws->gemm, rj->np->packed + (size_t)unit * rj->np->packed_floats, &op);
+    int64_t row0 = g * job->cout_g + c0;
+    float *y = job->y + ((unit / job->group) * job->c_out + row0) * positions;
+    for (int64_t c = 0; c < cols; c++) {
+        float b = job->bias ? job->bias[row0 + c] : 0.0f, *yc = y + c * positions;
+        for (int64_t i = 0; i < positions; i++)
+            yc[i] = ws->col[i * cols + c] + b;
+        if (job->act)
+            tc_kernel_activation_apply(job->act, yc, yc, positions);
+    }
+}
+
+/* Scratch: the padded planes, the packed A of every (batch, group), the offsets and every
+ * worker's B row pointers, in one piece. */
+static tconv_status narrow_scratch(tc_kernel_ctx *ctx, const conv_job *job, int workers,
+                                   narrow_plan *np, float **padded_x, tc_rt_tensor *memory) {
+    int64_t units = job->batch * job->group, depth = job->cin_g * job->lat.kernel_size;
+    np->packed_floats =
+        (tc_sgemm_packed_a_floats(job->isa, job->lat.coarse_size, depth) + 15) / 16 * 16;
+    size_t padded_bytes =
+        np->in_place ? 0 : (size_t)(job->batch * job->c_in * np->padded_size) * sizeof(float);
+    size_t packed_bytes = (size_t)units * np->packed_floats * sizeof(float);
+    size_t offset_count = (size_t)(job->lat.coarse_size + depth);
+    padded_bytes = (padded_bytes + 63) / 64 * 64;
+    tconv_status st =
+        tc_kernel_scratch(ctx,
+                          padded_bytes + packed_bytes + offset_count * sizeof(int64_t) +
+                              (size_t)workers * (size_t)depth * sizeof(float *),
+                          memory);
+    if (st != TCONV_OK)
+        return st;
+    unsigned char *base = memory->data;
+    *padded_x = (float *)(void *)base;
+    np->packed = (float *)(void *)(base + padded_bytes);
+    np->position_offsets = (int64_t *)(void *)(base + padded_bytes + packed_bytes);
+    np->depth_offsets = np->position_offsets + job->lat.coarse_size;
+    return TCONV_OK;
+}
+
+static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threads) {
+    int64_t positions = job->lat.coarse_size, depth = job->cin_g * job->lat.kernel_size;
+    int64_t units = job->batch * job->group;
+    /* output channels split in 16-channel multiples when threads want more tasks than units */
+    int64_t want = threads > 1 ? (int64_t)threads * CONV_TASKS_PER_THREAD : 1;
+    int64_t chunks = tc_max_i64(1, tc_min_i64((want + units - 1) / units, job->cout_g / 32));
+    job->isa = tc_gemm_isa_for_shape(positions, job->cout_g);
+    job->chunk_rows = split_evenly(job->cout_g, chunks, 16, &job->n_chunks);
+    int64_t n_tasks = units * job->n_chunks;
+    int workers = tc_parallel_workers(threads, n_tasks);
+    narrow_plan np = {0};
+    narrow_geometry(&job->lat, &np);
+    tc_rt_tensor wt, memory;
+    float *padded_x;
+    tconv_status st = narrow_weights(ctx, job, &wt);
+    if (st == TCONV_OK)
+        st = narrow_scratch(ctx, job, workers, &np, &padded_x, &memory);
+    if (st != TCONV_OK) {
+        tc_kernel_scratch_release(ctx, &wt);
+        return st;
+    }
+    job->b_rows = (const float **)(void *)(np.depth_offsets + depth);
+    narrow_offsets(&job->lat, job->cin_g, &np);
+    st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, positions * job->chunk_rows, job->isa,
+                                 positions, job->chunk_rows, depth);
+    if (st == TCONV_OK) {
+        narrow_pack_job pj = {job, &np, padded_x};
+        tc_parallel_for(ctx->pool, tc_parallel_workers(threads, units), units, narrow_pack_task,
+                        &pj);
+        narrow_run_job rj = {job, &np};
+        tc_parallel_for(ctx->pool, workers, n_tasks, narrow_task, &rj);
+        tc_conv_scratch_release(ctx, &job->scratch);
+    }
+    tc_kernel_scratch_release(ctx, &memory);
+    tc_kernel_scratch_release(ctx, &wt);
+    return st;
+}
+
 /* im2col + GEMM over (batch, group, column block, row chunk) tasks. */
 static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
@@ -508,6 +783,8 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    if (conv_wants_narrow(job))
+        return conv_run_narrow(ctx, job, threads);
     conv_choose_columns(job);
     conv_plan(job, threads);
     int64_t n_units = job->batch * job->group * job->n_blocks;
