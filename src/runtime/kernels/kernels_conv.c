@@ -393,6 +393,55 @@ static void phase_lines(const conv_job *job, const phase_span *spans, const floa
     }
 }
 
+/* Stride 1: the padded plane's lines, each X's line between zeros or all zero; consecutive
+ * lines that are consecutive in X too (no pad on the last axis: a 3x1 kernel's padding) are one
+ * copy, and consecutive zero lines one fill. */
+static void padded_plane_of(const conv_job *job, const float *src, float *dst) {
+    const tc_lattice *lat = &job->lat;
+    int last = lat->rank - 1;
+    int64_t width = job->padded[last], x_width = lat->fine[last];
+    int64_t lo = tc_min_i64(lat->pad_begin[last], width);
+    int64_t hi = tc_min_i64(lo + x_width, width), lines = job->padded_size / width;
+    bool whole_lines = lo == 0 && hi == width;
+    int64_t u[TC_MAX_SPATIAL] = {0}, run_src = -1, run_dst = 0, run_lines = 0;
+    for (int64_t line = 0; line <= lines; line++) {
+        int64_t src_line = 0;
+        bool inside = line < lines;
+        for (int i = 0; i < last && inside; i++) {
+            int64_t v = u[i] - lat->pad_begin[i];
+            inside = v >= 0 && v < lat->fine[i];
+            src_line = src_line * lat->fine[i] + v;
+        }
+        src_line = inside ? src_line : -1;
+        /* extend the pending run (copies: consecutive X lines; fills: zero lines) or flush it */
+        bool extends =
+            run_lines > 0 && line < lines &&
+            (run_src < 0 ? src_line < 0 : whole_lines && src_line == run_src + run_lines);
+        if (!extends && run_lines > 0) {
+            float *d = dst + run_dst * width;
+            if (run_src < 0) {
+                tc_floats_zero(d, run_lines * width);
+            } else if (whole_lines) {
+                tc_floats_copy(d, src + run_src * x_width, run_lines * width);
+            } else {
+                tc_floats_zero(d, lo);
+                tc_floats_copy(d + lo, src + run_src * x_width, hi - lo);
+                tc_floats_zero(d + hi, width - hi);
+            }
+            run_lines = 0;
+        }
+        if (line == lines)
+            break;
+        if (run_lines == 0) {
+            run_src = src_line;
+            run_dst = line;
+        }
+        run_lines++;
+        for (int i = last - 1; i >= 0 && ++u[i] == job->padded[i]; i--)
+            u[i] = 0;
+    }
+}
+
 /* The phase planes of one input plane: for each phase of the leading axes and each line of its
  * plane, the source line (or none, in the padding), split into the last axis's phases. */
 static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
@@ -400,6 +449,10 @@ static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
     int last = lat->rank - 1;
     int64_t s = lat->strides[last], width = job->padded[last], x_width = lat->fine[last];
     int64_t lines = job->padded_size / width;
+    if (job->n_phases == 1) {
+        padded_plane_of(job, src, dst);
+        return;
+    }
     phase_span spans[CONV_WIDE_MAX_STRIDE];
     for (int64_t a = 0; a < s; a++)
         spans[a] = phase_span_at(lat, width, a);
