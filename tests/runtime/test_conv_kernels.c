@@ -654,7 +654,8 @@ static void test_conv_random_vs_direct(void **state) {
 }
 
 /* Few output positions and many output channels (kernels_conv.c's narrow path: positions as the
- * GEMM's rows, A gathered from a padded X, W^T read in place): every rank, groups, batch,
+ * GEMM's rows, A gathered from a padded X, W^T read in place; up to 128 positions where im2col
+ * would be used, and the wide path beside it): every rank, groups, batch,
  * strides, dilations, pads (explicit, SAME, none), a plain 1x1 read in place, 1-3 threads, with
  * and without bias. */
 static void test_conv_few_positions_random(void **state) {
@@ -674,7 +675,7 @@ static void test_conv_few_positions_random(void **state) {
             c.k[i] = kh_rand_range(&rng, 1, 3);
             c.s[i] = kh_rand_range(&rng, 1, 2);
             c.d[i] = kh_rand_range(&rng, 1, 3);
-            c.x[i] = kh_rand_range(&rng, 1, c.rank == 1 ? 36 : c.rank == 2 ? 6 : 3);
+            c.x[i] = kh_rand_range(&rng, 1, c.rank == 1 ? 100 : c.rank == 2 ? 10 : 4);
             c.pads[i] = kh_rand_range(&rng, 0, c.k[i]);
             c.pads[i + c.rank] = kh_rand_range(&rng, 0, c.k[i]);
         }

@@ -614,13 +614,20 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
 
 /* Output positions up to which the swapped product is used: at most three 16-float vectors
  * (the other orientation's tiles are 32 or 48 columns wide), and with at least one vector of
- * output channels per group. */
+ * output channels per group. Up to CONV_NARROW_GATHER_MAX_POSITIONS it also replaces im2col
+ * (where the wide path would drop too many columns: a 1x3 kernel dilated 4 on an 8-wide
+ * plane), its A gathered without an im2col block (erfnet's 1x3 d4 on 8x8: 31 -> 25 us). */
 #define CONV_NARROW_MAX_POSITIONS 36
+#define CONV_NARROW_GATHER_MAX_POSITIONS 128
 #define CONV_NARROW_MIN_CHANNELS 16
 
+/* After conv_choose_columns. */
 static bool conv_wants_narrow(const conv_job *job) {
-    return job->lat.coarse_size <= CONV_NARROW_MAX_POSITIONS &&
-           job->cout_g >= CONV_NARROW_MIN_CHANNELS;
+    int64_t positions = job->lat.coarse_size;
+    bool instead_of_im2col =
+        !job->wide && !job->direct && positions <= CONV_NARROW_GATHER_MAX_POSITIONS;
+    return job->cout_g >= CONV_NARROW_MIN_CHANNELS &&
+           (positions <= CONV_NARROW_MAX_POSITIONS || instead_of_im2col);
 }
 
 /* W_g^T of every group: depth rows of cout_g floats, group after group. */
@@ -836,9 +843,9 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    conv_choose_columns(job);
     if (conv_wants_narrow(job))
         return conv_run_narrow(ctx, job, threads);
-    conv_choose_columns(job);
     conv_plan(job, threads);
     int64_t n_units = job->batch * job->group * job->n_blocks;
     bool shared = !job->wide && job->n_chunks > 1;
