@@ -393,15 +393,16 @@ static void phase_lines(const conv_job *job, const phase_span *spans, const floa
     }
 }
 
-/* Stride 1: the padded plane's lines, each X's line between zeros or all zero; consecutive
+/* Stride 1: X's plane at pad_begin in a zero plane of `padded` dims (clipped to it), line by
+ * line, each X's line between zeros or all zero; consecutive
  * lines that are consecutive in X too (no pad on the last axis: a 3x1 kernel's padding) are one
  * copy, and consecutive zero lines one fill. */
-static void padded_plane_of(const conv_job *job, const float *src, float *dst) {
-    const tc_lattice *lat = &job->lat;
+static void padded_plane_of(const tc_lattice *lat, const int64_t *padded, int64_t padded_size,
+                            const float *src, float *dst) {
     int last = lat->rank - 1;
-    int64_t width = job->padded[last], x_width = lat->fine[last];
+    int64_t width = padded[last], x_width = lat->fine[last];
     int64_t lo = tc_min_i64(lat->pad_begin[last], width);
-    int64_t hi = tc_min_i64(lo + x_width, width), lines = job->padded_size / width;
+    int64_t hi = tc_min_i64(lo + x_width, width), lines = padded_size / width;
     bool whole_lines = lo == 0 && hi == width;
     int64_t u[TC_MAX_SPATIAL] = {0}, run_src = -1, run_dst = 0, run_lines = 0;
     for (int64_t line = 0; line <= lines; line++) {
@@ -437,7 +438,7 @@ static void padded_plane_of(const conv_job *job, const float *src, float *dst) {
             run_dst = line;
         }
         run_lines++;
-        for (int i = last - 1; i >= 0 && ++u[i] == job->padded[i]; i--)
+        for (int i = last - 1; i >= 0 && ++u[i] == padded[i]; i--)
             u[i] = 0;
     }
 }
@@ -450,7 +451,7 @@ static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
     int64_t s = lat->strides[last], width = job->padded[last], x_width = lat->fine[last];
     int64_t lines = job->padded_size / width;
     if (job->n_phases == 1) {
-        padded_plane_of(job, src, dst);
+        padded_plane_of(lat, job->padded, job->padded_size, src, dst);
         return;
     }
     phase_span spans[CONV_WIDE_MAX_STRIDE];
@@ -667,11 +668,13 @@ typedef struct narrow_plan {
 
 static void narrow_geometry(const tc_lattice *lat, narrow_plan *np) {
     np->padded_size = 1;
+    np->in_place = true;
     for (int i = 0; i < lat->rank; i++) {
         int64_t reach =
             (lat->coarse[i] - 1) * lat->strides[i] + (lat->kernel[i] - 1) * lat->dilations[i] + 1;
         np->padded[i] = tc_max_i64(reach, lat->pad_begin[i] + lat->fine[i]);
         np->padded_size *= np->padded[i];
+        np->in_place = np->in_place && lat->pad_begin[i] == 0 && np->padded[i] == lat->fine[i];
     }
 }
 
@@ -695,23 +698,6 @@ static void narrow_offsets(const tc_lattice *lat, int64_t cin_g, narrow_plan *np
     }
 }
 
-/* X's plane `plane` (of batch * c_in) into a zeroed padded plane at pad_begin. */
-static void narrow_pad_plane(const tc_lattice *lat, const narrow_plan *np, const float *x,
-                             float *dst) {
-    int last = lat->rank - 1;
-    int64_t width = lat->fine[last], lines = lat->fine_size / width;
-    tc_floats_zero(dst, np->padded_size);
-    for (int64_t line = 0; line < lines; line++) {
-        int64_t rem = line, at = lat->pad_begin[last], scale = np->padded[last];
-        for (int i = last - 1; i >= 0; i--) {
-            at += (rem % lat->fine[i] + lat->pad_begin[i]) * scale;
-            rem /= lat->fine[i];
-            scale *= np->padded[i];
-        }
-        tc_floats_copy(dst + at, x + line * width, width);
-    }
-}
-
 typedef struct narrow_pack_job {
     conv_job *job;
     narrow_plan *np;
@@ -727,7 +713,8 @@ static void narrow_pack_task(void *vjob, int64_t unit, int worker) {
     const float *x = job->x + unit * job->cin_g * job->lat.fine_size;
     float *padded = pj->padded_x + unit * job->cin_g * np->padded_size;
     for (int64_t c = 0; c < job->cin_g && !np->in_place; c++)
-        narrow_pad_plane(&job->lat, np, x + c * job->lat.fine_size, padded + c * np->padded_size);
+        padded_plane_of(&job->lat, np->padded, np->padded_size, x + c * job->lat.fine_size,
+                        padded + c * np->padded_size);
     tc_sgemm_pack_a_gather(job->isa, job->lat.coarse_size, job->cin_g * job->lat.kernel_size,
                            np->in_place ? x : padded, np->position_offsets, np->depth_offsets,
                            np->packed + (size_t)unit * np->packed_floats);
