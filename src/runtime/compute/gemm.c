@@ -24,9 +24,11 @@ typedef void (*micro_fn)(int64_t kc, const float *pa, const float *pb, float *c,
                          float alpha, float beta);
 /* The same tile with B row p read at rows[p] + col, its first `cols` (1..nr) columns and first
  * `n_rows` (1..mr) rows only: the others are neither computed, read nor stored (NULL where a
- * kernel has no such form). */
-typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows, int64_t col,
-                              int cols, int n_rows, float *c, int64_t ldc, float alpha, float beta);
+ * kernel has no such form). With masks (tc_sgemm_op.b_masks from the k-block's first row), B's
+ * lanes outside a row's mask read as zero and are not loaded. */
+typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *rows,
+                              const uint16_t *const *masks, int64_t col, int cols, int n_rows,
+                              float *c, int64_t ldc, float alpha, float beta);
 
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
@@ -170,7 +172,8 @@ avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *r
  * compute the full width. */
 __attribute__((target("avx512f"), always_inline)) static inline void
 avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const float *const *rows,
-                 int64_t col, __mmask16 last, float *c, int64_t ldc, float alpha, float beta) {
+                 const uint16_t *const *masks, int64_t col, __mmask16 last, float *c, int64_t ldc,
+                 float alpha, float beta) {
     __m512 acc[MAX_MR][3];
 #pragma GCC unroll 12
     for (int r = 0; r < mr; r++)
@@ -181,9 +184,13 @@ avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const 
         const float *b = rows[p] + col;
         __m512 bv[3];
 #pragma GCC unroll 3
-        for (int v = 0; v < nv; v++)
-            bv[v] =
-                v == nv - 1 ? _mm512_maskz_loadu_ps(last, b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
+        for (int v = 0; v < nv; v++) {
+            __mmask16 m = v == nv - 1 ? last : (__mmask16)0xFFFF;
+            if (masks)
+                m &= (__mmask16)masks[p][(col >> 4) + v];
+            bv[v] = masks || v == nv - 1 ? _mm512_maskz_loadu_ps(m, b + 16 * v)
+                                         : _mm512_loadu_ps(b + 16 * v);
+        }
 #pragma GCC unroll 12
         for (int r = 0; r < mr; r++) {
             __m512 a = _mm512_set1_ps(pa[r]);
@@ -208,17 +215,17 @@ avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const 
     }
 }
 
-/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE,
- * full tiles through the body, partial ones through avx512_rows_part with as few rows and
- * vectors as they need). */
-#define AVX512_ROWS_CASE(ROWS, MR, NR)                                                             \
+/* A body's two forms: packed B (micro_avx512_SHAPE) and B by row pointers (rows_avx512_SHAPE:
+ * full tiles through the body, partial or masked ones through avx512_rows_part with as few rows
+ * and vectors as they need; MASKS is NULL or `masks`, so each case is compiled both ways). */
+#define AVX512_ROWS_CASE(ROWS, MR, NR, MASKS)                                                      \
     case ROWS:                                                                                     \
         if (nv == 1)                                                                               \
-            avx512_rows_part(ROWS, MR, 1, kc, pa, rows, col, last, c, ldc, alpha, beta);           \
+            avx512_rows_part(ROWS, MR, 1, kc, pa, rows, MASKS, col, last, c, ldc, alpha, beta);    \
         else if (nv == 2 || NR == 32)                                                              \
-            avx512_rows_part(ROWS, MR, 2, kc, pa, rows, col, last, c, ldc, alpha, beta);           \
+            avx512_rows_part(ROWS, MR, 2, kc, pa, rows, MASKS, col, last, c, ldc, alpha, beta);    \
         else                                                                                       \
-            avx512_rows_part(ROWS, MR, 3, kc, pa, rows, col, last, c, ldc, alpha, beta);           \
+            avx512_rows_part(ROWS, MR, 3, kc, pa, rows, MASKS, col, last, c, ldc, alpha, beta);    \
         break;
 #define AVX512_FORMS(SHAPE, MR, NR, ROW_CASES)                                                     \
     __attribute__((target("avx512f"))) static void micro_avx512_##SHAPE(                           \
@@ -227,33 +234,45 @@ avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const 
         avx512_##SHAPE(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);                                  \
     }                                                                                              \
     __attribute__((target("avx512f"))) static void rows_avx512_##SHAPE(                            \
-        int64_t kc, const float *pa, const float *const *rows, int64_t col, int cols, int n_rows,  \
-        float *c, int64_t ldc, float alpha, float beta) {                                          \
-        if (cols == NR && n_rows == MR) {                                                          \
+        int64_t kc, const float *pa, const float *const *rows, const uint16_t *const *masks,       \
+        int64_t col, int cols, int n_rows, float *c, int64_t ldc, float alpha, float beta) {       \
+        if (!masks && cols == NR && n_rows == MR) {                                                \
             avx512_##SHAPE(kc, pa, NULL, rows, col, c, ldc, alpha, beta);                          \
             return;                                                                                \
         }                                                                                          \
         int nv = (cols + 15) / 16;                                                                 \
         __mmask16 last = (__mmask16)(0xFFFFu >> (16 * nv - cols));                                 \
-        switch (n_rows) { ROW_CASES }                                                              \
+        if (masks) {                                                                               \
+            switch (n_rows) { ROW_CASES(MR, NR, masks) }                                           \
+        } else {                                                                                   \
+            switch (n_rows) { ROW_CASES(MR, NR, NULL) }                                            \
+        }                                                                                          \
     }
-#define AVX512_ROWS_1_TO_8(MR, NR)                                                                 \
-    AVX512_ROWS_CASE(1, MR, NR)                                                                    \
-    AVX512_ROWS_CASE(2, MR, NR)                                                                    \
-    AVX512_ROWS_CASE(3, MR, NR)                                                                    \
-    AVX512_ROWS_CASE(4, MR, NR)                                                                    \
-    AVX512_ROWS_CASE(5, MR, NR)                                                                    \
-    AVX512_ROWS_CASE(6, MR, NR)                                                                    \
-    AVX512_ROWS_CASE(7, MR, NR)                                                                    \
+#define AVX512_ROWS_1_TO_8(MR, NR, MASKS)                                                          \
+    AVX512_ROWS_CASE(1, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(2, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(3, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(4, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(5, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(6, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(7, MR, NR, MASKS)                                                             \
     default:                                                                                       \
-        AVX512_ROWS_CASE(8, MR, NR)
-AVX512_FORMS(12x32, 12, 32,
-             AVX512_ROWS_CASE(1, 12, 32) AVX512_ROWS_CASE(2, 12, 32) AVX512_ROWS_CASE(3, 12, 32)
-                 AVX512_ROWS_CASE(4, 12, 32) AVX512_ROWS_CASE(5, 12, 32) AVX512_ROWS_CASE(6, 12, 32)
-                     AVX512_ROWS_CASE(7, 12, 32) AVX512_ROWS_CASE(8, 12, 32)
-                         AVX512_ROWS_CASE(9, 12, 32) AVX512_ROWS_CASE(10, 12, 32)
-                             AVX512_ROWS_CASE(11, 12, 32) default
-             : AVX512_ROWS_CASE(12, 12, 32))
+        AVX512_ROWS_CASE(8, MR, NR, MASKS)
+#define AVX512_ROWS_1_TO_12(MR, NR, MASKS)                                                         \
+    AVX512_ROWS_CASE(1, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(2, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(3, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(4, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(5, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(6, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(7, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(8, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(9, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(10, MR, NR, MASKS)                                                            \
+    AVX512_ROWS_CASE(11, MR, NR, MASKS)                                                            \
+    default:                                                                                       \
+        AVX512_ROWS_CASE(12, MR, NR, MASKS)
+AVX512_FORMS(12x32, 12, 32, AVX512_ROWS_1_TO_12)
 
 /* 8 rows: a Conv with 8, 16, 32 or 64 output channels fills every row of its tiles (12-row tiles
  * leave a third of the rows empty at 8 and 16). Same FMAs per step as 12x32, fewer loads. */
@@ -291,7 +310,7 @@ avx512_8x48(int64_t kc, const float *pa, const float *pb, const float *const *ro
     }
 }
 
-AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8(8, 48))
+AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8)
 #endif
 
 static const micro_kernel KERNELS[] = {
@@ -473,6 +492,16 @@ static void pack_a(const tc_sgemm_op *op, int64_t i0, int64_t mc, int64_t p0, in
     }
 }
 
+/* d[c] = src[c] where column j + c of the product is in `mask` (bit (j+c) % 16 of mask[(j+c) /
+ * 16]), else 0; src is not read there. */
+static void masked_copy(float *restrict d, const float *src, const uint16_t *mask, int64_t j,
+                        int cols) {
+    for (int c = 0; c < cols; c++) {
+        int64_t q = j + c;
+        d[c] = (mask[q >> 4] >> (q & 15)) & 1 ? src[c] : 0.0f;
+    }
+}
+
 /* op(B)[p0 .. p0+kc) x [j0 .. j0+nc) into nr-column panels: dst[panel][p][c], zero-padded. */
 static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int nr,
                    float *dst) {
@@ -483,7 +512,10 @@ static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, in
                 const float *src = op->b_rows ? op->b_rows[p0 + p] + j0 + jr
                                               : op->b + (p0 + p) * op->ldb + j0 + jr;
                 float *d = dst + p * nr;
-                memcpy(d, src, (size_t)cols * sizeof(float));
+                if (op->b_masks)
+                    masked_copy(d, src, op->b_masks[p0 + p], j0 + jr, cols);
+                else
+                    memcpy(d, src, (size_t)cols * sizeof(float));
                 for (int c = cols; c < nr; c++)
                     d[c] = 0.0f;
             }
@@ -517,8 +549,9 @@ static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float
 /* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
  * rows is set, read from rows[p] + col0 + j (pb unused). */
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
-                         const float *pa, const float *pb, const float *const *rows, int64_t col0,
-                         float *c, int64_t ldc, float alpha, float beta) {
+                         const float *pa, const float *pb, const float *const *rows,
+                         const uint16_t *const *masks, int64_t col0, float *c, int64_t ldc,
+                         float alpha, float beta) {
     _Alignas(64) float tile[MAX_MR * MAX_NR];
     for (int64_t jr = 0; jr < nc; jr += mk->nr) {
         int cols = (int)min_i64(mk->nr, nc - jr);
@@ -534,8 +567,8 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
             int64_t out_ld = full ? ldc : mk->nr;
             float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
             if (rows)
-                mk->rows_fn(kc, a_panel, rows, col0 + jr, cols, rows_here, out, out_ld, out_alpha,
-                            out_beta);
+                mk->rows_fn(kc, a_panel, rows, masks, col0 + jr, cols, rows_here, out, out_ld,
+                            out_alpha, out_beta);
             else
                 mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
             if (!full)
@@ -618,8 +651,9 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
                     a_block = packed_block(mk, packed_a, op->m, pc, ic, kc);
                 else
                     pack_a(op, ic, mc, pc, kc, mk->mr, pa);
-                macro_kernel(mk, mc, nc, kc, a_block, pb, rows, jc, op->c + ic * op->ldc + jc,
-                             op->ldc, op->alpha, beta);
+                macro_kernel(mk, mc, nc, kc, a_block, pb, rows,
+                             rows && op->b_masks ? op->b_masks + pc : NULL, jc,
+                             op->c + ic * op->ldc + jc, op->ldc, op->alpha, beta);
             }
         }
     }

@@ -51,6 +51,11 @@ typedef struct tc_sgemm_op {
     float beta;
     float *c;
     int64_t ldc;
+    /* With b_rows: B's lanes by masks, one 16-bit mask per 16 columns of the product: column j of
+     * row p is read only if bit j % 16 of b_masks[p][j / 16] is set, else it is 0 (so b_rows[p]
+     * + j may lie outside any object there). A convolution at stride 1 reads its input in place
+     * this way, the taps that fall in the padding masked off. NULL: every column read. */
+    const uint16_t *const *b_masks;
 } tc_sgemm_op;
 
 /* Packing buffers, reusable across calls (one per thread). */

@@ -113,6 +113,12 @@ typedef struct conv_job {
     /* Stride-1 Conv without im2col (conv_run_wide): the zero-padded input, each tap's offset
      * in a padded plane, and every worker's B row pointers. */
     bool wide;
+    /* Stride 1 reading X in place (conv_run_masked): each tap's flat shift and its lane masks */
+    bool masked;
+    const int64_t *tap_shifts;
+    const uint16_t *tap_masks; /* kernel_size x mask_words */
+    int64_t mask_words;
+    const uint16_t **b_masks;       /* depth mask pointers per worker */
     int64_t padded[TC_MAX_SPATIAL]; /* phase plane dims: out + (kernel - 1) * dilation / stride */
     int64_t padded_size;            /* floats of one phase plane */
     int64_t n_phases;               /* product of the strides */
@@ -145,25 +151,23 @@ static const float *conv_unit_x(const conv_job *job, const conv_unit *u) {
     return job->x + (u->n * job->c_in + u->g * job->cin_g) * job->lat.fine_size;
 }
 
-/* Y_g[chunk rows, block] = W_g[chunk rows, :] x col + bias, col being the unit's im2col block
- * (ignored for a direct 1x1 Conv, whose GEMM reads X). */
-static void conv_unit_rows(const conv_job *job, tc_gemm_workspace *gemm, const conv_unit *u,
-                           int64_t chunk, const float *col) {
+/* Y_g[chunk rows, block] = W_g[chunk rows, :] x B + bias, then the fused activation: B as op
+ * gives it (its m, k, c and ldc are set here). */
+static void conv_unit_gemm(const conv_job *job, tc_gemm_workspace *gemm, const conv_unit *u,
+                           int64_t chunk, tc_sgemm_op *op) {
     const tc_lattice *lat = &job->lat;
     int64_t row0 = u->g * job->cout_g + chunk * job->chunk_rows;
     float *y = job->y + (u->n * job->c_out + row0) * lat->coarse_size + u->q0;
-    tc_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
-                      .n = u->cols,
-                      .k = job->cin_g * lat->kernel_size,
-                      .alpha = 1.0f,
-                      .b = job->direct ? conv_unit_x(job, u) + u->q0 : col,
-                      .ldb = job->direct ? lat->fine_size : u->cols,
-                      .c = y,
-                      .ldc = lat->coarse_size};
+    op->m = conv_chunk_rows_at(job, chunk);
+    op->n = u->cols;
+    op->k = job->cin_g * lat->kernel_size;
+    op->alpha = 1.0f;
+    op->c = y;
+    op->ldc = lat->coarse_size;
     const float *packed =
         job->packed_w + (size_t)(u->g * job->n_chunks + chunk) * job->packed_chunk_floats;
-    tc_sgemm_run_packed(gemm, packed, &op);
-    for (int64_t c = 0; c < op.m && (job->bias || job->act); c++) {
+    tc_sgemm_run_packed(gemm, packed, op);
+    for (int64_t c = 0; c < op->m && (job->bias || job->act); c++) {
         float *row = y + c * lat->coarse_size;
         if (job->bias) {
             float b = job->bias[row0 + c];
@@ -173,6 +177,14 @@ static void conv_unit_rows(const conv_job *job, tc_gemm_workspace *gemm, const c
         if (job->act)
             tc_kernel_activation_apply(job->act, row, row, u->cols);
     }
+}
+
+/* B is the unit's im2col block col, or X for a direct 1x1 Conv. */
+static void conv_unit_rows(const conv_job *job, tc_gemm_workspace *gemm, const conv_unit *u,
+                           int64_t chunk, const float *col) {
+    tc_sgemm_op op = {.b = job->direct ? conv_unit_x(job, u) + u->q0 : col,
+                      .ldb = job->direct ? job->lat.fine_size : u->cols};
+    conv_unit_gemm(job, gemm, u, chunk, &op);
 }
 
 /* One unit, all row chunks, in one worker (the path for many units). */
@@ -331,13 +343,26 @@ static int64_t wide_setup(conv_job *job) {
     return length;
 }
 
-/* Chooses the wide path (wide_setup's fields set) or im2col, and the GEMM's columns per
+/* Whether output position q's tap t reads X at q + shift(t) (flat): stride 1 and the output as
+ * wide as X on every axis but the first (a SAME or symmetric-pad Conv). */
+static bool conv_reads_x_flat(const tc_lattice *lat) {
+    for (int i = 0; i < lat->rank; i++) {
+        if (lat->strides[i] != 1 || (i > 0 && lat->coarse[i] != lat->fine[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Chooses the masked path (stride 1, X in place, conv_run_masked), the wide path (wide_setup's
+ * fields set) or im2col, and the GEMM's columns per
  * (batch, group): wide when not a plain 1x1 (direct) and the dropped positions cost at most
  * half of the useful ones. */
 static void conv_choose_columns(conv_job *job) {
     int64_t out = job->lat.coarse_size;
     int64_t length = job->direct ? 0 : wide_setup(job);
-    job->wide = !job->direct && length <= out + out / 2 &&
+    job->masked = !job->direct && conv_reads_x_flat(&job->lat) &&
+                  tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
+    job->wide = !job->direct && !job->masked && length <= out + out / 2 &&
                 job->lat.strides[job->lat.rank - 1] <= CONV_WIDE_MAX_STRIDE;
     job->columns = job->wide ? length : out;
 }
@@ -641,7 +666,7 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
 static bool conv_wants_narrow(const conv_job *job) {
     int64_t positions = job->lat.coarse_size;
     bool instead_of_im2col =
-        !job->wide && !job->direct && positions <= CONV_NARROW_GATHER_MAX_POSITIONS;
+        !job->wide && !job->masked && !job->direct && positions <= CONV_NARROW_GATHER_MAX_POSITIONS;
     return job->cout_g >= CONV_NARROW_MIN_CHANNELS &&
            (positions <= CONV_NARROW_MAX_POSITIONS || instead_of_im2col);
 }
@@ -838,6 +863,106 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
     return st;
 }
 
+/* ---- Stride 1 without a copy: Y_g = W_g x B where B's row (c, t) is X's plane c read in place
+ * from tap t's flat shift (output position q reads X at q + shift(t) when the output is as wide
+ * as X), the lanes whose (position, tap) falls in the padding masked off (tc_sgemm_op.b_masks:
+ * not loaded, read as 0). No padded copy, no dropped columns (the wide path computes W + 2 pad
+ * columns per output line: a quarter more for a 1x3 kernel on an 8-wide plane), no compaction: C
+ * is Y. */
+
+/* bits [from, to) of the mask words set */
+static void mask_set_bits(uint16_t *m, int64_t from, int64_t to) {
+    for (int64_t q = from; q < to;) {
+        int64_t bit = q & 15, n = tc_min_i64(16 - bit, to - q);
+        m[q >> 4] |= (uint16_t)(((1u << n) - 1u) << bit);
+        q += n;
+    }
+}
+
+/* Tap t's mask over the output positions: per output line, the columns whose tap stays inside
+ * X, if the line's leading coordinates do. */
+static void masked_tap(const tc_lattice *lat, const int64_t *tap, uint16_t *m, int64_t words) {
+    int last = lat->rank - 1;
+    int64_t width = lat->coarse[last], lines = lat->coarse_size / width;
+    int64_t shift = tap[last] * lat->dilations[last] - lat->pad_begin[last];
+    int64_t lo = tc_min_i64(tc_max_i64(-shift, 0), width);
+    int64_t hi = tc_max_i64(tc_min_i64(lat->fine[last] - shift, width), lo);
+    memset(m, 0, (size_t)words * sizeof *m);
+    int64_t o[TC_MAX_SPATIAL] = {0};
+    for (int64_t line = 0; line < lines; line++) {
+        bool inside = true;
+        for (int i = 0; i < last; i++) {
+            int64_t v = o[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
+            inside = inside && v >= 0 && v < lat->fine[i];
+        }
+        if (inside && hi > lo)
+            mask_set_bits(m, line * width + lo, line * width + hi);
+        for (int i = last - 1; i >= 0 && ++o[i] == lat->coarse[i]; i--)
+            o[i] = 0;
+    }
+}
+
+static void masked_taps(const conv_job *job, int64_t *shifts, uint16_t *masks) {
+    const tc_lattice *lat = &job->lat;
+    int64_t tap[TC_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+        int64_t shift = 0;
+        for (int i = 0; i < lat->rank; i++)
+            shift = shift * lat->fine[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
+        shifts[t] = shift;
+        masked_tap(lat, tap, masks + t * job->mask_words, job->mask_words);
+    }
+}
+
+/* One (batch, group, column block, row chunk): B's rows and masks pointed at, then the GEMM into
+ * Y and the epilogue. Column blocks start at multiples of 16 (TC_COL_BLOCK_GRANULE), so a
+ * block's masks are whole words. */
+static void conv_masked_task(void *vjob, int64_t task, int worker) {
+    conv_job *job = vjob;
+    const tc_lattice *lat = &job->lat;
+    int64_t chunk = task % job->n_chunks, depth = job->cin_g * lat->kernel_size;
+    conv_unit u = conv_unit_at(job, task / job->n_chunks);
+    tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
+    const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
+    const uint16_t **masks = job->b_masks + (size_t)worker * (size_t)depth;
+    /* as an address: a shift before the plane is only ever read through masked-off lanes */
+    uintptr_t x = (uintptr_t)conv_unit_x(job, &u);
+    for (int64_t c = 0; c < job->cin_g; c++) {
+        for (int64_t t = 0; t < lat->kernel_size; t++) {
+            int64_t at = c * lat->fine_size + job->tap_shifts[t] + u.q0;
+            rows[c * lat->kernel_size + t] = (const float *)(x + (uintptr_t)at * sizeof(float));
+            masks[c * lat->kernel_size + t] = job->tap_masks + t * job->mask_words + u.q0 / 16;
+        }
+    }
+    tc_sgemm_op op = {.b_rows = rows, .b_masks = masks};
+    conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
+}
+
+static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int workers) {
+    const tc_lattice *lat = &job->lat;
+    size_t depth = (size_t)(job->cin_g * lat->kernel_size);
+    job->mask_words = (lat->coarse_size + 15) / 16;
+    size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
+    size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
+    size_t mask_bytes = (size_t)(lat->kernel_size * job->mask_words) * sizeof(uint16_t);
+    tc_rt_tensor memory;
+    tconv_status st = tc_kernel_scratch(ctx, shift_bytes + pointer_bytes + mask_bytes, &memory);
+    if (st != TCONV_OK)
+        return st;
+    unsigned char *base = memory.data;
+    int64_t *shifts = (int64_t *)(void *)base;
+    job->b_rows = (const float **)(void *)(base + shift_bytes);
+    job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
+    uint16_t *masks = (uint16_t *)(void *)(base + shift_bytes + pointer_bytes);
+    masked_taps(job, shifts, masks);
+    job->tap_shifts = shifts;
+    job->tap_masks = masks;
+    int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_masked_task, job);
+    tc_kernel_scratch_release(ctx, &memory);
+    return TCONV_OK;
+}
+
 /* im2col + GEMM over (batch, group, column block, row chunk) tasks. */
 static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
@@ -850,7 +975,7 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
         return conv_run_narrow(ctx, job, threads);
     conv_plan(job, threads);
     int64_t n_units = job->batch * job->group * job->n_blocks;
-    bool shared = !job->wide && job->n_chunks > 1;
+    bool shared = !job->wide && !job->masked && job->n_chunks > 1;
     int workers = shared ? threads : tc_parallel_workers(threads, n_units * job->n_chunks);
     tc_rt_tensor packed;
     tconv_status st = conv_pack_weights(ctx, job, &packed);
@@ -858,13 +983,15 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
         return st;
     /* col per worker: the wide path's C block, or an im2col block (the shared path has one
      * block for all workers, conv_run_shared_units) */
-    int64_t col_floats = job->wide               ? job->chunk_rows * job->block_cols
-                         : job->direct || shared ? 0
-                                                 : depth * job->block_cols;
+    int64_t col_floats = job->wide                              ? job->chunk_rows * job->block_cols
+                         : job->direct || shared || job->masked ? 0
+                                                                : depth * job->block_cols;
     st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, col_floats, job->isa, job->chunk_rows,
                                  job->block_cols, depth);
     if (st == TCONV_OK) {
-        if (job->wide)
+        if (job->masked)
+            st = conv_run_masked(ctx, job, workers);
+        else if (job->wide)
             st = conv_run_wide(ctx, job, threads, workers);
         else if (shared)
             st = conv_run_shared_units(ctx, job, threads);

@@ -281,8 +281,16 @@ static tconv_status einsum_gemm(tc_kernel_ctx *ctx, const tc_einsum *e, const ge
     gather_by_labels(ops[1], e->labels[1], b_order, nb, &tb);
     tconv_status st = TCONV_OK;
     for (int64_t i = 0; i < batch && st == TCONV_OK; i++) {
-        tc_sgemm_op op = {false, false,         m, n,    k,    1.0f,          a + i * m * k,
-                          k,     b + i * k * n, n, NULL, 0.0f, c + i * m * n, n};
+        tc_sgemm_op op = {.m = m,
+                          .n = n,
+                          .k = k,
+                          .alpha = 1.0f,
+                          .a = a + i * m * k,
+                          .lda = k,
+                          .b = b + i * k * n,
+                          .ldb = n,
+                          .c = c + i * m * n,
+                          .ldc = n};
         if (k == 0)
             memset(op.c, 0, (size_t)(m * n) * sizeof(float));
         else
