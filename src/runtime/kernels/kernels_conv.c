@@ -113,8 +113,9 @@ typedef struct conv_job {
     /* Stride-1 Conv without im2col (conv_run_wide): the zero-padded input, each tap's offset
      * in a padded plane, and every worker's B row pointers. */
     bool wide;
-    /* Stride 1 reading X in place (conv_run_masked): each tap's flat shift and its lane masks */
+    /* X read flat (conv_run_masked): each tap's flat shift and its lane masks */
     bool masked;
+    bool flat_phases; /* read from phase planes (stride above 1), not X */
     const int64_t *tap_shifts;
     const uint16_t *tap_masks; /* kernel_size x mask_words */
     int64_t mask_words;
@@ -343,12 +344,38 @@ static int64_t wide_setup(conv_job *job) {
     return length;
 }
 
-/* Whether output position q's tap t reads X at q + shift(t) (flat): stride 1 and the output as
- * wide as X on every axis but the first (a SAME or symmetric-pad Conv). */
-static bool conv_reads_x_flat(const tc_lattice *lat) {
+/* Tap offset t*d - pad_begin on axis i as stride phase a in [0, s) and shift b: t*d - pad_begin =
+ * s*b + a, so output position o reads phase plane a at o + b. */
+static void tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, int64_t *b) {
+    int64_t q = t * lat->dilations[i] - lat->pad_begin[i], s = lat->strides[i];
+    *a = ((q % s) + s) % s;
+    *b = (q - *a) / s;
+}
+
+/* Whether X is read flat (conv_run_masked): at stride 1 X itself, when the output is as wide as
+ * X on every axis but the first (SAME or symmetric pads), output position q's tap t reading X at
+ * q + shift(t); at larger strides, stride phase planes of the output's dims, when no tap inside
+ * X reads past a plane's end (a VALID stride-2 Conv that drops X's last line would). */
+static bool conv_reads_flat(const tc_lattice *lat) {
+    bool unit_strides = true;
+    for (int i = 0; i < lat->rank; i++)
+        unit_strides = unit_strides && lat->strides[i] == 1;
+    if (unit_strides) {
+        for (int i = 1; i < lat->rank; i++) {
+            if (lat->coarse[i] != lat->fine[i])
+                return false;
+        }
+        return true;
+    }
+    if (lat->strides[lat->rank - 1] > CONV_WIDE_MAX_STRIDE)
+        return false;
     for (int i = 0; i < lat->rank; i++) {
-        if (lat->strides[i] != 1 || (i > 0 && lat->coarse[i] != lat->fine[i]))
-            return false;
+        for (int64_t t = 0; t < lat->kernel[i]; t++) {
+            int64_t a, b;
+            tap_phase(lat, i, t, &a, &b);
+            if (b > 0 && (lat->fine[i] - 1 - a) / lat->strides[i] > lat->coarse[i] - 1)
+                return false;
+        }
     }
     return true;
 }
@@ -360,8 +387,8 @@ static bool conv_reads_x_flat(const tc_lattice *lat) {
 static void conv_choose_columns(conv_job *job) {
     int64_t out = job->lat.coarse_size;
     int64_t length = job->direct ? 0 : wide_setup(job);
-    job->masked = !job->direct && conv_reads_x_flat(&job->lat) &&
-                  tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
+    job->masked =
+        !job->direct && conv_reads_flat(&job->lat) && tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
     job->wide = !job->direct && !job->masked && length <= out + out / 2 &&
                 job->lat.strides[job->lat.rank - 1] <= CONV_WIDE_MAX_STRIDE;
     job->columns = job->wide ? length : out;
@@ -388,13 +415,21 @@ static void phase_part(float *d, const float *x, const phase_span *p, int64_t s,
         tc_floats_gather(d + from, x + p->first + from * s, to - from, s);
 }
 
+/* Where phase planes go: each phase's plane of `padded` dims (padded_size floats), X placed at
+ * the lattice's pad_begin. */
+typedef struct plane_geom {
+    const tc_lattice *lat;
+    const int64_t *padded;
+    int64_t padded_size, n_phases;
+} plane_geom;
+
 /* Every last-axis phase's line from one source line (NULL: outside X, all zero). Stride 2
  * splits the line once into both phases where both read X. */
-static void phase_lines(const conv_job *job, const phase_span *spans, const float *x, float *d) {
-    const tc_lattice *lat = &job->lat;
-    int64_t s = lat->strides[lat->rank - 1], width = job->padded[lat->rank - 1];
+static void phase_lines(const plane_geom *pg, const phase_span *spans, const float *x, float *d) {
+    const tc_lattice *lat = pg->lat;
+    int64_t s = lat->strides[lat->rank - 1], width = pg->padded[lat->rank - 1];
     for (int64_t a = 0; a < s && !x; a++)
-        tc_floats_zero(d + a * job->padded_size, width);
+        tc_floats_zero(d + a * pg->padded_size, width);
     if (!x)
         return;
     int64_t both_lo = 0, both_hi = 0;
@@ -403,12 +438,12 @@ static void phase_lines(const conv_job *job, const phase_span *spans, const floa
         both_hi = tc_max_i64(both_lo, tc_min_i64(spans[0].hi, spans[1].hi));
         /* phase 1 starts one element after phase 0: first1 = first0 + 1 */
         if (both_hi > both_lo)
-            tc_floats_deinterleave(d + both_lo, d + job->padded_size + both_lo,
+            tc_floats_deinterleave(d + both_lo, d + pg->padded_size + both_lo,
                                    x + spans[0].first + 2 * both_lo, both_hi - both_lo);
     }
     for (int64_t a = 0; a < s; a++) {
         const phase_span *p = &spans[a];
-        float *line = d + a * job->padded_size;
+        float *line = d + a * pg->padded_size;
         int64_t mid_lo = tc_min_i64(tc_max_i64(both_lo, p->lo), p->hi);
         int64_t mid_hi = tc_max_i64(tc_min_i64(both_hi, p->hi), mid_lo);
         tc_floats_zero(line, p->lo);
@@ -485,25 +520,25 @@ static void padded_plane_of(const tc_lattice *lat, const int64_t *padded, int64_
 
 /* The phase planes of one input plane: for each phase of the leading axes and each line of its
  * plane, the source line (or none, in the padding), split into the last axis's phases. */
-static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
-    const tc_lattice *lat = &job->lat;
+static void phase_planes_of(const plane_geom *pg, const float *src, float *dst) {
+    const tc_lattice *lat = pg->lat;
     int last = lat->rank - 1;
-    int64_t s = lat->strides[last], width = job->padded[last], x_width = lat->fine[last];
-    int64_t lines = job->padded_size / width;
-    if (job->n_phases == 1) {
-        padded_plane_of(lat, job->padded, job->padded_size, src, dst);
+    int64_t s = lat->strides[last], width = pg->padded[last], x_width = lat->fine[last];
+    int64_t lines = pg->padded_size / width;
+    if (pg->n_phases == 1) {
+        padded_plane_of(lat, pg->padded, pg->padded_size, src, dst);
         return;
     }
     phase_span spans[CONV_WIDE_MAX_STRIDE];
     for (int64_t a = 0; a < s; a++)
         spans[a] = phase_span_at(lat, width, a);
-    for (int64_t lead = 0; lead < job->n_phases / s; lead++) {
+    for (int64_t lead = 0; lead < pg->n_phases / s; lead++) {
         int64_t a[TC_MAX_SPATIAL] = {0}, u[TC_MAX_SPATIAL] = {0}, rem = lead;
         for (int i = last - 1; i >= 0; i--) {
             a[i] = rem % lat->strides[i];
             rem /= lat->strides[i];
         }
-        float *plane = dst + lead * s * job->padded_size;
+        float *plane = dst + lead * s * pg->padded_size;
         for (int64_t line = 0; line < lines; line++) {
             int64_t src_line = 0;
             bool inside = true;
@@ -512,8 +547,8 @@ static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
                 inside = inside && v >= 0 && v < lat->fine[i];
                 src_line = src_line * lat->fine[i] + v;
             }
-            phase_lines(job, spans, inside ? src + src_line * x_width : NULL, plane + line * width);
-            for (int i = last - 1; i >= 0 && ++u[i] == job->padded[i]; i--)
+            phase_lines(pg, spans, inside ? src + src_line * x_width : NULL, plane + line * width);
+            for (int i = last - 1; i >= 0 && ++u[i] == pg->padded[i]; i--)
                 u[i] = 0;
         }
     }
@@ -522,7 +557,8 @@ static void phase_planes_of(const conv_job *job, const float *src, float *dst) {
 static void phase_planes_task(void *vjob, int64_t task, int worker) {
     (void)worker;
     conv_job *job = vjob;
-    phase_planes_of(job, job->x + task * job->lat.fine_size,
+    plane_geom pg = {&job->lat, job->padded, job->padded_size, job->n_phases};
+    phase_planes_of(&pg, job->x + task * job->lat.fine_size,
                     (float *)job->padded_x + task * job->channel_floats);
 }
 
@@ -863,12 +899,13 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
     return st;
 }
 
-/* ---- Stride 1 without a copy: Y_g = W_g x B where B's row (c, t) is X's plane c read in place
- * from tap t's flat shift (output position q reads X at q + shift(t) when the output is as wide
- * as X), the lanes whose (position, tap) falls in the padding masked off (tc_sgemm_op.b_masks:
- * not loaded, read as 0). No padded copy, no dropped columns (the wide path computes W + 2 pad
- * columns per output line: a quarter more for a 1x3 kernel on an 8-wide plane), no compaction: C
- * is Y. */
+/* ---- X read flat, masked: Y_g = W_g x B where B's row (c, t) is input plane c read from tap t's
+ * flat shift, the lanes whose (position, tap) falls outside X masked off (tc_sgemm_op.b_masks:
+ * not loaded, read as 0). At stride 1 the plane is X itself (output position q reads X at
+ * q + shift(t)); at larger strides it is X's stride phase planes at the output's dims, tap t
+ * reading phase a(t) at q + b(t). No padding, no dropped columns (the wide path computes W + 2
+ * pad columns per output line: a quarter more for a 1x3 kernel on an 8-wide plane), no
+ * compaction: C is Y. */
 
 /* bits [from, to) of the mask words set */
 static void mask_set_bits(uint16_t *m, int64_t from, int64_t to) {
@@ -879,39 +916,53 @@ static void mask_set_bits(uint16_t *m, int64_t from, int64_t to) {
     }
 }
 
-/* Tap t's mask over the output positions: per output line, the columns whose tap stays inside
- * X, if the line's leading coordinates do. */
-static void masked_tap(const tc_lattice *lat, const int64_t *tap, uint16_t *m, int64_t words) {
+/* A tap's mask over the output positions: the box [lo, hi) of output coordinates whose read
+ * stays inside X. */
+static void masked_tap(const tc_lattice *lat, const int64_t *lo, const int64_t *hi, uint16_t *m,
+                       int64_t words) {
     int last = lat->rank - 1;
     int64_t width = lat->coarse[last], lines = lat->coarse_size / width;
-    int64_t shift = tap[last] * lat->dilations[last] - lat->pad_begin[last];
-    int64_t lo = tc_min_i64(tc_max_i64(-shift, 0), width);
-    int64_t hi = tc_max_i64(tc_min_i64(lat->fine[last] - shift, width), lo);
     memset(m, 0, (size_t)words * sizeof *m);
     int64_t o[TC_MAX_SPATIAL] = {0};
     for (int64_t line = 0; line < lines; line++) {
-        bool inside = true;
-        for (int i = 0; i < last; i++) {
-            int64_t v = o[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
-            inside = inside && v >= 0 && v < lat->fine[i];
-        }
-        if (inside && hi > lo)
-            mask_set_bits(m, line * width + lo, line * width + hi);
+        bool inside = hi[last] > lo[last];
+        for (int i = 0; i < last; i++)
+            inside = inside && o[i] >= lo[i] && o[i] < hi[i];
+        if (inside)
+            mask_set_bits(m, line * width + lo[last], line * width + hi[last]);
         for (int i = last - 1; i >= 0 && ++o[i] == lat->coarse[i]; i--)
             o[i] = 0;
     }
 }
 
+/* Every tap's shift in an input channel's planes (its phase plane, then its offset there) and
+ * its mask. */
 static void masked_taps(const conv_job *job, int64_t *shifts, uint16_t *masks) {
     const tc_lattice *lat = &job->lat;
     int64_t tap[TC_MAX_SPATIAL] = {0};
     for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
-        int64_t shift = 0;
-        for (int i = 0; i < lat->rank; i++)
-            shift = shift * lat->fine[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
-        shifts[t] = shift;
-        masked_tap(lat, tap, masks + t * job->mask_words, job->mask_words);
+        int64_t phase = 0, shift = 0, lo[TC_MAX_SPATIAL], hi[TC_MAX_SPATIAL];
+        for (int i = 0; i < lat->rank; i++) {
+            int64_t a, b, s = lat->strides[i];
+            tap_phase(lat, i, tap[i], &a, &b);
+            phase = phase * s + a;
+            /* at stride 1 the plane is X, as wide as the output on every axis but the first */
+            shift = shift * (job->flat_phases ? lat->coarse[i] : lat->fine[i]) + b;
+            lo[i] = tc_min_i64(tc_max_i64(-b, 0), lat->coarse[i]);
+            hi[i] =
+                tc_max_i64(tc_min_i64(tc_ceil_div(lat->fine[i] - a, s) - b, lat->coarse[i]), lo[i]);
+        }
+        shifts[t] = phase * lat->coarse_size + shift;
+        masked_tap(lat, lo, hi, masks + t * job->mask_words, job->mask_words);
     }
+}
+
+/* The first input plane of unit u: X's, or its phase planes'. */
+static uintptr_t masked_unit_base(const conv_job *job, const conv_unit *u) {
+    if (!job->flat_phases)
+        return (uintptr_t)conv_unit_x(job, u);
+    return (uintptr_t)(job->padded_x +
+                       (u->n * job->c_in + u->g * job->cin_g) * job->channel_floats);
 }
 
 /* One (batch, group, column block, row chunk): B's rows and masks pointed at, then the GEMM into
@@ -925,12 +976,13 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const uint16_t **masks = job->b_masks + (size_t)worker * (size_t)depth;
+    int64_t plane = job->flat_phases ? job->channel_floats : lat->fine_size;
     /* as an address: a shift before the plane is only ever read through masked-off lanes */
-    uintptr_t x = (uintptr_t)conv_unit_x(job, &u);
+    uintptr_t base = masked_unit_base(job, &u);
     for (int64_t c = 0; c < job->cin_g; c++) {
         for (int64_t t = 0; t < lat->kernel_size; t++) {
-            int64_t at = c * lat->fine_size + job->tap_shifts[t] + u.q0;
-            rows[c * lat->kernel_size + t] = (const float *)(x + (uintptr_t)at * sizeof(float));
+            int64_t at = c * plane + job->tap_shifts[t] + u.q0;
+            rows[c * lat->kernel_size + t] = (const float *)(base + (uintptr_t)at * sizeof(float));
             masks[c * lat->kernel_size + t] = job->tap_masks + t * job->mask_words + u.q0 / 16;
         }
     }
@@ -938,25 +990,54 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
 }
 
-static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int workers) {
+/* At a stride above 1: every input plane's phase planes at the output's dims, X at offset 0
+ * (what falls outside X is masked, so the planes need no padding). */
+static void masked_phase_planes_task(void *vjob, int64_t task, int worker) {
+    (void)worker;
+    conv_job *job = vjob;
+    tc_lattice unpadded = job->lat;
+    memset(unpadded.pad_begin, 0, sizeof unpadded.pad_begin);
+    plane_geom pg = {&unpadded, job->lat.coarse, job->lat.coarse_size, job->n_phases};
+    phase_planes_of(&pg, job->x + task * job->lat.fine_size,
+                    (float *)job->padded_x + task * job->channel_floats);
+}
+
+static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
     const tc_lattice *lat = &job->lat;
     size_t depth = (size_t)(job->cin_g * lat->kernel_size);
+    int64_t planes = job->batch * job->c_in;
+    job->n_phases = 1;
+    for (int i = 0; i < lat->rank; i++)
+        job->n_phases *= lat->strides[i];
+    job->flat_phases = job->n_phases > 1;
+    job->channel_floats = job->n_phases * lat->coarse_size;
     job->mask_words = (lat->coarse_size + 15) / 16;
+    size_t plane_bytes =
+        job->flat_phases ? ((size_t)(planes * job->channel_floats) * sizeof(float) + 63) / 64 * 64
+                         : 0;
     size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
     size_t mask_bytes = (size_t)(lat->kernel_size * job->mask_words) * sizeof(uint16_t);
     tc_rt_tensor memory;
-    tconv_status st = tc_kernel_scratch(ctx, shift_bytes + pointer_bytes + mask_bytes, &memory);
+    tconv_status st =
+        tc_kernel_scratch(ctx, plane_bytes + shift_bytes + pointer_bytes + mask_bytes, &memory);
     if (st != TCONV_OK)
         return st;
     unsigned char *base = memory.data;
-    int64_t *shifts = (int64_t *)(void *)base;
-    job->b_rows = (const float **)(void *)(base + shift_bytes);
+    job->padded_x = (const float *)(void *)base;
+    int64_t *shifts = (int64_t *)(void *)(base + plane_bytes);
+    job->b_rows = (const float **)(void *)(base + plane_bytes + shift_bytes);
     job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
-    uint16_t *masks = (uint16_t *)(void *)(base + shift_bytes + pointer_bytes);
+    uint16_t *masks = (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
     masked_taps(job, shifts, masks);
     job->tap_shifts = shifts;
     job->tap_masks = masks;
+    if (job->flat_phases) {
+        int plane_threads =
+            planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
+        tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, planes), planes,
+                        masked_phase_planes_task, job);
+    }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
     tc_parallel_for(ctx->pool, workers, n_tasks, conv_masked_task, job);
     tc_kernel_scratch_release(ctx, &memory);
@@ -990,7 +1071,7 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
                                  job->block_cols, depth);
     if (st == TCONV_OK) {
         if (job->masked)
-            st = conv_run_masked(ctx, job, workers);
+            st = conv_run_masked(ctx, job, threads, workers);
         else if (job->wide)
             st = conv_run_wide(ctx, job, threads, workers);
         else if (shared)
