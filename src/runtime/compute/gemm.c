@@ -546,16 +546,37 @@ static void merge_tile(const float *tile, int tile_ld, int rows, int cols, float
     }
 }
 
+/* Whether every mask word of columns [col, col + cols) is all ones in rows [0, kc): from the
+ * product's per-word summary when it has one (tc_sgemm_op.b_masks_full), else by reading them. */
+static bool lanes_all_on(const uint16_t *const *masks, const uint8_t *full, int64_t kc, int64_t col,
+                         int cols) {
+    int64_t first = col >> 4, last = (col + cols + 15) >> 4;
+    for (int64_t w = first; full && w < last; w++) {
+        if (!full[w])
+            return false;
+    }
+    for (int64_t p = 0; !full && p < kc; p++) {
+        for (int64_t w = first; w < last; w++) {
+            if (masks[p][w] != 0xFFFF)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
  * rows is set, read from rows[p] + col0 + j (pb unused). */
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
                          const float *pa, const float *pb, const float *const *rows,
-                         const uint16_t *const *masks, int64_t col0, float *c, int64_t ldc,
-                         float alpha, float beta) {
+                         const uint16_t *const *masks, const uint8_t *masks_full, int64_t col0,
+                         float *c, int64_t ldc, float alpha, float beta) {
     _Alignas(64) float tile[MAX_MR * MAX_NR];
     for (int64_t jr = 0; jr < nc; jr += mk->nr) {
         int cols = (int)min_i64(mk->nr, nc - jr);
         const float *b_panel = pb + jr * kc;
+        /* a panel whose lanes are all on (inside a large plane) takes the unmasked kernels */
+        const uint16_t *const *panel_masks =
+            masks && !lanes_all_on(masks, masks_full, kc, col0 + jr, cols) ? masks : NULL;
         for (int64_t ir = 0; ir < mc; ir += mk->mr) {
             int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
@@ -567,7 +588,7 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
             int64_t out_ld = full ? ldc : mk->nr;
             float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
             if (rows)
-                mk->rows_fn(kc, a_panel, rows, masks, col0 + jr, cols, rows_here, out, out_ld,
+                mk->rows_fn(kc, a_panel, rows, panel_masks, col0 + jr, cols, rows_here, out, out_ld,
                             out_alpha, out_beta);
             else
                 mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
@@ -652,7 +673,7 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
                 else
                     pack_a(op, ic, mc, pc, kc, mk->mr, pa);
                 macro_kernel(mk, mc, nc, kc, a_block, pb, rows,
-                             rows && op->b_masks ? op->b_masks + pc : NULL, jc,
+                             rows && op->b_masks ? op->b_masks + pc : NULL, op->b_masks_full, jc,
                              op->c + ic * op->ldc + jc, op->ldc, op->alpha, beta);
             }
         }

@@ -56,6 +56,9 @@ typedef struct tc_sgemm_op {
      * + j may lie outside any object there). A convolution at stride 1 reads its input in place
      * this way, the taps that fall in the padding masked off. NULL: every column read. */
     const uint16_t *const *b_masks;
+    /* Optional with b_masks: b_masks_full[j / 16] nonzero when that word is all ones in every row
+     * (the unmasked kernels then run those columns without reading the masks). */
+    const uint8_t *b_masks_full;
 } tc_sgemm_op;
 
 /* Packing buffers, reusable across calls (one per thread). */

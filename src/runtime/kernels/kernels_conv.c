@@ -118,6 +118,7 @@ typedef struct conv_job {
     bool flat_phases; /* read from phase planes (stride above 1), not X */
     const int64_t *tap_shifts;
     const uint16_t *tap_masks; /* kernel_size x mask_words */
+    const uint8_t *masks_full; /* mask_words: the word is all ones for every tap */
     int64_t mask_words;
     const uint16_t **b_masks;       /* depth mask pointers per worker */
     int64_t padded[TC_MAX_SPATIAL]; /* phase plane dims: out + (kernel - 1) * dilation / stride */
@@ -169,14 +170,13 @@ static void conv_unit_gemm(const conv_job *job, tc_gemm_workspace *gemm, const c
         job->packed_w + (size_t)(u->g * job->n_chunks + chunk) * job->packed_chunk_floats;
     tc_sgemm_run_packed(gemm, packed, op);
     for (int64_t c = 0; c < op->m && (job->bias || job->act); c++) {
-        float *row = y + c * lat->coarse_size;
-        if (job->bias) {
-            float b = job->bias[row0 + c];
-            for (int64_t j = 0; j < u->cols; j++)
-                row[j] += b;
+        float *row = y + c * lat->coarse_size, b = job->bias ? job->bias[row0 + c] : 0.0f;
+        if (job->act) {
+            tc_kernel_activation_apply_plus(job->act, row, row, b, u->cols);
+            continue;
         }
-        if (job->act)
-            tc_kernel_activation_apply(job->act, row, row, u->cols);
+        for (int64_t j = 0; j < u->cols; j++)
+            row[j] += b;
     }
 }
 
@@ -986,7 +986,8 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
             masks[c * lat->kernel_size + t] = job->tap_masks + t * job->mask_words + u.q0 / 16;
         }
     }
-    tc_sgemm_op op = {.b_rows = rows, .b_masks = masks};
+    tc_sgemm_op op = {
+        .b_rows = rows, .b_masks = masks, .b_masks_full = job->masks_full + u.q0 / 16};
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
 }
 
@@ -1017,7 +1018,7 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
                          : 0;
     size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
-    size_t mask_bytes = (size_t)(lat->kernel_size * job->mask_words) * sizeof(uint16_t);
+    size_t mask_bytes = (size_t)((lat->kernel_size + 1) * job->mask_words) * sizeof(uint16_t);
     tc_rt_tensor memory;
     tconv_status st =
         tc_kernel_scratch(ctx, plane_bytes + shift_bytes + pointer_bytes + mask_bytes, &memory);
@@ -1030,8 +1031,15 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
     uint16_t *masks = (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
     masked_taps(job, shifts, masks);
+    uint8_t *full = (uint8_t *)(masks + lat->kernel_size * job->mask_words);
+    for (int64_t w = 0; w < job->mask_words; w++) {
+        full[w] = 1;
+        for (int64_t t = 0; t < lat->kernel_size && full[w]; t++)
+            full[w] = masks[t * job->mask_words + w] == 0xFFFF;
+    }
     job->tap_shifts = shifts;
     job->tap_masks = masks;
+    job->masks_full = full;
     if (job->flat_phases) {
         int plane_threads =
             planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;

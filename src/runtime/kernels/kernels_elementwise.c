@@ -59,10 +59,12 @@ static inline __attribute__((always_inline)) void activation_span(tc_activation_
         dst[i] = activation_one(kind, a, b, src[i]);
 }
 
-/* dst[i] = act(src[i] + b): the sum rounded to float first, as an Add then the activation. */
-static inline __attribute__((always_inline)) void
-activation_span_plus(tc_activation_kind kind, float a, float b, float *restrict dst,
-                     const float *restrict src, float bias, int64_t n) {
+/* dst[i] = act(src[i] + b): the sum rounded to float first, as an Add then the activation. dst
+ * may be src (each element is read before it is written), so no restrict. */
+static inline __attribute__((always_inline)) void activation_span_plus(tc_activation_kind kind,
+                                                                       float a, float b, float *dst,
+                                                                       const float *src, float bias,
+                                                                       int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         float v = src[i] + bias;
         dst[i] = activation_one(kind, a, b, v);
