@@ -10,9 +10,15 @@
  * Each shape is a one-Conv model (random weights and input, no bias), run RUNS times (default
  * 15) after one warm-up; the figure is the best run's thread CPU time (CLOCK_THREAD_CPUTIME_ID:
  * time this thread was on a core, so other processes' load shows less than in wall time, though
- * they still share caches and memory bandwidth). Peak: CLOCK_GHZ (default: /proc/cpuinfo's
- * "cpu MHz") x FLOP_PER_CYCLE (default 64: two 16-float FMA units, AVX-512). */
+ * they still share caches and memory bandwidth).
+ *
+ * Peak: measured, by default: the best of 20 runs of a loop of independent FMAs on registers (12
+ * chains of 16 floats with AVX-512, of 8 with AVX2), which no Conv can beat on this core at this
+ * clock. A nominal peak (CLOCK_GHZ x FLOP_PER_CYCLE, e.g. 64 for two 512-bit FMA units) can be
+ * given instead: it is wrong where the core splits 512-bit FMAs into 256-bit halves (AMD Zen 4:
+ * 32 per cycle) or runs below /proc/cpuinfo's clock. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +139,68 @@ static double thread_cpu_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define FMA_CHAINS 12
+#define FMA_STEPS 100000
+/* read at run time, so that the compiler cannot fold the loop */
+static volatile float fma_x = 0.999999f, fma_y = 1e-7f;
+/* FLOP of one run of the FMA loop: chains x lanes x 2 x steps. */
+__attribute__((target("avx512f"))) static double fma_loop_avx512(void) {
+    __m512 acc[FMA_CHAINS], x = _mm512_set1_ps(fma_x), y = _mm512_set1_ps(fma_y);
+    for (int c = 0; c < FMA_CHAINS; c++)
+        acc[c] = _mm512_set1_ps((float)c * fma_x);
+    for (int i = 0; i < FMA_STEPS; i++) {
+        for (int c = 0; c < FMA_CHAINS; c++)
+            acc[c] = _mm512_fmadd_ps(acc[c], x, y);
+    }
+    float sink = 0;
+    for (int c = 0; c < FMA_CHAINS; c++)
+        sink += _mm512_reduce_add_ps(acc[c]);
+    return sink == 1e30f ? 0 : 2.0 * 16 * FMA_CHAINS * FMA_STEPS;
+}
+
+__attribute__((target("avx2,fma"))) static double fma_loop_avx2(void) {
+    __m256 acc[FMA_CHAINS], x = _mm256_set1_ps(fma_x), y = _mm256_set1_ps(fma_y);
+    for (int c = 0; c < FMA_CHAINS; c++)
+        acc[c] = _mm256_set1_ps((float)c * fma_x);
+    for (int i = 0; i < FMA_STEPS; i++) {
+        for (int c = 0; c < FMA_CHAINS; c++)
+            acc[c] = _mm256_fmadd_ps(acc[c], x, y);
+    }
+    float lanes[8], sink = 0;
+    for (int c = 0; c < FMA_CHAINS; c++) {
+        _mm256_storeu_ps(lanes, acc[c]);
+        for (int l = 0; l < 8; l++)
+            sink += lanes[l];
+    }
+    return sink == 1e30f ? 0 : 2.0 * 8 * FMA_CHAINS * FMA_STEPS;
+}
+#endif
+
+static double thread_cpu_s(void);
+
+/* The measured single-core FMA peak in GFLOP/s for the GEMM's instruction set (0: unknown). */
+static double measured_peak_gflops(const char *isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    bool avx512 = strncmp(isa, "avx512", 6) == 0, avx2 = strcmp(isa, "avx2") == 0;
+    if (!avx512 && !avx2)
+        return 0;
+    double best = 0;
+    for (int run = 0; run < 20; run++) {
+        double t0 = thread_cpu_s();
+        double flop = avx512 ? fma_loop_avx512() : fma_loop_avx2();
+        double t = thread_cpu_s() - t0;
+        if (t > 0 && flop / t > best)
+            best = flop / t;
+    }
+    return best * 1e-9;
+#else
+    (void)isa;
+    return 0;
+#endif
+}
+
 static double cpuinfo_ghz(void) {
     FILE *f = fopen("/proc/cpuinfo", "r");
     char line[256];
@@ -153,9 +221,14 @@ static double cpuinfo_ghz(void) {
 int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 15;
     double ghz = argc > 2 ? atof(argv[2]) : cpuinfo_ghz();
-    double per_cycle = argc > 3 ? atof(argv[3]) : 64.0;
-    double peak = ghz * per_cycle;
-    if (runs < 1 || ghz <= 0 || per_cycle <= 0) {
+    double per_cycle = argc > 3 ? atof(argv[3]) : 0.0;
+    double peak = argc > 3 ? ghz * per_cycle : measured_peak_gflops(tconv_runtime_gemm_isa());
+    if (argc <= 3)
+        printf(
+            "{\"bench\": \"fma_peak\", \"isa\": \"%s\", \"gflops\": %.1f, \"cpuinfo_ghz\": %.3f, "
+            "\"flop_per_cycle_at_that_clock\": %.1f}\n",
+            tconv_runtime_gemm_isa(), peak, ghz, ghz > 0 ? peak / ghz : 0.0);
+    if (runs < 1 || ghz <= 0 || (argc > 3 && per_cycle <= 0) || peak <= 0) {
         fprintf(stderr, "usage: bench_conv_shapes [RUNS] [CLOCK_GHZ] [FLOP_PER_CYCLE]\n");
         return 2;
     }
