@@ -413,6 +413,24 @@ static void test_conv_transpose_random_vs_scatter(void **state) {
  * correlation per phase), against the scatter loops, over every padding mode, groups, batches,
  * output_padding and output_shape past the computed span (bias-only positions). Some kernels
  * are not multiples (the col2im form, side by side). */
+/* Few input positions (kernels_conv_transpose.c: the whole batch in one swapped GEMM, X^T
+ * gathered, W read in place, each item's rows transposed for col2im) with many channels, batch up
+ * to 4 and threads, every mode of the random draw. */
+static void test_conv_transpose_few_positions_random(void **state) {
+    (void)state;
+    uint64_t rng = 12;
+    int ran = 0;
+    for (int trial = 0; trial < 150; trial++) {
+        ct_draw c;
+        draw_conv_transpose(&rng, &c);
+        c.cin_g = kh_rand_range(&rng, 1, 40);
+        c.cout_g = kh_rand_range(&rng, 1, 24);
+        c.batch = kh_rand_range(&rng, 1, 4);
+        ran += run_random_conv_transpose(&c, &rng);
+    }
+    assert_true(ran > 75);
+}
+
 static void test_conv_transpose_random_subpixel(void **state) {
     (void)state;
     uint64_t rng = 13;
@@ -849,6 +867,7 @@ int main(void) {
         cmocka_unit_test(test_conv_depthwise_hand),
         cmocka_unit_test(test_conv_transpose_random_vs_scatter),
         cmocka_unit_test(test_conv_transpose_large_blocks),
+        cmocka_unit_test(test_conv_transpose_few_positions_random),
         cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),
         cmocka_unit_test(test_conv_few_positions_random),

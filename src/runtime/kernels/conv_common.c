@@ -14,7 +14,8 @@ tconv_status tc_conv_scratch_reserve(tc_kernel_ctx *ctx, tc_conv_scratch *s, int
                                      int64_t col_floats, tc_gemm_isa isa, int64_t m, int64_t n,
                                      int64_t k) {
     size_t gemm_floats = tc_gemm_workspace_floats(isa, m, n, k);
-    size_t per_worker = (size_t)col_floats + gemm_floats;
+    /* each worker's piece on a cache line: its col block may hold pointers and offsets */
+    size_t per_worker = ((size_t)col_floats + gemm_floats + 15) / 16 * 16;
     tconv_status st =
         tc_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
     if (st != TCONV_OK)

@@ -157,56 +157,96 @@ static void subpixel_fill_task(void *vjob, int64_t plane, int worker) {
                    job->bias ? job->bias[plane % job->c_out] : 0.0f);
 }
 
-/* A single coarse position (a 1x1 input, e.g. a generator's first layer from its latent
- * vector): per batch item the GEMM would have one column. Instead the whole batch is one GEMM
- * with the roles swapped, col^T = X_g^T x W_g (batch x cc*K), each row of which is that item's
- * col block. Task: one (group, chunk) for every batch item. */
-/* Up to this batch, a 1x1 input's product runs as row updates: the GEMM would pad the batch to a
- * whole tile of rows (8 or 12) and repack the weights, its B, on every run. */
-#define POINT_AXPY_MAX_BATCH 4
+/* Few coarse positions (a generator's first layers: a 1x1 input from the latent vector, then
+ * 4x4): per batch item the GEMM would have 1 to 16 columns, a fraction of one vector, and would
+ * stream all of W once per item. Instead the whole batch is one GEMM with the roles swapped,
+ * col^T = X_g^T x W_g ((batch x positions) x cc*K): W_g as it lies is B (cin_g rows of cout_g*K,
+ * read in place through row pointers), X_g^T is gathered into the GEMM's packed A for every
+ * batch item at once, and each item's rows, transposed, are its col block for col2im. Task: one
+ * (group, chunk) for the whole batch. */
+#define FEW_MAX_POSITIONS 16
 
-/* c[n, :] = sum over input channels ci of x[n, ci] * W[ci, chunk columns] (row-major c). */
-static void point_rows(const conv_transpose_job *job, int64_t g, int64_t c0, int64_t cols,
-                       float *c) {
-    int64_t k = job->lat.kernel_size;
-    for (int64_t n = 0; n < job->batch; n++) {
-        float *restrict row = c + n * cols;
-        memset(row, 0, (size_t)cols * sizeof(float));
-        const float *x = job->x + n * job->c_in + g * job->cin_g;
-        for (int64_t ci = 0; ci < job->cin_g; ci++) {
-            const float *restrict w = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
-            float xv = x[ci];
-            for (int64_t j = 0; j < cols; j++)
-                row[j] += xv * w[j];
-        }
-    }
+static bool conv_transpose_few(const conv_transpose_job *job) {
+    return !job->subpixel && !job->direct && job->lat.coarse_size <= FEW_MAX_POSITIONS;
 }
 
-static void conv_transpose_point_task(void *vjob, int64_t task, int worker) {
+/* The few-positions task's scratch, carved from `base` (NULL: only the size): C, one item's col
+ * block, B's row pointers, the gather offsets, and the packed A, each on a cache line. Returns
+ * its floats. */
+typedef struct few_scratch {
+    float *c, *col, *packed;
+    const float **b_rows;
+    int64_t *row_offsets, *col_offsets;
+} few_scratch;
+
+static int64_t round16(int64_t floats) {
+    return (floats + 15) / 16 * 16;
+}
+
+static int64_t few_layout(const conv_transpose_job *job, float *base, few_scratch *fs) {
+    int64_t positions = job->lat.coarse_size, rows = job->batch * positions;
+    int64_t cols = job->chunk_channels * job->lat.kernel_size;
+    int64_t sizes[6] = {round16(rows * cols),
+                        round16(cols * positions),
+                        round16(job->cin_g * 2), /* pointers: 2 floats each */
+                        round16(rows * 2),
+                        round16(job->cin_g * 2),
+                        round16((int64_t)tc_sgemm_packed_a_floats(job->isa, rows, job->cin_g))};
+    int64_t at[6], total = 0;
+    for (int i = 0; i < 6; i++) {
+        at[i] = total;
+        total += sizes[i];
+    }
+    if (base) {
+        fs->c = base + at[0];
+        fs->col = base + at[1];
+        fs->b_rows = (const float **)(void *)(base + at[2]);
+        fs->row_offsets = (int64_t *)(void *)(base + at[3]);
+        fs->col_offsets = (int64_t *)(void *)(base + at[4]);
+        fs->packed = base + at[5];
+    }
+    return total;
+}
+
+static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
     conv_transpose_job *job = vjob;
     const tc_lattice *lat = &job->lat;
     int64_t chunk = task % job->n_chunks, g = task / job->n_chunks;
     int64_t c0 = chunk * job->chunk_channels, cc = chunk_channels_at(job, chunk);
     int64_t k = lat->kernel_size, first_channel = g * job->cout_g + c0;
+    int64_t positions = lat->coarse_size, rows = job->batch * positions, cols = cc * k;
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
-    tc_sgemm_op op = {.m = job->batch,
-                      .n = cc * k,
+    few_scratch fs;
+    few_layout(job, ws->col, &fs);
+    float *c = fs.c, *col = fs.col;
+    const float **b_rows = fs.b_rows;
+    int64_t *row_offsets = fs.row_offsets, *col_offsets = fs.col_offsets;
+    float *packed = fs.packed;
+    for (int64_t n = 0; n < job->batch; n++)
+        for (int64_t q = 0; q < positions; q++)
+            row_offsets[n * positions + q] = n * job->c_in * positions + q;
+    for (int64_t ci = 0; ci < job->cin_g; ci++) {
+        col_offsets[ci] = ci * positions;
+        b_rows[ci] = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
+    }
+    tc_sgemm_pack_a_gather(job->isa, rows, job->cin_g, job->x + g * job->cin_g * positions,
+                           row_offsets, col_offsets, packed);
+    tc_sgemm_op op = {.m = rows,
+                      .n = cols,
                       .k = job->cin_g,
                       .alpha = 1.0f,
-                      .a = job->x + g * job->cin_g,
-                      .lda = job->c_in,
-                      .b = job->w + g * job->cin_g * job->cout_g * k + c0 * k,
-                      .ldb = job->cout_g * k,
-                      .c = ws->col,
-                      .ldc = cc * k};
-    if (job->batch <= POINT_AXPY_MAX_BATCH)
-        point_rows(job, g, c0, cc * k, ws->col);
-    else
-        tc_sgemm_run(&ws->gemm, &op);
+                      .b_rows = b_rows,
+                      .c = c,
+                      .ldc = cols};
+    tc_sgemm_run_packed(&ws->gemm, packed, &op);
     for (int64_t n = 0; n < job->batch; n++) {
         float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
+        const float *item = c + n * positions * cols;
+        for (int64_t r = 0; r < cols; r++)
+            for (int64_t q = 0; q < positions; q++)
+                col[r * positions + q] = item[q * cols + r];
         fill_bias_planes(job, y, first_channel, cc);
-        tc_col2im_block(lat, ws->col + n * cc * k, cc, 0, 1, y);
+        tc_col2im_block(lat, col, cc, 0, positions, y);
     }
 }
 
@@ -356,9 +396,9 @@ static void conv_transpose_plan(conv_transpose_job *job, int threads) {
         return;
     }
     job->direct = tc_lattice_is_identity(&job->lat);
-    /* a single coarse position runs the whole batch in one task per (group, chunk) */
-    bool points = job->lat.coarse_size == 1 && !job->direct;
-    int64_t outer = points ? job->group : job->batch * job->group;
+    /* few coarse positions run the whole batch in one task per (group, chunk) */
+    bool few = conv_transpose_few(job);
+    int64_t outer = few ? job->group : job->batch * job->group;
     job->n_chunks = 1;
     if (threads > 1 && outer < 2 * threads)
         job->n_chunks = tc_min_i64(tc_max_i64(job->cout_g, 1), (2 * threads + outer - 1) / outer);
@@ -367,8 +407,8 @@ static void conv_transpose_plan(conv_transpose_job *job, int threads) {
     int64_t rows = job->chunk_channels * job->lat.kernel_size;
     job->block_cols = job->direct ? tc_max_i64(job->lat.coarse_size, 1)
                                   : tc_conv_block_columns(rows, job->lat.coarse_size, 0);
-    job->isa = points ? tc_gemm_isa_for_shape(job->batch, rows)
-                      : tc_gemm_isa_for_shape(rows, job->block_cols);
+    job->isa = few ? tc_gemm_isa_for_shape(job->batch * job->lat.coarse_size, rows)
+                   : tc_gemm_isa_for_shape(rows, job->block_cols);
 }
 
 /* tc_rank_attr_reader: tc_conv_transpose_read_attrs, once per rank at prepare. */
@@ -487,17 +527,17 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
     return st;
 }
 
-/* One coarse position: the batch-wide GEMM of conv_transpose_point_task. */
-static tconv_status conv_transpose_points(tc_kernel_ctx *ctx, conv_transpose_job *job,
-                                          int threads) {
-    int64_t rows = job->chunk_channels * job->lat.kernel_size;
+/* Few coarse positions: the batch-wide GEMM of conv_transpose_few_task. */
+static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transpose_job *job,
+                                                 int threads) {
     int64_t n_tasks = job->group * job->n_chunks;
     int workers = tc_parallel_workers(threads, n_tasks);
-    tconv_status st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, job->batch * rows,
-                                              job->isa, job->batch, rows, job->cin_g);
+    tconv_status st = tc_conv_scratch_reserve(
+        ctx, &job->scratch, workers, few_layout(job, NULL, NULL), job->isa,
+        job->batch * job->lat.coarse_size, job->chunk_channels * job->lat.kernel_size, job->cin_g);
     if (st != TCONV_OK)
         return st;
-    tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_point_task, job);
+    tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_few_task, job);
     tc_conv_scratch_release(ctx, &job->scratch);
     return TCONV_OK;
 }
@@ -584,8 +624,8 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     job.w = ops.w->data;
     job.bias = bias;
     job.y = y->data;
-    st = job.lat.coarse_size == 1 && !job.direct ? conv_transpose_points(ctx, &job, threads)
-                                                 : conv_transpose_blocks(ctx, &job, threads);
+    st = conv_transpose_few(&job) ? conv_transpose_few_positions(ctx, &job, threads)
+                                  : conv_transpose_blocks(ctx, &job, threads);
     /* activation fusion (session_fuse.c, helper p2): the final output, crop and bias included */
     if (st == TCONV_OK && ctx->activation)
         tc_kernel_activation_apply(ctx->activation, y->data, y->data, y->n_elements);
