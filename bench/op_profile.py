@@ -4,7 +4,7 @@
 the same test directory, at each thread count, summed per op type (issue 23: "measure per node
 with the profiler at each thread count, next to onnxruntime's per-op profile").
 
-  op_profile.py --build BUILD_DIR [--runs N] [--threads 1,2] [--top K] CASE_DIR...
+  op_profile.py --build BUILD_DIR [--runs N] [--threads 1,2] [--top K] [--peak GFLOPS] CASE_DIR...
 
 Each model runs N times (default 40) on test_data_set_0's inputs, one process per side and
 thread count. A node's figure is its minimum over the runs in microseconds (the least disturbed
@@ -13,10 +13,15 @@ median whole run is printed beside the sums (profiling adds a little per node on
 onnxruntime's names differ after its own fusions (a Conv fused with its Relu is named after the
 Relu, its NCHWc layout changes appear as ReorderInput/ReorderOutput), so the per-op table is the
 comparison; --top K also lists tconv's K slowest nodes with onnxruntime's time for the node of
-the same name where there is one. Markdown on stdout. Needs TCONV_ORT_NODE_MODULES (bench/run.sh
+the same name where there is one. The Conv and ConvTranspose steps' GFLOP/s: their FLOPs from the
+shapes in tconv's trace (2 x output positions x input channels per group x taps, per output
+channel; ConvTranspose the other way round), over each side's Conv-kind time (onnxruntime's
+Conv, FusedConv and ConvTranspose nodes); --peak gives the core's peak to compare with
+(bench_conv_shapes prints the measured one as "fma_peak"). Markdown on stdout. Needs TCONV_ORT_NODE_MODULES (bench/run.sh
 sets it; scripts/ort/install.sh prints it).
 """
 import argparse
+import json
 import os
 import sys
 
@@ -29,11 +34,58 @@ def profile_case(build, case, runs, threads):
     out = os.path.join(build, "op-profiles")
     os.makedirs(out, exist_ok=True)
     model, data_set = os.path.join(case, "model.onnx"), os.path.join(case, "test_data_set_0")
-    tconv = target_profile.profile_tconv(build, model, data_set, runs, threads,
-                                         os.path.join(out, "%s_t%d_tconv.json" % (name, threads)))
+    trace = os.path.join(out, "%s_t%d_tconv.json" % (name, threads))
+    tconv = target_profile.profile_tconv(build, model, data_set, runs, threads, trace)
     ort = target_profile.profile_ort(model, data_set, runs, threads,
                                      os.path.join(out, "%s_t%d_ort" % (name, threads)))
-    return name, tconv, ort
+    return name, tconv, ort, conv_flops(trace)
+
+
+CONV_OPS = ("Conv", "FusedConv", "ConvTranspose")
+
+
+def product(values):
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def conv_flops(trace_path):
+    """{node: FLOPs} of the Conv and ConvTranspose nodes of a tconv trace (X, W and Y shapes)."""
+    with open(trace_path) as f:
+        events = json.load(f)
+    flops = {}
+    for e in events:
+        args = e.get("args") or {}
+        op, ins, outs = args.get("op_name"), args.get("input_type_shape"), \
+            args.get("output_type_shape")
+        if e.get("cat") != "Node" or op not in ("Conv", "ConvTranspose") or not ins or not outs:
+            continue
+        x, w = list(ins[0].values())[0], list(ins[1].values())[0]
+        y = list(outs[0].values())[0]
+        if op == "Conv":  # W: c_out x c_in/group x taps; per output element c_in/group x taps
+            flops[args["node_name"]] = 2 * product(y) * product(w[1:])
+        else:  # W: c_in x c_out/group x taps; per input element c_out/group x taps
+            flops[args["node_name"]] = 2 * product(x) * product(w[1:])
+    return flops
+
+
+def report_peak(t_nodes, o_nodes, flops, peak):
+    total = sum(flops.values())
+    t_us = sum(us for n, (op, us, _) in t_nodes.items() if n in flops)
+    o_us = sum(us for op, us, _ in o_nodes.values() if op.split("+")[0] in CONV_OPS)
+    if total == 0 or t_us == 0:
+        return
+    line = "Conv and ConvTranspose steps: %.1f MFLOP; tconv %.1f us, %.1f GFLOP/s" % (
+        total * 1e-6, t_us, total / t_us * 1e-3)
+    if peak:
+        line += " (%.0f%% of %.1f)" % (100.0 * total / t_us * 1e-3 / peak, peak)
+    if o_us:
+        line += "; onnxruntime %.1f us, %.1f GFLOP/s" % (o_us, total / o_us * 1e-3)
+        if peak:
+            line += " (%.0f%%)" % (100.0 * total / o_us * 1e-3 / peak)
+    print(line + "\n")
 
 
 def report(name, threads, tconv, ort, top):
@@ -67,14 +119,16 @@ def main():
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--threads", default="1")
     ap.add_argument("--top", type=int, default=0)
+    ap.add_argument("--peak", type=float, default=0.0)
     ap.add_argument("cases", nargs="+")
     args = ap.parse_args()
     if not os.environ.get("TCONV_ORT_NODE_MODULES"):
         sys.exit("op_profile.py: set TCONV_ORT_NODE_MODULES (scripts/ort/install.sh prints it)")
     for case in args.cases:
         for threads in [int(t) for t in args.threads.split(",")]:
-            name, tconv, ort = profile_case(args.build, case, args.runs, threads)
+            name, tconv, ort, flops = profile_case(args.build, case, args.runs, threads)
             report(name, threads, tconv, ort, args.top)
+            report_peak(tconv[0], ort[0], flops, args.peak)
 
 
 if __name__ == "__main__":
