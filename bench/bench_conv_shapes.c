@@ -62,7 +62,7 @@ static const conv_shape SHAPES[] = {
     {"erfnet", "dec 1x3 16->16 @64x128", 4, 16, 16, 64, 128, 1, 3, 1, 0, 1, 1, 1},
     /* models/linknet and models/erfnet: the same architectures at the widths and input sizes of
      * the regression models (a quarter of LinkNet's, 1x3x64x64 inputs), where Convs have few
-     * output positions and the per-call costs show */
+     * output positions and the per-call costs show; models/fcn_head's Convs (issue 23) */
     {"models/linknet", "7x7 s2 3->16 @64x64", 1, 3, 16, 64, 64, 7, 7, 2, 3, 3, 1, 1},
     {"models/linknet", "3x3 16->16 @16x16", 4, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1},
     {"models/linknet", "3x3 s2 16->32 @16x16", 1, 16, 32, 16, 16, 3, 3, 2, 1, 1, 1, 1},
@@ -85,6 +85,13 @@ static const conv_shape SHAPES[] = {
     {"models/erfnet", "1x3 d16 64->64 @8x8", 1, 64, 64, 8, 8, 1, 3, 1, 0, 16, 1, 16},
     {"models/erfnet", "3x1 16->16 @32x32", 2, 16, 16, 32, 32, 3, 1, 1, 1, 0, 1, 1},
     {"models/erfnet", "1x3 16->16 @32x32", 2, 16, 16, 32, 32, 1, 3, 1, 0, 1, 1, 1},
+    {"models/fcn_head", "3x3 3->16 @96x128", 1, 3, 16, 96, 128, 3, 3, 1, 1, 1, 1, 1},
+    {"models/fcn_head", "3x3 16->32 @48x64", 1, 16, 32, 48, 64, 3, 3, 1, 1, 1, 1, 1},
+    {"models/fcn_head", "3x3 32->64 @24x32", 1, 32, 64, 24, 32, 3, 3, 1, 1, 1, 1, 1},
+    {"models/fcn_head", "3x3 64->128 @12x16", 1, 64, 128, 12, 16, 3, 3, 1, 1, 1, 1, 1},
+    {"models/fcn_head", "3x3 128->128 @6x8", 1, 128, 128, 6, 8, 3, 3, 1, 1, 1, 1, 1},
+    {"models/fcn_head", "3x3 128->192 @3x4", 1, 128, 192, 3, 4, 3, 3, 1, 1, 1, 1, 1},
+    {"models/fcn_head", "1x1 192->192 @3x4", 1, 192, 192, 3, 4, 1, 1, 1, 0, 0, 1, 1},
 };
 
 #define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])

@@ -693,6 +693,10 @@ size_t tc_sgemm_packed_a_floats(tc_gemm_isa isa, int64_t m, int64_t k) {
     return m > 0 && k > 0 ? (size_t)(round_up(m, mk->mr) * k) : 1;
 }
 
+int64_t tc_sgemm_col_tile(tc_gemm_isa isa) {
+    return kernel_for(resolve_isa(isa))->nr;
+}
+
 int64_t tc_sgemm_row_tile(tc_gemm_isa isa) {
     return kernel_for(resolve_isa(isa))->mr;
 }

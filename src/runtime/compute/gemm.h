@@ -93,6 +93,8 @@ size_t tc_sgemm_packed_a_floats(tc_gemm_isa isa, int64_t m, int64_t k);
 /* The smallest row count of isa's micro-tiles: splitting A's rows in multiples of it wastes no
  * tile rows. */
 int64_t tc_sgemm_row_tile(tc_gemm_isa isa);
+/* The column count of isa's micro-tiles (a B panel's width). */
+int64_t tc_sgemm_col_tile(tc_gemm_isa isa);
 void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
                      int64_t lda, float *packed);
 void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op);
