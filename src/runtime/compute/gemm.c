@@ -248,24 +248,20 @@ avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const 
             switch (n_rows) { ROW_CASES(MR, NR, NULL) }                                            \
         }                                                                                          \
     }
-#define AVX512_ROWS_1_TO_8(MR, NR, MASKS)                                                          \
+#define AVX512_ROWS_1_TO_7(MR, NR, MASKS)                                                          \
     AVX512_ROWS_CASE(1, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(2, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(3, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(4, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(5, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(6, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(7, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_CASE(7, MR, NR, MASKS)
+#define AVX512_ROWS_1_TO_8(MR, NR, MASKS)                                                          \
+    AVX512_ROWS_1_TO_7(MR, NR, MASKS)                                                              \
     default:                                                                                       \
         AVX512_ROWS_CASE(8, MR, NR, MASKS)
 #define AVX512_ROWS_1_TO_12(MR, NR, MASKS)                                                         \
-    AVX512_ROWS_CASE(1, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(2, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(3, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(4, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(5, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(6, MR, NR, MASKS)                                                             \
-    AVX512_ROWS_CASE(7, MR, NR, MASKS)                                                             \
+    AVX512_ROWS_1_TO_7(MR, NR, MASKS)                                                              \
     AVX512_ROWS_CASE(8, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(9, MR, NR, MASKS)                                                             \
     AVX512_ROWS_CASE(10, MR, NR, MASKS)                                                            \

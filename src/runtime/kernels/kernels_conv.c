@@ -645,6 +645,22 @@ static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
     }
 }
 
+/* Builds every input plane's phase planes (plane_task, when set: split over threads only when
+ * they are big enough to pay for it), then runs the (batch, group, column block, row chunk)
+ * tasks. */
+static void conv_run_plane_tasks(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers,
+                                 tc_parallel_fn plane_task, tc_parallel_fn task) {
+    int64_t planes = job->batch * job->c_in;
+    if (plane_task) {
+        int plane_threads =
+            planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
+        tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, planes), planes, plane_task,
+                        job);
+    }
+    int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
+    tc_parallel_for(ctx->pool, workers, n_tasks, task, job);
+}
+
 /* The phase planes (X itself at stride 1 without pads), the tap offsets and the row pointers,
  * in one scratch piece; then the tasks. */
 static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
@@ -668,15 +684,10 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     job->tap_offsets = offsets;
     wide_tap_offsets(job, offsets);
     job->padded_x = job->x;
-    if (padded) {
+    if (padded)
         job->padded_x = (const float *)(void *)base;
-        int plane_threads =
-            planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
-        tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, planes), planes,
-                        phase_planes_task, job);
-    }
-    int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
-    tc_parallel_for(ctx->pool, workers, n_tasks, conv_wide_task, job);
+    conv_run_plane_tasks(ctx, job, threads, workers, padded ? phase_planes_task : NULL,
+                         conv_wide_task);
     tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
@@ -1054,14 +1065,8 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     job->tap_shifts = shifts;
     job->tap_masks = masks;
     job->masks_full = full;
-    if (job->flat_phases) {
-        int plane_threads =
-            planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
-        tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, planes), planes,
-                        masked_phase_planes_task, job);
-    }
-    int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
-    tc_parallel_for(ctx->pool, workers, n_tasks, conv_masked_task, job);
+    conv_run_plane_tasks(ctx, job, threads, workers,
+                         job->flat_phases ? masked_phase_planes_task : NULL, conv_masked_task);
     tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
