@@ -403,15 +403,15 @@ TC_POOL_INLINE void max_pool_row(const pool_row_plan *r, const float *row, float
         row_max_interior(row, out, r->a, r->b, r->s, r->k, r->pb);
 }
 
-/* y[i] = max_rule(y[i], v[i]) for i < n. */
-TC_POOL_INLINE void fold_into(float *y, const float *v, int64_t n) {
+/* y[i] = max_rule(u[i], v[i]) for i < n (y may be u). */
+TC_POOL_INLINE void fold_rows(float *y, const float *u, const float *v, int64_t n) {
     int64_t i = 0;
 #if TC_HAVE_VECTOR_EXT
     for (; i + 4 <= n; i += 4)
-        tc_v4f_store(y + i, max_rule4(tc_v4f_load(y + i), tc_v4f_load(v + i)));
+        tc_v4f_store(y + i, max_rule4(tc_v4f_load(u + i), tc_v4f_load(v + i)));
 #endif
     for (; i < n; i++)
-        y[i] = max_rule(y[i], v[i]);
+        y[i] = max_rule(u[i], v[i]);
 }
 
 /* 2x2 windows, stride 2, no pads (U-Net's downsampling): each output row from a row pair, four
@@ -479,9 +479,11 @@ TC_POOL_INLINE void max_pool_plane_2d(const pool_job *job, int64_t plane, float 
         for (int64_t h = max_i64(h_lo, done); h < h_hi; h++)
             max_pool_row(&r, x + h * g->in[1], ring + (h % n_ring) * width);
         done = max_i64(done, h_hi);
-        memcpy(y, ring + (h_lo % n_ring) * width, (size_t)width * sizeof(float));
+        const float *first = ring + (h_lo % n_ring) * width;
+        if (h_hi - h_lo == 1)
+            memcpy(y, first, (size_t)width * sizeof(float));
         for (int64_t h = h_lo + 1; h < h_hi; h++)
-            fold_into(y, ring + (h % n_ring) * width, width);
+            fold_rows(y, h == h_lo + 1 ? first : y, ring + (h % n_ring) * width, width);
     }
 }
 

@@ -350,6 +350,7 @@ typedef struct plane_resize {
     const float *x;
     float *y;
     double *line; /* per worker: in_w doubles */
+    bool picks;   /* every resized axis is one-hot (taps_pick): resize_plane_picks */
 } plane_resize;
 
 /* line = output row r of the row axis (in_w values). */
@@ -416,11 +417,61 @@ static void resize_plane_cols(const plane_resize *job, const double *line, float
     }
 }
 
+/* Whether every output of the axis takes one input with weight 1 and nothing else (nearest;
+ * linear on whole coordinates). */
+static bool taps_one_hot(const axis_taps *t) {
+    int64_t n = t->n_taps;
+    for (int64_t x = 0; x < t->out; x++) {
+        int64_t ones = 0;
+        for (int64_t k = 0; k < n; k++) {
+            double w = t->weight[x * n + k];
+            ones += w == 1.0;
+            if (w != 0.0 && w != 1.0)
+                return false;
+        }
+        if (ones != 1 || t->outside[x])
+            return false;
+    }
+    return true;
+}
+
+/* index[x] = the input of output x of a one-hot axis (the taps are this call's: index[x] is
+ * written after every index[x' * n_taps + k] with x' <= x was read). */
+static void taps_pick(axis_taps *t) {
+    int64_t n = t->n_taps;
+    for (int64_t x = 0; x < t->out; x++) {
+        int64_t k = 0;
+        while (t->weight[x * n + k] != 1.0)
+            k++;
+        t->index[x] = t->index[x * n + k];
+    }
+}
+
+/* One plane of a one-hot resize: each output is its one input plus 0.0, which is what the sums
+ * give (0.0 + 1.0 * v: -0 becomes +0, the rest stays; once or twice, the same), in float. */
+static void resize_plane_picks(const plane_resize *job, const float *x, float *y) {
+    for (int64_t r = 0; r < job->out_h; r++, y += job->out_w) {
+        const float *src = x + (job->rows ? job->rows->index[r] : r) * job->in_w;
+        if (job->cols) {
+            const int64_t *pick = job->cols->index;
+            for (int64_t c = 0; c < job->out_w; c++)
+                y[c] = src[pick[c]] + 0.0f;
+        } else {
+            for (int64_t c = 0; c < job->out_w; c++)
+                y[c] = src[c] + 0.0f;
+        }
+    }
+}
+
 static void resize_plane_task(void *vjob, int64_t plane, int worker) {
     const plane_resize *job = vjob;
     const float *x = job->x + plane * job->in_h * job->in_w;
     float *y = job->y + plane * job->out_h * job->out_w;
     double *line = job->line + (int64_t)worker * job->in_w;
+    if (job->picks) {
+        resize_plane_picks(job, x, y);
+        return;
+    }
     for (int64_t r = 0; r < job->out_h; r++) {
         resize_plane_row(job, x, r, line);
         resize_plane_cols(job, line, y + r * job->out_w);
@@ -466,6 +517,13 @@ static tconv_status resize_planes(tc_kernel_ctx *ctx, const tc_resize_params *p,
     job.cols = taps_identity(&cols) ? NULL : &cols;
     for (int64_t c = 0; c < cols.out; c++)
         job.cols_outside = job.cols_outside || cols.outside[c];
+    /* (both identities: the plain path copies without the + 0.0) */
+    job.picks = (job.rows || job.cols) && (!job.rows || taps_one_hot(&rows)) &&
+                (!job.cols || taps_one_hot(&cols));
+    if (job.picks && job.rows)
+        taps_pick(&rows);
+    if (job.picks && job.cols)
+        taps_pick(&cols);
     int64_t planes = x->n_elements / (job.in_h * job.in_w);
     double taps = (double)(rows.n_taps + cols.n_taps);
     double work = (double)y->n_elements * taps * TC_PARALLEL_COST_STREAM;
