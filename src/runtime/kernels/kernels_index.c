@@ -241,22 +241,53 @@ static tconv_status int64_scratch(tc_kernel_ctx *ctx, int64_t count, const char 
 
 /* ================================================================ Expand, Tile */
 
-/* y = x read through per-axis index maps (x seen at y's rank, leading 1s added). */
+/* Merges neighbouring axes that broadcast alike (both from length 1, or both copied whole) and
+ * drops output axes of length 1: Expand's copy then runs over few long rows instead of many
+ * short ones (50x1x1x1 -> 50x16x7x7 becomes 50x1 -> 50x784). src and out (rank axes) are
+ * rewritten in place; returns the new rank. */
+static int coalesce_broadcast(int rank, int64_t *src, int64_t *out) {
+    int r = 0;
+    for (int i = 0; i < rank; i++) {
+        if (out[i] == 1)
+            continue;
+        bool spread = src[i] == 1, whole = src[i] == out[i];
+        if (r > 0 && ((spread && src[r - 1] == 1) || (whole && src[r - 1] == out[r - 1]))) {
+            src[r - 1] *= src[i];
+            out[r - 1] *= out[i];
+            continue;
+        }
+        src[r] = src[i];
+        out[r] = out[i];
+        r++;
+    }
+    if (r == 0) { /* a single element */
+        src[0] = out[0] = 1;
+        r = 1;
+    }
+    return r;
+}
+
+/* y = x read through per-axis index maps (x seen at y's rank, leading 1s added); with
+ * `coalesce` (source: broadcast_source) over coalesce_broadcast's merged axes. */
 static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int rank,
                                       const int64_t *out_dims,
-                                      int64_t (*source)(int64_t j, int64_t in_dim)) {
+                                      int64_t (*source)(int64_t j, int64_t in_dim), bool coalesce) {
     tc_rt_tensor src = *x;
     int lead = rank - x->rank;
     src.rank = rank;
     for (int i = 0; i < rank; i++)
         src.dims[i] = i < lead ? 1 : x->dims[i - lead];
-    tc_rt_tensor *y;
-    tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, rank, out_dims, &y);
+    tc_rt_tensor *y; /* every element is copied */
+    tconv_status st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, rank, out_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    tc_rt_tensor dst = *y; /* a view of y: the same data, maybe fewer axes */
+    if (coalesce)
+        src.rank = dst.rank = coalesce_broadcast(rank, src.dims, dst.dims);
+    rank = dst.rank;
     int64_t total = 0;
     for (int i = 0; i < rank; i++)
-        total += out_dims[i];
+        total += dst.dims[i];
     tc_rt_tensor buf_mem;
     int64_t *buf = NULL;
     if ((st = int64_scratch(ctx, total, "index maps", &buf_mem, &buf)) != TCONV_OK)
@@ -264,12 +295,12 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
     const int64_t *maps[TC_MAX_RANK];
     int64_t *m = buf;
     for (int i = 0; i < rank; i++) {
-        for (int64_t j = 0; j < out_dims[i]; j++)
+        for (int64_t j = 0; j < dst.dims[i]; j++)
             m[j] = source(j, src.dims[i]);
         maps[i] = m;
-        m += out_dims[i];
+        m += dst.dims[i];
     }
-    parallel_indexed_copy(ctx, &src, y, maps);
+    parallel_indexed_copy(ctx, &src, &dst, maps);
     tc_kernel_scratch_release(ctx, &buf_mem);
     return TCONV_OK;
 }
@@ -296,7 +327,7 @@ tconv_status tc_run_expand(tc_kernel_ctx *ctx) {
     const int64_t *shapes[2] = {x->dims, shape};
     if ((st = tc_broadcast_shape(2, ranks, shapes, &rank, dims, ctx->err)))
         return st;
-    return copy_through_maps(ctx, x, rank, dims, broadcast_source);
+    return copy_through_maps(ctx, x, rank, dims, broadcast_source, true);
 }
 
 tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
@@ -326,7 +357,7 @@ tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
             return tc_error_set(ctx->err, TCONV_ERR_INVALID, "repeats[%d] = %lld is invalid", i,
                                 (long long)repeats[i]);
     }
-    return copy_through_maps(ctx, x, x->rank, dims, tile_source);
+    return copy_through_maps(ctx, x, x->rank, dims, tile_source, false);
 }
 
 /* ================================================================ Split */
