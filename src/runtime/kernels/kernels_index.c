@@ -934,16 +934,62 @@ typedef struct topk_job {
     size_t esize;
 } topk_job;
 
+/* Whether a comes before b: tc_ranked_largest_first's (or smallest's) order. */
+static inline bool ranked_before(const tc_ranked *a, const tc_ranked *b, bool largest) {
+    if (a->value != b->value)
+        return largest ? a->value > b->value : a->value < b->value;
+    return a->index < b->index;
+}
+
+/* Restores the heap of items[0, k) below slot i: no item comes before its parent (the root is
+ * the one that would come last). */
+static void heap_sift_down(tc_ranked *h, int64_t k, int64_t i, bool largest) {
+    for (;;) {
+        int64_t last = i, l = 2 * i + 1, r = l + 1;
+        if (l < k && ranked_before(&h[last], &h[l], largest))
+            last = l;
+        if (r < k && ranked_before(&h[last], &h[r], largest))
+            last = r;
+        if (last == i)
+            return;
+        tc_ranked t = h[i];
+        h[i] = h[last];
+        h[last] = t;
+        i = last;
+    }
+}
+
+/* items[0, k) = the k first of items[0, n) in order: a heap of the k first seen so far (most
+ * items are turned away by one comparison with its root), then those k sorted. Without NaNs the
+ * order is total (value, then index), so these are exactly what sorting all n gives. */
+static void first_k(tc_ranked *items, int64_t n, int64_t k, bool largest) {
+    for (int64_t i = k / 2 - 1; i >= 0; i--)
+        heap_sift_down(items, k, i, largest);
+    for (int64_t s = k; s < n; s++) {
+        if (ranked_before(&items[s], &items[0], largest)) {
+            items[0] = items[s];
+            heap_sift_down(items, k, 0, largest);
+        }
+    }
+    qsort(items, (size_t)k, sizeof *items,
+          largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
+}
+
 static void topk_slice(void *arg, int64_t task, int worker) {
     const topk_job *j = arg;
     int64_t o = task / j->inner, in = task % j->inner;
     tc_ranked *items = j->items + (size_t)worker * (size_t)j->n;
+    bool nan = false;
     for (int64_t s = 0; s < j->n; s++) {
         items[s].value = tc_rt_get_f64(j->x, (o * j->n + s) * j->inner + in);
         items[s].index = s;
+        nan = nan || isnan(items[s].value);
     }
-    qsort(items, (size_t)j->n, sizeof *items,
-          j->largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
+    if (!nan && j->k < j->n) /* (NaNs keep the whole sort's order, whatever it makes of them) */
+        first_k(items, j->n, j->k, j->largest);
+    else
+        qsort(items, (size_t)j->n, sizeof *items,
+              j->largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
     int64_t *idx = j->indices->data;
     for (int64_t s = 0; s < j->k; s++) {
         int64_t dst = (o * j->k + s) * j->inner + in;
