@@ -540,32 +540,35 @@ static tconv_status scatter_inputs(tc_kernel_ctx *ctx, reduction *red, const tc_
 /* ================================================================ GatherElements,
  * ScatterElements */
 
-/* For each element of `idx` (same rank as data): the offset in data of the element it names
- * along axis, into offsets. */
+/* For each element of `idx` (same rank as data, no longer than data off the axis): the offset
+ * in data of the element it names along axis, into offsets. The offset of the element's position
+ * off the axis follows the walk over idx (one addition a step). */
 static tconv_status element_offsets(tc_kernel_ctx *ctx, const tc_rt_tensor *data,
                                     const tc_rt_tensor *idx, int axis, int64_t *offsets) {
     if (idx->rank != data->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "indices have rank %d, data rank %d",
                             idx->rank, data->rank);
-    int64_t strides[TC_MAX_RANK], pos[TC_MAX_RANK] = {0};
+    for (int d = 0; d < data->rank; d++) {
+        if (d != axis && idx->dims[d] > data->dims[d])
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "indices dim %d (%lld) exceeds data's (%lld)", d,
+                                (long long)idx->dims[d], (long long)data->dims[d]);
+    }
+    int64_t strides[TC_MAX_RANK], pos[TC_MAX_RANK] = {0}, base = 0, n = data->dims[axis];
     tc_shape_strides(data->rank, data->dims, strides);
+    const int64_t *wide = idx->dtype == TCONV_DTYPE_INT64 ? idx->data : NULL;
     for (int64_t i = 0; i < idx->n_elements; i++) {
-        int64_t k = 0, off = 0;
-        tconv_status st =
-            tc_kernel_normalize_index(ctx, tc_rt_get_i64(idx, i), data->dims[axis], &k);
-        if (st != TCONV_OK)
-            return st;
-        for (int d = 0; d < data->rank; d++) {
-            if (d != axis && pos[d] >= data->dims[d])
-                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                    "indices dim %d (%lld) exceeds data's (%lld)", d,
-                                    (long long)idx->dims[d], (long long)data->dims[d]);
-            off += (d == axis ? k : pos[d]) * strides[d];
-        }
-        offsets[i] = off;
+        int64_t k = wide ? wide[i] : tc_rt_get_i64(idx, i);
+        if (k < -n || k >= n) /* its message */
+            return tc_kernel_normalize_index(ctx, k, n, &k);
+        offsets[i] = base + (k < 0 ? k + n : k) * strides[axis];
         for (int d = idx->rank - 1; d >= 0; d--) {
-            if (++pos[d] < idx->dims[d])
+            int64_t step = d == axis ? 0 : strides[d];
+            if (++pos[d] < idx->dims[d]) {
+                base += step;
                 break;
+            }
+            base -= (idx->dims[d] - 1) * step;
             pos[d] = 0;
         }
     }
@@ -630,8 +633,13 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK) {
         y = &ctx->outputs[0];
         size_t esize = tc_rt_dtype_size(x->dtype);
-        for (int64_t i = 0; i < idx->n_elements; i++)
-            reduce_into(red, y, off[i], upd, i, esize);
+        if (red == RED_NONE && esize == 4) { /* (4-byte moves, not a call each) */
+            for (int64_t i = 0; i < idx->n_elements; i++)
+                memcpy((char *)y->data + 4 * off[i], (const char *)upd->data + 4 * i, 4);
+        } else {
+            for (int64_t i = 0; i < idx->n_elements; i++)
+                reduce_into(red, y, off[i], upd, i, esize);
+        }
     }
     tc_kernel_scratch_release(ctx, &off_mem);
     return st;
