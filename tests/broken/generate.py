@@ -318,11 +318,12 @@ def hostile_sizes():
          helper.make_tensor_value_info("W", TensorProto.FLOAT, [1, 1, 1000, 1000])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 1999, 1999])])
     write_bytes("work_bomb.onnx", model_bytes(g))
-    # Resize 256x256 by 8: a 16 MiB result, 2 x 32 MiB of double-precision work buffers.
-    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1.0, 1.0, 8.0, 8.0])
+    # Resize 256x256 by 8: a 16 MiB result, 2 x 32 MiB of double-precision work buffers (the
+    # channels are resized too, so the axis-by-axis path runs, not the plane by plane one).
+    scales = helper.make_tensor("scales", TensorProto.FLOAT, [4], [1.0, 0.5, 8.0, 8.0])
     g = helper.make_graph(
         [helper.make_node("Resize", ["X", "", "scales"], ["Y"], name="resize")], "main",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 1, 256, 256])],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 256, 256])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 1, 2048, 2048])], [scales])
     write_bytes("resize_bomb.onnx", model_bytes(g))
     # Pad 64x64 by 480 on each side into 4 MiB, Relu, GlobalAveragePool: no value_info, so only

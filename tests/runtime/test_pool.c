@@ -14,6 +14,7 @@
 
 #include "importer/importer.h"
 #include "kernel_harness.h"
+#include "runtime/compute/cpu_features.h"
 #include "testutil.h"
 
 /* A 1-D pool over x (1x1xn). */
@@ -275,6 +276,120 @@ static void test_threads_agree(void **state) {
     }
 }
 
+/* A value for the separable MaxPool comparison: mostly ties, signed zeros, infinities and NaNs
+ * of two payloads (which NaN comes out shows the order), else random; planes with nan_percent
+ * 90 have windows of NaNs only. */
+static float tie_heavy_value(uint64_t *rng, int64_t nan_percent) {
+    static const uint32_t nans[2] = {0x7fc00001u, 0xffc00002u};
+    static const float palette[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, INFINITY, -INFINITY};
+    if (kh_rand_range(rng, 0, 99) < nan_percent) {
+        float v;
+        memcpy(&v, &nans[kh_rng_next(rng) & 1], sizeof v);
+        return v;
+    }
+    if (kh_rand_range(rng, 0, 1))
+        return palette[kh_rng_next(rng) % (sizeof palette / sizeof palette[0])];
+    return (float)kh_rand_range(rng, -3, 3) * 0.5f;
+}
+
+/* Whether some output window of an axis lies wholly in the padding. */
+static bool axis_has_padding_window(int64_t in, int64_t out, int64_t k, int64_t s, int64_t pb) {
+    for (int64_t o = 0; o < out; o++) {
+        int64_t start = o * s - pb;
+        if (start + k <= 0 || start >= in)
+            return true;
+    }
+    return false;
+}
+
+/* One MaxPool run of x; Y (and the Indices when `with_indices`) into *y. */
+static tconv_status run_max_pool_2d(const int64_t *x_dims, const float *x, const int64_t *k,
+                                    const int64_t *s, const int64_t *pads, int64_t ceil_mode,
+                                    bool with_indices, tc_rt_tensor *y) {
+    kernel_harness h;
+    kh_init(&h, "MaxPool", with_indices ? 2 : 1);
+    kh_input(&h, 4, x_dims, x);
+    kh_attr_ints(&h, "kernel_shape", 2, k);
+    kh_attr_ints(&h, "strides", 2, s);
+    kh_attr_ints(&h, "pads", 4, pads);
+    kh_attr_int(&h, "ceil_mode", ceil_mode);
+    tconv_status st = kh_run(&h);
+    if (st == TCONV_OK) {
+        *y = h.outputs[0];
+        memset(&h.outputs[0], 0, sizeof h.outputs[0]);
+    }
+    kh_free(&h);
+    return st;
+}
+
+/* 2-D float MaxPool without Indices runs separably (each row's taps folded, then the rows);
+ * with Indices it scans every window's taps through an offset table. Both must give the same
+ * bits on every kernel, stride, padding (windows wholly in the padding included) and ceil_mode,
+ * on data full of ties, signed zeros, infinities and NaNs. */
+static void compare_max_pool_paths(void) {
+    uint64_t rng = 2024;
+    int compared = 0, padding_windows = 0, nan_heavy_cases = 0;
+    for (int c = 0; c < 600; c++) {
+        int64_t x_dims[4] = {kh_rand_range(&rng, 1, 2), kh_rand_range(&rng, 1, 3),
+                             kh_rand_range(&rng, 1, 12), kh_rand_range(&rng, 1, 40)};
+        int64_t k[2], s[2], pads[4];
+        for (int i = 0; i < 2; i++) {
+            k[i] = kh_rand_range(&rng, 1, 4);
+            s[i] = kh_rand_range(&rng, 1, 4);
+            pads[i] = kh_rand_range(&rng, 0, c % 5 == 0 ? 5 : 2);
+            pads[i + 2] = kh_rand_range(&rng, 0, c % 5 == 0 ? 5 : 2);
+        }
+        for (int i = 0; i < 4 && c % 8 < 2; i++) { /* U-Net's 2x2 and LinkNet's 3x3 pools */
+            k[i % 2] = c % 8 == 0 ? 2 : 3;
+            s[i % 2] = 2;
+            pads[i] = c % 8 == 0 ? 0 : 1;
+        }
+        int64_t ceil_mode = kh_rand_range(&rng, 0, 1);
+        int64_t nan_percent = c % 3 == 0 ? 90 : 10;
+        int64_t n = x_dims[0] * x_dims[1] * x_dims[2] * x_dims[3];
+        float *x = malloc((size_t)n * sizeof(float));
+        assert_non_null(x);
+        for (int64_t i = 0; i < n; i++)
+            x[i] = tie_heavy_value(&rng, nan_percent);
+        tc_rt_tensor fast, generic;
+        tconv_status st = run_max_pool_2d(x_dims, x, k, s, pads, ceil_mode, false, &fast);
+        assert_int_equal(run_max_pool_2d(x_dims, x, k, s, pads, ceil_mode, true, &generic), st);
+        if (st == TCONV_OK) {
+            assert_int_equal(fast.n_elements, generic.n_elements);
+            if (memcmp(fast.data, generic.data, (size_t)fast.nbytes) != 0) {
+                print_error(
+                    "case %d: x %lldx%lld, k %lldx%lld, s %lld,%lld, pads %lld,%lld,%lld,%lld, "
+                    "ceil_mode %lld\n",
+                    c, (long long)x_dims[2], (long long)x_dims[3], (long long)k[0], (long long)k[1],
+                    (long long)s[0], (long long)s[1], (long long)pads[0], (long long)pads[1],
+                    (long long)pads[2], (long long)pads[3], (long long)ceil_mode);
+                fail();
+            }
+            compared++;
+            nan_heavy_cases += nan_percent == 90;
+            for (int i = 0; i < 2; i++)
+                padding_windows +=
+                    axis_has_padding_window(x_dims[2 + i], fast.dims[2 + i], k[i], s[i], pads[i]);
+            tc_rt_tensor_release(&fast);
+            tc_rt_tensor_release(&generic);
+        }
+        free(x);
+    }
+    /* the comparison saw enough of each kind of case to mean something */
+    assert_true(compared > 400);
+    assert_true(padding_windows > 20);
+    assert_true(nan_heavy_cases > 100);
+}
+
+/* Both copies of the separable path: AVX2 (where the CPU has it) and the baseline one. */
+static void test_max_pool_separable_matches_generic(void **state) {
+    (void)state;
+    compare_max_pool_paths();
+    tc_cpu_features_override(0);
+    compare_max_pool_paths();
+    tc_cpu_features_restore();
+}
+
 static void test_errors(void **state) {
     (void)state;
     kernel_harness h;
@@ -330,6 +445,7 @@ int main(void) {
         cmocka_unit_test(test_max_pool_int8),
         cmocka_unit_test(test_global_average_pool),
         cmocka_unit_test(test_threads_agree),
+        cmocka_unit_test(test_max_pool_separable_matches_generic),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_onnx_conformance_max_pool),
         cmocka_unit_test(test_onnx_conformance_average_pool),

@@ -241,22 +241,53 @@ static tconv_status int64_scratch(tc_kernel_ctx *ctx, int64_t count, const char 
 
 /* ================================================================ Expand, Tile */
 
-/* y = x read through per-axis index maps (x seen at y's rank, leading 1s added). */
+/* Merges neighbouring axes that broadcast alike (both from length 1, or both copied whole) and
+ * drops output axes of length 1: Expand's copy then runs over few long rows instead of many
+ * short ones (50x1x1x1 -> 50x16x7x7 becomes 50x1 -> 50x784). src and out (rank axes) are
+ * rewritten in place; returns the new rank. */
+static int coalesce_broadcast(int rank, int64_t *src, int64_t *out) {
+    int r = 0;
+    for (int i = 0; i < rank; i++) {
+        if (out[i] == 1)
+            continue;
+        bool spread = src[i] == 1, whole = src[i] == out[i];
+        if (r > 0 && ((spread && src[r - 1] == 1) || (whole && src[r - 1] == out[r - 1]))) {
+            src[r - 1] *= src[i];
+            out[r - 1] *= out[i];
+            continue;
+        }
+        src[r] = src[i];
+        out[r] = out[i];
+        r++;
+    }
+    if (r == 0) { /* a single element */
+        src[0] = out[0] = 1;
+        r = 1;
+    }
+    return r;
+}
+
+/* y = x read through per-axis index maps (x seen at y's rank, leading 1s added); with
+ * `coalesce` (source: broadcast_source) over coalesce_broadcast's merged axes. */
 static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int rank,
                                       const int64_t *out_dims,
-                                      int64_t (*source)(int64_t j, int64_t in_dim)) {
+                                      int64_t (*source)(int64_t j, int64_t in_dim), bool coalesce) {
     tc_rt_tensor src = *x;
     int lead = rank - x->rank;
     src.rank = rank;
     for (int i = 0; i < rank; i++)
         src.dims[i] = i < lead ? 1 : x->dims[i - lead];
-    tc_rt_tensor *y;
-    tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, rank, out_dims, &y);
+    tc_rt_tensor *y; /* every element is copied */
+    tconv_status st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, rank, out_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    tc_rt_tensor dst = *y; /* a view of y: the same data, maybe fewer axes */
+    if (coalesce)
+        src.rank = dst.rank = coalesce_broadcast(rank, src.dims, dst.dims);
+    rank = dst.rank;
     int64_t total = 0;
     for (int i = 0; i < rank; i++)
-        total += out_dims[i];
+        total += dst.dims[i];
     tc_rt_tensor buf_mem;
     int64_t *buf = NULL;
     if ((st = int64_scratch(ctx, total, "index maps", &buf_mem, &buf)) != TCONV_OK)
@@ -264,12 +295,12 @@ static tconv_status copy_through_maps(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
     const int64_t *maps[TC_MAX_RANK];
     int64_t *m = buf;
     for (int i = 0; i < rank; i++) {
-        for (int64_t j = 0; j < out_dims[i]; j++)
+        for (int64_t j = 0; j < dst.dims[i]; j++)
             m[j] = source(j, src.dims[i]);
         maps[i] = m;
-        m += out_dims[i];
+        m += dst.dims[i];
     }
-    parallel_indexed_copy(ctx, &src, y, maps);
+    parallel_indexed_copy(ctx, &src, &dst, maps);
     tc_kernel_scratch_release(ctx, &buf_mem);
     return TCONV_OK;
 }
@@ -296,7 +327,7 @@ tconv_status tc_run_expand(tc_kernel_ctx *ctx) {
     const int64_t *shapes[2] = {x->dims, shape};
     if ((st = tc_broadcast_shape(2, ranks, shapes, &rank, dims, ctx->err)))
         return st;
-    return copy_through_maps(ctx, x, rank, dims, broadcast_source);
+    return copy_through_maps(ctx, x, rank, dims, broadcast_source, true);
 }
 
 tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
@@ -326,7 +357,7 @@ tconv_status tc_run_tile(tc_kernel_ctx *ctx) {
             return tc_error_set(ctx->err, TCONV_ERR_INVALID, "repeats[%d] = %lld is invalid", i,
                                 (long long)repeats[i]);
     }
-    return copy_through_maps(ctx, x, x->rank, dims, tile_source);
+    return copy_through_maps(ctx, x, x->rank, dims, tile_source, false);
 }
 
 /* ================================================================ Split */
@@ -509,32 +540,35 @@ static tconv_status scatter_inputs(tc_kernel_ctx *ctx, reduction *red, const tc_
 /* ================================================================ GatherElements,
  * ScatterElements */
 
-/* For each element of `idx` (same rank as data): the offset in data of the element it names
- * along axis, into offsets. */
+/* For each element of `idx` (same rank as data, no longer than data off the axis): the offset
+ * in data of the element it names along axis, into offsets. The offset of the element's position
+ * off the axis follows the walk over idx (one addition a step). */
 static tconv_status element_offsets(tc_kernel_ctx *ctx, const tc_rt_tensor *data,
                                     const tc_rt_tensor *idx, int axis, int64_t *offsets) {
     if (idx->rank != data->rank)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "indices have rank %d, data rank %d",
                             idx->rank, data->rank);
-    int64_t strides[TC_MAX_RANK], pos[TC_MAX_RANK] = {0};
+    for (int d = 0; d < data->rank; d++) {
+        if (d != axis && idx->dims[d] > data->dims[d])
+            return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                                "indices dim %d (%lld) exceeds data's (%lld)", d,
+                                (long long)idx->dims[d], (long long)data->dims[d]);
+    }
+    int64_t strides[TC_MAX_RANK], pos[TC_MAX_RANK] = {0}, base = 0, n = data->dims[axis];
     tc_shape_strides(data->rank, data->dims, strides);
+    const int64_t *wide = idx->dtype == TCONV_DTYPE_INT64 ? idx->data : NULL;
     for (int64_t i = 0; i < idx->n_elements; i++) {
-        int64_t k = 0, off = 0;
-        tconv_status st =
-            tc_kernel_normalize_index(ctx, tc_rt_get_i64(idx, i), data->dims[axis], &k);
-        if (st != TCONV_OK)
-            return st;
-        for (int d = 0; d < data->rank; d++) {
-            if (d != axis && pos[d] >= data->dims[d])
-                return tc_error_set(ctx->err, TCONV_ERR_INVALID,
-                                    "indices dim %d (%lld) exceeds data's (%lld)", d,
-                                    (long long)idx->dims[d], (long long)data->dims[d]);
-            off += (d == axis ? k : pos[d]) * strides[d];
-        }
-        offsets[i] = off;
+        int64_t k = wide ? wide[i] : tc_rt_get_i64(idx, i);
+        if (k < -n || k >= n) /* its message */
+            return tc_kernel_normalize_index(ctx, k, n, &k);
+        offsets[i] = base + (k < 0 ? k + n : k) * strides[axis];
         for (int d = idx->rank - 1; d >= 0; d--) {
-            if (++pos[d] < idx->dims[d])
+            int64_t step = d == axis ? 0 : strides[d];
+            if (++pos[d] < idx->dims[d]) {
+                base += step;
                 break;
+            }
+            base -= (idx->dims[d] - 1) * step;
             pos[d] = 0;
         }
     }
@@ -599,8 +633,13 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
     if (st == TCONV_OK) {
         y = &ctx->outputs[0];
         size_t esize = tc_rt_dtype_size(x->dtype);
-        for (int64_t i = 0; i < idx->n_elements; i++)
-            reduce_into(red, y, off[i], upd, i, esize);
+        if (red == RED_NONE && esize == 4) { /* (4-byte moves, not a call each) */
+            for (int64_t i = 0; i < idx->n_elements; i++)
+                memcpy((char *)y->data + 4 * off[i], (const char *)upd->data + 4 * i, 4);
+        } else {
+            for (int64_t i = 0; i < idx->n_elements; i++)
+                reduce_into(red, y, off[i], upd, i, esize);
+        }
     }
     tc_kernel_scratch_release(ctx, &off_mem);
     return st;
@@ -903,16 +942,62 @@ typedef struct topk_job {
     size_t esize;
 } topk_job;
 
+/* Whether a comes before b: tc_ranked_largest_first's (or smallest's) order. */
+static inline bool ranked_before(const tc_ranked *a, const tc_ranked *b, bool largest) {
+    if (a->value != b->value)
+        return largest ? a->value > b->value : a->value < b->value;
+    return a->index < b->index;
+}
+
+/* Restores the heap of items[0, k) below slot i: no item comes before its parent (the root is
+ * the one that would come last). */
+static void heap_sift_down(tc_ranked *h, int64_t k, int64_t i, bool largest) {
+    for (;;) {
+        int64_t last = i, l = 2 * i + 1, r = l + 1;
+        if (l < k && ranked_before(&h[last], &h[l], largest))
+            last = l;
+        if (r < k && ranked_before(&h[last], &h[r], largest))
+            last = r;
+        if (last == i)
+            return;
+        tc_ranked t = h[i];
+        h[i] = h[last];
+        h[last] = t;
+        i = last;
+    }
+}
+
+/* items[0, k) = the k first of items[0, n) in order: a heap of the k first seen so far (most
+ * items are turned away by one comparison with its root), then those k sorted. Without NaNs the
+ * order is total (value, then index), so these are exactly what sorting all n gives. */
+static void first_k(tc_ranked *items, int64_t n, int64_t k, bool largest) {
+    for (int64_t i = k / 2 - 1; i >= 0; i--)
+        heap_sift_down(items, k, i, largest);
+    for (int64_t s = k; s < n; s++) {
+        if (ranked_before(&items[s], &items[0], largest)) {
+            items[0] = items[s];
+            heap_sift_down(items, k, 0, largest);
+        }
+    }
+    qsort(items, (size_t)k, sizeof *items,
+          largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
+}
+
 static void topk_slice(void *arg, int64_t task, int worker) {
     const topk_job *j = arg;
     int64_t o = task / j->inner, in = task % j->inner;
     tc_ranked *items = j->items + (size_t)worker * (size_t)j->n;
+    bool nan = false;
     for (int64_t s = 0; s < j->n; s++) {
         items[s].value = tc_rt_get_f64(j->x, (o * j->n + s) * j->inner + in);
         items[s].index = s;
+        nan = nan || isnan(items[s].value);
     }
-    qsort(items, (size_t)j->n, sizeof *items,
-          j->largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
+    if (!nan && j->k < j->n) /* (NaNs keep the whole sort's order, whatever it makes of them) */
+        first_k(items, j->n, j->k, j->largest);
+    else
+        qsort(items, (size_t)j->n, sizeof *items,
+              j->largest ? tc_ranked_largest_first : tc_ranked_smallest_first);
     int64_t *idx = j->indices->data;
     for (int64_t s = 0; s < j->k; s++) {
         int64_t dst = (o * j->k + s) * j->inner + in;

@@ -446,8 +446,8 @@ static tconv_status resize_output_size(tc_kernel_ctx *ctx, const tc_rt_tensor *x
 
 static tconv_status resize_finish(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
                                   const tc_resize_params *p) {
-    tc_rt_tensor *y;
-    tconv_status st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, p->out_dims, &y);
+    tc_rt_tensor *y; /* tc_resize_float writes every element */
+    tconv_status st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, p->out_dims, &y);
     if (st == TCONV_OK)
         st = tc_resize_float(ctx, p, x, y);
     return st;

@@ -205,12 +205,14 @@ typedef struct pool_job {
     pool_kind kind;
     bool count_include_pad;
     bool column_major;
+    bool avx2; /* max_pool_plane_2d's AVX2 copy */
     tconv_dtype dtype;
     const void *x;
     void *y;
     int64_t *indices; /* MaxPool's optional second output */
-    int64_t *offsets; /* max_taps per worker */
-    double p;         /* LpPool's norm */
+    char *scratch;    /* per worker: the window offsets (max_taps), or max_pool_plane_2d's ring */
+    size_t scratch_stride; /* bytes per worker */
+    double p;              /* LpPool's norm */
 } pool_job;
 
 /* The tap (offset in offsets[]) holding the largest value: the first of equal ones; NaN is
@@ -277,44 +279,143 @@ static void max_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets)
     }
 }
 
-/* The fast path of max_pool_plane for float 2-D windows without dilation or Indices: the
- * window's clipped row and column ranges come from two subtractions, no offset table. Same
- * selection rule as argmax_float (NaN skipped unless all NaN; the first of equal values). */
+/* The fast path of max_pool_plane for float 2-D windows without dilation or Indices. */
 static bool max_pool_fast_2d(const pool_job *job) {
     const pool_geom *g = &job->g;
     return g->rank == 2 && job->dtype == TCONV_DTYPE_FLOAT && !job->indices &&
            g->dilations[0] == 1 && g->dilations[1] == 1;
 }
 
-/* argmax_float's rule on values: v replaces best when larger, or when best is NaN. */
+/* argmax_float's rule on values: v replaces best when larger, or when best is NaN and v is not.
+ *
+ * Folding a sequence with it gives its first largest non-NaN value (first: of +0 and -0, or of
+ * equal values, the earlier stays), or its first element when every element is NaN. That result
+ * is the fold of the two halves' results (a NaN left half yields to a non-NaN right one; a
+ * non-NaN left half yields only to a strictly larger right one), so the fold may be regrouped,
+ * never reordered: a window is folded row by row (each row's taps in order, max_pool_row), then
+ * the row results in row order (max_pool_fold_rows), and gives the bits of argmax_float's
+ * row-major scan (the NaN payload of an all-NaN window included). */
 static inline float max_rule(float best, float v) {
-    return (v > best || best != best) ? v : best;
+    return (v > best || (best != best && v == v)) ? v : best;
 }
 
-static float window_max_2d(const float *x, int64_t ld, int64_t h_lo, int64_t h_hi, int64_t w_lo,
-                           int64_t w_hi) {
-    float best = x[h_lo * ld + w_lo];
-    for (int64_t h = h_lo; h < h_hi; h++) {
-        const float *row = x + h * ld;
-        for (int64_t w = w_lo; w < w_hi; w++)
-            best = max_rule(best, row[w]);
-    }
+/* The fold of row[lo, hi), -inf when empty (a window wholly in the padding). */
+static float row_max(const float *row, int64_t lo, int64_t hi) {
+    if (lo >= hi)
+        return -INFINITY;
+    float best = row[lo];
+    for (int64_t w = lo + 1; w < hi; w++)
+        best = max_rule(best, row[w]);
     return best;
 }
 
-/* 2x2 windows, stride 2, no pads (U-Net's downsampling): output rows from row pairs. */
-static void max_pool_plane_2x2(const pool_geom *g, const float *x, float *y) {
-    for (int64_t oh = 0; oh < g->out[0]; oh++) {
-        const float *r0 = x + 2 * oh * g->in[1], *r1 = r0 + g->in[1];
-        float *out = y + oh * g->out[1];
-        for (int64_t ow = 0; ow < g->out[1]; ow++) {
-            float m = max_rule(r0[2 * ow], r0[2 * ow + 1]);
-            m = max_rule(m, r1[2 * ow]);
-            out[ow] = max_rule(m, r1[2 * ow + 1]);
-        }
-    }
+/* The vector helpers below are always inlined into max_pool_plane_2d's two copies (baseline
+ * and AVX2: there blends and three-operand compares). */
+#define TC_POOL_INLINE static inline __attribute__((always_inline))
+
+#if TC_HAVE_VECTOR_EXT
+/* max_rule on four lanes: !(v <= best) is v > best or either NaN; v == v drops a NaN v. */
+TC_POOL_INLINE tc_v4f max_rule4(tc_v4f best, tc_v4f v) {
+    tc_v4i take = ~(v <= best) & (v == v);
+    return (tc_v4f)(((tc_v4i)v & take) | ((tc_v4i)best & ~take));
 }
 
+/* Lanes i0..i3 of the eight lanes of a then b. */
+#if defined(__clang__)
+#define TC_SHUFFLE4(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define TC_SHUFFLE4(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (tc_v4i){i0, i1, i2, i3})
+#endif
+
+/* p[0], p[s], p[2s], p[3s], reading nothing past p[3s]. */
+TC_POOL_INLINE tc_v4f load_strided4(const float *p, int64_t s) {
+    if (s == 1)
+        return tc_v4f_load(p);
+    if (s == 2) { /* p[0..3] and p[3..6]: elements 0, 2 of the first, 1, 3 of the second */
+        tc_v4f a = tc_v4f_load(p), b = tc_v4f_load(p + 3);
+        return TC_SHUFFLE4(a, b, 0, 2, 5, 7);
+    }
+    return (tc_v4f){p[0], p[s], p[2 * s], p[3 * s]};
+}
+#endif
+
+/* out[ow] for ow in [a, b), whose windows row[ow*s - pb, +k) lie inside the row: four outputs
+ * at a time, tap by tap. Inlined with the common strides and kernel widths constant (plain or
+ * shuffled loads, the taps unrolled). */
+TC_POOL_INLINE void row_max_interior(const float *row, float *out, int64_t a, int64_t b, int64_t s,
+                                     int64_t k, int64_t pb) {
+    int64_t ow = a;
+#if TC_HAVE_VECTOR_EXT
+    /* the last block may overlap the one before it (it rewrites the same values) */
+    for (int64_t next = a; b - a >= 4 && next < b; next += 4) {
+        ow = min_i64(next, b - 4);
+        const float *p = row + ow * s - pb;
+        tc_v4f acc = load_strided4(p, s);
+        for (int64_t t = 1; t < k; t++)
+            acc = max_rule4(acc, load_strided4(p + t, s));
+        tc_v4f_store(out + ow, acc);
+        ow = b;
+    }
+#endif
+    for (; ow < b; ow++)
+        out[ow] = row_max(row, ow * s - pb, ow * s - pb + k);
+}
+
+/* What max_pool_row needs of the geometry along a row. */
+typedef struct pool_row_plan {
+    int64_t s, k, pb, in, out;
+    int64_t a, b; /* the interior columns: windows wholly inside the row */
+} pool_row_plan;
+
+static pool_row_plan row_plan(const pool_geom *g) {
+    pool_row_plan r = {.s = g->strides[1],
+                       .k = g->kernel[1],
+                       .pb = g->pad_begin[1],
+                       .in = g->in[1],
+                       .out = g->out[1]};
+    r.a = min_i64(max_i64(tc_ceil_div(r.pb, r.s), 0), r.out);
+    r.b = max_i64(r.a, min_i64(r.out, tc_floor_div(r.in - r.k + r.pb, r.s) + 1));
+    return r;
+}
+
+/* One input row folded over each output column's window, clipped to the row: the border
+ * columns one by one, the interior ones vectorized. */
+TC_POOL_INLINE void max_pool_row(const pool_row_plan *r, const float *row, float *out) {
+    for (int64_t ow = 0; ow < r->out; ow++) {
+        if (ow == r->a)
+            ow = r->b; /* the interior, done below */
+        if (ow == r->out)
+            break;
+        int64_t w0 = ow * r->s - r->pb;
+        out[ow] = row_max(row, max_i64(w0, 0), min_i64(w0 + r->k, r->in));
+    }
+    if (r->s == 2 && r->k == 2)
+        row_max_interior(row, out, r->a, r->b, 2, 2, r->pb);
+    else if (r->s == 2 && r->k == 3)
+        row_max_interior(row, out, r->a, r->b, 2, 3, r->pb);
+    else if (r->s == 1 && r->k == 3)
+        row_max_interior(row, out, r->a, r->b, 1, 3, r->pb);
+    else if (r->s == 1)
+        row_max_interior(row, out, r->a, r->b, 1, r->k, r->pb);
+    else if (r->s == 2)
+        row_max_interior(row, out, r->a, r->b, 2, r->k, r->pb);
+    else
+        row_max_interior(row, out, r->a, r->b, r->s, r->k, r->pb);
+}
+
+/* y[i] = max_rule(u[i], v[i]) for i < n (y may be u). */
+TC_POOL_INLINE void fold_rows(float *y, const float *u, const float *v, int64_t n) {
+    int64_t i = 0;
+#if TC_HAVE_VECTOR_EXT
+    for (; i + 4 <= n; i += 4)
+        tc_v4f_store(y + i, max_rule4(tc_v4f_load(u + i), tc_v4f_load(v + i)));
+#endif
+    for (; i < n; i++)
+        y[i] = max_rule(u[i], v[i]);
+}
+
+/* 2x2 windows, stride 2, no pads (U-Net's downsampling): each output row from a row pair, four
+ * outputs from eight columns of each row (the even and the odd ones folded, then the rows). */
 static bool is_plain_2x2(const pool_geom *g) {
     for (int i = 0; i < 2; i++) {
         if (g->kernel[i] != 2 || g->strides[i] != 2 || g->pad_begin[i] != 0 ||
@@ -324,7 +425,40 @@ static bool is_plain_2x2(const pool_geom *g) {
     return true;
 }
 
-static void max_pool_plane_2d(const pool_job *job, int64_t plane) {
+TC_POOL_INLINE void max_pool_plane_2x2(const pool_geom *g, const float *x, float *y) {
+    int64_t n = g->out[1];
+    for (int64_t oh = 0; oh < g->out[0]; oh++, y += n) {
+        const float *r0 = x + 2 * oh * g->in[1], *r1 = r0 + g->in[1];
+        int64_t ow = 0;
+#if TC_HAVE_VECTOR_EXT
+        /* the last block may overlap the one before it (it rewrites the same values) */
+        for (int64_t next = 0; n >= 4 && next < n; next += 4) {
+            ow = min_i64(next, n - 4);
+            tc_v4f a0 = tc_v4f_load(r0 + 2 * ow), a1 = tc_v4f_load(r0 + 2 * ow + 4);
+            tc_v4f b0 = tc_v4f_load(r1 + 2 * ow), b1 = tc_v4f_load(r1 + 2 * ow + 4);
+            tc_v4f top =
+                max_rule4(TC_SHUFFLE4(a0, a1, 0, 2, 4, 6), TC_SHUFFLE4(a0, a1, 1, 3, 5, 7));
+            tc_v4f bottom =
+                max_rule4(TC_SHUFFLE4(b0, b1, 0, 2, 4, 6), TC_SHUFFLE4(b0, b1, 1, 3, 5, 7));
+            tc_v4f_store(y + ow, max_rule4(top, bottom));
+            ow = n;
+        }
+#endif
+        for (; ow < n; ow++)
+            y[ow] = max_rule(max_rule(r0[2 * ow], r0[2 * ow + 1]),
+                             max_rule(r1[2 * ow], r1[2 * ow + 1]));
+    }
+}
+
+/* Rows of the ring max_pool_plane_2d keeps: a window spans at most that many input rows. */
+static int64_t max_pool_ring_rows(const pool_geom *g) {
+    return min_i64(g->kernel[0], g->in[0]);
+}
+
+/* One plane, separably: each input row a window touches is folded over every output column's
+ * window once (max_pool_row, into a ring of max_pool_ring_rows rows), then each output row is
+ * the fold of its window's rows in order. `ring` holds max_pool_ring_rows x out[1] floats. */
+TC_POOL_INLINE void max_pool_plane_2d(const pool_job *job, int64_t plane, float *ring) {
     const pool_geom *g = &job->g;
     const float *x = (const float *)job->x + plane * g->in_size;
     float *y = (float *)job->y + plane * g->out_size;
@@ -332,17 +466,33 @@ static void max_pool_plane_2d(const pool_job *job, int64_t plane) {
         max_pool_plane_2x2(g, x, y);
         return;
     }
-    for (int64_t oh = 0; oh < g->out[0]; oh++) {
+    pool_row_plan r = row_plan(g);
+    int64_t n_ring = max_pool_ring_rows(g), width = g->out[1], done = 0;
+    for (int64_t oh = 0; oh < g->out[0]; oh++, y += width) {
         int64_t h0 = oh * g->strides[0] - g->pad_begin[0];
         int64_t h_lo = max_i64(h0, 0), h_hi = min_i64(h0 + g->kernel[0], g->in[0]);
-        for (int64_t ow = 0; ow < g->out[1]; ow++) {
-            int64_t w0 = ow * g->strides[1] - g->pad_begin[1];
-            int64_t w_lo = max_i64(w0, 0), w_hi = min_i64(w0 + g->kernel[1], g->in[1]);
-            y[oh * g->out[1] + ow] = h_lo < h_hi && w_lo < w_hi
-                                         ? window_max_2d(x, g->in[1], h_lo, h_hi, w_lo, w_hi)
-                                         : -INFINITY;
+        if (h_lo >= h_hi) {
+            for (int64_t ow = 0; ow < width; ow++)
+                y[ow] = -INFINITY;
+            continue;
         }
+        for (int64_t h = max_i64(h_lo, done); h < h_hi; h++)
+            max_pool_row(&r, x + h * g->in[1], ring + (h % n_ring) * width);
+        done = max_i64(done, h_hi);
+        const float *first = ring + (h_lo % n_ring) * width;
+        if (h_hi - h_lo == 1)
+            memcpy(y, first, (size_t)width * sizeof(float));
+        for (int64_t h = h_lo + 1; h < h_hi; h++)
+            fold_rows(y, h == h_lo + 1 ? first : y, ring + (h % n_ring) * width, width);
     }
+}
+
+static void max_pool_plane_2d_base(const pool_job *job, int64_t plane, float *ring) {
+    max_pool_plane_2d(job, plane, ring);
+}
+
+TC_TARGET_AVX2 static void max_pool_plane_2d_avx2(const pool_job *job, int64_t plane, float *ring) {
+    max_pool_plane_2d(job, plane, ring);
 }
 
 /* AveragePool (the sum over the divisor count_include_pad picks) and LpPool ((sum |x|^p)^(1/p)
@@ -373,9 +523,12 @@ static void sum_pool_plane(const pool_job *job, int64_t plane, int64_t *offsets)
 
 static void pool_task(void *vjob, int64_t plane, int worker) {
     const pool_job *job = vjob;
-    int64_t *offsets = job->offsets + (int64_t)worker * job->g.max_taps;
-    if (job->kind == POOL_MAX && max_pool_fast_2d(job))
-        max_pool_plane_2d(job, plane);
+    void *scratch = job->scratch + (size_t)worker * job->scratch_stride;
+    int64_t *offsets = scratch;
+    if (job->kind == POOL_MAX && max_pool_fast_2d(job) && job->avx2)
+        max_pool_plane_2d_avx2(job, plane, scratch);
+    else if (job->kind == POOL_MAX && max_pool_fast_2d(job))
+        max_pool_plane_2d_base(job, plane, scratch);
     else if (job->kind == POOL_MAX)
         max_pool_plane(job, plane, offsets);
     else
@@ -412,31 +565,36 @@ static tconv_status run_pool(tc_kernel_ctx *ctx) {
         return st;
     int64_t dims[TC_MAX_RANK] = {x->dims[0], x->dims[1]};
     memcpy(dims + 2, job.g.out, (size_t)job.g.rank * sizeof(int64_t));
-    tc_rt_tensor *y, *indices = NULL;
-    st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, dims, &y);
+    tc_rt_tensor *y, *indices = NULL; /* the planes write every element */
+    st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, dims, &y);
     bool want_indices = kind == POOL_MAX && ctx->n_outputs > 1 && params->indices_wanted;
     if (st == TCONV_OK && want_indices)
-        st = tc_kernel_alloc_output(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
+        st = tc_kernel_alloc_output_uninit(ctx, 1, TCONV_DTYPE_INT64, x->rank, dims, &indices);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     int64_t planes = x->dims[0] * x->dims[1];
     /* a window tap costs about a streamed element (parallel.h) */
     double work = (double)y->n_elements * (double)job.g.kernel_size * TC_PARALLEL_COST_STREAM;
     int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
-    tc_rt_tensor offsets;
-    st = tc_kernel_scratch(ctx, (size_t)workers * (size_t)job.g.max_taps * sizeof(int64_t),
-                           &offsets);
-    if (st != TCONV_OK)
-        return tc_error_prefix(ctx->err, st, "pooling window offsets: ");
-    job.offsets = offsets.data;
     job.count_include_pad = attrs->count_include_pad;
     job.column_major = attrs->storage_order == 1;
     job.dtype = x->dtype;
     job.x = x->data;
     job.y = y->data;
     job.indices = indices ? indices->data : NULL;
+    job.avx2 = tc_cpu_has_avx2();
+    /* sizes below the input's and output's element counts: no overflow */
+    size_t per_worker = kind == POOL_MAX && max_pool_fast_2d(&job)
+                            ? (size_t)(max_pool_ring_rows(&job.g) * job.g.out[1]) * sizeof(float)
+                            : (size_t)job.g.max_taps * sizeof(int64_t);
+    job.scratch_stride = (per_worker + 63) & ~(size_t)63;
+    tc_rt_tensor scratch;
+    st = tc_kernel_scratch(ctx, (size_t)workers * job.scratch_stride, &scratch);
+    if (st != TCONV_OK)
+        return tc_error_prefix(ctx->err, st, "pooling window scratch: ");
+    job.scratch = scratch.data;
     tc_parallel_for(ctx->pool, workers, planes, pool_task, &job);
-    tc_kernel_scratch_release(ctx, &offsets);
+    tc_kernel_scratch_release(ctx, &scratch);
     return TCONV_OK;
 }
 

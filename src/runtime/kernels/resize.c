@@ -335,6 +335,213 @@ static tconv_status resize_axis(tc_kernel_ctx *ctx, const tc_resize_params *p, i
     return TCONV_OK;
 }
 
+/* ---------------------------------------------------------------- the two last axes */
+
+/* Most resizes (image upsampling) change only the two last axes of an N..HW tensor: then each
+ * plane resizes alone, one output row at a time. The arithmetic is resize_axis's, in its order
+ * (the row axis, then the column axis; in double, a sum from 0.0 over the nonzero weights; an
+ * outside output takes the extrapolation value), so the results are the same bits; only the
+ * whole-tensor double buffers and the per-output loop setup are gone. */
+typedef struct plane_resize {
+    const axis_taps *rows, *cols; /* NULL: that axis is an identity */
+    bool cols_outside;            /* some output column takes the extrapolation value */
+    int64_t in_h, in_w, out_h, out_w;
+    double extrapolation;
+    const float *x;
+    float *y;
+    double *line; /* per worker: in_w doubles */
+    bool picks;   /* every resized axis is one-hot (taps_pick): resize_plane_picks */
+} plane_resize;
+
+/* line = output row r of the row axis (in_w values). */
+static void resize_plane_row(const plane_resize *job, const float *x, int64_t r, double *line) {
+    int64_t w = job->in_w;
+    const axis_taps *t = job->rows;
+    if (!t) {
+        for (int64_t i = 0; i < w; i++)
+            line[i] = x[r * w + i];
+        return;
+    }
+    double fill = t->outside[r] ? job->extrapolation : 0.0;
+    for (int64_t i = 0; i < w; i++)
+        line[i] = fill;
+    if (t->outside[r])
+        return;
+    for (int64_t k = 0; k < t->n_taps; k++) {
+        double wt = t->weight[r * t->n_taps + k];
+        if (wt == 0.0)
+            continue;
+        const float *src = x + t->index[r * t->n_taps + k] * w;
+        for (int64_t i = 0; i < w; i++)
+            line[i] += wt * (double)src[i];
+    }
+}
+
+/* acc + w * v, where a zero weight adds nothing (apply_axis skips it: 0 x inf would be NaN).
+ * Adding the zero instead is the same: acc starts at +0.0 and a sum with +0.0 never gives -0. */
+static inline double add_tap(double acc, double w, double v) {
+    return acc + (w != 0.0 ? w * v : 0.0);
+}
+
+/* y[c] for c in [0, n_out) from line along n_taps taps a column (index, weight: from the
+ * column of y[0] on, none outside); inlined with n_taps = 2 constant (nearest and linear). */
+static inline __attribute__((always_inline)) void
+resize_cols_inside(const int64_t *index, const double *weight, int64_t n_taps, const double *line,
+                   float *y, int64_t n_out) {
+    for (int64_t c = 0; c < n_out; c++, index += n_taps, weight += n_taps) {
+        double acc = 0.0;
+        for (int64_t k = 0; k < n_taps; k++)
+            acc = add_tap(acc, weight[k], line[index[k]]);
+        y[c] = (float)acc;
+    }
+}
+
+/* y[0, out_w) = line resized along the column axis. */
+static void resize_plane_cols(const plane_resize *job, const double *line, float *y) {
+    const axis_taps *t = job->cols;
+    if (!t) {
+        for (int64_t i = 0; i < job->out_w; i++)
+            y[i] = (float)line[i];
+    } else if (!job->cols_outside && t->n_taps == 2) {
+        resize_cols_inside(t->index, t->weight, 2, line, y, job->out_w);
+    } else if (!job->cols_outside) {
+        resize_cols_inside(t->index, t->weight, t->n_taps, line, y, job->out_w);
+    } else {
+        int64_t n = t->n_taps;
+        for (int64_t c = 0; c < job->out_w; c++) {
+            if (t->outside[c])
+                y[c] = (float)job->extrapolation;
+            else
+                resize_cols_inside(t->index + c * n, t->weight + c * n, n, line, y + c, 1);
+        }
+    }
+}
+
+/* Whether every output of the axis takes one input with weight 1 and nothing else (nearest;
+ * linear on whole coordinates). */
+static bool taps_one_hot(const axis_taps *t) {
+    int64_t n = t->n_taps;
+    for (int64_t x = 0; x < t->out; x++) {
+        int64_t ones = 0;
+        for (int64_t k = 0; k < n; k++) {
+            double w = t->weight[x * n + k];
+            ones += w == 1.0;
+            if (w != 0.0 && w != 1.0)
+                return false;
+        }
+        if (ones != 1 || t->outside[x])
+            return false;
+    }
+    return true;
+}
+
+/* index[x] = the input of output x of a one-hot axis (the taps are this call's: index[x] is
+ * written after every index[x' * n_taps + k] with x' <= x was read). */
+static void taps_pick(axis_taps *t) {
+    int64_t n = t->n_taps;
+    for (int64_t x = 0; x < t->out; x++) {
+        int64_t k = 0;
+        while (t->weight[x * n + k] != 1.0)
+            k++;
+        t->index[x] = t->index[x * n + k];
+    }
+}
+
+/* One plane of a one-hot resize: each output is its one input plus 0.0, which is what the sums
+ * give (0.0 + 1.0 * v: -0 becomes +0, the rest stays; once or twice, the same), in float. */
+static void resize_plane_picks(const plane_resize *job, const float *x, float *y) {
+    for (int64_t r = 0; r < job->out_h; r++, y += job->out_w) {
+        const float *src = x + (job->rows ? job->rows->index[r] : r) * job->in_w;
+        if (job->cols) {
+            const int64_t *pick = job->cols->index;
+            for (int64_t c = 0; c < job->out_w; c++)
+                y[c] = src[pick[c]] + 0.0f;
+        } else {
+            for (int64_t c = 0; c < job->out_w; c++)
+                y[c] = src[c] + 0.0f;
+        }
+    }
+}
+
+static void resize_plane_task(void *vjob, int64_t plane, int worker) {
+    const plane_resize *job = vjob;
+    const float *x = job->x + plane * job->in_h * job->in_w;
+    float *y = job->y + plane * job->out_h * job->out_w;
+    double *line = job->line + (int64_t)worker * job->in_w;
+    if (job->picks) {
+        resize_plane_picks(job, x, y);
+        return;
+    }
+    for (int64_t r = 0; r < job->out_h; r++) {
+        resize_plane_row(job, x, r, line);
+        resize_plane_cols(job, line, y + r * job->out_w);
+    }
+}
+
+/* Whether every axis before the last two is an identity (taps_identity), so that
+ * resize_planes applies; a failure is an error of taps_build. */
+static tconv_status leading_axes_identity(tc_kernel_ctx *ctx, const tc_resize_params *p,
+                                          const tc_rt_tensor *x, bool *identity) {
+    *identity = x->rank >= 2;
+    for (int axis = 0; *identity && axis < x->rank - 2; axis++) {
+        axis_taps t;
+        tconv_status st = taps_build(ctx, p, axis, x->dims[axis], &t);
+        if (st != TCONV_OK)
+            return st;
+        *identity = taps_identity(&t);
+        taps_free(ctx, &t);
+    }
+    return TCONV_OK;
+}
+
+/* The resize when only the two last axes change: one plane per task. */
+static tconv_status resize_planes(tc_kernel_ctx *ctx, const tc_resize_params *p,
+                                  const tc_rt_tensor *x, tc_rt_tensor *y) {
+    int r = x->rank;
+    plane_resize job = {.in_h = x->dims[r - 2],
+                        .in_w = x->dims[r - 1],
+                        .out_h = y->dims[r - 2],
+                        .out_w = y->dims[r - 1],
+                        .extrapolation = p->extrapolation_value,
+                        .x = x->data,
+                        .y = y->data};
+    axis_taps rows, cols;
+    tconv_status st = taps_build(ctx, p, r - 2, job.in_h, &rows);
+    if (st != TCONV_OK)
+        return st;
+    if ((st = taps_build(ctx, p, r - 1, job.in_w, &cols)) != TCONV_OK) {
+        taps_free(ctx, &rows);
+        return st;
+    }
+    job.rows = taps_identity(&rows) ? NULL : &rows;
+    job.cols = taps_identity(&cols) ? NULL : &cols;
+    for (int64_t c = 0; c < cols.out; c++)
+        job.cols_outside = job.cols_outside || cols.outside[c];
+    /* (both identities: the plain path copies without the + 0.0) */
+    job.picks = (job.rows || job.cols) && (!job.rows || taps_one_hot(&rows)) &&
+                (!job.cols || taps_one_hot(&cols));
+    if (job.picks && job.rows)
+        taps_pick(&rows);
+    if (job.picks && job.cols)
+        taps_pick(&cols);
+    int64_t planes = x->n_elements / (job.in_h * job.in_w);
+    double taps = (double)(rows.n_taps + cols.n_taps);
+    double work = (double)y->n_elements * taps * TC_PARALLEL_COST_STREAM;
+    int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
+    tc_rt_tensor lines;
+    st = tc_kernel_scratch(ctx, (size_t)workers * (size_t)job.in_w * sizeof(double), &lines);
+    if (st == TCONV_OK) {
+        job.line = lines.data;
+        tc_parallel_for(ctx->pool, workers, planes, resize_plane_task, &job);
+        tc_kernel_scratch_release(ctx, &lines);
+    } else {
+        st = tc_error_prefix(ctx->err, st, "resize row buffers: ");
+    }
+    taps_free(ctx, &cols);
+    taps_free(ctx, &rows);
+    return st;
+}
+
 /* The most elements any intermediate holds: the input, then after each axis is resized. */
 static bool largest_intermediate(const tc_resize_params *p, const tc_rt_tensor *x, int64_t *out) {
     int64_t dims[TC_MAX_RANK];
@@ -394,11 +601,31 @@ static tconv_status resize_run(tc_kernel_ctx *ctx, const tc_resize_params *p, co
     return st;
 }
 
-tconv_status tc_resize_float(tc_kernel_ctx *ctx, const tc_resize_params *p, const tc_rt_tensor *x,
-                             tc_rt_tensor *y) {
+static tconv_status check_tensors(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
+                                  const tc_rt_tensor *y) {
     if (x->dtype != TCONV_DTYPE_FLOAT || y->dtype != TCONV_DTYPE_FLOAT || y->rank != x->rank)
         return tc_error_set(ctx->err, TCONV_ERR_USAGE, "tc_resize_float: float tensors only");
     if (x->n_elements == 0 && y->n_elements > 0)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "cannot resize an empty tensor");
+    return TCONV_OK;
+}
+
+tconv_status tc_resize_float_by_axes(tc_kernel_ctx *ctx, const tc_resize_params *p,
+                                     const tc_rt_tensor *x, tc_rt_tensor *y) {
+    tconv_status st = check_tensors(ctx, x, y);
+    return st == TCONV_OK ? resize_run(ctx, p, x, y) : st;
+}
+
+tconv_status tc_resize_float(tc_kernel_ctx *ctx, const tc_resize_params *p, const tc_rt_tensor *x,
+                             tc_rt_tensor *y) {
+    tconv_status st = check_tensors(ctx, x, y);
+    if (st != TCONV_OK)
+        return st;
+    if (y->n_elements > 0) { /* (then x has elements too) */
+        bool planes;
+        st = leading_axes_identity(ctx, p, x, &planes);
+        if (st != TCONV_OK || planes)
+            return st != TCONV_OK ? st : resize_planes(ctx, p, x, y);
+    }
     return resize_run(ctx, p, x, y);
 }

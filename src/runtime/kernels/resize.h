@@ -52,8 +52,13 @@ typedef struct tc_resize_params {
 struct tc_kernel_ctx;
 
 /* y (float, allocated with p->out_dims) = x (float) resized. Work buffers are kernel scratch of
- * ctx (errors go to ctx->err). */
+ * ctx (errors go to ctx->err). When only the two last axes change (images), plane by plane, one
+ * output row at a time; else axis by axis through whole-tensor double buffers. Both compute the
+ * same double sums in the same order: the same bits. */
 tconv_status tc_resize_float(struct tc_kernel_ctx *ctx, const tc_resize_params *p,
                              const tc_rt_tensor *x, tc_rt_tensor *y);
+/* The axis-by-axis path alone, whatever the shape (the tests' reference for the plane path). */
+tconv_status tc_resize_float_by_axes(struct tc_kernel_ctx *ctx, const tc_resize_params *p,
+                                     const tc_rt_tensor *x, tc_rt_tensor *y);
 
 #endif
