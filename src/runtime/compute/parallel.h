@@ -10,7 +10,11 @@
  * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread.
  * Waiting threads offer their core every few microseconds, and a pool whose helpers keep making
  * the caller wait (descheduled mid-task: the cores are oversubscribed) runs its next jobs in the
- * calling thread for a while (parallel.c, the oversubscription guard). */
+ * calling thread for a while (parallel.c, the oversubscription guard).
+ *
+ * How many threads a kernel uses is the cost model's answer (tc_parallel_threads_for_work):
+ * its work split over t threads against what a fork/join at t costs on this machine, measured
+ * by a pool on first need and kept for the process. */
 #ifndef TC_RUNTIME_PARALLEL_H
 #define TC_RUNTIME_PARALLEL_H
 
