@@ -754,7 +754,7 @@ static void sgemm_chunk_task(void *ctx, int64_t task, int worker) {
 
 tconv_status tc_sgemm(const tc_sgemm_op *op, tc_thread_pool *pool, int n_threads, tc_error *err) {
     double flops = 2.0 * (double)op->m * (double)op->n * (double)op->k;
-    int threads = pool ? tc_parallel_threads_for_work(n_threads, flops) : 1;
+    int threads = tc_parallel_threads_for_work(pool, n_threads, flops);
     /* row pointers for B cannot be offset by a column split */
     sgemm_split split = {.op = op, .by_columns = op->n >= op->m && !op->b_rows};
     int64_t extent = split.by_columns ? op->n : op->m;

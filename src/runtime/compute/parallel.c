@@ -2,13 +2,26 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-/* Below this much work a parallel-for is not worth it. */
-#define TC_PARALLEL_MIN_FLOPS 2.0e6
+/* The fork/join probe (tc_thread_pool_measure): repetitions a worker count, the longest its
+ * workers wait for one another in one repetition, and the whole measurement's budget, after
+ * which the counts not yet measured take the cap (a pool that slow is not worth a thread for
+ * a small node). */
+#define TC_PARALLEL_PROBE_REPS 6
+#define TC_PARALLEL_PROBE_CAP_NS 100000
+#define TC_PARALLEL_PROBE_BUDGET_NS 1000000
+/* The fork/join cost assumed while the pool cannot be measured (busy with another job): more
+ * than any measured here (2-5 us at 2 threads), so that a guess never adds threads. */
+#define TC_PARALLEL_UNMEASURED_NS 50000
+
+/* A cache line: fields that different threads write are kept on lines of their own. */
+#define CACHE_LINE 64
 
 /* How long an idle worker polls for the next job, and a caller for its workers to finish, before
  * sleeping on a condition variable. A model's kernels follow each other within tens of
@@ -35,10 +48,12 @@ typedef struct parallel_job {
     tc_parallel_fn fn;
     void *ctx;
     int64_t n_tasks;
-    /* Tasks claimed from each end of [0, n_tasks): the low 32 bits count the caller's claims
-     * from the front, the high bits the helpers' from the back (run_tasks). */
-    atomic_int_fast64_t claims;
     int_fast64_t back_step; /* what a helper's claim adds: CLAIM_BACK, or 1 (all from the front) */
+    /* Tasks claimed from each end of [0, n_tasks): the low 32 bits count the caller's claims
+     * from the front, the high bits the helpers' from the back (run_tasks). Every claim writes
+     * it: on a line of its own, so that the fields above, which every claim reads, stay in
+     * each worker's cache (at 16 threads a shared line is a miss per task for everyone). */
+    alignas(CACHE_LINE) atomic_int_fast64_t claims;
 } parallel_job;
 
 #define CLAIM_BACK ((int_fast64_t)1 << 32)
@@ -55,26 +70,33 @@ typedef struct parallel_job {
  * concurrent or nested one runs in its calling thread. */
 struct tc_thread_pool {
     pthread_mutex_t mutex;
-    pthread_cond_t work; /* a job was published, or the pool is stopping */
-    pthread_cond_t idle; /* the last joined worker left */
-    int n_threads;       /* workers started */
-    bool busy;           /* a parallel-for owns the pool */
-    bool open;           /* the job takes new workers */
-    bool stopping;       /* tc_thread_pool_destroy: workers exit */
-    /* Written under the mutex; atomic so that polling threads may read them without it. */
-    _Atomic uint64_t generation; /* of the job published last */
-    atomic_int active;           /* joined workers still running tasks */
-    int joined, max_join;        /* workers that joined the job; how many may */
+    pthread_cond_t work;  /* a job was published, or the pool is stopping */
+    pthread_cond_t idle;  /* the last joined worker left */
+    int n_threads;        /* workers started */
+    bool busy;            /* a parallel-for owns the pool */
+    bool open;            /* the job takes new workers */
+    bool stopping;        /* tc_thread_pool_destroy: workers exit */
+    int joined, max_join; /* workers that joined the job; how many may */
     parallel_job *job;
-    atomic_int strikes, serial_left; /* the oversubscription guard */
     int peak_workers; /* the most workers (caller included) of a job since the last take */
     pthread_t threads[TC_PARALLEL_MAX_THREADS];
+    /* Written under the mutex; atomic so that polling threads may read them without it. Each on
+     * a cache line of its own: every idle helper polls `generation` (written once a job), the
+     * caller polls `active` (written by every helper joining and leaving), and the caller
+     * writes the guard's counters every job. On one line, every join or leave at 16 threads
+     * invalidated the line that 15 pollers were reading. */
+    alignas(CACHE_LINE) _Atomic uint64_t generation;     /* of the job published last */
+    alignas(CACHE_LINE) atomic_int active;               /* joined workers still running tasks */
+    alignas(CACHE_LINE) atomic_int strikes, serial_left; /* the oversubscription guard */
 };
 
 tc_thread_pool *tc_thread_pool_create(void) {
-    tc_thread_pool *pool = calloc(1, sizeof *pool);
+    /* aligned, so that the fields kept apart above are on separate lines */
+    size_t size = (sizeof(tc_thread_pool) + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+    tc_thread_pool *pool = aligned_alloc(CACHE_LINE, size);
     if (!pool)
         return NULL;
+    memset(pool, 0, size);
     if (pthread_mutex_init(&pool->mutex, NULL) != 0) {
         free(pool);
         return NULL;
@@ -188,36 +210,54 @@ static bool workers_idle(tc_thread_pool *pool, uint64_t unused) {
     return atomic_load_explicit(&pool->active, memory_order_relaxed) == 0;
 }
 
-/* Waits (mutex held) until the worker may join a job it has not seen: polls first, then sleeps.
- * A job it cannot join (closed, or full) is marked seen, so polling waits for the next one.
- * False when the pool is stopping (checked under the mutex before every sleep, so the
- * destroyer's broadcast is never missed). */
-static bool wait_for_job(tc_thread_pool *pool, uint64_t *seen) {
+/* Waits (mutex held) until the worker may join a job it has not seen: polls first (unless it
+ * has just polled in vain: `polled`), then sleeps. A job it cannot join (closed, or full) is
+ * marked seen, so polling waits for the next one. False when the pool is stopping (checked
+ * under the mutex before every sleep, so the destroyer's broadcast is never missed). */
+static bool wait_for_job(tc_thread_pool *pool, uint64_t *seen, bool polled) {
     while (!pool->stopping && !can_join(pool, *seen)) {
         *seen = pool->generation;
-        pthread_mutex_unlock(&pool->mutex);
-        bool published = poll_until(pool, generation_changed, *seen);
-        pthread_mutex_lock(&pool->mutex);
+        bool published = false;
+        if (!polled) {
+            pthread_mutex_unlock(&pool->mutex);
+            published = poll_until(pool, generation_changed, *seen);
+            pthread_mutex_lock(&pool->mutex);
+        }
+        polled = false;
         if (!published && pool->generation == *seen && !pool->stopping)
             pthread_cond_wait(&pool->work, &pool->mutex);
     }
     return !pool->stopping;
 }
 
+/* A joined worker is done with its job. Without the mutex: only the last one takes it, to wake
+ * a caller that went to sleep waiting (finish checks `active` under the mutex before it
+ * sleeps, so this signal cannot come between its check and its sleep). At 16 threads, a
+ * mutex taken by every leaving helper was a convoy at the end of every job. */
+static void leave(tc_thread_pool *pool) {
+    if (atomic_fetch_sub(&pool->active, 1) == 1) {
+        pthread_mutex_lock(&pool->mutex);
+        pthread_cond_signal(&pool->idle);
+        pthread_mutex_unlock(&pool->mutex);
+    }
+}
+
 static void *worker_main(void *arg) {
     tc_thread_pool *pool = arg;
     uint64_t seen = 0;
+    bool polled = false;
     pthread_mutex_lock(&pool->mutex);
-    while (wait_for_job(pool, &seen)) {
+    while (wait_for_job(pool, &seen, polled)) {
         seen = pool->generation;
         int index = ++pool->joined;
         pool->active++;
         parallel_job *job = pool->job;
         pthread_mutex_unlock(&pool->mutex);
         run_tasks(job, index);
+        leave(pool);
+        /* the next job is usually some microseconds away: poll for it before taking the mutex */
+        polled = !poll_until(pool, generation_changed, seen);
         pthread_mutex_lock(&pool->mutex);
-        if (--pool->active == 0)
-            pthread_cond_signal(&pool->idle);
     }
     pthread_mutex_unlock(&pool->mutex);
     return NULL;
@@ -251,12 +291,6 @@ int tc_parallel_workers(int n_threads, int64_t n_tasks) {
     return n_tasks < n_threads ? (int)n_tasks : n_threads;
 }
 
-int tc_parallel_threads_for_work(int n_threads, double flops) {
-    if (n_threads < 1 || flops < TC_PARALLEL_MIN_FLOPS)
-        return 1;
-    return n_threads;
-}
-
 typedef struct range_job {
     tc_range_fn fn;
     void *ctx;
@@ -274,12 +308,12 @@ void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, do
                         int64_t granule, int64_t min_items, tc_range_fn fn, void *ctx) {
     if (n_items <= 0)
         return;
-    int threads = pool ? tc_parallel_threads_for_work(n_threads, (double)n_items * cost) : 1;
+    int threads = tc_parallel_threads_for_work(pool, n_threads, (double)n_items * cost);
     if (threads <= 1) {
         fn(ctx, 0, n_items);
         return;
     }
-    int64_t tasks = (int64_t)threads * 4, g = granule > 0 ? granule : 1;
+    int64_t tasks = (int64_t)threads * TC_PARALLEL_TASKS_PER_THREAD, g = granule > 0 ? granule : 1;
     int64_t chunk = (n_items + tasks - 1) / tasks;
     chunk = chunk < min_items ? min_items : chunk;
     range_job job = {.fn = fn, .ctx = ctx, .n_items = n_items, .chunk = (chunk + g - 1) / g * g};
@@ -298,16 +332,16 @@ static bool publish(tc_thread_pool *pool, parallel_job *job, int workers) {
     pool->job = job;
     pool->generation++;
     pool->joined = 0;
-    pool->max_join = workers - 1;
-    pool->active = 0;
+    pool->max_join = workers - 1; /* `active` is 0: the job before waited for its helpers */
     pool->open = true;
     pthread_cond_broadcast(&pool->work);
     pthread_mutex_unlock(&pool->mutex);
     return true;
 }
 
-/* Closes the job to new workers and waits for the ones that joined. */
-static void finish(tc_thread_pool *pool) {
+/* Closes the job to new workers and waits for the ones that joined; counts its workers for
+ * tc_thread_pool_take_peak unless it was the pool's own measurement. */
+static void finish(tc_thread_pool *pool, bool count_peak) {
     pthread_mutex_lock(&pool->mutex);
     pool->open = false;
     if (pool->active > 0) {
@@ -317,7 +351,7 @@ static void finish(tc_thread_pool *pool) {
     }
     while (pool->active > 0)
         pthread_cond_wait(&pool->idle, &pool->mutex);
-    if (pool->joined + 1 > pool->peak_workers)
+    if (count_peak && pool->joined + 1 > pool->peak_workers)
         pool->peak_workers = pool->joined + 1;
     pool->job = NULL;
     pool->busy = false;
@@ -365,6 +399,164 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
     int64_t start = now_ns();
     run_tasks(&job, 0);
     int64_t own_done = now_ns();
-    finish(pool);
+    finish(pool, true);
     guard_note(pool, own_done - start, now_ns() - own_done);
+}
+
+/* ---------------------------------------------------------------- the cost model */
+
+/* What a parallel-for costs at t workers (tc_thread_pool_measure); 0: not measured yet. Kept
+ * for the process, not for each pool: it is the machine's figure (every pool's helpers are
+ * alike), and two sessions of one process must choose the same thread counts, since some
+ * kernels split their sums by the thread count (ConvTranspose's channel chunks) and a model
+ * compared with itself (tconv_comparison) must agree to the bit. */
+static _Atomic int64_t fork_join_figures[TC_PARALLEL_MAX_THREADS + 1];
+static atomic_bool measuring; /* one measurement at a time */
+
+int tc_parallel_choose_threads(const int64_t *fork_join_ns, int n_threads, double work,
+                               double work_per_ns) {
+    if (n_threads <= 1 || !(work > 0) || !(work_per_ns > 0))
+        return 1;
+    if (n_threads > TC_PARALLEL_MAX_THREADS)
+        n_threads = TC_PARALLEL_MAX_THREADS;
+    double serial_ns = work / work_per_ns;
+    if (serial_ns < TC_PARALLEL_MIN_SPLIT_NS)
+        return 1;
+    double imbalance = 1.0 + 1.0 / (2.0 * TC_PARALLEL_TASKS_PER_THREAD);
+    int best = 1;
+    double best_ns = serial_ns;
+    for (int t = 2; t <= n_threads; t++) {
+        double ns = serial_ns / t * imbalance + (double)fork_join_ns[t];
+        if (ns < best_ns) {
+            best = t;
+            best_ns = ns;
+        }
+    }
+    return best;
+}
+
+/* The probe: a job of one task a worker, each of which waits until every worker has started
+ * one (or the cap is up), so that its time is the fork/join of `workers` workers: publishing,
+ * the slowest helper joining, every helper leaving. */
+typedef struct probe {
+    atomic_int arrived;
+    atomic_bool gave_up; /* a helper did not come within the cap: no more waiting */
+    int workers;
+    int64_t deadline_ns;
+} probe;
+
+static void probe_task(void *ctx, int64_t task, int worker) {
+    (void)task;
+    (void)worker;
+    probe *p = ctx;
+    atomic_fetch_add(&p->arrived, 1);
+    /* offers the core now and then, as poll_until does: the helper waited for may be queued
+     * behind this very thread */
+    for (unsigned i = 1; atomic_load(&p->arrived) < p->workers && !atomic_load(&p->gave_up); i++) {
+        cpu_relax();
+        if (now_ns() > p->deadline_ns)
+            atomic_store(&p->gave_up, true);
+        if (i % 256 == 0)
+            sched_yield();
+    }
+}
+
+/* One probe at `workers` workers, in ns; -1 when the pool is busy. Bypasses the
+ * oversubscription guard (it measures the helpers, whatever the guard thinks of them). */
+static int64_t probe_once(tc_thread_pool *pool, int workers) {
+    probe p = {.workers = workers};
+    atomic_init(&p.arrived, 0);
+    atomic_init(&p.gave_up, false);
+    parallel_job job = {.fn = probe_task, .ctx = &p, .n_tasks = workers, .back_step = CLAIM_BACK};
+    atomic_init(&job.claims, 0);
+    int64_t start = now_ns();
+    p.deadline_ns = start + TC_PARALLEL_PROBE_CAP_NS;
+    if (!publish(pool, &job, workers))
+        return -1;
+    run_tasks(&job, 0);
+    finish(pool, false);
+    return now_ns() - start;
+}
+
+static int compare_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The second lowest of TC_PARALLEL_PROBE_REPS probes (the first also starts threads and wakes
+ * sleeping ones; the lowest alone could be a lucky one); -1 when the pool is busy. */
+static int64_t probe_workers(tc_thread_pool *pool, int workers) {
+    int64_t ns[TC_PARALLEL_PROBE_REPS];
+    for (int i = 0; i < TC_PARALLEL_PROBE_REPS; i++) {
+        if ((ns[i] = probe_once(pool, workers)) < 0)
+            return -1;
+    }
+    qsort(ns, TC_PARALLEL_PROBE_REPS, sizeof ns[0], compare_i64);
+    return ns[1] > 0 ? ns[1] : 1;
+}
+
+/* The worker counts measured: 2, 4, 8, ... and max. */
+static int next_probe(int workers, int max) {
+    return workers < max && workers * 2 > max ? max : workers * 2;
+}
+
+bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers) {
+    if (!pool)
+        return false;
+    if (max_workers > TC_PARALLEL_MAX_THREADS)
+        max_workers = TC_PARALLEL_MAX_THREADS;
+    if (max_workers < 2)
+        return true;
+    bool idle = false;
+    if (!atomic_compare_exchange_strong(&measuring, &idle, true))
+        return false;
+    int64_t ns[TC_PARALLEL_MAX_THREADS + 1] = {0}, start = now_ns();
+    int last = 0;
+    for (int t = 2; t <= max_workers; t = next_probe(t, max_workers)) {
+        bool over_budget = now_ns() - start > TC_PARALLEL_PROBE_BUDGET_NS;
+        if ((ns[t] = over_budget ? TC_PARALLEL_PROBE_CAP_NS : probe_workers(pool, t)) < 0)
+            break;
+        /* the counts between the last probe and this one: on the line between the two */
+        for (int u = last + 1; last >= 2 && u < t; u++)
+            ns[u] = ns[last] + (ns[t] - ns[last]) * (u - last) / (t - last);
+        last = t;
+    }
+    bool done = last == max_workers;
+    for (int t = 2; done && t <= max_workers; t++)
+        atomic_store(&fork_join_figures[t], ns[t]);
+    atomic_store(&measuring, false);
+    return done;
+}
+
+/* The kept figure at `workers` (2 .. TC_PARALLEL_MAX_THREADS), or the stand-in. */
+static int64_t kept_fork_join_ns(int workers) {
+    int64_t ns = atomic_load(&fork_join_figures[workers]);
+    return ns > 0 ? ns : TC_PARALLEL_UNMEASURED_NS;
+}
+
+int64_t tc_thread_pool_fork_join_ns(tc_thread_pool *pool, int workers) {
+    if (!pool || workers <= 1)
+        return 0;
+    if (workers > TC_PARALLEL_MAX_THREADS)
+        workers = TC_PARALLEL_MAX_THREADS;
+    if (atomic_load(&fork_join_figures[workers]) == 0 && !tc_thread_pool_measure(pool, workers)) {
+        /* another session is measuring: its figures, not the stand-in, so that both choose
+         * alike (a measurement ends within its budget and caps) */
+        while (atomic_load(&measuring))
+            sched_yield();
+    }
+    return kept_fork_join_ns(workers);
+}
+
+int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flops) {
+    /* below the floor, without measuring the pool (a model of tiny nodes starts no thread) */
+    if (!pool || n_threads <= 1 || !(flops / TC_PARALLEL_WORK_PER_NS >= TC_PARALLEL_MIN_SPLIT_NS))
+        return 1;
+    if (n_threads > TC_PARALLEL_MAX_THREADS)
+        n_threads = TC_PARALLEL_MAX_THREADS;
+    int64_t fork_join_ns[TC_PARALLEL_MAX_THREADS + 1] = {0};
+    fork_join_ns[n_threads] = tc_thread_pool_fork_join_ns(pool, n_threads); /* measures 2 .. n */
+    for (int t = 2; t < n_threads; t++)
+        fork_join_ns[t] = kept_fork_join_ns(t);
+    return tc_parallel_choose_threads(fork_join_ns, n_threads, flops, TC_PARALLEL_WORK_PER_NS);
 }

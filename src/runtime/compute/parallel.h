@@ -10,10 +10,15 @@
  * parallel-for uses a pool at a time; a concurrent or nested one runs in its calling thread.
  * Waiting threads offer their core every few microseconds, and a pool whose helpers keep making
  * the caller wait (descheduled mid-task: the cores are oversubscribed) runs its next jobs in the
- * calling thread for a while (parallel.c, the oversubscription guard). */
+ * calling thread for a while (parallel.c, the oversubscription guard).
+ *
+ * How many threads a kernel uses is the cost model's answer (tc_parallel_threads_for_work):
+ * its work split over t threads against what a fork/join at t costs on this machine, measured
+ * by a pool on first need and kept for the process. */
 #ifndef TC_RUNTIME_PARALLEL_H
 #define TC_RUNTIME_PARALLEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Upper bound on the workers of one parallel-for (callers may size arrays with it). */
@@ -47,9 +52,54 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
 /* How many workers tc_parallel_for will use for n_tasks tasks (for sizing scratch). */
 int tc_parallel_workers(int n_threads, int64_t n_tasks);
 
-/* A thread count for work of `flops` floating point operations: 1 below a size where starting
- * threads costs more than it saves, else n_threads (at least 1). */
-int tc_parallel_threads_for_work(int n_threads, double flops);
+/* A thread count for work of `flops` (GEMM floating point operations; a streamed element is
+ * TC_PARALLEL_COST_STREAM of them): the count in [1, n_threads] that the cost model
+ * (tc_parallel_choose_threads) finds quickest, with the fork/join costs measured on `pool`
+ * (tc_thread_pool_fork_join_ns). 1 for a NULL pool or n_threads <= 1. */
+int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flops);
+
+/* How fast one core does that work, in flops a nanosecond: a documented constant, not a
+ * measurement (a kernel's speed depends on its shapes more than on the machine). The Conv and
+ * ConvTranspose nodes of models/ ran at 40-106 GFLOP/s on one core of the 2-core AMD EPYC
+ * (Zen 4, AVX-512) these figures come from, median 69 for nodes of 1e6-1e7 flops; the model
+ * takes the fast end, so it never counts on more time than a node takes (fewer threads when in
+ * doubt). A 16-core Xeon with two 512-bit FMA ports may run the large nodes faster still. */
+#define TC_PARALLEL_WORK_PER_NS 100.0
+
+/* Tasks a thread gets in an even split (tc_parallel_ranges): with tasks handed out dynamically,
+ * the last one finishes on average half a task after the others, which the cost model charges
+ * as an imbalance of 1/(2 * TC_PARALLEL_TASKS_PER_THREAD) of the parallel part. */
+#define TC_PARALLEL_TASKS_PER_THREAD 4
+
+/* Work shorter than this in one thread (ns) is never split, whatever the fork/join costs: a
+ * helper on it would spend more on moving the node's data between the cores' caches than it
+ * saves (costs the probe does not see), and a pool of such nodes need not start a thread. */
+#define TC_PARALLEL_MIN_SPLIT_NS 1000.0
+
+/* The cost model, a pure function. Work of `work` flops at `work_per_ns` a core takes
+ *   time(1) = work / work_per_ns,
+ *   time(t) = work / (work_per_ns * t) * (1 + imbalance) + fork_join_ns[t]   (t >= 2),
+ * and the answer is the smallest t in [1, n_threads] with the least time; 1 when time(1) is
+ * under TC_PARALLEL_MIN_SPLIT_NS. fork_join_ns[t] (t in
+ * [2, n_threads]; [0] and [1] are not read) is what a parallel-for at t workers costs beyond its
+ * tasks. Since the work term falls with t, more work never gets fewer threads. */
+int tc_parallel_choose_threads(const int64_t *fork_join_ns, int n_threads, double work,
+                               double work_per_ns);
+
+/* What a nearly empty parallel-for costs on `pool` at `workers` workers (the caller included),
+ * in nanoseconds: publish, every helper joining, every helper leaving. Measured on first need
+ * (tc_thread_pool_measure up to `workers`) and kept in the pool; 0 for workers <= 1. When it
+ * cannot be measured now (the pool is running a job: a nested or concurrent call), a
+ * pessimistic stand-in, not kept. */
+int64_t tc_thread_pool_fork_join_ns(tc_thread_pool *pool, int workers);
+
+/* (Re)measures the pool's fork/join cost at 2 .. max_workers workers (at most
+ * TC_PARALLEL_MAX_THREADS): at 2, 4, 8, ... and max_workers, each the second lowest of a few
+ * repetitions whose helpers spin at most TC_PARALLEL_PROBE_CAP_NS for one another (so it never
+ * hangs, and a loaded machine measures as costly), within about a millisecond in all; the
+ * counts between are interpolated. Starts the helpers it needs. False when the pool was busy
+ * (nothing kept). */
+bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers);
 
 /* The work of one element of a streamed (memory-bound) pass, in the GEMM flops that
  * tc_parallel_threads_for_work weighs: about a cycle, in which the GEMM does some 64 flops. A
@@ -62,8 +112,9 @@ typedef void (*tc_range_fn)(void *ctx, int64_t begin, int64_t end);
 
 /* Runs fn over items [0, n_items) of `cost` operations each: in the calling thread, as one
  * range, when the work is too small for threads (tc_parallel_threads_for_work), else in about
- * 4 ranges per thread (dynamic, so a late or slow thread takes fewer), each a multiple of
- * `granule` items and at least min_items. The split every elementwise-style kernel uses. */
+ * TC_PARALLEL_TASKS_PER_THREAD ranges per thread (dynamic, so a late or slow thread takes fewer),
+ * each a multiple of `granule` items and at least min_items. The split every elementwise-style
+ * kernel uses. */
 void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, double cost,
                         int64_t granule, int64_t min_items, tc_range_fn fn, void *ctx);
 

@@ -1077,7 +1077,7 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     job->direct = tc_lattice_is_identity(&job->lat);
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
                    (double)job->lat.coarse_size;
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
     conv_choose_columns(job);
     if (conv_wants_narrow(job))
         return conv_run_narrow(ctx, job, threads);
@@ -1169,7 +1169,7 @@ static void depthwise_task(void *vjob, int64_t task, int worker) {
 static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)job->lat.kernel_size *
                    (double)job->lat.coarse_size;
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
     int64_t n_tasks = job->batch * job->c_out;
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
     return TCONV_OK;

@@ -617,7 +617,7 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
         return conv_transpose_f64(ctx, &job, &ops, y);
     double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
                    (double)job.lat.kernel_size * (double)job.lat.coarse_size;
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
     subpixel_plan(&job);
     conv_transpose_plan(&job, threads);
     job.x = ops.x->data;

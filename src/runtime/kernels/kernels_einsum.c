@@ -341,7 +341,7 @@ tconv_status tc_run_einsum(tc_kernel_ctx *ctx) {
     p.all_f32 = d == TCONV_DTYPE_FLOAT;
     int64_t tasks = (p.y->n_elements + EINSUM_CHUNK - 1) / EINSUM_CHUNK;
     double work = (double)p.y->n_elements * (double)p.sum_count * (double)p.n_ops;
-    tc_parallel_for(ctx->pool, tc_parallel_threads_for_work(ctx->n_threads, work), tasks,
+    tc_parallel_for(ctx->pool, tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, work), tasks,
                     einsum_chunk, &p);
     return TCONV_OK;
 }

@@ -1044,7 +1044,8 @@ tconv_status tc_run_topk(tc_kernel_ctx *ctx) {
     int64_t slices = product(x->dims, 0, axis) * job.inner;
     if (slices == 0 || k == 0)
         return TCONV_OK;
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, (double)x->n_elements * 20.0);
+    int threads =
+        tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, (double)x->n_elements * 20.0);
     int workers = tc_parallel_workers(threads, slices);
     /* the sort's scratch (16 bytes per element of a slice, per worker) is held within the
      * memory limit: a malloc of its own escaped it (882 MB under --max-memory-mb 150) */

@@ -174,7 +174,7 @@ static tconv_status run_matmul(tc_kernel_ctx *ctx) {
     }
     matmul_job job = {.plan = &p, .a = a->data, .b = b->data, .y = y->data};
     double flops = 2.0 * (double)p.n_batch * (double)p.m * (double)p.n * (double)p.k;
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
     if (matmul_is_one_gemm(&p)) {
         tc_sgemm_op op = {.m = p.n_batch * p.m,
                           .n = p.n,

@@ -27,7 +27,8 @@ static inline void store_f(void *p, bool is_double, int64_t i, double v) {
 }
 
 static int threads_for(const tc_kernel_ctx *ctx, int64_t elements, double flops_per_element) {
-    return tc_parallel_threads_for_work(ctx->n_threads, (double)elements * flops_per_element);
+    return tc_parallel_threads_for_work(ctx->pool, ctx->n_threads,
+                                        (double)elements * flops_per_element);
 }
 
 /* ================================================================ Softmax, LogSoftmax */

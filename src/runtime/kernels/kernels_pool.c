@@ -575,7 +575,8 @@ static tconv_status run_pool(tc_kernel_ctx *ctx) {
     int64_t planes = x->dims[0] * x->dims[1];
     /* a window tap costs about a streamed element (parallel.h) */
     double work = (double)y->n_elements * (double)job.g.kernel_size * TC_PARALLEL_COST_STREAM;
-    int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
+    int workers =
+        tc_parallel_workers(tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, work), planes);
     job.count_include_pad = attrs->count_include_pad;
     job.column_major = attrs->storage_order == 1;
     job.dtype = x->dtype;

@@ -497,7 +497,7 @@ static void run_block(tc_kernel_ctx *ctx, reduce_kind kind, const tc_rt_tensor *
         n_tasks = outer * job.col_tasks;
     }
     double flops = (double)x->n_elements * (kind == REDUCE_LOG_SUM_EXP ? 20.0 : 1.0);
-    int threads = tc_parallel_threads_for_work(ctx->n_threads, flops);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, block_task, &job);
 }
 
@@ -587,7 +587,7 @@ tconv_status tc_run_reduce(tc_kernel_ctx *ctx) {
     reduce_plan plan;
     reduce_plan_init(&plan, x->rank, x->dims, reduced);
     reduce_job job = {&plan, op->kind, x->dtype, x->data, y->data, plan.n_out};
-    int threads = tc_parallel_threads_for_work(ctx->n_threads,
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads,
                                                (double)x->n_elements * TC_PARALLEL_COST_STREAM);
     int64_t n_tasks = 1;
     if (threads > 1 && plan.n_out > 1) {
@@ -720,7 +720,7 @@ tconv_status tc_run_arg_reduce(tc_kernel_ctx *ctx) {
     bool floating = x->dtype == TCONV_DTYPE_FLOAT || x->dtype == TCONV_DTYPE_DOUBLE;
     arg_job job = {x,    y->data, x->dims[axis], inner, ctx->node->kind == TC_KIND_ArgMax,
                    last, floating};
-    int threads = tc_parallel_threads_for_work(ctx->n_threads,
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads,
                                                (double)x->n_elements * TC_PARALLEL_COST_STREAM);
     if (x->dtype == TCONV_DTYPE_FLOAT) {
         int64_t n_tasks = outer * ((inner + BLOCK_COLS - 1) / BLOCK_COLS);
