@@ -527,7 +527,8 @@ static tconv_status resize_planes(tc_kernel_ctx *ctx, const tc_resize_params *p,
     int64_t planes = x->n_elements / (job.in_h * job.in_w);
     double taps = (double)(rows.n_taps + cols.n_taps);
     double work = (double)y->n_elements * taps * TC_PARALLEL_COST_STREAM;
-    int workers = tc_parallel_workers(tc_parallel_threads_for_work(ctx->n_threads, work), planes);
+    int workers =
+        tc_parallel_workers(tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, work), planes);
     tc_rt_tensor lines;
     st = tc_kernel_scratch(ctx, (size_t)workers * (size_t)job.in_w * sizeof(double), &lines);
     if (st == TCONV_OK) {
