@@ -293,7 +293,7 @@ static bool max_pool_fast_2d(const pool_job *job) {
  * is the fold of the two halves' results (a NaN left half yields to a non-NaN right one; a
  * non-NaN left half yields only to a strictly larger right one), so the fold may be regrouped,
  * never reordered: a window is folded row by row (each row's taps in order, max_pool_row), then
- * the row results in row order (max_pool_fold_rows), and gives the bits of argmax_float's
+ * the row results in row order (fold_rows), and gives the bits of argmax_float's
  * row-major scan (the NaN payload of an all-NaN window included). */
 static inline float max_rule(float best, float v) {
     return (v > best || (best != best && v == v)) ? v : best;
@@ -584,11 +584,12 @@ static tconv_status run_pool(tc_kernel_ctx *ctx) {
     job.y = y->data;
     job.indices = indices ? indices->data : NULL;
     job.avx2 = tc_cpu_has_avx2();
-    /* sizes below the input's and output's element counts: no overflow */
-    size_t per_worker = kind == POOL_MAX && max_pool_fast_2d(&job)
-                            ? (size_t)(max_pool_ring_rows(&job.g) * job.g.out[1]) * sizeof(float)
-                            : (size_t)job.g.max_taps * sizeof(int64_t);
-    job.scratch_stride = (per_worker + 63) & ~(size_t)63;
+    int64_t per_worker = job.g.max_taps * (int64_t)sizeof(int64_t), ring;
+    if (kind == POOL_MAX && max_pool_fast_2d(&job) &&
+        (!tc_mul_i64(max_pool_ring_rows(&job.g), job.g.out[1], &ring) ||
+         !tc_mul_i64(ring, (int64_t)sizeof(float), &per_worker) || per_worker > INT64_MAX / 64))
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "pooling window scratch overflows");
+    job.scratch_stride = ((size_t)per_worker + 63) & ~(size_t)63;
     tc_rt_tensor scratch;
     st = tc_kernel_scratch(ctx, (size_t)workers * job.scratch_stride, &scratch);
     if (st != TCONV_OK)

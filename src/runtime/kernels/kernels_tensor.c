@@ -388,7 +388,8 @@ static void concat_bytes(void *vjob, int64_t begin, int64_t end) {
         size_t n = chunk - within;
         if (n > (size_t)end - at)
             n = (size_t)end - at;
-        copy_piece(job->y + at, (const char *)t->data + row * chunk + within, n);
+        if (n > 0) /* (an empty input has no data at all) */
+            copy_piece(job->y + at, (const char *)t->data + row * chunk + within, n);
         at += n;
         within = 0;
         if (++i == n_inputs) {
