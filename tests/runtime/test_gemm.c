@@ -325,35 +325,37 @@ static void test_b_rows(void **state) {
     }
 }
 
-/* tc_sgemm_pack_a_gather packs exactly what tc_sgemm_pack_a packs from the gathered matrix:
- * A[i][p] = base[row_offsets[i] + col_offsets[p]], offsets in any order, several kc blocks and
- * partial row panels; the product from it matches the reference. */
-static void test_pack_a_gather(void **state) {
+/* tc_sgemm_pack_a_taps packs exactly what tc_sgemm_pack_a packs from the gathered matrix:
+ * A[i][c * taps + t] = base[c * stride + offsets[i * taps + t]], 0 for a negative offset, in any
+ * order, several kc blocks (a channel's taps across a block's edge) and partial row panels; the
+ * product from it matches the reference. */
+static void test_pack_a_taps(void **state) {
     (void)state;
     uint64_t rng = 9;
-    static const int64_t shapes[][3] = {{4, 64, 1152}, {1, 20, 7}, {13, 33, 300}, {36, 50, 290}};
+    /* m, channels, taps */
+    static const int64_t shapes[][3] = {{4, 128, 9}, {1, 7, 1}, {13, 30, 10}, {36, 58, 5}};
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
-            int64_t base_n = 3 * (m + k) + 5;
+            int64_t m = shapes[s][0], channels = shapes[s][1], taps = shapes[s][2];
+            int64_t k = channels * taps, n = 33, stride = 2 * m + 3;
+            int64_t base_n = channels * stride + 2 * m;
             float *base = malloc((size_t)base_n * sizeof(float));
-            int64_t *rows = malloc((size_t)m * sizeof(int64_t));
-            int64_t *cols = malloc((size_t)k * sizeof(int64_t));
+            int64_t *offsets = malloc((size_t)(m * taps) * sizeof(int64_t));
             assert_non_null(base);
-            assert_non_null(rows);
-            assert_non_null(cols);
+            assert_non_null(offsets);
             kh_fill_random(base, base_n, &rng);
-            for (int64_t i = 0; i < m; i++)
-                rows[i] = kh_rand_range(&rng, 0, m + k);
-            for (int64_t p = 0; p < k; p++)
-                cols[p] = kh_rand_range(&rng, 0, 2 * (m + k));
+            for (int64_t i = 0; i < m * taps; i++)
+                offsets[i] = kh_rand_range(&rng, 0, 4) == 0 ? -1 : kh_rand_range(&rng, 0, 2 * m);
             tc_sgemm_op op = {.m = m, .n = n, .k = k, .alpha = 1.0f};
             matrices mx = make_matrices(&op, 0, &rng);
-            for (int64_t i = 0; i < m; i++)
-                for (int64_t p = 0; p < k; p++)
-                    mx.a[i * op.lda + p] = base[rows[i] + cols[p]];
+            for (int64_t i = 0; i < m; i++) {
+                for (int64_t p = 0; p < k; p++) {
+                    int64_t at = offsets[i * taps + p % taps];
+                    mx.a[i * op.lda + p] = at < 0 ? 0.0f : base[(p / taps) * stride + at];
+                }
+            }
             tc_gemm_workspace ws;
             tc_gemm_workspace_init(&ws, ALL_ISAS[isa]);
             size_t n_packed = tc_sgemm_packed_a_floats(ws.isa, m, k);
@@ -361,7 +363,7 @@ static void test_pack_a_gather(void **state) {
             assert_non_null(want);
             assert_non_null(got);
             tc_sgemm_pack_a(ws.isa, false, m, k, mx.a, op.lda, want);
-            tc_sgemm_pack_a_gather(ws.isa, m, k, base, rows, cols, got);
+            tc_sgemm_pack_a_taps(ws.isa, m, channels, taps, base, stride, offsets, got);
             assert_memory_equal(got, want, n_packed * sizeof(float));
             tc_error err;
             assert_int_equal(tc_gemm_workspace_reserve(&ws, m, n, k, &err), TCONV_OK);
@@ -372,8 +374,7 @@ static void test_pack_a_gather(void **state) {
             free(want);
             free(got);
             free(base);
-            free(rows);
-            free(cols);
+            free(offsets);
             free_matrices(&mx);
         }
     }
@@ -473,7 +474,7 @@ int main(void) {
         cmocka_unit_test(test_threaded),
         cmocka_unit_test(test_prepacked_a),
         cmocka_unit_test(test_b_rows),
-        cmocka_unit_test(test_pack_a_gather),
+        cmocka_unit_test(test_pack_a_taps),
         cmocka_unit_test(test_b_masks),
         cmocka_unit_test(test_isa_names),
     };

@@ -707,21 +707,31 @@ void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const 
     }
 }
 
-void tc_sgemm_pack_a_gather(tc_gemm_isa isa, int64_t m, int64_t k, const float *base,
-                            const int64_t *row_offsets, const int64_t *col_offsets, float *packed) {
+void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t channels, int64_t taps,
+                          const float *base, int64_t channel_stride, const int64_t *tap_offsets,
+                          float *packed) {
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    int64_t k = channels * taps;
     for (int64_t pc = 0; pc < k; pc += mk->kc) {
         int64_t kc = min_i64(mk->kc, k - pc);
         float *dst = packed + pc * round_up(m, mk->mr);
         for (int64_t ir = 0; ir < m; ir += mk->mr, dst += mk->mr * kc) {
             int rows = (int)min_i64(mk->mr, m - ir);
+            const int64_t *panel = tap_offsets + ir * taps;
+            int64_t c = pc / taps, t = pc % taps;
             for (int64_t p = 0; p < kc; p++) {
-                const float *src = base + col_offsets[pc + p];
+                const float *src = base + c * channel_stride;
                 float *d = dst + p * mk->mr;
-                for (int r = 0; r < rows; r++)
-                    d[r] = src[row_offsets[ir + r]];
+                for (int r = 0; r < rows; r++) {
+                    int64_t at = panel[r * taps + t];
+                    d[r] = at >= 0 ? src[at] : 0.0f;
+                }
                 for (int r = rows; r < mk->mr; r++)
                     d[r] = 0.0f;
+                if (++t == taps) {
+                    t = 0;
+                    c++;
+                }
             }
         }
     }

@@ -98,11 +98,14 @@ int64_t tc_sgemm_col_tile(tc_gemm_isa isa);
 void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
                      int64_t lda, float *packed);
 void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op);
-/* Packs the m x k matrix A[i][p] = base[row_offsets[i] + col_offsets[p]] the way
- * tc_sgemm_pack_a does: a convolution's im2col matrix (output positions x taps) read straight
- * from a zero-padded input, without building it. */
-void tc_sgemm_pack_a_gather(tc_gemm_isa isa, int64_t m, int64_t k, const float *base,
-                            const int64_t *row_offsets, const int64_t *col_offsets, float *packed);
+/* Packs the m x (channels * taps) matrix A[i][c * taps + t] = base[c * channel_stride +
+ * tap_offsets[i * taps + t]], 0 where that offset is negative, the way tc_sgemm_pack_a does: a
+ * convolution's im2col matrix (output positions x (channel, tap)) read straight from its input,
+ * the taps that fall outside it as zeros, without building it (taps = 1: a plain gather of
+ * rows). */
+void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t channels, int64_t taps,
+                          const float *base, int64_t channel_stride, const int64_t *tap_offsets,
+                          float *packed);
 
 /* Convenience: allocates its own buffers and splits the work over up to n_threads threads of
  * `pool` (NULL or 1: the calling thread only). Fails only when memory runs out. */

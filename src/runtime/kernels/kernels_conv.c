@@ -432,6 +432,11 @@ static void phase_lines(const plane_geom *pg, const phase_span *spans, const flo
         tc_floats_zero(d + a * pg->padded_size, width);
     if (!x)
         return;
+    if (s == 2 && spans[0].lo == 0 && spans[1].lo == 0 && spans[0].hi == width &&
+        spans[1].hi == width) { /* both phases wholly inside X: one split, nothing to zero */
+        tc_floats_deinterleave(d, d + pg->padded_size, x + spans[0].first, width);
+        return;
+    }
     int64_t both_lo = 0, both_hi = 0;
     if (s == 2) {
         both_lo = tc_max_i64(spans[0].lo, spans[1].lo);
@@ -697,8 +702,8 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
  * and every FMA does a quarter of its work. Swapped, Y_g^T = col^T x W_g^T puts the positions on
  * the micro-tile's rows (broadcasts) and the output channels on its lanes, which a deep layer
  * has many of. W_g^T (depth x cout_g) is kept across runs like the packed W and read in place by
- * row pointers. col^T is never built: the GEMM's A panels are gathered straight from a
- * zero-padded copy of X through one offset per position and one per (channel, tap). */
+ * row pointers. col^T is never built: the GEMM's A panels are gathered straight from X
+ * (tc_sgemm_pack_a_taps) through each (position, tap)'s offset, the taps in the padding as 0. */
 
 /* Output positions up to which the swapped product is used: at most three 16-float vectors
  * (the other orientation's tiles are 32 or 48 columns wide), and with at least one vector of
@@ -753,69 +758,48 @@ static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tens
     return TCONV_OK;
 }
 
-/* The narrow path's geometry: the padded plane (every tap of every output inside it), and the
- * gather offsets into one (batch, group)'s padded planes. */
+/* The narrow path's gather: each (output position, tap)'s offset in an input plane, -1 where
+ * the tap falls in the padding (its A entry is 0), and every (batch, group)'s packed A. */
 typedef struct narrow_plan {
-    int64_t padded[TC_MAX_SPATIAL], padded_size;
-    bool in_place;             /* no tap reaches a pad: gather from X itself */
-    int64_t *position_offsets; /* coarse_size: an output's window origin */
-    int64_t *depth_offsets;    /* cin_g * kernel_size: a (channel, tap)'s shift */
-    float *packed;             /* every (batch, group)'s packed A */
-    size_t packed_floats;      /* per (batch, group) */
+    int64_t *tap_offsets; /* coarse_size x kernel_size */
+    float *packed;        /* every (batch, group)'s packed A */
+    size_t packed_floats; /* per (batch, group) */
 } narrow_plan;
 
-static void narrow_geometry(const tc_lattice *lat, narrow_plan *np) {
-    np->padded_size = 1;
-    np->in_place = true;
-    for (int i = 0; i < lat->rank; i++) {
-        int64_t reach =
-            (lat->coarse[i] - 1) * lat->strides[i] + (lat->kernel[i] - 1) * lat->dilations[i] + 1;
-        np->padded[i] = tc_max_i64(reach, lat->pad_begin[i] + lat->fine[i]);
-        np->padded_size *= np->padded[i];
-        np->in_place = np->in_place && lat->pad_begin[i] == 0 && np->padded[i] == lat->fine[i];
-    }
-}
-
-static void narrow_offsets(const tc_lattice *lat, int64_t cin_g, narrow_plan *np) {
+static void narrow_offsets(const tc_lattice *lat, narrow_plan *np) {
     int64_t o[TC_MAX_SPATIAL] = {0};
     for (int64_t q = 0; q < lat->coarse_size; q++) {
-        int64_t off = 0;
-        for (int i = 0; i < lat->rank; i++)
-            off = off * np->padded[i] + o[i] * lat->strides[i];
-        np->position_offsets[q] = off;
+        int64_t tap[TC_MAX_SPATIAL] = {0};
+        for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+            int64_t at = 0;
+            bool inside = true;
+            for (int i = 0; i < lat->rank; i++) {
+                int64_t v = o[i] * lat->strides[i] + tap[i] * lat->dilations[i] - lat->pad_begin[i];
+                inside = inside && v >= 0 && v < lat->fine[i];
+                at = at * lat->fine[i] + v;
+            }
+            np->tap_offsets[q * lat->kernel_size + t] = inside ? at : -1;
+        }
         for (int i = lat->rank - 1; i >= 0 && ++o[i] == lat->coarse[i]; i--)
             o[i] = 0;
-    }
-    int64_t tap[TC_MAX_SPATIAL] = {0};
-    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
-        int64_t off = 0;
-        for (int i = 0; i < lat->rank; i++)
-            off = off * np->padded[i] + tap[i] * lat->dilations[i];
-        for (int64_t c = 0; c < cin_g; c++)
-            np->depth_offsets[c * lat->kernel_size + t] = c * np->padded_size + off;
     }
 }
 
 typedef struct narrow_pack_job {
     conv_job *job;
     narrow_plan *np;
-    float *padded_x;
 } narrow_pack_job;
 
-/* One (batch, group): its padded planes, then its packed A gathered from them. */
+/* One (batch, group): its packed A gathered straight from X. */
 static void narrow_pack_task(void *vjob, int64_t unit, int worker) {
     (void)worker;
     const narrow_pack_job *pj = vjob;
     const conv_job *job = pj->job;
-    const narrow_plan *np = pj->np;
-    const float *x = job->x + unit * job->cin_g * job->lat.fine_size;
-    float *padded = pj->padded_x + unit * job->cin_g * np->padded_size;
-    for (int64_t c = 0; c < job->cin_g && !np->in_place; c++)
-        padded_plane_of(&job->lat, np->padded, np->padded_size, x + c * job->lat.fine_size,
-                        padded + c * np->padded_size);
-    tc_sgemm_pack_a_gather(job->isa, job->lat.coarse_size, job->cin_g * job->lat.kernel_size,
-                           np->in_place ? x : padded, np->position_offsets, np->depth_offsets,
-                           np->packed + (size_t)unit * np->packed_floats);
+    const tc_lattice *lat = &job->lat;
+    tc_sgemm_pack_a_taps(job->isa, lat->coarse_size, job->cin_g, lat->kernel_size,
+                         job->x + unit * job->cin_g * lat->fine_size, lat->fine_size,
+                         pj->np->tap_offsets,
+                         pj->np->packed + (size_t)unit * pj->np->packed_floats);
 }
 
 typedef struct narrow_run_job {
@@ -856,30 +840,23 @@ static void narrow_task(void *vrun, int64_t task, int worker) {
     }
 }
 
-/* Scratch: the padded planes, the packed A of every (batch, group), the offsets and every
- * worker's B row pointers, in one piece. */
+/* Scratch: the packed A of every (batch, group), the tap offsets and every worker's B row
+ * pointers, in one piece. */
 static tconv_status narrow_scratch(tc_kernel_ctx *ctx, const conv_job *job, int workers,
-                                   narrow_plan *np, float **padded_x, tc_rt_tensor *memory) {
+                                   narrow_plan *np, tc_rt_tensor *memory) {
     int64_t units = job->batch * job->group, depth = job->cin_g * job->lat.kernel_size;
     np->packed_floats =
         (tc_sgemm_packed_a_floats(job->isa, job->lat.coarse_size, depth) + 15) / 16 * 16;
-    size_t padded_bytes =
-        np->in_place ? 0 : (size_t)(job->batch * job->c_in * np->padded_size) * sizeof(float);
     size_t packed_bytes = (size_t)units * np->packed_floats * sizeof(float);
-    size_t offset_count = (size_t)(job->lat.coarse_size + depth);
-    padded_bytes = (padded_bytes + 63) / 64 * 64;
-    tconv_status st =
-        tc_kernel_scratch(ctx,
-                          padded_bytes + packed_bytes + offset_count * sizeof(int64_t) +
-                              (size_t)workers * (size_t)depth * sizeof(float *),
-                          memory);
+    size_t offset_bytes = (size_t)(job->lat.coarse_size * job->lat.kernel_size) * sizeof(int64_t);
+    tconv_status st = tc_kernel_scratch(
+        ctx, packed_bytes + offset_bytes + (size_t)workers * (size_t)depth * sizeof(float *),
+        memory);
     if (st != TCONV_OK)
         return st;
     unsigned char *base = memory->data;
-    *padded_x = (float *)(void *)base;
-    np->packed = (float *)(void *)(base + padded_bytes);
-    np->position_offsets = (int64_t *)(void *)(base + padded_bytes + packed_bytes);
-    np->depth_offsets = np->position_offsets + job->lat.coarse_size;
+    np->packed = (float *)(void *)base;
+    np->tap_offsets = (int64_t *)(void *)(base + packed_bytes);
     return TCONV_OK;
 }
 
@@ -897,22 +874,20 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
     int64_t n_tasks = units * job->n_chunks;
     int workers = tc_parallel_workers(threads, n_tasks);
     narrow_plan np = {0};
-    narrow_geometry(&job->lat, &np);
     tc_rt_tensor wt, memory;
-    float *padded_x;
     tconv_status st = narrow_weights(ctx, job, &wt);
     if (st == TCONV_OK)
-        st = narrow_scratch(ctx, job, workers, &np, &padded_x, &memory);
+        st = narrow_scratch(ctx, job, workers, &np, &memory);
     if (st != TCONV_OK) {
         tc_kernel_scratch_release(ctx, &wt);
         return st;
     }
-    job->b_rows = (const float **)(void *)(np.depth_offsets + depth);
-    narrow_offsets(&job->lat, job->cin_g, &np);
+    job->b_rows = (const float **)(void *)(np.tap_offsets + positions * job->lat.kernel_size);
+    narrow_offsets(&job->lat, &np);
     st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, positions * job->chunk_rows, job->isa,
                                  positions, job->chunk_rows, depth);
     if (st == TCONV_OK) {
-        narrow_pack_job pj = {job, &np, padded_x};
+        narrow_pack_job pj = {job, &np};
         tc_parallel_for(ctx->pool, tc_parallel_workers(threads, units), units, narrow_pack_task,
                         &pj);
         narrow_run_job rj = {job, &np};

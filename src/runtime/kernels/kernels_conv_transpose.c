@@ -171,12 +171,12 @@ static bool conv_transpose_few(const conv_transpose_job *job) {
 }
 
 /* The few-positions task's scratch, carved from `base` (NULL: only the size): C, one item's col
- * block, B's row pointers, the gather offsets, and the packed A, each on a cache line. Returns
- * its floats. */
+ * block, B's row pointers, the rows' gather offsets, and the packed A, each on a cache line.
+ * Returns its floats. */
 typedef struct few_scratch {
     float *c, *col, *packed;
     const float **b_rows;
-    int64_t *row_offsets, *col_offsets;
+    int64_t *row_offsets;
 } few_scratch;
 
 static int64_t round16(int64_t floats) {
@@ -186,14 +186,12 @@ static int64_t round16(int64_t floats) {
 static int64_t few_layout(const conv_transpose_job *job, float *base, few_scratch *fs) {
     int64_t positions = job->lat.coarse_size, rows = job->batch * positions;
     int64_t cols = job->chunk_channels * job->lat.kernel_size;
-    int64_t sizes[6] = {round16(rows * cols),
-                        round16(cols * positions),
-                        round16(job->cin_g * 2), /* pointers: 2 floats each */
+    int64_t sizes[5] = {round16(rows * cols), round16(cols * positions),
+                        round16(job->cin_g * 2), /* pointers and offsets: 2 floats each */
                         round16(rows * 2),
-                        round16(job->cin_g * 2),
                         round16((int64_t)tc_sgemm_packed_a_floats(job->isa, rows, job->cin_g))};
-    int64_t at[6], total = 0;
-    for (int i = 0; i < 6; i++) {
+    int64_t at[5], total = 0;
+    for (int i = 0; i < 5; i++) {
         at[i] = total;
         total += sizes[i];
     }
@@ -202,8 +200,7 @@ static int64_t few_layout(const conv_transpose_job *job, float *base, few_scratc
         fs->col = base + at[1];
         fs->b_rows = (const float **)(void *)(base + at[2]);
         fs->row_offsets = (int64_t *)(void *)(base + at[3]);
-        fs->col_offsets = (int64_t *)(void *)(base + at[4]);
-        fs->packed = base + at[5];
+        fs->packed = base + at[4];
     }
     return total;
 }
@@ -220,17 +217,16 @@ static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
     few_layout(job, ws->col, &fs);
     float *c = fs.c, *col = fs.col;
     const float **b_rows = fs.b_rows;
-    int64_t *row_offsets = fs.row_offsets, *col_offsets = fs.col_offsets;
+    int64_t *row_offsets = fs.row_offsets;
     float *packed = fs.packed;
     for (int64_t n = 0; n < job->batch; n++)
         for (int64_t q = 0; q < positions; q++)
             row_offsets[n * positions + q] = n * job->c_in * positions + q;
-    for (int64_t ci = 0; ci < job->cin_g; ci++) {
-        col_offsets[ci] = ci * positions;
+    for (int64_t ci = 0; ci < job->cin_g; ci++)
         b_rows[ci] = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
-    }
-    tc_sgemm_pack_a_gather(job->isa, rows, job->cin_g, job->x + g * job->cin_g * positions,
-                           row_offsets, col_offsets, packed);
+    /* one "tap" a row: item n's position q, channel ci at ci * positions */
+    tc_sgemm_pack_a_taps(job->isa, rows, job->cin_g, 1, job->x + g * job->cin_g * positions,
+                         positions, row_offsets, packed);
     tc_sgemm_op op = {.m = rows,
                       .n = cols,
                       .k = job->cin_g,
