@@ -243,7 +243,7 @@ static void test_refused_scratch_does_not_stick(void **state) {
     tconv_graph *g = m->graph;
     const int64_t sd[] = {4};
     const float scales[] = {1, 0.5f, 8, 8}; /* the channels too: the axis-by-axis path */
-    tconv_value *x = rtt_value(g, "x"); /* shape given by each run */
+    tconv_value *x = rtt_value(g, "x");     /* shape given by each run */
     tc_error err;
     assert_int_equal(tc_graph_add_input(g, x, NULL, &err), TCONV_OK);
     tconv_value *in[3] = {x, NULL, NULL};
