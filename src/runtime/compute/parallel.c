@@ -16,6 +16,15 @@
 #define TC_PARALLEL_PROBE_REPS 6
 #define TC_PARALLEL_PROBE_CAP_NS 100000
 #define TC_PARALLEL_PROBE_BUDGET_NS 1000000
+/* The most a measured fork/join is taken to cost: base + per worker (2 workers: 4 us; 16: 18 us).
+ * The one measurement of a process can catch its helper on the caller's own core: a thread the
+ * scheduler has not yet moved to the idle one, which answers only when the caller yields. Here
+ * that read 19 us at 2 workers in 5 of 8 processes (0.1-0.3 us in the others), and kept every
+ * node of those processes on 1 thread for their whole life (erfnet at 2 threads ran as at 1).
+ * A real fork/join on idle cores costs well under this; on loaded cores the oversubscription
+ * guard below runs jobs in the calling thread anyway. */
+#define TC_PARALLEL_FORK_JOIN_CEILING_NS 2000
+#define TC_PARALLEL_FORK_JOIN_CEILING_WORKER_NS 1000
 /* The fork/join cost assumed while the pool cannot be measured (busy with another job): more
  * than any measured here (2-5 us at 2 threads), so that a guess never adds threads. */
 #define TC_PARALLEL_UNMEASURED_NS 50000
@@ -531,7 +540,11 @@ bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers) {
 /* The kept figure at `workers` (2 .. TC_PARALLEL_MAX_THREADS), or the stand-in. */
 static int64_t kept_fork_join_ns(int workers) {
     int64_t ns = atomic_load(&fork_join_figures[workers]);
-    return ns > 0 ? ns : TC_PARALLEL_UNMEASURED_NS;
+    if (ns <= 0)
+        return TC_PARALLEL_UNMEASURED_NS;
+    int64_t ceiling = TC_PARALLEL_FORK_JOIN_CEILING_NS +
+                      TC_PARALLEL_FORK_JOIN_CEILING_WORKER_NS * (int64_t)workers;
+    return ns < ceiling ? ns : ceiling;
 }
 
 int64_t tc_thread_pool_fork_join_ns(tc_thread_pool *pool, int workers) {
