@@ -30,10 +30,11 @@ static void fill_linear(int64_t *table) {
 static void test_choose_hand_worked(void **state) {
     (void)state;
     int64_t table[TC_PARALLEL_MAX_THREADS + 1];
-    fill_flat(table, 2000);
-    /* time(1) = W/100, time(2) = W/200 * 1.125 + 2000: even at W = 457143 flops */
-    assert_int_equal(tc_parallel_choose_threads(table, 2, 400000, RATE), 1);
-    assert_int_equal(tc_parallel_choose_threads(table, 2, 500000, RATE), 2);
+    fill_flat(table, 8000);
+    /* time(1) = W/100, time(2) = W/200 * 1.125 + 8000: even at W = 1828571 flops (above the
+     * 8 us floor, TC_PARALLEL_MIN_SPLIT_NS) */
+    assert_int_equal(tc_parallel_choose_threads(table, 2, 1.8e6, RATE), 1);
+    assert_int_equal(tc_parallel_choose_threads(table, 2, 1.9e6, RATE), 2);
     /* a flat overhead: large work takes every thread it may, and no more */
     assert_int_equal(tc_parallel_choose_threads(table, 16, 1e9, RATE), 16);
     assert_int_equal(tc_parallel_choose_threads(table, 4, 1e9, RATE), 4);

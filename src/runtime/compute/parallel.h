@@ -73,8 +73,12 @@ int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flo
 
 /* Work shorter than this in one thread (ns) is never split, whatever the fork/join costs: a
  * helper on it would spend more on moving the node's data between the cores' caches than it
- * saves (costs the probe does not see), and a pool of such nodes need not start a thread. */
-#define TC_PARALLEL_MIN_SPLIT_NS 2000.0
+ * saves (costs the probe does not see), and a pool of such nodes need not start a thread. It
+ * also bounds what a late helper can cost such a node: on this 2-core KVM machine a helper that
+ * was descheduled or shares the caller's core answers after some 19 us, and at a 2 us floor
+ * encodec_decoder's 6 us Elu nodes went to 2 threads and the model ran 15% slower at 2 threads
+ * than at 1 (7-round side by side); at 8 us a split can lose at most what it could gain. */
+#define TC_PARALLEL_MIN_SPLIT_NS 8000.0
 
 /* The cost model, a pure function. Work of `work` flops at `work_per_ns` a core takes
  *   time(1) = work / work_per_ns,
