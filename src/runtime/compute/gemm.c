@@ -361,7 +361,7 @@ static tc_gemm_isa resolve_isa(tc_gemm_isa isa) {
     return (isa == TCONV_GEMM_ISA_AUTO || !tc_gemm_isa_available(isa)) ? best_isa() : isa;
 }
 
-static int64_t round_up_to(int64_t x, int64_t multiple) {
+static int64_t round_up(int64_t x, int64_t multiple) {
     return (x + multiple - 1) / multiple * multiple;
 }
 
@@ -370,8 +370,8 @@ tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n) {
     if (best != TCONV_GEMM_ISA_AVX512 || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
         return best;
     const micro_kernel *wide = kernel_for(TCONV_GEMM_ISA_AVX512_8X48), *tall = kernel_for(best);
-    int64_t wide_area = round_up_to(m, wide->mr) * round_up_to(n, wide->nr);
-    int64_t tall_area = round_up_to(m, tall->mr) * round_up_to(n, tall->nr);
+    int64_t wide_area = round_up(m, wide->mr) * round_up(n, wide->nr);
+    int64_t tall_area = round_up(m, tall->mr) * round_up(n, tall->nr);
     return wide_area <= tall_area ? TCONV_GEMM_ISA_AVX512_8X48 : best;
 }
 
@@ -395,10 +395,6 @@ const char *tc_gemm_isa_name(tc_gemm_isa isa) {
 
 static int64_t min_i64(int64_t a, int64_t b) {
     return a < b ? a : b;
-}
-
-static int64_t round_up(int64_t x, int64_t multiple) {
-    return (x + multiple - 1) / multiple * multiple;
 }
 
 static int64_t pack_a_floats(const micro_kernel *mk, int64_t m, int64_t k) {

@@ -44,6 +44,11 @@ static inline int64_t tc_min_i64(int64_t a, int64_t b) {
     return a < b ? a : b;
 }
 
+/* x rounded up to a multiple of `multiple` (> 0), for x >= 0 */
+static inline int64_t tc_round_up_i64(int64_t x, int64_t multiple) {
+    return (x + multiple - 1) / multiple * multiple;
+}
+
 /* A run of coarse positions along the last axis: `length` columns starting at column `col` of
  * the block, at last-axis index u0 of the line whose other coordinates are `outer`. */
 typedef struct tc_coarse_run {

@@ -153,6 +153,21 @@ static const float *conv_unit_x(const conv_job *job, const conv_unit *u) {
     return job->x + (u->n * job->c_in + u->g * job->cin_g) * job->lat.fine_size;
 }
 
+/* Output rows [row0, row0 + rows) of Y, `cols` values each, `ld` apart: + bias, then the fused
+ * activation, in one pass (the sum rounded to float first, as an Add then the activation). */
+static void conv_rows_epilogue(const conv_job *job, float *y, int64_t rows, int64_t cols,
+                               int64_t ld, int64_t row0) {
+    for (int64_t c = 0; c < rows && (job->bias || job->act); c++) {
+        float *row = y + c * ld, b = job->bias ? job->bias[row0 + c] : 0.0f;
+        if (job->act) {
+            tc_kernel_activation_apply_plus(job->act, row, row, b, cols);
+            continue;
+        }
+        for (int64_t j = 0; j < cols; j++)
+            row[j] += b;
+    }
+}
+
 /* Y_g[chunk rows, block] = W_g[chunk rows, :] x B + bias, then the fused activation: B as op
  * gives it (its m, k, c and ldc are set here). */
 static void conv_unit_gemm(const conv_job *job, tc_gemm_workspace *gemm, const conv_unit *u,
@@ -169,15 +184,7 @@ static void conv_unit_gemm(const conv_job *job, tc_gemm_workspace *gemm, const c
     const float *packed =
         job->packed_w + (size_t)(u->g * job->n_chunks + chunk) * job->packed_chunk_floats;
     tc_sgemm_run_packed(gemm, packed, op);
-    for (int64_t c = 0; c < op->m && (job->bias || job->act); c++) {
-        float *row = y + c * lat->coarse_size, b = job->bias ? job->bias[row0 + c] : 0.0f;
-        if (job->act) {
-            tc_kernel_activation_apply_plus(job->act, row, row, b, u->cols);
-            continue;
-        }
-        for (int64_t j = 0; j < u->cols; j++)
-            row[j] += b;
-    }
+    conv_rows_epilogue(job, y, op->m, u->cols, lat->coarse_size, row0);
 }
 
 /* B is the unit's im2col block col, or X for a direct 1x1 Conv. */
@@ -808,7 +815,7 @@ typedef struct narrow_run_job {
 } narrow_run_job;
 
 /* One (batch, group, output-channel chunk): C = col^T x W_g^T[:, chunk] into the worker's
- * block, then C^T into Y's rows with the bias and the fused activation. */
+ * block, then C^T into Y's rows and the bias and fused activation over them. */
 static void narrow_task(void *vrun, int64_t task, int worker) {
     const narrow_run_job *rj = vrun;
     conv_job *job = rj->job;
@@ -831,13 +838,10 @@ static void narrow_task(void *vrun, int64_t task, int worker) {
     tc_sgemm_run_packed(&ws->gemm, rj->np->packed + (size_t)unit * rj->np->packed_floats, &op);
     int64_t row0 = g * job->cout_g + c0;
     float *y = job->y + ((unit / job->group) * job->c_out + row0) * positions;
-    for (int64_t c = 0; c < cols; c++) {
-        float b = job->bias ? job->bias[row0 + c] : 0.0f, *yc = y + c * positions;
+    for (int64_t c = 0; c < cols; c++)
         for (int64_t i = 0; i < positions; i++)
-            yc[i] = ws->col[i * cols + c] + b;
-        if (job->act)
-            tc_kernel_activation_apply(job->act, yc, yc, positions);
-    }
+            y[c * positions + i] = ws->col[i * cols + c];
+    conv_rows_epilogue(job, y, cols, positions, positions, row0);
 }
 
 /* Scratch: the packed A of every (batch, group), the tap offsets and every worker's B row
@@ -845,8 +849,8 @@ static void narrow_task(void *vrun, int64_t task, int worker) {
 static tconv_status narrow_scratch(tc_kernel_ctx *ctx, const conv_job *job, int workers,
                                    narrow_plan *np, tc_rt_tensor *memory) {
     int64_t units = job->batch * job->group, depth = job->cin_g * job->lat.kernel_size;
-    np->packed_floats =
-        (tc_sgemm_packed_a_floats(job->isa, job->lat.coarse_size, depth) + 15) / 16 * 16;
+    np->packed_floats = tc_round_up_i64(
+        (int64_t)tc_sgemm_packed_a_floats(job->isa, job->lat.coarse_size, depth), 16);
     size_t packed_bytes = (size_t)units * np->packed_floats * sizeof(float);
     size_t offset_bytes = (size_t)(job->lat.coarse_size * job->lat.kernel_size) * sizeof(int64_t);
     tconv_status st = tc_kernel_scratch(

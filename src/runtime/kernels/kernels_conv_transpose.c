@@ -179,17 +179,19 @@ typedef struct few_scratch {
     int64_t *row_offsets;
 } few_scratch;
 
-static int64_t round16(int64_t floats) {
-    return (floats + 15) / 16 * 16;
+/* floats rounded up to whole cache lines */
+static int64_t cache_line_floats(int64_t floats) {
+    return tc_round_up_i64(floats, 16);
 }
 
 static int64_t few_layout(const conv_transpose_job *job, float *base, few_scratch *fs) {
     int64_t positions = job->lat.coarse_size, rows = job->batch * positions;
     int64_t cols = job->chunk_channels * job->lat.kernel_size;
-    int64_t sizes[5] = {round16(rows * cols), round16(cols * positions),
-                        round16(job->cin_g * 2), /* pointers and offsets: 2 floats each */
-                        round16(rows * 2),
-                        round16((int64_t)tc_sgemm_packed_a_floats(job->isa, rows, job->cin_g))};
+    int64_t sizes[5] = {
+        cache_line_floats(rows * cols), cache_line_floats(cols * positions),
+        cache_line_floats(job->cin_g * 2), /* pointers and offsets: 2 floats each */
+        cache_line_floats(rows * 2),
+        cache_line_floats((int64_t)tc_sgemm_packed_a_floats(job->isa, rows, job->cin_g))};
     int64_t at[5], total = 0;
     for (int i = 0; i < 5; i++) {
         at[i] = total;
