@@ -16,6 +16,8 @@
 #include "importer/importer.h"
 #include "ir/conv_transpose_geometry.h"
 #include "kernel_harness.h"
+#include "runtime/compute/cpu_features.h"
+#include "runtime/kernels/conv_lattice.h"
 #include "testutil.h"
 
 /* ---------------------------------------------------------------- hand-computed cases */
@@ -702,6 +704,76 @@ static void test_conv_few_positions_random(void **state) {
     assert_true(ran > 60);
 }
 
+/* The stride-2 split (tc_floats_deinterleave_lines), bit for bit against the plain loop, in
+ * every instruction set's copy: counts below, at and past the 16-float AVX-512 copy's threshold,
+ * several lines with strides that skip source lines and leave gaps between output lines. */
+static void test_deinterleave_lines_exact(void **state) {
+    (void)state;
+    enum { LINES = 3, SRC_LD = 2 * 40 + 24, DST_LD = 40 + 5 };
+    float src[LINES * SRC_LD], a[LINES * DST_LD], b[LINES * DST_LD];
+    uint64_t rng = 31;
+    kh_fill_random(src, LINES * SRC_LD, &rng);
+    for (int portable = 0; portable <= 1; portable++) {
+        if (portable)
+            tc_cpu_features_override(0);
+        for (int64_t count = 0; count <= 40; count++) {
+            for (int64_t lines = 1; lines <= LINES; lines++) {
+                for (int64_t i = 0; i < LINES * DST_LD; i++)
+                    a[i] = b[i] = -7.0f; /* what the split must leave alone */
+                tc_floats_deinterleave_lines(a, b, DST_LD, src, SRC_LD, count, lines);
+                for (int64_t l = 0; l < LINES; l++) {
+                    for (int64_t j = 0; j < DST_LD; j++) {
+                        bool written = l < lines && j < count;
+                        float want_a = written ? src[l * SRC_LD + 2 * j] : -7.0f;
+                        float want_b = written ? src[l * SRC_LD + 2 * j + 1] : -7.0f;
+                        assert_memory_equal(&a[l * DST_LD + j], &want_a, sizeof(float));
+                        assert_memory_equal(&b[l * DST_LD + j], &want_b, sizeof(float));
+                    }
+                }
+            }
+        }
+        tc_cpu_features_restore();
+    }
+}
+
+/* Stride-2 Convs whose phase-plane lines are 16 floats and more (erfnet's downsamplers: the
+ * planes split a run of lines at a time), with the detected instruction sets (AVX-512: the
+ * masked path's unpadded planes) and without (the wide path's padded planes): rank 2 and 3
+ * (where a run of lines breaks at each plane of the leading axes), stride 2 on every axis or on
+ * the last only, pads that keep both last-axis phases inside X and pads that do not, an odd
+ * width, 1 and 2 threads. */
+static void test_conv_stride2_long_lines(void **state) {
+    (void)state;
+    uint64_t rng = 33;
+    /* clang-format off */
+    conv_draw draws[] = {
+        {.rank = 2, .group = 1, .cin_g = 16, .cout_g = 16, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {2, 2}, .d = {1, 1}, .x = {32, 32}, .pads = {1, 1, 1, 1}},
+        {.rank = 2, .group = 1, .cin_g = 3, .cout_g = 13, .batch = 2, .bias = false,
+         .k = {3, 3}, .s = {2, 2}, .d = {1, 1}, .x = {20, 64}, .pads = {1, 1, 1, 1}},
+        {.rank = 2, .group = 1, .cin_g = 5, .cout_g = 7, .batch = 1, .bias = true,
+         .k = {2, 4}, .s = {1, 2}, .d = {1, 1}, .x = {9, 71}, .pads = {0, 0, 1, 2}},
+        {.rank = 2, .group = 2, .cin_g = 4, .cout_g = 9, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {2, 2}, .d = {2, 1}, .x = {19, 48}, .pads = {2, 0, 2, 0}},
+        {.rank = 3, .group = 1, .cin_g = 3, .cout_g = 8, .batch = 1, .bias = true,
+         .k = {3, 3, 3}, .s = {2, 2, 2}, .d = {1, 1, 1}, .x = {6, 5, 40}, .pads = {1, 1, 1, 1, 1, 1}},
+        {.rank = 3, .group = 1, .cin_g = 2, .cout_g = 5, .batch = 2, .bias = false,
+         .k = {1, 2, 3}, .s = {1, 1, 2}, .d = {1, 1, 1}, .x = {3, 4, 36}, .pads = {0, 0, 1, 0, 1, 0}},
+    };
+    /* clang-format on */
+    for (int portable = 0; portable <= 1; portable++) {
+        if (portable)
+            tc_cpu_features_override(0);
+        for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++) {
+            for (int threads = 1; threads <= 2; threads++) {
+                draws[i].threads = threads;
+                assert_true(run_random_conv(&draws[i], &rng));
+            }
+        }
+        tc_cpu_features_restore();
+    }
+}
+
 static void test_conv_large_and_depthwise(void **state) {
     (void)state;
     uint64_t rng = 22;
@@ -872,6 +944,8 @@ int main(void) {
         cmocka_unit_test(test_conv_random_vs_direct),
         cmocka_unit_test(test_conv_few_positions_random),
         cmocka_unit_test(test_conv_large_and_depthwise),
+        cmocka_unit_test(test_deinterleave_lines_exact),
+        cmocka_unit_test(test_conv_stride2_long_lines),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_onnx_conformance_conv_transpose),
         cmocka_unit_test(test_onnx_conformance_conv),

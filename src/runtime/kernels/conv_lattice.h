@@ -108,6 +108,11 @@ static inline void tc_floats_gather(float *restrict dst, const float *restrict s
 /* a[j] = src[2j], b[j] = src[2j + 1]: a stride-2 row split into its two phases */
 void tc_floats_deinterleave(float *restrict a, float *restrict b, const float *restrict src,
                             int64_t count);
+/* The same for `lines` lines: line i reads src + i * src_ld and writes a + i * dst_ld and
+ * b + i * dst_ld (a stride-2 Conv's phase planes, split in one call instead of one a line). */
+void tc_floats_deinterleave_lines(float *restrict a, float *restrict b, int64_t dst_ld,
+                                  const float *restrict src, int64_t src_ld, int64_t count,
+                                  int64_t lines);
 
 static inline void tc_floats_zero(float *dst, int64_t count) {
     if (count >= SHORT_RUN_FLOATS) {

@@ -530,6 +530,37 @@ static void padded_plane_of(const tc_lattice *lat, const int64_t *padded, int64_
         tc_floats_copy(dst + run_dst * width, src + run_src * x_width, run_lines * width);
 }
 
+/* Lines of a phase plane whose source lines are evenly spaced in X, at stride 2 with both
+ * last-axis phases wholly inside X: split in one call (a line is 8 to 64 floats in erfnet; one
+ * call a line cost more than the split itself). */
+typedef struct line_run {
+    int64_t first, src_line, count, step;
+} line_run;
+
+static void flush_line_run(const plane_geom *pg, const phase_span *spans, const float *src,
+                           float *plane, line_run *run) {
+    const tc_lattice *lat = pg->lat;
+    int64_t width = pg->padded[lat->rank - 1], x_width = lat->fine[lat->rank - 1];
+    if (run->count > 0)
+        tc_floats_deinterleave_lines(
+            plane + run->first * width, plane + pg->padded_size + run->first * width, width,
+            src + run->src_line * x_width + spans[0].first, run->step * x_width, width, run->count);
+    run->count = 0;
+}
+
+/* Adds line `line` (source line src_line) to the run, flushing it first when it does not
+ * continue it. */
+static void extend_line_run(const plane_geom *pg, const phase_span *spans, const float *src,
+                            float *plane, line_run *run, int64_t line, int64_t src_line) {
+    if (run->count >= 2 && src_line != run->src_line + run->count * run->step)
+        flush_line_run(pg, spans, src, plane, run);
+    if (run->count == 0)
+        *run = (line_run){.first = line, .src_line = src_line};
+    else if (run->count == 1)
+        run->step = src_line - run->src_line;
+    run->count++;
+}
+
 /* The phase planes of one input plane: for each phase of the leading axes and each line of its
  * plane, the source line (or none, in the padding), split into the last axis's phases. */
 static void phase_planes_of(const plane_geom *pg, const float *src, float *dst) {
@@ -544,6 +575,8 @@ static void phase_planes_of(const plane_geom *pg, const float *src, float *dst) 
     phase_span spans[CONV_WIDE_MAX_STRIDE];
     for (int64_t a = 0; a < s; a++)
         spans[a] = phase_span_at(lat, width, a);
+    bool runs = s == 2 && spans[0].lo == 0 && spans[1].lo == 0 && spans[0].hi == width &&
+                spans[1].hi == width;
     for (int64_t lead = 0; lead < pg->n_phases / s; lead++) {
         int64_t a[TC_MAX_SPATIAL] = {0}, u[TC_MAX_SPATIAL] = {0}, rem = lead;
         for (int i = last - 1; i >= 0; i--) {
@@ -551,6 +584,7 @@ static void phase_planes_of(const plane_geom *pg, const float *src, float *dst) 
             rem /= lat->strides[i];
         }
         float *plane = dst + lead * s * pg->padded_size;
+        line_run run = {0};
         for (int64_t line = 0; line < lines; line++) {
             int64_t src_line = 0;
             bool inside = true;
@@ -559,10 +593,16 @@ static void phase_planes_of(const plane_geom *pg, const float *src, float *dst) 
                 inside = inside && v >= 0 && v < lat->fine[i];
                 src_line = src_line * lat->fine[i] + v;
             }
-            phase_lines(pg, spans, inside ? src + src_line * x_width : NULL, plane + line * width);
             for (int i = last - 1; i >= 0 && ++u[i] == pg->padded[i]; i--)
                 u[i] = 0;
+            if (runs && inside) {
+                extend_line_run(pg, spans, src, plane, &run, line, src_line);
+                continue;
+            }
+            flush_line_run(pg, spans, src, plane, &run);
+            phase_lines(pg, spans, inside ? src + src_line * x_width : NULL, plane + line * width);
         }
+        flush_line_run(pg, spans, src, plane, &run);
     }
 }
 
