@@ -312,11 +312,31 @@ static void test_b_rows(void **state) {
                     rows[p] = row;
                 }
                 naive_sgemm(&op, mx.want);
+                size_t c_bytes = (size_t)(op.m * op.ldc + 1) * sizeof(float);
+                float *c_before = malloc(c_bytes);
+                assert_non_null(c_before);
+                memcpy(c_before, mx.c, c_bytes);
                 tc_sgemm_op by_rows = op;
                 by_rows.b = NULL; /* must not be read */
                 by_rows.b_rows = rows;
                 run_prepacked(ALL_ISAS[isa], &op, &by_rows);
                 expect_result(&op, &mx, tc_gemm_isa_name(ALL_ISAS[isa]));
+                /* the same rows, the product from their column 3 (b_col0): the 3 floats
+                 * before each row's data are NaN */
+                float *shifted = malloc((size_t)(op.k * (op.ldb + 3)) * sizeof(float));
+                assert_non_null(shifted);
+                for (int64_t p = 0; p < op.k; p++) {
+                    float *row = shifted + p * (op.ldb + 3);
+                    row[0] = row[1] = row[2] = NAN;
+                    memcpy(row + 3, rows[p], (size_t)op.n * sizeof(float));
+                    rows[p] = row;
+                }
+                by_rows.b_col0 = 3;
+                memcpy(mx.c, c_before, c_bytes);
+                run_prepacked(ALL_ISAS[isa], &op, &by_rows);
+                expect_result(&op, &mx, "b_rows from column 3");
+                free(shifted);
+                free(c_before);
                 free(rows);
                 free(flipped);
                 free_matrices(&mx);
@@ -382,56 +402,76 @@ static void test_pack_a_taps(void **state) {
 
 /* B by row pointers with lane masks (b_masks): masked-off columns hold NaN, which must read as 0
  * (not loaded), both where B is read in place (few row panels) and where it is packed (many),
- * for every ISA, partial tiles, several kc blocks and alpha/beta. */
+ * for every ISA, partial tiles, several kc blocks and alpha/beta; with and without the per-word
+ * summary (b_masks_full), and with the product starting at column 0 or 32 of the rows
+ * (b_col0: the columns before it hold NaN under all-on masks and an all-on summary, so reading
+ * any of them shows). */
 static void test_b_masks(void **state) {
     (void)state;
     uint64_t rng = 10;
     static const int64_t shapes[][3] = {{12, 64, 27},  {5, 61, 9},   {64, 100, 300}, {200, 50, 40},
                                         {300, 33, 17}, {1, 16, 300}, {37, 130, 200}};
+    enum { SKIP = 32, SKIP_WORDS = SKIP / 16 };
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            tc_sgemm_op op = {.m = shapes[s][0],
-                              .n = shapes[s][1],
-                              .k = shapes[s][2],
-                              .alpha = s % 2 ? 0.5f : 1.0f,
-                              .beta = s % 2 ? 2.0f : 0.0f};
-            matrices mx = make_matrices(&op, 0, &rng);
-            int64_t words = (op.n + 15) / 16;
-            uint16_t *masks = malloc((size_t)(op.k * words) * sizeof(uint16_t));
-            const float **rows = malloc((size_t)op.k * sizeof *rows);
-            const uint16_t **mask_rows = malloc((size_t)op.k * sizeof *mask_rows);
-            float *poisoned = malloc((size_t)(op.k * op.ldb) * sizeof(float));
-            assert_non_null(masks);
-            assert_non_null(rows);
-            assert_non_null(mask_rows);
-            assert_non_null(poisoned);
-            for (int64_t p = 0; p < op.k; p++) {
-                for (int64_t w = 0; w < words; w++)
-                    masks[p * words + w] = (uint16_t)kh_rand_range(&rng, 0, 0xFFFF);
-                if (p % 5 == 0)
-                    masks[p * words] = 0xFFFF; /* whole vectors too */
-                for (int64_t j = 0; j < op.n; j++) {
-                    bool on = (masks[p * words + j / 16] >> (j % 16)) & 1;
-                    poisoned[p * op.ldb + j] = on ? mx.b[p * op.ldb + j] : NAN;
-                    mx.b[p * op.ldb + j] = on ? mx.b[p * op.ldb + j] : 0.0f;
+            for (int variant = 0; variant < 3; variant++) {
+                bool summary = variant >= 1;
+                int64_t skip = variant == 2 ? SKIP : 0, skip_words = skip / 16;
+                tc_sgemm_op op = {.m = shapes[s][0],
+                                  .n = shapes[s][1],
+                                  .k = shapes[s][2],
+                                  .alpha = s % 2 ? 0.5f : 1.0f,
+                                  .beta = s % 2 ? 2.0f : 0.0f};
+                matrices mx = make_matrices(&op, 0, &rng);
+                int64_t words = (op.n + 15) / 16, row_words = words + skip_words;
+                int64_t row_floats = op.ldb + skip;
+                uint16_t *masks = malloc((size_t)(op.k * row_words) * sizeof(uint16_t));
+                uint8_t *full = malloc((size_t)row_words);
+                const float **rows = malloc((size_t)op.k * sizeof *rows);
+                const uint16_t **mask_rows = malloc((size_t)op.k * sizeof *mask_rows);
+                float *poisoned = malloc((size_t)(op.k * row_floats) * sizeof(float));
+                assert_true(masks && full && rows && mask_rows && poisoned);
+                for (int64_t w = 0; w < row_words; w++)
+                    full[w] = 1;
+                for (int64_t p = 0; p < op.k; p++) {
+                    uint16_t *mrow = masks + p * row_words;
+                    float *row = poisoned + p * row_floats;
+                    for (int64_t w = 0; w < skip_words; w++)
+                        mrow[w] = 0xFFFF;
+                    for (int64_t j = 0; j < skip; j++)
+                        row[j] = NAN;
+                    for (int64_t w = 0; w < words; w++)
+                        mrow[skip_words + w] = (uint16_t)kh_rand_range(&rng, 0, 0xFFFF);
+                    if (p % 5 == 0 || op.k < 20)
+                        mrow[skip_words] = 0xFFFF; /* whole vectors too, some in every row */
+                    for (int64_t w = 0; w < words; w++)
+                        full[skip_words + w] &= mrow[skip_words + w] == 0xFFFF;
+                    for (int64_t j = 0; j < op.n; j++) {
+                        bool on = (mrow[skip_words + j / 16] >> (j % 16)) & 1;
+                        row[skip + j] = on ? mx.b[p * op.ldb + j] : NAN;
+                        mx.b[p * op.ldb + j] = on ? mx.b[p * op.ldb + j] : 0.0f;
+                    }
+                    rows[p] = row;
+                    mask_rows[p] = mrow;
                 }
-                rows[p] = poisoned + p * op.ldb;
-                mask_rows[p] = masks + p * words;
+                naive_sgemm(&op, mx.want);
+                tc_sgemm_op masked = op;
+                masked.b = NULL;
+                masked.b_rows = rows;
+                masked.b_masks = mask_rows;
+                masked.b_masks_full = summary ? full : NULL;
+                masked.b_col0 = skip;
+                run_prepacked(ALL_ISAS[isa], &op, &masked);
+                expect_result(&op, &mx, tc_gemm_isa_name(ALL_ISAS[isa]));
+                free(masks);
+                free(full);
+                free(rows);
+                free(mask_rows);
+                free(poisoned);
+                free_matrices(&mx);
             }
-            naive_sgemm(&op, mx.want);
-            tc_sgemm_op masked = op;
-            masked.b = NULL;
-            masked.b_rows = rows;
-            masked.b_masks = mask_rows;
-            run_prepacked(ALL_ISAS[isa], &op, &masked);
-            expect_result(&op, &mx, tc_gemm_isa_name(ALL_ISAS[isa]));
-            free(masks);
-            free(rows);
-            free(mask_rows);
-            free(poisoned);
-            free_matrices(&mx);
         }
     }
 }

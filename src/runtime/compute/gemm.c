@@ -501,11 +501,11 @@ static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, in
         int cols = (int)min_i64(nr, nc - jr);
         if (!op->trans_b) {
             for (int64_t p = 0; p < kc; p++) {
-                const float *src = op->b_rows ? op->b_rows[p0 + p] + j0 + jr
+                const float *src = op->b_rows ? op->b_rows[p0 + p] + op->b_col0 + j0 + jr
                                               : op->b + (p0 + p) * op->ldb + j0 + jr;
                 float *d = dst + p * nr;
                 if (op->b_masks)
-                    masked_copy(d, src, op->b_masks[p0 + p], j0 + jr, cols);
+                    masked_copy(d, src, op->b_masks[p0 + p], op->b_col0 + j0 + jr, cols);
                 else
                     memcpy(d, src, (size_t)cols * sizeof(float));
                 for (int c = cols; c < nr; c++)
@@ -665,8 +665,9 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
                 else
                     pack_a(op, ic, mc, pc, kc, mk->mr, pa);
                 macro_kernel(mk, mc, nc, kc, a_block, pb, rows,
-                             rows && op->b_masks ? op->b_masks + pc : NULL, op->b_masks_full, jc,
-                             op->c + ic * op->ldc + jc, op->ldc, op->alpha, beta);
+                             rows && op->b_masks ? op->b_masks + pc : NULL, op->b_masks_full,
+                             op->b_rows ? op->b_col0 + jc : jc, op->c + ic * op->ldc + jc, op->ldc,
+                             op->alpha, beta);
             }
         }
     }

@@ -59,6 +59,10 @@ typedef struct tc_sgemm_op {
     /* Optional with b_masks: b_masks_full[j / 16] nonzero when that word is all ones in every row
      * (the unmasked kernels then run those columns without reading the masks). */
     const uint8_t *b_masks_full;
+    /* With b_rows: the product's column j is column b_col0 + j of every row (and of its mask and
+     * summary), so one set of row pointers serves every column block of a plane; a multiple of
+     * 16 with b_masks. */
+    int64_t b_col0;
 } tc_sgemm_op;
 
 /* Packing buffers, reusable across calls (one per thread). */

@@ -128,6 +128,7 @@ typedef struct conv_job {
     const float *padded_x;
     const int64_t *tap_offsets;
     const float **b_rows; /* depth pointers per worker */
+    int64_t *rows_unit;   /* per worker: the (batch, group) its b_rows (and b_masks) are for */
 } conv_job;
 
 static int64_t conv_chunk_rows_at(const conv_job *job, int64_t chunk) {
@@ -653,6 +654,18 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
     }
 }
 
+/* Whether the worker's B row pointers are for another (batch, group) than unit u's; marks them
+ * as u's. They do not depend on the column block (the GEMM adds its first column:
+ * tc_sgemm_op.b_col0), so a worker builds them once a (batch, group) it works on, not once a
+ * task: depth pointers a task cost 6% of erfnet's time at 2 threads. */
+static bool rows_stale(conv_job *job, const conv_unit *u, int worker) {
+    int64_t key = u->n * job->group + u->g;
+    if (job->rows_unit[worker] == key)
+        return false;
+    job->rows_unit[worker] = key;
+    return true;
+}
+
 /* One (batch, group, wide column block, row chunk). */
 static void conv_wide_task(void *vjob, int64_t task, int worker) {
     conv_job *job = vjob;
@@ -662,11 +675,13 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     int64_t depth = job->cin_g * lat->kernel_size;
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
-    const float *xp =
-        job->padded_x + (u.n * job->c_in + u.g * job->cin_g) * job->channel_floats + u.q0;
-    for (int64_t c = 0; c < job->cin_g; c++) {
-        for (int64_t t = 0; t < lat->kernel_size; t++)
-            rows[c * lat->kernel_size + t] = xp + c * job->channel_floats + job->tap_offsets[t];
+    if (rows_stale(job, &u, worker)) {
+        const float *xp =
+            job->padded_x + (u.n * job->c_in + u.g * job->cin_g) * job->channel_floats;
+        for (int64_t c = 0; c < job->cin_g; c++) {
+            for (int64_t t = 0; t < lat->kernel_size; t++)
+                rows[c * lat->kernel_size + t] = xp + c * job->channel_floats + job->tap_offsets[t];
+        }
     }
     int64_t row0 = u.g * job->cout_g + chunk * job->chunk_rows;
     tc_sgemm_op op = {.m = conv_chunk_rows_at(job, chunk),
@@ -674,6 +689,7 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
                       .k = depth,
                       .alpha = 1.0f,
                       .b_rows = rows,
+                      .b_col0 = u.q0,
                       .c = ws->col,
                       .ldc = u.cols};
     const float *packed =
@@ -726,13 +742,18 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
         padded ? ((size_t)(planes * job->channel_floats) * sizeof(float) + 63) / 64 * 64 : 0;
     size_t offset_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t rows_bytes = (size_t)workers * depth * sizeof(float *);
+    size_t key_bytes = (size_t)workers * sizeof(int64_t);
     tc_rt_tensor memory;
-    tconv_status st = tc_kernel_scratch(ctx, x_bytes + offset_bytes + rows_bytes, &memory);
+    tconv_status st =
+        tc_kernel_scratch(ctx, x_bytes + offset_bytes + rows_bytes + key_bytes, &memory);
     if (st != TCONV_OK)
         return st;
     unsigned char *base = memory.data;
     int64_t *offsets = (int64_t *)(void *)(base + x_bytes);
     job->b_rows = (const float **)(void *)(base + x_bytes + offset_bytes);
+    job->rows_unit = (int64_t *)(void *)(base + x_bytes + offset_bytes + rows_bytes);
+    for (int i = 0; i < workers; i++)
+        job->rows_unit[i] = -1;
     job->tap_offsets = offsets;
     wide_tap_offsets(job, offsets);
     job->padded_x = job->x;
@@ -1021,17 +1042,20 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const uint16_t **masks = job->b_masks + (size_t)worker * (size_t)depth;
     int64_t plane = job->flat_phases ? job->channel_floats : lat->fine_size;
-    /* as an address: a shift before the plane is only ever read through masked-off lanes */
-    uintptr_t base = masked_unit_base(job, &u);
-    for (int64_t c = 0; c < job->cin_g; c++) {
-        for (int64_t t = 0; t < lat->kernel_size; t++) {
-            int64_t at = c * plane + job->tap_shifts[t] + u.q0;
-            rows[c * lat->kernel_size + t] = (const float *)(base + (uintptr_t)at * sizeof(float));
-            masks[c * lat->kernel_size + t] = job->tap_masks + t * job->mask_words + u.q0 / 16;
+    if (rows_stale(job, &u, worker)) {
+        /* as an address: a shift before the plane is only ever read through masked-off lanes */
+        uintptr_t base = masked_unit_base(job, &u);
+        for (int64_t c = 0; c < job->cin_g; c++) {
+            for (int64_t t = 0; t < lat->kernel_size; t++) {
+                int64_t at = c * plane + job->tap_shifts[t];
+                rows[c * lat->kernel_size + t] =
+                    (const float *)(base + (uintptr_t)at * sizeof(float));
+                masks[c * lat->kernel_size + t] = job->tap_masks + t * job->mask_words;
+            }
         }
     }
     tc_sgemm_op op = {
-        .b_rows = rows, .b_masks = masks, .b_masks_full = job->masks_full + u.q0 / 16};
+        .b_rows = rows, .b_masks = masks, .b_masks_full = job->masks_full, .b_col0 = u.q0};
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
 }
 
@@ -1062,10 +1086,11 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
                          : 0;
     size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
+    size_t key_bytes = (size_t)workers * sizeof(int64_t);
     size_t mask_bytes = (size_t)((lat->kernel_size + 1) * job->mask_words) * sizeof(uint16_t);
     tc_rt_tensor memory;
-    tconv_status st =
-        tc_kernel_scratch(ctx, plane_bytes + shift_bytes + pointer_bytes + mask_bytes, &memory);
+    tconv_status st = tc_kernel_scratch(
+        ctx, plane_bytes + shift_bytes + pointer_bytes + key_bytes + mask_bytes, &memory);
     if (st != TCONV_OK)
         return st;
     unsigned char *base = memory.data;
@@ -1073,7 +1098,11 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     int64_t *shifts = (int64_t *)(void *)(base + plane_bytes);
     job->b_rows = (const float **)(void *)(base + plane_bytes + shift_bytes);
     job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
-    uint16_t *masks = (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
+    job->rows_unit = (int64_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
+    for (int i = 0; i < workers; i++)
+        job->rows_unit[i] = -1;
+    uint16_t *masks =
+        (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes + key_bytes);
     masked_taps(job, shifts, masks);
     uint8_t *full = (uint8_t *)(masks + lat->kernel_size * job->mask_words);
     for (int64_t w = 0; w < job->mask_words; w++) {
