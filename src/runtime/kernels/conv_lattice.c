@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "runtime/compute/cpu_features.h"
+#include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
 
 void tc_lattice_for_each_run(const tc_lattice *lat, int64_t p0, int64_t n, tc_run_fn fn,

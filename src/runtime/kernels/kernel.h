@@ -107,6 +107,13 @@ struct tc_kernel_ctx {
     tc_error *err;        /* messages need not name the node: the executor prefixes it */
     const tc_kernel_crop *crop; /* NULL unless the executor fused a Slice/Pad/Add chain */
     const tc_kernel_activation *activation; /* NULL unless the executor fused one */
+    /* A residual Add the executor fused into this step (TC_EPILOGUE_RESIDUAL, session_fuse.c):
+     * output 0 must come out as act(Y + residual), Y the kernel's own float32 result (its bias
+     * added), the sum rounded to float first, then the fused activation if any: the very float
+     * operations of the Add and activation kernels. The planner fused it only where the declared
+     * shapes of Y and the residual are one static shape; the kernel refuses a run where they
+     * differ. NULL: none. */
+    const tc_rt_tensor *residual;
     tconv_convention convention; /* the session's: how ConvTranspose splits SAME padding */
     /* Input 0's slot when this step is its last reader and it owns its buffer (session.c): a
      * kernel that only gives the data a new shape may take the buffer instead of copying it
@@ -132,6 +139,7 @@ enum {
     TC_EPILOGUE_CROP = 1u << 0,       /* ctx->crop: a Slice/Pad/Add chain */
     TC_EPILOGUE_ACTIVATION = 1u << 1, /* ctx->activation */
     TC_EPILOGUE_FOLDED_BN = 1u << 2,  /* W and B with a BatchNormalization folded in */
+    TC_EPILOGUE_RESIDUAL = 1u << 3,   /* ctx->residual: an Add of a same-shape tensor */
 };
 
 /* A kernel made ready for one node: run it with ctx->params = params. */

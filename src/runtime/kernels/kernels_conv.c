@@ -106,7 +106,8 @@ typedef struct conv_job {
     const float *x, *w, *bias;
     float *y;
     const tc_kernel_activation *act; /* fused by the executor: applied to each finished block */
-    float *packed_w; /* W of every (group, row chunk), packed once for all column blocks */
+    const float *residual; /* fused by the executor: Y's shape, added before act (ctx->residual) */
+    float *packed_w;       /* W of every (group, row chunk), packed once for all column blocks */
     size_t packed_chunk_floats;
     tc_conv_scratch scratch;
     int64_t columns; /* GEMM columns of one (batch, group): output positions, or wide ones */
@@ -154,12 +155,34 @@ static const float *conv_unit_x(const conv_job *job, const conv_unit *u) {
     return job->x + (u->n * job->c_in + u->g * job->cin_g) * job->lat.fine_size;
 }
 
-/* Output rows [row0, row0 + rows) of Y, `cols` values each, `ld` apart: + bias, then the fused
- * activation, in one pass (the sum rounded to float first, as an Add then the activation). */
+/* dst[j] = (src[j] + b) + r[j], or src[j] + r[j] without a bias (adding 0 would turn -0 into
+ * +0): the Conv's result with its bias, then the fused residual Add's sum, rounded as the two
+ * nodes round them. dst may be src. */
+static void residual_sum(float *dst, const float *src, const float *bias, float b, const float *r,
+                         int64_t n) {
+    if (bias) {
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = (src[j] + b) + r[j];
+    } else {
+        for (int64_t j = 0; j < n; j++)
+            dst[j] = src[j] + r[j];
+    }
+}
+
+/* Output rows [row0, row0 + rows) of Y at y, `cols` values each, `ld` apart: + bias, + the fused
+ * residual (at the same place in it as y in Y), then the fused activation, while the rows are in
+ * cache (each sum rounded to float first, as the Add nodes and the activation round them). */
 static void conv_rows_epilogue(const conv_job *job, float *y, int64_t rows, int64_t cols,
                                int64_t ld, int64_t row0) {
-    for (int64_t c = 0; c < rows && (job->bias || job->act); c++) {
+    const float *r = job->residual ? job->residual + (y - job->y) : NULL;
+    for (int64_t c = 0; c < rows && (job->bias || job->act || r); c++) {
         float *row = y + c * ld, b = job->bias ? job->bias[row0 + c] : 0.0f;
+        if (r) {
+            residual_sum(row, row, job->bias, b, r + c * ld, cols);
+            if (job->act)
+                tc_kernel_activation_apply(job->act, row, row, cols);
+            continue;
+        }
         if (job->act) {
             tc_kernel_activation_apply_plus(job->act, row, row, b, cols);
             continue;
@@ -645,10 +668,15 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
             float *dst = y + r * lat->coarse_size + out_line * out_width + col;
             const float *src = block + r * u->cols + j;
             float b = job->bias ? job->bias[row0 + r] : 0.0f;
-            if (job->act)
+            if (job->residual) {
+                residual_sum(dst, src, job->bias, b, job->residual + (dst - job->y), keep);
+                if (job->act)
+                    tc_kernel_activation_apply(job->act, dst, dst, keep);
+            } else if (job->act) {
                 tc_kernel_activation_apply_plus(job->act, dst, src, b, keep);
-            else
+            } else {
                 copy_plus(dst, src, keep, b);
+            }
         }
         j += run;
     }
@@ -1210,6 +1238,8 @@ static void depthwise_task(void *vjob, int64_t task, int worker) {
     depthwise_plane plane = {lat, job->x + (n * job->c_in + co / job->cout_g) * lat->fine_size,
                              job->w + co * lat->kernel_size, y};
     tc_lattice_for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
+    if (job->residual) /* the bias is in y already */
+        residual_sum(y, y, NULL, 0.0f, job->residual + task * lat->coarse_size, lat->coarse_size);
     if (job->act)
         tc_kernel_activation_apply(job->act, y, y, lat->coarse_size);
 }
@@ -1221,6 +1251,23 @@ static tconv_status conv_run_depthwise(tc_kernel_ctx *ctx, conv_job *job) {
     int64_t n_tasks = job->batch * job->c_out;
     tc_parallel_for(ctx->pool, tc_parallel_workers(threads, n_tasks), n_tasks, depthwise_task, job);
     return TCONV_OK;
+}
+
+/* The fused residual Add's other input is not float32 of Y's shape: the model's declared
+ * shapes or types, from which the plan fused it, do not hold for this run. */
+static tconv_status residual_mismatch(tc_kernel_ctx *ctx, const tc_rt_tensor *y) {
+    char have[96], want[96];
+    return tc_error_set(
+        ctx->err, TCONV_ERR_INVALID,
+        "the Add after this Conv adds a %s tensor of shape %s to its output of shape %s: the "
+        "model declared both as one float32 shape",
+        tconv_dtype_name(ctx->residual->dtype),
+        tc_shape_format(ctx->residual->rank, ctx->residual->dims, have, sizeof have),
+        tc_shape_format(y->rank, y->dims, want, sizeof want));
+}
+
+static bool same_dims(const tc_rt_tensor *a, const tc_rt_tensor *b) {
+    return a->rank == b->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]) == 0;
 }
 
 /* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv; no IR. */
@@ -1254,6 +1301,9 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
              : tc_kernel_alloc_output(ctx, 0, ops.x->dtype, ops.x->rank, y_dims, &y);
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
+    if (ctx->residual &&
+        (ctx->residual->dtype != TCONV_DTYPE_FLOAT || !same_dims(ctx->residual, y)))
+        return residual_mismatch(ctx, y);
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE) {
         if (ctx->activation) /* the plan fuses only into outputs declared float32 */
             return tc_error_set(ctx->err, TCONV_ERR_INVALID,
@@ -1271,6 +1321,7 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
     job.bias = ops.b ? ops.b->data : NULL;
     job.y = y->data;
     job.act = ctx->activation;
+    job.residual = ctx->residual ? ctx->residual->data : NULL;
     if (job.group > 1 && job.cin_g == 1)
         return conv_run_depthwise(ctx, &job);
     return conv_run_gemm(ctx, &job);
@@ -1284,6 +1335,6 @@ static bool conv_work(const void *params, const tc_work_shapes *w, uint64_t *out
 tconv_status tc_prepare_conv(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
     tconv_status st =
         tc_conv_prepare(pc, read_conv_attrs, sizeof(conv_attrs), run_conv, conv_work, out);
-    out->epilogues = TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN;
+    out->epilogues = TC_EPILOGUE_ACTIVATION | TC_EPILOGUE_FOLDED_BN | TC_EPILOGUE_RESIDUAL;
     return st;
 }

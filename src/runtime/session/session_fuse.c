@@ -290,8 +290,9 @@ tconv_status tc_plan_fuse_crops(tc_session *session, tc_graph_plan *plan, tc_err
 /* The slot holding step p's final result: its output, or the last step of its fused crop chain. */
 static uint32_t chain_result(const tc_graph_plan *plan, size_t p) {
     uint32_t slot = plan->steps[p].outputs[0];
-    for (size_t i = p + 1; i < plan->n_steps && (plan->steps[p].crop || plan->steps[p].folded);
-         i++) {
+    const tc_step_plan *producer = &plan->steps[p];
+    for (size_t i = p + 1;
+         i < plan->n_steps && (producer->crop || producer->folded || producer->residual); i++) {
         const tc_step_plan *st = &plan->steps[i];
         size_t k = st->forward_from;
         if (st->forwards_input && k < st->n_inputs && st->inputs[k].up == 0 &&
@@ -409,6 +410,75 @@ tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, 
         if (!node || !tc_kind_has(node->kind, TC_OPF_EPILOGUE) || plan->steps[i].activation)
             continue;
         tconv_status st = fuse_activation(session, plan, i, err);
+        if (st != TCONV_OK)
+            return st;
+    }
+    return TCONV_OK;
+}
+
+/* ---- Residual fusion. A residual block ends in Add(Conv(...), x) (ResNet, ERFNet, LinkNet),
+ * mostly followed by a Relu: run as written, the Add reads and writes the whole output once
+ * more, and at 2 threads it is one more node of a microsecond between the Convs. When the
+ * Conv's float32 result (after a folded BatchNormalization) is read only by an Add whose other
+ * input x has the same static declared shape, is float32 and is computed before the Conv, the
+ * Conv's kernel adds x to each finished block (tc_kernel_ctx.residual), then the activation
+ * that may fuse after it. The same float operations in the same order: the bits of the
+ * unfused graph. */
+
+/* The static dims of value v as the session declares them (rank -1 when not all static). */
+static int declared_static_dims(const tc_session *session, const tconv_value *v, int64_t *dims) {
+    int rank = -1;
+    return v && tc_plan_value_dims(session, v, NULL, dims, &rank) ? rank : -1;
+}
+
+/* Whether values a and b are declared float32 of one static shape. */
+static bool same_static_float(const tc_session *session, const tconv_value *a,
+                              const tconv_value *b) {
+    int64_t da[TC_MAX_RANK], db[TC_MAX_RANK];
+    int ra = declared_static_dims(session, a, da), rb = declared_static_dims(session, b, db);
+    return ra >= 0 && ra == rb && memcmp(da, db, (size_t)ra * sizeof da[0]) == 0 &&
+           tc_session_type(session, a)->dtype == TCONV_DTYPE_FLOAT &&
+           tc_session_type(session, b)->dtype == TCONV_DTYPE_FLOAT;
+}
+
+static tconv_status fuse_residual(tc_session *session, tc_graph_plan *plan, size_t p,
+                                  tc_error *err) {
+    tc_step_plan *producer = &plan->steps[p];
+    if (!(producer->epilogues & TC_EPILOGUE_RESIDUAL) || producer->activation ||
+        producer->n_outputs < 1 || producer->outputs[0] == TC_NO_SLOT ||
+        !float_result(session, plan, producer))
+        return TCONV_OK;
+    size_t input = 0;
+    uint32_t slot = chain_result(plan, p);
+    ptrdiff_t next = sole_reader(plan, slot, p, &input);
+    if (next < 0 || input > 1 || !tc_node_is(plan->steps[next].node, TC_KIND_Add))
+        return TCONV_OK;
+    tc_step_plan *add = &plan->steps[next];
+    size_t other = 1 - input;
+    if (add->n_inputs != 2 || add->node->n_inputs != 2 || !has_input(add, other) ||
+        add->inputs[other].up != 0 || add->inputs[other].slot == slot)
+        return TCONV_OK;
+    /* x must exist when the Conv runs: a graph input, a constant, or an earlier step's output */
+    int32_t made_by = plan->producer_step[add->inputs[other].slot];
+    if (made_by >= (int32_t)p ||
+        !same_static_float(session, add->node->inputs[input], add->node->inputs[other]))
+        return TCONV_OK;
+    tc_slot_ref *kept = tc_arena_alloc(session->arena, sizeof *kept);
+    if (!kept)
+        return tc_error_nomem(err, "an execution plan");
+    *kept = add->inputs[other];
+    producer->residual = kept;
+    add->forwards_input = true;
+    add->forward_from = input;
+    return TCONV_OK;
+}
+
+tconv_status tc_plan_fuse_residuals(tc_session *session, tc_graph_plan *plan, tc_error *err) {
+    for (size_t i = 0; i < plan->n_steps; i++) {
+        const tconv_node *node = plan->steps[i].node;
+        if (!node || !tc_kind_has(node->kind, TC_OPF_EPILOGUE) || plan->steps[i].residual)
+            continue;
+        tconv_status st = fuse_residual(session, plan, i, err);
         if (st != TCONV_OK)
             return st;
     }

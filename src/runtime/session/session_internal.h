@@ -56,6 +56,10 @@ typedef struct tc_step_plan {
     /* Activation fusion (session_fuse.c): the producer applies it (passed to its kernel) and the
      * activation's step only moves the result along. */
     const tc_kernel_activation *activation;
+    /* Residual fusion (session_fuse.c): the Add's other input, which the producer adds to its
+     * result (before the activation, if one is fused too: tc_kernel_ctx.residual); the Add's
+     * step only moves the result along. NULL: none. */
+    const tc_slot_ref *residual;
     tc_node_cache *cache; /* the kernel's, through tc_kernel_cache_find/store */
     /* A node without a kernel that runs as an ONNX function body (session_function.c): the
      * bodies that fit it when planned, each with its subplan; the run takes the first whose
@@ -204,6 +208,12 @@ tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, ui
  * ConvTranspose; after its fused crop chain) into that kernel (session_fuse.c). Runs after
  * tc_plan_fuse_crops. Fails only for memory. */
 tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err);
+/* Fuses an Add that alone reads the float32 result of a kernel declaring TC_EPILOGUE_RESIDUAL
+ * (Conv; after its folded BatchNormalization) and adds a value of the same static declared
+ * shape computed before it (a residual block's sum) into that kernel (session_fuse.c). Runs
+ * after tc_plan_fold_batchnorms, before tc_plan_fuse_activations (the activation after the sum
+ * then fuses too). Fails only for memory. */
+tconv_status tc_plan_fuse_residuals(tc_session *session, tc_graph_plan *plan, tc_error *err);
 
 /* What the memory plan knows about one run: values of symbolic dims (dim_param) that the
  * caller's inputs or bindings fixed, and, once the caller's inputs exist, their bytes. */

@@ -587,6 +587,8 @@ tconv_status tc_plan_build(tc_session *session, const tconv_graph *graph, tc_gra
     if (st == TCONV_OK && !session->options.unfused)
         st = tc_plan_fold_batchnorms(session, plan, err);
     if (st == TCONV_OK && !session->options.unfused)
+        st = tc_plan_fuse_residuals(session, plan, err);
+    if (st == TCONV_OK && !session->options.unfused)
         st = tc_plan_fuse_activations(session, plan, err);
     if (st == TCONV_OK)
         st = tc_plan_widen_constants(session, plan, err);
