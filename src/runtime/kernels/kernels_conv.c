@@ -158,8 +158,8 @@ static const float *conv_unit_x(const conv_job *job, const conv_unit *u) {
 /* dst[j] = (src[j] + b) + r[j], or src[j] + r[j] without a bias (adding 0 would turn -0 into
  * +0): the Conv's result with its bias, then the fused residual Add's sum, rounded as the two
  * nodes round them. dst may be src. */
-static void residual_sum(float *dst, const float *src, const float *bias, float b, const float *r,
-                         int64_t n) {
+static inline __attribute__((always_inline)) void
+residual_sum_body(float *dst, const float *src, bool bias, float b, const float *r, int64_t n) {
     if (bias) {
         for (int64_t j = 0; j < n; j++)
             dst[j] = (src[j] + b) + r[j];
@@ -167,6 +167,19 @@ static void residual_sum(float *dst, const float *src, const float *bias, float 
         for (int64_t j = 0; j < n; j++)
             dst[j] = src[j] + r[j];
     }
+}
+
+TC_TARGET_AVX512 static void residual_sum_avx512(float *dst, const float *src, bool bias, float b,
+                                                 const float *r, int64_t n) {
+    residual_sum_body(dst, src, bias, b, r, n);
+}
+
+static void residual_sum(float *dst, const float *src, const float *bias, float b, const float *r,
+                         int64_t n) {
+    if (tc_cpu_has_avx512())
+        residual_sum_avx512(dst, src, bias != NULL, b, r, n);
+    else
+        residual_sum_body(dst, src, bias != NULL, b, r, n);
 }
 
 /* Output rows [row0, row0 + rows) of Y at y, `cols` values each, `ld` apart: + bias, + the fused
