@@ -420,10 +420,12 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
  * kernels split their sums by the thread count (ConvTranspose's channel chunks) and a model
  * compared with itself (tconv_comparison) must agree to the bit. */
 static _Atomic int64_t fork_join_figures[TC_PARALLEL_MAX_THREADS + 1];
+/* tc_thread_pool_compute_scale's figures, in thousandths of one core; 0: not measured yet. */
+static _Atomic int64_t scale_figures[TC_PARALLEL_MAX_THREADS + 1];
 static atomic_bool measuring; /* one measurement at a time */
 
-int tc_parallel_choose_threads(const int64_t *fork_join_ns, int n_threads, double work,
-                               double work_per_ns) {
+int tc_parallel_choose_threads(const int64_t *fork_join_ns, const double *scale, int n_threads,
+                               double work, double work_per_ns) {
     if (n_threads <= 1 || !(work > 0) || !(work_per_ns > 0))
         return 1;
     if (n_threads > TC_PARALLEL_MAX_THREADS)
@@ -435,7 +437,10 @@ int tc_parallel_choose_threads(const int64_t *fork_join_ns, int n_threads, doubl
     int best = 1;
     double best_ns = serial_ns;
     for (int t = 2; t <= n_threads; t++) {
-        double ns = serial_ns / t * imbalance + (double)fork_join_ns[t];
+        double cores = scale ? scale[t] : (double)t;
+        if (!(cores > 1.0)) /* no more compute than one core: the split only adds its costs */
+            continue;
+        double ns = serial_ns / cores * imbalance + (double)fork_join_ns[t];
         if (ns < best_ns) {
             best = t;
             best_ns = ns;
@@ -504,6 +509,89 @@ static int64_t probe_workers(tc_thread_pool *pool, int workers) {
     return ns[1] > 0 ? ns[1] : 1;
 }
 
+/* The compute probe: every worker runs the same loop of independent multiply-adds (enough of
+ * them to keep the floating-point units busy, not bound by one chain's latency) once all have
+ * arrived, and times itself. */
+#define TC_PARALLEL_SCALE_STEPS 2000
+#define TC_PARALLEL_SCALE_LANES 32
+static volatile float scale_seed = 0.999999f; /* read at run time: the loop cannot be folded */
+
+static float scale_loop(void) {
+    float acc[TC_PARALLEL_SCALE_LANES], m = scale_seed, a = 1e-7f * scale_seed;
+    for (int i = 0; i < TC_PARALLEL_SCALE_LANES; i++)
+        acc[i] = (float)i * m;
+    for (int k = 0; k < TC_PARALLEL_SCALE_STEPS; k++) {
+        for (int i = 0; i < TC_PARALLEL_SCALE_LANES; i++)
+            acc[i] = acc[i] * m + a;
+    }
+    float sum = 0.0f;
+    for (int i = 0; i < TC_PARALLEL_SCALE_LANES; i++)
+        sum += acc[i];
+    return sum;
+}
+
+/* The loop's time in this thread, in ns. */
+static int64_t timed_scale_loop(void) {
+    int64_t start = now_ns();
+    volatile float sink = scale_loop();
+    (void)sink;
+    return now_ns() - start;
+}
+
+typedef struct scale_probe {
+    probe arrival; /* probe_task's barrier: every worker has started */
+    int64_t ns[TC_PARALLEL_MAX_THREADS];
+} scale_probe;
+
+static void scale_probe_task(void *ctx, int64_t task, int worker) {
+    scale_probe *p = ctx;
+    probe_task(&p->arrival, task, worker);
+    p->ns[task] = atomic_load(&p->arrival.gave_up) ? -1 : timed_scale_loop();
+}
+
+/* The cores' worth of compute of `workers` workers at once: the sum of each one's speed against
+ * the loop alone in this thread (`alone_ns`); `workers` when a helper did not come within the
+ * cap (other processes hold the cores now: that says nothing of what the helpers add once they
+ * run, and the oversubscription guard already runs jobs in the caller while the cores are
+ * held), -1 when the pool is busy. */
+static double scale_once(tc_thread_pool *pool, int workers, int64_t alone_ns) {
+    scale_probe p = {.arrival = {.workers = workers}};
+    atomic_init(&p.arrival.arrived, 0);
+    atomic_init(&p.arrival.gave_up, false);
+    parallel_job job = {
+        .fn = scale_probe_task, .ctx = &p, .n_tasks = workers, .back_step = CLAIM_BACK};
+    atomic_init(&job.claims, 0);
+    p.arrival.deadline_ns = now_ns() + TC_PARALLEL_PROBE_CAP_NS;
+    if (!publish(pool, &job, workers))
+        return -1;
+    run_tasks(&job, 0);
+    finish(pool, false);
+    double cores = 0;
+    for (int i = 0; i < workers; i++) {
+        if (p.ns[i] <= 0)
+            return (double)workers;
+        cores += (double)alone_ns / (double)p.ns[i];
+    }
+    return cores;
+}
+
+/* The best of TC_PARALLEL_PROBE_REPS scale probes, in [1, workers] (-1: the pool was busy);
+ * the loop alone timed before each (its best). A disturbed repetition reads low, none reads
+ * high. */
+static double scale_workers(tc_thread_pool *pool, int workers) {
+    int64_t alone = INT64_MAX;
+    double best = 1.0;
+    for (int i = 0; i < TC_PARALLEL_PROBE_REPS; i++) {
+        int64_t ns = timed_scale_loop();
+        alone = ns > 0 && ns < alone ? ns : alone;
+        double cores = scale_once(pool, workers, alone);
+        if (cores < 0)
+            return -1;
+        best = cores > best ? cores : best;
+    }
+    return best > workers ? (double)workers : best;
+}
+
 /* The worker counts measured: 2, 4, 8, ... and max. */
 static int next_probe(int workers, int max) {
     return workers < max && workers * 2 > max ? max : workers * 2;
@@ -520,19 +608,30 @@ bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers) {
     if (!atomic_compare_exchange_strong(&measuring, &idle, true))
         return false;
     int64_t ns[TC_PARALLEL_MAX_THREADS + 1] = {0}, start = now_ns();
+    double scale[TC_PARALLEL_MAX_THREADS + 1] = {0};
     int last = 0;
     for (int t = 2; t <= max_workers; t = next_probe(t, max_workers)) {
         bool over_budget = now_ns() - start > TC_PARALLEL_PROBE_BUDGET_NS;
         if ((ns[t] = over_budget ? TC_PARALLEL_PROBE_CAP_NS : probe_workers(pool, t)) < 0)
             break;
+        /* over budget: the scale a probe of one worker fewer would give at most */
+        scale[t] = over_budget ? 1.0 : scale_workers(pool, t);
+        if (scale[t] < 0)
+            break;
+        /* never less compute with more workers: the cost model's more-work-more-threads */
+        scale[t] = scale[t] < scale[last] ? scale[last] : scale[t];
         /* the counts between the last probe and this one: on the line between the two */
-        for (int u = last + 1; last >= 2 && u < t; u++)
+        for (int u = last + 1; last >= 2 && u < t; u++) {
             ns[u] = ns[last] + (ns[t] - ns[last]) * (u - last) / (t - last);
+            scale[u] = scale[last] + (scale[t] - scale[last]) * (u - last) / (t - last);
+        }
         last = t;
     }
     bool done = last == max_workers;
-    for (int t = 2; done && t <= max_workers; t++)
+    for (int t = 2; done && t <= max_workers; t++) {
         atomic_store(&fork_join_figures[t], ns[t]);
+        atomic_store(&scale_figures[t], (int64_t)(scale[t] * 1000.0 + 0.5));
+    }
     atomic_store(&measuring, false);
     return done;
 }
@@ -561,6 +660,21 @@ int64_t tc_thread_pool_fork_join_ns(tc_thread_pool *pool, int workers) {
     return kept_fork_join_ns(workers);
 }
 
+/* The kept scale at `workers` (2 .. TC_PARALLEL_MAX_THREADS), or `workers` while unmeasured. */
+static double kept_scale(int workers) {
+    int64_t milli = atomic_load(&scale_figures[workers]);
+    return milli > 0 ? (double)milli / 1000.0 : (double)workers;
+}
+
+double tc_thread_pool_compute_scale(tc_thread_pool *pool, int workers) {
+    if (!pool || workers <= 1)
+        return 1.0;
+    if (workers > TC_PARALLEL_MAX_THREADS)
+        workers = TC_PARALLEL_MAX_THREADS;
+    tc_thread_pool_fork_join_ns(pool, workers); /* measures both, once */
+    return kept_scale(workers);
+}
+
 int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flops) {
     /* below the floor, without measuring the pool (a model of tiny nodes starts no thread) */
     if (!pool || n_threads <= 1 || !(flops / TC_PARALLEL_WORK_PER_NS >= TC_PARALLEL_MIN_SPLIT_NS))
@@ -568,8 +682,12 @@ int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flo
     if (n_threads > TC_PARALLEL_MAX_THREADS)
         n_threads = TC_PARALLEL_MAX_THREADS;
     int64_t fork_join_ns[TC_PARALLEL_MAX_THREADS + 1] = {0};
+    double scale[TC_PARALLEL_MAX_THREADS + 1] = {0};
     fork_join_ns[n_threads] = tc_thread_pool_fork_join_ns(pool, n_threads); /* measures 2 .. n */
     for (int t = 2; t < n_threads; t++)
         fork_join_ns[t] = kept_fork_join_ns(t);
-    return tc_parallel_choose_threads(fork_join_ns, n_threads, flops, TC_PARALLEL_WORK_PER_NS);
+    for (int t = 2; t <= n_threads; t++)
+        scale[t] = kept_scale(t);
+    return tc_parallel_choose_threads(fork_join_ns, scale, n_threads, flops,
+                                      TC_PARALLEL_WORK_PER_NS);
 }

@@ -54,8 +54,9 @@ int tc_parallel_workers(int n_threads, int64_t n_tasks);
 
 /* A thread count for work of `flops` (GEMM floating point operations; a streamed element is
  * TC_PARALLEL_COST_STREAM of them): the count in [1, n_threads] that the cost model
- * (tc_parallel_choose_threads) finds quickest, with the fork/join costs measured on `pool`
- * (tc_thread_pool_fork_join_ns). 1 for a NULL pool or n_threads <= 1. */
+ * (tc_parallel_choose_threads) finds quickest, with the fork/join costs and the compute the
+ * workers deliver together measured on `pool` (tc_thread_pool_fork_join_ns,
+ * tc_thread_pool_compute_scale). 1 for a NULL pool or n_threads <= 1. */
 int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flops);
 
 /* How fast one core does that work, in flops a nanosecond: a documented constant, not a
@@ -82,13 +83,16 @@ int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flo
 
 /* The cost model, a pure function. Work of `work` flops at `work_per_ns` a core takes
  *   time(1) = work / work_per_ns,
- *   time(t) = work / (work_per_ns * t) * (1 + imbalance) + fork_join_ns[t]   (t >= 2),
+ *   time(t) = work / (work_per_ns * scale[t]) * (1 + imbalance) + fork_join_ns[t]   (t >= 2),
  * and the answer is the smallest t in [1, n_threads] with the least time; 1 when time(1) is
  * under TC_PARALLEL_MIN_SPLIT_NS. fork_join_ns[t] (t in
  * [2, n_threads]; [0] and [1] are not read) is what a parallel-for at t workers costs beyond its
- * tasks. Since the work term falls with t, more work never gets fewer threads. */
-int tc_parallel_choose_threads(const int64_t *fork_join_ns, int n_threads, double work,
-                               double work_per_ns);
+ * tasks; scale[t] how many cores' compute t workers deliver together (t itself on separate
+ * cores; about 1 where the helpers share the caller's core: two vCPUs that are one core's two
+ * hardware threads), or NULL for t. Where scale does not fall as t grows (tc_thread_pool_
+ * compute_scale keeps it so), more work never gets fewer threads. */
+int tc_parallel_choose_threads(const int64_t *fork_join_ns, const double *scale, int n_threads,
+                               double work, double work_per_ns);
 
 /* What a nearly empty parallel-for costs on `pool` at `workers` workers (the caller included),
  * in nanoseconds: publish, every helper joining, every helper leaving. Measured on first need
@@ -97,12 +101,21 @@ int tc_parallel_choose_threads(const int64_t *fork_join_ns, int n_threads, doubl
  * pessimistic stand-in, not kept. */
 int64_t tc_thread_pool_fork_join_ns(tc_thread_pool *pool, int workers);
 
+/* How many cores' arithmetic `workers` workers of `pool` deliver when they compute at once, in
+ * [1, workers] and never less than at fewer workers: measured with the fork/join cost (each
+ * worker times the same loop of independent multiply-adds, alone and all together; the best of
+ * a few repetitions) and kept for the process; `workers` itself while not measured, 1 for
+ * workers <= 1. On this 2-core KVM machine the two vCPUs are, from one process to the next,
+ * two cores (about 1.9) or one core's two hardware threads (about 1.0: both share its FMA
+ * units, and a Conv split over them ran slower than on one). */
+double tc_thread_pool_compute_scale(tc_thread_pool *pool, int workers);
+
 /* (Re)measures the pool's fork/join cost at 2 .. max_workers workers (at most
  * TC_PARALLEL_MAX_THREADS): at 2, 4, 8, ... and max_workers, each the second lowest of a few
  * repetitions whose helpers spin at most TC_PARALLEL_PROBE_CAP_NS for one another (so it never
- * hangs, and a loaded machine measures as costly), within about a millisecond in all; the
- * counts between are interpolated. Starts the helpers it needs. False when the pool was busy
- * (nothing kept). */
+ * hangs, and a loaded machine measures as costly), within about a millisecond in all, and the
+ * compute the workers deliver together (tc_thread_pool_compute_scale); the counts between are
+ * interpolated. Starts the helpers it needs. False when the pool was busy (nothing kept). */
 bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers);
 
 /* The work of one element of a streamed (memory-bound) pass, in the GEMM flops that

@@ -385,7 +385,8 @@ static bool float_result(const tc_session *session, const tc_graph_plan *plan,
 static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, size_t p,
                                     tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
-    if (!(producer->epilogues & TC_EPILOGUE_ACTIVATION) || producer->n_outputs < 1 ||
+    if (!(producer->epilogues & TC_EPILOGUE_ACTIVATION) || producer->activation ||
+        producer->n_outputs < 1 ||
         producer->outputs[0] == TC_NO_SLOT || !float_result(session, plan, producer))
         return TCONV_OK;
     size_t input = 0;
@@ -404,16 +405,25 @@ static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, si
     return TCONV_OK;
 }
 
-tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err) {
+/* Offers every step whose op takes an epilogue (TC_OPF_EPILOGUE in ops.def) to `fuse`. */
+typedef tconv_status (*step_fuser)(tc_session *session, tc_graph_plan *plan, size_t p,
+                                   tc_error *err);
+
+static tconv_status fuse_each_epilogue_step(tc_session *session, tc_graph_plan *plan,
+                                            step_fuser fuse, tc_error *err) {
     for (size_t i = 0; i < plan->n_steps; i++) {
         const tconv_node *node = plan->steps[i].node;
-        if (!node || !tc_kind_has(node->kind, TC_OPF_EPILOGUE) || plan->steps[i].activation)
+        if (!node || !tc_kind_has(node->kind, TC_OPF_EPILOGUE))
             continue;
-        tconv_status st = fuse_activation(session, plan, i, err);
+        tconv_status st = fuse(session, plan, i, err);
         if (st != TCONV_OK)
             return st;
     }
     return TCONV_OK;
+}
+
+tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err) {
+    return fuse_each_epilogue_step(session, plan, fuse_activation, err);
 }
 
 /* ---- Residual fusion. A residual block ends in Add(Conv(...), x) (ResNet, ERFNet, LinkNet),
@@ -444,7 +454,8 @@ static bool same_static_float(const tc_session *session, const tconv_value *a,
 static tconv_status fuse_residual(tc_session *session, tc_graph_plan *plan, size_t p,
                                   tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
-    if (!(producer->epilogues & TC_EPILOGUE_RESIDUAL) || producer->activation ||
+    if (!(producer->epilogues & TC_EPILOGUE_RESIDUAL) || producer->residual ||
+        producer->activation ||
         producer->n_outputs < 1 || producer->outputs[0] == TC_NO_SLOT ||
         !float_result(session, plan, producer))
         return TCONV_OK;
@@ -474,13 +485,5 @@ static tconv_status fuse_residual(tc_session *session, tc_graph_plan *plan, size
 }
 
 tconv_status tc_plan_fuse_residuals(tc_session *session, tc_graph_plan *plan, tc_error *err) {
-    for (size_t i = 0; i < plan->n_steps; i++) {
-        const tconv_node *node = plan->steps[i].node;
-        if (!node || !tc_kind_has(node->kind, TC_OPF_EPILOGUE) || plan->steps[i].residual)
-            continue;
-        tconv_status st = fuse_residual(session, plan, i, err);
-        if (st != TCONV_OK)
-            return st;
-    }
-    return TCONV_OK;
+    return fuse_each_epilogue_step(session, plan, fuse_residual, err);
 }
