@@ -122,6 +122,25 @@ static void accumulate_strided(float *restrict dst, const float *restrict src, i
         store_strided(dst, src, count, stride, op.bias);
         return;
     }
+#if TC_HAVE_VECTOR_EXT
+    /* Stride 2 (a kernel tap without a pair: the last of an odd kernel): the vectors of dst
+     * get src interleaved with -0, which leaves the odd positions as they are, -0 and NaN
+     * included (x + -0 == x), where one scalar read-modify-write an element was a quarter of
+     * keras_decoder's ConvTransposes */
+    if (stride == 2) {
+        tc_v4f minus_zero = {-0.0f, -0.0f, -0.0f, -0.0f};
+        for (; i + 4 <= count; i += 4) {
+            tc_v4f v = tc_v4f_load(src + i);
+            tc_v4f_store(dst + 2 * i, tc_v4f_load(dst + 2 * i) + INTERLEAVE_LO(v, minus_zero));
+            if (i + 4 < count) /* the last vector's odd tail may lie past the span */
+                tc_v4f_store(dst + 2 * i + 4,
+                             tc_v4f_load(dst + 2 * i + 4) + INTERLEAVE_HI(v, minus_zero));
+            else
+                for (int64_t k = 2; k < 4; k++)
+                    dst[2 * (i + k)] += src[i + k];
+        }
+    }
+#endif
     if (stride != 1) {
         for (; i < count; i++)
             dst[i * stride] += src[i];
