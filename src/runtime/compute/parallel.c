@@ -511,16 +511,19 @@ static int64_t probe_workers(tc_thread_pool *pool, int workers) {
 
 /* The compute probe: every worker runs the same loop of independent multiply-adds (enough of
  * them to keep the floating-point units busy, not bound by one chain's latency) once all have
- * arrived, and times itself. */
-#define TC_PARALLEL_SCALE_STEPS 2000
+ * arrived, and times itself. The loop's steps are set once so that it takes about
+ * TC_PARALLEL_SCALE_NS alone (some 2000 steps optimized, far fewer in a debug or sanitizer
+ * build, where a fixed count took milliseconds and ran the measurement out of its budget). */
+#define TC_PARALLEL_SCALE_NS 4000
+#define TC_PARALLEL_SCALE_MAX_STEPS 65536
 #define TC_PARALLEL_SCALE_LANES 32
 static volatile float scale_seed = 0.999999f; /* read at run time: the loop cannot be folded */
 
-static float scale_loop(void) {
+static float scale_loop(int steps) {
     float acc[TC_PARALLEL_SCALE_LANES], m = scale_seed, a = 1e-7f * scale_seed;
     for (int i = 0; i < TC_PARALLEL_SCALE_LANES; i++)
         acc[i] = (float)i * m;
-    for (int k = 0; k < TC_PARALLEL_SCALE_STEPS; k++) {
+    for (int k = 0; k < steps; k++) {
         for (int i = 0; i < TC_PARALLEL_SCALE_LANES; i++)
             acc[i] = acc[i] * m + a;
     }
@@ -531,22 +534,31 @@ static float scale_loop(void) {
 }
 
 /* The loop's time in this thread, in ns. */
-static int64_t timed_scale_loop(void) {
+static int64_t timed_scale_loop(int steps) {
     int64_t start = now_ns();
-    volatile float sink = scale_loop();
+    volatile float sink = scale_loop(steps);
     (void)sink;
     return now_ns() - start;
 }
 
+/* Steps that take about TC_PARALLEL_SCALE_NS here (doubling from 64). */
+static int scale_steps(void) {
+    int steps = 64;
+    while (steps < TC_PARALLEL_SCALE_MAX_STEPS && timed_scale_loop(steps) < TC_PARALLEL_SCALE_NS)
+        steps *= 2;
+    return steps;
+}
+
 typedef struct scale_probe {
     probe arrival; /* probe_task's barrier: every worker has started */
+    int steps;
     int64_t ns[TC_PARALLEL_MAX_THREADS];
 } scale_probe;
 
 static void scale_probe_task(void *ctx, int64_t task, int worker) {
     scale_probe *p = ctx;
     probe_task(&p->arrival, task, worker);
-    p->ns[task] = atomic_load(&p->arrival.gave_up) ? -1 : timed_scale_loop();
+    p->ns[task] = atomic_load(&p->arrival.gave_up) ? -1 : timed_scale_loop(p->steps);
 }
 
 /* The cores' worth of compute of `workers` workers at once: the sum of each one's speed against
@@ -554,8 +566,8 @@ static void scale_probe_task(void *ctx, int64_t task, int worker) {
  * cap (other processes hold the cores now: that says nothing of what the helpers add once they
  * run, and the oversubscription guard already runs jobs in the caller while the cores are
  * held), -1 when the pool is busy. */
-static double scale_once(tc_thread_pool *pool, int workers, int64_t alone_ns) {
-    scale_probe p = {.arrival = {.workers = workers}};
+static double scale_once(tc_thread_pool *pool, int workers, int steps, int64_t alone_ns) {
+    scale_probe p = {.arrival = {.workers = workers}, .steps = steps};
     atomic_init(&p.arrival.arrived, 0);
     atomic_init(&p.arrival.gave_up, false);
     parallel_job job = {
@@ -581,10 +593,11 @@ static double scale_once(tc_thread_pool *pool, int workers, int64_t alone_ns) {
 static double scale_workers(tc_thread_pool *pool, int workers) {
     int64_t alone = INT64_MAX;
     double best = 1.0;
+    int steps = scale_steps();
     for (int i = 0; i < TC_PARALLEL_PROBE_REPS; i++) {
-        int64_t ns = timed_scale_loop();
+        int64_t ns = timed_scale_loop(steps);
         alone = ns > 0 && ns < alone ? ns : alone;
-        double cores = scale_once(pool, workers, alone);
+        double cores = scale_once(pool, workers, steps, alone);
         if (cores < 0)
             return -1;
         best = cores > best ? cores : best;
@@ -607,15 +620,21 @@ bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers) {
     bool idle = false;
     if (!atomic_compare_exchange_strong(&measuring, &idle, true))
         return false;
-    int64_t ns[TC_PARALLEL_MAX_THREADS + 1] = {0}, start = now_ns();
+    /* the fork/join probes and the scale probes each have the budget (a loaded machine's
+     * waits at the cap spend it) */
+    int64_t ns[TC_PARALLEL_MAX_THREADS + 1] = {0}, fork_join_spent = 0, scale_spent = 0;
     double scale[TC_PARALLEL_MAX_THREADS + 1] = {0};
     int last = 0;
     for (int t = 2; t <= max_workers; t = next_probe(t, max_workers)) {
-        bool over_budget = now_ns() - start > TC_PARALLEL_PROBE_BUDGET_NS;
+        int64_t start = now_ns();
+        bool over_budget = fork_join_spent > TC_PARALLEL_PROBE_BUDGET_NS;
         if ((ns[t] = over_budget ? TC_PARALLEL_PROBE_CAP_NS : probe_workers(pool, t)) < 0)
             break;
-        /* over budget: the scale a probe of one worker fewer would give at most */
-        scale[t] = over_budget ? 1.0 : scale_workers(pool, t);
+        int64_t middle = now_ns();
+        fork_join_spent += middle - start;
+        /* over budget: unknown, so t (as while unmeasured) */
+        scale[t] = scale_spent > TC_PARALLEL_PROBE_BUDGET_NS ? (double)t : scale_workers(pool, t);
+        scale_spent += now_ns() - middle;
         if (scale[t] < 0)
             break;
         /* never less compute with more workers: the cost model's more-work-more-threads */
