@@ -647,6 +647,14 @@ static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
     return true;
 }
 
+/* run_random_conv at 1 to max_threads threads; every draw must run (an output of positive size). */
+static void run_conv_at_thread_counts(conv_draw *c, int max_threads, uint64_t *rng) {
+    for (int threads = 1; threads <= max_threads; threads++) {
+        c->threads = threads;
+        assert_true(run_random_conv(c, rng));
+    }
+}
+
 static void test_conv_random_vs_direct(void **state) {
     (void)state;
     uint64_t rng = 21;
@@ -765,10 +773,7 @@ static void test_conv_stride2_long_lines(void **state) {
         if (portable)
             tc_cpu_features_override(0);
         for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++) {
-            for (int threads = 1; threads <= 2; threads++) {
-                draws[i].threads = threads;
-                assert_true(run_random_conv(&draws[i], &rng));
-            }
+            run_conv_at_thread_counts(&draws[i], 2, &rng);
         }
         tc_cpu_features_restore();
     }
@@ -790,10 +795,7 @@ static void test_conv_large_and_depthwise(void **state) {
                      .d = {2, 1},
                      .x = {45, 61},
                      .pads = {2, 1, 1, 0}};
-    for (int threads = 1; threads <= 3; threads++) {
-        big.threads = threads;
-        assert_true(run_random_conv(&big, &rng));
-    }
+    run_conv_at_thread_counts(&big, 3, &rng);
     /* Few columns and many channels (over 2 MFLOP, so threads are used): the output channels
      * are split across threads, in chunks that are not all multiples of the GEMM's row tile.
      * Stride 1 and 2 read the padded input's phase planes in place (wide columns), grouped
@@ -814,10 +816,7 @@ static void test_conv_large_and_depthwise(void **state) {
     };
     /* clang-format on */
     for (size_t i = 0; i < sizeof few_columns / sizeof few_columns[0]; i++) {
-        for (int threads = 1; threads <= 3; threads++) {
-            few_columns[i].threads = threads;
-            assert_true(run_random_conv(&few_columns[i], &rng));
-        }
+        run_conv_at_thread_counts(&few_columns[i], 3, &rng);
     }
     /* Depthwise with channel multiplier 2, SAME_UPPER. */
     conv_draw dw = {.rank = 2,

@@ -475,20 +475,31 @@ static void probe_task(void *ctx, int64_t task, int worker) {
     }
 }
 
-/* One probe at `workers` workers, in ns; -1 when the pool is busy. Bypasses the
- * oversubscription guard (it measures the helpers, whatever the guard thinks of them). */
-static int64_t probe_once(tc_thread_pool *pool, int workers) {
-    probe p = {.workers = workers};
-    atomic_init(&p.arrived, 0);
-    atomic_init(&p.gave_up, false);
-    parallel_job job = {.fn = probe_task, .ctx = &p, .n_tasks = workers, .back_step = CLAIM_BACK};
+/* Runs a probe job of one task a worker, fn(ctx, ...), whose tasks first wait at `arrival` for
+ * one another (probe_task, within the cap from now); false when the pool is busy. Bypasses the
+ * oversubscription guard (it measures the helpers, whatever the guard thinks of them), and its
+ * workers count for no job (tc_thread_pool_take_peak). */
+static bool run_probe(tc_thread_pool *pool, int workers, probe *arrival, tc_parallel_fn fn,
+                      void *ctx) {
+    arrival->workers = workers;
+    atomic_init(&arrival->arrived, 0);
+    atomic_init(&arrival->gave_up, false);
+    arrival->deadline_ns = now_ns() + TC_PARALLEL_PROBE_CAP_NS;
+    parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = workers, .back_step = CLAIM_BACK};
     atomic_init(&job.claims, 0);
-    int64_t start = now_ns();
-    p.deadline_ns = start + TC_PARALLEL_PROBE_CAP_NS;
     if (!publish(pool, &job, workers))
-        return -1;
+        return false;
     run_tasks(&job, 0);
     finish(pool, false);
+    return true;
+}
+
+/* One fork/join probe at `workers` workers, in ns; -1 when the pool is busy. */
+static int64_t probe_once(tc_thread_pool *pool, int workers) {
+    probe p;
+    int64_t start = now_ns();
+    if (!run_probe(pool, workers, &p, probe_task, &p))
+        return -1;
     return now_ns() - start;
 }
 
@@ -567,17 +578,9 @@ static void scale_probe_task(void *ctx, int64_t task, int worker) {
  * run, and the oversubscription guard already runs jobs in the caller while the cores are
  * held), -1 when the pool is busy. */
 static double scale_once(tc_thread_pool *pool, int workers, int steps, int64_t alone_ns) {
-    scale_probe p = {.arrival = {.workers = workers}, .steps = steps};
-    atomic_init(&p.arrival.arrived, 0);
-    atomic_init(&p.arrival.gave_up, false);
-    parallel_job job = {
-        .fn = scale_probe_task, .ctx = &p, .n_tasks = workers, .back_step = CLAIM_BACK};
-    atomic_init(&job.claims, 0);
-    p.arrival.deadline_ns = now_ns() + TC_PARALLEL_PROBE_CAP_NS;
-    if (!publish(pool, &job, workers))
+    scale_probe p = {.steps = steps};
+    if (!run_probe(pool, workers, &p.arrival, scale_probe_task, &p))
         return -1;
-    run_tasks(&job, 0);
-    finish(pool, false);
     double cores = 0;
     for (int i = 0; i < workers; i++) {
         if (p.ns[i] <= 0)

@@ -115,7 +115,8 @@ double tc_thread_pool_compute_scale(tc_thread_pool *pool, int workers);
  * repetitions whose helpers spin at most TC_PARALLEL_PROBE_CAP_NS for one another (so it never
  * hangs, and a loaded machine measures as costly), within about a millisecond in all, and the
  * compute the workers deliver together (tc_thread_pool_compute_scale), within another; the
- * counts between are interpolated. Starts the helpers it needs. False when the pool was busy (nothing kept). */
+ * counts between are interpolated. Starts the helpers it needs. False when the pool was busy
+ * (nothing kept). */
 bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers);
 
 /* The work of one element of a streamed (memory-bound) pass, in the GEMM flops that

@@ -18,6 +18,15 @@ typedef struct tc_rt_tensor {
     bool owns_data; /* data malloc'd by the runtime: tc_rt_tensor_release frees it */
 } tc_rt_tensor;
 
+/* Whether a and b have one shape (rank and every dim). */
+static inline bool tc_rt_same_shape(const tc_rt_tensor *a, const tc_rt_tensor *b) {
+    for (int i = 0; a->rank == b->rank && i < a->rank; i++) {
+        if (a->dims[i] != b->dims[i])
+            return false;
+    }
+    return a->rank == b->rank;
+}
+
 /* Element size in bytes of the dtypes the runtime computes with (float, double, int8..uint64,
  * bool, float16 for storage only); 0 for others. */
 size_t tc_rt_dtype_size(tconv_dtype dtype);

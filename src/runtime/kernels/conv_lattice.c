@@ -129,15 +129,13 @@ static void accumulate_strided(float *restrict dst, const float *restrict src, i
      * keras_decoder's ConvTransposes */
     if (stride == 2) {
         tc_v4f minus_zero = {-0.0f, -0.0f, -0.0f, -0.0f};
-        for (; i + 4 <= count; i += 4) {
+        /* i + 4 < count: the vectors' last odd position, dst[2i + 7], lies inside the span; the
+         * loop below does the last 1 to 4 */
+        for (; i + 4 < count; i += 4) {
             tc_v4f v = tc_v4f_load(src + i);
             tc_v4f_store(dst + 2 * i, tc_v4f_load(dst + 2 * i) + INTERLEAVE_LO(v, minus_zero));
-            if (i + 4 < count) /* the last vector's odd tail may lie past the span */
-                tc_v4f_store(dst + 2 * i + 4,
-                             tc_v4f_load(dst + 2 * i + 4) + INTERLEAVE_HI(v, minus_zero));
-            else
-                for (int64_t k = 2; k < 4; k++)
-                    dst[2 * (i + k)] += src[i + k];
+            tc_v4f_store(dst + 2 * i + 4,
+                         tc_v4f_load(dst + 2 * i + 4) + INTERLEAVE_HI(v, minus_zero));
         }
     }
 #endif

@@ -182,27 +182,33 @@ static void residual_sum(float *dst, const float *src, const float *bias, float 
         residual_sum_body(dst, src, bias != NULL, b, r, n);
 }
 
-/* Output rows [row0, row0 + rows) of Y at y, `cols` values each, `ld` apart: + bias, + the fused
- * residual (at the same place in it as y in Y), then the fused activation, while the rows are in
- * cache (each sum rounded to float first, as the Add nodes and the activation round them). */
+/* y[i] = src[i] + b (y may be src) */
+static void copy_plus(float *y, const float *src, int64_t count, float b) {
+    for (int64_t i = 0; i < count; i++)
+        y[i] = src[i] + b;
+}
+
+/* n values of Y at dst: src (which may be dst) + the bias b, + the fused residual (at the same
+ * place in it as dst in Y), then the fused activation, while they are in cache (each sum rounded
+ * to float first, as the Add nodes and the activation round them). The one epilogue of the
+ * paths that write Y from a block. */
+static void epilogue_span(const conv_job *job, float *dst, const float *src, float b, int64_t n) {
+    if (job->residual) {
+        residual_sum(dst, src, job->bias, b, job->residual + (dst - job->y), n);
+        if (job->act)
+            tc_kernel_activation_apply(job->act, dst, dst, n);
+    } else if (job->act) {
+        tc_kernel_activation_apply_plus(job->act, dst, src, b, n);
+    } else {
+        copy_plus(dst, src, n, b);
+    }
+}
+
+/* Output rows [row0, row0 + rows) of Y at y, `cols` values each, `ld` apart, in place. */
 static void conv_rows_epilogue(const conv_job *job, float *y, int64_t rows, int64_t cols,
                                int64_t ld, int64_t row0) {
-    const float *r = job->residual ? job->residual + (y - job->y) : NULL;
-    for (int64_t c = 0; c < rows && (job->bias || job->act || r); c++) {
-        float *row = y + c * ld, b = job->bias ? job->bias[row0 + c] : 0.0f;
-        if (r) {
-            residual_sum(row, row, job->bias, b, r + c * ld, cols);
-            if (job->act)
-                tc_kernel_activation_apply(job->act, row, row, cols);
-            continue;
-        }
-        if (job->act) {
-            tc_kernel_activation_apply_plus(job->act, row, row, b, cols);
-            continue;
-        }
-        for (int64_t j = 0; j < cols; j++)
-            row[j] += b;
-    }
+    for (int64_t c = 0; c < rows && (job->bias || job->act || job->residual); c++)
+        epilogue_span(job, y + c * ld, y + c * ld, job->bias ? job->bias[row0 + c] : 0.0f, cols);
 }
 
 /* Y_g[chunk rows, block] = W_g[chunk rows, :] x B + bias, then the fused activation: B as op
@@ -651,12 +657,6 @@ static void phase_planes_task(void *vjob, int64_t task, int worker) {
                     (float *)job->padded_x + task * job->channel_floats);
 }
 
-/* y[i] = src[i] + b */
-static void copy_plus(float *restrict y, const float *restrict src, int64_t count, float b) {
-    for (int64_t i = 0; i < count; i++)
-        y[i] = src[i] + b;
-}
-
 /* Moves the kept positions of a C block (rows x cols wide positions from q0) into Y, adding the
  * bias, then applying the fused activation while they are in cache. */
 static void wide_compact(const conv_job *job, const float *block, int64_t rows, const conv_unit *u,
@@ -680,16 +680,7 @@ static void wide_compact(const conv_job *job, const float *block, int64_t rows, 
         for (int64_t r = 0; r < rows && keep > 0; r++) {
             float *dst = y + r * lat->coarse_size + out_line * out_width + col;
             const float *src = block + r * u->cols + j;
-            float b = job->bias ? job->bias[row0 + r] : 0.0f;
-            if (job->residual) {
-                residual_sum(dst, src, job->bias, b, job->residual + (dst - job->y), keep);
-                if (job->act)
-                    tc_kernel_activation_apply(job->act, dst, dst, keep);
-            } else if (job->act) {
-                tc_kernel_activation_apply_plus(job->act, dst, src, b, keep);
-            } else {
-                copy_plus(dst, src, keep, b);
-            }
+            epilogue_span(job, dst, src, job->bias ? job->bias[row0 + r] : 0.0f, keep);
         }
         j += run;
     }
@@ -760,6 +751,8 @@ static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
 static void conv_run_plane_tasks(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers,
                                  tc_parallel_fn plane_task, tc_parallel_fn task) {
     int64_t planes = job->batch * job->c_in;
+    for (int i = 0; i < workers; i++) /* no worker's row pointers are built yet (rows_stale) */
+        job->rows_unit[i] = -1;
     if (plane_task) {
         int plane_threads =
             planes * job->channel_floats >= CONV_MIN_PARALLEL_PLANE_FLOATS ? threads : 1;
@@ -793,8 +786,6 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     int64_t *offsets = (int64_t *)(void *)(base + x_bytes);
     job->b_rows = (const float **)(void *)(base + x_bytes + offset_bytes);
     job->rows_unit = (int64_t *)(void *)(base + x_bytes + offset_bytes + rows_bytes);
-    for (int i = 0; i < workers; i++)
-        job->rows_unit[i] = -1;
     job->tap_offsets = offsets;
     wide_tap_offsets(job, offsets);
     job->padded_x = job->x;
@@ -1140,8 +1131,6 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     job->b_rows = (const float **)(void *)(base + plane_bytes + shift_bytes);
     job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
     job->rows_unit = (int64_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
-    for (int i = 0; i < workers; i++)
-        job->rows_unit[i] = -1;
     uint16_t *masks =
         (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes + key_bytes);
     masked_taps(job, shifts, masks);
@@ -1279,10 +1268,6 @@ static tconv_status residual_mismatch(tc_kernel_ctx *ctx, const tc_rt_tensor *y)
         tc_shape_format(y->rank, y->dims, want, sizeof want));
 }
 
-static bool same_dims(const tc_rt_tensor *a, const tc_rt_tensor *b) {
-    return a->rank == b->rank && memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]) == 0;
-}
-
 /* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv; no IR. */
 static tconv_status run_conv(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
@@ -1315,7 +1300,7 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK || y->n_elements == 0)
         return st;
     if (ctx->residual &&
-        (ctx->residual->dtype != TCONV_DTYPE_FLOAT || !same_dims(ctx->residual, y)))
+        (ctx->residual->dtype != TCONV_DTYPE_FLOAT || !tc_rt_same_shape(ctx->residual, y)))
         return residual_mismatch(ctx, y);
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE) {
         if (ctx->activation) /* the plan fuses only into outputs declared float32 */

@@ -617,8 +617,7 @@ tconv_status tc_run_scatter_elements(tc_kernel_ctx *ctx) {
     tconv_status st = scatter_inputs(ctx, &red, &x, &idx, &upd);
     if (st == TCONV_OK)
         st = axis_attr(ctx, x->rank, &axis);
-    if (st == TCONV_OK && (upd->rank != idx->rank ||
-                           memcmp(upd->dims, idx->dims, (size_t)idx->rank * sizeof(int64_t))))
+    if (st == TCONV_OK && !tc_rt_same_shape(upd, idx))
         st = tc_error_set(ctx->err, TCONV_ERR_INVALID, "updates and indices differ in shape");
     if (st != TCONV_OK)
         return st;

@@ -49,16 +49,6 @@ typedef struct quant_layout {
     int64_t block, so, sj, sk;
 } quant_layout;
 
-static bool same_shape(const tc_rt_tensor *a, const tc_rt_tensor *b) {
-    if (a->rank != b->rank)
-        return false;
-    for (int i = 0; i < a->rank; i++) {
-        if (a->dims[i] != b->dims[i])
-            return false;
-    }
-    return true;
-}
-
 static void split_at_axis(const tc_rt_tensor *x, int axis, quant_layout *l) {
     l->outer = 1;
     l->inner = 1;
@@ -99,7 +89,7 @@ static tconv_status blocked_layout(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
 static tconv_status layout_for(tc_kernel_ctx *ctx, const tc_rt_tensor *x, const tc_rt_tensor *scale,
                                const tc_rt_tensor *zero_point, quant_layout *l) {
     char ss[256], zs[256];
-    if (zero_point && !same_shape(zero_point, scale) &&
+    if (zero_point && !tc_rt_same_shape(zero_point, scale) &&
         !(zero_point->n_elements == 1 && scale->n_elements == 1)) /* [1] with a scalar */
         return tc_error_set(ctx->err, TCONV_ERR_INVALID,
                             "the zero point's shape %s differs from the scale's %s",

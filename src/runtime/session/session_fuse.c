@@ -382,12 +382,19 @@ static bool float_result(const tc_session *session, const tc_graph_plan *plan,
     return true;
 }
 
+/* Whether the producer's kernel may take `epilogue` (its prepare declared it) on a float32
+ * result it writes to a slot, and has no activation fused yet: an epilogue after the activation
+ * would apply in the wrong order. */
+static bool takes_epilogue(const tc_session *session, const tc_graph_plan *plan,
+                           const tc_step_plan *producer, unsigned epilogue) {
+    return (producer->epilogues & epilogue) && !producer->activation && producer->n_outputs >= 1 &&
+           producer->outputs[0] != TC_NO_SLOT && float_result(session, plan, producer);
+}
+
 static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, size_t p,
                                     tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
-    if (!(producer->epilogues & TC_EPILOGUE_ACTIVATION) || producer->activation ||
-        producer->n_outputs < 1 ||
-        producer->outputs[0] == TC_NO_SLOT || !float_result(session, plan, producer))
+    if (!takes_epilogue(session, plan, producer, TC_EPILOGUE_ACTIVATION))
         return TCONV_OK;
     size_t input = 0;
     uint32_t slot = chain_result(plan, p);
@@ -454,10 +461,7 @@ static bool same_static_float(const tc_session *session, const tconv_value *a,
 static tconv_status fuse_residual(tc_session *session, tc_graph_plan *plan, size_t p,
                                   tc_error *err) {
     tc_step_plan *producer = &plan->steps[p];
-    if (!(producer->epilogues & TC_EPILOGUE_RESIDUAL) || producer->residual ||
-        producer->activation ||
-        producer->n_outputs < 1 || producer->outputs[0] == TC_NO_SLOT ||
-        !float_result(session, plan, producer))
+    if (!takes_epilogue(session, plan, producer, TC_EPILOGUE_RESIDUAL) || producer->residual)
         return TCONV_OK;
     size_t input = 0;
     uint32_t slot = chain_result(plan, p);
