@@ -545,6 +545,7 @@ typedef struct conv_draw {
     int mode; /* 0 pads, 1 VALID, 2 SAME_UPPER, 3 SAME_LOWER, 4 no pads at all */
     bool bias;
     int threads;
+    bool nan_dead_taps; /* W is NaN at every tap that reads only padding */
 } conv_draw;
 
 /* Output size and begin pad per axis, computed independently of the kernel. */
@@ -598,6 +599,34 @@ static void conv_reference(const conv_draw *c, const int64_t *out, const int64_t
             }
 }
 
+/* Whether tap t of axis i reads X for some output position (the reference's inside test). */
+static bool reference_tap_reads_x(const conv_draw *c, int i, int64_t out, int64_t pb, int64_t t) {
+    for (int64_t o = 0; o < out; o++) {
+        int64_t v = o * c->s[i] + t * c->d[i] - pb;
+        if (v >= 0 && v < c->x[i])
+            return true;
+    }
+    return false;
+}
+
+/* NaN in W wherever a tap reads only padding on some axis: the reference never multiplies it,
+ * and a Conv that drops those taps never reads it (one that multiplies padding zeros by it
+ * makes NaN). */
+static void poison_dead_taps(const conv_draw *c, const int64_t *out, const int64_t *pb, float *w) {
+    int64_t k_size = 1, kt[TC_MAX_SPATIAL];
+    for (int i = 0; i < c->rank; i++)
+        k_size *= c->k[i];
+    int64_t rows = c->group * c->cout_g * c->cin_g;
+    for (int64_t t = 0; t < k_size; t++) {
+        decode(t, c->k, c->rank, kt);
+        bool dead = false;
+        for (int i = 0; i < c->rank; i++)
+            dead = dead || !reference_tap_reads_x(c, i, out[i], pb[i], kt[i]);
+        for (int64_t r = 0; dead && r < rows; r++)
+            w[r * k_size + t] = NAN;
+    }
+}
+
 static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
     int r = c->rank;
     int64_t out[TC_MAX_SPATIAL], pb[TC_MAX_SPATIAL];
@@ -627,6 +656,8 @@ static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
     tc_rt_tensor *w = kh_input(&h, r + 2, w_dims, NULL);
     kh_fill_random(x->data, x->n_elements, rng);
     kh_fill_random(w->data, w->n_elements, rng);
+    if (c->nan_dead_taps)
+        poison_dead_taps(c, out, pb, w->data);
     const float *bias = NULL;
     if (c->bias) {
         int64_t b_dims[1] = {w_dims[0]};
@@ -774,6 +805,78 @@ static void test_conv_stride2_long_lines(void **state) {
             tc_cpu_features_override(0);
         for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++) {
             run_conv_at_thread_counts(&draws[i], 2, &rng);
+        }
+        tc_cpu_features_restore();
+    }
+}
+
+/* Dilations that put the outer taps wholly in the padding (ERFNet's dilation 8 and 16 on an
+ * 8x8 map, DeepLab's atrous rates on small maps): the Conv drops those taps (kernels_conv.c
+ * conv_drop_dead_taps). Random draws of every rank with large dilations, pads and strides
+ * against the direct reference, in both instruction sets and at 1-2 threads; then SAME-padded
+ * cases whose dead taps hold NaN, which must not reach Y: proof that they are dropped, on the
+ * masked, wide, im2col, narrow and direct 1x1 paths. */
+static void test_conv_dead_taps(void **state) {
+    (void)state;
+    uint64_t rng = 37;
+    int ran = 0;
+    for (int portable = 0; portable <= 1; portable++) {
+        if (portable)
+            tc_cpu_features_override(0);
+        for (int trial = 0; trial < 150; trial++) {
+            conv_draw c = {.rank = (int)kh_rand_range(&rng, 1, 3)};
+            c.group = kh_rand_range(&rng, 1, 2);
+            c.cin_g = kh_rand_range(&rng, 1, 6);
+            c.cout_g = kh_rand_range(&rng, 1, 20);
+            c.batch = kh_rand_range(&rng, 1, 2);
+            c.mode = (int)kh_rand_range(&rng, 0, 3);
+            c.bias = kh_rand_range(&rng, 0, 1);
+            c.threads = (int)kh_rand_range(&rng, 1, 2);
+            for (int i = 0; i < c.rank; i++) {
+                c.k[i] = kh_rand_range(&rng, 1, 4);
+                c.s[i] = kh_rand_range(&rng, 1, 2);
+                c.d[i] = kh_rand_range(&rng, 2, 17);
+                c.x[i] = kh_rand_range(&rng, 1, c.rank == 3 ? 5 : 9);
+                c.pads[i] = kh_rand_range(&rng, 0, c.d[i] * (c.k[i] - 1));
+                c.pads[i + c.rank] = kh_rand_range(&rng, 0, c.d[i] * (c.k[i] - 1));
+            }
+            ran += run_random_conv(&c, &rng);
+        }
+        tc_cpu_features_restore();
+    }
+    assert_true(ran > 150);
+    /* clang-format off */
+    conv_draw poisoned[] = {
+        /* ERFNet: 3x1 and 1x3 at dilation 16 and 8 on an 8x8 map, 64 channels */
+        {.rank = 2, .group = 1, .cin_g = 64, .cout_g = 64, .batch = 1, .bias = true,
+         .k = {3, 1}, .s = {1, 1}, .d = {16, 1}, .x = {8, 8}, .pads = {16, 0, 16, 0}},
+        {.rank = 2, .group = 1, .cin_g = 64, .cout_g = 64, .batch = 1, .bias = true,
+         .k = {1, 3}, .s = {1, 1}, .d = {1, 8}, .x = {8, 8}, .pads = {0, 8, 0, 8}},
+        /* DeepLab's ASPP: 3x3 at rate 12 on a 5x7 map (only the centre tap lives) and rate 6
+         * on 8x8 (every tap lives somewhere: nothing is dropped, nothing is NaN) */
+        {.rank = 2, .group = 1, .cin_g = 12, .cout_g = 24, .batch = 2, .bias = false,
+         .k = {3, 3}, .s = {1, 1}, .d = {12, 12}, .x = {5, 7}, .pads = {12, 12, 12, 12}},
+        {.rank = 2, .group = 1, .cin_g = 12, .cout_g = 24, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {1, 1}, .d = {6, 6}, .x = {8, 8}, .pads = {6, 6, 6, 6}},
+        /* one axis cut, the other not; groups; a wide map (im2col / wide paths) */
+        {.rank = 2, .group = 2, .cin_g = 3, .cout_g = 5, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {1, 1}, .d = {9, 1}, .x = {6, 40}, .pads = {9, 1, 9, 1}},
+        /* 1-D (a dilated audio Conv) and 3-D, the kernel 5 cut to its middle 3 */
+        {.rank = 1, .group = 1, .cin_g = 8, .cout_g = 16, .batch = 1, .bias = true,
+         .k = {5}, .s = {1}, .d = {4}, .x = {6}, .pads = {8, 8}},
+        {.rank = 3, .group = 1, .cin_g = 4, .cout_g = 6, .batch = 1, .bias = false,
+         .k = {3, 3, 3}, .s = {1, 1, 1}, .d = {5, 1, 5}, .x = {3, 4, 5}, .pads = {5, 1, 5, 5, 1, 5}},
+        /* stride 2 with the dead taps past X's end */
+        {.rank = 2, .group = 1, .cin_g = 6, .cout_g = 32, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {2, 2}, .d = {7, 7}, .x = {7, 7}, .pads = {7, 7, 7, 7}},
+    };
+    /* clang-format on */
+    for (int portable = 0; portable <= 1; portable++) {
+        if (portable)
+            tc_cpu_features_override(0);
+        for (size_t i = 0; i < sizeof poisoned / sizeof poisoned[0]; i++) {
+            poisoned[i].nan_dead_taps = true;
+            run_conv_at_thread_counts(&poisoned[i], 2, &rng);
         }
         tc_cpu_features_restore();
     }
@@ -945,6 +1048,7 @@ int main(void) {
         cmocka_unit_test(test_conv_large_and_depthwise),
         cmocka_unit_test(test_deinterleave_lines_exact),
         cmocka_unit_test(test_conv_stride2_long_lines),
+        cmocka_unit_test(test_conv_dead_taps),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_onnx_conformance_conv_transpose),
         cmocka_unit_test(test_onnx_conformance_conv),

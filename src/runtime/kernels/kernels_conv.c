@@ -96,6 +96,58 @@ static tconv_status conv_geometry(tc_kernel_ctx *ctx, const tc_conv_operands *op
     return TCONV_OK;
 }
 
+/* Taps that read only padding for every output (ERFNet's dilation-16 3x1 on an 8-high plane,
+ * DeepLab's atrous rates on small maps: both outer taps) multiply zeros. The Conv equals one
+ * with W cut to the live taps, [lo, lo + kernel) per axis, and the begin pad less lo * dilation:
+ * the GEMM's depth shrinks by the dead taps' share. */
+typedef struct tap_trim {
+    bool any;
+    int64_t lo[TC_MAX_SPATIAL];
+    int64_t full[TC_MAX_SPATIAL]; /* W's kernel */
+    int64_t key; /* tells the packed W of a cut from the uncut one's (0) and from other cuts */
+} tap_trim;
+
+/* Whether tap t of axis i reads X for some output position. */
+static bool tap_reads_x(const tc_lattice *lat, int i, int64_t t) {
+    int64_t q = t * lat->dilations[i] - lat->pad_begin[i], s = lat->strides[i];
+    int64_t o = q >= 0 ? 0 : tc_ceil_div(-q, s);
+    return o < lat->coarse[i] && o * s + q < lat->fine[i];
+}
+
+/* Cuts lat's kernel to its live taps; trim->any when a tap went. The begin pad stays >= 0 (the
+ * padded planes start at X's first line): a first live tap past the pad keeps a dead one. */
+static void conv_drop_dead_taps(tc_lattice *lat, tap_trim *trim) {
+    memset(trim, 0, sizeof *trim);
+    int64_t hi[TC_MAX_SPATIAL], key = 0;
+    if (lat->rank > 3) /* the key's digits */
+        return;
+    for (int i = 0; i < lat->rank; i++) {
+        int64_t k = lat->kernel[i], lo = 0;
+        trim->full[i] = hi[i] = k;
+        if (k > 1023) /* the key's digits (such a W would not fit in memory anyway) */
+            return;
+        while (lo < hi[i] && !tap_reads_x(lat, i, lo))
+            lo++;
+        while (hi[i] > lo && !tap_reads_x(lat, i, hi[i] - 1))
+            hi[i]--;
+        if (lo == hi[i]) /* no tap reads X: Y is the bias; keep W whole (no empty GEMM depth) */
+            lo = 0, hi[i] = k;
+        while (lo > 0 && lo * lat->dilations[i] > lat->pad_begin[i])
+            lo--;
+        trim->lo[i] = lo;
+        key = (key * 1024 + lo) * 1024 + (hi[i] - lo);
+        trim->any = trim->any || hi[i] - lo < k;
+    }
+    if (!trim->any)
+        return;
+    trim->key = key;
+    for (int i = 0; i < lat->rank; i++) {
+        lat->pad_begin[i] -= trim->lo[i] * lat->dilations[i];
+        lat->kernel[i] = hi[i] - trim->lo[i];
+    }
+    tc_lattice_finish(lat); /* a smaller kernel_size: cannot overflow */
+}
+
 typedef struct conv_job {
     tc_lattice lat; /* coarse: Y spatial, fine: X spatial */
     int64_t batch, c_in, c_out, group, cin_g, cout_g;
@@ -104,6 +156,7 @@ typedef struct conv_job {
     tc_gemm_isa isa;              /* the GEMM kernel, for the channels and a block's columns */
     bool direct;                  /* 1x1 identity mapping: the GEMM reads X */
     const float *x, *w, *bias;
+    tap_trim trim; /* w's taps when the lattice's kernel is cut (conv_drop_dead_taps) */
     float *y;
     const tc_kernel_activation *act; /* fused by the executor: applied to each finished block */
     const float *residual; /* fused by the executor: Y's shape, added before act (ctx->residual) */
@@ -297,6 +350,34 @@ static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int
     return TCONV_OK;
 }
 
+/* W's rows at the lattice's kernel: W itself, or W cut to the live taps into `scratch`. */
+static tconv_status live_weights(tc_kernel_ctx *ctx, const conv_job *job, tc_rt_tensor *scratch,
+                                 const float **w) {
+    memset(scratch, 0, sizeof *scratch);
+    *w = job->w;
+    if (!job->trim.any)
+        return TCONV_OK;
+    const tc_lattice *lat = &job->lat;
+    int64_t rows = job->c_out * job->cin_g, full = 1;
+    for (int i = 0; i < lat->rank; i++)
+        full *= job->trim.full[i];
+    tconv_status st =
+        tc_kernel_scratch(ctx, (size_t)(rows * lat->kernel_size) * sizeof(float), scratch);
+    if (st != TCONV_OK)
+        return st;
+    float *cut = scratch->data;
+    int64_t tap[TC_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+        int64_t from = 0;
+        for (int i = 0; i < lat->rank; i++)
+            from = from * job->trim.full[i] + job->trim.lo[i] + tap[i];
+        for (int64_t r = 0; r < rows; r++)
+            cut[r * lat->kernel_size + t] = job->w[r * full + from];
+    }
+    *w = cut;
+    return TCONV_OK;
+}
+
 /* W_g's row chunks (chunk_rows x cin_g*K) of every group, packed for the GEMM (kept across
  * runs when W is a constant, else in `packed`, session scratch). */
 static tconv_status conv_pack_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tensor *packed) {
@@ -304,22 +385,27 @@ static tconv_status conv_pack_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_t
     job->packed_chunk_floats = tc_sgemm_packed_a_floats(job->isa, job->chunk_rows, depth);
     size_t slots = (size_t)(job->group * job->n_chunks);
     tc_kernel_cache_key key = {
-        .source = job->w, .layout = {job->chunk_rows, job->n_chunks, job->group, depth, job->isa}};
+        .source = job->w,
+        .layout = {job->chunk_rows, job->n_chunks, job->group, depth, job->isa, job->trim.key}};
     bool fresh;
     tconv_status st =
         tc_conv_packed_weights(ctx, &key, slots * job->packed_chunk_floats * sizeof(float),
                                &job->packed_w, &fresh, packed);
     if (st != TCONV_OK || !fresh)
         return st;
+    tc_rt_tensor cut;
+    const float *w;
+    if ((st = live_weights(ctx, job, &cut, &w)) != TCONV_OK)
+        return st;
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
             int64_t row0 = g * job->cout_g + chunk * job->chunk_rows;
-            tc_sgemm_pack_a(job->isa, false, conv_chunk_rows_at(job, chunk), depth,
-                            job->w + row0 * depth, depth,
-                            job->packed_w +
-                                (size_t)(g * job->n_chunks + chunk) * job->packed_chunk_floats);
+            tc_sgemm_pack_a(
+                job->isa, false, conv_chunk_rows_at(job, chunk), depth, w + row0 * depth, depth,
+                job->packed_w + (size_t)(g * job->n_chunks + chunk) * job->packed_chunk_floats);
         }
     }
+    tc_kernel_scratch_release(ctx, &cut);
     return TCONV_OK;
 }
 
@@ -835,8 +921,9 @@ static const float *narrow_chunk_weights(const conv_job *job, int64_t g, int64_t
 static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tensor *scratch) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
     /* layout[5] = -1 tells this block from the packed W of the same node */
-    tc_kernel_cache_key key = {.source = job->w,
-                               .layout = {job->cout_g, job->group, depth, job->chunk_rows, 0, -1}};
+    tc_kernel_cache_key key = {
+        .source = job->w,
+        .layout = {job->cout_g, job->group, depth, job->chunk_rows, job->trim.key, -1}};
     bool fresh;
     float *wt;
     tconv_status st = tc_conv_packed_weights(
@@ -845,9 +932,13 @@ static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tens
     job->packed_w = wt;
     if (st != TCONV_OK || !fresh)
         return st;
+    tc_rt_tensor cut;
+    const float *live;
+    if ((st = live_weights(ctx, job, &cut, &live)) != TCONV_OK)
+        return st;
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
-            const float *w = job->w + (g * job->cout_g + chunk * job->chunk_rows) * depth;
+            const float *w = live + (g * job->cout_g + chunk * job->chunk_rows) * depth;
             float *t = (float *)narrow_chunk_weights(job, g, chunk);
             int64_t width = conv_chunk_rows_at(job, chunk);
             for (int64_t c = 0; c < width; c++)
@@ -855,6 +946,7 @@ static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tens
                     t[p * width + c] = w[c * depth + p];
         }
     }
+    tc_kernel_scratch_release(ctx, &cut);
     return TCONV_OK;
 }
 
@@ -1151,6 +1243,7 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
 
 /* im2col + GEMM over (batch, group, column block, row chunk) tasks. */
 static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
+    conv_drop_dead_taps(&job->lat, &job->trim);
     int64_t depth = job->cin_g * job->lat.kernel_size;
     job->direct = tc_lattice_is_identity(&job->lat);
     double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
