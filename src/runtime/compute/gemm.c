@@ -365,14 +365,28 @@ static int64_t round_up(int64_t x, int64_t multiple) {
     return (x + multiple - 1) / multiple * multiple;
 }
 
+int tc_gemm_isa_shapes(tc_gemm_isa shapes[2]) {
+    shapes[0] = best_isa();
+    if (shapes[0] != TCONV_GEMM_ISA_AVX512 || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
+        return 1;
+    shapes[1] = shapes[0];
+    shapes[0] = TCONV_GEMM_ISA_AVX512_8X48; /* first: it wins ties */
+    return 2;
+}
+
 tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n) {
-    tc_gemm_isa best = best_isa();
-    if (best != TCONV_GEMM_ISA_AVX512 || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512_8X48))
-        return best;
-    const micro_kernel *wide = kernel_for(TCONV_GEMM_ISA_AVX512_8X48), *tall = kernel_for(best);
-    int64_t wide_area = round_up(m, wide->mr) * round_up(n, wide->nr);
-    int64_t tall_area = round_up(m, tall->mr) * round_up(n, tall->nr);
-    return wide_area <= tall_area ? TCONV_GEMM_ISA_AVX512_8X48 : best;
+    tc_gemm_isa shapes[2];
+    int n_shapes = tc_gemm_isa_shapes(shapes), best = 0;
+    int64_t best_area = 0;
+    for (int i = 0; i < n_shapes; i++) {
+        const micro_kernel *k = kernel_for(shapes[i]);
+        int64_t area = round_up(m, k->mr) * round_up(n, k->nr);
+        if (i == 0 || area < best_area) {
+            best = i;
+            best_area = area;
+        }
+    }
+    return shapes[best];
 }
 
 const char *tc_gemm_isa_name(tc_gemm_isa isa) {

@@ -428,27 +428,80 @@ static int64_t gcd_i64(int64_t a, int64_t b) {
     return a;
 }
 
-/* Column blocks and output-channel chunks. One thread: blocks of about
- * TC_COL_BLOCK_TARGET_FLOATS of im2col. More threads: CONV_TASKS_PER_THREAD tasks a thread when
- * the work allows, by narrower column blocks (not below CONV_MIN_PARALLEL_COLS); when there are
- * fewer, the output channels are split too, in multiples of the GEMM's row tile. Equal parts, so no
- * worker waits on a long one. */
-static void conv_plan(conv_job *job, int threads) {
-    int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns;
-    int64_t outer = job->batch * job->group;
-    int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
-    int64_t blocks = (total + cols - 1) / tc_max_i64(cols, 1);
+/* One way to split a (batch, group) unit's GEMM over the threads (conv_parallel_split). */
+typedef struct conv_split {
+    tc_gemm_isa isa;
+    int64_t block_cols, n_blocks, chunks;
+    int64_t area; /* padded GEMM area (rows x columns) of the busiest thread */
+} conv_split;
+
+/* The busiest thread's padded area when `outer` units are split into blocks of `width_tiles`
+ * whole tiles of the kernel (the last block shorter) and `chunks` row chunks, tasks dealt
+ * evenly. */
+static conv_split split_cost(tc_gemm_isa isa, int64_t rows, int64_t total, int64_t outer,
+                             int64_t width_tiles, int64_t chunks, int threads) {
+    int64_t mr = tc_sgemm_row_tile(isa), nr = tc_sgemm_col_tile(isa);
+    conv_split s = {.isa = isa, .chunks = chunks};
+    s.block_cols = tc_min_i64(width_tiles * nr, total);
+    s.n_blocks = (total + s.block_cols - 1) / s.block_cols;
+    int64_t chunk_rows = tc_round_up_i64((rows + chunks - 1) / chunks, mr);
+    int64_t tasks = outer * s.n_blocks * chunks, per_thread = (tasks + threads - 1) / threads;
+    s.area = per_thread * chunk_rows * tc_round_up_i64(s.block_cols, nr);
+    return s;
+}
+
+/* More than one thread: column blocks of whole micro-tiles, so that a thread's share is not
+ * padded tiles (blocks rounded to TC_COL_BLOCK_GRANULE, the one-thread rule, made erfnet's 256
+ * columns two blocks of 96 and one of 64, 16-row chunks of a 32-row GEMM on top, and the thread
+ * that took the wide ones worked 2 us longer than the other). Tried: each tile shape, from the
+ * one-thread block count up to CONV_TASKS_PER_THREAD blocks a thread of at least
+ * CONV_MIN_PARALLEL_COLS, the output channels split too when the blocks leave threads idle; the
+ * least busiest-thread area wins, ties going to the fewer tasks (each costs its call and its B
+ * rows). */
+static conv_split conv_parallel_split(const conv_job *job, int threads) {
+    int64_t total = tc_max_i64(job->columns, 1), outer = job->batch * job->group;
     int64_t want = (int64_t)threads * CONV_TASKS_PER_THREAD;
-    if (threads > 1 && outer * blocks < want)
-        blocks = tc_max_i64(blocks,
-                            tc_min_i64((want + outer - 1) / outer, total / CONV_MIN_PARALLEL_COLS));
-    job->block_cols = split_evenly(total, blocks, TC_COL_BLOCK_GRANULE, &job->n_blocks);
-    /* Few units: split the output channels into as few chunks as make the task count a
-     * multiple of the thread count (each chunk packs its B again). */
-    int64_t units = outer * job->n_blocks, chunks = 1;
-    if (threads > 1 && units < want)
-        chunks = threads / gcd_i64(units, threads);
-    job->isa = tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
+    /* no wider than one thread's blocks: a block's im2col or C stays about
+     * TC_COL_BLOCK_TARGET_FLOATS */
+    int64_t depth = job->cin_g * job->lat.kernel_size;
+    int64_t cap = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
+    int64_t min_blocks = (total + cap - 1) / cap;
+    tc_gemm_isa shapes[2];
+    int n_shapes = tc_gemm_isa_shapes(shapes);
+    conv_split best = {.area = -1};
+    for (int i = 0; i < n_shapes; i++) {
+        int64_t nr = tc_sgemm_col_tile(shapes[i]), tiles = (total + nr - 1) / nr;
+        int64_t min_tiles = tc_max_i64(1, CONV_MIN_PARALLEL_COLS / nr);
+        int64_t max_blocks = tc_min_i64((want + outer - 1) / outer, tiles / min_tiles);
+        for (int64_t blocks = min_blocks; blocks <= tc_max_i64(min_blocks, max_blocks); blocks++) {
+            int64_t width_tiles = (tiles + blocks - 1) / blocks;
+            int64_t units = outer * ((tiles + width_tiles - 1) / width_tiles);
+            int64_t chunks = units < threads ? threads / gcd_i64(units, threads) : 1;
+            conv_split s =
+                split_cost(shapes[i], job->cout_g, total, outer, width_tiles, chunks, threads);
+            if (best.area < 0 || s.area < best.area)
+                best = s;
+        }
+    }
+    return best;
+}
+
+/* Column blocks and output-channel chunks. One thread: blocks of about
+ * TC_COL_BLOCK_TARGET_FLOATS of im2col. More threads: conv_parallel_split. */
+static void conv_plan(conv_job *job, int threads) {
+    int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns, chunks = 1;
+    if (threads > 1) {
+        conv_split s = conv_parallel_split(job, threads);
+        job->isa = s.isa;
+        job->block_cols = s.block_cols;
+        job->n_blocks = s.n_blocks;
+        chunks = s.chunks;
+    } else {
+        int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
+        job->block_cols = split_evenly(total, (total + cols - 1) / tc_max_i64(cols, 1),
+                                       TC_COL_BLOCK_GRANULE, &job->n_blocks);
+        job->isa = tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
+    }
     job->chunk_rows =
         split_evenly(job->cout_g, chunks, tc_sgemm_row_tile(job->isa), &job->n_chunks);
 }
