@@ -1,12 +1,12 @@
-/* Activation fusion in the executor (src/runtime/session/session_fuse.c): a Conv or ConvTranspose
- * whose float32 result only an activation reads (an op ops.def marks ACT(fn, cost): HardSigmoid and
- * Elu were made fusable by that column and their tc_act_ function alone) applies that activation
- * itself, and the activation's step just moves the result. Each case runs the graph fused and as
- * written (an unfused session, as proofs run) and requires the same bits; the kernel-call counts
- * show which ran fused. The shapes reach every Conv path (wide, im2col, few positions, direct 1x1,
- * depthwise) and
- * the ConvTranspose with a fused crop; the cases that must not fuse (a second reader, a graph
- * output, a bound that is not a constant, a proof session, float64) are checked the same way. */
+/* Activation fusion in the executor (src/runtime/session/session_fuse.c): a Conv, ConvTranspose or
+ * BatchNormalization whose float32 result only an activation reads (an op ops.def marks ACT(fn,
+ * cost): HardSigmoid and Elu were made fusable by that column and their tc_act_ function alone)
+ * applies that activation itself, and the activation's step just moves the result. Each case runs
+ * the graph fused and as written (an unfused session, as proofs run) and requires the same bits;
+ * the kernel-call counts show which ran fused. The shapes reach every Conv path (wide, im2col, few
+ * positions, direct 1x1, depthwise) and the ConvTranspose with a fused crop; the cases that must
+ * not fuse (a second reader, a graph output, a bound that is not a constant, a proof session,
+ * float64) are checked the same way. */
 #include <math.h>
 
 #include "rt_test_util.h"
@@ -40,6 +40,8 @@ static const char *const ACT_OPS[N_ACT_FORMS] = {"Relu",        "LeakyRelu",   "
 
 typedef struct conv_spec {
     bool transpose;   /* ConvTranspose k3 s2 -> Slice -> Pad -> Add, else Conv */
+    bool batchnorm;   /* a BatchNormalization of X instead (no Conv to fold it into) */
+    bool zero_var;    /* ... with var + epsilon = 0 in one channel (its formula path) */
     int64_t c_out, k; /* Conv: output channels, square kernel */
     int64_t stride, pad, group;
     bool bias;
@@ -79,11 +81,34 @@ static void set_ints(tconv_node *n, const char *name, int64_t a, int64_t b) {
     assert_int_equal(tc_node_set_attr_ints(n, name, (int64_t[]){a, b}, 2, &err), TCONV_OK);
 }
 
-/* X -> Conv(T) or ConvTranspose -> Slice -> Pad -> Add chain -> activation -> "y". */
+/* X -> BatchNormalization -> "r": scale, B, mean and var per channel (var positive, or
+ * -epsilon in channel 1). */
+static const char *add_batchnorm(tconv_graph *g, const conv_spec *c, tconv_value *x) {
+    float scale[C_IN], shift[C_IN], mean[C_IN], var[C_IN];
+    fill(scale, C_IN, 3, 5, 0.5f);
+    fill(shift, C_IN, 2, 7, 0.25f);
+    fill(mean, C_IN, 5, 9, 0.125f);
+    for (int i = 0; i < C_IN; i++)
+        var[i] = 0.25f + 0.5f * (float)i;
+    if (c->zero_var)
+        var[1] = -1e-5f; /* plus the default epsilon: 0, scale / 0 */
+    int64_t dims[1] = {C_IN};
+    tconv_value *in[5] = {x, typed_init(g, c, "scale", 1, dims, scale, C_IN),
+                          typed_init(g, c, "shift", 1, dims, shift, C_IN),
+                          typed_init(g, c, "mean", 1, dims, mean, C_IN),
+                          typed_init(g, c, "var", 1, dims, var, C_IN)};
+    rtt_node(g, "BatchNormalization", "bn", in, 5, (const char *[]){"r"}, 1);
+    return "r";
+}
+
+/* X -> Conv(T) or ConvTranspose -> Slice -> Pad -> Add chain, or BatchNormalization ->
+ * activation -> "y". */
 static const char *add_producer(tconv_graph *g, const conv_spec *c, tconv_value *x) {
     float w[1024], b[32];
     fill(b, 16, 3, 7, 0.125f);
     tc_error err;
+    if (c->batchnorm)
+        return add_batchnorm(g, c, x);
     if (c->transpose) {
         int64_t w_dims[4] = {C_IN, 3, 3, 3}, b_dims[3] = {3, 1, 1};
         fill(w, C_IN * 27, 7, 11, 0.0625f);
@@ -197,6 +222,7 @@ static void check(const conv_spec *c, bool fuses) {
     /* as written: every node runs (a proof session fuses nothing); fused: the crop chain's
      * three steps and the activation's only move results */
     uint64_t nodes = (c->transpose ? 5 : 2) + (c->second_reader ? 1 : 0);
+    /* a float32 BatchNormalization after a Conv would fold: this one reads X */
     assert_int_equal(plain_calls, nodes);
     assert_int_equal(fused_calls, nodes - (c->transpose ? 3 : 0) - (fuses ? 1 : 0));
     rtt_assert_dims(&got, want.rank, want.dims);
@@ -269,6 +295,31 @@ static void test_conv_transpose_after_crop(void **state) {
     check(&elu, true);
 }
 
+/* A BatchNormalization that no Conv precedes (ERFNet's downsampler: after a Concat) takes the
+ * activation itself: every activation, the formula path of a zero variance, and not float64,
+ * float16, a second reader or an exposed result. */
+static void test_batchnorm_producer(void **state) {
+    (void)state;
+    for (int a = RELU; a < N_ACT_FORMS; a++) {
+        if (a == CLIP13_INPUT)
+            continue;
+        conv_spec bn = {.batchnorm = true, .act = (act_form)a, .dtype = TCONV_DTYPE_FLOAT};
+        check(&bn, true);
+        bn.zero_var = true;
+        check(&bn, true);
+    }
+    conv_spec kept = {.batchnorm = true, .act = RELU, .dtype = TCONV_DTYPE_DOUBLE};
+    check(&kept, false);
+    kept.dtype = TCONV_DTYPE_FLOAT16;
+    check(&kept, false);
+    kept.dtype = TCONV_DTYPE_FLOAT;
+    kept.second_reader = true;
+    check(&kept, false);
+    kept.second_reader = false;
+    kept.expose = true;
+    check(&kept, false);
+}
+
 /* Every activation the op table makes fusable (ACT(fn, cost) in ops.def) is one of the forms
  * above, so a row made fusable is proved fused == unfused here; the others are not fused. */
 static void test_every_table_activation_is_checked(void **state) {
@@ -320,6 +371,7 @@ int main(void) {
         cmocka_unit_test(test_each_activation),
         cmocka_unit_test(test_conv_paths),
         cmocka_unit_test(test_conv_transpose_after_crop),
+        cmocka_unit_test(test_batchnorm_producer),
         cmocka_unit_test(test_not_fused),
         cmocka_unit_test(test_every_table_activation_is_checked),
     };

@@ -9,34 +9,16 @@
 
 /* ================================================================ BatchNormalization */
 
-/* training_mode = 1 (opset 14+) is run by batchnorm_training; the training outputs of older
- * opsets (saved mean/var, is_test = 0) are not implemented. */
-static tconv_status batchnorm_check_inference(tc_kernel_ctx *ctx, bool *training_mode) {
-    int64_t training = 0;
-    tconv_status st = tc_node_attr_int_or_default(ctx->node, "training_mode", &training, ctx->err);
-    if (st != TCONV_OK)
-        return st;
-    *training_mode = training != 0;
-    if (*training_mode)
-        return TCONV_OK;
-    for (size_t i = 1; i < ctx->n_outputs; i++) {
-        const tconv_node *n = ctx->node;
-        if (i < n->n_outputs && n->outputs[i])
-            return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                                "unsupported training outputs (output %zu '%s'): only "
-                                "inference BatchNormalization is implemented",
-                                i, n->outputs[i]->name);
-    }
-    return TCONV_OK;
-}
+/* The attributes, read once when the session plans the node (tc_prepare_batchnorm). */
+typedef struct batchnorm_attrs {
+    float epsilon, momentum;
+    bool spatial;  /* opset 7: parameters per channel (1) or per element of a plane (0) */
+    bool training; /* training_mode = 1 (opset 14+): batchnorm_training */
+} batchnorm_attrs;
 
 /* Element count each parameter must have: C, or C x D1 x ... x Dn for spatial=0 (opset 7). */
-static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor *x, int64_t *size,
-                                         int64_t *inner) {
-    int64_t spatial = 1;
-    tconv_status st = tc_node_attr_int_or_default(ctx->node, "spatial", &spatial, ctx->err);
-    if (st != TCONV_OK)
-        return st;
+static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const batchnorm_attrs *bp,
+                                         const tc_rt_tensor *x, int64_t *size, int64_t *inner) {
     if (x->rank < 2)
         return tc_error_set(ctx->err, TCONV_ERR_INVALID, "X must have rank >= 2, has %d", x->rank);
     *inner = 1;
@@ -45,7 +27,7 @@ static tconv_status batchnorm_param_size(tc_kernel_ctx *ctx, const tc_rt_tensor 
             return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "X is too large");
     }
     *size = x->dims[1];
-    if (!spatial && !tc_mul_i64(x->dims[1], *inner, size))
+    if (!bp->spatial && !tc_mul_i64(x->dims[1], *inner, size))
         return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "X is too large");
     return TCONV_OK;
 }
@@ -105,17 +87,14 @@ static void batchnorm_row(float *restrict out, const float *restrict in, int64_t
  * and outputs the running statistics input * momentum + batch * (1 - momentum) (outputs 1 and 2,
  * each optional, in the type of input_mean/input_var). Sums in double, for float and double. */
 static tconv_status batchnorm_training(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
-                                       const tc_rt_tensor *const prm[4], double eps, int64_t inner,
-                                       tc_rt_tensor *y) {
-    float momentum;
-    tconv_status st = tc_node_attr_float_or_default(ctx->node, "momentum", &momentum, ctx->err);
-    if (st != TCONV_OK)
-        return st;
+                                       const tc_rt_tensor *const prm[4], double eps, float momentum,
+                                       int64_t inner, tc_rt_tensor *y) {
+    tconv_status st = TCONV_OK;
     int64_t channels = x->dims[1], batch = x->dims[0];
     int64_t count = channels > 0 ? x->n_elements / channels : 0; /* batch * inner, no overflow */
     tc_rt_tensor *running[2] = {NULL, NULL};
     for (size_t k = 0; k < 2 && st == TCONV_OK; k++) {
-        if (ctx->n_outputs > k + 1 && ctx->node->n_outputs > k + 1 && ctx->node->outputs[k + 1])
+        if (ctx->n_outputs > k + 1)
             st = tc_kernel_alloc_output(ctx, k + 1, prm[2 + k]->dtype, 1, &channels, &running[k]);
     }
     if (count == 0) /* empty: the batch loops would walk a huge leading dim over no data */
@@ -152,60 +131,9 @@ static tconv_status batchnorm_training(tc_kernel_ctx *ctx, const tc_rt_tensor *x
     return st;
 }
 
-tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
-    const tc_rt_tensor *x;
-    const tc_rt_tensor *params[4];
-    float eps = 1e-5f;
-    int64_t size = 0, inner = 1;
-    bool training = false;
-    tconv_status st = batchnorm_check_inference(ctx, &training);
-    if (st == TCONV_OK)
-        st = tc_node_attr_float_or_default(ctx->node, "epsilon", &eps, ctx->err);
-    if (st == TCONV_OK)
-        st = tc_kernel_require_input(ctx, 0, &x);
-    if (st == TCONV_OK)
-        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE);
-    if (st == TCONV_OK)
-        st = batchnorm_param_size(ctx, x, &size, &inner);
-    if (st == TCONV_OK)
-        st = batchnorm_params(ctx, x, size, params);
-    tc_rt_tensor *y;
-    if (st == TCONV_OK)
-        st = tc_kernel_alloc_output(ctx, 0, x->dtype, x->rank, x->dims, &y);
-    if (st != TCONV_OK)
-        return st;
-    if (training)
-        return batchnorm_training(ctx, x, params, (double)eps, inner, y);
-    /* empty: nothing to compute (X [2^58, 4, 0] would loop 2^60 times over no data) */
-    if (y->n_elements == 0)
-        return TCONV_OK;
-    if (x->dtype == TCONV_DTYPE_DOUBLE) {
-        batchnorm_formula(x, params, (double)eps, size, inner, y);
-        return TCONV_OK;
-    }
-    const float *prm[4] = {params[0]->data, params[1]->data, params[2]->data, params[3]->data};
-    /* y = x * scale + shift, with scale = gamma / sqrt(var + eps) and shift = beta - mean * scale
-     * computed once per parameter instead of a square root and a division per element. */
-    tc_rt_tensor folded;
-    st = tc_kernel_scratch(ctx, 2 * (size_t)size * sizeof(float), &folded);
-    if (st != TCONV_OK)
-        return st;
-    float *scale = folded.data, *shift = scale + size;
-    bool finite = true;
-    for (int64_t k = 0; k < size; k++) {
-        scale[k] = prm[0][k] / sqrtf(prm[3][k] + eps);
-        shift[k] = prm[1][k] - prm[2][k] * scale[k];
-        finite = finite && isfinite(scale[k]) && isfinite(shift[k]);
-    }
-    if (!finite) {
-        /* var + eps = 0 (or an infinite parameter): x * inf - mean * inf is NaN where the
-         * formula gives (x - mean) / 0 * scale + B = +-inf; compute the formula itself, as the
-         * float64 path does (and folding refuses such a BatchNormalization). */
-        tc_kernel_scratch_release(ctx, &folded);
-        batchnorm_formula(x, params, (double)eps, size, inner, y);
-        return TCONV_OK;
-    }
-    bool per_channel = size == x->dims[1];
+/* y = x * scale + shift per plane, then the fused activation while the plane is in cache. */
+static void batchnorm_folded(const tc_kernel_ctx *ctx, const tc_rt_tensor *x, const float *scale,
+                             const float *shift, bool per_channel, int64_t inner, tc_rt_tensor *y) {
     int64_t channels = x->dims[1], batch = x->dims[0];
     for (int64_t n = 0; n < batch; n++) {
         for (int64_t c = 0; c < channels; c++) {
@@ -216,9 +144,107 @@ tconv_status tc_run_batchnorm(tc_kernel_ctx *ctx) {
                 batchnorm_plane(out, in, inner, scale[c], shift[c]);
             else
                 batchnorm_row(out, in, inner, scale + c * inner, shift + c * inner);
+            if (ctx->activation)
+                tc_kernel_activation_apply(ctx->activation, out, out, inner);
         }
     }
+}
+
+/* The float32 inference run: y = x * scale + shift, with scale = gamma / sqrt(var + eps) and
+ * shift = beta - mean * scale computed once per parameter instead of a square root and a
+ * division per element. */
+static tconv_status batchnorm_inference_float(tc_kernel_ctx *ctx, const tc_rt_tensor *x,
+                                              const tc_rt_tensor *const params[4], float eps,
+                                              int64_t size, int64_t inner, tc_rt_tensor *y) {
+    const float *prm[4] = {params[0]->data, params[1]->data, params[2]->data, params[3]->data};
+    tc_rt_tensor folded;
+    tconv_status st = tc_kernel_scratch(ctx, 2 * (size_t)size * sizeof(float), &folded);
+    if (st != TCONV_OK)
+        return st;
+    float *scale = folded.data, *shift = scale + size;
+    bool finite = true;
+    for (int64_t k = 0; k < size; k++) {
+        scale[k] = prm[0][k] / sqrtf(prm[3][k] + eps);
+        shift[k] = prm[1][k] - prm[2][k] * scale[k];
+        finite = finite && isfinite(scale[k]) && isfinite(shift[k]);
+    }
+    if (finite) {
+        batchnorm_folded(ctx, x, scale, shift, size == x->dims[1], inner, y);
+    } else {
+        /* var + eps = 0 (or an infinite parameter): x * inf - mean * inf is NaN where the
+         * formula gives (x - mean) / 0 * scale + B = +-inf; compute the formula itself, as the
+         * float64 path does (and folding refuses such a BatchNormalization). */
+        batchnorm_formula(x, params, (double)eps, size, inner, y);
+        if (ctx->activation)
+            tc_kernel_activation_apply(ctx->activation, y->data, y->data, y->n_elements);
+    }
     tc_kernel_scratch_release(ctx, &folded);
+    return TCONV_OK;
+}
+
+/* The run: ctx->params is tc_prepare_batchnorm's batchnorm_attrs; no IR. */
+static tconv_status run_batchnorm(tc_kernel_ctx *ctx) {
+    const batchnorm_attrs *bp = ctx->params;
+    const tc_rt_tensor *x;
+    const tc_rt_tensor *params[4];
+    int64_t size = 0, inner = 1;
+    tconv_status st = tc_kernel_require_input(ctx, 0, &x);
+    if (st == TCONV_OK)
+        st = tc_kernel_check_dtype(ctx, 0, TC_DTYPES_FLOAT | TC_DTYPES_DOUBLE);
+    if (st == TCONV_OK)
+        st = batchnorm_param_size(ctx, bp, x, &size, &inner);
+    if (st == TCONV_OK)
+        st = batchnorm_params(ctx, x, size, params);
+    tc_rt_tensor *y;
+    /* every element of y is written below, whichever path */
+    if (st == TCONV_OK)
+        st = tc_kernel_alloc_output_uninit(ctx, 0, x->dtype, x->rank, x->dims, &y);
+    if (st != TCONV_OK)
+        return st;
+    /* empty: nothing to compute (X [2^58, 4, 0] would loop 2^60 times over no data) */
+    if (y->n_elements == 0 && !bp->training)
+        return TCONV_OK;
+    if (ctx->activation && (x->dtype != TCONV_DTYPE_FLOAT || bp->training))
+        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+                            "a fused activation needs a float32 inference BatchNormalization");
+    if (bp->training)
+        return batchnorm_training(ctx, x, params, (double)bp->epsilon, bp->momentum, inner, y);
+    if (x->dtype == TCONV_DTYPE_DOUBLE) {
+        batchnorm_formula(x, params, (double)bp->epsilon, size, inner, y);
+        return TCONV_OK;
+    }
+    return batchnorm_inference_float(ctx, x, params, bp->epsilon, size, inner, y);
+}
+
+/* training_mode = 1 (opset 14+) is run by batchnorm_training; the training outputs of older
+ * opsets (saved mean/var, is_test = 0) are not implemented. Inference takes a fused activation
+ * (a Relu after a BatchNormalization that follows no Conv: ERFNet's downsampler, after its
+ * Concat). */
+tconv_status tc_prepare_batchnorm(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    batchnorm_attrs *bp = tc_kernel_params_alloc(pc, sizeof *bp);
+    if (!bp)
+        return TCONV_ERR_NOMEM;
+    *out = (tc_kernel_prepared){.run = run_batchnorm, .params = bp};
+    const tconv_node *node = pc->node;
+    int64_t training = 0, spatial = 1;
+    tconv_status st;
+    if ((st = tc_node_attr_float_or_default(node, "epsilon", &bp->epsilon, pc->err)) ||
+        (st = tc_node_attr_float_or_default(node, "momentum", &bp->momentum, pc->err)) ||
+        (st = tc_node_attr_int_or_default(node, "spatial", &spatial, pc->err)) ||
+        (st = tc_node_attr_int_or_default(node, "training_mode", &training, pc->err)))
+        return st;
+    bp->spatial = spatial != 0;
+    bp->training = training != 0;
+    if (!bp->training) {
+        for (size_t i = 1; i < node->n_outputs; i++) {
+            if (node->outputs[i])
+                return tc_error_set(pc->err, TCONV_ERR_UNSUPPORTED,
+                                    "unsupported training outputs (output %zu '%s'): only "
+                                    "inference BatchNormalization is implemented",
+                                    i, node->outputs[i]->name);
+        }
+        out->epilogues = TC_EPILOGUE_ACTIVATION;
+    }
     return TCONV_OK;
 }
 

@@ -384,11 +384,13 @@ static bool float_result(const tc_session *session, const tc_graph_plan *plan,
 
 /* Whether the producer's kernel may take `epilogue` (its prepare declared it) on a float32
  * result it writes to a slot, and has no activation fused yet: an epilogue after the activation
- * would apply in the wrong order. */
+ * would apply in the wrong order. A step that only forwards (a BatchNormalization folded into
+ * its Conv) runs no kernel to apply it. */
 static bool takes_epilogue(const tc_session *session, const tc_graph_plan *plan,
                            const tc_step_plan *producer, unsigned epilogue) {
-    return (producer->epilogues & epilogue) && !producer->activation && producer->n_outputs >= 1 &&
-           producer->outputs[0] != TC_NO_SLOT && float_result(session, plan, producer);
+    return (producer->epilogues & epilogue) && !producer->activation && !producer->forwards_input &&
+           producer->n_outputs >= 1 && producer->outputs[0] != TC_NO_SLOT &&
+           float_result(session, plan, producer);
 }
 
 static tconv_status fuse_activation(tc_session *session, tc_graph_plan *plan, size_t p,
