@@ -32,7 +32,8 @@ typedef struct kernel_harness {
     size_t n_outputs;
     int64_t opset;
     int n_threads;
-    tc_thread_pool *pool; /* made on the first run with n_threads > 1 */
+    tc_thread_pool *pool;                   /* made on the first run with n_threads > 1 */
+    const tc_kernel_activation *activation; /* as the executor fuses one (NULL: none) */
     tc_error err;
 } kernel_harness;
 
@@ -118,6 +119,7 @@ static inline tconv_status kh_run(kernel_harness *h) {
         .n_threads = h->n_threads,
         .pool = h->pool,
         .err = &h->err,
+        .activation = h->activation,
     };
     tconv_status st = tc_kernel_check_node_attrs(h->node, op, h->opset, &h->err);
     return st == TCONV_OK ? kernel(&ctx) : st;

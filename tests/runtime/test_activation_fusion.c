@@ -40,6 +40,9 @@ static const char *const ACT_OPS[N_ACT_FORMS] = {"Relu",        "LeakyRelu",   "
 
 typedef struct conv_spec {
     bool transpose;   /* ConvTranspose k3 s2 -> Slice -> Pad -> Add, else Conv */
+    int64_t ct_k;     /* ... its kernel when not 3 (4: the sub-pixel form, 4 input channels) */
+    bool small_x;     /* X 2x3 (ConvTranspose: the few-positions path) */
+    int threads;      /* 0: 1 */
     bool batchnorm;   /* a BatchNormalization of X instead (no Conv to fold it into) */
     bool zero_var;    /* ... with var + epsilon = 0 in one channel (its formula path) */
     int64_t c_out, k; /* Conv: output channels, square kernel */
@@ -110,9 +113,10 @@ static const char *add_producer(tconv_graph *g, const conv_spec *c, tconv_value 
     if (c->batchnorm)
         return add_batchnorm(g, c, x);
     if (c->transpose) {
-        int64_t w_dims[4] = {C_IN, 3, 3, 3}, b_dims[3] = {3, 1, 1};
-        fill(w, C_IN * 27, 7, 11, 0.0625f);
-        tconv_value *wv = typed_init(g, c, "w", 4, w_dims, w, C_IN * 27);
+        int64_t k = c->ct_k ? c->ct_k : 3;
+        int64_t w_dims[4] = {C_IN, 3, k, k}, b_dims[3] = {3, 1, 1};
+        fill(w, (int)(C_IN * 3 * k * k), 7, 11, 0.0625f);
+        tconv_value *wv = typed_init(g, c, "w", 4, w_dims, w, (int)(C_IN * 3 * k * k));
         tconv_node *ct = rtt_node(g, "ConvTranspose", "ct", (tconv_value *[]){x, wv}, 2,
                                   (const char *[]){"t"}, 1);
         set_ints(ct, "strides", 2, 2);
@@ -170,10 +174,19 @@ static void add_activation(tconv_graph *g, const conv_spec *c, tconv_value *r) {
     }
 }
 
+/* X's dims: 1 x C_IN x H x W_, or 1 x C_IN x 2 x 3 */
+static void x_dims_of(const conv_spec *c, int64_t *dims) {
+    dims[0] = 1;
+    dims[1] = C_IN;
+    dims[2] = c->small_x ? 2 : H;
+    dims[3] = c->small_x ? 3 : W_;
+}
+
 static tconv_model *conv_model(const conv_spec *c) {
     tconv_model *m = rtt_model(c->act == CLIP6 ? 10 : 13);
     tconv_graph *g = m->graph;
-    int64_t x_dims[4] = {1, C_IN, H, W_};
+    int64_t x_dims[4];
+    x_dims_of(c, x_dims);
     tconv_value *x = rtt_input(g, "x", c->dtype, 4, x_dims);
     const char *r = add_producer(g, c, x);
     add_activation(g, c, rtt_value(g, r));
@@ -191,7 +204,8 @@ static tconv_model *conv_model(const conv_spec *c) {
 /* Runs the model (x, and the Clip bound input where there is one); returns output 0 and the
  * kernel calls made. */
 static tc_rt_tensor run_model(tconv_model *m, const conv_spec *c, bool unfused, uint64_t *calls) {
-    int64_t x_dims[4] = {1, C_IN, H, W_};
+    int64_t x_dims[4];
+    x_dims_of(c, x_dims);
     float x[N_X];
     double room[N_X];
     fill(x, N_X, 7, 17, 0.25f);
@@ -203,7 +217,7 @@ static tc_rt_tensor run_model(tconv_model *m, const conv_spec *c, bool unfused, 
     memset(out, 0, sizeof out);
     tc_session_options opts;
     tc_session_options_init(&opts);
-    opts.n_threads = 1;
+    opts.n_threads = c->threads ? c->threads : 1;
     opts.unfused = unfused;
     *calls = rtt_run_counted(m, &opts, in, c->act == CLIP13_INPUT ? 2 : 1, out);
     tc_rt_tensor_release(&in[0]);
@@ -293,6 +307,23 @@ static void test_conv_transpose_after_crop(void **state) {
     conv_spec elu = relu;
     elu.act = ELU;
     check(&elu, true);
+    /* each task applies it to the planes it finished: at 3 threads (output-channel chunks),
+     * on the few-positions path; the sub-pixel form (k4, 4 input channels) after its blocks */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        conv_spec chunked = relu;
+        chunked.act = LEAKY;
+        chunked.threads = threads;
+        check(&chunked, true);
+        conv_spec few = chunked;
+        few.small_x = true;
+        check(&few, true);
+        conv_spec subpixel = chunked;
+        subpixel.ct_k = 4;
+        subpixel.act = TANH;
+        check(&subpixel, true);
+        subpixel.small_x = true;
+        check(&subpixel, true);
+    }
 }
 
 /* A BatchNormalization that no Conv precedes (ERFNet's downsampler: after a Concat) takes the

@@ -295,6 +295,7 @@ typedef struct ct_draw {
                  (+NOTSET/UPPER/LOWER) */
     bool bias, has_op;
     int threads;
+    bool leaky; /* a fused LeakyRelu (alpha 0.1), as the executor fuses one */
 } ct_draw;
 
 static void draw_conv_transpose(uint64_t *rng, ct_draw *c) {
@@ -385,11 +386,15 @@ static bool run_random_conv_transpose(const ct_draw *c, uint64_t *rng) {
         kh_fill_random(b->data, b->n_elements, rng);
         bias = b->data;
     }
+    tc_kernel_activation leaky = {.kind = TC_ACTIVATION_leaky_relu, .alpha = 0.1f};
+    h.activation = c->leaky ? &leaky : NULL;
     kh_run_ok(&h);
     const tc_rt_tensor *y = &h.outputs[0];
     float *want = malloc((size_t)y->n_elements * sizeof(float));
     assert_non_null(want);
     conv_transpose_reference(&g, c->batch, x->data, w->data, bias, want);
+    for (int64_t i = 0; c->leaky && i < y->n_elements; i++)
+        want[i] = want[i] < 0.0f ? 0.1f * want[i] : want[i];
     assert_int_equal(y->dims[1], g.c_out);
     for (int i = 0; i < r; i++)
         assert_int_equal(y->dims[2 + i], g.out[i]);
@@ -481,6 +486,41 @@ static void test_conv_transpose_random_subpixel(void **state) {
 }
 
 /* Large enough for several column blocks and output-channel chunks per thread. */
+/* A fused activation (the executor's, kernel.h): each task applies it to the output-channel
+ * chunk it finished, the sub-pixel form after its blocks, over every path and 1-3 threads, with
+ * enough work to split: col2im (k3 s2, 16 channels), few positions (X 3x3), sub-pixel (k4 s2 on
+ * 4 input channels, and k8 s4), the direct 1x1, groups and a batch. */
+static void test_conv_transpose_fused_activation(void **state) {
+    (void)state;
+    uint64_t rng = 29;
+    /* clang-format off */
+    static const struct { int64_t group, cin_g, cout_g, batch, k, s, x; } shapes[] = {
+        {1, 16, 16, 1, 3, 2, 16}, {1, 64, 40, 2, 4, 2, 3}, {1, 4, 24, 1, 4, 2, 24},
+        {1, 8, 12, 1, 8, 4, 12}, {1, 48, 40, 1, 1, 1, 24}, {2, 8, 20, 2, 3, 2, 12},
+    };
+    /* clang-format on */
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            ct_draw c = {.rank = 2,
+                         .group = shapes[i].group,
+                         .cin_g = shapes[i].cin_g,
+                         .cout_g = shapes[i].cout_g,
+                         .batch = shapes[i].batch,
+                         .bias = true,
+                         .threads = threads,
+                         .leaky = true};
+            for (int a = 0; a < 2; a++) {
+                c.k[a] = shapes[i].k;
+                c.s[a] = shapes[i].s;
+                c.d[a] = 1;
+                c.x[a] = shapes[i].x;
+                c.pads[a] = c.pads[a + 2] = shapes[i].k > shapes[i].s ? 1 : 0;
+            }
+            assert_true(run_random_conv_transpose(&c, &rng));
+        }
+    }
+}
+
 static void test_conv_transpose_large_blocks(void **state) {
     (void)state;
     uint64_t rng = 12;
@@ -1041,6 +1081,7 @@ int main(void) {
         cmocka_unit_test(test_conv_depthwise_hand),
         cmocka_unit_test(test_conv_transpose_random_vs_scatter),
         cmocka_unit_test(test_conv_transpose_large_blocks),
+        cmocka_unit_test(test_conv_transpose_fused_activation),
         cmocka_unit_test(test_conv_transpose_few_positions_random),
         cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),

@@ -73,6 +73,10 @@ typedef struct tc_kernel_activation {
 /* dst[i] = act(src[i]) for i < n; dst may be src (in place). */
 void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, const float *src,
                                 int64_t n);
+/* tc_kernel_activation_apply over the kernel's threads: a large n is split (tc_parallel_ranges),
+ * a small one runs in the calling thread. */
+void tc_kernel_activation_apply_threads(const tc_kernel_ctx *ctx, const tc_kernel_activation *act,
+                                        float *dst, const float *src, int64_t n);
 /* dst[i] = act(src[i] + bias) (the float sum, then the activation) for i < n; dst may be src (in
  * place), else they do not overlap. One pass for a Conv block's bias and activation. */
 void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src,

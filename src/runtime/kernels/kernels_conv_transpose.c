@@ -33,6 +33,9 @@ typedef struct conv_transpose_job {
     bool direct;      /* 1x1 identity mapping: the GEMM writes Y */
     const float *x, *w, *bias;
     float *y;
+    /* fused by the executor: applied by each task to the planes it finished (not sub-pixel,
+     * whose blocks end scattered over the planes: there the run applies it after) */
+    const tc_kernel_activation *act;
     float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
     size_t packed_chunk; /* floats per (group, chunk) slot of packed_w */
     tc_conv_scratch scratch;
@@ -115,6 +118,8 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
             tc_col2im_block(lat, ws->col, cc, p0, op.n, y);
         }
     }
+    if (job->act) /* the chunk's planes are done, and in this core's cache */
+        tc_kernel_activation_apply(job->act, y, y, cc * lat->fine_size);
 }
 
 /* Sub-pixel form: one (batch, group, column block of the super-pixel grid, output-channel
@@ -245,6 +250,8 @@ static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
                 col[r * positions + q] = item[q * cols + r];
         fill_bias_planes(job, y, first_channel, cc);
         tc_col2im_block(lat, col, cc, 0, positions, y);
+        if (job->act)
+            tc_kernel_activation_apply(job->act, y, y, cc * lat->fine_size);
     }
 }
 
@@ -622,11 +629,12 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     job.w = ops.w->data;
     job.bias = bias;
     job.y = y->data;
+    /* activation fusion (session_fuse.c): on the final output, crop and bias included */
+    job.act = job.subpixel ? NULL : ctx->activation;
     st = conv_transpose_few(&job) ? conv_transpose_few_positions(ctx, &job, threads)
                                   : conv_transpose_blocks(ctx, &job, threads);
-    /* activation fusion (session_fuse.c, helper p2): the final output, crop and bias included */
-    if (st == TCONV_OK && ctx->activation)
-        tc_kernel_activation_apply(ctx->activation, y->data, y->data, y->n_elements);
+    if (st == TCONV_OK && ctx->activation && job.subpixel)
+        tc_kernel_activation_apply_threads(ctx, ctx->activation, y->data, y->data, y->n_elements);
     return st;
 }
 

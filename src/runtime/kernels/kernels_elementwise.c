@@ -190,12 +190,18 @@ static void activation_range(void *vjob, int64_t begin, int64_t end) {
 
 /* The float32 bodies run over ranges of elements (tc_parallel_ranges): a large tensor is split
  * over the session's threads, a small one runs in the calling thread. */
+void tc_kernel_activation_apply_threads(const tc_kernel_ctx *ctx, const tc_kernel_activation *act,
+                                        float *dst, const float *src, int64_t n) {
+    activation_job job = {*act, src, dst};
+    /* whole cache lines per range, at least 4096 elements */
+    tc_parallel_ranges(ctx->pool, ctx->n_threads, n, activation_cost(act->kind), 16, 4096,
+                       activation_range, &job);
+}
+
 static void activation_f32(tc_kernel_ctx *ctx, tc_activation_kind kind, float a, float b,
                            const tc_rt_tensor *x, tc_rt_tensor *y) {
-    activation_job job = {{kind, a, b}, x->data, y->data};
-    /* whole cache lines per range, at least 4096 elements */
-    tc_parallel_ranges(ctx->pool, ctx->n_threads, x->n_elements, activation_cost(kind), 16, 4096,
-                       activation_range, &job);
+    tc_kernel_activation act = {kind, a, b};
+    tc_kernel_activation_apply_threads(ctx, &act, y->data, x->data, x->n_elements);
 }
 
 /* A standalone activation op on float or double: the epilogue's float bodies, activation.h's
