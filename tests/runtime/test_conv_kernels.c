@@ -521,6 +521,52 @@ static void test_conv_transpose_fused_activation(void **state) {
     }
 }
 
+/* The phase form (kernels_conv_transpose.c: one masked GEMM per output phase, stored to Y):
+ * drawn where it applies, an output s times X (output_padding = s - k + the pads), kernels at
+ * least the strides, 8 or more output channels and 32 or more positions: every rank, strides 1
+ * to 4 (up to 16 phases), pads from 0 to k - 1 split every way (so each phase's taps start at
+ * every offset), groups, a batch, bias, a fused activation, 1-3 threads, against the scatter
+ * reference; and the same draws without AVX-512 (the col2im and sub-pixel forms). */
+static void test_conv_transpose_phase_form(void **state) {
+    (void)state;
+    uint64_t rng = 41;
+    for (int portable = 0; portable <= 1; portable++) {
+        if (portable)
+            tc_cpu_features_override(0);
+        for (int trial = 0; trial < 60; trial++) {
+            ct_draw c = {.rank = (int)kh_rand_range(&rng, 1, 3)};
+            c.group = kh_rand_range(&rng, 1, 2);
+            c.cin_g = kh_rand_range(&rng, 1, 12);
+            c.cout_g = kh_rand_range(&rng, 8, 40);
+            c.batch = kh_rand_range(&rng, 1, 2);
+            c.bias = kh_rand_range(&rng, 0, 1);
+            c.leaky = kh_rand_range(&rng, 0, 1);
+            c.threads = (int)kh_rand_range(&rng, 1, 3);
+            c.has_op = true;
+            int64_t phases = 1;
+            for (int i = 0; i < c.rank; i++) {
+                c.s[i] = kh_rand_range(&rng, 1, phases * 4 <= 16 ? 4 : 16 / phases);
+                phases *= c.s[i];
+                c.k[i] = c.s[i] + kh_rand_range(&rng, 0, 3);
+                c.d[i] = 1;
+                c.x[i] = kh_rand_range(&rng,
+                                       c.rank == 1   ? 32
+                                       : c.rank == 2 ? 6
+                                                     : 4,
+                                       c.rank == 1   ? 80
+                                       : c.rank == 2 ? 14
+                                                     : 6);
+                int64_t total = kh_rand_range(&rng, c.k[i] - c.s[i], c.k[i] - 1);
+                c.pads[i] = kh_rand_range(&rng, 0, total);
+                c.pads[i + c.rank] = total - c.pads[i];
+                c.op[i] = c.s[i] - c.k[i] + total;
+            }
+            assert_true(run_random_conv_transpose(&c, &rng));
+        }
+        tc_cpu_features_restore();
+    }
+}
+
 static void test_conv_transpose_large_blocks(void **state) {
     (void)state;
     uint64_t rng = 12;
@@ -1082,6 +1128,7 @@ int main(void) {
         cmocka_unit_test(test_conv_transpose_random_vs_scatter),
         cmocka_unit_test(test_conv_transpose_large_blocks),
         cmocka_unit_test(test_conv_transpose_fused_activation),
+        cmocka_unit_test(test_conv_transpose_phase_form),
         cmocka_unit_test(test_conv_transpose_few_positions_random),
         cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),

@@ -3,6 +3,7 @@
 #include "runtime/kernels/conv_lattice.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
@@ -410,4 +411,78 @@ int64_t tc_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols) {
     cols = cols / TC_COL_BLOCK_GRANULE * TC_COL_BLOCK_GRANULE;
     cols = tc_max_i64(cols, tc_max_i64(min_cols, TC_COL_BLOCK_GRANULE));
     return tc_min_i64(cols, tc_max_i64(total, 1));
+}
+
+/* ---------------------------------------------------------------- the masked flat read */
+
+void tc_lattice_tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, int64_t *b) {
+    int64_t q = t * lat->dilations[i] - lat->pad_begin[i], s = lat->strides[i];
+    if (s == 1) { /* no division for the common case */
+        *a = 0;
+        *b = q;
+        return;
+    }
+    *a = ((q % s) + s) % s;
+    *b = (q - *a) / s;
+}
+
+/* bits [from, to) of the mask words set */
+static void mask_set_bits(uint16_t *m, int64_t from, int64_t to) {
+    for (int64_t q = from; q < to;) {
+        int64_t bit = q & 15, n = tc_min_i64(16 - bit, to - q);
+        m[q >> 4] |= (uint16_t)(((1u << n) - 1u) << bit);
+        q += n;
+    }
+}
+
+/* A tap's mask over the output positions: the box [lo, hi) of output coordinates whose read
+ * stays inside X; only the lines inside the box are visited. */
+static void masked_tap(const tc_lattice *lat, const int64_t *lo, const int64_t *hi, uint16_t *m,
+                       int64_t words) {
+    int last = lat->rank - 1;
+    int64_t width = lat->coarse[last];
+    memset(m, 0, (size_t)words * sizeof *m);
+    for (int i = 0; i <= last; i++) {
+        if (hi[i] <= lo[i])
+            return;
+    }
+    int64_t o[TC_MAX_SPATIAL];
+    memcpy(o, lo, (size_t)last * sizeof o[0]);
+    for (;;) {
+        int64_t line = 0;
+        for (int i = 0; i < last; i++)
+            line = line * lat->coarse[i] + o[i];
+        mask_set_bits(m, line * width + lo[last], line * width + hi[last]);
+        int i = last - 1;
+        for (; i >= 0 && ++o[i] == hi[i]; i--)
+            o[i] = lo[i];
+        if (i < 0)
+            return;
+    }
+}
+
+void tc_lattice_masked_taps(const tc_lattice *lat, bool phase_planes, int64_t *shifts,
+                            uint16_t *masks, uint8_t *full) {
+    int64_t words = (lat->coarse_size + 15) / 16;
+    int64_t tap[TC_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+        int64_t phase = 0, shift = 0, lo[TC_MAX_SPATIAL], hi[TC_MAX_SPATIAL];
+        for (int i = 0; i < lat->rank; i++) {
+            int64_t a, b, s = lat->strides[i];
+            tc_lattice_tap_phase(lat, i, tap[i], &a, &b);
+            phase = phase * s + a;
+            /* at stride 1 the plane is X, as wide as the output on every axis but the first */
+            shift = shift * (phase_planes ? lat->coarse[i] : lat->fine[i]) + b;
+            int64_t end = s == 1 ? lat->fine[i] - b : tc_ceil_div(lat->fine[i] - a, s) - b;
+            lo[i] = tc_min_i64(tc_max_i64(-b, 0), lat->coarse[i]);
+            hi[i] = tc_max_i64(tc_min_i64(end, lat->coarse[i]), lo[i]);
+        }
+        shifts[t] = phase * lat->coarse_size + shift;
+        masked_tap(lat, lo, hi, masks + t * words, words);
+    }
+    for (int64_t w = 0; w < words; w++) {
+        full[w] = 1;
+        for (int64_t t = 0; t < lat->kernel_size && full[w]; t++)
+            full[w] = masks[t * words + w] == 0xFFFF;
+    }
 }

@@ -161,6 +161,17 @@ void tc_im2col_block(const tc_lattice *lat, const float *fine, int64_t planes, i
 bool tc_lattice_is_identity(const tc_lattice *lat);
 /* Sets the default window and the sizes; false when a size overflows. */
 bool tc_lattice_finish(tc_lattice *lat);
+/* Tap t's offset t*d - pad_begin on axis i as stride phase a in [0, s) and shift b:
+ * t*d - pad_begin = s*b + a, so output position o reads phase plane a at o + b. */
+void tc_lattice_tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, int64_t *b);
+/* The masked flat read of a Conv lattice (Conv's masked path, ConvTranspose's phase form): each
+ * tap's flat shift in an input channel's plane(s) and its lane masks over the output positions
+ * (ceil(coarse_size / 16) words a tap: the positions whose read stays inside X), and for each
+ * word whether it is all ones in every tap (`full`). Without phase_planes the plane is X
+ * itself, read at stride 1 (as wide as the output on every axis but the first); with them, X's
+ * stride phase planes at the output's dims, tap t reading phase a(t) at q + b(t). */
+void tc_lattice_masked_taps(const tc_lattice *lat, bool phase_planes, int64_t *shifts,
+                            uint16_t *masks, uint8_t *full);
 /* Columns per block for `rows` col rows: about TC_COL_BLOCK_TARGET_FLOATS floats, a multiple
  * of the GEMM tile, at least min_cols, at most all of them. */
 int64_t tc_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols);

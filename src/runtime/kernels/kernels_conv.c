@@ -536,14 +536,6 @@ static int64_t wide_setup(conv_job *job) {
     return length;
 }
 
-/* Tap offset t*d - pad_begin on axis i as stride phase a in [0, s) and shift b: t*d - pad_begin =
- * s*b + a, so output position o reads phase plane a at o + b. */
-static void tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, int64_t *b) {
-    int64_t q = t * lat->dilations[i] - lat->pad_begin[i], s = lat->strides[i];
-    *a = ((q % s) + s) % s;
-    *b = (q - *a) / s;
-}
-
 /* Whether X is read flat (conv_run_masked): at stride 1 X itself, when the output is as wide as
  * X on every axis but the first (SAME or symmetric pads), output position q's tap t reading X at
  * q + shift(t); at larger strides, stride phase planes of the output's dims, when no tap inside
@@ -564,7 +556,7 @@ static bool conv_reads_flat(const tc_lattice *lat) {
     for (int i = 0; i < lat->rank; i++) {
         for (int64_t t = 0; t < lat->kernel[i]; t++) {
             int64_t a, b;
-            tap_phase(lat, i, t, &a, &b);
+            tc_lattice_tap_phase(lat, i, t, &a, &b);
             if (b > 0 && (lat->fine[i] - 1 - a) / lat->strides[i] > lat->coarse[i] - 1)
                 return false;
         }
@@ -1152,56 +1144,6 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
  * pad columns per output line: a quarter more for a 1x3 kernel on an 8-wide plane), no
  * compaction: C is Y. */
 
-/* bits [from, to) of the mask words set */
-static void mask_set_bits(uint16_t *m, int64_t from, int64_t to) {
-    for (int64_t q = from; q < to;) {
-        int64_t bit = q & 15, n = tc_min_i64(16 - bit, to - q);
-        m[q >> 4] |= (uint16_t)(((1u << n) - 1u) << bit);
-        q += n;
-    }
-}
-
-/* A tap's mask over the output positions: the box [lo, hi) of output coordinates whose read
- * stays inside X. */
-static void masked_tap(const tc_lattice *lat, const int64_t *lo, const int64_t *hi, uint16_t *m,
-                       int64_t words) {
-    int last = lat->rank - 1;
-    int64_t width = lat->coarse[last], lines = lat->coarse_size / width;
-    memset(m, 0, (size_t)words * sizeof *m);
-    int64_t o[TC_MAX_SPATIAL] = {0};
-    for (int64_t line = 0; line < lines; line++) {
-        bool inside = hi[last] > lo[last];
-        for (int i = 0; i < last; i++)
-            inside = inside && o[i] >= lo[i] && o[i] < hi[i];
-        if (inside)
-            mask_set_bits(m, line * width + lo[last], line * width + hi[last]);
-        for (int i = last - 1; i >= 0 && ++o[i] == lat->coarse[i]; i--)
-            o[i] = 0;
-    }
-}
-
-/* Every tap's shift in an input channel's planes (its phase plane, then its offset there) and
- * its mask. */
-static void masked_taps(const conv_job *job, int64_t *shifts, uint16_t *masks) {
-    const tc_lattice *lat = &job->lat;
-    int64_t tap[TC_MAX_SPATIAL] = {0};
-    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
-        int64_t phase = 0, shift = 0, lo[TC_MAX_SPATIAL], hi[TC_MAX_SPATIAL];
-        for (int i = 0; i < lat->rank; i++) {
-            int64_t a, b, s = lat->strides[i];
-            tap_phase(lat, i, tap[i], &a, &b);
-            phase = phase * s + a;
-            /* at stride 1 the plane is X, as wide as the output on every axis but the first */
-            shift = shift * (job->flat_phases ? lat->coarse[i] : lat->fine[i]) + b;
-            lo[i] = tc_min_i64(tc_max_i64(-b, 0), lat->coarse[i]);
-            hi[i] =
-                tc_max_i64(tc_min_i64(tc_ceil_div(lat->fine[i] - a, s) - b, lat->coarse[i]), lo[i]);
-        }
-        shifts[t] = phase * lat->coarse_size + shift;
-        masked_tap(lat, lo, hi, masks + t * job->mask_words, job->mask_words);
-    }
-}
-
 /* The first input plane of unit u: X's, or its phase planes'. */
 static uintptr_t masked_unit_base(const conv_job *job, const conv_unit *u) {
     if (!job->flat_phases)
@@ -1281,13 +1223,8 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     job->rows_unit = (int64_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
     uint16_t *masks =
         (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes + key_bytes);
-    masked_taps(job, shifts, masks);
     uint8_t *full = (uint8_t *)(masks + lat->kernel_size * job->mask_words);
-    for (int64_t w = 0; w < job->mask_words; w++) {
-        full[w] = 1;
-        for (int64_t t = 0; t < lat->kernel_size && full[w]; t++)
-            full[w] = masks[t * job->mask_words + w] == 0xFFFF;
-    }
+    tc_lattice_masked_taps(lat, job->flat_phases, shifts, masks, full);
     job->tap_shifts = shifts;
     job->tap_masks = masks;
     job->masks_full = full;

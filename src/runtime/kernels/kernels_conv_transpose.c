@@ -1,4 +1,6 @@
-/* ConvTranspose over float32 (float64: kernels_f64.c), built on the packed GEMM: col = W_g^T x X_g,
+/* ConvTranspose over float32 (float64: kernels_f64.c), built on the packed GEMM. Where the output
+ * is s times X (the usual upsampling layer), the phase form: one masked GEMM per output phase that
+ * reads X in place and stores its phase of Y once (below). Otherwise col = W_g^T x X_g,
  * then col2im adds each column into Y (conv_lattice.h), skipping fine positions outside [0, out):
  * pads crop directly, and positions past the full output just keep the bias they were initialised
  * with. A Slice/Pad/Add chain the executor fused in narrows that window. The work is split over
@@ -547,6 +549,328 @@ static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transp
     return TCONV_OK;
 }
 
+/* ---------------------------------------------------------------- phase form
+ *
+ * Output position j = s*q + r (phase r in [0, s) per axis) takes W taps t = c_r + s*m,
+ * m in [0, M_r), from X at q + e_r - m, where c_r = (r + pad) mod s, e_r = (r + pad - c_r) / s
+ * and M_r counts the taps below k. So each phase is a stride-1 Conv of X with M_r taps
+ * (reversed) and begin pad M_r - 1 - e_r, over a grid of X's own size where the output is s
+ * times X (DCGAN's k4 s2 p1, ERFNet's k3 s2 p1 with output_padding 1). Each runs as Conv's
+ * masked GEMM does: B's rows are X's planes at each tap's flat shift, read in place, the lanes
+ * outside X masked (tc_lattice_masked_taps). The C block is stored with the bias and the
+ * activation to its phase's positions of Y: every Y value is written once and never read back.
+ * col2im instead adds k/s values per axis into each Y position with strided
+ * read-modify-writes (a third of DCGAN's ConvTranspose time); the sub-pixel form copies X
+ * into an im2col over a grid grown by the kernel and pads the phases' taps to the longest. Same
+ * FLOPs as col2im's GEMM, in one GEMM a phase. */
+#define PHASE_MAX 16 /* phases (product of the strides) the form takes */
+/* The form needs rows for the GEMM's tiles and a grid the masks and column blocks pay for */
+#define PHASE_MIN_CHANNELS 8
+#define PHASE_MIN_POSITIONS 32
+
+typedef struct phase_geom {
+    tc_lattice lat;            /* the phase's Conv: stride 1 over X */
+    int64_t r[TC_MAX_SPATIAL]; /* its output phase per axis */
+    int64_t c[TC_MAX_SPATIAL]; /* W's first tap per axis (c_r) */
+    int64_t *shifts;           /* tc_lattice_masked_taps */
+    uint16_t *masks;
+    uint8_t *full;
+    size_t packed_at; /* floats into a (group, chunk) slot of the packed weights */
+} phase_geom;
+
+typedef struct phase_job {
+    const conv_transpose_job *ct;
+    int64_t n_phases, positions, words, depth_max; /* depth: cin_g x the phase's taps */
+    phase_geom phases[PHASE_MAX];
+    int64_t block_cols, n_blocks, chunk_rows, n_chunks;
+    tc_gemm_isa isa;
+    const float *packed;
+    size_t slot_floats; /* one (group, chunk): every phase's packed A */
+    tc_conv_scratch scratch;
+} phase_job;
+
+/* Whether the phase form applies (see above): float32 and AVX-512 (the masked GEMM), dilation 1,
+ * no window, an output s times X on every axis, kernels at least the strides and overlapping
+ * on some axis, at most PHASE_MAX phases, enough channels and positions. */
+static bool phase_fits(const conv_transpose_job *job) {
+    const tc_lattice *lat = &job->lat;
+    if (lat->rank > 3 || job->cout_g < PHASE_MIN_CHANNELS ||
+        lat->coarse_size < PHASE_MIN_POSITIONS || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512))
+        return false;
+    int64_t phases = 1;
+    bool overlaps = false;
+    for (int i = 0; i < lat->rank; i++) {
+        int64_t s = lat->strides[i];
+        if (lat->dilations[i] != 1 || lat->fine[i] != s * lat->coarse[i] || lat->kernel[i] < s ||
+            lat->window_lo[i] != 0 || lat->window_hi[i] != lat->fine[i])
+            return false;
+        phases *= s;
+        overlaps = overlaps || lat->kernel[i] > s;
+    }
+    return overlaps && phases <= PHASE_MAX;
+}
+
+/* Phase p's Conv lattice and W taps; returns its taps. */
+static int64_t phase_geometry(const tc_lattice *lat, int64_t p, phase_geom *ph) {
+    memset(&ph->lat, 0, sizeof ph->lat);
+    ph->lat.rank = lat->rank;
+    for (int i = lat->rank - 1; i >= 0; i--) {
+        int64_t s = lat->strides[i], k = lat->kernel[i];
+        ph->r[i] = p % s;
+        p /= s;
+        int64_t c = ((ph->r[i] + lat->pad_begin[i]) % s + s) % s;
+        int64_t e = (ph->r[i] + lat->pad_begin[i] - c) / s, m = (k - c + s - 1) / s;
+        ph->c[i] = c;
+        ph->lat.coarse[i] = ph->lat.fine[i] = lat->coarse[i];
+        ph->lat.kernel[i] = m;
+        ph->lat.strides[i] = ph->lat.dilations[i] = 1;
+        ph->lat.pad_begin[i] = m - 1 - e;
+    }
+    tc_lattice_finish(&ph->lat); /* sizes within X's and W's */
+    return ph->lat.kernel_size;
+}
+
+/* The A of phase ph for output channels [c0, c0 + cc) of group g: row co, column (ci, u), W's
+ * tap c + s*(M - 1 - u) per axis, into rows (cc x cin_g * taps). */
+static void phase_weights(const phase_job *pj, const phase_geom *ph, int64_t g, int64_t c0,
+                          int64_t cc, float *rows) {
+    const conv_transpose_job *job = pj->ct;
+    const tc_lattice *lat = &job->lat;
+    int64_t taps = ph->lat.kernel_size, depth = job->cin_g * taps;
+    int64_t u[TC_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < taps; t++, tc_lattice_next_tap(&ph->lat, u)) {
+        int64_t tap = 0;
+        for (int i = 0; i < lat->rank; i++)
+            tap =
+                tap * lat->kernel[i] + ph->c[i] + lat->strides[i] * (ph->lat.kernel[i] - 1 - u[i]);
+        for (int64_t co = 0; co < cc; co++)
+            for (int64_t ci = 0; ci < job->cin_g; ci++)
+                rows[co * depth + ci * taps + t] =
+                    job->w[((g * job->cin_g + ci) * job->cout_g + c0 + co) * lat->kernel_size +
+                           tap];
+    }
+}
+
+/* Packs every phase's A of one (group, chunk): task = g * n_chunks + chunk; `rows` scratch of
+ * chunk_rows x depth_max floats a worker. */
+typedef struct phase_pack {
+    phase_job *pj;
+    float *packed, *rows;
+} phase_pack;
+
+static void phase_pack_task(void *vpack, int64_t task, int worker) {
+    const phase_pack *pk = vpack;
+    const phase_job *pj = pk->pj;
+    int64_t chunk = task % pj->n_chunks, g = task / pj->n_chunks;
+    int64_t c0 = chunk * pj->chunk_rows, cc = tc_min_i64(pj->chunk_rows, pj->ct->cout_g - c0);
+    float *rows = pk->rows + (size_t)worker * (size_t)(pj->chunk_rows * pj->depth_max);
+    for (int64_t p = 0; p < pj->n_phases; p++) {
+        const phase_geom *ph = &pj->phases[p];
+        int64_t depth = pj->ct->cin_g * ph->lat.kernel_size;
+        phase_weights(pj, ph, g, c0, cc, rows);
+        tc_sgemm_pack_a(pj->isa, false, cc, depth, rows, depth,
+                        pk->packed + (size_t)task * pj->slot_floats + ph->packed_at);
+    }
+}
+
+/* Y's positions of one phase for a run of X's grid: dst[j * s] = src[j] */
+typedef struct phase_store {
+    const phase_job *pj;
+    const phase_geom *ph;
+    const float *c; /* the C block: cc rows of `cols` */
+    int64_t cols, cc;
+    float *y; /* the chunk's first Y plane */
+} phase_store;
+
+static void phase_store_run(void *vstore, const tc_coarse_run *run) {
+    const phase_store *st = vstore;
+    const tc_lattice *lat = &st->pj->ct->lat;
+    int last = lat->rank - 1;
+    int64_t line = 0, s = lat->strides[last];
+    for (int i = 0; i < last; i++)
+        line = line * lat->fine[i] + lat->strides[i] * run->outer[i] + st->ph->r[i];
+    int64_t start = line * lat->fine[last] + s * run->u0 + st->ph->r[last];
+    for (int64_t co = 0; co < st->cc; co++) {
+        const float *src = st->c + co * st->cols + run->col;
+        float *dst = st->y + co * lat->fine_size + start;
+        for (int64_t j = 0; j < run->length; j++)
+            dst[j * s] = src[j];
+    }
+}
+
+/* One (batch, group, chunk, column block of X's grid): every phase's GEMM into the worker's C
+ * block, the bias and activation on it, then its store into Y. */
+static void phase_task(void *vjob, int64_t task, int worker) {
+    phase_job *pj = vjob;
+    const conv_transpose_job *job = pj->ct;
+    int64_t block = task % pj->n_blocks, rest = task / pj->n_blocks;
+    int64_t chunk = rest % pj->n_chunks, g = rest / pj->n_chunks % job->group;
+    int64_t n = rest / (pj->n_chunks * job->group);
+    int64_t q0 = block * pj->block_cols, cols = tc_min_i64(pj->block_cols, pj->positions - q0);
+    int64_t c0 = chunk * pj->chunk_rows, cc = tc_min_i64(pj->chunk_rows, job->cout_g - c0);
+    int64_t first_channel = g * job->cout_g + c0;
+    tc_conv_worker_scratch *ws = &pj->scratch.workers[worker];
+    float *c = ws->col;
+    const float **rows =
+        (const float **)(void *)(c + tc_round_up_i64(pj->chunk_rows * pj->block_cols, 16));
+    const uint16_t **masks = (const uint16_t **)(void *)(rows + pj->depth_max);
+    const float *x = job->x + (n * job->c_in + g * job->cin_g) * pj->positions;
+    const float *slot = pj->packed + (size_t)(g * pj->n_chunks + chunk) * pj->slot_floats;
+    phase_store store = {
+        pj, NULL, c, cols, cc, job->y + (n * job->c_out + first_channel) * job->lat.fine_size};
+    for (int64_t p = 0; p < pj->n_phases; p++) {
+        const phase_geom *ph = &pj->phases[p];
+        int64_t taps = ph->lat.kernel_size;
+        for (int64_t ci = 0; ci < job->cin_g; ci++) {
+            for (int64_t t = 0; t < taps; t++) {
+                /* as an address: a shift before the plane is only read through masked lanes */
+                uintptr_t at =
+                    (uintptr_t)(x + ci * pj->positions) + (uintptr_t)ph->shifts[t] * sizeof(float);
+                rows[ci * taps + t] = (const float *)at;
+                masks[ci * taps + t] = ph->masks + t * pj->words;
+            }
+        }
+        tc_sgemm_op op = {.m = cc,
+                          .n = cols,
+                          .k = job->cin_g * taps,
+                          .alpha = 1.0f,
+                          .b_rows = rows,
+                          .b_masks = masks,
+                          .b_masks_full = ph->full,
+                          .b_col0 = q0,
+                          .c = c,
+                          .ldc = cols};
+        tc_sgemm_run_packed(&ws->gemm, slot + ph->packed_at, &op);
+        for (int64_t co = 0; co < cc; co++) {
+            float b = job->bias ? job->bias[first_channel + co] : 0.0f;
+            if (job->act)
+                tc_kernel_activation_apply_plus(job->act, c + co * cols, c + co * cols, b, cols);
+            else if (b != 0.0f || job->bias)
+                for (int64_t j = 0; j < cols; j++)
+                    c[co * cols + j] += b;
+        }
+        store.ph = ph;
+        tc_lattice_for_each_run(&ph->lat, q0, cols, phase_store_run, &store);
+    }
+}
+
+/* Column blocks (whole tiles, as Conv's) and output-channel chunks: one thread, blocks of about
+ * TC_COL_BLOCK_TARGET_FLOATS of B; more, narrower blocks until there are two tasks a thread,
+ * then chunks of the channels. */
+static void phase_plan(phase_job *pj, int threads) {
+    const conv_transpose_job *job = pj->ct;
+    int64_t outer = job->batch * job->group;
+    pj->block_cols = tc_conv_block_columns(pj->depth_max, pj->positions, 0);
+    pj->n_blocks = (pj->positions + pj->block_cols - 1) / pj->block_cols;
+    int64_t want = 2 * (int64_t)threads;
+    if (threads > 1 && outer * pj->n_blocks < want) {
+        int64_t blocks = (want + outer - 1) / outer;
+        int64_t cols = tc_round_up_i64((pj->positions + blocks - 1) / blocks, TC_COL_BLOCK_GRANULE);
+        pj->block_cols = tc_min_i64(pj->block_cols, cols);
+        pj->n_blocks = (pj->positions + pj->block_cols - 1) / pj->block_cols;
+    }
+    int64_t chunks = 1;
+    if (threads > 1 && outer * pj->n_blocks < threads)
+        chunks = tc_min_i64((threads + outer * pj->n_blocks - 1) / (outer * pj->n_blocks),
+                            job->cout_g / PHASE_MIN_CHANNELS);
+    int64_t rows = (job->cout_g + chunks - 1) / tc_max_i64(chunks, 1);
+    pj->isa = tc_gemm_isa_for_shape(rows, pj->block_cols);
+    pj->chunk_rows = tc_min_i64(tc_round_up_i64(rows, tc_sgemm_row_tile(pj->isa)), job->cout_g);
+    pj->n_chunks = (job->cout_g + pj->chunk_rows - 1) / pj->chunk_rows;
+}
+
+/* Every phase's A, packed once for all runs when W is a constant (the key tells the phase
+ * form's block, and the pads' phases that choose its taps, from the other forms'). */
+static tconv_status phase_weights_packed(tc_kernel_ctx *ctx, phase_job *pj, int threads,
+                                         tc_rt_tensor *packed) {
+    const conv_transpose_job *job = pj->ct;
+    int64_t pad_code = 0;
+    for (int i = 0; i < job->lat.rank; i++)
+        pad_code = pad_code * 64 + pj->phases[0].c[i];
+    int64_t n_slots = job->group * pj->n_chunks;
+    tc_kernel_cache_key key = {
+        .source = job->w,
+        .layout = {pj->chunk_rows, pj->n_chunks, job->group, job->cin_g, pj->isa, -3 - pad_code}};
+    float *out;
+    bool fresh;
+    tconv_status st = tc_conv_packed_weights(
+        ctx, &key, (size_t)n_slots * pj->slot_floats * sizeof(float), &out, &fresh, packed);
+    pj->packed = out;
+    if (st != TCONV_OK || !fresh)
+        return st;
+    int workers = tc_parallel_workers(threads, n_slots);
+    tc_rt_tensor rows;
+    st = tc_kernel_scratch(ctx, (size_t)(workers * pj->chunk_rows * pj->depth_max) * sizeof(float),
+                           &rows);
+    if (st != TCONV_OK)
+        return st;
+    phase_pack pk = {pj, out, rows.data};
+    tc_parallel_for(ctx->pool, workers, n_slots, phase_pack_task, &pk);
+    tc_kernel_scratch_release(ctx, &rows);
+    return TCONV_OK;
+}
+
+/* Every phase's shifts and masks, in `memory`. */
+static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor *memory) {
+    size_t bytes = 0;
+    for (int64_t p = 0; p < pj->n_phases; p++) {
+        int64_t taps = pj->phases[p].lat.kernel_size;
+        bytes += (size_t)taps * sizeof(int64_t) +
+                 tc_round_up_i64((taps * pj->words) * (int64_t)sizeof(uint16_t) + pj->words, 8);
+    }
+    tconv_status st = tc_kernel_scratch(ctx, bytes, memory);
+    if (st != TCONV_OK)
+        return st;
+    unsigned char *at = memory->data;
+    for (int64_t p = 0; p < pj->n_phases; p++) {
+        phase_geom *ph = &pj->phases[p];
+        int64_t taps = ph->lat.kernel_size;
+        ph->shifts = (int64_t *)(void *)at;
+        ph->masks = (uint16_t *)(void *)(at + taps * (int64_t)sizeof(int64_t));
+        ph->full = (uint8_t *)(ph->masks + taps * pj->words);
+        tc_lattice_masked_taps(&ph->lat, false, ph->shifts, ph->masks, ph->full);
+        at += (size_t)taps * sizeof(int64_t) +
+              tc_round_up_i64((taps * pj->words) * (int64_t)sizeof(uint16_t) + pj->words, 8);
+    }
+    return TCONV_OK;
+}
+
+static tconv_status conv_transpose_phases(tc_kernel_ctx *ctx, const conv_transpose_job *job,
+                                          int threads) {
+    phase_job pj = {.ct = job, .positions = job->lat.coarse_size, .n_phases = 1};
+    for (int i = 0; i < job->lat.rank; i++)
+        pj.n_phases *= job->lat.strides[i];
+    pj.words = (pj.positions + 15) / 16;
+    for (int64_t p = 0; p < pj.n_phases; p++)
+        pj.depth_max =
+            tc_max_i64(pj.depth_max, job->cin_g * phase_geometry(&job->lat, p, &pj.phases[p]));
+    phase_plan(&pj, threads);
+    for (int64_t p = 0; p < pj.n_phases; p++) {
+        pj.phases[p].packed_at = pj.slot_floats;
+        pj.slot_floats += tc_sgemm_packed_a_floats(pj.isa, pj.chunk_rows,
+                                                   job->cin_g * pj.phases[p].lat.kernel_size);
+    }
+    tc_rt_tensor packed, masks;
+    tconv_status st = phase_weights_packed(ctx, &pj, threads, &packed);
+    if (st != TCONV_OK)
+        return st;
+    int64_t n_tasks = job->batch * job->group * pj.n_chunks * pj.n_blocks;
+    int workers = tc_parallel_workers(threads, n_tasks);
+    /* a worker's C block, then its B row and mask pointers (2 floats a pointer) */
+    int64_t col_floats = tc_round_up_i64(pj.chunk_rows * pj.block_cols, 16) + 4 * pj.depth_max;
+    if ((st = phase_masks(ctx, &pj, &masks)) == TCONV_OK) {
+        st = tc_conv_scratch_reserve(ctx, &pj.scratch, workers, col_floats, pj.isa, pj.chunk_rows,
+                                     pj.block_cols, pj.depth_max);
+        if (st == TCONV_OK) {
+            tc_parallel_for(ctx->pool, workers, n_tasks, phase_task, &pj);
+            tc_conv_scratch_release(ctx, &pj.scratch);
+        }
+        tc_kernel_scratch_release(ctx, &masks);
+    }
+    tc_kernel_scratch_release(ctx, &packed);
+    return st;
+}
+
 /* float64: the direct loop of kernels_f64.c over the same lattice; a fused bias (float32, the
  * executor's) is widened first. */
 static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_job *job,
@@ -623,14 +947,19 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
                    (double)job.lat.kernel_size * (double)job.lat.coarse_size;
     int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
-    subpixel_plan(&job);
-    conv_transpose_plan(&job, threads);
+    bool use_phases = phase_fits(&job);
+    if (!use_phases) {
+        subpixel_plan(&job);
+        conv_transpose_plan(&job, threads);
+    }
     job.x = ops.x->data;
     job.w = ops.w->data;
     job.bias = bias;
     job.y = y->data;
     /* activation fusion (session_fuse.c): on the final output, crop and bias included */
     job.act = job.subpixel ? NULL : ctx->activation;
+    if (use_phases)
+        return conv_transpose_phases(ctx, &job, threads);
     st = conv_transpose_few(&job) ? conv_transpose_few_positions(ctx, &job, threads)
                                   : conv_transpose_blocks(ctx, &job, threads);
     if (st == TCONV_OK && ctx->activation && job.subpixel)
