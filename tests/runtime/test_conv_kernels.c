@@ -772,6 +772,17 @@ static void run_conv_at_thread_counts(conv_draw *c, int max_threads, uint64_t *r
     }
 }
 
+/* Each draw at 1 and 2 threads, with the detected instruction sets and with none. */
+static void run_draws_both_isas(conv_draw *draws, size_t n, uint64_t *rng) {
+    for (int portable = 0; portable <= 1; portable++) {
+        if (portable)
+            tc_cpu_features_override(0);
+        for (size_t i = 0; i < n; i++)
+            run_conv_at_thread_counts(&draws[i], 2, rng);
+        tc_cpu_features_restore();
+    }
+}
+
 static void test_conv_random_vs_direct(void **state) {
     (void)state;
     uint64_t rng = 21;
@@ -886,14 +897,7 @@ static void test_conv_stride2_long_lines(void **state) {
          .k = {1, 2, 3}, .s = {1, 1, 2}, .d = {1, 1, 1}, .x = {3, 4, 36}, .pads = {0, 0, 1, 0, 1, 0}},
     };
     /* clang-format on */
-    for (int portable = 0; portable <= 1; portable++) {
-        if (portable)
-            tc_cpu_features_override(0);
-        for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++) {
-            run_conv_at_thread_counts(&draws[i], 2, &rng);
-        }
-        tc_cpu_features_restore();
-    }
+    run_draws_both_isas(draws, sizeof draws / sizeof draws[0], &rng);
 }
 
 /* Dilations that put the outer taps wholly in the padding (ERFNet's dilation 8 and 16 on an
@@ -957,15 +961,9 @@ static void test_conv_dead_taps(void **state) {
          .k = {3, 3}, .s = {2, 2}, .d = {7, 7}, .x = {7, 7}, .pads = {7, 7, 7, 7}},
     };
     /* clang-format on */
-    for (int portable = 0; portable <= 1; portable++) {
-        if (portable)
-            tc_cpu_features_override(0);
-        for (size_t i = 0; i < sizeof poisoned / sizeof poisoned[0]; i++) {
-            poisoned[i].nan_dead_taps = true;
-            run_conv_at_thread_counts(&poisoned[i], 2, &rng);
-        }
-        tc_cpu_features_restore();
-    }
+    for (size_t i = 0; i < sizeof poisoned / sizeof poisoned[0]; i++)
+        poisoned[i].nan_dead_taps = true;
+    run_draws_both_isas(poisoned, sizeof poisoned / sizeof poisoned[0], &rng);
 }
 
 static void test_conv_large_and_depthwise(void **state) {
