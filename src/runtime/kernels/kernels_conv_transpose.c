@@ -745,7 +745,7 @@ static void phase_task(void *vjob, int64_t task, int worker) {
             float b = job->bias ? job->bias[first_channel + co] : 0.0f;
             if (job->act)
                 tc_kernel_activation_apply_plus(job->act, c + co * cols, c + co * cols, b, cols);
-            else if (b != 0.0f || job->bias)
+            else if (job->bias)
                 for (int64_t j = 0; j < cols; j++)
                     c[co * cols + j] += b;
         }
