@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ir/conv_transpose_geometry.h"
+#include "runtime/kernels/conv_lattice.h"
 #include "runtime/kernels/kernel_util.h"
 
 void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s) {
@@ -100,4 +101,65 @@ tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reade
         return TCONV_ERR_NOMEM;
     *prepared = (tc_kernel_prepared){.run = run, .params = attrs, .work = work};
     return tc_rank_attrs_read(pc, read, size, fixed_spatial_rank(pc->node), attrs);
+}
+
+/* ---------------------------------------------------------------- the split over threads */
+
+static int64_t gcd_i64(int64_t a, int64_t b) {
+    while (b != 0) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* What streaming a task's B costs beside its multiply-adds, in rows of A: each task reads its
+ * block's B whatever its rows, so a row chunk reads it again (from the core that wrote it, half
+ * of the time). Without it, erfnet's 16-channel Convs over 1024 columns split into two 8-row
+ * chunks (1.08x on 2 threads in the model; two column blocks: 1.4x) and its 32->32 stride-2
+ * Conv over 64 columns and 288 rows of B into two 16-row chunks (15.6-18.8 us; two blocks of
+ * 32: 11.5-13.8). */
+#define SPLIT_B_ROWS 8
+
+/* The busiest thread's cost when `outer` units are split into blocks of `width_tiles` whole
+ * tiles of the kernel (the last block shorter) and `chunks` row chunks, tasks dealt evenly:
+ * its columns (rounded to 16: the micro-kernels run a short last tile a vector at a time)
+ * times its rows (padded to the kernel's row tile) and B's stream. */
+static tc_conv_split split_cost(tc_gemm_isa isa, int64_t rows, int64_t total, int64_t outer,
+                                int64_t width_tiles, int64_t chunks, int threads) {
+    int64_t mr = tc_sgemm_row_tile(isa), nr = tc_sgemm_col_tile(isa);
+    tc_conv_split s = {.isa = isa, .chunks = chunks};
+    s.block_cols = tc_min_i64(width_tiles * nr, total);
+    s.n_blocks = (total + s.block_cols - 1) / s.block_cols;
+    int64_t chunk_rows = tc_round_up_i64((rows + chunks - 1) / chunks, mr);
+    int64_t tasks = outer * s.n_blocks * chunks, per_thread = (tasks + threads - 1) / threads;
+    s.area = per_thread * tc_round_up_i64(s.block_cols, 16) * (chunk_rows + SPLIT_B_ROWS);
+    return s;
+}
+
+tc_conv_split tc_conv_parallel_split(int64_t rows, int64_t columns, int64_t outer, int64_t cap,
+                                     int threads) {
+    int64_t total = tc_max_i64(columns, 1);
+    int64_t want = (int64_t)threads * TC_CONV_TASKS_PER_THREAD;
+    int64_t min_blocks = (total + cap - 1) / tc_max_i64(cap, 1);
+    tc_gemm_isa shapes[2];
+    int n_shapes = tc_gemm_isa_shapes(shapes);
+    tc_conv_split best = {.area = -1};
+    for (int i = 0; i < n_shapes; i++) {
+        int64_t nr = tc_sgemm_col_tile(shapes[i]), tiles = (total + nr - 1) / nr;
+        int64_t min_tiles = tc_max_i64(1, TC_CONV_MIN_PARALLEL_COLS / nr);
+        int64_t max_blocks = tc_min_i64((want + outer - 1) / outer, tiles / min_tiles);
+        for (int64_t blocks = min_blocks; blocks <= tc_max_i64(min_blocks, max_blocks); blocks++) {
+            int64_t width_tiles = (tiles + blocks - 1) / blocks;
+            int64_t units = outer * ((tiles + width_tiles - 1) / width_tiles);
+            int64_t chunks = units < threads ? threads / gcd_i64(units, threads) : 1;
+            tc_conv_split s =
+                split_cost(shapes[i], rows, total, outer, width_tiles, chunks, threads);
+            if (best.area < 0 || s.area < best.area ||
+                (s.area == best.area && s.chunks < best.chunks))
+                best = s;
+        }
+    }
+    return best;
 }

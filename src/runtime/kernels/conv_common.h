@@ -40,6 +40,31 @@ void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
 tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                     size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
 
+/* Tasks a thread the split aims at (dynamic scheduling evens them out), and the narrowest
+ * column block it makes for them. */
+#define TC_CONV_TASKS_PER_THREAD 4
+#define TC_CONV_MIN_PARALLEL_COLS 64
+
+/* One way to split the GEMMs of `outer` (batch, group) units over the threads. */
+typedef struct tc_conv_split {
+    tc_gemm_isa isa;
+    int64_t block_cols, n_blocks, chunks;
+    int64_t area; /* the busiest thread's cost: columns x (rows + B's stream), padded */
+} tc_conv_split;
+
+/* More than one thread, a GEMM of `rows` output channels by `columns` positions a unit: column
+ * blocks of whole micro-tiles, so that a thread's share is not padded tiles (blocks rounded to
+ * TC_COL_BLOCK_GRANULE, the one-thread rule, made erfnet's 256 columns two blocks of 96 and one
+ * of 64, 16-row chunks of a 32-row GEMM on top, and the thread that took the wide ones worked
+ * 2 us longer than the other). Tried: each tile shape, from the block count that keeps blocks
+ * within `cap` columns up to TC_CONV_TASKS_PER_THREAD blocks a thread of at least
+ * TC_CONV_MIN_PARALLEL_COLS, the output channels split too when the blocks leave threads idle;
+ * the busiest thread's least cost wins (its columns times its rows and its B's stream:
+ * conv_common.c), ties going to fewer row chunks, then to fewer tasks. Conv, and
+ * ConvTranspose's phase form. */
+tc_conv_split tc_conv_parallel_split(int64_t rows, int64_t columns, int64_t outer, int64_t cap,
+                                     int threads);
+
 /* The prepare of Conv and ConvTranspose: `run` with a tc_rank_attrs of `size`-byte reads (in
  * pc->arena) as its parameters, and `work`. Fails only for memory. */
 tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reader read, size_t size,

@@ -18,10 +18,6 @@
 /* Conv streams all of the packed W_g once per column block, so its blocks must be wide enough
  * to amortise that. */
 #define CONV_MIN_BLOCK_COLS 288
-/* With threads, Conv aims at this many tasks a thread (dynamic scheduling evens them out) and
- * narrows its column blocks down to this width for them. */
-#define CONV_TASKS_PER_THREAD 4
-#define CONV_MIN_PARALLEL_COLS 64
 /* Phase planes smaller than this (floats, all channels) are built by the calling thread: a copy
  * that short costs less than handing it to the pool. */
 #define CONV_MIN_PARALLEL_PLANE_FLOATS (1 << 15)
@@ -334,7 +330,7 @@ static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int
     tconv_status st = tc_kernel_scratch(ctx, col_floats * sizeof(float), &col);
     if (st != TCONV_OK)
         return st;
-    int64_t tasks = tc_min_i64(job->cin_g, (int64_t)threads * CONV_TASKS_PER_THREAD);
+    int64_t tasks = tc_min_i64(job->cin_g, (int64_t)threads * TC_CONV_TASKS_PER_THREAD);
     conv_shared_unit s = {
         .job = job, .col = col.data, .channels_per_task = (job->cin_g + tasks - 1) / tasks};
     int64_t im2col_tasks = (job->cin_g + s.channels_per_task - 1) / s.channels_per_task;
@@ -419,82 +415,15 @@ static int64_t split_evenly(int64_t total, int64_t parts, int64_t granule, int64
     return size;
 }
 
-static int64_t gcd_i64(int64_t a, int64_t b) {
-    while (b != 0) {
-        int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
-/* One way to split a (batch, group) unit's GEMM over the threads (conv_parallel_split). */
-typedef struct conv_split {
-    tc_gemm_isa isa;
-    int64_t block_cols, n_blocks, chunks;
-    int64_t area; /* padded GEMM area (rows x columns) of the busiest thread */
-} conv_split;
-
-/* The busiest thread's padded area when `outer` units are split into blocks of `width_tiles`
- * whole tiles of the kernel (the last block shorter) and `chunks` row chunks, tasks dealt
- * evenly. */
-static conv_split split_cost(tc_gemm_isa isa, int64_t rows, int64_t total, int64_t outer,
-                             int64_t width_tiles, int64_t chunks, int threads) {
-    int64_t mr = tc_sgemm_row_tile(isa), nr = tc_sgemm_col_tile(isa);
-    conv_split s = {.isa = isa, .chunks = chunks};
-    s.block_cols = tc_min_i64(width_tiles * nr, total);
-    s.n_blocks = (total + s.block_cols - 1) / s.block_cols;
-    int64_t chunk_rows = tc_round_up_i64((rows + chunks - 1) / chunks, mr);
-    int64_t tasks = outer * s.n_blocks * chunks, per_thread = (tasks + threads - 1) / threads;
-    s.area = per_thread * chunk_rows * tc_round_up_i64(s.block_cols, nr);
-    return s;
-}
-
-/* More than one thread: column blocks of whole micro-tiles, so that a thread's share is not
- * padded tiles (blocks rounded to TC_COL_BLOCK_GRANULE, the one-thread rule, made erfnet's 256
- * columns two blocks of 96 and one of 64, 16-row chunks of a 32-row GEMM on top, and the thread
- * that took the wide ones worked 2 us longer than the other). Tried: each tile shape, from the
- * one-thread block count up to CONV_TASKS_PER_THREAD blocks a thread of at least
- * CONV_MIN_PARALLEL_COLS, the output channels split too when the blocks leave threads idle; the
- * least busiest-thread area wins. Ties go to fewer row chunks (each chunk reads all of its
- * block's B: erfnet's 16-channel Convs over 1024 columns split into two 8-row chunks ran at
- * 1.08x on 2 threads, into two column blocks at 1.4x), then to fewer tasks (each costs its call
- * and its B rows). */
-static conv_split conv_parallel_split(const conv_job *job, int threads) {
-    int64_t total = tc_max_i64(job->columns, 1), outer = job->batch * job->group;
-    int64_t want = (int64_t)threads * CONV_TASKS_PER_THREAD;
-    /* no wider than one thread's blocks: a block's im2col or C stays about
-     * TC_COL_BLOCK_TARGET_FLOATS */
-    int64_t depth = job->cin_g * job->lat.kernel_size;
-    int64_t cap = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
-    int64_t min_blocks = (total + cap - 1) / cap;
-    tc_gemm_isa shapes[2];
-    int n_shapes = tc_gemm_isa_shapes(shapes);
-    conv_split best = {.area = -1};
-    for (int i = 0; i < n_shapes; i++) {
-        int64_t nr = tc_sgemm_col_tile(shapes[i]), tiles = (total + nr - 1) / nr;
-        int64_t min_tiles = tc_max_i64(1, CONV_MIN_PARALLEL_COLS / nr);
-        int64_t max_blocks = tc_min_i64((want + outer - 1) / outer, tiles / min_tiles);
-        for (int64_t blocks = min_blocks; blocks <= tc_max_i64(min_blocks, max_blocks); blocks++) {
-            int64_t width_tiles = (tiles + blocks - 1) / blocks;
-            int64_t units = outer * ((tiles + width_tiles - 1) / width_tiles);
-            int64_t chunks = units < threads ? threads / gcd_i64(units, threads) : 1;
-            conv_split s =
-                split_cost(shapes[i], job->cout_g, total, outer, width_tiles, chunks, threads);
-            if (best.area < 0 || s.area < best.area ||
-                (s.area == best.area && s.chunks < best.chunks))
-                best = s;
-        }
-    }
-    return best;
-}
-
 /* Column blocks and output-channel chunks. One thread: blocks of about
- * TC_COL_BLOCK_TARGET_FLOATS of im2col. More threads: conv_parallel_split. */
+ * TC_COL_BLOCK_TARGET_FLOATS of im2col. More threads: tc_conv_parallel_split, blocks no wider
+ * than those. */
 static void conv_plan(conv_job *job, int threads) {
     int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns, chunks = 1;
     if (threads > 1) {
-        conv_split s = conv_parallel_split(job, threads);
+        tc_conv_split s = tc_conv_parallel_split(
+            job->cout_g, job->columns, job->batch * job->group,
+            tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS), threads);
         job->isa = s.isa;
         job->block_cols = s.block_cols;
         job->n_blocks = s.n_blocks;
@@ -1104,7 +1033,7 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
      * task), narrower (multiples of 16) when threads want more tasks than that gives */
     job->isa = tc_gemm_isa_for_shape(positions, job->cout_g);
     int64_t tile = tc_sgemm_col_tile(job->isa);
-    int64_t want = threads > 1 ? (int64_t)threads * CONV_TASKS_PER_THREAD : 1;
+    int64_t want = threads > 1 ? (int64_t)threads * TC_CONV_TASKS_PER_THREAD : 1;
     int64_t chunks = tc_max_i64((job->cout_g + tile - 1) / tile,
                                 tc_min_i64((want + units - 1) / units, job->cout_g / 16));
     job->chunk_rows = split_evenly(job->cout_g, chunks, 16, &job->n_chunks);

@@ -754,28 +754,27 @@ static void phase_task(void *vjob, int64_t task, int worker) {
     }
 }
 
-/* Column blocks (whole tiles, as Conv's) and output-channel chunks: one thread, blocks of about
- * TC_COL_BLOCK_TARGET_FLOATS of B; more, narrower blocks until there are two tasks a thread,
- * then chunks of the channels. */
+/* Column blocks and output-channel chunks: one thread, blocks of about
+ * TC_COL_BLOCK_TARGET_FLOATS of B; more, Conv's split (tc_conv_parallel_split: whole tiles,
+ * the busiest thread's area; where each task then runs every phase). */
 static void phase_plan(phase_job *pj, int threads) {
     const conv_transpose_job *job = pj->ct;
-    int64_t outer = job->batch * job->group;
-    pj->block_cols = tc_conv_block_columns(pj->depth_max, pj->positions, 0);
-    pj->n_blocks = (pj->positions + pj->block_cols - 1) / pj->block_cols;
-    int64_t want = 2 * (int64_t)threads;
-    if (threads > 1 && outer * pj->n_blocks < want) {
-        int64_t blocks = (want + outer - 1) / outer;
-        int64_t cols = tc_round_up_i64((pj->positions + blocks - 1) / blocks, TC_COL_BLOCK_GRANULE);
-        pj->block_cols = tc_min_i64(pj->block_cols, cols);
-        pj->n_blocks = (pj->positions + pj->block_cols - 1) / pj->block_cols;
+    int64_t cap = tc_conv_block_columns(pj->depth_max, pj->positions, 0), chunks = 1;
+    if (threads > 1) {
+        tc_conv_split s = tc_conv_parallel_split(job->cout_g, pj->positions,
+                                                 job->batch * job->group, cap, threads);
+        pj->isa = s.isa;
+        pj->block_cols = s.block_cols;
+        pj->n_blocks = s.n_blocks;
+        chunks = s.chunks;
+    } else {
+        pj->block_cols = cap;
+        pj->n_blocks = (pj->positions + cap - 1) / cap;
+        pj->isa = tc_gemm_isa_for_shape(job->cout_g, pj->block_cols);
     }
-    int64_t chunks = 1;
-    if (threads > 1 && outer * pj->n_blocks < threads)
-        chunks = tc_min_i64((threads + outer * pj->n_blocks - 1) / (outer * pj->n_blocks),
-                            job->cout_g / PHASE_MIN_CHANNELS);
-    int64_t rows = (job->cout_g + chunks - 1) / tc_max_i64(chunks, 1);
-    pj->isa = tc_gemm_isa_for_shape(rows, pj->block_cols);
-    pj->chunk_rows = tc_min_i64(tc_round_up_i64(rows, tc_sgemm_row_tile(pj->isa)), job->cout_g);
+    int64_t mr = tc_sgemm_row_tile(pj->isa);
+    pj->chunk_rows =
+        tc_min_i64(tc_round_up_i64((job->cout_g + chunks - 1) / chunks, mr), job->cout_g);
     pj->n_chunks = (job->cout_g + pj->chunk_rows - 1) / pj->chunk_rows;
 }
 
