@@ -172,6 +172,13 @@ void tc_lattice_tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, i
  * stride phase planes at the output's dims, tap t reading phase a(t) at q + b(t). */
 void tc_lattice_masked_taps(const tc_lattice *lat, bool phase_planes, int64_t *shifts,
                             uint16_t *masks, uint8_t *full);
+/* The masked GEMM's B (tc_sgemm_op.b_rows, b_masks) for `channels` input planes, `plane` floats
+ * apart from `base`: row (c, t) is plane c at tap t's shift, with tap t's masks (`words` a tap).
+ * base is an address, not a pointer: a shift before the plane is only read through masked-off
+ * lanes. */
+void tc_lattice_masked_rows(uintptr_t base, int64_t plane, int64_t channels, int64_t taps,
+                            const int64_t *shifts, const uint16_t *masks, int64_t words,
+                            const float **rows, const uint16_t **row_masks);
 /* Columns per block for `rows` col rows: about TC_COL_BLOCK_TARGET_FLOATS floats, a multiple
  * of the GEMM tile, at least min_cols, at most all of them. */
 int64_t tc_conv_block_columns(int64_t rows, int64_t total, int64_t min_cols);

@@ -420,16 +420,15 @@ static int64_t split_evenly(int64_t total, int64_t parts, int64_t granule, int64
  * than those. */
 static void conv_plan(conv_job *job, int threads) {
     int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns, chunks = 1;
+    int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
     if (threads > 1) {
-        tc_conv_split s = tc_conv_parallel_split(
-            job->cout_g, job->columns, job->batch * job->group,
-            tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS), threads);
+        tc_conv_split s =
+            tc_conv_parallel_split(job->cout_g, total, job->batch * job->group, cols, threads);
         job->isa = s.isa;
         job->block_cols = s.block_cols;
         job->n_blocks = s.n_blocks;
         chunks = s.chunks;
     } else {
-        int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
         job->block_cols = split_evenly(total, (total + cols - 1) / tc_max_i64(cols, 1),
                                        TC_COL_BLOCK_GRANULE, &job->n_blocks);
         job->isa = tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
@@ -1093,18 +1092,9 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const uint16_t **masks = job->b_masks + (size_t)worker * (size_t)depth;
     int64_t plane = job->flat_phases ? job->channel_floats : lat->fine_size;
-    if (rows_stale(job, &u, worker)) {
-        /* as an address: a shift before the plane is only ever read through masked-off lanes */
-        uintptr_t base = masked_unit_base(job, &u);
-        for (int64_t c = 0; c < job->cin_g; c++) {
-            for (int64_t t = 0; t < lat->kernel_size; t++) {
-                int64_t at = c * plane + job->tap_shifts[t];
-                rows[c * lat->kernel_size + t] =
-                    (const float *)(base + (uintptr_t)at * sizeof(float));
-                masks[c * lat->kernel_size + t] = job->tap_masks + t * job->mask_words;
-            }
-        }
-    }
+    if (rows_stale(job, &u, worker))
+        tc_lattice_masked_rows(masked_unit_base(job, &u), plane, job->cin_g, lat->kernel_size,
+                               job->tap_shifts, job->tap_masks, job->mask_words, rows, masks);
     tc_sgemm_op op = {
         .b_rows = rows, .b_masks = masks, .b_masks_full = job->masks_full, .b_col0 = u.q0};
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);

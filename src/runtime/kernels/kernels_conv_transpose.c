@@ -721,15 +721,8 @@ static void phase_task(void *vjob, int64_t task, int worker) {
     for (int64_t p = 0; p < pj->n_phases; p++) {
         const phase_geom *ph = &pj->phases[p];
         int64_t taps = ph->lat.kernel_size;
-        for (int64_t ci = 0; ci < job->cin_g; ci++) {
-            for (int64_t t = 0; t < taps; t++) {
-                /* as an address: a shift before the plane is only read through masked lanes */
-                uintptr_t at =
-                    (uintptr_t)(x + ci * pj->positions) + (uintptr_t)ph->shifts[t] * sizeof(float);
-                rows[ci * taps + t] = (const float *)at;
-                masks[ci * taps + t] = ph->masks + t * pj->words;
-            }
-        }
+        tc_lattice_masked_rows((uintptr_t)x, pj->positions, job->cin_g, taps, ph->shifts, ph->masks,
+                               pj->words, rows, masks);
         tc_sgemm_op op = {.m = cc,
                           .n = cols,
                           .k = job->cin_g * taps,
@@ -809,14 +802,17 @@ static tconv_status phase_weights_packed(tc_kernel_ctx *ctx, phase_job *pj, int 
     return TCONV_OK;
 }
 
+/* Bytes of one phase's shifts, masks and summary, a multiple of 8. */
+static size_t phase_mask_bytes(const phase_job *pj, int64_t taps) {
+    return (size_t)taps * sizeof(int64_t) +
+           (size_t)tc_round_up_i64(taps * pj->words * (int64_t)sizeof(uint16_t) + pj->words, 8);
+}
+
 /* Every phase's shifts and masks, in `memory`. */
 static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor *memory) {
     size_t bytes = 0;
-    for (int64_t p = 0; p < pj->n_phases; p++) {
-        int64_t taps = pj->phases[p].lat.kernel_size;
-        bytes += (size_t)taps * sizeof(int64_t) +
-                 tc_round_up_i64((taps * pj->words) * (int64_t)sizeof(uint16_t) + pj->words, 8);
-    }
+    for (int64_t p = 0; p < pj->n_phases; p++)
+        bytes += phase_mask_bytes(pj, pj->phases[p].lat.kernel_size);
     tconv_status st = tc_kernel_scratch(ctx, bytes, memory);
     if (st != TCONV_OK)
         return st;
@@ -828,8 +824,7 @@ static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor 
         ph->masks = (uint16_t *)(void *)(at + taps * (int64_t)sizeof(int64_t));
         ph->full = (uint8_t *)(ph->masks + taps * pj->words);
         tc_lattice_masked_taps(&ph->lat, false, ph->shifts, ph->masks, ph->full);
-        at += (size_t)taps * sizeof(int64_t) +
-              tc_round_up_i64((taps * pj->words) * (int64_t)sizeof(uint16_t) + pj->words, 8);
+        at += phase_mask_bytes(pj, taps);
     }
     return TCONV_OK;
 }
