@@ -180,17 +180,25 @@ avx512_rows_part(int mr, int a_step, int nv, int64_t kc, const float *pa, const 
 #pragma GCC unroll 3
         for (int v = 0; v < nv; v++)
             acc[r][v] = _mm512_setzero_ps();
+    /* the lane masks of the rows' run (rows sharing a mask pointer, as a conv's tap-major rows
+     * do): loaded when the pointer changes, not every step */
+    const uint16_t *held = NULL;
+    __mmask16 lanes[3] = {0xFFFF, 0xFFFF, 0xFFFF};
+    lanes[nv - 1] = last;
     for (int64_t p = 0; p < kc; p++) {
         const float *b = rows[p] + col;
+        if (masks && masks[p] != held) {
+            held = masks[p];
+#pragma GCC unroll 3
+            for (int v = 0; v < nv; v++)
+                lanes[v] = (v == nv - 1 ? last : (__mmask16)0xFFFF) & held[(col >> 4) + v];
+        }
         __m512 bv[3];
 #pragma GCC unroll 3
-        for (int v = 0; v < nv; v++) {
-            __mmask16 m = v == nv - 1 ? last : (__mmask16)0xFFFF;
-            if (masks)
-                m &= (__mmask16)masks[p][(col >> 4) + v];
-            bv[v] = masks || v == nv - 1 ? _mm512_maskz_loadu_ps(m, b + 16 * v)
-                                         : _mm512_loadu_ps(b + 16 * v);
-        }
+        for (int v = 0; v < nv; v++)
+            bv[v] = masks         ? _mm512_maskz_loadu_ps(lanes[v], b + 16 * v)
+                    : v == nv - 1 ? _mm512_maskz_loadu_ps(last, b + 16 * v)
+                                  : _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 12
         for (int r = 0; r < mr; r++) {
             __m512 a = _mm512_set1_ps(pa[r]);
@@ -374,19 +382,32 @@ int tc_gemm_isa_shapes(tc_gemm_isa shapes[2]) {
     return 2;
 }
 
-tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n) {
+static bool reads_rows_in_place(const micro_kernel *mk, int64_t m);
+
+/* The tile shape whose padded product is smallest: a B read in place by row pointers computes
+ * its last panel a 16-column vector at a time (avx512_rows_part), a packed one at full width. */
+static tc_gemm_isa isa_for_shape(int64_t m, int64_t n, bool b_rows) {
     tc_gemm_isa shapes[2];
     int n_shapes = tc_gemm_isa_shapes(shapes), best = 0;
     int64_t best_area = 0;
     for (int i = 0; i < n_shapes; i++) {
         const micro_kernel *k = kernel_for(shapes[i]);
-        int64_t area = round_up(m, k->mr) * round_up(n, k->nr);
+        int64_t n_step = b_rows && reads_rows_in_place(k, m) ? 16 : k->nr;
+        int64_t area = round_up(m, k->mr) * round_up(n, n_step);
         if (i == 0 || area < best_area) {
             best = i;
             best_area = area;
         }
     }
     return shapes[best];
+}
+
+tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n) {
+    return isa_for_shape(m, n, false);
+}
+
+tc_gemm_isa tc_gemm_isa_for_rows(int64_t m, int64_t n) {
+    return isa_for_shape(m, n, true);
 }
 
 const char *tc_gemm_isa_name(tc_gemm_isa isa) {
@@ -508,9 +529,28 @@ static void masked_copy(float *restrict d, const float *src, const uint16_t *mas
     }
 }
 
+#if TC_GEMM_X86
+/* masked_copy's row of a panel, zero-padded to nr, 16 lanes a step (j a multiple of 16, as a
+ * product's column blocks are). Scalar, the bit-by-bit copy cost LinkNet's 3x3 Convs of 256
+ * and 512 channels a tenth of their time when their B was packed. */
+__attribute__((target("avx512f"))) static void masked_row_avx512(float *restrict d,
+                                                                 const float *src,
+                                                                 const uint16_t *mask, int64_t j,
+                                                                 int cols, int nr) {
+    for (int c = 0; c < nr; c += 16) {
+        int valid = cols - c < 0 ? 0 : cols - c > 16 ? 16 : cols - c;
+        __mmask16 m = (__mmask16)(valid ? mask[(j + c) >> 4] & (0xFFFFu >> (16 - valid)) : 0);
+        _mm512_storeu_ps(d + c, _mm512_maskz_loadu_ps(m, src + c));
+    }
+}
+#endif
+
 /* op(B)[p0 .. p0+kc) x [j0 .. j0+nc) into nr-column panels: dst[panel][p][c], zero-padded. */
 static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, int64_t nc, int nr,
                    float *dst) {
+#if TC_GEMM_X86
+    bool vector_masks = op->b_masks && nr % 16 == 0 && cpu_supports(TCONV_GEMM_ISA_AVX512);
+#endif
     for (int64_t jr = 0; jr < nc; jr += nr) {
         int cols = (int)min_i64(nr, nc - jr);
         if (!op->trans_b) {
@@ -518,6 +558,12 @@ static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, in
                 const float *src = op->b_rows ? op->b_rows[p0 + p] + op->b_col0 + j0 + jr
                                               : op->b + (p0 + p) * op->ldb + j0 + jr;
                 float *d = dst + p * nr;
+#if TC_GEMM_X86
+                if (vector_masks && (op->b_col0 + j0 + jr) % 16 == 0) {
+                    masked_row_avx512(d, src, op->b_masks[p0 + p], op->b_col0 + j0 + jr, cols, nr);
+                    continue;
+                }
+#endif
                 if (op->b_masks)
                     masked_copy(d, src, op->b_masks[p0 + p], op->b_col0 + j0 + jr, cols);
                 else
@@ -605,21 +651,32 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 }
 
 /* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
- * form and m has at most this many row panels (each rereads its B from the scattered rows;
- * packing pays from about there on). A plain matrix B (ConvTranspose's X, a 1x1 Conv's input)
+ * form and m has at most this many row panels (each rereads its B from the scattered rows).
+ * Row pointers pay up to 64 panels, i.e. 512 rows of 8x48: LinkNet's 3x3 Convs of 256 channels
+ * @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and 12x32 tiles
+ * that the packed form's full-width last panel chose). A plain matrix B (ConvTranspose's X, a
+ * 1x1 Conv's input)
  * is read in place only under fewer panels: its rows lie a whole plane apart, and a 2-thread
  * ConvTranspose chunk of 11 panels (workload A) ran 17% slower reading it in place than
  * packed. */
-#define DIRECT_B_MAX_PANELS 16
+#define DIRECT_B_MAX_PANELS 64
 #define DIRECT_B_MATRIX_MAX_PANELS 4
 /* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
  * stack. */
 #define MAX_KC 256
 
+static bool reads_panels_in_place(const micro_kernel *mk, int64_t m, int64_t max_panels) {
+    return mk->rows_fn && mk->kc <= MAX_KC && round_up(m, mk->mr) / mk->mr <= max_panels;
+}
+
+static bool reads_rows_in_place(const micro_kernel *mk, int64_t m) {
+    return reads_panels_in_place(mk, m, DIRECT_B_MAX_PANELS);
+}
+
 static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
-    int64_t panels = round_up(op->m, mk->mr) / mk->mr;
-    return !op->trans_b && mk->rows_fn && mk->kc <= MAX_KC &&
-           panels <= (op->b_rows ? DIRECT_B_MAX_PANELS : DIRECT_B_MATRIX_MAX_PANELS);
+    return !op->trans_b &&
+           reads_panels_in_place(mk, op->m,
+                                 op->b_rows ? DIRECT_B_MAX_PANELS : DIRECT_B_MATRIX_MAX_PANELS);
 }
 
 /* The rows of B's k-block from p0 (kc of them) as pointers: b_rows itself, or `room` filled. */

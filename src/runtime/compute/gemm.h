@@ -33,6 +33,8 @@ const char *tc_gemm_isa_name(tc_gemm_isa isa);
  * that pads m x n least (ties: 8x48, which loads less per FMA). A packed A, the workspace and the
  * product must all use the kernel chosen. */
 tc_gemm_isa tc_gemm_isa_for_shape(int64_t m, int64_t n);
+/* The same for a B given by row pointers (tc_sgemm_op.b_rows). */
+tc_gemm_isa tc_gemm_isa_for_rows(int64_t m, int64_t n);
 /* The kernels tc_gemm_isa_for_shape chooses among (AUTO's instruction set in each tile shape it
  * has), the one it prefers on a tie first; returns how many (1 or 2). */
 int tc_gemm_isa_shapes(tc_gemm_isa shapes[2]);

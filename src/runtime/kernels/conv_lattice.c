@@ -490,11 +490,11 @@ void tc_lattice_masked_taps(const tc_lattice *lat, bool phase_planes, int64_t *s
 void tc_lattice_masked_rows(uintptr_t base, int64_t plane, int64_t channels, int64_t taps,
                             const int64_t *shifts, const uint16_t *masks, int64_t words,
                             const float **rows, const uint16_t **row_masks) {
-    for (int64_t c = 0; c < channels; c++) {
-        for (int64_t t = 0; t < taps; t++) {
+    for (int64_t t = 0; t < taps; t++) {
+        for (int64_t c = 0; c < channels; c++) {
             int64_t at = c * plane + shifts[t];
-            rows[c * taps + t] = (const float *)(base + (uintptr_t)at * sizeof(float));
-            row_masks[c * taps + t] = masks + t * words;
+            rows[t * channels + c] = (const float *)(base + (uintptr_t)at * sizeof(float));
+            row_masks[t * channels + c] = masks + t * words;
         }
     }
 }

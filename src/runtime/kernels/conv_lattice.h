@@ -173,7 +173,9 @@ void tc_lattice_tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, i
 void tc_lattice_masked_taps(const tc_lattice *lat, bool phase_planes, int64_t *shifts,
                             uint16_t *masks, uint8_t *full);
 /* The masked GEMM's B (tc_sgemm_op.b_rows, b_masks) for `channels` input planes, `plane` floats
- * apart from `base`: row (c, t) is plane c at tap t's shift, with tap t's masks (`words` a tap).
+ * apart from `base`: row t * channels + c is plane c at tap t's shift, with tap t's masks (`words`
+ * a tap). Tap-major, so each run of `channels` rows shares one mask pointer and the micro-kernel
+ * loads a panel's masks once a run, not every step (A's depth must be in the same order).
  * base is an address, not a pointer: a shift before the plane is only read through masked-off
  * lanes. */
 void tc_lattice_masked_rows(uintptr_t base, int64_t plane, int64_t channels, int64_t taps,

@@ -347,30 +347,36 @@ static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int
 }
 
 /* W's rows at the lattice's kernel: W itself, or W cut to the live taps into `scratch`. */
-static tconv_status live_weights(tc_kernel_ctx *ctx, const conv_job *job, tc_rt_tensor *scratch,
-                                 const float **w) {
+/* W as the GEMM reads it: cut to the live taps (conv_drop_dead_taps) and, when tap_major, with
+ * its depth ordered by tap (column t * cin_g + c: tc_lattice_masked_rows' order, where a run of
+ * cin_g rows shares one mask); job->w itself when neither applies. */
+static tconv_status gemm_weights(tc_kernel_ctx *ctx, const conv_job *job, bool tap_major,
+                                 tc_rt_tensor *scratch, const float **w) {
     memset(scratch, 0, sizeof *scratch);
     *w = job->w;
-    if (!job->trim.any)
+    if (!job->trim.any && !tap_major)
         return TCONV_OK;
     const tc_lattice *lat = &job->lat;
-    int64_t rows = job->c_out * job->cin_g, full = 1;
+    int64_t taps = lat->kernel_size, depth = job->cin_g * taps, full = 1;
     for (int i = 0; i < lat->rank; i++)
         full *= job->trim.full[i];
-    tconv_status st =
-        tc_kernel_scratch(ctx, (size_t)(rows * lat->kernel_size) * sizeof(float), scratch);
+    tconv_status st = tc_kernel_scratch(ctx, (size_t)(job->c_out * depth) * sizeof(float), scratch);
     if (st != TCONV_OK)
         return st;
-    float *cut = scratch->data;
+    float *out = scratch->data;
     int64_t tap[TC_MAX_SPATIAL] = {0};
-    for (int64_t t = 0; t < lat->kernel_size; t++, tc_lattice_next_tap(lat, tap)) {
+    for (int64_t t = 0; t < taps; t++, tc_lattice_next_tap(lat, tap)) {
         int64_t from = 0;
         for (int i = 0; i < lat->rank; i++)
             from = from * job->trim.full[i] + job->trim.lo[i] + tap[i];
-        for (int64_t r = 0; r < rows; r++)
-            cut[r * lat->kernel_size + t] = job->w[r * full + from];
+        for (int64_t co = 0; co < job->c_out; co++) {
+            for (int64_t c = 0; c < job->cin_g; c++) {
+                int64_t column = tap_major ? t * job->cin_g + c : c * taps + t;
+                out[co * depth + column] = job->w[(co * job->cin_g + c) * full + from];
+            }
+        }
     }
-    *w = cut;
+    *w = out;
     return TCONV_OK;
 }
 
@@ -380,9 +386,9 @@ static tconv_status conv_pack_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_t
     int64_t depth = job->cin_g * job->lat.kernel_size;
     job->packed_chunk_floats = tc_sgemm_packed_a_floats(job->isa, job->chunk_rows, depth);
     size_t slots = (size_t)(job->group * job->n_chunks);
-    tc_kernel_cache_key key = {
-        .source = job->w,
-        .layout = {job->chunk_rows, job->n_chunks, job->group, depth, job->isa, job->trim.key}};
+    tc_kernel_cache_key key = {.source = job->w,
+                               .layout = {job->chunk_rows, job->n_chunks, job->group, depth,
+                                          job->isa, job->trim.key * 2 + job->masked}};
     bool fresh;
     tconv_status st =
         tc_conv_packed_weights(ctx, &key, slots * job->packed_chunk_floats * sizeof(float),
@@ -391,7 +397,7 @@ static tconv_status conv_pack_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_t
         return st;
     tc_rt_tensor cut;
     const float *w;
-    if ((st = live_weights(ctx, job, &cut, &w)) != TCONV_OK)
+    if ((st = gemm_weights(ctx, job, job->masked, &cut, &w)) != TCONV_OK)
         return st;
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {
@@ -431,7 +437,8 @@ static void conv_plan(conv_job *job, int threads) {
     } else {
         job->block_cols = split_evenly(total, (total + cols - 1) / tc_max_i64(cols, 1),
                                        TC_COL_BLOCK_GRANULE, &job->n_blocks);
-        job->isa = tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
+        job->isa = job->masked || job->wide ? tc_gemm_isa_for_rows(job->cout_g, job->block_cols)
+                                            : tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
     }
     job->chunk_rows =
         split_evenly(job->cout_g, chunks, tc_sgemm_row_tile(job->isa), &job->n_chunks);
@@ -910,7 +917,7 @@ static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tens
         return st;
     tc_rt_tensor cut;
     const float *live;
-    if ((st = live_weights(ctx, job, &cut, &live)) != TCONV_OK)
+    if ((st = gemm_weights(ctx, job, false, &cut, &live)) != TCONV_OK)
         return st;
     for (int64_t g = 0; g < job->group; g++) {
         for (int64_t chunk = 0; chunk < job->n_chunks; chunk++) {

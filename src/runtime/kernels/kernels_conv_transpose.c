@@ -630,7 +630,8 @@ static int64_t phase_geometry(const tc_lattice *lat, int64_t p, phase_geom *ph) 
     return ph->lat.kernel_size;
 }
 
-/* The A of phase ph for output channels [c0, c0 + cc) of group g: row co, column (ci, u), W's
+/* The A of phase ph for output channels [c0, c0 + cc) of group g: row co, column u * cin_g + ci
+ * (tap-major, as tc_lattice_masked_rows orders B), W's
  * tap c + s*(M - 1 - u) per axis, into rows (cc x cin_g * taps). */
 static void phase_weights(const phase_job *pj, const phase_geom *ph, int64_t g, int64_t c0,
                           int64_t cc, float *rows) {
@@ -645,7 +646,7 @@ static void phase_weights(const phase_job *pj, const phase_geom *ph, int64_t g, 
                 tap * lat->kernel[i] + ph->c[i] + lat->strides[i] * (ph->lat.kernel[i] - 1 - u[i]);
         for (int64_t co = 0; co < cc; co++)
             for (int64_t ci = 0; ci < job->cin_g; ci++)
-                rows[co * depth + ci * taps + t] =
+                rows[co * depth + t * job->cin_g + ci] =
                     job->w[((g * job->cin_g + ci) * job->cout_g + c0 + co) * lat->kernel_size +
                            tap];
     }
@@ -763,7 +764,7 @@ static void phase_plan(phase_job *pj, int threads) {
     } else {
         pj->block_cols = cap;
         pj->n_blocks = (pj->positions + cap - 1) / cap;
-        pj->isa = tc_gemm_isa_for_shape(job->cout_g, pj->block_cols);
+        pj->isa = tc_gemm_isa_for_rows(job->cout_g, pj->block_cols);
     }
     int64_t mr = tc_sgemm_row_tile(pj->isa);
     pj->chunk_rows =
