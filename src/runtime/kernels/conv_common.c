@@ -122,24 +122,29 @@ static int64_t gcd_i64(int64_t a, int64_t b) {
  * 32: 11.5-13.8). */
 #define SPLIT_B_ROWS 8
 
-/* The busiest thread's cost when `outer` units are split into blocks of `width_tiles` whole
- * tiles of the kernel (the last block shorter) and `chunks` row chunks, tasks dealt evenly:
- * its columns (rounded to 16: the micro-kernels run a short last tile a vector at a time)
- * times its rows (padded to the kernel's row tile) and B's stream. */
-static tc_conv_split split_cost(tc_gemm_isa isa, int64_t rows, int64_t total, int64_t outer,
-                                int64_t width_tiles, int64_t chunks, int threads) {
-    int64_t mr = tc_sgemm_row_tile(isa), nr = tc_sgemm_col_tile(isa);
+/* The columns a block steps by: a B read by row pointers computes a partial panel a 16-column
+ * vector at a time, a packed one whole tiles. */
+static int64_t split_step(tc_gemm_isa isa, bool b_rows) {
+    return b_rows ? 16 : tc_sgemm_col_tile(isa);
+}
+
+/* The busiest thread's cost when `outer` units are split into blocks of `width_steps` steps
+ * (the last block shorter) and `chunks` row chunks, tasks dealt evenly: its columns (to the
+ * step) times its rows (padded to the kernel's row tile) and B's stream. */
+static tc_conv_split split_cost(tc_gemm_isa isa, bool b_rows, int64_t rows, int64_t total,
+                                int64_t outer, int64_t width_steps, int64_t chunks, int threads) {
+    int64_t mr = tc_sgemm_row_tile(isa), step = split_step(isa, b_rows);
     tc_conv_split s = {.isa = isa, .chunks = chunks};
-    s.block_cols = tc_min_i64(width_tiles * nr, total);
+    s.block_cols = tc_min_i64(width_steps * step, total);
     s.n_blocks = (total + s.block_cols - 1) / s.block_cols;
     int64_t chunk_rows = tc_round_up_i64((rows + chunks - 1) / chunks, mr);
     int64_t tasks = outer * s.n_blocks * chunks, per_thread = (tasks + threads - 1) / threads;
-    s.area = per_thread * tc_round_up_i64(s.block_cols, 16) * (chunk_rows + SPLIT_B_ROWS);
+    s.area = per_thread * tc_round_up_i64(s.block_cols, step) * (chunk_rows + SPLIT_B_ROWS);
     return s;
 }
 
 tc_conv_split tc_conv_parallel_split(int64_t rows, int64_t columns, int64_t outer, int64_t cap,
-                                     int threads) {
+                                     bool b_rows, int threads) {
     int64_t total = tc_max_i64(columns, 1);
     int64_t want = (int64_t)threads * TC_CONV_TASKS_PER_THREAD;
     int64_t min_blocks = (total + cap - 1) / tc_max_i64(cap, 1);
@@ -147,15 +152,15 @@ tc_conv_split tc_conv_parallel_split(int64_t rows, int64_t columns, int64_t oute
     int n_shapes = tc_gemm_isa_shapes(shapes);
     tc_conv_split best = {.area = -1};
     for (int i = 0; i < n_shapes; i++) {
-        int64_t nr = tc_sgemm_col_tile(shapes[i]), tiles = (total + nr - 1) / nr;
-        int64_t min_tiles = tc_max_i64(1, TC_CONV_MIN_PARALLEL_COLS / nr);
-        int64_t max_blocks = tc_min_i64((want + outer - 1) / outer, tiles / min_tiles);
+        int64_t step = split_step(shapes[i], b_rows), steps = (total + step - 1) / step;
+        int64_t min_steps = tc_max_i64(1, TC_CONV_MIN_PARALLEL_COLS / step);
+        int64_t max_blocks = tc_min_i64((want + outer - 1) / outer, steps / min_steps);
         for (int64_t blocks = min_blocks; blocks <= tc_max_i64(min_blocks, max_blocks); blocks++) {
-            int64_t width_tiles = (tiles + blocks - 1) / blocks;
-            int64_t units = outer * ((tiles + width_tiles - 1) / width_tiles);
+            int64_t width_steps = (steps + blocks - 1) / blocks;
+            int64_t units = outer * ((steps + width_steps - 1) / width_steps);
             int64_t chunks = units < threads ? threads / gcd_i64(units, threads) : 1;
             tc_conv_split s =
-                split_cost(shapes[i], rows, total, outer, width_tiles, chunks, threads);
+                split_cost(shapes[i], b_rows, rows, total, outer, width_steps, chunks, threads);
             if (best.area < 0 || s.area < best.area ||
                 (s.area == best.area && s.chunks < best.chunks))
                 best = s;

@@ -53,17 +53,21 @@ typedef struct tc_conv_split {
 } tc_conv_split;
 
 /* More than one thread, a GEMM of `rows` output channels by `columns` positions a unit: column
- * blocks of whole micro-tiles, so that a thread's share is not padded tiles (blocks rounded to
- * TC_COL_BLOCK_GRANULE, the one-thread rule, made erfnet's 256 columns two blocks of 96 and one
- * of 64, 16-row chunks of a 32-row GEMM on top, and the thread that took the wide ones worked
- * 2 us longer than the other). Tried: each tile shape, from the block count that keeps blocks
- * within `cap` columns up to TC_CONV_TASKS_PER_THREAD blocks a thread of at least
- * TC_CONV_MIN_PARALLEL_COLS, the output channels split too when the blocks leave threads idle;
- * the busiest thread's least cost wins (its columns times its rows and its B's stream:
- * conv_common.c), ties going to fewer row chunks, then to fewer tasks. Conv, and
- * ConvTranspose's phase form. */
+ * blocks in whole steps of the tile's last panel, so that a thread's share is not padded tiles.
+ * With B read in place by row pointers (`b_rows`: the masked and wide Conv paths, the phase
+ * form) a partial panel computes only its 16-column vectors, so blocks step by 16 and a 32-row
+ * GEMM of 256 columns takes two blocks of 128 in 8x48 tiles (erfnet's 16-channel 3x3 s2 Conv,
+ * 2 threads: 15.5 -> 11.8 us; whole 48-column tiles chose 12x32 tiles, 36 rows for 32); a
+ * packed B computes whole tiles, so blocks step by the tile's width (blocks rounded to
+ * TC_COL_BLOCK_GRANULE, the one-thread rule, once made erfnet's 256 columns two blocks of 96
+ * and one of 64, and the thread that took the wide ones worked 2 us longer than the other).
+ * Tried: each tile shape, from the block count that keeps blocks within `cap` columns up to
+ * TC_CONV_TASKS_PER_THREAD blocks a thread of at least TC_CONV_MIN_PARALLEL_COLS, the output
+ * channels split too when the blocks leave threads idle; the busiest thread's least cost wins
+ * (its columns times its rows and its B's stream: conv_common.c), ties going to fewer row
+ * chunks, then to fewer tasks. Conv, and ConvTranspose's phase form. */
 tc_conv_split tc_conv_parallel_split(int64_t rows, int64_t columns, int64_t outer, int64_t cap,
-                                     int threads);
+                                     bool b_rows, int threads);
 
 /* The prepare of Conv and ConvTranspose: `run` with a tc_rank_attrs of `size`-byte reads (in
  * pc->arena) as its parameters, and `work`. Fails only for memory. */

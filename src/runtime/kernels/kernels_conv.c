@@ -428,8 +428,8 @@ static void conv_plan(conv_job *job, int threads) {
     int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns, chunks = 1;
     int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
     if (threads > 1) {
-        tc_conv_split s =
-            tc_conv_parallel_split(job->cout_g, total, job->batch * job->group, cols, threads);
+        tc_conv_split s = tc_conv_parallel_split(job->cout_g, total, job->batch * job->group, cols,
+                                                 job->masked || job->wide, threads);
         job->isa = s.isa;
         job->block_cols = s.block_cols;
         job->n_blocks = s.n_blocks;

@@ -749,14 +749,14 @@ static void phase_task(void *vjob, int64_t task, int worker) {
 }
 
 /* Column blocks and output-channel chunks: one thread, blocks of about
- * TC_COL_BLOCK_TARGET_FLOATS of B; more, Conv's split (tc_conv_parallel_split: whole tiles,
- * the busiest thread's area; where each task then runs every phase). */
+ * TC_COL_BLOCK_TARGET_FLOATS of B; more, Conv's split (tc_conv_parallel_split: B by row
+ * pointers, the busiest thread's area; where each task then runs every phase). */
 static void phase_plan(phase_job *pj, int threads) {
     const conv_transpose_job *job = pj->ct;
     int64_t cap = tc_conv_block_columns(pj->depth_max, pj->positions, 0), chunks = 1;
     if (threads > 1) {
         tc_conv_split s = tc_conv_parallel_split(job->cout_g, pj->positions,
-                                                 job->batch * job->group, cap, threads);
+                                                 job->batch * job->group, cap, true, threads);
         pj->isa = s.isa;
         pj->block_cols = s.block_cols;
         pj->n_blocks = s.n_blocks;
