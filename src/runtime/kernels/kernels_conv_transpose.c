@@ -564,9 +564,12 @@ static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transp
  * into an im2col over a grid grown by the kernel and pads the phases' taps to the longest. Same
  * FLOPs as col2im's GEMM, in one GEMM a phase. */
 #define PHASE_MAX 16 /* phases (product of the strides) the form takes */
-/* The form needs rows for the GEMM's tiles and a grid the masks and column blocks pay for */
+/* The form needs rows for the GEMM's tiles and a grid that fills half a vector: DCGAN's 4x4 ->
+ * 8x8 layer (128 -> 64 channels, batch 2) took 148 us through the few-positions GEMM, its
+ * transpose and col2im, 80 us as phases (3x3 grids: 61 -> 48 us); a 2x2 grid uses 4 lanes of
+ * 16 and ran 3x slower as phases. */
 #define PHASE_MIN_CHANNELS 8
-#define PHASE_MIN_POSITIONS 32
+#define PHASE_MIN_POSITIONS 8
 
 typedef struct phase_geom {
     tc_lattice lat;            /* the phase's Conv: stride 1 over X */
