@@ -1,6 +1,6 @@
 /* tc_strided_copy against an element-by-element reference, on views whose last axis is short
- * (the block path: DepthToSpace, the phase interleave's Transpose) and others, for 1, 2, 4 and 8
- * byte elements, with negative strides and offsets. */
+ * (the block path: DepthToSpace, the phase interleave's Transpose), views whose axes merge, and
+ * others, for 1, 2, 4 and 8 byte elements, with negative strides and offsets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,7 +58,16 @@ static void test_short_last_axis(void **state) {
     /* the row path: a last axis of 8 or more, or under a short one */
     tc_strided_view row = {3, {3, 3, 9}, {100, 30, 3}, 0};
     tc_strided_view narrow = {3, {5, 3, 2}, {50, 7, 20}, 0};
-    const tc_strided_view *views[] = {&d2s, &tr, &neg, &row, &narrow};
+    /* axes that merge (coalesce_view): StyleGAN2's Transpose [0, 2, 1, 3, 4] of (2, 32, 32, 3,
+     * 3), its 3x3 taps one 9-float row; axes of one element between them; a view whose every
+     * axis merges into one contiguous row; a merge under a negative stride */
+    tc_strided_view taps = {5, {2, 8, 4, 3, 3}, {288, 9, 72, 3, 1}, 0};
+    tc_strided_view ones = {5, {3, 1, 4, 1, 5}, {20, 999, 5, -7, 1}, 0};
+    tc_strided_view whole = {3, {2, 3, 4}, {12, 4, 1}, 17};
+    tc_strided_view neg_merge = {3, {3, 2, 5}, {-10, 5, 1}, 40};
+    tc_strided_view unit = {2, {1, 1}, {5, 3}, 9};
+    const tc_strided_view *views[] = {&d2s,  &tr,   &neg,   &row,       &narrow,
+                                      &taps, &ones, &whole, &neg_merge, &unit};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         for (size_t v = 0; v < sizeof views / sizeof views[0]; v++)
             check_view(views[v], types[t].dtype, types[t].esize);

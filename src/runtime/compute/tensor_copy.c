@@ -13,10 +13,19 @@ void tc_strided_view_init(tc_strided_view *v, const tc_rt_tensor *t) {
     tc_shape_strides(t->rank, t->dims, v->strides);
 }
 
+/* Below this many bytes a contiguous row is copied inline: a libc call costs more. */
+#define SHORT_COPY_BYTES 64
+
 /* n elements of size esize from src (every `stride` elements) to contiguous dst. */
 static void copy_row(char *dst, const char *src, int64_t n, int64_t stride, size_t esize) {
     if (stride == 1) {
-        memcpy(dst, src, (size_t)n * esize);
+        size_t bytes = (size_t)n * esize;
+        if (bytes >= SHORT_COPY_BYTES || bytes % 4 != 0) {
+            memcpy(dst, src, bytes);
+            return;
+        }
+        for (size_t b = 0; b < bytes; b += 4)
+            memcpy(dst + b, src + b, 4);
         return;
     }
     switch (esize) {
@@ -69,9 +78,43 @@ static void copy_block(char *dst, const char *src, int64_t m, int64_t sm, int64_
 /* A last axis this short, under a longer one, is copied with the one before it (copy_block). */
 #define SHORT_ROW 8
 
-void tc_strided_copy(const tc_strided_view *v, const tc_rt_tensor *src, tc_rt_tensor *dst) {
+/* The view with each axis that continues the next one in the source (stride = next stride x
+ * next dim) merged into it, and axes of one element dropped: the copy's rows as long as the
+ * layouts allow (a Transpose that keeps its last axes together, StyleGAN2's [0, 2, 1, 3, 4] of
+ * 3x3 taps, copied 12-byte rows one at a time: 40 us for 72 KiB). dst is contiguous in the
+ * view's order, so merging view axes keeps its layout. */
+static void coalesce_view(const tc_strided_view *v, tc_strided_view *out) {
+    out->offset = v->offset;
+    out->rank = 0;
+    for (int i = 0; i < v->rank; i++) {
+        if (v->dims[i] == 1)
+            continue;
+        int r = out->rank;
+        if (r > 0 && out->strides[r - 1] == v->strides[i] * v->dims[i]) {
+            out->dims[r - 1] *= v->dims[i];
+            out->strides[r - 1] = v->strides[i];
+            continue;
+        }
+        out->dims[r] = v->dims[i];
+        out->strides[r] = v->strides[i];
+        out->rank++;
+    }
+    if (out->rank == 0) { /* every axis of one element: one element */
+        out->rank = 1;
+        out->dims[0] = 1;
+        out->strides[0] = 1;
+    }
+}
+
+void tc_strided_copy(const tc_strided_view *view, const tc_rt_tensor *src, tc_rt_tensor *dst) {
     if (dst->n_elements == 0)
         return;
+    tc_strided_view merged;
+    const tc_strided_view *v = view;
+    if (view->rank > 0) {
+        coalesce_view(view, &merged);
+        v = &merged;
+    }
     size_t esize = tc_rt_dtype_size(src->dtype);
     const char *base = src->data;
     char *out = dst->data;
