@@ -5,6 +5,7 @@
                                   benchmark (bench/run.sh runs both runtimes on them)
   gen_layers.py --phase OUT_DIR   the layers of the phase-form benchmark (bench/phase.sh), whose
                                   names it prints
+  gen_layers.py --paper OUT_DIR   issue 28's nets at their papers' sizes (bench/run.sh --paper)
 
   OUT_DIR/convT_256to128_32x32/   ConvTranspose X 1x256x32x32, W 256x128x4x4, stride 2, pads 1
                                   (output 1x128x64x64; 1.07 GFLOP)
@@ -20,6 +21,16 @@ torch.nn.functional.conv_transpose2d (with pads 1 on both sides, ONNX's ConvTran
 PyTorch's padding=1 agree). Inputs in [-1, 1) and weights in [-0.05, 0.05) from a fixed seed.
 Debian's python3-onnx 1.12, python3-torch 1.13 and numpy. The files are generated at benchmark
 time into the build folder, never committed.
+
+--paper: issue 28's architectures at their papers' sizes, built by models/generate.py's own
+modules (seeded weights, torch golden output, opset 13 torch export), which models/ holds at a
+quarter of the width (their weights would be tens of MiB):
+  OUT_DIR/linknet_paper/   LinkNet, ResNet-18 encoder 64-512 channels, 1x3x256x256 (5.9 GFLOP
+                           of Conv)
+  OUT_DIR/erfnet_paper/    ERFNet, 16/64/128 channels and the paper's blocks, 1x3x128x256
+  OUT_DIR/encodec_paper/   EnCodec's 24 kHz SEANet decoder: 128-d latent, 32 filters (512 at
+                           the latent), ratios 8 5 4 2, 2-layer LSTM of 512; one second
+                           (75 latent frames)
 
 --phase: OUT_DIR/<layer>/model.onnx is one VALID ConvTranspose (opset 17, W and B initializers)
 with test_data_set_0 (X and the golden Y from torch.nn.functional.conv_transpose{1,2,3}d in
@@ -115,13 +126,39 @@ def write_floor(out_dir):
     write_test_dir(out_dir, name, graph, x, x)
 
 
+def write_paper_nets(out_dir):
+    """The --paper cases, through models/generate.py (imported from this checkout)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "generate.py")
+    spec = importlib.util.spec_from_file_location("tconv_models_generate", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    nets = [
+        ("linknet_paper", 214, lambda: gen.LinkNet(ncls=5, base=64), [(1, 3, 256, 256)],
+         ["image"], ["logits"]),
+        ("erfnet_paper", 215, lambda: gen.ERFNet(ncls=20, w=(16, 64, 128), paper=True),
+         [(1, 3, 128, 256)], ["image"], ["logits"]),
+        ("encodec_paper", 216, lambda: gen.SEANetDecoder(dim=128, ch=32, ratios=(8, 5, 4, 2)),
+         [(1, 128, 75)], ["latent"], ["audio"]),
+    ]
+    for name, seed, ctor, shapes, ins, outs in nets:
+        model, datasets = gen.torch_case(seed, ctor, shapes, ins, outs, 13)
+        gen.write_case(out_dir, name, model, datasets)
+        print(name)
+
+
 def main():
     args = sys.argv[1:]
     phase = args[:1] == ["--phase"]
-    if phase:
+    paper = args[:1] == ["--paper"]
+    if phase or paper:
         args = args[1:]
     if len(args) != 1:
-        raise SystemExit("usage: gen_layers.py [--phase] OUT_DIR")
+        raise SystemExit("usage: gen_layers.py [--phase | --paper] OUT_DIR")
+    if paper:
+        os.makedirs(args[0], exist_ok=True)
+        write_paper_nets(args[0])
+        return
     if phase:
         for i, (name, x_dims, w_dims, strides, dilations, group) in enumerate(PHASE_LAYERS):
             write_convt(args[0], name, x_dims, w_dims, 1000 + i, strides, dilations=dilations,

@@ -208,11 +208,18 @@ ORT_LABELS = {
     "convT_256to128_32x32": "ConvTranspose 256->128 ch, 32x32, k4 s2 p1 (1.07 GFLOP)",
     "workloadA_convT": "ConvTranspose workload A, 64->32 ch, 64x64, k4 s2 p1 (268 MFLOP)",
     "floor_identity": "floor: one Identity on 1 float (per-run overhead; not a goal)",
+    "linknet_paper": "LinkNet at the paper's widths, 1x3x256x256 (bench/run.sh --paper)",
+    "erfnet_paper": "ERFNet at the paper's widths and blocks, 1x3x128x256 (--paper)",
+    "encodec_paper": "EnCodec's 24 kHz SEANet decoder, 1 s (--paper)",
 }
 
 
+def case_label(case):
+    return ORT_LABELS.get(case, "models/" + case)
+
+
 def ort_label(case, ref):
-    label = ORT_LABELS.get(case, "models/" + case)
+    label = case_label(case)
     if ref.get("model") == "legalized":
         label += " (onnxruntime runs it as tconv-import legalized it)"
     return label
@@ -246,7 +253,7 @@ def ort_table(rows, threads):
     for mine, ref in ort_pairs(rows, threads):
         if not ref:
             out.append("| %s | %s | n/a | | | %s | | %.2f | |" %
-                       (ORT_LABELS.get(mine["case"], "models/" + mine["case"]), fmt_ms(mine),
+                       (case_label(mine["case"]), fmt_ms(mine),
                         rss(mine), mine.get("others_cpu", -1)))
             continue
         ratio = ref["ms"] / mine["ms"]
@@ -302,7 +309,7 @@ def thread_slowdowns(rows):
             if (r.get("bench") == "ort" and r.get("impl") == "tconv" and r["case"] == mine["case"]
                     and is_goal(r) and r["threads"] > 1 and r["ms"] > mine["ms"]):
                 out.append("- %s: %s ms with %d threads, %s ms with 1 (busy %.2f)" %
-                           (ORT_LABELS.get(r["case"], "models/" + r["case"]), fmt_ms(r),
+                           (case_label(r["case"]), fmt_ms(r),
                             r["threads"], fmt_ms(mine), r.get("others_cpu", -1)))
     return out or ["- none: every workload is at least as fast with more threads"]
 

@@ -2,9 +2,12 @@
 # Builds the benchmark programs (Release, -DTCONV_BUILD_BENCH=ON) and runs them next to their
 # references, then prints the side-by-side table (bench/report.py). See bench/README.md.
 #
-#   bench/run.sh [--quick] [--ort-only | --targets]
+#   bench/run.sh [--quick] [--ort-only | --targets | --paper]
 #     --quick: fewer runs (a smoke test, not for the table)
 #     --ort-only: only the side by side with onnxruntime (no PyTorch, legalized, passes, import)
+#     --paper: the side by side with onnxruntime on issue 28's nets at their papers' sizes
+#       (bench/gen_layers.py --paper: LinkNet, ERFNet, EnCodec's decoder; 30-80 ms a run, so 10
+#       runs a process) instead of models/ and the single layers
 #     --targets: only each backend target's output against the original, in tconv and in
 #       onnxruntime (bench/bench_targets.py; TCONV_BENCH_TARGET_THREADS threads, default 1)
 #
@@ -24,6 +27,7 @@ ROUNDS=15
 ROUNDS_ALL=${TCONV_BENCH_ROUNDS:-3}
 ORT_ONLY=0
 TARGETS_ONLY=0
+PAPER=0
 for arg in "$@"; do
     case "$arg" in
     --quick)
@@ -34,16 +38,21 @@ for arg in "$@"; do
         ;;
     --ort-only) ORT_ONLY=1 ;;
     --targets) TARGETS_ONLY=1 ;;
+    --paper) PAPER=1 ;;
     *)
-        echo "usage: bench/run.sh [--quick] [--ort-only | --targets]" >&2
+        echo "usage: bench/run.sh [--quick] [--ort-only | --targets | --paper]" >&2
         exit 2
         ;;
     esac
 done
 
-if [ "$ORT_ONLY" = 1 ] && [ "$TARGETS_ONLY" = 1 ]; then
-    echo "bench/run.sh: --ort-only and --targets each run one part: give one" >&2
+if [ $((ORT_ONLY + TARGETS_ONLY + PAPER)) -gt 1 ]; then
+    echo "bench/run.sh: --ort-only, --targets and --paper each run one part: give one" >&2
     exit 2
+fi
+if [ "$PAPER" = 1 ]; then
+    ORT_ONLY=1
+    MODEL_RUNS=$((MODEL_RUNS < 10 ? MODEL_RUNS : 10))
 fi
 
 if [ "$ORT_ONLY" = 0 ] && [ "$TARGETS_ONLY" = 0 ] && [ ! -e "$OPENBLAS_DIR/libblas.so.3" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -133,8 +142,15 @@ done
 if TCONV_ORT_NODE_MODULES=$("$ROOT/scripts/ort/install.sh"); then
     export TCONV_ORT_NODE_MODULES
     rm -rf "$BUILD/layers" "$BUILD/ort-models"
-    "$PYTHON" "$ROOT/bench/gen_layers.py" "$BUILD/layers"
-    for dir in "$ROOT"/models/*/ "$BUILD"/layers/*/; do
+    if [ "$PAPER" = 1 ]; then
+        rm -rf "$BUILD/paper"
+        "$PYTHON" "$ROOT/bench/gen_layers.py" --paper "$BUILD/paper" >/dev/null
+        CASE_DIRS="$BUILD/paper/*/"
+    else
+        "$PYTHON" "$ROOT/bench/gen_layers.py" "$BUILD/layers"
+        CASE_DIRS="$ROOT/models/*/ $BUILD/layers/*/"
+    fi
+    for dir in $CASE_DIRS; do
         dir=${dir%/}
         [ -f "$dir/model.onnx" ] || continue
         ORT_CASES="$ORT_CASES $dir"

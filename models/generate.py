@@ -1075,20 +1075,23 @@ class ERFDownsampler(nn.Module):
 class ERFNet(nn.Module):
     """ERFNet (Romera et al.), widths 16/32/64 (16/64/128 in the paper), fewer blocks: the encoder's
     factorized 3x1/1x3 blocks with dilations 2, 4, 8, 16, the decoder's ConvTranspose 3x3 s2 p1
-    output_padding 1 upsamplers and ConvTranspose 2x2 s2 output layer."""
+    output_padding 1 upsamplers and ConvTranspose 2x2 s2 output layer.  paper=True: the paper's
+    blocks (5 at the middle width, the dilations twice, 2 a decoder stage; bench/gen_layers.py
+    --paper)."""
 
-    def __init__(self, ncls=5, w=(16, 32, 64)):
+    def __init__(self, ncls=5, w=(16, 32, 64), paper=False):
         super().__init__()
+        mid, rep, dec = (5, 2, 2) if paper else (2, 1, 1)
         self.enc = nn.Sequential(
             ERFDownsampler(3, w[0]), ERFDownsampler(w[0], w[1]),
-            NonBottleneck1D(w[1], 1), NonBottleneck1D(w[1], 1),
+            *[NonBottleneck1D(w[1], 1) for _ in range(mid)],
             ERFDownsampler(w[1], w[2]),
-            *[NonBottleneck1D(w[2], d) for d in (2, 4, 8, 16)])
+            *[NonBottleneck1D(w[2], d) for _ in range(rep) for d in (2, 4, 8, 16)])
         self.dec = nn.Sequential(
             nn.ConvTranspose2d(w[2], w[1], 3, 2, 1, output_padding=1), nn.BatchNorm2d(w[1]), nn.ReLU(inplace=True),
-            NonBottleneck1D(w[1], 1),
+            *[NonBottleneck1D(w[1], 1) for _ in range(dec)],
             nn.ConvTranspose2d(w[1], w[0], 3, 2, 1, output_padding=1), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True),
-            NonBottleneck1D(w[0], 1),
+            *[NonBottleneck1D(w[0], 1) for _ in range(dec)],
             nn.ConvTranspose2d(w[0], ncls, 2, 2))
 
     def forward(self, x):
