@@ -967,6 +967,28 @@ static void test_conv_dead_taps(void **state) {
     run_draws_both_isas(poisoned, sizeof poisoned / sizeof poisoned[0], &rng);
 }
 
+/* Dilated Convs whose outer taps read only padding for whole panels of positions (the first
+ * or last lines of the plane: runs of B rows whose lane masks are all off in those panels),
+ * against the reference at 1 to 3 threads. */
+static void test_conv_padding_runs(void **state) {
+    (void)state;
+    uint64_t rng = 43;
+    /* clang-format off */
+    conv_draw draws[] = {
+        {.rank = 2, .group = 1, .cin_g = 8, .cout_g = 16, .batch = 1, .bias = true,
+         .k = {3, 1}, .s = {1, 1}, .d = {8, 1}, .x = {16, 32}, .pads = {8, 0, 8, 0}},
+        {.rank = 2, .group = 1, .cin_g = 8, .cout_g = 16, .batch = 2, .bias = false,
+         .k = {3, 1}, .s = {1, 1}, .d = {4, 1}, .x = {16, 32}, .pads = {4, 0, 4, 0}},
+        {.rank = 2, .group = 1, .cin_g = 4, .cout_g = 24, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {1, 1}, .d = {5, 5}, .x = {12, 40}, .pads = {5, 5, 5, 5}},
+        {.rank = 1, .group = 1, .cin_g = 6, .cout_g = 16, .batch = 1, .bias = true,
+         .k = {3}, .s = {1}, .d = {64}, .x = {256}, .pads = {64, 64}},
+    };
+    /* clang-format on */
+    for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++)
+        run_conv_at_thread_counts(&draws[i], 3, &rng);
+}
+
 static void test_conv_large_and_depthwise(void **state) {
     (void)state;
     uint64_t rng = 22;
@@ -1136,6 +1158,7 @@ int main(void) {
         cmocka_unit_test(test_deinterleave_lines_exact),
         cmocka_unit_test(test_conv_stride2_long_lines),
         cmocka_unit_test(test_conv_dead_taps),
+        cmocka_unit_test(test_conv_padding_runs),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_onnx_conformance_conv_transpose),
         cmocka_unit_test(test_onnx_conformance_conv),
