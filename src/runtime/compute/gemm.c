@@ -531,8 +531,8 @@ static void masked_copy(float *restrict d, const float *src, const uint16_t *mas
 
 #if TC_GEMM_X86
 /* masked_copy's row of a panel, zero-padded to nr, 16 lanes a step (j a multiple of 16, as a
- * product's column blocks are). Scalar, the bit-by-bit copy cost LinkNet's 3x3 Convs of 256
- * and 512 channels a tenth of their time when their B was packed. */
+ * product's column blocks are): the bit-at-a-time copy took a tenth of the time of LinkNet's
+ * 256- and 512-channel 3x3 Convs when their B was packed. */
 __attribute__((target("avx512f"))) static void masked_row_avx512(float *restrict d,
                                                                  const float *src,
                                                                  const uint16_t *mask, int64_t j,
@@ -653,12 +653,11 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 /* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
  * form and m has at most this many row panels (each rereads its B from the scattered rows).
  * Row pointers pay up to 64 panels, i.e. 512 rows of 8x48: LinkNet's 3x3 Convs of 256 channels
- * @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and 12x32 tiles
- * that the packed form's full-width last panel chose). A plain matrix B (ConvTranspose's X, a
- * 1x1 Conv's input)
- * is read in place only under fewer panels: its rows lie a whole plane apart, and a 2-thread
- * ConvTranspose chunk of 11 panels (workload A) ran 17% slower reading it in place than
- * packed. */
+ * @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and the 12x32
+ * tiles that the packed form's full-width last panel chose). A plain matrix B (ConvTranspose's
+ * X, a 1x1 Conv's input) is read in place only under fewer panels: its rows lie a whole plane
+ * apart, and a 2-thread ConvTranspose chunk of 11 panels (workload A) ran 17% slower reading it
+ * in place than packed. */
 #define DIRECT_B_MAX_PANELS 64
 #define DIRECT_B_MATRIX_MAX_PANELS 4
 /* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
