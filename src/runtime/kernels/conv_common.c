@@ -103,6 +103,11 @@ tconv_status tc_conv_prepare(const tc_kernel_prepare_ctx *pc, tc_rank_attr_reade
     return tc_rank_attrs_read(pc, read, size, fixed_spatial_rank(pc->node), attrs);
 }
 
+double tc_conv_gemm_work(int64_t units, int64_t rows, int64_t depth, int64_t columns) {
+    return 2.0 * (double)units * (double)tc_round_up_i64(rows, 8) * (double)(depth + 8) *
+           (double)columns;
+}
+
 /* ---------------------------------------------------------------- the split over threads */
 
 static int64_t gcd_i64(int64_t a, int64_t b) {

@@ -52,6 +52,15 @@ typedef struct tc_conv_split {
     int64_t area; /* the busiest thread's cost: columns x (rows + B's stream), padded */
 } tc_conv_split;
 
+/* The work tc_parallel_threads_for_work weighs for `units` GEMMs of `rows` x `depth` x
+ * `columns`: the rows the tiles compute (to 8, the least row tile) and each tile's store and
+ * epilogue as 8 more steps of depth. A small GEMM runs well below the peak the cost model
+ * assumes: ERFNet's 3 -> 13 channel stride-2 stem (depth 27) took 13 us for its 0.72 MFLOP
+ * (7 us at the peak, under the split's floor), its 16 -> 5 channel k2 s2 ConvTranspose 17 us;
+ * counted this way both run on 2 threads (erfnet, stylegan2_generator, unet: 1-1.5% faster at
+ * 2 threads, the rest level). */
+double tc_conv_gemm_work(int64_t units, int64_t rows, int64_t depth, int64_t columns);
+
 /* More than one thread, a GEMM of `rows` output channels by `columns` positions a unit: column
  * blocks in whole steps of the tile's last panel, so that a thread's share is not padded tiles.
  * With B read in place by row pointers (`b_rows`: the masked and wide Conv paths, the phase

@@ -1165,10 +1165,10 @@ static tconv_status conv_run_gemm(tc_kernel_ctx *ctx, conv_job *job) {
     conv_drop_dead_taps(&job->lat, &job->trim);
     int64_t depth = job->cin_g * job->lat.kernel_size;
     job->direct = tc_lattice_is_identity(&job->lat);
-    double flops = 2.0 * (double)job->batch * (double)job->c_out * (double)depth *
-                   (double)job->lat.coarse_size;
-    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
     conv_choose_columns(job);
+    double work =
+        tc_conv_gemm_work(job->batch * job->group, job->cout_g, depth, job->lat.coarse_size);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, work);
     if (conv_wants_narrow(job))
         return conv_run_narrow(ctx, job, threads);
     conv_plan(job, threads);

@@ -942,9 +942,9 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
                             "a fused activation needs a float32 output, X is float64");
     if (ops.x->dtype == TCONV_DTYPE_DOUBLE)
         return conv_transpose_f64(ctx, &job, &ops, y);
-    double flops = 2.0 * (double)job.batch * (double)job.c_in * (double)job.cout_g *
-                   (double)job.lat.kernel_size * (double)job.lat.coarse_size;
-    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, flops);
+    double work = tc_conv_gemm_work(job.batch * job.group, job.cout_g * job.lat.kernel_size,
+                                    job.cin_g, job.lat.coarse_size);
+    int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, work);
     bool use_phases = phase_fits(&job);
     if (!use_phases) {
         subpixel_plan(&job);
