@@ -628,7 +628,7 @@ static void test_conv_transpose_large_blocks(void **state) {
 typedef struct conv_draw {
     int rank;
     int64_t group, cin_g, cout_g, batch;
-    int64_t k[3], s[3], d[3], x[3], pads[6];
+    int64_t k[4], s[4], d[4], x[4], pads[8]; /* up to 4 spatial axes */
     int mode; /* 0 pads, 1 VALID, 2 SAME_UPPER, 3 SAME_LOWER, 4 no pads at all */
     bool bias;
     int threads;
@@ -726,8 +726,8 @@ static bool run_random_conv(const conv_draw *c, uint64_t *rng) {
     kernel_harness h;
     kh_init(&h, "Conv", 1);
     h.n_threads = c->threads;
-    int64_t x_dims[5] = {c->batch, c->group * c->cin_g};
-    int64_t w_dims[5] = {c->group * c->cout_g, c->cin_g};
+    int64_t x_dims[6] = {c->batch, c->group * c->cin_g};
+    int64_t w_dims[6] = {c->group * c->cout_g, c->cin_g};
     for (int i = 0; i < r; i++) {
         x_dims[2 + i] = c->x[i];
         w_dims[2 + i] = c->k[i];
@@ -968,8 +968,8 @@ static void test_conv_dead_taps(void **state) {
 }
 
 /* Dilated Convs whose outer taps read only padding for whole panels of positions (the first
- * or last lines of the plane: runs of B rows whose lane masks are all off in those panels),
- * against the reference at 1 to 3 threads. */
+ * or last lines of the plane: runs of B rows whose lane masks are all off in those panels), and
+ * kernels the dead-tap cut cannot describe, against the reference at 1 to 3 threads. */
 static void test_conv_padding_runs(void **state) {
     (void)state;
     uint64_t rng = 43;
@@ -983,6 +983,16 @@ static void test_conv_padding_runs(void **state) {
          .k = {3, 3}, .s = {1, 1}, .d = {5, 5}, .x = {12, 40}, .pads = {5, 5, 5, 5}},
         {.rank = 1, .group = 1, .cin_g = 6, .cout_g = 16, .batch = 1, .bias = true,
          .k = {3}, .s = {1}, .d = {64}, .x = {256}, .pads = {64, 64}},
+        /* kernels the dead-tap cut leaves whole (its key has 3 axes of 10-bit digits): 4 axes,
+         * and an axis of 1030 taps after one whose outer taps are dead (each output still reads
+         * X through at most 8 of the 1030) */
+        {.rank = 4, .group = 1, .cin_g = 3, .cout_g = 10, .batch = 1, .bias = true,
+         .k = {2, 3, 2, 3}, .s = {1, 1, 1, 1}, .d = {1, 1, 1, 2}, .x = {3, 4, 3, 20},
+         .pads = {0, 1, 1, 2, 1, 1, 0, 2}},
+        {.rank = 2, .group = 1, .cin_g = 3, .cout_g = 9, .batch = 1, .bias = true,
+         .k = {3, 1030}, .s = {1, 1}, .d = {5, 1}, .x = {4, 8}, .pads = {5, 1029, 5, 0}},
+        {.rank = 2, .group = 1, .cin_g = 3, .cout_g = 9, .batch = 1, .bias = false,
+         .k = {1030, 3}, .s = {1, 1}, .d = {1, 5}, .x = {8, 4}, .pads = {1029, 5, 0, 5}},
     };
     /* clang-format on */
     for (size_t i = 0; i < sizeof draws / sizeof draws[0]; i++)

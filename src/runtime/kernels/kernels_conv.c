@@ -115,13 +115,19 @@ static bool tap_reads_x(const tc_lattice *lat, int i, int64_t t) {
 static void conv_drop_dead_taps(tc_lattice *lat, tap_trim *trim) {
     memset(trim, 0, sizeof *trim);
     int64_t hi[TC_MAX_SPATIAL], key = 0;
-    if (lat->rank > 3) /* the key's digits */
+    /* uncut (lo 0, full the kernel) unless the key's digits hold it: at most 3 axes of at most
+     * 1023 taps (a longer kernel would not fit in memory anyway); decided before any axis is
+     * cut, so that a long last axis cannot leave an earlier one's cut half applied */
+    bool fits = lat->rank <= 3;
+    for (int i = 0; i < lat->rank; i++) {
+        trim->full[i] = lat->kernel[i];
+        fits = fits && lat->kernel[i] <= 1023;
+    }
+    if (!fits)
         return;
     for (int i = 0; i < lat->rank; i++) {
         int64_t k = lat->kernel[i], lo = 0;
-        trim->full[i] = hi[i] = k;
-        if (k > 1023) /* the key's digits (such a W would not fit in memory anyway) */
-            return;
+        hi[i] = k;
         while (lo < hi[i] && !tap_reads_x(lat, i, lo))
             lo++;
         while (hi[i] > lo && !tap_reads_x(lat, i, hi[i] - 1))
