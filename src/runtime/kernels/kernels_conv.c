@@ -352,7 +352,6 @@ static tconv_status conv_run_shared_units(tc_kernel_ctx *ctx, conv_job *job, int
     return TCONV_OK;
 }
 
-/* W's rows at the lattice's kernel: W itself, or W cut to the live taps into `scratch`. */
 /* W as the GEMM reads it: cut to the live taps (conv_drop_dead_taps) and, when tap_major, with
  * its depth ordered by tap (column t * cin_g + c: tc_lattice_masked_rows' order, where a run of
  * cin_g rows shares one mask); job->w itself when neither applies. */
@@ -433,9 +432,10 @@ static int64_t split_evenly(int64_t total, int64_t parts, int64_t granule, int64
 static void conv_plan(conv_job *job, int threads) {
     int64_t depth = job->cin_g * job->lat.kernel_size, total = job->columns, chunks = 1;
     int64_t cols = tc_conv_block_columns(depth, total, CONV_MIN_BLOCK_COLS);
+    bool b_rows = job->masked || job->wide; /* B read by row pointers */
     if (threads > 1) {
         tc_conv_split s = tc_conv_parallel_split(job->cout_g, total, job->batch * job->group, cols,
-                                                 job->masked || job->wide, threads);
+                                                 b_rows, threads);
         job->isa = s.isa;
         job->block_cols = s.block_cols;
         job->n_blocks = s.n_blocks;
@@ -443,8 +443,8 @@ static void conv_plan(conv_job *job, int threads) {
     } else {
         job->block_cols = split_evenly(total, (total + cols - 1) / tc_max_i64(cols, 1),
                                        TC_COL_BLOCK_GRANULE, &job->n_blocks);
-        job->isa = job->masked || job->wide ? tc_gemm_isa_for_rows(job->cout_g, job->block_cols)
-                                            : tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
+        job->isa = b_rows ? tc_gemm_isa_for_rows(job->cout_g, job->block_cols)
+                          : tc_gemm_isa_for_shape(job->cout_g, job->block_cols);
     }
     job->chunk_rows =
         split_evenly(job->cout_g, chunks, tc_sgemm_row_tile(job->isa), &job->n_chunks);

@@ -634,8 +634,8 @@ static int64_t phase_geometry(const tc_lattice *lat, int64_t p, phase_geom *ph) 
 }
 
 /* The A of phase ph for output channels [c0, c0 + cc) of group g: row co, column u * cin_g + ci
- * (tap-major, as tc_lattice_masked_rows orders B), W's
- * tap c + s*(M - 1 - u) per axis, into rows (cc x cin_g * taps). */
+ * (tap-major, as tc_lattice_masked_rows orders B), W's tap c + s*(M - 1 - u) per axis, into
+ * rows (cc x cin_g * taps). */
 static void phase_weights(const phase_job *pj, const phase_geom *ph, int64_t g, int64_t c0,
                           int64_t cc, float *rows) {
     const conv_transpose_job *job = pj->ct;
