@@ -896,6 +896,13 @@ static void test_conv_stride2_long_lines(void **state) {
          .k = {3, 3, 3}, .s = {2, 2, 2}, .d = {1, 1, 1}, .x = {6, 5, 40}, .pads = {1, 1, 1, 1, 1, 1}},
         {.rank = 3, .group = 1, .cin_g = 2, .cout_g = 5, .batch = 2, .bias = false,
          .k = {1, 2, 3}, .s = {1, 1, 2}, .d = {1, 1, 1}, .x = {3, 4, 36}, .pads = {0, 0, 1, 0, 1, 0}},
+        /* planes past CONV_MIN_PARALLEL_PLANE_FLOATS, built in ranges over the threads (13 and
+         * 10 of them: the last range short), without pads and with uneven ones */
+        {.rank = 2, .group = 1, .cin_g = 13, .cout_g = 8, .batch = 1, .bias = true,
+         .k = {3, 3}, .s = {2, 2}, .d = {1, 1}, .x = {64, 64}, .pads = {1, 1, 1, 1}},
+        {.rank = 3, .group = 1, .cin_g = 5, .cout_g = 6, .batch = 2, .bias = false,
+         .k = {3, 3, 3}, .s = {2, 2, 2}, .d = {1, 1, 1}, .x = {10, 12, 40},
+         .pads = {1, 0, 2, 2, 1, 1}},
     };
     /* clang-format on */
     run_draws_both_isas(draws, sizeof draws / sizeof draws[0], &rng);
