@@ -172,6 +172,7 @@ typedef struct conv_job {
     /* X read flat (conv_run_masked): each tap's flat shift and its lane masks */
     bool masked;
     bool flat_phases; /* read from phase planes (stride above 1), not X */
+
     const int64_t *tap_shifts;
     const uint16_t *tap_masks; /* kernel_size x mask_words */
     const uint8_t *masks_full; /* mask_words: the word is all ones for every tap */
@@ -181,7 +182,12 @@ typedef struct conv_job {
     int64_t padded_size;            /* floats of one phase plane */
     int64_t n_phases;               /* product of the strides */
     int64_t channel_floats;         /* n_phases * padded_size: one input channel's planes */
-    int64_t planes_per_task;        /* input planes a phase plane task builds */
+    /* Builds the phase planes of input planes [p0, p1) into dst (NULL: the path reads X
+     * itself); conv_plane_bytes sets the rest. */
+    void (*build_planes)(const struct conv_job *job, float *dst, int64_t p0, int64_t p1);
+    bool private_planes;       /* each worker builds them for itself, ... */
+    int64_t plane_copy_floats; /* ... this far apart in padded_x */
+    int64_t planes_per_task;   /* input planes a shared phase plane task builds */
     const float *padded_x;
     const int64_t *tap_offsets;
     const float **b_rows; /* depth pointers per worker */
@@ -736,19 +742,47 @@ static void phase_planes_of(const plane_geom *pg, const float *src, float *dst, 
     }
 }
 
-/* Input planes [p0, p1) of the phase plane task `task` (conv_run_plane_tasks). */
-static void plane_task_range(const conv_job *job, int64_t task, int64_t *p0, int64_t *p1) {
-    *p0 = task * job->planes_per_task;
-    *p1 = tc_min_i64(*p0 + job->planes_per_task, job->batch * job->c_in);
+/* The wide path's planes (build_planes): X's planes at pad_begin in zero planes of `padded`
+ * dims, split into their stride phases. */
+static void wide_phase_planes(const conv_job *job, float *dst, int64_t p0, int64_t p1) {
+    plane_geom pg = {&job->lat, job->padded, job->padded_size, job->n_phases};
+    phase_planes_of(&pg, job->x, dst, p0, p1);
 }
 
-static void phase_planes_task(void *vjob, int64_t task, int worker) {
+/* Bytes of scratch for the phase planes of a run on `workers` workers (0 without
+ * build_planes); decides private_planes. Small planes that several workers read are built by
+ * each worker for itself: built once by the caller, they moved to the other cores as the GEMM
+ * read them, and back as the next run rebuilt them. erfnet's 32-channel 16x16 stride-2 Conv at
+ * 2 threads spent 5.3 us on its 8192 floats of planes (1.4 at 1 thread) and took longer than at
+ * 1 thread (14.2 us, 13.3 at 1; with a copy a worker 11.1). */
+static size_t conv_plane_bytes(conv_job *job, int workers) {
+    int64_t floats = job->batch * job->c_in * job->channel_floats;
+    job->private_planes =
+        job->build_planes && workers > 1 && floats < CONV_MIN_PARALLEL_PLANE_FLOATS;
+    size_t copy = job->build_planes ? ((size_t)floats * sizeof(float) + 63) / 64 * 64 : 0;
+    job->plane_copy_floats = (int64_t)(copy / sizeof(float));
+    return copy * (size_t)(job->private_planes ? workers : 1);
+}
+
+/* The phase planes `worker` reads: the shared ones, or its own copy. */
+static const float *conv_worker_planes(const conv_job *job, int worker) {
+    return job->padded_x + (job->private_planes ? worker * job->plane_copy_floats : 0);
+}
+
+/* Builds the worker's own planes on its first task of the run, before its row pointers, which
+ * point into them (rows_unit is -1 until then). */
+static void conv_planes_ready(const conv_job *job, int worker) {
+    if (job->private_planes && job->rows_unit[worker] < 0)
+        job->build_planes(job, (float *)conv_worker_planes(job, worker), 0, job->batch * job->c_in);
+}
+
+/* A range of the shared planes (conv_run_plane_tasks). */
+static void shared_planes_task(void *vjob, int64_t task, int worker) {
     (void)worker;
-    conv_job *job = vjob;
-    plane_geom pg = {&job->lat, job->padded, job->padded_size, job->n_phases};
-    int64_t p0, p1;
-    plane_task_range(job, task, &p0, &p1);
-    phase_planes_of(&pg, job->x, (float *)job->padded_x, p0, p1);
+    const conv_job *job = vjob;
+    int64_t p0 = task * job->planes_per_task;
+    int64_t p1 = tc_min_i64(p0 + job->planes_per_task, job->batch * job->c_in);
+    job->build_planes(job, (float *)job->padded_x, p0, p1);
 }
 
 /* Moves the kept positions of a C block (rows x cols wide positions from q0) into Y, adding the
@@ -801,9 +835,10 @@ static void conv_wide_task(void *vjob, int64_t task, int worker) {
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     int64_t depth = job->cin_g * lat->kernel_size;
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
+    conv_planes_ready(job, worker);
     if (rows_stale(job, &u, worker)) {
-        const float *xp =
-            job->padded_x + (u.n * job->c_in + u.g * job->cin_g) * job->channel_floats;
+        const float *xp = conv_worker_planes(job, worker) +
+                          (u.n * job->c_in + u.g * job->cin_g) * job->channel_floats;
         for (int64_t c = 0; c < job->cin_g; c++) {
             for (int64_t t = 0; t < lat->kernel_size; t++)
                 rows[c * lat->kernel_size + t] = xp + c * job->channel_floats + job->tap_offsets[t];
@@ -839,15 +874,15 @@ static void wide_tap_offsets(const conv_job *job, int64_t *offsets) {
     }
 }
 
-/* Builds every input plane's phase planes (plane_task, when set: split over threads only when
- * they are big enough to pay for it), then runs the (batch, group, column block, row chunk)
- * tasks. */
+/* Builds every input plane's shared phase planes (when the path has them and they are not
+ * private: split over threads only when they are big enough to pay for it), then runs the
+ * (batch, group, column block, row chunk) tasks. */
 static void conv_run_plane_tasks(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers,
-                                 tc_parallel_fn plane_task, tc_parallel_fn task) {
+                                 tc_parallel_fn task) {
     int64_t planes = job->batch * job->c_in;
     for (int i = 0; i < workers; i++) /* no worker's row pointers are built yet (rows_stale) */
         job->rows_unit[i] = -1;
-    if (plane_task) {
+    if (job->build_planes && !job->private_planes) {
         /* ranges of planes, so that the per-phase arithmetic is done once a range: one range
          * in one thread, or TC_CONV_TASKS_PER_THREAD a thread */
         int plane_threads =
@@ -856,7 +891,7 @@ static void conv_run_plane_tasks(tc_kernel_ctx *ctx, conv_job *job, int threads,
         job->planes_per_task = (planes + ranges - 1) / ranges;
         int64_t n_ranges = (planes + job->planes_per_task - 1) / job->planes_per_task;
         tc_parallel_for(ctx->pool, tc_parallel_workers(plane_threads, n_ranges), n_ranges,
-                        plane_task, job);
+                        shared_planes_task, job);
     }
     int64_t n_tasks = job->batch * job->group * job->n_blocks * job->n_chunks;
     tc_parallel_for(ctx->pool, workers, n_tasks, task, job);
@@ -868,11 +903,10 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     const tc_lattice *lat = &job->lat;
     /* X itself serves only at stride 1 without pads (a strided X may have the planes' size) */
     bool padded = job->n_phases > 1 || job->padded_size != lat->fine_size;
-    int64_t planes = job->batch * job->c_in;
     size_t depth = (size_t)(job->cin_g * lat->kernel_size);
     /* the offsets and pointers that follow the floats want 8-byte alignment */
-    size_t x_bytes =
-        padded ? ((size_t)(planes * job->channel_floats) * sizeof(float) + 63) / 64 * 64 : 0;
+    job->build_planes = padded ? wide_phase_planes : NULL;
+    size_t x_bytes = conv_plane_bytes(job, workers);
     size_t offset_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t rows_bytes = (size_t)workers * depth * sizeof(float *);
     size_t key_bytes = (size_t)workers * sizeof(int64_t);
@@ -890,8 +924,7 @@ static tconv_status conv_run_wide(tc_kernel_ctx *ctx, conv_job *job, int threads
     job->padded_x = job->x;
     if (padded)
         job->padded_x = (const float *)(void *)base;
-    conv_run_plane_tasks(ctx, job, threads, workers, padded ? phase_planes_task : NULL,
-                         conv_wide_task);
+    conv_run_plane_tasks(ctx, job, threads, workers, conv_wide_task);
     tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
@@ -1109,11 +1142,21 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
  * pad columns per output line: a quarter more for a 1x3 kernel on an 8-wide plane), no
  * compaction: C is Y. */
 
-/* The first input plane of unit u: X's, or its phase planes'. */
-static uintptr_t masked_unit_base(const conv_job *job, const conv_unit *u) {
+/* The phase planes of input planes [p0, p1) into dst (as conv_run_masked lays them out). At a
+ * stride above 1: every input plane's phase planes at the output's dims, X at offset 0 (what
+ * falls outside X is masked, so the planes need no padding). */
+static void masked_phase_planes(const conv_job *job, float *dst, int64_t p0, int64_t p1) {
+    tc_lattice unpadded = job->lat;
+    memset(unpadded.pad_begin, 0, sizeof unpadded.pad_begin);
+    plane_geom pg = {&unpadded, job->lat.coarse, job->lat.coarse_size, job->n_phases};
+    phase_planes_of(&pg, job->x, dst, p0, p1);
+}
+
+/* The first input plane of unit u as `worker` reads it: X's, or its phase planes'. */
+static uintptr_t masked_unit_base(const conv_job *job, const conv_unit *u, int worker) {
     if (!job->flat_phases)
         return (uintptr_t)conv_unit_x(job, u);
-    return (uintptr_t)(job->padded_x +
+    return (uintptr_t)(conv_worker_planes(job, worker) +
                        (u->n * job->c_in + u->g * job->cin_g) * job->channel_floats);
 }
 
@@ -1129,40 +1172,27 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const uint16_t **masks = job->b_masks + (size_t)worker * (size_t)depth;
     int64_t plane = job->flat_phases ? job->channel_floats : lat->fine_size;
+    conv_planes_ready(job, worker);
     if (rows_stale(job, &u, worker))
-        tc_lattice_masked_rows(masked_unit_base(job, &u), plane, job->cin_g, lat->kernel_size,
-                               job->tap_shifts, job->tap_masks, job->mask_words, rows, masks);
+        tc_lattice_masked_rows(masked_unit_base(job, &u, worker), plane, job->cin_g,
+                               lat->kernel_size, job->tap_shifts, job->tap_masks, job->mask_words,
+                               rows, masks);
     tc_sgemm_op op = {
         .b_rows = rows, .b_masks = masks, .b_masks_full = job->masks_full, .b_col0 = u.q0};
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
 }
 
-/* At a stride above 1: every input plane's phase planes at the output's dims, X at offset 0
- * (what falls outside X is masked, so the planes need no padding). */
-static void masked_phase_planes_task(void *vjob, int64_t task, int worker) {
-    (void)worker;
-    conv_job *job = vjob;
-    tc_lattice unpadded = job->lat;
-    memset(unpadded.pad_begin, 0, sizeof unpadded.pad_begin);
-    plane_geom pg = {&unpadded, job->lat.coarse, job->lat.coarse_size, job->n_phases};
-    int64_t p0, p1;
-    plane_task_range(job, task, &p0, &p1);
-    phase_planes_of(&pg, job->x, (float *)job->padded_x, p0, p1);
-}
-
 static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threads, int workers) {
     const tc_lattice *lat = &job->lat;
     size_t depth = (size_t)(job->cin_g * lat->kernel_size);
-    int64_t planes = job->batch * job->c_in;
     job->n_phases = 1;
     for (int i = 0; i < lat->rank; i++)
         job->n_phases *= lat->strides[i];
     job->flat_phases = job->n_phases > 1;
     job->channel_floats = job->n_phases * lat->coarse_size;
     job->mask_words = (lat->coarse_size + 15) / 16;
-    size_t plane_bytes =
-        job->flat_phases ? ((size_t)(planes * job->channel_floats) * sizeof(float) + 63) / 64 * 64
-                         : 0;
+    job->build_planes = job->flat_phases ? masked_phase_planes : NULL;
+    size_t plane_bytes = conv_plane_bytes(job, workers);
     size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
     size_t key_bytes = (size_t)workers * sizeof(int64_t);
@@ -1185,8 +1215,7 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     job->tap_shifts = shifts;
     job->tap_masks = masks;
     job->masks_full = full;
-    conv_run_plane_tasks(ctx, job, threads, workers,
-                         job->flat_phases ? masked_phase_planes_task : NULL, conv_masked_task);
+    conv_run_plane_tasks(ctx, job, threads, workers, conv_masked_task);
     tc_kernel_scratch_release(ctx, &memory);
     return TCONV_OK;
 }
