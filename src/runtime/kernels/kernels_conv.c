@@ -172,7 +172,6 @@ typedef struct conv_job {
     /* X read flat (conv_run_masked): each tap's flat shift and its lane masks */
     bool masked;
     bool flat_phases; /* read from phase planes (stride above 1), not X */
-
     const int64_t *tap_shifts;
     const uint16_t *tap_masks; /* kernel_size x mask_words */
     const uint8_t *masks_full; /* mask_words: the word is all ones for every tap */
