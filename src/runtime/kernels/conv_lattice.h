@@ -105,6 +105,10 @@ static inline void tc_floats_gather(float *restrict dst, const float *restrict s
     }
 }
 
+/* dst[2j] = a[j], dst[2j + 1] = b[j]: two phases of a stride-2 row joined */
+void tc_floats_interleave(float *restrict dst, const float *restrict a, const float *restrict b,
+                          int64_t count);
+
 /* a[j] = src[2j], b[j] = src[2j + 1]: a stride-2 row split into its two phases */
 void tc_floats_deinterleave(float *restrict a, float *restrict b, const float *restrict src,
                             int64_t count);
