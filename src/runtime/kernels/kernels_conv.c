@@ -563,11 +563,7 @@ static void phase_lines(const plane_geom *pg, const phase_span *spans, const flo
         tc_floats_zero(d + a * pg->padded_size, width);
     if (!x)
         return;
-    if (s == 2 && spans[0].lo == 0 && spans[1].lo == 0 && spans[0].hi == width &&
-        spans[1].hi == width) { /* both phases wholly inside X: one split, nothing to zero */
-        tc_floats_deinterleave(d, d + pg->padded_size, x + spans[0].first, width);
-        return;
-    }
+    /* (lines whose phases both lie wholly inside X come as runs: phase_line_run) */
     int64_t both_lo = 0, both_hi = 0;
     if (s == 2) {
         both_lo = tc_max_i64(spans[0].lo, spans[1].lo);
