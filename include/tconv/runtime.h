@@ -107,6 +107,18 @@ tconv_status tconv_runner_set_input_borrowed(tconv_runner *runner, size_t index,
  * call here) instead of the runner's own; NULL goes back to the runner's own. Errors:
  * TCONV_ERR_USAGE (NULL runner). */
 tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool *pool);
+/* Measured thread caps, on by default for a runner with several threads. After a warm-up (5
+ * runs and 10 ms) with given input shapes, the runner times every node at its thread count,
+ * half of it, a quarter ... and one thread (24 runs at 2 threads, 42 at 16), then keeps each
+ * node at the count it ran quickest at, or all nodes at one count when that ran quicker as a
+ * whole. A node whose split costs more than it saves (its data moving between the cores'
+ * caches) runs on fewer threads, and a model does not run slower than on one thread. Afterwards
+ * the runner times whole runs only, and measures again when they get 20% slower than what it
+ * chose (the machine changed: other load, a virtual machine's host) and after 256 runs, then
+ * 512, ... up to 16384 while its decision stays the same. The outputs are the same bits
+ * whatever the counts. Off: every node on the count the cost model gives it, run after run.
+ * Turning it on again measures anew. Errors: TCONV_ERR_USAGE (NULL runner). */
+tconv_status tconv_runner_set_thread_tuning(tconv_runner *runner, bool enabled);
 /* Gives symbolic dim `name` (a dim_param of an input) a value for the random inputs below. */
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value);
 /* Fills input `index` with seeded random data of its declared type: floats in [-1, 1], small

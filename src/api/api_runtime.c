@@ -268,6 +268,13 @@ tconv_status tconv_runner_set_threadpool(tconv_runner *runner, tconv_threadpool 
     return st;
 }
 
+tconv_status tconv_runner_set_thread_tuning(tconv_runner *runner, bool enabled) {
+    tconv_status st = begin_call(runner, 0, 1, "tconv_runner_set_thread_tuning");
+    if (st == TCONV_OK)
+        tc_session_set_thread_tuning(runner->session, enabled);
+    return st;
+}
+
 tconv_status tconv_runner_bind_dim(tconv_runner *runner, const char *name, int64_t value) {
     tconv_status st = begin_call(runner, 0, 1, "tconv_runner_bind_dim");
     if (st != TCONV_OK)

@@ -1,4 +1,5 @@
 #include "runtime/compute/parallel.h"
+#include "runtime/compute/test_hooks.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -182,7 +183,7 @@ static void cpu_relax(void) {
 #endif
 }
 
-static int64_t now_ns(void) {
+int64_t tc_parallel_clock_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -195,13 +196,13 @@ static int64_t now_ns(void) {
  * the offer returns at once. */
 static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool, uint64_t arg),
                        uint64_t arg) {
-    int64_t start = now_ns();
+    int64_t start = tc_parallel_clock_ns();
     for (unsigned i = 1;; i++) {
         if (ready(pool, arg))
             return true;
         cpu_relax();
         if (i % 256 == 0) {
-            if (now_ns() - start > TC_PARALLEL_SPIN_NS)
+            if (tc_parallel_clock_ns() - start > TC_PARALLEL_SPIN_NS)
                 return false;
             sched_yield();
         }
@@ -405,20 +406,20 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
         run_tasks(&job, 0);
         return;
     }
-    int64_t start = now_ns();
+    int64_t start = tc_parallel_clock_ns();
     run_tasks(&job, 0);
-    int64_t own_done = now_ns();
+    int64_t own_done = tc_parallel_clock_ns();
     finish(pool, true);
-    guard_note(pool, own_done - start, now_ns() - own_done);
+    guard_note(pool, own_done - start, tc_parallel_clock_ns() - own_done);
 }
 
 /* ---------------------------------------------------------------- the cost model */
 
 /* What a parallel-for costs at t workers (tc_thread_pool_measure); 0: not measured yet. Kept
  * for the process, not for each pool: it is the machine's figure (every pool's helpers are
- * alike), and two sessions of one process must choose the same thread counts, since some
- * kernels split their sums by the thread count (ConvTranspose's channel chunks) and a model
- * compared with itself (tconv_comparison) must agree to the bit. */
+ * alike), so every session of a process starts from the same thread counts. The counts never
+ * change the bits: every kernel splits its outputs, never a sum (tests/runtime/
+ * test_thread_caps.c runs models/ and the node tests split over 4 threads against 1). */
 static _Atomic int64_t fork_join_figures[TC_PARALLEL_MAX_THREADS + 1];
 /* tc_thread_pool_compute_scale's figures, in thousandths of one core; 0: not measured yet. */
 static _Atomic int64_t scale_figures[TC_PARALLEL_MAX_THREADS + 1];
@@ -468,7 +469,7 @@ static void probe_task(void *ctx, int64_t task, int worker) {
      * behind this very thread */
     for (unsigned i = 1; atomic_load(&p->arrived) < p->workers && !atomic_load(&p->gave_up); i++) {
         cpu_relax();
-        if (now_ns() > p->deadline_ns)
+        if (tc_parallel_clock_ns() > p->deadline_ns)
             atomic_store(&p->gave_up, true);
         if (i % 256 == 0)
             sched_yield();
@@ -484,7 +485,7 @@ static bool run_probe(tc_thread_pool *pool, int workers, probe *arrival, tc_para
     arrival->workers = workers;
     atomic_init(&arrival->arrived, 0);
     atomic_init(&arrival->gave_up, false);
-    arrival->deadline_ns = now_ns() + TC_PARALLEL_PROBE_CAP_NS;
+    arrival->deadline_ns = tc_parallel_clock_ns() + TC_PARALLEL_PROBE_CAP_NS;
     parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = workers, .back_step = CLAIM_BACK};
     atomic_init(&job.claims, 0);
     if (!publish(pool, &job, workers))
@@ -497,10 +498,10 @@ static bool run_probe(tc_thread_pool *pool, int workers, probe *arrival, tc_para
 /* One fork/join probe at `workers` workers, in ns; -1 when the pool is busy. */
 static int64_t probe_once(tc_thread_pool *pool, int workers) {
     probe p;
-    int64_t start = now_ns();
+    int64_t start = tc_parallel_clock_ns();
     if (!run_probe(pool, workers, &p, probe_task, &p))
         return -1;
-    return now_ns() - start;
+    return tc_parallel_clock_ns() - start;
 }
 
 static int compare_i64(const void *a, const void *b) {
@@ -546,10 +547,10 @@ static float scale_loop(int steps) {
 
 /* The loop's time in this thread, in ns. */
 static int64_t timed_scale_loop(int steps) {
-    int64_t start = now_ns();
+    int64_t start = tc_parallel_clock_ns();
     volatile float sink = scale_loop(steps);
     (void)sink;
-    return now_ns() - start;
+    return tc_parallel_clock_ns() - start;
 }
 
 /* Steps that take about TC_PARALLEL_SCALE_NS here (doubling from 64). */
@@ -629,15 +630,15 @@ bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers) {
     double scale[TC_PARALLEL_MAX_THREADS + 1] = {0};
     int last = 0;
     for (int t = 2; t <= max_workers; t = next_probe(t, max_workers)) {
-        int64_t start = now_ns();
+        int64_t start = tc_parallel_clock_ns();
         bool over_budget = fork_join_spent > TC_PARALLEL_PROBE_BUDGET_NS;
         if ((ns[t] = over_budget ? TC_PARALLEL_PROBE_CAP_NS : probe_workers(pool, t)) < 0)
             break;
-        int64_t middle = now_ns();
+        int64_t middle = tc_parallel_clock_ns();
         fork_join_spent += middle - start;
         /* over budget: unknown, so t (as while unmeasured) */
         scale[t] = scale_spent > TC_PARALLEL_PROBE_BUDGET_NS ? (double)t : scale_workers(pool, t);
-        scale_spent += now_ns() - middle;
+        scale_spent += tc_parallel_clock_ns() - middle;
         if (scale[t] < 0)
             break;
         /* never less compute with more workers: the cost model's more-work-more-threads */
@@ -697,7 +698,11 @@ double tc_thread_pool_compute_scale(tc_thread_pool *pool, int workers) {
     return kept_scale(workers);
 }
 
+int tc_test_split_threads = 0;
+
 int tc_parallel_threads_for_work(tc_thread_pool *pool, int n_threads, double flops) {
+    if (tc_test_split_threads > 0 && pool && n_threads > 1) /* tests only */
+        return n_threads < tc_test_split_threads ? n_threads : tc_test_split_threads;
     /* below the floor, without measuring the pool (a model of tiny nodes starts no thread) */
     if (!pool || n_threads <= 1 || !(flops / TC_PARALLEL_WORK_PER_NS >= TC_PARALLEL_MIN_SPLIT_NS))
         return 1;

@@ -127,6 +127,10 @@ bool tc_thread_pool_measure(tc_thread_pool *pool, int max_workers);
 #define TC_PARALLEL_COST_STREAM 16.0
 #define TC_PARALLEL_COST_LIBM 1024.0
 
+/* The monotonic clock, in nanoseconds: what the pool times itself with, and the session its
+ * steps (the profiler, measured thread caps). */
+int64_t tc_parallel_clock_ns(void);
+
 /* Items [begin, end) of a job split into ranges. */
 typedef void (*tc_range_fn)(void *ctx, int64_t begin, int64_t end);
 

@@ -30,4 +30,9 @@ extern tc_test_prepared_counts tc_test_prepared_seen;
  * that still read its node would: the proof's own check that the watch sees a read. */
 extern int tc_test_plant_attr_read;
 
+/* Nonzero: every kernel that asks the cost model how many threads to use (parallel.h) gets
+ * this many (at most what it may use), whatever its work: the partitions of every size are
+ * exercised on any machine, so that a test can show they all give the same bits. */
+extern int tc_test_split_threads;
+
 #endif

@@ -3,12 +3,12 @@
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "runtime/session/profile.h"
 #include "ir/vec.h"
+#include "runtime/compute/compute.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ir/strbuf.h"
@@ -34,17 +34,11 @@ struct tc_profile {
     long pid, tid;   /* the process and the thread that made the profile */
 };
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 tc_profile *tc_profile_create(void) {
     tc_profile *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    p->origin_ns = now_ns();
+    p->origin_ns = tc_parallel_clock_ns();
     p->current = -1;
     p->run = -1;
     tc_strbuf_init(&p->text);
@@ -76,7 +70,7 @@ static int64_t new_event(tc_profile *p, const tconv_node *node) {
     e->node = node;
     e->threads = 1;
     e->first_fused = e->last_fused = e->next_fused = -1;
-    e->start_ns = now_ns() - p->origin_ns;
+    e->start_ns = tc_parallel_clock_ns() - p->origin_ns;
     return (int64_t)p->n++;
 }
 
@@ -87,7 +81,7 @@ void tc_profile_run_begin(tc_profile *profile) {
 void tc_profile_run_end(tc_profile *profile) {
     if (profile->run >= 0) {
         profile_event *e = &profile->events[profile->run];
-        e->dur_ns = now_ns() - profile->origin_ns - e->start_ns;
+        e->dur_ns = tc_parallel_clock_ns() - profile->origin_ns - e->start_ns;
     }
     profile->run = -1;
     profile->current = -1;
@@ -150,7 +144,7 @@ int64_t tc_profile_step_begin(tc_profile *profile, const tconv_node *node,
             p->first_fused = index;
         p->last_fused = index;
     }
-    e->start_ns = now_ns() - profile->origin_ns; /* after the bookkeeping above */
+    e->start_ns = tc_parallel_clock_ns() - profile->origin_ns; /* after the bookkeeping above */
     return index;
 }
 
@@ -170,7 +164,7 @@ void tc_profile_step_end(tc_profile *profile, int64_t event, int threads) {
     if (event < 0)
         return;
     profile_event *e = &profile->events[event];
-    e->dur_ns = now_ns() - profile->origin_ns - e->start_ns;
+    e->dur_ns = tc_parallel_clock_ns() - profile->origin_ns - e->start_ns;
     e->threads = threads > 1 ? threads : 1;
 }
 

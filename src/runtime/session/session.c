@@ -54,6 +54,7 @@ tconv_status tc_session_create(tconv_model *model, const tc_session_options *opt
     s->budget.max_work = s->options.max_work;
     s->host = &SESSION_HOST;
     s->n_threads = s->options.n_threads > 0 ? s->options.n_threads : default_thread_count();
+    s->step_threads = s->n_threads;
     if (s->n_threads > 1 && !(s->own_pool = tc_thread_pool_create())) {
         s->options.types = NULL; /* the caller's again */
         tc_session_free(s);
@@ -86,6 +87,7 @@ void tc_session_free(tc_session *session) {
     tc_budget_free(&session->budget);
     tc_arena_destroy(session->arena);
     tc_thread_pool_destroy(session->own_pool);
+    tc_tuning_free(session->tuning);
     if (session->options.types) {
         tc_type_table_free(session->options.types);
         free(session->options.types);
@@ -95,6 +97,12 @@ void tc_session_free(tc_session *session) {
 
 void tc_session_set_pool(tc_session *session, tc_thread_pool *pool) {
     session->options.pool = pool;
+}
+
+void tc_session_set_thread_tuning(tc_session *session, bool enabled) {
+    session->options.fixed_threads = !enabled;
+    tc_tuning_free(session->tuning); /* measured anew when turned on again */
+    session->tuning = NULL;
 }
 
 void tc_session_set_profile(tc_session *session, tc_profile *profile) {
@@ -347,15 +355,53 @@ static tconv_status run_step_profiled(tc_session *s, tc_run_env *env, const tc_s
     return st;
 }
 
+static tconv_status run_any_step(tc_session *s, tc_run_env *env, const tc_step_plan *step,
+                                 tc_error *err) {
+    return s->profile ? run_step_profiled(s, env, step, err) : run_step(s, env, step, err);
+}
+
 static tconv_status run_steps(tc_session *s, tc_run_env *env, tc_error *err) {
     for (size_t i = 0; i < env->plan->n_steps; i++) {
-        const tc_step_plan *step = &env->plan->steps[i];
-        tconv_status st =
-            s->profile ? run_step_profiled(s, env, step, err) : run_step(s, env, step, err);
+        tconv_status st = run_any_step(s, env, &env->plan->steps[i], err);
         if (st != TCONV_OK)
             return st;
     }
     return TCONV_OK;
+}
+
+/* ---------------------------------------------------------------- measured thread caps */
+
+/* The tuning for this run's input shapes, made on the first run that may use threads; NULL:
+ * every step at n_threads (one thread, fixed_threads, or no memory for the figures). */
+static tc_thread_tuning *run_tuning(tc_session *s, const tc_rt_tensor *inputs, size_t n_inputs,
+                                    bool *timed) {
+    *timed = false;
+    if (s->options.fixed_threads || s->n_threads < 2 || s->main->n_steps == 0)
+        return NULL;
+    if (!s->tuning && !(s->tuning = tc_tuning_create(s->main->n_steps, s->n_threads)))
+        return NULL;
+    uint64_t key = TC_TUNING_NO_SHAPES;
+    for (size_t i = 0; i < n_inputs; i++)
+        key = tc_tuning_shapes_add(key, inputs[i].rank, inputs[i].dims);
+    *timed = tc_tuning_run_begin(s->tuning, key);
+    return s->tuning;
+}
+
+/* The main graph's steps, each with the cap its tuning gives it, timed while it measures. */
+static tconv_status run_tuned_steps(tc_session *s, tc_run_env *env, tc_thread_tuning *tuning,
+                                    bool timed, tc_error *err) {
+    tconv_status st = TCONV_OK;
+    int64_t run_start = tc_parallel_clock_ns();
+    for (size_t i = 0; st == TCONV_OK && i < env->plan->n_steps; i++) {
+        s->step_threads = tc_tuning_step_threads(tuning, i);
+        int64_t start = timed ? tc_parallel_clock_ns() : 0;
+        st = run_any_step(s, env, &env->plan->steps[i], err);
+        if (timed && st == TCONV_OK)
+            tc_tuning_step_time(tuning, i, tc_parallel_clock_ns() - start);
+    }
+    s->step_threads = s->n_threads;
+    tc_tuning_run_end(tuning, st == TCONV_OK, tc_parallel_clock_ns() - run_start);
+    return st;
 }
 
 /* ---------------------------------------------------------------- graph outputs */
@@ -531,8 +577,12 @@ tconv_status tc_session_run(tc_session *session, const tc_rt_tensor *inputs, siz
     st = bind_inputs(session, env, inputs, n_inputs, err);
     if (st == TCONV_OK && session->profile)
         tc_profile_run_begin(session->profile);
-    if (st == TCONV_OK)
-        st = run_steps(session, env, err);
+    if (st == TCONV_OK) {
+        bool timed;
+        tc_thread_tuning *tuning = run_tuning(session, inputs, n_inputs, &timed);
+        st = tuning ? run_tuned_steps(session, env, tuning, timed, err)
+                    : run_steps(session, env, err);
+    }
     if (session->profile)
         tc_profile_run_end(session->profile);
     if (st == TCONV_OK)

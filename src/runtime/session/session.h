@@ -29,6 +29,11 @@ typedef struct tc_session_options {
      * it must outlive the session), or NULL for the session's own (made when n_threads is not 1,
      * its threads started on first use and stopped by tc_session_free). */
     tc_thread_pool *pool;
+    /* Every step on the thread count the cost model gives for n_threads, run after run. By
+     * default a session with several threads measures its steps over its first runs and caps
+     * each at the count it ran quickest at (thread_tuning.h); the results are the same bits
+     * either way. */
+    bool fixed_threads;
     /* Run the graph as written: no ConvTranspose -> Slice -> Pad -> Add fusion and no activation
      * fusion into Conv/ConvTranspose (session_fuse.c).
      * A proof sets it, so that the Slice, Pad and Add a backend runs are what it checks. */
@@ -76,6 +81,10 @@ void tc_session_free(tc_session *session);
 /* Runs the session's kernels on `pool` from now on (borrowed, as tc_session_options.pool); NULL
  * goes back to the session's own pool. */
 void tc_session_set_pool(tc_session *session, tc_thread_pool *pool);
+
+/* Turns the measured thread caps on (the default: they are measured anew) or off (every step on
+ * the cost model's count from now on): tc_session_options.fixed_threads. */
+void tc_session_set_thread_tuning(tc_session *session, bool enabled);
 void tc_session_get_stats(const tc_session *session, tc_session_stats *stats);
 /* Records every step of the following runs in `profile` (borrowed: it must outlive the session
  * or be detached first); NULL stops recording. */

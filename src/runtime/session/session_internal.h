@@ -13,6 +13,7 @@
 #include "runtime/kernels/kernels.h"
 #include "runtime/session/profile.h"
 #include "runtime/session/session.h"
+#include "runtime/session/thread_tuning.h"
 
 #define TC_NO_SLOT UINT32_MAX
 
@@ -139,6 +140,12 @@ struct tc_session {
     bool run_checked;
     uint64_t run_checked_held[3];
     tc_profile *profile; /* borrowed; NULL: not profiling (tc_session_set_profile) */
+    /* Measured thread caps (thread_tuning.h): made on the first run of a session that may use
+     * several threads, unless options.fixed_threads; NULL: every step at n_threads. */
+    tc_thread_tuning *tuning;
+    /* The most threads the step running now may use (its cap; n_threads between runs): what
+     * its kernel context gets, and what the subgraphs it runs get too. */
+    int step_threads;
 };
 
 /* A node with no kernel as a function call (session_function.c): the model's own functions of
