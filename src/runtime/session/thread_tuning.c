@@ -153,10 +153,11 @@ static void start_checking(tc_thread_tuning *t) {
         finish_checking(t);
 }
 
-/* The choices stay if they ran quicker than the uniform level, else every step takes that
- * level. */
+/* The choices stay if they ran quicker than the uniform level by TC_TUNING_TIE (a uniform
+ * level is the simpler answer, and noise can make either look quicker), else every step takes
+ * that level. */
 static void finish_checking(tc_thread_tuning *t) {
-    t->kept_choices = t->choices_ns < t->uniform_ns;
+    t->kept_choices = (double)t->choices_ns < (double)t->uniform_ns * (1.0 - TC_TUNING_TIE);
     t->settled_ns = t->kept_choices ? t->choices_ns : t->uniform_ns;
     if (t->settled_ns == INT64_MAX) /* not checked: the choices were the uniform level */
         t->settled_ns = t->run_ns[t->uniform];

@@ -23,8 +23,8 @@
  *   checking    each step chooses the level it was quickest at, if that beat level 0
  *               by TC_TUNING_GAIN (else it stays on the cost model's count); then the choices
  *               and the quickest uniform level take turns the same way. The choices are kept
- *               only if they were quicker: a step's own choice can cost its neighbours (its
- *               split moves their data);
+ *               only if they beat it by TC_TUNING_TIE: a step's own choice can cost its
+ *               neighbours (its split moves their data);
  *   done        the caps stay, and only whole runs are timed (two clock reads a run). The
  *               tuning explores again (without the warm-up) when the least run of
  *               TC_TUNING_WINDOW runs is TC_TUNING_DRIFT slower than what it chose ran while
@@ -64,11 +64,13 @@
  * TC_TUNING_GAIN_NS) to replace the cost model's count: below that, run-to-run noise. */
 #define TC_TUNING_GAIN 0.04
 #define TC_TUNING_GAIN_NS 500
+/* The done phase's watch and its intervals (above). */
 #define TC_TUNING_WINDOW 16
 #define TC_TUNING_DRIFT 0.2
 #define TC_TUNING_RERUNS_MIN 256
 #define TC_TUNING_RERUNS_MAX 16384
-/* A time within this fraction of the least counts as a tie, which fewer threads win. */
+/* A time within this fraction of the least counts as a tie, which fewer threads win (and the
+ * uniform level wins over the steps' own choices). */
 #define TC_TUNING_TIE 0.01
 /* Levels: thread counts n, n/2, ... 1 for n up to TC_PARALLEL_MAX_THREADS (64). */
 #define TC_TUNING_MAX_LEVELS 7
