@@ -51,6 +51,15 @@ double bench_others_cpu(void) {
  * counts in 10 ms ticks per CPU, so the others-CPU meter needs a long enough window. */
 #define MIN_WINDOW_S 0.5
 
+int bench_tuning_runs(int threads) {
+    if (threads < 2)
+        return 5;
+    int levels = 1;
+    for (int n = threads < 64 ? threads : 64; n > 1 && levels < 7; n >>= 1)
+        levels++;
+    return 5 + 6 * levels + 12;
+}
+
 double bench_median_ms(bench_fn fn, void *ctx, int warmup, int runs, double budget_s) {
     for (int i = 0; i < warmup; i++) {
         if (!fn(ctx))

@@ -18,6 +18,12 @@ double bench_now(void);
 typedef int (*bench_fn)(void *ctx);
 double bench_median_ms(bench_fn fn, void *ctx, int warmup, int runs, double budget_s);
 
+/* The runs a runner of `threads` threads takes to measure its thread caps (tconv/runtime.h,
+ * tconv_runner_set_thread_tuning: a warm-up of 5 runs and 10 ms, then 6 runs a level of n,
+ * n/2, ... 1 threads and 12 to check); 5 for one thread. Warming up for as many makes the timed
+ * runs its steady state. */
+int bench_tuning_runs(int threads);
+
 /* A runner's tconv_runner_run as a bench_fn (ctx is the runner). */
 int bench_run_runner(void *runner);
 

@@ -94,10 +94,11 @@ static void time_case(const char *dir, const char *name, int threads, int runs) 
     snprintf(path, sizeof path, "%s/test_data_set_0", dir);
     bench_check(tconv_runner_run_data_set(r, path, rtol, atol, &worst, NULL), path,
                 tconv_runner_last_error(r));
-    /* 5 runs and 0.2 s: the runner measures its thread counts in its first runs (tconv/
-     * runtime.h, tconv_runner_set_thread_tuning: 10 ms and some 24-42 runs) */
+    /* at least 0.2 s, and the runs a multi-threaded runner measures its thread counts in: the
+     * timed runs are its steady state, as onnxruntime's are after its warm-up */
+    int warm_runs = bench_tuning_runs(threads);
     double warm_until = bench_now() + 0.2;
-    for (int i = 0; i < 5 || bench_now() < warm_until; i++)
+    for (int i = 0; i < warm_runs || bench_now() < warm_until; i++)
         bench_check(tconv_runner_run(r), "warm-up", tconv_runner_last_error(r));
     long peak_kib = bench_status_kib("VmHWM");
     double ms = bench_median_ms(bench_run_runner, r, 0, runs, 8.0);

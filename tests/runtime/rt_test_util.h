@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,6 +15,20 @@
 #include "ir/ir.h"
 #include "runtime/compute/rt_tensor.h"
 #include "runtime/session/session.h"
+#include "tconv/model.h"
+
+/* models/<name>/model.onnx of the source tree, read; the test fails with the reader's message
+ * if it does not load. */
+static inline tconv_model *rtt_read_models_case(const char *name) {
+    char path[512], message[512];
+    snprintf(path, sizeof path, "%s/models/%s/model.onnx", TCONV_SOURCE_DIR, name);
+    tconv_model *m = NULL;
+    tconv_status st = tconv_model_read_file(path, NULL, &m, message, sizeof message);
+    if (st != TCONV_OK)
+        print_error("%s: %s\n", name, message);
+    assert_int_equal(st, TCONV_OK);
+    return m;
+}
 
 static inline tconv_model *rtt_model(int64_t opset) {
     tconv_model *m = NULL;

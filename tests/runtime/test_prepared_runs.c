@@ -33,15 +33,9 @@ static watched watch_end(void) {
 
 /* models/<name> read, planned once, and run twice on seeded inputs, watched. */
 static watched run_model_twice(const char *name) {
-    char path[512], message[512];
-    snprintf(path, sizeof path, "%s/models/%s/model.onnx", TCONV_SOURCE_DIR, name);
-    tconv_model *m = NULL;
-    tconv_status st = tconv_model_read_file(path, NULL, &m, message, sizeof message);
-    if (st != TCONV_OK)
-        print_error("%s: %s\n", name, message);
-    assert_int_equal(st, TCONV_OK);
+    tconv_model *m = rtt_read_models_case(name);
     tconv_runner *r = NULL;
-    st = tconv_runner_new(m, NULL, &r);
+    tconv_status st = tconv_runner_new(m, NULL, &r);
     if (st != TCONV_OK)
         print_error("%s: %s\n", name, tconv_model_last_error(m));
     assert_int_equal(st, TCONV_OK);

@@ -317,13 +317,7 @@ static size_t outputs_of(const tconv_runner *r, unsigned char **bytes) {
  * split over them (tc_test_split_threads) through its whole tuning: each run gives the
  * one-thread bits. */
 static void same_bits_while_tuning(const char *name) {
-    char path[512], message[512];
-    snprintf(path, sizeof path, "%s/models/%s/model.onnx", TCONV_SOURCE_DIR, name);
-    tconv_model *m = NULL;
-    tconv_status st = tconv_model_read_file(path, NULL, &m, message, sizeof message);
-    if (st != TCONV_OK)
-        print_error("%s: %s\n", name, message);
-    assert_int_equal(st, TCONV_OK);
+    tconv_model *m = rtt_read_models_case(name);
     tconv_runner *one = runner_for(m, 1, name);
     run_ok(one, name);
     unsigned char *expected = NULL;
@@ -468,10 +462,7 @@ static int most_threads(tconv_runner *r) {
 static void test_caps_reach_kernels(void **state) {
     (void)state;
     const char *name = "cyclegan_generator";
-    char path[512], message[512];
-    snprintf(path, sizeof path, "%s/models/%s/model.onnx", TCONV_SOURCE_DIR, name);
-    tconv_model *m = NULL;
-    assert_int_equal(tconv_model_read_file(path, NULL, &m, message, sizeof message), TCONV_OK);
+    tconv_model *m = rtt_read_models_case(name);
     tc_test_split_threads = THREADS;
     tconv_runner *r = runner_for(m, THREADS, name);
     tconv_runner *fixed = runner_for(m, THREADS, name);
