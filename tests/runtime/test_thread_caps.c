@@ -58,6 +58,8 @@ static void test_warm_up_time(void **state) {
 static void test_levels(void **state) {
     (void)state;
     assert_null(tc_tuning_create(10, 1));
+    assert_null(tc_tuning_create(TC_TUNING_MAX_STEPS + 1, 16));
+    tc_tuning_free(tuning_for(TC_TUNING_MAX_STEPS, 16));
     int counts[][8] = {
         {2, 2, 1}, {6, 6, 3, 1}, {16, 16, 8, 4, 2, 1}, {1000, 1000, 32, 16, 8, 4, 2, 1}};
     int n_levels[] = {2, 3, 5, 7};

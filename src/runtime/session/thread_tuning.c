@@ -44,7 +44,7 @@ static void start_over(tc_thread_tuning *t, uint64_t shapes, bool warm) {
 }
 
 tc_thread_tuning *tc_tuning_create(size_t n_steps, int n_threads) {
-    if (n_threads < 2)
+    if (n_threads < 2 || n_steps > TC_TUNING_MAX_STEPS)
         return NULL;
     tc_thread_tuning *t = calloc(1, sizeof *t);
     if (!t)
@@ -53,8 +53,7 @@ tc_thread_tuning *tc_tuning_create(size_t n_steps, int n_threads) {
     t->n_levels = levels_for(n_threads);
     t->n_steps = n_steps;
     size_t cells = n_steps * (size_t)t->n_levels;
-    if (n_steps > SIZE_MAX / (size_t)t->n_levels / sizeof *t->step_ns ||
-        !(t->step_ns = malloc((cells ? cells : 1) * sizeof *t->step_ns)) ||
+    if (!(t->step_ns = malloc((cells ? cells : 1) * sizeof *t->step_ns)) ||
         !(t->choice = malloc(n_steps ? n_steps : 1))) {
         tc_tuning_free(t);
         return NULL;

@@ -72,6 +72,9 @@
 /* A time within this fraction of the least counts as a tie, which fewer threads win (and the
  * uniform level wins over the steps' own choices). */
 #define TC_TUNING_TIE 0.01
+/* Graphs of more steps are not tuned: the figures take 9 bytes a step and level (at most 4 MiB
+ * here), outside the session's memory budget. */
+#define TC_TUNING_MAX_STEPS 65536
 /* Levels: thread counts n, n/2, ... 1 for n up to TC_PARALLEL_MAX_THREADS (64). */
 #define TC_TUNING_MAX_LEVELS 7
 
@@ -106,7 +109,8 @@ typedef struct tc_thread_tuning {
 } tc_thread_tuning;
 
 /* Bookkeeping for a graph of n_steps steps on a session of n_threads threads; NULL when out of
- * memory or when there is nothing to choose (n_threads < 2). */
+ * memory, when there is nothing to choose (n_threads < 2) or n_steps is over
+ * TC_TUNING_MAX_STEPS. */
 tc_thread_tuning *tc_tuning_create(size_t n_steps, int n_threads);
 void tc_tuning_free(tc_thread_tuning *tuning);
 
