@@ -99,11 +99,9 @@ static const int64_t STEP_NS[5][5] = {
 };
 static const int CHOSEN[5] = {2, 0, 4, 0, 0};
 
-/* Explores the five steps above; run times per level from run_ns. The first run of each
- * block is slower (it pays for the level change): the least one counts. */
-static tc_thread_tuning *explored(const int64_t *run_ns) {
-    tc_thread_tuning *t = tuning_for(5, 16);
-    warm_up(t);
+/* The exploring runs of the five steps above on `t`; run times per level from run_ns. The
+ * first run of each block is slower (it pays for the level change): the least one counts. */
+static void explore(tc_thread_tuning *t, const int64_t *run_ns) {
     for (int r = 0; r < TC_TUNING_BLOCK * TC_TUNING_SAMPLES * 5; r++) {
         int level = r / TC_TUNING_BLOCK % 5;
         int64_t change = r % TC_TUNING_BLOCK == 0 ? 50 * US : 0, steps[5];
@@ -114,6 +112,13 @@ static tc_thread_tuning *explored(const int64_t *run_ns) {
     assert_int_equal(t->phase, TC_TUNING_CHECKING);
     for (int i = 0; i < 5; i++)
         assert_int_equal(t->choice[i], CHOSEN[i]);
+}
+
+/* A 16-thread tuning of the five steps, warmed up and explored. */
+static tc_thread_tuning *explored(const int64_t *run_ns) {
+    tc_thread_tuning *t = tuning_for(5, 16);
+    warm_up(t);
+    explore(t, run_ns);
     return t;
 }
 
@@ -210,25 +215,13 @@ static void test_explores_again(void **state) {
     for (int round = 0; round < 9; round++) {
         assert_int_equal(runs_until_exploring(t), expected);
         expected = expected * 2 < TC_TUNING_RERUNS_MAX ? expected * 2 : TC_TUNING_RERUNS_MAX;
-        for (int r = 0; r < TC_TUNING_BLOCK * TC_TUNING_SAMPLES * 5; r++) { /* the same again */
-            int level = r / TC_TUNING_BLOCK % 5;
-            int64_t steps[5];
-            for (int i = 0; i < 5; i++)
-                steps[i] = STEP_NS[i][level];
-            assert_true(one_run(t, steps, run_ns[level]));
-        }
+        explore(t, run_ns); /* the same again */
         check(t, 8, 400 * US, 450 * US);
     }
     assert_int_equal(expected, TC_TUNING_RERUNS_MAX);
     /* now the choices lose the check: another decision, the shortest interval again */
     assert_int_equal(runs_until_exploring(t), TC_TUNING_RERUNS_MAX);
-    for (int r = 0; r < TC_TUNING_BLOCK * TC_TUNING_SAMPLES * 5; r++) {
-        int level = r / TC_TUNING_BLOCK % 5;
-        int64_t steps[5];
-        for (int i = 0; i < 5; i++)
-            steps[i] = STEP_NS[i][level];
-        assert_true(one_run(t, steps, run_ns[level]));
-    }
+    explore(t, run_ns);
     check(t, 8, 500 * US, 450 * US);
     assert_false(t->kept_choices);
     assert_int_equal(runs_until_exploring(t), TC_TUNING_RERUNS_MIN);

@@ -70,10 +70,15 @@ void tc_tuning_free(tc_thread_tuning *t) {
     free(t);
 }
 
+/* One step of FNV-1a, a whole value at a time: the shapes' key and the decision's. */
+static uint64_t fnv_add(uint64_t key, uint64_t value) {
+    return (key ^ value) * 1099511628211u;
+}
+
 uint64_t tc_tuning_shapes_add(uint64_t key, int rank, const int64_t *dims) {
-    key = (key ^ (uint64_t)(uint32_t)rank) * 1099511628211u; /* FNV-1a, a dim at a time */
+    key = fnv_add(key, (uint32_t)rank);
     for (int d = 0; d < rank; d++)
-        key = (key ^ (uint64_t)dims[d]) * 1099511628211u;
+        key = fnv_add(key, (uint64_t)dims[d]);
     return key;
 }
 
@@ -109,7 +114,7 @@ int tc_tuning_step_threads(const tc_thread_tuning *t, size_t step) {
 }
 
 void tc_tuning_step_time(tc_thread_tuning *t, size_t step, int64_t ns) {
-    if (t->phase != TC_TUNING_EXPLORING || step >= t->n_steps || level_of(t, step) != t->level)
+    if (t->phase != TC_TUNING_EXPLORING || step >= t->n_steps) /* every step at t->level */
         return;
     int64_t *cell = &t->step_ns[step * (size_t)t->n_levels + (size_t)t->level];
     if (ns < *cell)
@@ -161,11 +166,11 @@ static void finish_checking(tc_thread_tuning *t) {
     if (t->settled_ns == INT64_MAX) /* not checked: the choices were the uniform level */
         t->settled_ns = t->run_ns[t->uniform];
     t->run = 0;
-    uint64_t decided = TC_TUNING_NO_SHAPES; /* FNV-1a of the levels, as the shapes' key */
+    uint64_t decided = TC_TUNING_NO_SHAPES; /* a key of the levels, as of the shapes */
     for (size_t i = 0; i < t->n_steps; i++) {
         if (!t->kept_choices)
             t->choice[i] = (uint8_t)t->uniform;
-        decided = (decided ^ t->choice[i]) * 1099511628211u;
+        decided = fnv_add(decided, t->choice[i]);
     }
     /* the same decision again: the machine is steady, look less often */
     bool same = decided == t->decided;
