@@ -298,6 +298,10 @@ int tc_dtype_bits(int dtype) {
     return tc_dtype_traits_of(dtype)->bits;
 }
 
+bool tc_dtype_is_half(tconv_dtype dtype) {
+    return dtype == TCONV_DTYPE_FLOAT16 || dtype == TCONV_DTYPE_BFLOAT16;
+}
+
 bool tc_dtype_is_minifloat(tconv_dtype dtype) {
     return tc_dtype_traits_of(dtype)->minifloat;
 }

@@ -264,7 +264,7 @@ tconv_status tc_run_relu(tc_kernel_ctx *ctx) {
     if (st != TCONV_OK)
         return st;
     int64_t n = x->n_elements;
-    if (x->dtype == TCONV_DTYPE_FLOAT16 || x->dtype == TCONV_DTYPE_BFLOAT16) {
+    if (tc_dtype_is_half(x->dtype)) {
         relu_half_job job = {x->data, y->data, x->dtype == TCONV_DTYPE_BFLOAT16};
         tc_parallel_ranges(ctx->pool, ctx->n_threads, n, TC_PARALLEL_COST_STREAM, 32, 4096,
                            relu_half_range, &job);

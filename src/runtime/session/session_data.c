@@ -104,8 +104,8 @@ tconv_status tc_session_random_input(const tconv_value *value, uint64_t seed,
 /* ---------------------------------------------------------------- comparison */
 
 static bool is_float_dtype(tconv_dtype d) {
-    return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || d == TCONV_DTYPE_FLOAT16 ||
-           d == TCONV_DTYPE_BFLOAT16 || tc_dtype_is_minifloat(d);
+    return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE || tc_dtype_is_half(d) ||
+           tc_dtype_is_minifloat(d);
 }
 
 static tconv_status compare_layout(const tc_rt_tensor *a, const tc_rt_tensor *e, tc_error *err) {

@@ -31,7 +31,7 @@
 #define FOLD_CROP_BIAS TC_FOLD_INPUTS
 
 static bool float_like(tconv_dtype d) {
-    return d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_FLOAT16 || d == TCONV_DTYPE_BFLOAT16;
+    return d == TCONV_DTYPE_FLOAT || tc_dtype_is_half(d);
 }
 
 /* The BatchNormalization's per-channel map, when it is an inference one with constant

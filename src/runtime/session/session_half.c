@@ -12,14 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_half(tconv_dtype d) {
-    return d == TCONV_DTYPE_FLOAT16 || d == TCONV_DTYPE_BFLOAT16;
-}
-
 /* The 16-bit float type of the step's first such input, or UNDEFINED. */
 static tconv_dtype half_input_dtype(const tc_kernel_ctx *ctx) {
     for (size_t i = 0; i < ctx->n_inputs; i++) {
-        if (ctx->inputs[i] && is_half(ctx->inputs[i]->dtype))
+        if (ctx->inputs[i] && tc_dtype_is_half(ctx->inputs[i]->dtype))
             return ctx->inputs[i]->dtype;
     }
     return TCONV_DTYPE_UNDEFINED;
@@ -100,7 +96,7 @@ static tconv_dtype output_target(const tc_session *session, const tconv_node *no
                                  tconv_dtype half) {
     const tconv_value *v = i < node->n_outputs ? node->outputs[i] : NULL;
     tconv_dtype declared = v ? tc_session_type(session, v)->dtype : TCONV_DTYPE_UNDEFINED;
-    if (is_half(declared) || declared == TCONV_DTYPE_FLOAT)
+    if (tc_dtype_is_half(declared) || declared == TCONV_DTYPE_FLOAT)
         return declared;
     return half;
 }
@@ -170,7 +166,7 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
     tconv_status st = TCONV_OK;
     for (size_t i = 0; i < n && st == TCONV_OK; i++) {
         ptrs[i] = ctx->inputs[i];
-        if (!ctx->inputs[i] || !is_half(ctx->inputs[i]->dtype))
+        if (!ctx->inputs[i] || !tc_dtype_is_half(ctx->inputs[i]->dtype))
             continue;
         const tc_rt_tensor *kept = tc_step_wide_constant(ctx, i);
         if (kept) {
@@ -201,7 +197,7 @@ static tconv_status run_widened(const tc_step_plan *step, tc_kernel_ctx *ctx, tc
 }
 
 static bool is_float_type(tconv_dtype d) {
-    return is_half(d) || d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE;
+    return tc_dtype_is_half(d) || d == TCONV_DTYPE_FLOAT || d == TCONV_DTYPE_DOUBLE;
 }
 
 /* A float input of another type beside the 16-bit one, where the op's schema ties its float
@@ -268,7 +264,7 @@ static tc_graph_plan *owner_plan(tc_graph_plan *plan, tc_slot_ref ref) {
 static tconv_status widen_constant(tc_session *session, tc_graph_plan *owner, uint32_t slot,
                                    tc_error *err) {
     const tc_rt_tensor *src = &owner->constants[slot];
-    if (!is_half(src->dtype))
+    if (!tc_dtype_is_half(src->dtype))
         return TCONV_OK;
     if (!owner->wide_constants) {
         owner->wide_constants =
