@@ -525,8 +525,9 @@ static void test_conv_transpose_fused_activation(void **state) {
  * drawn where it applies, an output s times X (output_padding = s - k + the pads), kernels at
  * least the strides, 8 or more output channels and 32 or more positions: every rank, strides 1
  * to 4 (up to 16 phases), pads from 0 to k - 1 split every way (so each phase's taps start at
- * every offset), groups, a batch, bias, a fused activation, 1-3 threads, against the scatter
- * reference; and the same draws without AVX-512 (the col2im and sub-pixel forms). */
+ * every offset), groups, a batch, bias, a fused activation, 1-3 threads, kernels equal to the
+ * strides (a tap a phase), against the scatter reference; and the same draws without AVX-512 (the
+ * col2im and sub-pixel forms). */
 static void test_conv_transpose_phase_form(void **state) {
     (void)state;
     uint64_t rng = 41;
@@ -561,6 +562,26 @@ static void test_conv_transpose_phase_form(void **state) {
                 c.pads[i] = kh_rand_range(&rng, 0, total);
                 c.pads[i + c.rank] = total - c.pads[i];
                 c.op[i] = c.s[i] - c.k[i] + total;
+            }
+            assert_true(run_random_conv_transpose(&c, &rng));
+        }
+        /* kernels equal to the strides on every axis (U-Net's k2 s2, 3-D's, a 1-D k4 s4): one
+         * tap a phase; and a stride-1 axis beside a strided one */
+        static const int64_t ks[4][3] = {{2, 2, 0}, {2, 2, 2}, {4, 0, 0}, {1, 3, 0}};
+        static const int ranks[4] = {2, 3, 1, 2};
+        for (int shape = 0; shape < 4; shape++) {
+            ct_draw c = {.rank = ranks[shape],
+                         .group = 1,
+                         .cin_g = 5,
+                         .cout_g = 9,
+                         .batch = 2,
+                         .bias = true,
+                         .leaky = shape % 2 == 1,
+                         .threads = shape % 3 + 1};
+            for (int i = 0; i < c.rank; i++) {
+                c.k[i] = c.s[i] = ks[shape][i];
+                c.d[i] = 1;
+                c.x[i] = c.rank == 1 ? 37 : c.rank == 2 ? 7 : 3;
             }
             assert_true(run_random_conv_transpose(&c, &rng));
         }

@@ -562,7 +562,11 @@ static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transp
  * col2im instead adds k/s values per axis into each Y position with strided
  * read-modify-writes (a third of DCGAN's ConvTranspose time); the sub-pixel form copies X
  * into an im2col over a grid grown by the kernel and pads the phases' taps to the longest. Same
- * FLOPs as col2im's GEMM, in one GEMM a phase. */
+ * FLOPs as col2im's GEMM, in one GEMM a phase. A kernel equal to the stride (U-Net's k2 s2) makes
+ * each phase one tap, a 1x1 Conv of X: col2im then adds one value into each Y position, but
+ * still writes the GEMM's whole result to its column buffer and reads it back, a third of the
+ * node's time; as phases U-Net's four k2 s2 layers took 8-17% less at 1 thread and 3-57% less at
+ * 2 (3-D k2 s2, 64 -> 32 channels on 16^3: 1.99 -> 1.75 ms). */
 #define PHASE_MAX 16 /* phases (product of the strides) the form takes */
 /* The form needs rows for the GEMM's tiles and a grid that fills half a vector: DCGAN's 4x4 ->
  * 8x8 layer (128 -> 64 channels, batch 2) took 148 us through the few-positions GEMM, its
@@ -593,8 +597,9 @@ typedef struct phase_job {
 } phase_job;
 
 /* Whether the phase form applies (see above): float32 and AVX-512 (the masked GEMM), dilation 1,
- * no window, an output s times X on every axis, kernels at least the strides and overlapping
- * on some axis, at most PHASE_MAX phases, enough channels and positions. */
+ * no window, an output s times X on every axis, kernels at least the strides, at most PHASE_MAX
+ * phases, enough channels and positions; not a 1x1 kernel at stride 1 (one phase of one tap:
+ * the direct GEMM). */
 static bool phase_fits(const conv_transpose_job *job) {
     const tc_lattice *lat = &job->lat;
     if (lat->rank > 3 || job->cout_g < PHASE_MIN_CHANNELS ||
@@ -610,7 +615,7 @@ static bool phase_fits(const conv_transpose_job *job) {
         phases *= s;
         overlaps = overlaps || lat->kernel[i] > s;
     }
-    return overlaps && phases <= PHASE_MAX;
+    return (overlaps || phases > 1) && phases <= PHASE_MAX;
 }
 
 /* Phase p's Conv lattice and W taps; returns its taps. */
