@@ -3,11 +3,13 @@
  * and the kernels built on it (elementwise, Concat) give the same bits on 1 and on several
  * threads. */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "kernel_harness.h"
+#include "runtime/compute/test_hooks.h"
 
 typedef struct range_count {
     atomic_int *hits;
@@ -72,50 +74,102 @@ typedef struct task_log {
     atomic_int *runs;
     int *worker; /* who ran each task */
     bool slow;
+    /* the thread each worker index ran on, over every job of the pool */
+    pthread_t threads[TC_PARALLEL_MAX_THREADS];
+    atomic_bool seen[TC_PARALLEL_MAX_THREADS];
+    atomic_int mismatched;
 } task_log;
 
 static void log_task(void *ctx, int64_t task, int worker) {
     task_log *log = ctx;
     atomic_fetch_add(&log->runs[task], 1);
     log->worker[task] = worker;
+    pthread_t self = pthread_self();
+    if (!atomic_exchange(&log->seen[worker], true))
+        log->threads[worker] = self;
+    else if (!pthread_equal(log->threads[worker], self))
+        atomic_fetch_add(&log->mismatched, 1);
     if (log->slow) { /* long enough that helpers join */
         struct timespec pause = {0, 20000};
         nanosleep(&pause, NULL);
     }
 }
 
-/* tc_parallel_for: every task runs once; the calling thread (worker 0) takes tasks from the
- * front and helpers from the back, so in consecutive kernels each thread keeps its part of the
- * data (parallel.c, run_tasks): the caller's tasks are a prefix of [0, n). */
-static void test_parallel_for_two_ends(void **state) {
+/* tc_parallel_for: every task runs once; worker w takes its home range (tc_parallel_home_begin)
+ * from the front and the other workers' from the back, so each range's owner ran a prefix of it
+ * and the others a suffix (parallel.c, run_tasks); and a worker index is the same thread in every
+ * job (pool thread t is worker t + 1), so consecutive kernels keep each thread on its part of the
+ * data. */
+static void test_parallel_for_home_ranges(void **state) {
     (void)state;
     tc_thread_pool *pool = tc_thread_pool_create();
     assert_non_null(pool);
     static const int64_t sizes[] = {1, 2, 3, 7, 64, 257};
+    static task_log log; /* the threads seen persist across the jobs */
+    memset(&log, 0, sizeof log);
     int helpers_seen = 0;
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        for (int threads = 1; threads <= 4; threads++) {
-            int64_t n = sizes[s];
-            task_log log = {calloc((size_t)n, sizeof(atomic_int)), calloc((size_t)n, sizeof(int)),
-                            n >= 64};
-            assert_non_null(log.runs);
-            assert_non_null(log.worker);
-            tc_parallel_for(pool, threads, n, log_task, &log);
-            int64_t caller_end = 0;
-            while (caller_end < n && log.worker[caller_end] == 0)
-                caller_end++;
-            for (int64_t i = 0; i < n; i++) {
-                assert_int_equal(atomic_load(&log.runs[i]), 1);
-                if (i >= caller_end) {
-                    assert_true(log.worker[i] > 0 && log.worker[i] < threads);
-                    helpers_seen++;
+    for (int round = 0; round < 3; round++) {
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            for (int threads = 1; threads <= 4; threads++) {
+                int64_t n = sizes[s];
+                log.runs = calloc((size_t)n, sizeof(atomic_int));
+                log.worker = calloc((size_t)n, sizeof(int));
+                log.slow = n >= 64;
+                assert_non_null(log.runs);
+                assert_non_null(log.worker);
+                tc_parallel_for(pool, threads, n, log_task, &log);
+                int workers = tc_parallel_workers(threads, n);
+                for (int w = 0; w < workers; w++) {
+                    int64_t begin = tc_parallel_home_begin(n, workers, w);
+                    int64_t end = tc_parallel_home_begin(n, workers, w + 1);
+                    int64_t owned = begin;
+                    while (owned < end && log.worker[owned] == w)
+                        owned++;
+                    for (int64_t i = begin; i < end; i++) {
+                        assert_int_equal(atomic_load(&log.runs[i]), 1);
+                        assert_true(log.worker[i] >= 0 && log.worker[i] < workers);
+                        if (i >= owned) /* past the owner's prefix: the others' suffix */
+                            assert_int_not_equal(log.worker[i], w);
+                        helpers_seen += log.worker[i] > 0;
+                    }
                 }
+                assert_int_equal(tc_parallel_home_begin(n, workers, workers), n);
+                free(log.runs);
+                free(log.worker);
             }
-            free(log.runs);
-            free(log.worker);
         }
     }
+    assert_int_equal(atomic_load(&log.mismatched), 0);
     assert_true(helpers_seen > 0); /* the slow jobs had helpers: the split was exercised */
+    tc_thread_pool_destroy(pool);
+}
+
+/* A helper that never joins (tc_test_absent_helper: pool thread 0, worker 1): its home range is
+ * run by the others, all of it, and every task once. */
+static void test_parallel_for_absent_helper(void **state) {
+    (void)state;
+    tc_thread_pool *pool = tc_thread_pool_create();
+    assert_non_null(pool);
+    static task_log log;
+    memset(&log, 0, sizeof log);
+    tc_test_absent_helper = 1;
+    for (int threads = 2; threads <= 4; threads++) {
+        int64_t n = 24;
+        log.runs = calloc((size_t)n, sizeof(atomic_int));
+        log.worker = calloc((size_t)n, sizeof(int));
+        log.slow = true;
+        assert_non_null(log.runs);
+        assert_non_null(log.worker);
+        tc_parallel_for(pool, threads, n, log_task, &log);
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(atomic_load(&log.runs[i]), 1);
+            assert_int_not_equal(log.worker[i], 1);
+        }
+        free(log.runs);
+        free(log.worker);
+    }
+    tc_test_absent_helper = 0;
+    assert_int_equal(atomic_load(&log.mismatched), 0);
     tc_thread_pool_destroy(pool);
 }
 
@@ -239,7 +293,8 @@ static void test_concat_threads(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges_cover_each_item_once),
-        cmocka_unit_test(test_parallel_for_two_ends),
+        cmocka_unit_test(test_parallel_for_home_ranges),
+        cmocka_unit_test(test_parallel_for_absent_helper),
         cmocka_unit_test(test_elementwise_threads_agree),
         cmocka_unit_test(test_concat_threads),
     };

@@ -52,32 +52,44 @@
 #define TC_PARALLEL_STRIKES 4
 #define TC_PARALLEL_SERIAL_JOBS 256
 
+/* Tasks claimed from each end of one home range (run_tasks): the low 32 bits count its owner's
+ * claims from the front, the high bits the other workers' from the back. Every claim writes it:
+ * on a line of its own, so that the job's fields, which every claim reads, stay in each worker's
+ * cache, and an owner's claims on its own range touch no line the others write. */
+typedef struct home_claims {
+    alignas(CACHE_LINE) atomic_int_fast64_t claims;
+} home_claims;
+
 /* One parallel-for. It lives on the caller's stack: the caller does not return before every
  * worker that joined it has left (pool->active == 0). */
 typedef struct parallel_job {
     tc_parallel_fn fn;
     void *ctx;
     int64_t n_tasks;
-    int_fast64_t back_step; /* what a helper's claim adds: CLAIM_BACK, or 1 (all from the front) */
-    /* Tasks claimed from each end of [0, n_tasks): the low 32 bits count the caller's claims
-     * from the front, the high bits the helpers' from the back (run_tasks). Every claim writes
-     * it: on a line of its own, so that the fields above, which every claim reads, stay in
-     * each worker's cache (at 16 threads a shared line is a miss per task for everyone). */
-    alignas(CACHE_LINE) atomic_int_fast64_t claims;
+    int n_homes;        /* home ranges: one a worker the job asked for */
+    home_claims *homes; /* the pool's (publish): one job uses a pool at a time */
 } parallel_job;
 
 #define CLAIM_BACK ((int_fast64_t)1 << 32)
-/* Up to this many tasks both counts fit their 32 bits, failed claims included. */
+/* Up to this many tasks both counts fit their 32 bits, failed claims included; a larger job is
+ * one home range claimed from the front by everyone. */
 #define CLAIM_MAX_TWO_ENDED ((int64_t)1 << 30)
+
+/* What a pool thread is started with: its pool, and its number there, which makes it worker
+ * id + 1 of every job it joins. */
+typedef struct worker_arg {
+    struct tc_thread_pool *pool;
+    int id;
+} worker_arg;
 
 /* A pool of persistent workers, started on first use and grown on demand, owned by whoever
  * created it (a session by default; the caller when it shares one between runners). A
- * parallel-for publishes its job and wakes the pool; workers that wake while the job is still
- * open join it (up to workers - 1 of them) and claim tasks from a shared counter. The caller
- * works too and, once every task is claimed, closes the job and waits only for the workers that
- * joined: a worker that has not been scheduled yet (another process holds the core) is not
- * waited for, it simply finds the job closed. One parallel-for at a time uses a pool; a
- * concurrent or nested one runs in its calling thread. */
+ * parallel-for publishes its job and wakes the pool; its threads 0 .. workers - 2 join it while
+ * it is open, each claiming the tasks of its home range first (run_tasks). The caller works too
+ * and, once every task is claimed, closes the job and waits only for the workers that joined: a
+ * worker that has not been scheduled yet (another process holds the core) is not waited for, it
+ * simply finds the job closed. One parallel-for at a time uses a pool; a concurrent or nested one
+ * runs in its calling thread. */
 struct tc_thread_pool {
     pthread_mutex_t mutex;
     pthread_cond_t work;  /* a job was published, or the pool is stopping */
@@ -90,6 +102,8 @@ struct tc_thread_pool {
     parallel_job *job;
     int peak_workers; /* the most workers (caller included) of a job since the last take */
     pthread_t threads[TC_PARALLEL_MAX_THREADS];
+    worker_arg args[TC_PARALLEL_MAX_THREADS];   /* thread t's: the pool and t */
+    home_claims homes[TC_PARALLEL_MAX_THREADS]; /* the published job's (publish) */
     /* Written under the mutex; atomic so that polling threads may read them without it. Each on
      * a cache line of its own: every idle helper polls `generation` (written once a job), the
      * caller polls `active` (written by every helper joining and leaving), and the caller
@@ -153,28 +167,69 @@ int tc_thread_pool_size(tc_thread_pool *pool) {
     return n;
 }
 
-/* The caller (worker 0) takes tasks from the front, helpers from the back. Kernels number their
- * tasks in data order (column blocks, element ranges), so in a chain of kernels each thread
- * mostly works on the part of the data it wrote in the one before, still in its core's cache. A
- * single shared counter dealt the parts in arrival order instead: on 2 cores a chain of small
- * 1-D Convs (audio_upsampler) then ran slower with 2 threads than with 1, each node reading the
- * other core's output. A claim is valid while front + back < n_tasks; the two ends never meet on
- * one task, and every task is claimed once. */
-static void run_tasks(parallel_job *job, int worker) {
-    int_fast64_t step = worker == 0 ? 1 : job->back_step;
+/* Home ranges. Kernels number their tasks in data order (column blocks, output-channel chunks,
+ * element ranges), and worker w of a job of W workers owns the w-th of W equal runs of them: it
+ * takes its own from the front, then helps the others from the back of theirs. A worker is the
+ * same thread in every job (the caller is worker 0, pool thread t is worker t + 1: can_join), so
+ * a chain of kernels split alike has each thread work on the part of the data it wrote in the
+ * one before, and a node run again has each thread read the weights it read the last time, still
+ * in its core's cache. Handing tasks out in arrival order makes them travel: on 2 cores a chain
+ * of small 1-D Convs (audio_upsampler) ran slower with 2 threads than with 1, each node reading
+ * the other core's output, until the caller took the front and the helper the back (which is
+ * what home ranges are at 2 workers); at 16, where the helpers still took the back in the order
+ * they came, ERFNet's 15-25 us Convs gained nothing from a split. A claim is valid while front +
+ * back < the range's length; the two ends never meet on one task, and every task is claimed
+ * once. A range whose owner never joins (not scheduled, or its thread could not start) is done
+ * by the others. */
+
+int64_t tc_parallel_home_begin(int64_t n_tasks, int workers, int w) {
+    int64_t base = n_tasks / workers, extra = n_tasks % workers;
+    return base * w + (w < extra ? w : extra);
+}
+
+/* The claims made on a range: from the front and from the back, or all from the front where the
+ * job is one range too large for the two 32-bit counts. */
+static int64_t claims_made(int_fast64_t c, bool two_ended, int64_t *front) {
+    *front = two_ended ? (int64_t)(c & (CLAIM_BACK - 1)) : (int64_t)c;
+    return *front + (two_ended ? (int64_t)(c >> 32) : 0);
+}
+
+/* Claims and runs tasks of home range h, from the front (its owner) or the back. */
+static void run_home(parallel_job *job, int h, bool owner, int worker) {
+    int64_t begin = tc_parallel_home_begin(job->n_tasks, job->n_homes, h);
+    int64_t length = tc_parallel_home_begin(job->n_tasks, job->n_homes, h + 1) - begin;
+    bool two_ended = job->n_tasks <= CLAIM_MAX_TWO_ENDED;
+    int_fast64_t step = owner || !two_ended ? 1 : CLAIM_BACK;
+    home_claims *home = &job->homes[h];
+    int64_t front;
     for (;;) {
-        int_fast64_t c = atomic_fetch_add(&job->claims, step);
-        int64_t front = (int64_t)(c & (CLAIM_BACK - 1)), back = (int64_t)(c >> 32);
-        if (front + back >= job->n_tasks)
+        /* a range done is only read: at 16 workers each finishing worker visits 15 of them, and
+         * a claim would take each one's line from its owner */
+        if (!owner && claims_made(atomic_load_explicit(&home->claims, memory_order_relaxed),
+                                  two_ended, &front) >= length)
             return;
-        int64_t task = worker == 0 || step == 1 ? front : job->n_tasks - 1 - back;
-        job->fn(job->ctx, task, worker);
+        int64_t made = claims_made(atomic_fetch_add(&home->claims, step), two_ended, &front);
+        if (made >= length)
+            return;
+        job->fn(job->ctx, begin + (step == 1 ? front : length - 1 - (made - front)), worker);
     }
 }
 
-/* Whether a worker that last saw generation `seen` may join the published job. */
-static bool can_join(const tc_thread_pool *pool, uint64_t seen) {
-    return pool->open && pool->generation != seen && pool->joined < pool->max_join;
+static void run_tasks(parallel_job *job, int worker) {
+    int own = worker % job->n_homes;
+    run_home(job, own, true, worker);
+    for (int k = 1; k < job->n_homes; k++)
+        run_home(job, (own + k) % job->n_homes, false, worker);
+}
+
+/* Whether pool thread `id`, which last saw generation `seen`, may join the published job: the
+ * job's helpers are threads 0 .. max_join - 1, always the same ones for the same count (home
+ * ranges, above). */
+int tc_test_absent_helper = 0;
+
+static bool can_join(const tc_thread_pool *pool, uint64_t seen, int id) {
+    return pool->open && pool->generation != seen && id < pool->max_join &&
+           id != tc_test_absent_helper - 1; /* tests only */
 }
 
 static void cpu_relax(void) {
@@ -221,11 +276,12 @@ static bool workers_idle(tc_thread_pool *pool, uint64_t unused) {
 }
 
 /* Waits (mutex held) until the worker may join a job it has not seen: polls first (unless it
- * has just polled in vain: `polled`), then sleeps. A job it cannot join (closed, or full) is
- * marked seen, so polling waits for the next one. False when the pool is stopping (checked
- * under the mutex before every sleep, so the destroyer's broadcast is never missed). */
-static bool wait_for_job(tc_thread_pool *pool, uint64_t *seen, bool polled) {
-    while (!pool->stopping && !can_join(pool, *seen)) {
+ * has just polled in vain: `polled`), then sleeps. A job it cannot join (closed, or with fewer
+ * helpers than its number) is marked seen, so polling waits for the next one. False when the pool
+ * is stopping (checked under the mutex before every sleep, so the destroyer's broadcast is never
+ * missed). */
+static bool wait_for_job(tc_thread_pool *pool, int id, uint64_t *seen, bool polled) {
+    while (!pool->stopping && !can_join(pool, *seen, id)) {
         *seen = pool->generation;
         bool published = false;
         if (!polled) {
@@ -253,17 +309,18 @@ static void leave(tc_thread_pool *pool) {
 }
 
 static void *worker_main(void *arg) {
-    tc_thread_pool *pool = arg;
+    const worker_arg *self = arg;
+    tc_thread_pool *pool = self->pool;
     uint64_t seen = 0;
     bool polled = false;
     pthread_mutex_lock(&pool->mutex);
-    while (wait_for_job(pool, &seen, polled)) {
+    while (wait_for_job(pool, self->id, &seen, polled)) {
         seen = pool->generation;
-        int index = ++pool->joined;
+        pool->joined++;
         pool->active++;
         parallel_job *job = pool->job;
         pthread_mutex_unlock(&pool->mutex);
-        run_tasks(job, index);
+        run_tasks(job, self->id + 1);
         leave(pool);
         /* the next job is usually some microseconds away: poll for it before taking the mutex */
         polled = !poll_until(pool, generation_changed, seen);
@@ -277,7 +334,10 @@ static void *worker_main(void *arg) {
  * cannot be started is simply missing: the others and the caller do its share. */
 static void grow_pool(tc_thread_pool *pool, int wanted) {
     while (pool->n_threads < wanted && pool->n_threads < TC_PARALLEL_MAX_THREADS) {
-        if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, pool) != 0)
+        worker_arg *arg = &pool->args[pool->n_threads];
+        arg->pool = pool;
+        arg->id = pool->n_threads;
+        if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, arg) != 0)
             return;
         pool->n_threads++;
     }
@@ -330,14 +390,23 @@ void tc_parallel_ranges(tc_thread_pool *pool, int n_threads, int64_t n_items, do
     tc_parallel_for(pool, threads, (n_items + job.chunk - 1) / job.chunk, range_task, &job);
 }
 
-/* Publishes job to the pool for up to workers - 1 helpers; false when the pool is in use. */
-static bool publish(tc_thread_pool *pool, parallel_job *job, int workers) {
+/* Publishes a job of n_tasks tasks to the pool for up to workers - 1 helpers, its home ranges'
+ * claims in the pool; false when the pool is in use. */
+static bool publish(tc_thread_pool *pool, parallel_job *job, tc_parallel_fn fn, void *ctx,
+                    int64_t n_tasks, int workers) {
     pthread_mutex_lock(&pool->mutex);
     if (pool->busy || pool->stopping) {
         pthread_mutex_unlock(&pool->mutex);
         return false;
     }
     pool->busy = true;
+    job->fn = fn;
+    job->ctx = ctx;
+    job->n_tasks = n_tasks;
+    job->n_homes = n_tasks > CLAIM_MAX_TWO_ENDED ? 1 : workers;
+    job->homes = pool->homes;
+    for (int h = 0; h < job->n_homes; h++)
+        atomic_init(&pool->homes[h].claims, 0);
     grow_pool(pool, workers - 1);
     pool->job = job;
     pool->generation++;
@@ -397,13 +466,10 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
     if (n_tasks <= 0)
         return;
     int workers = pool ? tc_parallel_workers(n_threads, n_tasks) : 1;
-    parallel_job job = {.fn = fn,
-                        .ctx = ctx,
-                        .n_tasks = n_tasks,
-                        .back_step = n_tasks <= CLAIM_MAX_TWO_ENDED ? CLAIM_BACK : 1};
-    atomic_init(&job.claims, 0);
-    if (workers <= 1 || guard_serial(pool) || !publish(pool, &job, workers)) {
-        run_tasks(&job, 0);
+    parallel_job job;
+    if (workers <= 1 || guard_serial(pool) || !publish(pool, &job, fn, ctx, n_tasks, workers)) {
+        for (int64_t t = 0; t < n_tasks; t++) /* every task in order, in this thread */
+            fn(ctx, t, 0);
         return;
     }
     int64_t start = tc_parallel_clock_ns();
@@ -486,9 +552,8 @@ static bool run_probe(tc_thread_pool *pool, int workers, probe *arrival, tc_para
     atomic_init(&arrival->arrived, 0);
     atomic_init(&arrival->gave_up, false);
     arrival->deadline_ns = tc_parallel_clock_ns() + TC_PARALLEL_PROBE_CAP_NS;
-    parallel_job job = {.fn = fn, .ctx = ctx, .n_tasks = workers, .back_step = CLAIM_BACK};
-    atomic_init(&job.claims, 0);
-    if (!publish(pool, &job, workers))
+    parallel_job job;
+    if (!publish(pool, &job, fn, ctx, workers, workers))
         return false;
     run_tasks(&job, 0);
     finish(pool, false);

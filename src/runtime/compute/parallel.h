@@ -1,6 +1,8 @@
-/* A small pthread parallel-for for kernels. Tasks are handed out dynamically (an atomic counter),
- * so uneven tasks balance; the calling thread works too. Each task learns which worker runs it
- * (0 .. n_threads-1) so that kernels can give every worker its own scratch buffers.
+/* A small pthread parallel-for for kernels. Each worker first takes the tasks of its home range
+ * (its share of the job's tasks, in data order: the same thread and the same part of the data
+ * in every job), then helps the others from the back of theirs, so uneven tasks balance; the
+ * calling thread works too. Each task learns which worker runs it (0 .. n_threads-1) so that
+ * kernels can give every worker its own scratch buffers.
  *
  * Helpers come from a tc_thread_pool of persistent threads (started on first use, never more
  * than a parallel-for asked for), so a kernel call costs a wake-up, not a thread start. A pool
@@ -51,6 +53,11 @@ void tc_parallel_for(tc_thread_pool *pool, int n_threads, int64_t n_tasks, tc_pa
 
 /* How many workers tc_parallel_for will use for n_tasks tasks (for sizing scratch). */
 int tc_parallel_workers(int n_threads, int64_t n_tasks);
+
+/* The first task of worker w's home range when n_tasks tasks go to `workers` workers (w up to
+ * workers: the end of the last range): equal runs in task order, the first n_tasks % workers
+ * one task longer. Worker 0 is the caller, worker t + 1 the pool's thread t in every job. */
+int64_t tc_parallel_home_begin(int64_t n_tasks, int workers, int w);
 
 /* A thread count for work of `flops` (GEMM floating point operations; a streamed element is
  * TC_PARALLEL_COST_STREAM of them): the count in [1, n_threads] that the cost model

@@ -35,4 +35,8 @@ extern int tc_test_plant_attr_read;
  * exercised on any machine, so that a test can show they all give the same bits. */
 extern int tc_test_split_threads;
 
+/* Positive: the pool's thread number tc_test_absent_helper - 1 never joins a job, as a helper
+ * that is never scheduled or could not start: its home range must be done by the others. */
+extern int tc_test_absent_helper;
+
 #endif
