@@ -299,7 +299,8 @@ int tc_dtype_bits(int dtype) {
 }
 
 bool tc_dtype_is_half(tconv_dtype dtype) {
-    return dtype == TCONV_DTYPE_FLOAT16 || dtype == TCONV_DTYPE_BFLOAT16;
+    const tc_dtype_traits *t = tc_dtype_traits_of(dtype);
+    return t->kind == TC_DTYPE_KIND_FLOAT && t->bits == 16;
 }
 
 bool tc_dtype_is_minifloat(tconv_dtype dtype) {

@@ -86,8 +86,8 @@ bool tc_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes);
  * uint2, float4e2m1), which TensorProto packs and the runtime stores a byte an element. */
 bool tc_dtype_is_minifloat(tconv_dtype dtype);
 bool tc_dtype_is_subbyte(tconv_dtype dtype);
-/* float16 and bfloat16: the 16-bit floats the runtime computes in float32 (widened exactly,
- * results rounded back). */
+/* The table's 16-bit floats (float16, bfloat16): the runtime computes them in float32 (widened
+ * exactly, results rounded back). */
 bool tc_dtype_is_half(tconv_dtype dtype);
 
 /* IEEE half <-> float conversions (round to nearest even). */

@@ -95,6 +95,21 @@ static void log_task(void *ctx, int64_t task, int worker) {
     }
 }
 
+/* Runs n logged tasks on `threads` threads of pool (log_free releases what it records). */
+static void run_logged(tc_thread_pool *pool, int threads, int64_t n, bool slow, task_log *log) {
+    log->runs = calloc((size_t)n, sizeof(atomic_int));
+    log->worker = calloc((size_t)n, sizeof(int));
+    log->slow = slow;
+    assert_non_null(log->runs);
+    assert_non_null(log->worker);
+    tc_parallel_for(pool, threads, n, log_task, log);
+}
+
+static void log_free(task_log *log) {
+    free(log->runs);
+    free(log->worker);
+}
+
 /* tc_parallel_for: every task runs once; worker w takes its home range (tc_parallel_home_begin)
  * from the front and the other workers' from the back, so each range's owner ran a prefix of it
  * and the others a suffix (parallel.c, run_tasks); and a worker index is the same thread in every
@@ -112,12 +127,7 @@ static void test_parallel_for_home_ranges(void **state) {
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             for (int threads = 1; threads <= 4; threads++) {
                 int64_t n = sizes[s];
-                log.runs = calloc((size_t)n, sizeof(atomic_int));
-                log.worker = calloc((size_t)n, sizeof(int));
-                log.slow = n >= 64;
-                assert_non_null(log.runs);
-                assert_non_null(log.worker);
-                tc_parallel_for(pool, threads, n, log_task, &log);
+                run_logged(pool, threads, n, n >= 64, &log);
                 int workers = tc_parallel_workers(threads, n);
                 for (int w = 0; w < workers; w++) {
                     int64_t begin = tc_parallel_home_begin(n, workers, w);
@@ -134,8 +144,7 @@ static void test_parallel_for_home_ranges(void **state) {
                     }
                 }
                 assert_int_equal(tc_parallel_home_begin(n, workers, workers), n);
-                free(log.runs);
-                free(log.worker);
+                log_free(&log);
             }
         }
     }
@@ -155,18 +164,12 @@ static void test_parallel_for_absent_helper(void **state) {
     tc_test_absent_helper = 1;
     for (int threads = 2; threads <= 4; threads++) {
         int64_t n = 24;
-        log.runs = calloc((size_t)n, sizeof(atomic_int));
-        log.worker = calloc((size_t)n, sizeof(int));
-        log.slow = true;
-        assert_non_null(log.runs);
-        assert_non_null(log.worker);
-        tc_parallel_for(pool, threads, n, log_task, &log);
+        run_logged(pool, threads, n, true, &log);
         for (int64_t i = 0; i < n; i++) {
             assert_int_equal(atomic_load(&log.runs[i]), 1);
             assert_int_not_equal(log.worker[i], 1);
         }
-        free(log.runs);
-        free(log.worker);
+        log_free(&log);
     }
     tc_test_absent_helper = 0;
     assert_int_equal(atomic_load(&log.mismatched), 0);

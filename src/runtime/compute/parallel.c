@@ -222,11 +222,11 @@ static void run_tasks(parallel_job *job, int worker) {
         run_home(job, (own + k) % job->n_homes, false, worker);
 }
 
+int tc_test_absent_helper = 0;
+
 /* Whether pool thread `id`, which last saw generation `seen`, may join the published job: the
  * job's helpers are threads 0 .. max_join - 1, always the same ones for the same count (home
  * ranges, above). */
-int tc_test_absent_helper = 0;
-
 static bool can_join(const tc_thread_pool *pool, uint64_t seen, int id) {
     return pool->open && pool->generation != seen && id < pool->max_join &&
            id != tc_test_absent_helper - 1; /* tests only */
