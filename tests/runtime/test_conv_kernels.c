@@ -521,19 +521,30 @@ static void test_conv_transpose_fused_activation(void **state) {
     }
 }
 
+/* The instruction sets a kernel test runs under, in turn: what the CPU has, AVX2 alone (its
+ * GEMM's row form and packing, on a CPU with AVX-512 too) and none (the portable paths). A leg
+ * ends with tc_cpu_features_restore(). */
+enum { ISA_LEGS = 3 };
+static void isa_leg_enter(int leg) {
+    if (leg == 1)
+        tc_cpu_features_override(TC_CPU_AVX2 | TC_CPU_F16C);
+    else if (leg == 2)
+        tc_cpu_features_override(0);
+}
+
 /* The phase form (kernels_conv_transpose.c: one masked GEMM per output phase, stored to Y):
  * drawn where it applies, an output s times X (output_padding = s - k + the pads), kernels at
  * least the strides, 8 or more output channels and 32 or more positions: every rank, strides 1
  * to 4 (up to 16 phases), pads from 0 to k - 1 split every way (so each phase's taps start at
  * every offset), groups, a batch, bias, a fused activation, 1-3 threads, kernels equal to the
- * strides (a tap a phase), against the scatter reference; and the same draws without AVX-512 (the
- * col2im and sub-pixel forms). */
+ * strides (a tap a phase), against the scatter reference; and the same draws with AVX2 alone (its
+ * row-form GEMM, packed a vector at a time) and with no vector ISA (the col2im and sub-pixel
+ * forms). */
 static void test_conv_transpose_phase_form(void **state) {
     (void)state;
     uint64_t rng = 41;
-    for (int portable = 0; portable <= 1; portable++) {
-        if (portable)
-            tc_cpu_features_override(0);
+    for (int leg = 0; leg < ISA_LEGS; leg++) {
+        isa_leg_enter(leg);
         for (int trial = 0; trial < 60; trial++) {
             ct_draw c = {.rank = (int)kh_rand_range(&rng, 1, 3)};
             c.group = kh_rand_range(&rng, 1, 2);
@@ -794,11 +805,10 @@ static void run_conv_at_thread_counts(conv_draw *c, int max_threads, uint64_t *r
     }
 }
 
-/* Each draw at 1 and 2 threads, with the detected instruction sets and with none. */
+/* Each draw at 1 and 2 threads under each ISA leg (isa_leg_enter). */
 static void run_draws_both_isas(conv_draw *draws, size_t n, uint64_t *rng) {
-    for (int portable = 0; portable <= 1; portable++) {
-        if (portable)
-            tc_cpu_features_override(0);
+    for (int leg = 0; leg < ISA_LEGS; leg++) {
+        isa_leg_enter(leg);
         for (size_t i = 0; i < n; i++)
             run_conv_at_thread_counts(&draws[i], 2, rng);
         tc_cpu_features_restore();
@@ -871,9 +881,8 @@ static void test_deinterleave_lines_exact(void **state) {
     float src[LINES * SRC_LD], a[LINES * DST_LD], b[LINES * DST_LD];
     uint64_t rng = 31;
     kh_fill_random(src, LINES * SRC_LD, &rng);
-    for (int portable = 0; portable <= 1; portable++) {
-        if (portable)
-            tc_cpu_features_override(0);
+    for (int leg = 0; leg < ISA_LEGS; leg++) {
+        isa_leg_enter(leg);
         for (int64_t count = 0; count <= 40; count++) {
             for (int64_t lines = 1; lines <= LINES; lines++) {
                 for (int64_t i = 0; i < LINES * DST_LD; i++)
@@ -939,9 +948,8 @@ static void test_conv_dead_taps(void **state) {
     (void)state;
     uint64_t rng = 37;
     int ran = 0;
-    for (int portable = 0; portable <= 1; portable++) {
-        if (portable)
-            tc_cpu_features_override(0);
+    for (int leg = 0; leg < ISA_LEGS; leg++) {
+        isa_leg_enter(leg);
         for (int trial = 0; trial < 150; trial++) {
             conv_draw c = {.rank = (int)kh_rand_range(&rng, 1, 3)};
             c.group = kh_rand_range(&rng, 1, 2);

@@ -38,6 +38,10 @@ typedef struct micro_kernel {
     int64_t mc, kc, nc;
     micro_fn fn;
     micro_rows_fn rows_fn;
+    /* B read in place (rows_fn) for at most this many row panels of at most this many columns
+     * (0: any), packed beyond: reads_b_in_place */
+    int64_t in_place_panels, in_place_cols;
+    int64_t lanes; /* floats a vector: a B read in place computes a partial panel in these */
 } micro_kernel;
 
 /* ---------------------------------------------------------------- micro-kernels */
@@ -90,17 +94,27 @@ static void micro_portable_4x8(int64_t kc, const float *pa, const float *pb, flo
 #endif
 
 #if TC_GEMM_X86
-__attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, const float *pa,
-                                                                const float *pb, float *c,
-                                                                int64_t ldc, float alpha,
-                                                                float beta) {
+/* The x86 kernels read B either packed (pb, nr floats a step) or, when rows is set, straight
+ * from the row pointers of a b_rows product (rows[p] + col): with few row panels to share it, a
+ * packed B panel costs more to build than it saves. Each body is inlined into one function per
+ * form, so the packed loop has no test in it. */
+#define B_STEP(rows, col, pb, p, nr) ((rows) ? (rows)[p] + (col) : (pb) + (p) * (nr))
+
+/* AVX2 (6x16, 16 of the 16 ymm registers): both forms, as the AVX-512 kernels below. Without
+ * the row form an AVX2 CPU had none of the paths that read B in place (the masked Conv, the
+ * ConvTranspose phase form, the few-positions GEMM reading W as it lies): on a Zen 3 core DCGAN
+ * took 1.9 ms against onnxruntime's 1.1, 29% of it in pack_b's copy of the weights. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+avx2_6x16(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
+          float *c, int64_t ldc, float alpha, float beta) {
     __m256 acc[6][2];
 #pragma GCC unroll 6
     for (int r = 0; r < 6; r++)
         acc[r][0] = acc[r][1] = _mm256_setzero_ps();
 #pragma GCC unroll 2
     for (int64_t p = 0; p < kc; p++) {
-        __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
+        const float *b = B_STEP(rows, col, pb, p, 16);
+        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
         for (int r = 0; r < 6; r++) {
             __m256 a = _mm256_broadcast_ss(pa + r);
@@ -108,7 +122,6 @@ __attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, cons
             acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
         }
         pa += 6;
-        pb += 16;
     }
     __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
 #pragma GCC unroll 6
@@ -126,11 +139,127 @@ __attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, cons
     }
 }
 
-/* The AVX-512 kernels read B either packed (pb, nr floats a step) or, when rows is set, straight
- * from the row pointers of a b_rows product (rows[p] + col): with few row panels to share it, a
- * packed B panel costs more to build than it saves. Each body is inlined into one function per
- * form, so the packed loop has no test in it. */
-#define B_STEP(rows, col, pb, p, nr) ((rows) ? (rows)[p] + (col) : (pb) + (p) * (nr))
+/* The lanes of an 8-float vector whose bits are set in `bits`, as the all-ones lanes that
+ * _mm256_maskload_ps reads (a masked-off lane reads 0 and does not fault). */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256i avx2_lanes(unsigned bits) {
+    const __m256i select = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)bits), select), select);
+}
+
+/* avx512_rows_part for AVX2: mr rows of a 6-row A panel, nv 8-column vectors, the last one's
+ * lanes `last` (bits); masks read from a lane-mask word a 16-column block (col a multiple of 16,
+ * as nr = 16 makes every panel's). A partial last vector is stored through a buffer: a masked
+ * store is microcoded on AMD's cores. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows,
+               const uint16_t *const *masks, int64_t col, unsigned last, float *c, int64_t ldc,
+               float alpha, float beta) {
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++)
+            acc[r][v] = _mm256_setzero_ps();
+    const uint16_t *held = NULL;
+    __m256i lanes[2] = {avx2_lanes(nv == 1 ? last : 0xFF), avx2_lanes(last)};
+    bool masked_last = last != 0xFF;
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = rows[p] + col;
+        if (masks && masks[p] != held) {
+            held = masks[p];
+            unsigned word = held[col >> 4];
+#pragma GCC unroll 2
+            for (int v = 0; v < nv; v++)
+                lanes[v] = avx2_lanes((word >> (8 * v)) & (v == nv - 1 ? last : 0xFF));
+        }
+        __m256 bv[2];
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++)
+            bv[v] = masks || (v == nv - 1 && masked_last) ? _mm256_maskload_ps(b + 8 * v, lanes[v])
+                                                          : _mm256_loadu_ps(b + 8 * v);
+#pragma GCC unroll 6
+        for (int r = 0; r < mr; r++) {
+            __m256 a = _mm256_broadcast_ss(pa + r);
+#pragma GCC unroll 2
+            for (int v = 0; v < nv; v++)
+                acc[r][v] = _mm256_fmadd_ps(a, bv[v], acc[r][v]);
+        }
+        pa += 6;
+    }
+    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    __m256i tail = avx2_lanes(last);
+    int tail_cols = __builtin_popcount(last);
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++) {
+            bool partial = v == nv - 1 && masked_last;
+            __m256 y = _mm256_mul_ps(va, acc[r][v]);
+            if (beta != 0.0f)
+                y = _mm256_fmadd_ps(vb,
+                                    partial ? _mm256_maskload_ps(cr + 8 * v, tail)
+                                            : _mm256_loadu_ps(cr + 8 * v),
+                                    y);
+            if (!partial) {
+                _mm256_storeu_ps(cr + 8 * v, y);
+            } else {
+                _Alignas(32) float part[8];
+                _mm256_store_ps(part, y);
+                for (int j = 0; j < tail_cols; j++)
+                    cr[8 * v + j] = part[j];
+            }
+        }
+    }
+}
+
+/* Two vectors under lane masks need more than 6 rows' 12 accumulators, 2 B vectors and the
+ * broadcast leave of the 16 registers: GCC spilled an accumulator, whose store and reload then
+ * bound every step (half of the kernel's samples in DCGAN fell on that store), so more than 3
+ * such rows go as two halves that each load B again. */
+#define AVX2_ROWS_CASE(ROWS, MASKS)                                                                \
+    case ROWS:                                                                                     \
+        if (nv == 1) {                                                                             \
+            avx2_rows_part(ROWS, 1, kc, pa, rows, MASKS, col, last, c, ldc, alpha, beta);          \
+        } else if (ROWS > 3 && (MASKS || last != 0xFF)) {                                          \
+            avx2_rows_part(3, 2, kc, pa, rows, MASKS, col, last, c, ldc, alpha, beta);             \
+            avx2_rows_part(ROWS - 3, 2, kc, pa + 3, rows, MASKS, col, last, c + 3 * ldc, ldc,      \
+                           alpha, beta);                                                           \
+        } else {                                                                                   \
+            avx2_rows_part(ROWS, 2, kc, pa, rows, MASKS, col, last, c, ldc, alpha, beta);          \
+        }                                                                                          \
+        break;
+#define AVX2_ROWS_1_TO_6(MASKS)                                                                    \
+    AVX2_ROWS_CASE(1, MASKS)                                                                       \
+    AVX2_ROWS_CASE(2, MASKS)                                                                       \
+    AVX2_ROWS_CASE(3, MASKS)                                                                       \
+    AVX2_ROWS_CASE(4, MASKS)                                                                       \
+    AVX2_ROWS_CASE(5, MASKS)                                                                       \
+    default:                                                                                       \
+        AVX2_ROWS_CASE(6, MASKS)
+
+__attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, const float *pa,
+                                                                const float *pb, float *c,
+                                                                int64_t ldc, float alpha,
+                                                                float beta) {
+    avx2_6x16(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);
+}
+
+__attribute__((target("avx2,fma"))) static void
+rows_avx2_6x16(int64_t kc, const float *pa, const float *const *rows, const uint16_t *const *masks,
+               int64_t col, int cols, int n_rows, float *c, int64_t ldc, float alpha, float beta) {
+    if (!masks && cols == 16 && n_rows == 6) {
+        avx2_6x16(kc, pa, NULL, rows, col, c, ldc, alpha, beta);
+        return;
+    }
+    int nv = (cols + 7) / 8;
+    unsigned last = 0xFFu >> (8 * nv - cols);
+    if (masks) {
+        switch (n_rows) { AVX2_ROWS_1_TO_6(masks) }
+    } else {
+        switch (n_rows) { AVX2_ROWS_1_TO_6(NULL) }
+    }
+}
 
 __attribute__((target("avx512f"), always_inline)) static inline void
 avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
@@ -318,11 +447,13 @@ AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8)
 #endif
 
 static const micro_kernel KERNELS[] = {
-    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL},
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, 0, 0, 4},
 #if TC_GEMM_X86
-    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, NULL},
-    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32},
-    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48},
+    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, rows_avx2_6x16, 2, 1024, 8},
+    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32, 64, 0,
+     16},
+    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48, 64, 0,
+     16},
 #endif
 };
 
@@ -365,6 +496,10 @@ bool tc_gemm_isa_available(tc_gemm_isa isa) {
     return kernel_for(isa)->isa == isa && cpu_supports(isa);
 }
 
+bool tc_gemm_has_row_form(void) {
+    return kernel_for(best_isa())->rows_fn != NULL;
+}
+
 static tc_gemm_isa resolve_isa(tc_gemm_isa isa) {
     return (isa == TCONV_GEMM_ISA_AUTO || !tc_gemm_isa_available(isa)) ? best_isa() : isa;
 }
@@ -392,7 +527,7 @@ static tc_gemm_isa isa_for_shape(int64_t m, int64_t n, bool b_rows) {
     int64_t best_area = 0;
     for (int i = 0; i < n_shapes; i++) {
         const micro_kernel *k = kernel_for(shapes[i]);
-        int64_t n_step = b_rows && reads_rows_in_place(k, m) ? 16 : k->nr;
+        int64_t n_step = b_rows && reads_rows_in_place(k, m) && k->lanes < k->nr ? k->lanes : k->nr;
         int64_t area = round_up(m, k->mr) * round_up(n, n_step);
         if (i == 0 || area < best_area) {
             best = i;
@@ -543,6 +678,44 @@ __attribute__((target("avx512f"))) static void masked_row_avx512(float *restrict
         _mm512_storeu_ps(d + c, _mm512_maskz_loadu_ps(m, src + c));
     }
 }
+
+/* masked_row_avx512's AVX2 copy for a panel of nv 8-column vectors: the row's floats from src
+ * (column j of the product, a multiple of 8), those of its first `cols` whose lane is on in
+ * `mask` (NULL: all), zeros elsewhere, with no load outside them. A memcpy a row, a libc call of
+ * 32 or 64 bytes each, took most of the packing. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+pack_row_avx2(float *restrict d, const float *src, const uint16_t *mask, int64_t j, int cols,
+              int nv) {
+    for (int v = 0; v < nv; v++) {
+        int64_t q = j + 8 * v;
+        int valid = cols - 8 * v < 0 ? 0 : cols - 8 * v > 8 ? 8 : cols - 8 * v;
+        unsigned bits = (0xFFu >> (8 - valid)) & (mask ? (unsigned)mask[q >> 4] >> (q & 8) : 0xFFu);
+        __m256 x = bits == 0xFFu ? _mm256_loadu_ps(src + 8 * v)
+                                 : _mm256_maskload_ps(src + 8 * v, avx2_lanes(bits));
+        _mm256_storeu_ps(d + 8 * v, x);
+    }
+}
+
+/* pack_b for 8- and 16-column panels on AVX2 (the portable and AVX2 kernels' widths), a row of B at
+ * a time: a panel at a time read B's rows 32 or 64 bytes each, kc lines at once that a conv's
+ * power-of-two row strides put in the same L1 sets, and each missed. */
+__attribute__((target("avx2,fma"))) static void pack_b_rows_avx2(const tc_sgemm_op *op, int64_t p0,
+                                                                 int64_t kc, int64_t j0, int64_t nc,
+                                                                 int nr, float *dst) {
+    for (int64_t p = 0; p < kc; p++) {
+        const float *src =
+            op->b_rows ? op->b_rows[p0 + p] + op->b_col0 + j0 : op->b + (p0 + p) * op->ldb + j0;
+        const uint16_t *mask = op->b_masks ? op->b_masks[p0 + p] : NULL;
+        float *d = dst + p * nr;
+        for (int64_t jr = 0; jr < nc; jr += nr, d += nr * kc) {
+            int cols = (int)min_i64(nr, nc - jr);
+            if (nr == 16)
+                pack_row_avx2(d, src + jr, mask, op->b_col0 + j0 + jr, cols, 2);
+            else
+                pack_row_avx2(d, src + jr, mask, op->b_col0 + j0 + jr, cols, 1);
+        }
+    }
+}
 #endif
 
 /* op(B)[p0 .. p0+kc) x [j0 .. j0+nc) into nr-column panels: dst[panel][p][c], zero-padded. */
@@ -550,6 +723,11 @@ static void pack_b(const tc_sgemm_op *op, int64_t p0, int64_t kc, int64_t j0, in
                    float *dst) {
 #if TC_GEMM_X86
     bool vector_masks = op->b_masks && nr % 16 == 0 && cpu_supports(TCONV_GEMM_ISA_AVX512);
+    if ((nr == 8 || nr == 16) && !op->trans_b && (op->b_col0 + j0) % 8 == 0 &&
+        cpu_supports(TCONV_GEMM_ISA_AVX2)) {
+        pack_b_rows_avx2(op, p0, kc, j0, nc, nr, dst);
+        return;
+    }
 #endif
     for (int64_t jr = 0; jr < nc; jr += nr) {
         int cols = (int)min_i64(nr, nc - jr);
@@ -651,31 +829,37 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 }
 
 /* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
- * form and m has at most this many row panels (each rereads its B from the scattered rows).
- * Row pointers pay up to 64 panels, i.e. 512 rows of 8x48: LinkNet's 3x3 Convs of 256 channels
- * @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and the 12x32
- * tiles that the packed form's full-width last panel chose). A plain matrix B (ConvTranspose's
- * X, a 1x1 Conv's input) is read in place only under fewer panels: its rows lie a whole plane
- * apart, and a 2-thread ConvTranspose chunk of 11 panels (workload A) ran 17% slower reading it
- * in place than packed. */
-#define DIRECT_B_MAX_PANELS 64
+ * form and m has at most its in_place_panels row panels (each rereads its B from the scattered
+ * rows), n at most its in_place_cols columns.
+ * - AVX-512 pays up to 64 panels, i.e. 512 rows of 8x48: LinkNet's 3x3 Convs of 256 channels
+ *   @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and the 12x32
+ *   tiles that the packed form's full-width last panel chose).
+ * - AVX2 reads 64 bytes of a row a step: a conv's B rows, planes of power-of-two size apart,
+ *   then fall in the same few L1 sets, and on a Zen 3 core packing them a row at a time
+ *   (pack_b_rows_avx2) won from 2 panels at 4096 columns (576 deep: 42 against 28 GFLOP/s at 24
+ *   rows, 54 against 27 at 66) and from 1 panel beyond 1024 columns (20 against 10 at 6 rows),
+ *   while 1 or 2 panels of up to 1024 columns ran faster in place (6 x 512: 43 against 26).
+ * A plain matrix B (ConvTranspose's X, a 1x1 Conv's input) is read in place only under fewer
+ * panels: its rows lie a whole plane apart, and a 2-thread ConvTranspose chunk of 11 panels
+ * (workload A) ran 17% slower reading it in place than packed on AVX-512. */
 #define DIRECT_B_MATRIX_MAX_PANELS 4
 /* The deepest kc block of any kernel: a matrix B read in place gets its row pointers on the
  * stack. */
 #define MAX_KC 256
 
 static bool reads_panels_in_place(const micro_kernel *mk, int64_t m, int64_t max_panels) {
-    return mk->rows_fn && mk->kc <= MAX_KC && round_up(m, mk->mr) / mk->mr <= max_panels;
+    return mk->rows_fn && mk->kc <= MAX_KC &&
+           round_up(m, mk->mr) / mk->mr <= min_i64(max_panels, mk->in_place_panels);
 }
 
 static bool reads_rows_in_place(const micro_kernel *mk, int64_t m) {
-    return reads_panels_in_place(mk, m, DIRECT_B_MAX_PANELS);
+    return reads_panels_in_place(mk, m, mk->in_place_panels);
 }
 
 static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
-    return !op->trans_b &&
+    return !op->trans_b && (mk->in_place_cols == 0 || op->n <= mk->in_place_cols) &&
            reads_panels_in_place(mk, op->m,
-                                 op->b_rows ? DIRECT_B_MAX_PANELS : DIRECT_B_MATRIX_MAX_PANELS);
+                                 op->b_rows ? mk->in_place_panels : DIRECT_B_MATRIX_MAX_PANELS);
 }
 
 /* The rows of B's k-block from p0 (kc of them) as pointers: b_rows itself, or `room` filled. */

@@ -27,6 +27,11 @@ typedef enum tc_gemm_isa {
 
 /* Whether this build and CPU can run the micro-kernel (AUTO is always available). */
 bool tc_gemm_isa_available(tc_gemm_isa isa);
+/* Whether AUTO's kernel has the row form (B by row pointers under lane masks, read in place or
+ * packed a vector at a time): the paths built on such products (the masked Conv, the
+ * ConvTranspose phase form) are taken only then; the portable kernel would pack their masked B
+ * a lane at a time, for more than they save. AVX2 and AVX-512 have it. */
+bool tc_gemm_has_row_form(void);
 /* "auto", "portable", "avx2", "avx512", "avx512-8x48". */
 const char *tc_gemm_isa_name(tc_gemm_isa isa);
 /* The kernel for products of m rows by about n columns: AUTO's instruction set, in the tile shape

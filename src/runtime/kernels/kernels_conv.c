@@ -518,8 +518,7 @@ static bool conv_reads_flat(const tc_lattice *lat) {
 static void conv_choose_columns(conv_job *job) {
     int64_t out = job->lat.coarse_size;
     int64_t length = job->direct ? 0 : wide_setup(job);
-    job->masked =
-        !job->direct && conv_reads_flat(&job->lat) && tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512);
+    job->masked = !job->direct && conv_reads_flat(&job->lat) && tc_gemm_has_row_form();
     job->wide = !job->direct && !job->masked && length <= out + out / 2 &&
                 job->lat.strides[job->lat.rank - 1] <= CONV_WIDE_MAX_STRIDE;
     job->columns = job->wide ? length : out;

@@ -596,14 +596,14 @@ typedef struct phase_job {
     tc_conv_scratch scratch;
 } phase_job;
 
-/* Whether the phase form applies (see above): float32 and AVX-512 (the masked GEMM), dilation 1,
- * no window, an output s times X on every axis, kernels at least the strides, at most PHASE_MAX
- * phases, enough channels and positions; not a 1x1 kernel at stride 1 (one phase of one tap:
- * the direct GEMM). */
+/* Whether the phase form applies (see above): float32 and a GEMM with the row form (the masked
+ * product: AVX2 or AVX-512), dilation 1, no window, an output s times X on every axis, kernels
+ * at least the strides, at most PHASE_MAX phases, enough channels and positions; not a 1x1
+ * kernel at stride 1 (one phase of one tap: the direct GEMM). */
 static bool phase_fits(const conv_transpose_job *job) {
     const tc_lattice *lat = &job->lat;
     if (lat->rank > 3 || job->cout_g < PHASE_MIN_CHANNELS ||
-        lat->coarse_size < PHASE_MIN_POSITIONS || !tc_gemm_isa_available(TCONV_GEMM_ISA_AVX512))
+        lat->coarse_size < PHASE_MIN_POSITIONS || !tc_gemm_has_row_form())
         return false;
     int64_t phases = 1;
     bool overlaps = false;
