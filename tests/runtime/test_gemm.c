@@ -279,6 +279,44 @@ static void test_prepacked_a(void **state) {
     }
 }
 
+/* B packed once (tc_sgemm_pack_b, both layouts) and given as packed_b, A packed too: shapes
+ * across several kc blocks (256), more than one nc block (2016-2048 columns), partial row and
+ * column tiles (a tail of 1-5 rows, panels paired or not), beta 0 and not; b must not be read. */
+static void test_prepacked_b(void **state) {
+    (void)state;
+    uint64_t rng = 12;
+    static const int64_t shapes[][3] = {{7, 45, 13},    {8, 100, 300}, {33, 2100, 40},
+                                        {151, 67, 521}, {2, 33, 9},    {29, 64, 257}};
+    for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
+        if (!tc_gemm_isa_available(ALL_ISAS[isa]))
+            continue;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            for (int tb = 0; tb < 2; tb++) {
+                tc_sgemm_op op = {.trans_b = tb,
+                                  .m = shapes[s][0],
+                                  .n = shapes[s][1],
+                                  .k = shapes[s][2],
+                                  .alpha = 1.0f,
+                                  .beta = s % 2 ? 1.0f : 0.0f};
+                matrices mx = make_matrices(&op, 2, &rng);
+                naive_sgemm(&op, mx.want);
+                float *packed =
+                    malloc(tc_sgemm_packed_b_floats(ALL_ISAS[isa], op.k, op.n) * sizeof(float));
+                assert_non_null(packed);
+                tc_sgemm_pack_b(ALL_ISAS[isa], tb, op.k, op.n, op.b, op.ldb, packed);
+                tc_sgemm_op by_packed = op;
+                by_packed.b = NULL; /* must not be read */
+                by_packed.trans_b = false;
+                by_packed.packed_b = packed;
+                run_prepacked(ALL_ISAS[isa], &op, &by_packed);
+                expect_result(&op, &mx, tc_gemm_isa_name(ALL_ISAS[isa]));
+                free(packed);
+                free_matrices(&mx);
+            }
+        }
+    }
+}
+
 /* B given as row pointers (b_rows), in reverse order of the rows stored: products with few row
  * panels read B in place (full column panels) and pack only the partial one; more rows pack it.
  * Shapes cross both, partial row and column tiles, several kc blocks, and alpha/beta. */
@@ -507,6 +545,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_shapes_all_isas),
         cmocka_unit_test(test_isa_for_shape),
+        cmocka_unit_test(test_prepacked_b),
         cmocka_unit_test(test_vectors_all_isas),
         cmocka_unit_test(test_beyond_blocks_all_isas),
         cmocka_unit_test(test_random_shapes),

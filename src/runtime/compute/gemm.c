@@ -30,6 +30,12 @@ typedef void (*micro_rows_fn)(int64_t kc, const float *pa, const float *const *r
                               const uint16_t *const *masks, int64_t col, int cols, int n_rows,
                               float *c, int64_t ldc, float alpha, float beta);
 
+/* A partial row panel (1 .. mr-1 rows) of packed B's full panel pb0, and of the next full panel
+ * pb1 too unless NULL (its columns follow in C): only those rows computed, each element summed
+ * in the order of the full tile (the same bits). NULL where a kernel has none. */
+typedef void (*micro_tail_fn)(int64_t kc, const float *pa, const float *pb0, const float *pb1,
+                              int n_rows, float *c, int64_t ldc, float alpha, float beta);
+
 /* A micro-kernel and the blocking that suits it: mc x kc of A stays in L2, kc x nr of B in L1,
  * kc x nc of B in L3. */
 typedef struct micro_kernel {
@@ -38,9 +44,11 @@ typedef struct micro_kernel {
     int64_t mc, kc, nc;
     micro_fn fn;
     micro_rows_fn rows_fn;
-    /* B read in place (rows_fn) for at most this many row panels of at most this many columns
-     * (0: any), packed beyond: reads_b_in_place */
-    int64_t in_place_panels, in_place_cols;
+    micro_tail_fn tail_fn;
+    /* B read in place (rows_fn) for at most in_place_panels row panels, and beyond
+     * in_place_cols columns (0: never) for at most wide_panels of at most wide_cols columns;
+     * packed otherwise (reads_b_in_place) */
+    int64_t in_place_panels, in_place_cols, wide_panels, wide_cols;
     int64_t lanes; /* floats a vector: a B read in place computes a partial panel in these */
 } micro_kernel;
 
@@ -261,6 +269,81 @@ rows_avx2_6x16(int64_t kc, const float *pa, const float *const *rows, const uint
     }
 }
 
+/* The packed form's partial row panels: 6x16's tile computes all 6 rows, so a Conv of 8 output
+ * channels spent a third of its FMAs on zero rows, one of 3 channels half. Here 1-3 rows take two
+ * panels at once (up to 12 accumulators, 2 FMAs for each B load's 1-3), 4-5 rows one; each
+ * element is still summed over p in order, as by the full tile. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+avx2_tail_part(int mr, int nv, int64_t kc, const float *pa, const float *pb0, const float *pb1,
+               float *c, int64_t ldc, float alpha, float beta) {
+    __m256 acc[5][4];
+#pragma GCC unroll 5
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++)
+            acc[r][v] = _mm256_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        __m256 bv[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++)
+            bv[v] = _mm256_loadu_ps((v < 2 ? pb0 : pb1) + p * 16 + 8 * (v & 1));
+#pragma GCC unroll 5
+        for (int r = 0; r < mr; r++) {
+            __m256 a = _mm256_broadcast_ss(pa + r);
+#pragma GCC unroll 4
+            for (int v = 0; v < nv; v++)
+                acc[r][v] = _mm256_fmadd_ps(a, bv[v], acc[r][v]);
+        }
+        pa += 6;
+    }
+    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 5
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) {
+            if (beta == 0.0f)
+                _mm256_storeu_ps(cr + 8 * v, _mm256_mul_ps(va, acc[r][v]));
+            else
+                _mm256_storeu_ps(
+                    cr + 8 * v,
+                    _mm256_fmadd_ps(va, acc[r][v], _mm256_mul_ps(vb, _mm256_loadu_ps(cr + 8 * v))));
+        }
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void tail_avx2_6x16(int64_t kc, const float *pa,
+                                                               const float *pb0, const float *pb1,
+                                                               int n_rows, float *c, int64_t ldc,
+                                                               float alpha, float beta) {
+    if (pb1 && n_rows <= 3) {
+        if (n_rows == 1)
+            avx2_tail_part(1, 4, kc, pa, pb0, pb1, c, ldc, alpha, beta);
+        else if (n_rows == 2)
+            avx2_tail_part(2, 4, kc, pa, pb0, pb1, c, ldc, alpha, beta);
+        else
+            avx2_tail_part(3, 4, kc, pa, pb0, pb1, c, ldc, alpha, beta);
+        return;
+    }
+    switch (n_rows) {
+    case 1:
+        avx2_tail_part(1, 2, kc, pa, pb0, NULL, c, ldc, alpha, beta);
+        break;
+    case 2:
+        avx2_tail_part(2, 2, kc, pa, pb0, NULL, c, ldc, alpha, beta);
+        break;
+    case 3:
+        avx2_tail_part(3, 2, kc, pa, pb0, NULL, c, ldc, alpha, beta);
+        break;
+    case 4:
+        avx2_tail_part(4, 2, kc, pa, pb0, NULL, c, ldc, alpha, beta);
+        break;
+    default:
+        avx2_tail_part(5, 2, kc, pa, pb0, NULL, c, ldc, alpha, beta);
+        break;
+    }
+}
+
 __attribute__((target("avx512f"), always_inline)) static inline void
 avx512_12x32(int64_t kc, const float *pa, const float *pb, const float *const *rows, int64_t col,
              float *c, int64_t ldc, float alpha, float beta) {
@@ -447,13 +530,16 @@ AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8)
 #endif
 
 static const micro_kernel KERNELS[] = {
-    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, 0, 0, 4},
+    /* isa, mr, nr, mc, kc, nc, fn, rows_fn, tail_fn, in_place_panels, in_place_cols,
+     * wide_panels, wide_cols, lanes */
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, NULL, 0, 0, 0, 0, 4},
 #if TC_GEMM_X86
-    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, rows_avx2_6x16, 2, 1024, 8},
-    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32, 64, 0,
-     16},
-    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48, 64, 0,
-     16},
+    {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, rows_avx2_6x16, tail_avx2_6x16, 2,
+     1024, 0, 0, 8},
+    {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32, NULL, 64,
+     0, 0, 0, 16},
+    {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48, NULL,
+     64, 0, 0, 0, 16},
 #endif
 };
 
@@ -796,6 +882,19 @@ static bool lanes_all_on(const uint16_t *const *masks, const uint8_t *full, int6
 
 /* One packed mc x kc block of A times a kc x nc block of B into C. B is packed in pb, or, when
  * rows is set, read from rows[p] + col0 + j (pb unused). */
+/* A packed full-width panel's partial row panel (macro_kernel) through the kernel's tail form:
+ * up to half a tile's rows pair each even panel with the next when that one is full too, which
+ * the odd panel then skips. */
+static void tail_panel(const micro_kernel *mk, int64_t kc, const float *a_panel,
+                       const float *b_panel, int rows_here, int64_t jr, int64_t nc, float *c_tile,
+                       int64_t ldc, float alpha, float beta) {
+    bool pairs = rows_here <= mk->mr / 2;
+    if (pairs && (jr / mk->nr) % 2 == 1)
+        return; /* done with the panel before it */
+    const float *next = pairs && jr + 2 * mk->nr <= nc ? b_panel + mk->nr * kc : NULL;
+    mk->tail_fn(kc, a_panel, b_panel, next, rows_here, c_tile, ldc, alpha, beta);
+}
+
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
                          const float *pa, const float *pb, const float *const *rows,
                          const uint16_t *const *masks, const uint8_t *masks_full, int64_t col0,
@@ -811,6 +910,10 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
             int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
             float *c_tile = c + ir * ldc + jr;
+            if (!rows && rows_here < mk->mr && cols == mk->nr && mk->tail_fn) {
+                tail_panel(mk, kc, a_panel, b_panel, rows_here, jr, nc, c_tile, ldc, alpha, beta);
+                continue;
+            }
             /* the row-pointer form computes and stores only its rows and columns: a partial
              * tile goes straight to C */
             bool full = rows || (rows_here == mk->mr && cols == mk->nr);
@@ -829,8 +932,8 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 }
 
 /* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
- * form and m has at most its in_place_panels row panels (each rereads its B from the scattered
- * rows), n at most its in_place_cols columns.
+ * form and m has few enough row panels (each rereads its B from the scattered rows) for n's
+ * columns (micro_kernel.in_place_panels ...).
  * - AVX-512 pays up to 64 panels, i.e. 512 rows of 8x48: LinkNet's 3x3 Convs of 256 channels
  *   @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and the 12x32
  *   tiles that the packed form's full-width last panel chose).
@@ -838,7 +941,10 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
  *   then fall in the same few L1 sets, and on a Zen 3 core packing them a row at a time
  *   (pack_b_rows_avx2) won from 2 panels at 4096 columns (576 deep: 42 against 28 GFLOP/s at 24
  *   rows, 54 against 27 at 66) and from 1 panel beyond 1024 columns (20 against 10 at 6 rows),
- *   while 1 or 2 panels of up to 1024 columns ran faster in place (6 x 512: 43 against 26).
+ *   while 1 or 2 panels of up to 1024 columns ran faster in place (6 x 512: 43 against 26), and
+ *   up to 8 panels of up to 512 as fast (48 x 256: 56-73 against 61-77). A narrow B that is not
+ *   in cache is then not copied every run: U-Net's deep 3x3 Convs (128 channels on 4x6, its
+ *   590 KB of W^T as 24 x 128 products) took 317 us packed.
  * A plain matrix B (ConvTranspose's X, a 1x1 Conv's input) is read in place only under fewer
  * panels: its rows lie a whole plane apart, and a 2-thread ConvTranspose chunk of 11 panels
  * (workload A) ran 17% slower reading it in place than packed on AVX-512. */
@@ -847,18 +953,24 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
  * stack. */
 #define MAX_KC 256
 
-static bool reads_panels_in_place(const micro_kernel *mk, int64_t m, int64_t max_panels) {
-    return mk->rows_fn && mk->kc <= MAX_KC &&
-           round_up(m, mk->mr) / mk->mr <= min_i64(max_panels, mk->in_place_panels);
+static bool reads_panels_in_place(const micro_kernel *mk, int64_t m, int64_t n,
+                                  int64_t max_panels) {
+    int64_t panels = round_up(m, mk->mr) / mk->mr;
+    if (!mk->rows_fn || mk->kc > MAX_KC || panels > max_panels)
+        return false;
+    if (mk->in_place_cols == 0 || n <= mk->in_place_cols)
+        return panels <= mk->in_place_panels;
+    return n <= mk->wide_cols && panels <= mk->wide_panels;
 }
 
+/* n unknown (a tile shape's choice): as for narrow B */
 static bool reads_rows_in_place(const micro_kernel *mk, int64_t m) {
-    return reads_panels_in_place(mk, m, mk->in_place_panels);
+    return reads_panels_in_place(mk, m, 0, mk->in_place_panels);
 }
 
 static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
-    return !op->trans_b && (mk->in_place_cols == 0 || op->n <= mk->in_place_cols) &&
-           reads_panels_in_place(mk, op->m,
+    return !op->trans_b &&
+           reads_panels_in_place(mk, op->m, op->n,
                                  op->b_rows ? mk->in_place_panels : DIRECT_B_MATRIX_MAX_PANELS);
 }
 
@@ -889,6 +1001,15 @@ static const float *packed_block(const micro_kernel *mk, const float *packed, in
     return packed + pc * round_up(m, mk->mr) + ic * kc;
 }
 
+/* The packed layout of a whole B (tc_sgemm_pack_b): per nc-block of n, per kc-block of k, the
+ * block as pack_b writes it (nr-column panels, the last zero-padded); every nc-block but the
+ * last is nc wide, a multiple of nr, so block (jc, pc) starts at jc * k + pc * round_up(nc, nr),
+ * nc its own width. */
+static int64_t packed_b_block(const micro_kernel *mk, int64_t k, int64_t jc, int64_t pc,
+                              int64_t nc) {
+    return jc * k + pc * round_up(nc, mk->nr);
+}
+
 static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op) {
     if (op->m <= 0 || op->n <= 0)
         return;
@@ -899,7 +1020,7 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
     const micro_kernel *mk = kernel_for(ws->isa);
     float *pa = align_floats(ws->buffer);
     float *pb = align_floats(pa + pack_a_floats(mk, op->m, op->k));
-    bool in_place = reads_b_in_place(mk, op);
+    bool in_place = !op->packed_b && reads_b_in_place(mk, op);
     const float *row_room[MAX_KC];
     for (int64_t jc = 0; jc < op->n; jc += mk->nc) {
         int64_t nc = min_i64(mk->nc, op->n - jc);
@@ -907,7 +1028,10 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
             int64_t kc = min_i64(mk->kc, op->k - pc);
             float beta = pc == 0 ? op->beta : 1.0f;
             const float *const *rows = NULL;
-            if (in_place)
+            const float *b_block = pb;
+            if (op->packed_b)
+                b_block = op->packed_b + packed_b_block(mk, op->k, jc, pc, nc);
+            else if (in_place)
                 rows = b_block_rows(op, pc, kc, row_room);
             else
                 pack_b(op, pc, kc, jc, nc, mk->nr, pb);
@@ -918,7 +1042,7 @@ static void sgemm_blocked(tc_gemm_workspace *ws, const float *packed_a, const tc
                     a_block = packed_block(mk, packed_a, op->m, pc, ic, kc);
                 else
                     pack_a(op, ic, mc, pc, kc, mk->mr, pa);
-                macro_kernel(mk, mc, nc, kc, a_block, pb, rows,
+                macro_kernel(mk, mc, nc, kc, a_block, b_block, rows,
                              rows && op->b_masks ? op->b_masks + pc : NULL, op->b_masks_full,
                              op->b_rows ? op->b_col0 + jc : jc, op->c + ic * op->ldc + jc, op->ldc,
                              op->alpha, beta);
@@ -956,6 +1080,28 @@ void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const 
         int64_t kc = min_i64(mk->kc, k - pc);
         pack_a(&op, 0, m, pc, kc, mk->mr, packed + pc * round_up(m, mk->mr));
     }
+}
+
+size_t tc_sgemm_packed_b_floats(tc_gemm_isa isa, int64_t k, int64_t n) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    return k > 0 && n > 0 ? (size_t)(k * round_up(n, mk->nr)) : 1;
+}
+
+void tc_sgemm_pack_b(tc_gemm_isa isa, bool trans_b, int64_t k, int64_t n, const float *b,
+                     int64_t ldb, float *packed) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    tc_sgemm_op op = {.trans_b = trans_b, .k = k, .n = n, .b = b, .ldb = ldb};
+    for (int64_t jc = 0; jc < n; jc += mk->nc) {
+        int64_t nc = min_i64(mk->nc, n - jc);
+        for (int64_t pc = 0; pc < k; pc += mk->kc)
+            pack_b(&op, pc, min_i64(mk->kc, k - pc), jc, nc, mk->nr,
+                   packed + packed_b_block(mk, k, jc, pc, nc));
+    }
+}
+
+bool tc_sgemm_reads_b_rows_in_place(tc_gemm_isa isa, int64_t m, int64_t n) {
+    const micro_kernel *mk = kernel_for(resolve_isa(isa));
+    return reads_panels_in_place(mk, m, n, mk->in_place_panels);
 }
 
 void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t channels, int64_t taps,

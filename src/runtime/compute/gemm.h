@@ -73,6 +73,9 @@ typedef struct tc_sgemm_op {
      * summary), so one set of row pointers serves every column block of a plane; a multiple of
      * 16 with b_masks. */
     int64_t b_col0;
+    /* Instead of b (untransposed) or b_rows: B packed once by tc_sgemm_pack_b for the isa of the
+     * workspace that runs it, with op->k and op->n its sizes (a Conv's W^T, kept across runs). */
+    const float *packed_b;
 } tc_sgemm_op;
 
 /* Packing buffers, reusable across calls (one per thread). */
@@ -112,6 +115,14 @@ int64_t tc_sgemm_col_tile(tc_gemm_isa isa);
 void tc_sgemm_pack_a(tc_gemm_isa isa, bool trans_a, int64_t m, int64_t k, const float *a,
                      int64_t lda, float *packed);
 void tc_sgemm_run_packed(tc_gemm_workspace *ws, const float *packed_a, const tc_sgemm_op *op);
+/* Pre-packed B (tc_sgemm_op.packed_b): op(B), k x n, of b (row stride ldb; trans_b: b is n x k)
+ * in isa's panels, into tc_sgemm_packed_b_floats floats; worth it where the product would pack
+ * B on every call (tc_sgemm_reads_b_rows_in_place false) and B does not change between calls. */
+size_t tc_sgemm_packed_b_floats(tc_gemm_isa isa, int64_t k, int64_t n);
+void tc_sgemm_pack_b(tc_gemm_isa isa, bool trans_b, int64_t k, int64_t n, const float *b,
+                     int64_t ldb, float *packed);
+/* Whether isa's kernel reads an m x n product's B given by row pointers in place. */
+bool tc_sgemm_reads_b_rows_in_place(tc_gemm_isa isa, int64_t m, int64_t n);
 /* Packs the m x (channels * taps) matrix A[i][c * taps + t] = base[c * channel_stride +
  * tap_offsets[i * taps + t]], 0 where that offset is negative, the way tc_sgemm_pack_a does: a
  * convolution's im2col matrix (output positions x (channel, tap)) read straight from its input,

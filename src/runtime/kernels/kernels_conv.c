@@ -190,7 +190,11 @@ typedef struct conv_job {
     const float *padded_x;
     const int64_t *tap_offsets;
     const float **b_rows; /* depth pointers per worker */
-    int64_t *rows_unit;   /* per worker: the (batch, group) its b_rows (and b_masks) are for */
+    /* the narrow path's W^T chunks: packed for the GEMM (tc_sgemm_pack_b), this many floats
+     * each, where the GEMM would pack them on every run; 0: as plain depth x width matrices,
+     * read by row pointers */
+    int64_t narrow_packed_floats;
+    int64_t *rows_unit; /* per worker: the (batch, group) its b_rows (and b_masks) are for */
 } conv_job;
 
 static int64_t conv_chunk_rows_at(const conv_job *job, int64_t chunk) {
@@ -955,20 +959,31 @@ static bool conv_wants_narrow(const conv_job *job) {
  * 884 KB of weights that are not in cache, took 137 us that way). */
 static const float *narrow_chunk_weights(const conv_job *job, int64_t g, int64_t chunk) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
+    if (job->narrow_packed_floats)
+        return job->packed_w + (g * job->n_chunks + chunk) * job->narrow_packed_floats;
     return job->packed_w + g * depth * job->cout_g + depth * chunk * job->chunk_rows;
+}
+
+/* Floats of every group's W^T chunks in the layout narrow_chunk_weights reads. */
+static int64_t narrow_weight_floats(const conv_job *job) {
+    int64_t depth = job->cin_g * job->lat.kernel_size;
+    if (job->narrow_packed_floats)
+        return job->group * job->n_chunks * job->narrow_packed_floats;
+    return job->group * depth * job->cout_g;
 }
 
 static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tensor *scratch) {
     int64_t depth = job->cin_g * job->lat.kernel_size;
-    /* layout[5] = -1 tells this block from the packed W of the same node */
-    tc_kernel_cache_key key = {
-        .source = job->w,
-        .layout = {job->cout_g, job->group, depth, job->chunk_rows, job->trim.key, -1}};
+    /* layout[5] < 0 tells this block from the packed W of the same node: -1 plain, -2 - isa
+     * packed for that isa's GEMM */
+    tc_kernel_cache_key key = {.source = job->w,
+                               .layout = {job->cout_g, job->group, depth, job->chunk_rows,
+                                          job->trim.key,
+                                          job->narrow_packed_floats ? -2 - (int64_t)job->isa : -1}};
     bool fresh;
     float *wt;
     tconv_status st = tc_conv_packed_weights(
-        ctx, &key, (size_t)(job->group * depth * job->cout_g) * sizeof(float), &wt, &fresh,
-        scratch);
+        ctx, &key, (size_t)narrow_weight_floats(job) * sizeof(float), &wt, &fresh, scratch);
     job->packed_w = wt;
     if (st != TCONV_OK || !fresh)
         return st;
@@ -981,6 +996,10 @@ static tconv_status narrow_weights(tc_kernel_ctx *ctx, conv_job *job, tc_rt_tens
             const float *w = live + (g * job->cout_g + chunk * job->chunk_rows) * depth;
             float *t = (float *)narrow_chunk_weights(job, g, chunk);
             int64_t width = conv_chunk_rows_at(job, chunk);
+            if (job->narrow_packed_floats) {
+                tc_sgemm_pack_b(job->isa, true, depth, width, w, depth, t);
+                continue;
+            }
             for (int64_t c = 0; c < width; c++)
                 for (int64_t p = 0; p < depth; p++)
                     t[p * width + c] = w[c * depth + p];
@@ -1051,15 +1070,15 @@ static void narrow_task(void *vrun, int64_t task, int worker) {
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const float *wt = narrow_chunk_weights(job, g, chunk);
-    for (int64_t p = 0; p < depth; p++)
-        rows[p] = wt + p * cols;
-    tc_sgemm_op op = {.m = positions,
-                      .n = cols,
-                      .k = depth,
-                      .alpha = 1.0f,
-                      .b_rows = rows,
-                      .c = ws->col,
-                      .ldc = cols};
+    tc_sgemm_op op = {
+        .m = positions, .n = cols, .k = depth, .alpha = 1.0f, .c = ws->col, .ldc = cols};
+    if (job->narrow_packed_floats) {
+        op.packed_b = wt;
+    } else {
+        for (int64_t p = 0; p < depth; p++)
+            rows[p] = wt + p * cols;
+        op.b_rows = rows;
+    }
     tc_sgemm_run_packed(&ws->gemm, rj->np->packed + (size_t)unit * rj->np->packed_floats, &op);
     int64_t row0 = g * job->cout_g + c0;
     float *y = job->y + ((unit / job->group) * job->c_out + row0) * positions;
@@ -1100,6 +1119,12 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
     int64_t chunks = tc_max_i64((job->cout_g + tile - 1) / tile,
                                 tc_min_i64((want + units - 1) / units, job->cout_g / 16));
     job->chunk_rows = split_evenly(job->cout_g, chunks, 16, &job->n_chunks);
+    /* W^T packed once where the GEMM would pack it every run (AVX2 beyond 2 row panels: U-Net's
+     * 128-channel 3x3 Convs on 4x6, 24 x 128 products over 590 KB of W^T, copied it per run) */
+    job->narrow_packed_floats =
+        tc_sgemm_reads_b_rows_in_place(job->isa, positions, job->chunk_rows)
+            ? 0
+            : (int64_t)tc_sgemm_packed_b_floats(job->isa, depth, job->chunk_rows);
     int64_t n_tasks = units * job->n_chunks;
     int workers = tc_parallel_workers(threads, n_tasks);
     narrow_plan np = {0};
