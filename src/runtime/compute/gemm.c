@@ -788,12 +788,25 @@ pack_row_avx2(float *restrict d, const float *src, const uint16_t *mask, int64_t
 __attribute__((target("avx2,fma"))) static void pack_b_rows_avx2(const tc_sgemm_op *op, int64_t p0,
                                                                  int64_t kc, int64_t j0, int64_t nc,
                                                                  int nr, float *dst) {
+    int64_t full = nr == 16 && (op->b_col0 + j0) % 16 == 0 ? nc / 16 * 16 : 0;
     for (int64_t p = 0; p < kc; p++) {
         const float *src =
             op->b_rows ? op->b_rows[p0 + p] + op->b_col0 + j0 : op->b + (p0 + p) * op->ldb + j0;
         const uint16_t *mask = op->b_masks ? op->b_masks[p0 + p] : NULL;
         float *d = dst + p * nr;
-        for (int64_t jr = 0; jr < nc; jr += nr, d += nr * kc) {
+        int64_t jr = 0;
+        /* whole 16-column panels on mask-word boundaries: one word a panel, most all on */
+        for (; jr < full; jr += 16, d += 16 * kc) {
+            unsigned word = mask ? mask[(op->b_col0 + j0 + jr) >> 4] : 0xFFFFu;
+            if (word == 0xFFFFu) {
+                _mm256_storeu_ps(d, _mm256_loadu_ps(src + jr));
+                _mm256_storeu_ps(d + 8, _mm256_loadu_ps(src + jr + 8));
+            } else {
+                _mm256_storeu_ps(d, _mm256_maskload_ps(src + jr, avx2_lanes(word & 0xFF)));
+                _mm256_storeu_ps(d + 8, _mm256_maskload_ps(src + jr + 8, avx2_lanes(word >> 8)));
+            }
+        }
+        for (; jr < nc; jr += nr, d += nr * kc) {
             int cols = (int)min_i64(nr, nc - jr);
             if (nr == 16)
                 pack_row_avx2(d, src + jr, mask, op->b_col0 + j0 + jr, cols, 2);
