@@ -45,11 +45,13 @@ typedef struct micro_kernel {
     micro_fn fn;
     micro_rows_fn rows_fn;
     micro_tail_fn tail_fn;
-    /* B read in place (rows_fn) for at most in_place_panels row panels, and beyond
-     * in_place_cols columns (0: never) for at most wide_panels of at most wide_cols columns;
-     * packed otherwise (reads_b_in_place) */
-    int64_t in_place_panels, in_place_cols, wide_panels, wide_cols;
+    /* B read in place (rows_fn) for at most in_place_panels row panels of at most in_place_cols
+     * columns (0: any), packed otherwise (reads_b_in_place) */
+    int64_t in_place_panels, in_place_cols;
     int64_t lanes; /* floats a vector: a B read in place computes a partial panel in these */
+    /* row panels read in place when B's rows are spread (b_rows_spread); 0: spreading them is
+     * not worth a copy (AVX-512 reads 2-3 lines a row a step, and was not measured with it) */
+    int64_t spread_panels;
 } micro_kernel;
 
 /* ---------------------------------------------------------------- micro-kernels */
@@ -530,16 +532,16 @@ AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8)
 #endif
 
 static const micro_kernel KERNELS[] = {
-    /* isa, mr, nr, mc, kc, nc, fn, rows_fn, tail_fn, in_place_panels, in_place_cols,
-     * wide_panels, wide_cols, lanes */
-    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, NULL, 0, 0, 0, 0, 4},
+    /* isa, mr, nr, mc, kc, nc, fn, rows_fn, tail_fn, in_place_panels, in_place_cols, lanes,
+     * spread_panels */
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, NULL, 0, 0, 4, 0},
 #if TC_GEMM_X86
     {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, rows_avx2_6x16, tail_avx2_6x16, 2,
-     1024, 0, 0, 8},
+     1024, 8, 2},
     {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32, NULL, 64,
-     0, 0, 0, 16},
+     0, 16, 0},
     {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48, NULL,
-     64, 0, 0, 0, 16},
+     64, 0, 16, 0},
 #endif
 };
 
@@ -945,8 +947,9 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 }
 
 /* Whether a product reads B (untransposed; row pointers or a matrix) in place: the kernel has the
- * form and m has few enough row panels (each rereads its B from the scattered rows) for n's
- * columns (micro_kernel.in_place_panels ...).
+ * form, m has at most in_place_panels row panels (each rereads its B from the scattered rows)
+ * and n at most in_place_cols columns (0: any); with rows spread over the L1 sets
+ * (b_rows_spread), up to spread_panels panels.
  * - AVX-512 pays up to 64 panels, i.e. 512 rows of 8x48: LinkNet's 3x3 Convs of 256 channels
  *   @16x16 and 512 @8x8 ran 2.6 ms in place against 3.1 packed (the packed copy, and the 12x32
  *   tiles that the packed form's full-width last panel chose).
@@ -954,10 +957,12 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
  *   then fall in the same few L1 sets, and on a Zen 3 core packing them a row at a time
  *   (pack_b_rows_avx2) won from 2 panels at 4096 columns (576 deep: 42 against 28 GFLOP/s at 24
  *   rows, 54 against 27 at 66) and from 1 panel beyond 1024 columns (20 against 10 at 6 rows),
- *   while 1 or 2 panels of up to 1024 columns ran faster in place (6 x 512: 43 against 26), and
- *   up to 8 panels of up to 512 as fast (48 x 256: 56-73 against 61-77). A narrow B that is not
- *   in cache is then not copied every run: U-Net's deep 3x3 Convs (128 channels on 4x6, its
- *   590 KB of W^T as 24 x 128 products) took 317 us packed.
+ *   while 1 or 2 panels of up to 1024 columns ran faster in place (6 x 512: 43 against 26).
+ *   Rows an odd number of lines apart (144 deep) ran in place at 70-71 GFLOP/s against 53-57
+ *   packed at 12 rows (1024 or 4096 columns); a Conv of 8 output channels reading such a copy
+ *   of X in place took 260-333 us against 508-547 (16 -> 8 channels, 3x3 on 64x96), but at 16
+ *   channels (3 panels) the copy did not pay (ERFNet's 16-channel 3x1 Convs: 35 -> 53 us):
+ *   spread_panels 2.
  * A plain matrix B (ConvTranspose's X, a 1x1 Conv's input) is read in place only under fewer
  * panels: its rows lie a whole plane apart, and a 2-thread ConvTranspose chunk of 11 panels
  * (workload A) ran 17% slower reading it in place than packed on AVX-512. */
@@ -968,22 +973,27 @@ static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
 
 static bool reads_panels_in_place(const micro_kernel *mk, int64_t m, int64_t n,
                                   int64_t max_panels) {
-    int64_t panels = round_up(m, mk->mr) / mk->mr;
-    if (!mk->rows_fn || mk->kc > MAX_KC || panels > max_panels)
-        return false;
-    if (mk->in_place_cols == 0 || n <= mk->in_place_cols)
-        return panels <= mk->in_place_panels;
-    return n <= mk->wide_cols && panels <= mk->wide_panels;
+    return mk->rows_fn && mk->kc <= MAX_KC && (mk->in_place_cols == 0 || n <= mk->in_place_cols) &&
+           round_up(m, mk->mr) / mk->mr <= min_i64(max_panels, mk->in_place_panels);
 }
 
-/* n unknown (a tile shape's choice): as for narrow B */
+/* n unknown (a tile shape's choice): as for a narrow B */
 static bool reads_rows_in_place(const micro_kernel *mk, int64_t m) {
     return reads_panels_in_place(mk, m, 0, mk->in_place_panels);
 }
 
+/* Rows spread over the L1 sets: up to spread_panels row panels, any n. */
+static bool reads_spread_rows_in_place(const micro_kernel *mk, int64_t m) {
+    return mk->rows_fn && mk->kc <= MAX_KC && mk->spread_panels > 0 &&
+           round_up(m, mk->mr) / mk->mr <= mk->spread_panels;
+}
+
 static bool reads_b_in_place(const micro_kernel *mk, const tc_sgemm_op *op) {
-    return !op->trans_b &&
-           reads_panels_in_place(mk, op->m, op->n,
+    if (op->trans_b)
+        return false;
+    if (op->b_rows && op->b_rows_spread && reads_spread_rows_in_place(mk, op->m))
+        return true;
+    return reads_panels_in_place(mk, op->m, op->n,
                                  op->b_rows ? mk->in_place_panels : DIRECT_B_MATRIX_MAX_PANELS);
 }
 
@@ -1115,6 +1125,10 @@ void tc_sgemm_pack_b(tc_gemm_isa isa, bool trans_b, int64_t k, int64_t n, const 
 bool tc_sgemm_reads_b_rows_in_place(tc_gemm_isa isa, int64_t m, int64_t n) {
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
     return reads_panels_in_place(mk, m, n, mk->in_place_panels);
+}
+
+bool tc_sgemm_spread_rows_pay(tc_gemm_isa isa, int64_t m) {
+    return reads_spread_rows_in_place(kernel_for(resolve_isa(isa)), m);
 }
 
 void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t channels, int64_t taps,

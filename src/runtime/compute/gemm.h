@@ -76,6 +76,10 @@ typedef struct tc_sgemm_op {
     /* Instead of b (untransposed) or b_rows: B packed once by tc_sgemm_pack_b for the isa of the
      * workspace that runs it, with op->k and op->n its sizes (a Conv's W^T, kept across runs). */
     const float *packed_b;
+    /* With b_rows: the rows lie in different L1 sets (planes a caller copied apart by an odd
+     * number of cache lines), so more row panels read them in place
+     * (tc_sgemm_spread_rows_pay). */
+    bool b_rows_spread;
 } tc_sgemm_op;
 
 /* Packing buffers, reusable across calls (one per thread). */
@@ -123,6 +127,10 @@ void tc_sgemm_pack_b(tc_gemm_isa isa, bool trans_b, int64_t k, int64_t n, const 
                      int64_t ldb, float *packed);
 /* Whether isa's kernel reads an m x n product's B given by row pointers in place. */
 bool tc_sgemm_reads_b_rows_in_place(tc_gemm_isa isa, int64_t m, int64_t n);
+/* Whether a product of m rows gains from B's rows spread over the L1 sets
+ * (tc_sgemm_op.b_rows_spread): isa's kernel then reads them in place, at any n (AVX2, up to 2
+ * row panels; AVX-512 reads in place without it). */
+bool tc_sgemm_spread_rows_pay(tc_gemm_isa isa, int64_t m);
 /* Packs the m x (channels * taps) matrix A[i][c * taps + t] = base[c * channel_stride +
  * tap_offsets[i * taps + t]], 0 where that offset is negative, the way tc_sgemm_pack_a does: a
  * convolution's im2col matrix (output positions x (channel, tap)) read straight from its input,

@@ -172,6 +172,7 @@ typedef struct conv_job {
     /* X read flat (conv_run_masked): each tap's flat shift and its lane masks */
     bool masked;
     bool flat_phases; /* read from phase planes (stride above 1), not X */
+    bool skewed;      /* stride 1: read from a copy of X, its planes an odd number of lines apart */
     const int64_t *tap_shifts;
     const uint16_t *tap_masks; /* kernel_size x mask_words */
     const uint8_t *masks_full; /* mask_words: the word is all ones for every tap */
@@ -1171,9 +1172,32 @@ static void masked_phase_planes(const conv_job *job, float *dst, int64_t p0, int
     phase_planes_of(&pg, job->x, dst, p0, p1);
 }
 
-/* The first input plane of unit u as `worker` reads it: X's, or its phase planes'. */
+/* Stride 1, X copied plane by plane (build_planes) an odd number of cache lines apart: X's
+ * planes, a power-of-two number of lines apart in a CNN, put every channel's B rows in the same
+ * L1 sets, where a kernel that reads B in place evicts what it reads again
+ * (tc_sgemm_op.b_rows_spread). A copy of X costs a load and a store a float against the
+ * 9 x m FMAs a 3x3 Conv of m output channels does with it; packing B copied it 9 times. */
+static int64_t skewed_plane_floats(int64_t plane) {
+    int64_t lines = (plane + 15) / 16;
+    return (lines | 1) * 16;
+}
+
+static void skewed_planes(const conv_job *job, float *dst, int64_t p0, int64_t p1) {
+    int64_t plane = job->lat.fine_size;
+    for (int64_t p = p0; p < p1; p++)
+        memcpy(dst + p * job->channel_floats, job->x + p * plane, (size_t)plane * sizeof(float));
+}
+
+/* Whether the masked path reads a skewed copy of X: stride 1, and a GEMM that gains from it
+ * (tc_sgemm_spread_rows_pay: AVX2, up to 2 row panels, i.e. 12 output channels a chunk). */
+static bool masked_wants_skew(const conv_job *job) {
+    return !job->flat_phases && tc_sgemm_spread_rows_pay(job->isa, job->chunk_rows);
+}
+
+/* The first input plane of unit u as `worker` reads it: X's, or its phase planes' (or X's
+ * skewed copy). */
 static uintptr_t masked_unit_base(const conv_job *job, const conv_unit *u, int worker) {
-    if (!job->flat_phases)
+    if (!job->flat_phases && !job->skewed)
         return (uintptr_t)conv_unit_x(job, u);
     return (uintptr_t)(conv_worker_planes(job, worker) +
                        (u->n * job->c_in + u->g * job->cin_g) * job->channel_floats);
@@ -1190,14 +1214,17 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     tc_conv_worker_scratch *ws = &job->scratch.workers[worker];
     const float **rows = job->b_rows + (size_t)worker * (size_t)depth;
     const uint16_t **masks = job->b_masks + (size_t)worker * (size_t)depth;
-    int64_t plane = job->flat_phases ? job->channel_floats : lat->fine_size;
+    int64_t plane = job->flat_phases || job->skewed ? job->channel_floats : lat->fine_size;
     conv_planes_ready(job, worker);
     if (rows_stale(job, &u, worker))
         tc_lattice_masked_rows(masked_unit_base(job, &u, worker), plane, job->cin_g,
                                lat->kernel_size, job->tap_shifts, job->tap_masks, job->mask_words,
                                rows, masks);
-    tc_sgemm_op op = {
-        .b_rows = rows, .b_masks = masks, .b_masks_full = job->masks_full, .b_col0 = u.q0};
+    tc_sgemm_op op = {.b_rows = rows,
+                      .b_masks = masks,
+                      .b_masks_full = job->masks_full,
+                      .b_col0 = u.q0,
+                      .b_rows_spread = job->skewed};
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
 }
 
@@ -1208,9 +1235,11 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
     for (int i = 0; i < lat->rank; i++)
         job->n_phases *= lat->strides[i];
     job->flat_phases = job->n_phases > 1;
-    job->channel_floats = job->n_phases * lat->coarse_size;
+    job->skewed = masked_wants_skew(job);
+    job->channel_floats =
+        job->skewed ? skewed_plane_floats(lat->fine_size) : job->n_phases * lat->coarse_size;
     job->mask_words = (lat->coarse_size + 15) / 16;
-    job->build_planes = job->flat_phases ? masked_phase_planes : NULL;
+    job->build_planes = job->flat_phases ? masked_phase_planes : job->skewed ? skewed_planes : NULL;
     size_t plane_bytes = conv_plane_bytes(job, workers);
     size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
     size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
