@@ -156,6 +156,18 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256i avx2_la
     return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)bits), select), select);
 }
 
+/* One step of an AVX2 tile: acc[r][v] += pa[r] * bv[v] for mr rows and nv 8-float vectors. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+avx2_step(int mr, int nv, const float *pa, const __m256 *bv, __m256 (*acc)[4]) {
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; r++) {
+        __m256 a = _mm256_broadcast_ss(pa + r);
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++)
+            acc[r][v] = _mm256_fmadd_ps(a, bv[v], acc[r][v]);
+    }
+}
+
 /* avx512_rows_part for AVX2: mr rows of a 6-row A panel, nv 8-column vectors, the last one's
  * lanes `last` (bits); masks read from a lane-mask word a 16-column block (col a multiple of 16,
  * as nr = 16 makes every panel's). A partial last vector is stored through a buffer: a masked
@@ -164,7 +176,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void
 avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows,
                const uint16_t *const *masks, int64_t col, unsigned last, float *c, int64_t ldc,
                float alpha, float beta) {
-    __m256 acc[6][2];
+    __m256 acc[6][4];
 #pragma GCC unroll 6
     for (int r = 0; r < mr; r++)
 #pragma GCC unroll 2
@@ -187,13 +199,7 @@ avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *
         for (int v = 0; v < nv; v++)
             bv[v] = masks || (v == nv - 1 && masked_last) ? _mm256_maskload_ps(b + 8 * v, lanes[v])
                                                           : _mm256_loadu_ps(b + 8 * v);
-#pragma GCC unroll 6
-        for (int r = 0; r < mr; r++) {
-            __m256 a = _mm256_broadcast_ss(pa + r);
-#pragma GCC unroll 2
-            for (int v = 0; v < nv; v++)
-                acc[r][v] = _mm256_fmadd_ps(a, bv[v], acc[r][v]);
-        }
+        avx2_step(mr, nv, pa, bv, acc);
         pa += 6;
     }
     __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
@@ -289,13 +295,7 @@ avx2_tail_part(int mr, int nv, int64_t kc, const float *pa, const float *pb0, co
 #pragma GCC unroll 4
         for (int v = 0; v < nv; v++)
             bv[v] = _mm256_loadu_ps((v < 2 ? pb0 : pb1) + p * 16 + 8 * (v & 1));
-#pragma GCC unroll 5
-        for (int r = 0; r < mr; r++) {
-            __m256 a = _mm256_broadcast_ss(pa + r);
-#pragma GCC unroll 4
-            for (int v = 0; v < nv; v++)
-                acc[r][v] = _mm256_fmadd_ps(a, bv[v], acc[r][v]);
-        }
+        avx2_step(mr, nv, pa, bv, acc);
         pa += 6;
     }
     __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
