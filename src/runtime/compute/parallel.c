@@ -37,7 +37,9 @@
  * sleeping on a condition variable. A model's kernels follow each other within tens of
  * microseconds, and waking a sleeping thread costs a futex call plus, in a virtual machine, an
  * interrupt to a halted vCPU: measured here, that made a 2-thread DCGAN generator at batch 1
- * 1.6x slower than 1 thread. OpenMP runtimes poll the same way (GOMP_SPINCOUNT). */
+ * 1.6x slower than 1 thread. OpenMP runtimes poll the same way (GOMP_SPINCOUNT). A worker's
+ * polling time runs from the end of its last job (or its wake-up), not from the last job it saw:
+ * jobs it may not join (fewer workers than its number) do not keep it polling. */
 #define TC_PARALLEL_SPIN_NS 200000
 
 /* The oversubscription guard. A helper that joined a job and was then descheduled (other
@@ -92,7 +94,6 @@ typedef struct worker_arg {
  * runs in its calling thread. */
 struct tc_thread_pool {
     pthread_mutex_t mutex;
-    pthread_cond_t work;  /* a job was published, or the pool is stopping */
     pthread_cond_t idle;  /* the last joined worker left */
     int n_threads;        /* workers started */
     bool busy;            /* a parallel-for owns the pool */
@@ -102,7 +103,15 @@ struct tc_thread_pool {
     parallel_job *job;
     int peak_workers; /* the most workers (caller included) of a job since the last take */
     pthread_t threads[TC_PARALLEL_MAX_THREADS];
-    worker_arg args[TC_PARALLEL_MAX_THREADS];   /* thread t's: the pool and t */
+    worker_arg args[TC_PARALLEL_MAX_THREADS]; /* thread t's: the pool and t */
+    /* Thread t sleeps on wake[t] (asleep[t] set) and is woken only for a job it may join, or to
+     * stop. One condition for all, broadcast by every job, woke every sleeping thread for
+     * every job: a 16-thread session whose nodes take 2-8 workers kept its other threads
+     * waking and polling through the whole run, each on a core (or a sibling hardware thread)
+     * that the workers needed. */
+    pthread_cond_t wake[TC_PARALLEL_MAX_THREADS];
+    bool asleep[TC_PARALLEL_MAX_THREADS];
+    int64_t wakeups[TC_PARALLEL_MAX_THREADS];   /* times thread t woke from sleep */
     home_claims homes[TC_PARALLEL_MAX_THREADS]; /* the published job's (publish) */
     /* Written under the mutex; atomic so that polling threads may read them without it. Each on
      * a cache line of its own: every idle helper polls `generation` (written once a job), the
@@ -125,13 +134,7 @@ tc_thread_pool *tc_thread_pool_create(void) {
         free(pool);
         return NULL;
     }
-    if (pthread_cond_init(&pool->work, NULL) != 0) {
-        pthread_mutex_destroy(&pool->mutex);
-        free(pool);
-        return NULL;
-    }
     if (pthread_cond_init(&pool->idle, NULL) != 0) {
-        pthread_cond_destroy(&pool->work);
         pthread_mutex_destroy(&pool->mutex);
         free(pool);
         return NULL;
@@ -148,12 +151,14 @@ void tc_thread_pool_destroy(tc_thread_pool *pool) {
         return;
     pthread_mutex_lock(&pool->mutex);
     pool->stopping = true;
-    pthread_cond_broadcast(&pool->work);
-    pthread_mutex_unlock(&pool->mutex);
     for (int i = 0; i < pool->n_threads; i++)
+        pthread_cond_signal(&pool->wake[i]);
+    pthread_mutex_unlock(&pool->mutex);
+    for (int i = 0; i < pool->n_threads; i++) {
         pthread_join(pool->threads[i], NULL);
+        pthread_cond_destroy(&pool->wake[i]);
+    }
     pthread_cond_destroy(&pool->idle);
-    pthread_cond_destroy(&pool->work);
     pthread_mutex_destroy(&pool->mutex);
     free(pool);
 }
@@ -244,20 +249,19 @@ int64_t tc_parallel_clock_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Polls until ready(pool, arg) (true) or the spin time is up (false). Every 256 polls (some
- * 10 us) it offers the core to another thread: when other processes hold the cores, the thread
- * this one waits for (the caller, or a helper with a task) may be queued behind it on this very
- * core, and without the offer would wait for the scheduler's tick, milliseconds. On an idle core
- * the offer returns at once. */
+/* Polls until ready(pool, arg) (true) or the clock passes deadline_ns (false). Every 256 polls
+ * (some 10 us) it offers the core to another thread: when other processes hold the cores, the
+ * thread this one waits for (the caller, or a helper with a task) may be queued behind it on this
+ * very core, and without the offer would wait for the scheduler's tick, milliseconds. On an idle
+ * core the offer returns at once. */
 static bool poll_until(tc_thread_pool *pool, bool (*ready)(tc_thread_pool *pool, uint64_t arg),
-                       uint64_t arg) {
-    int64_t start = tc_parallel_clock_ns();
+                       uint64_t arg, int64_t deadline_ns) {
     for (unsigned i = 1;; i++) {
         if (ready(pool, arg))
             return true;
         cpu_relax();
         if (i % 256 == 0) {
-            if (tc_parallel_clock_ns() - start > TC_PARALLEL_SPIN_NS)
+            if (tc_parallel_clock_ns() > deadline_ns)
                 return false;
             sched_yield();
         }
@@ -275,23 +279,30 @@ static bool workers_idle(tc_thread_pool *pool, uint64_t unused) {
     return atomic_load_explicit(&pool->active, memory_order_relaxed) == 0;
 }
 
-/* Waits (mutex held) until the worker may join a job it has not seen: polls first (unless it
- * has just polled in vain: `polled`), then sleeps. A job it cannot join (closed, or with fewer
- * helpers than its number) is marked seen, so polling waits for the next one. False when the pool
- * is stopping (checked under the mutex before every sleep, so the destroyer's broadcast is never
- * missed). */
-static bool wait_for_job(tc_thread_pool *pool, int id, uint64_t *seen, bool polled) {
+/* Waits (mutex held) until the worker may join a job it has not seen: polls until
+ * poll_deadline_ns, then sleeps until a job wakes it (publish). A job it cannot join (closed, or
+ * with fewer helpers than its number) is marked seen, so polling waits for the next one within
+ * the same deadline. False when the pool is stopping (checked under the mutex before every
+ * sleep, so the destroyer's signal is never missed). */
+static bool wait_for_job(tc_thread_pool *pool, int id, uint64_t *seen, int64_t poll_deadline_ns) {
     while (!pool->stopping && !can_join(pool, *seen, id)) {
+        if (pool->generation != *seen && id < pool->max_join) /* wanted, but came too late */
+            poll_deadline_ns = tc_parallel_clock_ns() + TC_PARALLEL_SPIN_NS;
         *seen = pool->generation;
         bool published = false;
-        if (!polled) {
+        if (tc_parallel_clock_ns() < poll_deadline_ns) {
             pthread_mutex_unlock(&pool->mutex);
-            published = poll_until(pool, generation_changed, *seen);
+            published = poll_until(pool, generation_changed, *seen, poll_deadline_ns);
             pthread_mutex_lock(&pool->mutex);
         }
-        polled = false;
-        if (!published && pool->generation == *seen && !pool->stopping)
-            pthread_cond_wait(&pool->work, &pool->mutex);
+        if (!published && pool->generation == *seen && !pool->stopping) {
+            pool->asleep[id] = true;
+            pthread_cond_wait(&pool->wake[id], &pool->mutex);
+            pool->asleep[id] = false;
+            pool->wakeups[id]++;
+            /* woken for a job: if it closed before this thread came, poll for the next one */
+            poll_deadline_ns = tc_parallel_clock_ns() + TC_PARALLEL_SPIN_NS;
+        }
     }
     return !pool->stopping;
 }
@@ -312,9 +323,9 @@ static void *worker_main(void *arg) {
     const worker_arg *self = arg;
     tc_thread_pool *pool = self->pool;
     uint64_t seen = 0;
-    bool polled = false;
+    int64_t deadline = tc_parallel_clock_ns() + TC_PARALLEL_SPIN_NS;
     pthread_mutex_lock(&pool->mutex);
-    while (wait_for_job(pool, self->id, &seen, polled)) {
+    while (wait_for_job(pool, self->id, &seen, deadline)) {
         seen = pool->generation;
         pool->joined++;
         pool->active++;
@@ -323,7 +334,8 @@ static void *worker_main(void *arg) {
         run_tasks(job, self->id + 1);
         leave(pool);
         /* the next job is usually some microseconds away: poll for it before taking the mutex */
-        polled = !poll_until(pool, generation_changed, seen);
+        deadline = tc_parallel_clock_ns() + TC_PARALLEL_SPIN_NS;
+        poll_until(pool, generation_changed, seen, deadline);
         pthread_mutex_lock(&pool->mutex);
     }
     pthread_mutex_unlock(&pool->mutex);
@@ -334,13 +346,31 @@ static void *worker_main(void *arg) {
  * cannot be started is simply missing: the others and the caller do its share. */
 static void grow_pool(tc_thread_pool *pool, int wanted) {
     while (pool->n_threads < wanted && pool->n_threads < TC_PARALLEL_MAX_THREADS) {
-        worker_arg *arg = &pool->args[pool->n_threads];
+        int t = pool->n_threads;
+        worker_arg *arg = &pool->args[t];
         arg->pool = pool;
-        arg->id = pool->n_threads;
-        if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, arg) != 0)
+        arg->id = t;
+        if (pthread_cond_init(&pool->wake[t], NULL) != 0)
             return;
+        if (pthread_create(&pool->threads[t], NULL, worker_main, arg) != 0) {
+            pthread_cond_destroy(&pool->wake[t]);
+            return;
+        }
         pool->n_threads++;
     }
+}
+
+void tc_thread_pool_thread_state(tc_thread_pool *pool, int thread, bool *asleep, int64_t *wakeups) {
+    *asleep = false;
+    *wakeups = 0;
+    if (!pool || thread < 0 || thread >= TC_PARALLEL_MAX_THREADS)
+        return;
+    pthread_mutex_lock(&pool->mutex);
+    if (thread < pool->n_threads) {
+        *asleep = pool->asleep[thread];
+        *wakeups = pool->wakeups[thread];
+    }
+    pthread_mutex_unlock(&pool->mutex);
 }
 
 int tc_thread_pool_take_peak(tc_thread_pool *pool) {
@@ -413,7 +443,9 @@ static bool publish(tc_thread_pool *pool, parallel_job *job, tc_parallel_fn fn, 
     pool->joined = 0;
     pool->max_join = workers - 1; /* `active` is 0: the job before waited for its helpers */
     pool->open = true;
-    pthread_cond_broadcast(&pool->work);
+    for (int t = 0; t < pool->max_join && t < pool->n_threads; t++)
+        if (pool->asleep[t])
+            pthread_cond_signal(&pool->wake[t]);
     pthread_mutex_unlock(&pool->mutex);
     return true;
 }
@@ -425,7 +457,7 @@ static void finish(tc_thread_pool *pool, bool count_peak) {
     pool->open = false;
     if (pool->active > 0) {
         pthread_mutex_unlock(&pool->mutex);
-        poll_until(pool, workers_idle, 0);
+        poll_until(pool, workers_idle, 0, tc_parallel_clock_ns() + TC_PARALLEL_SPIN_NS);
         pthread_mutex_lock(&pool->mutex);
     }
     while (pool->active > 0)

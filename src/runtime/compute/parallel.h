@@ -41,6 +41,12 @@ int tc_thread_pool_size(tc_thread_pool *pool);
  * reads it around a kernel: what its parallel-fors used. */
 int tc_thread_pool_take_peak(tc_thread_pool *pool);
 
+/* Pool thread `thread` (worker thread + 1 of every job): whether it sleeps now, and how many
+ * times it has woken from sleep (false and 0 for a thread not started). A job wakes only the
+ * sleeping threads it may use; a thread that no job uses sleeps once it has polled
+ * TC_PARALLEL_SPIN_NS (parallel.c), however many jobs the others run meanwhile. */
+void tc_thread_pool_thread_state(tc_thread_pool *pool, int thread, bool *asleep, int64_t *wakeups);
+
 /* Runs one task. `worker` is in [0, workers used) and no two concurrent calls share it. */
 typedef void (*tc_parallel_fn)(void *ctx, int64_t task, int worker);
 
