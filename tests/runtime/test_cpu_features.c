@@ -117,12 +117,58 @@ static void test_kernels_agree_without_features(void **state) {
     expect_agreement(run_layer_norm, 4 * 96, 96, 96, 4 * 96);
 }
 
+/* Every fusable activation (the Conv epilogues' and the standalone kernels' entry points), on
+ * floats of every exponent, sign and many mantissas (NaNs, infinities and subnormals among them)
+ * and a sweep of ordinary values, in place and not, with and without a bias: the AVX-512, AVX2
+ * and baseline copies give the same bits (C11 mode contracts no a*b+c into an FMA). */
+enum { ACT_VALUES = 65536 + 4096 };
+
+static void activations_under(unsigned features, bool all, float *out) {
+    static float x[ACT_VALUES];
+    for (uint32_t i = 0; i < 65536; i++) {
+        uint32_t bits = i * 65537u;
+        memcpy(&x[i], &bits, sizeof bits);
+    }
+    for (int i = 0; i < 4096; i++)
+        x[65536 + i] = -30.0f + 60.0f * (float)i / 4095.0f;
+    if (!all)
+        tc_cpu_features_override(features);
+    for (int kind = 1; kind < TC_ACTIVATION_COUNT; kind++) { /* 0: none */
+        tc_kernel_activation act = {.kind = (tc_activation_kind)kind, .alpha = 0.2f, .beta = 0.6f};
+        float *o = out + (size_t)kind * 3 * ACT_VALUES;
+        tc_kernel_activation_apply(&act, o, x, ACT_VALUES);
+        memcpy(o + ACT_VALUES, x, sizeof x);
+        tc_kernel_activation_apply(&act, o + ACT_VALUES, o + ACT_VALUES, ACT_VALUES);
+        tc_kernel_activation_apply_plus(&act, o + 2 * ACT_VALUES, x, 0.375f, ACT_VALUES);
+    }
+    tc_cpu_features_restore();
+}
+
+static void test_activations_same_bits(void **state) {
+    (void)state;
+    size_t n = (size_t)TC_ACTIVATION_COUNT * 3 * ACT_VALUES;
+    float *detected = malloc(n * sizeof(float)), *other = malloc(n * sizeof(float));
+    assert_true(detected && other);
+    activations_under(0, true, detected);
+    static const unsigned legs[] = {TC_CPU_AVX2 | TC_CPU_F16C, 0};
+    for (size_t l = 0; l < sizeof legs / sizeof legs[0]; l++) {
+        activations_under(legs[l], false, other);
+        for (int kind = 1; kind < TC_ACTIVATION_COUNT; kind++)
+            assert_memory_equal(detected + (size_t)kind * 3 * ACT_VALUES,
+                                other + (size_t)kind * 3 * ACT_VALUES,
+                                3 * ACT_VALUES * sizeof(float));
+    }
+    free(detected);
+    free(other);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_is_stable),
         cmocka_unit_test(test_override_forces_portable),
         cmocka_unit_test(test_half_bulk_same_bits),
         cmocka_unit_test(test_kernels_agree_without_features),
+        cmocka_unit_test(test_activations_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
