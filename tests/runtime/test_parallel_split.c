@@ -176,20 +176,16 @@ static void test_parallel_for_absent_helper(void **state) {
     tc_thread_pool_destroy(pool);
 }
 
-/* One task a worker, each a few microseconds of arithmetic: the jobs of a model's small nodes. */
-static void spin_task(void *ctx, int64_t task, int worker) {
+/* Counts the tasks run: the jobs of the test below, one task a worker. */
+static void count_task(void *ctx, int64_t task, int worker) {
     (void)task;
     (void)worker;
-    volatile double *sink = ctx;
-    double v = 1.0;
-    for (int i = 0; i < 2000; i++)
-        v = v * 1.0000001 + 1e-9;
-    *sink = v;
+    atomic_fetch_add((atomic_llong *)ctx, 1);
 }
 
 /* Threads that no job uses go to sleep and stay asleep. A pool of 8 threads (one job of 8
  * workers started them) then runs only 2-worker jobs, one after another with no gap, so a job
- * is published every few microseconds: pool threads 1-6 may join none of them. Each must sleep
+ * is published every microsecond or so: pool threads 1-6 may join none of them. Each must sleep
  * once its own polling time is up (TC_PARALLEL_SPIN_NS, 0.2 ms), not poll again at every job it
  * sees (that kept 7 threads of a 16-thread session busy through a model whose nodes took 8
  * workers or fewer); once asleep, the 2-worker jobs must not wake them. */
@@ -197,16 +193,18 @@ static void test_parallel_for_unused_threads_sleep(void **state) {
     (void)state;
     tc_thread_pool *pool = tc_thread_pool_create();
     assert_non_null(pool);
-    volatile double sink = 0.0;
-    tc_parallel_for(pool, 8, 8, spin_task, (void *)&sink);
+    atomic_llong ran;
+    atomic_init(&ran, 0);
+    long long jobs = 1;
+    tc_parallel_for(pool, 8, 8, count_task, &ran);
     assert_int_equal(tc_thread_pool_size(pool), 7);
     /* up to 10 s of back-to-back jobs (a loaded machine may be slow to run a thread whose time
      * is up); a pool that restarts every thread's polling at each job never gets there */
     int64_t give_up = tc_parallel_clock_ns() + 10000000000;
     int asleep = 0;
     while (asleep < 6 && tc_parallel_clock_ns() < give_up) {
-        for (int j = 0; j < 200; j++)
-            tc_parallel_for(pool, 2, 2, spin_task, (void *)&sink);
+        for (int j = 0; j < 200; j++, jobs++)
+            tc_parallel_for(pool, 2, 2, count_task, &ran);
         asleep = 0;
         for (int t = 1; t <= 6; t++) {
             bool a;
@@ -221,8 +219,9 @@ static void test_parallel_for_unused_threads_sleep(void **state) {
         bool a;
         tc_thread_pool_thread_state(pool, t, &a, &before[t]);
     }
-    for (int j = 0; j < 2000; j++)
-        tc_parallel_for(pool, 2, 2, spin_task, (void *)&sink);
+    for (int j = 0; j < 2000; j++, jobs++)
+        tc_parallel_for(pool, 2, 2, count_task, &ran);
+    assert_int_equal(atomic_load(&ran), 8 + 2 * (jobs - 1)); /* every task of every job ran */
     for (int t = 1; t <= 6; t++) { /* the 2-worker jobs woke none of them */
         bool a;
         int64_t w;
