@@ -1,31 +1,24 @@
-/* The worker pool on its own (issue 23): jobs of a few workers on pools of more threads, as a
- * session of n threads runs a model whose nodes take fewer.
+/* What a session's idle pool threads cost (issue 23): a model run with THREADS threads, its
+ * median time and the cores the process kept busy meanwhile.
  *
- *   bench_pool [SECONDS]     (default 1 a configuration)
+ *   bench_pool MODEL_DIR SECONDS THREADS...
  *
- * For each pool size P and job width W (W <= P): a pool started by one job of P workers, then W-
- * worker jobs back to back for SECONDS, each task some 2 us of arithmetic. Prints a JSON line
- * each: microseconds a job, and the cores the process kept busy meanwhile (its CPU time over the
- * wall time): the W workers' share, plus what the pool's other P - W threads burn. A pool whose
- * unused threads sleep keeps that near W (or the cores there are); one that wakes every thread
- * for every job, or keeps them polling while jobs come, near P. The one program of bench/ on an
- * internal API (parallel.h): a job's worker count is the cost model's choice, not the caller's. */
+ * MODEL_DIR holds model.onnx and test_data_set_0 (checked against its golden outputs first).
+ * For each thread count: a runner (measured thread caps on, the default) warmed up for as many
+ * runs as the caps take to settle (bench_tuning_runs), then runs for SECONDS. One JSON line each:
+ * the median ms a run, and cores_busy, the process's CPU time (every thread) over the wall time.
+ * A small model's nodes take fewer workers than a 16-thread session has; threads that no job
+ * uses should cost nothing, so cores_busy should stay near the workers the nodes use, not the
+ * session's count (a pool that woke every thread for every job, or kept them polling while jobs
+ * came, showed close to the full count). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
-#include "runtime/compute/parallel.h"
+#include "bench_common.h"
 
-static void arithmetic_task(void *ctx, int64_t task, int worker) {
-    (void)task;
-    (void)worker;
-    volatile double *sink = ctx;
-    double v = 1.0;
-    for (int i = 0; i < 2000; i++)
-        v = v * 1.0000001 + 1e-9;
-    *sink = v;
-}
+enum { MAX_RUNS = 1 << 20 };
 
 static double cpu_seconds(void) {
     struct rusage u;
@@ -34,39 +27,60 @@ static double cpu_seconds(void) {
            1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-static void run_config(int pool_threads, int job_workers, double seconds) {
-    tc_thread_pool *pool = tc_thread_pool_create();
-    if (!pool) {
-        fprintf(stderr, "bench_pool: out of memory\n");
-        exit(2);
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void bench_threads(tconv_model *m, const char *data_set, int threads, double seconds,
+                          double *times) {
+    tconv_runner *r = bench_runner(m, threads);
+    double worst = 0, rtol, atol;
+    bench_golden_tolerance(m, &rtol, &atol);
+    bench_check(tconv_runner_run_data_set(r, data_set, rtol, atol, &worst, NULL), data_set,
+                tconv_runner_last_error(r));
+    for (int i = bench_tuning_runs(threads); i > 0; i--)
+        bench_check(tconv_runner_run(r), "run", tconv_runner_last_error(r));
+    double cpu0 = cpu_seconds(), start = bench_now();
+    int n = 0;
+    while (n < MAX_RUNS && (n < 10 || bench_now() - start < seconds)) {
+        double t = bench_now();
+        bench_check(tconv_runner_run(r), "run", tconv_runner_last_error(r));
+        times[n++] = (bench_now() - t) * 1e3;
     }
-    volatile double sink = 0.0;
-    tc_parallel_for(pool, pool_threads, pool_threads, arithmetic_task, (void *)&sink);
-    double cpu0 = cpu_seconds();
-    int64_t t0 = tc_parallel_clock_ns(), jobs = 0;
-    while ((double)(tc_parallel_clock_ns() - t0) < seconds * 1e9) {
-        tc_parallel_for(pool, job_workers, job_workers, arithmetic_task, (void *)&sink);
-        jobs++;
-    }
-    double wall = 1e-9 * (double)(tc_parallel_clock_ns() - t0), cpu = cpu_seconds() - cpu0;
-    printf("{\"bench\": \"pool\", \"pool_threads\": %d, \"job_workers\": %d, \"jobs\": %lld, "
-           "\"us_per_job\": %.2f, \"cores_busy\": %.2f}\n",
-           pool_threads, job_workers, (long long)jobs, 1e6 * wall / (double)jobs, cpu / wall);
+    double wall = bench_now() - start, cpu = cpu_seconds() - cpu0;
+    qsort(times, (size_t)n, sizeof *times, compare_doubles);
+    printf("{\"bench\": \"pool\", \"threads\": %d, \"runs\": %d, \"ms\": %.4f, \"cores_busy\": "
+           "%.2f, \"cpus\": %d}\n",
+           threads, n, times[n / 2], cpu / wall, bench_cpus());
     fflush(stdout);
-    tc_thread_pool_destroy(pool);
+    tconv_runner_free(r);
 }
 
 int main(int argc, char **argv) {
-    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
-    if (!(seconds > 0)) {
-        fprintf(stderr, "usage: bench_pool [SECONDS]\n");
+    double seconds = argc > 2 ? atof(argv[2]) : 0;
+    if (argc < 4 || !(seconds > 0)) {
+        fprintf(stderr, "usage: bench_pool MODEL_DIR SECONDS THREADS...\n");
         return 2;
     }
-    static const int pools[] = {2, 4, 8, 16};
-    static const int widths[] = {1, 2, 4, 8, 16};
-    for (size_t p = 0; p < sizeof pools / sizeof pools[0]; p++)
-        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
-            if (widths[w] >= 2 && widths[w] <= pools[p])
-                run_config(pools[p], widths[w], seconds);
+    char path[4096], data_set[4096];
+    snprintf(path, sizeof path, "%s/model.onnx", argv[1]);
+    snprintf(data_set, sizeof data_set, "%s/test_data_set_0", argv[1]);
+    tconv_model *m = bench_read(path);
+    double *times = malloc(MAX_RUNS * sizeof *times);
+    if (!times) {
+        fprintf(stderr, "bench_pool: out of memory\n");
+        return 2;
+    }
+    for (int i = 3; i < argc; i++) {
+        int threads = atoi(argv[i]);
+        if (threads < 1) {
+            fprintf(stderr, "bench_pool: bad thread count %s\n", argv[i]);
+            return 2;
+        }
+        bench_threads(m, data_set, threads, seconds, times);
+    }
+    free(times);
+    tconv_model_free(m);
     return 0;
 }
