@@ -1189,8 +1189,68 @@ static void test_onnx_conformance_conv(void **state) {
     run_node_tests("test_conv_with");
 }
 
+/* The masked GEMM's tap masks (tc_lattice_masked_taps) against their definition: bit o of tap
+ * t's mask is set exactly where output position o reads inside X on every axis (o*s + t*d - pad
+ * in [0, fine)), the bits past the last position are clear, and a word is `full` exactly where
+ * every tap's word is all ones. Random lattices of rank 1-3 with strides, dilations and pads,
+ * both plane layouts; 2-D grids whose taps cover whole lines take the one-run path. */
+static void test_lattice_masked_taps_reference(void **state) {
+    (void)state;
+    uint64_t rng = 97;
+    for (int trial = 0; trial < 3000; trial++) {
+        tc_lattice lat;
+        memset(&lat, 0, sizeof lat);
+        lat.rank = (int)kh_rand_range(&rng, 1, 3);
+        for (int i = 0; i < lat.rank; i++) {
+            lat.coarse[i] = kh_rand_range(&rng, 1, lat.rank == 1 ? 100 : 20);
+            lat.kernel[i] = kh_rand_range(&rng, 1, 4);
+            lat.strides[i] = kh_rand_range(&rng, 1, 3);
+            lat.dilations[i] = kh_rand_range(&rng, 1, 2);
+            lat.pad_begin[i] = kh_rand_range(&rng, 0, 3);
+            int64_t reach = (lat.coarse[i] - 1) * lat.strides[i] +
+                            (lat.kernel[i] - 1) * lat.dilations[i] + 1 - lat.pad_begin[i];
+            lat.fine[i] = tc_max_i64(1, reach - kh_rand_range(&rng, 0, 3));
+        }
+        assert_true(tc_lattice_finish(&lat));
+        int64_t words = (lat.coarse_size + 15) / 16, taps = lat.kernel_size;
+        int64_t *shifts = malloc((size_t)taps * sizeof *shifts);
+        uint16_t *masks = malloc((size_t)(taps * words) * sizeof *masks);
+        uint8_t *full = malloc((size_t)words);
+        assert_true(shifts && masks && full);
+        tc_lattice_masked_taps(&lat, trial % 2 == 1, shifts, masks, full);
+        int64_t tap[TC_MAX_SPATIAL] = {0};
+        for (int64_t t = 0; t < taps; t++, tc_lattice_next_tap(&lat, tap)) {
+            for (int64_t q = 0; q < words * 16; q++) {
+                bool inside = q < lat.coarse_size;
+                for (int64_t i = lat.rank - 1, rest = q; i >= 0 && inside; i--) {
+                    int64_t o = rest % lat.coarse[i], at;
+                    rest /= lat.coarse[i];
+                    at = o * lat.strides[i] + tap[i] * lat.dilations[i] - lat.pad_begin[i];
+                    inside = at >= 0 && at < lat.fine[i];
+                }
+                bool bit = (masks[t * words + q / 16] >> (q % 16)) & 1u;
+                if (bit != inside) {
+                    print_error("trial %d tap %lld position %lld: mask %d, reads inside X %d\n",
+                                trial, (long long)t, (long long)q, bit, inside);
+                    fail();
+                }
+            }
+        }
+        for (int64_t w = 0; w < words; w++) {
+            bool all = true;
+            for (int64_t t = 0; t < taps; t++)
+                all = all && masks[t * words + w] == 0xFFFF;
+            assert_int_equal(full[w], all);
+        }
+        free(shifts);
+        free(masks);
+        free(full);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lattice_masked_taps_reference),
         cmocka_unit_test(test_conv_transpose_negative_totals),
         cmocka_unit_test(test_conv_transpose_output_padding),
         cmocka_unit_test(test_conv_transpose_grouped_2d_hand),

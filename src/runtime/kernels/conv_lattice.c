@@ -452,11 +452,16 @@ void tc_lattice_tap_phase(const tc_lattice *lat, int i, int64_t t, int64_t *a, i
 
 /* bits [from, to) of the mask words set */
 static void mask_set_bits(uint16_t *m, int64_t from, int64_t to) {
-    for (int64_t q = from; q < to;) {
+    int64_t q = from;
+    if (q < to && (q & 15) != 0) { /* the first word's part */
         int64_t bit = q & 15, n = tc_min_i64(16 - bit, to - q);
         m[q >> 4] |= (uint16_t)(((1u << n) - 1u) << bit);
         q += n;
     }
+    for (; q + 16 <= to; q += 16) /* whole words */
+        m[q >> 4] = 0xFFFF;
+    if (q < to)
+        m[q >> 4] |= (uint16_t)((1u << (to - q)) - 1u);
 }
 
 /* A tap's mask over the output positions: the box [lo, hi) of output coordinates whose read
@@ -469,6 +474,11 @@ static void masked_tap(const tc_lattice *lat, const int64_t *lo, const int64_t *
     for (int i = 0; i <= last; i++) {
         if (hi[i] <= lo[i])
             return;
+    }
+    /* the box spans whole lines of a 2-D grid: one run of bits (a 3x3 Conv's middle column) */
+    if (last == 1 && lo[1] == 0 && hi[1] == width) {
+        mask_set_bits(m, lo[0] * width, hi[0] * width);
+        return;
     }
     int64_t o[TC_MAX_SPATIAL];
     memcpy(o, lo, (size_t)last * sizeof o[0]);
@@ -504,11 +514,13 @@ void tc_lattice_masked_taps(const tc_lattice *lat, bool phase_planes, int64_t *s
         shifts[t] = phase * lat->coarse_size + shift;
         masked_tap(lat, lo, hi, masks + t * words, words);
     }
-    for (int64_t w = 0; w < words; w++) {
+    /* a word is full where every tap's mask is: the taps' words ANDed, tap by tap (in order of
+     * memory) */
+    for (int64_t w = 0; w < words; w++)
         full[w] = 1;
-        for (int64_t t = 0; t < lat->kernel_size && full[w]; t++)
-            full[w] = masks[t * words + w] == 0xFFFF;
-    }
+    for (int64_t t = 0; t < lat->kernel_size; t++)
+        for (int64_t w = 0; w < words; w++)
+            full[w] &= masks[t * words + w] == 0xFFFF;
 }
 
 void tc_lattice_masked_rows(uintptr_t base, int64_t plane, int64_t channels, int64_t taps,
