@@ -33,7 +33,12 @@ static double busy_cpu_s(void) {
     return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static double own_cpu_s(void) {
+double bench_sorted_median(double *v, size_t n) {
+    qsort(v, n, sizeof *v, compare_doubles);
+    return v[n / 2];
+}
+
+double bench_own_cpu_s(void) {
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return -1.0;
@@ -69,7 +74,7 @@ double bench_median_ms(bench_fn fn, void *ctx, int warmup, int runs, double budg
     double *times = malloc(cap * sizeof *times);
     if (!times)
         return -1.0;
-    double busy0 = busy_cpu_s(), own0 = own_cpu_s();
+    double busy0 = busy_cpu_s(), own0 = bench_own_cpu_s();
     double start = bench_now();
     int done = 0;
     for (;;) {
@@ -93,7 +98,7 @@ double bench_median_ms(bench_fn fn, void *ctx, int warmup, int runs, double budg
         if (over_budget || (done >= runs && t1 - start >= MIN_WINDOW_S))
             break;
     }
-    double wall = bench_now() - start, busy1 = busy_cpu_s(), own1 = own_cpu_s();
+    double wall = bench_now() - start, busy1 = busy_cpu_s(), own1 = bench_own_cpu_s();
     others_cpu = -1.0;
     if (wall > 0 && busy0 >= 0 && busy1 >= 0 && own0 >= 0 && own1 >= 0) {
         double others = (busy1 - busy0) - (own1 - own0);

@@ -4,12 +4,20 @@
 #ifndef TC_BENCH_COMMON_H
 #define TC_BENCH_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tconv/tconv.h"
 
 /* Seconds on a monotonic clock. */
 double bench_now(void);
+
+/* Sorts v (n values) in place and returns v[n / 2]: the median of an odd count, the upper of
+ * the two middle values of an even one. */
+double bench_sorted_median(double *v, size_t n);
+
+/* CPU seconds this process has used, all its threads (getrusage); -1 when unknown. */
+double bench_own_cpu_s(void);
 
 /* Median wall time in milliseconds of at least `runs` calls of fn(ctx) after `warmup` calls,
  * timed for at least half a second (more calls when they are quick); the call returns false on

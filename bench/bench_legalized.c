@@ -51,11 +51,6 @@ static tconv_runner *new_runner(tconv_model *m) {
     return r;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Alternates rounds of the two models (the median of ~20 ms of runs each) so that load changes
  * hit both alike; the result is the median over the rounds. */
 static void time_pair(tconv_model *a, tconv_model *b, int rounds, double *ms_a, double *ms_b) {
@@ -73,10 +68,8 @@ static void time_pair(tconv_model *a, tconv_model *b, int rounds, double *ms_a, 
         if (ta[i] < 0 || tb[i] < 0)
             bench_check(TCONV_ERR_INVALID, "run", "");
     }
-    qsort(ta, (size_t)rounds, sizeof *ta, compare_doubles);
-    qsort(tb, (size_t)rounds, sizeof *tb, compare_doubles);
-    *ms_a = ta[rounds / 2];
-    *ms_b = tb[rounds / 2];
+    *ms_a = bench_sorted_median(ta, (size_t)rounds);
+    *ms_b = bench_sorted_median(tb, (size_t)rounds);
     free(ta);
     free(tb);
     tconv_runner_free(ra);

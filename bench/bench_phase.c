@@ -20,11 +20,6 @@ static const char *const FORM_FILES[FORMS] = {"model.onnx", "model_d2s_one.onnx"
 static const char *const FORM_KEYS[FORMS] = {"convtranspose", "d2s_one", "d2s_perphase",
                                              "reshape_one", "reshape_perphase"};
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static tconv_runner *checked_runner(const char *dir, const char *file, int threads,
                                     tconv_model **model) {
     char path[8192], data_set[8192];
@@ -76,8 +71,7 @@ int main(int argc, char **argv) {
         }
         double ms[FORMS];
         for (int f = 0; f < FORMS; f++) {
-            qsort(times[f], (size_t)rounds, sizeof(double), compare_doubles);
-            ms[f] = times[f][rounds / 2];
+            ms[f] = bench_sorted_median(times[f], (size_t)rounds);
             free(times[f]);
             tconv_runner_free(runners[f]);
             tconv_model_free(models[f]);

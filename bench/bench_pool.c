@@ -14,23 +14,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 
 #include "bench_common.h"
 
 enum { MAX_RUNS = 1 << 20 };
-
-static double cpu_seconds(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void bench_threads(tconv_model *m, const char *data_set, int threads, double seconds,
                           double *times) {
@@ -41,18 +28,18 @@ static void bench_threads(tconv_model *m, const char *data_set, int threads, dou
                 tconv_runner_last_error(r));
     for (int i = bench_tuning_runs(threads); i > 0; i--)
         bench_check(tconv_runner_run(r), "run", tconv_runner_last_error(r));
-    double cpu0 = cpu_seconds(), start = bench_now();
+    double cpu0 = bench_own_cpu_s(), start = bench_now();
     int n = 0;
     while (n < MAX_RUNS && (n < 10 || bench_now() - start < seconds)) {
         double t = bench_now();
         bench_check(tconv_runner_run(r), "run", tconv_runner_last_error(r));
         times[n++] = (bench_now() - t) * 1e3;
     }
-    double wall = bench_now() - start, cpu = cpu_seconds() - cpu0;
-    qsort(times, (size_t)n, sizeof *times, compare_doubles);
+    double wall = bench_now() - start, cpu = bench_own_cpu_s() - cpu0;
+    double median = bench_sorted_median(times, (size_t)n);
     printf("{\"bench\": \"pool\", \"threads\": %d, \"runs\": %d, \"ms\": %.4f, \"cores_busy\": "
            "%.2f, \"cpus\": %d}\n",
-           threads, n, times[n / 2], cpu / wall, bench_cpus());
+           threads, n, median, cpu / wall, bench_cpus());
     fflush(stdout);
     tconv_runner_free(r);
 }

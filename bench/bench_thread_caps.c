@@ -27,16 +27,6 @@
 #define MAX_ROUNDS 256
 #define MAX_BLOCK 1024
 
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return v[n / 2];
-}
-
 static tconv_runner *runner_for(tconv_model *m, const char *data_set, tconv_threadpool *pool,
                                 int threads, bool tuned) {
     tconv_runner *r = bench_runner(m, threads);
@@ -58,7 +48,7 @@ static double block_ms(tconv_runner *r, int n) {
         bench_check(tconv_runner_run(r), "run", tconv_runner_last_error(r));
         t[i] = (bench_now() - start) * 1e3;
     }
-    return median_of(t, n);
+    return bench_sorted_median(t, (size_t)n);
 }
 
 /* One measurement of a model; returns fixed/tuned. */
@@ -92,7 +82,7 @@ static double bench_model(const char *dir, const char *name, int threads, int ro
     }
     double med[3], least[3];
     for (int k = 0; k < 3; k++) {
-        med[k] = median_of(ms[k], rounds);
+        med[k] = bench_sorted_median(ms[k], (size_t)rounds);
         least[k] = ms[k][0];
     }
     printf("{\"bench\": \"thread_caps\", \"case\": \"%s\", \"threads\": %d, \"rounds\": %d, "

@@ -17,11 +17,11 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d
     exit 2
 fi
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-# the library's sources in fuzz/ubsan_ignore.txt get ASan only (why: that file)
-san_lib="$san -fsanitize-ignorelist=$root/fuzz/ubsan_ignore.txt"
 flags="-g -O1 $san -fsanitize=fuzzer-no-link"
+# the library's sources in fuzz/ubsan_ignore.txt get ASan only (why: that file)
 cmake -S "$root" -B "$out/lib" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Debug \
-    -DTCONV_BUILD_TESTS=OFF -DCMAKE_C_FLAGS="-g -O1 $san_lib -fsanitize=fuzzer-no-link" >/dev/null
+    -DTCONV_BUILD_TESTS=OFF \
+    -DCMAKE_C_FLAGS="$flags -fsanitize-ignorelist=$root/fuzz/ubsan_ignore.txt" >/dev/null
 if ! cmake --build "$out/lib" --target tconv_internal -j"$(nproc)" >"$out/build.log" 2>&1; then
     tail -40 "$out/build.log" >&2
     exit 1

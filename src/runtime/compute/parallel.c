@@ -363,7 +363,7 @@ static void grow_pool(tc_thread_pool *pool, int wanted) {
 void tc_thread_pool_thread_state(tc_thread_pool *pool, int thread, bool *asleep, int64_t *wakeups) {
     *asleep = false;
     *wakeups = 0;
-    if (!pool || thread < 0 || thread >= TC_PARALLEL_MAX_THREADS)
+    if (!pool || thread < 0)
         return;
     pthread_mutex_lock(&pool->mutex);
     if (thread < pool->n_threads) {
