@@ -68,7 +68,8 @@ static const conv_shape SHAPES[] = {
     {"erfnet", "dec 1x3 16->16 @64x128", 4, 16, 16, 64, 128, 1, 3, 1, 0, 1, 1, 1},
     /* models/linknet and models/erfnet: the same architectures at the widths and input sizes of
      * the regression models (a quarter of LinkNet's, 1x3x64x64 inputs), where Convs have few
-     * output positions and the per-call costs show; models/fcn_head's Convs (issue 23) */
+     * output positions and the per-call costs show; models/fcn_head's and models/unet's Convs
+     * (issue 23) */
     {"models/linknet", "7x7 s2 3->16 @64x64", 1, 3, 16, 64, 64, 7, 7, 2, 3, 3, 1, 1},
     {"models/linknet", "3x3 16->16 @16x16", 4, 16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1},
     {"models/linknet", "3x3 s2 16->32 @16x16", 1, 16, 32, 16, 16, 3, 3, 2, 1, 1, 1, 1},
@@ -99,6 +100,20 @@ static const conv_shape SHAPES[] = {
     {"models/fcn_head", "3x3 128->128 @6x8", 1, 128, 128, 6, 8, 3, 3, 1, 1, 1, 1, 1},
     {"models/fcn_head", "3x3 128->192 @3x4", 1, 128, 192, 3, 4, 3, 3, 1, 1, 1, 1, 1},
     {"models/fcn_head", "1x1 192->192 @3x4", 1, 192, 192, 3, 4, 1, 1, 1, 0, 0, 1, 1},
+    {"models/unet", "3x3 3->8 @64x96", 1, 3, 8, 64, 96, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 8->8 @64x96", 2, 8, 8, 64, 96, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 16->8 @64x96", 1, 16, 8, 64, 96, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 8->16 @32x48", 1, 8, 16, 32, 48, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 16->16 @32x48", 2, 16, 16, 32, 48, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 32->16 @32x48", 1, 32, 16, 32, 48, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 16->32 @16x24", 1, 16, 32, 16, 24, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 32->32 @16x24", 2, 32, 32, 16, 24, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 64->32 @16x24", 1, 64, 32, 16, 24, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 32->64 @8x12", 1, 32, 64, 8, 12, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 64->64 @8x12", 2, 64, 64, 8, 12, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 128->64 @8x12", 1, 128, 64, 8, 12, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 64->128 @4x6", 1, 64, 128, 4, 6, 3, 3, 1, 1, 1, 1, 1},
+    {"models/unet", "3x3 128->128 @4x6", 1, 128, 128, 4, 6, 3, 3, 1, 1, 1, 1, 1},
 };
 
 #define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])

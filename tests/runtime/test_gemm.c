@@ -385,13 +385,14 @@ static void test_b_rows(void **state) {
 
 /* tc_sgemm_pack_a_taps packs exactly what tc_sgemm_pack_a packs from the gathered matrix:
  * A[i][c * taps + t] = base[c * stride + offsets[i * taps + t]], 0 for a negative offset, in any
- * order, several kc blocks (a channel's taps across a block's edge) and partial row panels; the
- * product from it matches the reference. */
+ * order, several kc blocks (a channel's taps across a block's edge) and partial row panels,
+ * whole or by ranges of row panels; the product from it matches the reference. */
 static void test_pack_a_taps(void **state) {
     (void)state;
     uint64_t rng = 9;
     /* m, channels, taps */
-    static const int64_t shapes[][3] = {{4, 128, 9}, {1, 7, 1}, {13, 30, 10}, {36, 58, 5}};
+    static const int64_t shapes[][3] = {
+        {4, 128, 9}, {1, 7, 1}, {13, 30, 10}, {36, 58, 5}, {24, 64, 9}};
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
@@ -421,7 +422,15 @@ static void test_pack_a_taps(void **state) {
             assert_non_null(want);
             assert_non_null(got);
             tc_sgemm_pack_a(ws.isa, false, m, k, mx.a, op.lda, want);
-            tc_sgemm_pack_a_taps(ws.isa, m, channels, taps, base, stride, offsets, got);
+            tc_sgemm_pack_a_taps(ws.isa, m, 0, m, channels, taps, base, stride, offsets, got);
+            assert_memory_equal(got, want, n_packed * sizeof(float));
+            /* by ranges of whole row panels (threads packing one A), the last past m: every
+             * float written, none twice */
+            int64_t slice = tc_sgemm_row_tile(ws.isa) * (1 + (int64_t)(s % 2));
+            memset(got, 0xff, n_packed * sizeof(float));
+            for (int64_t row0 = 0; row0 < m; row0 += slice)
+                tc_sgemm_pack_a_taps(ws.isa, m, row0, row0 + slice, channels, taps, base, stride,
+                                     offsets, got);
             assert_memory_equal(got, want, n_packed * sizeof(float));
             tc_error err;
             assert_int_equal(tc_gemm_workspace_reserve(&ws, m, n, k, &err), TCONV_OK);

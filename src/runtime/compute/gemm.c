@@ -1131,33 +1131,75 @@ bool tc_sgemm_spread_rows_pay(tc_gemm_isa isa, int64_t m) {
     return reads_spread_rows_in_place(kernel_for(resolve_isa(isa)), m);
 }
 
-void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t channels, int64_t taps,
-                          const float *base, int64_t channel_stride, const int64_t *tap_offsets,
-                          float *packed) {
+/* What a panel's rows read for one tap, channel by channel: row r reads from[r][c * step[r]], a
+ * tap in the padding reading the one zero (step 0), as do the rows past m. */
+typedef struct tap_rows {
+    const float *from[MAX_MR];
+    int64_t step[MAX_MR];
+} tap_rows;
+
+static const float zero_float = 0.0f;
+
+static void tap_rows_at(tap_rows *tr, int mr, int rows, const int64_t *panel, int64_t taps,
+                        int64_t t, const float *base, int64_t channel_stride) {
+    for (int r = 0; r < mr; r++) {
+        int64_t at = r < rows ? panel[r * taps + t] : -1;
+        tr->from[r] = at >= 0 ? base + at : &zero_float;
+        tr->step[r] = at >= 0 ? channel_stride : 0;
+    }
+}
+
+static inline __attribute__((always_inline)) void
+copy_tap_rows_mr(const tap_rows *tr, int mr, int64_t c0, int64_t c1, float *d, int64_t d_step) {
+    for (int64_t c = c0; c < c1; c++, d += d_step) {
+        for (int r = 0; r < mr; r++)
+            d[r] = tr->from[r][c * tr->step[r]];
+    }
+}
+
+/* Channels [c0, c1) of one tap into d, d_step floats apart; the common row tiles inlined as
+ * constants (the loop over rows unrolled: 7.2 -> 5.5 us for 64 channels, 3x3 on 4x6, AVX2). */
+static void copy_tap_rows(const tap_rows *tr, int mr, int64_t c0, int64_t c1, float *d,
+                          int64_t d_step) {
+    if (mr == 6) /* AVX2 */
+        copy_tap_rows_mr(tr, 6, c0, c1, d, d_step);
+    else if (mr == 12) /* AVX-512's 12x32 tile */
+        copy_tap_rows_mr(tr, 12, c0, c1, d, d_step);
+    else
+        copy_tap_rows_mr(tr, mr, c0, c1, d, d_step);
+}
+
+/* One panel's block of kc (channel, tap) steps from pc, tap by tap: a tap's offsets are the same
+ * in every channel, so each is looked up once a panel and block, and the copy has no branch (a
+ * step at a time with a test per element took 2 ns an element: 58 us, half of U-Net's 128-channel
+ * 3x3 Conv on 4x6). */
+static void pack_a_taps_panel(int mr, int rows, int64_t pc, int64_t kc, int64_t taps,
+                              const int64_t *panel, const float *base, int64_t channel_stride,
+                              float *dst) {
+    for (int64_t t = 0; t < taps; t++) {
+        /* the channels whose step (c * taps + t) falls in [pc, pc + kc) */
+        int64_t c0 = pc > t ? (pc - t + taps - 1) / taps : 0;
+        int64_t c1 = (pc + kc - t + taps - 1) / taps;
+        if (c1 <= c0)
+            continue;
+        tap_rows tr;
+        tap_rows_at(&tr, mr, rows, panel, taps, t, base, channel_stride);
+        copy_tap_rows(&tr, mr, c0, c1, dst + (c0 * taps + t - pc) * mr, taps * mr);
+    }
+}
+
+void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t row0, int64_t row1, int64_t channels,
+                          int64_t taps, const float *base, int64_t channel_stride,
+                          const int64_t *tap_offsets, float *packed) {
     const micro_kernel *mk = kernel_for(resolve_isa(isa));
     int64_t k = channels * taps;
+    row1 = min_i64(row1, m);
     for (int64_t pc = 0; pc < k; pc += mk->kc) {
         int64_t kc = min_i64(mk->kc, k - pc);
-        float *dst = packed + pc * round_up(m, mk->mr);
-        for (int64_t ir = 0; ir < m; ir += mk->mr, dst += mk->mr * kc) {
-            int rows = (int)min_i64(mk->mr, m - ir);
-            const int64_t *panel = tap_offsets + ir * taps;
-            int64_t c = pc / taps, t = pc % taps;
-            for (int64_t p = 0; p < kc; p++) {
-                const float *src = base + c * channel_stride;
-                float *d = dst + p * mk->mr;
-                for (int r = 0; r < rows; r++) {
-                    int64_t at = panel[r * taps + t];
-                    d[r] = at >= 0 ? src[at] : 0.0f;
-                }
-                for (int r = rows; r < mk->mr; r++)
-                    d[r] = 0.0f;
-                if (++t == taps) {
-                    t = 0;
-                    c++;
-                }
-            }
-        }
+        float *dst = packed + pc * round_up(m, mk->mr) + row0 * kc;
+        for (int64_t ir = row0; ir < row1; ir += mk->mr, dst += mk->mr * kc)
+            pack_a_taps_panel(mk->mr, (int)min_i64(mk->mr, m - ir), pc, kc, taps,
+                              tap_offsets + ir * taps, base, channel_stride, dst);
     }
 }
 

@@ -131,14 +131,16 @@ bool tc_sgemm_reads_b_rows_in_place(tc_gemm_isa isa, int64_t m, int64_t n);
  * (tc_sgemm_op.b_rows_spread): isa's kernel then reads them in place, at any n (AVX2, up to 2
  * row panels; AVX-512 reads in place without it). */
 bool tc_sgemm_spread_rows_pay(tc_gemm_isa isa, int64_t m);
-/* Packs the m x (channels * taps) matrix A[i][c * taps + t] = base[c * channel_stride +
- * tap_offsets[i * taps + t]], 0 where that offset is negative, the way tc_sgemm_pack_a does: a
- * convolution's im2col matrix (output positions x (channel, tap)) read straight from its input,
- * the taps that fall outside it as zeros, without building it (taps = 1: a plain gather of
- * rows). */
-void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t channels, int64_t taps,
-                          const float *base, int64_t channel_stride, const int64_t *tap_offsets,
-                          float *packed);
+/* Packs rows [row0, row1) of the m x (channels * taps) matrix A[i][c * taps + t] =
+ * base[c * channel_stride + tap_offsets[i * taps + t]], 0 where that offset is negative, into
+ * their places in the whole A packed the way tc_sgemm_pack_a does: a convolution's im2col matrix
+ * (output positions x (channel, tap)) read straight from its input, the taps that fall outside it
+ * as zeros, without building it (taps = 1: a plain gather of rows). row0 is a multiple of
+ * tc_sgemm_row_tile(isa), and so is row1 unless it is m or more (rows 0 .. m: all of A), so that
+ * several threads can each pack their rows of one A. */
+void tc_sgemm_pack_a_taps(tc_gemm_isa isa, int64_t m, int64_t row0, int64_t row1, int64_t channels,
+                          int64_t taps, const float *base, int64_t channel_stride,
+                          const int64_t *tap_offsets, float *packed);
 
 /* Convenience: allocates its own buffers and splits the work over up to n_threads threads of
  * `pool` (NULL or 1: the calling thread only). Fails only when memory runs out. */

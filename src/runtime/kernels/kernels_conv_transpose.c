@@ -234,8 +234,8 @@ static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
     for (int64_t ci = 0; ci < job->cin_g; ci++)
         b_rows[ci] = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
     /* one "tap" a row: item n's position q, channel ci at ci * positions */
-    tc_sgemm_pack_a_taps(job->isa, rows, job->cin_g, 1, job->x + g * job->cin_g * positions,
-                         positions, row_offsets, packed);
+    tc_sgemm_pack_a_taps(job->isa, rows, 0, rows, job->cin_g, 1,
+                         job->x + g * job->cin_g * positions, positions, row_offsets, packed);
     tc_sgemm_op op = {.m = rows,
                       .n = cols,
                       .k = job->cin_g,
