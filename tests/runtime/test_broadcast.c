@@ -1,5 +1,6 @@
-/* Numpy-style broadcasting: the shape rule, strides, the row iterator, and Add/Sub/Mul/Div run
- * through a session on broadcast shapes (checked against a naive per-element loop). */
+/* Numpy-style broadcasting: the shape rule, strides, the row iterator, and Add/Sub/Mul/Div and
+ * Where run through a session on broadcast shapes (checked against a naive per-element loop),
+ * short rows widened or not. */
 #include "rt_test_util.h"
 
 #include "runtime/compute/broadcast.h"
@@ -93,17 +94,76 @@ static void check_binary(const char *op, int ra, const int64_t *da, int rb, cons
     tconv_model_free(m);
 }
 
+typedef struct binary_case {
+    const char *op;
+    int ra;
+    int64_t da[5];
+    int rb;
+    int64_t db[5];
+} binary_case;
+
 static void test_binary_broadcasts(void **state) {
     (void)state;
-    int64_t s234[] = {2, 3, 4}, s4[] = {4}, s31[] = {3, 1}, s1[] = {1}, s214[] = {2, 1, 4},
-            s1314[] = {1, 3, 1, 4}, s2114[] = {2, 1, 1, 4};
-    check_binary("Add", 3, s234, 1, s4);
-    check_binary("Sub", 1, s4, 3, s234);
-    check_binary("Mul", 3, s214, 2, s31);
-    check_binary("Div", 3, s234, 0, s1);
-    check_binary("Add", 4, s1314, 4, s2114);
-    check_binary("Mul", 1, s1, 3, s234);
-    check_binary("Add", 3, s234, 3, s234);
+    static const binary_case cases[] = {
+        {"Add", 3, {2, 3, 4}, 1, {4}},
+        {"Sub", 1, {4}, 3, {2, 3, 4}},
+        {"Mul", 3, {2, 1, 4}, 2, {3, 1}}, /* rows of 4 stay 4: the widened copy is let go */
+        {"Div", 3, {2, 3, 4}, 0, {1}},
+        {"Add", 4, {1, 3, 1, 4}, 4, {2, 1, 1, 4}},
+        {"Mul", 1, {1}, 3, {2, 3, 4}},
+        {"Add", 3, {2, 3, 4}, 3, {2, 3, 4}},
+        /* rows shorter than 16 widened (elementwise_walk.c widen_rows): StyleGAN2's modulation
+         * (rows of 9 -> 54), an operand constant along rows of 5 (-> the whole 30), a scalar
+         * (rows of 12 stay 12) */
+        {"Mul", 5, {1, 4, 6, 3, 3}, 5, {2, 1, 6, 1, 1}},
+        {"Div", 5, {2, 1, 6, 1, 1}, 5, {1, 4, 6, 3, 3}},
+        {"Add", 3, {2, 3, 1}, 3, {2, 3, 5}},
+        {"Sub", 3, {2, 3, 5}, 3, {2, 3, 1}},
+        {"Add", 0, {1}, 2, {3, 4}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_binary(cases[i].op, cases[i].ra, cases[i].da, cases[i].rb, cases[i].db);
+}
+
+/* Where's three operands, two of them constant along rows of 5 (both widened: rows of 15), as
+ * int64: against a naive loop. */
+static void test_where_short_rows(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(16);
+    tconv_graph *g = m->graph;
+    int64_t dc[] = {2, 1, 3, 1}, dx[] = {1, 4, 3, 5}, dy[] = {2, 4, 3, 1};
+    tconv_value *in[3] = {rtt_input(g, "c", TCONV_DTYPE_BOOL, 4, dc),
+                          rtt_input(g, "x", TCONV_DTYPE_INT64, 4, dx),
+                          rtt_input(g, "y", TCONV_DTYPE_INT64, 4, dy)};
+    const char *outs[] = {"out"};
+    rtt_node(g, "Where", "where", in, 3, outs, 1);
+    rtt_output(g, "out");
+    tc_rt_tensor inputs[3] = {rtt_tensor(TCONV_DTYPE_BOOL, 4, dc, NULL),
+                              rtt_tensor(TCONV_DTYPE_INT64, 4, dx, NULL),
+                              rtt_tensor(TCONV_DTYPE_INT64, 4, dy, NULL)};
+    uint8_t *c = inputs[0].data;
+    int64_t *x = inputs[1].data, *y = inputs[2].data;
+    for (int64_t i = 0; i < inputs[0].n_elements; i++)
+        c[i] = (uint8_t)(i % 2);
+    for (int64_t i = 0; i < inputs[1].n_elements; i++)
+        x[i] = 1000 + i;
+    for (int64_t i = 0; i < inputs[2].n_elements; i++)
+        y[i] = -1 - i;
+    tc_rt_tensor out;
+    tc_error err;
+    assert_int_equal(rtt_run(m, inputs, 3, &out, &err), TCONV_OK);
+    assert_int_equal(out.n_elements, 2 * 4 * 3 * 5);
+    const int64_t *o = out.data;
+    for (int64_t i = 0; i < out.n_elements; i++) {
+        bool pick = c[naive_offset(i, out.rank, out.dims, 4, dc)] != 0;
+        int64_t want = pick ? x[naive_offset(i, out.rank, out.dims, 4, dx)]
+                            : y[naive_offset(i, out.rank, out.dims, 4, dy)];
+        assert_true(o[i] == want);
+    }
+    tc_rt_tensor_release(&out);
+    for (int i = 0; i < 3; i++)
+        tc_rt_tensor_release(&inputs[i]);
+    tconv_model_free(m);
 }
 
 static void test_incompatible_shapes_error(void **state) {
@@ -218,6 +278,7 @@ int main(void) {
         cmocka_unit_test(test_shape_rule),
         cmocka_unit_test(test_strides),
         cmocka_unit_test(test_binary_broadcasts),
+        cmocka_unit_test(test_where_short_rows),
         cmocka_unit_test(test_incompatible_shapes_error),
         cmocka_unit_test(test_integer_division),
         cmocka_unit_test(test_integer_add_wraps),
