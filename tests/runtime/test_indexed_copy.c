@@ -1,7 +1,7 @@
 /* tc_indexed_copy (src/runtime/compute/tensor_copy.c), the element mover of Pad and of Gather's
  * blocks, against a plain per-element reference: inner maps that mix padding, long consecutive
  * runs, short and reversed stretches (a reflect pad's borders), more pieces than it precomputes,
- * and every element size. */
+ * every element size, ranks 1 to 4 with whole planes in the padding. */
 #include "rt_test_util.h"
 
 #include "runtime/compute/tensor_copy.h"
@@ -95,11 +95,54 @@ static void test_many_pieces(void **state) {
     check_all_sizes(inner, n, 40 * 9);
 }
 
+/* Ranks 1 to 4, planes and rows of the outer axes in the padding (a map of -1 on an axis before
+ * the last two fills the whole plane), reflect maps on the last two: against the per-element
+ * definition dst[i] = src[map_0[i_0], ..., map_r[i_r]], the fill where any map is -1. */
+static void test_ranks_and_planes(void **state) {
+    (void)state;
+    /* per axis: the output size and the map; the source dims are 3 on every axis */
+    static const int64_t maps_4d[4][6] = {
+        {2, -1, 0}, {1, 0, -1, 2}, {1, 0, 1, 2, 1}, {2, 1, 0, 1, 2, 1}};
+    static const int64_t out_4d[4] = {3, 4, 5, 6};
+    for (int rank = 1; rank <= 4; rank++) {
+        int64_t src_dims[4], dst_dims[4];
+        const int64_t *maps[4];
+        for (int ax = 0; ax < rank; ax++) {
+            int from = 4 - rank + ax; /* the last `rank` axes of the 4-D case */
+            src_dims[ax] = 3;
+            dst_dims[ax] = out_4d[from];
+            maps[ax] = maps_4d[from];
+        }
+        tc_rt_tensor src = rtt_tensor(TCONV_DTYPE_FLOAT, rank, src_dims, NULL);
+        tc_rt_tensor dst = rtt_tensor(TCONV_DTYPE_FLOAT, rank, dst_dims, NULL);
+        float *x = src.data, *y = dst.data, fill = -7.5f;
+        for (int64_t i = 0; i < src.n_elements; i++)
+            x[i] = (float)i;
+        tc_indexed_copy(&src, &dst, maps, &fill);
+        for (int64_t i = 0; i < dst.n_elements; i++) {
+            int64_t rest = i, at = 0, scale = 1;
+            bool padding = false;
+            for (int ax = rank - 1; ax >= 0; ax--) {
+                int64_t m = maps[ax][rest % dst_dims[ax]];
+                rest /= dst_dims[ax];
+                padding = padding || m < 0;
+                at += m * scale;
+                scale *= src_dims[ax];
+            }
+            float want = padding ? fill : x[at];
+            assert_memory_equal(&y[i], &want, sizeof want);
+        }
+        tc_rt_tensor_release(&src);
+        tc_rt_tensor_release(&dst);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reflect_borders),
         cmocka_unit_test(test_mixed_stretches),
         cmocka_unit_test(test_many_pieces),
+        cmocka_unit_test(test_ranks_and_planes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

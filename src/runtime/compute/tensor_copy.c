@@ -313,6 +313,15 @@ static void pieced_row(char *row, const char *in, int64_t base, const int64_t *i
     }
 }
 
+/* Input offset of the plane at idx (every axis but the last two), or -1 when it is padding. */
+static int64_t indexed_plane_offset(const int64_t *idx, int rank, const int64_t *const *maps,
+                                    const int64_t *in_strides) {
+    return rank < 2 ? 0 : indexed_row_offset(idx, rank - 1, maps, in_strides);
+}
+
+/* Plane by plane (every axis but the last two), its rows by the second-last axis' map: a pad's
+ * rows are short (CycleGAN's reflect pads, rows of 10), and the offset of each row summed over
+ * every axis cost as much as its copy. */
 void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *const *maps,
                      const void *fill) {
     if (dst->n_elements == 0)
@@ -327,20 +336,25 @@ void tc_indexed_copy(const tc_rt_tensor *src, tc_rt_tensor *dst, const int64_t *
     int64_t in_strides[TC_MAX_RANK], idx[TC_MAX_RANK] = {0};
     tc_shape_strides(src->rank, src->dims, in_strides);
     int last = dst->rank - 1;
-    int64_t n = dst->dims[last], rows = dst->n_elements / n;
-    const int64_t *inner = maps[last];
+    int64_t n = dst->dims[last], height = last > 0 ? dst->dims[last - 1] : 1;
+    int64_t planes = dst->n_elements / (n * height);
+    const int64_t *inner = maps[last], *rows_map = last > 0 ? maps[last - 1] : NULL;
+    int64_t row_stride = last > 0 ? in_strides[last - 1] : 0;
     indexed_piece pieces[INDEXED_MAX_PIECES];
     size_t n_pieces = indexed_pieces(inner, n, pieces);
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t base = indexed_row_offset(idx, dst->rank, maps, in_strides);
-        char *row = out + (size_t)(r * n) * esize;
-        if (base < 0)
-            fill_elements(row, n, esize, fill);
-        else if (n_pieces > 0)
-            pieced_row(row, in, base, inner, pieces, n_pieces, esize, fill);
-        else
-            indexed_row(row, in, base, inner, n, esize, fill);
-        for (int ax = last - 1; ax >= 0; ax--) {
+    for (int64_t p = 0; p < planes; p++) {
+        int64_t plane = indexed_plane_offset(idx, dst->rank, maps, in_strides);
+        for (int64_t y = 0; y < height; y++, out += (size_t)n * esize) {
+            int64_t m = rows_map ? rows_map[y] : 0;
+            int64_t base = plane < 0 || m < 0 ? -1 : plane + m * row_stride;
+            if (base < 0)
+                fill_elements(out, n, esize, fill);
+            else if (n_pieces > 0)
+                pieced_row(out, in, base, inner, pieces, n_pieces, esize, fill);
+            else
+                indexed_row(out, in, base, inner, n, esize, fill);
+        }
+        for (int ax = last - 2; ax >= 0; ax--) {
             if (++idx[ax] < dst->dims[ax])
                 break;
             idx[ax] = 0;
