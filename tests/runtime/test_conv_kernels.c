@@ -532,6 +532,31 @@ static void isa_leg_enter(int leg) {
         tc_cpu_features_override(0);
 }
 
+/* Few input positions with more than 1024 columns a chunk (output channels x taps), where the
+ * AVX2 GEMM would pack W on every run and the node packs it once instead (few_packed_weights):
+ * DCGAN's first layer (100 -> 128 channels, k4 on 1x1, batch 2), and 70 channels of k4 on 2x2
+ * with 2 groups and a batch of 3 (uneven chunks at 2 and 3 threads), against the scatter
+ * reference, with the detected ISA, AVX2 alone and none. */
+static void test_conv_transpose_few_positions_packed_w(void **state) {
+    (void)state;
+    uint64_t rng = 14;
+    int64_t k[2] = {4, 4}, s[2] = {1, 1}, one[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+    int64_t s2[2] = {2, 2}, pads2[4] = {1, 1, 1, 1}, x1[2] = {1, 1}, x2[2] = {2, 2};
+    ct_draw dcgan = {.rank = 2, .group = 1, .cin_g = 100, .cout_g = 128, .batch = 2, .bias = true};
+    ct_draw grouped = {.rank = 2, .group = 2, .cin_g = 9, .cout_g = 70, .batch = 3, .bias = false};
+    ct_geometry(&dcgan, k, s, one, x1, pads);
+    ct_geometry(&grouped, k, s2, one, x2, pads2);
+    for (int leg = 0; leg < ISA_LEGS; leg++) {
+        isa_leg_enter(leg);
+        for (int threads = 1; threads <= 3; threads++) {
+            dcgan.threads = grouped.threads = threads;
+            assert_true(run_random_conv_transpose(&dcgan, &rng));
+            assert_true(run_random_conv_transpose(&grouped, &rng));
+        }
+        tc_cpu_features_restore();
+    }
+}
+
 /* The phase form (kernels_conv_transpose.c: one masked GEMM per output phase, stored to Y):
  * drawn where it applies, an output s times X (output_padding = s - k + the pads), kernels at
  * least the strides, 8 or more output channels and 32 or more positions: every rank, strides 1
@@ -1261,6 +1286,7 @@ int main(void) {
         cmocka_unit_test(test_conv_transpose_fused_activation),
         cmocka_unit_test(test_conv_transpose_phase_form),
         cmocka_unit_test(test_conv_transpose_few_positions_random),
+        cmocka_unit_test(test_conv_transpose_few_positions_packed_w),
         cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),
         cmocka_unit_test(test_conv_few_positions_random),

@@ -38,7 +38,8 @@ typedef struct conv_transpose_job {
     /* fused by the executor: applied by each task to the planes it finished (not sub-pixel,
      * whose blocks end scattered over the planes: there the run applies it after) */
     const tc_kernel_activation *act;
-    float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch */
+    float *packed_w;     /* W_g^T of every (group, chunk), packed once for the whole batch;
+                          * few positions: W_g's chunk as the GEMM's packed B, or NULL */
     size_t packed_chunk; /* floats per (group, chunk) slot of packed_w */
     tc_conv_scratch scratch;
 } conv_transpose_job;
@@ -243,6 +244,10 @@ static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
                       .b_rows = b_rows,
                       .c = c,
                       .ldc = cols};
+    if (job->packed_w) {
+        op.b_rows = NULL;
+        op.packed_b = job->packed_w + (size_t)task * job->packed_chunk;
+    }
     tc_sgemm_run_packed(&ws->gemm, packed, &op);
     for (int64_t n = 0; n < job->batch; n++) {
         float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
@@ -534,19 +539,55 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
     return st;
 }
 
+/* W_g's chunks as the few-positions GEMM's packed B, kept across runs, where the GEMM would pack
+ * them on every run (tc_sgemm_reads_b_rows_in_place false: AVX2 beyond 1024 columns). DCGAN's
+ * first layer (100 -> 128 channels, 1x1 -> 4x4) copied all 819 KB of W per run, more than L2
+ * holds, and then read the copy: 95 us against onnxruntime's 56. Else packed_w stays NULL (B
+ * read in place). */
+static tconv_status few_packed_weights(tc_kernel_ctx *ctx, conv_transpose_job *job,
+                                       tc_rt_tensor *scratch) {
+    int64_t k = job->lat.kernel_size, cols = job->chunk_channels * k;
+    *scratch = (tc_rt_tensor){0};
+    job->packed_w = NULL;
+    if (tc_sgemm_reads_b_rows_in_place(job->isa, job->batch * job->lat.coarse_size, cols))
+        return TCONV_OK;
+    job->packed_chunk = tc_sgemm_packed_b_floats(job->isa, job->cin_g, cols);
+    int64_t n_slots = job->group * job->n_chunks;
+    /* layout[5] -1: the few-positions form (conv_transpose_blocks keys 0 and 1) */
+    tc_kernel_cache_key key = {
+        .source = job->w,
+        .layout = {job->chunk_channels, job->n_chunks, job->group, job->cin_g, job->isa, -1}};
+    bool fresh;
+    tconv_status st =
+        tc_conv_packed_weights(ctx, &key, (size_t)n_slots * job->packed_chunk * sizeof(float),
+                               &job->packed_w, &fresh, scratch);
+    for (int64_t slot = 0; st == TCONV_OK && fresh && slot < n_slots; slot++) {
+        int64_t g = slot / job->n_chunks, c0 = slot % job->n_chunks * job->chunk_channels;
+        int64_t cc = chunk_channels_at(job, slot % job->n_chunks);
+        tc_sgemm_pack_b(job->isa, false, job->cin_g, cc * k,
+                        job->w + g * job->cin_g * job->cout_g * k + c0 * k, job->cout_g * k,
+                        job->packed_w + (size_t)slot * job->packed_chunk);
+    }
+    return st;
+}
+
 /* Few coarse positions: the batch-wide GEMM of conv_transpose_few_task. */
 static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transpose_job *job,
                                                  int threads) {
     int64_t n_tasks = job->group * job->n_chunks;
     int workers = tc_parallel_workers(threads, n_tasks);
-    tconv_status st = tc_conv_scratch_reserve(
-        ctx, &job->scratch, workers, few_layout(job, NULL, NULL), job->isa,
-        job->batch * job->lat.coarse_size, job->chunk_channels * job->lat.kernel_size, job->cin_g);
-    if (st != TCONV_OK)
-        return st;
-    tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_few_task, job);
-    tc_conv_scratch_release(ctx, &job->scratch);
-    return TCONV_OK;
+    tc_rt_tensor packed;
+    tconv_status st = few_packed_weights(ctx, job, &packed);
+    if (st == TCONV_OK)
+        st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, few_layout(job, NULL, NULL),
+                                     job->isa, job->batch * job->lat.coarse_size,
+                                     job->chunk_channels * job->lat.kernel_size, job->cin_g);
+    if (st == TCONV_OK) {
+        tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_few_task, job);
+        tc_conv_scratch_release(ctx, &job->scratch);
+    }
+    tc_kernel_scratch_release(ctx, &packed);
+    return st;
 }
 
 /* ---------------------------------------------------------------- phase form
