@@ -51,4 +51,24 @@ static inline bool tc_cpu_has_f16c(void) {
 #define TC_TARGET_AVX512
 #endif
 
+/* Defines `linkage void name params`, which runs `body args` (body: an always-inline function
+ * of the same parameters; args: their names) compiled for AVX-512F, for AVX2 + FMA or for the
+ * baseline, whichever this CPU has: the three copies and their one dispatch. linkage is
+ * `static` or empty. */
+#define TC_ISA_DISPATCH(linkage, name, body, params, args)                                         \
+    TC_TARGET_AVX512 static void name##_avx512 params {                                            \
+        body args;                                                                                 \
+    }                                                                                              \
+    TC_TARGET_AVX2 static void name##_avx2 params {                                                \
+        body args;                                                                                 \
+    }                                                                                              \
+    linkage void name params {                                                                     \
+        if (tc_cpu_has_avx512())                                                                   \
+            name##_avx512 args;                                                                    \
+        else if (tc_cpu_has_avx2())                                                                \
+            name##_avx2 args;                                                                      \
+        else                                                                                       \
+            body args;                                                                             \
+    }
+
 #endif

@@ -118,46 +118,14 @@ activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *
     }
 }
 
-TC_TARGET_AVX512 static void activation_apply_avx512(const tc_kernel_activation *act, float *dst,
-                                                     const float *src, int64_t n) {
-    activation_apply(act, dst, src, n);
-}
+TC_ISA_DISPATCH(, tc_kernel_activation_apply, activation_apply,
+                (const tc_kernel_activation *act, float *dst, const float *src, int64_t n),
+                (act, dst, src, n))
 
-TC_TARGET_AVX2 static void activation_apply_avx2(const tc_kernel_activation *act, float *dst,
-                                                 const float *src, int64_t n) {
-    activation_apply(act, dst, src, n);
-}
-
-TC_TARGET_AVX512 static void activation_apply_plus_avx512(const tc_kernel_activation *act,
-                                                          float *dst, const float *src, float bias,
-                                                          int64_t n) {
-    activation_apply_plus(act, dst, src, bias, n);
-}
-
-TC_TARGET_AVX2 static void activation_apply_plus_avx2(const tc_kernel_activation *act, float *dst,
-                                                      const float *src, float bias, int64_t n) {
-    activation_apply_plus(act, dst, src, bias, n);
-}
-
-void tc_kernel_activation_apply(const tc_kernel_activation *act, float *dst, const float *src,
-                                int64_t n) {
-    if (tc_cpu_has_avx512())
-        activation_apply_avx512(act, dst, src, n);
-    else if (tc_cpu_has_avx2())
-        activation_apply_avx2(act, dst, src, n);
-    else
-        activation_apply(act, dst, src, n);
-}
-
-void tc_kernel_activation_apply_plus(const tc_kernel_activation *act, float *dst, const float *src,
-                                     float bias, int64_t n) {
-    if (tc_cpu_has_avx512())
-        activation_apply_plus_avx512(act, dst, src, bias, n);
-    else if (tc_cpu_has_avx2())
-        activation_apply_plus_avx2(act, dst, src, bias, n);
-    else
-        activation_apply_plus(act, dst, src, bias, n);
-}
+TC_ISA_DISPATCH(, tc_kernel_activation_apply_plus, activation_apply_plus,
+                (const tc_kernel_activation *act, float *dst, const float *src, float bias,
+                 int64_t n),
+                (act, dst, src, bias, n))
 
 /* Work per element (parallel.h): ops.def's cost column, in streamed elements (the polynomial
  * tanh and the branch-free sigmoid about 4 each). */
