@@ -1,7 +1,7 @@
-/* Elementwise kernels: Relu, LeakyRelu, Sigmoid, Tanh and Clip (float and double; Relu also
- * int32/int64, Clip int8, int32 and int64), and the epilogue that applies any fusable activation
- * (tc_kernel_activation_apply). The broadcasting binary ops (Add, Sub, Mul, Div ...) are in
- * kernels_math.c. */
+/* Elementwise kernels: Relu, LeakyRelu, Elu, HardSigmoid, Sigmoid, Tanh and Clip (float and
+ * double; Relu also int32/int64, Clip int8, int32 and int64), and the epilogue that applies any
+ * fusable activation (tc_kernel_activation_apply). The broadcasting binary ops (Add, Sub, Mul, Div
+ * ...) are in kernels_math.c. */
 #include "runtime/kernels/activation.h"
 #include "runtime/compute/compute.h"
 #include "runtime/kernels/kernel_util.h"
@@ -277,6 +277,22 @@ tconv_status tc_run_leaky_relu(tc_kernel_ctx *ctx) {
     float alpha;
     tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     return st == TCONV_OK ? run_activation(ctx, TC_ACTIVATION_leaky_relu, alpha, 0.0f) : st;
+}
+
+/* Elu and HardSigmoid here too, through the activations' copies per instruction set (in the
+ * generic unary loop, built for the baseline, EnCodec's standalone Elus took 7% of its time) */
+tconv_status tc_run_elu(tc_kernel_ctx *ctx) {
+    float alpha;
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
+    return st == TCONV_OK ? run_activation(ctx, TC_ACTIVATION_elu, alpha, 0.0f) : st;
+}
+
+tconv_status tc_run_hard_sigmoid(tc_kernel_ctx *ctx) {
+    float alpha, beta;
+    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
+    if (st == TCONV_OK)
+        st = tc_node_attr_float_or_default(ctx->node, "beta", &beta, ctx->err);
+    return st == TCONV_OK ? run_activation(ctx, TC_ACTIVATION_hard_sigmoid, alpha, beta) : st;
 }
 
 tconv_status tc_run_sigmoid(tc_kernel_ctx *ctx) {

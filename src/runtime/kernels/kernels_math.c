@@ -1,11 +1,11 @@
-/* Elementwise math (Add, Sub, Mul, Div, Abs ... Cos, Erf, Pow, Mod), activations (Elu, Selu,
- * Softplus, Softsign, HardSigmoid, HardSwish, Mish, Gelu, PRelu), variadic Min/Max/Sum/Mean,
- * comparisons, logic and Where. float and double share one body per op (macros over the element
- * type and libm's suffix); int32/int64 where the spec and exports use them; bool for logic and
- * comparison outputs. Every op walks its operands with the broadcast iterator (broadcast.h) over
- * element ranges, so large tensors split across the kernel's thread pool whatever their shapes.
- * Integer arithmetic wraps like numpy (through the unsigned type, no undefined behaviour); integer
- * division truncates toward zero, and a zero divisor is an error. */
+/* Elementwise math (Add, Sub, Mul, Div, Abs ... Cos, Erf, Pow, Mod), activations (Selu, Softplus,
+ * Softsign, HardSwish, Mish, Gelu, PRelu; Elu and HardSigmoid are kernels_elementwise.c's),
+ * variadic Min/Max/Sum/Mean, comparisons, logic and Where. float and double share one body per op
+ * (macros over the element type and libm's suffix); int32/int64 where the spec and exports use
+ * them; bool for logic and comparison outputs. Every op walks its operands with the broadcast
+ * iterator (broadcast.h) over element ranges, so large tensors split across the kernel's thread
+ * pool whatever their shapes. Integer arithmetic wraps like numpy (through the unsigned type, no
+ * undefined behaviour); integer division truncates toward zero, and a zero divisor is an error. */
 #include "runtime/kernels/activation.h"
 #include "runtime/compute/compute.h"
 #include "runtime/kernels/elementwise_walk.h"
@@ -41,11 +41,9 @@ typedef enum unary_op {
     U_ERF,
     U_SIN,
     U_COS,
-    U_ELU,
     U_SELU,
     U_SOFTPLUS,
     U_SOFTSIGN,
-    U_HARD_SIGMOID,
     U_HARD_SWISH,
     U_MISH,
     U_GELU,
@@ -143,9 +141,6 @@ typedef tc_ew_job ew_job; /* the one elementwise driver: elementwise_walk.h */
         case U_COS:                                                                                \
             UNARY_LOOP(T, cos##F(x))                                                               \
             break;                                                                                 \
-        case U_ELU:                                                                                \
-            UNARY_LOOP(T, tc_act_elu##F(x, alpha, beta))                                           \
-            break;                                                                                 \
         case U_SELU: /* alpha, beta = gamma */                                                     \
             UNARY_LOOP(T, x > 0 ? beta * x : beta * alpha * expm1##F(x))                           \
             break;                                                                                 \
@@ -154,9 +149,6 @@ typedef tc_ew_job ew_job; /* the one elementwise driver: elementwise_walk.h */
             break;                                                                                 \
         case U_SOFTSIGN:                                                                           \
             UNARY_LOOP(T, tc_act_softsign##F(x, alpha, beta))                                      \
-            break;                                                                                 \
-        case U_HARD_SIGMOID:                                                                       \
-            UNARY_LOOP(T, tc_act_hard_sigmoid##F(x, alpha, beta))                                  \
             break;                                                                                 \
         case U_HARD_SWISH: /* x max(0, min(1, x / 6 + 1 / 2)) */                                   \
             for (int64_t i = 0; i < n; i++) {                                                      \
@@ -435,32 +427,12 @@ tconv_status tc_run_not(tc_kernel_ctx *ctx) {
     return run_unary(ctx, U_NOT, DTYPES_BOOL, COST_CHEAP);
 }
 
-tconv_status tc_run_elu(tc_kernel_ctx *ctx) {
-    float alpha;
-    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
-    /* float: fast_exp.h's polynomial, about Sigmoid's cost (kernels_elementwise.c), not a libm
-     * call's, so a small tensor is not handed to helper threads */
-    const tc_rt_tensor *x = tc_kernel_input(ctx, 0);
-    double cost = x && x->dtype == TCONV_DTYPE_FLOAT ? 4.0 * COST_CHEAP : COST_LIBM;
-    return st != TCONV_OK ? st : run_unary_with(ctx, U_ELU, DTYPES_REAL, alpha, 0.0, cost);
-}
-
 tconv_status tc_run_selu(tc_kernel_ctx *ctx) {
     float alpha, gamma;
     tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
     if (st == TCONV_OK)
         st = tc_node_attr_float_or_default(ctx->node, "gamma", &gamma, ctx->err);
     return st != TCONV_OK ? st : run_unary_with(ctx, U_SELU, DTYPES_REAL, alpha, gamma, COST_LIBM);
-}
-
-tconv_status tc_run_hard_sigmoid(tc_kernel_ctx *ctx) {
-    float alpha, beta;
-    tconv_status st = tc_node_attr_float_or_default(ctx->node, "alpha", &alpha, ctx->err);
-    if (st == TCONV_OK)
-        st = tc_node_attr_float_or_default(ctx->node, "beta", &beta, ctx->err);
-    return st != TCONV_OK
-               ? st
-               : run_unary_with(ctx, U_HARD_SIGMOID, DTYPES_REAL, alpha, beta, COST_CHEAP);
 }
 
 tconv_status tc_run_hard_swish(tc_kernel_ctx *ctx) {
