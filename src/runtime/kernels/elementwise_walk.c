@@ -80,11 +80,13 @@ static tconv_status widen_rows(tc_kernel_ctx *ctx, size_t n, const tc_rt_tensor 
     if (bc->row_length >= EW_SHORT_ROW || bc->n_rows < 2 || first < 0)
         return TCONV_OK;
     size_t bytes = 0, offsets[TC_BCAST_MAX_OPERANDS] = {0};
+    int64_t elements = 0; /* an operand constant along rows has at most n_rows elements */
     for (size_t k = 1; k < n; k++) {
         size_t size = tc_rt_dtype_size(operands[k]->dtype);
         if (bc->inner_stride[k] != 0 || operands[k]->n_elements == 0 || size == 0)
             continue;
-        if (operands[k]->n_elements * bc->row_length > EW_WIDEN_MAX_ELEMENTS)
+        elements += operands[k]->n_elements * bc->row_length;
+        if (elements > EW_WIDEN_MAX_ELEMENTS)
             return TCONV_OK;
         offsets[k] = bytes + 1; /* 0: not widened */
         bytes += ((size_t)(operands[k]->n_elements * bc->row_length) * size + 63) / 64 * 64;
