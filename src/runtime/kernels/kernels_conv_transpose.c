@@ -232,7 +232,7 @@ static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
     for (int64_t n = 0; n < job->batch; n++)
         for (int64_t q = 0; q < positions; q++)
             row_offsets[n * positions + q] = n * job->c_in * positions + q;
-    for (int64_t ci = 0; ci < job->cin_g; ci++)
+    for (int64_t ci = 0; !job->packed_w && ci < job->cin_g; ci++) /* W read in place */
         b_rows[ci] = job->w + (g * job->cin_g + ci) * job->cout_g * k + c0 * k;
     /* one "tap" a row: item n's position q, channel ci at ci * positions */
     tc_sgemm_pack_a_taps(job->isa, rows, 0, rows, job->cin_g, 1,
@@ -241,13 +241,11 @@ static void conv_transpose_few_task(void *vjob, int64_t task, int worker) {
                       .n = cols,
                       .k = job->cin_g,
                       .alpha = 1.0f,
-                      .b_rows = b_rows,
+                      .b_rows = job->packed_w ? NULL : b_rows,
+                      .packed_b =
+                          job->packed_w ? job->packed_w + (size_t)task * job->packed_chunk : NULL,
                       .c = c,
                       .ldc = cols};
-    if (job->packed_w) {
-        op.b_rows = NULL;
-        op.packed_b = job->packed_w + (size_t)task * job->packed_chunk;
-    }
     tc_sgemm_run_packed(&ws->gemm, packed, &op);
     for (int64_t n = 0; n < job->batch; n++) {
         float *y = job->y + (n * job->c_out + first_channel) * lat->fine_size;
