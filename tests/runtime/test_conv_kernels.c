@@ -16,7 +16,10 @@
 #include "importer/importer.h"
 #include "ir/conv_transpose_geometry.h"
 #include "kernel_harness.h"
+#include "rt_test_util.h"
 #include "runtime/compute/cpu_features.h"
+#include "runtime/compute/gemm.h"
+#include "runtime/compute/test_hooks.h"
 #include "runtime/kernels/conv_lattice.h"
 #include "testutil.h"
 
@@ -1273,9 +1276,110 @@ static void test_lattice_masked_taps_reference(void **state) {
     }
 }
 
+/* ---------------------------------------------------------------- tables kept by a session */
+
+/* The tap tables a session keeps with a Conv and a ConvTranspose (conv_common.c:
+ * tc_conv_tap_masks_for) belong to the run's shapes: X's spatial dims (symbolic in the model)
+ * change from run to run and back, and every run's Y must equal the references. A 3x3 Conv with
+ * pads 1 (the masked path above 128 positions) and a k2 s2 ConvTranspose (the phase form), 16 ->
+ * 16 channels, both on X, at 2 threads. With the row-form GEMM (AVX2, AVX-512) both take the
+ * tables: made for each new shape, found kept when a shape repeats. */
+static void test_session_tables_follow_shapes(void **state) {
+    (void)state;
+    tconv_model *m = rtt_model(17);
+    tconv_graph *g = m->graph;
+    tc_error err;
+    enum { C = 16 };
+    static float w1[C * C * 9], w2[C * C * 4], b1[C];
+    uint64_t rng = 5;
+    kh_fill_random(w1, C * C * 9, &rng);
+    kh_fill_random(w2, C * C * 4, &rng);
+    kh_fill_random(b1, C, &rng);
+    int64_t x_dims[4] = {1, C, -1, -1}, w1_dims[4] = {C, C, 3, 3}, w2_dims[4] = {C, C, 2, 2};
+    int64_t b_dims[1] = {C};
+    tconv_value *x = rtt_input(g, "x", TCONV_DTYPE_FLOAT, 4, x_dims);
+    tconv_node *conv = rtt_node(
+        g, "Conv", "conv",
+        (tconv_value *[]){x, rtt_init(g, "w1", TCONV_DTYPE_FLOAT, 4, w1_dims, w1, sizeof w1),
+                          rtt_init(g, "b1", TCONV_DTYPE_FLOAT, 1, b_dims, b1, sizeof b1)},
+        3, (const char *[]){"y1"}, 1);
+    assert_int_equal(tc_node_set_attr_ints(conv, "pads", (int64_t[]){1, 1, 1, 1}, 4, &err),
+                     TCONV_OK);
+    tconv_node *ct = rtt_node(
+        g, "ConvTranspose", "ct",
+        (tconv_value *[]){x, rtt_init(g, "w2", TCONV_DTYPE_FLOAT, 4, w2_dims, w2, sizeof w2)}, 2,
+        (const char *[]){"y2"}, 1);
+    assert_int_equal(tc_node_set_attr_ints(ct, "strides", (int64_t[]){2, 2}, 2, &err), TCONV_OK);
+    rtt_output(g, "y1");
+    rtt_output(g, "y2");
+    tc_session_options options;
+    tc_session_options_init(&options);
+    options.n_threads = 2;
+    tc_session *s = NULL;
+    tconv_status st = tc_session_create(m, &options, &s, &err);
+    if (st != TCONV_OK)
+        print_error("%s\n", err.message);
+    assert_int_equal(st, TCONV_OK);
+    static const int64_t shapes[5][2] = {{12, 14}, {9, 21}, {12, 14}, {12, 14}, {14, 12}};
+    static const int made[5] = {2, 2, 2, 0, 2}; /* tables made by each run, with the row form */
+    for (int run = 0; run < 5; run++) {
+        int64_t h = shapes[run][0], w = shapes[run][1];
+        tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, (int64_t[]){1, C, h, w}, NULL);
+        kh_fill_random(in.data, in.n_elements, &rng);
+        tc_rt_tensor out[2];
+        memset(out, 0, sizeof out);
+        long long before = atomic_load(&tc_test_shape_tables_made);
+        st = tc_session_run(s, &in, 1, out, &err);
+        if (st != TCONV_OK)
+            print_error("%s\n", err.message);
+        assert_int_equal(st, TCONV_OK);
+        long long tables = atomic_load(&tc_test_shape_tables_made) - before;
+        printf("run %d, X %lld x %lld: %lld tap tables made\n", run, (long long)h, (long long)w,
+               tables);
+        if (tc_gemm_has_row_form())
+            assert_int_equal(tables, made[run]);
+        /* the Conv against the direct reference */
+        conv_draw c = {.rank = 2, .group = 1, .cin_g = C, .cout_g = C, .batch = 1, .bias = true};
+        int64_t out_dims[2] = {h, w}, pb[2] = {1, 1};
+        c.k[0] = c.k[1] = 3;
+        c.s[0] = c.s[1] = c.d[0] = c.d[1] = 1;
+        c.x[0] = h;
+        c.x[1] = w;
+        c.pads[0] = c.pads[1] = c.pads[2] = c.pads[3] = 1;
+        float *want = malloc((size_t)(C * 4 * h * w) * sizeof(float));
+        assert_non_null(want);
+        rtt_assert_dims(&out[0], 4, (int64_t[]){1, C, h, w});
+        conv_reference(&c, out_dims, pb, in.data, w1, b1, want);
+        kh_expect_close(out[0].data, want, out[0].n_elements, 1e-4, 1e-5);
+        /* the ConvTranspose against the scatter reference */
+        tc_conv_transpose_geometry geo;
+        memset(&geo, 0, sizeof geo);
+        geo.spatial_rank = 2;
+        geo.c_in = geo.c_out = C;
+        geo.group = 1;
+        geo.in[0] = h;
+        geo.in[1] = w;
+        for (int i = 0; i < 2; i++) {
+            geo.out[i] = 2 * geo.in[i];
+            geo.kernel[i] = geo.strides[i] = 2;
+            geo.dilations[i] = 1;
+        }
+        rtt_assert_dims(&out[1], 4, (int64_t[]){1, C, 2 * h, 2 * w});
+        conv_transpose_reference(&geo, 1, in.data, w2, NULL, want);
+        kh_expect_close(out[1].data, want, out[1].n_elements, 1e-4, 1e-5);
+        free(want);
+        for (int k = 0; k < 2; k++)
+            tc_rt_tensor_release(&out[k]);
+        tc_rt_tensor_release(&in);
+    }
+    tc_session_free(s);
+    tconv_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lattice_masked_taps_reference),
+        cmocka_unit_test(test_session_tables_follow_shapes),
         cmocka_unit_test(test_conv_transpose_negative_totals),
         cmocka_unit_test(test_conv_transpose_output_padding),
         cmocka_unit_test(test_conv_transpose_grouped_2d_hand),

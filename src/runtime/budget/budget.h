@@ -21,7 +21,7 @@
 typedef struct tc_session_stats {
     size_t live_bytes;       /* intermediate tensor bytes alive now (0 between runs) */
     size_t peak_live_bytes;  /* the most intermediate bytes alive at once during the last run */
-    size_t constant_bytes;   /* initializer data the session holds */
+    size_t constant_bytes;   /* initializer data the session holds, and its nodes' kept blocks */
     uint64_t n_allocations;  /* tensors allocated during the last run */
     uint64_t n_kernel_calls; /* kernels run during the last run (subgraphs included) */
     uint64_t work;           /* work units of the last run (max_work's unit) */
@@ -63,11 +63,15 @@ typedef struct tc_kernel_cache_key {
 } tc_kernel_cache_key;
 
 /* What a kernel keeps for its node across runs: one block derived from constant inputs, e.g.
- * packed weights, and the key it was made for; its bytes count as constant bytes. */
+ * packed weights, and the key it was made for; and one table derived from the run's shapes
+ * alone (tc_kernel_shape_table), which begins with the int64 values it was made for. Their
+ * bytes count as constant bytes. */
 typedef struct tc_node_cache {
     tc_kernel_cache_key key;
     void *data;
     size_t nbytes;
+    void *shape_table;
+    size_t shape_table_bytes;
 } tc_node_cache;
 
 typedef struct tc_budget {
@@ -114,7 +118,9 @@ void tc_budget_release(tc_budget *budget, tc_rt_tensor *t);
 /* Keeps the buffer of a tensor that is no longer counted as live (an output handed out). */
 void tc_budget_recycle(tc_budget *budget, tc_rt_tensor *t);
 
-/* Frees a node cache's block (its bytes leave the constant bytes). */
+/* Frees one block of a node cache, *data NULL or not (its bytes leave the constant bytes). */
+void tc_node_block_free(tc_budget *budget, void **data, size_t *nbytes);
+/* Frees both of a node cache's blocks. */
 void tc_node_cache_free(tc_budget *budget, tc_node_cache *cache);
 
 /* ---- scratch (session_scratch.c) */

@@ -165,12 +165,21 @@ void tc_budget_release(tc_budget *b, tc_rt_tensor *t) {
     tc_budget_recycle(b, t); /* keeps the buffer for reuse, or frees it */
 }
 
-void tc_node_cache_free(tc_budget *b, tc_node_cache *cache) {
-    if (!cache || !cache->data)
+void tc_node_block_free(tc_budget *b, void **data, size_t *nbytes) {
+    if (!*data)
         return;
-    free(cache->data);
+    free(*data);
     if (b)
-        b->stats.constant_bytes -= cache->nbytes;
+        b->stats.constant_bytes -= *nbytes;
+    *data = NULL;
+    *nbytes = 0;
+}
+
+void tc_node_cache_free(tc_budget *b, tc_node_cache *cache) {
+    if (!cache)
+        return;
+    tc_node_block_free(b, &cache->data, &cache->nbytes);
+    tc_node_block_free(b, &cache->shape_table, &cache->shape_table_bytes);
     memset(cache, 0, sizeof *cache);
 }
 

@@ -4,6 +4,7 @@
 #ifndef TC_RUNTIME_TEST_HOOKS_H
 #define TC_RUNTIME_TEST_HOOKS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Added to each non-negative start of every Slice (step > 0): an off-by-one crop. */
@@ -39,4 +40,8 @@ extern int tc_test_split_threads;
  * that is never scheduled or could not start: its home range must be done by the others. */
 extern int tc_test_absent_helper;
 
+/* Counts the tables kernels make for their node's shapes (kernel.h: tc_kernel_shape_table)
+ * rather than find kept, so that a test sees them kept across runs and made again when a shape
+ * changes. Counted always, atomically (a test reads it before and after; nothing else does). */
+extern atomic_llong tc_test_shape_tables_made;
 #endif

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "ir/check.h"
 #include "ir/conv_transpose_geometry.h"
 #include "runtime/kernels/conv_lattice.h"
 #include "runtime/kernels/kernel_util.h"
@@ -49,6 +50,61 @@ tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_ke
     tconv_status st = tc_kernel_scratch(ctx, bytes, scratch);
     *out = scratch->data;
     return st;
+}
+
+/* Bytes of one lattice's tap tables (shifts, masks, summary), a multiple of 8. */
+static size_t tap_mask_bytes(const tc_lattice *lat) {
+    int64_t taps = lat->kernel_size, words = (lat->coarse_size + 15) / 16;
+    return (size_t)taps * sizeof(int64_t) +
+           (size_t)tc_round_up_i64(taps * words * (int64_t)sizeof(uint16_t) + words, 8);
+}
+
+/* What tc_lattice_masked_taps reads of a lattice, as values; returns how many. */
+#define TAP_MASK_GEOMETRY (1 + 6 * TC_MAX_SPATIAL)
+static size_t tap_mask_geometry(const tc_lattice *lat, int64_t *v) {
+    size_t n = 0;
+    v[n++] = lat->rank;
+    const int64_t *axes[] = {lat->coarse,  lat->fine,      lat->kernel,
+                             lat->strides, lat->dilations, lat->pad_begin};
+    for (size_t a = 0; a < sizeof axes / sizeof axes[0]; a++)
+        for (int i = 0; i < lat->rank; i++)
+            v[n++] = axes[a][i];
+    return n;
+}
+
+tconv_status tc_conv_tap_masks_for(tc_kernel_ctx *ctx, const tc_lattice *const *lats, int n,
+                                   bool phase_planes, tc_conv_tap_masks *out,
+                                   tc_rt_tensor *scratch) {
+    TC_ASSERT(n >= 1 && n <= TC_CONV_TAP_MASK_LATTICES);
+    memset(scratch, 0, sizeof *scratch);
+    int64_t made_for[2 + TC_CONV_TAP_MASK_LATTICES * TAP_MASK_GEOMETRY];
+    size_t values = 0, bytes = 0;
+    made_for[values++] = phase_planes;
+    made_for[values++] = n;
+    for (int k = 0; k < n; k++) {
+        values += tap_mask_geometry(lats[k], made_for + values);
+        bytes += tap_mask_bytes(lats[k]);
+    }
+    void *data;
+    bool fresh;
+    tconv_status st = tc_kernel_shape_table(ctx, made_for, values, bytes, &data, &fresh);
+    if (st == TCONV_OK && !data) { /* outside a session */
+        st = tc_kernel_scratch(ctx, bytes, scratch);
+        data = scratch->data;
+    }
+    if (st != TCONV_OK)
+        return st;
+    unsigned char *at = data;
+    for (int k = 0; k < n; k++) {
+        int64_t taps = lats[k]->kernel_size;
+        out[k].shifts = (int64_t *)(void *)at;
+        out[k].masks = (uint16_t *)(void *)(at + taps * (int64_t)sizeof(int64_t));
+        out[k].full = (uint8_t *)(out[k].masks + taps * ((lats[k]->coarse_size + 15) / 16));
+        if (fresh)
+            tc_lattice_masked_taps(lats[k], phase_planes, out[k].shifts, out[k].masks, out[k].full);
+        at += tap_mask_bytes(lats[k]);
+    }
+    return TCONV_OK;
 }
 
 tconv_status tc_conv_read_operands(tc_kernel_ctx *ctx, tc_conv_operands *ops) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "runtime/compute/compute.h"
+#include "runtime/kernels/conv_lattice.h"
 #include "runtime/kernels/kernel.h"
 #include "runtime/kernels/kernel_util.h"
 
@@ -39,6 +40,23 @@ void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
  * scratch, always fresh; the caller releases `scratch` (a no-op when unused). */
 tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                     size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
+
+/* The masked flat read's tables of one lattice (conv_lattice.h: tc_lattice_masked_taps). */
+typedef struct tc_conv_tap_masks {
+    int64_t *shifts;
+    uint16_t *masks;
+    uint8_t *full;
+} tc_conv_tap_masks;
+
+/* The tap tables of lats[0..n), n at most TC_CONV_TAP_MASK_LATTICES (phase_planes: as
+ * tc_lattice_masked_taps takes it), into out[0..n). They depend on the lattices' geometry alone:
+ * a session keeps them with the node (tc_kernel_shape_table) and makes them again only when a
+ * shape changes; outside a session they go in `scratch`, which the caller releases (a no-op
+ * when unused). */
+#define TC_CONV_TAP_MASK_LATTICES 16
+tconv_status tc_conv_tap_masks_for(tc_kernel_ctx *ctx, const tc_lattice *const *lats, int n,
+                                   bool phase_planes, tc_conv_tap_masks *out,
+                                   tc_rt_tensor *scratch);
 
 /* Tasks a thread the split aims at (dynamic scheduling evens them out), and the narrowest
  * column block it makes for them. */

@@ -101,7 +101,7 @@ struct tc_kernel_ctx {
     size_t n_outputs;
     tc_session *session;  /* opaque here: for the session's own steps (function calls, float16) */
     tc_budget *budget;    /* memory and work; NULL: no limit (a kernel run outside a session) */
-    tc_node_cache *cache; /* the node's kept block, or NULL (tc_kernel_cache_*) */
+    tc_node_cache *cache; /* the node's kept blocks, or NULL (tc_kernel_cache_*, _shape_table) */
     const tc_kernel_host *host; /* NULL outside a session: no constant inputs, no subgraphs */
     /* The session's inferred types beside the model (ir/type_table.h: tc_type_seen), for the
      * declared types of subgraph outputs; NULL: the values' own. */
@@ -203,6 +203,14 @@ bool tc_kernel_input_is_constant(const tc_kernel_ctx *ctx, size_t index);
 void *tc_kernel_cache_find(const tc_kernel_ctx *ctx, const tc_kernel_cache_key *key, size_t nbytes);
 tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                    size_t nbytes, void **data);
+
+/* Work that depends only on the run's shapes (the Conv's tap masks) can be kept too, in the
+ * node's second block: `made_for`, n values, says all the table depends on. *data: the kept
+ * table of `nbytes` when it was made for equal values (*fresh false), else a new one the kernel
+ * fills before it returns (*fresh true; the old one is freed). Outside a session *data is NULL
+ * and the kernel makes the table in scratch. The table starts 8-byte aligned. */
+tconv_status tc_kernel_shape_table(tc_kernel_ctx *ctx, const int64_t *made_for, size_t n,
+                                   size_t nbytes, void **data, bool *fresh);
 
 /* The input at index, or NULL if absent/omitted. */
 const tc_rt_tensor *tc_kernel_input(const tc_kernel_ctx *ctx, size_t index);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/compute/test_hooks.h"
+
 /* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
  * and refuses the node (before it computes) when that passes the work limit. */
 static tconv_status count_work(tc_kernel_ctx *ctx, int out_rank, const int64_t *out_dims) {
@@ -133,7 +135,7 @@ tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key
     *data = NULL;
     if (!c || !ctx->budget || nbytes == 0 || nbytes > (size_t)INT64_MAX - TC_SESSION_ALIGN)
         return tc_error_set(ctx->err, TCONV_ERR_USAGE, "no node cache for %zu bytes", nbytes);
-    tc_node_cache_free(ctx->budget, c);
+    tc_node_block_free(ctx->budget, &c->data, &c->nbytes);
     tconv_status st =
         tc_budget_alloc_bytes(ctx->budget, nbytes, "kept node data", &c->data, ctx->err);
     if (st != TCONV_OK)
@@ -142,6 +144,37 @@ tconv_status tc_kernel_cache_store(tc_kernel_ctx *ctx, const tc_kernel_cache_key
     c->nbytes = nbytes;
     ctx->budget->stats.constant_bytes += nbytes;
     *data = c->data;
+    return TCONV_OK;
+}
+
+atomic_llong tc_test_shape_tables_made = 0;
+
+tconv_status tc_kernel_shape_table(tc_kernel_ctx *ctx, const int64_t *made_for, size_t n,
+                                   size_t nbytes, void **data, bool *fresh) {
+    tc_node_cache *c = ctx->cache;
+    size_t head = n * sizeof *made_for;
+    *data = NULL;
+    *fresh = true;
+    if (!c || !ctx->budget)
+        return TCONV_OK;
+    if (c->shape_table && c->shape_table_bytes == head + nbytes &&
+        memcmp(c->shape_table, made_for, head) == 0) {
+        *data = (unsigned char *)c->shape_table + head;
+        *fresh = false;
+        return TCONV_OK;
+    }
+    tc_node_block_free(ctx->budget, &c->shape_table, &c->shape_table_bytes);
+    if (nbytes > (size_t)INT64_MAX - TC_SESSION_ALIGN - head)
+        return tc_error_set(ctx->err, TCONV_ERR_LIMIT, "a shape table of %zu bytes", nbytes);
+    tconv_status st = tc_budget_alloc_bytes(ctx->budget, head + nbytes, "a kept shape table",
+                                            &c->shape_table, ctx->err);
+    if (st != TCONV_OK)
+        return st;
+    memcpy(c->shape_table, made_for, head);
+    c->shape_table_bytes = head + nbytes;
+    atomic_fetch_add_explicit(&tc_test_shape_tables_made, 1, memory_order_relaxed);
+    ctx->budget->stats.constant_bytes += head + nbytes;
+    *data = (unsigned char *)c->shape_table + head;
     return TCONV_OK;
 }
 

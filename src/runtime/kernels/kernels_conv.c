@@ -1261,32 +1261,29 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
         job->skewed ? skewed_plane_floats(lat->fine_size) : job->n_phases * lat->coarse_size;
     job->mask_words = (lat->coarse_size + 15) / 16;
     job->build_planes = job->flat_phases ? masked_phase_planes : job->skewed ? skewed_planes : NULL;
-    size_t plane_bytes = conv_plane_bytes(job, workers);
-    size_t shift_bytes = (size_t)lat->kernel_size * sizeof(int64_t);
-    size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
-    size_t key_bytes = (size_t)workers * sizeof(int64_t);
-    size_t mask_bytes = (size_t)((lat->kernel_size + 1) * job->mask_words) * sizeof(uint16_t);
-    tc_rt_tensor memory;
-    tconv_status st = tc_kernel_scratch(
-        ctx, plane_bytes + shift_bytes + pointer_bytes + key_bytes + mask_bytes, &memory);
+    tc_conv_tap_masks taps;
+    tc_rt_tensor taps_scratch, memory;
+    tconv_status st = tc_conv_tap_masks_for(ctx, &lat, 1, job->flat_phases, &taps, &taps_scratch);
     if (st != TCONV_OK)
         return st;
-    unsigned char *base = memory.data;
-    job->padded_x = (const float *)(void *)base;
-    int64_t *shifts = (int64_t *)(void *)(base + plane_bytes);
-    job->b_rows = (const float **)(void *)(base + plane_bytes + shift_bytes);
-    job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
-    job->rows_unit = (int64_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes);
-    uint16_t *masks =
-        (uint16_t *)(void *)(base + plane_bytes + shift_bytes + pointer_bytes + key_bytes);
-    uint8_t *full = (uint8_t *)(masks + lat->kernel_size * job->mask_words);
-    tc_lattice_masked_taps(lat, job->flat_phases, shifts, masks, full);
-    job->tap_shifts = shifts;
-    job->tap_masks = masks;
-    job->masks_full = full;
-    conv_run_plane_tasks(ctx, job, threads, workers, conv_masked_task);
-    tc_kernel_scratch_release(ctx, &memory);
-    return TCONV_OK;
+    job->tap_shifts = taps.shifts;
+    job->tap_masks = taps.masks;
+    job->masks_full = taps.full;
+    size_t plane_bytes = conv_plane_bytes(job, workers);
+    size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
+    size_t key_bytes = (size_t)workers * sizeof(int64_t);
+    st = tc_kernel_scratch(ctx, plane_bytes + pointer_bytes + key_bytes, &memory);
+    if (st == TCONV_OK) {
+        unsigned char *base = memory.data;
+        job->padded_x = (const float *)(void *)base;
+        job->b_rows = (const float **)(void *)(base + plane_bytes);
+        job->b_masks = (const uint16_t **)(void *)(job->b_rows + (size_t)workers * depth);
+        job->rows_unit = (int64_t *)(void *)(base + plane_bytes + pointer_bytes);
+        conv_run_plane_tasks(ctx, job, threads, workers, conv_masked_task);
+        tc_kernel_scratch_release(ctx, &memory);
+    }
+    tc_kernel_scratch_release(ctx, &taps_scratch);
+    return st;
 }
 
 /* im2col + GEMM over (batch, group, column block, row chunk) tasks. */

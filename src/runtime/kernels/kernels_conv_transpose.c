@@ -607,6 +607,7 @@ static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transp
  * node's time; as phases U-Net's four k2 s2 layers took 8-17% less at 1 thread and 3-57% less at
  * 2 (3-D k2 s2, 64 -> 32 channels on 16^3: 1.99 -> 1.75 ms). */
 #define PHASE_MAX 16 /* phases (product of the strides) the form takes */
+_Static_assert(PHASE_MAX <= TC_CONV_TAP_MASK_LATTICES, "a tap table per phase");
 /* The form needs rows for the GEMM's tiles and a grid that fills half a vector: DCGAN's 4x4 ->
  * 8x8 layer (128 -> 64 channels, batch 2) took 148 us through the few-positions GEMM, its
  * transpose and col2im, 80 us as phases (3x3 grids: 61 -> 48 us); a 2x2 grid uses 4 lanes of
@@ -879,31 +880,19 @@ static tconv_status phase_weights_packed(tc_kernel_ctx *ctx, phase_job *pj, int 
     return TCONV_OK;
 }
 
-/* Bytes of one phase's shifts, masks and summary, a multiple of 8. */
-static size_t phase_mask_bytes(const phase_job *pj, int64_t taps) {
-    return (size_t)taps * sizeof(int64_t) +
-           (size_t)tc_round_up_i64(taps * pj->words * (int64_t)sizeof(uint16_t) + pj->words, 8);
-}
-
-/* Every phase's shifts and masks, in `memory`. */
-static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor *memory) {
-    size_t bytes = 0;
+/* Every phase's shifts and masks (tc_conv_tap_masks_for); `scratch` as it says. */
+static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor *scratch) {
+    const tc_lattice *lats[PHASE_MAX];
+    tc_conv_tap_masks taps[PHASE_MAX];
     for (int64_t p = 0; p < pj->n_phases; p++)
-        bytes += phase_mask_bytes(pj, pj->phases[p].lat.kernel_size);
-    tconv_status st = tc_kernel_scratch(ctx, bytes, memory);
-    if (st != TCONV_OK)
-        return st;
-    unsigned char *at = memory->data;
-    for (int64_t p = 0; p < pj->n_phases; p++) {
-        phase_geom *ph = &pj->phases[p];
-        int64_t taps = ph->lat.kernel_size;
-        ph->shifts = (int64_t *)(void *)at;
-        ph->masks = (uint16_t *)(void *)(at + taps * (int64_t)sizeof(int64_t));
-        ph->full = (uint8_t *)(ph->masks + taps * pj->words);
-        tc_lattice_masked_taps(&ph->lat, false, ph->shifts, ph->masks, ph->full);
-        at += phase_mask_bytes(pj, taps);
+        lats[p] = &pj->phases[p].lat;
+    tconv_status st = tc_conv_tap_masks_for(ctx, lats, (int)pj->n_phases, false, taps, scratch);
+    for (int64_t p = 0; st == TCONV_OK && p < pj->n_phases; p++) {
+        pj->phases[p].shifts = taps[p].shifts;
+        pj->phases[p].masks = taps[p].masks;
+        pj->phases[p].full = taps[p].full;
     }
-    return TCONV_OK;
+    return st;
 }
 
 static tconv_status conv_transpose_phases(tc_kernel_ctx *ctx, const conv_transpose_job *job,
