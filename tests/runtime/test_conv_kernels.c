@@ -1278,12 +1278,12 @@ static void test_lattice_masked_taps_reference(void **state) {
 
 /* ---------------------------------------------------------------- tables kept by a session */
 
-/* The tap tables a session keeps with a Conv and a ConvTranspose (conv_common.c:
- * tc_conv_tap_masks_for) belong to the run's shapes: X's spatial dims (symbolic in the model)
+/* The tables a session keeps with a Conv and a ConvTranspose for their shapes (conv_common.c:
+ * tc_conv_lattice_table) belong to the run's shapes: X's spatial dims (symbolic in the model)
  * change from run to run and back, and every run's Y must equal the references. A 3x3 Conv with
- * pads 1 (the masked path above 128 positions) and a k2 s2 ConvTranspose (the phase form), 16 ->
- * 16 channels, both on X, at 2 threads. With the row-form GEMM (AVX2, AVX-512) both take the
- * tables: made for each new shape, found kept when a shape repeats. */
+ * pads 1 (the masked path above 128 positions, the narrow path at 24) and a k2 s2 ConvTranspose
+ * (the phase form), 16 -> 16 channels, both on X, at 2 threads. With the row-form GEMM (AVX2,
+ * AVX-512) both take tables: made for each new shape, found kept when a shape repeats. */
 static void test_session_tables_follow_shapes(void **state) {
     (void)state;
     tconv_model *m = rtt_model(17);
@@ -1320,9 +1320,12 @@ static void test_session_tables_follow_shapes(void **state) {
     if (st != TCONV_OK)
         print_error("%s\n", err.message);
     assert_int_equal(st, TCONV_OK);
-    static const int64_t shapes[5][2] = {{12, 14}, {9, 21}, {12, 14}, {12, 14}, {14, 12}};
-    static const int made[5] = {2, 2, 2, 0, 2}; /* tables made by each run, with the row form */
-    for (int run = 0; run < 5; run++) {
+    /* 4 x 6 and 6 x 4: 24 positions, the Conv's narrow path (its tap offsets kept instead) */
+    static const int64_t shapes[8][2] = {{12, 14}, {9, 21}, {12, 14}, {12, 14},
+                                         {14, 12}, {4, 6},  {4, 6},   {6, 4}};
+    /* tables made by each run, with the row form */
+    static const int made[8] = {2, 2, 2, 0, 2, 2, 0, 2};
+    for (int run = 0; run < 8; run++) {
         int64_t h = shapes[run][0], w = shapes[run][1];
         tc_rt_tensor in = rtt_tensor(TCONV_DTYPE_FLOAT, 4, (int64_t[]){1, C, h, w}, NULL);
         kh_fill_random(in.data, in.n_elements, &rng);
@@ -1334,7 +1337,7 @@ static void test_session_tables_follow_shapes(void **state) {
             print_error("%s\n", err.message);
         assert_int_equal(st, TCONV_OK);
         long long tables = atomic_load(&tc_test_shape_tables_made) - before;
-        printf("run %d, X %lld x %lld: %lld tap tables made\n", run, (long long)h, (long long)w,
+        printf("run %d, X %lld x %lld: %lld shape tables made\n", run, (long long)h, (long long)w,
                tables);
         if (tc_gemm_has_row_form())
             assert_int_equal(tables, made[run]);

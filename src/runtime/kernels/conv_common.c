@@ -59,9 +59,9 @@ static size_t tap_mask_bytes(const tc_lattice *lat) {
            (size_t)tc_round_up_i64(taps * words * (int64_t)sizeof(uint16_t) + words, 8);
 }
 
-/* What tc_lattice_masked_taps reads of a lattice, as values; returns how many. */
-#define TAP_MASK_GEOMETRY (1 + 6 * TC_MAX_SPATIAL)
-static size_t tap_mask_geometry(const tc_lattice *lat, int64_t *v) {
+/* A lattice's geometry as values (what its tables are made from); returns how many. */
+#define LATTICE_GEOMETRY_VALUES (1 + 6 * TC_MAX_SPATIAL)
+static size_t lattice_geometry(const tc_lattice *lat, int64_t *v) {
     size_t n = 0;
     v[n++] = lat->rank;
     const int64_t *axes[] = {lat->coarse,  lat->fine,      lat->kernel,
@@ -72,26 +72,35 @@ static size_t tap_mask_geometry(const tc_lattice *lat, int64_t *v) {
     return n;
 }
 
+tconv_status tc_conv_lattice_table(tc_kernel_ctx *ctx, int64_t kind, const tc_lattice *const *lats,
+                                   int n, size_t nbytes, void **data, bool *fresh,
+                                   tc_rt_tensor *scratch) {
+    TC_ASSERT(n >= 1 && n <= TC_CONV_TABLE_LATTICES);
+    memset(scratch, 0, sizeof *scratch);
+    int64_t made_for[2 + TC_CONV_TABLE_LATTICES * LATTICE_GEOMETRY_VALUES];
+    size_t values = 0;
+    made_for[values++] = kind;
+    made_for[values++] = n;
+    for (int k = 0; k < n; k++)
+        values += lattice_geometry(lats[k], made_for + values);
+    tconv_status st = tc_kernel_shape_table(ctx, made_for, values, nbytes, data, fresh);
+    if (st == TCONV_OK && !*data) { /* outside a session */
+        st = tc_kernel_scratch(ctx, nbytes, scratch);
+        *data = scratch->data;
+    }
+    return st;
+}
+
 tconv_status tc_conv_tap_masks_for(tc_kernel_ctx *ctx, const tc_lattice *const *lats, int n,
                                    bool phase_planes, tc_conv_tap_masks *out,
                                    tc_rt_tensor *scratch) {
-    TC_ASSERT(n >= 1 && n <= TC_CONV_TAP_MASK_LATTICES);
-    memset(scratch, 0, sizeof *scratch);
-    int64_t made_for[2 + TC_CONV_TAP_MASK_LATTICES * TAP_MASK_GEOMETRY];
-    size_t values = 0, bytes = 0;
-    made_for[values++] = phase_planes;
-    made_for[values++] = n;
-    for (int k = 0; k < n; k++) {
-        values += tap_mask_geometry(lats[k], made_for + values);
+    size_t bytes = 0;
+    for (int k = 0; k < n; k++)
         bytes += tap_mask_bytes(lats[k]);
-    }
     void *data;
     bool fresh;
-    tconv_status st = tc_kernel_shape_table(ctx, made_for, values, bytes, &data, &fresh);
-    if (st == TCONV_OK && !data) { /* outside a session */
-        st = tc_kernel_scratch(ctx, bytes, scratch);
-        data = scratch->data;
-    }
+    tconv_status st = tc_conv_lattice_table(ctx, TC_CONV_TABLE_TAP_MASKS + phase_planes, lats, n,
+                                            bytes, &data, &fresh, scratch);
     if (st != TCONV_OK)
         return st;
     unsigned char *at = data;

@@ -41,6 +41,21 @@ void tc_conv_scratch_release(tc_kernel_ctx *ctx, tc_conv_scratch *s);
 tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_key *key,
                                     size_t bytes, float **out, bool *fresh, tc_rt_tensor *scratch);
 
+/* A table that depends on the geometry of lats[0..n) alone (n at most TC_CONV_TABLE_LATTICES)
+ * and on `kind` (which table it is: TC_CONV_TABLE_*), of nbytes: a session keeps it with the
+ * node (tc_kernel_shape_table), so that it is made again only when a shape changes (*fresh: the
+ * caller fills it now); outside a session it is `scratch`, which the caller releases (a no-op
+ * when unused), always fresh. */
+#define TC_CONV_TABLE_LATTICES 16
+enum {
+    TC_CONV_TABLE_TAP_MASKS,   /* tc_conv_tap_masks_for, X read as it lies */
+    TC_CONV_TABLE_PHASE_MASKS, /* the same over phase planes */
+    TC_CONV_TABLE_NARROW       /* the narrow Conv's tap offsets (kernels_conv.c) */
+};
+tconv_status tc_conv_lattice_table(tc_kernel_ctx *ctx, int64_t kind, const tc_lattice *const *lats,
+                                   int n, size_t nbytes, void **data, bool *fresh,
+                                   tc_rt_tensor *scratch);
+
 /* The masked flat read's tables of one lattice (conv_lattice.h: tc_lattice_masked_taps). */
 typedef struct tc_conv_tap_masks {
     int64_t *shifts;
@@ -48,12 +63,8 @@ typedef struct tc_conv_tap_masks {
     uint8_t *full;
 } tc_conv_tap_masks;
 
-/* The tap tables of lats[0..n), n at most TC_CONV_TAP_MASK_LATTICES (phase_planes: as
- * tc_lattice_masked_taps takes it), into out[0..n). They depend on the lattices' geometry alone:
- * a session keeps them with the node (tc_kernel_shape_table) and makes them again only when a
- * shape changes; outside a session they go in `scratch`, which the caller releases (a no-op
- * when unused). */
-#define TC_CONV_TAP_MASK_LATTICES 16
+/* The tap tables of lats[0..n) (phase_planes: as tc_lattice_masked_taps takes it) into
+ * out[0..n), through tc_conv_lattice_table. */
 tconv_status tc_conv_tap_masks_for(tc_kernel_ctx *ctx, const tc_lattice *const *lats, int n,
                                    bool phase_planes, tc_conv_tap_masks *out,
                                    tc_rt_tensor *scratch);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/compute/test_hooks.h"
+#include "runtime/compute/compute.h"
 
 /* Adds the work of ctx's node, now that its first output's shape is known, to the run's work,
  * and refuses the node (before it computes) when that passes the work limit. */

@@ -1107,23 +1107,34 @@ static void narrow_task(void *vrun, int64_t task, int worker) {
     conv_rows_epilogue(job, y, cols, positions, positions, row0);
 }
 
-/* Scratch: the packed A of every (batch, group), the tap offsets and every worker's B row
- * pointers, in one piece. */
-static tconv_status narrow_scratch(tc_kernel_ctx *ctx, const conv_job *job, int workers,
-                                   narrow_plan *np, tc_rt_tensor *memory) {
+/* Scratch: the packed A of every (batch, group) and every worker's B row pointers, in one
+ * piece; the tap offsets kept with the node (tc_conv_lattice_table: they depend on the shapes
+ * alone, and took 1% of LinkNet's time at 2 threads made every run in the calling thread). */
+static tconv_status narrow_scratch(tc_kernel_ctx *ctx, conv_job *job, int workers, narrow_plan *np,
+                                   tc_rt_tensor *offsets, tc_rt_tensor *memory) {
     int64_t units = job->batch * job->group, depth = job->cin_g * job->lat.kernel_size;
-    np->packed_floats = tc_round_up_i64(
-        (int64_t)tc_sgemm_packed_a_floats(job->isa, job->lat.coarse_size, depth), 16);
-    size_t packed_bytes = (size_t)units * np->packed_floats * sizeof(float);
-    size_t offset_bytes = (size_t)(job->lat.coarse_size * job->lat.kernel_size) * sizeof(int64_t);
-    tconv_status st = tc_kernel_scratch(
-        ctx, packed_bytes + offset_bytes + (size_t)workers * (size_t)depth * sizeof(float *),
-        memory);
+    const tc_lattice *lat = &job->lat;
+    void *table;
+    bool fresh;
+    tconv_status st = tc_conv_lattice_table(
+        ctx, TC_CONV_TABLE_NARROW, &lat, 1,
+        (size_t)(lat->coarse_size * lat->kernel_size) * sizeof(int64_t), &table, &fresh, offsets);
     if (st != TCONV_OK)
         return st;
-    unsigned char *base = memory->data;
-    np->packed = (float *)(void *)base;
-    np->tap_offsets = (int64_t *)(void *)(base + packed_bytes);
+    np->tap_offsets = table;
+    if (fresh)
+        narrow_offsets(lat, np);
+    np->packed_floats =
+        tc_round_up_i64((int64_t)tc_sgemm_packed_a_floats(job->isa, lat->coarse_size, depth), 16);
+    size_t packed_bytes = (size_t)units * np->packed_floats * sizeof(float);
+    st = tc_kernel_scratch(ctx, packed_bytes + (size_t)workers * (size_t)depth * sizeof(float *),
+                           memory);
+    if (st != TCONV_OK) {
+        tc_kernel_scratch_release(ctx, offsets);
+        return st;
+    }
+    np->packed = memory->data;
+    job->b_rows = (const float **)(void *)((unsigned char *)memory->data + packed_bytes);
     return TCONV_OK;
 }
 
@@ -1152,16 +1163,14 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
     int64_t n_tasks = units * job->n_chunks;
     int workers = tc_parallel_workers(threads, n_tasks);
     narrow_plan np = {0};
-    tc_rt_tensor wt, memory;
+    tc_rt_tensor wt, offsets, memory;
     tconv_status st = narrow_weights(ctx, job, &wt);
     if (st == TCONV_OK)
-        st = narrow_scratch(ctx, job, workers, &np, &memory);
+        st = narrow_scratch(ctx, job, workers, &np, &offsets, &memory);
     if (st != TCONV_OK) {
         tc_kernel_scratch_release(ctx, &wt);
         return st;
     }
-    job->b_rows = (const float **)(void *)(np.tap_offsets + positions * job->lat.kernel_size);
-    narrow_offsets(&job->lat, &np);
     st = tc_conv_scratch_reserve(ctx, &job->scratch, workers, positions * job->chunk_rows, job->isa,
                                  positions, job->chunk_rows, depth);
     if (st == TCONV_OK) {
@@ -1171,6 +1180,7 @@ static tconv_status conv_run_narrow(tc_kernel_ctx *ctx, conv_job *job, int threa
         tc_conv_scratch_release(ctx, &job->scratch);
     }
     tc_kernel_scratch_release(ctx, &memory);
+    tc_kernel_scratch_release(ctx, &offsets);
     tc_kernel_scratch_release(ctx, &wt);
     return st;
 }

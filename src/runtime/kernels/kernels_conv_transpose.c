@@ -607,7 +607,7 @@ static tconv_status conv_transpose_few_positions(tc_kernel_ctx *ctx, conv_transp
  * node's time; as phases U-Net's four k2 s2 layers took 8-17% less at 1 thread and 3-57% less at
  * 2 (3-D k2 s2, 64 -> 32 channels on 16^3: 1.99 -> 1.75 ms). */
 #define PHASE_MAX 16 /* phases (product of the strides) the form takes */
-_Static_assert(PHASE_MAX <= TC_CONV_TAP_MASK_LATTICES, "a tap table per phase");
+_Static_assert(PHASE_MAX <= TC_CONV_TABLE_LATTICES, "a tap table per phase");
 /* The form needs rows for the GEMM's tiles and a grid that fills half a vector: DCGAN's 4x4 ->
  * 8x8 layer (128 -> 64 channels, batch 2) took 148 us through the few-positions GEMM, its
  * transpose and col2im, 80 us as phases (3x3 grids: 61 -> 48 us); a 2x2 grid uses 4 lanes of
