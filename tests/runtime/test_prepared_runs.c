@@ -1,12 +1,12 @@
-/* The prepared kernels (ops.def's KP: Conv, ConvTranspose, Gemm, MatMul, the pools) read no IR
- * when they
- * run: their prepare read the attributes once, when the session was planned. The executor
- * watches their runs (test_hooks.h: tc_test_watch_prepared_runs): every attribute read through
- * the IR's readers is counted (ir.h: tc_test_attr_watched_reads), and the run gets no node
- * (ctx->node NULL), so any other IR access would crash here. Models with the special cases
- * (fused crop and activation, BatchNormalization folded, grouped, 3-D, float16 widened, a
- * subgraph, float64) run twice through one session each; the counts of what was watched make
- * sure the cases were really there. A planted read shows the watch can fail. */
+/* The prepared kernels (ops.def's KP: Conv, ConvTranspose, Gemm, MatMul, the pools, the
+ * recurrent layers among them) read no IR when they run: their prepare read the attributes
+ * once, when the session was planned. The executor watches their runs (test_hooks.h:
+ * tc_test_watch_prepared_runs): every attribute read through the IR's readers is counted (ir.h:
+ * tc_test_attr_watched_reads), and the run gets no node (ctx->node NULL), so any other IR access
+ * would crash here. Models with the special cases (fused crop and activation,
+ * BatchNormalization folded, grouped, 3-D, float16 widened, a subgraph, float64, LSTM) run twice
+ * through one session each; the counts of what was watched make sure the cases were really
+ * there. A planted read shows the watch can fail. */
 #include <stdio.h>
 
 #include "rt_test_util.h"
@@ -107,9 +107,10 @@ static void test_gemm_matmul_and_subgraph(void **state) {
     watched style = run_model_twice("stylegan2_generator"); /* Gemm, Conv, ConvTranspose */
     assert_int_equal(style.attr_reads, 0);
     assert_true(style.seen.runs >= 2 * (8 + 3));
-    watched demucs = run_model_twice("demucs_small"); /* MatMul beside Conv, ConvTranspose */
+    /* MatMul and two LSTMs beside Conv, ConvTranspose */
+    watched demucs = run_model_twice("demucs_small");
     assert_int_equal(demucs.attr_reads, 0);
-    assert_true(demucs.seen.runs >= 2 * (6 + 2 + 1));
+    assert_true(demucs.seen.runs >= 2 * (6 + 2 + 1 + 2));
     watched branch = run_model_twice("if_branch"); /* a Conv, and an If's subgraph */
     assert_int_equal(branch.attr_reads, 0);
     assert_true(branch.seen.runs >= 2);

@@ -72,11 +72,21 @@ tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, u
                         tconv_dtype_name(dtype), dtype, op_name(ctx), supported);
 }
 
+static tconv_status unsupported_attr(tc_error *err, const char *attr, const char *value,
+                                     const char *op_type, int64_t opset) {
+    return tc_error_set(err, TCONV_ERR_UNSUPPORTED, "unsupported %s = '%s' for %s at opset %lld",
+                        attr, value, op_type, (long long)opset);
+}
+
 tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
                                         const char *value) {
-    return tc_error_set(ctx->err, TCONV_ERR_UNSUPPORTED,
-                        "unsupported %s = '%s' for %s at opset %lld", attr, value, op_name(ctx),
-                        (long long)ctx->opset);
+    return unsupported_attr(ctx->err, attr, value, op_name(ctx), ctx->opset);
+}
+
+tconv_status tc_prepare_unsupported_attr(const tc_kernel_prepare_ctx *pc, const char *attr,
+                                         const char *value) {
+    return unsupported_attr(pc->err, attr, value, pc->node->op_type ? pc->node->op_type : "?",
+                            pc->opset);
 }
 
 static tconv_status check_vector(const tc_kernel_ctx *ctx, size_t index, const tc_rt_tensor *t,

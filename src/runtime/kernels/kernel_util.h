@@ -59,6 +59,9 @@ tconv_status tc_kernel_check_output_dtype(const tc_kernel_ctx *ctx, int dtype, u
 /* An attribute value a kernel does not implement: TCONV_ERR_UNSUPPORTED naming both. */
 tconv_status tc_kernel_unsupported_attr(const tc_kernel_ctx *ctx, const char *attr,
                                         const char *value);
+/* The same from a kernel's prepare. */
+tconv_status tc_prepare_unsupported_attr(const tc_kernel_prepare_ctx *pc, const char *attr,
+                                         const char *value);
 
 /* Reads a 1-D (or scalar) int32/int64 tensor into values (at most cap). */
 tconv_status tc_kernel_read_ints(const tc_kernel_ctx *ctx, size_t index, int64_t *values,

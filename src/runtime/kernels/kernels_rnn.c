@@ -137,6 +137,16 @@ static void rnn_act_array(const rnn_act *a, double *v, int64_t n) {
     }
 }
 
+/* The node's attributes, read once when it is prepared (rnn_prepare). */
+typedef struct rnn_params {
+    rnn_kind kind;
+    int64_t hidden, d; /* hidden_size (0: R's), directions */
+    bool layout1, reverse, linear_before_reset, input_forget;
+    double clip;
+    rnn_act act[2][3]; /* kind, alpha, beta; a run sets single and avx2 */
+    bool wanted[3];    /* the outputs the node does not omit */
+} rnn_params;
+
 /* Everything a run needs to know, from the attributes and input shapes. */
 typedef struct rnn_spec {
     rnn_kind kind;
@@ -169,32 +179,32 @@ static bool name_equals_nocase(const tc_bytes *s, const char *name) {
 /* activations / activation_alpha / activation_beta: n_acts per direction (one list for both
  * directions is used for each), alphas and betas consumed in order by the functions that take
  * them (onnxruntime's reading of the operator text). */
-static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
+static tconv_status rnn_read_activations(const tc_kernel_prepare_ctx *pc, rnn_params *p,
+                                         int n_acts) {
     static const char *defaults[3][3] = {
         {"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
-    const char *const *def = defaults[s->kind];
-    const tc_attr *names = tc_node_attr(ctx->node, "activations");
+    const char *const *def = defaults[p->kind];
+    const tc_attr *names = tc_node_attr(pc->node, "activations");
     bool has_alpha, has_beta;
     const float *alphas, *betas;
     size_t n_alpha, n_beta;
     tconv_status st =
-        tc_node_attr_floats(ctx->node, "activation_alpha", &has_alpha, &alphas, &n_alpha, ctx->err);
+        tc_node_attr_floats(pc->node, "activation_alpha", &has_alpha, &alphas, &n_alpha, pc->err);
     if (st == TCONV_OK)
-        st =
-            tc_node_attr_floats(ctx->node, "activation_beta", &has_beta, &betas, &n_beta, ctx->err);
+        st = tc_node_attr_floats(pc->node, "activation_beta", &has_beta, &betas, &n_beta, pc->err);
     if (st != TCONV_OK)
         return st;
     size_t n_names = names ? names->n : 0;
     if (names && names->type != TCONV_ATTR_STRINGS)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "activations must be a list of strings");
-    if (n_names && n_names != (size_t)s->n_acts && n_names != (size_t)(s->n_acts * s->d))
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID,
+        return tc_error_set(pc->err, TCONV_ERR_INVALID, "activations must be a list of strings");
+    if (n_names && n_names != (size_t)n_acts && n_names != (size_t)(n_acts * p->d))
+        return tc_error_set(pc->err, TCONV_ERR_INVALID,
                             "activations lists %zu functions, expected %d per direction", n_names,
-                            s->n_acts);
+                            n_acts);
     size_t ia = 0, ib = 0;
-    for (int64_t d = 0; d < s->d; d++) {
-        for (int k = 0; k < s->n_acts; k++) {
-            size_t idx = n_names == (size_t)s->n_acts ? (size_t)k : (size_t)(d * s->n_acts + k);
+    for (int64_t d = 0; d < p->d; d++) {
+        for (int k = 0; k < n_acts; k++) {
+            size_t idx = n_names == (size_t)n_acts ? (size_t)k : (size_t)(d * n_acts + k);
             size_t e = 0, n_table = sizeof rnn_act_table / sizeof rnn_act_table[0];
             for (; e < n_table; e++) {
                 bool hit = n_names ? name_equals_nocase(&names->strings[idx], rnn_act_table[e].name)
@@ -208,12 +218,10 @@ static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
                                                                       : sizeof buf - 1;
                 memcpy(buf, names->strings[idx].data, len);
                 buf[len] = '\0';
-                return tc_kernel_unsupported_attr(ctx, "activations", buf);
+                return tc_prepare_unsupported_attr(pc, "activations", buf);
             }
-            rnn_act *a = &s->act[d][k];
+            rnn_act *a = &p->act[d][k];
             a->kind = rnn_act_table[e].kind;
-            a->single = !s->is_double;
-            a->avx2 = a->single && tc_cpu_has_avx2();
             a->alpha = rnn_act_default(e, "alpha", rnn_act_table[e].alpha);
             a->beta = rnn_act_default(e, "beta", rnn_act_table[e].beta);
             if (rnn_act_table[e].has_alpha && ia < n_alpha)
@@ -225,42 +233,43 @@ static tconv_status rnn_read_activations(tc_kernel_ctx *ctx, rnn_spec *s) {
     return TCONV_OK;
 }
 
-static tconv_status rnn_read_attrs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t *hidden) {
+static tconv_status rnn_read_attrs(const tc_kernel_prepare_ctx *pc, rnn_params *p) {
     const char *direction;
     int64_t layout, lbr, input_forget;
     float clip;
-    tconv_status st = tc_node_attr_string(ctx->node, "direction", "forward", &direction, ctx->err);
+    const tconv_node *node = pc->node;
+    tconv_status st = tc_node_attr_string(node, "direction", "forward", &direction, pc->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "hidden_size", 0, hidden, ctx->err);
+        st = tc_node_attr_int(node, "hidden_size", 0, &p->hidden, pc->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "layout", 0, &layout, ctx->err);
+        st = tc_node_attr_int(node, "layout", 0, &layout, pc->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "linear_before_reset", 0, &lbr, ctx->err);
+        st = tc_node_attr_int(node, "linear_before_reset", 0, &lbr, pc->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_int(ctx->node, "input_forget", 0, &input_forget, ctx->err);
+        st = tc_node_attr_int(node, "input_forget", 0, &input_forget, pc->err);
     if (st == TCONV_OK)
-        st = tc_node_attr_float(ctx->node, "clip", 0.0f, &clip, ctx->err);
+        st = tc_node_attr_float(node, "clip", 0.0f, &clip, pc->err);
     if (st != TCONV_OK)
         return st;
-    if (strcmp(direction, "forward") == 0)
-        s->d = 1;
-    else if (strcmp(direction, "reverse") == 0) {
-        s->d = 1;
-        s->reverse = true;
-    } else if (strcmp(direction, "bidirectional") == 0)
-        s->d = 2;
-    else
-        return tc_kernel_unsupported_attr(ctx, "direction", direction);
+    p->d = 1;
+    if (strcmp(direction, "reverse") == 0)
+        p->reverse = true;
+    else if (strcmp(direction, "bidirectional") == 0)
+        p->d = 2;
+    else if (strcmp(direction, "forward") != 0)
+        return tc_prepare_unsupported_attr(pc, "direction", direction);
     if (layout != 0 && layout != 1)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "layout must be 0 or 1, is %lld",
+        return tc_error_set(pc->err, TCONV_ERR_INVALID, "layout must be 0 or 1, is %lld",
                             (long long)layout);
     if (clip < 0)
-        return tc_error_set(ctx->err, TCONV_ERR_INVALID, "clip must be positive, is %g",
+        return tc_error_set(pc->err, TCONV_ERR_INVALID, "clip must be positive, is %g",
                             (double)clip);
-    s->layout1 = layout == 1;
-    s->linear_before_reset = lbr != 0;
-    s->input_forget = input_forget != 0;
-    s->clip = clip;
+    p->layout1 = layout == 1;
+    p->linear_before_reset = lbr != 0;
+    p->input_forget = input_forget != 0;
+    p->clip = clip;
+    for (size_t i = 0; i < 3; i++) /* (a run gets no more outputs than the node has) */
+        p->wanted[i] = i >= node->n_outputs || node->outputs[i];
     return TCONV_OK;
 }
 
@@ -797,16 +806,14 @@ static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
 }
 
 /* Allocates the outputs the node asks for (NULL entries for omitted ones); Y zeroed. */
-static tconv_status rnn_alloc_outputs(tc_kernel_ctx *ctx, const rnn_spec *s,
+static tconv_status rnn_alloc_outputs(tc_kernel_ctx *ctx, const rnn_spec *s, const bool *wanted,
                                       tc_rt_tensor *outs[3]) {
     tconv_dtype dt = s->is_double ? TCONV_DTYPE_DOUBLE : TCONV_DTYPE_FLOAT;
     int64_t y0[4] = {s->t, s->d, s->n, s->h}, y1[4] = {s->n, s->t, s->d, s->h};
     int64_t h0[3] = {s->d, s->n, s->h}, h1[3] = {s->n, s->d, s->h};
     for (size_t i = 0; i < 3; i++) {
         outs[i] = NULL;
-        const tconv_node *n = ctx->node;
-        bool wanted = i < ctx->n_outputs && (!n || i >= n->n_outputs || n->outputs[i]);
-        if (!wanted)
+        if (i >= ctx->n_outputs || !wanted[i])
             continue;
         tconv_status st =
             i == 0 ? tc_kernel_alloc_output(ctx, 0, dt, 4, s->layout1 ? y1 : y0, &outs[0])
@@ -862,18 +869,29 @@ static tconv_status rnn_transposed_weights(tc_kernel_ctx *ctx, const rnn_spec *s
     return st;
 }
 
-static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
+static tconv_status rnn_run(tc_kernel_ctx *ctx) {
     static const int gates[3] = {1, 3, 4};
-    rnn_spec s = {.kind = kind, .gates = gates[kind], .n_acts = (int)kind + 1};
-    int64_t hidden = 0;
-    tconv_status st = rnn_read_attrs(ctx, &s, &hidden);
-    if (st == TCONV_OK)
-        st = rnn_check_inputs(ctx, &s, hidden);
-    if (st == TCONV_OK)
-        st = rnn_read_activations(ctx, &s);
+    const rnn_params *p = ctx->params;
+    rnn_spec s = {.kind = p->kind,
+                  .gates = gates[p->kind],
+                  .n_acts = (int)p->kind + 1,
+                  .d = p->d,
+                  .layout1 = p->layout1,
+                  .reverse = p->reverse,
+                  .clip = p->clip,
+                  .linear_before_reset = p->linear_before_reset,
+                  .input_forget = p->input_forget};
+    tconv_status st = rnn_check_inputs(ctx, &s, p->hidden);
+    for (int64_t d = 0; d < s.d; d++) {
+        for (int k = 0; k < s.n_acts; k++) {
+            s.act[d][k] = p->act[d][k];
+            s.act[d][k].single = !s.is_double;
+            s.act[d][k].avx2 = !s.is_double && tc_cpu_has_avx2();
+        }
+    }
     tc_rt_tensor *outs[3];
     if (st == TCONV_OK)
-        st = rnn_alloc_outputs(ctx, &s, outs);
+        st = rnn_alloc_outputs(ctx, &s, p->wanted, outs);
     if (st != TCONV_OK)
         return st;
     size_t bytes = (rnn_work_doubles(&s) + 1) * sizeof(double); /* never 0: carved below */
@@ -912,14 +930,25 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx, rnn_kind kind) {
     return st;
 }
 
-tconv_status tc_run_rnn(tc_kernel_ctx *ctx) {
-    return rnn_run(ctx, RNN_PLAIN);
+static tconv_status rnn_prepare(const tc_kernel_prepare_ctx *pc, rnn_kind kind,
+                                tc_kernel_prepared *out) {
+    rnn_params *p = tc_kernel_params_alloc(pc, sizeof *p);
+    if (!p)
+        return TCONV_ERR_NOMEM;
+    *out = (tc_kernel_prepared){.run = rnn_run, .params = p};
+    p->kind = kind;
+    tconv_status st = rnn_read_attrs(pc, p);
+    return st == TCONV_OK ? rnn_read_activations(pc, p, (int)kind + 1) : st;
 }
 
-tconv_status tc_run_gru(tc_kernel_ctx *ctx) {
-    return rnn_run(ctx, RNN_GRU);
+tconv_status tc_prepare_rnn(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return rnn_prepare(pc, RNN_PLAIN, out);
 }
 
-tconv_status tc_run_lstm(tc_kernel_ctx *ctx) {
-    return rnn_run(ctx, RNN_LSTM);
+tconv_status tc_prepare_gru(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return rnn_prepare(pc, RNN_GRU, out);
+}
+
+tconv_status tc_prepare_lstm(const tc_kernel_prepare_ctx *pc, tc_kernel_prepared *out) {
+    return rnn_prepare(pc, RNN_LSTM, out);
 }
