@@ -45,6 +45,7 @@ typedef enum tc_op_flag {
     TC_OPF_MIXED_FLOAT = 1u << 1,
     TC_OPF_EPILOGUE = 1u << 2,
     TC_OPF_NONDETERMINISTIC = 1u << 3,
+    TC_OPF_ROUNDING_COMMUTES = 1u << 4,
 } tc_op_flag;
 
 /* The elementwise activations a TC_OPF_EPILOGUE kernel may apply: one per ACT(fn, cost) of

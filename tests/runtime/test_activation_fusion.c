@@ -52,6 +52,7 @@ typedef struct conv_spec {
     bool expose;        /* the Conv's output is a graph output too */
     bool second_reader; /* another node reads the Conv's output */
     tconv_dtype dtype;
+    float x_scale; /* X's values' step (fill); 0: 0.25 */
 } conv_spec;
 
 static void fill(float *v, int n, int mul, int mod, float scale) {
@@ -59,13 +60,16 @@ static void fill(float *v, int n, int mul, int mod, float scale) {
         v[i] = (float)((i * mul) % mod) * scale - 0.5f * (float)mod * scale;
 }
 
-/* values (n <= 512) in the spec's dtype: float, double or float16, in `room`; returns its bytes. */
+/* values (n <= 512) in the spec's dtype: float, double, float16 or bfloat16, in `room`; returns
+ * its bytes. */
 static size_t in_dtype(const conv_spec *c, const float *values, int n, void *room) {
     for (int i = 0; i < n; i++) {
         if (c->dtype == TCONV_DTYPE_DOUBLE)
             ((double *)room)[i] = values[i];
         else if (c->dtype == TCONV_DTYPE_FLOAT16)
             ((uint16_t *)room)[i] = tc_float_to_half(values[i]);
+        else if (c->dtype == TCONV_DTYPE_BFLOAT16)
+            ((uint16_t *)room)[i] = tc_float_to_bfloat16(values[i]);
         else
             ((float *)room)[i] = values[i];
     }
@@ -208,7 +212,7 @@ static tc_rt_tensor run_model(tconv_model *m, const conv_spec *c, bool unfused, 
     x_dims_of(c, x_dims);
     float x[N_X];
     double room[N_X];
-    fill(x, N_X, 7, 17, 0.25f);
+    fill(x, N_X, 7, 17, c->x_scale != 0.0f ? c->x_scale : 0.25f);
     in_dtype(c, x, N_X, room);
     float lo = -0.375f;
     tc_rt_tensor in[2] = {rtt_tensor(c->dtype, 4, x_dims, room),
@@ -342,13 +346,43 @@ static void test_batchnorm_producer(void **state) {
     conv_spec kept = {.batchnorm = true, .act = RELU, .dtype = TCONV_DTYPE_DOUBLE};
     check(&kept, false);
     kept.dtype = TCONV_DTYPE_FLOAT16;
+    kept.act = LEAKY; /* (a float16 Relu fuses: test_half_relu) */
     check(&kept, false);
+    kept.act = RELU;
     kept.dtype = TCONV_DTYPE_FLOAT;
     kept.second_reader = true;
     check(&kept, false);
     kept.second_reader = false;
     kept.expose = true;
     check(&kept, false);
+}
+
+/* Relu commutes with rounding to float16 and bfloat16 (ops.def: TC_OPF_ROUNDING_COMMUTES), so
+ * it fuses into a producer whose 16-bit result the executor rounds after the kernel, where the
+ * graph as written rounds before the Relu: the same bits either way, on the Conv paths and a
+ * BatchNormalization, for X of ordinary values, of values so small that many results round to
+ * -0 (which Relu makes +0 in both orders), and so large that results overflow to infinity and
+ * NaN. LeakyRelu, which does not commute, is not fused (test_not_fused). */
+static void test_half_relu(void **state) {
+    (void)state;
+    static const float scales[3] = {0.25f, 1e-7f, 8000.0f};
+    static const tconv_dtype types[2] = {TCONV_DTYPE_FLOAT16, TCONV_DTYPE_BFLOAT16};
+    for (int t = 0; t < 2; t++) {
+        for (int s = 0; s < 3; s++) {
+            conv_spec cases[4] = {spec(8, 3, 1, 1, 1, RELU), spec(6, 3, 2, 0, 1, RELU),
+                                  spec(20, 3, 2, 1, 1, RELU), spec(8, 3, 1, 1, 4, RELU)};
+            for (int k = 0; k < 4; k++) {
+                cases[k].dtype = types[t];
+                cases[k].x_scale = scales[s];
+                cases[k].bias = s != 1; /* (a bias would hide the tiny values) */
+                cases[k].threads = 1 + k % 2;
+                check(&cases[k], true);
+            }
+            conv_spec bn = {.batchnorm = true, .act = RELU, .dtype = types[t]};
+            bn.x_scale = scales[s];
+            check(&bn, true);
+        }
+    }
 }
 
 /* Every activation the op table makes fusable (ACT(fn, cost) in ops.def) is one of the forms
@@ -403,6 +437,7 @@ int main(void) {
         cmocka_unit_test(test_conv_paths),
         cmocka_unit_test(test_conv_transpose_after_crop),
         cmocka_unit_test(test_batchnorm_producer),
+        cmocka_unit_test(test_half_relu),
         cmocka_unit_test(test_not_fused),
         cmocka_unit_test(test_every_table_activation_is_checked),
     };

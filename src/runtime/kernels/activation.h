@@ -16,14 +16,17 @@
 
 #define TC_ACT_INLINE static inline __attribute__((always_inline))
 
-/* max(0, v); -0 stays -0. */
+/* max(0, v), a NaN kept; -0 becomes +0, as onnxruntime's (MLAS's max against +0) and ONNX's
+ * reference (np.clip on float32) give it. That makes Relu commute with rounding to
+ * float16/bfloat16 bit for bit (a tiny negative rounds to -0, which Relu then makes +0, as it
+ * makes the negative itself): ops.def's TC_OPF_ROUNDING_COMMUTES. */
 TC_ACT_INLINE float tc_act_reluf(float v, float alpha, float beta) {
     (void)alpha, (void)beta;
-    return v < 0.0f ? 0.0f : v;
+    return v <= 0.0f ? 0.0f : v;
 }
 TC_ACT_INLINE double tc_act_relu(double v, double alpha, double beta) {
     (void)alpha, (void)beta;
-    return v < 0.0 ? 0.0 : v;
+    return v <= 0.0 ? 0.0 : v;
 }
 
 TC_ACT_INLINE float tc_act_leaky_reluf(float v, float alpha, float beta) {

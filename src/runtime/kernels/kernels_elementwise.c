@@ -205,14 +205,14 @@ static tconv_status run_activation(tc_kernel_ctx *ctx, tc_activation_kind kind, 
 
 /* Relu on float16/bfloat16 bits (the op is TC_OPF_HALF_NATIVE: no float32 copy in and out,
  * about a tenth of a float16 DCGAN's time). The same bits as widening, Relu in float and
- * rounding back: a negative number becomes +0, -0 and positive numbers stay, and a NaN goes
+ * rounding back: a negative number and -0 become +0, positive numbers stay, and a NaN goes
  * through those very conversions (the rounding quiets it). */
 static uint16_t relu_half_bits(uint16_t h, bool bf16) {
     uint16_t magnitude = h & 0x7fff, nan_above = bf16 ? 0x7f80 : 0x7c00;
     if (magnitude > nan_above)
         return bf16 ? tc_float_to_bfloat16(tc_bfloat16_to_float(h))
                     : tc_float_to_half(tc_half_to_float(h));
-    return h > 0x8000 ? 0 : h; /* above 0x8000: a negative number (the sign, and a magnitude) */
+    return h >= 0x8000 ? 0 : h; /* the sign set: a negative number or -0 */
 }
 
 typedef struct relu_half_job {
@@ -221,8 +221,8 @@ typedef struct relu_half_job {
     bool bf16;
 } relu_half_job;
 
-/* A vectorizable pass (a pattern above 0x8000 is a negative number, or a NaN with its sign
- * set), then, only for a range holding a NaN, the exact one. */
+/* A vectorizable pass (a pattern from 0x8000 up is -0, a negative number, or a NaN with its
+ * sign set), then, only for a range holding a NaN, the exact one. */
 static void relu_half_range(void *vjob, int64_t begin, int64_t end) {
     const relu_half_job *job = vjob;
     const uint16_t *restrict in = job->in;
@@ -232,7 +232,7 @@ static void relu_half_range(void *vjob, int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; i++) {
         uint16_t h = in[i];
         any_nan |= (h & 0x7fff) > nan_above;
-        out[i] = h > 0x8000 ? 0 : h;
+        out[i] = h >= 0x8000 ? 0 : h;
     }
     if (any_nan) {
         for (int64_t i = begin; i < end; i++)

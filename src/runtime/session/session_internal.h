@@ -212,8 +212,9 @@ tconv_status tc_plan_adopt_constant(tc_session *session, tc_graph_plan *plan, ui
                                     tc_rt_tensor *t);
 /* Fuses an elementwise activation (an op with ACT(fn, cost) in ops.def; Clip with constant
  * bounds) that alone reads the float32 result of an op with TC_OPF_EPILOGUE (Conv,
- * ConvTranspose; after its fused crop chain) into that kernel (session_fuse.c). Runs after
- * tc_plan_fuse_crops. Fails only for memory. */
+ * ConvTranspose; after its fused crop chain) into that kernel (session_fuse.c); a Relu
+ * (TC_OPF_ROUNDING_COMMUTES) also a float16/bfloat16 one. Runs after tc_plan_fuse_crops. Fails
+ * only for memory. */
 tconv_status tc_plan_fuse_activations(tc_session *session, tc_graph_plan *plan, tc_error *err);
 /* Fuses an Add that alone reads the float32 result of a kernel declaring TC_EPILOGUE_RESIDUAL
  * (Conv; after its folded BatchNormalization) and adds a value of the same static declared
