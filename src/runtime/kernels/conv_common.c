@@ -83,8 +83,12 @@ tconv_status tc_conv_lattice_table(tc_kernel_ctx *ctx, int64_t kind, const tc_la
     made_for[values++] = n;
     for (int k = 0; k < n; k++)
         values += lattice_geometry(lats[k], made_for + values);
-    tconv_status st = tc_kernel_shape_table(ctx, made_for, values, nbytes, data, fresh);
-    if (st == TCONV_OK && !*data) { /* outside a session */
+    tconv_status st = TCONV_OK;
+    *data = NULL;
+    *fresh = true;
+    if (nbytes <= TC_CONV_TABLE_KEEP_MAX_BYTES)
+        st = tc_kernel_shape_table(ctx, made_for, values, nbytes, data, fresh);
+    if (st == TCONV_OK && !*data) { /* outside a session, or too large to keep */
         st = tc_kernel_scratch(ctx, nbytes, scratch);
         *data = scratch->data;
     }

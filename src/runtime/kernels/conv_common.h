@@ -44,9 +44,15 @@ tconv_status tc_conv_packed_weights(tc_kernel_ctx *ctx, const tc_kernel_cache_ke
 /* A table that depends on the geometry of lats[0..n) alone (n at most TC_CONV_TABLE_LATTICES)
  * and on `kind` (which table it is: TC_CONV_TABLE_*), of nbytes: a session keeps it with the
  * node (tc_kernel_shape_table), so that it is made again only when a shape changes (*fresh: the
- * caller fills it now); outside a session it is `scratch`, which the caller releases (a no-op
- * when unused), always fresh. */
+ * caller fills it now); outside a session, and above TC_CONV_TABLE_KEEP_MAX_BYTES, it is
+ * `scratch`, which the caller releases (a no-op when unused), always fresh. */
 #define TC_CONV_TABLE_LATTICES 16
+/* Kept only up to this size: a 3x3 Conv's masks take 18 bytes an output position, half an
+ * 8-channel activation's, and every node would hold them between runs. Up to 64 KiB (some 3600
+ * positions) making them is a few us, and can be most of the serial part of a node of
+ * microseconds (U-Net's 64x96 3x3: 3.7 us); a node with more positions spends far more on its
+ * GEMM than on them. */
+#define TC_CONV_TABLE_KEEP_MAX_BYTES (64 * 1024)
 enum {
     TC_CONV_TABLE_TAP_MASKS,   /* tc_conv_tap_masks_for, X read as it lies */
     TC_CONV_TABLE_PHASE_MASKS, /* the same over phase planes */
