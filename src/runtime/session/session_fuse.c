@@ -356,16 +356,22 @@ static bool declared_float(const tc_session *session, const tconv_node *node) {
            tc_session_type(session, node->outputs[0])->dtype == TCONV_DTYPE_FLOAT;
 }
 
+/* Input k's type: a constant's own, else the declared one; UNDEFINED when absent or unknown. */
+static tconv_dtype input_dtype(const tc_session *session, const tc_graph_plan *plan,
+                               const tc_step_plan *step, size_t k) {
+    if (!has_input(step, k))
+        return TCONV_DTYPE_UNDEFINED;
+    const tc_rt_tensor *t = tc_plan_const_input(plan, step, k);
+    if (t)
+        return t->dtype;
+    const tconv_value *v = k < step->node->n_inputs ? step->node->inputs[k] : NULL;
+    return v ? tc_session_type(session, v)->dtype : TCONV_DTYPE_UNDEFINED;
+}
+
 /* Input k is absent, a float32 constant or declared float32. */
 static bool input_float(const tc_session *session, const tc_graph_plan *plan,
                         const tc_step_plan *step, size_t k) {
-    if (!has_input(step, k))
-        return true;
-    const tc_rt_tensor *t = tc_plan_const_input(plan, step, k);
-    if (t)
-        return t->dtype == TCONV_DTYPE_FLOAT;
-    const tconv_value *v = k < step->node->n_inputs ? step->node->inputs[k] : NULL;
-    return v && tc_session_type(session, v)->dtype == TCONV_DTYPE_FLOAT;
+    return !has_input(step, k) || input_dtype(session, plan, step, k) == TCONV_DTYPE_FLOAT;
 }
 
 /* The producer's result is float32 when it runs: declared so, or all its inputs are float32
@@ -388,13 +394,7 @@ static bool float_result(const tc_session *session, const tc_graph_plan *plan,
  * them). */
 static bool rounded_result(const tc_session *session, const tc_graph_plan *plan,
                            const tc_step_plan *producer) {
-    if (!has_input(producer, 0))
-        return false;
-    const tc_rt_tensor *t = tc_plan_const_input(plan, producer, 0);
-    if (t)
-        return tc_dtype_is_half(t->dtype);
-    const tconv_value *v = producer->node->n_inputs ? producer->node->inputs[0] : NULL;
-    return v && tc_dtype_is_half(tc_session_type(session, v)->dtype);
+    return tc_dtype_is_half(input_dtype(session, plan, producer, 0));
 }
 
 /* Whether the producer's kernel may take `epilogue` (its prepare declared it) on a result it
