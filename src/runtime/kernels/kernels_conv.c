@@ -173,9 +173,9 @@ typedef struct conv_job {
     bool masked;
     bool flat_phases; /* read from phase planes (stride above 1), not X */
     bool skewed;      /* stride 1: read from a copy of X, its planes an odd number of lines apart */
-    const int64_t *tap_shifts;
-    const uint16_t *tap_masks; /* kernel_size x mask_words */
-    const uint8_t *masks_full; /* mask_words: the word is all ones for every tap */
+    /* each tap's flat shift, its lane masks (kernel_size x mask_words), and per mask word
+     * whether it is all ones for every tap */
+    tc_conv_tap_masks taps;
     int64_t mask_words;
     const uint16_t **b_masks;       /* depth mask pointers per worker */
     int64_t padded[TC_MAX_SPATIAL]; /* phase plane dims: out + (kernel - 1) * dilation / stride */
@@ -1249,11 +1249,11 @@ static void conv_masked_task(void *vjob, int64_t task, int worker) {
     conv_planes_ready(job, worker);
     if (rows_stale(job, &u, worker))
         tc_lattice_masked_rows(masked_unit_base(job, &u, worker), plane, job->cin_g,
-                               lat->kernel_size, job->tap_shifts, job->tap_masks, job->mask_words,
+                               lat->kernel_size, job->taps.shifts, job->taps.masks, job->mask_words,
                                rows, masks);
     tc_sgemm_op op = {.b_rows = rows,
                       .b_masks = masks,
-                      .b_masks_full = job->masks_full,
+                      .b_masks_full = job->taps.full,
                       .b_col0 = u.q0,
                       .b_rows_spread = job->skewed};
     conv_unit_gemm(job, &ws->gemm, &u, chunk, &op);
@@ -1271,14 +1271,11 @@ static tconv_status conv_run_masked(tc_kernel_ctx *ctx, conv_job *job, int threa
         job->skewed ? skewed_plane_floats(lat->fine_size) : job->n_phases * lat->coarse_size;
     job->mask_words = (lat->coarse_size + 15) / 16;
     job->build_planes = job->flat_phases ? masked_phase_planes : job->skewed ? skewed_planes : NULL;
-    tc_conv_tap_masks taps;
     tc_rt_tensor taps_scratch, memory;
-    tconv_status st = tc_conv_tap_masks_for(ctx, &lat, 1, job->flat_phases, &taps, &taps_scratch);
+    tconv_status st =
+        tc_conv_tap_masks_for(ctx, &lat, 1, job->flat_phases, &job->taps, &taps_scratch);
     if (st != TCONV_OK)
         return st;
-    job->tap_shifts = taps.shifts;
-    job->tap_masks = taps.masks;
-    job->masks_full = taps.full;
     size_t plane_bytes = conv_plane_bytes(job, workers);
     size_t pointer_bytes = (size_t)workers * depth * (sizeof(float *) + sizeof(uint16_t *));
     size_t key_bytes = (size_t)workers * sizeof(int64_t);

@@ -619,10 +619,8 @@ typedef struct phase_geom {
     tc_lattice lat;            /* the phase's Conv: stride 1 over X */
     int64_t r[TC_MAX_SPATIAL]; /* its output phase per axis */
     int64_t c[TC_MAX_SPATIAL]; /* W's first tap per axis (c_r) */
-    int64_t *shifts;           /* tc_lattice_masked_taps */
-    uint16_t *masks;
-    uint8_t *full;
-    size_t packed_at; /* floats into a (group, chunk) slot of the packed weights */
+    tc_conv_tap_masks taps;    /* its flat read's tables (tc_lattice_masked_taps) */
+    size_t packed_at;          /* floats into a (group, chunk) slot of the packed weights */
 } phase_geom;
 
 typedef struct phase_job {
@@ -762,15 +760,15 @@ static void phase_block(const phase_job *pj, const phase_geom *ph, tc_gemm_works
                         float *c) {
     const conv_transpose_job *job = pj->ct;
     int64_t taps = ph->lat.kernel_size;
-    tc_lattice_masked_rows((uintptr_t)x, pj->positions, job->cin_g, taps, ph->shifts, ph->masks,
-                           pj->words, rows, masks);
+    tc_lattice_masked_rows((uintptr_t)x, pj->positions, job->cin_g, taps, ph->taps.shifts,
+                           ph->taps.masks, pj->words, rows, masks);
     tc_sgemm_op op = {.m = cc,
                       .n = cols,
                       .k = job->cin_g * taps,
                       .alpha = 1.0f,
                       .b_rows = rows,
                       .b_masks = masks,
-                      .b_masks_full = ph->full,
+                      .b_masks_full = ph->taps.full,
                       .b_col0 = q0,
                       .c = c,
                       .ldc = cols};
@@ -887,11 +885,8 @@ static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor 
     for (int64_t p = 0; p < pj->n_phases; p++)
         lats[p] = &pj->phases[p].lat;
     tconv_status st = tc_conv_tap_masks_for(ctx, lats, (int)pj->n_phases, false, taps, scratch);
-    for (int64_t p = 0; st == TCONV_OK && p < pj->n_phases; p++) {
-        pj->phases[p].shifts = taps[p].shifts;
-        pj->phases[p].masks = taps[p].masks;
-        pj->phases[p].full = taps[p].full;
-    }
+    for (int64_t p = 0; st == TCONV_OK && p < pj->n_phases; p++)
+        pj->phases[p].taps = taps[p];
     return st;
 }
 

@@ -149,14 +149,11 @@ typedef struct rnn_params {
 
 /* Everything a run needs to know, from the attributes and input shapes. */
 typedef struct rnn_spec {
-    rnn_kind kind;
-    int gates;  /* 1, 3, 4 */
-    int n_acts; /* activations per direction: 1, 2, 3 */
-    int64_t t, n, in, h, d;
-    bool layout1, reverse;
-    rnn_act act[2][3];
-    double clip; /* <= 0: none */
-    bool linear_before_reset, input_forget;
+    const rnn_params *p; /* the attributes (p->clip <= 0: none) */
+    int gates;           /* 1, 3, 4 */
+    int n_acts;          /* activations per direction: 1, 2, 3 */
+    int64_t t, n, in, h;
+    rnn_act act[2][3]; /* p->act with this run's dtype and ISA */
     bool is_double;
 } rnn_spec;
 
@@ -316,14 +313,14 @@ static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hi
                             "X, W and R must have rank 3 (have %d, %d, %d)", x->rank, w->rank,
                             r->rank);
     s->is_double = x->dtype == TCONV_DTYPE_DOUBLE;
-    s->t = x->dims[s->layout1 ? 1 : 0];
-    s->n = x->dims[s->layout1 ? 0 : 1];
+    s->t = x->dims[s->p->layout1 ? 1 : 0];
+    s->n = x->dims[s->p->layout1 ? 0 : 1];
     s->in = x->dims[2];
     s->h = hidden > 0 ? hidden : r->dims[2];
     int64_t gh = s->gates * s->h;
-    int64_t wd[3] = {s->d, gh, s->in}, rd[3] = {s->d, gh, s->h}, bd[2] = {s->d, 2 * gh};
-    int64_t sd[1] = {s->n}, hd0[3] = {s->d, s->n, s->h}, hd1[3] = {s->n, s->d, s->h};
-    int64_t pd[2] = {s->d, 3 * s->h};
+    int64_t wd[3] = {s->p->d, gh, s->in}, rd[3] = {s->p->d, gh, s->h}, bd[2] = {s->p->d, 2 * gh};
+    int64_t sd[1] = {s->n}, hd0[3] = {s->p->d, s->n, s->h}, hd1[3] = {s->n, s->p->d, s->h};
+    int64_t pd[2] = {s->p->d, 3 * s->h};
     st = rnn_check_dims(ctx, RNN_IN_W, "W", 3, wd);
     if (st == TCONV_OK)
         st = rnn_check_dims(ctx, RNN_IN_R, "R", 3, rd);
@@ -332,10 +329,10 @@ static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hi
     if (st == TCONV_OK)
         st = rnn_check_dims(ctx, RNN_IN_SEQ_LENS, "sequence_lens", 1, sd);
     if (st == TCONV_OK)
-        st = rnn_check_dims(ctx, RNN_IN_H0, "initial_h", 3, s->layout1 ? hd1 : hd0);
-    if (st == TCONV_OK && s->kind == RNN_LSTM)
-        st = rnn_check_dims(ctx, RNN_IN_C0, "initial_c", 3, s->layout1 ? hd1 : hd0);
-    if (st == TCONV_OK && s->kind == RNN_LSTM)
+        st = rnn_check_dims(ctx, RNN_IN_H0, "initial_h", 3, s->p->layout1 ? hd1 : hd0);
+    if (st == TCONV_OK && s->p->kind == RNN_LSTM)
+        st = rnn_check_dims(ctx, RNN_IN_C0, "initial_c", 3, s->p->layout1 ? hd1 : hd0);
+    if (st == TCONV_OK && s->p->kind == RNN_LSTM)
         st = rnn_check_dims(ctx, RNN_IN_P, "P", 2, pd);
     const tc_rt_tensor *lens = tc_kernel_input(ctx, RNN_IN_SEQ_LENS);
     for (int64_t b = 0; st == TCONV_OK && lens && b < s->n; b++) {
@@ -429,16 +426,16 @@ static void rnn_work_carve(const rnn_spec *s, void *base, rnn_work *w) {
 
 /* Row of X (and of X W^T) holding step t of batch row b. */
 static int64_t rnn_x_row(const rnn_spec *s, int64_t t, int64_t b) {
-    return s->layout1 ? b * s->t + t : t * s->n + b;
+    return s->p->layout1 ? b * s->t + t : t * s->n + b;
 }
 
 /* Offset of the [h] vector (direction d, batch row b) in Y_h / Y_c / initial_h / initial_c. */
 static int64_t rnn_state_offset(const rnn_spec *s, int64_t d, int64_t b) {
-    return (s->layout1 ? b * s->d + d : d * s->n + b) * s->h;
+    return (s->p->layout1 ? b * s->p->d + d : d * s->n + b) * s->h;
 }
 
 static int64_t rnn_y_offset(const rnn_spec *s, int64_t t, int64_t d, int64_t b) {
-    return (s->layout1 ? (b * s->t + t) * s->d + d : (t * s->d + d) * s->n + b) * s->h;
+    return (s->p->layout1 ? (b * s->t + t) * s->p->d + d : (t * s->p->d + d) * s->n + b) * s->h;
 }
 
 /* acc[j0 .. j0 + width) of rnn_matvec, the sums in registers across k (width a constant
@@ -551,13 +548,13 @@ static void rnn_transpose_rows(const float *r, int64_t j0, int64_t j1, int64_t h
 static void rnn_transpose_weights(const rnn_spec *s, const rnn_work *w, const float *r,
                                   const float *wv, float *out) {
     int64_t gh = s->gates * s->h, r_dir = gh * s->h, w_dir = s->in * gh;
-    for (int64_t d = 0; d < s->d; d++) {
+    for (int64_t d = 0; d < s->p->d; d++) {
         float *o = out + d * r_dir;
         rnn_transpose_rows(r + d * r_dir, 0, w->split, s->h, o);
         rnn_transpose_rows(r + d * r_dir, w->split, gh, s->h, o + w->split * s->h);
     }
-    for (int64_t d = 0; wv && d < s->d; d++)
-        rnn_transpose_rows(wv + d * w_dir, 0, gh, s->in, out + s->d * r_dir + d * w_dir);
+    for (int64_t d = 0; wv && d < s->p->d; d++)
+        rnn_transpose_rows(wv + d * w_dir, 0, gh, s->in, out + s->p->d * r_dir + d * w_dir);
 }
 
 /* R, biases, peepholes and initial states of direction d, as doubles. */
@@ -565,8 +562,8 @@ static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
     int64_t gh = s->gates * s->h;
     const tc_rt_tensor *r = tc_kernel_input(ctx, RNN_IN_R), *b = tc_kernel_input(ctx, RNN_IN_B);
     const tc_rt_tensor *h0 = tc_kernel_input(ctx, RNN_IN_H0);
-    const tc_rt_tensor *c0 = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_C0) : NULL;
-    const tc_rt_tensor *p = s->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_P) : NULL;
+    const tc_rt_tensor *c0 = s->p->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_C0) : NULL;
+    const tc_rt_tensor *p = s->p->kind == RNN_LSTM ? tc_kernel_input(ctx, RNN_IN_P) : NULL;
     for (int64_t i = 0; s->is_double && i < gh * s->h; i++)
         w->r[i] = rnn_get(r, d * gh * s->h + i);
     if (w->matvec) {
@@ -595,9 +592,9 @@ static void rnn_load_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t d,
 }
 
 static double rnn_clip(const rnn_spec *s, double v) {
-    if (s->clip <= 0)
+    if (s->p->clip <= 0)
         return v;
-    return v < -s->clip ? -s->clip : (v > s->clip ? s->clip : v);
+    return v < -s->p->clip ? -s->p->clip : (v > s->p->clip ? s->p->clip : v);
 }
 
 /* rnn_recurrent for a small batch: per row, hr = Rb + in R_d^T through R_d transposed. */
@@ -683,7 +680,7 @@ static void lstm_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w
                         double *g, double *h, double *c, double *tmp) {
     int64_t hs = s->h;
     const double *p = w->p;
-    if (!w->peephole && !s->input_forget) {
+    if (!w->peephole && !s->p->input_forget) {
         /* No peepholes: o does not wait for the new c, so i, o and f (contiguous) take one
          * activation call; fewer, longer calls hide the activations' latency. */
         rnn_preact(s, w, row, g, 0, 4 * hs);
@@ -705,11 +702,11 @@ static void lstm_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w
     }
     rnn_preact(s, w, row, g, 3 * hs, 4 * hs);
     rnn_act_array(&act[0], g, hs); /* i */
-    if (!s->input_forget)
+    if (!s->p->input_forget)
         rnn_act_array(&act[0], g + 2 * hs, hs); /* f */
     rnn_act_array(&act[1], g + 3 * hs, hs);     /* c~ */
     for (int64_t j = 0; j < hs; j++) {
-        double f = s->input_forget ? 1.0 - g[j] : g[2 * hs + j];
+        double f = s->p->input_forget ? 1.0 - g[j] : g[2 * hs + j];
         c[j] = f * c[j] + g[j] * g[3 * hs + j];
         g[hs + j] = rnn_clip(s, rnn_xw(s, w, row, hs + j) + g[hs + j] + p[hs + j] * c[j]);
         tmp[j] = c[j];
@@ -726,22 +723,22 @@ static void rnn_update(const rnn_spec *s, const rnn_act *act, const rnn_work *w,
     int64_t hs = s->h, gh = s->gates * hs;
     double *h = w->h + b * hs, *c = w->c + b * hs, *g = w->hr + b * gh;
     double *tmp = w->rh + b * hs; /* free again: GRU's r (.) h_prev has had its product */
-    if (s->kind == RNN_PLAIN) {
+    if (s->p->kind == RNN_PLAIN) {
         rnn_preact(s, w, row, g, 0, hs);
         rnn_act_array(&act[0], g, hs);
         memcpy(h, g, (size_t)hs * sizeof *h);
-    } else if (s->kind == RNN_LSTM) {
+    } else if (s->p->kind == RNN_LSTM) {
         lstm_update(s, act, w, row, g, h, c, tmp);
     } else {
         /* linear_before_reset: z and r are still pre-activations here; else gru_gates_zr made
          * them gates and g[2h..3h) is (r (.) h_prev) R_h^T + Rb_h. */
-        if (s->linear_before_reset) {
+        if (s->p->linear_before_reset) {
             rnn_preact(s, w, row, g, 0, 2 * hs);
             rnn_act_array(&act[0], g, 2 * hs);
         }
         const double *z = g, *r = g + hs;
         for (int64_t j = 0; j < hs; j++) {
-            double rec = s->linear_before_reset ? r[j] * g[2 * hs + j] : g[2 * hs + j];
+            double rec = s->p->linear_before_reset ? r[j] * g[2 * hs + j] : g[2 * hs + j];
             tmp[j] = rnn_clip(s, rnn_xw(s, w, row, 2 * hs + j) + rec);
         }
         rnn_act_array(&act[1], tmp, hs);
@@ -777,9 +774,9 @@ static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
     if (st != TCONV_OK)
         return st;
     rnn_load_direction(ctx, s, d, w);
-    bool reverse = s->reverse || d == 1;
+    bool reverse = s->p->reverse || d == 1;
     int64_t hs = s->h, gh = s->gates * hs;
-    bool gru_split = s->kind == RNN_GRU && !s->linear_before_reset;
+    bool gru_split = s->p->kind == RNN_GRU && !s->p->linear_before_reset;
     for (int64_t step = 0; step < s->t; step++) {
         rnn_recurrent(s, w, w->h, 0, gru_split ? 2 * hs : gh);
         if (gru_split) {
@@ -809,15 +806,15 @@ static tconv_status rnn_direction(tc_kernel_ctx *ctx, const rnn_spec *s, int64_t
 static tconv_status rnn_alloc_outputs(tc_kernel_ctx *ctx, const rnn_spec *s, const bool *wanted,
                                       tc_rt_tensor *outs[3]) {
     tconv_dtype dt = s->is_double ? TCONV_DTYPE_DOUBLE : TCONV_DTYPE_FLOAT;
-    int64_t y0[4] = {s->t, s->d, s->n, s->h}, y1[4] = {s->n, s->t, s->d, s->h};
-    int64_t h0[3] = {s->d, s->n, s->h}, h1[3] = {s->n, s->d, s->h};
+    int64_t y0[4] = {s->t, s->p->d, s->n, s->h}, y1[4] = {s->n, s->t, s->p->d, s->h};
+    int64_t h0[3] = {s->p->d, s->n, s->h}, h1[3] = {s->n, s->p->d, s->h};
     for (size_t i = 0; i < 3; i++) {
         outs[i] = NULL;
         if (i >= ctx->n_outputs || !wanted[i])
             continue;
         tconv_status st =
-            i == 0 ? tc_kernel_alloc_output(ctx, 0, dt, 4, s->layout1 ? y1 : y0, &outs[0])
-                   : tc_kernel_alloc_output(ctx, i, dt, 3, s->layout1 ? h1 : h0, &outs[i]);
+            i == 0 ? tc_kernel_alloc_output(ctx, 0, dt, 4, s->p->layout1 ? y1 : y0, &outs[0])
+                   : tc_kernel_alloc_output(ctx, i, dt, 3, s->p->layout1 ? h1 : h0, &outs[i]);
         if (st != TCONV_OK)
             return st;
         if (outs[i]->nbytes)
@@ -842,10 +839,11 @@ static tconv_status rnn_transposed_weights(tc_kernel_ctx *ctx, const rnn_spec *s
                                            tc_rt_tensor *pbuf) {
     int64_t gh = s->gates * s->h, r_dir = gh * s->h, w_dir = s->in * gh;
     bool project = s->t * s->n <= RNN_MATVEC_MAX_ROWS && s->in > 0;
-    size_t floats = (size_t)(s->d * (r_dir + (project ? w_dir : 0)));
+    size_t floats = (size_t)(s->p->d * (r_dir + (project ? w_dir : 0)));
     const float *r = tc_kernel_input(ctx, RNN_IN_R)->data;
     const float *wv = tc_kernel_input(ctx, RNN_IN_W)->data;
-    tc_kernel_cache_key key = {.source = r, .layout = {gh, s->h, w->split, s->d, s->in, project}};
+    tc_kernel_cache_key key = {.source = r,
+                               .layout = {gh, s->h, w->split, s->p->d, s->in, project}};
     void *data = NULL;
     tconv_status st = TCONV_OK;
     if (floats == 0)
@@ -865,24 +863,16 @@ static tconv_status rnn_transposed_weights(tc_kernel_ctx *ctx, const rnn_spec *s
         data = pbuf->data;
     }
     w->transposed = data;
-    w->w_transposed = project && data ? (float *)data + s->d * r_dir : NULL;
+    w->w_transposed = project && data ? (float *)data + s->p->d * r_dir : NULL;
     return st;
 }
 
 static tconv_status rnn_run(tc_kernel_ctx *ctx) {
     static const int gates[3] = {1, 3, 4};
     const rnn_params *p = ctx->params;
-    rnn_spec s = {.kind = p->kind,
-                  .gates = gates[p->kind],
-                  .n_acts = (int)p->kind + 1,
-                  .d = p->d,
-                  .layout1 = p->layout1,
-                  .reverse = p->reverse,
-                  .clip = p->clip,
-                  .linear_before_reset = p->linear_before_reset,
-                  .input_forget = p->input_forget};
+    rnn_spec s = {.p = p, .gates = gates[p->kind], .n_acts = (int)p->kind + 1};
     tconv_status st = rnn_check_inputs(ctx, &s, p->hidden);
-    for (int64_t d = 0; d < s.d; d++) {
+    for (int64_t d = 0; d < s.p->d; d++) {
         for (int k = 0; k < s.n_acts; k++) {
             s.act[d][k] = p->act[d][k];
             s.act[d][k].single = !s.is_double;
@@ -903,7 +893,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx) {
     rnn_work w;
     rnn_work_carve(&s, buf.data, &w);
     int64_t gh = s.gates * s.h;
-    w.split = s.kind == RNN_GRU && !s.linear_before_reset ? 2 * s.h : gh;
+    w.split = s.p->kind == RNN_GRU && !s.p->linear_before_reset ? 2 * s.h : gh;
     w.matvec = !s.is_double && s.n <= RNN_MATVEC_MAX_BATCH;
     w.transposed = w.w_transposed = NULL;
     w.avx2 = tc_cpu_has_avx2();
@@ -921,7 +911,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx) {
         w.packed[0] = pbuf.data;
         w.packed[1] = pbuf.data ? (float *)pbuf.data + packed0 : NULL;
     }
-    for (int64_t d = 0; st == TCONV_OK && d < s.d; d++)
+    for (int64_t d = 0; st == TCONV_OK && d < s.p->d; d++)
         st = rnn_direction(ctx, &s, d, &w, outs);
     if (pbuf.data)
         tc_kernel_scratch_release(ctx, &pbuf);
