@@ -336,24 +336,6 @@ bool tc_split_sizes_cut(const int64_t *sizes, size_t n, int64_t dim) {
     return dim < 0 || sum == dim;
 }
 
-bool tc_mul_i64(int64_t a, int64_t b, int64_t *out) {
-    return !__builtin_mul_overflow(a, b, out);
-}
-
-bool tc_add_i64(int64_t a, int64_t b, int64_t *out) {
-    return !__builtin_add_overflow(a, b, out);
-}
-
-bool tc_shape_elements(const int64_t *dims, int rank, int64_t *out) {
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] < 0 || !tc_mul_i64(n, dims[i], &n))
-            return false;
-    }
-    *out = n;
-    return true;
-}
-
 bool tc_dtype_storage_bytes(int dtype, int64_t n_elements, size_t *out_bytes) {
     int bits = tc_dtype_bits(dtype);
     int64_t total_bits;

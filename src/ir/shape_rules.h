@@ -21,10 +21,20 @@ bool tc_axis_normalize(int64_t axis, int rank, int *out);
 typedef enum tc_axes_status { TC_AXES_OK, TC_AXES_OUT_OF_RANGE, TC_AXES_REPEATED } tc_axes_status;
 tc_axes_status tc_axes_normalize(const int64_t *axes, size_t n, int rank, int *out, size_t *bad);
 
-/* One axis of numpy broadcasting: a 1 takes the other dim, equal dims agree, a static dim
- * other than 1 wins over a symbol (the symbol must be 1 or equal to it), two symbols agree when
- * they are the same one, else the dim is unknown. False when both are static, differ and neither
- * is 1. The result has no origin. */
+/* One axis of numpy broadcasting between two known dims: a 1 takes the other, equal dims agree;
+ * false when they differ and neither is 1. Inline: the executor broadcasts every axis of every
+ * elementwise step with it. */
+static inline bool tc_static_dim_broadcast(int64_t a, int64_t b, int64_t *out) {
+    if (a != 1 && b != 1 && a != b)
+        return false;
+    *out = a == 1 ? b : a;
+    return true;
+}
+
+/* One axis of numpy broadcasting: the static rule above between known dims; a 1 takes the other
+ * dim, equal dims agree, a static dim other than 1 wins over a symbol (the symbol must be 1 or
+ * equal to it), two symbols agree when they are the same one, else the dim is unknown. False when
+ * both are static, differ and neither is 1. The result has no origin. */
 bool tc_dim_broadcast(const tc_dim *a, const tc_dim *b, tc_dim *out);
 
 /* Reshape's target shape (ONNX Reshape-5/14): an entry 0 copies the input's dim at that index

@@ -254,7 +254,8 @@ static void decode(int64_t flat, const int64_t *dims, int rank, int64_t *coords)
 static void conv_transpose_reference(const tc_conv_transpose_geometry *g, int64_t batch,
                                      const float *x, const float *w, const float *b, float *y) {
     int r = g->spatial_rank;
-    int64_t in_size, out_size, k_size;
+    /* zeros: GCC cannot see that a failed assert_true does not return */
+    int64_t in_size = 0, out_size = 0, k_size = 0;
     assert_true(tc_shape_elements(g->in, r, &in_size));
     assert_true(tc_shape_elements(g->out, r, &out_size));
     assert_true(tc_shape_elements(g->kernel, r, &k_size));

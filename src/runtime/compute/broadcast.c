@@ -14,22 +14,22 @@ tconv_status tc_broadcast_shape(size_t n, const int *ranks, const int64_t *const
             rank = ranks[k];
     }
     for (int ax = 0; ax < rank; ax++) {
-        tc_dim d = {.kind = TCONV_DIM_STATIC, .value = 1};
+        int64_t d = 1;
         size_t from = 0;
         for (size_t k = 0; k < n; k++) {
             int kax = ax - (rank - ranks[k]);
             if (kax < 0)
                 continue;
-            tc_dim dk = {.kind = TCONV_DIM_STATIC, .value = dims[k][kax]};
-            if (!tc_dim_broadcast(&d, &dk, &d))
+            int64_t dk = dims[k][kax];
+            if (!tc_static_dim_broadcast(d, dk, &d))
                 return tc_error_set(err, TCONV_ERR_INVALID,
                                     "shapes do not broadcast: operand %zu has %lld and operand "
                                     "%zu has %lld at output axis %d",
-                                    from, (long long)d.value, k, (long long)dk.value, ax);
-            if (dk.value != 1)
+                                    from, (long long)d, k, (long long)dk, ax);
+            if (dk != 1)
                 from = k;
         }
-        out_dims[ax] = d.value;
+        out_dims[ax] = d;
     }
     *out_rank = rank;
     return TCONV_OK;

@@ -289,7 +289,8 @@ static tconv_status run_step(tc_session *s, tc_run_env *env, const tc_step_plan 
     if (st != TCONV_OK)
         return prefix_node(step, st, err);
     memset(env->outputs, 0, step->n_outputs * sizeof *env->outputs);
-    tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, env->input_ptrs, env->outputs, err);
+    tc_kernel_ctx ctx;
+    tc_step_kernel_ctx(&ctx, s, step, env->input_ptrs, env->outputs, err);
     ctx.donor = donor_slot(env, step);
     ctx.residual = step->residual ? env_at(env, *step->residual) : NULL;
     ctx.cache = step->cache;

@@ -168,7 +168,8 @@ static bool fold_step(tc_session *s, tc_graph_plan *plan, const tc_step_plan *st
     tc_error local;
     tc_error_clear(&local);
     memset(outputs, 0, step->n_outputs * sizeof *outputs);
-    tc_kernel_ctx ctx = tc_step_kernel_ctx(s, step, in->ptrs, outputs, &local);
+    tc_kernel_ctx ctx;
+    tc_step_kernel_ctx(&ctx, s, step, in->ptrs, outputs, &local);
     ctx.n_threads = 1; /* once, at planning: not worth waking the pool */
     ctx.pool = NULL;
     s->budget.stats.work = 0;

@@ -306,30 +306,27 @@ tconv_status tc_plan_widen_constants(tc_session *session, tc_graph_plan *plan, t
     return TCONV_OK;
 }
 
-tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
-                                 const tc_rt_tensor **inputs, tc_rt_tensor *outputs,
-                                 tc_error *err) {
-    tc_kernel_ctx ctx = {
-        .node = step->node_free ? NULL : step->node,
-        .params = step->params,
-        .op_type = step->node->op_type,
-        .input_names = step->input_names,
-        .work = step->work,
-        .types = s->options.types,
-        .opset = step->opset,
-        .inputs = inputs,
-        .n_inputs = step->n_inputs,
-        .outputs = outputs,
-        .n_outputs = step->n_outputs,
-        .session = s,
-        .budget = &s->budget,
-        .host = s->host,
-        .n_threads = s->step_threads,
-        .pool = s->options.pool ? s->options.pool : s->own_pool,
-        .err = err,
-        .crop = step->crop,
-        .activation = step->activation,
-        .convention = s->options.convention,
-    };
-    return ctx;
+void tc_step_kernel_ctx(tc_kernel_ctx *ctx, tc_session *s, const tc_step_plan *step,
+                        const tc_rt_tensor **inputs, tc_rt_tensor *outputs, tc_error *err) {
+    memset(ctx, 0, sizeof *ctx);
+    ctx->node = step->node_free ? NULL : step->node;
+    ctx->params = step->params;
+    ctx->op_type = step->node->op_type;
+    ctx->input_names = step->input_names;
+    ctx->work = step->work;
+    ctx->types = s->options.types;
+    ctx->opset = step->opset;
+    ctx->inputs = inputs;
+    ctx->n_inputs = step->n_inputs;
+    ctx->outputs = outputs;
+    ctx->n_outputs = step->n_outputs;
+    ctx->session = s;
+    ctx->budget = &s->budget;
+    ctx->host = s->host;
+    ctx->n_threads = s->step_threads;
+    ctx->pool = s->options.pool ? s->options.pool : s->own_pool;
+    ctx->err = err;
+    ctx->crop = step->crop;
+    ctx->activation = step->activation;
+    ctx->convention = s->options.convention;
 }

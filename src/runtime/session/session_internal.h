@@ -81,11 +81,14 @@ typedef struct tc_step_plan {
 /* Runs the step's kernel; float16/bfloat16 inputs of an op that computes in float go through
  * float32 copies and its float outputs are rounded back (session_half.c). */
 tconv_status tc_step_run_kernel(const tc_step_plan *step, tc_kernel_ctx *ctx);
-/* The context a kernel runs step with: the session's budget, host, threads and convention, the
- * step's fused crop and activation (session_half.c). No node cache: the caller that runs the step
- * for good sets ctx.cache (constant folding runs steps that then leave the plan). */
-tc_kernel_ctx tc_step_kernel_ctx(tc_session *s, const tc_step_plan *step,
-                                 const tc_rt_tensor **inputs, tc_rt_tensor *outputs, tc_error *err);
+/* Fills *ctx with the context a kernel runs step with: the session's budget, host, threads and
+ * convention, the step's fused crop and activation (session_half.c). No node cache: the caller
+ * that runs the step for good sets ctx->cache (constant folding runs steps that then leave the
+ * plan). Written in place, field by field: a context returned by value was built in a zeroed
+ * temporary and copied out, its 8-byte stores read back 16 bytes at a time, which the store
+ * buffer could not forward (a tenth of a 16-float Add's step). */
+void tc_step_kernel_ctx(tc_kernel_ctx *ctx, tc_session *s, const tc_step_plan *step,
+                        const tc_rt_tensor **inputs, tc_rt_tensor *outputs, tc_error *err);
 
 struct tc_graph_plan {
     const tconv_graph *graph;
