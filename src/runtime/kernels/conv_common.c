@@ -18,13 +18,15 @@ tconv_status tc_conv_scratch_reserve(tc_kernel_ctx *ctx, tc_conv_scratch *s, int
     size_t gemm_floats = tc_gemm_workspace_floats(isa, m, n, k);
     /* each worker's piece on a cache line: its col block may hold pointers and offsets */
     size_t per_worker = ((size_t)col_floats + gemm_floats + 15) / 16 * 16;
+    size_t head = ((size_t)n_workers * sizeof(tc_conv_worker_scratch) + 63) / 64 * 64;
     tconv_status st =
-        tc_kernel_scratch(ctx, (size_t)n_workers * per_worker * sizeof(float), &s->memory);
+        tc_kernel_scratch(ctx, head + (size_t)n_workers * per_worker * sizeof(float), &s->memory);
     if (st != TCONV_OK)
         return st;
+    s->workers = s->memory.data;
     for (int i = 0; i < n_workers; i++) {
         tc_conv_worker_scratch *w = &s->workers[i];
-        float *base = (float *)s->memory.data + (size_t)i * per_worker;
+        float *base = (float *)(void *)((char *)s->memory.data + head) + (size_t)i * per_worker;
         w->col = col_floats > 0 ? base : NULL;
         tc_gemm_workspace_init(&w->gemm, isa);
         tc_gemm_workspace_lend(&w->gemm, base + col_floats, gemm_floats);

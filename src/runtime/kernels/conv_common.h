@@ -17,9 +17,11 @@ typedef struct tc_conv_worker_scratch {
     tc_gemm_workspace gemm;
 } tc_conv_worker_scratch;
 
-/* Every worker's buffers, in one session scratch allocation (tc_kernel_scratch). */
+/* Every worker's buffers, in one session scratch allocation (tc_kernel_scratch), their
+ * descriptions at its start: an array of TC_PARALLEL_MAX_THREADS in the job, which every Conv
+ * and ConvTranspose step zeroed with the rest of its job, was 2.7 KB of a 3.8 KB conv_job. */
 typedef struct tc_conv_scratch {
-    tc_conv_worker_scratch workers[TC_PARALLEL_MAX_THREADS];
+    tc_conv_worker_scratch *workers; /* n_workers of them */
     tc_rt_tensor memory;
 } tc_conv_scratch;
 

@@ -626,7 +626,7 @@ typedef struct phase_geom {
 typedef struct phase_job {
     const conv_transpose_job *ct;
     int64_t n_phases, positions, words, depth_max; /* depth: cin_g x the phase's taps */
-    phase_geom phases[PHASE_MAX];
+    phase_geom *phases;                            /* n_phases of them */
     int64_t block_cols, n_blocks, chunk_rows, n_chunks;
     tc_gemm_isa isa;
     const float *packed;
@@ -892,7 +892,10 @@ static tconv_status phase_masks(tc_kernel_ctx *ctx, phase_job *pj, tc_rt_tensor 
 
 static tconv_status conv_transpose_phases(tc_kernel_ctx *ctx, const conv_transpose_job *job,
                                           int threads) {
-    phase_job pj = {.ct = job, .positions = job->lat.coarse_size, .n_phases = 1};
+    /* every field of the n_phases used is set below: zeroing all PHASE_MAX with the job took
+     * 11 KB of stores a step */
+    phase_geom phases[PHASE_MAX];
+    phase_job pj = {.ct = job, .phases = phases, .positions = job->lat.coarse_size, .n_phases = 1};
     for (int i = 0; i < job->lat.rank; i++)
         pj.n_phases *= job->lat.strides[i];
     pj.words = (pj.positions + 15) / 16;
