@@ -39,9 +39,11 @@ bool tc_dim_broadcast(const tc_dim *a, const tc_dim *b, tc_dim *out) {
     } else if (dim_is(b, 1)) {
         *out = *a;
     } else if (a->kind == TCONV_DIM_STATIC && b->kind == TCONV_DIM_STATIC) {
+        int64_t value;
+        if (!tc_static_dim_broadcast(a->value, b->value, &value))
+            return false; /* out untouched on a mismatch, as in every other case */
         *out = *a;
-        if (!tc_static_dim_broadcast(a->value, b->value, &out->value))
-            return false;
+        out->value = value;
     } else if (a->kind == TCONV_DIM_STATIC) {
         *out = *a; /* b must be 1 or equal to it: either way the result is a */
     } else if (b->kind == TCONV_DIM_STATIC) {

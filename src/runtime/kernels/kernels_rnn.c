@@ -287,7 +287,7 @@ static tconv_status rnn_check_dims(tc_kernel_ctx *ctx, size_t index, const char 
                         tc_shape_format(rank, dims, want, sizeof want));
 }
 
-static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hidden) {
+static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s) {
     const tc_rt_tensor *x, *w, *r;
     tconv_status st = tc_kernel_require_input(ctx, RNN_IN_X, &x);
     if (st == TCONV_OK)
@@ -316,7 +316,7 @@ static tconv_status rnn_check_inputs(tc_kernel_ctx *ctx, rnn_spec *s, int64_t hi
     s->t = x->dims[s->p->layout1 ? 1 : 0];
     s->n = x->dims[s->p->layout1 ? 0 : 1];
     s->in = x->dims[2];
-    s->h = hidden > 0 ? hidden : r->dims[2];
+    s->h = s->p->hidden > 0 ? s->p->hidden : r->dims[2];
     int64_t gh = s->gates * s->h;
     int64_t wd[3] = {s->p->d, gh, s->in}, rd[3] = {s->p->d, gh, s->h}, bd[2] = {s->p->d, 2 * gh};
     int64_t sd[1] = {s->n}, hd0[3] = {s->p->d, s->n, s->h}, hd1[3] = {s->n, s->p->d, s->h};
@@ -871,7 +871,7 @@ static tconv_status rnn_run(tc_kernel_ctx *ctx) {
     static const int gates[3] = {1, 3, 4};
     const rnn_params *p = ctx->params;
     rnn_spec s = {.p = p, .gates = gates[p->kind], .n_acts = (int)p->kind + 1};
-    tconv_status st = rnn_check_inputs(ctx, &s, p->hidden);
+    tconv_status st = rnn_check_inputs(ctx, &s);
     for (int64_t d = 0; d < s.p->d; d++) {
         for (int k = 0; k < s.n_acts; k++) {
             s.act[d][k] = p->act[d][k];
