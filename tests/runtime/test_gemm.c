@@ -319,7 +319,9 @@ static void test_prepacked_b(void **state) {
 
 /* B given as row pointers (b_rows), in reverse order of the rows stored: products with few row
  * panels read B in place (full column panels) and pack only the partial one; more rows pack it.
- * Shapes cross both, partial row and column tiles, several kc blocks, and alpha/beta. */
+ * Shapes cross both, partial row and column tiles, several kc blocks, and alpha/beta, and 1-3
+ * rows reading two column panels at a time (whole pairs, a partial second panel, an odd panel
+ * left over). */
 static void test_b_rows(void **state) {
     (void)state;
     uint64_t rng = 8;
@@ -327,7 +329,8 @@ static void test_b_rows(void **state) {
     static const int64_t shapes[][3] = {
         {8, 96, 72},   {5, 61, 9},   {12, 100, 300}, {64, 49, 27}, {70, 130, 600}, {150, 33, 17},
         {200, 50, 40}, {1, 40, 20},  {2, 33, 30},    {3, 16, 5},   {4, 128, 1152}, {6, 47, 150},
-        {7, 64, 10},   {9, 17, 300}, {10, 50, 33},   {11, 96, 12}, {13, 48, 7},    {16, 64, 576}};
+        {7, 64, 10},   {9, 17, 300}, {10, 50, 33},   {11, 96, 12}, {13, 48, 7},    {16, 64, 576},
+        {1, 100, 9},   {2, 64, 30},  {3, 96, 50},    {3, 47, 20},  {2, 80, 260},   {1, 31, 5}};
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
@@ -452,19 +455,21 @@ static void test_pack_a_taps(void **state) {
  * for every ISA, partial tiles, several kc blocks and alpha/beta; with and without the per-word
  * summary (b_masks_full), and with the product starting at column 0 or 32 of the rows
  * (b_col0: the columns before it hold NaN under all-on masks and an all-on summary, so reading
- * any of them shows). */
+ * any of them shows). A fourth variant turns every lane on but the last mask word's, so that
+ * 1-3 rows read whole pairs of column panels unmasked beside a masked one. */
 static void test_b_masks(void **state) {
     (void)state;
     uint64_t rng = 10;
     static const int64_t shapes[][3] = {{12, 64, 27},  {5, 61, 9},   {64, 100, 300}, {200, 50, 40},
-                                        {300, 33, 17}, {1, 16, 300}, {37, 130, 200}};
+                                        {300, 33, 17}, {1, 16, 300}, {37, 130, 200}, {1, 61, 40},
+                                        {1, 96, 270},  {2, 64, 50},  {3, 100, 30},   {3, 47, 9}};
     enum { SKIP = 32, SKIP_WORDS = SKIP / 16 };
     for (size_t isa = 0; isa < sizeof ALL_ISAS / sizeof ALL_ISAS[0]; isa++) {
         if (!tc_gemm_isa_available(ALL_ISAS[isa]))
             continue;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            for (int variant = 0; variant < 3; variant++) {
-                bool summary = variant >= 1;
+            for (int variant = 0; variant < 4; variant++) {
+                bool summary = variant >= 1, mostly_on = variant == 3;
                 int64_t skip = variant == 2 ? SKIP : 0, skip_words = skip / 16;
                 tc_sgemm_op op = {.m = shapes[s][0],
                                   .n = shapes[s][1],
@@ -490,7 +495,9 @@ static void test_b_masks(void **state) {
                     for (int64_t j = 0; j < skip; j++)
                         row[j] = NAN;
                     for (int64_t w = 0; w < words; w++)
-                        mrow[skip_words + w] = (uint16_t)kh_rand_range(&rng, 0, 0xFFFF);
+                        mrow[skip_words + w] = mostly_on && w < words - 1
+                                                   ? 0xFFFF
+                                                   : (uint16_t)kh_rand_range(&rng, 0, 0xFFFF);
                     if (p % 5 == 0 || op.k < 20)
                         mrow[skip_words] = 0xFFFF; /* whole vectors too, some in every row */
                     for (int64_t w = 0; w < words; w++)

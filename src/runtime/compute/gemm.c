@@ -52,6 +52,10 @@ typedef struct micro_kernel {
     /* row panels read in place when B's rows are spread (b_rows_spread); 0: spreading them is
      * not worth a copy (AVX-512 reads 2-3 lines a row a step, and was not measured with it) */
     int64_t spread_panels;
+    /* A product of at most this many rows reads B in place two column panels at a time
+     * (rows_fn with 2 * nr columns: rows_step), so that its few rows still have enough
+     * accumulators for the FMA latency; 0: one panel at a time. */
+    int pair_panel_rows;
 } micro_kernel;
 
 /* ---------------------------------------------------------------- micro-kernels */
@@ -168,10 +172,10 @@ avx2_step(int mr, int nv, const float *pa, const __m256 *bv, __m256 (*acc)[4]) {
     }
 }
 
-/* avx512_rows_part for AVX2: mr rows of a 6-row A panel, nv 8-column vectors, the last one's
- * lanes `last` (bits); masks read from a lane-mask word a 16-column block (col a multiple of 16,
- * as nr = 16 makes every panel's). A partial last vector is stored through a buffer: a masked
- * store is microcoded on AMD's cores. */
+/* avx512_rows_part for AVX2: mr rows of a 6-row A panel, nv 8-column vectors (up to 4: two
+ * panels, for 1 row: rows_step), the last one's lanes `last` (bits); masks read from a lane-mask
+ * word a 16-column block (col a multiple of 16, as nr = 16 makes every panel's). A partial last
+ * vector is stored through a buffer: a masked store is microcoded on AMD's cores. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows,
                const uint16_t *const *masks, int64_t col, unsigned last, float *c, int64_t ldc,
@@ -183,19 +187,22 @@ avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *
         for (int v = 0; v < nv; v++)
             acc[r][v] = _mm256_setzero_ps();
     const uint16_t *held = NULL;
-    __m256i lanes[2] = {avx2_lanes(nv == 1 ? last : 0xFF), avx2_lanes(last)};
+    __m256i lanes[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < nv; v++)
+        lanes[v] = avx2_lanes(v == nv - 1 ? last : 0xFF);
     bool masked_last = last != 0xFF;
     for (int64_t p = 0; p < kc; p++) {
         const float *b = rows[p] + col;
         if (masks && masks[p] != held) {
             held = masks[p];
-            unsigned word = held[col >> 4];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
             for (int v = 0; v < nv; v++)
-                lanes[v] = avx2_lanes((word >> (8 * v)) & (v == nv - 1 ? last : 0xFF));
+                lanes[v] = avx2_lanes((held[(col >> 4) + (v >> 1)] >> (8 * (v & 1))) &
+                                      (v == nv - 1 ? last : 0xFF));
         }
-        __m256 bv[2];
-#pragma GCC unroll 2
+        __m256 bv[4];
+#pragma GCC unroll 4
         for (int v = 0; v < nv; v++)
             bv[v] = masks || (v == nv - 1 && masked_last) ? _mm256_maskload_ps(b + 8 * v, lanes[v])
                                                           : _mm256_loadu_ps(b + 8 * v);
@@ -208,7 +215,7 @@ avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *
 #pragma GCC unroll 6
     for (int r = 0; r < mr; r++) {
         float *cr = c + r * ldc;
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < nv; v++) {
             bool partial = v == nv - 1 && masked_last;
             __m256 y = _mm256_mul_ps(va, acc[r][v]);
@@ -225,6 +232,52 @@ avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *
                 for (int j = 0; j < tail_cols; j++)
                     cr[8 * v + j] = part[j];
             }
+        }
+    }
+}
+
+/* 1-3 rows of two whole panels (32 columns) with every lane on: avx2_rows_part without its lane
+ * masks, with which at 3 rows GCC had too few registers for the 12 accumulators (it spilled
+ * some on every step, and CycleGAN's 8 -> 3 7x7 Conv ran 1.5x slower than in single panels).
+ * avx2_rows_part with this loop order spilled at 1 masked row instead (1.5x slower), so the
+ * two stay apart. C is stored as avx2_rows_part stores it, so an element has the same bits
+ * whichever of the two computes it. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+avx2_rows_pair(int mr, int64_t kc, const float *pa, const float *const *rows, int64_t col, float *c,
+               int64_t ldc, float alpha, float beta) {
+    __m256 acc[3][4];
+#pragma GCC unroll 3
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++)
+            acc[r][v] = _mm256_setzero_ps();
+    for (int64_t p = 0; p < kc; p++) {
+        const float *b = rows[p] + col;
+        /* a B vector at a time: 12 accumulators, 3 broadcasts and 1 B vector are the 16
+         * registers (avx2_rows_part's order, all 4 B vectors first, spilled) */
+        __m256 a[3];
+#pragma GCC unroll 3
+        for (int r = 0; r < mr; r++)
+            a[r] = _mm256_broadcast_ss(pa + r);
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) {
+            __m256 bv = _mm256_loadu_ps(b + 8 * v);
+#pragma GCC unroll 3
+            for (int r = 0; r < mr; r++)
+                acc[r][v] = _mm256_fmadd_ps(a[r], bv, acc[r][v]);
+        }
+        pa += 6;
+    }
+    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 3
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) {
+            __m256 y = _mm256_mul_ps(va, acc[r][v]);
+            if (beta != 0.0f)
+                y = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cr + 8 * v), y);
+            _mm256_storeu_ps(cr + 8 * v, y);
         }
     }
 }
@@ -261,9 +314,35 @@ __attribute__((target("avx2,fma"))) static void micro_avx2_6x16(int64_t kc, cons
     avx2_6x16(kc, pa, pb, NULL, 0, c, ldc, alpha, beta);
 }
 
+/* rows_avx2_6x16's two panels of 1-3 rows (rows_step), in a function of their own: inlined
+ * into its switch, they moved the other cases' loops, and a Conv of 8 output channels, which
+ * never pairs, ran 4-9% slower (U-Net's 16 -> 8, 3x3 on 64x96). */
+__attribute__((target("avx2,fma"), noinline)) static void
+rows_avx2_pair(int64_t kc, const float *pa, const float *const *rows, const uint16_t *const *masks,
+               int64_t col, int cols, int n_rows, float *c, int64_t ldc, float alpha, float beta) {
+    int nv = (cols + 7) / 8;
+    unsigned last = 0xFFu >> (8 * nv - cols);
+    if (!masks && cols == 32) {
+        if (n_rows == 1)
+            avx2_rows_pair(1, kc, pa, rows, col, c, ldc, alpha, beta);
+        else if (n_rows == 2)
+            avx2_rows_pair(2, kc, pa, rows, col, c, ldc, alpha, beta);
+        else
+            avx2_rows_pair(3, kc, pa, rows, col, c, ldc, alpha, beta);
+    } else if (nv == 4) {
+        avx2_rows_part(1, 4, kc, pa, rows, masks, col, last, c, ldc, alpha, beta);
+    } else {
+        avx2_rows_part(1, 3, kc, pa, rows, masks, col, last, c, ldc, alpha, beta);
+    }
+}
+
 __attribute__((target("avx2,fma"))) static void
 rows_avx2_6x16(int64_t kc, const float *pa, const float *const *rows, const uint16_t *const *masks,
                int64_t col, int cols, int n_rows, float *c, int64_t ldc, float alpha, float beta) {
+    if (cols > 16) {
+        rows_avx2_pair(kc, pa, rows, masks, col, cols, n_rows, c, ldc, alpha, beta);
+        return;
+    }
     if (!masks && cols == 16 && n_rows == 6) {
         avx2_6x16(kc, pa, NULL, rows, col, c, ldc, alpha, beta);
         return;
@@ -533,15 +612,15 @@ AVX512_FORMS(8x48, 8, 48, AVX512_ROWS_1_TO_8)
 
 static const micro_kernel KERNELS[] = {
     /* isa, mr, nr, mc, kc, nc, fn, rows_fn, tail_fn, in_place_panels, in_place_cols, lanes,
-     * spread_panels */
-    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, NULL, 0, 0, 4, 0},
+     * spread_panels, pair_panel_rows */
+    {TCONV_GEMM_ISA_PORTABLE, 4, 8, 128, 256, 2048, micro_portable_4x8, NULL, NULL, 0, 0, 4, 0, 0},
 #if TC_GEMM_X86
     {TCONV_GEMM_ISA_AVX2, 6, 16, 144, 256, 2048, micro_avx2_6x16, rows_avx2_6x16, tail_avx2_6x16, 2,
-     1024, 8, 2},
+     1024, 8, 2, 3},
     {TCONV_GEMM_ISA_AVX512, 12, 32, 144, 256, 2048, micro_avx512_12x32, rows_avx512_12x32, NULL, 64,
-     0, 16, 0},
+     0, 16, 0, 0},
     {TCONV_GEMM_ISA_AVX512_8X48, 8, 48, 144, 256, 2016, micro_avx512_8x48, rows_avx512_8x48, NULL,
-     64, 0, 16, 0},
+     64, 0, 16, 0, 0},
 #endif
 };
 
@@ -910,36 +989,58 @@ static void tail_panel(const micro_kernel *mk, int64_t kc, const float *a_panel,
     mk->tail_fn(kc, a_panel, b_panel, next, rows_here, c_tile, ldc, alpha, beta);
 }
 
+/* The columns from jr that the next row-form tiles take (one panel, or two for few rows:
+ * micro_kernel.pair_panel_rows) and their masks (NULL: every lane on, inside a large plane, for
+ * the unmasked kernels). A lane mask a vector takes registers that more rows' accumulators need
+ * (at 2 rows the masked pair was no faster, at 3 GCC spilled), so only 1 row pairs masked or
+ * partial panels, 2-3 rows whole ones with every lane on. The sums are the same either way:
+ * each element's products are added in k order. */
+static int64_t rows_step(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc, int64_t jr,
+                         const uint16_t *const *masks, const uint8_t *masks_full, int64_t col0,
+                         int *cols, const uint16_t *const **panel_masks) {
+    if (mc <= mk->pair_panel_rows && jr + mk->nr < nc) {
+        *cols = (int)min_i64(2 * mk->nr, nc - jr);
+        *panel_masks =
+            masks && !lanes_all_on(masks, masks_full, kc, col0 + jr, *cols) ? masks : NULL;
+        if (mc == 1 || (!*panel_masks && *cols == 2 * mk->nr))
+            return 2 * mk->nr;
+    }
+    *cols = (int)min_i64(mk->nr, nc - jr);
+    *panel_masks = masks && !lanes_all_on(masks, masks_full, kc, col0 + jr, *cols) ? masks : NULL;
+    return mk->nr;
+}
+
 static void macro_kernel(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t kc,
                          const float *pa, const float *pb, const float *const *rows,
                          const uint16_t *const *masks, const uint8_t *masks_full, int64_t col0,
                          float *c, int64_t ldc, float alpha, float beta) {
     _Alignas(64) float tile[MAX_MR * MAX_NR];
-    for (int64_t jr = 0; jr < nc; jr += mk->nr) {
+    for (int64_t jr = 0, step = mk->nr; jr < nc; jr += step) {
         int cols = (int)min_i64(mk->nr, nc - jr);
+        const uint16_t *const *panel_masks = NULL;
+        if (rows)
+            step = rows_step(mk, mc, nc, kc, jr, masks, masks_full, col0, &cols, &panel_masks);
         const float *b_panel = pb + jr * kc;
-        /* a panel whose lanes are all on (inside a large plane) takes the unmasked kernels */
-        const uint16_t *const *panel_masks =
-            masks && !lanes_all_on(masks, masks_full, kc, col0 + jr, cols) ? masks : NULL;
         for (int64_t ir = 0; ir < mc; ir += mk->mr) {
             int rows_here = (int)min_i64(mk->mr, mc - ir);
             const float *a_panel = pa + ir * kc;
             float *c_tile = c + ir * ldc + jr;
-            if (!rows && rows_here < mk->mr && cols == mk->nr && mk->tail_fn) {
+            /* the row-pointer form computes and stores only its rows and columns: a partial
+             * tile goes straight to C */
+            if (rows) {
+                mk->rows_fn(kc, a_panel, rows, panel_masks, col0 + jr, cols, rows_here, c_tile, ldc,
+                            alpha, beta);
+                continue;
+            }
+            if (rows_here < mk->mr && cols == mk->nr && mk->tail_fn) {
                 tail_panel(mk, kc, a_panel, b_panel, rows_here, jr, nc, c_tile, ldc, alpha, beta);
                 continue;
             }
-            /* the row-pointer form computes and stores only its rows and columns: a partial
-             * tile goes straight to C */
-            bool full = rows || (rows_here == mk->mr && cols == mk->nr);
+            bool full = rows_here == mk->mr && cols == mk->nr;
             float *out = full ? c_tile : tile;
             int64_t out_ld = full ? ldc : mk->nr;
             float out_alpha = full ? alpha : 1.0f, out_beta = full ? beta : 0.0f;
-            if (rows)
-                mk->rows_fn(kc, a_panel, rows, panel_masks, col0 + jr, cols, rows_here, out, out_ld,
-                            out_alpha, out_beta);
-            else
-                mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
+            mk->fn(kc, a_panel, b_panel, out, out_ld, out_alpha, out_beta);
             if (!full)
                 merge_tile(tile, mk->nr, rows_here, cols, c_tile, ldc, alpha, beta);
         }

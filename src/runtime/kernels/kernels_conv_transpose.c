@@ -611,8 +611,11 @@ _Static_assert(PHASE_MAX <= TC_CONV_TABLE_LATTICES, "a tap table per phase");
 /* The form needs rows for the GEMM's tiles and a grid that fills half a vector: DCGAN's 4x4 ->
  * 8x8 layer (128 -> 64 channels, batch 2) took 148 us through the few-positions GEMM, its
  * transpose and col2im, 80 us as phases (3x3 grids: 61 -> 48 us); a 2x2 grid uses 4 lanes of
- * 16 and ran 3x slower as phases. */
-#define PHASE_MIN_CHANNELS 8
+ * 16 and ran 3x slower as phases. Three output channels are enough rows: DCGAN's last layer
+ * (16 -> 3, k4 s2 to 64x64) took 6% less time as phases at 1 thread and 13% less at 2 (AVX2,
+ * one process, both orders), the whole float16 DCGAN 6% less; one channel was not (Keras's
+ * 16 -> 1 3x3 at stride 1: 11% more as one phase than through col2im). */
+#define PHASE_MIN_CHANNELS 3
 #define PHASE_MIN_POSITIONS 8
 
 typedef struct phase_geom {
