@@ -237,9 +237,7 @@ tconv_model *bench_read(const char *path) {
 
 void bench_golden_tolerance(tconv_model *m, double *rtol, double *atol) {
     tconv_graph *g = tconv_model_graph(m);
-    tconv_dtype dtype = tconv_graph_output_count(g) ? tconv_value_dtype(tconv_graph_output(g, 0))
-                                                    : TCONV_DTYPE_FLOAT;
-    bool half = dtype == TCONV_DTYPE_FLOAT16 || dtype == TCONV_DTYPE_BFLOAT16;
-    *rtol = half ? 1e-2 : 1e-3;
-    *atol = half ? 8e-3 : 1e-4;
+    bench_tolerance_for(tconv_graph_output_count(g) ? tconv_value_dtype(tconv_graph_output(g, 0))
+                                                    : TCONV_DTYPE_FLOAT,
+                        rtol, atol);
 }

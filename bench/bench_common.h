@@ -4,6 +4,7 @@
 #ifndef TC_BENCH_COMMON_H
 #define TC_BENCH_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,13 @@ tconv_model *bench_read(const char *path);
  * is float16 or bfloat16 rounds after every op (tests/models/tests.cmake): rtol 1e-2, atol 8e-3,
  * as scripts/ort-check.sh and bench/ort_bench.js use for it. */
 void bench_golden_tolerance(tconv_model *m, double *rtol, double *atol);
+/* The rule itself, by the first output's dtype (bench_ab applies it through each library's own
+ * calls). */
+static inline void bench_tolerance_for(tconv_dtype first_output, double *rtol, double *atol) {
+    bool half = first_output == TCONV_DTYPE_FLOAT16 || first_output == TCONV_DTYPE_BFLOAT16;
+    *rtol = half ? 1e-2 : 1e-3;
+    *atol = half ? 8e-3 : 1e-4;
+}
 
 /* The number of this machine's online CPUs and its 1-minute load average (-1 when unknown). */
 int bench_cpus(void);
