@@ -205,7 +205,14 @@ int main(int argc, char **argv) {
     compare_in_child(argv[1], argv[2], true, argv[3], threads, rounds, block, new_first);
     double ratio_old_first = old_first[2] / old_first[0];
     double ratio_new_first = new_first[2] / new_first[0];
-    const char *name = strrchr(argv[3], '/') ? strrchr(argv[3], '/') + 1 : argv[3];
+    char name[256]; /* MODEL_DIR's last component, trailing slashes dropped */
+    size_t end = strlen(argv[3]);
+    while (end > 1 && argv[3][end - 1] == '/')
+        end--;
+    size_t start = end;
+    while (start > 0 && argv[3][start - 1] != '/')
+        start--;
+    snprintf(name, sizeof name, "%.*s", (int)(end - start), argv[3] + start);
     printf("{\"bench\": \"ab\", \"model\": \"%s\", \"threads\": %d, \"runs_each\": %d, "
            "\"old_first\": {\"old_ms\": %.4f, \"old_min_ms\": %.4f, \"new_ms\": %.4f, "
            "\"new_min_ms\": %.4f, \"new_over_old\": %.3f}, "
