@@ -172,10 +172,43 @@ avx2_step(int mr, int nv, const float *pa, const __m256 *bv, __m256 (*acc)[4]) {
     }
 }
 
+/* C = alpha * acc + beta * C for mr rows of nv 8-column vectors, the last one's lanes `last`
+ * (bits): the row form's store, which both of its kernels share, so that an element has the
+ * same bits whichever computes it. A partial last vector is stored through a buffer: a masked
+ * store is microcoded on AMD's cores. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+avx2_rows_store(int mr, int nv, __m256 (*acc)[4], float *c, int64_t ldc, float alpha, float beta,
+                unsigned last) {
+    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    __m256i tail = avx2_lanes(last);
+    int tail_cols = __builtin_popcount(last);
+#pragma GCC unroll 6
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + r * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < nv; v++) {
+            bool partial = v == nv - 1 && last != 0xFF;
+            __m256 y = _mm256_mul_ps(va, acc[r][v]);
+            if (beta != 0.0f)
+                y = _mm256_fmadd_ps(vb,
+                                    partial ? _mm256_maskload_ps(cr + 8 * v, tail)
+                                            : _mm256_loadu_ps(cr + 8 * v),
+                                    y);
+            if (!partial) {
+                _mm256_storeu_ps(cr + 8 * v, y);
+            } else {
+                _Alignas(32) float part[8];
+                _mm256_store_ps(part, y);
+                for (int j = 0; j < tail_cols; j++)
+                    cr[8 * v + j] = part[j];
+            }
+        }
+    }
+}
+
 /* avx512_rows_part for AVX2: mr rows of a 6-row A panel, nv 8-column vectors (up to 4: two
  * panels, for 1 row: rows_step), the last one's lanes `last` (bits); masks read from a lane-mask
- * word a 16-column block (col a multiple of 16, as nr = 16 makes every panel's). A partial last
- * vector is stored through a buffer: a masked store is microcoded on AMD's cores. */
+ * word a 16-column block (col a multiple of 16, as nr = 16 makes every panel's). */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *rows,
                const uint16_t *const *masks, int64_t col, unsigned last, float *c, int64_t ldc,
@@ -183,7 +216,7 @@ avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *
     __m256 acc[6][4];
 #pragma GCC unroll 6
     for (int r = 0; r < mr; r++)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < nv; v++)
             acc[r][v] = _mm256_setzero_ps();
     const uint16_t *held = NULL;
@@ -209,39 +242,14 @@ avx2_rows_part(int mr, int nv, int64_t kc, const float *pa, const float *const *
         avx2_step(mr, nv, pa, bv, acc);
         pa += 6;
     }
-    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-    __m256i tail = avx2_lanes(last);
-    int tail_cols = __builtin_popcount(last);
-#pragma GCC unroll 6
-    for (int r = 0; r < mr; r++) {
-        float *cr = c + r * ldc;
-#pragma GCC unroll 4
-        for (int v = 0; v < nv; v++) {
-            bool partial = v == nv - 1 && masked_last;
-            __m256 y = _mm256_mul_ps(va, acc[r][v]);
-            if (beta != 0.0f)
-                y = _mm256_fmadd_ps(vb,
-                                    partial ? _mm256_maskload_ps(cr + 8 * v, tail)
-                                            : _mm256_loadu_ps(cr + 8 * v),
-                                    y);
-            if (!partial) {
-                _mm256_storeu_ps(cr + 8 * v, y);
-            } else {
-                _Alignas(32) float part[8];
-                _mm256_store_ps(part, y);
-                for (int j = 0; j < tail_cols; j++)
-                    cr[8 * v + j] = part[j];
-            }
-        }
-    }
+    avx2_rows_store(mr, nv, acc, c, ldc, alpha, beta, last);
 }
 
 /* 1-3 rows of two whole panels (32 columns) with every lane on: avx2_rows_part without its lane
  * masks, with which at 3 rows GCC had too few registers for the 12 accumulators (it spilled
  * some on every step, and CycleGAN's 8 -> 3 7x7 Conv ran 1.5x slower than in single panels).
  * avx2_rows_part with this loop order spilled at 1 masked row instead (1.5x slower), so the
- * two stay apart. C is stored as avx2_rows_part stores it, so an element has the same bits
- * whichever of the two computes it. */
+ * two stay apart; they share avx2_rows_store. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void
 avx2_rows_pair(int mr, int64_t kc, const float *pa, const float *const *rows, int64_t col, float *c,
                int64_t ldc, float alpha, float beta) {
@@ -268,18 +276,7 @@ avx2_rows_pair(int mr, int64_t kc, const float *pa, const float *const *rows, in
         }
         pa += 6;
     }
-    __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-#pragma GCC unroll 3
-    for (int r = 0; r < mr; r++) {
-        float *cr = c + r * ldc;
-#pragma GCC unroll 4
-        for (int v = 0; v < 4; v++) {
-            __m256 y = _mm256_mul_ps(va, acc[r][v]);
-            if (beta != 0.0f)
-                y = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cr + 8 * v), y);
-            _mm256_storeu_ps(cr + 8 * v, y);
-        }
-    }
+    avx2_rows_store(mr, 4, acc, c, ldc, alpha, beta, 0xFF);
 }
 
 /* Two vectors under lane masks need more than 6 rows' 12 accumulators, 2 B vectors and the
