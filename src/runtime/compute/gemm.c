@@ -326,10 +326,16 @@ rows_avx2_pair(int64_t kc, const float *pa, const float *const *rows, const uint
             avx2_rows_pair(2, kc, pa, rows, col, c, ldc, alpha, beta);
         else
             avx2_rows_pair(3, kc, pa, rows, col, c, ldc, alpha, beta);
-    } else if (nv == 4) {
-        avx2_rows_part(1, 4, kc, pa, rows, masks, col, last, c, ldc, alpha, beta);
     } else {
-        avx2_rows_part(1, 3, kc, pa, rows, masks, col, last, c, ldc, alpha, beta);
+        /* masked or partial: rows_step pairs these for 1 row only, and more go a row at a time */
+        for (int r = 0; r < n_rows; r++) {
+            if (nv == 4)
+                avx2_rows_part(1, 4, kc, pa + r, rows, masks, col, last, c + r * ldc, ldc, alpha,
+                               beta);
+            else
+                avx2_rows_part(1, 3, kc, pa + r, rows, masks, col, last, c + r * ldc, ldc, alpha,
+                               beta);
+        }
     }
 }
 
