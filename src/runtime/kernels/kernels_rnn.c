@@ -438,20 +438,27 @@ static int64_t rnn_y_offset(const rnn_spec *s, int64_t t, int64_t d, int64_t b) 
     return (s->p->layout1 ? (b * s->t + t) * s->p->d + d : (t * s->p->d + d) * s->n + b) * s->h;
 }
 
-/* acc[j0 .. j0 + width) of rnn_matvec, the sums in registers across k (width a constant
- * after inlining: a fixed-size local the compiler vectorizes). */
-static inline __attribute__((always_inline)) void rnn_matvec_block(int64_t m, int64_t kn,
-                                                                   const float *t, const float *in,
-                                                                   float *acc, int64_t j0,
-                                                                   int width) {
-    float a[64] = {0};
+/* acc[r, j0 .. j0 + width) (rows m apart) for `rows` rows of in (kn apart): rnn_matvec's blocks
+ * (one row) and the input projection's (three, rnn_matmat_any). Each element is summed over k
+ * in order, so the bits do not depend on the block; rows and width are constants after inlining
+ * (a fixed-size local the compiler vectorizes, rows x width at most RNN_BLOCK_FLOATS). */
+#define RNN_BLOCK_FLOATS 96
+static inline __attribute__((always_inline)) void rnn_block(int64_t m, int64_t kn, const float *t,
+                                                            const float *in, float *acc, int64_t j0,
+                                                            int rows, int width) {
+    float a[RNN_BLOCK_FLOATS];
+    for (int i = 0; i < rows * width; i++)
+        a[i] = 0.0f;
     for (int64_t k = 0; k < kn; k++) {
-        float xk = in[k];
         const float *row = t + k * m + j0;
-        for (int l = 0; l < width; l++)
-            a[l] += xk * row[l];
+        for (int r = 0; r < rows; r++) {
+            float xk = in[r * kn + k];
+            for (int l = 0; l < width; l++)
+                a[r * width + l] += xk * row[l];
+        }
     }
-    memcpy(acc + j0, a, (size_t)width * sizeof *a);
+    for (int r = 0; r < rows; r++)
+        memcpy(acc + r * m + j0, a + r * width, (size_t)width * sizeof *a);
 }
 
 /* acc[0 .. m) = sum_k in[k] t[k, :] (t: [kn, m] row-major), float32 as the GEMM computes it:
@@ -461,9 +468,9 @@ static inline __attribute__((always_inline)) void rnn_matvec(int64_t m, int64_t 
                                                              const float *in, float *acc) {
     int64_t j0 = 0;
     for (; j0 + 64 <= m; j0 += 64)
-        rnn_matvec_block(m, kn, t, in, acc, j0, 64);
+        rnn_block(m, kn, t, in, acc, j0, 1, 64);
     for (; j0 + 16 <= m; j0 += 16)
-        rnn_matvec_block(m, kn, t, in, acc, j0, 16);
+        rnn_block(m, kn, t, in, acc, j0, 1, 16);
     for (int64_t j = j0; j < m; j++)
         acc[j] = 0.0f;
     for (int64_t k = 0; k < kn && j0 < m; k++) {
@@ -494,34 +501,15 @@ static void rnn_matvec_any(const rnn_work *w, int64_t m, int64_t kn, const float
         rnn_matvec(m, kn, t, in, acc);
 }
 
-/* Rows of the input projection at once: acc[r, j0 .. j0 + RNN_ROWS_COLS) (rows ld apart) for
- * RNN_ROWS rows of in (kn apart), each element summed over k in order as rnn_matvec sums it (so
- * the bits are the same), while each row of t read serves every row. rnn_matvec streams all of
- * t once per row: for an LSTM of 64 inputs and 64 units 64 KB, from L2, for every step
- * (EnCodec's decoder: 0.96 of its time at 1 thread). */
+/* Three rows of the input projection at once (rnn_block), so that each row of t read serves
+ * all three: rnn_matvec streams all of t once per row, for an LSTM of 64 inputs and 64 units
+ * 64 KB from L2 for every step (EnCodec's decoder: 0.96 of its time at 1 thread). */
 #define RNN_ROWS 3
 #define RNN_ROWS_COLS 32
-static inline __attribute__((always_inline)) void rnn_rows_block(int64_t m, int64_t kn,
-                                                                 const float *t, const float *in,
-                                                                 int64_t ld, float *acc,
-                                                                 int64_t j0) {
-    float a[RNN_ROWS][RNN_ROWS_COLS] = {{0}};
-    for (int64_t k = 0; k < kn; k++) {
-        const float *row = t + k * m + j0;
-        for (int r = 0; r < RNN_ROWS; r++) {
-            float xk = in[r * kn + k];
-            for (int l = 0; l < RNN_ROWS_COLS; l++)
-                a[r][l] += xk * row[l];
-        }
-    }
-    for (int r = 0; r < RNN_ROWS; r++)
-        memcpy(acc + r * ld + j0, a[r], sizeof a[r]);
-}
-
 RNN_FP_CONTRACT TC_TARGET_AVX2 static void rnn_rows_avx2(int64_t m, int64_t kn, const float *t,
                                                          const float *in, float *acc) {
     for (int64_t j0 = 0; j0 < m; j0 += RNN_ROWS_COLS)
-        rnn_rows_block(m, kn, t, in, m, acc, j0);
+        rnn_block(m, kn, t, in, acc, j0, RNN_ROWS, RNN_ROWS_COLS);
 }
 
 /* acc[i, :] = in[i, :] t for `rows` rows (in: rows x kn, acc: rows x m, both packed). */
