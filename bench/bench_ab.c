@@ -18,8 +18,8 @@
  * faster). To see the harness's own noise, pass two copies of one build (one path twice loads
  * one library).
  *
- * It needs only the public API, through dlsym, and links no tconv (bench_common.h only for its
- * inline tolerance rule). One JSON line. */
+ * It needs only the public API, through dlsym, and links no tconv (of bench_common.h only the
+ * inline tolerance rule and bench_time.c's clock and sort). One JSON line. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <math.h>
@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -59,17 +58,6 @@ typedef struct side {
 static void fail(const char *what, const char *detail) {
     fprintf(stderr, "bench_ab: %s: %s\n", what, detail);
     exit(2);
-}
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static void *symbol(void *lib, const char *so, const char *name) {
@@ -133,11 +121,11 @@ static void open_side(side *s, const char *so, const char *dir, int threads, siz
 }
 
 static void run_once(side *s, double *ms) {
-    double t = now_ms();
+    double t = bench_now();
     if (s->api.run(s->runner) != TCONV_OK)
         fail("run", s->api.last_error(s->runner));
     if (ms)
-        *ms = now_ms() - t;
+        *ms = (bench_now() - t) * 1e3;
 }
 
 /* One order: `first` loaded first. out: OLD's median and least, NEW's median and least. */
@@ -157,7 +145,7 @@ static void compare(const char *first, const char *second, bool new_first, const
         }
     }
     for (int k = 0; k < 2; k++) {
-        qsort(sides[k].times, runs, sizeof(double), compare_doubles);
+        bench_sort(sides[k].times, runs);
         int slot = (k == 1) != new_first ? 2 : 0; /* NEW's figures go to out[2..3] */
         out[slot] = sides[k].times[runs / 2];
         out[slot + 1] = sides[k].times[0];

@@ -5,19 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
-
-double bench_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* CPU seconds all CPUs spent busy since boot (user, nice, system, irq, softirq, steal). */
 static double busy_cpu_s(void) {
@@ -31,11 +19,6 @@ static double busy_cpu_s(void) {
     if (got != 8)
         return -1.0;
     return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
-}
-
-double bench_sorted_median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, compare_doubles);
-    return v[n / 2];
 }
 
 double bench_own_cpu_s(void) {
@@ -104,7 +87,7 @@ double bench_median_ms(bench_fn fn, void *ctx, int warmup, int runs, double budg
         double others = (busy1 - busy0) - (own1 - own0);
         others_cpu = others > 0 ? others / wall : 0.0;
     }
-    qsort(times, (size_t)done, sizeof *times, compare_doubles);
+    bench_sort(times, (size_t)done);
     double median = done % 2 ? times[done / 2] : 0.5 * (times[done / 2 - 1] + times[done / 2]);
     free(times);
     return median;

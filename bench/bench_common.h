@@ -10,8 +10,11 @@
 
 #include "tconv/tconv.h"
 
-/* Seconds on a monotonic clock. */
+/* Seconds on a monotonic clock (bench_time.c, as the two below: they need no tconv). */
 double bench_now(void);
+
+/* Sorts v (n values) in place, ascending. */
+void bench_sort(double *v, size_t n);
 
 /* Sorts v (n values) in place and returns v[n / 2]: the median of an odd count, the upper of
  * the two middle values of an even one. */
