@@ -992,6 +992,13 @@ static void tail_panel(const micro_kernel *mk, int64_t kc, const float *a_panel,
     mk->tail_fn(kc, a_panel, b_panel, next, rows_here, c_tile, ldc, alpha, beta);
 }
 
+/* The masks a row-form tile of columns [col, col + cols) reads: NULL where every lane is on
+ * (inside a large plane), for the unmasked kernels. */
+static const uint16_t *const *tile_masks(const uint16_t *const *masks, const uint8_t *masks_full,
+                                         int64_t kc, int64_t col, int cols) {
+    return masks && !lanes_all_on(masks, masks_full, kc, col, cols) ? masks : NULL;
+}
+
 /* The columns from jr that the next row-form tiles take (one panel, or two for few rows:
  * micro_kernel.pair_panel_rows) and their masks (NULL: every lane on, inside a large plane, for
  * the unmasked kernels). A lane mask a vector takes registers that more rows' accumulators need
@@ -1003,13 +1010,12 @@ static int64_t rows_step(const micro_kernel *mk, int64_t mc, int64_t nc, int64_t
                          int *cols, const uint16_t *const **panel_masks) {
     if (mc <= mk->pair_panel_rows && jr + mk->nr < nc) {
         *cols = (int)min_i64(2 * mk->nr, nc - jr);
-        *panel_masks =
-            masks && !lanes_all_on(masks, masks_full, kc, col0 + jr, *cols) ? masks : NULL;
+        *panel_masks = tile_masks(masks, masks_full, kc, col0 + jr, *cols);
         if (mc == 1 || (!*panel_masks && *cols == 2 * mk->nr))
             return 2 * mk->nr;
     }
     *cols = (int)min_i64(mk->nr, nc - jr);
-    *panel_masks = masks && !lanes_all_on(masks, masks_full, kc, col0 + jr, *cols) ? masks : NULL;
+    *panel_masks = tile_masks(masks, masks_full, kc, col0 + jr, *cols);
     return mk->nr;
 }
 
