@@ -37,6 +37,9 @@ for t in "${list[@]}"; do
     mkdir -p "$work/corpus/$t"
     seeds=("$work/seeds/$t")
     [ -d "$root/fuzz/seeds/$t" ] && seeds+=("$root/fuzz/seeds/$t")
+    # past findings run first under clang's sanitizers too: ctest's sanitizer build is gcc's,
+    # which misses some of what clang reports (a zero offset from a NULL pointer)
+    [ -d "$root/tests/fuzz_regressions/$t" ] && seeds+=("$root/tests/fuzz_regressions/$t")
     dict=()
     [ -f "$root/fuzz/onnx.dict" ] && [ "$t" != tensor_decode ] && dict=(-dict="$root/fuzz/onnx.dict")
     echo "fuzz: $t for ${time_per_target}s (log: $work/$t.log)"

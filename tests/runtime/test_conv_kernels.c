@@ -871,6 +871,38 @@ static void test_conv_random_vs_direct(void **state) {
     assert_true(ran > 250);
 }
 
+/* X of no channels (W of no input rows): no sum, so Y is the bias (leaky-activated for
+ * ConvTranspose, as the executor fuses one), planned by both kernels' usual geometry; each path
+ * used to offset X's and W's NULL data (clang's UBSan, fuzz_plan_proof). Groups 1 and 2, pads,
+ * strides, output_padding, 1 and 2 threads, against the references. */
+static void test_no_input_channels(void **state) {
+    (void)state;
+    uint64_t rng = 37;
+    for (int threads = 1; threads <= 2; threads++) {
+        for (int64_t group = 1; group <= 2; group++) {
+            conv_draw c = {.rank = 2, .group = group, .cout_g = 3, .batch = 2, .bias = true};
+            c.threads = threads;
+            ct_draw t = {.rank = 2, .group = group, .cout_g = 3, .batch = 2, .bias = true};
+            t.threads = threads;
+            t.leaky = true;
+            t.has_op = true;
+            for (int a = 0; a < 2; a++) {
+                c.k[a] = t.k[a] = 3;
+                c.s[a] = t.s[a] = 2;
+                c.d[a] = t.d[a] = 1;
+                c.x[a] = t.x[a] = 5;
+                c.pads[a] = t.pads[a] = 1;
+                t.op[a] = 1;
+            }
+            assert_true(run_random_conv(&c, &rng));
+            assert_true(run_random_conv_transpose(&t, &rng));
+            c.bias = t.bias = false;
+            assert_true(run_random_conv(&c, &rng));
+            assert_true(run_random_conv_transpose(&t, &rng));
+        }
+    }
+}
+
 /* Few output positions and many output channels (kernels_conv.c's narrow path: positions as the
  * GEMM's rows, A gathered from a padded X, W^T read in place; up to 128 positions where im2col
  * would be used, and the wide path beside it): every rank, groups, batch,
@@ -1401,6 +1433,7 @@ int main(void) {
         cmocka_unit_test(test_conv_transpose_random_subpixel),
         cmocka_unit_test(test_conv_random_vs_direct),
         cmocka_unit_test(test_conv_few_positions_random),
+        cmocka_unit_test(test_no_input_channels),
         cmocka_unit_test(test_conv_large_and_depthwise),
         cmocka_unit_test(test_deinterleave_lines_exact),
         cmocka_unit_test(test_conv_stride2_long_lines),

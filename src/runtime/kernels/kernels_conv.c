@@ -1382,9 +1382,11 @@ static void depthwise_task(void *vjob, int64_t task, int worker) {
     int64_t co = task % job->c_out, n = task / job->c_out;
     float *y = job->y + task * lat->coarse_size;
     tc_floats_fill(y, lat->coarse_size, job->bias ? job->bias[co] : 0.0f);
-    depthwise_plane plane = {lat, job->x + (n * job->c_in + co / job->cout_g) * lat->fine_size,
-                             job->w + co * lat->kernel_size, y};
-    tc_lattice_for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
+    if (job->cin_g > 0) { /* else X and W have no data to offset: Y is the bias */
+        depthwise_plane plane = {lat, job->x + (n * job->c_in + co / job->cout_g) * lat->fine_size,
+                                 job->w + co * lat->kernel_size, y};
+        tc_lattice_for_each_run(lat, 0, lat->coarse_size, depthwise_run, &plane);
+    }
     if (job->residual) /* the bias is in y already */
         residual_sum(y, y, NULL, 0.0f, job->residual + task * lat->coarse_size, lat->coarse_size);
     if (job->act)
@@ -1465,7 +1467,8 @@ static tconv_status run_conv(tc_kernel_ctx *ctx) {
     job.y = y->data;
     job.act = ctx->activation;
     job.residual = ctx->residual ? ctx->residual->data : NULL;
-    if (job.group > 1 && job.cin_g == 1)
+    /* no input channels: nothing is summed, and the depthwise planes are bias-filled first */
+    if ((job.group > 1 && job.cin_g == 1) || job.cin_g == 0)
         return conv_run_depthwise(ctx, &job);
     return conv_run_gemm(ctx, &job);
 }

@@ -127,7 +127,7 @@ static void conv_transpose_task(void *vjob, int64_t task, int worker) {
 
 /* Sub-pixel form: one (batch, group, column block of the super-pixel grid, output-channel
  * chunk); the chunk varies fastest. The blocks write disjoint Y positions, whose planes were
- * filled first (subpixel_fill_task) unless the blocks cover them. */
+ * filled first (fill_plane_task) unless the blocks cover them. */
 static void subpixel_task(void *vjob, int64_t task, int worker) {
     conv_transpose_job *job = vjob;
     const tc_lattice *lat = &job->lat;
@@ -157,8 +157,8 @@ static void subpixel_task(void *vjob, int64_t task, int worker) {
         tc_col2im_block(lat, ws->col, cc, p0, op.n, y);
 }
 
-/* Task: one Y plane (batch item, channel). */
-static void subpixel_fill_task(void *vjob, int64_t plane, int worker) {
+/* Task: one Y plane (batch item, channel) set to its bias or 0. */
+static void fill_plane_task(void *vjob, int64_t plane, int worker) {
     (void)worker;
     conv_transpose_job *job = vjob;
     tc_floats_fill(job->y + plane * job->lat.fine_size, job->lat.fine_size,
@@ -526,7 +526,7 @@ static tconv_status conv_transpose_blocks(tc_kernel_ctx *ctx, conv_transpose_job
             int64_t planes = job->batch * job->c_out;
             if (!job->covers)
                 tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes,
-                                subpixel_fill_task, job);
+                                fill_plane_task, job);
             tc_parallel_for(ctx->pool, workers, n_tasks, subpixel_task, job);
         } else if (st == TCONV_OK) {
             tc_parallel_for(ctx->pool, workers, n_tasks, conv_transpose_task, job);
@@ -959,6 +959,17 @@ static tconv_status conv_transpose_f64(tc_kernel_ctx *ctx, const conv_transpose_
     return st;
 }
 
+/* X of no channels (and W of no rows): nothing is summed, so Y is its bias, activated. Every
+ * other path offsets X and W, which have no data here. */
+static tconv_status conv_transpose_no_input_channels(tc_kernel_ctx *ctx, conv_transpose_job *job,
+                                                     tc_rt_tensor *y, int threads) {
+    int64_t planes = job->batch * job->c_out;
+    tc_parallel_for(ctx->pool, tc_parallel_workers(threads, planes), planes, fill_plane_task, job);
+    if (ctx->activation)
+        tc_kernel_activation_apply_threads(ctx, ctx->activation, y->data, y->data, y->n_elements);
+    return TCONV_OK;
+}
+
 /* The run: ctx->params is the tc_rank_attrs of tc_prepare_conv_transpose; no IR. */
 static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     tc_conv_operands ops = {0}; /* tc_conv_read_operands may fail before filling it */
@@ -1021,6 +1032,8 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     job.y = y->data;
     /* activation fusion (session_fuse.c): on the final output, crop and bias included */
     job.act = job.subpixel ? NULL : ctx->activation;
+    if (job.cin_g == 0)
+        return conv_transpose_no_input_channels(ctx, &job, y, threads);
     if (use_phases)
         return conv_transpose_phases(ctx, &job, threads);
     st = conv_transpose_few(&job) ? conv_transpose_few_positions(ctx, &job, threads)

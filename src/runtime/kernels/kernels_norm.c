@@ -364,6 +364,11 @@ static tconv_status read_affine(tc_kernel_ctx *ctx, int64_t count, const char *w
                             "scale and bias must have %lld elements (%s), not %lld and %lld",
                             (long long)count, what, (long long)s->n_elements,
                             (long long)(b ? b->n_elements : count));
+    if (count == 0) { /* X is empty too: no data to offset, nothing to normalize */
+        memset(buf, 0, sizeof *buf);
+        *scale = *bias = NULL;
+        return TCONV_OK;
+    }
     st = tc_kernel_scratch(ctx, 2 * (size_t)count * sizeof(double), buf);
     if (st != TCONV_OK)
         return st;

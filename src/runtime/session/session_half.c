@@ -280,6 +280,9 @@ static tconv_status widen_constant(tc_session *session, tc_graph_plan *owner, ui
                                              "a float32 copy of a 16-bit initializer", wide, err);
     if (st != TCONV_OK)
         return tc_error_prefix(err, st, "initializer '%s': ", name ? name : "");
+    /* an empty initializer has no data: no offset may be taken from its NULL pointer */
+    if (src->n_elements == 0)
+        return TCONV_OK;
     convert_job job = {.src = src->data, .dst = wide->data, .half = src->dtype, .widen = true};
     convert_range(&job, 0, src->n_elements);
     return TCONV_OK;
