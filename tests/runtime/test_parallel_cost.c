@@ -174,12 +174,16 @@ static void test_measure_sane(void **state) {
             assert_true(scale >= tc_thread_pool_compute_scale(pool, t - 1));
         }
     }
-    assert_int_equal(tc_thread_pool_size(pool), 3);      /* it started the helpers it measured */
+    /* it started the helpers it measured: always the one at 2 workers; on a loaded machine the
+     * fork/join budget may run out after that probe, and 4 workers take the cap unprobed (a
+     * sanitizer CI run, beside other jobs, had 1 helper here) */
+    int helpers = tc_thread_pool_size(pool);
+    assert_in_range(helpers, 1, 3);
     assert_int_equal(tc_thread_pool_take_peak(pool), 0); /* and no job counts them */
     /* the first need of a larger count measures it (on a loaded machine the budget may run
-     * out before the probe at 6 starts its helpers) */
+     * out before the probe at 6 starts its helpers); helpers are kept, never stopped */
     assert_true(tc_thread_pool_fork_join_ns(pool, 6) > 0);
-    assert_in_range(tc_thread_pool_size(pool), 3, 5);
+    assert_in_range(tc_thread_pool_size(pool), helpers, 5);
     tc_thread_pool_destroy(pool);
 }
 
