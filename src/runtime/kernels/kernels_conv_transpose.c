@@ -1021,19 +1021,19 @@ static tconv_status run_conv_transpose(tc_kernel_ctx *ctx) {
     double work = tc_conv_gemm_work(job.batch * job.group, job.cout_g * job.lat.kernel_size,
                                     job.cin_g, job.lat.coarse_size);
     int threads = tc_parallel_threads_for_work(ctx->pool, ctx->n_threads, work);
+    job.x = ops.x->data;
+    job.w = ops.w->data;
+    job.bias = bias;
+    job.y = y->data;
+    if (job.cin_g == 0) /* before planning GEMMs it does not run */
+        return conv_transpose_no_input_channels(ctx, &job, y, threads);
     bool use_phases = phase_fits(&job);
     if (!use_phases) {
         subpixel_plan(&job);
         conv_transpose_plan(&job, threads);
     }
-    job.x = ops.x->data;
-    job.w = ops.w->data;
-    job.bias = bias;
-    job.y = y->data;
     /* activation fusion (session_fuse.c): on the final output, crop and bias included */
     job.act = job.subpixel ? NULL : ctx->activation;
-    if (job.cin_g == 0)
-        return conv_transpose_no_input_channels(ctx, &job, y, threads);
     if (use_phases)
         return conv_transpose_phases(ctx, &job, threads);
     st = conv_transpose_few(&job) ? conv_transpose_few_positions(ctx, &job, threads)
